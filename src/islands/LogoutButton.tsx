@@ -1,0 +1,22 @@
+import { useState } from 'react';
+import { api } from '../lib/api.ts';
+
+/** Logout (spec core §2): calls the logout endpoint, then sends the browser to the parent platform. */
+export default function LogoutButton({ label = 'Logout' }: { label?: string }) {
+  const [busy, setBusy] = useState(false);
+  async function logout() {
+    setBusy(true);
+    try {
+      const { redirect } = await api<{ redirect: string }>('v1/logout', { method: 'POST', body: {} });
+      window.location.assign(redirect || '/login');
+    } catch {
+      window.location.assign('/login');
+    }
+  }
+  return (
+    <a href="/login" className="menu-link" data-testid="logout" aria-disabled={busy} onClick={(e) => { e.preventDefault(); if (!busy) void logout(); }}>
+      <span className="menu-icon" aria-hidden="true">⏻</span>
+      <span className="menu-label">{label}</span>
+    </a>
+  );
+}

@@ -1,0 +1,7 @@
+// Business constants from the specification, in one place (spec core §9, part two §9).
+export const REQUEST_TIMEOUT_MS = 45_000;
+export const ALERT_MS = 2_000;
+export const REPORT_ALERT_MS = 5_000;
+export const MESSAGE_CLEAR_MS = 4_000;
+export const EXPORT_ALERT_MS = 6_000;
+export const APP_VERSION = '1.0.0';

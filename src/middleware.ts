@@ -1,0 +1,37 @@
+// The route guard (spec part two §2), resolved once per page request into Astro.locals.session:
+// signed out on a private page → /login?url=<path>; signed in on /login → / or /{url}.
+import { defineMiddleware } from 'astro:middleware';
+import { nextParam, safeNextPath } from './lib/next-path.ts';
+import { SESSION_COOKIE } from './server/http/session-cookie.ts';
+
+const PUBLIC_PREFIXES = ['/unsubscribe/', '/header-unsubscribe/'];
+
+export function isPublicPath(pathname: string): boolean {
+  return pathname === '/login' || PUBLIC_PREFIXES.some((p) => pathname.startsWith(p));
+}
+
+export const onRequest = defineMiddleware(async (context, next) => {
+  const { bridge } = context.locals;
+  const token = context.cookies.get(SESSION_COOKIE)?.value;
+  const resolved = bridge && token ? await bridge.resolveSession(token) : null;
+  context.locals.session = resolved?.wire ?? null;
+  if (resolved?.session.extended && token && bridge) {
+    context.cookies.set(SESSION_COOKIE, token, bridge.sessionCookieOptions(context.request.headers));
+  }
+
+  const { pathname, search } = context.url;
+  let response: Response;
+  if (!resolved && !isPublicPath(pathname)) {
+    const next = nextParam(pathname, search);
+    response = context.redirect(next ? `/login?url=${encodeURIComponent(next)}` : '/login', 302);
+  } else if (resolved && pathname === '/login') {
+    response = context.redirect(safeNextPath(context.url.searchParams.get('url')), 302);
+  } else {
+    response = await next();
+  }
+  response.headers.set('X-Content-Type-Options', 'nosniff');
+  response.headers.set('Referrer-Policy', 'same-origin');
+  response.headers.set('X-Frame-Options', 'DENY');
+  if (!response.headers.has('Cache-Control')) response.headers.set('Cache-Control', 'no-store');
+  return response;
+});

@@ -1,0 +1,141 @@
+// Accounts: creating enterprises, customers and users (CLI, first start, parent-platform sign-in)
+// and the one mapping of each to the console's wire names (spec core §3).
+import { hash } from '@node-rs/argon2';
+import { sql } from 'kysely';
+import type { AppContext } from '../context.ts';
+import { randomToken } from '../crypto.ts';
+import type { Database } from '../db/database.ts';
+import { PERMISSIONS, type Customer, type Enterprise, type Permission, type User } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import * as repo from './accounts.repository.ts';
+
+export type YesNo = 'yes' | 'no';
+
+export interface EnterpriseWire {
+  enterprise_id: number;
+  enterprise_name: string;
+  enterprise_header_colour: string;
+  enterprise_logo: string | null;
+  enterprise_pmailer_url: string | null;
+  enterprise_sms_enabled: YesNo;
+}
+
+export interface CustomerWire {
+  customer_id: number;
+  customer_name: string;
+}
+
+export type UserWire = {
+  user_id: number;
+  user_name: string;
+  user_email: string;
+  user_profile_picture: string | null;
+} & { [P in Permission as `user_can_${P}`]: YesNo };
+
+const yn = (value: boolean): YesNo => (value ? 'yes' : 'no');
+
+export function enterpriseToWire(e: Enterprise): EnterpriseWire {
+  return {
+    enterprise_id: e.id,
+    enterprise_name: e.name,
+    enterprise_header_colour: e.header_colour,
+    enterprise_logo: e.logo_url,
+    enterprise_pmailer_url: e.parent_url,
+    enterprise_sms_enabled: yn(e.sms_enabled),
+  };
+}
+
+export function customerToWire(c: Customer): CustomerWire {
+  return { customer_id: c.id, customer_name: c.name };
+}
+
+export function userToWire(u: User): UserWire {
+  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yn(u[`can_${p}`])])) as UserWire;
+  return { ...flags, user_id: u.id, user_name: u.name, user_email: u.email, user_profile_picture: u.picture_url };
+}
+
+/** Column values for a set of permissions: the named ones on, the rest off (send stays on unless named off). */
+export function permissionColumns(granted: readonly Permission[] | 'all'): Record<`can_${Permission}`, boolean> {
+  return Object.fromEntries(PERMISSIONS.map((p) => [`can_${p}`, granted === 'all' || granted.includes(p)])) as Record<`can_${Permission}`, boolean>;
+}
+
+export const EMAIL_PATTERN = /^[^\s@"'<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+
+/** Hashes a password with argon2id (the library's defaults: 19 MiB, 2 passes). */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+export const MIN_PASSWORD_LENGTH = 10;
+
+export interface CreateUserInput {
+  customerId: number;
+  email: string;
+  name: string;
+  password?: string | null;
+  pictureUrl?: string | null;
+  permissions: readonly Permission[] | 'all';
+}
+
+/** Creates a console user; the email must be new and the customer must exist. */
+export async function createUser(db: Database, input: CreateUserInput): Promise<User> {
+  const email = input.email.trim();
+  if (!EMAIL_PATTERN.test(email)) throw new ApiError('validation_failed', `'${input.email}' is not a valid email address`);
+  if (input.password != null && input.password.length < MIN_PASSWORD_LENGTH) {
+    throw new ApiError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  if (!(await repo.findCustomer(db, input.customerId))) throw new ApiError('not_found', `No customer with id ${input.customerId}`);
+  if (await repo.findUserByEmail(db, email)) throw new ApiError('conflict', `A user with email ${email} already exists`);
+  return repo.insertUser(db, {
+    customer_id: input.customerId,
+    email,
+    name: input.name.trim() || email,
+    password_hash: input.password ? await hashPassword(input.password) : null,
+    picture_url: input.pictureUrl ?? null,
+    ...permissionColumns(input.permissions),
+  });
+}
+
+/** Sets a new password and ends the user's sessions. */
+export async function setPassword(db: Database, email: string, password: string): Promise<User> {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new ApiError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  const user = await repo.findUserByEmail(db, email);
+  if (!user) throw new ApiError('not_found', `No user with email ${email}`);
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+    return (await repo.updateUser(trx, user.id, { password_hash: passwordHash }))!;
+  });
+}
+
+export interface BootstrapResult {
+  created: boolean;
+  email?: string;
+  /** Set only when the password was generated here; printed once by the caller. */
+  generatedPassword?: string;
+}
+
+/**
+ * First start with no users: an enterprise, a customer and an administrator with every permission.
+ * An advisory lock makes two processes starting together on one database create them once.
+ */
+export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Promise<BootstrapResult> {
+  return ctx.db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(7346001)`.execute(trx);
+    if ((await repo.countUsers(trx)) > 0) return { created: false };
+    const generatedPassword = ctx.config.adminPassword ? undefined : randomToken(12);
+    const password = ctx.config.adminPassword ?? generatedPassword!;
+    const enterprise = await repo.insertEnterprise(trx, { name: 'Transact', parent_url: ctx.config.parentPlatformUrl ?? null });
+    const customer = await repo.insertCustomer(trx, { enterprise_id: enterprise.id, name: 'My Company' });
+    const user = await createUser(trx, {
+      customerId: customer.id,
+      email: ctx.config.adminEmail,
+      name: 'Administrator',
+      password,
+      permissions: 'all',
+    });
+    return { created: true, email: user.email, generatedPassword };
+  });
+}

@@ -1,0 +1,232 @@
+// The admin CLI: `npm run admin -- <command>`. Exit codes: 0 done, 1 refused (not found, conflict,
+// invalid value), 2 usage error, 3 the embedded database is held by a running service.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, settingsTable } from './config.ts';
+import { createContext } from './create-context.ts';
+import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
+import { PERMISSIONS, type Permission } from './db/schema.ts';
+import { ApiError } from './http/errors.ts';
+import * as repo from './accounts/accounts.repository.ts';
+import { createUser, setPassword } from './accounts/accounts.service.ts';
+import { randomToken } from './crypto.ts';
+import type { AppContext } from './context.ts';
+import pino from 'pino';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+  enterprise create --name NAME [--colour #RRGGBB] [--logo URL] [--parent-url URL] [--sms]
+  customer create   --enterprise ID --name NAME [--quota N] [--reseller]
+  user create       --customer ID|NAME --email EMAIL --name NAME [--password PASSWORD]
+                    [--admin | --permissions p1,p2,…] [--no-send]
+  user password     --email EMAIL [--password PASSWORD]   (generated and printed when omitted)
+  list              [--json]
+  config            print every setting (environment variable, default, meaning)
+
+Permissions: ${PERMISSIONS.join(', ')}
+Exit codes: 0 done, 1 refused, 2 usage error, 3 data directory in use by a running service.`;
+
+class UsageError extends Error {}
+
+const options = {
+  name: { type: 'string' },
+  colour: { type: 'string' },
+  logo: { type: 'string' },
+  'parent-url': { type: 'string' },
+  sms: { type: 'boolean' },
+  enterprise: { type: 'string' },
+  quota: { type: 'string' },
+  reseller: { type: 'boolean' },
+  customer: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  admin: { type: 'boolean' },
+  permissions: { type: 'string' },
+  'no-send': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+
+function required(values: Values, key: keyof Values): string {
+  const value = values[key];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${key} is required`);
+  return value.trim();
+}
+
+function positiveInt(raw: string, name: string): number {
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a whole number, got '${raw}'`);
+  return Number(raw);
+}
+
+function httpUrl(raw: string | undefined, name: string): string | null {
+  if (raw === undefined) return null;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return raw.replace(/\/+$/, '');
+  } catch {
+    // fall through
+  }
+  throw new UsageError(`--${name} must be an http(s) URL, got '${raw}'`);
+}
+
+function permissionsFrom(values: Values): Permission[] | 'all' {
+  if (values.admin && values.permissions) throw new UsageError('use --admin or --permissions, not both');
+  let granted: Permission[];
+  if (values.admin) granted = [...PERMISSIONS];
+  else if (values.permissions) {
+    const names = values.permissions.split(',').map((p) => p.trim()).filter(Boolean);
+    const unknown = names.filter((n) => !(PERMISSIONS as readonly string[]).includes(n));
+    if (unknown.length) throw new UsageError(`unknown permission(s): ${unknown.join(', ')} (known: ${PERMISSIONS.join(', ')})`);
+    granted = names as Permission[];
+    if (!granted.includes('send_transactions')) granted.push('send_transactions');
+  } else granted = ['send_transactions'];
+  if (values['no-send']) granted = granted.filter((p) => p !== 'send_transactions');
+  return granted;
+}
+
+async function resolveCustomerId(ctx: AppContext, ref: string): Promise<number> {
+  if (/^\d+$/.test(ref)) return Number(ref);
+  const matches = await repo.findCustomerByName(ctx.db, ref);
+  if (matches.length === 0) throw new ApiError('not_found', `No customer named '${ref}'`);
+  if (matches.length > 1) throw new ApiError('conflict', `${matches.length} customers are named '${ref}'; use the id`);
+  return matches[0].id;
+}
+
+async function run(ctx: AppContext, command: string, values: Values): Promise<void> {
+  switch (command) {
+    case 'enterprise create': {
+      const colour = values.colour ?? '#243447';
+      if (!/^#[0-9a-f]{3,8}$/i.test(colour)) throw new UsageError(`--colour must be a hex colour like #1f6feb, got '${colour}'`);
+      const e = await repo.insertEnterprise(ctx.db, {
+        name: required(values, 'name'),
+        header_colour: colour,
+        logo_url: httpUrl(values.logo, 'logo'),
+        parent_url: httpUrl(values['parent-url'], 'parent-url'),
+        sms_enabled: values.sms ?? false,
+      });
+      console.log(`enterprise ${e.id} created: ${e.name}`);
+      return;
+    }
+    case 'customer create': {
+      const enterpriseId = positiveInt(required(values, 'enterprise'), 'enterprise');
+      if (!(await repo.findEnterprise(ctx.db, enterpriseId))) throw new ApiError('not_found', `No enterprise with id ${enterpriseId}`);
+      const c = await repo.insertCustomer(ctx.db, {
+        enterprise_id: enterpriseId,
+        name: required(values, 'name'),
+        ...(values.quota ? { monthly_quota: positiveInt(values.quota, 'quota') } : {}),
+        is_reseller: values.reseller ?? false,
+      });
+      console.log(`customer ${c.id} created: ${c.name} (enterprise ${enterpriseId})`);
+      return;
+    }
+    case 'user create': {
+      const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
+      const generated = values.password ? undefined : randomToken(12);
+      const u = await createUser(ctx.db, {
+        customerId,
+        email: required(values, 'email'),
+        name: required(values, 'name'),
+        password: values.password ?? generated,
+        permissions: permissionsFrom(values),
+      });
+      console.log(`user ${u.id} created: ${u.email} (customer ${customerId})`);
+      if (generated) console.log(`password: ${generated}`);
+      return;
+    }
+    case 'user password': {
+      const email = required(values, 'email');
+      const generated = values.password ? undefined : randomToken(12);
+      await setPassword(ctx.db, email, values.password ?? generated!);
+      console.log(`password changed for ${email}; their sessions were ended`);
+      if (generated) console.log(`password: ${generated}`);
+      return;
+    }
+    case 'list': {
+      const rows = await repo.listAccounts(ctx.db);
+      const orgs = await repo.listEnterprisesAndCustomers(ctx.db);
+      if (values.json) {
+        console.log(JSON.stringify({ organisations: orgs, users: rows }, null, 2));
+        return;
+      }
+      for (const o of orgs) console.log(`enterprise ${o.enterprise_id} ${o.enterprise_name}${o.customer_id ? `  ›  customer ${o.customer_id} ${o.customer_name}` : ''}`);
+      for (const r of rows) console.log(`user ${r.user_id} ${r.email} (${r.user_name})  ›  customer ${r.customer_id} ${r.customer_name}`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: process.argv.slice(2), options, allowPositionals: true, strict: true });
+  } catch (err) {
+    console.error(`admin: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    console.log(USAGE);
+    return positionals.length === 0 && !values.help ? 2 : 0;
+  }
+  if (positionals[0] === 'config') {
+    console.log(settingsTable());
+    return 0;
+  }
+  const command = positionals.slice(0, positionals[0] === 'list' ? 1 : 2).join(' ');
+  if (!['enterprise create', 'customer create', 'user create', 'user password', 'list'].includes(command)) {
+    console.error(`admin: unknown command '${positionals.join(' ')}'\n\n${USAGE}`);
+    return 2;
+  }
+
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`admin: configuration error: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  let unlock = () => {};
+  if (!config.databaseUrl) {
+    try {
+      unlock = lockDataDir(config.dataPath, { role: 'the admin CLI' });
+    } catch (err) {
+      if (err instanceof DataDirBusyError) {
+        console.error(`admin: ${err.message}`);
+        return 3;
+      }
+      throw err;
+    }
+  }
+  const { ctx, close } = await createContext(config, { logger: pino({ level: 'warn' }), collectDefaultMetrics: false });
+  try {
+    await run(ctx, command, values);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`admin: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof ApiError) {
+      console.error(`admin: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await close();
+    unlock();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error('admin: failed:', err);
+    process.exit(1);
+  },
+);

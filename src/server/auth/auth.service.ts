@@ -1,0 +1,262 @@
+// Console sign-in: password login with throttling, sessions with sliding expiry, and the
+// parent-platform challenge (the platform signs an HS256 assertion naming enterprise, customer and
+// user, which we upsert). Only hashes of session tokens and challenge nonces are stored.
+import { verify } from '@node-rs/argon2';
+import { jwtVerify } from 'jose';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { randomToken, sha256 } from '../crypto.ts';
+import type { Database } from '../db/database.ts';
+import { PERMISSIONS, type Permission } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import * as accounts from '../accounts/accounts.repository.ts';
+import { customerToWire, enterpriseToWire, permissionColumns, userToWire } from '../accounts/accounts.service.ts';
+import type { CustomerWire, EnterpriseWire, UserWire } from '../accounts/accounts.service.ts';
+import * as repo from './auth.repository.ts';
+
+/** The answer of GET /v1/verify_auth (spec core §7). */
+export interface SessionWire {
+  isAuthenticated: boolean;
+  enterprise: EnterpriseWire | null;
+  customer: CustomerWire | null;
+  user: UserWire | null;
+  backendUrl: string;
+}
+
+export interface ResolvedSession {
+  userId: number;
+  customerId: number;
+  enterpriseId: number;
+  tokenHash: string;
+  /** True when this use pushed the expiry forward: the caller sends the cookie again. */
+  extended: boolean;
+}
+
+// A hash of a random password, verified against when the email is unknown so that both failures
+// take the same time.
+let dummyHash: Promise<string> | undefined;
+async function verifyOrWaste(passwordHash: string | null, password: string): Promise<boolean> {
+  if (passwordHash) return verify(passwordHash, password).catch(() => false);
+  dummyHash ??= import('@node-rs/argon2').then((m) => m.hash(randomToken(16)));
+  await verify(await dummyHash, password).catch(() => false);
+  return false;
+}
+
+/** Creates a session for the user and returns the cookie token. */
+export async function startSession(ctx: AppContext, userId: number, client: { ip: string | null; userAgent: string | null }): Promise<string> {
+  const token = randomToken(32);
+  await repo.insertSession(ctx.db, {
+    token_hash: sha256(token),
+    user_id: userId,
+    expires_at: new Date(Date.now() + ctx.config.sessionTtlSeconds * 1000),
+    ip: client.ip,
+    user_agent: client.userAgent?.slice(0, 512) ?? null,
+  });
+  await accounts.updateUser(ctx.db, userId, { last_login_at: new Date() });
+  return token;
+}
+
+/** Looks up a cookie token; extends the session when a tenth of its lifetime has passed since the last extension. */
+export async function resolveSession(ctx: AppContext, token: string | undefined): Promise<ResolvedSession | null> {
+  if (!token || token.length > 128) return null;
+  const tokenHash = sha256(token);
+  const row = await repo.findLiveSession(ctx.db, tokenHash);
+  if (!row) return null;
+  const ttlMs = ctx.config.sessionTtlSeconds * 1000;
+  const remaining = new Date(row.expires_at).getTime() - Date.now();
+  const extended = remaining < ttlMs * 0.9;
+  if (extended) await repo.extendSession(ctx.db, tokenHash, new Date(Date.now() + ttlMs));
+  return { userId: row.user_id, customerId: row.customer_id, enterpriseId: row.enterprise_id, tokenHash, extended };
+}
+
+export async function endSession(ctx: AppContext, token: string | undefined): Promise<void> {
+  if (token) await repo.deleteSession(ctx.db, sha256(token));
+}
+
+/** The verify_auth answer for a session (or the signed-out answer). */
+export async function sessionToWire(ctx: AppContext, session: ResolvedSession | null): Promise<SessionWire> {
+  const signedOut: SessionWire = { isAuthenticated: false, enterprise: null, customer: null, user: null, backendUrl: ctx.config.publicUrl };
+  if (!session) return signedOut;
+  const [user, customer, enterprise] = await Promise.all([
+    accounts.findUser(ctx.db, session.userId),
+    accounts.findCustomer(ctx.db, session.customerId),
+    accounts.findEnterprise(ctx.db, session.enterpriseId),
+  ]);
+  if (!user || !customer || !enterprise) return signedOut;
+  return {
+    isAuthenticated: true,
+    enterprise: enterpriseToWire(enterprise),
+    customer: customerToWire(customer),
+    user: userToWire(user),
+    backendUrl: ctx.config.publicUrl,
+  };
+}
+
+/** Where the browser goes after logout: the enterprise's parent platform, else the sign-in page. */
+export async function logoutDestination(ctx: AppContext, session: ResolvedSession | null): Promise<string> {
+  if (!session) return '/login';
+  const enterprise = await accounts.findEnterprise(ctx.db, session.enterpriseId);
+  return enterprise?.parent_url || '/login';
+}
+
+/**
+ * Password sign-in. After `loginMaxFailures` failures for one email or one client address within
+ * `loginWindowSeconds`, further tries get 429 until the oldest failure leaves the window. Unknown
+ * email and wrong password give the same answer.
+ */
+export async function login(ctx: AppContext, input: { email: string; password: string; ip: string | null }): Promise<number> {
+  const { config, db } = ctx;
+  const emailKey = `email:${input.email.trim().toLowerCase()}`;
+  const keys = input.ip ? [emailKey, `ip:${input.ip}`] : [emailKey];
+  const since = new Date(Date.now() - config.loginWindowSeconds * 1000);
+  const counts = await repo.countFailuresSince(db, keys, since);
+  const blocked = keys.find((k) => (counts.get(k) ?? 0) >= config.loginMaxFailures);
+  if (blocked) {
+    const oldest = await repo.oldestFailureSince(db, blocked, since);
+    const retryAfter = Math.max(1, Math.ceil(((oldest?.getTime() ?? Date.now()) + config.loginWindowSeconds * 1000 - Date.now()) / 1000));
+    throw new ApiError('too_many_requests', `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`, {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+  const user = await accounts.findUserByEmail(db, input.email.trim());
+  const ok = await verifyOrWaste(user?.password_hash ?? null, input.password);
+  if (!user || !ok) {
+    await repo.recordFailures(db, keys);
+    throw new ApiError('invalid_credentials', 'Email or password is incorrect');
+  }
+  await repo.clearFailures(db, emailKey);
+  return user.id;
+}
+
+/** Removes expired sessions and old failure records; run periodically. */
+export async function pruneAuthTables(ctx: AppContext): Promise<void> {
+  await repo.deleteExpiredSessions(ctx.db);
+  await repo.pruneFailures(ctx.db, new Date(Date.now() - ctx.config.loginWindowSeconds * 1000));
+}
+
+// ---- parent-platform challenge ------------------------------------------------------------
+
+export const CHALLENGE_TTL_SECONDS = 600;
+
+/** Starts a challenge: returns the nonce (for the browser cookie) and the parent platform URL to visit. */
+export async function initiateChallenge(ctx: AppContext, input: { installUrl: string; redirect: string | null }): Promise<{ nonce: string; redirectUrl: string }> {
+  const parent = ctx.config.parentPlatformUrl;
+  if (!parent) throw new ApiError('not_found', 'Sign-in through a parent platform is not configured');
+  let install: URL;
+  try {
+    install = new URL(input.installUrl);
+  } catch {
+    throw new ApiError('validation_failed', 'installUrl is not a URL');
+  }
+  if (install.origin !== new URL(parent).origin) throw new ApiError('forbidden', 'installUrl is not the configured parent platform');
+  const nonce = randomToken(24);
+  await repo.insertChallenge(ctx.db, {
+    nonce_hash: sha256(nonce),
+    redirect: input.redirect,
+    expires_at: new Date(Date.now() + CHALLENGE_TTL_SECONDS * 1000),
+  });
+  const url = new URL(`${parent}/transact/authorize`);
+  url.searchParams.set('challenge', nonce);
+  url.searchParams.set('callback', `${ctx.config.publicUrl}/v1/auth/callback`);
+  return { nonce, redirectUrl: url.toString() };
+}
+
+const yesNo = z.union([z.boolean(), z.enum(['yes', 'no'])]).transform((v) => v === true || v === 'yes');
+
+/** The claims a parent platform's assertion carries. */
+export const assertionClaims = z.object({
+  nonce: z.string().min(1),
+  enterprise: z.object({
+    id: z.union([z.string(), z.number()]).transform(String),
+    name: z.string().min(1).max(200),
+    header_colour: z.string().regex(/^#[0-9a-f]{3,8}$/i).optional(),
+    logo: z.url().nullable().optional(),
+    pmailer_url: z.url().nullable().optional(),
+    sms_enabled: yesNo.optional(),
+  }),
+  customer: z.object({
+    id: z.union([z.string(), z.number()]).transform(String),
+    name: z.string().min(1).max(200),
+    is_reseller: yesNo.optional(),
+  }),
+  user: z.object({
+    id: z.union([z.string(), z.number()]).transform(String),
+    email: z.email(),
+    name: z.string().min(1).max(200),
+    profile_picture: z.url().nullable().optional(),
+    permissions: z.partialRecord(z.enum(PERMISSIONS), yesNo).optional(),
+  }),
+});
+export type AssertionClaims = z.infer<typeof assertionClaims>;
+
+/**
+ * Verifies a parent-platform assertion (HS256 with the shared secret, issuer = the platform, audience
+ * = us, at most 5 minutes old), checks it answers this browser's challenge, upserts the accounts and
+ * returns the user id and the redirect stored with the challenge.
+ */
+export async function completeChallenge(ctx: AppContext, assertion: string, browserNonce: string | undefined): Promise<{ userId: number; redirect: string | null }> {
+  const { parentPlatformUrl, parentPlatformSecret, publicUrl } = ctx.config;
+  if (!parentPlatformUrl || !parentPlatformSecret) throw new ApiError('not_found', 'Sign-in through a parent platform is not configured');
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(assertion, new TextEncoder().encode(parentPlatformSecret), {
+      algorithms: ['HS256'],
+      issuer: parentPlatformUrl,
+      audience: publicUrl,
+      maxTokenAge: '5m',
+    }));
+  } catch (err) {
+    throw new ApiError('unauthorized', `The sign-in assertion is not valid (${(err as Error).message})`);
+  }
+  const parsed = assertionClaims.safeParse(payload);
+  if (!parsed.success) throw new ApiError('unauthorized', 'The sign-in assertion lacks required claims');
+  const claims = parsed.data;
+  if (!browserNonce || browserNonce !== claims.nonce) throw new ApiError('unauthorized', 'The sign-in assertion does not answer this browser’s challenge');
+  const challenge = await repo.takeChallenge(ctx.db, sha256(claims.nonce));
+  if (!challenge) throw new ApiError('unauthorized', 'The sign-in challenge has expired or was already used');
+  const userId = await ctx.db.transaction().execute((trx) => upsertFromAssertion(trx, claims));
+  return { userId, redirect: challenge.redirect };
+}
+
+async function upsertFromAssertion(db: Database, claims: AssertionClaims): Promise<number> {
+  const e = claims.enterprise;
+  const enterpriseValues = {
+    name: e.name,
+    ...(e.header_colour ? { header_colour: e.header_colour } : {}),
+    ...(e.logo !== undefined ? { logo_url: e.logo } : {}),
+    ...(e.pmailer_url !== undefined ? { parent_url: e.pmailer_url } : {}),
+    ...(e.sms_enabled !== undefined ? { sms_enabled: e.sms_enabled } : {}),
+  };
+  const enterprise = await db
+    .insertInto('enterprises')
+    .values({ header_colour: '#243447', ...enterpriseValues, external_id: e.id })
+    .onConflict((oc) => oc.column('external_id').doUpdateSet(enterpriseValues))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const c = claims.customer;
+  const customerValues = { name: c.name, enterprise_id: enterprise.id, ...(c.is_reseller !== undefined ? { is_reseller: c.is_reseller } : {}) };
+  const customer = await db
+    .insertInto('customers')
+    .values({ ...customerValues, external_id: c.id })
+    .onConflict((oc) => oc.column('external_id').doUpdateSet(customerValues))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const u = claims.user;
+  const granted = PERMISSIONS.filter((p) => (u.permissions?.[p] ?? p === 'send_transactions') === true) as Permission[];
+  const userValues = {
+    customer_id: customer.id,
+    email: u.email,
+    name: u.name,
+    picture_url: u.profile_picture ?? null,
+    ...permissionColumns(granted),
+  };
+  const existing = await accounts.findByExternalId(db, 'users', u.id);
+  if (existing) {
+    await accounts.updateUser(db, existing.id, userValues);
+    return existing.id;
+  }
+  const sameEmail = await accounts.findUserByEmail(db, u.email);
+  if (sameEmail) throw new ApiError('conflict', `A different account already uses ${u.email}`);
+  const user = await accounts.insertUser(db, { ...userValues, external_id: u.id });
+  return user.id;
+}

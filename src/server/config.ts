@@ -1,0 +1,138 @@
+// Every setting of the service: one environment variable each, with a default and a description.
+// The README's configuration table is printed from this list (`npm run admin -- config`), so the
+// two cannot drift. Secrets also accept `<NAME>_FILE` (a path whose contents are the value).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+type Kind = 'string' | 'int' | 'bool' | 'url' | 'list';
+
+interface Setting {
+  env: string;
+  kind: Kind;
+  default: string | undefined;
+  description: string;
+  secret?: boolean;
+}
+
+/** The table of settings; `key` is the name used in code. */
+export const SETTINGS = {
+  port: { env: 'PORT', kind: 'int', default: '4321', description: 'HTTP port for the console, API, tracking and public pages.' },
+  host: { env: 'HOST', kind: 'string', default: '0.0.0.0', description: 'Address the HTTP server listens on.' },
+  publicUrl: { env: 'PUBLIC_URL', kind: 'url', default: undefined, description: 'Public base URL of this service (links in mail, API endpoint shown to customers). Default http://localhost:PORT.' },
+  roles: { env: 'ROLES', kind: 'list', default: 'web,smtp,worker', description: 'Roles this process runs (also `--roles`): web, smtp, worker.' },
+  dataDir: { env: 'DATA_DIR', kind: 'string', default: './data', description: 'Directory for the embedded database and local files. One service per directory.' },
+  databaseUrl: { env: 'DATABASE_URL', kind: 'string', default: undefined, secret: true, description: 'postgres://… to use PostgreSQL instead of the embedded PGlite database.' },
+  databasePoolSize: { env: 'DATABASE_POOL_SIZE', kind: 'int', default: '10', description: 'PostgreSQL connections per process.' },
+  secret: { env: 'TRANSACT_SECRET', kind: 'string', default: undefined, secret: true, description: 'Master secret for encrypting credentials at rest and signing tokens (32+ characters). Required with DATABASE_URL; with the embedded database one is generated into DATA_DIR on first start.' },
+  adminEmail: { env: 'TRANSACT_ADMIN_EMAIL', kind: 'string', default: 'admin@localhost', description: 'Email of the administrator created on first start with an empty database.' },
+  adminPassword: { env: 'TRANSACT_ADMIN_PASSWORD', kind: 'string', default: undefined, secret: true, description: 'Password of that administrator; when unset, one is generated and printed once.' },
+  parentPlatformUrl: { env: 'PARENT_PLATFORM_URL', kind: 'url', default: undefined, description: 'Base URL of the parent platform that signs users in with the challenge flow (/login?install_url=…).' },
+  parentPlatformSecret: { env: 'PARENT_PLATFORM_SECRET', kind: 'string', default: undefined, secret: true, description: 'Shared secret (HS256) the parent platform signs its sign-in assertions with.' },
+  sessionTtlSeconds: { env: 'SESSION_TTL_SECONDS', kind: 'int', default: '604800', description: 'Idle lifetime of a console session; every use extends it (sliding expiry).' },
+  loginMaxFailures: { env: 'LOGIN_MAX_FAILURES', kind: 'int', default: '5', description: 'Failed sign-ins allowed per email or per client address within LOGIN_WINDOW_SECONDS before 429.' },
+  loginWindowSeconds: { env: 'LOGIN_WINDOW_SECONDS', kind: 'int', default: '900', description: 'Window over which failed sign-ins are counted.' },
+  consoleBodyLimitBytes: { env: 'CONSOLE_BODY_LIMIT_BYTES', kind: 'int', default: '1048576', description: 'Largest request body accepted by console API calls.' },
+  trustProxy: { env: 'TRUST_PROXY', kind: 'bool', default: 'false', description: 'Take the client address from X-Forwarded-For and TLS from X-Forwarded-Proto (behind a reverse proxy).' },
+  logLevel: { env: 'LOG_LEVEL', kind: 'string', default: 'info', description: 'pino log level: fatal, error, warn, info, debug, trace, silent.' },
+  shutdownGraceSeconds: { env: 'SHUTDOWN_GRACE_SECONDS', kind: 'int', default: '10', description: 'On SIGTERM, how long in-flight work may finish before the process exits.' },
+} as const satisfies Record<string, Setting>;
+
+type Settings = typeof SETTINGS;
+type ValueOf<S extends Setting> = S['kind'] extends 'int'
+  ? number
+  : S['kind'] extends 'bool'
+    ? boolean
+    : S['kind'] extends 'list'
+      ? string[]
+      : S['default'] extends string
+        ? string
+        : string | undefined;
+
+export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> } & {
+  /** Absolute path of dataDir. */
+  readonly dataPath: string;
+};
+
+export class ConfigError extends Error {}
+
+function readRaw(setting: Setting, env: NodeJS.ProcessEnv): string | undefined {
+  const direct = env[setting.env];
+  if (direct !== undefined && direct !== '') return direct;
+  if (setting.secret) {
+    const file = env[`${setting.env}_FILE`];
+    if (file) {
+      try {
+        return readFileSync(file, 'utf8').trim();
+      } catch (err) {
+        throw new ConfigError(`${setting.env}_FILE: cannot read ${file} (${(err as Error).message})`);
+      }
+    }
+  }
+  return setting.default;
+}
+
+function parse(setting: Setting, raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  switch (setting.kind) {
+    case 'int': {
+      if (!/^\d+$/.test(raw)) throw new ConfigError(`${setting.env} must be a whole number, got '${raw}'`);
+      return Number(raw);
+    }
+    case 'bool': {
+      if (!/^(true|false|1|0|yes|no)$/i.test(raw)) throw new ConfigError(`${setting.env} must be true or false, got '${raw}'`);
+      return /^(true|1|yes)$/i.test(raw);
+    }
+    case 'url': {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new ConfigError(`${setting.env} must be an absolute http(s) URL, got '${raw}'`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new ConfigError(`${setting.env} must be an http(s) URL, got '${raw}'`);
+      }
+      return raw.replace(/\/+$/, '');
+    }
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    default:
+      return raw;
+  }
+}
+
+/** Reads, checks and freezes the configuration; throws ConfigError with one clear line when a value is wrong. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Settings, unknown>> = {}): Config {
+  const values: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(SETTINGS) as [keyof Settings, Setting][]) {
+    values[key] = key in overrides ? overrides[key] : parse(setting, readRaw(setting, env));
+  }
+  const roles = values.roles as string[];
+  for (const role of roles) {
+    if (!['web', 'smtp', 'worker'].includes(role)) throw new ConfigError(`ROLES: unknown role '${role}' (web, smtp, worker)`);
+  }
+  if (values.secret !== undefined && (values.secret as string).length < 32) {
+    throw new ConfigError('TRANSACT_SECRET must be at least 32 characters');
+  }
+  if (values.databaseUrl === undefined) {
+    // nothing more: PGlite lives in dataDir
+  } else if (!/^postgres(ql)?:\/\//.test(values.databaseUrl as string)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  } else if (values.secret === undefined) {
+    throw new ConfigError('TRANSACT_SECRET is required when DATABASE_URL is set (every process must share it)');
+  }
+  if ((values.parentPlatformUrl === undefined) !== (values.parentPlatformSecret === undefined)) {
+    throw new ConfigError('PARENT_PLATFORM_URL and PARENT_PLATFORM_SECRET are set together or not at all');
+  }
+  if (values.publicUrl === undefined) values.publicUrl = `http://localhost:${values.port}`;
+  values.dataPath = path.resolve(values.dataDir as string);
+  return Object.freeze(values) as Config;
+}
+
+/** The settings as Markdown table rows, for the README. */
+export function settingsTable(): string {
+  const rows = Object.values(SETTINGS as Record<string, Setting>).map(
+    (s) => `| \`${s.env}\`${s.secret ? ' (or `_FILE`)' : ''} | ${s.default === undefined ? '—' : `\`${s.default}\``} | ${s.description} |`,
+  );
+  return ['| variable | default | meaning |', '| --- | --- | --- |', ...rows].join('\n');
+}

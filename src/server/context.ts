@@ -1,0 +1,14 @@
+// What every part of the service is handed: settings, the database, the logger and the metrics.
+// Created once per process in main.ts (or per test); nothing else holds process-wide state.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { Metrics } from './ops/metrics.ts';
+
+export interface AppContext {
+  readonly config: Config;
+  readonly db: Database;
+  readonly engine: 'pglite' | 'postgres';
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}

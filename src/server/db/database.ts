@@ -1,0 +1,50 @@
+// One Database type over either engine: embedded PGlite (default, data in DATA_DIR) or PostgreSQL
+// (DATABASE_URL). Everything above this file sees only Kysely<Tables>.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Tables } from './schema.ts';
+import { pglitePool } from './pglite-pool.ts';
+
+export type Database = Kysely<Tables>;
+
+export interface DatabaseHandle {
+  db: Database;
+  engine: 'pglite' | 'postgres';
+  /** Closes the pool (PostgreSQL) or the embedded database (PGlite). */
+  close(): Promise<void>;
+}
+
+/** Opens PostgreSQL when `databaseUrl` is given, else PGlite in `dataPath/pg` (or in memory for `memory://`). */
+export async function openDatabase(opts: { databaseUrl?: string; dataPath?: string; poolSize?: number }): Promise<DatabaseHandle> {
+  if (opts.databaseUrl) {
+    const pg = (await import('pg')).default;
+    // int8 (counts, ids) as numbers: every value we store fits in 2^53.
+    pg.types.setTypeParser(20, (v: string) => Number(v));
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    pool.on('error', () => {
+      // an idle client lost its connection; the pool replaces it on next use
+    });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return { db, engine: 'postgres', close: () => db.destroy() };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  let dataDir: string | undefined;
+  if (opts.dataPath && opts.dataPath !== 'memory://') {
+    dataDir = path.join(opts.dataPath, 'pg');
+    mkdirSync(dataDir, { recursive: true });
+  }
+  const pglite = await PGlite.create(dataDir ? { dataDir } : {});
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(pglite) }) });
+  return { db, engine: 'pglite', close: () => db.destroy() };
+}
+
+/** True when the database answers a trivial query. */
+export async function databaseReachable(db: Database): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,19 @@
+// Migrations live in code and run on every start; Kysely's migrator takes a lock, so several
+// processes starting together on one PostgreSQL database apply each migration once.
+import { type Migration, Migrator } from 'kysely/migration';
+import type { Database } from './database.ts';
+import * as m001 from './migrations/001-accounts.ts';
+
+const migrations: Record<string, Migration> = {
+  '001-accounts': m001,
+};
+
+/** Applies every pending migration; throws with the failing migration's name. */
+export async function migrateToLatest(db: Database): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+  }
+}

@@ -1,0 +1,37 @@
+// The HTTP API: every /v1/* route, plus /t/* (tracking) and the operations endpoints, in one Hono
+// app. Errors are turned into { error: { code, message } } here and nowhere else.
+import { Hono } from 'hono';
+import { compress } from 'hono/compress';
+import { authRoutes } from '../auth/auth.routes.ts';
+import type { AppContext } from '../context.ts';
+import { opsRoutes } from '../ops/ops.routes.ts';
+import { ApiError } from './errors.ts';
+import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
+
+export function createApi(ctx: AppContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.use('*', async (c, next) => {
+    c.set('ctx', ctx);
+    await next();
+  });
+  app.route('/', opsRoutes(ctx));
+
+  app.use('/v1/*', compress({ threshold: 1024 }));
+  app.use('/v1/*', limitBody(ctx.config.consoleBodyLimitBytes));
+  app.use('/v1/*', sessionMiddleware(ctx));
+  app.route('/v1', authRoutes(ctx));
+
+  app.notFound((c) => c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404));
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) {
+      for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+      return c.json(err.toBody(), err.status);
+    }
+    ctx.logger.error({ err, method: c.req.method, path: c.req.path, requestId: c.req.header('x-request-id') }, 'unhandled error');
+    return c.json(new ApiError('internal', 'Internal server error').toBody(), 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,43 @@
+// One error type for the whole API, serialized once (in app.ts) as { error: { code, message } }.
+// Services throw these for expected failures; anything else is logged and becomes a plain 500.
+
+const STATUS = {
+  bad_request: 400,
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  invalid_credentials: 401,
+  forbidden: 403,
+  csrf_failed: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unprocessable: 422,
+  too_many_requests: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: unknown;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, opts: { details?: unknown; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.details = opts.details;
+    this.headers = opts.headers;
+  }
+
+  get status(): (typeof STATUS)[ErrorCode] {
+    return STATUS[this.code];
+  }
+
+  toBody(): { error: { code: ErrorCode; message: string; details?: unknown } } {
+    return { error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) } };
+  }
+}

@@ -1,0 +1,118 @@
+// Process entry: `node dist/main.mjs [--roles web,smtp,worker]`. Reads the configuration, takes the
+// data directory (embedded database), migrates, creates the first administrator on an empty
+// database, starts the roles, and drains on SIGTERM/SIGINT.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from './config.ts';
+import { createContext } from './create-context.ts';
+import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
+import { bootstrapAdmin } from './accounts/accounts.service.ts';
+import { pruneAuthTables } from './auth/auth.service.ts';
+import { createApi } from './http/app.ts';
+import { createHttpServer } from './http/server.ts';
+import { createPageBridge } from './page-bridge.ts';
+
+function rolesFromArgs(argv: string[]): string | undefined {
+  const i = argv.indexOf('--roles');
+  if (i >= 0) return argv[i + 1];
+  const inline = argv.find((a) => a.startsWith('--roles='));
+  return inline?.slice('--roles='.length);
+}
+
+async function main(): Promise<void> {
+  const roleArg = rolesFromArgs(process.argv.slice(2));
+  let config;
+  try {
+    config = loadConfig(roleArg ? { ...process.env, ROLES: roleArg } : process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`transact: configuration error: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  let unlock = () => {};
+  if (!config.databaseUrl) {
+    try {
+      unlock = lockDataDir(config.dataPath, { role: 'the Transact service', port: config.port });
+    } catch (err) {
+      if (err instanceof DataDirBusyError) {
+        console.error(`transact: ${err.message}`);
+        process.exit(3);
+      }
+      throw err;
+    }
+  }
+
+  const { ctx, close } = await createContext(config);
+  const { logger } = ctx;
+  const boot = await bootstrapAdmin(ctx);
+  if (boot.created) {
+    logger.info({ email: boot.email }, 'created the first administrator');
+    if (boot.generatedPassword) {
+      // printed once, to the terminal only; never logged
+      process.stdout.write(
+        `\n  First administrator created.\n  Sign in at ${config.publicUrl}/login\n  email:    ${boot.email}\n  password: ${boot.generatedPassword}\n  (shown once; change it with: npm run admin -- user password --email ${boot.email})\n\n`,
+      );
+    }
+  }
+
+  const stops: (() => Promise<void>)[] = [];
+  if (config.roles.includes('web')) {
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const entry = path.join(here, 'server', 'entry.mjs');
+    const { handler } = await import(entry);
+    const server = createHttpServer({
+      ctx,
+      api: createApi(ctx),
+      pages: handler,
+      bridge: createPageBridge(ctx),
+      clientDir: path.join(here, 'client'),
+    });
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    logger.info({ port: config.port, url: config.publicUrl }, 'web role listening');
+    stops.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        }),
+    );
+  }
+  if (config.roles.includes('worker')) {
+    const timer = setInterval(() => void pruneAuthTables(ctx).catch((err) => logger.warn({ err }, 'pruning failed')), 3_600_000);
+    timer.unref();
+    stops.push(async () => clearInterval(timer));
+  }
+  logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    const force = setTimeout(() => {
+      logger.error('drain took too long; exiting');
+      unlock();
+      process.exit(1);
+    }, config.shutdownGraceSeconds * 1000);
+    force.unref();
+    await Promise.allSettled(stops.map((stop) => stop()));
+    await close();
+    unlock();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error('transact: failed to start:', err);
+  process.exit(1);
+});

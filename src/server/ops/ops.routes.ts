@@ -1,0 +1,19 @@
+// Operations endpoints: liveness, readiness (the database answers) and Prometheus metrics.
+import { Hono } from 'hono';
+import type { AppContext } from '../context.ts';
+import { databaseReachable } from '../db/database.ts';
+import type { ApiEnv } from '../http/middleware.ts';
+
+export function opsRoutes(ctx: AppContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    const ok = await databaseReachable(ctx.db);
+    return c.json({ status: ok ? 'ready' : 'database unreachable' }, ok ? 200 : 503);
+  });
+  app.get('/metrics', async (c) => {
+    const body = await ctx.metrics.registry.metrics();
+    return c.body(body, 200, { 'Content-Type': ctx.metrics.registry.contentType });
+  });
+  return app;
+}
