@@ -34,6 +34,17 @@ export function areaOf(url: string): 'api' | 'static' | 'page' {
   return 'page';
 }
 
+const NOT_FOUND_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>' +
+  '<body style="font-family:system-ui,sans-serif;text-align:center;padding:4rem 1rem;color:#34495e">' +
+  '<h1>Page not found</h1><p><a href="/">Back to the dashboard</a></p></body></html>';
+
+/** Paths no page matches: answered here, since Astro's own fallback renders without our locals. */
+function notFound(res: ServerResponse): void {
+  res.writeHead(404, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  res.end(NOT_FOUND_PAGE);
+}
+
 export function createHttpServer(opts: HttpServerOptions): Server {
   const { ctx } = opts;
   const apiListener = getRequestListener(opts.api.fetch);
@@ -53,11 +64,11 @@ export function createHttpServer(opts: HttpServerOptions): Server {
 
   const renderPage = (req: IncomingMessage, res: ServerResponse) => {
     if (!opts.pages) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found');
+      notFound(res);
       return;
     }
     compress(req as any, res as any, () => {
-      void opts.pages!(req, res, undefined, locals);
+      void opts.pages!(req, res, () => notFound(res), locals);
     });
   };
 

@@ -1,0 +1,101 @@
+// The built service (dist/main.mjs) as a child process for browser tests: its own data directory
+// (or a fresh PostgreSQL database when DATABASE_URL is set), a free port, accounts seeded through
+// the admin CLI before it starts. Run `npm run build` first (npm test does).
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const execFileAsync = promisify(execFile);
+export const TEST_SECRET = 'e2e-secret-e2e-secret-e2e-secret-012345';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  baseUrl: string;
+  port: number;
+  env: Record<string, string>;
+  /** Runs `dist/admin.mjs` with this server's settings; resolves with stdout. */
+  admin(...args: string[]): Promise<string>;
+  /** Starts the service (call after seeding with admin()). */
+  start(): Promise<void>;
+  /** Stops the service with SIGTERM and removes its data. */
+  stop(): Promise<void>;
+  output(): string;
+}
+
+export async function prepareServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  if (!existsSync(path.join(root, 'dist/main.mjs'))) throw new Error('dist/main.mjs is missing: run `npm run build` first');
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-e2e-'));
+  let database: TestDatabase | undefined;
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    TRANSACT_SECRET: TEST_SECRET,
+    TRANSACT_ADMIN_EMAIL: 'admin@example.com',
+    TRANSACT_ADMIN_PASSWORD: 'admin-password-123',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  if (process.env.DATABASE_URL) {
+    database = await createTestDatabase();
+    env.DATABASE_URL = database.env.DATABASE_URL!;
+  }
+  const childEnv = { ...process.env, ...env };
+  if (!process.env.DATABASE_URL) delete childEnv.DATABASE_URL;
+  let child: ChildProcess | undefined;
+  let log = '';
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    env,
+    async admin(...args) {
+      const { stdout } = await execFileAsync(process.execPath, [path.join(root, 'dist/admin.mjs'), ...args], { env: childEnv });
+      return stdout;
+    },
+    async start() {
+      child = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout!.on('data', (d) => (log += d));
+      child.stderr!.on('data', (d) => (log += d));
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        if (child.exitCode !== null) throw new Error(`server exited early:\n${log}`);
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+          if (res.ok) return;
+        } catch {
+          // not listening yet
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`server did not become ready:\n${log}`);
+    },
+    async stop() {
+      if (child && child.exitCode === null) {
+        const exited = new Promise((r) => child!.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+      await database?.close();
+    },
+    output: () => log,
+  };
+}
