@@ -1,0 +1,117 @@
+// `npm run bench:pages`: for each page route, the gzipped JS and CSS a browser downloads (found by
+// loading the page in Chromium, then measured as gzip -9 of each file) and the server render time
+// over 200 sequential requests (median, p95). Prints JSON. Budgets are reported, not enforced:
+// ≤ 100 KB JS gz on a console page, ≤ 2 KB on public pages, ≤ 30 KB CSS gz.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { builtStamp, sourceStamp } from './build-stamp.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const ROUTES = [
+  { route: '/login', kind: 'public' },
+  { route: '/', kind: 'console' },
+  { route: '/unauthorized', kind: 'console' },
+];
+const BUDGET = { console: { js: 100 * 1024, css: 30 * 1024 }, public: { js: 2 * 1024, css: 30 * 1024 } };
+
+if (builtStamp(root) !== sourceStamp(root)) {
+  const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (build.status !== 0) process.exit(1);
+}
+
+const port = await new Promise((resolve) => {
+  const srv = createServer().listen(0, '127.0.0.1', () => {
+    const p = srv.address().port;
+    srv.close(() => resolve(p));
+  });
+});
+const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-bench-'));
+const base = `http://127.0.0.1:${port}`;
+const env = {
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  PUBLIC_URL: base,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  TRANSACT_ADMIN_EMAIL: 'bench@example.com',
+  TRANSACT_ADMIN_PASSWORD: 'bench-password-123',
+};
+const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+
+try {
+  for (let i = 0; ; i++) {
+    if (i > 600) throw new Error('server did not start');
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) break;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const login = await fetch(`${base}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base },
+    body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password-123' }),
+  });
+  const cookie = /transact_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')?.[0];
+  if (!cookie) throw new Error(`sign-in failed: ${login.status}`);
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  const results = [];
+  for (const { route, kind } of ROUTES) {
+    const context = await browser.newContext();
+    if (kind === 'console') await context.addCookies([{ name: 'transact_session', value: cookie.split('=')[1], url: base }]);
+    const page = await context.newPage();
+    const assets = new Map();
+    page.on('response', (res) => {
+      const type = res.request().resourceType();
+      if (type === 'script' || type === 'stylesheet') assets.set(res.url(), type);
+    });
+    const nav = await page.goto(`${base}${route}`, { waitUntil: 'networkidle' });
+    let js = 0;
+    let css = 0;
+    for (const [url, type] of assets) {
+      const body = Buffer.from(await (await fetch(url, { headers: { 'Accept-Encoding': 'identity' } })).arrayBuffer());
+      const gz = gzipSync(body, { level: 9 }).length;
+      if (type === 'script') js += gz;
+      else css += gz;
+    }
+    await context.close();
+
+    const times = [];
+    const headers = kind === 'console' ? { Cookie: cookie, 'Accept-Encoding': 'gzip' } : { 'Accept-Encoding': 'gzip' };
+    for (let i = 0; i < REQUESTS; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${base}${route}`, { headers, redirect: 'manual' });
+      await res.arrayBuffer();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const budget = BUDGET[kind];
+    results.push({
+      route,
+      kind,
+      status: nav?.status(),
+      js_gz_bytes: js,
+      css_gz_bytes: css,
+      render_ms: { median: +times[Math.floor(times.length / 2)].toFixed(2), p95: +times[Math.floor(times.length * 0.95)].toFixed(2) },
+      budget: { js_gz_bytes: budget.js, css_gz_bytes: budget.css },
+      within_budget: js <= budget.js && css <= budget.css,
+    });
+  }
+  await browser.close();
+  console.log(JSON.stringify({ benchmark: 'pages', requests_per_route: REQUESTS, engine: 'pglite', pages: results }, null, 2));
+} finally {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+}
