@@ -32,6 +32,21 @@ export const SETTINGS = {
   loginMaxFailures: { env: 'LOGIN_MAX_FAILURES', kind: 'int', default: '5', description: 'Failed sign-ins allowed per email or per client address within LOGIN_WINDOW_SECONDS before 429.' },
   loginWindowSeconds: { env: 'LOGIN_WINDOW_SECONDS', kind: 'int', default: '900', description: 'Window over which failed sign-ins are counted.' },
   consoleBodyLimitBytes: { env: 'CONSOLE_BODY_LIMIT_BYTES', kind: 'int', default: '1048576', description: 'Largest request body accepted by console API calls.' },
+  sendBodyLimitBytes: { env: 'SEND_BODY_LIMIT_BYTES', kind: 'int', default: '41943040', description: 'Largest request body accepted by the send endpoints (/v1/mail, /v1/emails); attachments are base64, so about 4/3 of the 25 MB message limit plus headroom.' },
+  smtpPort: { env: 'SMTP_PORT', kind: 'int', default: '2525', description: 'Port of the SMTP submission server (smtp role).' },
+  smtpPublicHost: { env: 'SMTP_PUBLIC_HOST', kind: 'string', default: undefined, description: 'SMTP host name shown to customers. Default: the host of PUBLIC_URL.' },
+  smtpTlsKeyFile: { env: 'SMTP_TLS_KEY_FILE', kind: 'string', default: undefined, description: 'PEM private key for STARTTLS on the submission port; without it a self-signed certificate is generated at start.' },
+  smtpTlsCertFile: { env: 'SMTP_TLS_CERT_FILE', kind: 'string', default: undefined, description: 'PEM certificate (chain) for STARTTLS.' },
+  smtpAllowInsecureAuth: { env: 'SMTP_ALLOW_INSECURE_AUTH', kind: 'bool', default: undefined, description: 'Allow AUTH before STARTTLS. Default: true only when HOST is a loopback address.' },
+  smtpMaxMessageBytes: { env: 'SMTP_MAX_MESSAGE_BYTES', kind: 'int', default: '36700160', description: 'Largest message accepted over SMTP (announced in EHLO SIZE, checked at MAIL FROM and after DATA).' },
+  smtpRelayUrl: { env: 'SMTP_RELAY_URL', kind: 'string', default: undefined, secret: true, description: 'Deliver through this smarthost (smtp://user:pass@host:587) instead of directly to each recipient domain\'s MX.' },
+  dnsServers: { env: 'DNS_SERVERS', kind: 'list', default: '', description: 'DNS resolvers (ip or ip:port, comma-separated) for MX lookups and domain checks. Default: the system resolver.' },
+  mxPort: { env: 'MX_PORT', kind: 'int', default: '25', description: 'Port used when delivering directly to a recipient domain\'s MX hosts.' },
+  heloName: { env: 'SMTP_HELO_NAME', kind: 'string', default: undefined, description: 'Name this service announces in EHLO when delivering. Default: the host of PUBLIC_URL.' },
+  returnPathDomain: { env: 'RETURN_PATH_DOMAIN', kind: 'string', default: undefined, description: 'Domain of the VERP envelope sender (bounces+<token>@…). Default: the host of PUBLIC_URL.' },
+  deliveryConcurrency: { env: 'DELIVERY_CONCURRENCY', kind: 'int', default: '32', description: 'Messages one worker process delivers at the same time.' },
+  deliveryLeaseSeconds: { env: 'DELIVERY_LEASE_SECONDS', kind: 'int', default: '300', description: 'How long a claimed message stays with its worker; a crashed worker\'s messages are claimable again after this.' },
+  retryMaxHours: { env: 'RETRY_MAX_HOURS', kind: 'int', default: '48', description: 'Temporary failures are retried with backoff for this long, then the message fails (soft bounce).' },
   trustProxy: { env: 'TRUST_PROXY', kind: 'bool', default: 'false', description: 'Take the client address from X-Forwarded-For and TLS from X-Forwarded-Proto (behind a reverse proxy).' },
   logLevel: { env: 'LOG_LEVEL', kind: 'string', default: 'info', description: 'pino log level: fatal, error, warn, info, debug, trace, silent.' },
   shutdownGraceSeconds: { env: 'SHUTDOWN_GRACE_SECONDS', kind: 'int', default: '10', description: 'On SIGTERM, how long in-flight work may finish before the process exits.' },
@@ -48,7 +63,9 @@ type ValueOf<S extends Setting> = S['kind'] extends 'int'
         ? string
         : string | undefined;
 
-export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> } & {
+export type Config = { readonly [K in Exclude<keyof Settings, 'publicUrl'>]: ValueOf<Settings[K]> } & {
+  /** PUBLIC_URL, or http://localhost:PORT. */
+  readonly publicUrl: string;
   /** Absolute path of dataDir. */
   readonly dataPath: string;
 };

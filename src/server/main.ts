@@ -11,6 +11,9 @@ import { pruneAuthTables } from './auth/auth.service.ts';
 import { createApi } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
 import { createPageBridge } from './page-bridge.ts';
+import { DeliveryWorker } from './delivery/worker.ts';
+import { listenForQueued } from './delivery/listen.ts';
+import { pruneIdempotencyKeys } from './sending/idempotency.repository.ts';
 
 function rolesFromArgs(argv: string[]): string | undefined {
   const i = argv.indexOf('--roles');
@@ -85,9 +88,19 @@ async function main(): Promise<void> {
     );
   }
   if (config.roles.includes('worker')) {
-    const timer = setInterval(() => void pruneAuthTables(ctx).catch((err) => logger.warn({ err }, 'pruning failed')), 3_600_000);
+    const worker = new DeliveryWorker(ctx);
+    worker.start();
+    const unlisten = config.databaseUrl ? listenForQueued(config.databaseUrl, logger, () => worker.poke()) : async () => {};
+    const timer = setInterval(() => {
+      pruneAuthTables(ctx).catch((err) => logger.warn({ err }, 'pruning sessions failed'));
+      pruneIdempotencyKeys(ctx.db).catch((err) => logger.warn({ err }, 'pruning idempotency keys failed'));
+    }, 3_600_000);
     timer.unref();
-    stops.push(async () => clearInterval(timer));
+    stops.push(async () => {
+      clearInterval(timer);
+      await unlisten();
+      await worker.stop();
+    });
   }
   logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');
 

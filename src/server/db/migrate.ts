@@ -3,9 +3,11 @@
 import { type Migration, Migrator } from 'kysely/migration';
 import type { Database } from './database.ts';
 import * as m001 from './migrations/001-accounts.ts';
+import * as m002 from './migrations/002-sending.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
+  '002-sending': m002,
 };
 
 /** Applies every pending migration; throws with the failing migration's name. */

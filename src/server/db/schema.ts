@@ -23,6 +23,9 @@ export interface CustomersTable {
   is_reseller: Generated<boolean>;
   external_id: string | null;
   created_at: CreatedAt;
+  track_opens: Generated<boolean>;
+  track_links: Generated<boolean>;
+  disable_suppression: Generated<boolean>;
 }
 
 /** The permission flags of spec core §3/§6, stored as booleans and sent as 'yes'/'no'. */
@@ -82,6 +85,155 @@ export interface AuthChallengesTable {
   expires_at: Timestamp;
 }
 
+/** API keys and SMTP credentials share one shape. */
+export interface CredentialsTable {
+  id: Generated<number>;
+  customer_id: number;
+  username: string;
+  secret_sealed: string;
+  lookup_digest: string;
+  created_at: CreatedAt;
+  revoked_at: Timestamp | null;
+}
+
+export interface DnsCheck {
+  ok: boolean;
+  found: string | null;
+  expected: string;
+  detail?: string;
+}
+
+export interface DomainsTable {
+  id: Generated<number>;
+  customer_id: number;
+  domain: string;
+  sending_verified: Generated<boolean>;
+  verification_email: string | null;
+  verification_token_hash: string | null;
+  verification_expires_at: Timestamp | null;
+  dkim_selector: string;
+  dkim_private_key_sealed: string;
+  dkim_public_key: string;
+  dns_checked_at: Timestamp | null;
+  dns_results: ColumnType<Record<string, DnsCheck> | null, string | null, string | null>;
+  created_at: CreatedAt;
+}
+
+export interface TransactionGroupsTable {
+  id: Generated<number>;
+  uuid: string;
+  customer_id: number;
+  name: string;
+  created_at: CreatedAt;
+  last_send_at: Timestamp | null;
+}
+
+export interface Address {
+  email: string;
+  name?: string | null;
+}
+
+export interface StoredAttachment {
+  filename: string;
+  content_type: string;
+  /** base64 */
+  content: string;
+}
+
+type Json<T> = ColumnType<T, string, string>;
+
+export interface MessagesTable {
+  id: Generated<number>;
+  customer_id: number;
+  domain_id: number;
+  from_email: string;
+  from_name: string | null;
+  reply_to: Json<Address[] | null> | null;
+  to_header: Json<Address[]>;
+  cc_header: Json<Address[] | null> | null;
+  subject: string;
+  headers: Json<Record<string, string> | null> | null;
+  html: string | null;
+  text: string | null;
+  attachments: Json<StoredAttachment[] | null> | null;
+  raw: Buffer | null;
+  tags: Json<string[] | null> | null;
+  metadata: Json<Record<string, unknown> | null> | null;
+  created_at: CreatedAt;
+}
+
+export type TransStatus = 'queued' | 'sent' | 'failed' | 'no_quota';
+export type DeliveredStatus = 'pending' | 'delivered' | 'bounced' | 'failed';
+
+export interface TransactionsTable {
+  id: Generated<number>;
+  uuid: string;
+  customer_id: number;
+  message_id: number;
+  group_id: number;
+  to_email: string;
+  to_name: string | null;
+  status: ColumnType<TransStatus, TransStatus | undefined, TransStatus>;
+  delivered_status: ColumnType<DeliveredStatus, DeliveredStatus | undefined, DeliveredStatus>;
+  message_id_header: string;
+  queued_at: CreatedAt;
+  sent_at: Timestamp | null;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  locked_until: Timestamp | null;
+  last_reply: string | null;
+  bounce_type: string | null;
+  bounce_reason: string | null;
+  open_count: Generated<number>;
+  click_count: Generated<number>;
+  first_open_at: Timestamp | null;
+  first_click_at: Timestamp | null;
+}
+
+export type EventType = 'queued' | 'sent' | 'delivered' | 'deferred' | 'failed' | 'bounced' | 'open' | 'click' | 'unsubscribe' | 'resubscribe';
+
+export interface EventsTable {
+  id: Generated<number>;
+  customer_id: number;
+  transaction_id: number;
+  type: EventType;
+  at: CreatedAt;
+  data: Json<Record<string, unknown> | null> | null;
+}
+
+export const STAT_COLUMNS = ['sent', 'failed', 'delivered', 'bounced', 'bounces_hard', 'bounces_soft', 'opens', 'unique_opens', 'clicks', 'unique_clicks'] as const;
+export type StatColumn = (typeof STAT_COLUMNS)[number];
+
+export type DailyStatsTable = {
+  customer_id: number;
+  group_id: number;
+  day: ColumnType<string, string, never>;
+} & { [K in StatColumn]: Generated<number> };
+
+export interface QuotaUsageTable {
+  customer_id: number;
+  month: ColumnType<string, string, never>;
+  used: Generated<number>;
+}
+
+export type SuppressionOrigin = 'user' | 'bounce' | 'unsubscribe';
+
+export interface SuppressionsTable {
+  customer_id: number;
+  email: string;
+  origin: SuppressionOrigin;
+  created_at: CreatedAt;
+}
+
+export interface IdempotencyKeysTable {
+  customer_id: number;
+  key: string;
+  request_hash: string;
+  status: number;
+  response: Json<unknown>;
+  created_at: CreatedAt;
+}
+
 export interface Tables {
   enterprises: EnterprisesTable;
   customers: CustomersTable;
@@ -89,6 +241,17 @@ export interface Tables {
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
   auth_challenges: AuthChallengesTable;
+  api_keys: CredentialsTable;
+  smtp_credentials: CredentialsTable;
+  domains: DomainsTable;
+  transaction_groups: TransactionGroupsTable;
+  messages: MessagesTable;
+  transactions: TransactionsTable;
+  events: EventsTable;
+  daily_stats: DailyStatsTable;
+  quota_usage: QuotaUsageTable;
+  suppressions: SuppressionsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type Enterprise = Selectable<EnterprisesTable>;
@@ -97,3 +260,6 @@ export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type Session = Selectable<SessionsTable>;
+export type Domain = Selectable<DomainsTable>;
+export type Transaction = Selectable<TransactionsTable>;
+export type Message = Selectable<MessagesTable>;

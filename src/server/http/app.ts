@@ -5,8 +5,11 @@ import { compress } from 'hono/compress';
 import { authRoutes } from '../auth/auth.routes.ts';
 import type { AppContext } from '../context.ts';
 import { opsRoutes } from '../ops/ops.routes.ts';
+import { mailRoutes } from '../sending/mail.routes.ts';
 import { ApiError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
+
+const SEND_PATHS = /^\/v1\/(mail|emails)(\/batch)?$/;
 
 export function createApi(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -18,7 +21,11 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/', opsRoutes(ctx));
 
   app.use('/v1/*', compress({ threshold: 1024 }));
-  app.use('/v1/*', limitBody(ctx.config.consoleBodyLimitBytes));
+  // the send endpoints take attachments; every other call is a console call with a small body
+  const sendLimit = limitBody(ctx.config.sendBodyLimitBytes);
+  const consoleLimit = limitBody(ctx.config.consoleBodyLimitBytes);
+  app.use('/v1/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
+  app.route('/v1', mailRoutes(ctx) as unknown as Hono<ApiEnv>);
   app.use('/v1/*', sessionMiddleware(ctx));
   app.route('/v1', authRoutes(ctx));
 

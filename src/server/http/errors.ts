@@ -13,6 +13,7 @@ const STATUS = {
   conflict: 409,
   payload_too_large: 413,
   unprocessable: 422,
+  domain_not_verified: 422,
   too_many_requests: 429,
   internal: 500,
   unavailable: 503,

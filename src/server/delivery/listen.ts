@@ -1,0 +1,37 @@
+// On PostgreSQL, a dedicated connection LISTENs on transact_queue so idle workers in any process
+// wake as soon as mail is accepted anywhere. (PGlite is one process: the in-process signal does it.)
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+/** Calls `onNotify` for every notification; reconnects after errors. Returns a stop function. */
+export function listenForQueued(databaseUrl: string, logger: Logger, onNotify: () => void): () => Promise<void> {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async () => {
+    if (stopped) return;
+    const c = new pg.Client({ connectionString: databaseUrl });
+    c.on('notification', onNotify);
+    c.on('error', (err) => {
+      logger.warn({ err }, 'queue listener lost its connection; reconnecting');
+      client = null;
+      retry = setTimeout(() => void connect(), 1000);
+    });
+    try {
+      await c.connect();
+      await c.query('listen transact_queue');
+      client = c;
+      onNotify(); // catch up on anything queued while not listening
+    } catch (err) {
+      logger.warn({ err }, 'queue listener could not connect; retrying');
+      await c.end().catch(() => {});
+      retry = setTimeout(() => void connect(), 1000);
+    }
+  };
+  void connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
+}

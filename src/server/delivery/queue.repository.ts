@@ -1,0 +1,101 @@
+// The queue is the transactions table (DESIGN.md): a worker claims due rows with FOR UPDATE SKIP
+// LOCKED and pushes their next_attempt_at past a lease, so a crashed worker's rows come due again
+// by themselves. Outcomes are written back in batches, guarded by the attempt number so a worker
+// whose lease expired cannot overwrite a newer attempt.
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+
+export interface ClaimedTransaction {
+  id: number;
+  uuid: string;
+  customer_id: number;
+  message_id: number;
+  group_id: number;
+  to_email: string;
+  to_name: string | null;
+  message_id_header: string;
+  attempts: number;
+  queued_at: Date;
+}
+
+/** Claims up to `limit` due transactions for `leaseSeconds`. */
+export async function claimDue(db: Database, limit: number, leaseSeconds: number): Promise<ClaimedTransaction[]> {
+  const result = await sql<ClaimedTransaction>`
+    update transactions
+       set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}),
+           locked_until = now() + make_interval(secs => ${leaseSeconds}),
+           attempts = attempts + 1
+     where id in (
+       select id from transactions
+        where status = 'queued' and next_attempt_at <= now()
+        order by next_attempt_at
+        limit ${limit}
+        for update skip locked)
+    returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts, queued_at`.execute(db);
+  return result.rows.map((r) => ({ ...r, queued_at: new Date(r.queued_at) }));
+}
+
+/** The messages and sending domains of claimed transactions. */
+export async function loadMessages(db: Database, messageIds: number[]) {
+  if (messageIds.length === 0) return [];
+  return db
+    .selectFrom('messages')
+    .innerJoin('domains', 'domains.id', 'messages.domain_id')
+    .select([
+      'messages.id',
+      'messages.customer_id',
+      'messages.from_email',
+      'messages.from_name',
+      'messages.reply_to',
+      'messages.to_header',
+      'messages.cc_header',
+      'messages.subject',
+      'messages.headers',
+      'messages.html',
+      'messages.text',
+      'messages.attachments',
+      'messages.raw',
+      'domains.id as domain_id',
+      'domains.domain',
+      'domains.dkim_selector',
+      'domains.dkim_private_key_sealed',
+    ])
+    .where('messages.id', 'in', [...new Set(messageIds)])
+    .execute();
+}
+export type LoadedMessage = Awaited<ReturnType<typeof loadMessages>>[number];
+
+export interface OutcomeUpdate {
+  id: number;
+  attempts: number;
+  status: 'queued' | 'sent' | 'failed';
+  delivered_status: 'pending' | 'delivered' | 'bounced' | 'failed';
+  sent_at: Date | null;
+  next_attempt_at: Date | null;
+  last_reply: string;
+  bounce_type: 'hard' | 'soft' | null;
+  bounce_reason: string | null;
+}
+
+/** Writes outcomes in one statement; returns the ids that were still this attempt's to write. */
+export async function applyOutcomes(db: Database, updates: OutcomeUpdate[]): Promise<Set<number>> {
+  if (updates.length === 0) return new Set();
+  const rows = updates.map(
+    (u) =>
+      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.delivered_status}::text, ${u.sent_at}::timestamptz, ${u.next_attempt_at}::timestamptz, ${u.last_reply}::text, ${u.bounce_type}::text, ${u.bounce_reason}::text)`,
+  );
+  const result = await sql<{ id: number }>`
+    update transactions as t
+       set status = v.status,
+           delivered_status = v.delivered_status,
+           sent_at = coalesce(v.sent_at, t.sent_at),
+           next_attempt_at = v.next_attempt_at,
+           locked_until = null,
+           last_reply = v.last_reply,
+           bounce_type = coalesce(v.bounce_type, t.bounce_type),
+           bounce_reason = coalesce(v.bounce_reason, t.bounce_reason)
+      from (values ${sql.join(rows)}) as v(id, attempts, status, delivered_status, sent_at, next_attempt_at, last_reply, bounce_type, bounce_reason)
+     where t.id = v.id and t.attempts = v.attempts and t.status = 'queued'
+    returning t.id`.execute(db);
+  return new Set(result.rows.map((r) => Number(r.id)));
+}

@@ -1,0 +1,249 @@
+// The delivery worker, read top to bottom as Postal's outgoing processor is (STYLE §3): claim due
+// transactions → compose (DKIM-signed, VERP envelope, Message-ID fixed at acceptance) → send →
+// classify the reply → record the outcome (status, event, daily_stats, suppression on a hard
+// bounce) in batches. Delivery is at least once; two workers never hold the same row at once.
+import type { AppContext } from '../context.ts';
+import type { Address, StoredAttachment } from '../db/schema.ts';
+import { secretsOf } from '../credentials/credentials.service.ts';
+import { returnPathDomainOf } from '../domains/domains.service.ts';
+import { insertEvents, type NewEvent } from '../events/events.repository.ts';
+import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
+import { domainOf } from '../sending/addresses.ts';
+import { onQueued } from './queue-signal.ts';
+import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, loadMessages, type OutcomeUpdate } from './queue.repository.ts';
+import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
+import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';
+import { verpAddress } from './verp.ts';
+
+/** What one delivery attempt came to (a small typed result, not exceptions; STYLE §3). */
+export type SendResult =
+  | { kind: 'delivered'; reply: string }
+  | { kind: 'permanent'; reply: string }
+  | { kind: 'temporary'; reply: string; retryAfterSeconds?: number };
+
+interface Outcome {
+  tx: ClaimedTransaction;
+  result: SendResult;
+  at: Date;
+}
+
+const POLL_MS = 1000;
+const FLUSH_MS = 25;
+const FLUSH_SIZE = 200;
+
+const addressList = (list: Address[] | null | undefined) => (list ?? []).map((a) => (a.name ? { name: a.name, address: a.email } : a.email));
+
+export class DeliveryWorker {
+  readonly #ctx: AppContext;
+  readonly #transports: TransportPool;
+  #running = false;
+  #inFlight = 0;
+  #wake: (() => void) | null = null;
+  #outcomes: Outcome[] = [];
+  #flushTimer: NodeJS.Timeout | null = null;
+  #flushing: Promise<void> = Promise.resolve();
+  #loop: Promise<void> = Promise.resolve();
+  #unsubscribe: () => void = () => {};
+  #keys = new Map<number, string>();
+
+  constructor(ctx: AppContext, transports?: TransportPool) {
+    this.#ctx = ctx;
+    this.#transports = transports ?? createTransportPool(ctx.config);
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#unsubscribe = onQueued(this.#ctx, () => this.#wake?.());
+    this.#loop = this.#run();
+  }
+
+  /** Stops claiming, lets in-flight deliveries finish and records their outcomes. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#unsubscribe();
+    this.#wake?.();
+    await this.#loop;
+    while (this.#inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+    await this.#flush();
+    this.#transports.close();
+  }
+
+  /** Wakes the loop (from LISTEN/NOTIFY or tests). */
+  poke(): void {
+    this.#wake?.();
+  }
+
+  async #run(): Promise<void> {
+    const { config, logger } = this.#ctx;
+    while (this.#running) {
+      const free = config.deliveryConcurrency - this.#inFlight;
+      let claimed: ClaimedTransaction[] = [];
+      if (free > 0) {
+        try {
+          claimed = await claimDue(this.#ctx.db, free, config.deliveryLeaseSeconds);
+        } catch (err) {
+          logger.error({ err }, 'claiming due messages failed');
+        }
+      }
+      if (claimed.length > 0) {
+        let messages: Map<number, LoadedMessage>;
+        try {
+          messages = new Map((await loadMessages(this.#ctx.db, claimed.map((c) => c.message_id))).map((m) => [m.id, m]));
+        } catch (err) {
+          logger.error({ err }, 'loading messages failed'); // the lease brings them back
+          continue;
+        }
+        for (const tx of claimed) {
+          this.#inFlight++;
+          void this.#deliver(tx, messages.get(tx.message_id)!).finally(() => {
+            this.#inFlight--;
+            this.#wake?.();
+          });
+        }
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, POLL_MS);
+        this.#wake = () => {
+          clearTimeout(timer);
+          this.#wake = null;
+          resolve();
+        };
+      });
+    }
+  }
+
+  #privateKey(message: LoadedMessage): string {
+    let key = this.#keys.get(message.domain_id);
+    if (!key) {
+      key = secretsOf(this.#ctx).decrypt(message.dkim_private_key_sealed);
+      this.#keys.set(message.domain_id, key);
+    }
+    return key;
+  }
+
+  async #deliver(tx: ClaimedTransaction, message: LoadedMessage): Promise<void> {
+    const result = await this.#send(tx, message);
+    this.#outcomes.push({ tx, result, at: new Date() });
+    if (this.#outcomes.length >= FLUSH_SIZE) void this.#flush();
+    else this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_MS);
+  }
+
+  async #send(tx: ClaimedTransaction, message: LoadedMessage): Promise<SendResult> {
+    const { config } = this.#ctx;
+    const envelope = { from: verpAddress(config.secret!, tx.uuid, returnPathDomainOf(this.#ctx)), to: [tx.to_email] };
+    const dkim = { domainName: message.domain, keySelector: message.dkim_selector, privateKey: this.#privateKey(message) };
+    const mail = message.raw
+      ? { envelope, raw: message.raw, dkim }
+      : {
+          envelope,
+          dkim,
+          messageId: tx.message_id_header,
+          from: message.from_name ? { name: message.from_name, address: message.from_email } : message.from_email,
+          to: addressList(message.to_header as Address[]),
+          cc: addressList(message.cc_header as Address[] | null),
+          replyTo: addressList(message.reply_to as Address[] | null),
+          subject: message.subject,
+          html: message.html ?? undefined,
+          text: message.text ?? undefined,
+          headers: (message.headers as Record<string, string> | null) ?? undefined,
+          attachments: ((message.attachments as StoredAttachment[] | null) ?? []).map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64', contentType: a.content_type })),
+          disableFileAccess: true,
+          disableUrlAccess: true,
+        };
+    try {
+      const route = await this.#transports.routeFor(domainOf(tx.to_email));
+      const info = await route.transport.sendMail(mail);
+      return { kind: 'delivered', reply: String(info.response ?? '250 OK') };
+    } catch (err) {
+      if (err instanceof NoRouteError) {
+        return classifyNetworkError(err.code) === 'permanent' ? { kind: 'permanent', reply: err.message } : { kind: 'temporary', reply: err.message };
+      }
+      const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
+      const reply = e.response ?? `${e.code ?? 'ERROR'}: ${e.message ?? 'delivery failed'}`;
+      if (e.responseCode === undefined) {
+        return classifyNetworkError(e.code) === 'permanent' ? { kind: 'permanent', reply } : { kind: 'temporary', reply };
+      }
+      const c = classifyReply(e.responseCode, reply);
+      if (c.kind === 'delivered') return { kind: 'delivered', reply };
+      return c.kind === 'permanent' ? { kind: 'permanent', reply } : { kind: 'temporary', reply, retryAfterSeconds: c.retryAfterSeconds };
+    }
+  }
+
+  /** Records buffered outcomes in one database transaction; flushes run one after another. */
+  #flush(): Promise<void> {
+    if (this.#flushTimer) {
+      clearTimeout(this.#flushTimer);
+      this.#flushTimer = null;
+    }
+    const batch = this.#outcomes.splice(0);
+    if (batch.length === 0) return this.#flushing;
+    this.#flushing = this.#flushing.then(() =>
+      recordOutcomes(this.#ctx, batch).catch((err) => {
+        // the leases bring these messages back; at-least-once delivery
+        this.#ctx.logger.error({ err, count: batch.length }, 'recording delivery outcomes failed');
+      }),
+    );
+    return this.#flushing;
+  }
+}
+
+/** Turns outcomes into row updates, events, stats and suppressions, written in one transaction. */
+export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Promise<void> {
+  const updates: OutcomeUpdate[] = [];
+  for (const { tx, result, at } of outcomes) {
+    if (result.kind === 'delivered') {
+      updates.push({ id: tx.id, attempts: tx.attempts, status: 'sent', delivered_status: 'delivered', sent_at: at, next_attempt_at: null, last_reply: result.reply, bounce_type: null, bounce_reason: null });
+    } else if (result.kind === 'permanent') {
+      updates.push({ id: tx.id, attempts: tx.attempts, status: 'failed', delivered_status: 'bounced', sent_at: null, next_attempt_at: null, last_reply: result.reply, bounce_type: 'hard', bounce_reason: result.reply });
+    } else {
+      const next = nextAttemptAt({ attempts: tx.attempts, queuedAt: tx.queued_at, now: at, maxHours: ctx.config.retryMaxHours, retryAfterSeconds: result.retryAfterSeconds });
+      updates.push(
+        next
+          ? { id: tx.id, attempts: tx.attempts, status: 'queued', delivered_status: 'pending', sent_at: null, next_attempt_at: next, last_reply: result.reply, bounce_type: null, bounce_reason: null }
+          : { id: tx.id, attempts: tx.attempts, status: 'failed', delivered_status: 'failed', sent_at: null, next_attempt_at: null, last_reply: result.reply, bounce_type: 'soft', bounce_reason: result.reply },
+      );
+    }
+  }
+
+  await ctx.db.transaction().execute(async (trx) => {
+    const applied = await applyOutcomes(trx, updates);
+    const events: NewEvent[] = [];
+    const stats: StatDelta[] = [];
+    const hardBounced: { customer_id: number; email: string }[] = [];
+    outcomes.forEach(({ tx, result, at }, i) => {
+      if (!applied.has(tx.id)) return;
+      const u = updates[i];
+      const base = { customer_id: tx.customer_id, transaction_id: tx.id, at };
+      const day = statDay(at);
+      const data = { reply: result.reply, attempt: tx.attempts };
+      if (u.status === 'sent') {
+        events.push({ ...base, type: 'sent', data }, { ...base, type: 'delivered', data });
+        stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { sent: 1, delivered: 1 } });
+      } else if (u.status === 'queued') {
+        events.push({ ...base, type: 'deferred', data: { ...data, next_attempt_at: u.next_attempt_at } });
+      } else if (u.bounce_type === 'hard') {
+        events.push({ ...base, type: 'bounced', data: { ...data, bounce_type: 'hard' } });
+        stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { failed: 1, bounced: 1, bounces_hard: 1 } });
+        hardBounced.push({ customer_id: tx.customer_id, email: tx.to_email });
+      } else {
+        events.push({ ...base, type: 'failed', data: { ...data, bounce_type: 'soft' } });
+        stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { failed: 1, bounces_soft: 1 } });
+      }
+    });
+    await insertEvents(trx, events);
+    await bumpDailyStats(trx, stats);
+    if (hardBounced.length > 0) {
+      const customers = await trx
+        .selectFrom('customers')
+        .select('id')
+        .where('id', 'in', [...new Set(hardBounced.map((h) => h.customer_id))])
+        .where('disable_suppression', '=', false)
+        .execute();
+      const suppressing = new Set(customers.map((c) => c.id));
+      const rows = hardBounced.filter((h) => suppressing.has(h.customer_id)).map((h) => ({ customer_id: h.customer_id, email: h.email, origin: 'bounce' as const }));
+      if (rows.length) await trx.insertInto('suppressions').values(rows).onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing()).execute();
+    }
+  });
+}

@@ -1,0 +1,24 @@
+// The append-only event log: the timeline of every transaction and the source of webhooks.
+import type { Database } from '../db/database.ts';
+import type { EventType } from '../db/schema.ts';
+
+export interface NewEvent {
+  customer_id: number;
+  transaction_id: number;
+  type: EventType;
+  at?: Date;
+  data?: Record<string, unknown> | null;
+}
+
+/** Appends events in one statement. */
+export async function insertEvents(db: Database, events: NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('events')
+    .values(events.map((e) => ({ customer_id: e.customer_id, transaction_id: e.transaction_id, type: e.type, at: e.at ?? new Date(), data: e.data ? JSON.stringify(e.data) : null })))
+    .execute();
+}
+
+export async function listTransactionEvents(db: Database, transactionId: number) {
+  return db.selectFrom('events').select(['type', 'at', 'data']).where('transaction_id', '=', transactionId).orderBy('id').execute();
+}

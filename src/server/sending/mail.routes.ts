@@ -1,0 +1,153 @@
+// Mail in over HTTP: POST /v1/mail and /v1/mail/batch (our shape), POST /v1/emails and
+// /v1/emails/batch (Resend's shape, so the official SDK works with RESEND_BASE_URL=<us>/v1).
+// Authenticated by API key (Bearer, or Basic username:apiKey). Answers only after the COMMIT.
+import { createHash } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { customerForApiKey } from '../credentials/credentials.service.ts';
+import { ApiError } from '../http/errors.ts';
+import type { ApiEnv } from '../http/middleware.ts';
+import { check } from '../http/validate.ts';
+import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare } from './sending.service.ts';
+import { MAX_BATCH, SubmissionError, type Submission, fromMailRequest, fromResendRequest, mailRequest, resendRequest } from './mail.schema.ts';
+import { findIdempotencyKey } from './idempotency.repository.ts';
+
+type SendEnv = ApiEnv & { Variables: { customerId: number } };
+
+/** Authorization: Bearer <apiKey> or Basic base64(username:apiKey). */
+function apiKeyAuth(ctx: AppContext): MiddlewareHandler<SendEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    let customerId: number | null = null;
+    const bearer = /^Bearer\s+(\S+)$/i.exec(header);
+    const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
+    if (bearer) customerId = await customerForApiKey(ctx, bearer[1]);
+    else if (basic) {
+      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon > 0) customerId = await customerForApiKey(ctx, decoded.slice(colon + 1), decoded.slice(0, colon));
+    }
+    if (customerId === null) {
+      c.header('WWW-Authenticate', 'Bearer realm="transact"');
+      throw new ApiError('unauthorized', header ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer <apiKey>)');
+    }
+    c.set('customerId', customerId);
+    await next();
+  };
+}
+
+async function readJson(c: Context): Promise<{ text: string; value: unknown }> {
+  const text = await c.req.text();
+  try {
+    return { text, value: JSON.parse(text) };
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid JSON');
+  }
+}
+
+function submissionOrThrow<T>(make: () => T, prefix = ''): T {
+  try {
+    return make();
+  } catch (err) {
+    if (err instanceof SubmissionError) {
+      const path = prefix + err.path;
+      throw new ApiError('validation_failed', `Invalid request: ${path}: ${err.message}`, { details: [{ path, message: err.message }] });
+    }
+    throw err;
+  }
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
+
+/**
+ * Reads the Idempotency-Key: a key seen in the last 24 h with the same request answers its first
+ * response again (nothing new queued); with another request it is a 409.
+ */
+async function idempotencyOf(ctx: AppContext, c: Context<SendEnv>, bodyText: string): Promise<Idempotency | Response | undefined> {
+  const key = c.req.header('idempotency-key');
+  if (key === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) throw new ApiError('validation_failed', 'Idempotency-Key must be 1 to 256 printable characters');
+  const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${bodyText}`).digest('hex');
+  const existing = await findIdempotencyKey(ctx.db, c.get('customerId'), key);
+  if (existing) {
+    if (existing.request_hash !== requestHash) throw new ApiError('conflict', 'This Idempotency-Key was already used with a different request');
+    return c.json(existing.response as object, existing.status as 200);
+  }
+  return { key, requestHash };
+}
+
+export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
+  const app = new Hono<SendEnv>();
+  const auth = apiKeyAuth(ctx);
+
+  /** Validates, prepares and accepts; `render` shapes the answer from the accepted recipients. */
+  async function send(
+    c: Context<SendEnv>,
+    bodyText: string,
+    submissions: Submission[],
+    render: (accepted: AcceptedRecipient[][]) => { status: 200 | 202; body: object },
+  ): Promise<Response> {
+    const idempotency = await idempotencyOf(ctx, c, bodyText);
+    if (idempotency instanceof Response) return idempotency;
+    const customerId = c.get('customerId');
+    const prepared = await Promise.all(submissions.map((s) => prepare(ctx, customerId, s)));
+    try {
+      const accepted = await accept(ctx, customerId, prepared, idempotency && { ...idempotency, render });
+      const { status, body } = render(accepted);
+      return c.json(body, status);
+    } catch (err) {
+      if (err instanceof IdempotencyReplay) return c.json(err.response as object, err.status as 200);
+      throw err;
+    }
+  }
+
+  const ourAnswer = (accepted: AcceptedRecipient[][]) => ({ status: 202 as const, body: { data: accepted[0].map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status })) } });
+
+  app.post('/mail', auth, async (c) => {
+    const { text, value } = await readJson(c);
+    const body = check(mailRequest, value);
+    return send(c, text, [submissionOrThrow(() => fromMailRequest(body))], ourAnswer);
+  });
+
+  app.post('/mail/batch', auth, async (c) => {
+    const { text, value } = await readJson(c);
+    const list = check(z.union([z.array(z.unknown()), z.object({ messages: z.array(z.unknown()) }).transform((o) => o.messages)]), value);
+    if (list.length === 0 || list.length > MAX_BATCH) throw new ApiError('validation_failed', `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`);
+    const submissions = list.map((item, i) => {
+      const parsed = mailRequest.safeParse(item);
+      if (!parsed.success) {
+        const details = parsed.error.issues.map((issue) => ({ path: [i, ...issue.path].join('.'), message: issue.message }));
+        throw new ApiError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+      }
+      return submissionOrThrow(() => fromMailRequest(parsed.data), `${i}.`);
+    });
+    return send(c, text, submissions, (accepted) => ({
+      status: 202,
+      body: { data: accepted.map((recipients) => recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status }))) },
+    }));
+  });
+
+  app.post('/emails', auth, async (c) => {
+    const { text, value } = await readJson(c);
+    const body = check(resendRequest, value);
+    return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({ status: 200, body: { id: accepted[0][0].trans_uuid } }));
+  });
+
+  app.post('/emails/batch', auth, async (c) => {
+    const { text, value } = await readJson(c);
+    const list = check(z.array(z.unknown()).min(1).max(100), value);
+    const submissions = list.map((item, i) => {
+      const parsed = resendRequest.safeParse(item);
+      if (!parsed.success) {
+        const details = parsed.error.issues.map((issue) => ({ path: [i, ...issue.path].join('.'), message: issue.message }));
+        throw new ApiError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+      }
+      return submissionOrThrow(() => fromResendRequest(parsed.data), `${i}.`);
+    });
+    return send(c, text, submissions, (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }));
+  });
+
+  return app;
+}

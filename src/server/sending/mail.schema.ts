@@ -1,0 +1,186 @@
+// The send request shapes (DESIGN.md "Send"; Resend's API for /v1/emails), checked with zod and
+// normalised into one Submission. Unknown fields are reported; header names and values with CR or
+// LF are refused; attachments are base64 content only (no paths, no URLs).
+import { z } from 'zod';
+import type { Address, StoredAttachment } from '../db/schema.ts';
+import { AddressError, parseAddress } from './addresses.ts';
+
+export const MAX_RECIPIENTS = 50;
+export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
+export const MAX_BATCH = 500;
+export const DEFAULT_GROUP = 'Default';
+
+export interface Submission {
+  from: Address;
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  replyTo: Address[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[];
+  group: string;
+  tags: string[];
+  metadata: Record<string, unknown> | null;
+}
+
+const NO_LINE_BREAKS = /^[^\r\n]*$/;
+const HEADER_NAME = /^[!-9;-~]+$/; // printable ASCII without ':' (RFC 5322 §2.2)
+/** Headers we set ourselves; a client may not override them. */
+const RESERVED_HEADERS = new Set([
+  'from', 'to', 'cc', 'bcc', 'subject', 'reply-to', 'sender', 'message-id', 'date', 'return-path', 'dkim-signature',
+  'mime-version', 'content-type', 'content-transfer-encoding', 'list-unsubscribe', 'list-unsubscribe-post', 'received',
+]);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+const addressInput = z.union([z.string().max(400), z.strictObject({ email: z.string().max(320), name: z.string().max(200).nullish() })]);
+const addressList = z.union([addressInput, z.array(addressInput).max(MAX_RECIPIENTS + 1)]);
+
+const headerMap = z
+  .record(z.string(), z.string().max(2000))
+  .superRefine((headers, ctx) => {
+    for (const [name, value] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', message: `header name '${name}' is not a valid header name`, path: [name] });
+      else if (RESERVED_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: 'custom', message: `header '${name}' is set by the service and cannot be given`, path: [name] });
+      if (!NO_LINE_BREAKS.test(value)) ctx.addIssue({ code: 'custom', message: `header '${name}' contains a line break`, path: [name] });
+    }
+  });
+
+const filename = z.string().min(1).max(255).regex(/^[^\r\n\u0000/\\]+$/, 'must be a plain file name (no path, no line breaks)');
+
+const attachmentSchema = z.strictObject({
+  filename,
+  content: z.string().transform((s) => s.replace(/\s+/g, '')).refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
+  content_type: z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like application/pdf').optional(),
+});
+
+const subject = z.string().max(998).regex(NO_LINE_BREAKS, 'must not contain a line break');
+const groupName = z.string().trim().min(1).max(100).regex(NO_LINE_BREAKS, 'must not contain a line break');
+
+export const mailRequest = z.strictObject({
+  from: addressInput,
+  to: addressList,
+  cc: addressList.optional(),
+  bcc: addressList.optional(),
+  reply_to: addressList.optional(),
+  subject,
+  html: z.string().optional(),
+  text: z.string().optional(),
+  template_id: z.never({ error: 'templates are not available yet; send html or text' }).optional(),
+  variables: z.never({ error: 'templates are not available yet' }).optional(),
+  headers: headerMap.optional(),
+  attachments: z.array(attachmentSchema).max(100).optional(),
+  group: groupName.optional(),
+  tags: z.array(z.string().max(100).regex(NO_LINE_BREAKS)).max(20).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type MailRequest = z.infer<typeof mailRequest>;
+
+/** Resend's POST /emails body (https://resend.com/docs/api-reference/emails/send-email). */
+export const resendRequest = z.strictObject({
+  from: z.string().max(400),
+  to: z.union([z.string(), z.array(z.string()).max(MAX_RECIPIENTS + 1)]),
+  subject,
+  bcc: z.union([z.string(), z.array(z.string())]).optional(),
+  cc: z.union([z.string(), z.array(z.string())]).optional(),
+  reply_to: z.union([z.string(), z.array(z.string())]).optional(),
+  html: z.string().optional(),
+  text: z.string().optional(),
+  react: z.never({ error: 'react content is rendered by the SDK; send html' }).optional(),
+  headers: headerMap.optional(),
+  attachments: z
+    .array(
+      z.strictObject({
+        filename,
+        content: z.union([z.string(), z.array(z.number().int().min(0).max(255))]).transform((c) => (typeof c === 'string' ? c.replace(/\s+/g, '') : Buffer.from(c).toString('base64'))).refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
+        content_type: z.string().max(255).optional(),
+        path: z.never({ error: 'attachments by path or URL are not accepted; send base64 content' }).optional(),
+        content_id: z.string().max(255).optional(),
+      }),
+    )
+    .max(100)
+    .optional(),
+  tags: z.array(z.strictObject({ name: z.string().max(256), value: z.string().max(256) })).max(20).optional(),
+  scheduled_at: z.never({ error: 'scheduled sending is not supported' }).optional(),
+  template: z.never({ error: 'templates are not available yet; send html or text' }).optional(),
+  topic_id: z.string().optional(),
+});
+export type ResendRequest = z.infer<typeof resendRequest>;
+
+export class SubmissionError extends Error {
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+  }
+}
+
+function addresses(value: unknown, path: string): Address[] {
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((item, i) => {
+    try {
+      return parseAddress(item as string);
+    } catch (err) {
+      if (err instanceof AddressError) throw new SubmissionError(err.message, Array.isArray(value) ? `${path}.${i}` : path);
+      throw err;
+    }
+  });
+}
+
+function finish(s: Omit<Submission, 'attachments'> & { attachments: { filename: string; content: string; content_type?: string }[] }): Submission {
+  if (s.to.length === 0) throw new SubmissionError('at least one recipient is required', 'to');
+  const count = s.to.length + s.cc.length + s.bcc.length;
+  if (count > MAX_RECIPIENTS) throw new SubmissionError(`a message may have at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together); this one has ${count}`, 'to');
+  if (!s.html && !s.text) throw new SubmissionError('html or text is required', 'html');
+  let size = Buffer.byteLength(s.html ?? '') + Buffer.byteLength(s.text ?? '');
+  const attachments = s.attachments.map((a) => {
+    size += Math.floor((a.content.length * 3) / 4);
+    return { filename: a.filename, content: a.content, content_type: a.content_type ?? 'application/octet-stream' };
+  });
+  if (size > MAX_MESSAGE_BYTES) throw new SubmissionError(`the message is larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`, 'attachments');
+  return { ...s, attachments };
+}
+
+/** A checked /v1/mail body as a Submission (throws SubmissionError for address or size problems). */
+export function fromMailRequest(body: MailRequest): Submission {
+  const from = addresses(body.from, 'from');
+  return finish({
+    from: from[0],
+    to: addresses(body.to, 'to'),
+    cc: addresses(body.cc, 'cc'),
+    bcc: addresses(body.bcc, 'bcc'),
+    replyTo: addresses(body.reply_to, 'reply_to'),
+    subject: body.subject,
+    html: body.html ?? null,
+    text: body.text ?? null,
+    headers: body.headers ?? {},
+    attachments: body.attachments ?? [],
+    group: body.group ?? DEFAULT_GROUP,
+    tags: body.tags ?? [],
+    metadata: body.metadata ?? null,
+  });
+}
+
+/** A checked Resend body as a Submission; a tag named "group" names the transaction group. */
+export function fromResendRequest(body: ResendRequest): Submission {
+  const group = body.tags?.find((t) => t.name === 'group')?.value;
+  return finish({
+    from: addresses(body.from, 'from')[0],
+    to: addresses(body.to, 'to'),
+    cc: addresses(body.cc, 'cc'),
+    bcc: addresses(body.bcc, 'bcc'),
+    replyTo: addresses(body.reply_to, 'reply_to'),
+    subject: body.subject,
+    html: body.html ?? null,
+    text: body.text ?? null,
+    headers: body.headers ?? {},
+    attachments: body.attachments ?? [],
+    group: group?.trim() || DEFAULT_GROUP,
+    tags: (body.tags ?? []).map((t) => `${t.name}:${t.value}`),
+    metadata: null,
+  });
+}

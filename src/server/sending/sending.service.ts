@@ -1,0 +1,306 @@
+// Accepting mail (API and SMTP): each recipient becomes a transaction in its group, checked
+// against quota and the suppression list, stored with its message and a `queued` event. Accepted
+// means durable: callers answer 2xx / 250 only after the COMMIT that stores it (DESIGN.md).
+// Concurrent submissions share one database transaction (group commit), which is what lets one
+// process accept thousands of messages a second on a single embedded database.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { Database } from '../db/database.ts';
+import type { Address, TransStatus } from '../db/schema.ts';
+import { insertEvents, type NewEvent } from '../events/events.repository.ts';
+import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
+import { requireSendingDomain, type SendingDomain } from '../domains/domains.service.ts';
+import { ApiError } from '../http/errors.ts';
+import { domainOf } from './addresses.ts';
+import type { Submission } from './mail.schema.ts';
+import { notifyQueued } from '../delivery/queue-signal.ts';
+import { findIdempotencyKey, insertIdempotencyKeys } from './idempotency.repository.ts';
+
+export interface AcceptedRecipient {
+  trans_uuid: string;
+  to: string;
+  status: TransStatus;
+}
+
+export interface PreparedMessage {
+  submission: Submission;
+  domain: SendingDomain;
+  /** The raw message as received over SMTP (sent as is, DKIM-signed). */
+  raw?: Buffer;
+  /** Envelope recipients (SMTP); for the API these are to + cc + bcc. */
+  recipients: Address[];
+}
+
+/** Checks what needs no write (the sending domain) and prepares a submission for acceptance. */
+export async function prepare(ctx: AppContext, customerId: number, submission: Submission, extra: { raw?: Buffer; recipients?: Address[] } = {}): Promise<PreparedMessage> {
+  const domain = await requireSendingDomain(ctx, customerId, domainOf(submission.from.email));
+  return {
+    submission,
+    domain,
+    raw: extra.raw,
+    recipients: extra.recipients ?? [...submission.to, ...submission.cc, ...submission.bcc],
+  };
+}
+
+/** An Idempotency-Key to store with the acceptance, and how to render the answer to store. */
+export interface Idempotency {
+  key: string;
+  requestHash: string;
+  render?: (accepted: AcceptedRecipient[][]) => { status: number; body: unknown };
+}
+
+/** A concurrent request with the same Idempotency-Key committed first: answer what it answered. */
+export class IdempotencyReplay extends Error {
+  constructor(
+    readonly status: number,
+    readonly response: unknown,
+  ) {
+    super('idempotent replay');
+  }
+}
+
+interface Job {
+  customerId: number;
+  messages: PreparedMessage[];
+  idempotency?: Idempotency;
+  resolve(result: AcceptedRecipient[][]): void;
+  reject(err: unknown): void;
+}
+
+const MAX_JOBS_PER_COMMIT = 256;
+
+/**
+ * Group commit: jobs that arrive while a commit is running are written together by the next one.
+ * An idle service commits at once (no added latency); a busy one amortises each COMMIT (and its
+ * fsync) over many requests.
+ */
+class AcceptQueue {
+  #pending: Job[] = [];
+  #running = false;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  push(job: Job): void {
+    this.#pending.push(job);
+    if (!this.#running) {
+      this.#running = true;
+      setImmediate(() => void this.#drain());
+    }
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const jobs = this.#pending.splice(0, MAX_JOBS_PER_COMMIT);
+      try {
+        const results = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, jobs));
+        jobs.forEach((job, i) => job.resolve(results[i]));
+      } catch (err) {
+        if (jobs.length === 1) {
+          jobs[0].reject(await this.#explain(jobs[0], err));
+          continue;
+        }
+        // one bad job must not fail the others: retry each on its own
+        for (const job of jobs) {
+          try {
+            const [result] = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, [job]));
+            job.resolve(result);
+          } catch (single) {
+            job.reject(await this.#explain(job, single));
+          }
+        }
+      }
+      notifyQueued(this.ctx);
+    }
+    this.#running = false;
+  }
+
+  /** A unique violation on the job's Idempotency-Key means a twin request won the race. */
+  async #explain(job: Job, err: unknown): Promise<unknown> {
+    const e = err as { code?: string; constraint?: string };
+    if (!job.idempotency || e.code !== '23505' || e.constraint !== 'idempotency_keys_pk') return err;
+    const row = await findIdempotencyKey(this.ctx.db, job.customerId, job.idempotency.key);
+    if (!row) return err;
+    if (row.request_hash !== job.idempotency.requestHash) return new ApiError('conflict', 'This Idempotency-Key was already used with a different request');
+    return new IdempotencyReplay(row.status, row.response);
+  }
+}
+
+const queues = new WeakMap<AppContext, AcceptQueue>();
+
+/** Stores the messages durably and resolves with one list of recipients per message, after COMMIT. */
+export function accept(ctx: AppContext, customerId: number, messages: PreparedMessage[], idempotency?: Idempotency): Promise<AcceptedRecipient[][]> {
+  let queue = queues.get(ctx);
+  if (!queue) {
+    queue = new AcceptQueue(ctx);
+    queues.set(ctx, queue);
+  }
+  return new Promise((resolve, reject) => queue.push({ customerId, messages, idempotency, resolve, reject }));
+}
+
+function firstOfMonth(at: Date): string {
+  return `${at.toISOString().slice(0, 7)}-01`;
+}
+
+/** Writes a batch of jobs inside one transaction; returns the recipients of each job's messages. */
+async function writeJobs(trx: Database, jobs: Job[]): Promise<AcceptedRecipient[][][]> {
+  const now = new Date();
+  const day = statDay(now);
+  const month = firstOfMonth(now);
+  const customerIds = [...new Set(jobs.map((j) => j.customerId))].sort((a, b) => a - b);
+
+  // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
+  const customers = await trx.selectFrom('customers').select(['id', 'monthly_quota', 'disable_suppression']).where('id', 'in', customerIds).execute();
+  const settings = new Map(customers.map((c) => [c.id, c]));
+  await trx
+    .insertInto('quota_usage')
+    .values(customerIds.map((id) => ({ customer_id: id, month, used: 0 })))
+    .onConflict((oc) => oc.columns(['customer_id', 'month']).doNothing())
+    .execute();
+  const usageRows = await trx.selectFrom('quota_usage').select(['customer_id', 'used']).where('customer_id', 'in', customerIds).where('month', '=', month).orderBy('customer_id').forUpdate().execute();
+  const remaining = new Map(usageRows.map((u) => [u.customer_id, Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used)]));
+
+  // groups: created on first use, last send date moved forward
+  const groupKeys = new Map<string, { customerId: number; name: string }>();
+  for (const job of jobs) for (const m of job.messages) groupKeys.set(`${job.customerId}\u0000${m.submission.group}`, { customerId: job.customerId, name: m.submission.group });
+  const groups = await trx
+    .insertInto('transaction_groups')
+    .values([...groupKeys.values()].sort((a, b) => a.customerId - b.customerId || a.name.localeCompare(b.name)).map((g) => ({ uuid: randomUUID(), customer_id: g.customerId, name: g.name, last_send_at: now })))
+    .onConflict((oc) => oc.columns(['customer_id', 'name']).doUpdateSet({ last_send_at: now }))
+    .returning(['id', 'customer_id', 'name'])
+    .execute();
+  const groupId = new Map(groups.map((g) => [`${g.customer_id}\u0000${g.name}`, g.id]));
+
+  // suppressed recipients (unless the customer disabled suppression)
+  const lookups = jobs.flatMap((job) =>
+    settings.get(job.customerId)?.disable_suppression ? [] : job.messages.flatMap((m) => m.recipients.map((r) => ({ customer_id: job.customerId, email: r.email.toLowerCase() }))),
+  );
+  const suppressed = new Set<string>();
+  if (lookups.length > 0) {
+    const rows = await trx
+      .selectFrom('suppressions')
+      .select(['customer_id', 'email'])
+      .where('customer_id', 'in', customerIds)
+      .where(sql<string>`lower(email)`, 'in', [...new Set(lookups.map((l) => l.email))])
+      .execute();
+    for (const r of rows) suppressed.add(`${r.customer_id}\u0000${r.email.toLowerCase()}`);
+  }
+
+  // messages
+  const flat = jobs.flatMap((job) => job.messages.map((m) => ({ job, m })));
+  const messageRows = await trx
+    .insertInto('messages')
+    .values(
+      flat.map(({ job, m }) => ({
+        customer_id: job.customerId,
+        domain_id: m.domain.id,
+        from_email: m.submission.from.email,
+        from_name: m.submission.from.name ?? null,
+        reply_to: m.submission.replyTo.length ? JSON.stringify(m.submission.replyTo) : null,
+        to_header: JSON.stringify(m.submission.to),
+        cc_header: m.submission.cc.length ? JSON.stringify(m.submission.cc) : null,
+        subject: m.submission.subject,
+        headers: Object.keys(m.submission.headers).length ? JSON.stringify(m.submission.headers) : null,
+        html: m.raw ? null : m.submission.html,
+        text: m.raw ? null : m.submission.text,
+        attachments: !m.raw && m.submission.attachments.length ? JSON.stringify(m.submission.attachments) : null,
+        raw: m.raw ?? null,
+        tags: m.submission.tags.length ? JSON.stringify(m.submission.tags) : null,
+        metadata: m.submission.metadata ? JSON.stringify(m.submission.metadata) : null,
+      })),
+    )
+    .returning('id')
+    .execute();
+
+  // transactions: one per recipient
+  const txRows: {
+    uuid: string;
+    customer_id: number;
+    message_id: number;
+    group_id: number;
+    to_email: string;
+    to_name: string | null;
+    status: TransStatus;
+    delivered_status: 'pending' | 'failed';
+    message_id_header: string;
+    queued_at: Date;
+    next_attempt_at: Date | null;
+    last_reply: string | null;
+  }[] = [];
+  const perMessage: AcceptedRecipient[][] = [];
+  flat.forEach(({ job, m }, i) => {
+    const gid = groupId.get(`${job.customerId}\u0000${m.submission.group}`)!;
+    const accepted: AcceptedRecipient[] = [];
+    for (const r of m.recipients) {
+      const uuid = randomUUID();
+      let status: TransStatus = 'queued';
+      let reason: string | null = null;
+      if (suppressed.has(`${job.customerId}\u0000${r.email.toLowerCase()}`)) {
+        status = 'failed';
+        reason = 'suppressed: the recipient is on the suppression list';
+      } else if ((remaining.get(job.customerId) ?? 0) <= 0) {
+        status = 'no_quota';
+        reason = 'no_quota: the monthly sending quota is used up';
+      } else {
+        remaining.set(job.customerId, remaining.get(job.customerId)! - 1);
+      }
+      txRows.push({
+        uuid,
+        customer_id: job.customerId,
+        message_id: messageRows[i].id,
+        group_id: gid,
+        to_email: r.email,
+        to_name: r.name ?? null,
+        status,
+        delivered_status: status === 'queued' ? 'pending' : 'failed',
+        message_id_header: `<${uuid}@${m.domain.domain}>`,
+        queued_at: now,
+        next_attempt_at: status === 'queued' ? now : null,
+        last_reply: reason,
+      });
+      accepted.push({ trans_uuid: uuid, to: r.email, status });
+    }
+    perMessage.push(accepted);
+  });
+  const inserted = txRows.length ? await trx.insertInto('transactions').values(txRows).returning(['id', 'customer_id', 'group_id', 'status', 'last_reply']).execute() : [];
+
+  const events: NewEvent[] = [];
+  const stats: StatDelta[] = [];
+  for (const t of inserted) {
+    events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'queued', at: now });
+    if (t.status !== 'queued') {
+      events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'failed', at: now, data: { reason: t.last_reply } });
+      stats.push({ customer_id: t.customer_id, group_id: t.group_id, day, counts: { failed: 1 } });
+    }
+  }
+  await insertEvents(trx, events);
+  await bumpDailyStats(trx, stats);
+
+  // quota used by what will really be sent
+  const used = new Map<number, number>();
+  for (const t of inserted) if (t.status === 'queued') used.set(t.customer_id, (used.get(t.customer_id) ?? 0) + 1);
+  for (const [customerId, n] of [...used].sort((a, b) => a[0] - b[0])) {
+    await trx
+      .updateTable('quota_usage')
+      .set({ used: sql`used + ${n}` })
+      .where('customer_id', '=', customerId)
+      .where('month', '=', month)
+      .execute();
+  }
+  if (inserted.some((t) => t.status === 'queued')) await sql`select pg_notify('transact_queue', '')`.execute(trx);
+
+  // split the flat list back into jobs
+  const out: AcceptedRecipient[][][] = [];
+  let k = 0;
+  for (const job of jobs) {
+    out.push(perMessage.slice(k, k + job.messages.length));
+    k += job.messages.length;
+  }
+  const keys = jobs.flatMap((job, i) => {
+    if (!job.idempotency?.render) return [];
+    const { status, body } = job.idempotency.render(out[i]);
+    return [{ customer_id: job.customerId, key: job.idempotency.key, request_hash: job.idempotency.requestHash, status, response: body }];
+  });
+  await insertIdempotencyKeys(trx, keys);
+  return out;
+}
