@@ -9,7 +9,8 @@ export function safeNextPath(url: string | null | undefined): string {
   // no scheme, no protocol-relative or backslash tricks, no control characters
   if (/[\\\u0000-\u001f\u007f]/.test(trimmed) || /^[a-z][a-z0-9+.-]*:/i.test(trimmed)) return '/';
   const resolved = new URL(`/${trimmed}`, 'http://transact.invalid');
-  if (resolved.host !== 'transact.invalid') return '/';
+  // dot segments can resolve to '//host' ('..//evil.com'), which a browser reads as another site
+  if (resolved.host !== 'transact.invalid' || resolved.pathname.startsWith('//')) return '/';
   return `${resolved.pathname}${resolved.search}${resolved.hash}`;
 }
 

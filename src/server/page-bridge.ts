@@ -27,8 +27,7 @@ export function createPageBridge(ctx: AppContext): PageBridge {
     async resolveSession(token) {
       const session = await resolveSession(ctx, token);
       if (!session) return null;
-      const wire = await sessionToWire(ctx, session);
-      return wire.isAuthenticated ? { session, wire } : null;
+      return { session, wire: sessionToWire(ctx, session) };
     },
     sessionCookieOptions(headers) {
       return sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, headers));

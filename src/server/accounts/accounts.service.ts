@@ -34,7 +34,12 @@ export type UserWire = {
 
 const yn = (value: boolean): YesNo => (value ? 'yes' : 'no');
 
-export function enterpriseToWire(e: Enterprise): EnterpriseWire {
+/** The enterprise columns the console shows. */
+export type EnterpriseView = Pick<Enterprise, 'id' | 'name' | 'header_colour' | 'logo_url' | 'parent_url' | 'sms_enabled'>;
+export type CustomerView = Pick<Customer, 'id' | 'name'>;
+export type UserView = Pick<User, 'id' | 'name' | 'email' | 'picture_url' | `can_${Permission}`>;
+
+export function enterpriseToWire(e: EnterpriseView): EnterpriseWire {
   return {
     enterprise_id: e.id,
     enterprise_name: e.name,
@@ -45,12 +50,12 @@ export function enterpriseToWire(e: Enterprise): EnterpriseWire {
   };
 }
 
-export function customerToWire(c: Customer): CustomerWire {
+export function customerToWire(c: CustomerView): CustomerWire {
   return { customer_id: c.id, customer_name: c.name };
 }
 
-export function userToWire(u: User): UserWire {
-  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yn(u[`can_${p}`])])) as UserWire;
+export function userToWire(u: UserView): UserWire {
+  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yn(u[`can_${p}`])])) as unknown as UserWire;
   return { ...flags, user_id: u.id, user_name: u.name, user_email: u.email, user_profile_picture: u.picture_url };
 }
 
@@ -59,7 +64,8 @@ export function permissionColumns(granted: readonly Permission[] | 'all'): Recor
   return Object.fromEntries(PERMISSIONS.map((p) => [`can_${p}`, granted === 'all' || granted.includes(p)])) as Record<`can_${Permission}`, boolean>;
 }
 
-export const EMAIL_PATTERN = /^[^\s@"'<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+// A dotless domain is allowed (as in HTML's email rule): the default TRANSACT_ADMIN_EMAIL is admin@localhost.
+export const EMAIL_PATTERN = /^[^\s@"'<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
 
 /** Hashes a password with argon2id (the library's defaults: 19 MiB, 2 passes). */
 export function hashPassword(password: string): Promise<string> {

@@ -30,11 +30,11 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
     const token = await auth.startSession(ctx, userId, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
     setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)));
     const session = await auth.resolveSession(ctx, token);
-    return c.json(await auth.sessionToWire(ctx, session));
+    return c.json(auth.sessionToWire(ctx, session));
   });
 
   app.post('/logout', csrf, async (c) => {
-    const redirect = await auth.logoutDestination(ctx, c.get('session'));
+    const redirect = auth.logoutDestination(c.get('session'));
     await auth.endSession(ctx, getCookie(c, SESSION_COOKIE));
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.json({ redirect });
@@ -42,7 +42,7 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   app.get('/verify_auth', async (c) => {
     c.header('Cache-Control', 'no-store');
-    return c.json(await auth.sessionToWire(ctx, c.get('session')));
+    return c.json(auth.sessionToWire(ctx, c.get('session')));
   });
 
   app.post('/auth/initiate-challenge', csrf, async (c) => {
@@ -50,7 +50,7 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
     const { nonce, redirectUrl } = await auth.initiateChallenge(ctx, { installUrl: body.installUrl, redirect: body.redirect ?? null });
     setCookie(c, CHALLENGE_COOKIE, nonce, {
       httpOnly: true,
-      sameSite: 'Lax',
+      sameSite: 'lax',
       secure: isSecureRequest(ctx.config, c.req.raw.headers),
       path: '/v1/auth',
       maxAge: auth.CHALLENGE_TTL_SECONDS,
@@ -61,8 +61,8 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
   // The parent platform sends the browser here with its signed assertion (a top-level GET, so the
   // Lax challenge cookie comes along). Failures land on /unauthorized rather than a JSON page.
   app.get('/auth/callback', async (c) => {
-    const { assertion } = check(z.object({ assertion: z.string().min(1).max(8192) }), c.req.query());
     try {
+      const { assertion } = check(z.object({ assertion: z.string().min(1).max(8192) }), c.req.query());
       const { userId, redirect } = await auth.completeChallenge(ctx, assertion, getCookie(c, CHALLENGE_COOKIE));
       deleteCookie(c, CHALLENGE_COOKIE, { path: '/v1/auth' });
       const token = await auth.startSession(ctx, userId, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });

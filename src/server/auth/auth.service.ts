@@ -11,7 +11,7 @@ import { PERMISSIONS, type Permission } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import * as accounts from '../accounts/accounts.repository.ts';
 import { customerToWire, enterpriseToWire, permissionColumns, userToWire } from '../accounts/accounts.service.ts';
-import type { CustomerWire, EnterpriseWire, UserWire } from '../accounts/accounts.service.ts';
+import type { CustomerView, CustomerWire, EnterpriseView, EnterpriseWire, UserView, UserWire } from '../accounts/accounts.service.ts';
 import * as repo from './auth.repository.ts';
 
 /** The answer of GET /v1/verify_auth (spec core §7). */
@@ -28,6 +28,9 @@ export interface ResolvedSession {
   customerId: number;
   enterpriseId: number;
   tokenHash: string;
+  user: UserView;
+  customer: CustomerView;
+  enterprise: EnterpriseView;
   /** True when this use pushed the expiry forward: the caller sends the cookie again. */
   extended: boolean;
 }
@@ -63,10 +66,19 @@ export async function resolveSession(ctx: AppContext, token: string | undefined)
   const row = await repo.findLiveSession(ctx.db, tokenHash);
   if (!row) return null;
   const ttlMs = ctx.config.sessionTtlSeconds * 1000;
-  const remaining = new Date(row.expires_at).getTime() - Date.now();
+  const remaining = row.expiresAt.getTime() - Date.now();
   const extended = remaining < ttlMs * 0.9;
   if (extended) await repo.extendSession(ctx.db, tokenHash, new Date(Date.now() + ttlMs));
-  return { userId: row.user_id, customerId: row.customer_id, enterpriseId: row.enterprise_id, tokenHash, extended };
+  return {
+    userId: row.user.id,
+    customerId: row.customer.id,
+    enterpriseId: row.enterprise.id,
+    tokenHash,
+    user: row.user,
+    customer: row.customer,
+    enterprise: row.enterprise,
+    extended,
+  };
 }
 
 export async function endSession(ctx: AppContext, token: string | undefined): Promise<void> {
@@ -74,29 +86,20 @@ export async function endSession(ctx: AppContext, token: string | undefined): Pr
 }
 
 /** The verify_auth answer for a session (or the signed-out answer). */
-export async function sessionToWire(ctx: AppContext, session: ResolvedSession | null): Promise<SessionWire> {
-  const signedOut: SessionWire = { isAuthenticated: false, enterprise: null, customer: null, user: null, backendUrl: ctx.config.publicUrl };
-  if (!session) return signedOut;
-  const [user, customer, enterprise] = await Promise.all([
-    accounts.findUser(ctx.db, session.userId),
-    accounts.findCustomer(ctx.db, session.customerId),
-    accounts.findEnterprise(ctx.db, session.enterpriseId),
-  ]);
-  if (!user || !customer || !enterprise) return signedOut;
+export function sessionToWire(ctx: AppContext, session: ResolvedSession | null): SessionWire {
+  if (!session) return { isAuthenticated: false, enterprise: null, customer: null, user: null, backendUrl: ctx.config.publicUrl };
   return {
     isAuthenticated: true,
-    enterprise: enterpriseToWire(enterprise),
-    customer: customerToWire(customer),
-    user: userToWire(user),
+    enterprise: enterpriseToWire(session.enterprise),
+    customer: customerToWire(session.customer),
+    user: userToWire(session.user),
     backendUrl: ctx.config.publicUrl,
   };
 }
 
 /** Where the browser goes after logout: the enterprise's parent platform, else the sign-in page. */
-export async function logoutDestination(ctx: AppContext, session: ResolvedSession | null): Promise<string> {
-  if (!session) return '/login';
-  const enterprise = await accounts.findEnterprise(ctx.db, session.enterpriseId);
-  return enterprise?.parent_url || '/login';
+export function logoutDestination(session: ResolvedSession | null): string {
+  return session?.enterprise.parent_url || '/login';
 }
 
 /**
@@ -109,9 +112,13 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   const emailKey = `email:${input.email.trim().toLowerCase()}`;
   const keys = input.ip ? [emailKey, `ip:${input.ip}`] : [emailKey];
   const since = new Date(Date.now() - config.loginWindowSeconds * 1000);
+  // This try counts as a failure from the start, so tries arriving together see each other and no
+  // more than loginMaxFailures of them reach the password check; success takes it back.
+  const attempt = await repo.recordFailures(db, keys);
   const counts = await repo.countFailuresSince(db, keys, since);
-  const blocked = keys.find((k) => (counts.get(k) ?? 0) >= config.loginMaxFailures);
+  const blocked = keys.find((k) => (counts.get(k) ?? 0) > config.loginMaxFailures);
   if (blocked) {
+    await repo.deleteFailures(db, attempt);
     const oldest = await repo.oldestFailureSince(db, blocked, since);
     const retryAfter = Math.max(1, Math.ceil(((oldest?.getTime() ?? Date.now()) + config.loginWindowSeconds * 1000 - Date.now()) / 1000));
     throw new ApiError('too_many_requests', `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`, {
@@ -120,11 +127,9 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   }
   const user = await accounts.findUserByEmail(db, input.email.trim());
   const ok = await verifyOrWaste(user?.password_hash ?? null, input.password);
-  if (!user || !ok) {
-    await repo.recordFailures(db, keys);
-    throw new ApiError('invalid_credentials', 'Email or password is incorrect');
-  }
+  if (!user || !ok) throw new ApiError('invalid_credentials', 'Email or password is incorrect');
   await repo.clearFailures(db, emailKey);
+  await repo.deleteFailures(db, attempt);
   return user.id;
 }
 

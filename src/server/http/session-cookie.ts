@@ -16,12 +16,12 @@ export function isSecureRequest(config: Config, headers: { get(name: string): st
 
 export interface CookieOptions {
   httpOnly: true;
-  sameSite: 'Lax';
+  sameSite: 'lax';
   secure: boolean;
   path: string;
   maxAge: number;
 }
 
 export function sessionCookieOptions(config: Config, secure: boolean): CookieOptions {
-  return { httpOnly: true, sameSite: 'Lax', secure, path: '/', maxAge: config.sessionTtlSeconds };
+  return { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: config.sessionTtlSeconds };
 }

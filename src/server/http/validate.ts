@@ -19,6 +19,26 @@ export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S
   return result.data;
 }
 
+/** The path of the first string (value or key) holding U+0000, which PostgreSQL text cannot store. */
+function nulPath(value: unknown, path: string[] = []): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') || '(body)' : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = key.includes('\u0000') ? [...path, key].join('.') : nulPath(item, [...path, key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** 400 when any string (value or key) holds U+0000, which PostgreSQL text cannot store. */
+export function rejectNul(value: unknown): void {
+  const nul = nulPath(value);
+  if (nul !== undefined) {
+    const details = [{ path: nul, message: 'must not contain the NUL character (\\u0000)' }];
+    throw new ApiError('validation_failed', `Invalid request: ${nul}: ${details[0].message}`, { details });
+  }
+}
+
 /** The JSON body, checked against `schema`. An empty body is read as {}. */
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
   const text = await c.req.text();
@@ -30,5 +50,6 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
       throw new ApiError('invalid_json', 'The request body is not valid JSON');
     }
   }
+  rejectNul(value);
   return check(schema, value);
 }
