@@ -12,6 +12,7 @@ import { createApi } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
 import { createPageBridge } from './page-bridge.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
+import { startSubmissionServer } from './smtp/submission.ts';
 import { listenForQueued } from './delivery/listen.ts';
 import { pruneIdempotencyKeys } from './sending/idempotency.repository.ts';
 
@@ -86,6 +87,10 @@ async function main(): Promise<void> {
           server.closeIdleConnections();
         }),
     );
+  }
+  if (config.roles.includes('smtp')) {
+    const submission = await startSubmissionServer(ctx);
+    stops.push(() => submission.close());
   }
   if (config.roles.includes('worker')) {
     const worker = new DeliveryWorker(ctx);

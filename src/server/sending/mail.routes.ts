@@ -9,7 +9,7 @@ import type { AppContext } from '../context.ts';
 import { customerForApiKey } from '../credentials/credentials.service.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ApiEnv } from '../http/middleware.ts';
-import { check } from '../http/validate.ts';
+import { check, rejectNul } from '../http/validate.ts';
 import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare } from './sending.service.ts';
 import { MAX_BATCH, SubmissionError, type Submission, fromMailRequest, fromResendRequest, mailRequest, resendRequest } from './mail.schema.ts';
 import { findIdempotencyKey } from './idempotency.repository.ts';
@@ -40,11 +40,14 @@ function apiKeyAuth(ctx: AppContext): MiddlewareHandler<SendEnv> {
 
 async function readJson(c: Context): Promise<{ text: string; value: unknown }> {
   const text = await c.req.text();
+  let value: unknown;
   try {
-    return { text, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
     throw new ApiError('invalid_json', 'The request body is not valid JSON');
   }
+  rejectNul(value);
+  return { text, value };
 }
 
 function submissionOrThrow<T>(make: () => T, prefix = ''): T {

@@ -30,15 +30,23 @@ export interface PreparedMessage {
   raw?: Buffer;
   /** Envelope recipients (SMTP); for the API these are to + cc + bcc. */
   recipients: Address[];
+  /** The raw message's own Message-ID; API messages get one per recipient. */
+  messageIdHeader?: string;
 }
 
 /** Checks what needs no write (the sending domain) and prepares a submission for acceptance. */
-export async function prepare(ctx: AppContext, customerId: number, submission: Submission, extra: { raw?: Buffer; recipients?: Address[] } = {}): Promise<PreparedMessage> {
+export async function prepare(
+  ctx: AppContext,
+  customerId: number,
+  submission: Submission,
+  extra: { raw?: Buffer; recipients?: Address[]; messageIdHeader?: string } = {},
+): Promise<PreparedMessage> {
   const domain = await requireSendingDomain(ctx, customerId, domainOf(submission.from.email));
   return {
     submission,
     domain,
     raw: extra.raw,
+    messageIdHeader: extra.messageIdHeader,
     recipients: extra.recipients ?? [...submission.to, ...submission.cc, ...submission.bcc],
   };
 }
@@ -253,7 +261,7 @@ async function writeJobs(trx: Database, jobs: Job[]): Promise<AcceptedRecipient[
         to_name: r.name ?? null,
         status,
         delivered_status: status === 'queued' ? 'pending' : 'failed',
-        message_id_header: `<${uuid}@${m.domain.domain}>`,
+        message_id_header: m.messageIdHeader ?? `<${uuid}@${m.domain.domain}>`,
         queued_at: now,
         next_attempt_at: status === 'queued' ? now : null,
         last_reply: reason,
