@@ -8,6 +8,8 @@ import { PERMISSIONS, type Permission } from './db/schema.ts';
 import { ApiError } from './http/errors.ts';
 import * as repo from './accounts/accounts.repository.ts';
 import { createUser, setPassword } from './accounts/accounts.service.ts';
+import { credentialsForConsole, ensureCredentials, rotateCredentials } from './credentials/credentials.service.ts';
+import { addDomain, dnsRecords } from './domains/domains.service.ts';
 import { randomToken } from './crypto.ts';
 import type { AppContext } from './context.ts';
 import pino from 'pino';
@@ -19,6 +21,9 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   user create       --customer ID|NAME --email EMAIL --name NAME [--password PASSWORD]
                     [--admin | --permissions p1,p2,…] [--no-send]
   user password     --email EMAIL [--password PASSWORD]   (generated and printed when omitted)
+  domain add DOMAIN --customer ID|NAME [--verified]       (prints the DNS records to publish)
+  credentials show  --customer ID|NAME
+  credentials rotate --customer ID|NAME                   (the old API key and SMTP password stop working)
   list              [--json]
   config            print every setting (environment variable, default, meaning)
 
@@ -43,10 +48,13 @@ const options = {
   permissions: { type: 'string' },
   'no-send': { type: 'boolean' },
   json: { type: 'boolean' },
+  verified: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'] & { _positional?: string };
+
+const COMMANDS = ['enterprise create', 'customer create', 'user create', 'user password', 'domain add', 'credentials show', 'credentials rotate', 'list'];
 
 function required(values: Values, key: keyof Values): string {
   const value = values[key];
@@ -117,6 +125,7 @@ async function run(ctx: AppContext, command: string, values: Values): Promise<vo
         ...(values.quota ? { monthly_quota: positiveInt(values.quota, 'quota') } : {}),
         is_reseller: values.reseller ?? false,
       });
+      await ensureCredentials(ctx, ctx.db, c.id);
       console.log(`customer ${c.id} created: ${c.name} (enterprise ${enterpriseId})`);
       return;
     }
@@ -140,6 +149,35 @@ async function run(ctx: AppContext, command: string, values: Values): Promise<vo
       await setPassword(ctx.db, email, values.password ?? generated!);
       console.log(`password changed for ${email}; their sessions were ended`);
       if (generated) console.log(`password: ${generated}`);
+      return;
+    }
+    case 'domain add': {
+      const name = values._positional;
+      if (!name) throw new UsageError('domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified]');
+      const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
+      if (!(await repo.findCustomer(ctx.db, customerId))) throw new ApiError('not_found', `No customer with id ${customerId}`);
+      const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
+      console.log(`domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ${domain.sending_verified ? 'sending-verified' : 'not verified'})`);
+      console.log('Publish these DNS records:');
+      for (const r of dnsRecords(ctx, domain)) console.log(`  ${r.purpose.padEnd(11)} ${r.type.padEnd(5)} ${r.name}  "${r.value}"`);
+      return;
+    }
+    case 'credentials rotate': {
+      const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
+      if (!(await repo.findCustomer(ctx.db, customerId))) throw new ApiError('not_found', `No customer with id ${customerId}`);
+      await rotateCredentials(ctx, customerId);
+      const creds = await credentialsForConsole(ctx, customerId);
+      console.log(`credentials rotated for customer ${customerId}; the old API key and SMTP password no longer work`);
+      console.log(`api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}`);
+      console.log(`smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`);
+      return;
+    }
+    case 'credentials show': {
+      const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
+      if (!(await repo.findCustomer(ctx.db, customerId))) throw new ApiError('not_found', `No customer with id ${customerId}`);
+      const creds = await credentialsForConsole(ctx, customerId);
+      console.log(`api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}\napi endpoint: ${creds.apiCredentials.url}`);
+      console.log(`smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`);
       return;
     }
     case 'list': {
@@ -176,7 +214,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const command = positionals.slice(0, positionals[0] === 'list' ? 1 : 2).join(' ');
-  if (!['enterprise create', 'customer create', 'user create', 'user password', 'list'].includes(command)) {
+  const extra = positionals.slice(positionals[0] === 'list' ? 1 : 2);
+  if (!COMMANDS.includes(command) || extra.length > (command === 'domain add' ? 1 : 0)) {
     console.error(`admin: unknown command '${positionals.join(' ')}'\n\n${USAGE}`);
     return 2;
   }
@@ -205,7 +244,7 @@ async function main(): Promise<number> {
   }
   const { ctx, close } = await createContext(config, { logger: pino({ level: 'warn' }), collectDefaultMetrics: false });
   try {
-    await run(ctx, command, values);
+    await run(ctx, command, { ...values, _positional: extra[0] });
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

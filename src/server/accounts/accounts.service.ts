@@ -8,6 +8,7 @@ import type { Database } from '../db/database.ts';
 import { PERMISSIONS, type Customer, type Enterprise, type Permission, type User } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import * as repo from './accounts.repository.ts';
+import { ensureCredentials } from '../credentials/credentials.service.ts';
 
 export type YesNo = 'yes' | 'no';
 
@@ -135,6 +136,7 @@ export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Pr
     const password = ctx.config.adminPassword ?? generatedPassword!;
     const enterprise = await repo.insertEnterprise(trx, { name: 'Transact', parent_url: ctx.config.parentPlatformUrl ?? null });
     const customer = await repo.insertCustomer(trx, { enterprise_id: enterprise.id, name: 'My Company' });
+    await ensureCredentials(ctx, trx, customer.id);
     const user = await createUser(trx, {
       customerId: customer.id,
       email: ctx.config.adminEmail,

@@ -13,6 +13,7 @@ import * as accounts from '../accounts/accounts.repository.ts';
 import { customerToWire, enterpriseToWire, permissionColumns, userToWire } from '../accounts/accounts.service.ts';
 import type { CustomerView, CustomerWire, EnterpriseView, EnterpriseWire, UserView, UserWire } from '../accounts/accounts.service.ts';
 import * as repo from './auth.repository.ts';
+import { ensureCredentials } from '../credentials/credentials.service.ts';
 
 /** The answer of GET /v1/verify_auth (spec core §7). */
 export interface SessionWire {
@@ -219,11 +220,11 @@ export async function completeChallenge(ctx: AppContext, assertion: string, brow
   if (!browserNonce || browserNonce !== claims.nonce) throw new ApiError('unauthorized', 'The sign-in assertion does not answer this browser’s challenge');
   const challenge = await repo.takeChallenge(ctx.db, sha256(claims.nonce));
   if (!challenge) throw new ApiError('unauthorized', 'The sign-in challenge has expired or was already used');
-  const userId = await ctx.db.transaction().execute((trx) => upsertFromAssertion(trx, claims));
+  const userId = await ctx.db.transaction().execute((trx) => upsertFromAssertion(ctx, trx, claims));
   return { userId, redirect: challenge.redirect };
 }
 
-async function upsertFromAssertion(db: Database, claims: AssertionClaims): Promise<number> {
+async function upsertFromAssertion(ctx: AppContext, db: Database, claims: AssertionClaims): Promise<number> {
   const e = claims.enterprise;
   const enterpriseValues = {
     name: e.name,
@@ -246,6 +247,7 @@ async function upsertFromAssertion(db: Database, claims: AssertionClaims): Promi
     .onConflict((oc) => oc.column('external_id').doUpdateSet(customerValues))
     .returning('id')
     .executeTakeFirstOrThrow();
+  await ensureCredentials(ctx, db, customer.id);
   const u = claims.user;
   const granted = PERMISSIONS.filter((p) => (u.permissions?.[p] ?? p === 'send_transactions') === true) as Permission[];
   const userValues = {

@@ -57,11 +57,14 @@ async function createSmtpCredential(db: Database, secrets: Secrets, customerId: 
 /** Creates whichever of the two credentials the customer lacks (idempotent, safe under concurrency). */
 export async function ensureCredentials(ctx: Pick<AppContext, 'config'>, db: Database, customerId: number): Promise<void> {
   const secrets = secretsOf(ctx);
-  await db.transaction().execute(async (trx) => {
+  const body = async (trx: Database) => {
     await sql`select pg_advisory_xact_lock(7346002, ${customerId}::int)`.execute(trx);
     if (!(await repo.findActive(trx, 'api_keys', customerId))) await createApiKey(trx, secrets, customerId);
     if (!(await repo.findActive(trx, 'smtp_credentials', customerId))) await createSmtpCredential(trx, secrets, customerId);
-  });
+  };
+  // callers creating the customer pass their transaction; the lock then lasts until their commit
+  if (db.isTransaction) await body(db);
+  else await db.transaction().execute(body);
 }
 
 /** Replaces both credentials; the old ones stop working at once. */

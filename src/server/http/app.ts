@@ -6,6 +6,7 @@ import { authRoutes } from '../auth/auth.routes.ts';
 import type { AppContext } from '../context.ts';
 import { opsRoutes } from '../ops/ops.routes.ts';
 import { mailRoutes } from '../sending/mail.routes.ts';
+import { settingsRoutes } from '../settings/settings.routes.ts';
 import { ApiError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
 
@@ -28,6 +29,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/v1', mailRoutes(ctx) as unknown as Hono<ApiEnv>);
   app.use('/v1/*', sessionMiddleware(ctx));
   app.route('/v1', authRoutes(ctx));
+  app.route('/v1', settingsRoutes(ctx));
 
   app.notFound((c) => c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404));
 
