@@ -13,7 +13,9 @@ import { createHttpServer } from './http/server.ts';
 import { createPageBridge } from './page-bridge.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
 import { startSubmissionServer } from './smtp/submission.ts';
-import { listenForQueued } from './delivery/listen.ts';
+import { listenForChanges } from './delivery/listen.ts';
+import { notifyQueued } from './delivery/queue-signal.ts';
+import { clearLookupCaches } from './lookup-cache.ts';
 import { pruneIdempotencyKeys } from './sending/idempotency.repository.ts';
 
 function rolesFromArgs(argv: string[]): string | undefined {
@@ -63,6 +65,30 @@ async function main(): Promise<void> {
   }
 
   const stops: (() => Promise<void>)[] = [];
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    const force = setTimeout(() => {
+      logger.error('drain took too long; exiting');
+      unlock();
+      process.exit(1);
+    }, config.shutdownGraceSeconds * 1000);
+    force.unref();
+    await Promise.allSettled(stops.map((stop) => stop()));
+    await close();
+    unlock();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  // A signal that arrives while the roles are still starting (/readyz already answers once the web
+  // role listens) is honoured when they have started, so it always drains instead of killing.
+  let markStarted = () => {};
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  process.on('SIGTERM', () => void started.then(() => shutdown('SIGTERM')));
+  process.on('SIGINT', () => void started.then(() => shutdown('SIGINT')));
+
   if (config.roles.includes('web')) {
     const here = path.dirname(fileURLToPath(import.meta.url));
     const entry = path.join(here, 'server', 'entry.mjs');
@@ -88,6 +114,10 @@ async function main(): Promise<void> {
         }),
     );
   }
+  const unlisten = config.databaseUrl
+    ? listenForChanges(config.databaseUrl, logger, { queued: () => notifyQueued(ctx), changed: () => clearLookupCaches(ctx) })
+    : async () => {};
+  stops.push(unlisten);
   if (config.roles.includes('smtp')) {
     const submission = await startSubmissionServer(ctx);
     stops.push(() => submission.close());
@@ -95,7 +125,6 @@ async function main(): Promise<void> {
   if (config.roles.includes('worker')) {
     const worker = new DeliveryWorker(ctx);
     worker.start();
-    const unlisten = config.databaseUrl ? listenForQueued(config.databaseUrl, logger, () => worker.poke()) : async () => {};
     const timer = setInterval(() => {
       pruneAuthTables(ctx).catch((err) => logger.warn({ err }, 'pruning sessions failed'));
       pruneIdempotencyKeys(ctx.db).catch((err) => logger.warn({ err }, 'pruning idempotency keys failed'));
@@ -103,31 +132,11 @@ async function main(): Promise<void> {
     timer.unref();
     stops.push(async () => {
       clearInterval(timer);
-      await unlisten();
       await worker.stop();
     });
   }
   logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'draining');
-    const force = setTimeout(() => {
-      logger.error('drain took too long; exiting');
-      unlock();
-      process.exit(1);
-    }, config.shutdownGraceSeconds * 1000);
-    force.unref();
-    await Promise.allSettled(stops.map((stop) => stop()));
-    await close();
-    unlock();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  markStarted();
 }
 
 main().catch((err) => {

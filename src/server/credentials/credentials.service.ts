@@ -7,6 +7,7 @@ import { randomToken, safeEqual } from '../crypto.ts';
 import type { Database } from '../db/database.ts';
 import { createSecrets, type Secrets } from '../secrets.ts';
 import * as repo from './credentials.repository.ts';
+import { clearLookupCaches, invalidateLookups, lookupCache } from '../lookup-cache.ts';
 
 export const API_KEY_PREFIX = 'tsk_';
 
@@ -76,7 +77,9 @@ export async function rotateCredentials(ctx: Pick<AppContext, 'config' | 'db'>, 
     await repo.revokeAll(trx, 'smtp_credentials', customerId);
     await createApiKey(trx, secrets, customerId);
     await createSmtpCredential(trx, secrets, customerId);
+    await invalidateLookups(ctx, trx);
   });
+  clearLookupCaches(ctx); // again after commit: a lookup during the transaction may have re-cached the old key
 }
 
 /** The credentials as the console shows them (creating them on first use). */
@@ -103,9 +106,17 @@ export async function credentialsForConsole(ctx: AppContext, customerId: number)
 /** The customer an API key belongs to, or null (unknown or revoked). With Basic auth the username must match too. */
 export async function customerForApiKey(ctx: AppContext, apiKey: string, username?: string): Promise<number | null> {
   if (!apiKey.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return null;
-  const row = await repo.findActiveByDigest(ctx.db, 'api_keys', secretsOf(ctx).digest(apiKey));
-  if (!row || (username !== undefined && username !== row.username)) return null;
-  return row.customer_id;
+  const digest = secretsOf(ctx).digest(apiKey);
+  const cache = lookupCache<{ customerId: number; username: string }>(ctx, 'api-keys');
+  let hit = cache.get(digest);
+  if (!hit) {
+    const row = await repo.findActiveByDigest(ctx.db, 'api_keys', digest);
+    if (!row) return null; // failures are not cached: a new key works at once
+    hit = { customerId: row.customer_id, username: row.username };
+    cache.set(digest, hit);
+  }
+  if (username !== undefined && username !== hit.username) return null;
+  return hit.customerId;
 }
 
 /** The customer an SMTP username/password pair belongs to, or null. */

@@ -9,6 +9,7 @@ import { ApiError } from '../http/errors.ts';
 import { normalizeDomain } from '../sending/addresses.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import * as repo from './domains.repository.ts';
+import { clearLookupCaches, invalidateLookups, lookupCache } from '../lookup-cache.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -73,9 +74,25 @@ export interface SendingDomain {
 
 /** The verified sending domain of this customer for a From address's domain, or an ApiError. */
 export async function requireSendingDomain(ctx: AppContext, customerId: number, fromDomain: string): Promise<SendingDomain> {
-  const domain = await repo.findCustomerDomain(ctx.db, customerId, fromDomain);
-  if (!domain || !domain.sending_verified) {
-    throw new ApiError('domain_not_verified', `The domain ${fromDomain} is not a verified sending domain of this account`);
+  const cache = lookupCache<SendingDomain>(ctx, 'sending-domains');
+  const key = `${customerId}:${fromDomain.toLowerCase()}`;
+  let hit = cache.get(key);
+  if (!hit) {
+    const domain = await repo.findCustomerDomain(ctx.db, customerId, fromDomain);
+    if (!domain || !domain.sending_verified) {
+      throw new ApiError('domain_not_verified', `The domain ${fromDomain} is not a verified sending domain of this account`);
+    }
+    hit = { id: domain.id, domain: domain.domain, selector: domain.dkim_selector, privateKeySealed: domain.dkim_private_key_sealed };
+    cache.set(key, hit);
   }
-  return { id: domain.id, domain: domain.domain, selector: domain.dkim_selector, privateKeySealed: domain.dkim_private_key_sealed };
+  return hit;
+}
+
+/** Marks a domain (un)verified for sending; senders see the change at once. */
+export async function setSendingVerified(ctx: AppContext, domainId: number, verified: boolean): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.setVerified(trx, domainId, verified);
+    await invalidateLookups(ctx, trx);
+  });
+  clearLookupCaches(ctx);
 }

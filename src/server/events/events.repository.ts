@@ -12,11 +12,13 @@ export interface NewEvent {
 
 /** Appends events in one statement. */
 export async function insertEvents(db: Database, events: NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await db
-    .insertInto('events')
-    .values(events.map((e) => ({ customer_id: e.customer_id, transaction_id: e.transaction_id, type: e.type, at: e.at ?? new Date(), data: e.data ? JSON.stringify(e.data) : null })))
-    .execute();
+  // in slices: one statement may carry at most 65,535 parameters
+  for (let i = 0; i < events.length; i += 5000) {
+    await db
+      .insertInto('events')
+      .values(events.slice(i, i + 5000).map((e) => ({ customer_id: e.customer_id, transaction_id: e.transaction_id, type: e.type, at: e.at ?? new Date(), data: e.data ? JSON.stringify(e.data) : null })))
+      .execute();
+  }
 }
 
 export async function listTransactionEvents(db: Database, transactionId: number) {

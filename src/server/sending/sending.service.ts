@@ -77,6 +77,28 @@ interface Job {
 }
 
 const MAX_JOBS_PER_COMMIT = 256;
+/** Recipients per commit; a bigger job (a 500-message batch) still commits alone. */
+const MAX_RECIPIENTS_PER_COMMIT = 5000;
+
+/** Takes jobs from the front of `pending` up to the per-commit limits (always at least one). */
+function takeBatch(pending: Job[]): Job[] {
+  let recipients = 0;
+  let n = 0;
+  while (n < pending.length && n < MAX_JOBS_PER_COMMIT) {
+    const size = pending[n].messages.reduce((sum, m) => sum + m.recipients.length, 0);
+    if (n > 0 && recipients + size > MAX_RECIPIENTS_PER_COMMIT) break;
+    recipients += size;
+    n++;
+  }
+  return pending.splice(0, n);
+}
+
+/** Runs `insert` over `rows` in slices, keeping each statement under PostgreSQL's 65,535 parameters. */
+async function inChunks<T, R>(rows: T[], size: number, insert: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(...(await insert(rows.slice(i, i + size))));
+  return out;
+}
 
 /**
  * Group commit: jobs that arrive while a commit is running are written together by the next one.
@@ -87,7 +109,11 @@ class AcceptQueue {
   #pending: Job[] = [];
   #running = false;
 
-  constructor(private readonly ctx: AppContext) {}
+  readonly #notifyOthers: boolean;
+
+  constructor(private readonly ctx: AppContext) {
+    this.#notifyOthers = ctx.engine === 'postgres';
+  }
 
   push(job: Job): void {
     this.#pending.push(job);
@@ -99,9 +125,9 @@ class AcceptQueue {
 
   async #drain(): Promise<void> {
     while (this.#pending.length > 0) {
-      const jobs = this.#pending.splice(0, MAX_JOBS_PER_COMMIT);
+      const jobs = takeBatch(this.#pending);
       try {
-        const results = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, jobs));
+        const results = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, jobs, this.#notifyOthers));
         jobs.forEach((job, i) => job.resolve(results[i]));
       } catch (err) {
         if (jobs.length === 1) {
@@ -111,7 +137,7 @@ class AcceptQueue {
         // one bad job must not fail the others: retry each on its own
         for (const job of jobs) {
           try {
-            const [result] = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, [job]));
+            const [result] = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, [job], this.#notifyOthers));
             job.resolve(result);
           } catch (single) {
             job.reject(await this.#explain(job, single));
@@ -151,7 +177,7 @@ function firstOfMonth(at: Date): string {
 }
 
 /** Writes a batch of jobs inside one transaction; returns the recipients of each job's messages. */
-async function writeJobs(trx: Database, jobs: Job[]): Promise<AcceptedRecipient[][][]> {
+async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Promise<AcceptedRecipient[][][]> {
   const now = new Date();
   const day = statDay(now);
   const month = firstOfMonth(now);
@@ -160,12 +186,13 @@ async function writeJobs(trx: Database, jobs: Job[]): Promise<AcceptedRecipient[
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
   const customers = await trx.selectFrom('customers').select(['id', 'monthly_quota', 'disable_suppression']).where('id', 'in', customerIds).execute();
   const settings = new Map(customers.map((c) => [c.id, c]));
-  await trx
+  // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
+  const usageRows = await trx
     .insertInto('quota_usage')
     .values(customerIds.map((id) => ({ customer_id: id, month, used: 0 })))
-    .onConflict((oc) => oc.columns(['customer_id', 'month']).doNothing())
+    .onConflict((oc) => oc.columns(['customer_id', 'month']).doUpdateSet({ used: sql`quota_usage.used` }))
+    .returning(['customer_id', 'used'])
     .execute();
-  const usageRows = await trx.selectFrom('quota_usage').select(['customer_id', 'used']).where('customer_id', 'in', customerIds).where('month', '=', month).orderBy('customer_id').forUpdate().execute();
   const remaining = new Map(usageRows.map((u) => [u.customer_id, Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used)]));
 
   // groups: created on first use, last send date moved forward
@@ -196,29 +223,31 @@ async function writeJobs(trx: Database, jobs: Job[]): Promise<AcceptedRecipient[
 
   // messages
   const flat = jobs.flatMap((job) => job.messages.map((m) => ({ job, m })));
-  const messageRows = await trx
-    .insertInto('messages')
-    .values(
-      flat.map(({ job, m }) => ({
-        customer_id: job.customerId,
-        domain_id: m.domain.id,
-        from_email: m.submission.from.email,
-        from_name: m.submission.from.name ?? null,
-        reply_to: m.submission.replyTo.length ? JSON.stringify(m.submission.replyTo) : null,
-        to_header: JSON.stringify(m.submission.to),
-        cc_header: m.submission.cc.length ? JSON.stringify(m.submission.cc) : null,
-        subject: m.submission.subject,
-        headers: Object.keys(m.submission.headers).length ? JSON.stringify(m.submission.headers) : null,
-        html: m.raw ? null : m.submission.html,
-        text: m.raw ? null : m.submission.text,
-        attachments: !m.raw && m.submission.attachments.length ? JSON.stringify(m.submission.attachments) : null,
-        raw: m.raw ?? null,
-        tags: m.submission.tags.length ? JSON.stringify(m.submission.tags) : null,
-        metadata: m.submission.metadata ? JSON.stringify(m.submission.metadata) : null,
-      })),
-    )
-    .returning('id')
-    .execute();
+  const messageRows = await inChunks(flat, 1000, (chunk) =>
+    trx
+      .insertInto('messages')
+      .values(
+        chunk.map(({ job, m }) => ({
+          customer_id: job.customerId,
+          domain_id: m.domain.id,
+          from_email: m.submission.from.email,
+          from_name: m.submission.from.name ?? null,
+          reply_to: m.submission.replyTo.length ? JSON.stringify(m.submission.replyTo) : null,
+          to_header: JSON.stringify(m.submission.to),
+          cc_header: m.submission.cc.length ? JSON.stringify(m.submission.cc) : null,
+          subject: m.submission.subject,
+          headers: Object.keys(m.submission.headers).length ? JSON.stringify(m.submission.headers) : null,
+          html: m.raw ? null : m.submission.html,
+          text: m.raw ? null : m.submission.text,
+          attachments: !m.raw && m.submission.attachments.length ? JSON.stringify(m.submission.attachments) : null,
+          raw: m.raw ?? null,
+          tags: m.submission.tags.length ? JSON.stringify(m.submission.tags) : null,
+          metadata: m.submission.metadata ? JSON.stringify(m.submission.metadata) : null,
+        })),
+      )
+      .returning('id')
+      .execute(),
+  );
 
   // transactions: one per recipient
   const txRows: {
@@ -270,7 +299,9 @@ async function writeJobs(trx: Database, jobs: Job[]): Promise<AcceptedRecipient[
     }
     perMessage.push(accepted);
   });
-  const inserted = txRows.length ? await trx.insertInto('transactions').values(txRows).returning(['id', 'customer_id', 'group_id', 'status', 'last_reply']).execute() : [];
+  const inserted = await inChunks(txRows, 2000, (chunk) =>
+    trx.insertInto('transactions').values(chunk).returning(['id', 'customer_id', 'group_id', 'status', 'last_reply']).execute(),
+  );
 
   const events: NewEvent[] = [];
   const stats: StatDelta[] = [];
@@ -295,7 +326,8 @@ async function writeJobs(trx: Database, jobs: Job[]): Promise<AcceptedRecipient[
       .where('month', '=', month)
       .execute();
   }
-  if (inserted.some((t) => t.status === 'queued')) await sql`select pg_notify('transact_queue', '')`.execute(trx);
+  // workers in other processes wake at COMMIT (PostgreSQL); in-process ones get notifyQueued
+  if (notifyOthers && inserted.some((t) => t.status === 'queued')) await sql`select pg_notify('transact_queue', '')`.execute(trx);
 
   // split the flat list back into jobs
   const out: AcceptedRecipient[][][] = [];

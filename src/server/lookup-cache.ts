@@ -1,0 +1,65 @@
+// Small read-through caches for lookups on the send path (API key → customer, customer + domain →
+// sending domain), which would otherwise cost a database round trip per message. Anything that
+// changes what they hold calls `invalidateLookups`: this process's caches are cleared at once, and
+// on PostgreSQL a NOTIFY on transact_changes clears every other process's (src/server/delivery/listen.ts).
+// The TTL bounds staleness should a notification ever be lost.
+import { sql } from 'kysely';
+import type { AppContext } from './context.ts';
+import type { Database } from './db/database.ts';
+
+const TTL_MS = 30_000;
+const MAX_ENTRIES = 10_000;
+
+export class TtlCache<V> {
+  #entries = new Map<string, { value: V; until: number }>();
+
+  get(key: string): V | undefined {
+    const hit = this.#entries.get(key);
+    if (!hit) return undefined;
+    if (hit.until < Date.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return hit.value;
+  }
+
+  set(key: string, value: V): void {
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    this.#entries.set(key, { value, until: Date.now() + TTL_MS });
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+const registry = new WeakMap<object, Map<string, TtlCache<unknown>>>();
+
+/** The named cache of a context (one set per AppContext, so tests never share them). */
+export function lookupCache<V>(ctx: Pick<AppContext, 'config'>, name: string): TtlCache<V> {
+  let caches = registry.get(ctx.config);
+  if (!caches) {
+    caches = new Map();
+    registry.set(ctx.config, caches);
+  }
+  let cache = caches.get(name);
+  if (!cache) {
+    cache = new TtlCache<unknown>();
+    caches.set(name, cache);
+  }
+  return cache as TtlCache<V>;
+}
+
+/** Clears this process's lookup caches (what a transact_changes notification does). */
+export function clearLookupCaches(ctx: Pick<AppContext, 'config'>): void {
+  for (const cache of registry.get(ctx.config)?.values() ?? []) cache.clear();
+}
+
+/**
+ * After a change to credentials or domains: clears the caches here and tells other processes.
+ * `db` may be the transaction making the change; PostgreSQL delivers the notification at its commit.
+ */
+export async function invalidateLookups(ctx: Pick<AppContext, 'config'>, db: Database): Promise<void> {
+  clearLookupCaches(ctx);
+  if (ctx.config.databaseUrl) await sql`select pg_notify('transact_changes', '')`.execute(db);
+}
