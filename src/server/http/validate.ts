@@ -19,24 +19,30 @@ export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S
   return result.data;
 }
 
-/** The path of the first string (value or key) holding U+0000, which PostgreSQL text cannot store. */
-function nulPath(value: unknown, path: string[] = []): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') || '(body)' : undefined;
+const NUL = '\u0000';
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The first string (value or key) PostgreSQL text or jsonb cannot store: NUL, or half a surrogate pair. */
+function unstorable(value: unknown, path: string[] = []): { path: string; message: string } | undefined {
+  const problem = (text: string) =>
+    text.includes(NUL) ? 'must not contain the NUL character (\\u0000)' : LONE_SURROGATE.test(text) ? 'must be valid Unicode text (it holds an unpaired UTF-16 surrogate)' : undefined;
+  if (typeof value === 'string') {
+    const message = problem(value);
+    return message ? { path: path.join('.') || '(body)', message } : undefined;
+  }
   if (value === null || typeof value !== 'object') return undefined;
   for (const [key, item] of Object.entries(value)) {
-    const found = key.includes('\u0000') ? [...path, key].join('.') : nulPath(item, [...path, key]);
-    if (found !== undefined) return found;
+    const message = problem(key);
+    const found = message ? { path: [...path, key].join('.'), message } : unstorable(item, [...path, key]);
+    if (found) return found;
   }
   return undefined;
 }
 
-/** 400 when any string (value or key) holds U+0000, which PostgreSQL text cannot store. */
-export function rejectNul(value: unknown): void {
-  const nul = nulPath(value);
-  if (nul !== undefined) {
-    const details = [{ path: nul, message: 'must not contain the NUL character (\\u0000)' }];
-    throw new ApiError('validation_failed', `Invalid request: ${nul}: ${details[0].message}`, { details });
-  }
+/** 400 when any string holds what PostgreSQL cannot store (JSON can escape both: "\\u0000", "\\ud800"). */
+export function rejectUnstorableText(value: unknown): void {
+  const found = unstorable(value);
+  if (found) throw new ApiError('validation_failed', `Invalid request: ${found.path}: ${found.message}`, { details: [found] });
 }
 
 /** The JSON body, checked against `schema`. An empty body is read as {}. */
@@ -50,6 +56,6 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
       throw new ApiError('invalid_json', 'The request body is not valid JSON');
     }
   }
-  rejectNul(value);
+  rejectUnstorableText(value);
   return check(schema, value);
 }

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.ts';
 import { customerForApiKey } from '../credentials/credentials.service.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ApiEnv } from '../http/middleware.ts';
-import { check, rejectNul } from '../http/validate.ts';
+import { check, rejectUnstorableText } from '../http/validate.ts';
 import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare } from './sending.service.ts';
 import { MAX_BATCH, SubmissionError, type Submission, fromMailRequest, fromResendRequest, mailRequest, resendRequest } from './mail.schema.ts';
 import { findIdempotencyKey } from './idempotency.repository.ts';
@@ -38,6 +38,47 @@ function apiKeyAuth(ctx: AppContext): MiddlewareHandler<SendEnv> {
   };
 }
 
+/** Resend's error names (its SDK's RESEND_ERROR_CODE_KEY) for ours. */
+function resendErrorName(err: ApiError, c: Context): string {
+  switch (err.code) {
+    case 'invalid_json':
+    case 'validation_failed':
+    case 'bad_request':
+    case 'domain_not_verified':
+    case 'payload_too_large':
+      return 'validation_error';
+    case 'unauthorized':
+      return c.req.header('authorization') ? 'invalid_api_key' : 'missing_api_key';
+    case 'conflict':
+      return 'invalid_idempotent_request';
+    case 'too_many_requests':
+      return 'rate_limit_exceeded';
+    case 'not_found':
+      return 'not_found';
+    case 'internal':
+      return 'internal_server_error';
+    default:
+      return 'application_error';
+  }
+}
+
+/**
+ * The Resend SDK hands its callers the error body as is and reads `message`, `name` and
+ * `statusCode` at the top level (Resend's own shape). Errors on /v1/emails carry those beside our
+ * `error` object, so both kinds of client find what they look for.
+ */
+const resendErrors: MiddlewareHandler<SendEnv> = async (c, next) => {
+  await next();
+  if (!c.error) return;
+  const err = c.error instanceof ApiError ? c.error : new ApiError('internal', 'Internal server error');
+  const headers = new Headers(c.res.headers);
+  headers.delete('content-length');
+  headers.set('content-type', 'application/json');
+  const body = { ...err.toBody(), statusCode: err.status, name: resendErrorName(err, c), message: err.message };
+  c.res = undefined;
+  c.res = new Response(JSON.stringify(body), { status: err.status, headers });
+};
+
 async function readJson(c: Context): Promise<{ text: string; value: unknown }> {
   const text = await c.req.text();
   let value: unknown;
@@ -46,7 +87,7 @@ async function readJson(c: Context): Promise<{ text: string; value: unknown }> {
   } catch {
     throw new ApiError('invalid_json', 'The request body is not valid JSON');
   }
-  rejectNul(value);
+  rejectUnstorableText(value);
   return { text, value };
 }
 
@@ -60,6 +101,13 @@ function submissionOrThrow<T>(make: () => T, prefix = ''): T {
     }
     throw err;
   }
+}
+
+/** A refused From domain, with the path of the message it came from (`3.from` in a batch). */
+function atIndex(err: unknown, prefix: string): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'domain_not_verified') return err;
+  const path = `${prefix}from`;
+  return new ApiError(err.code, prefix ? `Message ${prefix.slice(0, -1)}: ${err.message}` : err.message, { details: [{ path, message: err.message }] });
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
@@ -91,11 +139,12 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     bodyText: string,
     submissions: Submission[],
     render: (accepted: AcceptedRecipient[][]) => { status: 200 | 202; body: object },
+    batch = false,
   ): Promise<Response> {
     const idempotency = await idempotencyOf(ctx, c, bodyText);
     if (idempotency instanceof Response) return idempotency;
     const customerId = c.get('customerId');
-    const prepared = await Promise.all(submissions.map((s) => prepare(ctx, customerId, s)));
+    const prepared = await Promise.all(submissions.map((s, i) => prepare(ctx, customerId, s).catch((err) => Promise.reject(atIndex(err, batch ? `${i}.` : '')))));
     try {
       const accepted = await accept(ctx, customerId, prepared, idempotency && { ...idempotency, render });
       const { status, body } = render(accepted);
@@ -129,8 +178,11 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     return send(c, text, submissions, (accepted) => ({
       status: 202,
       body: { data: accepted.map((recipients) => recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status }))) },
-    }));
+    }), true);
   });
+
+  app.use('/emails', resendErrors);
+  app.use('/emails/batch', resendErrors);
 
   app.post('/emails', auth, async (c) => {
     const { text, value } = await readJson(c);
@@ -149,7 +201,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
       }
       return submissionOrThrow(() => fromResendRequest(parsed.data), `${i}.`);
     });
-    return send(c, text, submissions, (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }));
+    return send(c, text, submissions, (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }), true);
   });
 
   return app;

@@ -35,8 +35,20 @@ const RESERVED_HEADERS = new Set([
 ]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/**
+ * One item or a list of them, read as a list. Normalising first (rather than a union of the two)
+ * keeps zod's own messages: a union that fails both ways only says "Invalid input".
+ */
+function oneOrMany<T extends z.ZodType>(item: T, max: number, tooMany: string) {
+  return z.preprocess((v) => (v === undefined || v === null || Array.isArray(v) ? v : [v]), z.array(item).max(max, tooMany));
+}
+
+const TOO_MANY_RECIPIENTS = `a message may have at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together)`;
+const TOO_MANY_REPLY_TO = `a message may have at most ${MAX_RECIPIENTS} reply-to addresses`;
+
 const addressInput = z.union([z.string().max(400), z.strictObject({ email: z.string().max(320), name: z.string().max(200).nullish() })]);
-const addressList = z.union([addressInput, z.array(addressInput).max(MAX_RECIPIENTS + 1)]);
+const recipientList = oneOrMany(addressInput, MAX_RECIPIENTS, TOO_MANY_RECIPIENTS);
+const resendRecipientList = oneOrMany(z.string().max(400), MAX_RECIPIENTS, TOO_MANY_RECIPIENTS);
 
 const headerMap = z
   .record(z.string(), z.string().max(2000))
@@ -50,10 +62,12 @@ const headerMap = z
 
 const filename = z.string().min(1).max(255).regex(/^[^\r\n\u0000/\\]+$/, 'must be a plain file name (no path, no line breaks)');
 
+const contentType = z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like application/pdf');
+
 const attachmentSchema = z.strictObject({
   filename,
   content: z.string().transform((s) => s.replace(/\s+/g, '')).refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
-  content_type: z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like application/pdf').optional(),
+  content_type: contentType.optional(),
 });
 
 const subject = z.string().max(998).regex(NO_LINE_BREAKS, 'must not contain a line break');
@@ -61,10 +75,10 @@ const groupName = z.string().trim().min(1).max(100).regex(NO_LINE_BREAKS, 'must 
 
 export const mailRequest = z.strictObject({
   from: addressInput,
-  to: addressList,
-  cc: addressList.optional(),
-  bcc: addressList.optional(),
-  reply_to: addressList.optional(),
+  to: recipientList,
+  cc: recipientList.optional(),
+  bcc: recipientList.optional(),
+  reply_to: oneOrMany(addressInput, MAX_RECIPIENTS, TOO_MANY_REPLY_TO).optional(),
   subject,
   html: z.string().optional(),
   text: z.string().optional(),
@@ -81,11 +95,11 @@ export type MailRequest = z.infer<typeof mailRequest>;
 /** Resend's POST /emails body (https://resend.com/docs/api-reference/emails/send-email). */
 export const resendRequest = z.strictObject({
   from: z.string().max(400),
-  to: z.union([z.string(), z.array(z.string()).max(MAX_RECIPIENTS + 1)]),
+  to: resendRecipientList,
   subject,
-  bcc: z.union([z.string(), z.array(z.string())]).optional(),
-  cc: z.union([z.string(), z.array(z.string())]).optional(),
-  reply_to: z.union([z.string(), z.array(z.string())]).optional(),
+  bcc: resendRecipientList.optional(),
+  cc: resendRecipientList.optional(),
+  reply_to: oneOrMany(z.string().max(400), MAX_RECIPIENTS, TOO_MANY_REPLY_TO).optional(),
   html: z.string().optional(),
   text: z.string().optional(),
   react: z.never({ error: 'react content is rendered by the SDK; send html' }).optional(),
@@ -95,14 +109,23 @@ export const resendRequest = z.strictObject({
       z.strictObject({
         filename,
         content: z.union([z.string(), z.array(z.number().int().min(0).max(255))]).transform((c) => (typeof c === 'string' ? c.replace(/\s+/g, '') : Buffer.from(c).toString('base64'))).refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
-        content_type: z.string().max(255).optional(),
+        content_type: contentType.optional(),
         path: z.never({ error: 'attachments by path or URL are not accepted; send base64 content' }).optional(),
         content_id: z.string().max(255).optional(),
       }),
     )
     .max(100)
     .optional(),
-  tags: z.array(z.strictObject({ name: z.string().max(256), value: z.string().max(256) })).max(20).optional(),
+  tags: z
+    .array(z.strictObject({ name: z.string().min(1).max(256).regex(NO_LINE_BREAKS, 'must not contain a line break'), value: z.string().max(256).regex(NO_LINE_BREAKS, 'must not contain a line break') }))
+    .max(20)
+    .superRefine((tags, ctx) => {
+      // the "group" tag names the transaction group, which /v1/mail limits to 100 characters
+      tags.forEach((tag, i) => {
+        if (tag.name === 'group' && tag.value.trim().length > 100) ctx.addIssue({ code: 'custom', message: 'a group name is at most 100 characters', path: [i, 'value'] });
+      });
+    })
+    .optional(),
   scheduled_at: z.never({ error: 'scheduled sending is not supported' }).optional(),
   template: z.never({ error: 'templates are not available yet; send html or text' }).optional(),
   topic_id: z.string().optional(),
