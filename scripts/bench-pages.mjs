@@ -41,6 +41,7 @@ const env = {
   PUBLIC_URL: base,
   DATA_DIR: dataDir,
   LOG_LEVEL: 'warn',
+  ROLES: 'web',
   TRANSACT_ADMIN_EMAIL: 'bench@example.com',
   TRANSACT_ADMIN_PASSWORD: 'bench-password-123',
 };
