@@ -205,9 +205,13 @@ async function main(): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
-  if (values.help || positionals.length === 0) {
+  if (values.help) {
     console.log(USAGE);
-    return positionals.length === 0 && !values.help ? 2 : 0;
+    return 0;
+  }
+  if (positionals.length === 0) {
+    console.error(USAGE);
+    return 2;
   }
   if (positionals[0] === 'config') {
     console.log(settingsTable());

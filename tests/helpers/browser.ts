@@ -1,12 +1,21 @@
 // Debian's Chromium driven by playwright-core (Playwright's own browser download does not work
-// here). Screenshots go to test-results/ so a person can look at them.
+// here). Screenshots go to test-results/ so a person can look at them. Pages open in their own
+// context (no cookies shared between tests) that lets no request leave the machine.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const root = path.resolve(import.meta.dirname, '../..');
 export const SCREENSHOTS = path.join(root, 'test-results');
+
+/** The parent platform of the seeded enterprises; never resolved, answered by page.route. */
+export const PARENT = 'http://parent.invalid';
+
+/** A small logo the fake parent platform serves at /logo.svg. */
+export const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64">' +
+  '<rect width="64" height="64" rx="12" fill="#fff"/><circle cx="32" cy="32" r="18" fill="#f5a623"/></svg>';
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -15,16 +24,69 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+export interface TestPage {
+  context: BrowserContext;
+  page: Page;
+  /** Requests to any other site than the server's, aborted (a later page.route may answer some). */
+  foreign: string[];
+}
+
+/**
+ * A fresh context and page. Requests to other origins than `baseUrl` are recorded and aborted,
+ * except the parent platform's /logo.svg; routes a test adds afterwards take precedence.
+ */
+export async function openPage(browser: Browser, baseUrl: string): Promise<TestPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const foreign: string[] = [];
+  const own = new URL(baseUrl).origin;
+  await context.route('**/*', async (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin === own || url.protocol === 'data:') return route.continue();
+    if (url.origin === PARENT && url.pathname === '/logo.svg') {
+      return route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG });
+    }
+    foreign.push(url.href);
+    return route.abort('blockedbyclient');
+  });
+  const page = await context.newPage();
+  return { context, page, foreign };
+}
+
 /** Saves a full-page screenshot as test-results/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
+/** Waits until the island holding `selector` is hydrated (Astro drops the island's `ssr` attribute). */
+export async function hydrated(page: Page, selector: string): Promise<void> {
+  await page.waitForSelector(`astro-island:not([ssr]) ${selector}`);
+}
+
+/** Fills the sign-in form already on the page, submits it and waits until the browser leaves /login. */
+export async function submitLoginForm(page: Page, email: string, password: string): Promise<void> {
+  await page.waitForLoadState('load'); // the form's script has run
+  await page.fill('#email', email);
+  await page.fill('#password', password);
+  await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), page.click('button[type=submit]')]);
+}
+
 /** Signs in through the login form and waits for the next page. */
 export async function signInThroughForm(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/login`);
-  await page.fill('#email', email);
-  await page.fill('#password', password);
-  await Promise.all([page.waitForURL((url) => !url.pathname.startsWith('/login')), page.click('button[type=submit]')]);
+  await submitLoginForm(page, email, password);
+}
+
+/** The path and query of the page, e.g. '/login?url=settings'. */
+export function location(page: Page): string {
+  const url = new URL(page.url());
+  return `${url.pathname}${url.search}`;
+}
+
+/** The ids of the top-navigation links (a[data-nav]) and side-menu links (a[data-menu]) on the page. */
+export async function navigationIds(page: Page): Promise<{ top: string[]; side: string[] }> {
+  return {
+    top: await page.$$eval('[data-testid=top-nav] a[data-nav]', (links) => links.map((a) => (a as HTMLElement).dataset.nav!)),
+    side: await page.$$eval('[data-testid=side-menu] a[data-menu]', (links) => links.map((a) => (a as HTMLElement).dataset.menu!)),
+  };
 }

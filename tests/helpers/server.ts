@@ -1,6 +1,7 @@
 // The built service (dist/main.mjs) as a child process for browser tests: its own data directory
 // (or a fresh PostgreSQL database when DATABASE_URL is set), a free port, accounts seeded through
-// the admin CLI before it starts. Run `npm run build` first (npm test does).
+// the admin CLI before it starts. Run `npm run build` first (npm test does). TRANSACT_DIST names
+// another build directory (a copy beside a node_modules) to test while dist/ is being rebuilt.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,6 +11,7 @@ import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
+const dist = process.env.TRANSACT_DIST ? path.resolve(process.env.TRANSACT_DIST) : path.join(root, 'dist');
 const execFileAsync = promisify(execFile);
 export const TEST_SECRET = 'e2e-secret-e2e-secret-e2e-secret-012345';
 
@@ -24,12 +26,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** What one run of the admin CLI did. */
+export interface AdminRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
 export interface RunningServer {
   baseUrl: string;
   port: number;
   env: Record<string, string>;
-  /** Runs `dist/admin.mjs` with this server's settings; resolves with stdout. */
+  /** True when the service uses the embedded database (PGlite), which one process holds at a time. */
+  embedded: boolean;
+  /** Runs `dist/admin.mjs` with this server's settings; resolves with stdout, rejects (with stderr) on a non-zero exit. */
   admin(...args: string[]): Promise<string>;
+  /** Runs `dist/admin.mjs` and resolves with its exit code and output whatever the code. */
+  adminRun(...args: string[]): Promise<AdminRun>;
   /** Starts the service (call after seeding with admin()). */
   start(): Promise<void>;
   /** Stops the service with SIGTERM and removes its data. */
@@ -38,12 +51,14 @@ export interface RunningServer {
 }
 
 export async function prepareServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
-  if (!existsSync(path.join(root, 'dist/main.mjs'))) throw new Error('dist/main.mjs is missing: run `npm run build` first');
+  if (!existsSync(path.join(dist, 'main.mjs'))) throw new Error(`${path.join(dist, 'main.mjs')} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-e2e-'));
   let database: TestDatabase | undefined;
   const env: Record<string, string> = {
     PORT: String(port),
+    // every server of a run needs its own submission port (the default 2525 would collide)
+    SMTP_PORT: String(await freePort()),
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
@@ -62,16 +77,30 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
   let child: ChildProcess | undefined;
   let log = '';
 
+  const adminRun = async (...args: string[]): Promise<AdminRun> => {
+    try {
+      const { stdout, stderr } = await execFileAsync(process.execPath, [path.join(dist, 'admin.mjs'), ...args], { env: childEnv });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const failed = err as { code?: unknown; stdout?: string; stderr?: string };
+      if (typeof failed.code !== 'number') throw err;
+      return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+    }
+  };
+
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
     env,
+    embedded: !env.DATABASE_URL,
+    adminRun,
     async admin(...args) {
-      const { stdout } = await execFileAsync(process.execPath, [path.join(root, 'dist/admin.mjs'), ...args], { env: childEnv });
-      return stdout;
+      const run = await adminRun(...args);
+      if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${run.code}:\n${run.stderr}${run.stdout}`);
+      return run.stdout;
     },
     async start() {
-      child = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(process.execPath, [path.join(dist, 'main.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout!.on('data', (d) => (log += d));
       child.stderr!.on('data', (d) => (log += d));
       const deadline = Date.now() + 60_000;
@@ -88,6 +117,7 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       throw new Error(`server did not become ready:\n${log}`);
     },
     async stop() {
+      const crashed = child && child.exitCode !== null ? `the service exited by itself (code ${child.exitCode}):\n${log}` : undefined;
       if (child && child.exitCode === null) {
         const exited = new Promise((r) => child!.once('exit', r));
         child.kill('SIGTERM');
@@ -95,7 +125,15 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       }
       rmSync(dataDir, { recursive: true, force: true });
       await database?.close();
+      if (crashed) throw new Error(crashed);
     },
     output: () => log,
   };
+}
+
+/** The id the admin CLI printed for what it created ('enterprise 3 created: …'). */
+export function createdId(stdout: string, kind: 'enterprise' | 'customer' | 'user'): number {
+  const match = new RegExp(`^${kind} (\\d+) created`, 'm').exec(stdout);
+  if (!match) throw new Error(`no '${kind} N created' line in:\n${stdout}`);
+  return Number(match[1]);
 }
