@@ -47,6 +47,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       });
     },
   });
+  // a client that drops mid-session (a killed sender) must not crash the test process
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as { port: number }).port;
   return {

@@ -1,0 +1,471 @@
+// `npm run test:durability` (needs DATABASE_URL): proves "accepted means durable" and "a retry with
+// the same Idempotency-Key never sends twice" (DESIGN.md) against the built service while it is
+// killed with SIGKILL again and again. Submitters send over HTTP (some with an Idempotency-Key that
+// they retry after any failure) and over SMTP; every 2xx / 250 is recorded with its trans_uuids.
+// After the run the service drains the queue and every acknowledged message must have reached the
+// sink, and no idempotency key may have been accepted (and delivered) under two trans_uuids.
+// A redelivery of the same trans_uuid after a kill is allowed: delivery is at least once.
+//
+// Works on its own fresh database on the server DATABASE_URL names (created here, dropped at the
+// end). Prints one JSON summary on stdout and exits 1 on any violation. DURABILITY_SECONDS sets the
+// length of the run (default 60).
+import { spawn, spawnSync, execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import nodemailer from 'nodemailer';
+import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { builtStamp, sourceStamp } from './build-stamp.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RUN_SECONDS = Number(process.env.DURABILITY_SECONDS ?? 60);
+const KILL_EVERY_MS = [8_000, 12_000];
+const DOWNTIME_MS = [200, 1_500];
+const PACE_MS = 100; // pause between one submitter's submissions: ~100 messages/s in all
+const REQUEST_TIMEOUT_MS = 5_000;
+const LEASE_SECONDS = 5; // a killed process's claimed messages come back after this
+const DRAIN_TIMEOUT_MS = 45_000;
+const execFileAsync = promisify(execFile);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const between = ([lo, hi]) => lo + Math.random() * (hi - lo);
+const log = (line) => process.stderr.write(`durability: ${line}\n`);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The transaction uuid a VERP envelope sender names (bounces+<32 hex>.<12 hex mac>@…). */
+function uuidFromVerp(address) {
+  const m = /^bounces\+([0-9a-f]{32})\.[0-9a-f]{12}@/i.exec(address);
+  if (!m) return null;
+  const id = m[1].toLowerCase();
+  return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+}
+
+/** The far side of delivery: counts arrivals per trans_uuid and the trans_uuids seen per idempotency key. */
+async function startSink() {
+  const arrivals = new Map(); // trans_uuid → count
+  const repeats = []; // [trans_uuid, time of the previous arrival, time of this one]
+  const lastArrival = new Map();
+  const uuidsByKey = new Map(); // X-Durability-Key → Set(trans_uuid)
+  let unparsed = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    maxClients: 1000,
+    onData(stream, session, callback) {
+      const chunks = [];
+      stream.on('data', (c) => chunks.push(c));
+      stream.on('error', () => {}); // the sender was killed mid-message: nothing arrived
+      stream.on('end', () => {
+        const uuid = uuidFromVerp(session.envelope.mailFrom ? session.envelope.mailFrom.address : '');
+        if (!uuid) {
+          unparsed++;
+          return callback(null);
+        }
+        arrivals.set(uuid, (arrivals.get(uuid) ?? 0) + 1);
+        if (lastArrival.has(uuid)) repeats.push([uuid, lastArrival.get(uuid), Date.now()]);
+        lastArrival.set(uuid, Date.now());
+        const raw = Buffer.concat(chunks).toString('latin1');
+        const end = raw.indexOf('\r\n\r\n');
+        const head = end < 0 ? raw : raw.slice(0, end);
+        const key = /^X-Durability-Key:\s*(\S+)/im.exec(head)?.[1];
+        if (key) {
+          if (!uuidsByKey.has(key)) uuidsByKey.set(key, new Set());
+          uuidsByKey.get(key).add(uuid);
+        }
+        callback(null);
+      });
+    },
+  });
+  server.on('error', () => {}); // a worker killed mid-session resets its connection
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: server.server.address().port,
+    arrivals,
+    repeats,
+    uuidsByKey,
+    unparsed: () => unparsed,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Creates a fresh database on DATABASE_URL's server; drop() removes it (even with connections left). */
+async function freshDatabase(adminUrl) {
+  const name = `transact_durability_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/**
+ * A private copy of dist/ (with node_modules linked beside it), so that a `npm run build` during
+ * the run cannot pull the files from under a restart.
+ */
+function snapshotBuild(dir) {
+  cpSync(path.join(root, 'dist'), path.join(dir, 'dist'), { recursive: true });
+  for (const file of ['main.mjs', 'admin.mjs', 'server/entry.mjs']) {
+    if (!existsSync(path.join(dir, 'dist', file))) throw new Error(`dist/${file} is missing (a build running at the same time?)`);
+  }
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  return path.join(dir, 'dist');
+}
+
+/** The built service as a child process that can be killed and started again. */
+function serviceController(dist, env, baseUrl) {
+  let child = null;
+  let output = '';
+  const unexpectedExits = [];
+  const expected = new WeakSet();
+  // never leave a service behind, whatever ends this script
+  process.on('exit', () => child?.kill('SIGKILL'));
+  return {
+    unexpectedExits,
+    output: () => output.slice(-4000),
+    running: () => child !== null && child.exitCode === null && child.signalCode === null,
+    async start() {
+      const c = spawn(process.execPath, [path.join(dist, 'main.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = c;
+      c.stdout.on('data', (d) => (output = (output + d).slice(-20_000)));
+      c.stderr.on('data', (d) => (output = (output + d).slice(-20_000)));
+      c.on('exit', (code, signal) => {
+        if (!expected.has(c)) unexpectedExits.push({ code, signal });
+      });
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        if (c.exitCode !== null) throw new Error(`the service exited while starting (${c.exitCode}):\n${output.slice(-4000)}`);
+        try {
+          if ((await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(1000) })).ok) return;
+        } catch {
+          // not listening yet
+        }
+        await sleep(50);
+      }
+      throw new Error(`the service did not become ready:\n${output.slice(-4000)}`);
+    },
+    /** Sends `signal` and resolves with the exit code once the process is gone. */
+    async stop(signal) {
+      const c = child;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return null;
+      expected.add(c);
+      const exited = new Promise((resolve) => c.once('exit', (code) => resolve(code)));
+      c.kill(signal);
+      return exited;
+    },
+  };
+}
+
+async function admin(dist, env, ...args) {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [path.join(dist, 'admin.mjs'), ...args], { env });
+    return stdout;
+  } catch (err) {
+    throw new Error(`admin ${args.join(' ')} failed: ${err.stderr ?? ''}${err.stdout ?? ''}${err.message}`);
+  }
+}
+
+function createdId(stdout, kind) {
+  const m = new RegExp(`^${kind} (\\d+) created`, 'm').exec(stdout);
+  if (!m) throw new Error(`no '${kind} N created' in: ${stdout}`);
+  return m[1];
+}
+
+async function main() {
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    console.error('durability: set DATABASE_URL to a PostgreSQL server (a fresh database is created on it and dropped afterwards)');
+    return 2;
+  }
+  if (!existsSync(path.join(root, 'dist/main.mjs')) || builtStamp(root) !== sourceStamp(root)) {
+    log('building (dist/ is missing or older than the sources)');
+    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (build.status !== 0) return build.status ?? 1;
+  }
+
+  const workDir = mkdtempSync(path.join(tmpdir(), 'transact-durability-'));
+  const dist = snapshotBuild(workDir);
+  const sink = await startSink();
+  const database = await freshDatabase(adminUrl);
+  const dataDir = path.join(workDir, 'data');
+  mkdirSync(dataDir);
+  const [port, smtpPort] = [await freePort(), await freePort()];
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    TRANSACT_SECRET: randomBytes(24).toString('hex'),
+    TRANSACT_ADMIN_EMAIL: 'admin@shop.example',
+    TRANSACT_ADMIN_PASSWORD: randomBytes(12).toString('hex'),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SMTP_PORT: String(smtpPort),
+    PUBLIC_URL: baseUrl,
+    SMTP_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS),
+  };
+  const service = serviceController(dist, env, baseUrl);
+  process.once('SIGINT', () => {
+    log(`interrupted; database ${new URL(database.url).pathname.slice(1)} is left behind`);
+    process.exit(130);
+  });
+  process.once('uncaughtException', (err) => {
+    log(`crashed: ${err.stack ?? err}`);
+    void service.stop('SIGKILL').finally(() => database.drop().finally(() => process.exit(1)));
+  });
+  const db = new pg.Client({ connectionString: database.url });
+  const violations = [];
+  let summary;
+  try {
+    // the account, made with the admin CLI before the first start
+    const enterprise = createdId(await admin(dist, env, 'enterprise', 'create', '--name', 'Durability'), 'enterprise');
+    const customer = createdId(await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'), 'customer');
+    await admin(dist, env, 'user', 'create', '--customer', customer, '--email', 'owner@shop.example', '--name', 'Owner', '--password', 'durability-password', '--admin');
+    await admin(dist, env, 'domain', 'add', 'shop.example', '--customer', customer, '--verified');
+    const creds = await admin(dist, env, 'credentials', 'show', '--customer', customer);
+    const apiKey = /^api key:\s+(\S+)$/m.exec(creds)?.[1];
+    const smtpLogin = /^smtp:\s+\S+ (\S+) \/ (\S+)$/m.exec(creds);
+    if (!apiKey || !smtpLogin) throw new Error(`could not read the credentials from:\n${creds}`);
+    const [, smtpUser, smtpPass] = smtpLogin;
+
+    await service.start();
+    await db.connect();
+    const started = Date.now();
+    let stopping = false;
+    let kills = 0;
+    const killedAt = [];
+    const counts = { submitted: 0, acknowledged: 0, attempts_failed: 0, cut_off_2xx: 0 };
+    const acknowledged = new Map(); // trans_uuid → how it was sent
+    const acknowledgedBy = { api: 0, 'api-idempotent': 0, smtp: 0 };
+    const ack = (uuids, via) => {
+      counts.acknowledged++;
+      acknowledgedBy[via]++;
+      for (const u of uuids) acknowledged.set(u, via);
+    };
+
+    /**
+     * POST with a timeout; resolves { status, body } or null when the request failed in transit
+     * (ECONNREFUSED while down, ECONNRESET on a kill, a timeout, or a body cut off by a kill).
+     */
+    const post = async (route, body, headers = {}) => {
+      let res;
+      let text;
+      try {
+        res = await fetch(`${baseUrl}${route}`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', ...headers },
+          body,
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        text = await res.text();
+      } catch {
+        if (res?.ok) counts.cut_off_2xx++; // the status line arrived, the body did not: not an answer
+        return null;
+      }
+      try {
+        return { status: res.status, body: JSON.parse(text) };
+      } catch {
+        violations.push(`POST ${route} answered ${res.status} with a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
+        return null;
+      }
+    };
+    const message = (tag, key) => ({
+      from: 'Shop <orders@shop.example>',
+      to: `${tag}@customer.example`,
+      subject: `Durability ${tag}`,
+      text: `Message ${tag}`,
+      ...(key ? { headers: { 'X-Durability-Key': key } } : {}),
+    });
+
+    // plain API sends: one attempt each; a failure is simply not acknowledged
+    const plain = async (id) => {
+      for (let n = 0; !stopping; n++) {
+        counts.submitted++;
+        const res = await post('/v1/mail', JSON.stringify(message(`plain${id}-${n}`)));
+        if (res?.status === 202) ack(res.body.data.map((d) => d.trans_uuid), 'api');
+        else counts.attempts_failed++;
+        if (res && res.status !== 202 && res.status < 500) violations.push(`POST /v1/mail answered ${res.status} ${JSON.stringify(res.body)}`);
+        await sleep(PACE_MS);
+      }
+    };
+
+    // idempotent API sends (single and batch): retried with the same key and body until answered
+    const idempotent = async (id, batchSize) => {
+      for (let n = 0; !stopping; n++) {
+        const key = `${batchSize ? 'batch' : 'idem'}${id}-${n}`;
+        const route = batchSize ? '/v1/mail/batch' : '/v1/mail';
+        const body = JSON.stringify(batchSize ? Array.from({ length: batchSize }, (_, i) => message(`${key}-${i}`, `${key}/${i}`)) : message(key, key));
+        counts.submitted++;
+        const giveUpAt = Date.now() + 60_000;
+        for (;;) {
+          const res = await post(route, body, { 'Idempotency-Key': key });
+          if (res?.status === 202) {
+            const uuids = batchSize ? res.body.data.flatMap((r) => r.map((d) => d.trans_uuid)) : res.body.data.map((d) => d.trans_uuid);
+            ack(uuids, 'api-idempotent');
+            break;
+          }
+          counts.attempts_failed++;
+          if (res && res.status < 500) {
+            violations.push(`Idempotency-Key ${key}: the retry was answered ${res.status} ${JSON.stringify(res.body)}`);
+            break;
+          }
+          if (Date.now() > giveUpAt) {
+            violations.push(`Idempotency-Key ${key}: no answer within 60 s of retries`);
+            break;
+          }
+          await sleep(250);
+        }
+        await sleep(PACE_MS);
+      }
+    };
+
+    // SMTP submissions: one connection per message, STARTTLS and AUTH as a customer's client does
+    const smtp = async (id) => {
+      for (let n = 0; !stopping; n++) {
+        const tag = `smtp${id}-${n}`;
+        counts.submitted++;
+        const transport = nodemailer.createTransport({
+          host: '127.0.0.1',
+          port: smtpPort,
+          secure: false,
+          auth: { user: smtpUser, pass: smtpPass },
+          tls: { rejectUnauthorized: false },
+          connectionTimeout: REQUEST_TIMEOUT_MS,
+          greetingTimeout: REQUEST_TIMEOUT_MS,
+          socketTimeout: REQUEST_TIMEOUT_MS,
+        });
+        try {
+          const info = await transport.sendMail({ from: 'Shop <orders@shop.example>', to: `${tag}@customer.example`, subject: `Durability ${tag}`, text: `Message ${tag}` });
+          const uuids = /Queued as ((?:[0-9a-f-]{36}\s*)+)/.exec(info.response ?? '')?.[1].trim().split(/\s+/);
+          if (!/^250 /.test(info.response ?? '') || !uuids) violations.push(`SMTP ${tag}: unexpected answer '${info.response}'`);
+          else ack(uuids, 'smtp');
+        } catch {
+          counts.attempts_failed++; // refused, reset by a kill, or 4xx: not acknowledged
+        } finally {
+          transport.close();
+        }
+        await sleep(PACE_MS);
+      }
+    };
+
+    // a submitter that throws is a bug in this script or an answer it cannot read: fail the run, but
+    // let the others finish so the service is still stopped and the database dropped
+    const guarded = (name, run) => run().catch((err) => violations.push(`submitter ${name} crashed: ${err.stack ?? err}`));
+    const submitters = [
+      ...[0, 1, 2, 3].map((i) => guarded(`plain${i}`, () => plain(i))),
+      ...[0, 1, 2, 3].map((i) => guarded(`idem${i}`, () => idempotent(i, 0))),
+      ...[0, 1].map((i) => guarded(`batch${i}`, () => idempotent(i, 5))),
+      ...[0, 1, 2].map((i) => guarded(`smtp${i}`, () => smtp(i))),
+    ];
+
+    // the chaos: SIGKILL every 8–12 s, down for a moment, started again
+    while (Date.now() - started < RUN_SECONDS * 1000) {
+      await sleep(Math.min(between(KILL_EVERY_MS), Math.max(0, started + RUN_SECONDS * 1000 - Date.now())));
+      if (Date.now() - started >= RUN_SECONDS * 1000) break;
+      await service.stop('SIGKILL');
+      kills++;
+      killedAt.push(Date.now());
+      log(`kill ${kills} at ${((Date.now() - started) / 1000).toFixed(1)} s: ${acknowledged.size} acknowledged so far`);
+      await sleep(between(DOWNTIME_MS));
+      await service.start();
+    }
+    stopping = true;
+    await Promise.all(submitters); // idempotent ones finish their retries against the running service
+
+    // one more crash and restart, then the queue must drain
+    await service.stop('SIGKILL');
+    kills++;
+    killedAt.push(Date.now());
+    await service.start();
+    const drainDeadline = Date.now() + DRAIN_TIMEOUT_MS;
+    let queued = -1;
+    while (Date.now() < drainDeadline) {
+      queued = Number((await db.query(`select count(*) as n from transactions where status = 'queued'`)).rows[0].n);
+      if (queued === 0) break;
+      await sleep(250);
+    }
+    if (queued !== 0) violations.push(`${queued} transactions still queued ${DRAIN_TIMEOUT_MS / 1000} s after the last restart`);
+    const drainedAt = Date.now();
+    const stopCode = await service.stop('SIGTERM');
+    if (stopCode !== 0) violations.push(`the service exited with ${stopCode} on SIGTERM (graceful shutdown)`);
+    for (const e of service.unexpectedExits) violations.push(`the service exited on its own (code ${e.code}, signal ${e.signal})`);
+
+    // the checks
+    const missing = [...acknowledged.keys()].filter((u) => !sink.arrivals.has(u));
+    const duplicatedKeys = [...sink.uuidsByKey].filter(([, uuids]) => uuids.size > 1);
+    const redelivered = [...sink.arrivals.values()].filter((n) => n > 1).length;
+    // at least once: a copy sent by a process that was then killed before recording it comes again;
+    // a repeat with no kill in between means something else (an expired lease, a lost outcome)
+    const unexplained = sink.repeats.filter(([, before, after]) => !killedAt.some((t) => t >= before && t <= after + 100));
+    const redeliveredKeyed = [...sink.uuidsByKey.values()].filter((uuids) => [...uuids].some((u) => sink.arrivals.get(u) > 1)).length;
+    const statuses = (await db.query(`select status, count(*) as n from transactions group by status order by status`)).rows;
+    const notSent = Number(
+      (await db.query(`select count(*) as n from transactions where uuid = any($1::uuid[]) and status <> 'sent'`, [[...acknowledged.keys()]])).rows[0].n,
+    );
+    if (missing.length) violations.push(`${missing.length} acknowledged messages never arrived, e.g. ${missing.slice(0, 5).map((u) => `${u} (${acknowledged.get(u)})`).join(', ')}`);
+    if (duplicatedKeys.length) violations.push(`${duplicatedKeys.length} idempotency keys arrived under more than one trans_uuid, e.g. ${duplicatedKeys.slice(0, 5).map(([k, u]) => `${k}: ${[...u].join(' ')}`).join('; ')}`);
+    if (notSent) violations.push(`${notSent} acknowledged transactions are not status 'sent'`);
+    if (sink.unparsed()) violations.push(`${sink.unparsed()} messages arrived without a VERP envelope sender`);
+
+    summary = {
+      submitted: counts.submitted,
+      acknowledged: counts.acknowledged,
+      acknowledged_by: acknowledgedBy,
+      acknowledged_transactions: acknowledged.size,
+      delivered: sink.arrivals.size,
+      missing: missing.length,
+      duplicates_by_idempotency_key: duplicatedKeys.length,
+      redeliveries: redelivered,
+      redeliveries_with_idempotency_key: redeliveredKeyed,
+      redeliveries_without_a_kill: unexplained.length,
+      failed_attempts: counts.attempts_failed,
+      answers_cut_off_by_a_kill: counts.cut_off_2xx,
+      transactions_by_status: Object.fromEntries(statuses.map((r) => [r.status, Number(r.n)])),
+      kills,
+      drain_s: Number(((drainedAt - started) / 1000 - RUN_SECONDS).toFixed(1)),
+      elapsed_s: Number(((Date.now() - started) / 1000).toFixed(1)),
+      violations,
+    };
+  } catch (err) {
+    violations.push(`the run could not finish: ${err.message}`);
+    summary = { violations, output: service.output() };
+  } finally {
+    await service.stop('SIGKILL').catch(() => {});
+    await db.end().catch(() => {});
+    await sink.close();
+    await database.drop().catch((err) => log(`could not drop the database: ${err.message}`));
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify(summary, null, 2));
+  if (violations.length) log(`FAILED: ${violations.length} violation(s)`);
+  return violations.length ? 1 : 0;
+}
+
+process.exit(await main());
