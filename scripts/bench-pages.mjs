@@ -78,8 +78,13 @@ try {
       if (type === 'script' || type === 'stylesheet') assets.set(res.url(), type);
     });
     const nav = await page.goto(`${base}${route}`, { waitUntil: 'networkidle' });
-    let js = 0;
-    let css = 0;
+    // small scripts and styles are inlined into the page by Astro: they are shipped too
+    const inline = await page.evaluate(() => ({
+      js: [...document.querySelectorAll('script:not([src])')].map((s) => s.textContent ?? '').join('\n'),
+      css: [...document.querySelectorAll('style')].map((s) => s.textContent ?? '').join('\n'),
+    }));
+    let js = inline.js.trim() ? gzipSync(Buffer.from(inline.js), { level: 9 }).length : 0;
+    let css = inline.css.trim() ? gzipSync(Buffer.from(inline.css), { level: 9 }).length : 0;
     for (const [url, type] of assets) {
       const body = Buffer.from(await (await fetch(url, { headers: { 'Accept-Encoding': 'identity' } })).arrayBuffer());
       const gz = gzipSync(body, { level: 9 }).length;

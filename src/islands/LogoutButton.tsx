@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { api } from '../lib/api.ts';
 
 /** Logout (spec core §2): calls the logout endpoint, then sends the browser to the parent platform. */
-export default function LogoutButton({ label = 'Logout' }: { label?: string }) {
+export default function LogoutButton({ label = 'Logout', children }: { label?: string; children?: ReactNode }) {
   const [busy, setBusy] = useState(false);
   async function logout() {
     setBusy(true);
@@ -15,7 +15,7 @@ export default function LogoutButton({ label = 'Logout' }: { label?: string }) {
   }
   return (
     <a href="/login" className="menu-link" data-testid="logout" aria-disabled={busy} onClick={(e) => { e.preventDefault(); if (!busy) void logout(); }}>
-      <span className="menu-icon" aria-hidden="true">⏻</span>
+      {children}
       <span className="menu-label">{label}</span>
     </a>
   );

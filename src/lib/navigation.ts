@@ -92,19 +92,18 @@ export interface SideEntry {
   id: string;
   label: string;
   href: string;
-  icon: string;
 }
 
 /** Side menu (spec core §2): Suppression List, Templates and Settings only for users who may send. */
 export function sideMenu(session: Wire): SideEntry[] {
   const send = canSendTransactions(session.user);
   const entries: (SideEntry | false)[] = [
-    { id: 'dashboard', label: 'Dashboard', href: '/', icon: '▦' },
-    { id: 'groups', label: 'Transactional Groups Reports', href: '/groups', icon: '☰' },
-    send && { id: 'suppression-list', label: 'Suppression List', href: '/suppression-list', icon: '⊘' },
-    send && { id: 'templates', label: 'Templates', href: '/templates', icon: '✉' },
-    { id: 'webhook-logs', label: 'Webhook Logs', href: '/webhook-logs', icon: '⇄' },
-    send && { id: 'settings', label: 'Settings', href: '/settings', icon: '⚙' },
+    { id: 'dashboard', label: 'Dashboard', href: '/' },
+    { id: 'groups', label: 'Transactional Groups Reports', href: '/groups' },
+    send && { id: 'suppression-list', label: 'Suppression List', href: '/suppression-list' },
+    send && { id: 'templates', label: 'Templates', href: '/templates' },
+    { id: 'webhook-logs', label: 'Webhook Logs', href: '/webhook-logs' },
+    send && { id: 'settings', label: 'Settings', href: '/settings' },
   ];
   return entries.filter((e): e is SideEntry => e !== false);
 }

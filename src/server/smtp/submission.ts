@@ -4,7 +4,8 @@
 // with bare CR or LF refused, so nothing we relay can end DATA early at the next hop (SMTP
 // smuggling); 250 only after the COMMIT. Hooks reject with a responseCode (STYLE §5).
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { type Server, type Socket, createServer } from 'node:net';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
@@ -66,14 +67,26 @@ interface SessionState {
   authFailures: number;
 }
 
-/** Loads the STARTTLS key pair from config, or makes a self-signed one for development. */
+/**
+ * Loads the STARTTLS key pair from config, or uses a self-signed one for development: generated
+ * once (about 3 s of CPU) and kept in DATA_DIR so later starts are quick.
+ */
 async function tlsMaterial(ctx: AppContext): Promise<{ key: string; cert: string }> {
-  const { smtpTlsKeyFile, smtpTlsCertFile } = ctx.config;
+  const { smtpTlsKeyFile, smtpTlsCertFile, dataDir, dataPath } = ctx.config;
   if (smtpTlsKeyFile && smtpTlsCertFile) return { key: readFileSync(smtpTlsKeyFile, 'utf8'), cert: readFileSync(smtpTlsCertFile, 'utf8') };
-  const { generate } = await import('selfsigned');
   const host = ctx.config.smtpPublicHost ?? new URL(ctx.config.publicUrl).hostname;
+  const dir = dataDir === 'memory://' ? null : path.join(dataPath, 'smtp-tls');
+  if (dir && existsSync(path.join(dir, `${host}.key`)) && existsSync(path.join(dir, `${host}.crt`))) {
+    return { key: readFileSync(path.join(dir, `${host}.key`), 'utf8'), cert: readFileSync(path.join(dir, `${host}.crt`), 'utf8') };
+  }
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: host }], { notAfterDate: new Date(Date.now() + 825 * 86_400_000), keySize: 2048 });
-  ctx.logger.warn({ host }, 'SMTP STARTTLS uses a generated self-signed certificate; set SMTP_TLS_KEY_FILE and SMTP_TLS_CERT_FILE in production');
+  if (dir) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `${host}.key`), pems.private, { mode: 0o600 });
+    writeFileSync(path.join(dir, `${host}.crt`), pems.cert);
+  }
+  ctx.logger.warn({ host }, 'SMTP STARTTLS uses a self-signed certificate; set SMTP_TLS_KEY_FILE and SMTP_TLS_CERT_FILE in production');
   return { key: pems.private, cert: pems.cert };
 }
 
