@@ -28,8 +28,11 @@ interface Outcome {
 }
 
 const POLL_MS = 1000;
-const FLUSH_MS = 25;
-const FLUSH_SIZE = 200;
+// Outcomes are recorded in one transaction per flush (5–6 statements): waiting up to 100 ms lets a
+// busy worker record hundreds per flush. A crash loses at most this window of *records*, and those
+// messages are delivered again when their lease expires (at least once).
+const FLUSH_MS = 100;
+const FLUSH_SIZE = 500;
 
 const addressList = (list: Address[] | null | undefined) => (list ?? []).map((a) => (a.name ? { name: a.name, address: a.email } : a.email));
 

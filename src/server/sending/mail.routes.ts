@@ -110,6 +110,18 @@ function atIndex(err: unknown, prefix: string): unknown {
   return new ApiError(err.code, prefix ? `Message ${prefix.slice(0, -1)}: ${err.message}` : err.message, { details: [{ path, message: err.message }] });
 }
 
+/** Checks every message of a batch; the first problem is reported with its index (`3.subject`). */
+function eachSubmission<S extends z.ZodType>(list: unknown[], schema: S, convert: (body: z.infer<S>) => Submission): Submission[] {
+  return list.map((item, i) => {
+    const parsed = schema.safeParse(item);
+    if (!parsed.success) {
+      const details = parsed.error.issues.map((issue) => ({ path: [i, ...issue.path].join('.'), message: issue.message }));
+      throw new ApiError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+    }
+    return submissionOrThrow(() => convert(parsed.data), `${i}.`);
+  });
+}
+
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
 
 /**
@@ -167,14 +179,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const { text, value } = await readJson(c);
     const list = check(z.union([z.array(z.unknown()), z.object({ messages: z.array(z.unknown()) }).transform((o) => o.messages)]), value);
     if (list.length === 0 || list.length > MAX_BATCH) throw new ApiError('validation_failed', `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`);
-    const submissions = list.map((item, i) => {
-      const parsed = mailRequest.safeParse(item);
-      if (!parsed.success) {
-        const details = parsed.error.issues.map((issue) => ({ path: [i, ...issue.path].join('.'), message: issue.message }));
-        throw new ApiError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
-      }
-      return submissionOrThrow(() => fromMailRequest(parsed.data), `${i}.`);
-    });
+    const submissions = eachSubmission(list, mailRequest, fromMailRequest);
     return send(c, text, submissions, (accepted) => ({
       status: 202,
       body: { data: accepted.map((recipients) => recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status }))) },
@@ -193,14 +198,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   app.post('/emails/batch', auth, async (c) => {
     const { text, value } = await readJson(c);
     const list = check(z.array(z.unknown()).min(1).max(100), value);
-    const submissions = list.map((item, i) => {
-      const parsed = resendRequest.safeParse(item);
-      if (!parsed.success) {
-        const details = parsed.error.issues.map((issue) => ({ path: [i, ...issue.path].join('.'), message: issue.message }));
-        throw new ApiError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
-      }
-      return submissionOrThrow(() => fromResendRequest(parsed.data), `${i}.`);
-    });
+    const submissions = eachSubmission(list, resendRequest, fromResendRequest);
     return send(c, text, submissions, (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }), true);
   });
 
