@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Server, type Socket, createServer } from 'node:net';
-import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../context.ts';
 import { customerForSmtpLogin } from '../credentials/credentials.service.ts';
@@ -15,6 +14,7 @@ import { ApiError } from '../http/errors.ts';
 import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
 import { DEFAULT_GROUP, MAX_RECIPIENTS, type Submission } from '../sending/mail.schema.ts';
 import { accept, prepare } from '../sending/sending.service.ts';
+import { parseMessageHeaders } from './headers.ts';
 import type { Address } from '../db/schema.ts';
 
 const MAX_AUTH_FAILURES = 5;
@@ -55,11 +55,6 @@ export function rewriteHeaders(raw: Buffer, messageId: string | null): Buffer {
   let head = kept.join('\r\n');
   if (messageId) head = `Message-ID: ${messageId}\r\n${head}`;
   return Buffer.concat([Buffer.from(head, 'latin1'), raw.subarray(end)]);
-}
-
-function addresses(field: AddressObject | AddressObject[] | undefined): Address[] {
-  const list = Array.isArray(field) ? field : field ? [field] : [];
-  return list.flatMap((f) => f.value).filter((v) => v.address).map((v) => ({ email: v.address!, name: v.name || null }));
 }
 
 interface SessionState {
@@ -210,8 +205,8 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
 async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buffer): Promise<string> {
   const customerId = session.user as unknown as number;
   if (findBareLineBreak(raw) >= 0) throw smtpError(554, '5.6.0 Message contains a bare CR or LF; lines must end with CRLF');
-  const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
-  const from = addresses(parsed.from);
+  const parsed = parseMessageHeaders(raw);
+  const from = parsed.from;
   if (from.length !== 1) throw smtpError(550, '5.6.0 The message needs exactly one From address');
   let fromEmail: string;
   try {
@@ -222,14 +217,13 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
   }
   const recipients = session.envelope.rcptTo.map((r) => ({ email: parseEmail(r.address), name: null }));
   if (recipients.length === 0) throw smtpError(554, '5.5.1 No valid recipients');
-  const groupHeader = parsed.headers.get('x-transact-group');
-  const group = (typeof groupHeader === 'string' ? groupHeader.trim().slice(0, 100) : '') || DEFAULT_GROUP;
+  const group = parsed.group?.replace(/[\r\n\u0000]+/g, ' ').trim().slice(0, 100) || DEFAULT_GROUP;
   const submission: Submission = {
     from: { email: fromEmail, name: from[0].name },
-    to: addresses(parsed.to),
-    cc: addresses(parsed.cc),
+    to: parsed.to,
+    cc: parsed.cc,
     bcc: [],
-    replyTo: addresses(parsed.replyTo),
+    replyTo: parsed.replyTo,
     subject: (parsed.subject ?? '').replace(/[\r\n\u0000]+/g, ' ').slice(0, 998),
     html: null,
     text: null,
@@ -240,7 +234,7 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
     metadata: null,
   };
   const added = parsed.messageId ? null : `<${randomUUID()}@${domainOf(fromEmail)}>`;
-  const messageIdHeader = added ?? (parsed.messageId!.startsWith('<') ? parsed.messageId! : `<${parsed.messageId}>`);
+  const messageIdHeader = added ?? parsed.messageId!;
   let prepared;
   try {
     prepared = await prepare(ctx, customerId, submission, { raw: rewriteHeaders(raw, added), recipients, messageIdHeader });
