@@ -41,15 +41,19 @@ function headerEnd(raw: Buffer): number {
   return i < 0 ? raw.length : i + 2;
 }
 
-/** Removes every X-Transact-Group header (with continuation lines) and adds a Message-ID if missing. */
+/**
+ * Removes every X-Transact-Group header (with continuation lines); with `messageId`, replaces any
+ * Message-ID header (missing or unusable) with that one.
+ */
 export function rewriteHeaders(raw: Buffer, messageId: string | null): Buffer {
   const end = headerEnd(raw);
   const lines = raw.subarray(0, end).toString('latin1').split('\r\n');
+  const drop = messageId ? /^(x-transact-group|message-id)\s*:/i : /^x-transact-group\s*:/i;
   const kept: string[] = [];
   let dropping = false;
   for (const line of lines) {
     if (/^[ \t]/.test(line) && dropping) continue;
-    dropping = /^x-transact-group\s*:/i.test(line);
+    dropping = drop.test(line);
     if (!dropping) kept.push(line);
   }
   let head = kept.join('\r\n');
