@@ -1,7 +1,6 @@
 // The official `resend` SDK pointed at us (baseUrl <service>/v1) sends through /v1/emails and
 // /v1/emails/batch: same calls, same answers, and the mail goes out DKIM-signed. Served over a real
 // socket, since the SDK speaks HTTP with fetch.
-import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
@@ -10,14 +9,11 @@ import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
-import { addDomain, dkimRecordName } from '../../src/server/domains/domains.service.ts';
+import { addDomain } from '../../src/server/domains/domains.service.ts';
+import { dkimResult } from '../helpers/dkim.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import type { Domain } from '../../src/server/db/schema.ts';
-
-const { dkimVerify } = createRequire(import.meta.url)('mailauth/lib/dkim/verify') as {
-  dkimVerify(input: Buffer, options: { resolver: (name: string, type: string) => Promise<string[][]> }): Promise<{ results: { status: { result: string }; signingDomain: string }[] }>;
-};
 
 let app: TestApp;
 let sink: SmtpSink;
@@ -51,15 +47,6 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function dkimResult(raw: Buffer) {
-  const resolver = async (name: string, type: string) => {
-    if (type === 'TXT' && name === dkimRecordName(domain)) return [[`v=DKIM1; k=rsa; p=${domain.dkim_public_key}`]];
-    const err = new Error(`no ${type} for ${name}`) as Error & { code: string };
-    err.code = 'ENOTFOUND';
-    throw err;
-  };
-  return (await dkimVerify(raw, { resolver })).results[0];
-}
 
 const transaction = (uuid: string) =>
   app.ctx.db
@@ -101,7 +88,7 @@ describe('Resend SDK against /v1/emails', () => {
     expect(messages.flatMap((m) => m.to).sort()).toEqual(['a@customer.example', 'b@customer.example', 'c@customer.example']);
     for (const m of messages) {
       expect(m.raw.toString()).toMatch(/^DKIM-Signature:[^]*?\bd=shop\.example;/m);
-      const dkim = await dkimResult(m.raw);
+      const dkim = await dkimResult(m.raw, domain);
       expect(dkim.status.result).toBe('pass');
       expect(dkim.signingDomain).toBe('shop.example');
 

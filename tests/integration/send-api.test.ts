@@ -1,17 +1,13 @@
 // Mail in by the HTTP API, out through the delivery worker to a local SMTP sink: the real pipeline
 // (database queue, DKIM signing, VERP envelope), nothing mocked.
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestAccount } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
-import { addDomain, dkimRecordName } from '../../src/server/domains/domains.service.ts';
+import { addDomain } from '../../src/server/domains/domains.service.ts';
+import { dkimResult } from '../helpers/dkim.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import type { Domain } from '../../src/server/db/schema.ts';
-
-const { dkimVerify } = createRequire(import.meta.url)('mailauth/lib/dkim/verify') as {
-  dkimVerify(input: Buffer, options: { resolver: (name: string, type: string) => Promise<string[][]> }): Promise<{ results: { status: { result: string }; signingDomain: string }[] }>;
-};
 
 let app: TestApp;
 let sink: SmtpSink;
@@ -21,15 +17,6 @@ let domain: Domain;
 let apiKey: string;
 let apiUser: string;
 
-async function dkimResult(raw: Buffer) {
-  const resolver = async (name: string, type: string) => {
-    if (type === 'TXT' && name === dkimRecordName(domain)) return [[`v=DKIM1; k=rsa; p=${domain.dkim_public_key}`]];
-    const err = new Error(`no ${type} for ${name}`) as Error & { code: string };
-    err.code = 'ENOTFOUND';
-    throw err;
-  };
-  return (await dkimVerify(raw, { resolver })).results[0];
-}
 
 const send = (body: unknown, headers: Record<string, string> = {}) =>
   app.api.request('http://localhost:4321/v1/mail', {
@@ -88,7 +75,7 @@ describe('POST /v1/mail', () => {
       expect(text).not.toMatch(/^Bcc:/m);
       expect(text).toMatch(/^X-Order: 1001$/m);
       expect(text).toContain('receipt.txt');
-      const dkim = await dkimResult(m.raw);
+      const dkim = await dkimResult(m.raw, domain);
       expect(dkim.status.result).toBe('pass');
       expect(dkim.signingDomain).toBe('shop.example');
     }

@@ -168,30 +168,22 @@ function finish(s: Omit<Submission, 'attachments'> & { attachments: { filename: 
   return { ...s, attachments };
 }
 
-/** A checked /v1/mail body as a Submission (throws SubmissionError for address or size problems). */
-export function fromMailRequest(body: MailRequest): Submission {
-  const from = addresses(body.from, 'from');
-  return finish({
-    from: from[0],
-    to: addresses(body.to, 'to'),
-    cc: addresses(body.cc, 'cc'),
-    bcc: addresses(body.bcc, 'bcc'),
-    replyTo: addresses(body.reply_to, 'reply_to'),
-    subject: body.subject,
-    html: body.html ?? null,
-    text: body.text ?? null,
-    headers: body.headers ?? {},
-    attachments: body.attachments ?? [],
-    group: body.group ?? DEFAULT_GROUP,
-    tags: body.tags ?? [],
-    metadata: body.metadata ?? null,
-  });
+/** The fields both request shapes carry, under the same names. */
+interface CommonFields {
+  from: unknown;
+  to: unknown;
+  cc?: unknown;
+  bcc?: unknown;
+  reply_to?: unknown;
+  subject: string;
+  html?: string;
+  text?: string;
+  headers?: Record<string, string>;
+  attachments?: { filename: string; content: string; content_type?: string }[];
 }
 
-/** A checked Resend body as a Submission; a tag named "group" names the transaction group. */
-export function fromResendRequest(body: ResendRequest): Submission {
-  const group = body.tags?.find((t) => t.name === 'group')?.value;
-  return finish({
+function common(body: CommonFields) {
+  return {
     from: addresses(body.from, 'from')[0],
     to: addresses(body.to, 'to'),
     cc: addresses(body.cc, 'cc'),
@@ -202,6 +194,19 @@ export function fromResendRequest(body: ResendRequest): Submission {
     text: body.text ?? null,
     headers: body.headers ?? {},
     attachments: body.attachments ?? [],
+  };
+}
+
+/** A checked /v1/mail body as a Submission (throws SubmissionError for address or size problems). */
+export function fromMailRequest(body: MailRequest): Submission {
+  return finish({ ...common(body), group: body.group ?? DEFAULT_GROUP, tags: body.tags ?? [], metadata: body.metadata ?? null });
+}
+
+/** A checked Resend body as a Submission; a tag named "group" names the transaction group. */
+export function fromResendRequest(body: ResendRequest): Submission {
+  const group = body.tags?.find((t) => t.name === 'group')?.value;
+  return finish({
+    ...common(body),
     group: group?.trim() || DEFAULT_GROUP,
     tags: (body.tags ?? []).map((t) => `${t.name}:${t.value}`),
     metadata: null,
