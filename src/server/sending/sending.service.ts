@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
-import type { Address, TransStatus } from '../db/schema.ts';
+import type { Insertable } from 'kysely';
+import type { Address, TransactionsTable, TransStatus } from '../db/schema.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { requireSendingDomain, type SendingDomain } from '../domains/domains.service.ts';
@@ -250,20 +251,7 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
   );
 
   // transactions: one per recipient
-  const txRows: {
-    uuid: string;
-    customer_id: number;
-    message_id: number;
-    group_id: number;
-    to_email: string;
-    to_name: string | null;
-    status: TransStatus;
-    delivered_status: 'pending' | 'failed';
-    message_id_header: string;
-    queued_at: Date;
-    next_attempt_at: Date | null;
-    last_reply: string | null;
-  }[] = [];
+  const txRows: Insertable<TransactionsTable>[] = [];
   const perMessage: AcceptedRecipient[][] = [];
   flat.forEach(({ job, m }, i) => {
     const gid = groupId.get(`${job.customerId}\u0000${m.submission.group}`)!;
