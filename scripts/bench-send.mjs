@@ -705,6 +705,21 @@ async function benchEngine(engine, workDir) {
   log(`${engine}: api ${api.rate} req/s (non-2xx ${api.non_2xx}); open loop at 80 %…`);
   const open80 = await openLoop({ url: `${base}/v1/mail`, headers, body, rate: api.rate * 0.8, seconds: OPEN_SECONDS, warmup: 1, serverPid: svc.pid });
   log(`${engine}: api p99 ${open80.p99_ms} ms at ${open80.offered_rate} req/s`);
+  // Where the time goes, on the same warm service: the floor of any API route in this stack
+  // (server dispatch + Hono, no body, no database) and everything but the durable write (body read,
+  // key lookup, JSON parse and validation, answered 400 for a missing recipient).
+  const floorScripts = {
+    get: path.join(workDir, 'get.lua'),
+    reject: path.join(workDir, 'reject.lua'),
+  };
+  writeFileSync(floorScripts.get, 'wrk.method = "GET"\n');
+  writeFileSync(
+    floorScripts.reject,
+    `wrk.method = "POST"\nwrk.body = [==[${JSON.stringify({ ...JSON.parse(body), to: undefined })}]==]\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
+  );
+  const healthz = await wrk(`${base}/healthz`, floorScripts.get, SECONDS, svc.pid);
+  const rejected = await wrk(`${base}/v1/mail`, floorScripts.reject, SECONDS, svc.pid);
+  log(`${engine}: floors: GET /healthz ${healthz.rate} req/s, rejected POST /v1/mail ${rejected.rate} req/s`);
   serviceErrors.api = svc.errors;
   await svc.stop();
   result.api = {
@@ -717,7 +732,15 @@ async function benchEngine(engine, workDir) {
     meets_targets: { ratio: api.rate / baseline.rate >= TARGET.apiRatio, p99: open80.p99_ms !== null && open80.p99_ms <= TARGET.apiP99 },
     cpu_normalised_ratio: cpuNormalised(api.rate, api.server_cpu, baseline.rate, baseline.server_cpu),
     baseline_limited_by: limitOf(baseline.server_cpu, baseline.client_cpu),
-    detail: { wrk: { connections: CONNECTIONS, seconds: SECONDS, service: api, baseline }, open_loop_80pct: open80 },
+    // the same service without the work a send needs: what the rest of the stack allows at most
+    floors: {
+      healthz_rate: healthz.rate,
+      healthz_ratio: round(healthz.rate / baseline.rate, 3),
+      rejected_send_rate: rejected.rate,
+      rejected_send_ratio: round(rejected.rate / baseline.rate, 3),
+      rejected_send_status: rejected.non_2xx > 0 ? 'non-2xx as expected' : 'unexpected 2xx',
+    },
+    detail: { wrk: { connections: CONNECTIONS, seconds: SECONDS, service: api, baseline, healthz, rejected_send: rejected }, open_loop_80pct: open80 },
   };
 
   // --- smtp ---
