@@ -4,10 +4,12 @@ import { type Migration, Migrator } from 'kysely/migration';
 import type { Database } from './database.ts';
 import * as m001 from './migrations/001-accounts.ts';
 import * as m002 from './migrations/002-sending.ts';
+import * as m003 from './migrations/003-domains-settings.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
   '002-sending': m002,
+  '003-domains-settings': m003,
 };
 
 /** Applies every pending migration; throws with the failing migration's name. */

@@ -26,6 +26,8 @@ export interface CustomersTable {
   track_opens: Generated<boolean>;
   track_links: Generated<boolean>;
   disable_suppression: Generated<boolean>;
+  /** The customer our own mail (domain verification) is sent as; never signs in. */
+  is_system: Generated<boolean>;
 }
 
 /** The permission flags of spec core §3/§6, stored as booleans and sent as 'yes'/'no'. */
@@ -117,6 +119,8 @@ export interface DomainsTable {
   dns_checked_at: Timestamp | null;
   dns_results: ColumnType<Record<string, DnsCheck> | null, string | null, string | null>;
   created_at: CreatedAt;
+  verified_at: Timestamp | null;
+  verification_sent_at: Timestamp | null;
 }
 
 export interface TransactionGroupsTable {
@@ -201,7 +205,7 @@ export interface EventsTable {
   data: Json<Record<string, unknown> | null> | null;
 }
 
-export const STAT_COLUMNS = ['sent', 'failed', 'delivered', 'bounced', 'bounces_hard', 'bounces_soft', 'opens', 'unique_opens', 'clicks', 'unique_clicks'] as const;
+export const STAT_COLUMNS = ['requests', 'sent', 'failed', 'delivered', 'bounced', 'bounces_hard', 'bounces_soft', 'opens', 'unique_opens', 'clicks', 'unique_clicks'] as const;
 export type StatColumn = (typeof STAT_COLUMNS)[number];
 
 export type DailyStatsTable = {
@@ -234,6 +238,20 @@ export interface IdempotencyKeysTable {
   created_at: CreatedAt;
 }
 
+export interface WebhooksTable {
+  id: Generated<number>;
+  customer_id: number;
+  url: string;
+  verb: Generated<string>;
+  status: Generated<string>;
+  auth_type: string | null;
+  auth_details_sealed: string | null;
+  event_types: ColumnType<string[], string, string>;
+  field_set: Generated<string>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface Tables {
   enterprises: EnterprisesTable;
   customers: CustomersTable;
@@ -252,6 +270,7 @@ export interface Tables {
   quota_usage: QuotaUsageTable;
   suppressions: SuppressionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhooks: WebhooksTable;
 }
 
 export type Enterprise = Selectable<EnterprisesTable>;

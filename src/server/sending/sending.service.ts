@@ -295,10 +295,13 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
   const stats: StatDelta[] = [];
   for (const t of inserted) {
     events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'queued', at: now });
+    // every accepted transaction counts as a request (the overview total), failed ones as failed too
+    const counts: StatDelta['counts'] = { requests: 1 };
     if (t.status !== 'queued') {
       events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'failed', at: now, data: { reason: t.last_reply } });
-      stats.push({ customer_id: t.customer_id, group_id: t.group_id, day, counts: { failed: 1 } });
+      counts.failed = 1;
     }
+    stats.push({ customer_id: t.customer_id, group_id: t.group_id, day, counts });
   }
   await insertEvents(trx, events);
   await bumpDailyStats(trx, stats);
