@@ -1,15 +1,17 @@
 // Sending domains: each gets its own 2048-bit RSA DKIM key (selector chosen by us) and a list of
 // DNS records to publish. Mail is accepted only from a domain of the sender's own customer that is
-// sending-verified (issue 3); verification by email and DNS checks come with the domains issue.
+// sending-verified; a domain becomes verified when someone at the domain confirms the link we mail
+// to an address there (spec core §2, §4).
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { AppContext } from '../context.ts';
-import type { Domain } from '../db/schema.ts';
+import type { DnsCheck, Domain } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { normalizeDomain } from '../sending/addresses.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import * as repo from './domains.repository.ts';
 import { clearLookupCaches, invalidateLookups, lookupCache } from '../lookup-cache.ts';
+import { domainNameProblem } from '../../lib/domain-name.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -41,11 +43,10 @@ export function dnsRecords(ctx: Pick<AppContext, 'config'>, domain: Pick<Domain,
 }
 
 /** Creates a domain for a customer with a fresh DKIM key pair. */
-export async function addDomain(ctx: AppContext, customerId: number, name: string, opts: { verified?: boolean } = {}): Promise<Domain> {
-  const domain = normalizeDomain(name);
-  if (!domain) throw new ApiError('validation_failed', `'${name}' is not a valid domain name`);
+export async function addDomain(ctx: AppContext, customerId: number, name: string, opts: { verified?: boolean; trusted?: boolean } = {}): Promise<Domain> {
+  const domain = validDomainName(name);
   if (await repo.findCustomerDomain(ctx.db, customerId, domain)) throw new ApiError('conflict', `${domain} is already added to this account`);
-  const other = await repo.findVerifiedAnywhere(ctx.db, domain);
+  const other = opts.trusted ? undefined : await repo.findVerifiedAnywhere(ctx.db, domain);
   if (other && other.customer_id !== customerId) throw new ApiError('conflict', `${domain} is verified by another account`);
   const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
     modulusLength: 2048,
@@ -62,6 +63,15 @@ export async function addDomain(ctx: AppContext, customerId: number, name: strin
     dkim_private_key_sealed: secretsOf(ctx).encrypt(privateKey),
     dkim_public_key: (publicKey as Buffer).toString('base64'),
   });
+}
+
+/** The normalised (lower-case ASCII) form of a domain name the spec's rule accepts, or a 400. */
+export function validDomainName(name: string): string {
+  const trimmed = name.trim();
+  const problem = domainNameProblem(trimmed);
+  const domain = problem ? null : normalizeDomain(trimmed);
+  if (!domain) throw new ApiError('validation_failed', problem ?? `'${name}' is not a valid domain name`);
+  return domain;
 }
 
 export interface SendingDomain {
@@ -95,4 +105,43 @@ export async function setSendingVerified(ctx: AppContext, domainId: number, veri
     await invalidateLookups(ctx, trx);
   });
   clearLookupCaches(ctx);
+}
+
+export interface DomainWire {
+  domain_id: number;
+  domain_domain: string;
+  domain_sending_verified: 'yes' | 'no';
+  domain_verification_email: string | null;
+  domain_verification_sent_timestamp: string | null;
+  domain_created_timestamp: string;
+  dns_checked_timestamp: string | null;
+  /** The records to publish, each with the result of the last DNS check (null before any). */
+  dns_records: (DnsRecord & { check: DnsCheck | null })[];
+}
+
+/** The one row → wire mapping for domains (spec core §3 Domain, plus the DNS records and their checks). */
+export function domainToWire(ctx: Pick<AppContext, 'config'>, domain: Domain): DomainWire {
+  const results = domain.dns_results ?? {};
+  return {
+    domain_id: Number(domain.id),
+    domain_domain: domain.domain,
+    domain_sending_verified: domain.sending_verified ? 'yes' : 'no',
+    domain_verification_email: domain.verification_email,
+    domain_verification_sent_timestamp: domain.verification_sent_at?.toISOString() ?? null,
+    domain_created_timestamp: domain.created_at.toISOString(),
+    dns_checked_timestamp: domain.dns_checked_at?.toISOString() ?? null,
+    dns_records: dnsRecords(ctx, domain).map((r) => ({ ...r, check: results[r.purpose] ?? null })),
+  };
+}
+
+/** The customer's domains for the console. */
+export async function listDomainsForConsole(ctx: AppContext, customerId: number): Promise<DomainWire[]> {
+  return (await repo.listCustomerDomains(ctx.db, customerId)).map((d) => domainToWire(ctx, d));
+}
+
+/** One domain of the customer, or 404 (another customer's id is simply not found). */
+export async function customerDomain(ctx: AppContext, customerId: number, domainId: number): Promise<Domain> {
+  const domain = Number.isSafeInteger(domainId) ? await repo.findCustomerDomainById(ctx.db, customerId, domainId) : undefined;
+  if (!domain) throw new ApiError('not_found', 'No such domain');
+  return domain;
 }

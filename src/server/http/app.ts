@@ -7,6 +7,8 @@ import type { AppContext } from '../context.ts';
 import { opsRoutes } from '../ops/ops.routes.ts';
 import { mailRoutes } from '../sending/mail.routes.ts';
 import { settingsRoutes } from '../settings/settings.routes.ts';
+import { domainRoutes } from '../domains/domains.routes.ts';
+import { dashboardRoutes } from '../dashboard/dashboard.routes.ts';
 import { ApiError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
 
@@ -34,6 +36,8 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.use('/v1/*', sessionMiddleware(ctx));
   app.route('/v1', authRoutes(ctx));
   app.route('/v1', settingsRoutes(ctx));
+  app.route('/v1', domainRoutes(ctx));
+  app.route('/v1', dashboardRoutes(ctx));
 
   app.notFound((c) => c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404));
 

@@ -25,20 +25,26 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly details?: unknown;
   readonly headers?: Record<string, string>;
+  /** Calls whose spec answer is a messages list (POST v1/domains) carry it beside `error`. */
+  readonly messages?: string[];
 
-  constructor(code: ErrorCode, message: string, opts: { details?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(code: ErrorCode, message: string, opts: { details?: unknown; headers?: Record<string, string>; messages?: string[] } = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.details = opts.details;
     this.headers = opts.headers;
+    this.messages = opts.messages;
   }
 
   get status(): (typeof STATUS)[ErrorCode] {
     return STATUS[this.code];
   }
 
-  toBody(): { error: { code: ErrorCode; message: string; details?: unknown } } {
-    return { error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) } };
+  toBody(): { error: { code: ErrorCode; message: string; details?: unknown }; messages?: string[] } {
+    return {
+      error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) },
+      ...(this.messages ? { messages: this.messages } : {}),
+    };
   }
 }

@@ -1,0 +1,76 @@
+// Domains for the console (spec core §7): GET v1/domains, POST v1/domains (answers a messages list;
+// success is 'Domain Created', anything else is shown in the modal joined with commas), one
+// domain's details, a fresh verification mail, an on-demand DNS check; and GET v1/get-started.
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { findCustomer } from '../accounts/accounts.repository.ts';
+import { credentialsForConsole } from '../credentials/credentials.service.ts';
+import { ApiError } from '../http/errors.ts';
+import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
+import { jsonBody } from '../http/validate.ts';
+import { customerDomain, domainToWire, listDomainsForConsole } from './domains.service.ts';
+import { createDomainWithVerification, resendVerification } from './verification.service.ts';
+
+const createBody = z.strictObject({
+  domain_url: z.string().max(300),
+  domain_verification_email: z.string().max(400),
+});
+const resendBody = z.strictObject({ email: z.string().max(400).optional() });
+
+/** Spec core §8: the modal shows the answer's messages, so failures carry them beside our error object. */
+function withMessages(err: unknown): never {
+  if (err instanceof ApiError) {
+    const details = Array.isArray(err.details) ? (err.details as { path?: string; message?: string }[]) : [];
+    const messages = details.length > 0 ? details.map((d) => (d.path && d.path !== '(body)' ? `${d.path}: ${d.message}` : String(d.message))) : [err.message];
+    throw new ApiError(err.code, err.message, { details: err.details, messages });
+  }
+  throw err;
+}
+
+export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const csrf = csrfGuard(ctx);
+  const domainId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
+
+  app.get('/domains', requireSession, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json({ domains: await listDomainsForConsole(ctx, sessionOf(c).customerId) });
+  });
+
+  app.post('/domains', requireSession, csrf, async (c) => {
+    try {
+      const body = await jsonBody(c, createBody);
+      const domain = await createDomainWithVerification(ctx, sessionOf(c).customerId, { domain: body.domain_url, email: body.domain_verification_email });
+      return c.json({ messages: ['Domain Created'], domain: domainToWire(ctx, domain) }, 201);
+    } catch (err) {
+      withMessages(err);
+    }
+  });
+
+  app.get('/domains/:id', requireSession, async (c) => {
+    const domain = await customerDomain(ctx, sessionOf(c).customerId, domainId(c.req.param('id')));
+    c.header('Cache-Control', 'no-store');
+    return c.json({ domain: domainToWire(ctx, domain) });
+  });
+
+  app.post('/domains/:id/verification', requireSession, csrf, async (c) => {
+    const { customerId } = sessionOf(c);
+    const id = domainId(c.req.param('id'));
+    await customerDomain(ctx, customerId, id);
+    const body = await jsonBody(c, resendBody);
+    const domain = await resendVerification(ctx, customerId, id, body.email);
+    return c.json({ messages: [`Verification email sent to ${domain.verification_email}`], domain: domainToWire(ctx, domain) });
+  });
+
+  app.get('/get-started', requireSession, async (c) => {
+    const { customerId } = sessionOf(c);
+    const customer = await findCustomer(ctx.db, customerId);
+    if (!customer) throw new ApiError('not_found', 'No such customer');
+    const [domains, credentials] = await Promise.all([listDomainsForConsole(ctx, customerId), credentialsForConsole(ctx, customerId)]);
+    c.header('Cache-Control', 'no-store');
+    return c.json({ domains, ...credentials, isReseller: customer.is_reseller });
+  });
+
+  return app;
+}
