@@ -330,6 +330,9 @@ async function startService(engineState, { roles, ports, sinkPort, workDir, labe
     ...db.env,
     PORT: String(ports.http),
     SMTP_PORT: String(ports.smtp),
+    // neither bounces nor periodic DNS checks are measured here
+    BOUNCE_SMTP_PORT: '0',
+    DNS_CHECK_INTERVAL_MINUTES: '0',
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${ports.http}`,
     SMTP_ALLOW_INSECURE_AUTH: 'true',

@@ -225,6 +225,9 @@ async function main() {
     HOST: '127.0.0.1',
     PORT: String(port),
     SMTP_PORT: String(smtpPort),
+    // neither bounces nor periodic DNS checks are measured here
+    BOUNCE_SMTP_PORT: '0',
+    DNS_CHECK_INTERVAL_MINUTES: '0',
     PUBLIC_URL: baseUrl,
     SMTP_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
     DATA_DIR: dataDir,

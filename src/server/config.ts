@@ -39,6 +39,7 @@ export const SETTINGS = {
   smtpTlsCertFile: { env: 'SMTP_TLS_CERT_FILE', kind: 'string', default: undefined, description: 'PEM certificate (chain) for STARTTLS.' },
   smtpAllowInsecureAuth: { env: 'SMTP_ALLOW_INSECURE_AUTH', kind: 'bool', default: undefined, description: 'Allow AUTH before STARTTLS. Default: true only when HOST is a loopback address.' },
   smtpMaxMessageBytes: { env: 'SMTP_MAX_MESSAGE_BYTES', kind: 'int', default: '36700160', description: 'Largest message accepted over SMTP (announced in EHLO SIZE, checked at MAIL FROM and after DATA).' },
+  bounceSmtpPort: { env: 'BOUNCE_SMTP_PORT', kind: 'int', default: '2526', description: 'Port of the bounce receiver (smtp role), which takes delivery status notifications sent to the VERP return path. In production it is the MX of RETURN_PATH_DOMAIN, on port 25 (or forwarded there). 0 disables it.' },
   smtpRelayUrl: { env: 'SMTP_RELAY_URL', kind: 'string', default: undefined, secret: true, description: 'Deliver through this smarthost (smtp://user:pass@host:587) instead of directly to each recipient domain\'s MX.' },
   dnsServers: { env: 'DNS_SERVERS', kind: 'list', default: '', description: 'DNS resolvers (ip or ip:port, comma-separated) for MX lookups and domain checks. Default: the system resolver.' },
   dnsCheckIntervalMinutes: { env: 'DNS_CHECK_INTERVAL_MINUTES', kind: 'int', default: '60', description: 'How often the worker role re-checks each sending domain\'s SPF, DKIM, DMARC and return-path records in DNS; 0 turns the periodic check off.' },

@@ -12,7 +12,9 @@ import { createApi } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
 import { createPageBridge } from './page-bridge.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
+import { startDnsRefresher } from './domains/dns-check.service.ts';
 import { startSubmissionServer } from './smtp/submission.ts';
+import { startBounceReceiver } from './bounces/receiver.ts';
 import { listenForChanges } from './delivery/listen.ts';
 import { notifyQueued } from './delivery/queue-signal.ts';
 import { clearLookupCaches } from './lookup-cache.ts';
@@ -121,10 +123,15 @@ async function main(): Promise<void> {
   if (config.roles.includes('smtp')) {
     const submission = await startSubmissionServer(ctx);
     stops.push(() => submission.close());
+    if (config.bounceSmtpPort > 0) {
+      const bounces = await startBounceReceiver(ctx);
+      stops.push(() => bounces.close());
+    }
   }
   if (config.roles.includes('worker')) {
     const worker = new DeliveryWorker(ctx);
     worker.start();
+    const stopDnsRefresher = startDnsRefresher(ctx);
     const timer = setInterval(() => {
       pruneAuthTables(ctx).catch((err) => logger.warn({ err }, 'pruning sessions failed'));
       pruneIdempotencyKeys(ctx.db).catch((err) => logger.warn({ err }, 'pruning idempotency keys failed'));
@@ -132,7 +139,7 @@ async function main(): Promise<void> {
     timer.unref();
     stops.push(async () => {
       clearInterval(timer);
-      await worker.stop();
+      await Promise.all([worker.stop(), stopDnsRefresher()]);
     });
   }
   logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');

@@ -57,8 +57,11 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
   let database: TestDatabase | undefined;
   const env: Record<string, string> = {
     PORT: String(port),
-    // every server of a run needs its own submission port (the default 2525 would collide)
+    // every server of a run needs its own SMTP ports (the defaults 2525 and 2526 would collide)
     SMTP_PORT: String(await freePort()),
+    BOUNCE_SMTP_PORT: String(await freePort()),
+    // no periodic DNS checks: this machine may have no resolver that answers (tests use their own)
+    DNS_CHECK_INTERVAL_MINUTES: '0',
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,

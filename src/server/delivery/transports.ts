@@ -1,9 +1,9 @@
 // Where a message goes: through SMTP_RELAY_URL when set, else straight to the recipient domain's
 // MX hosts (RFC 5321 §5.1: lowest preference first; no MX → the domain's own address). Transports
 // are nodemailer pools, one per destination host, with file and URL access disabled.
-import { Resolver } from 'node:dns/promises';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
+import { createResolver } from '../domains/resolver.ts';
 
 export class NoRouteError extends Error {
   constructor(
@@ -68,8 +68,7 @@ export function createTransportPool(config: Config): TransportPool {
     };
   }
 
-  const resolver = new Resolver();
-  if (config.dnsServers.length) resolver.setServers(config.dnsServers);
+  const resolver = createResolver(config);
   const mxCache = new Map<string, { host: string; until: number }>();
 
   async function mxHost(domain: string): Promise<string> {

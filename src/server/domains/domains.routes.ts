@@ -11,6 +11,8 @@ import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middl
 import { jsonBody } from '../http/validate.ts';
 import { customerDomain, domainToWire, listDomainsForConsole } from './domains.service.ts';
 import { createDomainWithVerification, resendVerification } from './verification.service.ts';
+import { runDnsCheck } from './dns-check.service.ts';
+import * as repo from './domains.repository.ts';
 
 const createBody = z.strictObject({
   domain_url: z.string().max(300),
@@ -61,6 +63,13 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
     const body = await jsonBody(c, resendBody);
     const domain = await resendVerification(ctx, customerId, id, body.email);
     return c.json({ messages: [`Verification email sent to ${domain.verification_email}`], domain: domainToWire(ctx, domain) });
+  });
+
+  app.post('/domains/:id/check', requireSession, csrf, async (c) => {
+    const { customerId } = sessionOf(c);
+    const domain = await customerDomain(ctx, customerId, domainId(c.req.param('id')));
+    await runDnsCheck(ctx, domain.id);
+    return c.json({ domain: domainToWire(ctx, (await repo.findCustomerDomainById(ctx.db, customerId, domain.id))!) });
   });
 
   app.get('/get-started', requireSession, async (c) => {

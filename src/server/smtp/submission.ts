@@ -70,7 +70,7 @@ interface SessionState {
  * Loads the STARTTLS key pair from config, or uses a self-signed one for development: generated
  * once (about 3 s of CPU) and kept in DATA_DIR so later starts are quick.
  */
-async function tlsMaterial(ctx: AppContext): Promise<{ key: string; cert: string }> {
+export async function tlsMaterial(ctx: AppContext): Promise<{ key: string; cert: string }> {
   const { smtpTlsKeyFile, smtpTlsCertFile, dataDir, dataPath } = ctx.config;
   if (smtpTlsKeyFile && smtpTlsCertFile) return { key: readFileSync(smtpTlsKeyFile, 'utf8'), cert: readFileSync(smtpTlsCertFile, 'utf8') };
   const host = ctx.config.smtpPublicHost ?? new URL(ctx.config.publicUrl).hostname;

@@ -1,0 +1,145 @@
+// The bounce receiver (smtp role): the SMTP server behind the return-path domain's MX. It takes
+// DSNs for VERP addresses whose HMAC verifies and nothing else (it never relays), classifies each,
+// and records a bounce (status, event, daily_stats, suppression) in one database transaction
+// before answering 250. Hooks reject with a responseCode (STYLE §5).
+import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
+import type { AppContext } from '../context.ts';
+import { returnPathDomainOf } from '../domains/domains.service.ts';
+import { parseVerp } from '../delivery/verp.ts';
+import { insertEvents } from '../events/events.repository.ts';
+import { tlsMaterial } from '../smtp/submission.ts';
+import { bumpDailyStats, statDay } from '../stats/stats.repository.ts';
+import { lockTransactionByUuid, markBounced, suppressBounced, suppressionDisabled } from './bounces.repository.ts';
+import { type BounceClassification, classifyBounce } from './dsn.ts';
+import { type ParsedBounce, parseBounce } from './parse-dsn.ts';
+
+/** A DSN is a short report plus, at most, the returned message; 10 MB is plenty (552 above it). */
+export const MAX_BOUNCE_BYTES = 10 * 1024 * 1024;
+/** A DSN goes to one envelope sender (RFC 3464 §2.2.1); a few recipients allow for odd MTAs. */
+const MAX_RECIPIENTS = 10;
+
+function smtpError(code: number, message: string): Error & { responseCode: number } {
+  const err = new Error(message) as Error & { responseCode: number };
+  err.responseCode = code;
+  return err;
+}
+
+/** What one received message did to one transaction. */
+export type BounceOutcome = 'recorded' | 'unknown_transaction' | 'not_a_bounce' | 'other_message' | 'already_final';
+
+/**
+ * Applies a parsed bounce to the transaction `uuid`, in one database transaction: the status
+ * change, a `bounced` event, daily_stats (only the first time: a repeated DSN counts once) and,
+ * for a hard bounce, a suppression.
+ */
+export async function recordBounce(ctx: AppContext, uuid: string, parsed: ParsedBounce, at = new Date()): Promise<BounceOutcome> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const tx = await lockTransactionByUuid(trx, uuid);
+    if (!tx) return 'unknown_transaction';
+    // The VERP address is visible to every recipient (Return-Path), so it can be used as the
+    // envelope sender of other mail; a bounce quoting another Message-ID is backscatter, not ours.
+    if (parsed.originalMessageId !== null && parsed.originalMessageId !== tx.message_id_header) return 'other_message';
+    const bounce: BounceClassification = classifyBounce(parsed, tx.to_email);
+    if (bounce.kind === 'not_a_bounce') return 'not_a_bounce';
+    const type = bounce.kind;
+    const wasQueued = tx.status === 'queued';
+    if (!(await markBounced(trx, tx.id, { type, reason: bounce.reason }))) return 'already_final';
+    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'bounced', at, data: { type, status: bounce.status, reason: bounce.reason } }]);
+    await bumpDailyStats(trx, [
+      {
+        customer_id: tx.customer_id,
+        group_id: tx.group_id,
+        day: statDay(at),
+        // a queued message ends here as failed, as the worker counts a synchronous bounce; a sent
+        // one stays counted as sent and delivered
+        counts: { ...(wasQueued ? { failed: 1 } : {}), bounced: 1, [type === 'hard' ? 'bounces_hard' : 'bounces_soft']: 1 },
+      },
+    ]);
+    // DESIGN.md: a hard bounce suppresses the recipient unless the customer disabled suppression
+    if (type === 'hard' && !(await suppressionDisabled(trx, tx.customer_id))) await suppressBounced(trx, tx.customer_id, tx.to_email);
+    return 'recorded';
+  });
+}
+
+function readStream(stream: SMTPServerDataStream): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('error', reject);
+    stream.on('end', () => resolve(stream.sizeExceeded ? null : Buffer.concat(chunks)));
+  });
+}
+
+export interface BounceReceiver {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the bounce receiver on BOUNCE_SMTP_PORT (opts.port 0 picks a free port, for tests). */
+export async function startBounceReceiver(ctx: AppContext, opts: { port?: number; host?: string } = {}): Promise<BounceReceiver> {
+  const { config, logger } = ctx;
+  const secret = config.secret!;
+  const returnPathDomain = returnPathDomainOf(ctx).toLowerCase();
+  /** The transaction a recipient address names, or null when it is not one of our VERP addresses. */
+  const transactionOf = (address: string): string | null => {
+    const at = address.lastIndexOf('@');
+    if (at <= 0 || address.slice(at + 1).toLowerCase() !== returnPathDomain) return null;
+    return parseVerp(secret, address.slice(0, at));
+  };
+
+  const smtp = new SMTPServer({
+    ...(await tlsMaterial(ctx)),
+    name: config.smtpPublicHost ?? new URL(config.publicUrl).hostname,
+    banner: 'Transact bounce receiver',
+    // an MX takes mail from anyone; what it accepts is limited by RCPT instead
+    authOptional: true,
+    disabledCommands: ['AUTH'],
+    size: MAX_BOUNCE_BYTES,
+    logger: false,
+    maxClients: 200,
+    socketTimeout: 60_000,
+
+    onRcptTo(address, session, callback) {
+      // RFC 5321 §3.6.2: an open relay is not acceptable; nothing but our own VERP addresses
+      if (!transactionOf(address.address)) return callback(smtpError(550, '5.7.1 Relaying denied: this server only accepts bounces for its own return path'));
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
+      callback();
+    },
+
+    onData(stream, session, callback) {
+      const targets = [...new Set(session.envelope.rcptTo.map((r) => transactionOf(r.address)))].filter((uuid) => uuid !== null);
+      readStream(stream)
+        .then(async (raw) => {
+          if (raw === null) return callback(smtpError(552, `5.3.4 Message exceeds the size limit of ${MAX_BOUNCE_BYTES} bytes`));
+          let parsed: ParsedBounce;
+          try {
+            parsed = await parseBounce(raw);
+          } catch (err) {
+            logger.warn({ err }, 'an unreadable message reached the bounce receiver');
+            return callback(smtpError(554, '5.6.0 The message could not be parsed'));
+          }
+          for (const uuid of targets) {
+            const outcome = await recordBounce(ctx, uuid, parsed);
+            logger.info({ uuid, outcome }, 'bounce received');
+          }
+          callback(null, '2.0.0 Bounce received');
+        })
+        .catch((err) => {
+          logger.error({ err }, 'a bounce could not be recorded');
+          callback(smtpError(451, '4.3.0 Temporary failure recording the bounce, try again'));
+        });
+    },
+  });
+  smtp.on('error', (err) => logger.warn({ err }, 'bounce receiver error'));
+
+  await new Promise<void>((resolve, reject) => {
+    smtp.server.once('error', reject);
+    smtp.listen(opts.port ?? config.bounceSmtpPort, opts.host ?? config.host, () => resolve());
+  });
+  const port = (smtp.server.address() as { port: number }).port;
+  logger.info({ port, returnPathDomain }, 'bounce receiver listening');
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
+  };
+}
