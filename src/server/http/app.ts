@@ -9,6 +9,8 @@ import { mailRoutes } from '../sending/mail.routes.ts';
 import { settingsRoutes } from '../settings/settings.routes.ts';
 import { domainRoutes } from '../domains/domains.routes.ts';
 import { dashboardRoutes } from '../dashboard/dashboard.routes.ts';
+import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
+import { suppressionRoutes } from '../suppressions/suppressions.routes.ts';
 import { ApiError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
 
@@ -38,6 +40,8 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/v1', settingsRoutes(ctx));
   app.route('/v1', domainRoutes(ctx));
   app.route('/v1', dashboardRoutes(ctx));
+  app.route('/v1', webhookRoutes(ctx));
+  app.route('/v1', suppressionRoutes(ctx));
 
   app.notFound((c) => c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404));
 

@@ -1,11 +1,21 @@
 // GET /v1/ui-settings (spec core §7): the customer's sending options and credentials for the
-// Settings and getting-started pages. (POST, the toggles, arrives with the settings issue.)
+// Settings and getting-started pages; POST /v1/ui-settings: one sending option toggled.
 import { Hono } from 'hono';
+import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
 import { ApiError } from '../http/errors.ts';
-import { type ApiEnv, requireSession, sessionOf } from '../http/middleware.ts';
+import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
+import { jsonBody } from '../http/validate.ts';
+import { clearLookupCaches } from '../lookup-cache.ts';
+import { SENDING_OPTIONS } from './settings.repository.ts';
+import { requireSendPermission, setSendingOption, settingsToWire } from './settings.service.ts';
+
+// spec §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
+const sendingOptionChange = z
+  .strictObject({ track_opens: z.boolean().optional(), track_links: z.boolean().optional(), disable_suppression: z.boolean().optional() })
+  .refine((body) => Object.keys(body).length === 1, { message: `send exactly one of ${SENDING_OPTIONS.join(', ')}` });
 
 export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -16,13 +26,19 @@ export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
     const credentials = await credentialsForConsole(ctx, customerId);
     c.header('Cache-Control', 'no-store');
     return c.json({
-      settings: {
-        tsetting_track_opens: customer.track_opens,
-        tsetting_track_links: customer.track_links,
-        tsetting_disable_suppression: customer.disable_suppression,
-      },
+      settings: settingsToWire(customer),
       credentials: { ...credentials, isReseller: customer.is_reseller },
     });
+  });
+
+  app.post('/ui-settings', requireSession, csrfGuard(ctx), async (c) => {
+    const session = sessionOf(c);
+    requireSendPermission(session);
+    const change = await jsonBody(c, sendingOptionChange);
+    const option = SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
+    const settings = await ctx.db.transaction().execute((trx) => setSendingOption(ctx, trx, session.customerId, option, change[option]!));
+    clearLookupCaches(ctx); // again after commit: a send during the transaction may have cached the old state
+    return c.json({ settings });
   });
   return app;
 }

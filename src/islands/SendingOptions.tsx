@@ -1,0 +1,56 @@
+import { useStore } from '@nanostores/react';
+import { useEffect } from 'react';
+import { type SendingOption, loadUiSettings, optionValue, saveSendingOption, savingOptions, uiSettings } from './stores/ui-settings.ts';
+
+const OPTIONS: { option: SendingOption; label: string; help: string }[] = [
+  { option: 'track_opens', label: 'Track Opens', help: 'Add an invisible image to HTML mail to count opens.' },
+  { option: 'track_links', label: 'Track Link Clicks', help: 'Send links through this service to count clicks.' },
+  { option: 'disable_suppression', label: 'Disable Suppressions', help: 'Send even to addresses on the suppression list.' },
+];
+
+/**
+ * The Sending Options toggles of Settings (spec core §2). Each is disabled while its save is in
+ * flight and flips only once the server accepted the change (§4); a failed save leaves it as it was.
+ */
+export default function SendingOptions() {
+  const $settings = useStore(uiSettings);
+  const $saving = useStore(savingOptions);
+  useEffect(() => void loadUiSettings(), []);
+
+  if ($settings.status === 'failed') {
+    return (
+      <p className="has-text-grey" data-testid="sending-options-failed">
+        The sending options could not be loaded.{' '}
+        <button type="button" className="button is-small is-text" onClick={() => void loadUiSettings()}>Retry</button>
+      </p>
+    );
+  }
+  return (
+    <ul className="sending-options" aria-busy={$settings.status === 'loading'}>
+      {OPTIONS.map(({ option, label, help }) => {
+        const value = optionValue($settings, option);
+        const id = `option-${option}`;
+        return (
+          <li key={option} className="sending-option">
+            <div>
+              <label htmlFor={id} className="has-text-weight-semibold">{label}</label>
+              <p className="help" id={`${id}-help`}>{help}</p>
+            </div>
+            <input
+              id={id}
+              type="checkbox"
+              role="switch"
+              className="switch"
+              aria-describedby={`${id}-help`}
+              checked={value ?? false}
+              disabled={value === undefined || $saving[option] === true}
+              aria-busy={$saving[option] === true}
+              onChange={() => void saveSendingOption(option, !value)}
+              data-testid={`toggle-${option}`}
+            />
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
