@@ -4,6 +4,10 @@
 import type { AppContext } from './context.ts';
 import { type ResolvedSession, type SessionWire, resolveSession, sessionToWire } from './auth/auth.service.ts';
 import { isSecureRequest, sessionCookieOptions, type CookieOptions } from './http/session-cookie.ts';
+import { hasVerifiedDomainAndTraffic } from './stats/stats.repository.ts';
+import { confirmVerificationLink, inspectVerificationLink, type VerificationLinkState } from './domains/verification.service.ts';
+import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
+import { ApiError } from './http/errors.ts';
 
 export interface PageSession {
   session: ResolvedSession;
@@ -18,6 +22,14 @@ export interface PageBridge {
   resolveSession(token: string | undefined): Promise<PageSession | null>;
   /** Options for re-sending the session cookie when the session was extended. */
   sessionCookieOptions(headers: Headers): CookieOptions;
+  /** Home (spec core §4): true when the customer has a sending-verified domain and a transaction. */
+  hasVerifiedDomainAndTraffic(customerId: number): Promise<boolean>;
+  /** One of the customer's domains, or null (unknown, or another customer's). */
+  customerDomain(customerId: number, domainId: number): Promise<DomainWire | null>;
+  /** The verification link's state, changing nothing (its GET). */
+  inspectVerificationLink(domainId: number, token: string): Promise<VerificationLinkState>;
+  /** Confirms the verification link (its POST). */
+  confirmVerificationLink(domainId: number, token: string): ReturnType<typeof confirmVerificationLink>;
 }
 
 export function createPageBridge(ctx: AppContext): PageBridge {
@@ -32,5 +44,16 @@ export function createPageBridge(ctx: AppContext): PageBridge {
     sessionCookieOptions(headers) {
       return sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, headers));
     },
+    hasVerifiedDomainAndTraffic: (customerId) => hasVerifiedDomainAndTraffic(ctx.db, customerId),
+    async customerDomain(customerId, domainId) {
+      try {
+        return domainToWire(ctx, await customerDomain(ctx, customerId, domainId));
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'not_found') return null;
+        throw err;
+      }
+    },
+    inspectVerificationLink: (domainId, token) => inspectVerificationLink(ctx, domainId, token),
+    confirmVerificationLink: (domainId, token) => confirmVerificationLink(ctx, domainId, token),
   };
 }

@@ -1,0 +1,92 @@
+// Modal "Verify and Authenticate your Domain" (spec core §2, §4, §5): a domain field; once a domain
+// is typed, the local part of the verification address with an @domain suffix. Send Verification
+// Email is disabled while the domain is invalid, the local part is empty or a request is loading.
+// Success shows the message and closes after 3 s; an error message clears after 5 s.
+import { useEffect, useRef, useState } from 'react';
+import { DOMAIN_PATTERN, INVALID_DOMAIN_MESSAGE } from '../lib/domain-name.ts';
+import { MODAL_ERROR_CLEAR_MS, MODAL_SUCCESS_CLOSE_MS } from '../lib/timings.ts';
+
+interface Props {
+  onClose(): void;
+  /** Sends the request; resolves with the server's messages. */
+  onSubmit(domain: string, email: string): Promise<string[]>;
+  successMessage: string;
+}
+
+export default function DomainModal({ onClose, onSubmit, successMessage }: Props) {
+  const [domain, setDomain] = useState('');
+  const [local, setLocal] = useState('');
+  const [loading, setLoading] = useState(false);
+  const [success, setSuccess] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const timers = useRef<ReturnType<typeof setTimeout>[]>([]);
+  useEffect(() => () => timers.current.forEach(clearTimeout), []);
+
+  const trimmed = domain.trim();
+  const domainValid = DOMAIN_PATTERN.test(trimmed);
+  const disabled = !domainValid || local.trim() === '' || loading;
+
+  async function send() {
+    if (disabled) return;
+    setLoading(true);
+    setError(null);
+    const messages = await onSubmit(trimmed, `${local.trim()}@${trimmed}`);
+    setLoading(false);
+    if (messages.includes(successMessage)) {
+      setSuccess(`${successMessage}. We sent a verification email to ${local.trim()}@${trimmed}: open the link in it to verify the domain.`);
+      timers.current.push(setTimeout(onClose, MODAL_SUCCESS_CLOSE_MS));
+    } else {
+      setError(messages.join(', '));
+      timers.current.push(setTimeout(() => setError(null), MODAL_ERROR_CLEAR_MS));
+    }
+  }
+
+  return (
+    <div className="modal is-active" role="dialog" aria-modal="true" aria-labelledby="domain-modal-title" data-testid="domain-modal">
+      <div className="modal-background" onClick={onClose} />
+      <form
+        className="modal-card"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+      >
+        <header className="modal-card-head">
+          <p className="modal-card-title" id="domain-modal-title">Verify and Authenticate your Domain</p>
+          <button type="button" className="delete" aria-label="Close" onClick={onClose} />
+        </header>
+        <section className="modal-card-body">
+          <div className="field">
+            <label className="label" htmlFor="domain-input">Domain</label>
+            <div className="control">
+              <input id="domain-input" className={`input${trimmed && !domainValid ? ' is-danger' : ''}`} type="text" placeholder="example.com" value={domain} onChange={(e) => setDomain(e.target.value)} autoComplete="off" autoFocus data-testid="domain-input" />
+            </div>
+            {trimmed && !domainValid && <p className="help is-danger" data-testid="domain-invalid">{INVALID_DOMAIN_MESSAGE}</p>}
+          </div>
+          {trimmed && (
+            <div className="field">
+              <label className="label" htmlFor="local-input">Verification email</label>
+              <div className="field has-addons">
+                <div className="control is-expanded">
+                  <input id="local-input" className="input" type="text" placeholder="postmaster" value={local} onChange={(e) => setLocal(e.target.value)} autoComplete="off" data-testid="local-input" />
+                </div>
+                <div className="control">
+                  <span className="button is-static" data-testid="domain-suffix">@{trimmed}</span>
+                </div>
+              </div>
+              <p className="help">We send a link to this address; opening it proves you receive mail at the domain.</p>
+            </div>
+          )}
+          {success && <div className="notification is-success is-light" data-testid="domain-success">{success}</div>}
+          {error && <div className="notification is-danger is-light" data-testid="domain-error">{error}</div>}
+        </section>
+        <footer className="modal-card-foot buttons">
+          <button type="button" className="button" onClick={onClose}>Back</button>
+          <button type="submit" className={`button is-primary${loading ? ' is-loading' : ''}`} disabled={disabled} data-testid="send-verification">
+            Send Verification Email
+          </button>
+        </footer>
+      </form>
+    </div>
+  );
+}

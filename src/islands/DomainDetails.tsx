@@ -1,0 +1,101 @@
+// One domain's details: verification state with "send a new verification email", and the DNS
+// records (SPF, DKIM, DMARC, return path) with copy buttons and their last check, re-checked on demand.
+import { useState } from 'react';
+import CopyField from '../components/CopyField.tsx';
+import { api, errorMessage } from '../lib/api.ts';
+import { showAlert } from './stores/alerts.ts';
+
+interface DnsCheck {
+  ok: boolean;
+  found: string | null;
+  expected: string;
+  detail?: string;
+}
+
+export interface DomainDetail {
+  domain_id: number;
+  domain_domain: string;
+  domain_sending_verified: 'yes' | 'no';
+  domain_verification_email: string | null;
+  domain_verification_sent_timestamp: string | null;
+  dns_checked_timestamp: string | null;
+  dns_records: { purpose: string; type: string; name: string; value: string; check: DnsCheck | null }[];
+}
+
+const PURPOSE: Record<string, string> = { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', return_path: 'Return path' };
+
+export default function DomainDetails({ initial }: { initial: DomainDetail }) {
+  const [domain, setDomain] = useState(initial);
+  const [checking, setChecking] = useState(false);
+  const [sending, setSending] = useState(false);
+
+  async function check() {
+    setChecking(true);
+    try {
+      const answer = await api<{ domain: DomainDetail }>(`v1/domains/${domain.domain_id}/check`, { method: 'POST', body: {} });
+      setDomain(answer.domain);
+    } catch (err) {
+      showAlert('danger', errorMessage(err, 'The DNS check failed. Try again.'));
+    } finally {
+      setChecking(false);
+    }
+  }
+
+  async function resend() {
+    setSending(true);
+    try {
+      const answer = await api<{ messages: string[]; domain: DomainDetail }>(`v1/domains/${domain.domain_id}/verification`, { method: 'POST', body: {} });
+      setDomain(answer.domain);
+      showAlert('success', answer.messages.join(', '));
+    } catch (err) {
+      showAlert('danger', errorMessage(err, 'The verification email could not be sent. Try again.'));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  const verified = domain.domain_sending_verified === 'yes';
+  return (
+    <>
+      <div className="box" data-testid="verification-state" data-verified={domain.domain_sending_verified}>
+        {verified ? (
+          <p><span className="domain-state is-verified" aria-hidden="true">✔</span> Verified for sending.</p>
+        ) : (
+          <>
+            <p className="mb-3">
+              <span className="domain-state is-unverified" aria-hidden="true">✘</span> Not verified yet.
+              {domain.domain_verification_email && <> We sent a link to <strong>{domain.domain_verification_email}</strong>; open it and press Confirm.</>}
+            </p>
+            <button type="button" className={`button is-small${sending ? ' is-loading' : ''}`} disabled={sending || !domain.domain_verification_email} onClick={() => void resend()} data-testid="resend-verification">
+              Send a new verification email
+            </button>
+          </>
+        )}
+      </div>
+      <div className="card">
+        <header className="card-header">
+          <p className="card-header-title">DNS records</p>
+          <div className="card-header-icon">
+            <button type="button" className={`button is-small is-primary${checking ? ' is-loading' : ''}`} disabled={checking} onClick={() => void check()} data-testid="check-dns">Check now</button>
+          </div>
+        </header>
+        <div className="card-content">
+          <p className="mb-4 has-text-grey" data-testid="dns-checked">
+            Publish these records at your DNS provider so receivers can authenticate your mail.{' '}
+            {domain.dns_checked_timestamp ? `Last checked ${new Date(domain.dns_checked_timestamp).toLocaleString()}.` : 'Not checked yet.'}
+          </p>
+          {domain.dns_records.map((r) => (
+            <div className="dns-record" key={r.purpose} data-testid="dns-record" data-purpose={r.purpose} data-ok={r.check ? String(r.check.ok) : 'unchecked'}>
+              <p className="dns-record-title">
+                <strong>{PURPOSE[r.purpose] ?? r.purpose}</strong> <span className="tag">{r.type}</span>{' '}
+                {r.check === null ? <span className="tag is-light">Not checked</span> : r.check.ok ? <span className="tag is-success">Found</span> : <span className="tag is-danger" title={r.check.detail}>{r.check.detail ?? 'Not found'}</span>}
+              </p>
+              <CopyField label="Name" value={r.name} testId={`dns-${r.purpose}-name`} />
+              <CopyField label="Value" value={r.value} testId={`dns-${r.purpose}-value`} />
+            </div>
+          ))}
+        </div>
+      </div>
+    </>
+  );
+}

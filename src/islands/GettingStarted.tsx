@@ -1,0 +1,83 @@
+// The getting-started page (spec core §2): step markers, the Add and Verify Domain card (each
+// domain with a red cross or green check and an edit link; a button opening the domain modal) and
+// the Configure using API or SMTP card (two Get Key choices revealing the credential fields).
+import { useStore } from '@nanostores/react';
+import { useEffect, useState } from 'react';
+import { ApiCredentialFields, SmtpCredentialFields } from '../components/CredentialFields.tsx';
+import DomainModal from '../components/DomainModal.tsx';
+import { DOMAIN_CREATED, createDomain, getStarted, loadGetStarted } from './stores/get-started.ts';
+
+export default function GettingStarted({ docsUrl }: { docsUrl?: string | null }) {
+  const $state = useStore(getStarted);
+  const [modalOpen, setModalOpen] = useState(false);
+  const [choice, setChoice] = useState<'api' | 'smtp' | null>(null);
+  useEffect(() => {
+    void loadGetStarted();
+  }, []);
+
+  if ($state.status === 'loading') return <progress className="progress is-small is-primary" aria-label="Loading" />;
+  if ($state.status === 'failed') {
+    return (
+      <div className="notification is-danger is-light" data-testid="get-started-failed">
+        The account's details could not be loaded. <button type="button" className="button is-small" onClick={() => void loadGetStarted()}>Retry</button>
+      </div>
+    );
+  }
+
+  const verified = $state.domains.some((d) => d.domain_sending_verified === 'yes');
+  return (
+    <>
+      <ol className="steps" data-testid="steps">
+        <li className={verified ? 'is-done' : 'is-current'} data-testid="step-domain"><span className="step-marker">1</span> Add and verify a domain</li>
+        <li className={verified ? 'is-current' : ''} data-testid="step-configure"><span className="step-marker">2</span> Configure using API or SMTP</li>
+      </ol>
+      <div className="columns">
+        <div className="column">
+          <div className="card" data-testid="domains-card">
+            <header className="card-header"><p className="card-header-title">Add and Verify Domain</p></header>
+            <div className="card-content">
+              {$state.domains.length === 0 ? (
+                <p className="mb-4">Add the domain you send from. We email a link to an address there to verify it.</p>
+              ) : (
+                <ul className="domain-list mb-4" data-testid="domain-list">
+                  {$state.domains.map((d) => (
+                    <li key={d.domain_id} data-testid="domain-row" data-domain={d.domain_domain} data-verified={d.domain_sending_verified}>
+                      {d.domain_sending_verified === 'yes' ? (
+                        <span className="domain-state is-verified" title="Verified" aria-label="Verified">✔</span>
+                      ) : (
+                        <span className="domain-state is-unverified" title="Not verified" aria-label="Not verified">✘</span>
+                      )}
+                      <span className="domain-name">{d.domain_domain}</span>
+                      <a href={`/domains/${d.domain_id}`} className="domain-edit" aria-label={`Edit ${d.domain_domain}`} data-testid="domain-edit">Edit</a>
+                    </li>
+                  ))}
+                </ul>
+              )}
+              <button type="button" className="button is-primary" onClick={() => setModalOpen(true)} data-testid="add-domain">Add Domain</button>
+            </div>
+          </div>
+        </div>
+        <div className="column">
+          <div className="card" data-testid="configure-card">
+            <header className="card-header"><p className="card-header-title">Configure using API or SMTP</p></header>
+            <div className="card-content">
+              <div className="columns is-mobile get-key">
+                <div className="column">
+                  <p className="has-text-weight-semibold">API</p>
+                  <button type="button" className={`button is-small${choice === 'api' ? ' is-primary' : ''}`} onClick={() => setChoice('api')} data-testid="get-key-api">Get Key</button>
+                </div>
+                <div className="column">
+                  <p className="has-text-weight-semibold">SMTP</p>
+                  <button type="button" className={`button is-small${choice === 'smtp' ? ' is-primary' : ''}`} onClick={() => setChoice('smtp')} data-testid="get-key-smtp">Get Key</button>
+                </div>
+              </div>
+              {choice === 'api' && <ApiCredentialFields credentials={$state.apiCredentials} docsUrl={docsUrl} />}
+              {choice === 'smtp' && <SmtpCredentialFields credentials={$state.smtpCredentials} />}
+            </div>
+          </div>
+        </div>
+      </div>
+      {modalOpen && <DomainModal onClose={() => setModalOpen(false)} onSubmit={createDomain} successMessage={DOMAIN_CREATED} />}
+    </>
+  );
+}
