@@ -5,11 +5,13 @@ import type { Database } from './database.ts';
 import * as m001 from './migrations/001-accounts.ts';
 import * as m002 from './migrations/002-sending.ts';
 import * as m003 from './migrations/003-domains-settings.ts';
+import * as m004 from './migrations/004-tracking.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
   '002-sending': m002,
   '003-domains-settings': m003,
+  '004-tracking': m004,
 };
 
 /** Applies every pending migration; throws with the failing migration's name. */

@@ -252,6 +252,17 @@ export interface WebhooksTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+export interface LinksTable {
+  id: Generated<number>;
+  token: string;
+  customer_id: number;
+  transaction_id: number;
+  url: string;
+  clicks: Generated<number>;
+  first_click_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
 export interface Tables {
   enterprises: EnterprisesTable;
   customers: CustomersTable;
@@ -271,6 +282,7 @@ export interface Tables {
   suppressions: SuppressionsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
+  links: LinksTable;
 }
 
 export type Enterprise = Selectable<EnterprisesTable>;
