@@ -46,7 +46,7 @@ describe('POST /v1/domains', () => {
     expect(link).toMatchObject({ id: body.domain.domain_id, to: 'postmaster@shop.example', from: 'no-reply@transact.test' });
     // sent as the system customer: nothing in the customer's own totals
     const overview = await (await app.call('POST', '/v1/dashboard/overview', { cookie, body: {} })).json();
-    expect(overview).toEqual({ overviewStats: { total: 0 } });
+    expect(overview.overviewStats).toEqual({ total: 0 });
     const queued = await app.ctx.db.selectFrom('transactions').innerJoin('customers', 'customers.id', 'transactions.customer_id').select(['customers.is_system', 'transactions.status']).where('transactions.to_email', '=', 'postmaster@shop.example').executeTakeFirstOrThrow();
     expect(queued).toEqual({ is_system: true, status: 'queued' });
     // only a hash of the token is stored

@@ -6,12 +6,14 @@ import * as m001 from './migrations/001-accounts.ts';
 import * as m002 from './migrations/002-sending.ts';
 import * as m003 from './migrations/003-domains-settings.ts';
 import * as m004 from './migrations/004-tracking.ts';
+import * as m005 from './migrations/005-reports.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
   '002-sending': m002,
   '003-domains-settings': m003,
   '004-tracking': m004,
+  '005-reports': m005,
 };
 
 /** Applies every pending migration; throws with the failing migration's name. */

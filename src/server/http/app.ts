@@ -13,6 +13,7 @@ import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
 import { suppressionRoutes } from '../suppressions/suppressions.routes.ts';
 import { ApiError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
+import { reportRoutes } from '../reports/reports.routes.ts';
 
 const SEND_PATHS = /^\/v1\/(mail|emails)(\/batch)?$/;
 
@@ -42,6 +43,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/v1', dashboardRoutes(ctx));
   app.route('/v1', webhookRoutes(ctx));
   app.route('/v1', suppressionRoutes(ctx));
+  app.route('/v1', reportRoutes(ctx));
 
   app.notFound((c) => c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404));
 

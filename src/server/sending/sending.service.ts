@@ -173,7 +173,8 @@ export function accept(ctx: AppContext, customerId: number, messages: PreparedMe
   return new Promise((resolve, reject) => queue.push({ customerId, messages, idempotency, resolve, reject }));
 }
 
-function firstOfMonth(at: Date): string {
+/** The quota_usage month of a moment: its first UTC day. */
+export function firstOfMonth(at: Date): string {
   return `${at.toISOString().slice(0, 7)}-01`;
 }
 

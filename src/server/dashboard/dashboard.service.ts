@@ -1,0 +1,98 @@
+// The Transactional Dashboard's data (spec core §2, §3 "Dashboard data", "Quota"): the overview
+// total and daily series from the daily_stats rollup (never by counting transactions, DESIGN.md),
+// the first page of the latest transactions, and the monthly quota.
+import type { Database } from '../db/database.ts';
+import { ApiError } from '../http/errors.ts';
+import { NO_TOTALS, type StatTotals, sumRequests, totalsPerDay } from '../reports/daily-stats.repository.ts';
+import { PAGE_SIZE, type TimeRange, dayOf, daysBetween, seriesDays } from '../reports/report-input.ts';
+import { type TransactionPage, searchTransactions } from '../reports/transactions.service.ts';
+import { firstOfMonth } from '../sending/sending.service.ts';
+import { quotaOf } from './dashboard.repository.ts';
+
+/** One day of the overview chart; named like part two's dailyStats entry so both charts read one shape. */
+export interface DailyStatWire {
+  /** The UTC day, YYYY-MM-DD. */
+  tstat_day: string;
+  /** Transactions accepted that day. */
+  requests: number;
+  sent: number;
+  failed: number;
+  delivered: number;
+  bounced: number;
+  bounces_hard: number;
+  bounces_soft: number;
+  opens: number;
+  unique_opens: number;
+  link_clicks: number;
+  unique_clicks: number;
+}
+
+
+export function dailyStatToWire(day: string, t: StatTotals): DailyStatWire {
+  return {
+    tstat_day: day,
+    requests: t.requests,
+    sent: t.sent,
+    failed: t.failed,
+    delivered: t.delivered,
+    bounced: t.bounced,
+    bounces_hard: t.bounces_hard,
+    bounces_soft: t.bounces_soft,
+    opens: t.opens,
+    unique_opens: t.unique_opens,
+    link_clicks: t.clicks,
+    unique_clicks: t.unique_clicks,
+  };
+}
+
+/**
+ * Transactions accepted in the UTC days the range touches; all time without a range, which is the
+ * overview total of the home rule (spec core §4: an empty body).
+ */
+export function rangeTotal(db: Database, customerId: number, range: TimeRange): Promise<number> {
+  return sumRequests(db, customerId, { groupId: null, firstDay: range.firstDay, lastDay: range.lastDay });
+}
+
+/**
+ * POST /v1/dashboard/overview: the total, and one entry per UTC day of the range for the overview
+ * chart — every day present, zeros where nothing happened. Without a range the series covers the
+ * dashboard's default (the last 29 days through today, spec core §9) while the total stays all time.
+ */
+export async function overview(db: Database, customerId: number, range: TimeRange, now: Date): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
+  const { first, last } = seriesDays(range, dayOf(now));
+  const [total, perDay] = await Promise.all([rangeTotal(db, customerId, range), totalsPerDay(db, customerId, first, last)]);
+  return {
+    overviewStats: { total },
+    dailyStats: daysBetween(first, last).map((day) => dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS)),
+  };
+}
+
+/** GET /v1/dashboard: the range's total and the first page of its latest transactions (newest first). */
+export async function dashboardData(db: Database, customerId: number, range: TimeRange): Promise<{ overviewStats: { total: number }; transactionStats: TransactionPage }> {
+  const [total, transactionStats] = await Promise.all([
+    rangeTotal(db, customerId, range),
+    searchTransactions(db, customerId, {
+      range,
+      page: 1,
+      perPage: PAGE_SIZE.transactions,
+      sort: { key: 'trans_id', direction: 'desc' },
+      status: 'all',
+      reportType: 'all',
+      groupUuid: null,
+      recipient: null,
+      text: null,
+    }),
+  ]);
+  return { overviewStats: { total }, transactionStats };
+}
+
+/**
+ * GET /v1/dashboard/get-quota: the calendar month (UTC) that sending counts against the limit.
+ * `sent` is what the month's sends used of the quota (transactions accepted for delivery; those
+ * refused as no_quota or suppressed use none).
+ */
+export async function quota(db: Database, customerId: number, now: Date): Promise<{ quota: { sent: number; maximum: number } }> {
+  const found = await quotaOf(db, customerId, firstOfMonth(now));
+  if (!found) throw new ApiError('not_found', 'No such customer');
+  return { quota: { sent: found.used, maximum: found.maximum } };
+}

@@ -1,0 +1,78 @@
+// Reading transaction groups for the Groups tab (spec core §2 Transactions). A customer has far
+// fewer groups than transactions, so the name search may match anywhere in the name; statistics
+// come from the daily_stats rollup (DESIGN.md), summed per group when a page needs them.
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { StatColumn, Tables } from '../db/schema.ts';
+import { type Direction, likeLiteral } from './report-input.ts';
+
+/** Group orders: by a column of the group, or by one of its all-time totals. */
+export type GroupOrder = 'name' | 'created' | 'last_send' | Extract<StatColumn, 'requests' | 'sent' | 'failed' | 'delivered' | 'bounced' | 'opens' | 'clicks'>;
+
+const COLUMN_ORDERS: Partial<Record<GroupOrder, { expression: RawBuilder<unknown>; nullable: boolean }>> = {
+  name: { expression: sql`lower(g.name)`, nullable: false },
+  created: { expression: sql`g.created_at`, nullable: false },
+  last_send: { expression: sql`g.last_send_at`, nullable: true },
+};
+
+type Query = SelectQueryBuilder<Tables & { g: Tables['transaction_groups'] }, 'g', object>;
+
+/** The customer's groups whose name contains `contains` (any case; null: all). */
+function matching(db: Database, customerId: number, contains: string | null): Query {
+  let query: Query = db.selectFrom('transaction_groups as g').where('g.customer_id', '=', customerId);
+  if (contains !== null) query = query.where(sql<boolean>`g.name ilike ${`%${likeLiteral(contains)}%`}`);
+  return query;
+}
+
+export interface GroupRow {
+  id: number;
+  uuid: string;
+  name: string;
+  created_at: Date;
+  last_send_at: Date | null;
+}
+
+/** One page of the customer's groups in the requested order (the id breaks ties). */
+export async function pageGroups(
+  db: Database,
+  customerId: number,
+  contains: string | null,
+  sort: { by: GroupOrder; direction: Direction },
+  limit: number,
+  offset: number,
+): Promise<GroupRow[]> {
+  const column = COLUMN_ORDERS[sort.by];
+  let query = matching(db, customerId, contains).select(['g.id', 'g.uuid', 'g.name', 'g.created_at', 'g.last_send_at']);
+  if (column) {
+    query = query.orderBy(column.expression, (ob) => {
+      const ordered = sort.direction === 'asc' ? ob.asc() : ob.desc();
+      return column.nullable ? ordered.nullsLast() : ordered;
+    });
+  } else {
+    // ordering by a total needs every group's total: one aggregate over the customer's rollup rows
+    const stat = sort.by as StatColumn;
+    const totals = db
+      .selectFrom('daily_stats')
+      .select(['group_id', sql<number>`sum(${sql.ref(stat)})`.as('total')])
+      .where('customer_id', '=', customerId)
+      .groupBy('group_id')
+      .as('s');
+    query = query.leftJoin(totals, 's.group_id', 'g.id').orderBy(sql`coalesce(s.total, 0)`, sort.direction);
+  }
+  const rows = await query.orderBy('g.id', sort.direction).limit(limit).offset(offset).execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
+/** How many of the customer's groups match. */
+export async function countGroups(db: Database, customerId: number, contains: string | null): Promise<number> {
+  const row = await matching(db, customerId, contains)
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The id of the customer's group with this uuid. */
+export async function findGroupId(db: Database, customerId: number, uuid: string): Promise<number | undefined> {
+  const row = await db.selectFrom('transaction_groups').select('id').where('customer_id', '=', customerId).where('uuid', '=', uuid).executeTakeFirst();
+  return row ? Number(row.id) : undefined;
+}

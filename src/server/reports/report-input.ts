@@ -1,0 +1,208 @@
+// What the report calls (dashboard, transaction and group searches) read from a request: date
+// ranges in either spelling, pages, sort keys, and the page size. Pure, so the subtle rules (UTC
+// days, the swapped order/order_by of spec part two §9) have their own table-driven tests.
+import { z } from 'zod';
+import { ApiError } from '../http/errors.ts';
+
+/**
+ * Rows per page. One size for the transaction table whether the dashboard (GET /v1/dashboard, its
+ * first page) or POST /v1/transaction/search (its later pages, sorts and searches) fills it, so
+ * 'Displaying a-b of total' stays consistent; 10 is the spec's fixture page size (part two §9).
+ * The groups table has no stated size (core §9: "not shown") and uses the same.
+ */
+export const PAGE_SIZE = Object.freeze({ transactions: 10, groups: 10 });
+
+/**
+ * A filtered search counts matching rows only up to this many plus one; `total` is then
+ * COUNT_CAP + 1 and `total_capped` true ("more than 10,000"), so a search over 10 M rows never
+ * counts them all. Unfiltered totals come exact from the daily_stats rollup instead.
+ */
+export const COUNT_CAP = 10_000;
+
+/** The longest range a daily series covers (two years of days). */
+export const MAX_SERIES_DAYS = 731;
+
+/** The dashboard's default range (spec core §2, §9): the last 29 days through today. */
+export const DEFAULT_RANGE_DAYS_BACK = 29;
+
+const MAX_PAGE = 10_000_000;
+// unix seconds up to 9999-12-31T23:59:59Z
+const MAX_UNIX_SECONDS = 253_402_300_799;
+const DAY_MS = 86_400_000;
+const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** 'YYYY-MM-DD' of a real calendar day, or null. */
+export function parseDay(text: string): string | null {
+  const m = DAY_PATTERN.exec(text);
+  if (!m) return null;
+  const at = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return at.toISOString().slice(0, 10) === text ? text : null;
+}
+
+/** The UTC day of a moment. */
+export function dayOf(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/** `day` moved by `n` days. */
+export function addDays(day: string, n: number): string {
+  return dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));
+}
+
+/** Every day from `first` to `last`, both included. */
+export function daysBetween(first: string, last: string): string[] {
+  const out: string[] = [];
+  for (let day = first; day <= last; day = addDays(day, 1)) out.push(day);
+  return out;
+}
+
+/**
+ * One end of a date range as sent: a day 'YYYY-MM-DD' (spec core §9, the API date format) or
+ * unix seconds (spec part two §7: report pages send start-of-day / end-of-day unix times).
+ */
+export type DateBound = { day: string } | { unixSeconds: number };
+
+const dayText = z.string().refine((s) => parseDay(s) !== null, { message: 'must be a date YYYY-MM-DD' });
+const unixSeconds = z.number().int().min(0).max(MAX_UNIX_SECONDS);
+
+/** A date field: 'YYYY-MM-DD', unix seconds (number or digits), or empty/null for none. */
+export const dateField = z
+  .union([
+    z.literal('').transform(() => undefined),
+    z.string().regex(/^\d{1,12}$/).transform(Number).pipe(unixSeconds).transform((n): DateBound => ({ unixSeconds: n })),
+    dayText.transform((day): DateBound => ({ day })),
+    unixSeconds.transform((n): DateBound => ({ unixSeconds: n })),
+  ], { error: 'must be a date YYYY-MM-DD or unix seconds' })
+  .nullish()
+  .transform((v) => v ?? undefined);
+
+/** A page number: a positive integer, as a number or digits; absent or null means 1. */
+export const pageField = z
+  .union([z.number(), z.string().regex(/^\d+$/, 'must be a whole number').transform(Number)])
+  .pipe(z.number().int().min(1, 'must be 1 or more').max(MAX_PAGE))
+  .nullish()
+  .transform((v) => v ?? 1);
+
+/** Optional short text; empty or null means none. */
+export function textField(max: number) {
+  return z
+    .string()
+    .max(max)
+    .nullish()
+    .transform((v) => (v ?? '').trim() || undefined);
+}
+
+/**
+ * A range of acceptance times, `from` included and `before` excluded. Days are UTC days — the
+ * customer's day boundaries, because daily_stats (and so every chart and total) is keyed by UTC
+ * day; a day's end is the next day's start. A unix end bound includes its whole second (an
+ * end-of-day time is 23:59:59).
+ */
+export interface TimeRange {
+  from: Date | null;
+  before: Date | null;
+  /** Both ends (when given) fall on UTC midnights, so the daily_stats rollup counts exactly this range. */
+  wholeDays: boolean;
+  /** The UTC days the range touches (null: unbounded on that side). */
+  firstDay: string | null;
+  lastDay: string | null;
+}
+
+function startOf(bound: DateBound): Date {
+  return 'day' in bound ? new Date(`${bound.day}T00:00:00Z`) : new Date(bound.unixSeconds * 1000);
+}
+
+function endOf(bound: DateBound): Date {
+  return 'day' in bound ? new Date(Date.parse(`${bound.day}T00:00:00Z`) + DAY_MS) : new Date((bound.unixSeconds + 1) * 1000);
+}
+
+function invalid(path: string, message: string): ApiError {
+  return new ApiError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
+}
+
+/** The one value of two spellings of a field (spec core §7 lists startDate and start_date); 400 when they differ. */
+function oneOf(a: DateBound | undefined, b: DateBound | undefined, names: string, at: (x: DateBound) => Date): DateBound | undefined {
+  if (a && b && at(a).getTime() !== at(b).getTime()) throw invalid(names, 'the two spellings name different dates');
+  return a ?? b;
+}
+
+/** The range named by startDate/endDate or start_date/end_date (either spelling); 400 when start is after end. */
+export function rangeOf(input: { startDate?: DateBound; endDate?: DateBound; start_date?: DateBound; end_date?: DateBound }): TimeRange {
+  const start = oneOf(input.startDate, input.start_date, 'startDate/start_date', startOf);
+  const end = oneOf(input.endDate, input.end_date, 'endDate/end_date', endOf);
+  const from = start ? startOf(start) : null;
+  const before = end ? endOf(end) : null;
+  if (from && before && from >= before) throw invalid('startDate', 'the start date is after the end date');
+  return {
+    from,
+    before,
+    wholeDays: (!start || 'day' in start) && (!end || 'day' in end),
+    firstDay: from ? dayOf(from) : null,
+    lastDay: before ? dayOf(new Date(before.getTime() - 1)) : null,
+  };
+}
+
+/**
+ * The days of a daily series for `range`: the default range (the last 29 days through today) when
+ * none is given, an open end closed at today or at the start. 400 beyond MAX_SERIES_DAYS.
+ */
+export function seriesDays(range: TimeRange, today: string): { first: string; last: string } {
+  const last = range.lastDay ?? (range.firstDay && range.firstDay > today ? range.firstDay : today);
+  const first = range.firstDay ?? (range.lastDay ? addDays(range.lastDay, -DEFAULT_RANGE_DAYS_BACK) : addDays(today, -DEFAULT_RANGE_DAYS_BACK));
+  if (daysBetweenCount(first, last) > MAX_SERIES_DAYS) throw invalid('endDate', `a daily series covers at most ${MAX_SERIES_DAYS} days`);
+  return { first, last };
+}
+
+function daysBetweenCount(first: string, last: string): number {
+  return Math.round((Date.parse(`${last}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+export type Direction = 'asc' | 'desc';
+const DIRECTIONS: readonly string[] = ['asc', 'desc'];
+
+/**
+ * The sort of a search: `key` one of `keys` (default `fallback`), direction asc|desc (default
+ * desc, spec part two §2 "default desc"; case-insensitive). Spec part two §9 writes the default
+ * report sort as "order trans_id, order_by desc" — the two fields swapped — so a direction in the
+ * key field and a key in the direction field is read that way round. Anything else: 400.
+ */
+export function resolveSort<K extends string>(
+  keys: readonly K[],
+  fallback: K,
+  fields: { direction?: string; key?: string; directionName: string; keyName: string },
+): { key: K; direction: Direction } {
+  let { direction, key, directionName, keyName } = fields;
+  const isDirection = (v: string | undefined) => v !== undefined && DIRECTIONS.includes(v.toLowerCase());
+  if (direction !== undefined && !isDirection(direction) && (key === undefined || isDirection(key))) {
+    [direction, key, directionName, keyName] = [key, direction, keyName, directionName];
+  }
+  if (direction !== undefined && !isDirection(direction)) throw invalid(directionName, 'must be asc or desc');
+  if (key !== undefined && !(keys as readonly string[]).includes(key)) throw invalid(keyName, `must be one of ${keys.join(', ')}`);
+  return { key: (key as K | undefined) ?? fallback, direction: (direction?.toLowerCase() as Direction | undefined) ?? 'desc' };
+}
+
+/** The paging block of a paged response (spec core §3 "Paged response"). */
+export interface PageMeta {
+  current_page: number;
+  per_page: number;
+  total: number;
+  last_page: number;
+  /** True when `total` is COUNT_CAP + 1 standing for "more than COUNT_CAP" (an addition to the spec's four fields). */
+  total_capped: boolean;
+}
+
+export function pageMeta(page: number, perPage: number, total: number, capped: boolean): PageMeta {
+  return { current_page: page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)), total_capped: capped };
+}
+
+/** Escapes LIKE's wildcards so user text matches literally (PostgreSQL's default escape is backslash). */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `text` is a whole uuid (any case). */
+export function isUuid(text: string): boolean {
+  return UUID_PATTERN.test(text);
+}

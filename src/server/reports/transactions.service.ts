@@ -1,0 +1,210 @@
+// The transaction table of the Dashboard and the Recipients tab (spec core §2): what a search
+// selects, how its total is found, and the one row → wire mapping (spec core §3 "Transaction").
+import type { Database } from '../db/database.ts';
+import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
+import { sumRequests } from './daily-stats.repository.ts';
+import { findGroupId } from './groups.repository.ts';
+import { COUNT_CAP, type Direction, type PageMeta, type TimeRange, isUuid, pageMeta } from './report-input.ts';
+import * as repo from './transactions.repository.ts';
+
+/** Sort keys of the transaction table: those of spec part two §2 that a transaction has, plus opens. */
+export const TRANSACTION_SORT_KEYS = ['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens'] as const;
+export type TransactionSortKey = (typeof TRANSACTION_SORT_KEYS)[number];
+
+const ORDER_OF: Record<TransactionSortKey, repo.TransactionOrder> = {
+  // acceptance order: (queued_at, id) — the id order up to clock ties between processes, and the
+  // order the main index serves
+  trans_id: 'accepted',
+  dateSent: 'sent_or_queued',
+  firstOpenDate: 'first_open',
+  firstClickDate: 'first_click',
+  clicks: 'clicks',
+  opens: 'opens',
+};
+
+/**
+ * The status filter buttons All, Sent, Failed, Delivered (spec core §2, §9):
+ * - sent: trans_status 'sent' — the remote server took the message (it may have bounced later);
+ *   queued transactions appear under All only;
+ * - failed: trans_status 'failed' or 'no_quota' (spec core §4: both display as failed);
+ * - delivered: trans_delivered_status 'delivered' — taken and not bounced since.
+ */
+export const MESSAGE_STATUSES = ['all', 'sent', 'failed', 'delivered'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/**
+ * reportType narrows the search to a group report's table (spec part two §2: sent, opens, clicks,
+ * failed, bounced); all and overview select everything.
+ */
+export const REPORT_TYPES = ['all', 'overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+
+const FAILURES: readonly TransStatus[] = ['failed', 'no_quota'];
+
+type StatusSets = { statuses: readonly TransStatus[] | null; delivered: readonly DeliveredStatus[] | null };
+const ANY: StatusSets = { statuses: null, delivered: null };
+const BY_STATUS: Record<MessageStatus, StatusSets> = {
+  all: ANY,
+  sent: { statuses: ['sent'], delivered: null },
+  failed: { statuses: FAILURES, delivered: null },
+  delivered: { statuses: null, delivered: ['delivered'] },
+};
+// opens and clicks narrow by counters instead (TransactionFilter.opened / clicked)
+const BY_REPORT: Record<ReportType, StatusSets> = {
+  all: ANY,
+  overview: ANY,
+  sent: { statuses: ['sent'], delivered: null },
+  opens: ANY,
+  clicks: ANY,
+  failed: { statuses: FAILURES, delivered: null },
+  bounced: { statuses: null, delivered: ['bounced'] },
+};
+
+export interface TransactionSearch {
+  range: TimeRange;
+  page: number;
+  perPage: number;
+  sort: { key: TransactionSortKey; direction: Direction };
+  status: MessageStatus;
+  reportType: ReportType;
+  groupUuid: string | null;
+  /** A whole recipient address (any case). */
+  recipient: string | null;
+  /** The search box: a whole transaction uuid, or the start of a recipient address or of its domain. */
+  text: string | null;
+}
+
+/** A transaction as the console shows it (spec core §3). Dates are unix seconds (UTC); 0 means none. */
+export interface TransactionWire {
+  trans_uuid: string;
+  /** 0 when not sent: the table then shows trans_date_queued (spec core §2). */
+  trans_date_sent: number;
+  trans_date_queued: number;
+  trans_to_email: string;
+  trans_to_name: string;
+  tm_subject: string;
+  tm_from_name: string;
+  tm_from_email: string;
+  /** The message's custom headers as JSON text, '{}' when it has none. */
+  tm_additional_headers: string;
+  trans_delivered_status: DeliveredStatus;
+  /** Stored as is: 'no_quota' is displayed as failed by the console (spec core §4). */
+  trans_status: TransStatus;
+  trans_group_uuid: string;
+  trans_group_name: string;
+  trans_read_count: number;
+  trans_click_count: number;
+}
+
+export interface TransactionPage {
+  data: TransactionWire[];
+  meta: PageMeta;
+}
+
+/** Unix seconds of a moment (the console's dates); 0 for none. */
+export function unixSeconds(at: Date | null): number {
+  return at ? Math.floor(at.getTime() / 1000) : 0;
+}
+
+export function transactionToWire(row: repo.TransactionRow): TransactionWire {
+  return {
+    trans_uuid: row.uuid,
+    trans_date_sent: unixSeconds(row.sent_at),
+    trans_date_queued: unixSeconds(row.queued_at),
+    trans_to_email: row.to_email,
+    trans_to_name: row.to_name ?? '',
+    tm_subject: row.subject,
+    tm_from_name: row.from_name ?? '',
+    tm_from_email: row.from_email,
+    tm_additional_headers: JSON.stringify(row.headers ?? {}),
+    trans_delivered_status: row.delivered_status,
+    trans_status: row.status,
+    trans_group_uuid: row.group_uuid,
+    trans_group_name: row.group_name,
+    trans_read_count: row.open_count,
+    trans_click_count: row.click_count,
+  };
+}
+
+/** Both lists when given: what is in each (null: no constraint). */
+function narrow<T>(a: readonly T[] | null, b: readonly T[] | null): readonly T[] | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.filter((x) => b.includes(x));
+}
+
+/**
+ * The search box (spec core §2 "Search by Recipient Email or Transaction ID"). A whole uuid finds
+ * that transaction. Other text matches the start of the recipient address or the start of its
+ * domain ('ali' finds ali@x.org, 'example.com' finds everyone there; '@exa' only domains; text
+ * with '@' only whole-address prefixes). Prefixes, not substrings: a prefix is an index range
+ * (text_pattern_ops, migration 005) at any table size, whereas a substring needs a trigram index
+ * (pg_trgm, which embedded PGlite may lack) or a scan of every row of the customer. A partial
+ * uuid is not searched: the console shows and copies whole ones.
+ */
+function textMatch(text: string): repo.TextMatch | null {
+  const q = text.toLowerCase();
+  if (isUuid(q)) return { uuid: q };
+  if (q.startsWith('@')) return q.length > 1 ? { addressPrefix: null, domainPrefix: q.slice(1) } : null;
+  if (q.includes('@')) return { addressPrefix: q, domainPrefix: null };
+  return { addressPrefix: q, domainPrefix: q };
+}
+
+/**
+ * One page of the customer's transactions. Dates select by acceptance time (queued_at), the
+ * moment the requests rollup counts. `total` is exact and free (the requests rollup) when only the
+ * range (in whole UTC days) and the group narrow the search; otherwise matching rows are counted
+ * up to COUNT_CAP + 1 and `total_capped` says when the count stopped there.
+ */
+export async function searchTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<TransactionPage> {
+  const { page, perPage } = search;
+  const empty = (): TransactionPage => ({ data: [], meta: pageMeta(page, perPage, 0, false) });
+
+  let groupId: number | null = null;
+  if (search.groupUuid !== null) {
+    const found = await findGroupId(db, customerId, search.groupUuid.toLowerCase());
+    if (found === undefined) return empty(); // another customer's group looks like no group at all
+    groupId = found;
+  }
+
+  const statuses = narrow(BY_STATUS[search.status].statuses, BY_REPORT[search.reportType].statuses);
+  const delivered = narrow(BY_STATUS[search.status].delivered, BY_REPORT[search.reportType].delivered);
+  if (statuses?.length === 0 || delivered?.length === 0) return empty();
+
+  const filter: repo.TransactionFilter = {
+    groupId,
+    from: search.range.from,
+    before: search.range.before,
+    statuses,
+    deliveredStatuses: delivered,
+    opened: search.reportType === 'opens',
+    clicked: search.reportType === 'clicks',
+    recipient: search.recipient?.toLowerCase() ?? null,
+    text: search.text === null ? null : textMatch(search.text),
+  };
+
+  const onlyRangeAndGroup = !statuses && !delivered && !filter.opened && !filter.clicked && filter.recipient === null && filter.text === null;
+  let total: number;
+  let exact: boolean;
+  if (onlyRangeAndGroup && search.range.wholeDays) {
+    total = await sumRequests(db, customerId, { groupId, firstDay: search.range.firstDay, lastDay: search.range.lastDay });
+    exact = true;
+  } else {
+    total = await repo.countTransactions(db, customerId, filter, COUNT_CAP);
+    exact = total <= COUNT_CAP;
+  }
+
+  const offset = (page - 1) * perPage;
+  const sort = { by: ORDER_OF[search.sort.key], direction: search.sort.direction };
+  let ids: number[] = [];
+  if (exact && offset > total / 2) {
+    // a late page of an exact total: walk from the end, skipping the rows after this page
+    const after = total - offset - perPage;
+    const limit = perPage + Math.min(0, after);
+    if (limit > 0) ids = await repo.pageTransactionIds(db, customerId, filter, { ...sort, fromEnd: true }, limit, Math.max(0, after));
+  } else {
+    ids = await repo.pageTransactionIds(db, customerId, filter, { ...sort, fromEnd: false }, perPage, offset);
+  }
+  const rows = await repo.transactionsByIds(db, customerId, ids);
+  return { data: rows.map(transactionToWire), meta: pageMeta(page, perPage, total, !exact) };
+}
