@@ -8,3 +8,5 @@ export const APP_VERSION = '1.0.0';
 /** Spec core §4/§9: the domain modal closes 3 s after success; its error text clears after 5 s. */
 export const MODAL_SUCCESS_CLOSE_MS = 3_000;
 export const MODAL_ERROR_CLEAR_MS = 5_000;
+/** Spec core §9: search boxes wait 1000 ms after the last keystroke (report filters: 500 ms). */
+export const SEARCH_DEBOUNCE_MS = 1_000;

@@ -1,0 +1,47 @@
+import { useStore } from '@nanostores/react';
+import { type OriginFilter, chooseOrigin, query, searchText, typeSearch } from './stores/suppressions.ts';
+
+const ORIGINS: { origin: OriginFilter; label: string }[] = [
+  { origin: 'all', label: 'All' },
+  { origin: 'user', label: 'User' },
+  { origin: 'bounce', label: 'Bounce' },
+  { origin: 'unsubscribe', label: 'Unsubscribe' },
+];
+
+/** The Suppression List's search box and origin filter buttons (spec part two §2). */
+export default function SuppressionFilters() {
+  const $text = useStore(searchText);
+  const $query = useStore(query);
+  return (
+    <div className="suppression-filters">
+      <div className="control search-control">
+        <input
+          className="input"
+          type="search"
+          placeholder="Search by email"
+          aria-label="Search by email"
+          value={$text}
+          onChange={(e) => typeSearch(e.target.value)}
+          data-testid="suppression-search"
+        />
+      </div>
+      <div className="buttons has-addons" role="group" aria-label="Origin">
+        {ORIGINS.map(({ origin, label }) => {
+          const active = $query.origin === origin;
+          return (
+            <button
+              key={origin}
+              type="button"
+              className={`button${active ? ' is-primary is-selected' : ''}`}
+              aria-pressed={active}
+              onClick={() => chooseOrigin(origin)}
+              data-testid={`origin-${origin}`}
+            >
+              {label}
+            </button>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

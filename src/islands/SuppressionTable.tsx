@@ -1,0 +1,143 @@
+import { useStore } from '@nanostores/react';
+import { useEffect } from 'react';
+import { type PageMeta, type SuppressionOrigin, checked, deleteChecked, deleting, goToPage, list, loadSuppressions, toggleChecked } from './stores/suppressions.ts';
+
+const ORIGIN_LABEL: Record<SuppressionOrigin, string> = { user: 'User', bounce: 'Bounce', unsubscribe: 'Unsubscribe' };
+const ORIGIN_TAG: Record<SuppressionOrigin, string> = { user: 'is-info', bounce: 'is-warning', unsubscribe: 'is-dark' };
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** 'd MMM YYYY - HH:mm' in the browser's time zone (spec part two §9, the reports' date format). */
+function formatDate(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getDate()} ${MONTHS[d.getMonth()]} ${d.getFullYear()} - ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** Page numbers around the current one, with the first and last always shown; null marks a gap. */
+function pageNumbers(current: number, last: number): (number | null)[] {
+  const pages = new Set([1, last, current - 1, current, current + 1].filter((p) => p >= 1 && p <= last));
+  const sorted = [...pages].sort((a, b) => a - b);
+  return sorted.flatMap((p, i) => (i > 0 && p - sorted[i - 1] > 1 ? [null, p] : [p]));
+}
+
+function Pager({ meta }: { meta: PageMeta }) {
+  const { current_page: page, last_page: last, per_page: size, total } = meta;
+  if (total === 0) return null; // 'No data.' says it all
+  const first = (page - 1) * size + 1;
+  const shownTo = Math.min(total, page * size);
+  return (
+    <div className="suppression-pager">
+      <p className="has-text-grey" data-testid="suppression-range">Displaying {first}-{shownTo} of {total}</p>
+      {last > 1 && (
+        <nav className="pagination is-small" role="navigation" aria-label="Pages">
+          <button type="button" className="pagination-previous" disabled={page <= 1} onClick={() => goToPage(page - 1)}>Previous</button>
+          <button type="button" className="pagination-next" disabled={page >= last} onClick={() => goToPage(page + 1)}>Next</button>
+          <ul className="pagination-list">
+            {pageNumbers(page, last).map((p, i) =>
+              p === null ? (
+                <li key={`gap-${i}`}><span className="pagination-ellipsis">&hellip;</span></li>
+              ) : (
+                <li key={p}>
+                  <button type="button" className={`pagination-link${p === page ? ' is-current' : ''}`} aria-label={`Page ${p}`} aria-current={p === page ? 'page' : undefined} onClick={() => goToPage(p)}>
+                    {p}
+                  </button>
+                </li>
+              ),
+            )}
+          </ul>
+        </nav>
+      )}
+    </div>
+  );
+}
+
+function TrashIcon() {
+  return (
+    <svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <polyline points="3 6 5 6 21 6" />
+      <path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6" />
+      <path d="M10 11v6M14 11v6" />
+      <path d="M9 6V4a1 1 0 0 1 1-1h4a1 1 0 0 1 1 1v2" />
+    </svg>
+  );
+}
+
+/**
+ * The Suppression List table (spec part two §2): Email, Origin, Date, a checkbox per row, and a
+ * delete icon that acts on the one checked row; the other checkboxes are disabled meanwhile (§4).
+ * 'No data.' when the list (or the search) is empty (§8).
+ */
+export default function SuppressionTable() {
+  const $list = useStore(list);
+  const $checked = useStore(checked);
+  const $deleting = useStore(deleting);
+  useEffect(() => void loadSuppressions(), []);
+
+  if ($list.status === 'failed') {
+    return (
+      <p className="has-text-grey suppression-failed" data-testid="suppression-failed">
+        The suppression list could not be loaded.{' '}
+        <button type="button" className="button is-small is-text" onClick={() => void loadSuppressions()}>Retry</button>
+      </p>
+    );
+  }
+  const loading = $list.status === 'loading';
+  return (
+    <div className="suppression-table" aria-busy={loading}>
+      <div className="table-container">
+        <table className="table is-fullwidth is-hoverable" data-testid="suppression-table">
+          <thead>
+            <tr>
+              <th className="check-column">
+                <button
+                  type="button"
+                  className={`button is-small is-danger is-light delete-checked${$deleting ? ' is-loading' : ''}`}
+                  aria-label="Delete the checked address"
+                  title="Delete the checked address"
+                  disabled={$checked === null || $deleting}
+                  onClick={() => void deleteChecked()}
+                  data-testid="delete-suppression"
+                >
+                  <TrashIcon />
+                </button>
+              </th>
+              <th>Email</th>
+              <th className="origin-column">Origin</th>
+              <th className="date-column">Date</th>
+            </tr>
+          </thead>
+          <tbody>
+            {$list.data.map((row) => (
+              <tr key={row.email} className={$checked === row.email ? 'is-selected' : undefined} data-testid="suppression-row">
+                <td className="check-column">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${row.email}`}
+                    checked={$checked === row.email}
+                    disabled={$deleting || ($checked !== null && $checked !== row.email)}
+                    onChange={() => toggleChecked(row.email)}
+                    data-testid="suppression-check"
+                  />
+                </td>
+                <td className="email-cell" data-testid="suppression-email">{row.email}</td>
+                <td><span className={`tag ${ORIGIN_TAG[row.origin]} is-light`} data-testid="suppression-origin">{ORIGIN_LABEL[row.origin]}</span></td>
+                <td className="date-cell"><time dateTime={row.suppressed_timestamp}>{formatDate(row.suppressed_timestamp)}</time></td>
+              </tr>
+            ))}
+            {$list.status === 'loaded' && $list.data.length === 0 && (
+              <tr>
+                <td colSpan={4} className="has-text-centered has-text-grey empty-row" data-testid="suppression-empty">No data.</td>
+              </tr>
+            )}
+            {loading && $list.data.length === 0 && (
+              <tr>
+                <td colSpan={4} className="has-text-centered has-text-grey empty-row">Loading…</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {$list.meta && <Pager meta={$list.meta} />}
+    </div>
+  );
+}

@@ -1,0 +1,168 @@
+// The Suppression List page's state (spec part two §2 "Suppression List", §4, §5, §8): the query
+// (search text, origin filter, page), the loaded page of entries, the one checked row, and the
+// actions behind the search box, the filter buttons, the pager, the delete icon and the
+// 'Add Recipients' modal. Shared by the page's islands.
+import { atom } from 'nanostores';
+import { FetchError } from 'ofetch';
+import { api, errorMessage } from '../../lib/api.ts';
+import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
+import { showAlert } from './alerts.ts';
+
+export type SuppressionOrigin = 'user' | 'bounce' | 'unsubscribe';
+export type OriginFilter = 'all' | SuppressionOrigin;
+
+export interface Suppression {
+  email: string;
+  origin: SuppressionOrigin;
+  suppressed_timestamp: string;
+}
+
+export interface PageMeta {
+  current_page: number;
+  per_page: number;
+  total: number;
+  last_page: number;
+}
+
+export interface SuppressionQuery {
+  page: number;
+  /** The search text in effect (the box's text once the debounce has passed). */
+  email: string;
+  origin: OriginFilter;
+}
+
+export interface ListState {
+  status: 'loading' | 'loaded' | 'failed';
+  /** The rows shown; kept while the next page loads so the table does not jump. */
+  data: Suppression[];
+  meta: PageMeta | null;
+}
+
+/** A line of the textarea that was not added: its line number in the textarea, and why. */
+export interface RejectedLine {
+  line: number;
+  value: string;
+  message: string;
+}
+
+export type AddOutcome =
+  | { ok: true; added: number; already: number; rejected: RejectedLine[] }
+  | { ok: false; message: string; rejected: RejectedLine[] };
+
+const FIRST_QUERY: SuppressionQuery = { page: 1, email: '', origin: 'all' };
+
+export const query = atom<SuppressionQuery>(FIRST_QUERY);
+/** What the search box holds right now. */
+export const searchText = atom('');
+export const list = atom<ListState>({ status: 'loading', data: [], meta: null });
+/** The address of the one checked row (spec part two §4: delete needs exactly one checked row). */
+export const checked = atom<string | null>(null);
+export const deleting = atom(false);
+
+let latest = 0;
+
+/** Loads the page the query names; an answer to an older request is dropped. */
+export async function loadSuppressions(): Promise<void> {
+  const request = ++latest;
+  const { page, email, origin } = query.get();
+  list.set({ ...list.get(), status: 'loading' });
+  try {
+    const answer = await api<{ data: Suppression[]; meta: PageMeta }>('v1/suppression/search', {
+      method: 'POST',
+      body: { page, email, suppressed_origin: origin },
+    });
+    if (request === latest) list.set({ status: 'loaded', data: answer.data, meta: answer.meta });
+  } catch {
+    // spec part two §8: load failures are swallowed silently; the table offers a retry
+    if (request === latest) list.set({ status: 'failed', data: [], meta: null });
+  }
+}
+
+function changeQuery(change: Partial<SuppressionQuery>): void {
+  query.set({ ...query.get(), ...change });
+  checked.set(null);
+  void loadSuppressions();
+}
+
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1. */
+export function typeSearch(text: string): void {
+  searchText.set(text);
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    if (text.trim() !== query.get().email) changeQuery({ email: text.trim(), page: 1 });
+  }, SEARCH_DEBOUNCE_MS);
+}
+
+/** A filter button: All, User, Bounce or Unsubscribe, from page 1 (spec part two §4). */
+export function chooseOrigin(origin: OriginFilter): void {
+  if (origin !== query.get().origin) changeQuery({ origin, page: 1 });
+}
+
+export function goToPage(page: number): void {
+  if (page !== query.get().page) changeQuery({ page });
+}
+
+/** Checks or unchecks a row; while one row is checked the others cannot be (spec part two §4). */
+export function toggleChecked(email: string): void {
+  const current = checked.get();
+  if (current === email) checked.set(null);
+  else if (current === null) checked.set(email);
+}
+
+/** Deletes the checked address. Success: the spec's message and a reload; failure is silent (spec part two §8). */
+export async function deleteChecked(): Promise<void> {
+  const email = checked.get();
+  if (email === null || deleting.get()) return;
+  deleting.set(true);
+  try {
+    await api(`v1/suppression/${encodeURIComponent(email)}`, { method: 'DELETE' });
+    showAlert('success', 'Suppression Deleted Successfully');
+    checked.set(null);
+    // the last row of a later page: show the page before it
+    const { page } = query.get();
+    if (page > 1 && list.get().data.length === 1) query.set({ ...query.get(), page: page - 1 });
+  } catch {
+    // silent; the reload below shows whether the address is still listed
+  } finally {
+    deleting.set(false);
+  }
+  await loadSuppressions();
+}
+
+interface AddAnswer {
+  added: number;
+  already: number;
+  invalid: { line: number; value: string; message: string }[];
+}
+
+function isInvalidList(value: unknown): value is AddAnswer['invalid'] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'object' && v !== null && typeof (v as { line?: unknown }).line === 'number');
+}
+
+/**
+ * Adds the textarea's addresses: one per line, blank lines dropped, no format check in the browser
+ * (spec part two §5). Success shows 'Suppression successfully added.' and reloads the list as a
+ * fresh page would show it (§4, §8); failure shows the server's message or 'Error in adding
+ * suppressions'. Lines the server refused come back with their textarea line numbers.
+ */
+export async function addRecipients(text: string): Promise<AddOutcome> {
+  const lines = text.split(/\r\n|\r|\n/).map((value, i) => ({ value: value.trim(), line: i + 1 }));
+  const kept = lines.filter((l) => l.value !== '');
+  // the server numbers the lines it received; map them back to the textarea's
+  const toTextarea = (invalid: AddAnswer['invalid']): RejectedLine[] => invalid.map((i) => ({ ...i, line: kept[i.line - 1]?.line ?? i.line }));
+  try {
+    const answer = await api<AddAnswer>('v1/suppression', { method: 'POST', body: { emails: kept.map((l) => l.value) } });
+    showAlert('success', 'Suppression successfully added.');
+    clearTimeout(searchTimer);
+    searchText.set('');
+    changeQuery(FIRST_QUERY);
+    return { ok: true, added: answer.added, already: answer.already, rejected: toTextarea(answer.invalid) };
+  } catch (err) {
+    const message = errorMessage(err, 'Error in adding suppressions');
+    showAlert('danger', message);
+    const details = err instanceof FetchError ? (err.data as { error?: { details?: unknown } } | undefined)?.error?.details : undefined;
+    return { ok: false, message, rejected: isInvalidList(details) ? toTextarea(details) : [] };
+  }
+}

@@ -1,0 +1,138 @@
+// The Suppression List screen's calls (spec part two §2 "Suppression List", §7 "Suppression"):
+// adding addresses by hand (origin 'user'), searching the list, and removing one address. Only
+// users allowed to send transactions may use them (spec core §6).
+import type { ResolvedSession } from '../auth/auth.service.ts';
+import type { Database } from '../db/database.ts';
+import type { SuppressionOrigin } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import { AddressError, parseEmail } from '../sending/addresses.ts';
+import * as repo from './suppressions.repository.ts';
+
+/** Lines one POST /v1/suppression may carry: a large paste, yet one bounded transaction. */
+export const MAX_EMAILS_PER_REQUEST = 10_000;
+/** Rows per page of POST /v1/suppression/search; the spec names none for this list, so its fixture page size (part two §9: 10). */
+export const SUPPRESSION_PAGE_SIZE = 10;
+// an invalid line is echoed back; a pasted novel should not be
+const ECHO_MAX_CHARS = 120;
+
+/** A line of the request that is not an address: its 1-based position in `emails`, the text, why. */
+export interface InvalidLine {
+  line: number;
+  value: string;
+  message: string;
+}
+
+export interface AddResult {
+  /** Addresses newly put on the list. */
+  added: number;
+  /** Addresses that were on the list already (they keep their origin and date). */
+  already: number;
+  invalid: InvalidLine[];
+}
+
+/** An entry as the console shows it (spec part two §3 "Suppression entry"). */
+export interface SuppressionWire {
+  email: string;
+  origin: SuppressionOrigin;
+  suppressed_timestamp: string;
+}
+
+export interface SuppressionPage {
+  data: SuppressionWire[];
+  meta: { current_page: number; per_page: number; total: number; last_page: number };
+}
+
+export function suppressionToWire(row: repo.SuppressionRow): SuppressionWire {
+  return { email: row.email, origin: row.origin, suppressed_timestamp: row.created_at.toISOString() };
+}
+
+/** spec core §6: the Suppression List belongs to users allowed to send transactions. */
+export function requireSendPermission(session: ResolvedSession): void {
+  if (!session.user.can_send_transactions) throw new ApiError('forbidden', 'You are not allowed to manage the suppression list');
+}
+
+function echo(value: string): string {
+  return value.length > ECHO_MAX_CHARS ? `${value.slice(0, ECHO_MAX_CHARS)}…` : value;
+}
+
+/**
+ * Splits request lines into the addresses to add and the invalid lines. Addresses are normalised
+ * as parseEmail does for sending (trimmed, domain lower-cased and in ASCII form) and merged when
+ * they differ only in case, because sending matches the list case-insensitively. Blank lines are
+ * skipped (spec part two §5: "blank lines dropped") but keep their place in the numbering.
+ */
+export function sortLines(lines: string[]): { emails: string[]; invalid: InvalidLine[] } {
+  const emails = new Map<string, string>();
+  const invalid: InvalidLine[] = [];
+  lines.forEach((raw, index) => {
+    const value = raw.trim();
+    if (value === '') return;
+    try {
+      const email = parseEmail(value);
+      if (!emails.has(email.toLowerCase())) emails.set(email.toLowerCase(), email);
+    } catch (err) {
+      if (!(err instanceof AddressError)) throw err;
+      invalid.push({ line: index + 1, value: echo(value), message: `'${echo(value)}' is not a valid email address` });
+    }
+  });
+  return { emails: [...emails.values()], invalid };
+}
+
+/**
+ * Puts the valid addresses of `lines` on the customer's list with origin 'user' and reports the
+ * invalid ones. When no line holds a valid address nothing is stored and the call fails with the
+ * invalid lines as details.
+ */
+export async function addSuppressions(trx: Database, customerId: number, lines: string[]): Promise<AddResult> {
+  const { emails, invalid } = sortLines(lines);
+  if (emails.length === 0) {
+    if (invalid.length === 0) throw new ApiError('validation_failed', 'Enter at least one email address');
+    const more = invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid line${invalid.length > 2 ? 's' : ''})` : '';
+    throw new ApiError('validation_failed', `No address was added: ${invalid[0].message}${more}`, { details: invalid });
+  }
+  const listed = await repo.findListed(trx, customerId, emails.map((e) => e.toLowerCase()));
+  const fresh = emails.filter((e) => !listed.has(e.toLowerCase()));
+  // a concurrent add of the same spelling is absorbed by the primary key and counts as already listed
+  const added = fresh.length ? await repo.insertSuppressions(trx, customerId, fresh, 'user') : 0;
+  return { added, already: emails.length - added, invalid };
+}
+
+export interface SearchInput {
+  page: number;
+  email: string;
+  /** '' or 'all' for every origin. */
+  origin: SuppressionOrigin | 'all' | '';
+}
+
+/** One page of the customer's list: entries whose address contains `email` (any case), newest first. */
+export async function searchSuppressions(db: Database, customerId: number, input: SearchInput): Promise<SuppressionPage> {
+  const filter: repo.SuppressionFilter = {
+    contains: input.email.trim().toLowerCase(),
+    origin: input.origin === '' || input.origin === 'all' ? null : input.origin,
+  };
+  const perPage = SUPPRESSION_PAGE_SIZE;
+  const [rows, total] = await Promise.all([
+    repo.searchSuppressions(db, customerId, filter, perPage, (input.page - 1) * perPage),
+    repo.countSuppressions(db, customerId, filter),
+  ]);
+  return {
+    data: rows.map(suppressionToWire),
+    meta: { current_page: input.page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },
+  };
+}
+
+/**
+ * Takes `email` off the customer's list, in every spelling that sending would match; 404 when it
+ * is not there. A valid address is normalised first, so `Bob@EXAMPLE.com` finds `bob@example.com`.
+ */
+export async function removeSuppression(trx: Database, customerId: number, email: string): Promise<void> {
+  let key = email.trim();
+  try {
+    key = parseEmail(key);
+  } catch (err) {
+    if (!(err instanceof AddressError)) throw err;
+    // not an address we would accept today: still try it as stored (older entries, bounces)
+  }
+  const removed = key === '' ? 0 : await repo.deleteSuppression(trx, customerId, key.toLowerCase());
+  if (removed === 0) throw new ApiError('not_found', `${echo(email)} is not on the suppression list`);
+}
