@@ -19,6 +19,7 @@ import { listenForChanges } from './delivery/listen.ts';
 import { notifyQueued } from './delivery/queue-signal.ts';
 import { clearLookupCaches } from './lookup-cache.ts';
 import { pruneIdempotencyKeys } from './sending/idempotency.repository.ts';
+import { flushTracking } from './tracking/tracking.service.ts';
 
 function rolesFromArgs(argv: string[]): string | undefined {
   const i = argv.indexOf('--roles');
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
         new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
-        }),
+        }).then(() => flushTracking(ctx)), // the opens and clicks of the last requests
     );
   }
   const unlisten = config.databaseUrl

@@ -8,6 +8,7 @@ import { hasVerifiedDomainAndTraffic } from './stats/stats.repository.ts';
 import { confirmVerificationLink, inspectVerificationLink, type VerificationLinkState } from './domains/verification.service.ts';
 import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
 import { ApiError } from './http/errors.ts';
+import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
 
 export interface PageSession {
   session: ResolvedSession;
@@ -30,6 +31,10 @@ export interface PageBridge {
   inspectVerificationLink(domainId: number, token: string): Promise<VerificationLinkState>;
   /** Confirms the verification link (its POST). */
   confirmVerificationLink(domainId: number, token: string): ReturnType<typeof confirmVerificationLink>;
+  /** Unsubscribe pages' GET: whether the link names a transaction; changes nothing. */
+  isKnownTransaction(transactionId: string): Promise<boolean>;
+  /** Unsubscribe pages' form POST (JavaScript off). */
+  changeSubscription(transactionId: string, action: 'unsubscribe' | 'resubscribe'): ReturnType<typeof changeSubscription>;
 }
 
 export function createPageBridge(ctx: AppContext): PageBridge {
@@ -55,5 +60,7 @@ export function createPageBridge(ctx: AppContext): PageBridge {
     },
     inspectVerificationLink: (domainId, token) => inspectVerificationLink(ctx, domainId, token),
     confirmVerificationLink: (domainId, token) => confirmVerificationLink(ctx, domainId, token),
+    isKnownTransaction: (transactionId) => isKnownTransaction(ctx, transactionId),
+    changeSubscription: (transactionId, action) => changeSubscription(ctx, transactionId, action),
   };
 }

@@ -42,7 +42,8 @@ describe('signing in at /login', () => {
     await page.fill('#password', ADMIN.password);
     await Promise.all([page.waitForURL(`${server.baseUrl}/`), page.click('button[type=submit]')]);
     expect((await context.cookies()).find((c) => c.name === SESSION_COOKIE)).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
-    await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Transactional Dashboard');
+    // a new account has no verified domain yet, so home is the getting-started page (spec core §4)
+    await expect(page.textContent('[data-testid=page-title]')).resolves.toBe("Let's get started");
     await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');
     await expect(page.textContent('[data-testid=customer-name]')).resolves.toBe('My Company');
     await screenshot(page, 'sign-in-home');
@@ -62,7 +63,7 @@ describe('route guard', () => {
     await context.close();
   });
 
-  it('sends a signed-out visitor of /settings to /login?url=settings and back to /settings (not built yet: 404)', async () => {
+  it('sends a signed-out visitor of /settings to /login?url=settings and back to /settings', async () => {
     const { context, page } = await openPage(browser, server.baseUrl);
     await page.goto(`${server.baseUrl}/settings`);
     expect(location(page)).toBe('/login?url=settings');
@@ -71,10 +72,24 @@ describe('route guard', () => {
       submitLoginForm(page, ADMIN.email, ADMIN.password),
     ]);
     expect(location(page)).toBe('/settings');
+    expect(response.status()).toBe(200);
+    await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');
+    await context.close();
+  });
+
+  it('sends a signed-out visitor of a page not built yet (/templates) back there after sign-in: 404 in the shell', async () => {
+    const { context, page } = await openPage(browser, server.baseUrl);
+    await page.goto(`${server.baseUrl}/templates`);
+    expect(location(page)).toBe('/login?url=templates');
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === '/templates'),
+      submitLoginForm(page, ADMIN.email, ADMIN.password),
+    ]);
+    expect(location(page)).toBe('/templates');
     expect(response.status()).toBe(404);
     await expect(page.textContent('[data-testid=not-found]')).resolves.toBe('Page not found');
     await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');
-    await screenshot(page, 'guard-settings-not-found');
+    await screenshot(page, 'guard-templates-not-found');
     await context.close();
   });
 

@@ -9,6 +9,8 @@ import { parseVerp } from '../delivery/verp.ts';
 import { insertEvents } from '../events/events.repository.ts';
 import { tlsMaterial } from '../smtp/submission.ts';
 import { bumpDailyStats, statDay } from '../stats/stats.repository.ts';
+import { parseUnsubscribeAddress } from '../unsubscribe/list-unsubscribe.ts';
+import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
 import { lockTransactionByUuid, markBounced, suppressBounced, suppressionDisabled } from './bounces.repository.ts';
 import { type BounceClassification, classifyBounce } from './dsn.ts';
 import { type ParsedBounce, parseBounce } from './parse-dsn.ts';
@@ -86,6 +88,8 @@ export async function startBounceReceiver(ctx: AppContext, opts: { port?: number
     if (at <= 0 || address.slice(at + 1).toLowerCase() !== returnPathDomain) return null;
     return parseVerp(secret, address.slice(0, at));
   };
+  /** The transaction an unsubscribe+<token> recipient (the List-Unsubscribe mailto:) names, or null. */
+  const unsubscribeOf = (address: string): string | null => parseUnsubscribeAddress(secret, returnPathDomain, address);
 
   const smtp = new SMTPServer({
     ...(await tlsMaterial(ctx)),
@@ -100,17 +104,21 @@ export async function startBounceReceiver(ctx: AppContext, opts: { port?: number
     socketTimeout: 60_000,
 
     onRcptTo(address, session, callback) {
-      // RFC 5321 §3.6.2: an open relay is not acceptable; nothing but our own VERP addresses
-      if (!transactionOf(address.address)) return callback(smtpError(550, '5.7.1 Relaying denied: this server only accepts bounces for its own return path'));
+      // RFC 5321 §3.6.2: an open relay is not acceptable; nothing but our own VERP and unsubscribe addresses
+      if (!transactionOf(address.address) && !unsubscribeOf(address.address)) return callback(smtpError(550, '5.7.1 Relaying denied: this server only accepts bounces for its own return path'));
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
       callback();
     },
 
     onData(stream, session, callback) {
       const targets = [...new Set(session.envelope.rcptTo.map((r) => transactionOf(r.address)))].filter((uuid) => uuid !== null);
+      const unsubscribes = [...new Set(session.envelope.rcptTo.map((r) => unsubscribeOf(r.address)))].filter((uuid) => uuid !== null);
       readStream(stream)
         .then(async (raw) => {
           if (raw === null) return callback(smtpError(552, `5.3.4 Message exceeds the size limit of ${MAX_BOUNCE_BYTES} bytes`));
+          // RFC 2369 §3.2 mailto: the message itself is the request, whatever it says
+          for (const uuid of unsubscribes) logger.info({ uuid, found: await unsubscribeByMail(ctx, uuid) }, 'unsubscribe by mail');
+          if (targets.length === 0) return callback(null, '2.0.0 Unsubscribe received');
           let parsed: ParsedBounce;
           try {
             parsed = await parseBounce(raw);

@@ -41,6 +41,7 @@ export async function loadMessages(db: Database, messageIds: number[]) {
   return db
     .selectFrom('messages')
     .innerJoin('domains', 'domains.id', 'messages.domain_id')
+    .innerJoin('customers', 'customers.id', 'messages.customer_id')
     .select([
       'messages.id',
       'messages.customer_id',
@@ -59,6 +60,9 @@ export async function loadMessages(db: Database, messageIds: number[]) {
       'domains.domain',
       'domains.dkim_selector',
       'domains.dkim_private_key_sealed',
+      // read with every delivery: the tracking settings at delivery time apply (issue 5)
+      'customers.track_opens',
+      'customers.track_links',
     ])
     .where('messages.id', 'in', [...new Set(messageIds)])
     .execute();

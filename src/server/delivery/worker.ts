@@ -15,6 +15,8 @@ import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, l
 import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
 import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';
 import { verpAddress } from './verp.ts';
+import { trackedContent } from '../tracking/tracking.service.ts';
+import { withListUnsubscribe } from '../unsubscribe/list-unsubscribe.ts';
 
 /** What one delivery attempt came to (a small typed result, not exceptions; STYLE §3). */
 export type SendResult =
@@ -147,8 +149,11 @@ export class DeliveryWorker {
     const envelope = { from: verpAddress(config.secret!, tx.uuid, returnPathDomainOf(this.#ctx)), to: [tx.to_email] };
     // nodemailer's types say string; its signer passes the key to crypto.Sign, which takes a KeyObject
     const dkim = { domainName: message.domain, keySelector: message.dkim_selector, privateKey: this.#privateKey(message) as unknown as string };
-    const mail = message.raw
-      ? { envelope, raw: message.raw, dkim }
+    // open and click tracking (issue 5), applied before DKIM signs the result
+    const content = await trackedContent(this.#ctx, tx, message).catch((err: Error) => err);
+    if (content instanceof Error) return { kind: 'temporary', reply: `storing tracked links failed: ${content.message}` };
+    const mail = content.raw
+      ? { envelope, raw: content.raw, dkim }
       : {
           envelope,
           dkim,
@@ -158,8 +163,8 @@ export class DeliveryWorker {
           cc: addressList(message.cc_header as Address[] | null),
           replyTo: addressList(message.reply_to as Address[] | null),
           subject: message.subject,
-          html: message.html ?? undefined,
-          text: message.text ?? undefined,
+          html: content.html ?? undefined,
+          text: content.text ?? undefined,
           headers: (message.headers as Record<string, string> | null) ?? undefined,
           attachments: ((message.attachments as StoredAttachment[] | null) ?? []).map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64', contentType: a.content_type })),
           disableFileAccess: true,
@@ -167,7 +172,8 @@ export class DeliveryWorker {
         };
     try {
       const route = await this.#transports.routeFor(domainOf(tx.to_email));
-      const info = await route.transport.sendMail(mail);
+      // RFC 8058: List-Unsubscribe + one-click on every message, DKIM-signed
+      const info = await route.transport.sendMail(withListUnsubscribe(this.#ctx, tx.uuid, mail));
       return { kind: 'delivered', reply: String(info.response ?? '250 OK') };
     } catch (err) {
       if (err instanceof NoRouteError) {

@@ -9,11 +9,13 @@ import { mailRoutes } from '../sending/mail.routes.ts';
 import { settingsRoutes } from '../settings/settings.routes.ts';
 import { domainRoutes } from '../domains/domains.routes.ts';
 import { dashboardRoutes } from '../dashboard/dashboard.routes.ts';
+import { reportRoutes } from '../reports/reports.routes.ts';
 import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
+import { trackingRoutes } from '../tracking/tracking.routes.ts';
+import { unsubscribeRoutes } from '../unsubscribe/unsubscribe.routes.ts';
 import { suppressionRoutes } from '../suppressions/suppressions.routes.ts';
 import { ApiError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
-import { reportRoutes } from '../reports/reports.routes.ts';
 
 const SEND_PATHS = /^\/v1\/(mail|emails)(\/batch)?$/;
 
@@ -25,6 +27,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
     await next();
   });
   app.route('/', opsRoutes(ctx));
+  app.route('/', trackingRoutes(ctx));
 
   // Send answers are a few hundred bytes for server-side clients; compress only console answers
   // (the compress middleware turns Hono's lightweight response into a full web Response: measured
@@ -36,14 +39,15 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   const consoleLimit = limitBody(ctx.config.consoleBodyLimitBytes);
   app.use('/v1/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
   app.route('/v1', mailRoutes(ctx) as unknown as Hono<ApiEnv>);
+  app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.use('/v1/*', sessionMiddleware(ctx));
   app.route('/v1', authRoutes(ctx));
   app.route('/v1', settingsRoutes(ctx));
   app.route('/v1', domainRoutes(ctx));
   app.route('/v1', dashboardRoutes(ctx));
+  app.route('/v1', reportRoutes(ctx));
   app.route('/v1', webhookRoutes(ctx));
   app.route('/v1', suppressionRoutes(ctx));
-  app.route('/v1', reportRoutes(ctx));
 
   app.notFound((c) => c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404));
 

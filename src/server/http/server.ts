@@ -25,6 +25,7 @@ export interface HttpServerOptions {
 
 const API_PREFIXES = ['/v1/', '/t/'];
 const API_EXACT = new Set(['/v1', '/healthz', '/readyz', '/metrics']);
+const ONE_CLICK_PATH = /^\/header-unsubscribe\/[^/?#]+(\?|$)/;
 
 /** Which part of the service answers a path; used for routing and for metric labels. */
 export function areaOf(url: string): 'api' | 'static' | 'page' {
@@ -87,7 +88,8 @@ export function createHttpServer(opts: HttpServerOptions): Server {
         ctx.logger.info({ requestId, method: req.method, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       }
     });
-    if (area === 'api') {
+    // RFC 8058 one-click POSTs arrive cross-site without Origin, which Astro's origin check refuses
+    if (area === 'api' || (req.method === 'POST' && ONE_CLICK_PATH.test(req.url ?? ''))) {
       void apiListener(req, res);
     } else if (area === 'static' && serveStatic) {
       serveStatic(req, res, () => renderPage(req, res));

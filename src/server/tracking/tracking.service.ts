@@ -1,0 +1,233 @@
+// Open and click tracking (issue 5). At delivery, a message of a customer with tracking on gets
+// tracking links and a pixel (tokens only: HMACs under TRANSACT_SECRET, so none can be forged or
+// pointed at another transaction). When the recipient's client fetches them, each hit is buffered
+// and written in batches: a burst of pixel loads is one database transaction, not one each.
+import { createHmac } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { safeEqual } from '../crypto.ts';
+import { insertEvents, type NewEvent } from '../events/events.repository.ts';
+import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
+import { rewriteTextParts } from './raw-mime.ts';
+import { hasNotrackMarker, insertOpenPixel, type RewriteOptions, rewriteHtmlLinks, rewriteTextLinks } from './rewrite.ts';
+import { addLinkClicks, addTransactionHits, type CounterDelta, type FoundLink, findLink, insertLinks, type NewLink, transactionsByUuid } from './tracking.repository.ts';
+
+const MAC_CHARS = 22; // 132 bits of HMAC-SHA256, base64url
+
+function mac(secret: string, purpose: string, value: string): string {
+  return createHmac('sha256', secret).update(`${purpose}:${value}`).digest('base64url').slice(0, MAC_CHARS);
+}
+
+const hexId = (uuid: string) => uuid.replace(/-/g, '').toLowerCase();
+
+/** The open token of a transaction: its uuid (32 hex) and an HMAC of it, dot-separated. */
+export function openToken(secret: string, transactionUuid: string): string {
+  const id = hexId(transactionUuid);
+  return `${id}.${mac(secret, 'open', id)}`;
+}
+
+/** The transaction uuid an open token names, or null when the token is not one of ours. */
+export function verifyOpenToken(secret: string, token: string): string | null {
+  const m = /^([0-9a-f]{32})\.([A-Za-z0-9_-]{22})$/.exec(token);
+  if (!m || !safeEqual(mac(secret, 'open', m[1]), m[2])) return null;
+  const id = m[1];
+  return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+}
+
+/**
+ * The click token of a URL in a transaction's message: derived, not random, so a retried delivery
+ * produces the same tokens (and `insert … on conflict do nothing` no duplicate rows); the same URL
+ * twice in one message is one link.
+ */
+export function linkToken(secret: string, transactionUuid: string, url: string): string {
+  return mac(secret, 'link', `${hexId(transactionUuid)}\n${url}`);
+}
+
+export interface TrackableMessage {
+  html: string | null;
+  text: string | null;
+  raw: Buffer | null;
+  track_opens: boolean;
+  track_links: boolean;
+}
+
+/** A message's content as it is sent. */
+export interface TrackedContent {
+  html: string | null;
+  text: string | null;
+  raw: Buffer | null;
+}
+
+/**
+ * Rewrites a message for one recipient under the customer's tracking settings at delivery time, and
+ * stores its links before it is sent (so a click can never arrive before its row). With tracking
+ * off the content is sent as stored, except that `+notrack` markers still become plain http(s).
+ */
+export async function trackedContent(ctx: AppContext, tx: { id: number; uuid: string; customer_id: number }, message: TrackableMessage): Promise<TrackedContent> {
+  const { publicUrl, secret } = ctx.config;
+  // PGlite hands bytea back as a plain Uint8Array (pg as a Buffer): a Buffer view of the same bytes
+  const raw = message.raw && Buffer.from(message.raw.buffer, message.raw.byteOffset, message.raw.byteLength);
+  const stored = { html: message.html, text: message.text, raw };
+  if (!message.track_opens && !message.track_links) {
+    const marked = raw ? hasNotrackMarker(raw.toString('latin1')) : hasNotrackMarker(`${message.html ?? ''}${message.text ?? ''}`);
+    if (!marked) return stored;
+  }
+
+  const links = new Map<string, NewLink>();
+  const opts: RewriteOptions = { publicUrl };
+  if (message.track_links) {
+    opts.track = (url) => {
+      const token = linkToken(secret!, tx.uuid, url);
+      links.set(token, { token, customer_id: tx.customer_id, transaction_id: tx.id, url });
+      return `${publicUrl}/t/c/${token}`;
+    };
+  }
+  let pixel = message.track_opens ? `${publicUrl}/t/o/${openToken(secret!, tx.uuid)}` : null;
+  const html = (content: string) => {
+    const rewritten = rewriteHtmlLinks(content, opts);
+    if (!pixel) return rewritten;
+    const withPixel = insertOpenPixel(rewritten, pixel);
+    pixel = null; // one pixel per message, in its first HTML part
+    return withPixel;
+  };
+
+  const content: TrackedContent = raw
+    ? { html: null, text: null, raw: rewriteTextParts(raw, (part, subtype) => (subtype === 'html' ? html(part) : rewriteTextLinks(part, opts))) }
+    : { html: message.html === null ? null : html(message.html), text: message.text === null ? null : rewriteTextLinks(message.text, opts), raw: null };
+  await insertLinks(ctx.db, [...links.values()]);
+  return content;
+}
+
+/** The link a click token names, or undefined for an unknown (or forged) token. */
+export async function resolveClick(ctx: AppContext, token: string): Promise<FoundLink | undefined> {
+  if (!/^[A-Za-z0-9_-]{22}$/.test(token)) return undefined;
+  return findLink(ctx.db, token);
+}
+
+export interface HitClient {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+type Hit = ({ kind: 'open'; uuid: string } | { kind: 'click'; link: FoundLink }) & HitClient & { at: Date };
+
+// As the delivery worker's outcomes: up to 100 ms or 500 hits per database transaction. A crash
+// loses at most this window of hits.
+const FLUSH_MS = 100;
+const FLUSH_SIZE = 500;
+
+class HitRecorder {
+  readonly #ctx: AppContext;
+  #hits: Hit[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+  }
+
+  add(hit: Hit): void {
+    this.#hits.push(hit);
+    if (this.#hits.length >= FLUSH_SIZE) void this.flush();
+    else if (!this.#timer) {
+      this.#timer = setTimeout(() => void this.flush(), FLUSH_MS);
+      this.#timer.unref();
+    }
+  }
+
+  /** Writes the buffered hits; flushes run one after another. */
+  flush(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const batch = this.#hits.splice(0);
+    if (batch.length === 0) return this.#flushing;
+    this.#flushing = this.#flushing.then(() =>
+      recordHits(this.#ctx, batch).catch((err) => {
+        this.#ctx.logger.error({ err, count: batch.length }, 'recording opens and clicks failed');
+      }),
+    );
+    return this.#flushing;
+  }
+}
+
+// one recorder per context (as lookup-cache.ts keys its caches), so tests never share one
+const recorders = new WeakMap<object, HitRecorder>();
+
+function recorderOf(ctx: AppContext): HitRecorder {
+  let recorder = recorders.get(ctx.config);
+  if (!recorder) {
+    recorder = new HitRecorder(ctx);
+    recorders.set(ctx.config, recorder);
+  }
+  return recorder;
+}
+
+/** Buffers an open of the transaction `uuid` (from a verified open token). */
+export function recordOpen(ctx: AppContext, uuid: string, client: HitClient): void {
+  recorderOf(ctx).add({ kind: 'open', uuid, ...client, at: new Date() });
+}
+
+/** Buffers a click on a stored link. */
+export function recordClick(ctx: AppContext, link: FoundLink, client: HitClient): void {
+  recorderOf(ctx).add({ kind: 'click', link, ...client, at: new Date() });
+}
+
+/** Writes every buffered hit now: at shutdown of the web role (main.ts), and in tests. */
+export function flushTracking(ctx: AppContext): Promise<void> {
+  return recorders.get(ctx.config)?.flush() ?? Promise.resolve();
+}
+
+function addDelta(into: Map<number, CounterDelta>, id: number, at: Date): void {
+  const d = into.get(id);
+  if (!d) into.set(id, { id, count: 1, at });
+  else {
+    d.count += 1;
+    if (at < d.at) d.at = at;
+  }
+}
+
+/** Turns a batch of hits into counters, events and daily_stats, written in one transaction. */
+async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const opened = new Map((await transactionsByUuid(trx, hits.flatMap((h) => (h.kind === 'open' ? [h.uuid] : [])))).map((t) => [t.uuid, t]));
+    const opens = new Map<number, CounterDelta>();
+    const clicks = new Map<number, CounterDelta>();
+    const linkClicks = new Map<number, CounterDelta>();
+    const resolved: { hit: Hit; tx: { id: number; customer_id: number; group_id: number } }[] = [];
+    for (const hit of hits) {
+      if (hit.kind === 'open') {
+        const tx = opened.get(hit.uuid);
+        if (!tx) continue; // a valid token whose transaction is gone (customer deleted)
+        addDelta(opens, tx.id, hit.at);
+        resolved.push({ hit, tx });
+      } else {
+        addDelta(clicks, hit.link.transaction_id, hit.at);
+        addDelta(linkClicks, hit.link.id, hit.at);
+        resolved.push({ hit, tx: { id: hit.link.transaction_id, customer_id: hit.link.customer_id, group_id: hit.link.group_id } });
+      }
+    }
+    const firstOpens = await addTransactionHits(trx, 'open', [...opens.values()]);
+    const firstClicks = await addTransactionHits(trx, 'click', [...clicks.values()]);
+    await addLinkClicks(trx, [...linkClicks.values()]);
+
+    const events: NewEvent[] = [];
+    const stats: StatDelta[] = [];
+    for (const { hit, tx } of resolved) {
+      const client = { user_agent: hit.userAgent, ip: hit.ip };
+      const key = { customer_id: tx.customer_id, group_id: tx.group_id, day: statDay(hit.at) };
+      if (hit.kind === 'open') {
+        events.push({ customer_id: tx.customer_id, transaction_id: tx.id, type: 'open', at: hit.at, data: client });
+        // the unique open is counted once, on the day of the transaction's first open
+        const first = firstOpens.delete(tx.id);
+        stats.push({ ...key, counts: { opens: 1, unique_opens: first ? 1 : 0 } });
+      } else {
+        events.push({ customer_id: tx.customer_id, transaction_id: tx.id, type: 'click', at: hit.at, data: { url: hit.link.url, ...client } });
+        const first = firstClicks.delete(tx.id);
+        stats.push({ ...key, counts: { clicks: 1, unique_clicks: first ? 1 : 0 } });
+      }
+    }
+    await insertEvents(trx, events);
+    await bumpDailyStats(trx, stats);
+  });
+}

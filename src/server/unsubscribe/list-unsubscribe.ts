@@ -1,0 +1,104 @@
+// The List-Unsubscribe (RFC 2369) and List-Unsubscribe-Post (RFC 8058) headers every delivered
+// message carries, and the HMAC-protected mailto address they name, so mailbox providers can offer
+// their own unsubscribe button and a forged address unsubscribes nobody.
+import { createHmac } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { safeEqual } from '../crypto.ts';
+import { returnPathDomainOf } from '../domains/domains.service.ts';
+
+/**
+ * nodemailer's default list of signed header fields (its dkim/sign.js) plus List-Unsubscribe-Post,
+ * which it leaves out: RFC 8058 §4 requires both List-Unsubscribe headers to be covered by a valid
+ * DKIM signature, or receivers ignore the one-click request.
+ */
+export const DKIM_SIGNED_FIELDS =
+  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:Content-ID:' +
+  'Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:References:' +
+  'List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive';
+
+/** RFC 8058 §3.1: the exact key=value a one-click POST carries (and the header announces). */
+export const ONE_CLICK_BODY = 'List-Unsubscribe=One-Click';
+
+function mac(secret: string, id: string): string {
+  // a different label from VERP's, so a bounce token is never a valid unsubscribe token
+  return createHmac('sha256', secret).update(`unsubscribe:${id}`).digest('hex').slice(0, 12);
+}
+
+/** unsubscribe+<32 hex of the uuid>.<12 hex of HMAC>@<return-path domain> */
+export function unsubscribeAddress(secret: string, transactionUuid: string, returnPathDomain: string): string {
+  const id = transactionUuid.replace(/-/g, '');
+  return `unsubscribe+${id}.${mac(secret, id)}@${returnPathDomain}`;
+}
+
+/** The transaction uuid an unsubscribe local part names, or null when it is not one of ours. */
+export function parseUnsubscribeLocalPart(secret: string, localPart: string): string | null {
+  const m = /^unsubscribe\+([0-9a-f]{32})\.([0-9a-f]{12})$/i.exec(localPart);
+  if (!m) return null;
+  const id = m[1].toLowerCase();
+  if (!safeEqual(mac(secret, id), m[2].toLowerCase())) return null;
+  return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+}
+
+/** The transaction an `unsubscribe+…@<return-path domain>` recipient names, or null when it is not ours. */
+export function parseUnsubscribeAddress(secret: string, returnPathDomain: string, address: string): string | null {
+  const at = address.lastIndexOf('@');
+  if (at <= 0 || address.slice(at + 1).toLowerCase() !== returnPathDomain.toLowerCase()) return null;
+  return parseUnsubscribeLocalPart(secret, address.slice(0, at));
+}
+
+/** The page a provider's one-click POST (and a person's click) reaches for this transaction. */
+export function headerUnsubscribeUrl(publicUrl: string, transactionUuid: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/header-unsubscribe/${transactionUuid}`;
+}
+
+/** The two header values for one transaction: the HTTPS URI first (RFC 8058 §3.1), then mailto. */
+export function listUnsubscribeHeaders(ctx: Pick<AppContext, 'config'>, transactionUuid: string): { 'List-Unsubscribe': string; 'List-Unsubscribe-Post': string } {
+  const { config } = ctx;
+  const mailto = unsubscribeAddress(config.secret!, transactionUuid, returnPathDomainOf(ctx));
+  return {
+    'List-Unsubscribe': `<${headerUnsubscribeUrl(config.publicUrl, transactionUuid)}>, <mailto:${mailto}>`,
+    'List-Unsubscribe-Post': ONE_CLICK_BODY,
+  };
+}
+
+const OURS = /^list-unsubscribe(-post)?$/i;
+
+/**
+ * `raw` (a CRLF message) with any List-Unsubscribe / List-Unsubscribe-Post the client set removed
+ * (continuation lines too) and ours put first. The list header is folded after its comma (RFC 5322
+ * §2.2.3) to stay under 78 characters a line.
+ */
+export function prependListUnsubscribe(raw: Buffer, headers: Record<string, string>): Buffer {
+  const blank = raw.indexOf('\r\n\r\n');
+  const end = blank < 0 ? raw.length : blank + 2;
+  const kept: string[] = [];
+  let dropping = false;
+  for (const line of raw.subarray(0, end).toString('latin1').split('\r\n')) {
+    if (/^[ \t]/.test(line) && dropping) continue;
+    dropping = OURS.test(line.split(':', 1)[0].trim());
+    if (!dropping) kept.push(line);
+  }
+  const ours = Object.entries(headers).map(([name, value]) => `${name}: ${value.replace(/>, </g, '>,\r\n <')}\r\n`);
+  return Buffer.concat([Buffer.from(ours.join('') + kept.join('\r\n'), 'latin1'), raw.subarray(end)]);
+}
+
+interface Composed {
+  raw?: Buffer | string;
+  headers?: Record<string, string>;
+  dkim: object;
+}
+
+/**
+ * The composed nodemailer message with both headers added (replacing the client's), and the DKIM
+ * options told to sign them. API messages get them as header fields, SMTP-submitted ones (raw)
+ * have them written into the message before nodemailer signs it.
+ */
+export function withListUnsubscribe<T extends Composed>(ctx: Pick<AppContext, 'config'>, transactionUuid: string, mail: T): T & { dkim: { headerFieldNames: string } } {
+  const headers = listUnsubscribeHeaders(ctx, transactionUuid);
+  const dkim = { ...mail.dkim, headerFieldNames: DKIM_SIGNED_FIELDS };
+  if (mail.raw !== undefined) {
+    return { ...mail, dkim, raw: prependListUnsubscribe(Buffer.isBuffer(mail.raw) ? mail.raw : Buffer.from(mail.raw, 'latin1'), headers) };
+  }
+  const own = Object.fromEntries(Object.entries(mail.headers ?? {}).filter(([name]) => !OURS.test(name.trim())));
+  return { ...mail, dkim, headers: { ...own, ...headers } };
+}
