@@ -19,6 +19,7 @@ export const SETTINGS = {
   port: { env: 'PORT', kind: 'int', default: '4321', description: 'HTTP port for the console, API, tracking and public pages.' },
   host: { env: 'HOST', kind: 'string', default: '0.0.0.0', description: 'Address the HTTP server listens on.' },
   publicUrl: { env: 'PUBLIC_URL', kind: 'url', default: undefined, description: 'Public base URL of this service (links in mail, API endpoint shown to customers). Default http://localhost:PORT.' },
+  trackingUrl: { env: 'TRACKING_URL', kind: 'url', default: undefined, description: 'Base URL of open and click tracking links (/t/o, /t/c) when recipients should reach them at another host than PUBLIC_URL (e.g. click.example.com pointing at this service). Default: PUBLIC_URL.' },
   roles: { env: 'ROLES', kind: 'list', default: 'web,smtp,worker', description: 'Roles this process runs (also `--roles`): web, smtp, worker.' },
   dataDir: { env: 'DATA_DIR', kind: 'string', default: './data', description: 'Directory for the embedded database and local files. One service per directory.' },
   databaseUrl: { env: 'DATABASE_URL', kind: 'string', default: undefined, secret: true, description: 'postgres://… to use PostgreSQL instead of the embedded PGlite database.' },

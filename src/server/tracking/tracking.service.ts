@@ -64,6 +64,7 @@ export interface TrackedContent {
  */
 export async function trackedContent(ctx: AppContext, tx: { id: number; uuid: string; customer_id: number }, message: TrackableMessage): Promise<TrackedContent> {
   const { publicUrl, secret } = ctx.config;
+  const trackingUrl = ctx.config.trackingUrl ?? publicUrl;
   // PGlite hands bytea back as a plain Uint8Array (pg as a Buffer): a Buffer view of the same bytes
   const raw = message.raw && Buffer.from(message.raw.buffer, message.raw.byteOffset, message.raw.byteLength);
   const stored = { html: message.html, text: message.text, raw };
@@ -78,10 +79,10 @@ export async function trackedContent(ctx: AppContext, tx: { id: number; uuid: st
     opts.track = (url) => {
       const token = linkToken(secret!, tx.uuid, url);
       links.set(token, { token, customer_id: tx.customer_id, transaction_id: tx.id, url });
-      return `${publicUrl}/t/c/${token}`;
+      return `${trackingUrl}/t/c/${token}`;
     };
   }
-  let pixel = message.track_opens ? `${publicUrl}/t/o/${openToken(secret!, tx.uuid)}` : null;
+  let pixel = message.track_opens ? `${trackingUrl}/t/o/${openToken(secret!, tx.uuid)}` : null;
   const html = (content: string) => {
     const rewritten = rewriteHtmlLinks(content, opts);
     if (!pixel) return rewritten;
