@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
 import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import { ApiError } from '../http/errors.ts';
-import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
+import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { jsonBody } from '../http/validate.ts';
 import { customerDomain, domainToWire, listDomainsForConsole } from './domains.service.ts';
 import { createDomainWithVerification, resendVerification } from './verification.service.ts';
@@ -35,12 +35,12 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
   const csrf = csrfGuard(ctx);
   const domainId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
 
-  app.get('/domains', requireSession, async (c) => {
+  app.get('/domains', requireSession, requireSender, async (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json({ domains: await listDomainsForConsole(ctx, sessionOf(c).customerId) });
   });
 
-  app.post('/domains', requireSession, csrf, async (c) => {
+  app.post('/domains', requireSession, requireSender, csrf, async (c) => {
     try {
       const body = await jsonBody(c, createBody);
       const domain = await createDomainWithVerification(ctx, sessionOf(c).customerId, { domain: body.domain_url, email: body.domain_verification_email });
@@ -50,13 +50,13 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
     }
   });
 
-  app.get('/domains/:id', requireSession, async (c) => {
+  app.get('/domains/:id', requireSession, requireSender, async (c) => {
     const domain = await customerDomain(ctx, sessionOf(c).customerId, domainId(c.req.param('id')));
     c.header('Cache-Control', 'no-store');
     return c.json({ domain: domainToWire(ctx, domain) });
   });
 
-  app.post('/domains/:id/verification', requireSession, csrf, async (c) => {
+  app.post('/domains/:id/verification', requireSession, requireSender, csrf, async (c) => {
     const { customerId } = sessionOf(c);
     const id = domainId(c.req.param('id'));
     await customerDomain(ctx, customerId, id);
@@ -65,14 +65,14 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json({ messages: [`Verification email sent to ${domain.verification_email}`], domain: domainToWire(ctx, domain) });
   });
 
-  app.post('/domains/:id/check', requireSession, csrf, async (c) => {
+  app.post('/domains/:id/check', requireSession, requireSender, csrf, async (c) => {
     const { customerId } = sessionOf(c);
     const domain = await customerDomain(ctx, customerId, domainId(c.req.param('id')));
     await runDnsCheck(ctx, domain.id);
     return c.json({ domain: domainToWire(ctx, (await repo.findCustomerDomainById(ctx.db, customerId, domain.id))!) });
   });
 
-  app.get('/get-started', requireSession, async (c) => {
+  app.get('/get-started', requireSession, requireSender, async (c) => {
     const { customerId } = sessionOf(c);
     const customer = await findCustomer(ctx.db, customerId);
     if (!customer) throw new ApiError('not_found', 'No such customer');

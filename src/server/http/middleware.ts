@@ -35,6 +35,16 @@ export const requireSession: MiddlewareHandler<ApiEnv> = async (c, next) => {
   await next();
 };
 
+/**
+ * Spec core §6: Settings, domains and the getting-started page belong to users allowed to send
+ * transactions; the others see only the dashboard, so their calls here get 403 (they would expose
+ * the account's API key and SMTP password). Use after requireSession.
+ */
+export const requireSender: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  if (!c.get('session')?.user.can_send_transactions) throw new ApiError('forbidden', 'Only users allowed to send transactions can do this');
+  await next();
+};
+
 /** The signed-in session; only call behind requireSession. */
 export function sessionOf(c: Context<ApiEnv>): ResolvedSession {
   const session = c.get('session');

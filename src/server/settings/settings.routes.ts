@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
 import { ApiError } from '../http/errors.ts';
-import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
+import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { jsonBody } from '../http/validate.ts';
 import { clearLookupCaches } from '../lookup-cache.ts';
 import { SENDING_OPTIONS } from './settings.repository.ts';
@@ -19,7 +19,7 @@ const sendingOptionChange = z
 
 export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  app.get('/ui-settings', requireSession, async (c) => {
+  app.get('/ui-settings', requireSession, requireSender, async (c) => {
     const { customerId } = sessionOf(c);
     const customer = await findCustomer(ctx.db, customerId);
     if (!customer) throw new ApiError('not_found', 'No such customer');
