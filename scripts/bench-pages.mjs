@@ -17,6 +17,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const ROUTES = [
   { route: '/login', kind: 'public' },
   { route: '/', kind: 'console' },
+  { route: '/groups', kind: 'console' },
   { route: '/unauthorized', kind: 'console' },
 ];
 const BUDGET = { console: { js: 100 * 1024, css: 30 * 1024 }, public: { js: 2 * 1024, css: 30 * 1024 } };

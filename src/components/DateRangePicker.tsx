@@ -1,0 +1,75 @@
+// The date range field of the Dashboard and the Recipients tab (spec core §2, §9): shows the range
+// 'MMMM D, YYYY - MMMM D, YYYY'; the first click or focus loads flatpickr and opens its calendar.
+import { useEffect, useRef } from 'react';
+import type { Instance } from 'flatpickr/dist/types/instance';
+import { type DayRange, formatRange, localDate, utcDay } from '../lib/dates.ts';
+
+interface Props {
+  range: DayRange;
+  onChange(range: DayRange): void;
+  testId: string;
+}
+
+function CalendarIcon() {
+  return (
+    <svg className="date-range-icon" viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <rect x="3" y="4" width="18" height="18" rx="2" />
+      <line x1="16" y1="2" x2="16" y2="6" />
+      <line x1="8" y1="2" x2="8" y2="6" />
+      <line x1="3" y1="10" x2="21" y2="10" />
+    </svg>
+  );
+}
+
+export default function DateRangePicker({ range, onChange, testId }: Props) {
+  const input = useRef<HTMLInputElement>(null);
+  const picker = useRef<Instance | null>(null);
+  const loading = useRef(false);
+  // the handlers flatpickr keeps see the latest props
+  const latest = useRef({ range, onChange });
+  latest.current = { range, onChange };
+
+  useEffect(() => {
+    if (input.current) input.current.value = formatRange(range);
+    picker.current?.setDate([localDate(range.start), localDate(range.end)], false);
+  }, [range.start, range.end]);
+
+  useEffect(() => () => picker.current?.destroy(), []);
+
+  function attach() {
+    if (picker.current || loading.current || !input.current) return;
+    loading.current = true;
+    const field = input.current;
+    void import('../lib/date-picker.ts').then(async ({ createRangePicker, loadStylesheet }) => {
+      await loadStylesheet();
+      picker.current = createRangePicker(field, {
+        current: () => latest.current.range,
+        maxDay: utcDay(new Date()),
+        onPick: (picked) => latest.current.onChange(picked),
+      });
+      // flatpickr sizes its two months in the next animation frame; opening after that places the
+      // calendar by its real width
+      const created = picker.current;
+      requestAnimationFrame(() => created.open());
+    }).finally(() => {
+      loading.current = false;
+    });
+  }
+
+  return (
+    <div className="control date-range" data-testid={`${testId}-control`}>
+      <CalendarIcon />
+      <input
+        ref={input}
+        className="input"
+        type="text"
+        readOnly
+        defaultValue={formatRange(range)}
+        aria-label="Date range"
+        onFocus={attach}
+        onClick={attach}
+        data-testid={testId}
+      />
+    </div>
+  );
+}

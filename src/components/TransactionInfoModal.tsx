@@ -1,0 +1,110 @@
+// The Transaction Info modal (spec core §2): Transaction ID, From, To, Subject, Sent, and Custom
+// Headers only when the additional headers parse to a non-empty object; below them the
+// transaction's timeline (the issue's addition): queued, sent, delivered or bounced with the remote
+// server's reply, opens, clicks, unsubscribes, oldest first.
+import { useEffect } from 'react';
+import { formatMoment, isoOf } from '../lib/dates.ts';
+import { addressText, customHeaders, eventView } from '../lib/transaction-info-view.ts';
+import type { TimelineState } from '../islands/stores/transaction-info.ts';
+import type { TransactionWire } from '../islands/stores/transactions.ts';
+
+interface Props {
+  tx: TransactionWire;
+  timeline: TimelineState;
+  onClose(): void;
+  onRetryTimeline(): void;
+}
+
+function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): void }) {
+  if (timeline.status === 'loading') return <p className="has-text-grey" data-testid="timeline-loading">Loading…</p>;
+  if (timeline.status === 'failed') {
+    return (
+      <p className="has-text-grey" data-testid="timeline-failed">
+        The timeline could not be loaded.{' '}
+        <button type="button" className="button is-small is-light" onClick={onRetry}>Retry</button>
+      </p>
+    );
+  }
+  if (timeline.events.length === 0) return <p className="has-text-grey">No events yet.</p>;
+  return (
+    <ol className="timeline" data-testid="timeline">
+      {timeline.events.map((event, i) => {
+        const view = eventView(event);
+        return (
+          <li key={i} className={`timeline-item is-${view.tone}`} data-testid="timeline-event" data-type={event.type}>
+            <span className="timeline-marker" aria-hidden="true" />
+            <div className="timeline-content">
+              <p>
+                <strong data-testid="timeline-title">{view.title}</strong>{' '}
+                <time className="has-text-grey" dateTime={isoOf(event.time)}>{formatMoment(event.time)}</time>
+              </p>
+              {view.details.map((line, j) => (
+                <p key={j} className="timeline-detail" data-testid="timeline-detail">{line}</p>
+              ))}
+            </div>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTimeline }: Props) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [onClose]);
+
+  const headers = customHeaders(tx.tm_additional_headers);
+  const fields: [string, string, string][] = [
+    ['Transaction ID', tx.trans_uuid, 'info-id'],
+    ['From', addressText(tx.tm_from_email, tx.tm_from_name), 'info-from'],
+    ['To', addressText(tx.trans_to_email, tx.trans_to_name), 'info-to'],
+    ['Subject', tx.tm_subject, 'info-subject'],
+    ['Sent', tx.trans_date_sent !== 0 ? formatMoment(tx.trans_date_sent) : 'Not sent', 'info-sent'],
+  ];
+  return (
+    <div className="modal is-active" role="dialog" aria-modal="true" aria-labelledby="transaction-info-title" data-testid="transaction-info">
+      <div className="modal-background" onClick={onClose} />
+      <div className="modal-card transaction-info">
+        <header className="modal-card-head">
+          <p className="modal-card-title" id="transaction-info-title">Transaction Info</p>
+          <button type="button" className="delete" aria-label="Close" onClick={onClose} autoFocus />
+        </header>
+        <section className="modal-card-body">
+          <dl className="info-fields">
+            {fields.map(([label, value, id]) => (
+              <div key={id} className="info-field">
+                <dt>{label}</dt>
+                <dd data-testid={id}>{value}</dd>
+              </div>
+            ))}
+          </dl>
+          {headers && (
+            <section className="info-section" aria-labelledby="custom-headers-title" data-testid="info-headers">
+              <h3 className="title is-6" id="custom-headers-title">Custom Headers</h3>
+              <dl className="info-fields">
+                {headers.map(([name, value]) => (
+                  <div key={name} className="info-field">
+                    <dt>{name}</dt>
+                    <dd>{value}</dd>
+                  </div>
+                ))}
+              </dl>
+            </section>
+          )}
+          <section className="info-section" aria-labelledby="timeline-title">
+            <h3 className="title is-6" id="timeline-title">Timeline</h3>
+            <Timeline timeline={timeline} onRetry={onRetryTimeline} />
+          </section>
+        </section>
+        <footer className="modal-card-foot">
+          <button type="button" className="button" onClick={onClose} data-testid="info-close">Close</button>
+        </footer>
+      </div>
+    </div>
+  );
+}

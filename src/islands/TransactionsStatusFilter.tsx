@@ -1,0 +1,33 @@
+import { useStore } from '@nanostores/react';
+import { type StatusFilter, chooseStatus, transactionQuery } from './stores/transactions.ts';
+
+const STATUSES: { status: StatusFilter; label: string }[] = [
+  { status: 'all', label: 'All' },
+  { status: 'sent', label: 'Sent' },
+  { status: 'failed', label: 'Failed' },
+  { status: 'delivered', label: 'Delivered' },
+];
+
+/** The Recipients tab's status filter buttons All, Sent, Failed, Delivered (spec core §2, §9); a change goes to page 1 (§4). */
+export default function TransactionsStatusFilter() {
+  const $query = useStore(transactionQuery);
+  return (
+    <div className="buttons has-addons status-filter" role="group" aria-label="Status">
+      {STATUSES.map(({ status, label }) => {
+        const active = $query.status === status;
+        return (
+          <button
+            key={status}
+            type="button"
+            className={`button${active ? ' is-primary is-selected' : ''}`}
+            aria-pressed={active}
+            onClick={() => chooseStatus(status)}
+            data-testid={`status-${status}`}
+          >
+            {label}
+          </button>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+// The Groups tab of Transactions (spec core §2, §4, §7): the query (search text, sort, page), the
+// loaded page of groups, and the actions behind its search box, sortable headers and pager.
+import { atom } from 'nanostores';
+import type { GroupPage, GroupWire } from '../../server/reports/groups.service.ts';
+import { api } from '../../lib/api.ts';
+import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
+import type { Direction, ListState } from './transactions.ts';
+
+export type { GroupWire };
+
+/** Sortable columns, as POST /v1/transaction-groups/search names them (part two §2: default desc). */
+export type GroupSortKey = 'group_name' | 'group_last_send_date' | 'sent' | 'failed' | 'delivered' | 'bounces' | 'opens' | 'clicks';
+
+export interface GroupQuery {
+  page: number;
+  text: string;
+  sort: { key: GroupSortKey; direction: Direction };
+}
+
+/** Spec core §9: group search default page 1; part two §2: last send date, newest first. */
+const FIRST_QUERY: GroupQuery = { page: 1, text: '', sort: { key: 'group_last_send_date', direction: 'desc' } };
+
+export const groupQuery = atom<GroupQuery>(FIRST_QUERY);
+export const groupSearchText = atom('');
+export const groupList = atom<ListState<GroupWire>>({ status: 'loading', data: [], meta: null });
+
+let latest = 0;
+
+/** Loads the page the query names; an answer to an older request is dropped. */
+export async function loadGroups(): Promise<void> {
+  const request = ++latest;
+  const { page, text, sort } = groupQuery.get();
+  groupList.set({ ...groupList.get(), status: 'loading' });
+  try {
+    // spec core §7: searchQuery, also sent as search_query
+    const answer = await api<GroupPage>('v1/transaction-groups/search', {
+      method: 'POST',
+      body: { page, searchQuery: text, search_query: text, order: sort.direction, orderBy: sort.key },
+    });
+    if (request === latest) groupList.set({ status: 'loaded', data: answer.data, meta: answer.meta });
+  } catch {
+    // spec core §8: failures are ignored silently; the empty table offers a retry
+    if (request === latest) groupList.set({ status: 'failed', data: [], meta: null });
+  }
+}
+
+function changeQuery(change: Partial<GroupQuery>): void {
+  groupQuery.set({ ...groupQuery.get(), ...change });
+  void loadGroups();
+}
+
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1. */
+export function typeGroupSearch(text: string): void {
+  groupSearchText.set(text);
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    if (text.trim() !== groupQuery.get().text) changeQuery({ text: text.trim(), page: 1 });
+  }, SEARCH_DEBOUNCE_MS);
+}
+
+/** A sortable header (spec core §4): the same column toggles asc/desc, another starts desc; page 1. */
+export function sortGroups(key: GroupSortKey): void {
+  const { sort } = groupQuery.get();
+  const direction: Direction = sort.key === key && sort.direction === 'desc' ? 'asc' : 'desc';
+  changeQuery({ sort: { key, direction }, page: 1 });
+}
+
+export function goToGroupPage(page: number): void {
+  if (page !== groupQuery.get().page) changeQuery({ page });
+}

@@ -1,0 +1,43 @@
+// The Transaction Info modal (spec core §2) opened by a row's More Info button, and its timeline
+// (the issue's addition): GET /v1/transactions/{trans_uuid}/events when the modal opens.
+import { atom } from 'nanostores';
+import type { TransactionEventWire } from '../../server/reports/transaction-events.service.ts';
+import type { TransactionWire } from '../../server/reports/transactions.service.ts';
+import { api } from '../../lib/api.ts';
+
+export type { TransactionEventWire };
+
+export interface TimelineState {
+  status: 'loading' | 'loaded' | 'failed';
+  events: TransactionEventWire[];
+}
+
+export const shownTransaction = atom<TransactionWire | null>(null);
+export const timeline = atom<TimelineState>({ status: 'loading', events: [] });
+
+let latest = 0;
+
+/** Loads the shown transaction's events; an answer for a modal since closed or changed is dropped. */
+export async function loadTimeline(): Promise<void> {
+  const tx = shownTransaction.get();
+  if (!tx) return;
+  const request = ++latest;
+  timeline.set({ status: 'loading', events: [] });
+  try {
+    const answer = await api<{ data: TransactionEventWire[] }>(`v1/transactions/${encodeURIComponent(tx.trans_uuid)}/events`);
+    if (request === latest) timeline.set({ status: 'loaded', events: answer.data });
+  } catch {
+    if (request === latest) timeline.set({ status: 'failed', events: [] });
+  }
+}
+
+/** More Info: opens the modal on this row and loads its timeline. */
+export function showTransactionInfo(tx: TransactionWire): void {
+  shownTransaction.set(tx);
+  void loadTimeline();
+}
+
+export function closeTransactionInfo(): void {
+  latest++;
+  shownTransaction.set(null);
+}

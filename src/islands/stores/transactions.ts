@@ -1,0 +1,133 @@
+// The transaction table of the Dashboard and of the Recipients tab (spec core §2, §4, §7, §8): the
+// query (search text, status filter, sort, page), the loaded page, and the actions behind the
+// search box, the filter buttons, the sortable headers and the pager. One table per page, so one
+// module-level store; the date range comes from date-range.ts and a new one reloads from page 1.
+import { atom } from 'nanostores';
+import type { PageMeta } from '../../server/reports/report-input.ts';
+import type { TransactionPage, TransactionWire } from '../../server/reports/transactions.service.ts';
+import { api } from '../../lib/api.ts';
+import type { DayRange } from '../../lib/dates.ts';
+import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
+import { chosenRange, currentRange } from './date-range.ts';
+
+export type { PageMeta, TransactionWire };
+
+/** Spec core §9: message status filters all, sent, failed, delivered. */
+export type StatusFilter = 'all' | 'sent' | 'failed' | 'delivered';
+/** The sortable columns: Date, Opened, Clicks (keys of POST v1/transaction/search); trans_id is acceptance order. */
+export type TransactionSortKey = 'trans_id' | 'dateSent' | 'opens' | 'clicks';
+export type Direction = 'asc' | 'desc';
+
+export interface TransactionQuery {
+  page: number;
+  /** The search text in effect (the box's text once the debounce has passed). */
+  text: string;
+  status: StatusFilter;
+  sort: { key: TransactionSortKey; direction: Direction };
+}
+
+export interface ListState<T> {
+  status: 'loading' | 'loaded' | 'failed';
+  /** The rows shown; kept while the next page loads so the table does not jump. */
+  data: T[];
+  meta: PageMeta | null;
+}
+
+/** Spec part two §9: the default report sort, trans_id desc (newest first), page 1. */
+export const FIRST_QUERY: TransactionQuery = { page: 1, text: '', status: 'all', sort: { key: 'trans_id', direction: 'desc' } };
+
+export const transactionQuery = atom<TransactionQuery>(FIRST_QUERY);
+/** What the search box holds right now. */
+export const transactionSearchText = atom('');
+export const transactionList = atom<ListState<TransactionWire>>({ status: 'loading', data: [], meta: null });
+
+/** Where the first, unfiltered page comes from: GET /v1/dashboard on the Dashboard (spec core §7). */
+let source: 'dashboard' | 'search' = 'search';
+let latest = 0;
+
+function dateFields(range: DayRange) {
+  // spec core §7 lists both spellings; the API takes either and checks they agree
+  return { startDate: range.start, endDate: range.end, start_date: range.start, end_date: range.end };
+}
+
+function isFirstView(q: TransactionQuery): boolean {
+  return q.page === 1 && q.text === '' && q.status === 'all' && q.sort.key === FIRST_QUERY.sort.key && q.sort.direction === FIRST_QUERY.sort.direction;
+}
+
+async function fetchPage(q: TransactionQuery, range: DayRange): Promise<TransactionPage> {
+  if (source === 'dashboard' && isFirstView(q)) {
+    const answer = await api<{ data: { transactionStats: TransactionPage } }>('v1/dashboard', { query: { startDate: range.start, endDate: range.end } });
+    return answer.data.transactionStats;
+  }
+  return api<TransactionPage>('v1/transaction/search', {
+    method: 'POST',
+    body: {
+      reportType: 'all',
+      page: q.page,
+      order: q.sort.direction,
+      order_by: q.sort.key,
+      ...dateFields(range),
+      transaction_search_string: q.text,
+      message_status: q.status,
+    },
+  });
+}
+
+/** Loads the page the query names; an answer to an older request is dropped. */
+export async function loadTransactions(): Promise<void> {
+  const request = ++latest;
+  transactionList.set({ ...transactionList.get(), status: 'loading' });
+  try {
+    const page = await fetchPage(transactionQuery.get(), currentRange());
+    if (request === latest) transactionList.set({ status: 'loaded', data: page.data, meta: page.meta });
+  } catch {
+    // spec core §8: failures are ignored silently; the empty table offers a retry
+    if (request === latest) transactionList.set({ status: 'failed', data: [], meta: null });
+  }
+}
+
+/** The table's island mounted: remember where its first page comes from and load it. */
+export function startTransactionTable(from: 'dashboard' | 'search'): void {
+  source = from;
+  void loadTransactions();
+}
+
+function changeQuery(change: Partial<TransactionQuery>): void {
+  transactionQuery.set({ ...transactionQuery.get(), ...change });
+  void loadTransactions();
+}
+
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1 (§4). */
+export function typeTransactionSearch(text: string): void {
+  transactionSearchText.set(text);
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    if (text.trim() !== transactionQuery.get().text) changeQuery({ text: text.trim(), page: 1 });
+  }, SEARCH_DEBOUNCE_MS);
+}
+
+/** A status filter button, from page 1 (spec core §4). */
+export function chooseStatus(status: StatusFilter): void {
+  if (status !== transactionQuery.get().status) changeQuery({ status, page: 1 });
+}
+
+/**
+ * A sortable header (spec core §4): the same column toggles ascending/descending, another starts
+ * descending; either way from page 1. The Date column stands for the default acceptance order
+ * too, so its first click turns the newest-first table round.
+ */
+export function sortTransactions(key: TransactionSortKey): void {
+  const { sort } = transactionQuery.get();
+  const same = sort.key === key || (key === 'dateSent' && sort.key === 'trans_id');
+  const direction: Direction = same && sort.direction === 'desc' ? 'asc' : 'desc';
+  changeQuery({ sort: { key, direction }, page: 1 });
+}
+
+export function goToTransactionPage(page: number): void {
+  if (page !== transactionQuery.get().page) changeQuery({ page });
+}
+
+// a new date range: the table from page 1 (the range is part of every search)
+chosenRange.listen(() => changeQuery({ page: 1 }));

@@ -1,0 +1,89 @@
+// How the Transaction Info modal reads (spec core §2): addresses, the Custom Headers rule, and
+// each event of the timeline (the issue's addition): a title, a colour, the details worth a line
+// each. Pure; apart from the table's rules, so pages load it only with the modal.
+import type { TransactionEventWire } from '../server/reports/transaction-events.service.ts';
+import { formatMoment } from './dates.ts';
+import type { StatusTone } from './transaction-view.ts';
+
+/** 'Name <email>', or the bare address without a name. */
+export function addressText(email: string, name: string): string {
+  return name ? `${name} <${email}>` : email;
+}
+
+/**
+ * The Custom Headers of the modal (spec core §2): the additional headers when they parse to a
+ * non-empty object, as name/value pairs; null otherwise (then the section is not shown).
+ */
+export function customHeaders(json: string): [string, string][] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const entries = Object.entries(parsed).map(([name, value]): [string, string] => [name, typeof value === 'string' ? value : JSON.stringify(value)]);
+  return entries.length > 0 ? entries : null;
+}
+
+const EVENT_TITLES: Record<TransactionEventWire['type'], string> = {
+  queued: 'Queued',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  deferred: 'Deferred',
+  failed: 'Failed',
+  bounced: 'Bounced',
+  open: 'Opened',
+  click: 'Clicked',
+  unsubscribe: 'Unsubscribed',
+  resubscribe: 'Resubscribed',
+};
+
+const VIA: Record<string, string> = { page: 'on the unsubscribe page', one_click: 'with the one-click header', mail: 'by mail' };
+
+/** A timeline entry: its title and the details worth a line each (the remote reply first). */
+export function eventView(event: TransactionEventWire): { title: string; tone: StatusTone | 'neutral'; details: string[] } {
+  const d = event.data;
+  const details: string[] = [];
+  let title = EVENT_TITLES[event.type];
+  let tone: StatusTone | 'neutral' = 'neutral';
+  switch (event.type) {
+    case 'queued':
+      details.push('Accepted for delivery');
+      break;
+    case 'sent':
+      if (d.attempt) details.push(`Attempt ${d.attempt}`);
+      break;
+    case 'delivered':
+      tone = 'delivered';
+      if (d.reply) details.push(`Remote server: ${d.reply}`);
+      break;
+    case 'deferred':
+      if (d.reply) details.push(`Remote server: ${d.reply}`);
+      if (d.next_attempt_at) details.push(`Next attempt ${formatMoment(d.next_attempt_at)}`);
+      break;
+    case 'bounced':
+      tone = 'bounced';
+      if (d.bounce_type) title = `Bounced (${d.bounce_type})`;
+      if (d.reply) details.push(`Remote server: ${d.reply}`);
+      if (d.status) details.push(`Status ${d.status}`);
+      if (d.reason && d.reason !== d.reply) details.push(d.reason);
+      break;
+    case 'failed':
+      tone = 'failed';
+      if (d.reply) details.push(`Remote server: ${d.reply}`);
+      if (d.reason && d.reason !== d.reply) details.push(d.reason);
+      break;
+    case 'open':
+      if (d.user_agent) details.push(d.user_agent);
+      break;
+    case 'click':
+      if (d.url) details.push(d.url);
+      break;
+    case 'unsubscribe':
+    case 'resubscribe':
+      if (d.via) details.push(VIA[d.via] ?? d.via);
+      break;
+  }
+  return { title, tone, details };
+}

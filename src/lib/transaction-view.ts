@@ -1,0 +1,34 @@
+// How a transaction row reads in the console's transaction table (spec core §2, §4, §9): its status
+// with the colour of its dot, its date, its clicks. Pure, so the display rules have table-driven tests.
+import type { TransactionWire } from '../server/reports/transactions.service.ts';
+
+export type StatusTone = 'delivered' | 'bounced' | 'failed';
+
+export interface StatusView {
+  label: string;
+  /** Spec core §9: delivered green, bounced amber, others red. */
+  tone: StatusTone;
+}
+
+/**
+ * The delivery status column. Spec core §4: trans_status failed or no_quota is displayed as
+ * failed — unless the failure is a bounce (the remote server refused the recipient: failed,
+ * bounced), which shows as bounced in amber. A message taken and bounced later by a DSN is
+ * bounced too; one still waiting for delivery is Queued, red as every other status (§9).
+ */
+export function statusOf(tx: Pick<TransactionWire, 'trans_status' | 'trans_delivered_status'>): StatusView {
+  if (tx.trans_delivered_status === 'bounced') return { label: 'Bounced', tone: 'bounced' };
+  if (tx.trans_status === 'failed' || tx.trans_status === 'no_quota') return { label: 'Failed', tone: 'failed' };
+  if (tx.trans_delivered_status === 'delivered') return { label: 'Delivered', tone: 'delivered' };
+  return { label: 'Queued', tone: 'failed' };
+}
+
+/** The date column (spec core §2): the sent date, or the queued date when the sent date is 0. */
+export function shownDate(tx: Pick<TransactionWire, 'trans_date_sent' | 'trans_date_queued'>): number {
+  return tx.trans_date_sent !== 0 ? tx.trans_date_sent : tx.trans_date_queued;
+}
+
+/** Spec core §2: clicks as 'N link(s)'. */
+export function clicksText(count: number): string {
+  return `${count} link(s)`;
+}

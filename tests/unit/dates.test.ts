@@ -1,0 +1,67 @@
+// The date rules of the Dashboard and Transactions pages (spec core §2, §9): the default range of
+// 29 days back to today in UTC days (as the API counts them), the 'MMMM D, YYYY' display, the
+// groups' 'DD MMMM YYYY', and days picked in a calendar as 'YYYY-MM-DD'.
+import { describe, expect, it } from 'vitest';
+import { addDays, dayOfLocalDate, defaultRange, formatDate, formatDay, formatGroupDate, formatMoment, formatRange, formatTime, localDate, shortDay } from '../../src/lib/dates.ts';
+
+/** Unix seconds of a local wall-clock time (so the expectations hold in any time zone). */
+const local = (y: number, m: number, d: number, h = 0, min = 0, s = 0) => new Date(y, m - 1, d, h, min, s).getTime() / 1000;
+
+describe('defaultRange', () => {
+  it.each([
+    ['2025-03-30T12:00:00Z', { start: '2025-03-01', end: '2025-03-30' }],
+    ['2025-03-01T00:00:00Z', { start: '2025-01-31', end: '2025-03-01' }],
+    ['2024-03-29T23:59:59Z', { start: '2024-02-29', end: '2024-03-29' }],
+    ['2025-01-15T08:00:00Z', { start: '2024-12-17', end: '2025-01-15' }],
+  ])('at %s is 29 days back to today (UTC days)', (now, range) => {
+    expect(defaultRange(new Date(now))).toEqual(range);
+  });
+});
+
+describe('day arithmetic and calendar days', () => {
+  it.each([
+    ['2025-03-01', -1, '2025-02-28'],
+    ['2024-02-28', 1, '2024-02-29'],
+    ['2025-12-31', 1, '2026-01-01'],
+    ['2025-03-30', 0, '2025-03-30'],
+  ])('addDays(%s, %i) is %s', (day, n, expected) => {
+    expect(addDays(day, n)).toBe(expected);
+  });
+
+  it('reads a day as the local midnight a date picker shows, and back', () => {
+    const at = localDate('2025-03-09');
+    expect([at.getFullYear(), at.getMonth(), at.getDate(), at.getHours()]).toEqual([2025, 2, 9, 0]);
+    expect(dayOfLocalDate(at)).toBe('2025-03-09');
+    expect(dayOfLocalDate(new Date(2025, 11, 31, 23, 59))).toBe('2025-12-31');
+    expect(() => localDate('9 March 2025')).toThrow();
+  });
+});
+
+describe('display formats', () => {
+  it.each([
+    ['2025-03-01', 'March 1, 2025', 'Mar 1'],
+    ['2024-12-31', 'December 31, 2024', 'Dec 31'],
+    ['2025-09-10', 'September 10, 2025', 'Sep 10'],
+  ])('a day %s reads %s (axis label %s)', (day, spelled, short) => {
+    expect(formatDay(day)).toBe(spelled);
+    expect(shortDay(day)).toBe(short);
+  });
+
+  it('a range reads "MMMM D, YYYY - MMMM D, YYYY"', () => {
+    expect(formatRange({ start: '2025-02-28', end: '2025-03-29' })).toBe('February 28, 2025 - March 29, 2025');
+  });
+
+  it('a moment reads in the browser\'s zone', () => {
+    const at = local(2025, 3, 1, 9, 5, 7);
+    expect(formatDate(at)).toBe('March 1, 2025');
+    expect(formatTime(at)).toBe('09:05');
+    expect(formatMoment(at)).toBe('March 1, 2025 09:05:07');
+    expect(formatTime(local(2025, 3, 1, 23, 59))).toBe('23:59');
+  });
+
+  it('a group date reads "DD MMMM YYYY", and "-" for none (spec core §2)', () => {
+    expect(formatGroupDate(local(2025, 3, 1, 12))).toBe('01 March 2025');
+    expect(formatGroupDate(local(2025, 11, 30))).toBe('30 November 2025');
+    expect(formatGroupDate(0)).toBe('-');
+  });
+});
