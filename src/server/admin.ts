@@ -12,6 +12,7 @@ import { credentialsForConsole, ensureCredentials, rotateCredentials } from './c
 import { addDomain, dnsRecords } from './domains/domains.service.ts';
 import { randomToken } from './crypto.ts';
 import type { AppContext } from './context.ts';
+import { DEFAULT_DEMO_TRANSACTIONS, DEMO_CUSTOMER, DEMO_ENTERPRISE, fillDemo } from './demo/demo.ts';
 import pino from 'pino';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -25,6 +26,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   credentials show  --customer ID|NAME
   credentials rotate --customer ID|NAME                   (the old API key and SMTP password stop working)
   list              [--json]
+  demo              [--transactions N] [--replace]   a demo account with 30 days of history
+                    (refused when one exists; --replace deletes it and fills a new one)
   config            print every setting (environment variable, default, meaning)
 
 Permissions: ${PERMISSIONS.join(', ')}
@@ -49,12 +52,16 @@ const options = {
   'no-send': { type: 'boolean' },
   json: { type: 'boolean' },
   verified: { type: 'boolean' },
+  transactions: { type: 'string' },
+  replace: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'] & { _positional?: string };
 
-const COMMANDS = ['enterprise create', 'customer create', 'user create', 'user password', 'domain add', 'credentials show', 'credentials rotate', 'list'];
+const COMMANDS = ['enterprise create', 'customer create', 'user create', 'user password', 'domain add', 'credentials show', 'credentials rotate', 'list', 'demo'];
+/** Commands of one word. */
+const SINGLE = ['list', 'demo'];
 
 function required(values: Values, key: keyof Values): string {
   const value = values[key];
@@ -191,6 +198,17 @@ async function run(ctx: AppContext, command: string, values: Values): Promise<vo
       for (const r of rows) console.log(`user ${r.user_id} ${r.email} (${r.user_name})  ›  customer ${r.customer_id} ${r.customer_name}`);
       return;
     }
+    case 'demo': {
+      const transactions = values.transactions === undefined ? DEFAULT_DEMO_TRANSACTIONS : positiveInt(values.transactions, 'transactions');
+      if (transactions < 1 || transactions > 10_000_000) throw new UsageError('--transactions must be between 1 and 10000000');
+      const demo = await fillDemo(ctx, { transactions, replace: values.replace ?? false, progress: (line) => console.error(line) });
+      if (demo.admin.generatedPassword) console.log(`The empty database got its first administrator first: ${demo.admin.email} / ${demo.admin.generatedPassword}`);
+      const c = demo.counts;
+      console.log(`${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`);
+      console.log(`  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft bounces, ${c.failed} failed (suppressed), ${c.opens} opens, ${c.clicks} clicks, ${c.unsubscribes} unsubscribes`);
+      console.log(`Sign in at ${ctx.config.publicUrl}/login (start the service with npm start)\n  email:    ${demo.email}\n  password: ${demo.password}`);
+      return;
+    }
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
@@ -217,8 +235,9 @@ async function main(): Promise<number> {
     console.log(settingsTable());
     return 0;
   }
-  const command = positionals.slice(0, positionals[0] === 'list' ? 1 : 2).join(' ');
-  const extra = positionals.slice(positionals[0] === 'list' ? 1 : 2);
+  const words = SINGLE.includes(positionals[0]) ? 1 : 2;
+  const command = positionals.slice(0, words).join(' ');
+  const extra = positionals.slice(words);
   if (!COMMANDS.includes(command) || extra.length > (command === 'domain add' ? 1 : 0)) {
     console.error(`admin: unknown command '${positionals.join(' ')}'\n\n${USAGE}`);
     return 2;

@@ -45,11 +45,11 @@ export async function markBounced(db: Database, id: number, bounce: { type: 'har
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Puts the address on the customer's suppression list (origin 'bounce') unless it is there already. */
-export async function suppressBounced(db: Database, customerId: number, email: string): Promise<void> {
+/** Puts the address on the customer's suppression list (origin 'bounce', listed at `at`) unless it is there already. */
+export async function suppressBounced(db: Database, customerId: number, email: string, at = new Date()): Promise<void> {
   await db
     .insertInto('suppressions')
-    .values({ customer_id: customerId, email, origin: 'bounce' })
+    .values({ customer_id: customerId, email, origin: 'bounce', created_at: at })
     .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
     .execute();
 }

@@ -58,7 +58,7 @@ export async function recordBounce(ctx: AppContext, uuid: string, parsed: Parsed
       },
     ]);
     // DESIGN.md: a hard bounce suppresses the recipient unless the customer disabled suppression
-    if (type === 'hard' && !(await suppressionDisabled(trx, tx.customer_id))) await suppressBounced(trx, tx.customer_id, tx.to_email);
+    if (type === 'hard' && !(await suppressionDisabled(trx, tx.customer_id))) await suppressBounced(trx, tx.customer_id, tx.to_email, at);
     return 'recorded';
   });
 }

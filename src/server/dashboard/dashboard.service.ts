@@ -60,29 +60,34 @@ export function rangeTotal(db: Database, customerId: number, range: TimeRange): 
  */
 export async function overview(db: Database, customerId: number, range: TimeRange, now: Date): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
   const { first, last } = seriesDays(range, dayOf(now));
-  const [total, perDay] = await Promise.all([rangeTotal(db, customerId, range), totalsPerDay(db, customerId, first, last)]);
+  // a range with both ends is exactly the series' days: its total is the series' sum, not another query
+  const bounded = range.firstDay !== null && range.lastDay !== null;
+  const [total, perDay] = await Promise.all([
+    bounded ? null : rangeTotal(db, customerId, range),
+    totalsPerDay(db, customerId, first, last),
+  ]);
   return {
-    overviewStats: { total },
+    overviewStats: { total: total ?? [...perDay.values()].reduce((sum, day) => sum + day.requests, 0) },
     dailyStats: daysBetween(first, last).map((day) => dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS)),
   };
 }
 
 /** GET /v1/dashboard: the range's total and the first page of its latest transactions (newest first). */
 export async function dashboardData(db: Database, customerId: number, range: TimeRange): Promise<{ overviewStats: { total: number }; transactionStats: TransactionPage }> {
-  const [total, transactionStats] = await Promise.all([
-    rangeTotal(db, customerId, range),
-    searchTransactions(db, customerId, {
-      range,
-      page: 1,
-      perPage: PAGE_SIZE.transactions,
-      sort: { key: 'trans_id', direction: 'desc' },
-      status: 'all',
-      reportType: 'all',
-      groupUuid: null,
-      recipient: null,
-      text: null,
-    }),
-  ]);
+  const transactionStats = await searchTransactions(db, customerId, {
+    range,
+    page: 1,
+    perPage: PAGE_SIZE.transactions,
+    sort: { key: 'trans_id', direction: 'desc' },
+    status: 'all',
+    reportType: 'all',
+    groupUuid: null,
+    recipient: null,
+    text: null,
+  });
+  // over whole days the table's total is this very sum of the requests rollup: read once, not twice
+  // (one query less in the ~10 ms the dashboard has, measured with `npm run bench:reports`)
+  const total = range.wholeDays ? transactionStats.meta.total : await rangeTotal(db, customerId, range);
   return { overviewStats: { total }, transactionStats };
 }
 

@@ -7,6 +7,7 @@ import * as m002 from './migrations/002-sending.ts';
 import * as m003 from './migrations/003-domains-settings.ts';
 import * as m004 from './migrations/004-tracking.ts';
 import * as m005 from './migrations/005-reports.ts';
+import * as m006 from './migrations/006-report-speed.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '003-domains-settings': m003,
   '004-tracking': m004,
   '005-reports': m005,
+  '006-report-speed': m006,
 };
 
 /** Applies every pending migration; throws with the failing migration's name. */

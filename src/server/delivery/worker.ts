@@ -24,7 +24,8 @@ export type SendResult =
   | { kind: 'permanent'; reply: string }
   | { kind: 'temporary'; reply: string; retryAfterSeconds?: number };
 
-interface Outcome {
+/** One delivery attempt's result, as recorded by recordOutcomes (also by the demo's history, src/server/demo). */
+export interface Outcome {
   tx: ClaimedTransaction;
   result: SendResult;
   at: Date;
@@ -230,7 +231,7 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
     const applied = await applyOutcomes(trx, updates);
     const events: NewEvent[] = [];
     const stats: StatDelta[] = [];
-    const hardBounced: { customer_id: number; email: string }[] = [];
+    const hardBounced: { customer_id: number; email: string; at: Date }[] = [];
     outcomes.forEach(({ tx, result, at }, i) => {
       if (!applied.has(tx.id)) return;
       const u = updates[i];
@@ -245,7 +246,7 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
       } else if (u.bounce_type === 'hard') {
         events.push({ ...base, type: 'bounced', data: { ...data, bounce_type: 'hard' } });
         stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { failed: 1, bounced: 1, bounces_hard: 1 } });
-        hardBounced.push({ customer_id: tx.customer_id, email: tx.to_email });
+        hardBounced.push({ customer_id: tx.customer_id, email: tx.to_email, at });
       } else {
         events.push({ ...base, type: 'failed', data: { ...data, bounce_type: 'soft' } });
         stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { failed: 1, bounces_soft: 1 } });
@@ -261,7 +262,7 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
         .where('disable_suppression', '=', false)
         .execute();
       const suppressing = new Set(customers.map((c) => c.id));
-      const rows = hardBounced.filter((h) => suppressing.has(h.customer_id)).map((h) => ({ customer_id: h.customer_id, email: h.email, origin: 'bounce' as const }));
+      const rows = hardBounced.filter((h) => suppressing.has(h.customer_id)).map((h) => ({ customer_id: h.customer_id, email: h.email, origin: 'bounce' as const, created_at: h.at }));
       if (rows.length) await trx.insertInto('suppressions').values(rows).onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing()).execute();
     }
   });

@@ -2,6 +2,7 @@
 // and POST /v1/transaction-groups/search. Console calls: a session and CSRF protection. Bodies take
 // every field of spec core §7 and of part two §7 (its variant of the transaction search), in both
 // spellings where the spec uses two; an unknown field, bad date, page, sort or status is 400.
+// Also GET /v1/transactions/{trans_uuid}/events, the Transaction Info modal's timeline.
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
@@ -11,6 +12,7 @@ import { jsonBody } from '../http/validate.ts';
 import { GROUP_SORT_KEYS, searchGroups } from './groups.service.ts';
 import { PAGE_SIZE, dateField, isUuid, pageField, rangeOf, resolveSort, textField } from './report-input.ts';
 import { MESSAGE_STATUSES, REPORT_TYPES, TRANSACTION_SORT_KEYS, searchTransactions } from './transactions.service.ts';
+import { transactionEvents } from './transaction-events.service.ts';
 
 const SEARCH_TEXT_MAX = 320;
 const SORT_FIELD_MAX = 40;
@@ -91,6 +93,14 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
     });
     c.header('Cache-Control', 'no-store');
     return c.json(page);
+  });
+
+  // The Transaction Info modal's timeline (the addition to spec core §2): a read, so a
+  // session suffices; another customer's transaction is 404 like an unknown one.
+  app.get('/transactions/:uuid/events', requireSession, async (c) => {
+    const data = await transactionEvents(ctx.db, sessionOf(c).customerId, c.req.param('uuid'));
+    c.header('Cache-Control', 'no-store');
+    return c.json({ data });
   });
   return app;
 }

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
 import { sumRequests } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
-import { COUNT_CAP, type Direction, type PageMeta, type TimeRange, isUuid, pageMeta } from './report-input.ts';
+import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type PageMeta, type TimeRange, isUuid, pageMeta } from './report-input.ts';
 import * as repo from './transactions.repository.ts';
 
 /** Sort keys of the transaction table: those of spec part two §2 that a transaction has, plus opens. */
@@ -154,7 +154,8 @@ function textMatch(text: string): repo.TextMatch | null {
  * One page of the customer's transactions. Dates select by acceptance time (queued_at), the
  * moment the requests rollup counts. `total` is exact and free (the requests rollup) when only the
  * range (in whole UTC days) and the group narrow the search; otherwise matching rows are counted
- * up to COUNT_CAP + 1 and `total_capped` says when the count stopped there.
+ * up to COUNT_CAP + 1 (TEXT_COUNT_CAP + 1 for a text search) and `total_capped` says when the
+ * count stopped there.
  */
 export async function searchTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<TransactionPage> {
   const { page, perPage } = search;
@@ -190,8 +191,9 @@ export async function searchTransactions(db: Database, customerId: number, searc
     total = await sumRequests(db, customerId, { groupId, firstDay: search.range.firstDay, lastDay: search.range.lastDay });
     exact = true;
   } else {
-    total = await repo.countTransactions(db, customerId, filter, COUNT_CAP);
-    exact = total <= COUNT_CAP;
+    const cap = filter.text === null ? COUNT_CAP : TEXT_COUNT_CAP;
+    total = await repo.countTransactions(db, customerId, filter, cap);
+    exact = total <= cap;
   }
 
   const offset = (page - 1) * perPage;

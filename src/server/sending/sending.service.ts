@@ -33,6 +33,11 @@ export interface PreparedMessage {
   recipients: Address[];
   /** The raw message's own Message-ID; API messages get one per recipient. */
   messageIdHeader?: string;
+  /**
+   * When the message was accepted (queued_at, its events, its day and quota month); default the
+   * moment of the commit. Only the demo's history (src/server/demo) sets it.
+   */
+  queuedAt?: Date;
 }
 
 /** Checks what needs no write (the sending domain) and prepares a submission for acceptance. */
@@ -181,9 +186,12 @@ export function firstOfMonth(at: Date): string {
 /** Writes a batch of jobs inside one transaction; returns the recipients of each job's messages. */
 async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Promise<AcceptedRecipient[][][]> {
   const now = new Date();
-  const day = statDay(now);
-  const month = firstOfMonth(now);
+  const acceptedAt = (m: PreparedMessage) => m.queuedAt ?? now;
   const customerIds = [...new Set(jobs.map((j) => j.customerId))].sort((a, b) => a - b);
+  // quota is counted per calendar month: the commit's, or each message's own when it has a queuedAt
+  const usageKey = (customerId: number, at: Date) => `${customerId}\u0000${firstOfMonth(at)}`;
+  const usageKeys = new Map<string, { customer_id: number; month: string }>();
+  for (const job of jobs) for (const m of job.messages) usageKeys.set(usageKey(job.customerId, acceptedAt(m)), { customer_id: job.customerId, month: firstOfMonth(acceptedAt(m)) });
 
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
   const customers = await trx.selectFrom('customers').select(['id', 'monthly_quota', 'disable_suppression']).where('id', 'in', customerIds).execute();
@@ -191,19 +199,32 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
   // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
   const usageRows = await trx
     .insertInto('quota_usage')
-    .values(customerIds.map((id) => ({ customer_id: id, month, used: 0 })))
+    .values([...usageKeys.values()].sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month)).map((u) => ({ ...u, used: 0 })))
     .onConflict((oc) => oc.columns(['customer_id', 'month']).doUpdateSet({ used: sql`quota_usage.used` }))
-    .returning(['customer_id', 'used'])
+    .returning(['customer_id', 'used', sql<string>`to_char(quota_usage.month, 'YYYY-MM-DD')`.as('month')])
     .execute();
-  const remaining = new Map(usageRows.map((u) => [u.customer_id, Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used)]));
+  const remaining = new Map(usageRows.map((u) => [`${u.customer_id}\u0000${u.month}`, Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used)]));
 
   // groups: created on first use, last send date moved forward
-  const groupKeys = new Map<string, { customerId: number; name: string }>();
-  for (const job of jobs) for (const m of job.messages) groupKeys.set(`${job.customerId}\u0000${m.submission.group}`, { customerId: job.customerId, name: m.submission.group });
+  const groupKeys = new Map<string, { customerId: number; name: string; first: Date; last: Date }>();
+  for (const job of jobs) {
+    for (const m of job.messages) {
+      const key = `${job.customerId}\u0000${m.submission.group}`;
+      const at = acceptedAt(m);
+      const g = groupKeys.get(key);
+      if (!g) groupKeys.set(key, { customerId: job.customerId, name: m.submission.group, first: at, last: at });
+      else if (at > g.last) g.last = at;
+      else if (at < g.first) g.first = at;
+    }
+  }
   const groups = await trx
     .insertInto('transaction_groups')
-    .values([...groupKeys.values()].sort((a, b) => a.customerId - b.customerId || a.name.localeCompare(b.name)).map((g) => ({ uuid: randomUUID(), customer_id: g.customerId, name: g.name, last_send_at: now })))
-    .onConflict((oc) => oc.columns(['customer_id', 'name']).doUpdateSet({ last_send_at: now }))
+    .values(
+      [...groupKeys.values()]
+        .sort((a, b) => a.customerId - b.customerId || a.name.localeCompare(b.name))
+        .map((g) => ({ uuid: randomUUID(), customer_id: g.customerId, name: g.name, last_send_at: g.last, ...(g.first < now ? { created_at: g.first } : {}) })),
+    )
+    .onConflict((oc) => oc.columns(['customer_id', 'name']).doUpdateSet({ last_send_at: (eb) => eb.ref('excluded.last_send_at') }))
     .returning(['id', 'customer_id', 'name'])
     .execute();
   const groupId = new Map(groups.map((g) => [`${g.customer_id}\u0000${g.name}`, g.id]));
@@ -245,6 +266,7 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
           raw: m.raw ?? null,
           tags: m.submission.tags.length ? JSON.stringify(m.submission.tags) : null,
           metadata: m.submission.metadata ? JSON.stringify(m.submission.metadata) : null,
+          ...(m.queuedAt ? { created_at: m.queuedAt } : {}),
         })),
       )
       .returning('id')
@@ -254,8 +276,12 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
   // transactions: one per recipient
   const txRows: Insertable<TransactionsTable>[] = [];
   const perMessage: AcceptedRecipient[][] = [];
+  // quota used by what will really be sent, per customer and month
+  const used = new Map<string, number>();
   flat.forEach(({ job, m }, i) => {
     const gid = groupId.get(`${job.customerId}\u0000${m.submission.group}`)!;
+    const at = acceptedAt(m);
+    const quotaKey = usageKey(job.customerId, at);
     const accepted: AcceptedRecipient[] = [];
     for (const r of m.recipients) {
       const uuid = randomUUID();
@@ -264,11 +290,12 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
       if (suppressed.has(`${job.customerId}\u0000${r.email.toLowerCase()}`)) {
         status = 'failed';
         reason = 'suppressed: the recipient is on the suppression list';
-      } else if ((remaining.get(job.customerId) ?? 0) <= 0) {
+      } else if ((remaining.get(quotaKey) ?? 0) <= 0) {
         status = 'no_quota';
         reason = 'no_quota: the monthly sending quota is used up';
       } else {
-        remaining.set(job.customerId, remaining.get(job.customerId)! - 1);
+        remaining.set(quotaKey, remaining.get(quotaKey)! - 1);
+        used.set(quotaKey, (used.get(quotaKey) ?? 0) + 1);
       }
       txRows.push({
         uuid,
@@ -280,8 +307,8 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
         status,
         delivered_status: status === 'queued' ? 'pending' : 'failed',
         message_id_header: m.messageIdHeader ?? `<${uuid}@${m.domain.domain}>`,
-        queued_at: now,
-        next_attempt_at: status === 'queued' ? now : null,
+        queued_at: at,
+        next_attempt_at: status === 'queued' ? at : null,
         last_reply: reason,
       });
       accepted.push({ trans_uuid: uuid, to: r.email, status });
@@ -289,37 +316,36 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
     perMessage.push(accepted);
   });
   const inserted = await inChunks(txRows, 2000, (chunk) =>
-    trx.insertInto('transactions').values(chunk).returning(['id', 'customer_id', 'group_id', 'status', 'last_reply']).execute(),
+    trx.insertInto('transactions').values(chunk).returning(['id', 'customer_id', 'group_id', 'status', 'last_reply', 'queued_at']).execute(),
   );
 
   const events: NewEvent[] = [];
   const stats: StatDelta[] = [];
   for (const t of inserted) {
-    events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'queued', at: now });
+    const at = new Date(t.queued_at);
+    events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'queued', at });
     // every accepted transaction counts as a request (the overview total), failed ones as failed too
     const counts: StatDelta['counts'] = { requests: 1 };
     if (t.status !== 'queued') {
-      events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'failed', at: now, data: { reason: t.last_reply } });
+      events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'failed', at, data: { reason: t.last_reply } });
       counts.failed = 1;
     }
-    stats.push({ customer_id: t.customer_id, group_id: t.group_id, day, counts });
+    stats.push({ customer_id: t.customer_id, group_id: t.group_id, day: statDay(at), counts });
   }
   await insertEvents(trx, events);
   await bumpDailyStats(trx, stats);
 
-  // quota used by what will really be sent
-  const used = new Map<number, number>();
-  for (const t of inserted) if (t.status === 'queued') used.set(t.customer_id, (used.get(t.customer_id) ?? 0) + 1);
-  for (const [customerId, n] of [...used].sort((a, b) => a[0] - b[0])) {
+  for (const [key, n] of used) {
+    const { customer_id, month } = usageKeys.get(key)!;
     await trx
       .updateTable('quota_usage')
       .set({ used: sql`used + ${n}` })
-      .where('customer_id', '=', customerId)
+      .where('customer_id', '=', customer_id)
       .where('month', '=', month)
       .execute();
   }
   // workers in other processes wake at COMMIT (PostgreSQL); in-process ones get notifyQueued
-  if (notifyOthers && inserted.some((t) => t.status === 'queued')) await sql`select pg_notify('transact_queue', '')`.execute(trx);
+  if (notifyOthers && used.size > 0) await sql`select pg_notify('transact_queue', '')`.execute(trx);
 
   // split the flat list back into jobs
   const out: AcceptedRecipient[][][] = [];

@@ -164,14 +164,14 @@ function recorderOf(ctx: AppContext): HitRecorder {
   return recorder;
 }
 
-/** Buffers an open of the transaction `uuid` (from a verified open token). */
-export function recordOpen(ctx: AppContext, uuid: string, client: HitClient): void {
-  recorderOf(ctx).add({ kind: 'open', uuid, ...client, at: new Date() });
+/** Buffers an open of the transaction `uuid` (from a verified open token); `at` only for the demo's history. */
+export function recordOpen(ctx: AppContext, uuid: string, client: HitClient, at = new Date()): void {
+  recorderOf(ctx).add({ kind: 'open', uuid, ...client, at });
 }
 
-/** Buffers a click on a stored link. */
-export function recordClick(ctx: AppContext, link: FoundLink, client: HitClient): void {
-  recorderOf(ctx).add({ kind: 'click', link, ...client, at: new Date() });
+/** Buffers a click on a stored link; `at` only for the demo's history. */
+export function recordClick(ctx: AppContext, link: FoundLink, client: HitClient, at = new Date()): void {
+  recorderOf(ctx).add({ kind: 'click', link, ...client, at });
 }
 
 /** Writes every buffered hit now: at shutdown of the web role (main.ts), and in tests. */

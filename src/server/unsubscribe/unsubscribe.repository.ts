@@ -25,11 +25,11 @@ export async function isSuppressed(db: Database, customerId: number, email: stri
   return row !== undefined;
 }
 
-/** Adds the address with origin 'unsubscribe'; false when an entry was there already (nothing changed). */
-export async function insertUnsubscribe(db: Database, customerId: number, email: string): Promise<boolean> {
+/** Adds the address with origin 'unsubscribe' (listed at `at`); false when an entry was there already (nothing changed). */
+export async function insertUnsubscribe(db: Database, customerId: number, email: string, at = new Date()): Promise<boolean> {
   const rows = await db
     .insertInto('suppressions')
-    .values({ customer_id: customerId, email, origin: 'unsubscribe' })
+    .values({ customer_id: customerId, email, origin: 'unsubscribe', created_at: at })
     .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
     .returning('email')
     .execute();

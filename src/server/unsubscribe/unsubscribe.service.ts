@@ -38,15 +38,15 @@ export async function isKnownTransaction(ctx: AppContext, transactionId: string)
 /**
  * Puts the transaction's recipient on its customer's suppression list (origin 'unsubscribe') and
  * appends an `unsubscribe` event, unless the address is listed already (under any origin).
- * Throws ApiError('not_found') for an unknown or malformed id.
+ * Throws ApiError('not_found') for an unknown or malformed id. `at` is set only by the demo's history.
  */
-export async function unsubscribe(ctx: AppContext, transactionId: string, via: UnsubscribeChannel): Promise<UnsubscribeAnswer> {
+export async function unsubscribe(ctx: AppContext, transactionId: string, via: UnsubscribeChannel, at = new Date()): Promise<UnsubscribeAnswer> {
   await ctx.db.transaction().execute(async (trx) => {
     const tx = await target(trx, transactionId);
     if (await isSuppressed(trx, tx.customer_id, tx.to_email)) return;
     // on conflict do nothing: of two clicks racing here, one inserts and records the event
-    if (!(await insertUnsubscribe(trx, tx.customer_id, tx.to_email))) return;
-    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'unsubscribe', data: { email: tx.to_email, via } }]);
+    if (!(await insertUnsubscribe(trx, tx.customer_id, tx.to_email, at))) return;
+    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'unsubscribe', at, data: { email: tx.to_email, via } }]);
   });
   return { message: UNSUBSCRIBED_MESSAGE, redirect: null };
 }

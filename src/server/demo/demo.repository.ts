@@ -1,0 +1,62 @@
+// The queries only the demo needs: finding and deleting the demo account, and claiming its own
+// freshly accepted transactions for their recorded delivery (as claimDue does for the worker, but
+// by id, so no other customer's queued mail is ever touched).
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { ClaimedTransaction } from '../delivery/queue.repository.ts';
+
+export interface DemoAccount {
+  enterpriseId: number;
+  customerId: number;
+}
+
+/** The demo customer (`customerName` under an enterprise named `enterpriseName`), if there is one. */
+export async function findDemoAccount(db: Database, enterpriseName: string, customerName: string): Promise<DemoAccount | undefined> {
+  const row = await db
+    .selectFrom('customers as c')
+    .innerJoin('enterprises as e', 'e.id', 'c.enterprise_id')
+    .select(['e.id as enterpriseId', 'c.id as customerId'])
+    .where('e.name', '=', enterpriseName)
+    .where('c.name', '=', customerName)
+    .orderBy('c.id')
+    .executeTakeFirst();
+  return row && { enterpriseId: Number(row.enterpriseId), customerId: Number(row.customerId) };
+}
+
+/**
+ * Deletes the demo enterprise and everything under it in one transaction. The rollups and keys
+ * without a foreign key go first; the rest cascades from the enterprise (customers, users, domains,
+ * groups, messages, transactions, events, links, suppressions, credentials, webhooks).
+ */
+export async function deleteDemoAccount(db: Database, account: DemoAccount): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const customerIds = (await trx.selectFrom('customers').select('id').where('enterprise_id', '=', account.enterpriseId).execute()).map((c) => Number(c.id));
+    if (customerIds.length > 0) {
+      await trx.deleteFrom('daily_stats').where('customer_id', 'in', customerIds).execute();
+      await trx.deleteFrom('quota_usage').where('customer_id', 'in', customerIds).execute();
+      await trx.deleteFrom('idempotency_keys').where('customer_id', 'in', customerIds).execute();
+    }
+    await trx.deleteFrom('enterprises').where('id', '=', account.enterpriseId).execute();
+  });
+}
+
+/**
+ * Claims the still-queued transactions among `uuids` for one attempt, as claimDue does (attempts + 1,
+ * a lease), and returns them as the worker sees them.
+ */
+export async function claimByUuids(db: Database, uuids: readonly string[], leaseSeconds: number): Promise<ClaimedTransaction[]> {
+  const out: ClaimedTransaction[] = [];
+  // in slices: one statement may carry at most 65,535 parameters
+  for (let i = 0; i < uuids.length; i += 5000) {
+    const slice = uuids.slice(i, i + 5000);
+    const result = await sql<ClaimedTransaction>`
+      update transactions
+         set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}),
+             locked_until = now() + make_interval(secs => ${leaseSeconds}),
+             attempts = attempts + 1
+       where uuid in (${sql.join(slice.map((uuid) => sql`${uuid}::uuid`))}) and status = 'queued'
+      returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts, queued_at`.execute(db);
+    out.push(...result.rows.map((r) => ({ ...r, id: Number(r.id), message_id: Number(r.message_id), group_id: Number(r.group_id), queued_at: new Date(r.queued_at) })));
+  }
+  return out;
+}

@@ -1,0 +1,176 @@
+// `npm run demo` (src/server/demo): the demo account's history is recorded through the same code
+// as real traffic, so the daily_stats rollups must equal the counts of the rows they summarize,
+// and the report calls must answer for it. A small history keeps the file quick.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { DEMO_CUSTOMER, DEMO_USER_EMAIL, type DemoSummary, fillDemo } from '../../src/server/demo/demo.ts';
+import { ApiError } from '../../src/server/http/errors.ts';
+
+const TRANSACTIONS = 1500;
+
+let app: TestApp;
+let demo: DemoSummary;
+let cookie: string;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  demo = await fillDemo(app.ctx, { transactions: TRANSACTIONS });
+  cookie = await app.signIn(demo.email, demo.password);
+}, 120_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+/** One number from a query. */
+async function one(query: ReturnType<typeof sql<{ n: number | string | null }>>): Promise<number> {
+  const { rows } = await query.execute(app.ctx.db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+async function rollup(customerId: number) {
+  const { rows } = await sql<Record<string, string | number>>`
+    select coalesce(sum(requests), 0) requests, coalesce(sum(sent), 0) sent, coalesce(sum(failed), 0) failed,
+           coalesce(sum(delivered), 0) delivered, coalesce(sum(bounced), 0) bounced,
+           coalesce(sum(bounces_hard), 0) bounces_hard, coalesce(sum(bounces_soft), 0) bounces_soft,
+           coalesce(sum(opens), 0) opens, coalesce(sum(unique_opens), 0) unique_opens,
+           coalesce(sum(clicks), 0) clicks, coalesce(sum(unique_clicks), 0) unique_clicks
+      from daily_stats where customer_id = ${customerId}`.execute(app.ctx.db);
+  return Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
+}
+
+async function rowCounts(customerId: number) {
+  const { rows } = await sql<Record<string, string | number>>`
+    select count(*) requests,
+           count(*) filter (where status = 'sent') sent,
+           count(*) filter (where status in ('failed', 'no_quota')) failed,
+           count(*) filter (where delivered_status = 'bounced') bounced,
+           count(*) filter (where bounce_type = 'hard') bounces_hard,
+           count(*) filter (where bounce_type = 'soft') bounces_soft,
+           coalesce(sum(open_count), 0) opens, count(first_open_at) unique_opens,
+           coalesce(sum(click_count), 0) clicks, count(first_click_at) unique_clicks,
+           count(*) filter (where status = 'queued') queued
+      from transactions where customer_id = ${customerId}`.execute(app.ctx.db);
+  const counts = Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
+  // every delivery is one 'delivered' event; a later DSN turns the row bounced but leaves it sent and delivered once
+  counts.delivered = await one(sql`select count(*) n from events where customer_id = ${customerId} and type = 'delivered'`);
+  return counts;
+}
+
+describe('npm run demo', () => {
+  it('records the planned history: deliveries, bounces of both kinds, failures, opens, clicks, unsubscribes', () => {
+    const c = demo.counts;
+    expect(c.transactions).toBe(TRANSACTIONS);
+    expect(c.delivered / TRANSACTIONS).toBeGreaterThan(0.9);
+    expect(c.hardBounces).toBeGreaterThan(0);
+    expect(c.softBounces).toBeGreaterThan(0);
+    expect(c.failed).toBeGreaterThan(0);
+    expect(c.opens / c.delivered).toBeGreaterThan(0.3);
+    expect(c.clicks).toBeGreaterThan(0);
+    expect(c.unsubscribes).toBeGreaterThan(0);
+  });
+
+  it('keeps daily_stats equal to the rows they count, in total and per day', async () => {
+    const counts = await rowCounts(demo.customerId);
+    const sums = await rollup(demo.customerId);
+    for (const column of Object.keys(sums)) expect({ column, value: sums[column] }).toEqual({ column, value: counts[column] });
+    expect(counts.requests).toBe(TRANSACTIONS);
+    expect(counts.queued).toBe(0); // nothing is left for a worker to deliver
+    expect(sums.opens).toBe(demo.counts.opens);
+    expect(sums.clicks).toBe(demo.counts.clicks);
+
+    // per UTC day: requests by acceptance day, opens and clicks by the day of their events
+    const { rows: days } = await sql<{ day: string; requests: number; opens: number; clicks: number; rows: number; open_events: number; click_events: number }>`
+      with s as (select to_char(day, 'YYYY-MM-DD') d, sum(requests)::int requests, sum(opens)::int opens, sum(clicks)::int clicks
+                   from daily_stats where customer_id = ${demo.customerId} group by day),
+           t as (select to_char(queued_at at time zone 'UTC', 'YYYY-MM-DD') d, count(*)::int n from transactions where customer_id = ${demo.customerId} group by 1),
+           e as (select to_char(at at time zone 'UTC', 'YYYY-MM-DD') d, count(*) filter (where type = 'open')::int opens, count(*) filter (where type = 'click')::int clicks
+                   from events where customer_id = ${demo.customerId} group by 1)
+      select s.d as day, s.requests, s.opens, s.clicks, coalesce(t.n, 0) as rows, coalesce(e.opens, 0) as open_events, coalesce(e.clicks, 0) as click_events
+        from s left join t on t.d = s.d left join e on e.d = s.d order by s.d`.execute(app.ctx.db);
+    // 30 days, today's only as far as now (just after midnight UTC it may have no rows yet)
+    expect(days.length).toBeGreaterThanOrEqual(29);
+    for (const d of days) expect({ day: d.day, requests: d.requests, opens: d.opens, clicks: d.clicks }).toEqual({ day: d.day, requests: d.rows, opens: d.open_events, clicks: d.click_events });
+
+    // suppressed: every hard bounce and unsubscribe put its recipient on the list
+    const suppressed = await one(sql`select count(*) n from suppressions where customer_id = ${demo.customerId}`);
+    expect(suppressed).toBeGreaterThan(0);
+    expect(await one(sql`select count(*) n from events where customer_id = ${demo.customerId} and type = 'unsubscribe'`)).toBe(demo.counts.unsubscribes);
+  });
+
+  it('answers the report calls for the demo user', async () => {
+    const dashboard = await app.call('GET', '/v1/dashboard', { cookie });
+    expect(dashboard.status).toBe(200);
+    const { data } = await dashboard.json();
+    expect(data.overviewStats.total).toBe(TRANSACTIONS);
+    expect(data.transactionStats.data).toHaveLength(10);
+    expect(data.transactionStats.meta.total).toBe(TRANSACTIONS);
+
+    const overview = await app.call('POST', '/v1/dashboard/overview', { cookie, body: {} });
+    expect(overview.status).toBe(200);
+    const { dailyStats } = await overview.json();
+    expect(dailyStats).toHaveLength(30);
+    expect(dailyStats.reduce((sum: number, d: { requests: number }) => sum + d.requests, 0)).toBe(TRANSACTIONS);
+    // a daily rhythm: no empty day in the month before today
+    expect(dailyStats.slice(0, -1).every((d: { requests: number }) => d.requests > 0)).toBe(true);
+
+    const quota = await app.call('GET', '/v1/dashboard/get-quota', { cookie });
+    expect(quota.status).toBe(200);
+    expect((await quota.json()).quota.sent).toBeGreaterThan(0);
+
+    const failed = await app.call('POST', '/v1/transaction/search', { cookie, body: { message_status: 'failed' } });
+    expect(failed.status).toBe(200);
+    const failedPage = await failed.json();
+    expect(failedPage.meta.total).toBe(demo.counts.failed + (await one(sql`select count(*) n from transactions where customer_id = ${demo.customerId} and status = 'failed' and bounce_type is not null`)));
+    expect(failedPage.data.every((t: { trans_status: string }) => t.trans_status === 'failed')).toBe(true);
+
+    const groups = await app.call('POST', '/v1/transaction-groups/search', { cookie, body: {} });
+    expect(groups.status).toBe(200);
+    const groupPage = await groups.json();
+    expect(groupPage.data.map((g: { group_name: string }) => g.group_name).sort()).toEqual(['Invoices', 'Newsletter receipts', 'Orders', 'Password resets', 'Shipping updates', 'Welcome']);
+    expect(groupPage.data.reduce((sum: number, g: { groupStats: { tgs_total_requests: number } }) => sum + g.groupStats.tgs_total_requests, 0)).toBe(TRANSACTIONS);
+  });
+
+  it('pages the tracking sorts as one ordered list, the last pages (walked from the end) included', async () => {
+    const orders = {
+      opens: 'open_count',
+      clicks: 'click_count',
+      firstOpenDate: 'first_open_at',
+      firstClickDate: 'first_click_at',
+    } as const;
+    const lastPage = Math.ceil(TRANSACTIONS / 10);
+    for (const [key, column] of Object.entries(orders)) {
+      for (const order of ['asc', 'desc'] as const) {
+        // never opened or clicked rows last in both directions; ties in acceptance order
+        const { rows } = await sql<{ uuid: string }>`
+          select uuid from transactions where customer_id = ${demo.customerId}
+           order by ${sql.ref(column)} ${sql.raw(order)} nulls last, queued_at ${sql.raw(order)}, id ${sql.raw(order)}`.execute(app.ctx.db);
+        for (const page of [1, 2, lastPage / 2, lastPage / 2 + 1, lastPage - 1, lastPage].map(Math.floor)) {
+          const res = await app.call('POST', '/v1/transaction/search', { cookie, body: { order_by: key, order, page } });
+          const { data } = await res.json();
+          const expected = rows.slice((page - 1) * 10, page * 10).map((r) => r.uuid);
+          expect({ key, order, page, uuids: data.map((t: { trans_uuid: string }) => t.trans_uuid) }).toEqual({ key, order, page, uuids: expected });
+        }
+      }
+    }
+  });
+
+  it('refuses a second run, and --replace deletes the old account with all its history', async () => {
+    await expect(fillDemo(app.ctx, { transactions: 50 })).rejects.toSatisfy((err) => err instanceof ApiError && err.code === 'conflict');
+    const again = await fillDemo(app.ctx, { transactions: 200, replace: true, days: 7 });
+    expect(again.replaced).toBe(true);
+    expect(again.customerId).not.toBe(demo.customerId);
+    for (const table of ['transactions', 'events', 'daily_stats', 'quota_usage', 'suppressions', 'transaction_groups'] as const) {
+      expect({ table, left: await one(sql`select count(*) n from ${sql.table(table)} where customer_id = ${demo.customerId}`) }).toEqual({ table, left: 0 });
+    }
+    const customers = await app.ctx.db.selectFrom('customers').select('id').where('name', '=', DEMO_CUSTOMER).execute();
+    expect(customers.map((c) => Number(c.id))).toEqual([again.customerId]);
+    const sums = await rollup(again.customerId);
+    const counts = await rowCounts(again.customerId);
+    for (const column of Object.keys(sums)) expect({ column, value: sums[column] }).toEqual({ column, value: counts[column] });
+    // the old password is gone with the old user; the new one signs in
+    await expect(app.signIn(DEMO_USER_EMAIL, demo.password)).rejects.toThrow();
+    await app.signIn(DEMO_USER_EMAIL, again.password);
+  }, 60_000);
+});
