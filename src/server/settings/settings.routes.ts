@@ -10,7 +10,7 @@ import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from
 import { jsonBody } from '../http/validate.ts';
 import { clearLookupCaches } from '../lookup-cache.ts';
 import { SENDING_OPTIONS } from './settings.repository.ts';
-import { requireSendPermission, setSendingOption, settingsToWire } from './settings.service.ts';
+import { setSendingOption, settingsToWire } from './settings.service.ts';
 
 // spec §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
 const sendingOptionChange = z
@@ -31,9 +31,8 @@ export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
     });
   });
 
-  app.post('/ui-settings', requireSession, csrfGuard(ctx), async (c) => {
+  app.post('/ui-settings', requireSession, csrfGuard(ctx), requireSender, async (c) => {
     const session = sessionOf(c);
-    requireSendPermission(session);
     const change = await jsonBody(c, sendingOptionChange);
     const option = SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
     const settings = await ctx.db.transaction().execute((trx) => setSendingOption(ctx, trx, session.customerId, option, change[option]!));

@@ -4,7 +4,6 @@ import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
 import { invalidateLookups } from '../lookup-cache.ts';
-import type { ResolvedSession } from '../auth/auth.service.ts';
 import * as repo from './settings.repository.ts';
 
 /** The `settings` object of GET and POST /v1/ui-settings. */
@@ -20,11 +19,6 @@ export function settingsToWire(options: repo.SendingOptions): UiSettingsWire {
     tsetting_track_links: options.track_links,
     tsetting_disable_suppression: options.disable_suppression,
   };
-}
-
-/** spec §6: Settings belong to users allowed to send transactions; the others get 403. */
-export function requireSendPermission(session: ResolvedSession): void {
-  if (!session.user.can_send_transactions) throw new ApiError('forbidden', 'You are not allowed to change sending settings');
 }
 
 /**

@@ -6,9 +6,9 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
-import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
+import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { jsonBody } from '../http/validate.ts';
-import { MAX_EMAILS_PER_REQUEST, addSuppressions, removeSuppression, requireSendPermission, searchSuppressions } from './suppressions.service.ts';
+import { MAX_EMAILS_PER_REQUEST, addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
 
 const addBody = z.strictObject({
   emails: z.array(z.string(), { error: 'emails must be a list of email addresses' }).max(MAX_EMAILS_PER_REQUEST, {
@@ -25,21 +25,17 @@ const searchBody = z.strictObject({
 
 export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const guard = [requireSession, csrfGuard(ctx)] as const;
+  const guard = [requireSession, csrfGuard(ctx), requireSender] as const;
 
   app.post('/suppression', ...guard, async (c) => {
-    const session = sessionOf(c);
-    requireSendPermission(session);
-    const { customerId } = session;
+    const { customerId } = sessionOf(c);
     const { emails } = await jsonBody(c, addBody);
     const result = await ctx.db.transaction().execute((trx) => addSuppressions(trx, customerId, emails));
     return c.json(result);
   });
 
   app.post('/suppression/search', ...guard, async (c) => {
-    const session = sessionOf(c);
-    requireSendPermission(session);
-    const { customerId } = session;
+    const { customerId } = sessionOf(c);
     const body = await jsonBody(c, searchBody);
     const page = await searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
     c.header('Cache-Control', 'no-store');
@@ -49,9 +45,7 @@ export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   // {email} is URL-encoded by the client; Hono decodes the parameter. `.+` keeps an encoded '/'
   // (a valid local-part character) from ending the match should a proxy decode it.
   app.delete('/suppression/:email{.+}', ...guard, async (c) => {
-    const session = sessionOf(c);
-    requireSendPermission(session);
-    const { customerId } = session;
+    const { customerId } = sessionOf(c);
     const email = c.req.param('email');
     if (email.length > 1000) throw new ApiError('validation_failed', 'The address is too long');
     await ctx.db.transaction().execute((trx) => removeSuppression(trx, customerId, email));

@@ -1,7 +1,6 @@
 // The Suppression List screen's calls (spec part two §2 "Suppression List", §7 "Suppression"):
 // adding addresses by hand (origin 'user'), searching the list, and removing one address. Only
 // users allowed to send transactions may use them (spec core §6).
-import type { ResolvedSession } from '../auth/auth.service.ts';
 import type { Database } from '../db/database.ts';
 import type { SuppressionOrigin } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
@@ -44,11 +43,6 @@ export interface SuppressionPage {
 
 export function suppressionToWire(row: repo.SuppressionRow): SuppressionWire {
   return { email: row.email, origin: row.origin, suppressed_timestamp: row.created_at.toISOString() };
-}
-
-/** spec core §6: the Suppression List belongs to users allowed to send transactions. */
-export function requireSendPermission(session: ResolvedSession): void {
-  if (!session.user.can_send_transactions) throw new ApiError('forbidden', 'You are not allowed to manage the suppression list');
 }
 
 function echo(value: string): string {
