@@ -138,7 +138,7 @@ async function load(db, engine, account, size, now) {
   });
   await resetSequences(db);
   await deriveRollups(db, account.customerId);
-  for (const table of ['transactions', 'messages', 'transaction_groups', 'daily_stats', 'quota_usage']) await sql.raw(`vacuum analyze ${table}`).execute(db);
+  for (const table of ['transactions', 'messages', 'transaction_groups', 'daily_stats', 'transaction_counts', 'quota_usage']) await sql.raw(`vacuum analyze ${table}`).execute(db);
   const check = await checkRollups(db, account.customerId);
   if (!check.match) throw new Error(`the generated rollups disagree with the rows: ${check.mismatches.join(', ')}`);
   return { load_seconds: round((Date.now() - started) / 1000, 1), rows_seconds: round(rowsSeconds, 1), rollups_match_rows: check.match, totals: check.totals };

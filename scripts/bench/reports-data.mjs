@@ -163,7 +163,7 @@ export async function resetSequences(db) {
   }
 }
 
-/** The rollups against the rows they summarize: every column must agree. */
+/** The rollups (daily_stats, transaction_counts) against the rows they summarize: every column must agree. */
 export async function checkRollups(db, customerId) {
   const { rows: [s] } = await sql
     .raw(
@@ -182,6 +182,15 @@ export async function checkRollups(db, customerId) {
          from transactions where customer_id = ${customerId}`,
     )
     .execute(db);
+  // transaction_counts is kept by the triggers of migration 007 as the rows were inserted
+  const counted = (source, n, opened, clicked) =>
+    `select ${n} counts_all, ${n} filter (where status in ('failed', 'no_quota')) counts_failed, ${n} filter (where delivered_status = 'bounced') counts_bounced,
+            ${n} filter (where delivered_status = 'delivered') counts_delivered, ${n} filter (where ${opened}) counts_opened, ${n} filter (where ${clicked}) counts_clicked
+       from ${source} where customer_id = ${customerId}`;
+  const { rows: [cs] } = await sql.raw(counted('transaction_counts', 'sum(n)', 'opened', 'clicked')).execute(db);
+  const { rows: [ct] } = await sql.raw(counted('transactions', 'count(*)', 'open_count > 0', 'click_count > 0')).execute(db);
+  Object.assign(s, cs);
+  Object.assign(t, ct);
   const mismatches = Object.keys(s).filter((k) => Number(s[k]) !== Number(t[k]));
   return { match: mismatches.length === 0, mismatches, totals: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)])) };
 }

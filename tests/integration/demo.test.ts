@@ -58,6 +58,21 @@ async function rowCounts(customerId: number) {
   return counts;
 }
 
+/** Rows of transaction_counts that differ from counting the customer's transactions by the same key (none when the rollup is right). */
+async function countsDrift(customerId: number) {
+  const { rows } = await sql<{ day: string; group_id: number; status: string; delivered_status: string; opened: boolean; clicked: boolean; rollup: number; rows: number }>`
+    with r as (select to_char(day, 'YYYY-MM-DD') d, group_id, status, delivered_status, opened, clicked, sum(n)::int n
+                 from transaction_counts where customer_id = ${customerId} group by 1, 2, 3, 4, 5, 6),
+         t as (select to_char(queued_at at time zone 'UTC', 'YYYY-MM-DD') d, group_id, status, delivered_status, open_count > 0 opened, click_count > 0 clicked, count(*)::int n
+                 from transactions where customer_id = ${customerId} group by 1, 2, 3, 4, 5, 6)
+    select coalesce(r.d, t.d) as day, coalesce(r.group_id, t.group_id) as group_id, coalesce(r.status, t.status) as status,
+           coalesce(r.delivered_status, t.delivered_status) as delivered_status, coalesce(r.opened, t.opened) as opened,
+           coalesce(r.clicked, t.clicked) as clicked, coalesce(r.n, 0) as rollup, coalesce(t.n, 0) as rows
+      from r full join t using (d, group_id, status, delivered_status, opened, clicked)
+     where coalesce(r.n, 0) <> coalesce(t.n, 0)`.execute(app.ctx.db);
+  return rows;
+}
+
 describe('npm run demo', () => {
   it('records the planned history: deliveries, bounces of both kinds, failures, opens, clicks, unsubscribes', () => {
     const c = demo.counts;
@@ -97,6 +112,12 @@ describe('npm run demo', () => {
     const suppressed = await one(sql`select count(*) n from suppressions where customer_id = ${demo.customerId}`);
     expect(suppressed).toBeGreaterThan(0);
     expect(await one(sql`select count(*) n from events where customer_id = ${demo.customerId} and type = 'unsubscribe'`)).toBe(demo.counts.unsubscribes);
+  });
+
+  it('keeps transaction_counts (migration 007) equal to the rows by day, group and state, through delivery, bounces, opens and clicks', async () => {
+    expect(await countsDrift(demo.customerId)).toEqual([]);
+    const states = await one(sql`select count(distinct (status, delivered_status, opened, clicked)) n from transaction_counts where customer_id = ${demo.customerId} and n > 0`);
+    expect(states).toBeGreaterThanOrEqual(5); // delivered, opened, clicked, bounced, failed at least
   });
 
   it('answers the report calls for the demo user', async () => {
@@ -161,7 +182,7 @@ describe('npm run demo', () => {
     const again = await fillDemo(app.ctx, { transactions: 200, replace: true, days: 7 });
     expect(again.replaced).toBe(true);
     expect(again.customerId).not.toBe(demo.customerId);
-    for (const table of ['transactions', 'events', 'daily_stats', 'quota_usage', 'suppressions', 'transaction_groups'] as const) {
+    for (const table of ['transactions', 'events', 'daily_stats', 'transaction_counts', 'quota_usage', 'suppressions', 'transaction_groups'] as const) {
       expect({ table, left: await one(sql`select count(*) n from ${sql.table(table)} where customer_id = ${demo.customerId}`) }).toEqual({ table, left: 0 });
     }
     const customers = await app.ctx.db.selectFrom('customers').select('id').where('name', '=', DEMO_CUSTOMER).execute();
@@ -169,6 +190,7 @@ describe('npm run demo', () => {
     const sums = await rollup(again.customerId);
     const counts = await rowCounts(again.customerId);
     for (const column of Object.keys(sums)) expect({ column, value: sums[column] }).toEqual({ column, value: counts[column] });
+    expect(await countsDrift(again.customerId)).toEqual([]);
     // the old password is gone with the old user; the new one signs in
     await expect(app.signIn(DEMO_USER_EMAIL, demo.password)).rejects.toThrow();
     await app.signIn(DEMO_USER_EMAIL, again.password);

@@ -8,6 +8,7 @@ import * as m003 from './migrations/003-domains-settings.ts';
 import * as m004 from './migrations/004-tracking.ts';
 import * as m005 from './migrations/005-reports.ts';
 import * as m006 from './migrations/006-report-speed.ts';
+import * as m007 from './migrations/007-transaction-counts.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '004-tracking': m004,
   '005-reports': m005,
   '006-report-speed': m006,
+  '007-transaction-counts': m007,
 };
 
 /** Applies every pending migration; throws with the failing migration's name. */

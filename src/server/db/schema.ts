@@ -194,6 +194,22 @@ export interface TransactionsTable {
   first_click_at: Timestamp | null;
 }
 
+/**
+ * How many of a customer's transactions accepted on a UTC day, in a group, are in a state
+ * (migration 007: kept by triggers on transactions; read by transaction searches for exact totals).
+ */
+export interface TransactionCountsTable {
+  customer_id: number;
+  group_id: number;
+  /** UTC day of queued_at */
+  day: string;
+  status: TransStatus;
+  delivered_status: DeliveredStatus;
+  opened: boolean;
+  clicked: boolean;
+  n: ColumnType<number, number, number>;
+}
+
 export type EventType = 'queued' | 'sent' | 'delivered' | 'deferred' | 'failed' | 'bounced' | 'open' | 'click' | 'unsubscribe' | 'resubscribe';
 
 export interface EventsTable {
@@ -276,6 +292,7 @@ export interface Tables {
   transaction_groups: TransactionGroupsTable;
   messages: MessagesTable;
   transactions: TransactionsTable;
+  transaction_counts: TransactionCountsTable;
   events: EventsTable;
   daily_stats: DailyStatsTable;
   quota_usage: QuotaUsageTable;

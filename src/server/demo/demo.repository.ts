@@ -25,8 +25,9 @@ export async function findDemoAccount(db: Database, enterpriseName: string, cust
 
 /**
  * Deletes the demo enterprise and everything under it in one transaction. The rollups and keys
- * without a foreign key go first; the rest cascades from the enterprise (customers, users, domains,
+ * without a foreign key go too; the rest cascades from the enterprise (customers, users, domains,
  * groups, messages, transactions, events, links, suppressions, credentials, webhooks).
+ * transaction_counts goes last: the cascade's deletes of transactions update it (migration 007).
  */
 export async function deleteDemoAccount(db: Database, account: DemoAccount): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -37,6 +38,7 @@ export async function deleteDemoAccount(db: Database, account: DemoAccount): Pro
       await trx.deleteFrom('idempotency_keys').where('customer_id', 'in', customerIds).execute();
     }
     await trx.deleteFrom('enterprises').where('id', '=', account.enterpriseId).execute();
+    if (customerIds.length > 0) await trx.deleteFrom('transaction_counts').where('customer_id', 'in', customerIds).execute();
   });
 }
 

@@ -13,9 +13,10 @@ import { ApiError } from '../http/errors.ts';
 export const PAGE_SIZE = Object.freeze({ transactions: 10, groups: 10 });
 
 /**
- * A filtered search counts matching rows only up to this many plus one; `total` is then
- * COUNT_CAP + 1 and `total_capped` true ("more than 10,000"), so a search over 10 M rows never
- * counts them all. Unfiltered totals come exact from the daily_stats rollup instead.
+ * A search the rollups cannot total (a whole recipient, or a range that is not whole UTC days)
+ * counts matching rows only up to this many plus one; `total` is then COUNT_CAP + 1 and
+ * `total_capped` true ("more than 10,000"), so a search over 10 M rows never counts them all.
+ * Other totals come exact from the requests and transaction_counts rollups instead.
  */
 export const COUNT_CAP = 10_000;
 

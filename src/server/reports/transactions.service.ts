@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
 import { sumRequests } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
+import { sumTransactionCounts } from './transaction-counts.repository.ts';
 import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type PageMeta, type TimeRange, isUuid, pageMeta } from './report-input.ts';
 import * as repo from './transactions.repository.ts';
 
@@ -152,10 +153,10 @@ function textMatch(text: string): repo.TextMatch | null {
 
 /**
  * One page of the customer's transactions. Dates select by acceptance time (queued_at), the
- * moment the requests rollup counts. `total` is exact and free (the requests rollup) when only the
- * range (in whole UTC days) and the group narrow the search; otherwise matching rows are counted
- * up to COUNT_CAP + 1 (TEXT_COUNT_CAP + 1 for a text search) and `total_capped` says when the
- * count stopped there.
+ * moment the rollups count. `total` is exact and read from a rollup (requests, or
+ * transaction_counts when a status or report type narrows too) when the range is whole UTC days
+ * and no recipient or text narrows it; otherwise matching rows are counted up to COUNT_CAP + 1
+ * (TEXT_COUNT_CAP + 1 for a text search) and `total_capped` says when the count stopped there.
  */
 export async function searchTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<TransactionPage> {
   const { page, perPage } = search;
@@ -184,11 +185,16 @@ export async function searchTransactions(db: Database, customerId: number, searc
     text: search.text === null ? null : textMatch(search.text),
   };
 
-  const onlyRangeAndGroup = !statuses && !delivered && !filter.opened && !filter.clicked && filter.recipient === null && filter.text === null;
   let total: number;
   let exact: boolean;
-  if (onlyRangeAndGroup && search.range.wholeDays) {
-    total = await sumRequests(db, customerId, { groupId, firstDay: search.range.firstDay, lastDay: search.range.lastDay });
+  const { wholeDays, firstDay, lastDay } = search.range;
+  if (wholeDays && !statuses && !delivered && !filter.opened && !filter.clicked && filter.recipient === null && filter.text === null) {
+    // only the range and the group: the requests rollup, one row per group and day
+    total = await sumRequests(db, customerId, { groupId, firstDay, lastDay });
+    exact = true;
+  } else if (wholeDays && filter.recipient === null && filter.text === null) {
+    // states too: the transaction_counts rollup, one row per group, day and state
+    total = await sumTransactionCounts(db, customerId, { groupId, firstDay, lastDay, statuses, deliveredStatuses: delivered, opened: filter.opened, clicked: filter.clicked });
     exact = true;
   } else {
     const cap = filter.text === null ? COUNT_CAP : TEXT_COUNT_CAP;

@@ -1,0 +1,34 @@
+// Reading the transaction_counts rollup (migration 007): how many of a customer's transactions a
+// search selects, from per-day, per-group, per-state counts kept by triggers on transactions, so
+// the total of a filtered search is exact and costs the same at any table size.
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
+
+/** What the rollup can narrow by; null means "any". Days are UTC days of acceptance, both included. */
+export interface CountedFilter {
+  groupId: number | null;
+  firstDay: string | null;
+  lastDay: string | null;
+  statuses: readonly TransStatus[] | null;
+  deliveredStatuses: readonly DeliveredStatus[] | null;
+  opened: boolean;
+  clicked: boolean;
+}
+
+/** The number of the customer's transactions that `filter` selects. */
+export async function sumTransactionCounts(db: Database, customerId: number, filter: CountedFilter): Promise<number> {
+  let query = db
+    .selectFrom('transaction_counts')
+    .select(sql<string | number>`coalesce(sum(n), 0)`.as('total'))
+    .where('customer_id', '=', customerId);
+  if (filter.firstDay !== null) query = query.where('day', '>=', filter.firstDay);
+  if (filter.lastDay !== null) query = query.where('day', '<=', filter.lastDay);
+  if (filter.groupId !== null) query = query.where('group_id', '=', filter.groupId);
+  if (filter.statuses !== null) query = query.where('status', 'in', filter.statuses);
+  if (filter.deliveredStatuses !== null) query = query.where('delivered_status', 'in', filter.deliveredStatuses);
+  if (filter.opened) query = query.where('opened', '=', true);
+  if (filter.clicked) query = query.where('clicked', '=', true);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.total);
+}
