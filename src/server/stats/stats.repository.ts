@@ -39,14 +39,11 @@ export async function bumpDailyStats(db: Database, deltas: StatDelta[]): Promise
     .execute();
 }
 
-/** Every transaction the customer has sent us (the `requests` rollup), all time. */
-export async function overviewTotal(db: Database, customerId: number): Promise<number> {
-  const row = await db.selectFrom('daily_stats').select((eb) => eb.fn.sum<string | number | null>('requests').as('total')).where('customer_id', '=', customerId).executeTakeFirst();
-  return Number(row?.total ?? 0);
-}
-
 /** Whether the customer has a sending-verified domain and at least one transaction: the home rule (spec core §4). */
 export async function hasVerifiedDomainAndTraffic(db: Database, customerId: number): Promise<boolean> {
   const verified = await db.selectFrom('domains').select('id').where('customer_id', '=', customerId).where('sending_verified', '=', true).limit(1).executeTakeFirst();
-  return verified !== undefined && (await overviewTotal(db, customerId)) > 0;
+  if (verified === undefined) return false;
+  // any accepted transaction: the first rollup row with one, not the all-time sum
+  const traffic = await db.selectFrom('daily_stats').select('day').where('customer_id', '=', customerId).where('requests', '>', 0).limit(1).executeTakeFirst();
+  return traffic !== undefined;
 }
