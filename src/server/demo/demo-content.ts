@@ -50,16 +50,18 @@ export interface DemoGroup {
   clickRate: number;
   /** Share of delivered messages whose recipient unsubscribes. */
   unsubscribeRate: number;
+  /** Custom headers of message n (More Info lists them); none when absent. */
+  headers?: (n: number) => Record<string, string>;
 }
 
 const shop = (local: string) => ({ email: `${local}@${DEMO_DOMAIN}`, name: 'Demo Shop' });
 
 export const DEMO_GROUPS: readonly DemoGroup[] = [
-  { name: 'Orders', weight: 34, from: shop('orders'), subject: (n) => `Your order #${n} is confirmed`, links: ['/orders', '/help/returns'], openRate: 0.58, clickRate: 0.14, unsubscribeRate: 0 },
+  { name: 'Orders', weight: 34, from: shop('orders'), subject: (n) => `Your order #${n} is confirmed`, links: ['/orders', '/help/returns'], openRate: 0.58, clickRate: 0.14, unsubscribeRate: 0, headers: (n) => ({ 'X-Order-Id': String(n), 'X-Shop-Channel': 'web' }) },
   { name: 'Shipping updates', weight: 24, from: shop('orders'), subject: (n) => `Order #${n} is on its way`, links: ['/track', '/orders'], openRate: 0.52, clickRate: 0.34, unsubscribeRate: 0 },
   { name: 'Password resets', weight: 9, from: shop('no-reply'), subject: () => 'Reset your Demo Shop password', links: ['/account/reset'], openRate: 0.78, clickRate: 0.72, unsubscribeRate: 0 },
   { name: 'Welcome', weight: 10, from: shop('hello'), subject: () => 'Welcome to Demo Shop', links: ['/account', '/new-arrivals', '/help'], openRate: 0.47, clickRate: 0.18, unsubscribeRate: 0.002 },
-  { name: 'Invoices', weight: 11, from: shop('billing'), subject: (n) => `Invoice INV-${n} for your order`, links: ['/account/invoices'], openRate: 0.41, clickRate: 0.22, unsubscribeRate: 0 },
+  { name: 'Invoices', weight: 11, from: shop('billing'), subject: (n) => `Invoice INV-${n} for your order`, links: ['/account/invoices'], openRate: 0.41, clickRate: 0.22, unsubscribeRate: 0, headers: (n) => ({ 'X-Invoice-Number': `INV-${n}` }) },
   { name: 'Newsletter receipts', weight: 12, from: shop('news'), subject: () => 'You are subscribed to the Demo Shop newsletter', links: ['/newsletter', '/new-arrivals'], openRate: 0.36, clickRate: 0.1, unsubscribeRate: 0.02 },
 ];
 

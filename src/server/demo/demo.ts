@@ -216,7 +216,7 @@ async function send(run: Run, customerId: number, chunk: Planned[]): Promise<Due
       subject,
       html,
       text,
-      headers: {},
+      headers: plan.group.headers?.(plan.n) ?? {},
       attachments: [],
       group: plan.group.name,
       tags: [],
