@@ -3,18 +3,13 @@
 // the total of a filtered search is exact and costs the same at any table size.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
+import type { TransactionFilter } from './transactions.repository.ts';
 
-/** What the rollup can narrow by; null means "any". Days are UTC days of acceptance, both included. */
-export interface CountedFilter {
-  groupId: number | null;
+/** What the rollup can narrow by: a transaction filter's group and states, with whole UTC days of acceptance (both included; null: unbounded). */
+export type CountedFilter = Pick<TransactionFilter, 'groupId' | 'statuses' | 'deliveredStatuses' | 'opened' | 'clicked'> & {
   firstDay: string | null;
   lastDay: string | null;
-  statuses: readonly TransStatus[] | null;
-  deliveredStatuses: readonly DeliveredStatus[] | null;
-  opened: boolean;
-  clicked: boolean;
-}
+};
 
 /** The number of the customer's transactions that `filter` selects. */
 export async function sumTransactionCounts(db: Database, customerId: number, filter: CountedFilter): Promise<number> {

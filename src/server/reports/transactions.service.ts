@@ -194,7 +194,7 @@ export async function searchTransactions(db: Database, customerId: number, searc
     exact = true;
   } else if (wholeDays && filter.recipient === null && filter.text === null) {
     // states too: the transaction_counts rollup, one row per group, day and state
-    total = await sumTransactionCounts(db, customerId, { groupId, firstDay, lastDay, statuses, deliveredStatuses: delivered, opened: filter.opened, clicked: filter.clicked });
+    total = await sumTransactionCounts(db, customerId, { ...filter, firstDay, lastDay });
     exact = true;
   } else {
     const cap = filter.text === null ? COUNT_CAP : TEXT_COUNT_CAP;
