@@ -20,10 +20,14 @@ const migrations: Record<string, Migration> = {
   '007-transaction-counts': m007,
 };
 
+/** A migrator over this project's migrations (tests step it down and up again). */
+export function migrator(db: Database): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => migrations } });
+}
+
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(db: Database): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
