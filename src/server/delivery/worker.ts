@@ -4,6 +4,7 @@
 // bounce) in batches. Delivery is at least once; two workers never hold the same row at once.
 import { type KeyObject, createPrivateKey } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import { BatchWriter } from '../db/batch-writer.ts';
 import type { Address, StoredAttachment } from '../db/schema.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
@@ -33,8 +34,9 @@ export interface Outcome {
 
 const POLL_MS = 1000;
 // Outcomes are recorded in one transaction per flush (5–6 statements): waiting up to 100 ms lets a
-// busy worker record hundreds per flush. A crash loses at most this window of *records*, and those
-// messages are delivered again when their lease expires (at least once).
+// busy worker record hundreds per flush. A write that fails is tried again (batch-writer.ts), so a
+// database restart does not send mail twice; a crash loses at most this window of *records*, and
+// those messages are delivered again when their lease expires (at least once).
 const FLUSH_MS = 100;
 const FLUSH_SIZE = 500;
 
@@ -46,9 +48,7 @@ export class DeliveryWorker {
   #running = false;
   #inFlight = 0;
   #wake: (() => void) | null = null;
-  #outcomes: Outcome[] = [];
-  #flushTimer: NodeJS.Timeout | null = null;
-  #flushing: Promise<void> = Promise.resolve();
+  readonly #outcomes: BatchWriter<Outcome>;
   #loop: Promise<void> = Promise.resolve();
   #unsubscribe: () => void = () => {};
   #keys = new Map<number, KeyObject>();
@@ -56,6 +56,7 @@ export class DeliveryWorker {
   constructor(ctx: AppContext, transports?: TransportPool) {
     this.#ctx = ctx;
     this.#transports = transports ?? createTransportPool(ctx.config);
+    this.#outcomes = new BatchWriter<Outcome>({ what: 'delivery outcomes', logger: ctx.logger, flushMs: FLUSH_MS, flushSize: FLUSH_SIZE, write: (batch) => recordOutcomes(ctx, batch) });
   }
 
   start(): void {
@@ -72,7 +73,7 @@ export class DeliveryWorker {
     this.#wake?.();
     await this.#loop;
     while (this.#inFlight > 0) await new Promise((r) => setTimeout(r, 20));
-    await this.#flush();
+    await this.#outcomes.flush();
     this.#transports.close();
   }
 
@@ -140,9 +141,7 @@ export class DeliveryWorker {
 
   async #deliver(tx: ClaimedTransaction, message: LoadedMessage): Promise<void> {
     const result = await this.#send(tx, message);
-    this.#outcomes.push({ tx, result, at: new Date() });
-    if (this.#outcomes.length >= FLUSH_SIZE) void this.#flush();
-    else this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_MS);
+    this.#outcomes.add({ tx, result, at: new Date() });
   }
 
   async #send(tx: ClaimedTransaction, message: LoadedMessage): Promise<SendResult> {
@@ -189,23 +188,6 @@ export class DeliveryWorker {
       if (c.kind === 'delivered') return { kind: 'delivered', reply };
       return c.kind === 'permanent' ? { kind: 'permanent', reply } : { kind: 'temporary', reply, retryAfterSeconds: c.retryAfterSeconds };
     }
-  }
-
-  /** Records buffered outcomes in one database transaction; flushes run one after another. */
-  #flush(): Promise<void> {
-    if (this.#flushTimer) {
-      clearTimeout(this.#flushTimer);
-      this.#flushTimer = null;
-    }
-    const batch = this.#outcomes.splice(0);
-    if (batch.length === 0) return this.#flushing;
-    this.#flushing = this.#flushing.then(() =>
-      recordOutcomes(this.#ctx, batch).catch((err) => {
-        // the leases bring these messages back; at-least-once delivery
-        this.#ctx.logger.error({ err, count: batch.length }, 'recording delivery outcomes failed');
-      }),
-    );
-    return this.#flushing;
   }
 }
 

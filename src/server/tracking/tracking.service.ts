@@ -4,6 +4,7 @@
 // and written in batches: a burst of pixel loads is one database transaction, not one each.
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import { BatchWriter } from '../db/batch-writer.ts';
 import { safeEqual } from '../crypto.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
@@ -111,127 +112,20 @@ export interface HitClient {
 
 type Hit = ({ kind: 'open'; uuid: string } | { kind: 'click'; link: FoundLink }) & HitClient & { at: Date };
 
-// As the delivery worker's outcomes: up to 100 ms or 500 hits per database transaction. A crash
-// loses at most this window of hits.
+// As the delivery worker's outcomes: up to 100 ms or 500 hits per database transaction, written
+// again when a write fails (src/server/db/batch-writer.ts). Unlike an outcome, a hit carries no
+// guard against being written twice: should a COMMIT succeed but its answer be lost on the way
+// back, the retry counts those hits again (rare; counting them never would be worse).
 const FLUSH_MS = 100;
 const FLUSH_SIZE = 500;
-// A write that fails is not the end of its hits: a batch is tried again hit by hit (so one bad hit
-// cannot take the others with it), and hits that still fail for a passing reason (the database
-// restarting, a deadlock) wait 0.2 s, 0.4 s, … up to a minute between tries — about four minutes
-// in all — before they are given up, with an error in the log. A hit the database refuses as
-// invalid (SQLSTATE classes 22 and 23, e.g. its transaction was deleted meanwhile) is given up at once.
-const RETRY_MAX_MS = 60_000;
-const MAX_ATTEMPTS = 12;
-/** Hits waiting for a retry, at most; beyond it the oldest are given up (a long outage must not exhaust memory). */
-const MAX_RETRYING = 100_000;
 
-interface Pending {
-  hit: Hit;
-  /** Failed writes so far. */
-  attempts: number;
-}
+// one writer per context (as lookup-cache.ts keys its caches), so tests never share one
+const recorders = new WeakMap<object, BatchWriter<Hit>>();
 
-/** Whether the database refused the data itself, so trying again cannot succeed. */
-function isPermanent(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
-}
-
-class HitRecorder {
-  readonly #ctx: AppContext;
-  #hits: Pending[] = [];
-  #timer: NodeJS.Timeout | null = null;
-  #retrying: Pending[] = [];
-  #retryTimer: NodeJS.Timeout | null = null;
-  #flushing: Promise<void> = Promise.resolve();
-
-  constructor(ctx: AppContext) {
-    this.#ctx = ctx;
-  }
-
-  add(hit: Hit): void {
-    this.#hits.push({ hit, attempts: 0 });
-    if (this.#hits.length >= FLUSH_SIZE) void this.flush();
-    else if (!this.#timer) {
-      this.#timer = setTimeout(() => void this.flush(), FLUSH_MS);
-      this.#timer.unref();
-    }
-  }
-
-  /** Writes the buffered hits, and those waiting for a retry; writes run one after another. */
-  flush(): Promise<void> {
-    for (const timer of [this.#timer, this.#retryTimer]) if (timer) clearTimeout(timer);
-    this.#timer = null;
-    this.#retryTimer = null;
-    return this.#write([...this.#retrying.splice(0), ...this.#hits.splice(0)]);
-  }
-
-  #write(batch: Pending[]): Promise<void> {
-    if (batch.length === 0) return this.#flushing;
-    this.#flushing = this.#flushing.then(() => this.#record(batch));
-    return this.#flushing;
-  }
-
-  async #record(batch: Pending[]): Promise<void> {
-    try {
-      await recordHits(this.#ctx, batch.map((p) => p.hit));
-      return;
-    } catch (err) {
-      if (batch.length === 1) return this.#failed(batch, err);
-    }
-    // one at a time: a hit the database refuses must not lose the others
-    const refused: Pending[] = [];
-    const later: Pending[] = [];
-    let refusal: unknown;
-    let failure: unknown;
-    for (const pending of batch) {
-      try {
-        await recordHits(this.#ctx, [pending.hit]);
-      } catch (err) {
-        if (isPermanent(err)) {
-          refused.push(pending);
-          refusal = err;
-        } else {
-          later.push(pending);
-          failure = err;
-        }
-      }
-    }
-    if (refused.length > 0) this.#failed(refused, refusal);
-    if (later.length > 0) this.#failed(later, failure);
-  }
-
-  #failed(failed: Pending[], err: unknown): void {
-    const { logger } = this.#ctx;
-    const permanent = isPermanent(err);
-    const again = permanent ? [] : failed.filter((p) => ++p.attempts < MAX_ATTEMPTS);
-    const lost = failed.length - again.length;
-    if (lost > 0) logger.error({ err, count: lost, attempts: permanent ? 1 : MAX_ATTEMPTS }, 'opens and clicks given up: the database would not record them');
-    else logger.warn({ err, count: failed.length }, 'recording opens and clicks failed; trying again');
-    this.#retrying.push(...again);
-    const over = this.#retrying.length - MAX_RETRYING;
-    if (over > 0) {
-      this.#retrying.splice(0, over);
-      logger.error({ count: over }, 'opens and clicks given up: too many waiting for the database');
-    }
-    if (this.#retrying.length > 0 && !this.#retryTimer) {
-      const delay = Math.min(RETRY_MAX_MS, FLUSH_MS * 2 ** this.#retrying[0].attempts);
-      this.#retryTimer = setTimeout(() => {
-        this.#retryTimer = null;
-        void this.#write(this.#retrying.splice(0));
-      }, delay);
-      this.#retryTimer.unref();
-    }
-  }
-}
-
-// one recorder per context (as lookup-cache.ts keys its caches), so tests never share one
-const recorders = new WeakMap<object, HitRecorder>();
-
-function recorderOf(ctx: AppContext): HitRecorder {
+function recorderOf(ctx: AppContext): BatchWriter<Hit> {
   let recorder = recorders.get(ctx.config);
   if (!recorder) {
-    recorder = new HitRecorder(ctx);
+    recorder = new BatchWriter<Hit>({ what: 'opens and clicks', logger: ctx.logger, flushMs: FLUSH_MS, flushSize: FLUSH_SIZE, write: (hits) => recordHits(ctx, hits) });
     recorders.set(ctx.config, recorder);
   }
   return recorder;

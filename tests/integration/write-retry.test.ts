@@ -1,26 +1,32 @@
-// Opens and clicks are answered at once and written in batches (tracking.service.ts): a batch the
-// database does not take must not lose them. Real failures, no mocks: the events table renamed
-// away for a while (a passing failure: written once it is back), and a click whose transaction was
-// deleted before the write (refused by the database: given up alone, the batch's other hits kept).
+// Opens and clicks, and delivery outcomes, are answered (or sent) first and written in batches
+// (src/server/db/batch-writer.ts): a batch the database does not take must not lose them, nor send
+// a message twice. Real failures, no mocks: the events table renamed away for a while (a passing
+// failure: written once it is back), and a click whose transaction was deleted before the write
+// (refused by the database: given up alone, the batch's other hits kept).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ORIGIN, type TestApp } from '../helpers/app.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
+import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { flushTracking, openToken, trackedContent } from '../../src/server/tracking/tracking.service.ts';
 
 let app: TestApp;
+let sink: SmtpSink;
 let customerId: number;
 let apiKey: string;
 
 beforeAll(async () => {
-  app = await createTestApp();
+  sink = await startSmtpSink();
+  app = await createTestApp({ SMTP_RELAY_URL: sink.url, RETURN_PATH_DOMAIN: 'rp.transact.test' });
   customerId = (await app.createAccount()).customerId;
   await addDomain(app.ctx, customerId, 'retry.example', { verified: true });
   apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
 });
 afterAll(async () => {
   await app?.close();
+  await sink?.close();
 });
 
 /** Accepts a message to `to`; returns its transaction (uuid and id). */
@@ -42,6 +48,7 @@ async function clickPath(tx: { uuid: string; id: number }): Promise<string> {
   return /\/t\/c\/[A-Za-z0-9_-]{22}/.exec(content.html!)![0];
 }
 
+const transaction = (id: number) => app.ctx.db.selectFrom('transactions').select(['status', 'delivered_status']).where('id', '=', id).executeTakeFirstOrThrow();
 const get = async (path: string) => (await app.api.request(`${ORIGIN}${path}`, { headers: { 'User-Agent': 'RetryTest' } })).status;
 const counters = (id: number) => app.ctx.db.selectFrom('transactions').select(['open_count', 'click_count']).where('id', '=', id).executeTakeFirstOrThrow();
 const hitEvents = async (id: number) =>
@@ -83,5 +90,29 @@ describe('writing opens and clicks', () => {
     // and the refused click is not tried again
     await flushTracking(app.ctx);
     expect(await hitEvents(kept.id)).toBe(1);
+  });
+});
+
+describe('writing delivery outcomes', () => {
+  it('records a delivery whose outcome write failed once the database takes it, without sending the message again', async () => {
+    const tx = await send('dave@people.example');
+    const copies = () => sink.messages.filter((m) => m.from.includes(tx.uuid.replace(/-/g, ''))).length;
+    await sql`alter table events rename to events_away`.execute(app.ctx.db);
+    const worker = new DeliveryWorker(app.ctx);
+    try {
+      worker.start();
+      worker.poke();
+      await expect.poll(copies, { timeout: 15_000 }).toBe(1);
+      // the outcome cannot be written: the row stays queued (under its lease)
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await transaction(tx.id)).toEqual({ status: 'queued', delivered_status: 'pending' });
+    } finally {
+      await sql`alter table events_away rename to events`.execute(app.ctx.db);
+    }
+    await expect.poll(() => transaction(tx.id), { timeout: 15_000 }).toEqual({ status: 'sent', delivered_status: 'delivered' });
+    await worker.stop();
+    const { rows } = await sql<{ type: string }>`select type from events where transaction_id = ${tx.id} order by id`.execute(app.ctx.db);
+    expect(rows.map((r) => r.type)).toEqual(['queued', 'sent', 'delivered']);
+    expect(copies()).toBe(1);
   });
 });
