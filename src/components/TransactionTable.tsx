@@ -7,6 +7,7 @@ import { clicksText, shownDate, statusOf } from '../lib/transaction-view.ts';
 import type { ListState, TransactionQuery, TransactionSortKey, TransactionWire } from '../islands/stores/transactions.ts';
 import Pagination from './Pagination.tsx';
 import SortableHeader from './SortableHeader.tsx';
+import TableStatusRows from './TableStatusRows.tsx';
 
 interface Props {
   list: ListState<TransactionWire>;
@@ -75,7 +76,6 @@ function Row({ tx, onMoreInfo }: { tx: TransactionWire; onMoreInfo(tx: Transacti
 
 export default function TransactionTable({ list, sort, onSort, onPage, onRetry, onMoreInfo }: Props) {
   const loading = list.status === 'loading';
-  const empty = list.status !== 'loading' && list.data.length === 0;
   const direction = (key: TransactionSortKey) => {
     const sortedBy = sort.key === key || (key === 'dateSent' && sort.key === 'trans_id');
     return sortedBy ? sort.direction : null;
@@ -98,19 +98,7 @@ export default function TransactionTable({ list, sort, onSort, onPage, onRetry, 
           </thead>
           <tbody>
             {list.data.map((tx) => <Row key={tx.trans_uuid} tx={tx} onMoreInfo={onMoreInfo} />)}
-            {empty && (
-              <tr>
-                <td colSpan={COLUMNS} className="has-text-centered has-text-grey empty-row" data-testid="transactions-empty">
-                  {list.status === 'failed' ? 'The transactions could not be loaded.' : 'No transactions found.'}{' '}
-                  <button type="button" className="button is-small is-light" onClick={onRetry} data-testid="transactions-retry">Retry</button>
-                </td>
-              </tr>
-            )}
-            {loading && list.data.length === 0 && (
-              <tr>
-                <td colSpan={COLUMNS} className="has-text-centered has-text-grey empty-row">Loading…</td>
-              </tr>
-            )}
+            <TableStatusRows columns={COLUMNS} status={list.status} rows={list.data.length} what="transactions" onRetry={onRetry} testId="transactions" />
           </tbody>
         </table>
       </div>

@@ -2,6 +2,7 @@ import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
+import TableStatusRows from '../components/TableStatusRows.tsx';
 import { formatGroupDate, isoOf } from '../lib/dates.ts';
 import { type GroupSortKey, type GroupWire, goToGroupPage, groupList, groupQuery, loadGroups, sortGroups } from './stores/groups.ts';
 
@@ -27,7 +28,6 @@ export default function TransactionsGroupTable() {
   const $query = useStore(groupQuery);
   useEffect(() => void loadGroups(), []);
   const loading = $list.status === 'loading';
-  const empty = !loading && $list.data.length === 0;
   const header = (key: GroupSortKey, label: string, className?: string) => (
     <SortableHeader
       key={key}
@@ -68,19 +68,7 @@ export default function TransactionsGroupTable() {
                 </td>
               </tr>
             ))}
-            {empty && (
-              <tr>
-                <td colSpan={COLUMNS} className="has-text-centered has-text-grey empty-row" data-testid="groups-empty">
-                  {$list.status === 'failed' ? 'The groups could not be loaded.' : 'No groups found.'}{' '}
-                  <button type="button" className="button is-small is-light" onClick={() => void loadGroups()} data-testid="groups-retry">Retry</button>
-                </td>
-              </tr>
-            )}
-            {loading && $list.data.length === 0 && (
-              <tr>
-                <td colSpan={COLUMNS} className="has-text-centered has-text-grey empty-row">Loading…</td>
-              </tr>
-            )}
+            <TableStatusRows columns={COLUMNS} status={$list.status} rows={$list.data.length} what="groups" onRetry={() => void loadGroups()} testId="groups" />
           </tbody>
         </table>
       </div>

@@ -3,6 +3,7 @@
 import { atom } from 'nanostores';
 import type { GroupPage, GroupWire } from '../../server/reports/groups.service.ts';
 import { api } from '../../lib/api.ts';
+import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import type { Direction, ListState } from './transactions.ts';
 
@@ -49,15 +50,14 @@ function changeQuery(change: Partial<GroupQuery>): void {
   void loadGroups();
 }
 
-let searchTimer: ReturnType<typeof setTimeout> | undefined;
+const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (text: string) => {
+  if (text !== groupQuery.get().text) changeQuery({ text, page: 1 });
+});
 
 /** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1. */
 export function typeGroupSearch(text: string): void {
   groupSearchText.set(text);
-  clearTimeout(searchTimer);
-  searchTimer = setTimeout(() => {
-    if (text.trim() !== groupQuery.get().text) changeQuery({ text: text.trim(), page: 1 });
-  }, SEARCH_DEBOUNCE_MS);
+  searchAfterPause(text.trim());
 }
 
 /** A sortable header (spec core §4): the same column toggles asc/desc, another starts desc; page 1. */

@@ -5,6 +5,7 @@
 import { atom } from 'nanostores';
 import { FetchError } from 'ofetch';
 import { api, errorMessage } from '../../lib/api.ts';
+import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { showAlert } from './alerts.ts';
 
@@ -84,15 +85,14 @@ function changeQuery(change: Partial<SuppressionQuery>): void {
   void loadSuppressions();
 }
 
-let searchTimer: ReturnType<typeof setTimeout> | undefined;
+const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (email: string) => {
+  if (email !== query.get().email) changeQuery({ email, page: 1 });
+});
 
 /** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1. */
 export function typeSearch(text: string): void {
   searchText.set(text);
-  clearTimeout(searchTimer);
-  searchTimer = setTimeout(() => {
-    if (text.trim() !== query.get().email) changeQuery({ email: text.trim(), page: 1 });
-  }, SEARCH_DEBOUNCE_MS);
+  searchAfterPause(text.trim());
 }
 
 /** A filter button: All, User, Bounce or Unsubscribe, from page 1 (spec part two §4). */
@@ -155,7 +155,7 @@ export async function addRecipients(text: string): Promise<AddOutcome> {
   try {
     const answer = await api<AddAnswer>('v1/suppression', { method: 'POST', body: { emails: kept.map((l) => l.value) } });
     showAlert('success', 'Suppression successfully added.');
-    clearTimeout(searchTimer);
+    searchAfterPause.cancel();
     searchText.set('');
     changeQuery(FIRST_QUERY);
     return { ok: true, added: answer.added, already: answer.already, rejected: toTextarea(answer.invalid) };

@@ -7,6 +7,7 @@ import type { PageMeta } from '../../server/reports/report-input.ts';
 import type { TransactionPage, TransactionWire } from '../../server/reports/transactions.service.ts';
 import { api } from '../../lib/api.ts';
 import type { DayRange } from '../../lib/dates.ts';
+import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { chosenRange, currentRange } from './date-range.ts';
 
@@ -97,15 +98,14 @@ function changeQuery(change: Partial<TransactionQuery>): void {
   void loadTransactions();
 }
 
-let searchTimer: ReturnType<typeof setTimeout> | undefined;
+const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (text: string) => {
+  if (text !== transactionQuery.get().text) changeQuery({ text, page: 1 });
+});
 
 /** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1 (§4). */
 export function typeTransactionSearch(text: string): void {
   transactionSearchText.set(text);
-  clearTimeout(searchTimer);
-  searchTimer = setTimeout(() => {
-    if (text.trim() !== transactionQuery.get().text) changeQuery({ text: text.trim(), page: 1 });
-  }, SEARCH_DEBOUNCE_MS);
+  searchAfterPause(text.trim());
 }
 
 /** A status filter button, from page 1 (spec core §4). */
