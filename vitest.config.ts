@@ -1,12 +1,27 @@
-// Three suites: unit (pure modules), integration (the API in-process against a real migrated
-// database: PGlite, or PostgreSQL when DATABASE_URL is set), e2e (the built server driven by
-// Debian's Chromium through playwright-core).
+// Four suites: unit (pure modules), islands (React islands with Testing Library in happy-dom, the
+// network stubbed at fetch), integration (the API in-process against a real migrated database:
+// PGlite, or PostgreSQL when DATABASE_URL is set), e2e (the built server driven by Debian's Chromium
+// through playwright-core).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'islands',
+          include: ['tests/islands/**/*.test.tsx'],
+          environment: 'happy-dom',
+          // flatpickr's stylesheet URL (date-picker.ts imports it with ?url) is a real path, not ''
+          css: { include: [/flatpickr/] },
+          // stylesheets are not fetched; a <link> reports 'load' (flatpickr's waits for it)
+          environmentOptions: { happyDOM: { url: 'http://console.test/', settings: { handleDisabledFileLoadingAsSuccess: true } } },
+          // in a zone other than UTC, so a date written in the browser's zone instead of UTC shows (issue 11)
+          env: { TZ: 'America/New_York' },
+        },
+      },
       {
         extends: true,
         test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },

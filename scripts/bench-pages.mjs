@@ -18,6 +18,11 @@ const ROUTES = [
   { route: '/login', kind: 'public' },
   { route: '/', kind: 'console' },
   { route: '/groups', kind: 'console' },
+  { route: '/suppression-list', kind: 'console' },
+  { route: '/settings', kind: 'console' },
+  { route: '/webhook-logs', kind: 'console' },
+  { route: '/online-attachments', kind: 'console' },
+  { route: '/online-attachments/create', kind: 'console' },
   { route: '/unauthorized', kind: 'console' },
 ];
 const BUDGET = { console: { js: 100 * 1024, css: 30 * 1024 }, public: { js: 2 * 1024, css: 30 * 1024 } };
@@ -46,16 +51,28 @@ const env = {
   TRANSACT_ADMIN_EMAIL: 'bench@example.com',
   TRANSACT_ADMIN_PASSWORD: 'bench-password-123',
 };
-const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-
-try {
+async function whenReady() {
   for (let i = 0; ; i++) {
     if (i > 600) throw new Error('server did not start');
     try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
+      if ((await fetch(`${base}/readyz`)).ok) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+// the group report pages need a group with traffic: a small demo account, added after a first start
+// has created the administrator, with the service stopped (one process per embedded database)
+const first = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+await whenReady();
+first.kill('SIGTERM');
+await new Promise((r) => first.once('exit', r));
+const demo = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), 'demo', '--transactions', '300'], { env, encoding: 'utf8' });
+const demoPassword = /password:\s+(\S+)/.exec(demo.stdout ?? '')?.[1];
+if (demo.status !== 0 || !demoPassword) throw new Error(`npm run demo failed:\n${demo.stderr}${demo.stdout}`);
+const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+
+try {
+  await whenReady();
   const login = await fetch(`${base}/v1/auth/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base },
@@ -63,15 +80,30 @@ try {
   });
   const cookie = /transact_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')?.[0];
   if (!cookie) throw new Error(`sign-in failed: ${login.status}`);
+  const demoLogin = await fetch(`${base}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base },
+    body: JSON.stringify({ email: 'demo@demo-shop.example', password: demoPassword }),
+  });
+  const demoCookie = /transact_session=[^;]+/.exec(demoLogin.headers.get('set-cookie') ?? '')?.[0];
+  if (!demoCookie) throw new Error(`demo sign-in failed: ${demoLogin.status}`);
+  const groups = await (await fetch(`${base}/v1/transaction-groups/search`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base, Cookie: demoCookie },
+    body: JSON.stringify({ searchQuery: 'Orders' }),
+  })).json();
+  const group = groups.data[0].group_uuid;
+  for (const report of ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced']) ROUTES.push({ route: `/groups/${group}/${report}`, kind: 'console', cookie: demoCookie });
+  ROUTES.push({ route: '/export/00000000-0000-4000-8000-000000000000', kind: 'console', cookie: demoCookie });
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
   const results = [];
-  for (const { route, kind } of ROUTES) {
+  for (const { route, kind, cookie: routeCookie = cookie } of ROUTES) {
     const context = await browser.newContext();
-    if (kind === 'console') await context.addCookies([{ name: 'transact_session', value: cookie.split('=')[1], url: base }]);
+    if (kind === 'console') await context.addCookies([{ name: 'transact_session', value: routeCookie.split('=')[1], url: base }]);
     const page = await context.newPage();
     const assets = new Map();
     page.on('response', (res) => {
@@ -95,7 +127,7 @@ try {
     await context.close();
 
     const times = [];
-    const headers = kind === 'console' ? { Cookie: cookie, 'Accept-Encoding': 'gzip' } : { 'Accept-Encoding': 'gzip' };
+    const headers = kind === 'console' ? { Cookie: routeCookie, 'Accept-Encoding': 'gzip' } : { 'Accept-Encoding': 'gzip' };
     for (let i = 0; i < REQUESTS; i++) {
       const t0 = performance.now();
       const res = await fetch(`${base}${route}`, { headers, redirect: 'manual' });

@@ -9,6 +9,12 @@
 // the Hono app (app.request with a signed-in session cookie, no socket), the app bundled from the
 // current sources with esbuild. Prints one JSON document to stdout; progress goes to stderr.
 //
+// Group report pages (issue 13): POST v1/transaction-groups/reports for each report type and the
+// spec's sort keys, the overview (POST and GET), the Links tab (POST and GET v1/links), all on the
+// largest group; and an export of that group (rows per second, peak RSS growth of the process)
+// for sizes up to 1 M. --layouts picks how the rows are spread: 20-groups (default, the Dashboard
+// figures so far), 1-group (every row in one group) and 50-groups (issue 13's two layouts).
+//
 // Options: --engine postgres|pglite (default both), --sizes 1e6,1e7 (default; PGlite takes only
 // the sizes up to 1e6 unless --engine pglite is given alone), --quick (100 k rows: a quick try),
 // --requests N (measured per call, default 50; 5 more warm up first), --keep (keep the databases
@@ -24,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { checkRollups, deriveRollups, insertGroups, loadRows, resetSequences, SPAN_DAYS } from './bench/reports-data.mjs';
+import { checkRollups, deriveLinkStats, deriveRollups, insertGroups, loadRows, resetSequences, SPAN_DAYS } from './bench/reports-data.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const t0 = Date.now();
@@ -38,8 +44,14 @@ const { values: opts } = parseArgs({
     quick: { type: 'boolean' },
     requests: { type: 'string', default: '50' },
     keep: { type: 'boolean' },
+    layouts: { type: 'string', default: '20-groups' },
   },
 });
+const LAYOUTS = { '20-groups': 20, '1-group': 1, '50-groups': 50 };
+const LAYOUT_NAMES = opts.layouts.split(',').filter(Boolean);
+for (const l of LAYOUT_NAMES) if (!(l in LAYOUTS)) fail(`unknown layout '${l}' (${Object.keys(LAYOUTS).join(', ')})`);
+/** Exports are measured up to this size (an export of every row of the largest group). */
+const EXPORT_MAX_SIZE = 1_000_000;
 const ENGINES = (opts.engine ?? 'postgres,pglite').split(',').filter(Boolean);
 for (const e of ENGINES) if (e !== 'pglite' && e !== 'postgres') fail(`unknown engine '${e}' (pglite, postgres)`);
 const SIZES = opts.quick ? [100_000] : (opts.sizes ?? '1e6,1e7').split(',').map((s) => Math.round(Number(s)));
@@ -78,6 +90,7 @@ async function bundleApp(workDir) {
     "export { insertEnterprise, insertCustomer } from './src/server/accounts/accounts.repository.ts';",
     "export { createUser } from './src/server/accounts/accounts.service.ts';",
     "export { addDomain } from './src/server/domains/domains.service.ts';",
+    "export { runOneExport } from './src/server/exports/exports.service.ts';",
   ].join('\n');
   const outfile = path.join(workDir, 'app.mjs');
   await build({ stdin: { contents: entry, resolveDir: root, loader: 'ts', sourcefile: 'bench-reports-entry.ts' }, outfile, bundle: true, platform: 'node', format: 'esm', target: 'node22', packages: 'external', logLevel: 'warning' });
@@ -115,17 +128,17 @@ async function freshDatabase(engine, workDir, size) {
  * again afterwards (as any bulk load does; the definitions are the migrations' own), then the
  * rollups are derived and the tables vacuumed and analysed, as a long-lived table would be.
  */
-async function load(db, engine, account, size, now) {
+async function load(db, engine, account, size, now, groupCount) {
   const started = Date.now();
   const { rows: indexes } = await sql`
     select indexname, indexdef from pg_indexes
      where schemaname = 'public' and tablename in ('messages', 'transactions')
        and indexname not in (select conname from pg_constraint)`.execute(db);
   for (const ix of indexes) await sql.raw(`drop index ${ix.indexname}`).execute(db);
-  await insertGroups(db, account.customerId, now);
+  await insertGroups(db, account.customerId, now, groupCount);
   for (let from = 1; from <= size; from += CHUNK_ROWS) {
     const to = Math.min(size, from + CHUNK_ROWS - 1);
-    await loadRows(db, { customerId: account.customerId, domainId: account.domainId, size, from, to, now });
+    await loadRows(db, { customerId: account.customerId, domainId: account.domainId, size, from, to, now, groupCount });
     log(`${engine} ${size}: rows ${to.toLocaleString('en')} of ${size.toLocaleString('en')}`);
   }
   const rowsSeconds = (Date.now() - started) / 1000;
@@ -138,7 +151,8 @@ async function load(db, engine, account, size, now) {
   });
   await resetSequences(db);
   await deriveRollups(db, account.customerId);
-  for (const table of ['transactions', 'messages', 'transaction_groups', 'daily_stats', 'transaction_counts', 'quota_usage']) await sql.raw(`vacuum analyze ${table}`).execute(db);
+  await deriveLinkStats(db, account.customerId, groupCount);
+  for (const table of ['transactions', 'messages', 'transaction_groups', 'daily_stats', 'transaction_counts', 'quota_usage', 'link_stats']) await sql.raw(`vacuum analyze ${table}`).execute(db);
   const check = await checkRollups(db, account.customerId);
   if (!check.match) throw new Error(`the generated rollups disagree with the rows: ${check.mismatches.join(', ')}`);
   return { load_seconds: round((Date.now() - started) / 1000, 1), rows_seconds: round(rowsSeconds, 1), rollups_match_rows: check.match, totals: check.totals };
@@ -176,8 +190,68 @@ function callsFor(now, sample) {
     { name: 'groups: default (last send desc)', kind: 'search', method: 'POST', path: '/v1/transaction-groups/search', body: {} },
     { name: 'groups: sort by sent desc', kind: 'search', method: 'POST', path: '/v1/transaction-groups/search', body: { order: 'desc', orderBy: 'sent' } },
     { name: "groups: name search 'ord'", kind: 'search', method: 'POST', path: '/v1/transaction-groups/search', body: { searchQuery: 'ord' } },
+    ...groupReportCalls(now, sample),
   ];
   return calls;
+}
+
+/**
+ * The group report pages' calls (issue 13) on the largest group, with the range the console sends
+ * (spec part two §7: start of the first day to the end of today, unix seconds).
+ */
+function groupReportCalls(now, sample) {
+  const today = Date.parse(`${day(now)}T00:00:00Z`) / 1000;
+  const range = { start_date: today - 29 * 86_400, end_date: today + 86_399 };
+  const group = { group_uuid: sample.largestGroupUuid, ...range };
+  const report = (name, body) => ({ name: `group report: ${name}`, kind: 'search', method: 'POST', path: '/v1/transaction-groups/reports', body: { ...group, ...body } });
+  const query = new URLSearchParams(Object.entries(group).map(([k, v]) => [k, String(v)])).toString();
+  return [
+    ...['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'].map((t) => report(t, { report_type: t })),
+    report('sent, sort dateSent asc', { report_type: 'sent', order: 'dateSent', order_by: 'asc' }),
+    report('opens, sort opens desc', { report_type: 'opens', order: 'opens', order_by: 'desc' }),
+    report('opens, sort firstOpenDate asc', { report_type: 'opens', order: 'firstOpenDate', order_by: 'asc' }),
+    report('clicks, sort clicks desc', { report_type: 'clicks', order: 'clicks', order_by: 'desc' }),
+    report('clicks, sort firstClickDate desc', { report_type: 'clicks', order: 'firstClickDate', order_by: 'desc' }),
+    report('bounced, sort bounceReceivedDated asc', { report_type: 'bounced', order: 'bounceReceivedDated', order_by: 'asc' }),
+    report(`sent, search '${sample.prefix}'`, { report_type: 'sent', search_query: sample.prefix }),
+    report('sent, page 50', { report_type: 'sent', page: 50 }),
+    { name: 'group overview: POST', kind: 'summary', method: 'POST', path: '/v1/transaction-groups/overview', body: { ...group, report_type: 'overview' } },
+    { name: 'group overview: GET', kind: 'summary', method: 'GET', path: `/v1/transaction-groups/overview?${query}` },
+    { name: 'links: POST', kind: 'search', method: 'POST', path: '/v1/links', body: { ...group, report_type: 'clicks' } },
+    { name: 'links: GET page 1, sort unique_clicks', kind: 'search', method: 'GET', path: `/v1/links?${query}&page=1&order=unique_clicks&order_by=desc` },
+  ];
+}
+
+/**
+ * An export of every row of the largest group over 400 days (the longest range): queued through
+ * the API, written by the worker's step in this process, timed, with the process's peak RSS above
+ * what it was before (sampled every 20 ms).
+ */
+async function measureExport(p) {
+  const today = Date.parse(`${day(new Date())}T00:00:00Z`) / 1000;
+  const body = { report_type: 'overview', group_uuid: p.largestGroupUuid, start_date: today - 399 * 86_400, end_date: today + 86_399, isExport: true };
+  const res = await p.app.request('http://localhost:4321/v1/transaction-groups/reports/export', {
+    method: 'POST',
+    headers: { Cookie: p.cookie, 'Request-Type': 'ui', Origin: 'http://localhost:4321', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
+  const { uuid } = await res.json();
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const started = performance.now();
+  try {
+    await p.mod.runOneExport(p.ctx);
+  } finally {
+    clearInterval(sampler);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const { rows: [job] } = await sql`select status, row_count, size_bytes from exports where uuid = ${uuid}`.execute(p.ctx.db);
+  if (job.status !== 'ready') throw new Error(`export ended ${job.status}`);
+  const growth = (peak - before) / 2 ** 20;
+  return { rows: Number(job.row_count), seconds: round(seconds, 1), rows_per_second: Math.round(Number(job.row_count) / seconds), csv_mb: round(Number(job.size_bytes) / 2 ** 20, 1), peak_rss_growth_mb: round(growth, 1), target_rss_growth_mb: 100, meets_target: growth <= 100 };
 }
 
 /** Server time of one call: app.request (no socket) and reading the whole answer. */
@@ -224,8 +298,8 @@ async function measureAll(engine, prepared) {
 }
 
 /** A fresh database with one customer's bulk-loaded history, signed in; `close` removes it all. */
-async function prepare(mod, engine, size, workDir) {
-  log(`${engine} ${size}: fresh database…`);
+async function prepare(mod, engine, size, workDir, layout) {
+  log(`${engine} ${size} ${layout}: fresh database…`);
   const database = await freshDatabase(engine, workDir, size);
   cleanups.push(database.drop);
   const config = mod.loadConfig({ TRANSACT_SECRET: SECRET, PUBLIC_URL: 'http://localhost:4321', LOG_LEVEL: 'silent', ...database.env });
@@ -247,7 +321,7 @@ async function prepare(mod, engine, size, workDir) {
     const account = { customerId: Number(customer.id), domainId: Number(domain.id), userId: user.id };
 
     log(`${engine} ${size}: loading…`);
-    const loaded = await load(ctx.db, engine, account, size, now);
+    const loaded = await load(ctx.db, engine, account, size, now, LAYOUTS[layout]);
     log(`${engine} ${size}: loaded in ${loaded.load_seconds} s`);
 
     const app = mod.createApi(ctx);
@@ -265,8 +339,9 @@ async function prepare(mod, engine, size, workDir) {
     const { rows: [group] } = await sql`
       select g.uuid, count(t.id)::float / ${size} as share from transaction_groups g join transactions t on t.group_id = g.id
        where g.customer_id = ${account.customerId} group by g.id order by count(t.id) limit 1`.execute(ctx.db);
-    const calls = callsFor(now, { uuid: sample.uuid, prefix: 'ann.smith42@', groupUuid: group.uuid, groupShare: `${round(group.share * 100, 1)} %` });
-    return { size, app, cookie, calls, loaded, close: closeAll };
+    const { rows: [largest] } = await sql`select uuid from transaction_groups where customer_id = ${account.customerId} and id = 1`.execute(ctx.db);
+    const calls = callsFor(now, { uuid: sample.uuid, prefix: 'ann.smith42@', groupUuid: group.uuid, groupShare: `${round(group.share * 100, 1)} %`, largestGroupUuid: largest.uuid });
+    return { size, app, cookie, calls, loaded, close: closeAll, mod, ctx, largestGroupUuid: largest.uuid };
   } catch (err) {
     await closeAll();
     throw err;
@@ -279,7 +354,7 @@ const output = {
   benchmark: 'reports',
   method: 'server time in-process: app.request through the Hono app (no socket) with a signed-in session cookie; sequential requests, 5 warm-up requests per call and size, the sizes of an engine measured interleaved request by request',
   machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30, 1), node: process.version },
-  data: { span_days: SPAN_DAYS, default_range: 'the last 29 days through today (the console default)', groups: 20 },
+  data: { span_days: SPAN_DAYS, default_range: 'the last 29 days through today (the console default)', layouts: Object.fromEntries(LAYOUT_NAMES.map((l) => [l, `${LAYOUTS[l]} group(s); group 1, the largest, for the group report calls and the export`])) },
   requests_per_call: REQUESTS,
   targets: TARGET,
   engines: {},
@@ -287,14 +362,20 @@ const output = {
 let exitCode = 0;
 try {
   const mod = await bundleApp(workDir);
-  for (const engine of ENGINES) {
+  for (const engine of ENGINES) for (const layout of LAYOUT_NAMES) {
     const sizes = engine === 'pglite' && !(opts.engine === 'pglite') ? SIZES.filter((n) => n <= 1_000_000) : SIZES;
     const result = { sizes: {} };
     const prepared = [];
     try {
-      for (const size of sizes) prepared.push(await prepare(mod, engine, size, workDir));
-      const measured = await measureAll(engine, prepared);
-      for (const [k, p] of prepared.entries()) result.sizes[p.size] = { ...p.loaded, calls: measured[k] };
+      for (const size of sizes) prepared.push(await prepare(mod, engine, size, workDir, layout));
+      const measured = await measureAll(`${engine} ${layout}`, prepared);
+      for (const [k, p] of prepared.entries()) {
+        result.sizes[p.size] = { ...p.loaded, calls: measured[k] };
+        if (p.size <= EXPORT_MAX_SIZE) {
+          result.sizes[p.size].export = await measureExport(p);
+          log(`${engine} ${layout} ${p.size}: export ${JSON.stringify(result.sizes[p.size].export)}`);
+        }
+      }
     } catch (err) {
       log(`${engine}: failed: ${err.stack ?? err.message}`);
       result.error = err.message;
@@ -312,7 +393,7 @@ try {
         result.ratio.p95[name] = round(result.sizes[large].calls[name].p95_ms / result.sizes[small].calls[name].p95_ms);
       }
     }
-    output.engines[engine] = result;
+    output.engines[engine] = { ...output.engines[engine], [layout]: result };
   }
   output.seconds_total = round((Date.now() - t0) / 1000, 0);
   process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);

@@ -19,6 +19,11 @@ export const SPAN_DAYS = 180;
 /** Each recipient gets this many messages on average, whatever the size. */
 const MESSAGES_PER_RECIPIENT = 10;
 
+/** `count` group names: GROUPS, then numbered copies of them (the 50-group layout of issue 13). */
+export function groupNames(count = GROUPS.length) {
+  return Array.from({ length: count }, (_, i) => (i < GROUPS.length ? GROUPS[i] : `${GROUPS[i % GROUPS.length]} ${1 + Math.floor(i / GROUPS.length)}`));
+}
+
 const array = (items) => `array[${items.map((s) => `'${s}'`).join(',')}]`;
 /** A uniform [0, 1) value per row and seed. */
 const u = (seed) => `((abs(hashint8extended(i, ${seed})) % 1000000) / 1000000.0)`;
@@ -33,7 +38,7 @@ function recipientOf(recipients) {
 }
 
 /** The rows' shared columns, computed once per row (a subquery both inserts use). */
-function rows(size, from, to, now) {
+function rows(size, from, to, now, groupCount = GROUPS.length) {
   const step = (SPAN_DAYS * 86400) / size;
   const t0 = new Date(now.getTime() - SPAN_DAYS * 86_400_000).toISOString();
   return `
@@ -41,7 +46,7 @@ function rows(size, from, to, now) {
            timestamptz '${t0}' + ((i - 1 + ${u(2)}) * ${step}) * interval '1 second' as queued_at,
            ${u(3)} * 1000 as o, ${u(4)} as u4, ${u(5)} as u5, ${u(6)} as u6, ${u(7)} as u7, ${u(8)} as u8,
            ${u(9)} as u9, ${u(10)} as u10, ${u(11)} as u11,
-           1 + floor(${GROUPS.length} * power(${u(1)}, 2))::int as group_id,
+           1 + floor(${groupCount} * power(${u(1)}, 2))::int as group_id,
            ${recipientOf(Math.max(1, Math.round(size / MESSAGES_PER_RECIPIENT)))} as to_email
       from generate_series(${from}::bigint, ${to}::bigint) as i`;
 }
@@ -51,7 +56,7 @@ function rows(size, from, to, now) {
  * 0.5 % suppressed, 0.3 % over quota, 0.7 % bounced after delivery; rows of the last two minutes
  * are still queued. Of the delivered, 45 % opened (1–5 times), 30 % of those clicked.
  */
-function fates(size, from, to, now) {
+function fates(size, from, to, now, groupCount) {
   const nowLit = `timestamptz '${now.toISOString()}'`;
   return `
     select r.*,
@@ -60,18 +65,18 @@ function fates(size, from, to, now) {
                 when o < 990 then 'suppressed' when o < 993 then 'no_quota'
                 when u5 < 0.6 then 'later_hard' else 'later_soft' end as fate,
            least(${nowLit}, r.queued_at + (1 + u4 * 20) * interval '1 second') as sent_at
-      from (${rows(size, from, to, now)}) r`;
+      from (${rows(size, from, to, now, groupCount)}) r`;
 }
 
 /** Inserts rows [from, to] of a `size`-row history: their messages, then their transactions. */
-export async function loadRows(db, { customerId, domainId, size, from, to, now }) {
+export async function loadRows(db, { customerId, domainId, size, from, to, now, groupCount = GROUPS.length }) {
   const nowLit = `timestamptz '${now.toISOString()}'`;
   await sql
     .raw(
       `insert into messages (id, customer_id, domain_id, from_email, from_name, to_header, subject, text, created_at)
        select i, ${customerId}, ${domainId}, 'orders@bench.example', 'Bench Shop', jsonb_build_array(jsonb_build_object('email', to_email)),
-              (${array(GROUPS)})[group_id] || ' #' || i, 'Hello from Bench Shop', queued_at
-         from (${rows(size, from, to, now)}) r`,
+              (${array(groupNames(groupCount))})[group_id] || ' #' || i, 'Hello from Bench Shop', queued_at
+         from (${rows(size, from, to, now, groupCount)}) r`,
     )
     .execute(db);
   await sql
@@ -102,18 +107,18 @@ export async function loadRows(db, { customerId, domainId, size, from, to, now }
                       case when fate = 'delivered' and u6 < 0.45 then 1 + floor(power(u7, 3) * 5)::int else 0 end as opens,
                       case when fate = 'delivered' and u6 < 0.45 and u9 < 0.3 then 1 + floor(power(u10, 3) * 3)::int else 0 end as clicks,
                       least(${nowLit}, sent_at + power(u8, 2) * interval '72 hours') as first_open
-                 from (${fates(size, from, to, now)}) f) t`,
+                 from (${fates(size, from, to, now, groupCount)}) f) t`,
     )
     .execute(db);
 }
 
 /** The groups (ids 1…), created at the start of the history. */
-export async function insertGroups(db, customerId, now) {
+export async function insertGroups(db, customerId, now, groupCount = GROUPS.length) {
   const created = new Date(now.getTime() - SPAN_DAYS * 86_400_000).toISOString();
   await sql
     .raw(
       `insert into transaction_groups (id, uuid, customer_id, name, created_at)
-       select n, gen_random_uuid(), ${customerId}, (${array(GROUPS)})[n], timestamptz '${created}' from generate_series(1, ${GROUPS.length}) n`,
+       select n, gen_random_uuid(), ${customerId}, (${array(groupNames(groupCount))})[n], timestamptz '${created}' from generate_series(1, ${groupCount}) n`,
     )
     .execute(db);
 }
@@ -193,4 +198,30 @@ export async function checkRollups(db, customerId) {
   Object.assign(t, ct);
   const mismatches = Object.keys(s).filter((k) => Number(s[k]) !== Number(t[k]));
   return { match: mismatches.length === 0, mismatches, totals: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)])) };
+}
+
+/** Tracked links per group: each clicked transaction clicked one to three of them. */
+export const LINKS_PER_GROUP = 8;
+
+/**
+ * link_stats (migration 009) from the rows: each clicked transaction's clicks spread over one to
+ * three of its group's LINKS_PER_GROUP URLs, keyed by the acceptance day as the click recorder keys
+ * them. The subject is the group's template subject ('<group> update'): the bench's messages carry a
+ * unique '#i' in theirs, which real transactional templates do not, and one link row per message
+ * would not be a Links tab anyone sees.
+ */
+export async function deriveLinkStats(db, customerId, groupCount = GROUPS.length) {
+  await sql
+    .raw(
+      `insert into link_stats (customer_id, group_id, day, link_key, url, subject, clicks, unique_clicks)
+       select ${customerId}, group_id, day, md5(url || chr(10) || subject)::uuid, url, subject, sum(clicks), count(*)
+         from (select t.group_id, (t.queued_at at time zone 'UTC')::date as day,
+                      'https://bench.example/' || t.group_id || '/link-' || ((t.id + k) % ${LINKS_PER_GROUP}) as url,
+                      (${array(groupNames(groupCount))})[t.group_id] || ' update' as subject,
+                      case when k = 0 then t.click_count - least(t.click_count, 3) + 1 else 1 end as clicks
+                 from transactions t, generate_series(0, least(t.click_count, 3) - 1) as k
+                where t.customer_id = ${customerId} and t.click_count > 0) x
+        group by group_id, day, url, subject`,
+    )
+    .execute(db);
 }

@@ -1,5 +1,8 @@
 // The date range field of the Dashboard and the Recipients tab (spec core §2, §9): shows the range
 // 'MMMM D, YYYY - MMMM D, YYYY'; the first click or focus loads flatpickr and opens its calendar.
+// React alone writes this field (its value is the range prop): flatpickr works on an input of its
+// own and only places its calendar by this one, so it never changes a node React renders (issue 11:
+// "NotFoundError: removeChild", React #418).
 import { useEffect, useRef } from 'react';
 import type { Instance } from 'flatpickr/dist/types/instance';
 import { type DayRange, formatRange, localDate, utcDay } from '../lib/dates.ts';
@@ -30,14 +33,17 @@ export default function DateRangePicker({ range, onChange, testId }: Props) {
   latest.current = { range, onChange };
 
   useEffect(() => {
-    if (input.current) input.current.value = formatRange(range);
     picker.current?.setDate([localDate(range.start), localDate(range.end)], false);
   }, [range.start, range.end]);
 
   useEffect(() => () => picker.current?.destroy(), []);
 
   function attach() {
-    if (picker.current || loading.current || !input.current) return;
+    if (picker.current) {
+      picker.current.open();
+      return;
+    }
+    if (loading.current || !input.current) return;
     loading.current = true;
     const field = input.current;
     void import('../lib/date-picker.ts').then(async ({ createRangePicker, loadStylesheet }) => {
@@ -64,7 +70,7 @@ export default function DateRangePicker({ range, onChange, testId }: Props) {
         className="input"
         type="text"
         readOnly
-        defaultValue={formatRange(range)}
+        value={formatRange(range)}
         aria-label="Date range"
         onFocus={attach}
         onClick={attach}

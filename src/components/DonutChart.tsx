@@ -1,5 +1,7 @@
 // A donut of a few parts in plain SVG: one circle per part, its dash the part's share of the ring
 // (circumference 100, so a share in percent is its dash length). A part's <title> is its tooltip.
+import { formatCount } from '../lib/numbers.ts';
+
 interface Part {
   label: string;
   value: number;
@@ -11,12 +13,14 @@ interface Props {
   parts: Part[];
   /** The words under the total in the middle. */
   caption: string;
+  /** The text in the middle instead of the total (the group Overview shows the delivered share). */
+  centre?: string;
   testId: string;
 }
 
 const RADIUS = 100 / (2 * Math.PI);
 
-export default function DonutChart({ parts, caption, testId }: Props) {
+export default function DonutChart({ parts, caption, centre, testId }: Props) {
   const total = parts.reduce((n, p) => n + p.value, 0);
   let start = 0;
   return (
@@ -30,11 +34,11 @@ export default function DonutChart({ parts, caption, testId }: Props) {
         start += share;
         return (
           <circle key={part.label} className={`donut-slice ${part.tone}`} cx="21" cy="21" r={RADIUS} strokeDasharray={`${share} ${100 - share}`} strokeDashoffset={offset} data-part={part.label}>
-            <title>{`${part.label}: ${part.value.toLocaleString('en-US')} (${Math.round(share)}%)`}</title>
+            <title>{`${part.label}: ${formatCount(part.value)} (${Math.round(share)}%)`}</title>
           </circle>
         );
       })}
-      <text className="donut-total" x="21" y="21">{total.toLocaleString('en-US')}</text>
+      <text className="donut-total" x="21" y="21">{centre ?? formatCount(total)}</text>
       <text className="donut-caption" x="21" y="26">{caption}</text>
     </svg>
   );

@@ -1,6 +1,7 @@
 // The pager under the console's report tables (spec core §2): 'Displaying a-b of total' with
 // first, previous, next and last controls.
 import type { PageMeta } from '../server/reports/report-input.ts';
+import { formatCount } from '../lib/numbers.ts';
 
 interface Props {
   meta: PageMeta;
@@ -8,8 +9,6 @@ interface Props {
   /** Prefix of the data-testid attributes, e.g. 'transactions' → transactions-range, transactions-next. */
   testId: string;
 }
-
-const number = (n: number) => n.toLocaleString('en-US');
 
 /**
  * Shows nothing for an empty table (its empty row says so). A capped total (the API stopped
@@ -29,13 +28,13 @@ export default function Pagination({ meta, onPage, testId }: Props) {
   return (
     <div className="report-pager">
       <p className="has-text-grey" data-testid={`${testId}-range`}>
-        Displaying {number(first)}-{number(to)} of {capped ? `more than ${number(total - 1)}` : number(total)}
+        Displaying {formatCount(first)}-{formatCount(to)} of {capped ? `more than ${formatCount(total - 1)}` : formatCount(total)}
       </p>
       <nav className="buttons has-addons" aria-label="Pages">
         {control('First', 1, page <= 1, 'first')}
         {control('Previous', page - 1, page <= 1, 'previous')}
         <span className="button is-small is-static" data-testid={`${testId}-page`}>
-          Page {number(page)}{capped ? '' : ` of ${number(last)}`}
+          Page {formatCount(page)}{capped ? '' : ` of ${formatCount(last)}`}
         </span>
         {control('Next', page + 1, page >= last, 'next')}
         {control('Last', last, capped || page >= last, 'last')}

@@ -5,11 +5,10 @@
 import { useEffect } from 'react';
 import { formatMoment, isoOf } from '../lib/dates.ts';
 import { addressText, customHeaders, eventView } from '../lib/transaction-info-view.ts';
-import type { TimelineState } from '../islands/stores/transaction-info.ts';
-import type { TransactionWire } from '../islands/stores/transactions.ts';
+import type { InfoTransaction, TimelineState } from '../islands/stores/transaction-info.ts';
 
 interface Props {
-  tx: TransactionWire;
+  tx: InfoTransaction;
   timeline: TimelineState;
   onClose(): void;
   onRetryTimeline(): void;
@@ -74,7 +73,8 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
           <p className="modal-card-title" id="transaction-info-title">Transaction Info</p>
           <button type="button" className="delete" aria-label="Close" onClick={onClose} autoFocus />
         </header>
-        <section className="modal-card-body">
+        {/* focusable, so a keyboard can scroll it when a small screen makes it scroll (WCAG 2.1.1) */}
+        <section className="modal-card-body" tabIndex={0} aria-label="Transaction details">
           <dl className="info-fields">
             {fields.map(([label, value, id]) => (
               <div key={id} className="info-field">

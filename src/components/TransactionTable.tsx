@@ -67,7 +67,7 @@ function Row({ tx, onMoreInfo }: { tx: TransactionWire; onMoreInfo(tx: Transacti
       </td>
       <td className="has-text-centered"><EyeIcon opened={tx.trans_read_count > 0} /></td>
       <td className="clicks-cell" data-testid="transaction-clicks">{clicksText(tx.trans_click_count)}</td>
-      <td className="has-text-right">
+      <td className="has-text-right more-info-cell">
         <button type="button" className="button is-small is-info is-light" onClick={() => onMoreInfo(tx)} data-testid="more-info">More Info</button>
       </td>
     </tr>
@@ -93,7 +93,7 @@ export default function TransactionTable({ list, sort, onSort, onPage, onRetry, 
               <th>Group</th>
               <SortableHeader label="Opened" direction={direction('opens')} onSort={() => onSort('opens')} className="opened-column" testId="sort-opened" />
               <SortableHeader label="Clicks" direction={direction('clicks')} onSort={() => onSort('clicks')} className="clicks-column" testId="sort-clicks" />
-              <th><span className="is-sr-only">More Info</span></th>
+              <th className="more-info-cell"><span className="is-sr-only">More Info</span></th>
             </tr>
           </thead>
           <tbody>

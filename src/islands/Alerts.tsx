@@ -1,9 +1,9 @@
-import { useStore } from '@nanostores/react';
 import { alerts, dismissAlert } from './stores/alerts.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 /** Renders the alert store as Bulma notifications, top right. */
 export default function Alerts() {
-  const $alerts = useStore(alerts);
+  const $alerts = useIslandStore(alerts);
   return (
     <div className="alerts" role="status" aria-live="polite">
       {$alerts.map((a) => (

@@ -1,10 +1,9 @@
-import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import DonutChart from '../components/DonutChart.tsx';
 import { breakdownOf, percentOf } from '../lib/delivery-breakdown.ts';
 import { ensureOverview, loadOverview, overview } from './stores/dashboard.ts';
-
-const number = (n: number) => n.toLocaleString('en-US');
+import { useIslandStore } from '../lib/island-hooks.ts';
+import { formatCount } from '../lib/numbers.ts';
 
 /**
  * The Dashboard's second chart panel (spec core §2: its contents are not shown; the issue asks for
@@ -14,7 +13,7 @@ const number = (n: number) => n.toLocaleString('en-US');
  * the overview chart already strains.
  */
 export default function DashboardBreakdown() {
-  const $overview = useStore(overview);
+  const $overview = useIslandStore(overview);
   useEffect(() => ensureOverview(), []);
   const totals = breakdownOf($overview.days);
   const outcomes = totals.delivered + totals.bounced + totals.failed;
@@ -43,17 +42,17 @@ export default function DashboardBreakdown() {
           <div key={label} className="breakdown-stat">
             <dt><span className={`status-dot is-${tone}`} aria-hidden="true" />{label}</dt>
             <dd data-testid={`breakdown-${tone}`}>
-              {number(value)} <span className="has-text-grey">{percentOf(value, totals)}</span>
+              {formatCount(value)} <span className="has-text-grey">{percentOf(value, totals)}</span>
             </dd>
           </div>
         ))}
         <div className="breakdown-stat">
           <dt>Sent</dt>
-          <dd data-testid="breakdown-sent">{number(totals.sent)}</dd>
+          <dd data-testid="breakdown-sent">{formatCount(totals.sent)}</dd>
         </div>
         <div className="breakdown-stat">
           <dt>Transactions</dt>
-          <dd data-testid="breakdown-requests">{number(totals.requests)}</dd>
+          <dd data-testid="breakdown-requests">{formatCount(totals.requests)}</dd>
         </div>
       </dl>
     </div>

@@ -1,7 +1,7 @@
-import { useStore } from '@nanostores/react';
 import { useEffect, useRef } from 'react';
 import { formatDay, shortDay } from '../lib/dates.ts';
 import { type DailyStatWire, ensureOverview, loadOverview, overview } from './stores/dashboard.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 const SERIES: { key: keyof DailyStatWire & ('sent' | 'delivered' | 'bounced' | 'failed' | 'opens' | 'link_clicks'); name: string; colour: 'sent' | 'delivered' | 'bounced' | 'failed' | 'opens' | 'clicks' }[] = [
   { key: 'sent', name: 'Sent', colour: 'sent' },
@@ -17,7 +17,7 @@ const SERIES: { key: keyof DailyStatWire & ('sent' | 'delivered' | 'bounced' | '
  * failed, opens and clicks from POST /v1/dashboard/overview, drawn by frappe-charts.
  */
 export default function DashboardOverviewChart() {
-  const $overview = useStore(overview);
+  const $overview = useIslandStore(overview);
   const holder = useRef<HTMLDivElement>(null);
   useEffect(() => ensureOverview(), []);
 
@@ -27,13 +27,13 @@ export default function DashboardOverviewChart() {
     const parent = holder.current;
     let chart: { destroy(): void } | null = null;
     let cancelled = false;
-    void import('../lib/charts.ts').then(({ AxisChart, SERIES_COLOURS }) => {
+    void import('../lib/charts.ts').then(({ CountChart, SERIES_COLOURS }) => {
       if (cancelled) return;
       // short axis labels ('Mar 1'; with the year beyond a year of days), the full date in the tooltip
       const long = days.length > 366;
       const labels = days.map((d) => (long ? formatDay(d.tstat_day) : shortDay(d.tstat_day)));
       const fullDay = new Map(labels.map((label, i) => [label, formatDay(days[i].tstat_day)]));
-      chart = new AxisChart(parent, {
+      chart = new CountChart(parent, {
         type: 'line',
         height: 320,
         data: { labels, datasets: SERIES.map((s) => ({ name: s.name, values: days.map((d) => d[s.key]) })) },

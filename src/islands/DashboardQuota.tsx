@@ -1,20 +1,19 @@
-import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import { loadQuota, quota } from './stores/dashboard.ts';
-
-const number = (n: number) => n.toLocaleString('en-US');
+import { useIslandStore } from '../lib/island-hooks.ts';
+import { formatCount } from '../lib/numbers.ts';
 
 /**
  * The Monthly Quota progress bar (spec core §2) with its tooltip 'X of Y sent', shown on hover and
  * on keyboard focus. The bar turns amber past 90 % and red when the quota is used up.
  */
 export default function DashboardQuota() {
-  const $quota = useStore(quota);
+  const $quota = useIslandStore(quota);
   useEffect(() => void loadQuota(), []);
   const { sent, maximum, status } = $quota;
   const share = maximum > 0 ? Math.min(1, sent / maximum) : sent > 0 ? 1 : 0;
   const tone = share >= 1 ? 'is-danger' : share > 0.9 ? 'is-warning' : 'is-primary';
-  const text = `${number(sent)} of ${number(maximum)} sent`;
+  const text = `${formatCount(sent)} of ${formatCount(maximum)} sent`;
   return (
     <div className="quota" aria-busy={status === 'loading' || status === 'idle'}>
       <div className="quota-heading">

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import CopyField from '../components/CopyField.tsx';
 import { api, errorMessage } from '../lib/api.ts';
+import { formatDateTime, unixOfIso } from '../lib/dates.ts';
 import { showAlert } from './stores/alerts.ts';
 
 interface DnsCheck {
@@ -22,6 +23,12 @@ export interface DomainDetail {
   dns_records: { purpose: string; type: string; name: string; value: string; check: DnsCheck | null }[];
 }
 
+/** When the records were last checked: 'MMMM D, YYYY HH:mm UTC' (spec core §9; the same text on the server and in any browser). */
+function LastChecked({ iso }: { iso: string }) {
+  const at = unixOfIso(iso);
+  return <time dateTime={iso}>{formatDateTime(at)} UTC</time>;
+}
+
 const PURPOSE: Record<string, string> = { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', return_path: 'Return path' };
 
 export default function DomainDetails({ initial }: { initial: DomainDetail }) {
@@ -32,7 +39,7 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
   async function check() {
     setChecking(true);
     try {
-      const answer = await api<{ domain: DomainDetail }>(`v1/domains/${domain.domain_id}/check`, { method: 'POST', body: {} });
+      const answer = await api<{ domain: DomainDetail }>(`/v1/domains/${domain.domain_id}/check`, { method: 'POST', body: {} });
       setDomain(answer.domain);
     } catch (err) {
       showAlert('danger', errorMessage(err, 'The DNS check failed. Try again.'));
@@ -44,7 +51,7 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
   async function resend() {
     setSending(true);
     try {
-      const answer = await api<{ messages: string[]; domain: DomainDetail }>(`v1/domains/${domain.domain_id}/verification`, { method: 'POST', body: {} });
+      const answer = await api<{ messages: string[]; domain: DomainDetail }>(`/v1/domains/${domain.domain_id}/verification`, { method: 'POST', body: {} });
       setDomain(answer.domain);
       showAlert('success', answer.messages.join(', '));
     } catch (err) {
@@ -82,7 +89,7 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
         <div className="card-content">
           <p className="mb-4 has-text-grey" data-testid="dns-checked">
             Publish these records at your DNS provider so receivers can authenticate your mail.{' '}
-            {domain.dns_checked_timestamp ? `Last checked ${new Date(domain.dns_checked_timestamp).toLocaleString()}.` : 'Not checked yet.'}
+            {domain.dns_checked_timestamp ? <>Last checked <LastChecked iso={domain.dns_checked_timestamp} />.</> : 'Not checked yet.'}
           </p>
           {domain.dns_records.map((r) => (
             <div className="dns-record" key={r.purpose} data-testid="dns-record" data-purpose={r.purpose} data-ok={r.check ? String(r.check.ok) : 'unchecked'}>

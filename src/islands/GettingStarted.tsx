@@ -1,14 +1,14 @@
 // The getting-started page (spec core §2): step markers, the Add and Verify Domain card (each
 // domain with a red cross or green check and an edit link; a button opening the domain modal) and
 // the Configure using API or SMTP card (two Get Key choices revealing the credential fields).
-import { useStore } from '@nanostores/react';
 import { useEffect, useState } from 'react';
 import { ApiCredentialFields, SmtpCredentialFields } from '../components/CredentialFields.tsx';
 import DomainModal from '../components/DomainModal.tsx';
 import { DOMAIN_CREATED, createDomain, getStarted, loadGetStarted } from './stores/get-started.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 export default function GettingStarted({ docsUrl }: { docsUrl?: string | null }) {
-  const $state = useStore(getStarted);
+  const $state = useIslandStore(getStarted);
   const [modalOpen, setModalOpen] = useState(false);
   const [choice, setChoice] = useState<'api' | 'smtp' | null>(null);
   useEffect(() => {

@@ -7,14 +7,14 @@ export default function LogoutButton({ label = 'Logout', children }: { label?: s
   async function logout() {
     setBusy(true);
     try {
-      const { redirect } = await api<{ redirect: string }>('v1/logout', { method: 'POST', body: {} });
+      const { redirect } = await api<{ redirect: string }>('/v1/logout', { method: 'POST', body: {} });
       window.location.assign(redirect || '/login');
     } catch {
       window.location.assign('/login');
     }
   }
   return (
-    <a href="/login" className="menu-link" data-testid="logout" aria-disabled={busy} onClick={(e) => { e.preventDefault(); if (!busy) void logout(); }}>
+    <a href="/login" className="menu-link" title={label} data-testid="logout" aria-disabled={busy} onClick={(e) => { e.preventDefault(); if (!busy) void logout(); }}>
       {children}
       <span className="menu-label">{label}</span>
     </a>

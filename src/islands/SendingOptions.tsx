@@ -1,6 +1,6 @@
-import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import { type SendingOption, loadUiSettings, optionValue, saveSendingOption, savingOptions, uiSettings } from './stores/ui-settings.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 const OPTIONS: { option: SendingOption; label: string; help: string }[] = [
   { option: 'track_opens', label: 'Track Opens', help: 'Add an invisible image to HTML mail to count opens.' },
@@ -13,8 +13,8 @@ const OPTIONS: { option: SendingOption; label: string; help: string }[] = [
  * flight and flips only once the server accepted the change (§4); a failed save leaves it as it was.
  */
 export default function SendingOptions() {
-  const $settings = useStore(uiSettings);
-  const $saving = useStore(savingOptions);
+  const $settings = useIslandStore(uiSettings);
+  const $saving = useIslandStore(savingOptions);
   useEffect(() => void loadUiSettings(), []);
 
   if ($settings.status === 'failed') {

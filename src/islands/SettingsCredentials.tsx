@@ -1,11 +1,11 @@
-import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import { ApiCredentialFields, SmtpCredentialFields } from '../components/CredentialFields.tsx';
 import { loadUiSettings, uiSettings } from './stores/ui-settings.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 /** The API or SMTP Credentials block of Settings, from the settings answer the page loads once. */
 export default function SettingsCredentials({ kind, docsUrl }: { kind: 'api' | 'smtp'; docsUrl?: string | null }) {
-  const $settings = useStore(uiSettings);
+  const $settings = useIslandStore(uiSettings);
   useEffect(() => void loadUiSettings(), []);
 
   if ($settings.status === 'loading') return <p className="has-text-grey">Loading…</p>;

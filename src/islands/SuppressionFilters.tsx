@@ -1,5 +1,5 @@
-import { useStore } from '@nanostores/react';
 import { type OriginFilter, chooseOrigin, query, searchText, typeSearch } from './stores/suppressions.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 const ORIGINS: { origin: OriginFilter; label: string }[] = [
   { origin: 'all', label: 'All' },
@@ -10,8 +10,8 @@ const ORIGINS: { origin: OriginFilter; label: string }[] = [
 
 /** The Suppression List's search box and origin filter buttons (spec part two §2). */
 export default function SuppressionFilters() {
-  const $text = useStore(searchText);
-  const $query = useStore(query);
+  const $text = useIslandStore(searchText);
+  const $query = useIslandStore(query);
   return (
     <div className="suppression-filters">
       <div className="control search-control">

@@ -1,16 +1,16 @@
-import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import { type PageMeta, type SuppressionOrigin, checked, deleteChecked, deleting, goToPage, list, loadSuppressions, toggleChecked } from './stores/suppressions.ts';
+import { formatReportDate, unixOfIso } from '../lib/dates.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 const ORIGIN_LABEL: Record<SuppressionOrigin, string> = { user: 'User', bounce: 'Bounce', unsubscribe: 'Unsubscribe' };
 const ORIGIN_TAG: Record<SuppressionOrigin, string> = { user: 'is-info', bounce: 'is-warning', unsubscribe: 'is-dark' };
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** 'd MMM YYYY - HH:mm' in the browser's time zone (spec part two §9, the reports' date format). */
-function formatDate(iso: string): string {
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getDate()} ${MONTHS[d.getMonth()]} ${d.getFullYear()} - ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+/** When an address was suppressed: 'D MMM YYYY - HH:mm' in UTC (spec part two §9, the reports' format), the zone in its tooltip. */
+function SuppressedAt({ iso }: { iso: string }) {
+  const at = unixOfIso(iso);
+  const text = formatReportDate(at);
+  return <time dateTime={iso} title={`${text} UTC`}>{text}</time>;
 }
 
 /** Page numbers around the current one, with the first and last always shown; null marks a gap. */
@@ -68,9 +68,9 @@ function TrashIcon() {
  * 'No data.' when the list (or the search) is empty (§8).
  */
 export default function SuppressionTable() {
-  const $list = useStore(list);
-  const $checked = useStore(checked);
-  const $deleting = useStore(deleting);
+  const $list = useIslandStore(list);
+  const $checked = useIslandStore(checked);
+  const $deleting = useIslandStore(deleting);
   useEffect(() => void loadSuppressions(), []);
 
   if ($list.status === 'failed') {
@@ -121,7 +121,7 @@ export default function SuppressionTable() {
                 </td>
                 <td className="email-cell" data-testid="suppression-email">{row.email}</td>
                 <td><span className={`tag ${ORIGIN_TAG[row.origin]} is-light`} data-testid="suppression-origin">{ORIGIN_LABEL[row.origin]}</span></td>
-                <td className="date-cell"><time dateTime={row.suppressed_timestamp}>{formatDate(row.suppressed_timestamp)}</time></td>
+                <td className="date-cell"><SuppressedAt iso={row.suppressed_timestamp} /></td>
               </tr>
             ))}
             {$list.status === 'loaded' && $list.data.length === 0 && (

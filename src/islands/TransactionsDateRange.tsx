@@ -1,9 +1,15 @@
-import { useStore } from '@nanostores/react';
 import DateRangePicker from '../components/DateRangePicker.tsx';
+import { useHydrated, useIslandStore } from '../lib/island-hooks.ts';
 import { chooseRange, chosenRange, currentRange } from './stores/date-range.ts';
 
-/** The date range of the Dashboard and the Recipients tab (spec core §2); a new range reloads what depends on it. */
-export default function TransactionsDateRange() {
-  const $chosen = useStore(chosenRange);
-  return <DateRangePicker range={currentRange($chosen)} onChange={chooseRange} testId="date-range" />;
+/**
+ * The date range of the Dashboard and the Recipients tab (spec core §2); a new range reloads what
+ * depends on it. `today` is the server's UTC day: while hydrating, the default range ends on it, as
+ * in the HTML the server sent (a page rendered just before midnight UTC hydrates just after it);
+ * then on the browser's day, which the loads use.
+ */
+export default function TransactionsDateRange({ today }: { today: string }) {
+  const $chosen = useIslandStore(chosenRange);
+  const hydrated = useHydrated();
+  return <DateRangePicker range={currentRange($chosen, hydrated ? undefined : today)} onChange={chooseRange} testId="date-range" />;
 }

@@ -1,9 +1,9 @@
-import { useStore } from '@nanostores/react';
 import { groupSearchText, typeGroupSearch } from './stores/groups.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 /** The Groups tab's search box (spec core §2), debounced 1000 ms (§9). */
 export default function TransactionsGroupSearch() {
-  const $text = useStore(groupSearchText);
+  const $text = useIslandStore(groupSearchText);
   return (
     <div className="control search-control">
       <input

@@ -1,12 +1,11 @@
-import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
 import { formatGroupDate, isoOf } from '../lib/dates.ts';
 import { type GroupSortKey, type GroupWire, goToGroupPage, groupList, groupQuery, loadGroups, sortGroups } from './stores/groups.ts';
-
-const number = (n: number) => n.toLocaleString('en-US');
+import { useIslandStore } from '../lib/island-hooks.ts';
+import { formatCount } from '../lib/numbers.ts';
 
 const COUNTS: { key: GroupSortKey; label: string; value(g: GroupWire): number }[] = [
   { key: 'sent', label: 'Sent', value: (g) => g.groupStats.tgs_total_sent },
@@ -24,8 +23,8 @@ const COLUMNS = 3 + COUNTS.length;
  * group's report; sortable headers, the pager, a retry control when it has no data (§8).
  */
 export default function TransactionsGroupTable() {
-  const $list = useStore(groupList);
-  const $query = useStore(groupQuery);
+  const $list = useIslandStore(groupList);
+  const $query = useIslandStore(groupQuery);
   useEffect(() => void loadGroups(), []);
   const loading = $list.status === 'loading';
   const header = (key: GroupSortKey, label: string, className?: string) => (
@@ -61,7 +60,7 @@ export default function TransactionsGroupTable() {
                 </td>
                 <td className="date-cell" data-testid="group-last-send">{formatGroupDate(g.group_last_send_date)}</td>
                 {COUNTS.map((c) => (
-                  <td key={c.key} className="count-cell" data-testid={`group-${c.key}`}>{number(c.value(g))}</td>
+                  <td key={c.key} className="count-cell" data-testid={`group-${c.key}`}>{formatCount(c.value(g))}</td>
                 ))}
                 <td className="has-text-right">
                   <a className="button is-small is-info is-light" href={`/groups/${encodeURIComponent(g.group_uuid)}/overview`} data-testid="group-report">View Report</a>

@@ -1,5 +1,5 @@
-import { useStore } from '@nanostores/react';
 import { type StatusFilter, chooseStatus, transactionQuery } from './stores/transactions.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 const STATUSES: { status: StatusFilter; label: string }[] = [
   { status: 'all', label: 'All' },
@@ -10,7 +10,7 @@ const STATUSES: { status: StatusFilter; label: string }[] = [
 
 /** The Recipients tab's status filter buttons All, Sent, Failed, Delivered (spec core §2, §9); a change goes to page 1 (§4). */
 export default function TransactionsStatusFilter() {
-  const $query = useStore(transactionQuery);
+  const $query = useIslandStore(transactionQuery);
   return (
     <div className="buttons has-addons status-filter" role="group" aria-label="Status">
       {STATUSES.map(({ status, label }) => {

@@ -1,8 +1,8 @@
-import { useStore } from '@nanostores/react';
 import { Suspense, lazy, useEffect } from 'react';
 import TransactionTable from '../components/TransactionTable.tsx';
 import { closeTransactionInfo, loadTimeline, showTransactionInfo, shownTransaction, timeline } from './stores/transaction-info.ts';
 import { goToTransactionPage, loadTransactions, sortTransactions, startTransactionTable, transactionList, transactionQuery } from './stores/transactions.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
 
 // loaded with the first More Info click: most visits open no modal (and the page's script budget is tight)
 const TransactionInfoModal = lazy(() => import('../components/TransactionInfoModal.tsx'));
@@ -14,10 +14,10 @@ interface Props {
 
 /** The transaction table of the Dashboard and the Recipients tab with its More Info modal (spec core §2). */
 export default function TransactionsTable({ source }: Props) {
-  const $list = useStore(transactionList);
-  const $query = useStore(transactionQuery);
-  const $shown = useStore(shownTransaction);
-  const $timeline = useStore(timeline);
+  const $list = useIslandStore(transactionList);
+  const $query = useIslandStore(transactionQuery);
+  const $shown = useIslandStore(shownTransaction);
+  const $timeline = useIslandStore(timeline);
   useEffect(() => startTransactionTable(source), [source]);
   return (
     <>

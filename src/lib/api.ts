@@ -8,12 +8,24 @@ export interface ApiErrorBody {
   message?: string;
 }
 
+/**
+ * Calls go to the site root whatever the page's address: 'v1/x' from /groups/ (or /domains/5)
+ * would otherwise resolve to /groups/v1/x (issue 11). ofetch's baseURL '/' leaves a relative path
+ * as it is, so the path is made absolute here, before ofetch applies baseURL and query.
+ */
+export function absolutePath(request: string): string {
+  return /^[a-z][a-z\d+.-]*:/i.test(request) || request.startsWith('/') ? request : `/${request}`;
+}
+
 function createClient(redirectOnAuthError: boolean) {
   return ofetch.create({
     baseURL: '/',
     credentials: 'include',
     timeout: REQUEST_TIMEOUT_MS,
     headers: { 'Request-Type': 'ui', Accept: 'application/json' },
+    onRequest(context) {
+      if (typeof context.request === 'string') context.request = absolutePath(context.request);
+    },
     onResponseError({ response }) {
       if (redirectOnAuthError && (response.status === 401 || response.status === 403) && typeof window !== 'undefined') {
         window.location.assign('/unauthorized');

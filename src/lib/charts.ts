@@ -2,7 +2,31 @@
 // line chart, with the library's stylesheet. The island imports this module dynamically, so the
 // chart code loads only where a chart is drawn and never runs on the server.
 import 'frappe-charts/src/css/charts.scss';
-export { default as AxisChart } from 'frappe-charts/src/js/charts/AxisChart';
+import AxisChart, { type AxisChartOptions } from 'frappe-charts/src/js/charts/AxisChart';
+import { guardRedraw } from './chart-redraw-guard.ts';
+import { countTicks } from './count-ticks.ts';
+
+/**
+ * A line chart of counts: frappe-charts' AxisChart with whole-number y ticks from 0 (issue 11), in
+ * place of the library's quarter steps for small maxima. Mirrors AxisChart.calcYAxisParameters.
+ */
+export class CountChart extends AxisChart {
+  constructor(parent: HTMLElement, options: AxisChartOptions) {
+    super(parent, options);
+    // a redraw during the update animation must not throw (chart-redraw-guard.ts)
+    guardRedraw(this);
+  }
+
+  calcYAxisParameters(values: number[]): void {
+    const ticks = countTicks(Math.max(0, ...values));
+    const scaleMultiplier = this.height / ticks[ticks.length - 1];
+    const zeroLine = this.height;
+    this.state.yAxis = { labels: ticks, positions: ticks.map((t) => zeroLine - t * scaleMultiplier), scaleMultiplier, zeroLine };
+    this.calcDatasetPoints();
+    this.calcYExtremes();
+    this.calcYRegions();
+  }
+}
 
 /** Spec core §9: delivered green, bounced amber, others red; the rest of the series in calm tones. */
 export const SERIES_COLOURS = {

@@ -29,17 +29,33 @@ export interface RangePickerOptions {
   onPick(range: DayRange): void;
 }
 
-/** Attaches a range picker to `input`; it writes the range 'MMMM D, YYYY - MMMM D, YYYY' (spec core §9). */
-export function createRangePicker(input: HTMLInputElement, options: RangePickerOptions): Instance {
+/** Below this width the calendar shows one month: two (about 620 px) would not fit a phone. */
+const TWO_MONTHS_QUERY = '(min-width: 680px)';
+
+/**
+ * A range picker whose calendar opens under `field` (which the caller renders and writes: the range
+ * 'MMMM D, YYYY - MMMM D, YYYY', spec core §9). flatpickr gets a hidden input of its own, so its DOM
+ * changes never touch the caller's nodes; the caller opens the picker on click and focus.
+ */
+export function createRangePicker(field: HTMLElement, options: RangePickerOptions): Instance {
   const dates = (r: DayRange) => [localDate(r.start), localDate(r.end)];
-  // two months side by side, the range's last month on the right
+  const months = window.matchMedia(TWO_MONTHS_QUERY).matches ? 2 : 1;
+  // the range's last month on the right
   const showEnd = (picker: Instance) => {
     const end = localDate(options.current().end);
-    picker.jumpToDate(new Date(end.getFullYear(), end.getMonth() - 1, 1));
+    picker.jumpToDate(new Date(end.getFullYear(), end.getMonth() - (months - 1), 1));
   };
-  return flatpickr(input, {
+  // flatpickr makes its input a text field: keep it out of sight and out of the tab order
+  const own = Object.assign(document.createElement('input'), { hidden: true, tabIndex: -1 });
+  own.setAttribute('aria-hidden', 'true');
+  document.body.append(own);
+  const picker = flatpickr(own, {
     mode: 'range',
-    showMonths: 2,
+    showMonths: months,
+    positionElement: field,
+    clickOpens: false,
+    // a click on the field while the calendar is open keeps it open
+    ignoredFocusElements: [field],
     // the field sits at the right of the page heading: the calendar opens leftwards
     position: 'auto right',
     dateFormat: 'F j, Y',
@@ -53,5 +69,7 @@ export function createRangePicker(input: HTMLInputElement, options: RangePickerO
       // one day clicked and the picker left: back to the range in effect
       else picker.setDate(dates(options.current()), false);
     },
+    onDestroy: () => own.remove(),
   });
+  return picker;
 }

@@ -1,9 +1,53 @@
-// Dates of the Dashboard and Transactions pages (spec core §9): ranges shown 'MMMM D, YYYY' and
-// sent as 'YYYY-MM-DD', the default range the last 29 days through today, group dates
-// 'DD MMMM YYYY' (§2). Range days are UTC days, as the API counts them (report-input.ts: the
-// daily_stats rollup is keyed by UTC day), so server and browser agree on "today"; moments
-// (a transaction's sent date) are shown in the browser's time zone. Formatted by hand: dayjs would
-// add 3 KB gzipped to pages whose JavaScript budget is 100 KB, for five fixed formats.
+// The one date module of the console (issue 11), on dayjs: every date shown and every date sent.
+// Formats: 'MMMM D, YYYY' and 'MMMM D, YYYY HH:mm' in the console (spec core §9), 'D MMM YYYY - HH:mm'
+// in reports (part two §9), 'D MMMM YYYY' for created dates and attachments, 'YYYY-MM-DD' and unix
+// seconds on the wire. Every moment is shown in UTC, the zone the API counts days in (the rollups
+// are keyed by UTC day): the server renders the same text as any browser in any zone or locale,
+// so a server-rendered date never differs from the hydrated one (React error #418).
+import dayjs, { type Dayjs, type PluginFunc } from 'dayjs';
+
+/** The fields of a dayjs instance this module's UTC support sets (dayjs's own names). */
+interface Fields {
+  $d: Date;
+  $u?: boolean;
+  $y: number;
+  $M: number;
+  $D: number;
+  $W: number;
+  $H: number;
+  $m: number;
+  $s: number;
+  $ms: number;
+  parse(cfg: { utc?: boolean }): void;
+  init(): void;
+}
+
+/**
+ * UTC moments without dayjs's utc plugin (1 KiB gz of the dashboard's 100 KiB script budget, for
+ * methods this module never calls): dayjs's core already keeps the `$u` flag through clones and
+ * honours it in startOf/endOf, add and set, and parses `dayjs(text, { utc: true })` as UTC; this
+ * sets the flag from that option and reads the fields with the UTC getters.
+ */
+const utcFields: PluginFunc = (_option, Dayjs) => {
+  const proto = Dayjs.prototype as unknown as Fields;
+  const { parse, init } = proto;
+  proto.parse = function (this: Fields, cfg) {
+    this.$u = cfg.utc === true;
+    parse.call(this, cfg);
+  };
+  proto.init = function (this: Fields) {
+    if (!this.$u) return init.call(this);
+    const d = this.$d;
+    [this.$y, this.$M, this.$D, this.$W] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCDay()];
+    [this.$H, this.$m, this.$s, this.$ms] = [d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()];
+  };
+};
+dayjs.extend(utcFields);
+
+/** A moment (Date, epoch milliseconds or a 'YYYY-MM-DD…' text read as UTC) as a UTC dayjs. */
+function utc(at: Date | number | string): Dayjs {
+  return dayjs(at, { utc: true });
+}
 
 /** Spec core §9: the default range is 29 days back to today. */
 export const DEFAULT_RANGE_DAYS_BACK = 29;
@@ -14,46 +58,75 @@ export interface DayRange {
   end: string;
 }
 
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const pad = (n: number) => String(n).padStart(2, '0');
-const moment = (unixSeconds: number) => new Date(unixSeconds * 1000);
-/** 'MMMM D, YYYY' of a local Date (spec core §9, the date display). */
-const spelled = (d: Date) => `${MONTHS[d.getMonth()]} ${d.getDate()}, ${d.getFullYear()}`;
-/** 'HH:mm' of a local Date. */
-const clock = (d: Date) => `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+/** The wire format of a day (spec core §9). */
+export const WIRE_DAY = 'YYYY-MM-DD';
+/** The console's day (spec core §9). */
+export const CONSOLE_DAY = 'MMMM D, YYYY';
+/** The console's moment. */
+export const CONSOLE_MOMENT = 'MMMM D, YYYY HH:mm';
+/** Reports' moment (spec part two §9). */
+export const REPORT_MOMENT = 'D MMM YYYY - HH:mm';
+/** Created dates and attachments (spec part two §9). */
+export const LONG_DAY = 'D MMMM YYYY';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A wire day as a UTC dayjs at midnight; throws on anything else. */
+function dayOf(day: string): Dayjs {
+  const d = DAY.test(day) ? utc(day) : undefined;
+  if (!d?.isValid() || d.format(WIRE_DAY) !== day) throw new Error(`not a day: ${day}`);
+  return d;
+}
+
+/** Unix seconds as a UTC dayjs. */
+export function utcMoment(unixSeconds: number): Dayjs {
+  return utc(unixSeconds * 1000);
+}
+
+/** Unix seconds in `format`, in UTC; '-' for 0 or less (no such moment). */
+export function formatUnix(unixSeconds: number, format: string): string {
+  return unixSeconds > 0 ? utcMoment(unixSeconds).format(format) : '-';
+}
 
 /** The UTC day of a moment, 'YYYY-MM-DD'. */
 export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
+  return utc(at).format(WIRE_DAY);
 }
 
 /** `day` moved by `n` days. */
 export function addDays(day: string, n: number): string {
-  return utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000));
+  return dayOf(day).add(n, 'day').format(WIRE_DAY);
 }
 
-/** The default range (spec core §2, §9): the last 29 days through today. */
+/** The default range ending on `today` ('YYYY-MM-DD'): the 29 days before it and the day itself. */
+export function rangeEndingOn(today: string): DayRange {
+  return { start: addDays(today, -DEFAULT_RANGE_DAYS_BACK), end: dayOf(today).format(WIRE_DAY) };
+}
+
+/** The default range (spec core §2, §9): the last 29 days through today (UTC days). */
 export function defaultRange(now: Date): DayRange {
-  const end = utcDay(now);
-  return { start: addDays(end, -DEFAULT_RANGE_DAYS_BACK), end };
+  return rangeEndingOn(utcDay(now));
+}
+
+/** A range as unix seconds, start of its first day to the end of its last (part two §7, reports). */
+export function rangeToUnix(range: DayRange): { start_date: number; end_date: number } {
+  return { start_date: dayOf(range.start).unix(), end_date: dayOf(range.end).endOf('day').unix() };
 }
 
 /** A calendar day as a local Date at midnight (what a date picker shows as that day). */
 export function localDate(day: string): Date {
-  const m = DAY.exec(day);
-  if (!m) throw new Error(`not a day: ${day}`);
-  return new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const d = dayOf(day);
+  return new Date(d.year(), d.month(), d.date());
 }
 
 /** The calendar day a local Date stands for (a day picked in a date picker), 'YYYY-MM-DD'. */
 export function dayOfLocalDate(date: Date): string {
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return dayjs(date).format(WIRE_DAY);
 }
 
 /** A day 'YYYY-MM-DD' as 'MMMM D, YYYY'. */
 export function formatDay(day: string): string {
-  return spelled(localDate(day));
+  return dayOf(day).format(CONSOLE_DAY);
 }
 
 /** A range as the picker shows it: 'March 1, 2025 - March 30, 2025'. */
@@ -61,36 +134,53 @@ export function formatRange(range: DayRange): string {
   return `${formatDay(range.start)} - ${formatDay(range.end)}`;
 }
 
-/** Unix seconds as 'MMMM D, YYYY' in the browser's zone. */
+/** Unix seconds as 'MMMM D, YYYY' (UTC). */
 export function formatDate(unixSeconds: number): string {
-  return spelled(moment(unixSeconds));
+  return utcMoment(unixSeconds).format(CONSOLE_DAY);
 }
 
-/** Unix seconds as 'HH:mm' in the browser's zone. */
+/** Unix seconds as 'HH:mm' (UTC). */
 export function formatTime(unixSeconds: number): string {
-  return clock(moment(unixSeconds));
+  return utcMoment(unixSeconds).format('HH:mm');
 }
 
-/** Unix seconds as 'MMMM D, YYYY HH:mm:ss' in the browser's zone (the modal and the timeline). */
+/** Unix seconds as 'MMMM D, YYYY HH:mm' (UTC; spec core §9). */
+export function formatDateTime(unixSeconds: number): string {
+  return utcMoment(unixSeconds).format(CONSOLE_MOMENT);
+}
+
+/** Unix seconds as 'MMMM D, YYYY HH:mm:ss' (UTC; the modal and the timeline). */
 export function formatMoment(unixSeconds: number): string {
-  const d = moment(unixSeconds);
-  return `${spelled(d)} ${clock(d)}:${pad(d.getSeconds())}`;
+  return utcMoment(unixSeconds).format(`${CONSOLE_MOMENT}:ss`);
+}
+
+/** Unix seconds as 'D MMM YYYY - HH:mm' (UTC; reports, part two §9); '-' for 0. */
+export function formatReportDate(unixSeconds: number): string {
+  return formatUnix(unixSeconds, REPORT_MOMENT);
+}
+
+/** Unix seconds as 'D MMMM YYYY' (UTC; created dates and attachments, part two §9); '-' for 0. */
+export function formatLongDate(unixSeconds: number): string {
+  return formatUnix(unixSeconds, LONG_DAY);
 }
 
 /** Unix seconds as 'DD MMMM YYYY' (spec core §2, the groups table); '-' for 0, none. */
 export function formatGroupDate(unixSeconds: number): string {
-  if (unixSeconds <= 0) return '-';
-  const d = moment(unixSeconds);
-  return `${pad(d.getDate())} ${MONTHS[d.getMonth()]} ${d.getFullYear()}`;
+  return formatUnix(unixSeconds, 'DD MMMM YYYY');
+}
+
+/** An ISO 8601 text (as the API sends created timestamps) as unix seconds; 0 when it is not a date. */
+export function unixOfIso(iso: string): number {
+  const d = dayjs(iso);
+  return d.isValid() ? d.unix() : 0;
 }
 
 /** Unix seconds as ISO 8601, for <time datetime>. */
 export function isoOf(unixSeconds: number): string {
-  return new Date(unixSeconds * 1000).toISOString();
+  return utcMoment(unixSeconds).toISOString();
 }
 
 /** 'Mar 1': a chart's axis label for a day. */
 export function shortDay(day: string): string {
-  const d = localDate(day);
-  return `${MONTHS[d.getMonth()].slice(0, 3)} ${d.getDate()}`;
+  return dayOf(day).format('MMM D');
 }

@@ -102,6 +102,7 @@ export function sideMenu(session: Wire): SideEntry[] {
     { id: 'groups', label: 'Transactional Groups Reports', href: '/groups' },
     send && { id: 'suppression-list', label: 'Suppression List', href: '/suppression-list' },
     send && { id: 'templates', label: 'Templates', href: '/templates' },
+    { id: 'online-attachments', label: 'Online Attachments', href: '/online-attachments' },
     { id: 'webhook-logs', label: 'Webhook Logs', href: '/webhook-logs' },
     send && { id: 'settings', label: 'Settings', href: '/settings' },
   ];

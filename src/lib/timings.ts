@@ -10,3 +10,10 @@ export const MODAL_SUCCESS_CLOSE_MS = 3_000;
 export const MODAL_ERROR_CLEAR_MS = 5_000;
 /** Spec core §9: search boxes wait 1000 ms after the last keystroke (report filters: 500 ms). */
 export const SEARCH_DEBOUNCE_MS = 1_000;
+/** Spec core §9: report filters (the group reports' recipient search) wait 500 ms. */
+export const REPORT_SEARCH_DEBOUNCE_MS = 500;
+/** Spec part two §2, §9: the Overview widget offers Retry after 45 s without an answer. */
+export const OVERVIEW_RETRY_MS = 45_000;
+/** Spec part two §9: the template editor's live preview waits 2 s after the last change; Publish returns to /templates after 1 s. */
+export const EDITOR_DEBOUNCE_MS = 2_000;
+export const PUBLISH_REDIRECT_MS = 1_000;

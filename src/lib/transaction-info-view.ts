@@ -37,6 +37,7 @@ const EVENT_TITLES: Record<TransactionEventWire['type'], string> = {
   click: 'Clicked',
   unsubscribe: 'Unsubscribed',
   resubscribe: 'Resubscribed',
+  download: 'Downloaded',
 };
 
 const VIA: Record<string, string> = { page: 'on the unsubscribe page', one_click: 'with the one-click header', mail: 'by mail' };
@@ -83,6 +84,10 @@ export function eventView(event: TransactionEventWire): { title: string; tone: S
     case 'unsubscribe':
     case 'resubscribe':
       if (d.via) details.push(VIA[d.via] ?? d.via);
+      break;
+    case 'download':
+      // an online attachment's file, through the recipient's link (issue 15)
+      if (d.file) details.push(d.link ? `${d.file} from ${d.link}` : d.file);
       break;
   }
   return { title, tone, details };

@@ -31,7 +31,12 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   config            print every setting (environment variable, default, meaning)
 
 Permissions: ${PERMISSIONS.join(', ')}
-Exit codes: 0 done, 1 refused, 2 usage error, 3 data directory in use by a running service.`;
+Exit codes: 0 done, 1 refused, 2 usage error, 3 data directory in use by a running service.
+Settings come from the environment, as for the service: run the CLI with the service's environment
+(DATA_DIR or DATABASE_URL, TRANSACT_SECRET, PUBLIC_URL, PORT, SMTP_PORT, SMTP_PUBLIC_HOST, …).`;
+
+/** Commands that print addresses from the settings (the API endpoint, the SMTP host and port, the sign-in page). */
+const SHOWS_ADDRESSES = ['credentials show', 'credentials rotate', 'demo'];
 
 class UsageError extends Error {}
 
@@ -207,6 +212,9 @@ async function run(ctx: AppContext, command: string, values: Values): Promise<vo
       console.log(`${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`);
       console.log(`  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft bounces, ${c.failed} failed (suppressed), ${c.opens} opens, ${c.clicks} clicks, ${c.unsubscribes} unsubscribes`);
       console.log(`Sign in at ${ctx.config.publicUrl}/login (start the service with npm start)\n  email:    ${demo.email}\n  password: ${demo.password}`);
+      // the same addresses the console and `credentials show` give: all from this environment's settings
+      const creds = await credentialsForConsole(ctx, demo.customerId);
+      console.log(`API endpoint ${creds.apiCredentials.url}, SMTP ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} (keys: npm run admin -- credentials show --customer '${DEMO_CUSTOMER}')`);
       return;
     }
     default:
@@ -252,6 +260,10 @@ async function main(): Promise<number> {
       return 2;
     }
     throw err;
+  }
+  if (SHOWS_ADDRESSES.includes(command) && !process.env.PUBLIC_URL) {
+    // the usual cause of wrong addresses: the CLI run without the service's environment (issue 11)
+    console.error(`admin: PUBLIC_URL is not set here, so addresses use ${config.publicUrl}; give the CLI the service's environment`);
   }
   let unlock = () => {};
   if (!config.databaseUrl) {

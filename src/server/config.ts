@@ -3,6 +3,7 @@
 // two cannot drift. Secrets also accept `<NAME>_FILE` (a path whose contents are the value).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 type Kind = 'string' | 'int' | 'bool' | 'url' | 'list';
 
@@ -54,6 +55,15 @@ export const SETTINGS = {
   trustProxy: { env: 'TRUST_PROXY', kind: 'bool', default: 'false', description: 'Take the client address from X-Forwarded-For and TLS from X-Forwarded-Proto (behind a reverse proxy).' },
   logLevel: { env: 'LOG_LEVEL', kind: 'string', default: 'info', description: 'pino log level: fatal, error, warn, info, debug, trace, silent.' },
   shutdownGraceSeconds: { env: 'SHUTDOWN_GRACE_SECONDS', kind: 'int', default: '10', description: 'On SIGTERM, how long in-flight work may finish before the process exits.' },
+  webhookAllowedNetworks: { env: 'WEBHOOK_ALLOWED_NETWORKS', kind: 'list', default: '', description: 'CIDRs (comma-separated) webhooks may reach although they are private, loopback or link-local, e.g. 127.0.0.0/8 for development and tests; each family needs its own entry (127.0.0.0/8 does not include ::1). Default: none.' },
+  webhookLogRetentionDays: { env: 'WEBHOOK_LOG_RETENTION_DAYS', kind: 'int', default: '30', description: 'Webhook requests and their attempts are kept this long (Webhook Logs), then the worker role deletes them.' },
+  webhookConcurrency: { env: 'WEBHOOK_CONCURRENCY', kind: 'int', default: '64', description: 'Webhook requests one worker process sends at the same time.' },
+  webhookConcurrencyPerCustomer: { env: 'WEBHOOK_CONCURRENCY_PER_CUSTOMER', kind: 'int', default: '8', description: 'Of those, at most this many to one customer\'s webhook, so a slow receiver cannot hold every slot.' },
+  storageUrl: { env: 'STORAGE_URL', kind: 'string', default: undefined, description: 'Where files (online attachments, logos) live: unset for DATA_DIR/files, or s3://bucket?endpoint=https://…&region=…&path_style=true for S3-compatible object storage shared by several web processes.' },
+  s3AccessKeyId: { env: 'S3_ACCESS_KEY_ID', kind: 'string', default: undefined, secret: true, description: 'Access key for STORAGE_URL=s3://… (default: the AWS SDK\'s credential chain, e.g. AWS_ACCESS_KEY_ID).' },
+  s3SecretAccessKey: { env: 'S3_SECRET_ACCESS_KEY', kind: 'string', default: undefined, secret: true, description: 'Secret key for STORAGE_URL=s3://….' },
+  attachmentMaxFileBytes: { env: 'ATTACHMENT_MAX_FILE_BYTES', kind: 'int', default: '104857600', description: 'Largest file accepted for an online attachment (413 while it streams; nothing is kept).' },
+  exportRetentionDays: { env: 'EXPORT_RETENTION_DAYS', kind: 'int', default: '7', description: 'Days a report export (its CSV file and its row) is kept before the worker role deletes it.' },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;
@@ -132,6 +142,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   for (const role of roles) {
     if (!['web', 'smtp', 'worker'].includes(role)) throw new ConfigError(`ROLES: unknown role '${role}' (web, smtp, worker)`);
   }
+  for (const cidr of values.webhookAllowedNetworks as string[]) {
+    if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`WEBHOOK_ALLOWED_NETWORKS: '${cidr}' is not a CIDR (e.g. 127.0.0.0/8)`);
+  }
   if (values.secret !== undefined && (values.secret as string).length < 32) {
     throw new ConfigError('TRANSACT_SECRET must be at least 32 characters');
   }
@@ -144,6 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if ((values.parentPlatformUrl === undefined) !== (values.parentPlatformSecret === undefined)) {
     throw new ConfigError('PARENT_PLATFORM_URL and PARENT_PLATFORM_SECRET are set together or not at all');
+  }
+  if (values.storageUrl !== undefined && !/^s3:\/\/[^/?]+/.test(values.storageUrl as string)) {
+    throw new ConfigError('STORAGE_URL must look like s3://bucket?endpoint=…&region=…');
   }
   if (values.publicUrl === undefined) values.publicUrl = `http://localhost:${values.port}`;
   values.dataPath = path.resolve(values.dataDir as string);

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { Metrics } from './ops/metrics.ts';
+import type { Storage } from './storage/storage.ts';
 
 export interface AppContext {
   readonly config: Config;
@@ -11,4 +12,6 @@ export interface AppContext {
   readonly engine: 'pglite' | 'postgres';
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** Files: report exports, attachments, logos. */
+  readonly storage: Storage;
 }

@@ -9,6 +9,7 @@ import { randomToken } from './crypto.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createMetrics } from './ops/metrics.ts';
+import { openStorage } from './storage/open-storage.ts';
 
 export interface ContextHandle {
   ctx: AppContext;
@@ -48,6 +49,7 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     engine: handle.engine,
     logger,
     metrics: createMetrics(opts.collectDefaultMetrics ?? true),
+    storage: openStorage(full),
   };
   return { ctx, close: () => handle.close() };
 }

@@ -10,6 +10,8 @@ import { bootstrapAdmin } from './accounts/accounts.service.ts';
 import { pruneAuthTables } from './auth/auth.service.ts';
 import { createApi } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
+import { sweepOrphanBlobs } from './attachments/attachments.service.ts';
+import { purgeDownloads } from './attachments/attachments.repository.ts';
 import { createPageBridge } from './page-bridge.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
 import { startDnsRefresher } from './domains/dns-check.service.ts';
@@ -20,6 +22,8 @@ import { notifyQueued } from './delivery/queue-signal.ts';
 import { clearLookupCaches } from './lookup-cache.ts';
 import { pruneIdempotencyKeys } from './sending/idempotency.repository.ts';
 import { flushTracking } from './tracking/tracking.service.ts';
+import { WebhookWorker } from './webhooks/worker.ts';
+import { ExportWorker } from './exports/exports.service.ts';
 
 function rolesFromArgs(argv: string[]): string | undefined {
   const i = argv.indexOf('--roles');
@@ -104,6 +108,8 @@ async function main(): Promise<void> {
       clientDir: path.join(here, 'client'),
     });
     server.keepAliveTimeout = 65_000;
+    // attachment uploads take as long as they take (spec part two §7: no timeout); headersTimeout still bounds slow headers
+    server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
@@ -132,15 +138,22 @@ async function main(): Promise<void> {
   if (config.roles.includes('worker')) {
     const worker = new DeliveryWorker(ctx);
     worker.start();
+    const webhooks = new WebhookWorker(ctx);
+    webhooks.start();
+    const exportWorker = new ExportWorker(ctx);
+    exportWorker.start();
     const stopDnsRefresher = startDnsRefresher(ctx);
     const timer = setInterval(() => {
       pruneAuthTables(ctx).catch((err) => logger.warn({ err }, 'pruning sessions failed'));
       pruneIdempotencyKeys(ctx.db).catch((err) => logger.warn({ err }, 'pruning idempotency keys failed'));
+      webhooks.purge().catch((err) => logger.warn({ err }, 'purging webhook logs failed'));
+      sweepOrphanBlobs(ctx).catch((err) => logger.warn({ err }, 'sweeping attachment blobs failed'));
+      purgeDownloads(ctx.db).catch((err) => logger.warn({ err }, 'purging attachment download records failed'));
     }, 3_600_000);
     timer.unref();
     stops.push(async () => {
       clearInterval(timer);
-      await Promise.all([worker.stop(), stopDnsRefresher()]);
+      await Promise.all([worker.stop(), webhooks.stop(), exportWorker.stop(), stopDnsRefresher()]);
     });
   }
   logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');

@@ -9,6 +9,8 @@ import { confirmVerificationLink, inspectVerificationLink, type VerificationLink
 import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
 import { ApiError } from './http/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
+import { findGroup } from './reports/groups.repository.ts';
+import { isUuid } from './reports/report-input.ts';
 
 export interface PageSession {
   session: ResolvedSession;
@@ -35,6 +37,8 @@ export interface PageBridge {
   isKnownTransaction(transactionId: string): Promise<boolean>;
   /** Unsubscribe pages' form POST (JavaScript off). */
   changeSubscription(transactionId: string, action: 'unsubscribe' | 'resubscribe'): ReturnType<typeof changeSubscription>;
+  /** A group report page's group (spec part two §2), or null: malformed, unknown or another customer's (the page is then 404). */
+  reportGroup(customerId: number, groupUuid: string): Promise<{ group_uuid: string; group_name: string } | null>;
 }
 
 export function createPageBridge(ctx: AppContext): PageBridge {
@@ -62,5 +66,10 @@ export function createPageBridge(ctx: AppContext): PageBridge {
     confirmVerificationLink: (domainId, token) => confirmVerificationLink(ctx, domainId, token),
     isKnownTransaction: (transactionId) => isKnownTransaction(ctx, transactionId),
     changeSubscription: (transactionId, action) => changeSubscription(ctx, transactionId, action),
+    async reportGroup(customerId, groupUuid) {
+      if (!isUuid(groupUuid)) return null;
+      const group = await findGroup(ctx.db, customerId, groupUuid.toLowerCase());
+      return group ? { group_uuid: group.uuid, group_name: group.name } : null;
+    },
   };
 }

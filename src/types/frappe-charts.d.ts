@@ -18,6 +18,13 @@ declare module 'frappe-charts/src/js/charts/AxisChart' {
   }
   export default class AxisChart {
     constructor(parent: HTMLElement, options: AxisChartOptions);
+    /** The drawing height; the y-axis state and the steps that follow it (overridden by CountChart). */
+    protected height: number;
+    protected state: { yAxis: { labels: number[]; positions: number[]; scaleMultiplier: number; zeroLine: number } };
+    protected calcYAxisParameters(values: number[], withMinimum?: boolean): void;
+    protected calcDatasetPoints(): void;
+    protected calcYExtremes(): void;
+    protected calcYRegions(): void;
     update(data: AxisChartData): void;
     destroy(): void;
   }

@@ -60,3 +60,40 @@ describe('admin CLI', () => {
     }
   });
 });
+
+describe('admin CLI with the service environment of another host and ports (issue 11)', () => {
+  let other: RunningServer;
+  beforeAll(async () => {
+    other = await prepareServer({ PUBLIC_URL: 'https://mail.example.test', SMTP_PUBLIC_HOST: 'smtp.example.test' });
+  });
+  afterAll(async () => {
+    await other?.stop();
+  });
+
+  it('credentials show prints the configured API endpoint and SMTP host and port', async () => {
+    const enterprise = createdId(await other.admin('enterprise', 'create', '--name', 'Configured Enterprise'), 'enterprise');
+    createdId(await other.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Configured Shop'), 'customer');
+    const shown = await other.adminRun('credentials', 'show', '--customer', 'Configured Shop');
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^api endpoint: https:\/\/mail\.example\.test\/v1\/mail$/m);
+    expect(shown.stdout).toMatch(new RegExp(`^smtp: +smtp\\.example\\.test:${other.env.SMTP_PORT} `, 'm'));
+    expect(other.env.SMTP_PORT).not.toBe('2525');
+    expect(shown.stdout + shown.stderr).not.toMatch(/localhost|:4321|:2525/);
+  });
+
+  it('demo prints the configured sign-in page, API endpoint and SMTP host and port', async () => {
+    const run = await other.adminRun('demo', '--transactions', '20');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Sign in at https://mail.example.test/login');
+    expect(run.stdout).toContain(`API endpoint https://mail.example.test/v1/mail, SMTP smtp.example.test:${other.env.SMTP_PORT}`);
+    expect(run.stdout).not.toMatch(/localhost|:4321|:2525/);
+    expect(run.stderr).not.toContain('PUBLIC_URL is not set');
+  });
+
+  it('says so when PUBLIC_URL is missing from its environment', async () => {
+    const run = await other.adminRunWith({ PUBLIC_URL: undefined, PORT: '4999' }, 'credentials', 'show', '--customer', 'Configured Shop');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^api endpoint: http:\/\/localhost:4999\/v1\/mail$/m);
+    expect(run.stderr).toContain("admin: PUBLIC_URL is not set here, so addresses use http://localhost:4999; give the CLI the service's environment");
+  });
+});

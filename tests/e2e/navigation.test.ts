@@ -48,7 +48,7 @@ async function signedIn(key: UserKey): Promise<TestPage> {
   return opened;
 }
 
-const SIDE_ALL = ['dashboard', 'groups', 'suppression-list', 'templates', 'webhook-logs', 'settings'];
+const SIDE_ALL = ['dashboard', 'groups', 'suppression-list', 'templates', 'online-attachments', 'webhook-logs', 'settings'];
 const SENDING_ONLY = ['suppression-list', 'templates', 'settings'];
 
 describe('console shell per permissions', () => {

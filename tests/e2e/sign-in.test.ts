@@ -77,19 +77,19 @@ describe('route guard', () => {
     await context.close();
   });
 
-  it('sends a signed-out visitor of a page not built yet (/templates) back there after sign-in: 404 in the shell', async () => {
+  it('sends a signed-out visitor of a page that does not exist (/no-such-page) back there after sign-in: 404 in the shell', async () => {
     const { context, page } = await openPage(browser, server.baseUrl);
-    await page.goto(`${server.baseUrl}/templates`);
-    expect(location(page)).toBe('/login?url=templates');
+    await page.goto(`${server.baseUrl}/no-such-page`);
+    expect(location(page)).toBe('/login?url=no-such-page');
     const [response] = await Promise.all([
-      page.waitForResponse((r) => new URL(r.url()).pathname === '/templates'),
+      page.waitForResponse((r) => new URL(r.url()).pathname === '/no-such-page'),
       submitLoginForm(page, ADMIN.email, ADMIN.password),
     ]);
-    expect(location(page)).toBe('/templates');
+    expect(location(page)).toBe('/no-such-page');
     expect(response.status()).toBe(404);
-    await expect(page.textContent('[data-testid=not-found]')).resolves.toBe('Page not found');
+    await expect(page.textContent('[data-testid=not-found]')).resolves.toBe('Not Found');
     await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');
-    await screenshot(page, 'guard-templates-not-found');
+    await screenshot(page, 'guard-not-found');
     await context.close();
   });
 

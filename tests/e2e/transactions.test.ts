@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { EMPTY_VIEWER, PASSWORD, SENDER, SUPPRESSED, addressOf, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
+import { formatGroupDate } from '../../src/lib/dates.ts';
 
 let traffic: ReportTraffic;
 let browser: Browser;
@@ -57,10 +58,9 @@ async function openGroups(page: Page, fragment = ''): Promise<void> {
   await tableSettled(page);
 }
 
-/** 'DD MMMM YYYY' of today in the browser's zone. */
+/** 'DD MMMM YYYY' of today in UTC, the zone the console shows dates in (issue 11). */
 function groupDate(): string {
-  const d = new Date();
-  return `${String(d.getDate()).padStart(2, '0')} ${d.toLocaleDateString('en-US', { month: 'long' })} ${d.getFullYear()}`;
+  return formatGroupDate(Date.now() / 1000);
 }
 
 describe('Transactions: the Groups tab', () => {

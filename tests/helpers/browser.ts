@@ -3,7 +3,7 @@
 // context (no cookies shared between tests) that lets no request leave the machine.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, type Page, chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const root = path.resolve(import.meta.dirname, '../..');
@@ -33,10 +33,11 @@ export interface TestPage {
 
 /**
  * A fresh context and page. Requests to other origins than `baseUrl` are recorded and aborted,
- * except the parent platform's /logo.svg; routes a test adds afterwards take precedence.
+ * except the parent platform's /logo.svg; routes a test adds afterwards take precedence. `options`
+ * (viewport, timezoneId, locale…) override the context's defaults.
  */
-export async function openPage(browser: Browser, baseUrl: string): Promise<TestPage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+export async function openPage(browser: Browser, baseUrl: string, options: BrowserContextOptions = {}): Promise<TestPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
   const foreign: string[] = [];
   const own = new URL(baseUrl).origin;
   await context.route('**/*', async (route) => {

@@ -64,10 +64,10 @@ async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs 
  * clicked, buyer02 opened), Welcome (3 delivered, then 2 bounced with 550), Receipts (gone01 again,
  * refused as suppressed). 14 transactions, accepted in that order.
  */
-export async function startReportTraffic(): Promise<ReportTraffic> {
+export async function startReportTraffic(extraEnv: Record<string, string> = {}): Promise<ReportTraffic> {
   const sink = await startSmtpSink();
   for (const local of BOUNCED) sink.replies.set(addressOf(local), [550, `5.1.1 <${addressOf(local)}>: Recipient address rejected: User unknown`]);
-  const server = await prepareServer({ SMTP_RELAY_URL: sink.url, SYSTEM_FROM: 'Transact <no-reply@transact.test>' });
+  const server = await prepareServer({ SMTP_RELAY_URL: sink.url, SYSTEM_FROM: 'Transact <no-reply@transact.test>', ...extraEnv });
   const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Reports Enterprise', '--parent-url', PARENT), 'enterprise');
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Reports Customer', '--quota', String(QUOTA));
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Empty Customer');

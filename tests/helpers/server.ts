@@ -43,6 +43,8 @@ export interface RunningServer {
   admin(...args: string[]): Promise<string>;
   /** Runs `dist/admin.mjs` and resolves with its exit code and output whatever the code. */
   adminRun(...args: string[]): Promise<AdminRun>;
+  /** adminRun with some settings changed (undefined removes one from the environment). */
+  adminRunWith(changes: Record<string, string | undefined>, ...args: string[]): Promise<AdminRun>;
   /** Starts the service (call after seeding with admin()). */
   start(): Promise<void>;
   /** Stops the service with SIGTERM and removes its data. */
@@ -80,9 +82,11 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
   let child: ChildProcess | undefined;
   let log = '';
 
-  const adminRun = async (...args: string[]): Promise<AdminRun> => {
+  const adminRunWith = async (changes: Record<string, string | undefined>, ...args: string[]): Promise<AdminRun> => {
+    const runEnv = { ...childEnv, ...changes };
+    for (const [name, value] of Object.entries(changes)) if (value === undefined) delete runEnv[name];
     try {
-      const { stdout, stderr } = await execFileAsync(process.execPath, [path.join(dist, 'admin.mjs'), ...args], { env: childEnv });
+      const { stdout, stderr } = await execFileAsync(process.execPath, [path.join(dist, 'admin.mjs'), ...args], { env: runEnv });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const failed = err as { code?: unknown; stdout?: string; stderr?: string };
@@ -90,6 +94,7 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
     }
   };
+  const adminRun = (...args: string[]) => adminRunWith({}, ...args);
 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -97,6 +102,7 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
     env,
     embedded: !env.DATABASE_URL,
     adminRun,
+    adminRunWith,
     async admin(...args) {
       const run = await adminRun(...args);
       if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${run.code}:\n${run.stderr}${run.stdout}`);

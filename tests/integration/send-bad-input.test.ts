@@ -175,9 +175,9 @@ describe('POST /v1/mail bad input', () => {
     expect(error.message).toMatch(/not a valid (email )?address/);
   });
 
-  it('refuses template_id with a clear message', async () => {
-    const error = await refused(() => send({ from: good.from, to: good.to, subject: 'Hi', template_id: 'welcome' }), 400, 'validation_failed');
-    expect(error.message).toMatch(/template_id: templates are not available yet; send html or text/);
+  it('refuses a template_id the account does not have (templates: tests/integration/templates.test.ts)', async () => {
+    const error = await refused(() => send({ from: good.from, to: good.to, subject: 'Hi', template_id: 'welcome' }), 404, 'not_found');
+    expect(error.message).toMatch(/No template 'welcome'/);
   });
 
   it('refuses an Idempotency-Key longer than 256 characters, and takes one of 256', async () => {

@@ -92,14 +92,15 @@ describe('transaction_counts', () => {
   });
 
   it('is built from the rows when migration 007 runs on a database that already has transactions', async () => {
-    const down = await migrator(app.ctx.db).migrateDown();
+    // mail accepted by today's code (which needs the later migrations' columns), then down to 006
+    await send('Welcome', 3, 200);
+    const down = await migrator(app.ctx.db).migrateTo('006-report-speed');
     expect(down.error).toBeUndefined();
-    expect(down.results?.map((r) => [r.migrationName, r.status])).toEqual([['007-transaction-counts', 'Success']]);
+    expect(down.results?.map((r) => [r.migrationName, r.status]).at(-1)).toEqual(['007-transaction-counts', 'Success']);
     const { rows } = await sql<{ t: string | null }>`select to_regclass('transaction_counts')::text as t`.execute(app.ctx.db);
     expect(rows[0].t).toBeNull();
 
-    // mail and changes while the rollup does not exist
-    await send('Welcome', 3, 200);
+    // changes while the rollup does not exist
     await update(sql`status = 'sent', delivered_status = 'delivered', open_count = 1`, receipts.slice(1, 3));
 
     await migrateToLatest(app.ctx.db);

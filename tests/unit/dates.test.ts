@@ -2,10 +2,10 @@
 // 29 days back to today in UTC days (as the API counts them), the 'MMMM D, YYYY' display, the
 // groups' 'DD MMMM YYYY', and days picked in a calendar as 'YYYY-MM-DD'.
 import { describe, expect, it } from 'vitest';
-import { addDays, dayOfLocalDate, defaultRange, formatDate, formatDay, formatGroupDate, formatMoment, formatRange, formatTime, localDate, shortDay } from '../../src/lib/dates.ts';
+import { addDays, dayOfLocalDate, defaultRange, rangeEndingOn, formatDate, formatDateTime, formatDay, formatGroupDate, formatLongDate, formatMoment, formatRange, formatReportDate, formatTime, localDate, rangeToUnix, shortDay } from '../../src/lib/dates.ts';
 
-/** Unix seconds of a local wall-clock time (so the expectations hold in any time zone). */
-const local = (y: number, m: number, d: number, h = 0, min = 0, s = 0) => new Date(y, m - 1, d, h, min, s).getTime() / 1000;
+/** Unix seconds of a UTC wall-clock time (the console shows every moment in UTC). */
+const local = (y: number, m: number, d: number, h = 0, min = 0, s = 0) => Date.UTC(y, m - 1, d, h, min, s) / 1000;
 
 describe('defaultRange', () => {
   it.each([
@@ -15,6 +15,14 @@ describe('defaultRange', () => {
     ['2025-01-15T08:00:00Z', { start: '2024-12-17', end: '2025-01-15' }],
   ])('at %s is 29 days back to today (UTC days)', (now, range) => {
     expect(defaultRange(new Date(now))).toEqual(range);
+  });
+});
+
+describe('rangeEndingOn', () => {
+  it('is the default range ending on a given day (the server\'s today, while an island hydrates)', () => {
+    expect(rangeEndingOn('2025-03-30')).toEqual({ start: '2025-03-01', end: '2025-03-30' });
+    expect(rangeEndingOn('2024-03-29')).toEqual(defaultRange(new Date('2024-03-29T23:59:59Z')));
+    expect(() => rangeEndingOn('2025-02-30')).toThrow();
   });
 });
 
@@ -51,7 +59,7 @@ describe('display formats', () => {
     expect(formatRange({ start: '2025-02-28', end: '2025-03-29' })).toBe('February 28, 2025 - March 29, 2025');
   });
 
-  it('a moment reads in the browser\'s zone', () => {
+  it('a moment reads in UTC, whatever the zone of the process', () => {
     const at = local(2025, 3, 1, 9, 5, 7);
     expect(formatDate(at)).toBe('March 1, 2025');
     expect(formatTime(at)).toBe('09:05');
@@ -63,5 +71,23 @@ describe('display formats', () => {
     expect(formatGroupDate(local(2025, 3, 1, 12))).toBe('01 March 2025');
     expect(formatGroupDate(local(2025, 11, 30))).toBe('30 November 2025');
     expect(formatGroupDate(0)).toBe('-');
+  });
+
+  it('console, report and long formats (spec core §9, part two §9)', () => {
+    const at = local(2026, 11, 23, 13, 30, 5);
+    expect(formatDateTime(at)).toBe('November 23, 2026 13:30');
+    expect(formatReportDate(at)).toBe('23 Nov 2026 - 13:30');
+    expect(formatLongDate(at)).toBe('23 November 2026');
+    expect(formatReportDate(0)).toBe('-');
+    expect(formatLongDate(0)).toBe('-');
+  });
+
+  it('a range on the wire runs from the start of its first day to the end of its last (UTC)', () => {
+    expect(rangeToUnix({ start: '2026-11-01', end: '2026-11-23' })).toEqual({ start_date: local(2026, 11, 1), end_date: local(2026, 11, 23, 23, 59, 59) });
+  });
+
+  it('refuses what is not a day', () => {
+    expect(() => formatDay('2026-02-30')).toThrow();
+    expect(() => addDays('23 November 2026', 1)).toThrow();
   });
 });

@@ -95,7 +95,7 @@ describe('topNavigation', () => {
 
 describe('sideMenu', () => {
   const SEND_ONLY = ['suppression-list', 'templates', 'settings'];
-  const ALWAYS = ['dashboard', 'groups', 'webhook-logs'];
+  const ALWAYS = ['dashboard', 'groups', 'online-attachments', 'webhook-logs'];
 
   function sideIds(send: 'yes' | 'no' | undefined): string[] {
     const u = user([]) as Record<string, unknown>;
@@ -114,8 +114,8 @@ describe('sideMenu', () => {
     for (const id of ALWAYS) expect(ids, id).toContain(id);
   });
 
-  it('keeps the order of spec §2: Dashboard, Groups, Suppression List, Templates, Webhook Logs, Settings', () => {
-    expect(sideIds('yes')).toEqual(['dashboard', 'groups', 'suppression-list', 'templates', 'webhook-logs', 'settings']);
+  it('keeps the order of spec §2: Dashboard, Groups, Suppression List, Templates, Online Attachments, Webhook Logs, Settings', () => {
+    expect(sideIds('yes')).toEqual(['dashboard', 'groups', 'suppression-list', 'templates', 'online-attachments', 'webhook-logs', 'settings']);
   });
 });
 

@@ -78,7 +78,7 @@ describe('eventView', () => {
   });
 
   it('tells when a deferred message is tried next', () => {
-    const view = eventView(event('deferred', { reply: '421 Busy', next_attempt_at: new Date(2025, 2, 1, 10, 0, 0).getTime() / 1000 }));
+    const view = eventView(event('deferred', { reply: '421 Busy', next_attempt_at: Date.UTC(2025, 2, 1, 10, 0, 0) / 1000 }));
     expect(view.details).toEqual(['Remote server: 421 Busy', 'Next attempt March 1, 2025 10:00:00']);
   });
 });

@@ -32,7 +32,7 @@ export async function loadOverview(): Promise<void> {
   const range = currentRange();
   overview.set({ ...overview.get(), status: 'loading' });
   try {
-    const answer = await api<{ dailyStats: DailyStatWire[] }>('v1/dashboard/overview', {
+    const answer = await api<{ dailyStats: DailyStatWire[] }>('/v1/dashboard/overview', {
       method: 'POST',
       body: { startDate: range.start, endDate: range.end },
     });
@@ -52,7 +52,7 @@ export async function loadQuota(): Promise<void> {
   const range = currentRange();
   quota.set({ ...quota.get(), status: 'loading' });
   try {
-    const answer = await api<{ quota: { sent: number; maximum: number } }>('v1/dashboard/get-quota', { query: { startDate: range.start, endDate: range.end } });
+    const answer = await api<{ quota: { sent: number; maximum: number } }>('/v1/dashboard/get-quota', { query: { startDate: range.start, endDate: range.end } });
     quota.set({ status: 'loaded', sent: answer.quota.sent, maximum: answer.quota.maximum });
   } catch {
     quota.set({ ...quota.get(), status: 'failed' });

@@ -1,7 +1,7 @@
 // The date range of the Dashboard and of the Recipients tab (spec core §2, §9): the last 29 days
 // through today until the user picks another. Stores that depend on it listen to `chosenRange`.
 import { atom } from 'nanostores';
-import { type DayRange, defaultRange } from '../../lib/dates.ts';
+import { type DayRange, defaultRange, rangeEndingOn } from '../../lib/dates.ts';
 
 /**
  * The range the user picked; null until then. The default is computed when read, so a server
@@ -9,9 +9,9 @@ import { type DayRange, defaultRange } from '../../lib/dates.ts';
  */
 export const chosenRange = atom<DayRange | null>(null);
 
-/** The range in effect. */
-export function currentRange(chosen: DayRange | null = chosenRange.get()): DayRange {
-  return chosen ?? defaultRange(new Date());
+/** The range in effect; `today` ('YYYY-MM-DD', UTC) ends the default range, by default the clock's day. */
+export function currentRange(chosen: DayRange | null = chosenRange.get(), today?: string): DayRange {
+  return chosen ?? (today ? rangeEndingOn(today) : defaultRange(new Date()));
 }
 
 /** The picker chose a range; nothing happens when it is the one in effect. */

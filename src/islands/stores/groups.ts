@@ -34,7 +34,7 @@ export async function loadGroups(): Promise<void> {
   groupList.set({ ...groupList.get(), status: 'loading' });
   try {
     // spec core §7: searchQuery, also sent as search_query
-    const answer = await api<GroupPage>('v1/transaction-groups/search', {
+    const answer = await api<GroupPage>('/v1/transaction-groups/search', {
       method: 'POST',
       body: { page, searchQuery: text, search_query: text, order: sort.direction, orderBy: sort.key },
     });

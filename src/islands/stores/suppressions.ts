@@ -68,7 +68,7 @@ export async function loadSuppressions(): Promise<void> {
   const { page, email, origin } = query.get();
   list.set({ ...list.get(), status: 'loading' });
   try {
-    const answer = await api<{ data: Suppression[]; meta: PageMeta }>('v1/suppression/search', {
+    const answer = await api<{ data: Suppression[]; meta: PageMeta }>('/v1/suppression/search', {
       method: 'POST',
       body: { page, email, suppressed_origin: origin },
     });
@@ -117,7 +117,7 @@ export async function deleteChecked(): Promise<void> {
   if (email === null || deleting.get()) return;
   deleting.set(true);
   try {
-    await api(`v1/suppression/${encodeURIComponent(email)}`, { method: 'DELETE' });
+    await api(`/v1/suppression/${encodeURIComponent(email)}`, { method: 'DELETE' });
     showAlert('success', 'Suppression Deleted Successfully');
     checked.set(null);
     // the last row of a later page: show the page before it
@@ -153,7 +153,7 @@ export async function addRecipients(text: string): Promise<AddOutcome> {
   // the server numbers the lines it received; map them back to the textarea's
   const toTextarea = (invalid: AddAnswer['invalid']): RejectedLine[] => invalid.map((i) => ({ ...i, line: kept[i.line - 1]?.line ?? i.line }));
   try {
-    const answer = await api<AddAnswer>('v1/suppression', { method: 'POST', body: { emails: kept.map((l) => l.value) } });
+    const answer = await api<AddAnswer>('/v1/suppression', { method: 'POST', body: { emails: kept.map((l) => l.value) } });
     showAlert('success', 'Suppression successfully added.');
     searchAfterPause.cancel();
     searchText.set('');

@@ -7,12 +7,15 @@ import { api } from '../../lib/api.ts';
 
 export type { TransactionEventWire };
 
+/** What the modal shows of a transaction: the tables of the Dashboard, Transactions and the group reports all have it. */
+export type InfoTransaction = Pick<TransactionWire, 'trans_uuid' | 'trans_date_sent' | 'trans_to_email' | 'trans_to_name' | 'tm_subject' | 'tm_from_email' | 'tm_from_name' | 'tm_additional_headers'>;
+
 export interface TimelineState {
   status: 'loading' | 'loaded' | 'failed';
   events: TransactionEventWire[];
 }
 
-export const shownTransaction = atom<TransactionWire | null>(null);
+export const shownTransaction = atom<InfoTransaction | null>(null);
 export const timeline = atom<TimelineState>({ status: 'loading', events: [] });
 
 let latest = 0;
@@ -24,7 +27,7 @@ export async function loadTimeline(): Promise<void> {
   const request = ++latest;
   timeline.set({ status: 'loading', events: [] });
   try {
-    const answer = await api<{ data: TransactionEventWire[] }>(`v1/transactions/${encodeURIComponent(tx.trans_uuid)}/events`);
+    const answer = await api<{ data: TransactionEventWire[] }>(`/v1/transactions/${encodeURIComponent(tx.trans_uuid)}/events`);
     if (request === latest) timeline.set({ status: 'loaded', events: answer.data });
   } catch {
     if (request === latest) timeline.set({ status: 'failed', events: [] });
@@ -32,7 +35,7 @@ export async function loadTimeline(): Promise<void> {
 }
 
 /** More Info: opens the modal on this row and loads its timeline. */
-export function showTransactionInfo(tx: TransactionWire): void {
+export function showTransactionInfo(tx: InfoTransaction): void {
   shownTransaction.set(tx);
   void loadTimeline();
 }

@@ -57,10 +57,10 @@ function isFirstView(q: TransactionQuery): boolean {
 
 async function fetchPage(q: TransactionQuery, range: DayRange): Promise<TransactionPage> {
   if (source === 'dashboard' && isFirstView(q)) {
-    const answer = await api<{ data: { transactionStats: TransactionPage } }>('v1/dashboard', { query: { startDate: range.start, endDate: range.end } });
+    const answer = await api<{ data: { transactionStats: TransactionPage } }>('/v1/dashboard', { query: { startDate: range.start, endDate: range.end } });
     return answer.data.transactionStats;
   }
-  return api<TransactionPage>('v1/transaction/search', {
+  return api<TransactionPage>('/v1/transaction/search', {
     method: 'POST',
     body: {
       reportType: 'all',

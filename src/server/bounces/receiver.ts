@@ -46,7 +46,7 @@ export async function recordBounce(ctx: AppContext, uuid: string, parsed: Parsed
     const type = bounce.kind;
     const wasQueued = tx.status === 'queued';
     if (!(await markBounced(trx, tx.id, { type, reason: bounce.reason }))) return 'already_final';
-    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'bounced', at, data: { type, status: bounce.status, reason: bounce.reason } }]);
+    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'bounced', at, data: { type, status: bounce.status, reason: bounce.reason } }], ctx);
     await bumpDailyStats(trx, [
       {
         customer_id: tx.customer_id,

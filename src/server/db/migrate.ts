@@ -9,6 +9,11 @@ import * as m004 from './migrations/004-tracking.ts';
 import * as m005 from './migrations/005-reports.ts';
 import * as m006 from './migrations/006-report-speed.ts';
 import * as m007 from './migrations/007-transaction-counts.ts';
+import * as m008 from './migrations/008-webhooks.ts';
+import * as m009 from './migrations/009-group-reports.ts';
+import * as m010 from './migrations/010-templates.ts';
+import * as m011 from './migrations/011-attachments.ts';
+import * as m013 from './migrations/013-attachment-downloads.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -18,6 +23,11 @@ const migrations: Record<string, Migration> = {
   '005-reports': m005,
   '006-report-speed': m006,
   '007-transaction-counts': m007,
+  '008-webhooks': m008,
+  '009-group-reports': m009,
+  '010-templates': m010,
+  '011-attachments': m011,
+  '013-attachment-downloads': m013,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */

@@ -164,6 +164,8 @@ export interface MessagesTable {
   tags: Json<string[] | null> | null;
   metadata: Json<Record<string, unknown> | null> | null;
   created_at: CreatedAt;
+  /** The online attachment link the message carries (migration 011). */
+  attachment_group_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type TransStatus = 'queued' | 'sent' | 'failed' | 'no_quota';
@@ -210,7 +212,7 @@ export interface TransactionCountsTable {
   n: ColumnType<number, number, number>;
 }
 
-export type EventType = 'queued' | 'sent' | 'delivered' | 'deferred' | 'failed' | 'bounced' | 'open' | 'click' | 'unsubscribe' | 'resubscribe';
+export type EventType = 'queued' | 'sent' | 'delivered' | 'deferred' | 'failed' | 'bounced' | 'open' | 'click' | 'unsubscribe' | 'resubscribe' | 'download';
 
 export interface EventsTable {
   id: Generated<number>;
@@ -266,6 +268,10 @@ export interface WebhooksTable {
   field_set: Generated<string>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** whsec_… sealed (migration 008) */
+  secret_sealed: string | null;
+  /** why the service disabled it (410 Gone) */
+  disabled_reason: string | null;
 }
 
 export interface LinksTable {
@@ -300,6 +306,49 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
   links: LinksTable;
+  webhook_requests: WebhookRequestsTable;
+  webhook_attempts: WebhookAttemptsTable;
+  attachment_groups: AttachmentGroupsTable;
+  attachment_assets: AttachmentAssetsTable;
+  attachment_branding: AttachmentBrandingTable;
+  link_stats: LinkStatsTable;
+  exports: ExportsTable;
+  attachment_downloads: AttachmentDownloadsTable;
+  templates: TemplatesTable;
+}
+
+/** The webhook outbox and log (migration 008): one row per event sent to a webhook. */
+export interface WebhookRequestsTable {
+  id: Generated<number>;
+  customer_id: number;
+  webhook_id: number | null;
+  msg_id: Generated<string>;
+  transaction_id: number | null;
+  event_type: string;
+  event_at: Timestamp;
+  event_data: Json<Record<string, unknown> | null> | null;
+  url: string;
+  verb: string;
+  field_set: string;
+  payload: Json<Record<string, unknown> | null> | null;
+  status: Generated<'pending' | 'success' | 'failed'>;
+  attempts: Generated<number>;
+  retry_step: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  last_status_code: number | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  request_id: number;
+  at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+  next_retry_at: Timestamp | null;
 }
 
 export type Enterprise = Selectable<EnterprisesTable>;
@@ -311,3 +360,123 @@ export type Session = Selectable<SessionsTable>;
 export type Domain = Selectable<DomainsTable>;
 export type Transaction = Selectable<TransactionsTable>;
 export type Message = Selectable<MessagesTable>;
+
+/** Online attachments (migration 011, issue 15): a download link. */
+export interface AttachmentGroupsTable {
+  id: Generated<number>;
+  customer_id: number;
+  public_id: string;
+  integration_id: string;
+  name: string;
+  expires_at: Timestamp | null;
+  access_limit: Generated<number>;
+  downloads: Generated<number>;
+  created_at: CreatedAt;
+}
+
+export interface AttachmentAssetsTable {
+  id: Generated<number>;
+  group_id: number;
+  customer_id: number;
+  name: string;
+  content_type: string;
+  size: ColumnType<number, number, number>;
+  storage_key: string;
+  created_at: CreatedAt;
+}
+
+export interface BrandingColours {
+  colour: string;
+  text_colour: string;
+}
+
+export interface BrandingSettings {
+  page: BrandingColours;
+  button: BrandingColours;
+  link: BrandingColours;
+}
+
+export interface AttachmentBrandingTable {
+  customer_id: number;
+  settings: Json<BrandingSettings>;
+  logo_key: string | null;
+  logo_name: string | null;
+  logo_type: string | null;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** Clicks per link (URL and subject) of a group, per UTC day of the transactions' acceptance (migration 009). */
+export interface LinkStatsTable {
+  customer_id: number;
+  group_id: number;
+  day: ColumnType<string, string, never>;
+  link_key: string;
+  url: string;
+  subject: string;
+  clicks: ColumnType<number, number | undefined, number>;
+  unique_clicks: ColumnType<number, number | undefined, number>;
+}
+
+export type ExportStatus = 'queued' | 'ready' | 'failed';
+
+/** A report export job and its CSV (migration 009). */
+export interface ExportsTable {
+  id: Generated<number>;
+  uuid: string;
+  customer_id: number;
+  user_id: number;
+  group_id: number;
+  report_type: string;
+  range_from: Timestamp;
+  range_before: Timestamp;
+  search_query: string | null;
+  status: ColumnType<ExportStatus, ExportStatus | undefined, ExportStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  locked_until: Timestamp | null;
+  file_key: string | null;
+  file_name: string;
+  row_count: ColumnType<number | null, number | null | undefined, number | null>;
+  size_bytes: ColumnType<number | null, number | null | undefined, number | null>;
+  error: string | null;
+  mailed_at: Timestamp | null;
+  created_at: CreatedAt;
+  completed_at: Timestamp | null;
+  expires_at: Timestamp;
+}
+
+/** A download counted against a link's access limit (migration 013): who may resume it uncounted. */
+export interface AttachmentDownloadsTable {
+  id: Generated<number>;
+  group_id: number;
+  asset_id: number;
+  /** HMAC of the client address and the recipient token (never the address itself) */
+  client: string;
+  at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export type TemplateStatus = 'draft' | 'published';
+
+/** Migration 010: the customer's templates and the gallery's (customer_id null). */
+export interface TemplatesTable {
+  id: Generated<number>;
+  uuid: string;
+  customer_id: number | null;
+  system_key: string | null;
+  alias: string | null;
+  name: string;
+  status: Generated<TemplateStatus>;
+  from_name: string | null;
+  from_email: string | null;
+  reply_email: string | null;
+  subject: string | null;
+  description: string | null;
+  content_html: Generated<string>;
+  content_text: string | null;
+  published_html: string | null;
+  version: Generated<number>;
+  published_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type Template = Selectable<TemplatesTable>;

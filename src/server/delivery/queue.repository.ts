@@ -56,6 +56,7 @@ export async function loadMessages(db: Database, messageIds: number[]) {
       'messages.text',
       'messages.attachments',
       'messages.raw',
+      'messages.attachment_group_id',
       'domains.id as domain_id',
       'domains.domain',
       'domains.dkim_selector',
@@ -63,6 +64,8 @@ export async function loadMessages(db: Database, messageIds: number[]) {
       // read with every delivery: the tracking settings at delivery time apply (issue 5)
       'customers.track_opens',
       'customers.track_links',
+      // the service's own mail (issue 11): no tracking, no List-Unsubscribe
+      'customers.is_system',
     ])
     .where('messages.id', 'in', [...new Set(messageIds)])
     .execute();

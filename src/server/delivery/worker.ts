@@ -17,6 +17,7 @@ import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply
 import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';
 import { verpAddress } from './verp.ts';
 import { trackedContent } from '../tracking/tracking.service.ts';
+import { withAttachmentBlock } from '../attachments/mail-block.ts';
 import { withListUnsubscribe } from '../unsubscribe/list-unsubscribe.ts';
 
 /** What one delivery attempt came to (a small typed result, not exceptions; STYLE §3). */
@@ -149,8 +150,14 @@ export class DeliveryWorker {
     const envelope = { from: verpAddress(config.secret!, tx.uuid, returnPathDomainOf(this.#ctx)), to: [tx.to_email] };
     // nodemailer's types say string; its signer passes the key to crypto.Sign, which takes a KeyObject
     const dkim = { domainName: message.domain, keySelector: message.dkim_selector, privateKey: this.#privateKey(message) as unknown as string };
+    // System mail (a system customer's: domain verification, and whatever later goes through
+    // systemSender) is the service's own, not marketing: no pixel, no link rewriting and no
+    // List-Unsubscribe, whatever that customer's settings say (issue 11).
+    const system = message.is_system;
     // open and click tracking (issue 5), applied before DKIM signs the result
-    const content = await trackedContent(this.#ctx, tx, message).catch((err: Error) => err);
+    const content = await trackedContent(this.#ctx, tx, system ? { ...message, track_opens: false, track_links: false } : message)
+      .then((tracked) => withAttachmentBlock(this.#ctx, tx, message, tracked)) // online attachments (issue 15)
+      .catch((err: Error) => err);
     if (content instanceof Error) return { kind: 'temporary', reply: `storing tracked links failed: ${content.message}` };
     const mail = content.raw
       ? { envelope, raw: content.raw, dkim }
@@ -172,8 +179,8 @@ export class DeliveryWorker {
         };
     try {
       const route = await this.#transports.routeFor(domainOf(tx.to_email));
-      // RFC 8058: List-Unsubscribe + one-click on every message, DKIM-signed
-      const info = await route.transport.sendMail(withListUnsubscribe(this.#ctx, tx.uuid, mail));
+      // RFC 8058: List-Unsubscribe + one-click on every customer's message, DKIM-signed
+      const info = await route.transport.sendMail(system ? mail : withListUnsubscribe(this.#ctx, tx.uuid, mail));
       return { kind: 'delivered', reply: String(info.response ?? '250 OK') };
     } catch (err) {
       if (err instanceof NoRouteError) {
@@ -234,7 +241,7 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
         stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { failed: 1, bounces_soft: 1 } });
       }
     });
-    await insertEvents(trx, events);
+    await insertEvents(trx, events, ctx);
     await bumpDailyStats(trx, stats);
     if (hardBounced.length > 0) {
       const customers = await trx

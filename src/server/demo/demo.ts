@@ -6,6 +6,8 @@
 // rows they count agree exactly as they do for real mail. Nothing is sent over SMTP: the plan says
 // what each remote server answered, and recipients are at reserved domains (RFC 2606, RFC 6761).
 import { performance } from 'node:perf_hooks';
+import { formatUnix } from '../../lib/dates.ts';
+import { formatCount } from '../../lib/numbers.ts';
 import type { AppContext } from '../context.ts';
 import { bootstrapAdmin, type BootstrapResult, createUser } from '../accounts/accounts.service.ts';
 import * as accounts from '../accounts/accounts.repository.ts';
@@ -183,7 +185,7 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
     await flushTracking(ctx);
 
     if (next > reported && (next - reported >= plans.length / 20 || next === plans.length)) {
-      progress(`demo: ${next.toLocaleString('en')} of ${plans.length.toLocaleString('en')} transactions, up to ${new Date(Math.min(end, now.getTime())).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+      progress(`demo: ${formatCount(next)} of ${formatCount(plans.length)} transactions, up to ${formatUnix(Math.min(end, now.getTime()) / 1000, 'YYYY-MM-DD HH:mm')} UTC`);
       reported = next;
     }
   }

@@ -1,6 +1,8 @@
 // The append-only event log: the timeline of every transaction and the source of webhooks.
 import type { Database } from '../db/database.ts';
 import type { EventType } from '../db/schema.ts';
+import type { AppContext } from '../context.ts';
+import { insertOutbox } from '../webhooks/outbox.ts';
 
 export interface NewEvent {
   customer_id: number;
@@ -10,8 +12,11 @@ export interface NewEvent {
   data?: Record<string, unknown> | null;
 }
 
-/** Appends events in one statement. */
-export async function insertEvents(db: Database, events: NewEvent[]): Promise<void> {
+/**
+ * Appends events in one statement, and their webhook requests (src/server/webhooks/outbox.ts) in the
+ * same transaction. `ctx` lets the outbox read the customers' webhooks through the lookup cache.
+ */
+export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<AppContext, 'config'>): Promise<void> {
   // in slices: one statement may carry at most 65,535 parameters
   for (let i = 0; i < events.length; i += 5000) {
     await db
@@ -19,6 +24,7 @@ export async function insertEvents(db: Database, events: NewEvent[]): Promise<vo
       .values(events.slice(i, i + 5000).map((e) => ({ customer_id: e.customer_id, transaction_id: e.transaction_id, type: e.type, at: e.at ?? new Date(), data: e.data ? JSON.stringify(e.data) : null })))
       .execute();
   }
+  await insertOutbox(ctx, db, events);
 }
 
 export async function listTransactionEvents(db: Database, transactionId: number) {

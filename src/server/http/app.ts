@@ -10,14 +10,22 @@ import { settingsRoutes } from '../settings/settings.routes.ts';
 import { domainRoutes } from '../domains/domains.routes.ts';
 import { dashboardRoutes } from '../dashboard/dashboard.routes.ts';
 import { reportRoutes } from '../reports/reports.routes.ts';
+import { groupReportRoutes } from '../reports/group-reports.routes.ts';
+import { exportRoutes } from '../exports/exports.routes.ts';
 import { webhookRoutes } from '../webhooks/webhooks.routes.ts';
 import { trackingRoutes } from '../tracking/tracking.routes.ts';
 import { unsubscribeRoutes } from '../unsubscribe/unsubscribe.routes.ts';
 import { suppressionRoutes } from '../suppressions/suppressions.routes.ts';
+import { attachmentRoutes } from '../attachments/attachments.routes.ts';
+import { publicAttachmentRoutes } from '../attachments/public.routes.ts';
+import { templateRoutes } from '../templates/templates.routes.ts';
 import { ApiError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
+import { apiMethodsFinder, methodNotAllowed, refuseControlCharacters } from './request-guard.ts';
 
 const SEND_PATHS = /^\/v1\/(mail|emails)(\/batch)?$/;
+// online attachment uploads stream to storage, bounded per file by ATTACHMENT_MAX_FILE_BYTES
+const UPLOAD_PATHS = /^\/v1\/tracked-attachments\/groups(\/\d+\/assets)?$/;
 
 export function createApi(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -26,6 +34,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
     c.set('ctx', ctx);
     await next();
   });
+  app.use('*', refuseControlCharacters);
   app.route('/', opsRoutes(ctx));
   app.route('/', trackingRoutes(ctx));
 
@@ -37,19 +46,31 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   // the send endpoints take attachments; every other call is a console call with a small body
   const sendLimit = limitBody(ctx.config.sendBodyLimitBytes);
   const consoleLimit = limitBody(ctx.config.consoleBodyLimitBytes);
-  app.use('/v1/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
+  app.use('/v1/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next)));
   app.route('/v1', mailRoutes(ctx) as unknown as Hono<ApiEnv>);
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
+  app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
   app.use('/v1/*', sessionMiddleware(ctx));
   app.route('/v1', authRoutes(ctx));
   app.route('/v1', settingsRoutes(ctx));
   app.route('/v1', domainRoutes(ctx));
   app.route('/v1', dashboardRoutes(ctx));
   app.route('/v1', reportRoutes(ctx));
+  app.route('/v1', groupReportRoutes(ctx));
+  app.route('/v1', exportRoutes(ctx));
   app.route('/v1', webhookRoutes(ctx));
   app.route('/v1', suppressionRoutes(ctx));
+  app.route('/v1', attachmentRoutes(ctx));
+  app.route('/v1', templateRoutes(ctx));
 
-  app.notFound((c) => c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404));
+  // a path some route serves with other methods is a 405 naming them (issue 11), otherwise a 404
+  const methodsAt = apiMethodsFinder(app);
+  app.notFound((c) => {
+    const allowed = methodsAt(c.req.path);
+    if (allowed.length === 0) return c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404);
+    const refused = methodNotAllowed(c.req.method, allowed);
+    return c.json(refused.toBody(), refused.status, refused.headers);
+  });
 
   app.onError((err, c) => {
     if (err instanceof ApiError) {

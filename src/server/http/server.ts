@@ -2,13 +2,16 @@
 // Astro route in between cost 7x in throughput, DESIGN.md); built assets are served from disk with
 // their precompressed .br/.gz twins; every other path is rendered by Astro, compressed here.
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
 import sirv from 'sirv';
 import type { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import type { PageBridge } from '../page-bridge.ts';
+import { ApiError } from './errors.ts';
+import { FORBIDDEN_METHODS, PAGE_METHODS, apiMethodsFinder, badTarget, canonicalPageLocation, methodNotAllowed } from './request-guard.ts';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void, locals?: object) => void | Promise<void>;
 
@@ -26,6 +29,8 @@ export interface HttpServerOptions {
 const API_PREFIXES = ['/v1/', '/t/'];
 const API_EXACT = new Set(['/v1', '/healthz', '/readyz', '/metrics']);
 const ONE_CLICK_PATH = /^\/header-unsubscribe\/[^/?#]+(\?|$)/;
+// online attachments' public pages (issue 15): downloads are cross-site form POSTs, served by the API
+const ATTACHMENT_PATH = /^\/a\/[^/?#]+(\/|\?|$)/;
 
 /** Which part of the service answers a path; used for routing and for metric labels. */
 export function areaOf(url: string): 'api' | 'static' | 'page' {
@@ -36,14 +41,49 @@ export function areaOf(url: string): 'api' | 'static' | 'page' {
 }
 
 const NOT_FOUND_PAGE =
-  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>' +
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not Found</title></head>' +
   '<body style="font-family:system-ui,sans-serif;text-align:center;padding:4rem 1rem;color:#34495e">' +
-  '<h1>Page not found</h1><p><a href="/">Back to the dashboard</a></p></body></html>';
+  '<h1>Not Found</h1><p><a href="/">Back to the dashboard</a></p></body></html>';
 
 /** Paths no page matches: answered here, since Astro's own fallback renders without our locals. */
 function notFound(res: ServerResponse): void {
-  res.writeHead(404, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(404, 'Not Found', { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
   res.end(NOT_FOUND_PAGE);
+}
+
+/** A refusal in the API's error shape, answered before Hono or Astro sees the request. */
+function refuse(res: ServerResponse, error: ApiError): void {
+  const body = JSON.stringify(error.toBody());
+  res.writeHead(error.status, STATUS_CODES[error.status], {
+    ...error.headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(body);
+}
+
+/** The same refusal written straight to a socket, for requests Node never turns into a ServerResponse. */
+function refuseOnSocket(socket: Duplex, error: ApiError): void {
+  const body = JSON.stringify(error.toBody());
+  const headers = { ...error.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${head}\r\n${body}`);
+}
+
+/**
+ * Astro copies its Response's statusText onto the Node response, and a page that sets only
+ * Astro.response.status (the 404 page) keeps the 'OK' of its 200: "404 OK". Pages never choose a
+ * reason phrase, so the standard one is written for every status.
+ */
+function standardReasonPhrase(res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+    if (typeof rest[0] === 'string') rest[0] = STATUS_CODES[status] ?? rest[0];
+    else this.statusMessage = STATUS_CODES[status] ?? '';
+    return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
+  } as ServerResponse['writeHead'];
 }
 
 export function createHttpServer(opts: HttpServerOptions): Server {
@@ -68,12 +108,15 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       notFound(res);
       return;
     }
+    standardReasonPhrase(res);
     compress(req as any, res as any, () => {
       void opts.pages!(req, res, () => notFound(res), locals);
     });
   };
 
-  return createServer((req, res) => {
+  const apiMethodsAt = apiMethodsFinder(opts.api);
+
+  const server = createServer((req, res) => {
     const started = process.hrtime.bigint();
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();
@@ -88,8 +131,28 @@ export function createHttpServer(opts: HttpServerOptions): Server {
         ctx.logger.info({ requestId, method: req.method, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       }
     });
+    const url = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    // Methods no route serves get 405 here: TRACE and CONNECT cannot become a web Request (they
+    // answered 500 inside Hono and Astro), and pages only answer GET, HEAD and POST.
+    if (area === 'api' ? FORBIDDEN_METHODS.has(method) : !PAGE_METHODS.includes(method)) {
+      const allowed = area === 'api' ? apiMethodsAt(url.split('?', 1)[0]) : PAGE_METHODS;
+      refuse(res, allowed.length > 0 ? methodNotAllowed(method, allowed) : new ApiError('not_found', `No route ${method} ${url.split('?', 1)[0]}`));
+      return;
+    }
+    const badAddress = badTarget(url);
+    if (badAddress) {
+      refuse(res, badAddress);
+      return;
+    }
+    const canonical = area === 'page' && (method === 'GET' || method === 'HEAD') ? canonicalPageLocation(url) : undefined;
+    if (canonical) {
+      res.writeHead(301, { Location: canonical, 'Cache-Control': 'no-store' });
+      res.end();
+      return;
+    }
     // RFC 8058 one-click POSTs arrive cross-site without Origin, which Astro's origin check refuses
-    if (area === 'api' || (req.method === 'POST' && ONE_CLICK_PATH.test(req.url ?? ''))) {
+    if (area === 'api' || (req.method === 'POST' && ONE_CLICK_PATH.test(req.url ?? '')) || ATTACHMENT_PATH.test(req.url ?? '')) {
       void apiListener(req, res);
     } else if (area === 'static' && serveStatic) {
       serveStatic(req, res, () => renderPage(req, res));
@@ -97,4 +160,27 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       renderPage(req, res);
     }
   });
+
+  // CONNECT is handed to a 'connect' listener instead of the request handler; without one Node
+  // drops the connection unanswered. We are no proxy: 405 like any other method not served.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    ctx.metrics.httpRequests.inc({ area: 'page', method: 'CONNECT', status: '405' });
+    refuseOnSocket(socket, methodNotAllowed('CONNECT', PAGE_METHODS));
+  });
+  // A method Node's parser does not know (`FOO / HTTP/1.1`) fails before any request exists; it
+  // gets the same 405. Other parse errors keep Node's own answers (its default listener's codes).
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    const inResponse = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (err.code === 'ECONNRESET' || !socket.writable || inResponse) {
+      socket.destroy();
+      return;
+    }
+    if (err.code === 'HPE_INVALID_METHOD') {
+      refuseOnSocket(socket, methodNotAllowed('This method', PAGE_METHODS));
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+  });
+  return server;
 }

@@ -22,40 +22,68 @@ export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S
 const NUL = '\u0000';
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** The first string (value or key) PostgreSQL text or jsonb cannot store: NUL, or half a surrogate pair. */
-function unstorable(value: unknown, path: string[] = []): { path: string; message: string } | undefined {
-  const problem = (text: string) =>
-    text.includes(NUL) ? 'must not contain the NUL character (\\u0000)' : LONE_SURROGATE.test(text) ? 'must be valid Unicode text (it holds an unpaired UTF-16 surrogate)' : undefined;
-  if (typeof value === 'string') {
-    const message = problem(value);
-    return message ? { path: path.join('.') || '(body)', message } : undefined;
-  }
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const message = problem(key);
-    const found = message ? { path: [...path, key].join('.'), message } : unstorable(item, [...path, key]);
-    if (found) return found;
+/**
+ * How deeply a JSON body may nest arrays and objects. Our deepest schema needs 3 (a batch of
+ * messages with headers); 64 leaves room for metadata and keeps every later walk of the value
+ * shallow (100,000 levels overflowed the stack of the recursive check this replaced).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+type Problem = { kind: 'depth' | 'text'; path: string; message: string };
+
+function textProblem(text: string): string | undefined {
+  return text.includes(NUL) ? 'must not contain the NUL character (\\u0000)' : LONE_SURROGATE.test(text) ? 'must be valid Unicode text (it holds an unpaired UTF-16 surrogate)' : undefined;
+}
+
+/**
+ * The first problem of a parsed JSON value, depth first: nesting beyond MAX_JSON_DEPTH, or a
+ * string (value or key) PostgreSQL text or jsonb cannot store (NUL, or half a surrogate pair).
+ * An explicit stack, so no input can exhaust the call stack.
+ */
+function firstProblem(root: unknown): Problem | undefined {
+  const stack: { value: unknown; path: string[]; depth: number }[] = [{ value: root, path: [], depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      const message = textProblem(value);
+      if (message) return { kind: 'text', path: path.join('.') || '(body)', message };
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) return { kind: 'depth', path: path.join('.') || '(body)', message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` };
+    const entries = Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i -= 1) {
+      const [key, item] = entries[i];
+      const message = textProblem(key);
+      if (message) return { kind: 'text', path: [...path, key].join('.'), message };
+      stack.push({ value: item, path: [...path, key], depth: depth + 1 });
+    }
   }
   return undefined;
 }
 
-/** 400 when any string holds what PostgreSQL cannot store (JSON can escape both: "\\u0000", "\\ud800"). */
-export function rejectUnstorableText(value: unknown): void {
-  const found = unstorable(value);
-  if (found) throw new ApiError('validation_failed', `Invalid request: ${found.path}: ${found.message}`, { details: [found] });
+/**
+ * The one way a request's JSON body is read (jsonBody here, the send endpoints' readJson): 400
+ * invalid_json when it does not parse or nests deeper than MAX_JSON_DEPTH, 400 validation_failed
+ * when a string holds what PostgreSQL cannot store (JSON can escape both: "\\u0000", "\\ud800").
+ */
+export function parseJsonBody(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid JSON');
+  }
+  const found = firstProblem(value);
+  if (!found) return value;
+  if (found.kind === 'depth') throw new ApiError('invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+  const detail = { path: found.path, message: found.message };
+  throw new ApiError('validation_failed', `Invalid request: ${detail.path}: ${detail.message}`, { details: [detail] });
 }
 
 /** The JSON body, checked against `schema`. An empty body is read as {}. */
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
   const text = await c.req.text();
-  let value: unknown = {};
-  if (text.trim() !== '') {
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new ApiError('invalid_json', 'The request body is not valid JSON');
-    }
-  }
-  rejectUnstorableText(value);
+  const value = text.trim() === '' ? {} : parseJsonBody(text);
   return check(schema, value);
 }

@@ -58,3 +58,37 @@ export async function totalsPerGroup(db: Database, customerId: number, groupIds:
     .execute();
   return new Map(rows.map((row) => [Number(row.group_id), totalsOf(row)]));
 }
+
+/** One group's totals per UTC day from `first` to `last` (both included); days without rows are absent (group reports, spec part two §7). */
+export async function groupTotalsPerDay(db: Database, customerId: number, groupId: number, first: string, last: string): Promise<Map<string, StatTotals>> {
+  const rows = await db
+    .selectFrom('daily_stats')
+    .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), ...sums])
+    .where('customer_id', '=', customerId)
+    .where('group_id', '=', groupId)
+    .where('day', '>=', first)
+    .where('day', '<=', last)
+    .groupBy('day')
+    .execute();
+  return new Map(rows.map((row) => [row.day, totalsOf(row)]));
+}
+
+/**
+ * The totals of the customer's group with this uuid (lower case) over the days from `first` to
+ * `last`, found and summed in one query (the overview widget's whole read); undefined when the
+ * customer has no such group.
+ */
+export async function groupTotalsByUuid(db: Database, customerId: number, uuid: string, first: string, last: string): Promise<StatTotals | undefined> {
+  const dailySums = STAT_COLUMNS.map((column) => sql<string | number>`coalesce(sum(d.${sql.ref(column)}), 0)`.as(column));
+  const row = await db
+    .selectFrom('transaction_groups as g')
+    .leftJoin('daily_stats as d', (join) =>
+      join.onRef('d.customer_id', '=', 'g.customer_id').onRef('d.group_id', '=', 'g.id').on('d.day', '>=', first).on('d.day', '<=', last),
+    )
+    .select(['g.id', ...dailySums])
+    .where('g.customer_id', '=', customerId)
+    .where('g.uuid', '=', uuid)
+    .groupBy('g.id')
+    .executeTakeFirst();
+  return row && totalsOf(row);
+}

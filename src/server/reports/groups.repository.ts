@@ -76,3 +76,8 @@ export async function findGroupId(db: Database, customerId: number, uuid: string
   const row = await db.selectFrom('transaction_groups').select('id').where('customer_id', '=', customerId).where('uuid', '=', uuid).executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
+
+/** The customer's group with this uuid (a report page's header), or undefined: unknown or another customer's. */
+export async function findGroup(db: Database, customerId: number, uuid: string): Promise<{ uuid: string; name: string } | undefined> {
+  return db.selectFrom('transaction_groups').select(['uuid', 'name']).where('customer_id', '=', customerId).where('uuid', '=', uuid).executeTakeFirst();
+}

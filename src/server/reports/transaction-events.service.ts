@@ -33,6 +33,9 @@ export interface TransactionEventData {
   user_agent?: string;
   /** How the recipient unsubscribed or resubscribed: the page, the one-click header, or mail. */
   via?: string;
+  /** The online attachment's file downloaded, and the link's name (issue 15). */
+  file?: string;
+  link?: string;
 }
 
 export interface TransactionEventWire {
@@ -71,6 +74,8 @@ export function eventToWire(row: { type: EventType; at: Date; data: Record<strin
     ip: text(d.ip),
     user_agent: text(d.user_agent),
     via: text(d.via),
+    file: text(d.file),
+    link: text(d.link),
   };
   for (const key of Object.keys(data) as (keyof TransactionEventData)[]) if (data[key] === undefined) delete data[key];
   return { type: row.type, time: unixSeconds(new Date(row.at)), data };

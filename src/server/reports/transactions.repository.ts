@@ -77,8 +77,8 @@ function startsWith(prefix: string): string {
   return `${likeLiteral(prefix)}%`;
 }
 
-/** The rows of `customerId` that `filter` selects. */
-function matching(db: Database, customerId: number, filter: TransactionFilter): Query {
+/** The rows of `customerId` that `filter` selects (also the report exports' stream, src/server/exports). */
+export function matching(db: Database, customerId: number, filter: TransactionFilter): Query {
   let query: Query = db.selectFrom('transactions as t').where('t.customer_id', '=', customerId);
   if (filter.groupId !== null) query = query.where('t.group_id', '=', filter.groupId);
   if (filter.from) query = query.where('t.queued_at', '>=', filter.from);
@@ -200,6 +200,11 @@ export interface TransactionRow {
   headers: Record<string, string> | null;
   group_uuid: string;
   group_name: string;
+  bounce_type: string | null;
+  bounce_reason: string | null;
+  last_reply: string | null;
+  first_open_at: Date | null;
+  first_click_at: Date | null;
 }
 
 /** The customer's transactions with these ids, joined to message and group, in the order of `ids`. */
@@ -226,6 +231,11 @@ export async function transactionsByIds(db: Database, customerId: number, ids: r
       'm.headers',
       'g.uuid as group_uuid',
       'g.name as group_name',
+      't.bounce_type',
+      't.bounce_reason',
+      't.last_reply',
+      't.first_open_at',
+      't.first_click_at',
     ])
     .where('t.customer_id', '=', customerId)
     .where('t.id', 'in', ids)

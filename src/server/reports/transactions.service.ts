@@ -69,6 +69,8 @@ export interface TransactionSearch {
   status: MessageStatus;
   reportType: ReportType;
   groupUuid: string | null;
+  /** The group's id when the caller has already checked groupUuid against the customer (group reports). */
+  groupId?: number;
   /** A whole recipient address (any case). */
   recipient: string | null;
   /** The search box: a whole transaction uuid, or the start of a recipient address or of its domain. */
@@ -159,21 +161,16 @@ function textMatch(text: string): repo.TextMatch | null {
  * (TEXT_COUNT_CAP + 1 for a text search) and `total_capped` says when the count stopped there.
  */
 export async function searchTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<TransactionPage> {
-  const { page, perPage } = search;
-  const empty = (): TransactionPage => ({ data: [], meta: pageMeta(page, perPage, 0, false) });
+  const { rows, meta } = await findTransactions(db, customerId, search);
+  return { data: rows.map(transactionToWire), meta };
+}
 
-  let groupId: number | null = null;
-  if (search.groupUuid !== null) {
-    const found = await findGroupId(db, customerId, search.groupUuid.toLowerCase());
-    if (found === undefined) return empty(); // another customer's group looks like no group at all
-    groupId = found;
-  }
-
+/** What a search selects, as a filter of transactions.repository.ts; null when it can select nothing. */
+export function transactionFilter(groupId: number | null, search: Pick<TransactionSearch, 'range' | 'status' | 'reportType' | 'recipient' | 'text'>): repo.TransactionFilter | null {
   const statuses = narrow(BY_STATUS[search.status].statuses, BY_REPORT[search.reportType].statuses);
   const delivered = narrow(BY_STATUS[search.status].delivered, BY_REPORT[search.reportType].delivered);
-  if (statuses?.length === 0 || delivered?.length === 0) return empty();
-
-  const filter: repo.TransactionFilter = {
+  if (statuses?.length === 0 || delivered?.length === 0) return null;
+  return {
     groupId,
     from: search.range.from,
     before: search.range.before,
@@ -184,26 +181,55 @@ export async function searchTransactions(db: Database, customerId: number, searc
     recipient: search.recipient?.toLowerCase() ?? null,
     text: search.text === null ? null : textMatch(search.text),
   };
+}
 
-  let total: number;
-  let exact: boolean;
-  const { wholeDays, firstDay, lastDay } = search.range;
-  if (wholeDays && !statuses && !delivered && !filter.opened && !filter.clicked && filter.recipient === null && filter.text === null) {
-    // only the range and the group: the requests rollup, one row per group and day
-    total = await sumRequests(db, customerId, { groupId, firstDay, lastDay });
-    exact = true;
-  } else if (wholeDays && filter.recipient === null && filter.text === null) {
-    // states too: the transaction_counts rollup, one row per group, day and state
-    total = await sumTransactionCounts(db, customerId, { ...filter, firstDay, lastDay });
-    exact = true;
-  } else {
-    const cap = filter.text === null ? COUNT_CAP : TEXT_COUNT_CAP;
-    total = await repo.countTransactions(db, customerId, filter, cap);
-    exact = total <= cap;
+/** searchTransactions' rows before the wire mapping (the group reports add columns of their own). */
+export async function findTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<{ rows: repo.TransactionRow[]; meta: PageMeta }> {
+  const { ids, meta } = await findTransactionIds(db, customerId, search);
+  return { rows: await repo.transactionsByIds(db, customerId, ids), meta };
+}
+
+/** The ids of one page of a search, in order, and its paging block. */
+export async function findTransactionIds(db: Database, customerId: number, search: TransactionSearch): Promise<{ ids: number[]; meta: PageMeta }> {
+  const { page, perPage } = search;
+  const empty = () => ({ ids: [], meta: pageMeta(page, perPage, 0, false) });
+
+  let groupId: number | null = search.groupId ?? null;
+  if (groupId === null && search.groupUuid !== null) {
+    const found = await findGroupId(db, customerId, search.groupUuid.toLowerCase());
+    if (found === undefined) return empty(); // another customer's group looks like no group at all
+    groupId = found;
   }
+
+  const filter = transactionFilter(groupId, search);
+  if (filter === null) return empty();
+  const { statuses, deliveredStatuses: delivered } = filter;
+
+  const { wholeDays, firstDay, lastDay } = search.range;
+  const counted = async (): Promise<{ total: number; exact: boolean }> => {
+    if (wholeDays && !statuses && !delivered && !filter.opened && !filter.clicked && filter.recipient === null && filter.text === null) {
+      // only the range and the group: the requests rollup, one row per group and day
+      return { total: await sumRequests(db, customerId, { groupId, firstDay, lastDay }), exact: true };
+    }
+    if (wholeDays && filter.recipient === null && filter.text === null) {
+      // states too: the transaction_counts rollup, one row per group, day and state
+      return { total: await sumTransactionCounts(db, customerId, { ...filter, firstDay, lastDay }), exact: true };
+    }
+    const cap = filter.text === null ? COUNT_CAP : TEXT_COUNT_CAP;
+    const total = await repo.countTransactions(db, customerId, filter, cap);
+    return { total, exact: total <= cap };
+  };
 
   const offset = (page - 1) * perPage;
   const sort = { by: ORDER_OF[search.sort.key], direction: search.sort.direction };
+  const forward = () => repo.pageTransactionIds(db, customerId, filter, { ...sort, fromEnd: false }, perPage, offset);
+  if (offset === 0) {
+    // the first page never walks from the end: count and read it together (one round trip less
+    // on PostgreSQL, where the pool runs them on two connections)
+    const [{ total, exact }, ids] = await Promise.all([counted(), forward()]);
+    return { ids, meta: pageMeta(page, perPage, total, !exact) };
+  }
+  const { total, exact } = await counted();
   let ids: number[] = [];
   if (exact && offset > total / 2) {
     // a late page of an exact total: walk from the end, skipping the rows after this page
@@ -211,8 +237,7 @@ export async function searchTransactions(db: Database, customerId: number, searc
     const limit = perPage + Math.min(0, after);
     if (limit > 0) ids = await repo.pageTransactionIds(db, customerId, filter, { ...sort, fromEnd: true }, limit, Math.max(0, after));
   } else {
-    ids = await repo.pageTransactionIds(db, customerId, filter, { ...sort, fromEnd: false }, perPage, offset);
+    ids = await forward();
   }
-  const rows = await repo.transactionsByIds(db, customerId, ids);
-  return { data: rows.map(transactionToWire), meta: pageMeta(page, perPage, total, !exact) };
+  return { ids, meta: pageMeta(page, perPage, total, !exact) };
 }

@@ -9,10 +9,11 @@ import type { AppContext } from '../context.ts';
 import { customerForApiKey } from '../credentials/credentials.service.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ApiEnv } from '../http/middleware.ts';
-import { check, rejectUnstorableText } from '../http/validate.ts';
+import { check, parseJsonBody } from '../http/validate.ts';
 import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare } from './sending.service.ts';
 import { MAX_BATCH, SubmissionError, type Submission, fromMailRequest, fromResendRequest, mailRequest, resendRequest } from './mail.schema.ts';
 import { findIdempotencyKey } from './idempotency.repository.ts';
+import { withTemplate } from '../templates/template-send.ts';
 
 type SendEnv = ApiEnv & { Variables: { customerId: number } };
 
@@ -46,6 +47,8 @@ function resendErrorName(err: ApiError, c: Context): string {
     case 'bad_request':
     case 'domain_not_verified':
     case 'payload_too_large':
+    case 'missing_variables':
+    case 'unprocessable':
       return 'validation_error';
     case 'unauthorized':
       return c.req.header('authorization') ? 'invalid_api_key' : 'missing_api_key';
@@ -81,14 +84,7 @@ const resendErrors: MiddlewareHandler<SendEnv> = async (c, next) => {
 
 async function readJson(c: Context): Promise<{ text: string; value: unknown }> {
   const text = await c.req.text();
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ApiError('invalid_json', 'The request body is not valid JSON');
-  }
-  rejectUnstorableText(value);
-  return { text, value };
+  return { text, value: parseJsonBody(text) };
 }
 
 function submissionOrThrow<T>(make: () => T, prefix = ''): T {
@@ -171,7 +167,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
 
   app.post('/mail', auth, async (c) => {
     const { text, value } = await readJson(c);
-    const body = check(mailRequest, value);
+    const body = check(mailRequest, await withTemplate(ctx, c.get('customerId'), value, 'mail'));
     return send(c, text, [submissionOrThrow(() => fromMailRequest(body))], ourAnswer);
   });
 
@@ -179,7 +175,8 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const { text, value } = await readJson(c);
     const list = check(z.union([z.array(z.unknown()), z.object({ messages: z.array(z.unknown()) }).transform((o) => o.messages)]), value);
     if (list.length === 0 || list.length > MAX_BATCH) throw new ApiError('validation_failed', `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`);
-    const submissions = eachSubmission(list, mailRequest, fromMailRequest);
+    const items = await Promise.all(list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'mail', `${i}.`)));
+    const submissions = eachSubmission(items, mailRequest, fromMailRequest);
     return send(c, text, submissions, (accepted) => ({
       status: 202,
       body: { data: accepted.map((recipients) => recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status }))) },
@@ -191,14 +188,15 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
 
   app.post('/emails', auth, async (c) => {
     const { text, value } = await readJson(c);
-    const body = check(resendRequest, value);
+    const body = check(resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
     return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({ status: 200, body: { id: accepted[0][0].trans_uuid } }));
   });
 
   app.post('/emails/batch', auth, async (c) => {
     const { text, value } = await readJson(c);
     const list = check(z.array(z.unknown()).min(1).max(100), value);
-    const submissions = eachSubmission(list, resendRequest, fromResendRequest);
+    const items = await Promise.all(list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)));
+    const submissions = eachSubmission(items, resendRequest, fromResendRequest);
     return send(c, text, submissions, (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }), true);
   });
 

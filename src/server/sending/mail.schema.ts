@@ -24,6 +24,8 @@ export interface Submission {
   group: string;
   tags: string[];
   metadata: Record<string, unknown> | null;
+  /** The integration ID of an online attachment link to add to the mail (issue 15). */
+  onlineAttachmentId?: string;
 }
 
 const NO_LINE_BREAKS = /^[^\r\n]*$/;
@@ -82,13 +84,12 @@ export const mailRequest = z.strictObject({
   subject,
   html: z.string().optional(),
   text: z.string().optional(),
-  template_id: z.never({ error: 'templates are not available yet; send html or text' }).optional(),
-  variables: z.never({ error: 'templates are not available yet' }).optional(),
   headers: headerMap.optional(),
   attachments: z.array(attachmentSchema).max(100).optional(),
   group: groupName.optional(),
   tags: z.array(z.string().max(100).regex(NO_LINE_BREAKS)).max(20).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  online_attachment_id: z.string().min(1).max(64).regex(/^[\w-]+$/, 'must be an integration ID').optional(),
 });
 export type MailRequest = z.infer<typeof mailRequest>;
 
@@ -127,7 +128,6 @@ export const resendRequest = z.strictObject({
     })
     .optional(),
   scheduled_at: z.never({ error: 'scheduled sending is not supported' }).optional(),
-  template: z.never({ error: 'templates are not available yet; send html or text' }).optional(),
   topic_id: z.string().optional(),
 });
 export type ResendRequest = z.infer<typeof resendRequest>;
@@ -199,7 +199,7 @@ function common(body: CommonFields) {
 
 /** A checked /v1/mail body as a Submission (throws SubmissionError for address or size problems). */
 export function fromMailRequest(body: MailRequest): Submission {
-  return finish({ ...common(body), group: body.group ?? DEFAULT_GROUP, tags: body.tags ?? [], metadata: body.metadata ?? null });
+  return finish({ ...common(body), group: body.group ?? DEFAULT_GROUP, tags: body.tags ?? [], metadata: body.metadata ?? null, onlineAttachmentId: body.online_attachment_id });
 }
 
 /** A checked Resend body as a Submission; a tag named "group" names the transaction group. */

@@ -17,6 +17,7 @@ import { domainOf } from './addresses.ts';
 import type { Submission } from './mail.schema.ts';
 import { notifyQueued } from '../delivery/queue-signal.ts';
 import { findIdempotencyKey, insertIdempotencyKeys } from './idempotency.repository.ts';
+import { attachmentGroupFor } from '../attachments/mail-block.ts';
 
 export interface AcceptedRecipient {
   trans_uuid: string;
@@ -38,6 +39,8 @@ export interface PreparedMessage {
    * moment of the commit. Only the demo's history (src/server/demo) sets it.
    */
   queuedAt?: Date;
+  /** The online attachment link named by the submission (issue 15). */
+  attachmentGroupId?: number;
 }
 
 /** Checks what needs no write (the sending domain) and prepares a submission for acceptance. */
@@ -48,9 +51,11 @@ export async function prepare(
   extra: { raw?: Buffer; recipients?: Address[]; messageIdHeader?: string } = {},
 ): Promise<PreparedMessage> {
   const domain = await requireSendingDomain(ctx, customerId, domainOf(submission.from.email));
+  const attachmentGroupId = submission.onlineAttachmentId ? await attachmentGroupFor(ctx, customerId, submission.onlineAttachmentId) : undefined;
   return {
     submission,
     domain,
+    attachmentGroupId,
     raw: extra.raw,
     messageIdHeader: extra.messageIdHeader,
     recipients: extra.recipients ?? [...submission.to, ...submission.cc, ...submission.bcc],
@@ -133,7 +138,7 @@ class AcceptQueue {
     while (this.#pending.length > 0) {
       const jobs = takeBatch(this.#pending);
       try {
-        const results = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, jobs, this.#notifyOthers));
+        const results = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, jobs, this.#notifyOthers, this.ctx));
         jobs.forEach((job, i) => job.resolve(results[i]));
       } catch (err) {
         if (jobs.length === 1) {
@@ -143,7 +148,7 @@ class AcceptQueue {
         // one bad job must not fail the others: retry each on its own
         for (const job of jobs) {
           try {
-            const [result] = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, [job], this.#notifyOthers));
+            const [result] = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, [job], this.#notifyOthers, this.ctx));
             job.resolve(result);
           } catch (single) {
             job.reject(await this.#explain(job, single));
@@ -184,7 +189,7 @@ export function firstOfMonth(at: Date): string {
 }
 
 /** Writes a batch of jobs inside one transaction; returns the recipients of each job's messages. */
-async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Promise<AcceptedRecipient[][][]> {
+async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx: AppContext): Promise<AcceptedRecipient[][][]> {
   const now = new Date();
   const acceptedAt = (m: PreparedMessage) => m.queuedAt ?? now;
   const customerIds = [...new Set(jobs.map((j) => j.customerId))].sort((a, b) => a - b);
@@ -194,7 +199,7 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
   for (const job of jobs) for (const m of job.messages) usageKeys.set(usageKey(job.customerId, acceptedAt(m)), { customer_id: job.customerId, month: firstOfMonth(acceptedAt(m)) });
 
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
-  const customers = await trx.selectFrom('customers').select(['id', 'monthly_quota', 'disable_suppression']).where('id', 'in', customerIds).execute();
+  const customers = await trx.selectFrom('customers').select(['id', 'monthly_quota', 'disable_suppression', 'is_system']).where('id', 'in', customerIds).execute();
   const settings = new Map(customers.map((c) => [c.id, c]));
   // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
   const usageRows = await trx
@@ -229,16 +234,18 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
     .execute();
   const groupId = new Map(groups.map((g) => [`${g.customer_id}\u0000${g.name}`, g.id]));
 
-  // suppressed recipients (unless the customer disabled suppression)
+  // suppressed recipients (unless the customer disabled suppression). System mail (issue 11) is
+  // never suppressed: a postmaster who unsubscribed from one verification mail must get the next.
+  const suppressing = (customerId: number) => !settings.get(customerId)?.disable_suppression && !settings.get(customerId)?.is_system;
   const lookups = jobs.flatMap((job) =>
-    settings.get(job.customerId)?.disable_suppression ? [] : job.messages.flatMap((m) => m.recipients.map((r) => ({ customer_id: job.customerId, email: r.email.toLowerCase() }))),
+    !suppressing(job.customerId) ? [] : job.messages.flatMap((m) => m.recipients.map((r) => ({ customer_id: job.customerId, email: r.email.toLowerCase() }))),
   );
   const suppressed = new Set<string>();
   if (lookups.length > 0) {
     const rows = await trx
       .selectFrom('suppressions')
       .select(['customer_id', 'email'])
-      .where('customer_id', 'in', customerIds)
+      .where('customer_id', 'in', customerIds.filter(suppressing))
       .where(sql<string>`lower(email)`, 'in', [...new Set(lookups.map((l) => l.email))])
       .execute();
     for (const r of rows) suppressed.add(`${r.customer_id}\u0000${r.email.toLowerCase()}`);
@@ -266,6 +273,7 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
           raw: m.raw ?? null,
           tags: m.submission.tags.length ? JSON.stringify(m.submission.tags) : null,
           metadata: m.submission.metadata ? JSON.stringify(m.submission.metadata) : null,
+          attachment_group_id: m.attachmentGroupId ?? null,
           ...(m.queuedAt ? { created_at: m.queuedAt } : {}),
         })),
       )
@@ -332,7 +340,7 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean): Pro
     }
     stats.push({ customer_id: t.customer_id, group_id: t.group_id, day: statDay(at), counts });
   }
-  await insertEvents(trx, events);
+  await insertEvents(trx, events, ctx);
   await bumpDailyStats(trx, stats);
 
   for (const [key, n] of used) {

@@ -13,6 +13,8 @@ export interface MessageHeaders {
   subject: string;
   messageId: string | null;
   group: string | null;
+  /** X-Transact-Attachments: an online attachment link's integration ID (issue 15). */
+  attachments: string | null;
 }
 
 /** Header lines of a CRLF message, unfolded (RFC 5322 §2.2.3), by lower-cased name. */
@@ -58,5 +60,6 @@ export function parseMessageHeaders(raw: Buffer): MessageHeaders {
     subject: decode(f.get('subject')?.[0] ?? ''),
     messageId,
     group: f.get('x-transact-group')?.[0] ? decode(f.get('x-transact-group')![0]) : null,
+    attachments: f.get('x-transact-attachments')?.[0]?.trim() || null,
   };
 }

@@ -42,13 +42,13 @@ function headerEnd(raw: Buffer): number {
 }
 
 /**
- * Removes every X-Transact-Group header (with continuation lines); with `messageId`, replaces any
+ * Removes every X-Transact-Group and X-Transact-Attachments header (with continuation lines); with `messageId`, replaces any
  * Message-ID header (missing or unusable) with that one.
  */
 export function rewriteHeaders(raw: Buffer, messageId: string | null): Buffer {
   const end = headerEnd(raw);
   const lines = raw.subarray(0, end).toString('latin1').split('\r\n');
-  const drop = messageId ? /^(x-transact-group|message-id)\s*:/i : /^x-transact-group\s*:/i;
+  const drop = messageId ? /^(x-transact-group|x-transact-attachments|message-id)\s*:/i : /^(x-transact-group|x-transact-attachments)\s*:/i;
   const kept: string[] = [];
   let dropping = false;
   for (const line of lines) {
@@ -236,6 +236,7 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
     group,
     tags: [],
     metadata: null,
+    ...(parsed.attachments ? { onlineAttachmentId: parsed.attachments } : {}),
   };
   const added = parsed.messageId ? null : `<${randomUUID()}@${domainOf(fromEmail)}>`;
   const messageIdHeader = added ?? parsed.messageId!;
@@ -244,6 +245,7 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
     prepared = await prepare(ctx, customerId, submission, { raw: rewriteHeaders(raw, added), recipients, messageIdHeader });
   } catch (err) {
     if (err instanceof ApiError && err.code === 'domain_not_verified') throw smtpError(550, `5.7.1 ${err.message}`);
+    if (err instanceof ApiError && err.code === 'validation_failed') throw smtpError(550, `5.6.0 ${err.message}`);
     throw err;
   }
   const [accepted] = await accept(ctx, customerId, [prepared]);

@@ -8,6 +8,7 @@ import { BatchWriter } from '../db/batch-writer.ts';
 import { safeEqual } from '../crypto.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
+import { bumpLinkStats } from '../reports/link-stats.repository.ts';
 import { rewriteTextParts } from './raw-mime.ts';
 import { hasNotrackMarker, insertOpenPixel, type RewriteOptions, rewriteHtmlLinks, rewriteTextLinks } from './rewrite.ts';
 import { addLinkClicks, addTransactionHits, type CounterDelta, type FoundLink, findLink, insertLinks, type NewLink, transactionsByUuid } from './tracking.repository.ts';
@@ -178,6 +179,8 @@ async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
     const firstOpens = await addTransactionHits(trx, 'open', [...opens.values()]);
     const firstClicks = await addTransactionHits(trx, 'click', [...clicks.values()]);
     await addLinkClicks(trx, [...linkClicks.values()]);
+    // the Links tab's rollup, after links.clicks so it can tell each transaction's first click (migration 009)
+    await bumpLinkStats(trx, [...linkClicks.values()]);
 
     const events: NewEvent[] = [];
     const stats: StatDelta[] = [];
@@ -195,7 +198,7 @@ async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
         stats.push({ ...key, counts: { clicks: 1, unique_clicks: first ? 1 : 0 } });
       }
     }
-    await insertEvents(trx, events);
+    await insertEvents(trx, events, ctx);
     await bumpDailyStats(trx, stats);
   });
 }

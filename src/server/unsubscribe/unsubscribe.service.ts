@@ -46,7 +46,7 @@ export async function unsubscribe(ctx: AppContext, transactionId: string, via: U
     if (await isSuppressed(trx, tx.customer_id, tx.to_email)) return;
     // on conflict do nothing: of two clicks racing here, one inserts and records the event
     if (!(await insertUnsubscribe(trx, tx.customer_id, tx.to_email, at))) return;
-    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'unsubscribe', at, data: { email: tx.to_email, via } }]);
+    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'unsubscribe', at, data: { email: tx.to_email, via } }], ctx);
   });
   return { message: UNSUBSCRIBED_MESSAGE, redirect: null };
 }
@@ -59,7 +59,7 @@ export async function resubscribe(ctx: AppContext, transactionId: string, via: U
   await ctx.db.transaction().execute(async (trx) => {
     const tx = await target(trx, transactionId);
     if (!(await deleteUnsubscribe(trx, tx.customer_id, tx.to_email))) return;
-    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'resubscribe', data: { email: tx.to_email, via } }]);
+    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'resubscribe', data: { email: tx.to_email, via } }], ctx);
   });
   return { message: RESUBSCRIBED_MESSAGE, redirect: null };
 }

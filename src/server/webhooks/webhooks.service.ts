@@ -1,10 +1,32 @@
-// Webhooks as the console sees them (spec core §3 Webhook, §7 GET /v1/webhooks): the one mapping
-// from a row to the wire, with the basic-auth details decrypted so the webhook modal can show them.
+// Webhooks as the console sees them (spec core §3 Webhook, §5, §7; part two §3 Webhook log, §7):
+// the one mapping from a row to the wire (basic-auth details and the signing secret decrypted so the
+// modal can show them), saving with the URL checks of url-guard.ts, secret rotation, the test event
+// (sent while the caller waits), and the Webhook Logs with More info and Replay.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
+import { createResolver } from '../domains/resolver.ts';
+import { ApiError } from '../http/errors.ts';
+import { check } from '../http/validate.ts';
+import { clearLookupCaches, invalidateLookups } from '../lookup-cache.ts';
 import type { Secrets } from '../secrets.ts';
+import { WebhookSender, USER_AGENT } from './deliver.ts';
+import { WEBHOOK_EVENT_TYPES } from './outbox.ts';
+import { buildPayload, flatten } from './payload.ts';
+import { webhookUrlProblem } from './url-guard.ts';
+import * as requests from './webhook-requests.repository.ts';
 import * as repo from './webhooks.repository.ts';
+import { attempt, recordAttempts } from './worker.ts';
+
+export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;
+export const FIELD_SETS = ['legacy', 'standard'] as const;
+export const SAVED_MESSAGE = 'Webhook saved successfully.';
+export const EMPTY_URL_MESSAGE = 'Webhook URL is empty';
+const LOG_PAGE_SIZE = 10;
+const LOG_COUNT_CAP = 10_000;
+const TEST_LEASE_SECONDS = 60;
 
 export interface WebhookWire {
   url: string;
@@ -17,6 +39,10 @@ export interface WebhookWire {
   field_set: string;
   /** ISO 8601 */
   created_timestamp: string;
+  /** ours: the Standard Webhooks signing secret, whsec_… */
+  secret: string | null;
+  /** ours: why the service disabled the webhook (410 Gone), until the next save */
+  disabled_reason: string | null;
 }
 
 const authDetails = z.object({ username: z.string(), password: z.string() });
@@ -31,12 +57,225 @@ export function webhookToWire(secrets: Secrets, row: repo.Webhook): WebhookWire 
     event_types: row.event_types,
     field_set: row.field_set,
     created_timestamp: row.created_at.toISOString(),
+    secret: row.secret_sealed ? secrets.decrypt(row.secret_sealed) : null,
+    disabled_reason: row.disabled_reason,
   };
+}
+
+/** A new Standard Webhooks secret: whsec_ and 24 random bytes in base64. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
 /** The signed-in customer's webhooks, mapped for the console. */
 export async function webhooksForConsole(ctx: AppContext, customerId: number): Promise<WebhookWire[]> {
   const rows = await repo.listWebhooks(ctx.db, customerId);
   const secrets = secretsOf(ctx);
+  for (const row of rows) {
+    // a webhook saved before signing existed (migration 008) gets its secret when first shown
+    if (row.secret_sealed) continue;
+    const sealed = secrets.encrypt(newSigningSecret());
+    const updated = await ctx.db.updateTable('webhooks').set({ secret_sealed: sql`coalesce(secret_sealed, ${sealed})` }).where('id', '=', row.id).returning('secret_sealed').executeTakeFirstOrThrow();
+    row.secret_sealed = updated.secret_sealed;
+  }
   return rows.map((row) => webhookToWire(secrets, row));
+}
+
+// The webhook object of spec core §3 as the modal sends it back (created_timestamp, secret and
+// other read-only fields are ignored). An empty authentication type is null (§5).
+const webhookInput = z.object({
+  url: z.string(),
+  verb: z.enum(WEBHOOK_VERBS),
+  status: z.enum(['enabled', 'disabled']),
+  auth_type: z.preprocess((v) => (v === '' ? null : v), z.enum(['basic']).nullable()).optional(),
+  auth_details: z.object({ username: z.string().max(200), password: z.string().max(200) }).nullable().optional(),
+  event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length),
+  field_set: z.enum(FIELD_SETS),
+});
+
+/** Checks and saves the customer's one webhook; 400 with a message the modal shows on any problem. */
+export async function saveWebhook(ctx: AppContext, customerId: number, body: unknown): Promise<WebhookWire> {
+  const input = check(webhookInput, body);
+  const url = input.url.trim();
+  if (url === '') throw new ApiError('validation_failed', EMPTY_URL_MESSAGE);
+  const problem = await webhookUrlProblem(url, { allowed: ctx.config.webhookAllowedNetworks, resolver: createResolver(ctx.config) });
+  if (problem) throw new ApiError('webhook_url_not_allowed', problem);
+  const basic = input.auth_type === 'basic';
+  if (basic && !input.auth_details?.username.trim()) throw new ApiError('validation_failed', 'Basic authentication needs a username.');
+  if (basic && input.auth_details!.username.includes(':')) throw new ApiError('validation_failed', 'A Basic authentication username cannot contain a colon.');
+  const secrets = secretsOf(ctx);
+  const now = new Date();
+  const values = {
+    url,
+    verb: input.verb,
+    status: input.status,
+    auth_type: basic ? 'basic' : null,
+    auth_details_sealed: basic ? secrets.encrypt(JSON.stringify({ username: input.auth_details!.username.trim(), password: input.auth_details!.password })) : null,
+    event_types: JSON.stringify([...new Set(input.event_types)]),
+    field_set: input.field_set,
+    disabled_reason: null,
+    updated_at: now,
+  };
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const saved = await trx
+      .insertInto('webhooks')
+      .values({ customer_id: customerId, ...values, secret_sealed: secrets.encrypt(newSigningSecret()) })
+      .onConflict((oc) => oc.column('customer_id').doUpdateSet({ ...values, secret_sealed: sql`coalesce(webhooks.secret_sealed, excluded.secret_sealed)` }))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await invalidateLookups(ctx, trx);
+    return saved;
+  });
+  clearLookupCaches(ctx); // again after commit: an event recorded meanwhile may have cached the old webhook
+  return webhookToWire(secrets, row);
+}
+
+async function requireWebhook(ctx: AppContext, customerId: number): Promise<repo.Webhook> {
+  const [row] = await repo.listWebhooks(ctx.db, customerId);
+  if (!row) throw new ApiError('not_found', 'No webhook is set up yet; save one first.');
+  return row;
+}
+
+/** Replaces the signing secret; the next attempt of every request is signed with the new one. */
+export async function rotateSecret(ctx: AppContext, customerId: number): Promise<{ secret: string }> {
+  const row = await requireWebhook(ctx, customerId);
+  const secret = newSigningSecret();
+  await ctx.db.updateTable('webhooks').set({ secret_sealed: secretsOf(ctx).encrypt(secret), updated_at: new Date() }).where('id', '=', row.id).execute();
+  clearLookupCaches(ctx);
+  return { secret };
+}
+
+const senders = new WeakMap<AppContext, WebhookSender>();
+function senderOf(ctx: AppContext): WebhookSender {
+  let sender = senders.get(ctx);
+  if (!sender) {
+    sender = new WebhookSender({ allowedNetworks: ctx.config.webhookAllowedNetworks, maxSocketsPerHost: 2 });
+    senders.set(ctx, sender);
+  }
+  return sender;
+}
+
+export interface TestEventAnswer {
+  id: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** Sends an `email.test` event now (logged like any request, never retried) and reports the answer. */
+export async function sendTestEvent(ctx: AppContext, customerId: number): Promise<TestEventAnswer> {
+  const webhook = await requireWebhook(ctx, customerId);
+  const secrets = secretsOf(ctx);
+  const now = new Date();
+  const payload = buildPayload(webhook.field_set, { type: 'test', at: now, data: null }, null);
+  const inserted = await ctx.db
+    .insertInto('webhook_requests')
+    .values({ customer_id: customerId, webhook_id: webhook.id, event_type: 'test', event_at: now, url: webhook.url, verb: webhook.verb, field_set: webhook.field_set, payload: JSON.stringify(payload), next_attempt_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const claimed = await requests.claimRequest(ctx.db, Number(inserted.id), now, TEST_LEASE_SECONDS);
+  if (!claimed) throw new ApiError('conflict', 'The test event was taken by another process.');
+  const secret = webhook.secret_sealed ? secrets.decrypt(webhook.secret_sealed) : newSigningSecret();
+  const auth = webhook.auth_type === 'basic' && webhook.auth_details_sealed ? authDetails.parse(JSON.parse(secrets.decrypt(webhook.auth_details_sealed))) : null;
+  const target = { updatedAt: 0, url: webhook.url, verb: webhook.verb, enabled: webhook.status === 'enabled', secret, auth };
+  const outcome = await attempt(senderOf(ctx), claimed, target, now, Math.random, { final: true, evenIfDisabled: true });
+  // a test is never what disables a webhook
+  await recordAttempts(ctx, [{ ...outcome, disable: undefined }]);
+  return { id: claimed.id, status_code: outcome.attempt!.status_code, error: outcome.attempt!.error, duration_ms: outcome.attempt!.duration_ms };
+}
+
+// ---- Webhook Logs (part two §2, §3, §7) ----
+
+export interface WebhookLogWire {
+  id: number;
+  /** unix seconds: when the event happened */
+  date: number;
+  url: string;
+  /** 'success', 'pending' (retrying) or 'failed' */
+  status: string;
+  verb: string;
+  field_set: string;
+  content_type: string;
+  /** what was (or will be) sent; `type` (standard) or `event` (legacy) names the event */
+  payload: Record<string, unknown> | null;
+  /** ours */
+  event_type: string;
+  webhook_id: string;
+  attempts: number;
+  last_status_code: number | null;
+  /** unix seconds of the next try while pending, else null */
+  next_attempt: number | null;
+}
+
+const unix = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
+const inQuery = (verb: string) => verb === 'get' || verb === 'delete';
+
+function logToWire(row: requests.RequestRow): WebhookLogWire {
+  return {
+    id: Number(row.id),
+    date: unix(row.created_at),
+    url: row.url,
+    status: row.status,
+    verb: row.verb,
+    field_set: row.field_set,
+    content_type: inQuery(row.verb) ? 'application/x-www-form-urlencoded (query string)' : 'application/json',
+    payload: (row.payload as Record<string, unknown> | null) ?? null,
+    event_type: row.event_type,
+    webhook_id: row.msg_id,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    next_attempt: row.status === 'pending' && row.next_attempt_at ? unix(row.next_attempt_at) : null,
+  };
+}
+
+export const logSearch = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  // the Date column's sort (part two §2): newest first unless 'asc'
+  order_by: z.enum(['asc', 'desc']).default('desc'),
+});
+
+export async function searchLogs(ctx: AppContext, customerId: number, input: z.infer<typeof logSearch>) {
+  const { rows, total } = await requests.listRequests(ctx.db, customerId, { page: input.page, perPage: LOG_PAGE_SIZE, ascending: input.order_by === 'asc', countCap: LOG_COUNT_CAP });
+  return {
+    data: rows.map(logToWire),
+    meta: { current_page: input.page, per_page: LOG_PAGE_SIZE, total, last_page: Math.max(1, Math.ceil(total / LOG_PAGE_SIZE)) },
+  };
+}
+
+/** More info: the request as sent (secrets hidden) and every attempt. */
+export async function logDetail(ctx: AppContext, customerId: number, id: number) {
+  const row = await requests.findRequest(ctx.db, customerId, id);
+  if (!row) throw new ApiError('not_found', 'No such webhook log entry');
+  const attempts = await requests.listAttempts(ctx.db, Number(row.id));
+  const webhook = row.webhook_id === null ? undefined : (await repo.listWebhooks(ctx.db, customerId)).find((w) => Number(w.id) === Number(row.webhook_id));
+  const payload = (row.payload as Record<string, unknown> | null) ?? {};
+  let url = row.url;
+  if (inQuery(row.verb) && row.url) {
+    const u = new URL(row.url);
+    const query = new URLSearchParams(flatten(payload)).toString();
+    u.search = u.search ? `${u.search.slice(1)}&${query}` : query;
+    url = u.toString();
+  }
+  const headers: Record<string, string> = { 'User-Agent': USER_AGENT };
+  if (!inQuery(row.verb)) headers['Content-Type'] = 'application/json';
+  headers['webhook-id'] = row.msg_id;
+  headers['webhook-timestamp'] = '(the time of each attempt)';
+  headers['webhook-signature'] = 'v1,… (HMAC-SHA256 of each attempt, with your signing secret)';
+  if (webhook?.auth_type === 'basic') headers.Authorization = 'Basic … (hidden)';
+  return {
+    log: logToWire(row),
+    request: { method: row.verb.toUpperCase(), url, headers, payload: inQuery(row.verb) ? null : payload },
+    attempts: attempts.map((a) => ({
+      at: unix(a.at),
+      duration_ms: a.duration_ms,
+      status_code: a.status_code,
+      error: a.error,
+      response_body: a.response_body,
+      next_retry_at: a.next_retry_at ? unix(a.next_retry_at) : null,
+    })),
+  };
+}
+
+export async function replayLog(ctx: AppContext, customerId: number, id: number): Promise<void> {
+  if (!(await requests.replayRequest(ctx.db, customerId, id, new Date()))) throw new ApiError('not_found', 'No such webhook log entry');
 }

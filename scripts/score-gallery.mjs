@@ -1,0 +1,168 @@
+// `npm run score:gallery`: the gallery check of issue 14 ("The gallery"): each system template,
+// copied into a customer's account and published, is sent with its sample variables through our
+// whole pipeline (POST /v1/mail with template_id → queue → delivery with DKIM → a local SMTP sink),
+// and the message as received is scored by Debian's SpamAssassin with its shipped rules and no
+// network tests (`spamassassin -L -t`). Prints JSON { template key: score } on stdout (rule names
+// on stderr); exits 1 when a template scores above the target (1.0).
+//
+// Runs the built service (`npm run build` first) on a throwaway PGlite data directory.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SMTPServer } from 'smtp-server';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TARGET = 1.0;
+const DOMAIN = 'northwind.example';
+const USER = { email: 'owner@northwind.example', password: 'gallery-check-password-1' };
+const RECIPIENT = 'ann@recipient.example';
+
+const log = (m) => process.stderr.write(`[score:gallery] ${m}\n`);
+function fail(message) {
+  log(message);
+  process.exit(1);
+}
+
+if (!existsSync(path.join(root, 'dist/main.mjs'))) fail('dist/main.mjs is missing; run `npm run build` first');
+if (spawnSync('spamassassin', ['--version']).status !== 0) fail("SpamAssassin is not installed (Debian: apt-get install spamassassin)");
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'score-gallery-'));
+const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', TRANSACT_ADMIN_EMAIL: 'admin@gallery.example', TRANSACT_ADMIN_PASSWORD: 'gallery-admin-password-1' };
+delete env.DATABASE_URL;
+delete env.TRANSACT_SECRET;
+delete env.ROLES;
+
+function admin(args) {
+  const res = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), ...args], { cwd: root, env, encoding: 'utf8' });
+  if (res.status !== 0) fail(`admin ${args.slice(0, 2).join(' ')} failed: ${res.stderr || res.stdout}`);
+  return res.stdout;
+}
+
+// the far side of delivery: every message as received, raw
+const received = [];
+const sink = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  logger: false,
+  onData(stream, _session, callback) {
+    const chunks = [];
+    stream.on('data', (c) => chunks.push(c));
+    stream.on('end', () => {
+      received.push(Buffer.concat(chunks));
+      callback(null);
+    });
+  },
+});
+await new Promise((r) => sink.listen(0, '127.0.0.1', r));
+const sinkPort = sink.server.address().port;
+
+let service;
+async function cleanup() {
+  if (service && service.exitCode === null) {
+    const exited = new Promise((r) => service.once('exit', r));
+    service.kill('SIGTERM');
+    await exited;
+  }
+  await new Promise((r) => sink.close(r));
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+try {
+  admin(['enterprise', 'create', '--name', 'Northwind']);
+  admin(['customer', 'create', '--enterprise', '1', '--name', 'Northwind Supply']);
+  admin(['domain', 'add', DOMAIN, '--customer', '1', '--verified']);
+  admin(['user', 'create', '--customer', '1', '--email', USER.email, '--name', 'Owner', '--password', USER.password]);
+  const apiKey = /api key:\s+(\S+)/.exec(admin(['credentials', 'show', '--customer', '1']))?.[1];
+  if (!apiKey) fail('could not read the API key');
+
+  const [httpPort, smtpPort] = [await freePort(), await freePort()];
+  const base = `http://127.0.0.1:${httpPort}`;
+  service = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], {
+    cwd: root,
+    env: { ...env, PORT: String(httpPort), SMTP_PORT: String(smtpPort), BOUNCE_SMTP_PORT: '0', DNS_CHECK_INTERVAL_MINUTES: '0', HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}` },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const until = Date.now() + 120_000;
+  while (!(await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false))) {
+    if (service.exitCode !== null) throw new Error('the service exited during start');
+    if (Date.now() > until) throw new Error('the service did not become ready in 120 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  const ui = { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base };
+  const login = await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: ui, body: JSON.stringify(USER) });
+  if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const consoleCall = async (method, url, body) => {
+    const res = await fetch(`${base}${url}`, { method, headers: { ...ui, Cookie: cookie }, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+
+  // the sample variables live beside the gallery's templates in the source (Node 22 strips the types)
+  const { GALLERY } = await import('../src/server/templates/gallery/templates.ts');
+  const gallery = (await consoleCall('POST', '/v1/templates/search', { templateType: 'system' })).data;
+
+  const scores = {};
+  const failures = [];
+  for (const g of GALLERY) {
+    const system = gallery.find((t) => t.name === g.name);
+    if (!system) throw new Error(`the gallery has no '${g.name}'`);
+    const full = (await consoleCall('GET', `/v1/templates/${system.id}`)).template;
+    // a customer's own published copy, as 'Select' in the gallery then 'Publish' makes it
+    const created = (await consoleCall('POST', '/v1/templates', {
+      name: full.name,
+      subject: full.subject,
+      description: full.description,
+      content_html: full.content_html,
+      content_text: full.content_text,
+      from_name: 'Northwind Supply',
+      from_email: `hello@${DOMAIN}`,
+      reply_email: `support@${DOMAIN}`,
+      status: 'published',
+    })).template;
+    const before = received.length;
+    const sent = await fetch(`${base}/v1/mail`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ to: RECIPIENT, template_id: created.id, variables: g.sample }),
+    });
+    if (sent.status !== 202 && sent.status !== 200) throw new Error(`send ${g.key}: ${sent.status} ${await sent.text()}`);
+    const deadline = Date.now() + 30_000;
+    while (received.length === before) {
+      if (Date.now() > deadline) throw new Error(`${g.key}: nothing arrived at the sink in 30 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const raw = received[before];
+    if (!/^DKIM-Signature:/im.test(raw.toString('latin1'))) throw new Error(`${g.key}: the message arrived without a DKIM signature`);
+    const sa = spawnSync('spamassassin', ['-L', '-t'], { input: raw, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const status = /^X-Spam-Status: [^\n]*(?:\n[ \t][^\n]*)*/m.exec(sa.stdout)?.[0].replace(/,\s+/g, ',').replace(/\s+/g, ' ');
+    const score = Number(/score=(-?[\d.]+)/.exec(status ?? '')?.[1]);
+    if (!Number.isFinite(score)) throw new Error(`${g.key}: could not read SpamAssassin's score:\n${sa.stderr}`);
+    scores[g.key] = score;
+    log(`${g.key}: ${score} (${/tests=(\S*)/.exec(status)?.[1] ?? ''})`);
+    if (score > TARGET) failures.push(g.key);
+  }
+  process.stdout.write(`${JSON.stringify(scores, null, 2)}\n`);
+  if (failures.length) {
+    log(`above ${TARGET}: ${failures.join(', ')}`);
+    process.exitCode = 1;
+  }
+} catch (err) {
+  log(err.stack ?? String(err));
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,41 @@
+// What a recipient will see (spec part two §2: the editor's live preview and the list's preview
+// pane): a Preview Page link, the title Online Attachments, 'Expiry date: D MMMM YYYY' if set, and
+// the files with Download buttons, in the customer's branding. Download buttons here do nothing.
+import { formatLongDate } from '../lib/dates.ts';
+import { formatFileSize } from '../lib/file-size.ts';
+import type { Asset, Branding } from '../islands/stores/attachments.ts';
+
+export interface AttachmentPreviewProps {
+  branding: Branding;
+  previewLink: string | null;
+  expiry: number | null;
+  files: Pick<Asset, 'name' | 'size'>[];
+}
+
+export default function AttachmentPreview({ branding, previewLink, expiry, files }: AttachmentPreviewProps) {
+  return (
+    <div className="attachment-preview" data-testid="attachment-preview">
+      <p className="preview-link">
+        {previewLink ? (
+          <a href={previewLink} target="_blank" rel="noopener" data-testid="preview-page-link">Preview Page</a>
+        ) : (
+          <span className="has-text-grey">Preview Page (after the first save)</span>
+        )}
+      </p>
+      <div className="preview-page" style={{ background: branding.page.colour, color: branding.page.text_colour }}>
+        {branding.logo && <img className="preview-logo" src={branding.logo.url} alt="Logo" />}
+        <p className="preview-title">Online Attachments</p>
+        {expiry ? <p className="preview-expiry" data-testid="preview-expiry">Expiry date: {formatLongDate(expiry)}</p> : null}
+        <ul className="preview-files">
+          {files.map((f, i) => (
+            <li key={`${f.name}-${i}`} style={{ background: branding.link.colour, color: branding.link.text_colour }}>
+              <span className="preview-file-name">{f.name}<small>{formatFileSize(f.size)}</small></span>
+              <span className="preview-download" style={{ background: branding.button.colour, color: branding.button.text_colour }}>Download</span>
+            </li>
+          ))}
+          {files.length === 0 && <li className="preview-empty" style={{ background: branding.link.colour, color: branding.link.text_colour }}>No files yet</li>}
+        </ul>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,173 @@
+// The online attachment create/edit page (spec part two §2, §4, §5): the editable name (Edit/Save,
+// default Untitled), tabs Files (drag-and-drop or Browse Computer, 'N file(s) uploaded', each file
+// with its size, delete icon and upload progress) and Settings (expiry toggle with its picker,
+// access limit toggle with a number, the integration ID), the live preview, and Save / Save & Exit.
+// The page is disabled while a request is pending.
+import { useIslandStore } from '../lib/island-hooks.ts';
+import { useEffect, useRef, useState } from 'react';
+import AttachmentPreview from '../components/AttachmentPreview.tsx';
+import CopyField from '../components/CopyField.tsx';
+import { formatFileSize } from '../lib/file-size.ts';
+import {
+  branding, deleteFile, draft, fileMessage, loadBranding, loadFailed, loadGroup, requestStatus, save, toggleAccessLimit, toggleExpiry, updateDraft, uploadFiles, uploads,
+} from './stores/attachments.ts';
+
+function TrashIcon() {
+  return (
+    <svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <polyline points="3 6 5 6 21 6" />
+      <path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6" />
+    </svg>
+  );
+}
+
+function ExpiryField({ value, onPick }: { value: number; onPick: (v: number) => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    let picker: { destroy(): void } | undefined;
+    let cancelled = false;
+    void import('../lib/expiry-picker.ts').then(({ createExpiryPicker }) => {
+      if (!cancelled && input.current) picker = createExpiryPicker(input.current, { value, onPick });
+    });
+    return () => {
+      cancelled = true;
+      picker?.destroy();
+    };
+    // created once: the picker keeps its own value from then on
+  }, []);
+  return (
+    <div className="field">
+      <label className="label" htmlFor="attachment-expiry">Expiry date and time (UTC)</label>
+      <input id="attachment-expiry" ref={input} className="input" type="text" readOnly data-testid="attachment-expiry" />
+    </div>
+  );
+}
+
+export default function AttachmentEditor({ id }: { id: number | null }) {
+  const $draft = useIslandStore(draft);
+  const $uploads = useIslandStore(uploads);
+  const $status = useIslandStore(requestStatus);
+  const $message = useIslandStore(fileMessage);
+  const $branding = useIslandStore(branding);
+  const $loadFailed = useIslandStore(loadFailed);
+  const [tab, setTab] = useState<'files' | 'settings'>('files');
+  const [editingName, setEditingName] = useState(false);
+  const [name, setName] = useState($draft.name);
+  const [dragging, setDragging] = useState(false);
+  const browse = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    void loadBranding();
+    if (id !== null) void loadGroup(id);
+  }, [id]);
+  useEffect(() => setName($draft.name), [$draft.name]);
+
+  const pending = $status === 'pending' || $loadFailed;
+  const add = (files: FileList | null) => {
+    if (files && files.length) void uploadFiles([...files]);
+  };
+  const count = $draft.assets.length;
+
+  return (
+    <div className="attachment-editor" aria-busy={pending} data-testid="attachment-editor">
+      <fieldset disabled={pending} className="editor-fieldset">
+        <div className="editor-name">
+          {editingName ? (
+            <>
+              <label className="is-sr-only" htmlFor="attachment-name-input">Link name</label>
+              <input id="attachment-name-input" className="input" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} data-testid="attachment-name-input" />
+              <button type="button" className="button" onClick={() => { updateDraft({ name: name.trim() || 'Untitled' }); setEditingName(false); }} data-testid="attachment-name-save">Save</button>
+            </>
+          ) : (
+            <>
+              <h1 className="title is-4" data-testid="attachment-name">{$draft.name}</h1>
+              <button type="button" className="button is-small" onClick={() => setEditingName(true)} data-testid="attachment-name-edit">Edit</button>
+            </>
+          )}
+        </div>
+        <div className="attachments-layout">
+          <section className="card editor-panel" aria-label="Link">
+            <div className="tabs">
+              <ul role="tablist">
+                <li role="presentation" className={tab === 'files' ? 'is-active' : undefined}><a role="tab" aria-selected={tab === 'files'} href="#files" onClick={(e) => { e.preventDefault(); setTab('files'); }} data-testid="tab-files">Files</a></li>
+                <li role="presentation" className={tab === 'settings' ? 'is-active' : undefined}><a role="tab" aria-selected={tab === 'settings'} href="#settings" onClick={(e) => { e.preventDefault(); setTab('settings'); }} data-testid="tab-settings">Settings</a></li>
+              </ul>
+            </div>
+            <div className="card-content">
+              {tab === 'files' ? (
+                <div role="tabpanel" aria-label="Files">
+                  <div
+                    className={`dropzone${dragging ? ' is-dragging' : ''}`}
+                    onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+                    onDragLeave={() => setDragging(false)}
+                    onDrop={(e) => { e.preventDefault(); setDragging(false); add(e.dataTransfer.files); }}
+                    data-testid="dropzone"
+                  >
+                    <p>Drag and drop files here, or</p>
+                    <button type="button" className="button is-link is-light" onClick={() => browse.current?.click()} data-testid="browse">Browse Computer</button>
+                    <input ref={browse} type="file" multiple hidden onChange={(e) => { add(e.target.files); e.target.value = ''; }} data-testid="file-input" aria-label="Files to upload" />
+                  </div>
+                  <p className="files-count" data-testid="files-count">{count} file(s) uploaded</p>
+                  {$message && <p className={`help is-${$message.kind}`} role="status" data-testid="file-message">{$message.text}</p>}
+                  <ul className="file-list">
+                    {$draft.assets.map((a) => (
+                      <li key={a.id} data-testid="file-row">
+                        <span className="file-name">{a.name}</span>
+                        <span className="file-size has-text-grey">{formatFileSize(a.size)}</span>
+                        <button type="button" className="button is-small is-white" aria-label={`Delete ${a.name}`} onClick={() => void deleteFile(a.id)} data-testid="file-delete"><TrashIcon /></button>
+                      </li>
+                    ))}
+                    {$uploads.map((u) => (
+                      <li key={u.key} data-testid="upload-row">
+                        <span className="file-name">{u.name}</span>
+                        <span className="file-size has-text-grey">{formatFileSize(u.size)}</span>
+                        <progress className="progress is-small is-link" value={Math.round(u.progress * 100)} max={100} aria-label={`Uploading ${u.name}`} data-testid="upload-progress">{Math.round(u.progress * 100)}%</progress>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              ) : (
+                <div role="tabpanel" aria-label="Settings">
+                  <h2 className="title is-6">Link settings</h2>
+                  <div className="field">
+                    <label className="checkbox switch-label">
+                      <input type="checkbox" checked={$draft.expiry !== null} onChange={(e) => toggleExpiry(e.target.checked)} data-testid="expiry-toggle" /> The link expires
+                    </label>
+                  </div>
+                  {$draft.expiry !== null && <ExpiryField value={$draft.expiry} onPick={(v) => updateDraft({ expiry: v })} />}
+                  <div className="field">
+                    <label className="checkbox switch-label">
+                      <input type="checkbox" checked={$draft.accessLimit > 0} onChange={(e) => toggleAccessLimit(e.target.checked)} data-testid="limit-toggle" /> Limit the number of downloads
+                    </label>
+                  </div>
+                  {$draft.accessLimit > 0 && (
+                    <div className="field">
+                      <label className="label" htmlFor="attachment-limit">Access limit</label>
+                      <input id="attachment-limit" className="input" type="number" min={1} step={1} value={$draft.accessLimit} onChange={(e) => updateDraft({ accessLimit: Math.max(1, Math.floor(Number(e.target.value) || 1)) })} data-testid="attachment-limit" />
+                    </div>
+                  )}
+                  <h2 className="title is-6">Integration ID</h2>
+                  {$draft.integrationId ? (
+                    <CopyField label="Integration ID" value={$draft.integrationId} testId="integration-id" />
+                  ) : (
+                    <p className="has-text-grey">Save the link to get its integration ID.</p>
+                  )}
+                  <p className="help">Send it as <code>online_attachment_id</code> with POST /v1/mail, or in the <code>X-Transact-Attachments</code> header over SMTP.</p>
+                </div>
+              )}
+            </div>
+          </section>
+          <aside className="card attachments-pane" aria-label="Preview">
+            <div className="card-content">
+              <AttachmentPreview branding={$branding} previewLink={$draft.previewLink} expiry={$draft.expiry} files={[...$draft.assets, ...$uploads]} />
+            </div>
+          </aside>
+        </div>
+        <footer className="editor-footer buttons is-right">
+          <button type="button" className={`button${pending ? ' is-loading' : ''}`} onClick={() => void save(false)} data-testid="attachment-save">Save</button>
+          <button type="button" className={`button is-link${pending ? ' is-loading' : ''}`} onClick={() => void save(true)} data-testid="attachment-save-exit">Save &amp; Exit</button>
+        </footer>
+      </fieldset>
+    </div>
+  );
+}

@@ -1,0 +1,76 @@
+import { useEffect } from 'react';
+import DonutChart from '../components/DonutChart.tsx';
+import { abbreviateCount } from '../lib/abbreviate.ts';
+import type { Timers } from '../lib/answer-watch.ts';
+import { type OverviewStatsWire, percentText } from '../lib/group-report.ts';
+import { loadOverviewStats, openReport, overviewStats, startOverviewStats } from './stores/group-report.ts';
+import { useIslandStore } from '../lib/island-hooks.ts';
+import { formatCount } from '../lib/numbers.ts';
+
+type Outcome = 'delivered' | 'bounced' | 'failed' | 'sent';
+const STATS: { key: Outcome; label: string }[] = [
+  { key: 'delivered', label: 'Delivered' },
+  { key: 'bounced', label: 'Bounced' },
+  { key: 'failed', label: 'Failed' },
+  { key: 'sent', label: 'Sent' },
+];
+
+function Count({ value, testId }: { value: number; testId: string }) {
+  return <span title={formatCount(value)} data-testid={testId}>{abbreviateCount(value)}</span>;
+}
+
+/**
+ * The Overview donut widget (spec part two §2, §4, §9): delivered, bounced and failed as shares of
+ * a donut in green, yellow and red; Delivered, Bounced, Failed and Sent with value and percentage;
+ * the Transactions total. 'No Data' while there is no answer or the total is missing or 0; a Retry
+ * button once 45 s passed without an answer (or the call failed). `timers`: tests move the clock.
+ */
+export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: string; timers?: Timers }) {
+  const $overview = useIslandStore(overviewStats);
+  useEffect(() => {
+    openReport(groupUuid, 'overview');
+    startOverviewStats(timers);
+  }, []);
+  const stats: OverviewStatsWire | null = $overview.stats;
+  const hasData = stats !== null && typeof stats.total === 'number' && stats.total > 0;
+  return (
+    <div className="breakdown overview-delivery" aria-busy={$overview.status === 'waiting'} data-testid="overview-delivery">
+      <div className="donut-holder">
+        {hasData ? (
+          <DonutChart
+            parts={[
+              { label: 'Delivered', value: stats.delivered.value, tone: 'is-delivered' },
+              { label: 'Bounced', value: stats.bounced.value, tone: 'is-bounced' },
+              { label: 'Failed', value: stats.failed.value, tone: 'is-failed' },
+            ]}
+            centre={percentText(stats.delivered.percentage)}
+            caption="delivered"
+            testId="delivery-donut"
+          />
+        ) : (
+          <p className="has-text-centered has-text-grey chart-empty" data-testid="delivery-empty">
+            No Data
+            {($overview.status === 'late' || $overview.status === 'failed') && (
+              <button type="button" className="button is-small is-light" onClick={() => void loadOverviewStats()} data-testid="delivery-retry">Retry</button>
+            )}
+          </p>
+        )}
+      </div>
+      <dl className="breakdown-stats" data-testid="delivery-stats">
+        {STATS.map(({ key, label }) => (
+          <div key={key} className="breakdown-stat">
+            <dt>{key !== 'sent' && <span className={`status-dot is-${key}`} aria-hidden="true" />}{label}</dt>
+            <dd>
+              {stats ? <Count value={stats[key].value} testId={`delivery-${key}`} /> : <span data-testid={`delivery-${key}`}>–</span>}{' '}
+              <span className="has-text-grey" data-testid={`delivery-${key}-share`}>{stats ? percentText(stats[key].percentage) : ''}</span>
+            </dd>
+          </div>
+        ))}
+        <div className="breakdown-stat">
+          <dt>Transactions</dt>
+          <dd>{stats ? <Count value={stats.total} testId="delivery-total" /> : <span data-testid="delivery-total">–</span>}</dd>
+        </div>
+      </dl>
+    </div>
+  );
+}

@@ -1,0 +1,130 @@
+// The template editor (spec part two §2): name, from name, from address on a verified domain,
+// reply-to with 'Use different reply to Email' (§4), subject, description, the HTML in a code
+// editor, Save and Publish; beside it the live preview in a sandboxed frame and its sample variables.
+import { useIslandStore } from '../lib/island-hooks.ts';
+import { useEffect } from 'react';
+import CodeEditor from '../components/CodeEditor.tsx';
+import TemplatePreview from '../components/TemplatePreview.tsx';
+import {
+  differentReplyTo,
+  fields,
+  loadStatus,
+  openEditor,
+  preview,
+  publish,
+  requestStatus,
+  sampleText,
+  save,
+  setDifferentReplyTo,
+  setField,
+  setFromEmail,
+  setSampleText,
+  verifiedDomains,
+} from './stores/template-editor.ts';
+
+/** The from address as a local part and one of the verified domains. */
+function FromAddress({ value, domains, onChange }: { value: string; domains: string[]; onChange(v: string): void }) {
+  const at = value.lastIndexOf('@');
+  const local = at >= 0 ? value.slice(0, at) : value;
+  const domain = at >= 0 ? value.slice(at + 1) : (domains[0] ?? '');
+  const options = domain && !domains.includes(domain) ? [...domains, domain] : domains;
+  const join = (l: string, d: string) => (l === '' ? '' : `${l}@${d}`);
+  return (
+    <div className="field has-addons from-address">
+      <p className="control is-expanded">
+        <input id="from-local" className="input" type="text" value={local} placeholder="hello" onChange={(e) => onChange(join(e.target.value.replace(/@.*/, ''), domain))} data-testid="from-local" />
+      </p>
+      <p className="control"><span className="button is-static">@</span></p>
+      <p className="control">
+        <span className="select">
+          <select aria-label="From domain" value={domain} onChange={(e) => onChange(join(local, e.target.value))} data-testid="from-domain">
+            {options.length === 0 && <option value="">No verified domain</option>}
+            {options.map((d) => (
+              <option key={d} value={d}>{domains.includes(d) ? d : `${d} (not verified)`}</option>
+            ))}
+          </select>
+        </span>
+      </p>
+    </div>
+  );
+}
+
+export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'; hash: string }) {
+  const $fields = useIslandStore(fields);
+  const $different = useIslandStore(differentReplyTo);
+  const $status = useIslandStore(requestStatus);
+  const $load = useIslandStore(loadStatus);
+  const $domains = useIslandStore(verifiedDomains);
+  const $sample = useIslandStore(sampleText);
+  const $preview = useIslandStore(preview);
+  useEffect(() => void openEditor(mode, hash), [mode, hash]);
+
+  if ($load === 'loading') return <p className="has-text-grey-dark" aria-busy="true">Loading…</p>;
+  if ($load === 'failed') return <p className="has-text-grey-dark" data-testid="editor-failed">Error in getting templates. <a href="/templates">Back to Templates</a></p>;
+  const pending = $status === 'pending';
+  return (
+    <form className="template-editor" onSubmit={(e) => (e.preventDefault(), void save())} data-request-status={$status} data-testid="template-editor">
+      <div className="editor-fields card">
+        <div className="card-content">
+          <div className="field">
+            <label className="label" htmlFor="template-name">Name</label>
+            <input id="template-name" className="input" type="text" value={$fields.name} onChange={(e) => setField('name', e.target.value)} data-testid="field-name" />
+          </div>
+          <div className="columns">
+            <div className="column field">
+              <label className="label" htmlFor="from-name">From name</label>
+              <input id="from-name" className="input" type="text" value={$fields.from_name} onChange={(e) => setField('from_name', e.target.value)} data-testid="field-from-name" />
+            </div>
+            <div className="column field">
+              <label className="label" htmlFor="from-local">From email</label>
+              <FromAddress value={$fields.from_email} domains={$domains} onChange={setFromEmail} />
+            </div>
+          </div>
+          <div className="field">
+            <label className="checkbox">
+              <input type="checkbox" checked={$different} onChange={(e) => setDifferentReplyTo(e.target.checked)} data-testid="different-reply-to" /> Use different reply to Email
+            </label>
+          </div>
+          <div className="field">
+            <label className="label" htmlFor="reply-email">Reply to email</label>
+            <input id="reply-email" className="input" type="email" value={$fields.reply_email} readOnly={!$different} onChange={(e) => setField('reply_email', e.target.value)} data-testid="field-reply-email" />
+          </div>
+          <div className="field">
+            <label className="label" htmlFor="subject">Subject</label>
+            <input id="subject" className="input" type="text" value={$fields.subject} onChange={(e) => setField('subject', e.target.value)} data-testid="field-subject" />
+          </div>
+          <div className="field">
+            <label className="label" htmlFor="description">Description</label>
+            <input id="description" className="input" type="text" value={$fields.description} onChange={(e) => setField('description', e.target.value)} data-testid="field-description" />
+          </div>
+          <div className="field">
+            <span className="label" id="html-label">HTML</span>
+            <CodeEditor value={$fields.content_html} onChange={(v) => setField('content_html', v)} label="Template HTML" />
+            <p className="help">Variables in Handlebars: <code>{'{{first_name}}'}</code>, <code>{'{{#if coupon}}…{{/if}}'}</code>, <code>{'{{#each items}}…{{/each}}'}</code>.</p>
+          </div>
+          <div className="field">
+            <label className="label" htmlFor="content-text">Text part</label>
+            <textarea id="content-text" className="textarea is-family-monospace" rows={5} value={$fields.content_text} placeholder="Leave empty to send a text part made from the HTML" onChange={(e) => setField('content_text', e.target.value)} data-testid="field-content-text" />
+          </div>
+          <div className="buttons">
+            <button type="submit" className={`button is-primary${pending ? ' is-loading' : ''}`} disabled={pending} data-testid="save">Save</button>
+            <button type="button" className="button is-success" disabled={pending} onClick={() => void publish()} data-testid="publish">Publish</button>
+            <span className={`tag ${$fields.status === 'published' ? 'is-success' : ''} is-light`} data-testid="template-status">{$fields.status === 'published' ? 'Published' : 'Draft'}</span>
+          </div>
+        </div>
+      </div>
+      <div className="editor-preview card">
+        <div className="card-content">
+          <h2 className="title is-6">Preview</h2>
+          <p className="template-subject" data-testid="preview-subject">{$preview.subject || ' '}</p>
+          {$preview.error && <p className="help is-danger" data-testid="preview-error">{$preview.error}</p>}
+          <TemplatePreview html={$preview.html} title="Template preview" />
+          <div className="field mt-3">
+            <label className="label" htmlFor="sample-variables">Sample variables (JSON)</label>
+            <textarea id="sample-variables" className="textarea is-family-monospace" rows={6} value={$sample} onChange={(e) => setSampleText(e.target.value)} data-testid="sample-variables" />
+          </div>
+        </div>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,36 @@
+import { useIslandStore } from '../lib/island-hooks.ts';
+import { lazy, Suspense, useEffect } from 'react';
+import { loadWebhook, webhookModalOpen, webhookState } from './stores/webhook.ts';
+
+// the modal loads on first use: most visits to Settings never open it
+const WebhookModal = lazy(() => import('../components/WebhookModal.tsx'));
+
+/** The Webhooks card's edit pencil (spec core §2), which opens the Webhook modal. */
+export default function WebhookEditor() {
+  const open = useIslandStore(webhookModalOpen);
+  const state = useIslandStore(webhookState);
+  useEffect(() => void loadWebhook(), []);
+  return (
+    <>
+      <button
+        type="button"
+        className="card-header-icon"
+        aria-label="Edit webhook"
+        title="Edit webhook"
+        disabled={state.status !== 'loaded'}
+        onClick={() => webhookModalOpen.set(true)}
+        data-testid="webhook-edit"
+      >
+        <svg viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+          <path d="M12 20h9" />
+          <path d="M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4Z" />
+        </svg>
+      </button>
+      {open && state.status === 'loaded' && (
+        <Suspense fallback={null}>
+          <WebhookModal webhook={state.webhook} onClose={() => webhookModalOpen.set(false)} />
+        </Suspense>
+      )}
+    </>
+  );
+}

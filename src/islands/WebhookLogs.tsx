@@ -1,0 +1,78 @@
+import { useIslandStore } from '../lib/island-hooks.ts';
+import { lazy, Suspense, useEffect } from 'react';
+import Pagination from '../components/Pagination.tsx';
+import SortableHeader from '../components/SortableHeader.tsx';
+import { formatReportDate } from '../lib/dates.ts';
+import { goToPage, loadLogs, logs, openLog, order, showLog, toggleOrder } from './stores/webhook-logs.ts';
+
+const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));
+
+export const STATUS_LABEL: Record<string, string> = { success: 'Success', pending: 'Retrying', failed: 'Failed' };
+export const STATUS_TAG: Record<string, string> = { success: 'is-success', pending: 'is-warning', failed: 'is-danger' };
+
+/**
+ * The Webhook Logs table (spec part two §2): Date (sortable), URL, Event Triggered, Status and a
+ * 'More info' button per row; 'You have no logged events' when there are none.
+ */
+export default function WebhookLogs() {
+  const state = useIslandStore(logs);
+  const $order = useIslandStore(order);
+  const open = useIslandStore(openLog);
+  useEffect(() => void loadLogs(), []);
+
+  return (
+    <>
+      <div className="table-container">
+        <table className="table is-fullwidth is-hoverable webhook-logs-table" data-testid="webhook-logs-table" aria-busy={state.status === 'loading'}>
+          <thead>
+            <tr>
+              <SortableHeader label="Date" direction={$order} onSort={toggleOrder} testId="sort-date" />
+              <th className="webhook-log-url">URL</th>
+              <th className="webhook-log-event">Event Triggered</th>
+              <th>Status</th>
+              <th><span className="is-sr-only">More info</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            {state.data.map((log) => (
+              <tr key={log.id} data-testid="webhook-log-row">
+                <td className="webhook-log-date">
+                  {formatReportDate(log.date)}
+                  <span className="webhook-log-event-below">{log.event_type}</span>
+                </td>
+                <td className="webhook-log-url is-family-monospace">{log.url}</td>
+                <td className="webhook-log-event">{log.event_type}</td>
+                <td>
+                  <span className={`tag ${STATUS_TAG[log.status] ?? 'is-light'}`} data-testid="webhook-log-status">{STATUS_LABEL[log.status] ?? log.status}</span>
+                </td>
+                <td className="has-text-right">
+                  <button type="button" className="button is-small" onClick={() => void showLog(log.id)} data-testid="webhook-log-more">More info</button>
+                </td>
+              </tr>
+            ))}
+            {state.data.length === 0 && (
+              <tr>
+                <td colSpan={5} className="has-text-centered has-text-grey empty-row" data-testid="webhook-logs-empty">
+                  {state.status === 'loading' ? 'Loading…' : state.status === 'failed' ? (
+                    <>
+                      The webhook logs could not be loaded.{' '}
+                      <button type="button" className="button is-small is-light" onClick={() => void loadLogs()}>Retry</button>
+                    </>
+                  ) : (
+                    'You have no logged events'
+                  )}
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {state.meta && state.meta.total > 0 && <Pagination meta={state.meta} onPage={goToPage} testId="webhook-logs-pager" />}
+      {open && (
+        <Suspense fallback={null}>
+          <WebhookLogModal />
+        </Suspense>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,342 @@
+// Online attachments' console state (spec part two §2 Online Attachments list, create/edit and
+// review pages; §4 Save flows, Upload, Toggles, Load failure; §8 messages; §9 timings): the list
+// with its search, page and selected row; the link being edited with its files, uploads and
+// pending request; and the actions behind every button. Uploads go through XMLHttpRequest for
+// real upload progress (fetch has none).
+import { atom, computed } from 'nanostores';
+import { api, errorMessage } from '../../lib/api.ts';
+import { SEARCH_DEBOUNCE_MS, MESSAGE_CLEAR_MS } from '../../lib/timings.ts';
+import { showAlert } from './alerts.ts';
+
+export interface Asset {
+  id: number;
+  name: string;
+  size: number;
+  content_type?: string;
+}
+
+export interface Group {
+  id: number;
+  name: string;
+  created_timestamp: number;
+  preview_link: string;
+  integration_id: string;
+  options: { expiry_timestamp: number | null; access_limit: number };
+  asset_count: number;
+  assets: Asset[];
+}
+
+export interface BrandingColours {
+  colour: string;
+  text_colour: string;
+}
+
+export interface Branding {
+  page: BrandingColours;
+  button: BrandingColours;
+  link: BrandingColours;
+  logo: { url: string; fileName: string } | null;
+}
+
+/** Spec part two §9: attachment list page size 8; redirect delays. */
+export const LIST_PAGE_SIZE = 8;
+export const SAVE_EXIT_MS = 2_000;
+export const REVIEW_SAVE_MS = 3_000;
+export const LOAD_FAILURE_MS = 5_000;
+export const DEFAULT_BRANDING: Branding = {
+  page: { colour: '#ffffff', text_colour: '#333333' },
+  button: { colour: '#0e78be', text_colour: '#ffffff' }, // white on it: 4.7:1 (WCAG AA)
+  link: { colour: '#ffffff', text_colour: '#333333' },
+  logo: null,
+};
+
+const BASE = '/v1/tracked-attachments';
+
+// ---- the list --------------------------------------------------------------------------------
+
+export interface ListState {
+  status: 'loading' | 'loaded' | 'failed';
+  data: Group[];
+  page: number;
+  pages: number;
+  total: number;
+}
+
+export const list = atom<ListState>({ status: 'loading', data: [], page: 1, pages: 1, total: 0 });
+export const search = atom('');
+export const selectedId = atom<number | null>(null);
+export const selected = computed([list, selectedId], (l, id) => l.data.find((g) => g.id === id) ?? null);
+
+let latest = 0;
+export async function loadList(page = list.get().page): Promise<void> {
+  const request = ++latest;
+  list.set({ ...list.get(), status: 'loading' });
+  try {
+    const answer = await api<{ data: Group[]; pagination: { page: number; pages: number; total: number } }>(`${BASE}/groups`, {
+      query: { page, limit: LIST_PAGE_SIZE, name: search.get() },
+    });
+    if (request !== latest) return;
+    list.set({ status: 'loaded', data: answer.data, page: answer.pagination.page, pages: answer.pagination.pages, total: answer.pagination.total });
+    // spec §2: the first row is selected after load
+    selectedId.set(answer.data[0]?.id ?? null);
+  } catch {
+    // spec §8: group list load errors are silent
+    if (request === latest) list.set({ ...list.get(), status: 'failed', data: [] });
+  }
+}
+
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+export function setSearch(text: string): void {
+  search.set(text);
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => void loadList(1), SEARCH_DEBOUNCE_MS);
+}
+
+export async function deleteSelected(): Promise<void> {
+  const id = selectedId.get();
+  if (id === null) return;
+  try {
+    await api(`${BASE}/groups/${id}`, { method: 'DELETE' });
+    showAlert('success', 'Template deleted successfully'); // spec §8: the message defined for group deletion
+    await loadList();
+  } catch {
+    // spec §8: delete errors are silent
+  }
+}
+
+// ---- branding --------------------------------------------------------------------------------
+
+export const branding = atom<Branding>(DEFAULT_BRANDING);
+
+export async function loadBranding(): Promise<void> {
+  try {
+    branding.set(await api<Branding>(`${BASE}/branding`));
+  } catch {
+    // the defaults stay
+  }
+}
+
+export async function saveBranding(settings: Omit<Branding, 'logo'>, logo: File | null): Promise<boolean> {
+  const form = new FormData();
+  form.append('settings', JSON.stringify({ page: settings.page, button: settings.button, link: settings.link }));
+  if (logo) form.append('asset', logo, logo.name);
+  try {
+    branding.set(await api<Branding>(`${BASE}/branding`, { method: 'POST', body: form }));
+    showAlert('success', 'Branding settings saved successful');
+    return true;
+  } catch (err) {
+    showAlert('danger', errorMessage(err, '') ? `Unable to save branding settings: ${errorMessage(err, '')}` : 'Unable to save branding settings');
+    return false;
+  }
+}
+
+export async function deleteLogo(): Promise<void> {
+  try {
+    await api(`${BASE}/branding/logo`, { method: 'DELETE' });
+    branding.set({ ...branding.get(), logo: null });
+    showAlert('success', 'Logo successfully deleted');
+  } catch {
+    showAlert('danger', 'Unable to delete logo');
+  }
+}
+
+// ---- the editor ------------------------------------------------------------------------------
+
+export interface Upload {
+  key: string;
+  name: string;
+  size: number;
+  status: 'uploading';
+  /** 0–1 */
+  progress: number;
+}
+
+export interface Draft {
+  id: number | null;
+  name: string;
+  expiry: number | null;
+  accessLimit: number;
+  integrationId: string | null;
+  previewLink: string | null;
+  assets: Asset[];
+}
+
+export const NEW_DRAFT: Draft = { id: null, name: 'Untitled', expiry: null, accessLimit: 0, integrationId: null, previewLink: null, assets: [] };
+export const draft = atom<Draft>(NEW_DRAFT);
+export const uploads = atom<Upload[]>([]);
+/** Editor request status (spec §4): the page is disabled while pending. */
+export const requestStatus = atom<'idle' | 'pending' | 'resolved' | 'rejected'>('idle');
+/** The Files tab's message (spec §4: cleared after 4 s). */
+export const fileMessage = atom<{ kind: 'success' | 'danger'; text: string } | null>(null);
+export const loadFailed = atom(false);
+
+let messageTimer: ReturnType<typeof setTimeout> | undefined;
+function say(kind: 'success' | 'danger', text: string): void {
+  fileMessage.set({ kind, text });
+  clearTimeout(messageTimer);
+  messageTimer = setTimeout(() => fileMessage.set(null), MESSAGE_CLEAR_MS);
+}
+
+function fromGroup(g: Group): Draft {
+  return { id: g.id, name: g.name, expiry: g.options.expiry_timestamp, accessLimit: g.options.access_limit, integrationId: g.integration_id, previewLink: g.preview_link, assets: g.assets };
+}
+
+export function updateDraft(changes: Partial<Draft>): void {
+  draft.set({ ...draft.get(), ...changes });
+}
+
+/** Spec §4 Toggles: expiry on sets it to now, off clears it; the access limit off sets 0. */
+export function toggleExpiry(on: boolean, now = Math.floor(Date.now() / 1000)): void {
+  updateDraft({ expiry: on ? now : null });
+}
+
+export function toggleAccessLimit(on: boolean): void {
+  updateDraft({ accessLimit: on ? Math.max(1, draft.get().accessLimit) : 0 });
+}
+
+/** Spec §4 Load failure: 'Unable to get attachments', then the list after 5 s. */
+export async function loadGroup(id: number, go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
+  requestStatus.set('pending');
+  try {
+    draft.set(fromGroup(await api<Group>(`${BASE}/groups/${id}`)));
+    requestStatus.set('resolved');
+  } catch {
+    requestStatus.set('rejected');
+    loadFailed.set(true);
+    showAlert('danger', 'Unable to get attachments', LOAD_FAILURE_MS);
+    setTimeout(() => go('/online-attachments'), LOAD_FAILURE_MS);
+  }
+}
+
+function groupBody(d: Draft) {
+  return { name: d.name, options: { expiry_timestamp: d.expiry, access_limit: d.accessLimit } };
+}
+
+async function createGroup(d: Draft): Promise<Group> {
+  const form = new FormData();
+  form.append('group', JSON.stringify(groupBody(d)));
+  return api<Group>(`${BASE}/groups`, { method: 'POST', body: form });
+}
+
+/**
+ * Spec §4 Save flows: Save on a new page creates the link and goes to its edit page; Save on an
+ * existing one updates it; Save & Exit shows 'Save successful' and goes to the list after 2 s.
+ */
+export async function save(exit: boolean, go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
+  const d = draft.get();
+  requestStatus.set('pending');
+  try {
+    const group = d.id === null ? await createGroup(d) : await api<Group>(`${BASE}/groups/${d.id}`, { method: 'PATCH', body: groupBody(d) });
+    draft.set({ ...fromGroup(group), assets: group.assets });
+    requestStatus.set('resolved');
+    if (exit) {
+      showAlert('success', 'Save successful', SAVE_EXIT_MS);
+      setTimeout(() => go('/online-attachments'), SAVE_EXIT_MS);
+    } else if (d.id === null) {
+      go(`/online-attachments/${group.id}/edit`);
+    } else {
+      showAlert('success', 'Save successful');
+    }
+  } catch (err) {
+    requestStatus.set('rejected');
+    showAlert('danger', `Unable to save: ${errorMessage(err, 'Unable to save')}`);
+  }
+}
+
+/** Review page save (spec §2): 'Save successful', then the list after 3 s. */
+export async function saveReview(go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
+  const d = draft.get();
+  if (d.id === null) return;
+  requestStatus.set('pending');
+  try {
+    await api(`${BASE}/groups/${d.id}`, { method: 'PATCH', body: groupBody(d) });
+    requestStatus.set('resolved');
+    showAlert('success', 'Save successful', REVIEW_SAVE_MS);
+    setTimeout(() => go('/online-attachments'), REVIEW_SAVE_MS);
+  } catch (err) {
+    requestStatus.set('rejected');
+    showAlert('danger', `Unable to save: ${errorMessage(err, 'Unable to save')}`);
+  }
+}
+
+interface UploadAnswer {
+  status: number;
+  body: { assets?: Asset[]; error?: { message?: string } } | null;
+}
+
+/** POSTs one file with upload progress (XMLHttpRequest: fetch reports none). No timeout (spec §7). */
+function sendFile(groupId: number, file: File, onProgress: (fraction: number) => void): Promise<UploadAnswer> {
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `${BASE}/groups/${groupId}/assets`);
+    xhr.setRequestHeader('Request-Type', 'ui');
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.responseType = 'json';
+    xhr.upload.addEventListener('progress', (e) => {
+      if (e.lengthComputable) onProgress(e.loaded / e.total);
+    });
+    xhr.addEventListener('load', () => resolve({ status: xhr.status, body: xhr.response }));
+    xhr.addEventListener('error', () => resolve({ status: 0, body: null }));
+    const form = new FormData();
+    form.append('asset', file, file.name);
+    xhr.send(form);
+  });
+}
+
+let uploadKey = 0;
+let creating: Promise<number> | null = null;
+
+/** The link's id, creating the link first when the page has none yet (spec §4 Upload). */
+async function ensureGroup(): Promise<number> {
+  const d = draft.get();
+  if (d.id !== null) return d.id;
+  creating ??= createGroup(d).then((g) => {
+    draft.set({ ...draft.get(), id: g.id, integrationId: g.integration_id, previewLink: g.preview_link });
+    // the address now names the link, so a reload keeps it
+    window.history.replaceState(null, '', `/online-attachments/${g.id}/edit`);
+    return g.id;
+  });
+  try {
+    return await creating;
+  } finally {
+    creating = null;
+  }
+}
+
+/** Uploads files one after another: each is a pending item replaced by its asset, or removed. */
+export async function uploadFiles(files: File[]): Promise<void> {
+  const items = files.map((f) => ({ file: f, item: { key: `u${++uploadKey}`, name: f.name, size: f.size, status: 'uploading' as const, progress: 0 } }));
+  uploads.set([...uploads.get(), ...items.map((i) => i.item)]);
+  const drop = (key: string) => uploads.set(uploads.get().filter((u) => u.key !== key));
+  let groupId: number;
+  try {
+    groupId = await ensureGroup();
+  } catch (err) {
+    items.forEach((i) => drop(i.item.key));
+    say('danger', `Unable to upload file: ${errorMessage(err, 'the link could not be created')}`);
+    return;
+  }
+  for (const { file, item } of items) {
+    const answer = await sendFile(groupId, file, (progress) => uploads.set(uploads.get().map((u) => (u.key === item.key ? { ...u, progress } : u))));
+    drop(item.key);
+    const asset = answer.body?.assets?.[0];
+    if (answer.status === 201 && asset) {
+      updateDraft({ assets: [...draft.get().assets, asset] });
+      say('success', `${file.name} uploaded`);
+    } else {
+      if (answer.status === 401 || answer.status === 403) window.location.assign('/unauthorized');
+      say('danger', `Unable to upload file: ${answer.body?.error?.message ?? (answer.status === 0 ? 'the connection failed' : `HTTP ${answer.status}`)}`);
+    }
+  }
+}
+
+export async function deleteFile(assetId: number): Promise<void> {
+  const d = draft.get();
+  if (d.id === null) return;
+  try {
+    await api(`${BASE}/groups/${d.id}/assets/${assetId}`, { method: 'DELETE' });
+    updateDraft({ assets: draft.get().assets.filter((a) => a.id !== assetId) });
+  } catch {
+    say('danger', 'Unable to delete file');
+  }
+}

@@ -1,0 +1,136 @@
+// The template editor's state (spec part two §2 editor, §4 "Reply-to", "Template status" and
+// "Editor request status", §8, §9): the fields, the reply-to box, the request status (idle,
+// pending, resolved, rejected), the customer's verified domains for the from address, and the live
+// preview that renders 2 s after the last change with editable sample variables.
+import { atom } from 'nanostores';
+import { api, errorMessage } from '../../lib/api.ts';
+import { debounced } from '../../lib/debounced.ts';
+import { EDITOR_DEBOUNCE_MS, PUBLISH_REDIRECT_MS } from '../../lib/timings.ts';
+import { BLANK, type TemplateFields, type TemplateWire, fieldsFor, initialDifferentReplyTo, sampleVariables, withDifferentReplyTo, withFromEmail } from '../../lib/template-editor.ts';
+import { showAlert } from './alerts.ts';
+
+export type RequestStatus = 'idle' | 'pending' | 'resolved' | 'rejected';
+
+export const fields = atom<TemplateFields>({ ...BLANK });
+export const differentReplyTo = atom(false);
+/** The saved template's id; null until the first save of a new one. */
+export const templateId = atom<string | null>(null);
+export const requestStatus = atom<RequestStatus>('idle');
+export const loadStatus = atom<'loading' | 'loaded' | 'failed'>('loading');
+/** The customer's verified sending domains (GET v1/domains). */
+export const verifiedDomains = atom<string[]>([]);
+export const sampleText = atom('{}');
+export const preview = atom<{ html: string | null; subject: string; error: string | null }>({ html: null, subject: '', error: null });
+
+interface DomainWire {
+  domain_domain: string;
+  domain_sending_verified: 'yes' | 'no';
+}
+
+/** Opens the editor: /templates/create/new (blank), /templates/create/{id} (a copy), /templates/edit/{id}. */
+export async function openEditor(mode: 'create' | 'edit', hash: string): Promise<void> {
+  loadStatus.set('loading');
+  try {
+    const [template, domains] = await Promise.all([
+      hash === 'new' && mode === 'create' ? Promise.resolve(null) : api<{ template: TemplateWire }>(`/v1/templates/${encodeURIComponent(hash)}`).then((a) => a.template),
+      api<{ domains: DomainWire[] }>('/v1/domains').then((a) => a.domains),
+    ]);
+    verifiedDomains.set(domains.filter((d) => d.domain_sending_verified === 'yes').map((d) => d.domain_domain));
+    const loaded = fieldsFor(mode, template);
+    fields.set(loaded);
+    differentReplyTo.set(initialDifferentReplyTo(loaded));
+    templateId.set(mode === 'edit' && template ? template.id : null);
+    loadStatus.set('loaded');
+    void renderPreview();
+  } catch {
+    loadStatus.set('failed');
+    showAlert('danger', 'Error in getting templates');
+  }
+}
+
+const previewAfterPause = debounced(EDITOR_DEBOUNCE_MS, () => void renderPreview());
+
+/** Any field changed; the preview follows 2 s after the last change (spec part two §9). */
+export function setField<K extends keyof TemplateFields>(name: K, value: TemplateFields[K]): void {
+  fields.set({ ...fields.get(), [name]: value });
+  if (name === 'content_html' || name === 'subject') previewAfterPause();
+}
+
+/** Spec §4: the from address carries reply-to along unless 'Use different reply to Email' is ticked. */
+export function setFromEmail(value: string): void {
+  fields.set(withFromEmail(fields.get(), value, differentReplyTo.get()));
+}
+
+/** Spec §4: unticking copies the from address into reply-to. */
+export function setDifferentReplyTo(ticked: boolean): void {
+  differentReplyTo.set(ticked);
+  fields.set(withDifferentReplyTo(fields.get(), ticked));
+}
+
+export function setSampleText(text: string): void {
+  sampleText.set(text);
+  previewAfterPause();
+}
+
+let renderRequest = 0;
+
+/** Renders the unsaved subject and HTML with the sample variables (POST v1/templates/render). */
+export async function renderPreview(): Promise<void> {
+  const request = ++renderRequest;
+  let variables: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(sampleText.get() || '{}');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    variables = parsed as Record<string, unknown>;
+  } catch {
+    preview.set({ ...preview.get(), error: 'The sample variables are not a JSON object.' });
+    return;
+  }
+  const { content_html, subject } = fields.get();
+  try {
+    const answer = await api<{ html: string; subject: string | null; variables: string[] }>('/v1/templates/render', { method: 'POST', body: { content_html, subject, variables } });
+    if (request !== renderRequest) return;
+    const samples = sampleVariables(answer.variables, variables);
+    if (answer.variables.some((name) => !(name in variables))) {
+      // new variables appeared: give them sample values and render once more with them
+      sampleText.set(JSON.stringify(samples, null, 2));
+      void renderPreview();
+      return;
+    }
+    preview.set({ html: answer.html, subject: answer.subject ?? '', error: null });
+  } catch (err) {
+    if (request === renderRequest) preview.set({ ...preview.get(), error: errorMessage(err, 'The preview could not be rendered.') });
+  }
+}
+
+/**
+ * Save (spec §4: keeps the status) or Publish (status published). The first save of a new
+ * template creates it and the address becomes the edit form's. 'Save complete', or the server's
+ * message, or 'Error in saving template' (§8). Returns whether it saved.
+ */
+export async function save(status?: 'published'): Promise<boolean> {
+  if (requestStatus.get() === 'pending') return false;
+  requestStatus.set('pending');
+  const body = { ...fields.get(), ...(status ? { status } : {}) };
+  try {
+    const id = templateId.get();
+    const answer = id
+      ? await api<{ template: TemplateWire }>(`/v1/templates/${encodeURIComponent(id)}`, { method: 'PUT', body })
+      : await api<{ template: TemplateWire }>('/v1/templates', { method: 'POST', body });
+    templateId.set(answer.template.id);
+    fields.set({ ...fields.get(), status: answer.template.status, name: answer.template.name });
+    if (!id && typeof window !== 'undefined') window.history.replaceState(null, '', `/templates/edit/${answer.template.id}`);
+    requestStatus.set('resolved');
+    showAlert('success', 'Save complete');
+    return true;
+  } catch (err) {
+    requestStatus.set('rejected');
+    showAlert('danger', errorMessage(err, 'Error in saving template'));
+    return false;
+  }
+}
+
+/** Publish: sets published and saves, then returns to /templates after 1 s (spec §4, §9). */
+export async function publish(navigate: (path: string) => void = (path) => window.location.assign(path)): Promise<void> {
+  if (await save('published')) setTimeout(() => navigate('/templates'), PUBLISH_REDIRECT_MS);
+}

@@ -1,0 +1,130 @@
+// The Templates list's state (spec part two §2 "Templates", §4, §8): the query (search text, sort,
+// page), the loaded page, the one checked row (delete needs exactly one), the template shown in
+// the preview panel and its rendered preview, and the actions behind the page's controls.
+import { atom } from 'nanostores';
+import { api, errorMessage } from '../../lib/api.ts';
+import { debounced } from '../../lib/debounced.ts';
+import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
+import type { TemplateWire } from '../../lib/template-editor.ts';
+import { showAlert } from './alerts.ts';
+
+export interface PageMeta {
+  current_page: number;
+  per_page: number;
+  total: number;
+  last_page: number;
+}
+
+export type TemplateSort = 'name' | '-name' | 'description' | '-description';
+
+export interface TemplateQuery {
+  page: number;
+  name: string;
+  sort: TemplateSort;
+}
+
+export interface TemplateListState {
+  status: 'loading' | 'loaded' | 'failed';
+  data: TemplateWire[];
+  meta: PageMeta | null;
+}
+
+/** Spec part two §9: template search sorted by description, DESC by default. */
+export const FIRST_QUERY: TemplateQuery = { page: 1, name: '', sort: '-description' };
+
+export const query = atom<TemplateQuery>(FIRST_QUERY);
+export const searchText = atom('');
+export const list = atom<TemplateListState>({ status: 'loading', data: [], meta: null });
+export const checked = atom<string | null>(null);
+export const deleting = atom(false);
+/** The template in the preview panel, and its rendered HTML (null while it renders). */
+export const previewed = atom<TemplateWire | null>(null);
+export const previewHtml = atom<string | null>(null);
+
+let latest = 0;
+
+/** Loads the page the query names; spec §8: a failure shows 'Error in getting templates'. */
+export async function loadTemplates(): Promise<void> {
+  const request = ++latest;
+  const { page, name, sort } = query.get();
+  list.set({ ...list.get(), status: 'loading' });
+  try {
+    const answer = await api<{ data: TemplateWire[]; meta: PageMeta }>('/v1/templates/search', { method: 'POST', body: { template_name: name, sort, page } });
+    if (request !== latest) return;
+    list.set({ status: 'loaded', data: answer.data, meta: answer.meta });
+    const shown = previewed.get();
+    if (!shown || !answer.data.some((t) => t.id === shown.id)) void preview(answer.data[0] ?? null);
+  } catch {
+    if (request !== latest) return;
+    list.set({ status: 'failed', data: [], meta: null });
+    showAlert('danger', 'Error in getting templates');
+  }
+}
+
+function changeQuery(change: Partial<TemplateQuery>): void {
+  query.set({ ...query.get(), ...change });
+  checked.set(null);
+  void loadTemplates();
+}
+
+const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (name: string) => {
+  if (name !== query.get().name) changeQuery({ name, page: 1 });
+});
+
+/** The search box changed: search once typing has paused (spec core §9), from page 1. */
+export function typeSearch(text: string): void {
+  searchText.set(text);
+  searchAfterPause(text.trim());
+}
+
+/** The Name header: ascending, then descending; a new sort starts at page 1 (spec part two §4). */
+export function sortByName(): void {
+  changeQuery({ sort: query.get().sort === 'name' ? '-name' : 'name', page: 1 });
+}
+
+export function goToPage(page: number): void {
+  if (page !== query.get().page) changeQuery({ page });
+}
+
+/** Checks or unchecks a row; while one row is checked the others cannot be (spec part two §5). */
+export function toggleChecked(id: string): void {
+  const current = checked.get();
+  if (current === id) checked.set(null);
+  else if (current === null) checked.set(id);
+}
+
+/** Shows a template in the preview panel, rendered with its variables' names as sample values. */
+export async function preview(template: TemplateWire | null): Promise<void> {
+  previewed.set(template);
+  previewHtml.set(null);
+  if (!template) return;
+  try {
+    const first = await api<{ variables: string[] }>('/v1/templates/render', { method: 'POST', body: { content_html: template.content_html, subject: template.subject } });
+    const variables = Object.fromEntries(first.variables.map((v) => [v, `{{${v}}}`]));
+    const answer = await api<{ html: string }>('/v1/templates/render', { method: 'POST', body: { content_html: template.content_html, subject: template.subject, variables } });
+    if (previewed.get()?.id === template.id) previewHtml.set(answer.html);
+  } catch {
+    // a draft that does not compile: show it as authored
+    if (previewed.get()?.id === template.id) previewHtml.set(template.content_html);
+  }
+}
+
+/** Deletes the checked template: 'Template deleted successfully' and a reload (spec part two §8). */
+export async function deleteChecked(): Promise<void> {
+  const id = checked.get();
+  if (id === null || deleting.get()) return;
+  deleting.set(true);
+  try {
+    await api(`/v1/templates/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    showAlert('success', 'Template deleted successfully');
+    checked.set(null);
+    if (previewed.get()?.id === id) previewed.set(null);
+    const { page } = query.get();
+    if (page > 1 && list.get().data.length === 1) query.set({ ...query.get(), page: page - 1 });
+  } catch (err) {
+    showAlert('danger', errorMessage(err, 'Error in deleting template'));
+  } finally {
+    deleting.set(false);
+  }
+  await loadTemplates();
+}

@@ -1,0 +1,93 @@
+// The template editor's rules that need no browser (spec part two §2 editor, §4 "Reply-to" and
+// "Template status"), and the sandboxed preview document (issue 14: a template can never run
+// script in the console). Pure, shared by the islands and their tests.
+
+export interface TemplateFields {
+  name: string;
+  status: 'draft' | 'published';
+  from_name: string;
+  from_email: string;
+  reply_email: string;
+  subject: string;
+  description: string;
+  content_html: string;
+  /** The text part; empty means "made from the HTML" (html-to-text) when sent. */
+  content_text: string;
+}
+
+export interface TemplateWire {
+  id: string;
+  name: string;
+  status: 'draft' | 'published';
+  type: 'user' | 'system';
+  from_name: string | null;
+  from_email: string | null;
+  reply_email: string | null;
+  subject: string | null;
+  description: string | null;
+  content_html: string;
+  content_text: string | null;
+  created_timestamp: string;
+  updated_timestamp: string;
+  published_timestamp: string | null;
+}
+
+/** Spec part two §9. */
+export const DEFAULT_TEMPLATE_NAME = 'Untitled Template';
+
+export const BLANK: TemplateFields = { name: DEFAULT_TEMPLATE_NAME, status: 'draft', from_name: '', from_email: '', reply_email: '', subject: '', description: '', content_html: '', content_text: '' };
+
+/**
+ * The editor's fields for /templates/create/{hash} (a new draft from a template) and
+ * /templates/edit/{hash} (the template itself). Re-creating one of your own published templates
+ * yields a draft named '{name} (Copy)' (§4); a gallery template keeps its name.
+ */
+export function fieldsFor(mode: 'create' | 'edit', t: TemplateWire | null): TemplateFields {
+  if (!t) return { ...BLANK };
+  const fields: TemplateFields = {
+    name: t.name,
+    status: t.status,
+    from_name: t.from_name ?? '',
+    from_email: t.from_email ?? '',
+    reply_email: t.reply_email ?? '',
+    subject: t.subject ?? '',
+    description: t.description ?? '',
+    content_html: t.content_html,
+    content_text: t.content_text ?? '',
+  };
+  if (mode === 'edit') return fields;
+  return { ...fields, status: 'draft', name: t.type === 'user' ? `${t.name} (Copy)` : t.name };
+}
+
+/** Spec §4: the 'Use different reply to Email' box starts ticked when the two addresses differ. */
+export function initialDifferentReplyTo(fields: Pick<TemplateFields, 'from_email' | 'reply_email'>): boolean {
+  return fields.reply_email !== '' && fields.reply_email !== fields.from_email;
+}
+
+/** Spec §4: editing the from address updates reply-to too, unless the box is ticked. */
+export function withFromEmail(fields: TemplateFields, fromEmail: string, differentReplyTo: boolean): TemplateFields {
+  return { ...fields, from_email: fromEmail, reply_email: differentReplyTo ? fields.reply_email : fromEmail };
+}
+
+/** Spec §4: unticking copies the from address into reply-to; ticking leaves both as they are. */
+export function withDifferentReplyTo(fields: TemplateFields, ticked: boolean): TemplateFields {
+  return ticked ? fields : { ...fields, reply_email: fields.from_email };
+}
+
+/**
+ * The preview's document for an iframe with `sandbox=""` (no allow-scripts) and `srcdoc`. The CSP
+ * comes first so it governs the whole document: no script of any kind, nothing loaded from
+ * anywhere but images (which mail clients load too), no forms, no plugins.
+ */
+export const PREVIEW_CSP = "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; font-src data:; form-action 'none'; base-uri 'none'";
+
+export function previewDocument(renderedHtml: string): string {
+  return `<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><meta name="referrer" content="no-referrer">${renderedHtml}`;
+}
+
+/** Sample values for the preview: each variable the template reads, keeping what the user typed. */
+export function sampleVariables(names: string[], current: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) out[name] = name in current ? current[name] : name === 'items' ? [{ name: 'Item', quantity: 1, price: '10.00' }] : name.replace(/_/g, ' ');
+  return out;
+}

@@ -1,0 +1,68 @@
+// Report exports (issue 13; spec part two §2 Export page, §7, §8). Wire shapes:
+//
+// POST /v1/transaction-groups/reports/export  the report body (src/server/reports/group-reports.routes.ts)
+//   plus isExport: true → 200 { message: 'Report queued', uuid }   (same 400/404 as the report call).
+//   The worker writes the CSV and mails the requester a link to PUBLIC_URL/export/{uuid}.
+// POST /v1/transaction-groups/export-view { uuid }
+//   200 { fileName, token, state: 'ready', rows, expiresAt }  the file is ready; token works 10 minutes
+//   202 { fileName, token: null, state: 'queued' }             still being written: ask again later
+//   204 (no body)  no such export: unknown, expired, or another customer's
+//   412 { error: { code: 'precondition_failed', message } }   another user's export (same account)
+//   422 { error: { code: 'unprocessable', message } }         the export failed for good
+// GET /v1/transaction-groups/export-download/{token}/{uuid}
+//   200 text/csv; charset=utf-8, Content-Disposition: attachment; filename="…"; filename*=UTF-8''…
+//   403 { error: { code: 'forbidden' } } a token not made for this user and export, or expired
+//   404 the export or its file is gone
+import { Readable } from 'node:stream';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
+import { jsonBody } from '../http/validate.ts';
+import { rangeOfBody, reportBody } from '../reports/group-reports.routes.ts';
+import { GROUP_REPORT_SORT_KEYS } from '../reports/group-reports.service.ts';
+import { resolveSort } from '../reports/report-input.ts';
+import { attachmentDisposition, openDownload, queueExport, viewExport } from './exports.service.ts';
+
+const viewBody = z.strictObject({ uuid: z.string().max(64) });
+
+export function exportRoutes(ctx: AppContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const guard = [requireSession, csrfGuard(ctx)] as const;
+
+  app.post('/transaction-groups/reports/export', ...guard, async (c) => {
+    const session = sessionOf(c);
+    const body = await jsonBody(c, reportBody);
+    // the export is in the report's default order (newest first); a bad sort is still refused
+    resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' });
+    const { uuid } = await queueExport(ctx, session, {
+      groupUuid: body.group_uuid,
+      reportType: body.report_type,
+      range: rangeOfBody(body),
+      text: body.search_query ?? null,
+    });
+    return c.json({ message: 'Report queued', uuid });
+  });
+
+  app.post('/transaction-groups/export-view', ...guard, async (c) => {
+    const body = await jsonBody(c, viewBody);
+    const view = await viewExport(ctx, sessionOf(c), body.uuid);
+    c.header('Cache-Control', 'no-store');
+    if (view.status === 204) return c.body(null, 204);
+    return c.json(view.body, view.status);
+  });
+
+  app.get('/transaction-groups/export-download/:token/:uuid', requireSession, async (c) => {
+    const file = await openDownload(ctx, sessionOf(c), c.req.param('token'), c.req.param('uuid'));
+    return new Response(Readable.toWeb(file.body) as ReadableStream, {
+      headers: {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Length': String(file.size),
+        'Content-Disposition': attachmentDisposition(file.fileName),
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      },
+    });
+  });
+  return app;
+}

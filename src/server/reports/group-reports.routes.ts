@@ -1,0 +1,133 @@
+// A transaction group's report calls and its exports (issue 13; spec part two §7 Reports, Auth and
+// public). Console calls: a session, and CSRF protection on POSTs. Wire shapes (dates unix seconds,
+// 0 for none; every id from the request checked against the signed-in customer):
+//
+// POST /v1/transaction-groups/reports
+//   body { report_type: 'overview'|'sent'|'opens'|'clicks'|'failed'|'bounced' (required),
+//          group_uuid, start_date, end_date (unix seconds or 'YYYY-MM-DD'; default the last 29 days
+//          through today), page (≥ 1, default 1), order, order_by (sort key and asc|desc, either way
+//          round; default trans_id desc), search_query (a transaction uuid, or the start of a
+//          recipient address or of its domain) }
+//   200 { transactions: { data: Row[], meta: { current_page, per_page: 10, total, last_page, total_capped } },
+//         dailyStats: [{ tstat_day: 'YYYY-MM-DD', requests, sent, failed, delivered, bounced,
+//                        bounces_hard, bounces_soft, unique_opens, opens, unique_clicks, link_clicks }] }
+//         (one entry per day of the range, zeros included)
+//   Row { trans_uuid, trans_id, trans_date_queued, trans_date_sent, log_date, trans_to_email,
+//         trans_to_name, tm_from_email, tm_from_name, tm_subject, tm_additional_headers,
+//         trans_status, trans_delivered_status, trans_group_uuid, trans_group_name,
+//         trans_read_count, trans_click_count, trans_bounce_type ('hard'|'soft'|''),
+//         trans_bounce_reason (failed/bounced: the reason shown), ts_total_opens, ts_total_clicks,
+//         ts_unique_clicks (links of the message clicked) }
+//   log_date is the table's date: sent (overview, sent), failed, bounced, first open, first click.
+//   Sort keys: trans_id, dateSent, firstOpenDate, firstClickDate, clicks, opens, bounceReceivedDated.
+// POST /v1/transaction-groups/overview  body { group_uuid, report_type?, start_date, end_date }
+// GET  /v1/transaction-groups/overview?group_uuid=…&start_date=…&end_date=…
+//   200 { overviewStats: { sent, delivered, failed, bounced, bouncesHard, bouncesSoft: { value, percentage } (of total),
+//         uniqueOpens, notOpened, uniqueClicks, notClicked: { value, percentage } (of delivered),
+//         totalOpens: { value }, totalClicks: { value }, total } }   percentage: per cent, 2 decimals
+// POST /v1/links  the report body;  GET /v1/links?group_uuid=…&start_date=…&end_date=…&page=…&order=…&order_by=…
+//   200 { data: [{ tll_url, tm_subject, click_count, unique_click_count }], meta }   10 per page;
+//   sort keys clicks (default; trans_id means it too), unique_clicks, link, subject; search_query
+//   matches part of the URL or subject.
+// Errors: 400 { error: { code: 'validation_failed', message, details } } for an unknown report type,
+//   start after end, a range over 400 days, a page that is not a whole number ≥ 1, an unknown sort
+//   key or field; 404 { error: { code: 'not_found' } } for a malformed, unknown or another
+//   customer's group_uuid. Exports: see src/server/exports/exports.routes.ts.
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
+import { check, jsonBody } from '../http/validate.ts';
+import { GROUP_REPORT_SORT_KEYS, GROUP_REPORT_TYPES, LINK_SORT_KEYS, groupLinks, groupOverview, groupReport, reportRange } from './group-reports.service.ts';
+import { PAGE_SIZE, dateField, pageField, rangeOf, resolveSort, textField } from './report-input.ts';
+
+const SEARCH_TEXT_MAX = 320;
+const SORT_FIELD_MAX = 40;
+
+const reportType = z.enum(GROUP_REPORT_TYPES, { error: `must be one of ${GROUP_REPORT_TYPES.join(', ')}` });
+
+/** The report body of spec part two §7 (also the export's, with isExport, and the links call's). */
+export const reportBody = z.strictObject({
+  report_type: reportType,
+  // checked against the customer's groups, not here: a malformed uuid is 404 like an unknown one
+  group_uuid: z.string().max(64).optional(),
+  start_date: dateField,
+  end_date: dateField,
+  page: pageField,
+  order: textField(SORT_FIELD_MAX),
+  order_by: textField(SORT_FIELD_MAX),
+  search_query: textField(SEARCH_TEXT_MAX),
+  isExport: z.boolean().optional(),
+});
+export type ReportBody = z.infer<typeof reportBody>;
+
+const overviewBody = z.strictObject({
+  group_uuid: z.string().max(64).optional(),
+  report_type: reportType.optional(),
+  start_date: dateField,
+  end_date: dateField,
+});
+
+/** The report's range (defaults, 400 days at most) from a checked body. */
+export function rangeOfBody(body: { start_date?: Parameters<typeof rangeOf>[0]['start_date']; end_date?: Parameters<typeof rangeOf>[0]['end_date'] }, now = new Date()) {
+  return reportRange(rangeOf({ start_date: body.start_date, end_date: body.end_date }), now);
+}
+
+export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const guard = [requireSession, csrfGuard(ctx)] as const;
+
+  app.post('/transaction-groups/reports', ...guard, async (c) => {
+    const body = await jsonBody(c, reportBody);
+    const report = await groupReport(ctx.db, sessionOf(c).customerId, {
+      groupUuid: body.group_uuid,
+      reportType: body.report_type,
+      range: rangeOfBody(body),
+      page: body.page,
+      perPage: PAGE_SIZE.transactions,
+      sort: resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
+      text: body.search_query ?? null,
+    });
+    c.header('Cache-Control', 'no-store');
+    return c.json(report);
+  });
+
+  const overview = async (customerId: number, input: unknown) => {
+    const body = check(overviewBody, input);
+    return groupOverview(ctx.db, customerId, body.group_uuid, rangeOfBody(body));
+  };
+  app.post('/transaction-groups/overview', ...guard, async (c) => {
+    const result = await overview(sessionOf(c).customerId, await jsonBody(c, z.unknown()));
+    c.header('Cache-Control', 'no-store');
+    return c.json(result);
+  });
+  // spec core §7 lists the overview as a GET: the same fields in the query string
+  app.get('/transaction-groups/overview', requireSession, async (c) => {
+    const result = await overview(sessionOf(c).customerId, c.req.query());
+    c.header('Cache-Control', 'no-store');
+    return c.json(result);
+  });
+
+  const links = async (customerId: number, body: ReportBody) =>
+    groupLinks(ctx.db, customerId, {
+      groupUuid: body.group_uuid,
+      range: rangeOfBody(body),
+      page: body.page,
+      perPage: PAGE_SIZE.transactions,
+      sort: resolveSort(LINK_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
+      text: body.search_query ?? null,
+    });
+  app.post('/links', ...guard, async (c) => {
+    const result = await links(sessionOf(c).customerId, await jsonBody(c, reportBody));
+    c.header('Cache-Control', 'no-store');
+    return c.json(result);
+  });
+  // later pages (spec part two §7): the report body as a query string; report_type may be left out
+  app.get('/links', requireSession, async (c) => {
+    const query = { report_type: 'clicks', ...c.req.query() };
+    const result = await links(sessionOf(c).customerId, check(reportBody, query));
+    c.header('Cache-Control', 'no-store');
+    return c.json(result);
+  });
+  return app;
+}

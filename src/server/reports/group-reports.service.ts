@@ -1,0 +1,291 @@
+// A transaction group's report pages (issue 13; spec part two §2 Group report pages, §3, §7): the
+// report call (one page of the report's transactions and the group's daily series), the overview
+// widget's figures and the Clicks report's Links tab. Every figure comes from a rollup (daily_stats,
+// transaction_counts, link_stats); only the rows of the page shown are read from transactions.
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import { type DailyStatWire, dailyStatToWire } from '../dashboard/dashboard.service.ts';
+import { ApiError } from '../http/errors.ts';
+import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
+import { findGroupId } from './groups.repository.ts';
+import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
+import { DEFAULT_RANGE_DAYS_BACK, type Direction, type PageMeta, type TimeRange, addDays, dayOf, daysBetween, isUuid, pageMeta } from './report-input.ts';
+import { type TransactionRow, transactionsByIds } from './transactions.repository.ts';
+import { type TransactionSortKey, type TransactionWire, findTransactionIds, transactionToWire, unixSeconds } from './transactions.service.ts';
+
+/** The report types of spec part two §2 (one page each). */
+export const GROUP_REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
+export type GroupReportType = (typeof GROUP_REPORT_TYPES)[number];
+
+/** The longest range a report covers (issue 13, "ranges over 400 days" are refused). */
+export const MAX_REPORT_DAYS = 400;
+
+/**
+ * Sort keys of the report tables: the transaction table's, and the spec's bounceReceivedDated
+ * (part two §2). A bounce has no column of its own (its time is the 'bounced' event's); it arrives
+ * minutes after acceptance, so the Bounced table sorts it in acceptance order, which an index serves.
+ */
+export const GROUP_REPORT_SORT_KEYS = ['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens', 'bounceReceivedDated'] as const;
+export type GroupReportSortKey = (typeof GROUP_REPORT_SORT_KEYS)[number];
+
+const SORT_OF: Record<GroupReportSortKey, TransactionSortKey> = {
+  trans_id: 'trans_id',
+  dateSent: 'dateSent',
+  firstOpenDate: 'firstOpenDate',
+  firstClickDate: 'firstClickDate',
+  clicks: 'clicks',
+  opens: 'opens',
+  bounceReceivedDated: 'trans_id',
+};
+
+/** Sort keys of the Links tab; trans_id (the report body's default) means by total clicks. */
+export const LINK_SORT_KEYS = ['trans_id', 'clicks', 'unique_clicks', 'link', 'subject'] as const;
+export type LinkSortKey = (typeof LINK_SORT_KEYS)[number];
+const LINK_ORDER_OF: Record<LinkSortKey, LinkOrder> = { trans_id: 'clicks', clicks: 'clicks', unique_clicks: 'unique_clicks', link: 'url', subject: 'subject' };
+
+/** The report's range: whole UTC days, first and last included. */
+export interface ReportRange extends TimeRange {
+  from: Date;
+  before: Date;
+  firstDay: string;
+  lastDay: string;
+}
+
+const DAY_MS = 86_400_000;
+const isMidnight = (at: Date) => at.getTime() % DAY_MS === 0;
+
+/**
+ * The range of a report request (spec part two §7: start of day to end of day as unix seconds;
+ * §9: the last 29 days through today when absent). A missing end closes at today (or at the start
+ * day), a missing start opens 29 days before the end. 400 beyond MAX_REPORT_DAYS. Bounds on UTC
+ * midnights (what the console sends) are whole days, so the rollups total them exactly.
+ */
+export function reportRange(range: TimeRange, now: Date): ReportRange {
+  const today = dayOf(now);
+  const dayStart = (day: string) => new Date(`${day}T00:00:00Z`);
+  const lastDay = range.lastDay ?? (range.firstDay && range.firstDay > today ? range.firstDay : today);
+  const firstDay = range.firstDay ?? addDays(lastDay, -DEFAULT_RANGE_DAYS_BACK);
+  const from = range.from ?? dayStart(firstDay);
+  const before = range.before ?? dayStart(addDays(lastDay, 1));
+  if (from >= before) throw invalid('start_date', 'the start date is after the end date');
+  const days = Math.round((dayStart(lastDay).getTime() - dayStart(firstDay).getTime()) / DAY_MS) + 1;
+  if (days > MAX_REPORT_DAYS) throw invalid('end_date', `a report covers at most ${MAX_REPORT_DAYS} days`);
+  return { from, before, firstDay, lastDay, wholeDays: isMidnight(from) && isMidnight(before) };
+}
+
+function invalid(path: string, message: string): ApiError {
+  return new ApiError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
+}
+
+/** The customer's group with this uuid; 404 for a malformed, unknown or another customer's uuid. */
+export async function groupOf(db: Database, customerId: number, uuid: string | undefined): Promise<number> {
+  const id = uuid && isUuid(uuid) ? await findGroupId(db, customerId, uuid.toLowerCase()) : undefined;
+  if (id === undefined) throw new ApiError('not_found', 'No such transaction group');
+  return id;
+}
+
+/** A transaction row of a group report (spec part two §3 "Transaction row"); dates unix seconds, 0 for none. */
+export interface ReportTransactionWire extends TransactionWire {
+  trans_id: number;
+  /** The date the report's table shows: sent (overview, sent), failed, bounced, first open, first click. */
+  log_date: number;
+  trans_bounce_type: string;
+  trans_bounce_reason: string;
+  ts_total_opens: number;
+  ts_total_clicks: number;
+  /** The distinct links of the message the recipient clicked. */
+  ts_unique_clicks: number;
+}
+
+/** Per row of a page: the time of its last failure or bounce event and its clicked links. */
+interface RowExtras {
+  outcomeAt: Date | null;
+  uniqueClicks: number;
+}
+
+const OUTCOME_EVENTS: Record<GroupReportType, readonly string[]> = {
+  overview: [],
+  sent: [],
+  opens: [],
+  clicks: [],
+  failed: ['failed', 'bounced'],
+  bounced: ['bounced'],
+};
+
+/** The extras of the rows of one page (at most a page of ids; each an index lookup). */
+async function rowExtras(db: Database, ids: readonly number[], reportType: GroupReportType): Promise<Map<number, RowExtras>> {
+  if (ids.length === 0) return new Map();
+  const types = OUTCOME_EVENTS[reportType];
+  const outcome = types.length
+    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in (${sql.join(types.map((x) => sql.lit(x)))}))`
+    : sql<Date | null>`null::timestamptz`;
+  const rows = await db
+    .selectFrom('transactions as t')
+    .select([
+      't.id',
+      outcome.as('outcome_at'),
+      sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)`.as('unique_clicks'),
+    ])
+    .where('t.id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), { outcomeAt: r.outcome_at ? new Date(r.outcome_at) : null, uniqueClicks: Number(r.unique_clicks) }]));
+}
+
+/** The date a report's table shows for a row. */
+export function logDate(row: Pick<TransactionRow, 'sent_at' | 'queued_at'> & { first_open_at?: Date | null; first_click_at?: Date | null }, reportType: GroupReportType, outcomeAt: Date | null): Date {
+  const sentOrQueued = row.sent_at ?? row.queued_at;
+  switch (reportType) {
+    case 'opens':
+      return row.first_open_at ?? sentOrQueued;
+    case 'clicks':
+      return row.first_click_at ?? sentOrQueued;
+    case 'failed':
+    case 'bounced':
+      return outcomeAt ?? sentOrQueued;
+    default:
+      return sentOrQueued;
+  }
+}
+
+/** Why a failed or bounced transaction did not arrive: the bounce's reason or the last server reply. */
+export function failureReason(row: Pick<TransactionRow, 'bounce_reason' | 'last_reply'>): string {
+  return row.bounce_reason ?? row.last_reply ?? '';
+}
+
+export interface GroupReportRequest {
+  groupUuid: string | undefined;
+  reportType: GroupReportType;
+  range: ReportRange;
+  page: number;
+  perPage: number;
+  sort: { key: GroupReportSortKey; direction: Direction };
+  text: string | null;
+}
+
+export interface GroupReport {
+  transactions: { data: ReportTransactionWire[]; meta: PageMeta };
+  dailyStats: DailyStatWire[];
+}
+
+/** POST v1/transaction-groups/reports: one page of the report's transactions and the group's daily series. */
+export async function groupReport(db: Database, customerId: number, request: GroupReportRequest): Promise<GroupReport> {
+  const groupId = await groupOf(db, customerId, request.groupUuid);
+  const { range, reportType } = request;
+  const [found, perDay] = await Promise.all([
+    findTransactionIds(db, customerId, {
+      range,
+      page: request.page,
+      perPage: request.perPage,
+      sort: { key: SORT_OF[request.sort.key], direction: request.sort.direction },
+      status: 'all',
+      reportType,
+      groupUuid: request.groupUuid!.toLowerCase(),
+      groupId,
+      recipient: null,
+      text: request.text,
+    }),
+    groupTotalsPerDay(db, customerId, groupId, range.firstDay, range.lastDay),
+  ]);
+  // the page's rows and their extras together (two connections on PostgreSQL)
+  const [rows, extras] = await Promise.all([transactionsByIds(db, customerId, found.ids), rowExtras(db, found.ids, reportType)]);
+  const data = rows.map((row): ReportTransactionWire => {
+    const extra = extras.get(row.id) ?? { outcomeAt: null, uniqueClicks: 0 };
+    return {
+      ...transactionToWire(row),
+      trans_id: row.id,
+      log_date: unixSeconds(logDate(row, reportType, extra.outcomeAt)),
+      trans_bounce_type: row.bounce_type ?? '',
+      trans_bounce_reason: reportType === 'failed' || reportType === 'bounced' ? failureReason(row) : (row.bounce_reason ?? ''),
+      ts_total_opens: row.open_count,
+      ts_total_clicks: row.click_count,
+      ts_unique_clicks: extra.uniqueClicks,
+    };
+  });
+  return {
+    transactions: { data, meta: found.meta },
+    dailyStats: daysBetween(range.firstDay, range.lastDay).map((day) => dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS)),
+  };
+}
+
+export interface Figure {
+  value: number;
+  /** Per cent, two decimals; 0 when the base is 0. */
+  percentage: number;
+}
+
+export interface OverviewStats {
+  sent: Figure;
+  delivered: Figure;
+  failed: Figure;
+  bounced: Figure;
+  bouncesHard: Figure;
+  bouncesSoft: Figure;
+  uniqueOpens: Figure;
+  notOpened: Figure;
+  uniqueClicks: Figure;
+  notClicked: Figure;
+  totalOpens: { value: number };
+  totalClicks: { value: number };
+  /** Transactions accepted in the range. */
+  total: number;
+}
+
+const percent = (value: number, of: number): number => (of > 0 ? Math.round((value / of) * 10_000) / 100 : 0);
+
+/**
+ * POST|GET /v1/transaction-groups/overview (issue 13): sent, delivered, failed and bounced (hard,
+ * soft) as shares of the transactions total; unique opens and clicks and their complements as
+ * shares of the delivered. From daily_stats over the range's UTC days.
+ */
+export async function groupOverview(db: Database, customerId: number, groupUuid: string | undefined, range: ReportRange): Promise<{ overviewStats: OverviewStats }> {
+  const t = groupUuid && isUuid(groupUuid) ? await groupTotalsByUuid(db, customerId, groupUuid.toLowerCase(), range.firstDay, range.lastDay) : undefined;
+  if (!t) throw new ApiError('not_found', 'No such transaction group');
+  const total = t.requests;
+  const ofTotal = (value: number): Figure => ({ value, percentage: percent(value, total) });
+  const ofDelivered = (value: number): Figure => ({ value, percentage: percent(value, t.delivered) });
+  return {
+    overviewStats: {
+      sent: ofTotal(t.sent),
+      delivered: ofTotal(t.delivered),
+      failed: ofTotal(t.failed),
+      bounced: ofTotal(t.bounced),
+      bouncesHard: ofTotal(t.bounces_hard),
+      bouncesSoft: ofTotal(t.bounces_soft),
+      uniqueOpens: ofDelivered(t.unique_opens),
+      notOpened: ofDelivered(Math.max(0, t.delivered - t.unique_opens)),
+      uniqueClicks: ofDelivered(t.unique_clicks),
+      notClicked: ofDelivered(Math.max(0, t.delivered - t.unique_clicks)),
+      totalOpens: { value: t.opens },
+      totalClicks: { value: t.clicks },
+      total,
+    },
+  };
+}
+
+/** A link of the Links tab (spec part two §3 "Link row"). */
+export interface LinkWire {
+  tll_url: string;
+  tm_subject: string;
+  click_count: number;
+  /** The distinct transactions that clicked it. */
+  unique_click_count: number;
+}
+
+/** POST v1/links and GET v1/links: one page of the group's links over the range (by the transactions' acceptance days). */
+export async function groupLinks(
+  db: Database,
+  customerId: number,
+  request: { groupUuid: string | undefined; range: ReportRange; page: number; perPage: number; sort: { key: LinkSortKey; direction: Direction }; text: string | null },
+): Promise<{ data: LinkWire[]; meta: PageMeta }> {
+  const groupId = await groupOf(db, customerId, request.groupUuid);
+  const filter = { groupId, firstDay: request.range.firstDay, lastDay: request.range.lastDay, contains: request.text };
+  const offset = (request.page - 1) * request.perPage;
+  const [total, rows] = await Promise.all([
+    countLinks(db, customerId, filter),
+    pageLinks(db, customerId, filter, { by: LINK_ORDER_OF[request.sort.key], direction: request.sort.direction }, request.perPage, offset),
+  ]);
+  return {
+    data: rows.map((r) => ({ tll_url: r.url, tm_subject: r.subject, click_count: r.clicks, unique_click_count: r.unique_clicks })),
+    meta: pageMeta(request.page, request.perPage, total, false),
+  };
+}

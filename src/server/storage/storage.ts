@@ -1,0 +1,124 @@
+// Where files live (DESIGN.md: a storage interface, local directory by default, S3-compatible for
+// scale): report exports (issue 13) and online attachments and branding logos (issue 15). Every
+// read and write is a stream, so memory stays bounded whatever the file's size. Keys are made by us
+// ('<area>/<uuid>'), never from a user's file name.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** A byte range, both ends inclusive (HTTP Range, RFC 9110 §14.1.2). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface StoredObject {
+  key: string;
+  size: number;
+  /** When it was written (for sweeps of blobs whose rows never committed). */
+  modifiedAt: Date;
+}
+
+/** Thrown by `put` when the body exceeds `maxBytes`; nothing is left behind. */
+export class TooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`larger than ${maxBytes} bytes`);
+  }
+}
+
+export interface Storage {
+  /** Streams `body` to `key`; the object appears whole or not at all. Answers its size. */
+  put(key: string, body: Readable, options?: { maxBytes?: number; contentType?: string }): Promise<{ size: number }>;
+  /** Streams the object (or `range` of it); undefined when there is no such object. */
+  get(key: string, range?: ByteRange): Promise<Readable | undefined>;
+  /** Size and time of the object; undefined when there is none. */
+  stat(key: string): Promise<StoredObject | undefined>;
+  /** Removes the object; removing what is not there is not an error. */
+  delete(key: string): Promise<void>;
+  /** Every object whose key starts with `prefix`. */
+  list(prefix: string): AsyncIterable<StoredObject>;
+}
+
+const KEY = /^[a-z0-9-]+(\/[A-Za-z0-9._-]+)+$/;
+
+/** Refuses keys we did not make (no '..', no absolute paths). */
+export function checkKey(key: string): string {
+  if (!KEY.test(key) || key.split('/').some((part) => part === '.' || part === '..')) throw new Error(`invalid storage key: ${key}`);
+  return key;
+}
+
+/** Counts bytes through a stream and fails once there are more than `maxBytes`. */
+export function byteLimit(maxBytes: number, counted: { size: number }): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      counted.size += chunk.length;
+      if (counted.size > maxBytes) done(new TooLargeError(maxBytes));
+      else done(null, chunk);
+    },
+  });
+}
+
+/** Files in a directory (DATA_DIR/files by default): written to a temporary name, then renamed. */
+export function localStorage(root: string): Storage {
+  const fileOf = (key: string) => path.join(root, checkKey(key));
+  return {
+    async put(key, body, options = {}) {
+      const file = fileOf(key);
+      await mkdir(path.dirname(file), { recursive: true });
+      const partial = `${file}.partial-${process.pid}-${Date.now()}`;
+      const counted = { size: 0 };
+      try {
+        await pipeline(body, byteLimit(options.maxBytes ?? Number.MAX_SAFE_INTEGER, counted), createWriteStream(partial));
+        await rename(partial, file);
+      } catch (err) {
+        await rm(partial, { force: true });
+        throw err;
+      }
+      return { size: counted.size };
+    },
+    async get(key, range) {
+      const file = fileOf(key);
+      try {
+        await stat(file);
+      } catch {
+        return undefined;
+      }
+      return createReadStream(file, range ? { start: range.start, end: range.end } : undefined);
+    },
+    async stat(key) {
+      try {
+        const s = await stat(fileOf(key));
+        return { key, size: s.size, modifiedAt: s.mtime };
+      } catch {
+        return undefined;
+      }
+    },
+    async delete(key) {
+      await rm(fileOf(key), { force: true });
+    },
+    async *list(prefix) {
+      const walk = async function* (dir: string): AsyncGenerator<StoredObject> {
+        let entries;
+        try {
+          entries = await readdir(dir, { withFileTypes: true });
+        } catch {
+          return;
+        }
+        for (const entry of entries) {
+          const full = path.join(dir, entry.name);
+          if (entry.isDirectory()) yield* walk(full);
+          else if (!entry.name.includes('.partial-')) {
+            const key = path.relative(root, full).split(path.sep).join('/');
+            if (key.startsWith(prefix)) {
+              const s = await stat(full);
+              yield { key, size: s.size, modifiedAt: s.mtime };
+            }
+          }
+        }
+      };
+      yield* walk(root);
+    },
+  };
+}

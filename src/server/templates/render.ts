@@ -1,0 +1,218 @@
+// Rendering templates (issue 14 "Rendering and sending"): Handlebars in subject, HTML and text.
+// `{{name}}` is HTML-escaped in the HTML part only; the subject and text part are plain text, so
+// they are compiled without escaping (a subject gets its line breaks folded to spaces, so a variable
+// can never start a new header). Compiled functions are cached per template version, so a send
+// compiles nothing and a publish (a new version) is seen at once.
+import Handlebars from 'handlebars';
+import { compile as compileConverter } from 'html-to-text';
+
+type Node = hbs.AST.Node;
+
+/** Where a template does not compile: 1-based line and column, and the parser's message. */
+export class TemplateSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly part: 'subject' | 'content_html' | 'content_text',
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Line and column of a parse error; jison only prints them, so they are read from its excerpt. */
+function locate(source: string, err: Error & { lineNumber?: number; column?: number }): { line: number; column: number } {
+  if (typeof err.lineNumber === 'number') return { line: err.lineNumber, column: (err.column ?? 0) + 1 };
+  const m = /on line (\d+):\n(.*)\n(-*)\^/.exec(err.message);
+  if (!m) return { line: 1, column: 1 };
+  const line = Number(m[1]);
+  const excerpt = m[2];
+  const past = excerpt.slice(0, m[3].length).replace(/^\.\.\./, '');
+  const upcoming = excerpt.slice(m[3].length);
+  const text = source.split('\n')[line - 1] ?? '';
+  // the error sits where the characters before it on this line end the excerpt's past input
+  for (let k = text.length; k >= 0; k--) {
+    const before = text.slice(Math.max(0, k - past.length), k);
+    if (past.endsWith(before) && (k < past.length || before === past) && upcoming.startsWith(text.slice(k, k + Math.min(upcoming.length, text.length - k)))) {
+      return { line, column: k + 1 };
+    }
+  }
+  return { line, column: 1 };
+}
+
+function parse(source: string, part: TemplateSyntaxError['part']): hbs.AST.Program {
+  try {
+    const ast = Handlebars.parse(source);
+    // precompiling walks the whole tree: mismatched blocks are found here, not at the first send
+    Handlebars.precompile(ast);
+    return ast;
+  } catch (err) {
+    const e = err as Error & { lineNumber?: number; column?: number };
+    const { line, column } = locate(source, e);
+    const first = e.message.split('\n')[0].replace(/ - \d+:\d+$/, '');
+    throw new TemplateSyntaxError(`${part} line ${line}, column ${column}: ${first}`, part, line, column);
+  }
+}
+
+/** Throws TemplateSyntaxError for the first part that does not compile (what publish refuses). */
+export function checkSyntax(parts: { subject?: string | null; content_html: string; content_text?: string | null }): void {
+  if (parts.subject) parse(parts.subject, 'subject');
+  parse(parts.content_html, 'content_html');
+  if (parts.content_text) parse(parts.content_text, 'content_text');
+}
+
+const BUILT_IN = new Set(['if', 'unless', 'each', 'with', 'lookup', 'log', 'this']);
+
+/**
+ * The variables a template needs: the first segment of every path at the top level of the data,
+ * outside #each and #with bodies (their paths belong to the items). A name used only as the
+ * condition of #if / #unless, or inside the #if that tests it, is optional — testing for it is
+ * the point of the block.
+ */
+export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; optional: Set<string> } {
+  const required = new Set<string>();
+  const optional = new Set<string>();
+  let guarded = new Set<string>();
+  const path = (n: Node | undefined, into: Set<string>) => {
+    if (!n || n.type !== 'PathExpression') return;
+    const p = n as hbs.AST.PathExpression;
+    if (p.data || p.depth > 0 || p.parts.length === 0 || BUILT_IN.has(p.parts[0]) || p.original.startsWith('this') || p.original.startsWith('.')) return;
+    (guarded.has(p.parts[0]) ? optional : into).add(p.parts[0]);
+  };
+  const expr = (n: Node | undefined) => {
+    if (!n) return;
+    if (n.type === 'SubExpression') {
+      const s = n as hbs.AST.SubExpression;
+      s.params.forEach(expr);
+      s.hash?.pairs.forEach((pair) => expr(pair.value));
+    } else path(n, required);
+  };
+  const walk = (program: hbs.AST.Program | undefined) => {
+    for (const st of program?.body ?? []) {
+      if (st.type === 'MustacheStatement') {
+        const m = st as hbs.AST.MustacheStatement;
+        const helper = m.params.length > 0 || (m.hash?.pairs.length ?? 0) > 0;
+        if (!helper) path(m.path, required);
+        m.params.forEach(expr);
+        m.hash?.pairs.forEach((pair) => expr(pair.value));
+      } else if (st.type === 'BlockStatement') {
+        const b = st as hbs.AST.BlockStatement;
+        const name = (b.path as hbs.AST.PathExpression).original;
+        if (name === 'if' || name === 'unless') b.params.forEach((p) => path(p, optional));
+        else b.params.forEach(expr);
+        if (name === 'each' || name === 'with') {
+          walk(b.inverse);
+        } else if (name === 'if') {
+          const outer = guarded;
+          const tested = b.params[0]?.type === 'PathExpression' ? (b.params[0] as hbs.AST.PathExpression).parts[0] : undefined;
+          guarded = tested ? new Set([...outer, tested]) : outer;
+          walk(b.program);
+          guarded = outer;
+          walk(b.inverse);
+        } else {
+          walk(b.program);
+          walk(b.inverse);
+        }
+      }
+    }
+  };
+  walk(ast);
+  for (const name of required) optional.delete(name);
+  return { required, optional };
+}
+
+export interface CompiledTemplate {
+  subject: HandlebarsTemplateDelegate | null;
+  html: HandlebarsTemplateDelegate;
+  text: HandlebarsTemplateDelegate | null;
+  /** Variables every send must give. */
+  required: string[];
+  /** Every variable the template reads (for the preview's sample values). */
+  all: string[];
+}
+
+export interface RenderSource {
+  subject: string | null;
+  html: string;
+  text: string | null;
+}
+
+/** Compiles the three parts (throws TemplateSyntaxError). */
+export function compile(source: RenderSource): CompiledTemplate {
+  const asts = { subject: source.subject ? parse(source.subject, 'subject') : null, html: parse(source.html, 'content_html'), text: source.text ? parse(source.text, 'content_text') : null };
+  const required = new Set<string>();
+  const all = new Set<string>();
+  for (const ast of [asts.subject, asts.html, asts.text]) {
+    if (!ast) continue;
+    const v = variablesOf(ast);
+    v.required.forEach((n) => (required.add(n), all.add(n)));
+    v.optional.forEach((n) => all.add(n));
+  }
+  // strict: false and no prototype access (Handlebars' defaults since 4.6): a variable can only read
+  // plain data; knownHelpersOnly keeps a template from calling anything but the built-in helpers
+  const opts = { knownHelpersOnly: true } as const;
+  return {
+    subject: asts.subject ? Handlebars.compile(asts.subject, { ...opts, noEscape: true }) : null,
+    html: Handlebars.compile(asts.html, opts),
+    text: asts.text ? Handlebars.compile(asts.text, { ...opts, noEscape: true }) : null,
+    required: [...required].sort(),
+    all: [...all].sort(),
+  };
+}
+
+const MAX_CACHED = 5000;
+const compiled = new Map<string, CompiledTemplate>();
+
+/** The compiled template of one version, compiled on first use. `key` names the version ("uuid:version"). */
+export function compiledFor(key: string, source: () => RenderSource): CompiledTemplate {
+  let hit = compiled.get(key);
+  if (!hit) {
+    hit = compile(source());
+    if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, hit);
+  }
+  return hit;
+}
+
+/** The variables the template needs that `variables` lacks (undefined or null). */
+export function missingVariables(template: CompiledTemplate, variables: Record<string, unknown>): string[] {
+  return template.required.filter((name) => variables[name] === undefined || variables[name] === null);
+}
+
+export interface Rendered {
+  subject: string | null;
+  html: string;
+  text: string;
+}
+
+/** Plain text from HTML for a template without a text part (links kept as "text [url]"). */
+export function htmlToText(html: string): string {
+  return toText(html);
+}
+
+// compiled once: convert() builds its options and selector tables on every call, which made a
+// template send without a text part half as fast as the same message inline (npm run bench:template)
+const toText = compileConverter({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
+
+/** Renders every part with `variables`; the text part is made from the HTML when there is none. */
+export function render(template: CompiledTemplate, variables: Record<string, unknown>, subjectOverride?: string): Rendered {
+  const opts = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
+  const subjectFn = subjectOverride !== undefined ? compileInline(subjectOverride) : template.subject;
+  const subject = subjectFn ? subjectFn(variables, opts).replace(/[\r\n]+/g, ' ').trim() : null;
+  const html = template.html(variables, opts);
+  const text = template.text ? template.text(variables, opts) : htmlToText(html);
+  return { subject, html, text };
+}
+
+const inlineSubjects = new Map<string, HandlebarsTemplateDelegate>();
+
+/** A subject given in the send request, rendered with the same variables (cached by its text). */
+function compileInline(subject: string): HandlebarsTemplateDelegate {
+  let fn = inlineSubjects.get(subject);
+  if (!fn) {
+    fn = Handlebars.compile(parse(subject, 'subject'), { knownHelpersOnly: true, noEscape: true });
+    if (inlineSubjects.size >= MAX_CACHED) inlineSubjects.clear();
+    inlineSubjects.set(subject, fn);
+  }
+  return fn;
+}

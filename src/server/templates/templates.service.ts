@@ -1,0 +1,298 @@
+// The template library (spec part two §2 "Templates", §3 "Template", §4 "Template status", §7
+// "Templates"): search in the list's and the gallery's shapes, read, create, update, delete, and
+// what sending needs (a published template by id or alias, compiled once per version). Gallery
+// templates (customer_id null) are read-only. A draft may hold anything that parses as HTML text;
+// publishing checks what sending relies on: the Handlebars compiles, the from domain is verified.
+import { randomUUID } from 'node:crypto';
+import juice from 'juice';
+import type { AppContext } from '../context.ts';
+import type { Database } from '../db/database.ts';
+import type { Template, TemplateStatus } from '../db/schema.ts';
+import { requireSendingDomain } from '../domains/domains.service.ts';
+import { ApiError } from '../http/errors.ts';
+import { invalidateLookups, lookupCache } from '../lookup-cache.ts';
+import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
+import { type CompiledTemplate, type Rendered, TemplateSyntaxError, checkSyntax, compile, compiledFor, missingVariables, render } from './render.ts';
+import * as repo from './templates.repository.ts';
+
+/** Spec part two §9: default template name. */
+export const DEFAULT_TEMPLATE_NAME = 'Untitled Template';
+/** Rows per page of the list (spec part two §9: fixture page size 10). */
+export const TEMPLATE_PAGE_SIZE = 10;
+/** The gallery is small; its shape of the search answers it whole, up to this many. */
+export const GALLERY_PAGE_SIZE = 100;
+/** Largest HTML plus text part of one template (issue 14: a 1 MB+ template is 413). */
+export const MAX_TEMPLATE_BYTES = 1024 * 1024;
+
+/** A template as the console and API show it (spec part two §3, plus what sending by alias and the gallery need). */
+export interface TemplateWire {
+  id: string;
+  name: string;
+  status: TemplateStatus;
+  type: 'user' | 'system';
+  alias: string | null;
+  from_name: string | null;
+  from_email: string | null;
+  reply_email: string | null;
+  subject: string | null;
+  description: string | null;
+  content_html: string;
+  content_text: string | null;
+  created_timestamp: string;
+  updated_timestamp: string;
+  published_timestamp: string | null;
+}
+
+export function templateToWire(row: Template): TemplateWire {
+  return {
+    id: row.uuid,
+    name: row.name,
+    status: row.status,
+    type: row.customer_id === null ? 'system' : 'user',
+    alias: row.alias,
+    from_name: row.from_name,
+    from_email: row.from_email,
+    reply_email: row.reply_email,
+    subject: row.subject,
+    description: row.description,
+    content_html: row.content_html,
+    content_text: row.content_text,
+    created_timestamp: row.created_at.toISOString(),
+    updated_timestamp: row.updated_at.toISOString(),
+    published_timestamp: row.published_at?.toISOString() ?? null,
+  };
+}
+
+export interface TemplatePage {
+  data: TemplateWire[];
+  meta: { current_page: number; per_page: number; total: number; last_page: number };
+}
+
+export interface SearchInput {
+  name: string;
+  type: 'user' | 'system';
+  status: TemplateStatus | null;
+  sort: repo.TemplateSort;
+  order: 'asc' | 'desc';
+  page: number;
+}
+
+/** One page of the customer's templates, or of the gallery. */
+export async function searchTemplates(db: Database, customerId: number, input: SearchInput): Promise<TemplatePage> {
+  const filter: repo.TemplateFilter = { customerId: input.type === 'system' ? null : customerId, contains: input.name.trim().toLowerCase(), status: input.status };
+  const perPage = input.type === 'system' ? GALLERY_PAGE_SIZE : TEMPLATE_PAGE_SIZE;
+  const [rows, total] = await Promise.all([
+    repo.searchTemplates(db, filter, input.sort, input.order, perPage, (input.page - 1) * perPage),
+    repo.countTemplates(db, filter),
+  ]);
+  return { data: rows.map(templateToWire), meta: { current_page: input.page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) } };
+}
+
+/** A template the customer may read (its own or the gallery's), or 404. */
+export async function readTemplate(db: Database, customerId: number, uuid: string): Promise<Template> {
+  const row = await repo.findReadable(db, customerId, uuid);
+  if (!row) throw new ApiError('not_found', 'No such template');
+  return row;
+}
+
+export interface TemplateInput {
+  name?: string | null;
+  status?: TemplateStatus;
+  alias?: string | null;
+  from_name?: string | null;
+  from_email?: string | null;
+  reply_email?: string | null;
+  subject?: string | null;
+  description?: string | null;
+  content_html?: string | null;
+  content_text?: string | null;
+}
+
+const blankToNull = (v: string | null | undefined) => (v === undefined ? undefined : v === null || v.trim() === '' ? null : v.trim());
+
+/** An address field: empty is allowed, anything else must be an address (400 at save). */
+function addressField(value: string | null | undefined, field: string): string | null | undefined {
+  const v = blankToNull(value);
+  if (v === undefined || v === null) return v;
+  try {
+    return parseEmail(v);
+  } catch (err) {
+    if (!(err instanceof AddressError)) throw err;
+    throw new ApiError('validation_failed', `${field}: '${v.slice(0, 120)}' is not a valid email address`, { details: [{ path: field, message: err.message }] });
+  }
+}
+
+function checkSize(html: string, text: string | null): void {
+  if (Buffer.byteLength(html) + Buffer.byteLength(text ?? '') > MAX_TEMPLATE_BYTES) {
+    throw new ApiError('payload_too_large', `A template may hold at most ${MAX_TEMPLATE_BYTES / 1024 / 1024} MB of HTML and text`);
+  }
+}
+
+/** The checked columns of `input` (only the fields it carries). */
+function columns(input: TemplateInput) {
+  const name = input.name === undefined ? undefined : input.name?.trim() || DEFAULT_TEMPLATE_NAME;
+  return {
+    ...(name === undefined ? {} : { name }),
+    ...(input.alias === undefined ? {} : { alias: blankToNull(input.alias) }),
+    ...(input.from_name === undefined ? {} : { from_name: blankToNull(input.from_name) }),
+    ...(input.from_email === undefined ? {} : { from_email: addressField(input.from_email, 'from_email') }),
+    ...(input.reply_email === undefined ? {} : { reply_email: addressField(input.reply_email, 'reply_email') }),
+    ...(input.subject === undefined ? {} : { subject: blankToNull(input.subject) }),
+    ...(input.description === undefined ? {} : { description: blankToNull(input.description) }),
+    ...(input.content_html === undefined ? {} : { content_html: input.content_html ?? '' }),
+    ...(input.content_text === undefined ? {} : { content_text: blankToNull(input.content_text) }),
+  };
+}
+
+/** A syntax error as the 422 publish answers (issue 14: "422 with line and column"). */
+export function syntaxError(err: TemplateSyntaxError): ApiError {
+  return new ApiError('unprocessable', `The template does not compile: ${err.message}`, { details: [{ path: err.part, line: err.line, column: err.column, message: err.message }] });
+}
+
+/**
+ * What a published version needs: it compiles, its from domain is a verified sending domain of the
+ * customer, and its HTML with the CSS inlined (juice; media queries stay in <style> for clients
+ * that read them: the gallery's single column under 600 px and dark mode).
+ */
+async function publishedColumns(ctx: AppContext, customerId: number, t: { subject: string | null; content_html: string; content_text: string | null; from_email: string | null }) {
+  try {
+    checkSyntax(t);
+  } catch (err) {
+    if (err instanceof TemplateSyntaxError) throw syntaxError(err);
+    throw err;
+  }
+  if (t.from_email) await requireSendingDomain(ctx, customerId, domainOf(t.from_email));
+  const published_html = juice(t.content_html, { preserveMediaQueries: true, preserveFontFaces: true, applyWidthAttributes: true, applyHeightAttributes: false, preserveImportant: true });
+  return { published_html };
+}
+
+function aliasTaken(err: unknown): never {
+  const e = err as { code?: string; constraint?: string };
+  if (e.code === '23505' && e.constraint === 'templates_customer_alias_idx') throw new ApiError('conflict', 'Another template of this account has that alias');
+  throw err;
+}
+
+/** POST v1/templates: a draft unless the request says published. */
+export async function createTemplate(ctx: AppContext, customerId: number, input: TemplateInput): Promise<Template> {
+  const c = columns(input);
+  const row = {
+    uuid: randomUUID(),
+    customer_id: customerId,
+    system_key: null,
+    alias: c.alias ?? null,
+    name: c.name ?? DEFAULT_TEMPLATE_NAME,
+    status: input.status ?? 'draft',
+    from_name: c.from_name ?? null,
+    from_email: c.from_email ?? null,
+    reply_email: c.reply_email ?? null,
+    subject: c.subject ?? null,
+    description: c.description ?? null,
+    content_html: c.content_html ?? '',
+    content_text: c.content_text ?? null,
+    published_html: null as string | null,
+    published_at: null as Date | null,
+  };
+  checkSize(row.content_html, row.content_text);
+  if (row.status === 'published') Object.assign(row, await publishedColumns(ctx, customerId, row), { published_at: new Date() });
+  return repo.insertTemplate(ctx.db, row).catch(aliasTaken);
+}
+
+/** The customer's own template for a change: 404 for another account's, 403 for the gallery's. */
+async function ownForChange(db: Database, customerId: number, uuid: string): Promise<Template> {
+  const row = await repo.findReadable(db, customerId, uuid);
+  if (!row) throw new ApiError('not_found', 'No such template');
+  if (row.customer_id === null) throw new ApiError('forbidden', 'Gallery templates cannot be changed; select one to make your own copy');
+  return row;
+}
+
+/** PUT v1/templates/{id}: Save keeps the status, Publish sends status published (spec part two §4). */
+export async function updateTemplate(ctx: AppContext, customerId: number, uuid: string, input: TemplateInput): Promise<Template> {
+  // the checks read outside the writing transaction: the domain check has its own cached lookup,
+  // and PGlite has one connection
+  const current = await ownForChange(ctx.db, customerId, uuid);
+  const c = columns(input);
+  const next = { ...current, ...c };
+  checkSize(next.content_html, next.content_text);
+  const status = input.status ?? current.status;
+  const publish = status === 'published' ? { ...(await publishedColumns(ctx, customerId, next)), published_at: new Date() } : { published_html: null };
+  return ctx.db.transaction().execute(async (trx) => {
+    const row = await repo.updateTemplate(trx, customerId, uuid, { ...c, status, ...publish }).catch(aliasTaken);
+    if (!row) throw new ApiError('not_found', 'No such template');
+    await invalidateLookups(ctx, trx);
+    return row;
+  });
+}
+
+/** DELETE /v1/templates/{id}. */
+export async function deleteTemplate(ctx: AppContext, customerId: number, uuid: string): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    await ownForChange(trx, customerId, uuid);
+    await repo.deleteTemplate(trx, customerId, uuid);
+    await invalidateLookups(ctx, trx);
+  });
+}
+
+/** What sending keeps of a published template (cached per customer and id or alias). */
+export interface SendableTemplate {
+  uuid: string;
+  version: number;
+  status: TemplateStatus;
+  fromName: string | null;
+  fromEmail: string | null;
+  replyEmail: string | null;
+  compiled: () => CompiledTemplate;
+}
+
+/**
+ * The customer's template named by a send (id or alias), from the lookup cache, which every change
+ * clears (invalidateLookups), so a publish is seen by the next send. 404 for an unknown or another
+ * account's id; 422 for a draft.
+ */
+export async function sendableTemplate(ctx: AppContext, customerId: number, idOrAlias: string): Promise<SendableTemplate> {
+  const cache = lookupCache<SendableTemplate | null>(ctx, 'templates');
+  const key = `${customerId}:${idOrAlias}`;
+  let hit = cache.get(key);
+  if (hit === undefined) {
+    const row = idOrAlias.length <= 200 ? await repo.findOwn(ctx.db, customerId, idOrAlias) : undefined;
+    hit = row
+      ? {
+          uuid: row.uuid,
+          version: row.version,
+          status: row.status,
+          fromName: row.from_name,
+          fromEmail: row.from_email,
+          replyEmail: row.reply_email,
+          compiled: () => compiledFor(`${row.uuid}:${row.version}`, () => ({ subject: row.subject, html: row.published_html ?? row.content_html, text: row.content_text })),
+        }
+      : null;
+    cache.set(key, hit);
+  }
+  if (!hit) throw new ApiError('not_found', `No template '${idOrAlias.slice(0, 200)}' in this account`);
+  if (hit.status !== 'published') throw new ApiError('unprocessable', `The template '${idOrAlias.slice(0, 200)}' is a draft; publish it before sending with it`);
+  return hit;
+}
+
+/** Renders a sendable template; 422 missing_variables names what the request lacks. */
+export function renderForSend(template: SendableTemplate, variables: Record<string, unknown>, subject?: string): Rendered {
+  const compiled = template.compiled();
+  const missing = missingVariables(compiled, variables);
+  if (missing.length > 0) throw new ApiError('missing_variables', `The template needs variables the request does not give: ${missing.join(', ')}`, { details: missing });
+  try {
+    return render(compiled, variables, subject);
+  } catch (err) {
+    if (err instanceof TemplateSyntaxError) throw new ApiError('validation_failed', `subject: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The editor's preview (POST v1/templates/render): unsaved parts rendered with sample variables. */
+export function renderPreview(input: { subject: string | null; content_html: string; content_text: string | null; variables: Record<string, unknown> }): Rendered & { variables: string[] } {
+  let compiled: CompiledTemplate;
+  try {
+    compiled = compile({ subject: input.subject, html: input.content_html, text: input.content_text });
+  } catch (err) {
+    if (err instanceof TemplateSyntaxError) throw syntaxError(err);
+    throw err;
+  }
+  return { ...render(compiled, input.variables), variables: compiled.all };
+}

@@ -1,0 +1,116 @@
+// The webhook outbox (issue 12): when events are recorded, a `webhook_requests` row is added for
+// each event whose customer has an enabled webhook subscribed to its type, in the same database
+// transaction as the event (no event without its webhook, no webhook for a rolled-back event).
+// Which customers have a webhook is read through a per-process cache (src/server/lookup-cache.ts),
+// cleared on every save, rotation or disable, so the send path of a customer without a webhook
+// costs no query; without a context (a caller that has none) the subscriptions are read in the
+// transaction itself, which is always right, only one query dearer.
+import type { AppContext } from '../context.ts';
+import type { Database } from '../db/database.ts';
+import type { EventType } from '../db/schema.ts';
+import { lookupCache } from '../lookup-cache.ts';
+
+/** The seven webhook event types (spec core §3 Webhook event_types). */
+export const WEBHOOK_EVENT_TYPES = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * The webhook type of a recorded event. `queued`, `deferred` and `delivered` are not webhook events:
+ * a delivered message is reported once, as `sent` (the worker records both on success).
+ */
+export function webhookTypeOf(type: EventType): WebhookEventType | null {
+  switch (type) {
+    case 'sent':
+    case 'failed':
+    case 'open':
+    case 'click':
+    case 'unsubscribe':
+    case 'resubscribe':
+      return type;
+    case 'bounced':
+      return 'bounce';
+    default:
+      return null;
+  }
+}
+
+export interface Subscription {
+  webhookId: number;
+  url: string;
+  verb: string;
+  fieldSet: string;
+  types: ReadonlySet<string>;
+}
+
+export interface OutboxEvent {
+  customer_id: number;
+  transaction_id: number;
+  type: EventType;
+  at?: Date;
+  data?: Record<string, unknown> | null;
+}
+
+const CACHE = 'webhook-subscriptions';
+
+async function readSubscriptions(db: Database, customerIds: number[]): Promise<Map<number, Subscription | null>> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .select(['id', 'customer_id', 'url', 'verb', 'field_set', 'event_types', 'status'])
+    .where('customer_id', 'in', customerIds)
+    .execute();
+  const found = new Map<number, Subscription | null>(customerIds.map((id) => [id, null]));
+  for (const r of rows) {
+    if (r.status !== 'enabled' || r.event_types.length === 0) continue;
+    found.set(Number(r.customer_id), { webhookId: Number(r.id), url: r.url, verb: r.verb, fieldSet: r.field_set, types: new Set(r.event_types) });
+  }
+  return found;
+}
+
+/** Each customer's enabled webhook (null: none), through the cache when there is a context. */
+export async function subscriptionsOf(ctx: Pick<AppContext, 'config'> | undefined, db: Database, customerIds: number[]): Promise<Map<number, Subscription | null>> {
+  if (!ctx) return readSubscriptions(db, customerIds);
+  const cache = lookupCache<Subscription | null>(ctx, CACHE);
+  const result = new Map<number, Subscription | null>();
+  const missing: number[] = [];
+  for (const id of customerIds) {
+    const hit = cache.get(String(id));
+    if (hit === undefined) missing.push(id);
+    else result.set(id, hit);
+  }
+  if (missing.length > 0) {
+    for (const [id, sub] of await readSubscriptions(db, missing)) {
+      cache.set(String(id), sub);
+      result.set(id, sub);
+    }
+  }
+  return result;
+}
+
+/** Adds the outbox rows of `events` (called by insertEvents, inside the caller's transaction). */
+export async function insertOutbox(ctx: Pick<AppContext, 'config'> | undefined, db: Database, events: OutboxEvent[]): Promise<number> {
+  const relevant = events.filter((e) => webhookTypeOf(e.type) !== null);
+  if (relevant.length === 0) return 0;
+  const subs = await subscriptionsOf(ctx, db, [...new Set(relevant.map((e) => e.customer_id))]);
+  const rows = [];
+  for (const e of relevant) {
+    const sub = subs.get(e.customer_id);
+    const type = webhookTypeOf(e.type)!;
+    if (!sub || !sub.types.has(type)) continue;
+    const at = e.at ?? new Date();
+    rows.push({
+      customer_id: e.customer_id,
+      webhook_id: sub.webhookId,
+      transaction_id: e.transaction_id,
+      event_type: type,
+      event_at: at,
+      event_data: e.data ? JSON.stringify(e.data) : null,
+      url: sub.url,
+      verb: sub.verb,
+      field_set: sub.fieldSet,
+      next_attempt_at: at,
+    });
+  }
+  // in slices: one statement may carry at most 65,535 parameters
+  for (let i = 0; i < rows.length; i += 5000) await db.insertInto('webhook_requests').values(rows.slice(i, i + 5000)).execute();
+  return rows.length;
+}

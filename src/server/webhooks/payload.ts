@@ -1,0 +1,111 @@
+// What a webhook receives (issue 12; docs/webhooks.md): the `standard` field set
+// `{ type: 'email.<event>', created_at, data }` and the flat `legacy` one with the console's wire
+// names (spec core §3 Transaction: trans_uuid, trans_to_email, tm_subject…), built from the
+// transaction as it was sent and the event's own fields.
+
+export interface PayloadTransaction {
+  uuid: string;
+  message_id_header: string;
+  group_uuid: string;
+  group_name: string;
+  from_email: string;
+  from_name: string | null;
+  to_email: string;
+  to_name: string | null;
+  subject: string;
+  tags: string[] | null;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface PayloadEvent {
+  type: string;
+  at: Date;
+  data: Record<string, unknown> | null;
+}
+
+type Flat = Record<string, string | number | boolean | null>;
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
+
+/** The event's own fields (SMTP reply, bounce, client, link), the same in both field sets. */
+function eventFields(event: PayloadEvent): Flat {
+  const d = event.data ?? {};
+  switch (event.type) {
+    case 'sent':
+      return { smtp_reply: str(d.reply) };
+    case 'failed':
+      return { smtp_reply: str(d.reply ?? d.reason), bounce_type: str(d.bounce_type) };
+    case 'bounce':
+      return { bounce_type: str(d.bounce_type ?? d.type), bounce_reason: str(d.reason ?? d.reply), smtp_status: str(d.status) };
+    case 'open':
+      return { user_agent: str(d.user_agent), ip: str(d.ip) };
+    case 'click':
+      return { url: str(d.url), user_agent: str(d.user_agent), ip: str(d.ip) };
+    case 'unsubscribe':
+    case 'resubscribe':
+      return { via: str(d.via) };
+    default:
+      return {};
+  }
+}
+
+export const TEST_MESSAGE = 'This is a test event from Transact.';
+
+/** The `standard` payload of an event (or of the test event when `tx` is null). */
+export function standardPayload(event: PayloadEvent, tx: PayloadTransaction | null): Record<string, unknown> {
+  const base = { type: `email.${event.type}`, created_at: event.at.toISOString() };
+  if (!tx) return { ...base, data: { message: TEST_MESSAGE } };
+  return {
+    ...base,
+    data: {
+      transaction_id: tx.uuid,
+      message_id: tx.message_id_header,
+      group: { uuid: tx.group_uuid, name: tx.group_name },
+      from: { email: tx.from_email, name: tx.from_name },
+      to: { email: tx.to_email, name: tx.to_name },
+      subject: tx.subject,
+      tags: tx.tags ?? [],
+      metadata: tx.metadata ?? {},
+      ...eventFields(event),
+    },
+  };
+}
+
+/** The `legacy` payload: one flat object with the console's wire names and a unix timestamp. */
+export function legacyPayload(event: PayloadEvent, tx: PayloadTransaction | null): Flat {
+  const base = { event: event.type, timestamp: Math.floor(event.at.getTime() / 1000) };
+  if (!tx) return { ...base, message: TEST_MESSAGE };
+  return {
+    ...base,
+    trans_uuid: tx.uuid,
+    message_id: tx.message_id_header,
+    trans_group_uuid: tx.group_uuid,
+    trans_group_name: tx.group_name,
+    tm_from_email: tx.from_email,
+    tm_from_name: tx.from_name,
+    trans_to_email: tx.to_email,
+    trans_to_name: tx.to_name,
+    tm_subject: tx.subject,
+    tags: (tx.tags ?? []).join(','),
+    // flat by design: metadata travels as JSON text
+    metadata: JSON.stringify(tx.metadata ?? {}),
+    ...eventFields(event),
+  };
+}
+
+export function buildPayload(fieldSet: string, event: PayloadEvent, tx: PayloadTransaction | null): Record<string, unknown> {
+  return fieldSet === 'legacy' ? legacyPayload(event, tx) : standardPayload(event, tx);
+}
+
+/**
+ * GET and DELETE carry the payload as query parameters: nested keys joined with dots
+ * (`data.to.email`), arrays as comma-separated text, null as the empty string.
+ */
+export function flatten(value: Record<string, unknown>, prefix = '', into: [string, string][] = []): [string, string][] {
+  for (const [key, item] of Object.entries(value)) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) flatten(item as Record<string, unknown>, name, into);
+    else into.push([name, Array.isArray(item) ? item.join(',') : item == null ? '' : String(item)]);
+  }
+  return into;
+}

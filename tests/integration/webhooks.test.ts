@@ -1,0 +1,495 @@
+// Webhooks end to end (issue 12): saving (with every bad input refused and nothing saved), the
+// outbox written with the events of every recording path, signed deliveries to a real local HTTP
+// receiver for both field sets and all five verbs, the retry schedule walked with an injected clock,
+// 410 Gone, Retry-After, redirects, a rolled-back event, the logs with More info and Replay, the
+// retention purge. The receiver listens on 127.0.0.1, which WEBHOOK_ALLOWED_NETWORKS exempts here.
+import { createServer } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import { addDomain } from '../../src/server/domains/domains.service.ts';
+import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
+import { claimDue } from '../../src/server/delivery/queue.repository.ts';
+import { recordOutcomes } from '../../src/server/delivery/worker.ts';
+import { insertEvents } from '../../src/server/events/events.repository.ts';
+import { flushTracking, recordClick, recordOpen } from '../../src/server/tracking/tracking.service.ts';
+import { findLink, insertLinks } from '../../src/server/tracking/tracking.repository.ts';
+import { resubscribe, unsubscribe } from '../../src/server/unsubscribe/unsubscribe.service.ts';
+import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
+import { RETRY_DELAYS_SECONDS } from '../../src/server/webhooks/schedule.ts';
+
+let app: TestApp;
+let dns: DnsTestServer;
+let receiver: WebhookReceiver;
+let cookie: string;
+let customerId: number;
+let apiKey: string;
+let now: Date;
+let worker: WebhookWorker;
+
+const ALL = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'];
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  app = await createTestApp({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', DNS_SERVERS: dns.address });
+  const account = await app.createAccount();
+  customerId = account.customerId;
+  cookie = await app.signIn(account.email, account.password);
+  await addDomain(app.ctx, customerId, 'shop.example', { verified: true });
+  apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
+  receiver = await startWebhookReceiver();
+}, 60_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await dns?.close();
+  await app?.close();
+});
+
+beforeEach(async () => {
+  now = new Date();
+  receiver.received.length = 0;
+  receiver.respond = () => ({ status: 200, body: 'ok' });
+  // the full 10 s: a loaded machine must not turn a slow answer into a retry here
+  worker = new WebhookWorker(app.ctx, { now: () => now, random: () => 0.5 });
+  await app.ctx.db.deleteFrom('webhook_requests').execute();
+});
+afterEach(async () => worker.stop());
+
+async function saveWebhook(overrides: Record<string, unknown> = {}, who = cookie) {
+  return app.call('POST', '/v1/webhooks', {
+    cookie: who,
+    body: { url: `${receiver.url}/hook`, verb: 'post', status: 'enabled', auth_type: null, auth_details: null, event_types: ALL, field_set: 'standard', ...overrides },
+  });
+}
+
+async function currentWebhook(who = cookie) {
+  const res = await app.call('GET', '/v1/webhooks', { cookie: who });
+  return (await res.json()).data[0];
+}
+
+async function send(to: string): Promise<string> {
+  const res = await app.api.request('http://localhost:4321/v1/mail', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ from: 'Shop <orders@shop.example>', to, subject: `Order for ${to}`, text: 'Thanks', group: 'Orders', tags: ['order'], metadata: { order: 42 } }),
+  });
+  expect(res.status).toBe(202);
+  return (await res.json()).data[0].trans_uuid;
+}
+
+/** Claims every queued transaction and records `kind` for it through the delivery worker's writer. */
+async function deliverAll(kind: 'delivered' | 'permanent') {
+  const claimed = await claimDue(app.ctx.db, 100, 300);
+  await recordOutcomes(
+    app.ctx,
+    claimed.map((tx) => ({ tx, at: new Date(), result: kind === 'delivered' ? { kind, reply: '250 2.0.0 OK queued' } : { kind, reply: '550 5.1.1 No such user' } })),
+  );
+  return claimed;
+}
+
+const pendingRows = () => app.ctx.db.selectFrom('webhook_requests').selectAll().orderBy('id').execute();
+const verifier = () => currentWebhook().then((w) => new Webhook(w.secret));
+
+function verify(wh: Webhook, req: ReceivedRequest): unknown {
+  const signed = req.method === 'GET' || req.method === 'DELETE' ? new URL(req.url, 'http://x').search.slice(1) : req.body;
+  const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+  // GET and DELETE: the signature covers the query string (docs/webhooks.md)
+  return req.method === 'GET' || req.method === 'DELETE' ? wh.verify(signed, headers, { jsonParse: false }) : wh.verify(signed, headers);
+}
+
+describe('saving the webhook', () => {
+  it('saves, answers the spec message, and GET adds a whsec_ secret that rotation replaces', async () => {
+    const res = await saveWebhook();
+    expect(res.status).toBe(200);
+    expect((await res.json()).message).toBe('Webhook saved successfully.');
+    const saved = await currentWebhook();
+    expect(saved).toMatchObject({ url: `${receiver.url}/hook`, verb: 'post', status: 'enabled', auth_type: null, auth_details: null, event_types: ALL, field_set: 'standard' });
+    expect(saved.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
+    const rotated = await app.call('POST', '/v1/webhooks/secret', { cookie });
+    expect(rotated.status).toBe(200);
+    const { secret } = await rotated.json();
+    expect(secret).not.toBe(saved.secret);
+    expect((await currentWebhook()).secret).toBe(secret);
+    // a second save keeps the secret
+    await saveWebhook({ auth_type: 'basic', auth_details: { username: 'hook', password: 'p@ss' } });
+    expect(await currentWebhook()).toMatchObject({ secret, auth_type: 'basic', auth_details: { username: 'hook', password: 'p@ss' } });
+  });
+
+  // every spelling of a forbidden host (the SSRF table of issue 12)
+  it.each([
+    ['', 'Webhook URL is empty'],
+    ['   ', 'Webhook URL is empty'],
+    ['ftp://example.com/hook', 'http or https'],
+    ['file:///etc/passwd', 'http or https'],
+    ['javascript:alert(1)', 'http or https'],
+    ['http://user:pw@8.8.8.8/hook', 'user name or password'],
+    ['http://8.8.8.8/' + 'a'.repeat(2040), '2,048'], // over 2,048 characters
+    ['http://localhost:8080/', 'loopback'],
+    ['http://LOCALHOST./', 'loopback'],
+    ['http://app.localhost/', 'loopback'],
+    ['http://[::1]/', 'loopback'],
+    ['http://10.0.0.1/', 'private'],
+    ['http://172.16.5.4/', 'private'],
+    ['http://192.168.1.1./', 'private'],
+    ['http://169.254.169.254/latest/meta-data', 'link-local'],
+    ['http://100.64.0.1/', 'carrier-grade NAT'],
+    ['http://224.0.0.1/', 'multicast'],
+    ['http://0.0.0.0/', 'unspecified'],
+    ['http://0/', 'unspecified'],
+    ['http://[::]/', 'unspecified'],
+    ['http://[fd00::1]/', 'unique local'],
+    ['http://[fe80::1]/', 'link-local'],
+    ['http://[::ffff:10.0.0.1]/', 'private'],
+    ['http://[::ffff:169.254.169.254]/', 'link-local'],
+    ['http://167772161/', 'private'], // 10.0.0.1 in decimal
+    ['http://0xa.0.0.1/', 'private'], // hex
+    ['http://012.0.0.1/', 'private'], // octal
+    ['http://10.1/', 'private'], // short form
+    ['http://0xA9FEA9FE/', 'link-local'], // metadata in hex
+    ['http://rebind.test/', 'resolves to 10.1.2.3'],
+    ['http://nowhere.test/', 'does not resolve'],
+  ])('refuses %s (nothing saved)', async (url, message) => {
+    dns.set('rebind.test', 'A', ['10.1.2.3']);
+    const other = await app.createAccount();
+    const otherCookie = await app.signIn(other.email, other.password);
+    const res = await saveWebhook({ url }, otherCookie);
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.message).toContain(message);
+    if (url.trim() && !message.includes('empty')) expect(['webhook_url_not_allowed', 'validation_failed']).toContain(body.error.code);
+    expect(await currentWebhook(otherCookie)).toBeUndefined();
+  });
+
+  it('refuses [::1] even though 127.0.0.0/8 is allowed, and accepts a name resolving to a public address', async () => {
+    dns.set('public.test', 'A', ['93.184.216.34']);
+    const other = await app.createAccount();
+    const otherCookie = await app.signIn(other.email, other.password);
+    expect((await saveWebhook({ url: 'http://[::1]:9/' }, otherCookie)).status).toBe(400);
+    expect((await saveWebhook({ url: 'https://public.test/hook' }, otherCookie)).status).toBe(200);
+  });
+
+  it.each([
+    [{ verb: 'options' }, 'verb'],
+    [{ event_types: ['sent', 'delivered'] }, 'event_types'],
+    [{ field_set: 'fancy' }, 'field_set'],
+    [{ status: 'paused' }, 'status'],
+    [{ auth_type: 'basic', auth_details: { username: '', password: 'x' } }, 'username'],
+    [{ auth_type: 'basic', auth_details: null }, 'username'],
+  ])('refuses %j', async (overrides, word) => {
+    const other = await app.createAccount();
+    const otherCookie = await app.signIn(other.email, other.password);
+    const res = await saveWebhook(overrides, otherCookie);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toContain(word);
+    expect(await currentWebhook(otherCookie)).toBeUndefined();
+  });
+
+  it('refuses a body over the console limit with 413', async () => {
+    const res = await saveWebhook({ padding: 'x'.repeat(1_100_000) });
+    expect(res.status).toBe(413);
+  });
+});
+
+describe('deliveries', () => {
+  beforeEach(async () => {
+    expect((await saveWebhook()).status).toBe(200);
+  });
+
+  it.each(['standard', 'legacy'])('every event type reaches the receiver, signed, with the %s payload', async (fieldSet) => {
+    await saveWebhook({ field_set: fieldSet });
+    const wh = await verifier();
+    // sent (and delivered, which is not a webhook event), then open, click, unsubscribe, resubscribe
+    const uuid = await send('ann@customer.example');
+    const [tx] = await deliverAll('delivered');
+    recordOpen(app.ctx, uuid, { ip: '203.0.113.9', userAgent: 'Mail/1.0' });
+    await insertLinks(app.ctx.db, [{ token: `tok-${fieldSet}`, customer_id: customerId, transaction_id: tx.id, url: 'https://shop.example/track' }]);
+    recordClick(app.ctx, (await findLink(app.ctx.db, `tok-${fieldSet}`))!, { ip: '203.0.113.9', userAgent: 'Mail/1.0' });
+    await flushTracking(app.ctx);
+    await unsubscribe(app.ctx, uuid, 'page');
+    await resubscribe(app.ctx, uuid, 'page');
+    // bounce: a hard bounce at delivery
+    await send(`bob-${fieldSet}@customer.example`);
+    await deliverAll('permanent');
+    // failed: a suppressed recipient is recorded as failed at acceptance
+    await app.call('POST', '/v1/suppression', { cookie, body: { emails: ['carl@customer.example'] } });
+    await send('carl@customer.example');
+
+    now = new Date();
+    expect(await worker.runOnce()).toBe(7);
+    expect(receiver.received).toHaveLength(7);
+    const bodies = receiver.received.map((r) => verify(wh, r) as Record<string, unknown>);
+    for (const r of receiver.received) {
+      expect(r.method).toBe('POST');
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r.headers['user-agent']).toMatch(/^Transact-Webhooks/);
+      expect(r.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+    }
+    if (fieldSet === 'standard') {
+      const byType = new Map(bodies.map((b) => [b.type, b as { type: string; created_at: string; data: Record<string, unknown> }]));
+      expect([...byType.keys()].sort()).toEqual(['email.bounce', 'email.click', 'email.failed', 'email.open', 'email.resubscribe', 'email.sent', 'email.unsubscribe']);
+      expect(byType.get('email.sent')!.data).toMatchObject({
+        transaction_id: uuid,
+        group: { name: 'Orders' },
+        from: { email: 'orders@shop.example', name: 'Shop' },
+        to: { email: 'ann@customer.example' },
+        subject: 'Order for ann@customer.example',
+        tags: ['order'],
+        metadata: { order: 42 },
+        smtp_reply: '250 2.0.0 OK queued',
+      });
+      expect(byType.get('email.sent')!.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(byType.get('email.open')!.data).toMatchObject({ user_agent: 'Mail/1.0', ip: '203.0.113.9' });
+      expect(byType.get('email.click')!.data).toMatchObject({ url: 'https://shop.example/track', ip: '203.0.113.9' });
+      expect(byType.get('email.bounce')!.data).toMatchObject({ bounce_type: 'hard', bounce_reason: '550 5.1.1 No such user' });
+      expect(byType.get('email.failed')!.data).toMatchObject({ to: { email: 'carl@customer.example' } });
+      expect(byType.get('email.unsubscribe')!.data).toMatchObject({ via: 'page' });
+    } else {
+      const byType = new Map(bodies.map((b) => [b.event, b]));
+      expect([...byType.keys()].sort()).toEqual(['bounce', 'click', 'failed', 'open', 'resubscribe', 'sent', 'unsubscribe']);
+      const sent = byType.get('sent')!;
+      expect(sent).toMatchObject({ trans_uuid: uuid, trans_to_email: 'ann@customer.example', tm_subject: 'Order for ann@customer.example', tm_from_email: 'orders@shop.example', trans_group_name: 'Orders', tags: 'order', metadata: '{"order":42}' });
+      expect(typeof sent.timestamp).toBe('number');
+      for (const b of bodies) for (const v of Object.values(b)) expect(typeof v === 'object' && v !== null).toBe(false);
+    }
+    expect((await pendingRows()).every((r) => r.status === 'success' && r.attempts === 1)).toBe(true);
+  });
+
+  it.each(['post', 'put', 'patch', 'get', 'delete'])('%s carries the payload (body or query), signed', async (verb) => {
+    await saveWebhook({ verb, field_set: 'legacy', auth_type: 'basic', auth_details: { username: 'hook', password: 's3cret' } });
+    const wh = await verifier();
+    const res = await app.call('POST', '/v1/webhooks/test', { cookie });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status_code: 200, error: null });
+    const [req] = receiver.received;
+    expect(req.method).toBe(verb.toUpperCase());
+    expect(req.headers.authorization).toBe(`Basic ${Buffer.from('hook:s3cret').toString('base64')}`);
+    const payload = verify(wh, req) as Record<string, unknown>;
+    if (verb === 'get' || verb === 'delete') {
+      expect(req.body).toBe('');
+      expect(Object.fromEntries(new URL(req.url, 'http://x').searchParams)).toMatchObject({ event: 'test' });
+    } else {
+      expect(payload).toMatchObject({ event: 'test' });
+    }
+  });
+
+  it('nothing is queued for a disabled webhook, an unsubscribed type, or a rolled-back event', async () => {
+    await saveWebhook({ event_types: ['open'] });
+    await send('dora@customer.example');
+    await deliverAll('delivered'); // sent: not subscribed
+    expect(await pendingRows()).toHaveLength(0);
+    const [tx] = await app.ctx.db.selectFrom('transactions').select(['id']).where('to_email', '=', 'dora@customer.example').execute();
+    await expect(
+      app.ctx.db.transaction().execute(async (trx) => {
+        await insertEvents(trx, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open' }], app.ctx);
+        expect(await trx.selectFrom('webhook_requests').select('id').execute()).toHaveLength(1);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await pendingRows()).toHaveLength(0);
+    await saveWebhook({ event_types: ['open'], status: 'disabled' });
+    await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open' }], app.ctx);
+    expect(await pendingRows()).toHaveLength(0);
+    // and without a context (the uncached path) the same rule holds
+    await saveWebhook({ event_types: ['open'] });
+    await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open' }]);
+    expect(await pendingRows()).toHaveLength(1);
+  });
+
+  async function oneOpenEvent() {
+    const [tx] = await app.ctx.db.selectFrom('transactions').select(['id']).where('customer_id', '=', customerId).limit(1).execute();
+    await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }], app.ctx);
+    const [row] = await pendingRows();
+    return row;
+  }
+
+  it('retries a 500 on the whole schedule (5 s … 24 h), with the same webhook-id, then fails for good', async () => {
+    await send('eve@customer.example');
+    receiver.respond = () => ({ status: 500, body: '<b>down</b>' });
+    const row = await oneOpenEvent();
+    for (const [i, delay] of RETRY_DELAYS_SECONDS.entries()) {
+      expect(await worker.runOnce()).toBe(1);
+      const [r] = await pendingRows();
+      expect(r).toMatchObject({ status: 'pending', attempts: i + 1, last_status_code: 500 });
+      expect(new Date(r.next_attempt_at!).getTime() - now.getTime()).toBe(delay * 1000); // random 0.5: no jitter
+      // not due a millisecond early
+      now = new Date(now.getTime() + delay * 1000 - 1);
+      expect(await worker.runOnce()).toBe(0);
+      now = new Date(now.getTime() + 1);
+    }
+    expect(await worker.runOnce()).toBe(1);
+    const [last] = await pendingRows();
+    expect(last).toMatchObject({ status: 'failed', attempts: 10 });
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([row.msg_id]));
+    const detail = await (await app.call('GET', `/v1/webhook-logs/${row.id}`, { cookie })).json();
+    expect(detail.attempts).toHaveLength(10);
+    expect(detail.attempts[0]).toMatchObject({ status_code: 500, response_body: '<b>down</b>', next_retry_at: expect.any(Number) });
+    expect(detail.attempts[9].next_retry_at).toBeNull();
+  });
+
+  it('jitter stays within ±10 %', async () => {
+    const low = new WebhookWorker(app.ctx, { now: () => now, random: () => 0 });
+    receiver.respond = () => ({ status: 500 });
+    await send('fay@customer.example');
+    await oneOpenEvent();
+    await low.runOnce();
+    await low.stop();
+    const [r] = await pendingRows();
+    expect(new Date(r.next_attempt_at!).getTime() - now.getTime()).toBe(4500);
+  });
+
+  it('a timeout and a refused connection are retried like a 500', async () => {
+    receiver.respond = () => ({ status: 200, delayMs: 3000 });
+    await oneOpenEvent();
+    const impatient = new WebhookWorker(app.ctx, { now: () => now, random: () => 0.5, timeoutMs: 300 });
+    await impatient.runOnce();
+    await impatient.stop();
+    let [r] = await pendingRows();
+    expect(r).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
+    let detail = await (await app.call('GET', `/v1/webhook-logs/${r.id}`, { cookie })).json();
+    expect(detail.attempts[0].error).toMatch(/timed out/);
+
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await saveWebhook({ url: `http://127.0.0.1:${port}/gone` });
+    now = new Date(now.getTime() + 5000);
+    await worker.runOnce();
+    [r] = await pendingRows();
+    expect(r).toMatchObject({ status: 'pending', attempts: 2, retry_step: 2 });
+    detail = await (await app.call('GET', `/v1/webhook-logs/${r.id}`, { cookie })).json();
+    expect(detail.attempts[1].error).toMatch(/ECONNREFUSED/);
+  });
+
+  it('410 Gone disables the webhook and says why', async () => {
+    receiver.respond = () => ({ status: 410 });
+    await oneOpenEvent();
+    await worker.runOnce();
+    const [r] = await pendingRows();
+    expect(r.status).toBe('failed');
+    const webhook = await currentWebhook();
+    expect(webhook.status).toBe('disabled');
+    expect(webhook.disabled_reason).toMatch(/410 Gone/);
+    // no new requests while disabled (the outbox cache was cleared)
+    await oneOpenEvent();
+    expect(await pendingRows()).toHaveLength(1);
+  });
+
+  it('honours Retry-After on 429 and 503, capped at twice the step', async () => {
+    receiver.respond = () => ({ status: 429, headers: { 'Retry-After': '7' } });
+    await oneOpenEvent();
+    await worker.runOnce();
+    let [r] = await pendingRows();
+    expect(new Date(r.next_attempt_at!).getTime() - now.getTime()).toBe(7000);
+    now = new Date(now.getTime() + 7000);
+    receiver.respond = () => ({ status: 503, headers: { 'Retry-After': '86400' } });
+    await worker.runOnce();
+    [r] = await pendingRows();
+    expect(new Date(r.next_attempt_at!).getTime() - now.getTime()).toBe(600_000); // step 2 is 5 min
+  });
+
+  it("a killed worker's claim comes back when its lease expires, and its late result is not written", async () => {
+    const { claimDueRequests, applyRequestUpdates } = await import('../../src/server/webhooks/webhook-requests.repository.ts');
+    await oneOpenEvent();
+    // a worker claims and dies before sending
+    const [dead] = await claimDueRequests(app.ctx.db, { now, limit: 10, perCustomer: 10, busy: [], leaseSeconds: 120 });
+    expect(dead).toBeDefined();
+    expect(await worker.runOnce()).toBe(0); // leased
+    now = new Date(now.getTime() + 120_000);
+    expect(await worker.runOnce()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    const [r] = await pendingRows();
+    expect(r).toMatchObject({ status: 'success', attempts: 2 });
+    // the dead worker's attempt, written late, changes nothing
+    const late = await applyRequestUpdates(app.ctx.db, [{ id: dead.id, attempts: dead.attempts, status: 'failed', next_attempt_at: null, retry_step: 0, last_status_code: 500, url: '', verb: '', payload: null, at: now }]);
+    expect(late.size).toBe(0);
+    expect((await pendingRows())[0].status).toBe('success');
+  });
+
+  it('does not follow a redirect', async () => {
+    receiver.respond = (req) => (req.url === '/hook' ? { status: 302, headers: { Location: `${receiver.url}/elsewhere` } } : { status: 200 });
+    await oneOpenEvent();
+    await worker.runOnce();
+    const [r] = await pendingRows();
+    expect(r).toMatchObject({ status: 'pending', last_status_code: 302 });
+    expect(receiver.received.map((q) => q.url)).toEqual(['/hook']);
+  });
+});
+
+describe('Webhook Logs', () => {
+  it('pages the log newest first, shows More info, replays with the same webhook-id, and 404s another account', async () => {
+    await saveWebhook();
+    receiver.respond = () => ({ status: 500, body: 'x'.repeat(3000) });
+    const [tx] = await app.ctx.db.selectFrom('transactions').select(['id']).where('customer_id', '=', customerId).limit(1).execute();
+    for (let i = 0; i < 12; i++) await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'click', at: now, data: { url: `https://shop.example/${i}` } }], app.ctx);
+    // at most WEBHOOK_CONCURRENCY_PER_CUSTOMER (8) of one customer per claim
+    expect(await worker.runOnce()).toBe(8);
+    expect(await worker.runOnce()).toBe(4);
+    const page1 = await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json();
+    expect(page1.meta).toEqual({ current_page: 1, per_page: 10, total: 12, last_page: 2 });
+    expect(page1.data[0]).toMatchObject({ url: `${receiver.url}/hook`, status: 'pending', verb: 'post', field_set: 'standard', content_type: 'application/json', event_type: 'click', payload: { type: 'email.click' } });
+    expect(page1.data[0].id).toBeGreaterThan(page1.data[9].id);
+    const asc = await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 2, order_by: 'asc' } })).json();
+    expect(asc.data).toHaveLength(2);
+    expect(asc.data[1].id).toBe(page1.data[0].id);
+
+    const id = page1.data[0].id;
+    const detail = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
+    expect(detail.request).toMatchObject({ method: 'POST', url: `${receiver.url}/hook`, payload: { type: 'email.click' } });
+    expect(detail.request.headers['webhook-id']).toBe(page1.data[0].webhook_id);
+    expect(detail.attempts[0].response_body).toHaveLength(1024);
+
+    const other = await app.createAccount();
+    const otherCookie = await app.signIn(other.email, other.password);
+    expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie: otherCookie })).status).toBe(404);
+    expect((await app.call('GET', `/v1/webhook-logs/${id}`, { cookie: otherCookie })).status).toBe(404);
+    expect((await app.call('POST', '/v1/webhook-logs/abc/replay', { cookie })).status).toBe(404);
+    expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 0 } })).status).toBe(400);
+    expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { order_by: 'sideways' } })).status).toBe(400);
+
+    receiver.received.length = 0;
+    receiver.respond = () => ({ status: 204 });
+    expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie })).status).toBe(202);
+    now = new Date();
+    await worker.runOnce(); // due now, although the schedule said 5 s
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0].headers['webhook-id']).toBe(page1.data[0].webhook_id);
+    const after = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
+    expect(after.log.status).toBe('success');
+    expect(after.attempts).toHaveLength(2);
+  });
+
+  it('purges requests older than WEBHOOK_LOG_RETENTION_DAYS, keeping pending ones', async () => {
+    await saveWebhook();
+    const [tx] = await app.ctx.db.selectFrom('transactions').select(['id']).where('customer_id', '=', customerId).limit(1).execute();
+    for (let i = 0; i < 3; i++) await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }], app.ctx);
+    await worker.runOnce();
+    await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }], app.ctx);
+    now = new Date(now.getTime() + 31 * 86_400_000);
+    expect(await worker.purge()).toBe(3);
+    expect((await pendingRows()).map((r) => r.status)).toEqual(['pending']);
+  });
+});
+
+describe('the connect-time guard (request-filtering-agent)', () => {
+  it('refuses to dial a private address when it is not in WEBHOOK_ALLOWED_NETWORKS, by IP or by a name resolving to it', async () => {
+    const { WebhookSender } = await import('../../src/server/webhooks/deliver.ts');
+    const strict = new WebhookSender({ allowedNetworks: [] });
+    const target = { verb: 'post', msgId: 'msg_1', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', auth: null, payload: { type: 'email.test' } };
+    const port = new URL(receiver.url).port;
+    for (const url of [`${receiver.url}/hook`, `http://localhost:${port}/hook`]) {
+      const result = await strict.send({ ...target, url }, new Date());
+      expect(result.statusCode).toBeNull();
+      expect(result.error).toMatch(/not allowed/);
+    }
+    strict.close();
+    expect(receiver.received).toHaveLength(0);
+    // the same request with the network allowed arrives
+    const lenient = new WebhookSender({ allowedNetworks: ['127.0.0.0/8'] });
+    expect((await lenient.send({ ...target, url: `${receiver.url}/hook` }, new Date())).statusCode).toBe(200);
+    lenient.close();
+  });
+});

@@ -1,0 +1,86 @@
+// The Overview donut widget (spec part two §2, §4, §9): 'No Data' while no answer has come or the
+// total is 0, a Retry button once 45 s passed without an answer (the widget's clock is injected and
+// moved by the test, not waited for), and the donut with abbreviated counts once the stats arrive.
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Timers } from '../../src/lib/answer-watch.ts';
+import { json, later, stubNetwork } from './network.ts';
+
+const GROUP = '6f1c2b8e-0d1a-4c55-9a57-3c2f8e1b7d10';
+const share = (value: number, percentage: number) => ({ value, percentage });
+const STATS = {
+  total: 12_345,
+  sent: share(12_000, 97.2),
+  delivered: share(11_800, 95.6),
+  bounced: share(300, 2.4),
+  failed: share(245, 2),
+  uniqueOpens: share(6_000, 50.8),
+  notOpened: share(5_800, 49.2),
+  uniqueClicks: share(900, 7.6),
+  notClicked: share(10_900, 92.4),
+};
+
+/** A clock the test moves: the timeouts set, each run when the test says. */
+function manualTimers() {
+  const pending = new Map<number, { fn: () => void; ms: number }>();
+  let next = 0;
+  const timers: Timers = {
+    setTimeout: (fn, ms) => (pending.set(++next, { fn, ms }), next),
+    clearTimeout: (handle) => void pending.delete(handle as number),
+  };
+  return {
+    timers,
+    delays: () => [...pending.values()].map((t) => t.ms),
+    runAll: () => act(() => [...pending.entries()].forEach(([id, t]) => (pending.delete(id), t.fn()))),
+  };
+}
+
+async function renderWidget(timers: Timers) {
+  vi.resetModules();
+  const { default: OverviewDelivery } = await import('../../src/islands/OverviewDelivery.tsx');
+  render(<OverviewDelivery groupUuid={GROUP} timers={timers} />);
+}
+
+beforeEach(() => vi.unstubAllGlobals());
+afterEach(cleanup);
+
+describe('Overview delivery widget', () => {
+  it("shows 'No Data' while waiting, Retry once 45 s pass without an answer, and the donut after Retry", async () => {
+    const held = later();
+    let answer: () => Promise<Response> | Response = () => held.promise;
+    const calls = stubNetwork({ 'POST /v1/transaction-groups/overview': () => answer() });
+    const clock = manualTimers();
+    await renderWidget(clock.timers);
+    await vi.waitFor(() => expect(calls.length).toBe(1));
+    expect(calls[0]!.body).toMatchObject({ group_uuid: GROUP });
+    expect(screen.getByTestId('delivery-empty').textContent).toBe('No Data');
+    expect(screen.queryByTestId('delivery-retry')).toBeNull();
+    expect(clock.delays()).toEqual([45_000]);
+
+    clock.runAll();
+    const retry = await screen.findByTestId('delivery-retry');
+    answer = () => json({ overviewStats: STATS });
+    fireEvent.click(retry);
+    await screen.findByTestId('delivery-donut');
+    expect(calls.length).toBe(2);
+    // abbreviated, the exact count in the tooltip
+    expect(screen.getByTestId('delivery-total').textContent).toBe('12.3k');
+    expect(screen.getByTestId('delivery-total').getAttribute('title')).toBe('12,345');
+    expect(screen.getByTestId('delivery-delivered-share').textContent).toBe('95.6%');
+    expect(screen.queryByTestId('delivery-retry')).toBeNull();
+  });
+
+  it("shows 'No Data' without Retry when the range has no transactions", async () => {
+    const empty = Object.fromEntries(Object.entries(STATS).map(([k, v]) => [k, typeof v === 'number' ? 0 : share(0, 0)]));
+    stubNetwork({ 'POST /v1/transaction-groups/overview': () => json({ overviewStats: empty }) });
+    const clock = manualTimers();
+    await renderWidget(clock.timers);
+    await vi.waitFor(() => expect(screen.getByTestId('delivery-total').textContent).toBe('0'));
+    expect(screen.getByTestId('delivery-empty').textContent).toBe('No Data');
+    expect(screen.queryByTestId('delivery-donut')).toBeNull();
+    // answered: the 45 s watch was cleared, so no Retry ever
+    expect(clock.delays()).toEqual([]);
+    clock.runAll();
+    expect(screen.queryByTestId('delivery-retry')).toBeNull();
+  });
+});

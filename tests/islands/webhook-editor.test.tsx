@@ -1,0 +1,214 @@
+// The Webhook modal of Settings (spec core §2 Webhooks card, §4 Webhook modal, §5, §8, §9): a new
+// webhook starts as post, Active (enabled), standard and every event; Active toggles the status;
+// Basic starts with an empty username and password, None removes them (sent as auth_type null, no
+// credentials); event checkboxes add and remove events; Save with an empty URL says 'Webhook URL is
+// empty' for 2 s and sends nothing; a refusal shows the server's message; a success shows 'Webhook
+// saved successfully.' and reloads the page 2 s later (fake timers, no sleeps).
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { json, stubNetwork, type Call, type Route } from './network.ts';
+
+const ALL_EVENTS = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'];
+
+const SAVED = {
+  url: 'https://hooks.example/transact',
+  verb: 'put',
+  status: 'enabled',
+  auth_type: 'basic',
+  auth_details: { username: 'hook-user', password: 'hook-pass' },
+  event_types: ['sent', 'bounce'],
+  field_set: 'legacy',
+  created_timestamp: '2026-11-01T10:00:00.000Z',
+};
+
+const modal = () => screen.getByTestId('webhook-modal');
+const byTestId = <T extends HTMLElement>(id: string) => within(modal()).getByTestId<T>(id);
+const change = (field: HTMLElement, value: string) => act(async () => void fireEvent.change(field, { target: { value } }));
+const click = (element: HTMLElement) => act(async () => element.click());
+const posts = (calls: Call[]) => calls.filter((c) => c.method === 'POST');
+
+/**
+ * Settings' pencil and the layout's alerts with fresh stores (module state, loaded once per page),
+ * the GET answered with `saved` (none: a new webhook), and the modal opened.
+ */
+async function openModal(saved: object | undefined, save?: Route): Promise<Call[]> {
+  const calls = stubNetwork({
+    'GET /v1/webhooks': () => json({ data: saved ? [saved] : [] }),
+    ...(save ? { 'POST /v1/webhooks': save } : {}),
+  });
+  vi.resetModules();
+  const { default: WebhookEditor } = await import('../../src/islands/WebhookEditor.tsx');
+  const { default: Alerts } = await import('../../src/islands/Alerts.tsx');
+  render(
+    <>
+      <WebhookEditor />
+      <Alerts />
+    </>,
+  );
+  const pencil = screen.getByRole<HTMLButtonElement>('button', { name: 'Edit webhook' });
+  await vi.waitFor(() => expect(pencil.disabled).toBe(false));
+  await click(pencil);
+  await screen.findByRole('dialog', { name: 'Webhook' }); // the modal is loaded lazily
+  return calls;
+}
+
+/**
+ * Lets the stubbed answer reach the page until `shown` is there, without moving the fake clock
+ * (vi.waitFor would advance it by its polling interval).
+ */
+async function until<T>(shown: () => T | null | undefined): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const found = shown();
+    if (found) return found;
+    await act(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  }
+  throw new Error('never shown');
+}
+
+const alert = () => screen.queryByTestId('alert');
+
+beforeEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('Webhook modal', () => {
+  it('starts a new webhook as post, Active, standard, no authentication and every event ticked (§9)', async () => {
+    await openModal(undefined);
+    expect(byTestId<HTMLInputElement>('webhook-url-input').value).toBe('');
+    expect(byTestId<HTMLSelectElement>('webhook-verb-select').value).toBe('post');
+    expect(byTestId<HTMLInputElement>('webhook-active').checked).toBe(true);
+    expect(byTestId<HTMLSelectElement>('webhook-auth-select').value).toBe('');
+    expect(within(modal()).queryByTestId('webhook-basic-fields')).toBeNull();
+    expect(byTestId<HTMLInputElement>('webhook-field-set-standard').checked).toBe(true);
+    expect(byTestId<HTMLInputElement>('webhook-field-set-legacy').checked).toBe(false);
+    for (const event of ALL_EVENTS) expect(byTestId<HTMLInputElement>(`webhook-event-${event}`).checked, event).toBe(true);
+  });
+
+  it('saves a new webhook with its defaults as the POST /v1/webhooks body', async () => {
+    vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    const calls = await openModal(undefined, () => json({ data: [] }));
+    await change(byTestId('webhook-url-input'), 'https://hooks.example/new');
+    await click(byTestId('webhook-save'));
+    await until(() => posts(calls)[0]);
+    expect(posts(calls)).toEqual([
+      {
+        method: 'POST',
+        path: '/v1/webhooks',
+        body: { url: 'https://hooks.example/new', verb: 'post', status: 'enabled', auth_type: null, auth_details: null, event_types: ALL_EVENTS, field_set: 'standard' },
+      },
+    ]);
+  });
+
+  it('toggles the status with Active and adds and removes events with their checkboxes (§4)', async () => {
+    vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    const calls = await openModal(undefined, () => json({ data: [] }));
+    await change(byTestId('webhook-url-input'), 'https://hooks.example/new');
+    const active = byTestId<HTMLInputElement>('webhook-active');
+    await click(active);
+    expect(active.checked).toBe(false);
+    await click(active);
+    await click(active);
+    expect(active.checked).toBe(false);
+
+    await click(byTestId('webhook-event-open'));
+    await click(byTestId('webhook-event-click'));
+    await click(byTestId('webhook-event-sent'));
+    await click(byTestId('webhook-event-sent')); // ticked again
+    expect(byTestId<HTMLInputElement>('webhook-event-open').checked).toBe(false);
+    expect(byTestId<HTMLInputElement>('webhook-event-sent').checked).toBe(true);
+
+    await change(byTestId('webhook-verb-select'), 'patch');
+    await click(byTestId('webhook-save'));
+    const saved = await until(() => posts(calls)[0]);
+    expect(saved.body).toMatchObject({ status: 'disabled', verb: 'patch', event_types: ['sent', 'failed', 'bounce', 'unsubscribe', 'resubscribe'] });
+  });
+
+  it('shows a saved webhook, resets the credentials to empty on Basic and removes them on None (§4, §5)', async () => {
+    vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    const calls = await openModal(SAVED, () => json({ data: [] }));
+    expect(byTestId<HTMLInputElement>('webhook-url-input').value).toBe(SAVED.url);
+    expect(byTestId<HTMLSelectElement>('webhook-verb-select').value).toBe('put');
+    expect(byTestId<HTMLInputElement>('webhook-username').value).toBe('hook-user');
+    expect(byTestId<HTMLInputElement>('webhook-event-bounce').checked).toBe(true);
+    expect(byTestId<HTMLInputElement>('webhook-event-open').checked).toBe(false);
+    expect(byTestId<HTMLInputElement>('webhook-field-set-legacy').checked).toBe(true);
+
+    const auth = byTestId<HTMLSelectElement>('webhook-auth-select');
+    await change(auth, '');
+    expect(within(modal()).queryByTestId('webhook-basic-fields')).toBeNull();
+    await change(auth, 'basic');
+    // chosen again: empty, not the credentials the webhook had
+    expect(byTestId<HTMLInputElement>('webhook-username').value).toBe('');
+    expect(byTestId<HTMLInputElement>('webhook-password').value).toBe('');
+    await change(byTestId('webhook-username'), 'other-user');
+    await change(auth, '');
+    await click(byTestId('webhook-save'));
+    const saved = await until(() => posts(calls)[0]);
+    const body = saved.body as Record<string, unknown>;
+    expect(body.auth_type).toBeNull();
+    expect(body.auth_details ?? null).toBeNull(); // no credentials sent
+    expect(body).toMatchObject({ url: SAVED.url, verb: 'put', status: 'enabled', event_types: ['sent', 'bounce'], field_set: 'legacy' });
+  });
+
+  it('sends the Basic credentials typed after choosing Basic', async () => {
+    vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    const calls = await openModal(undefined, () => json({ data: [] }));
+    await change(byTestId('webhook-url-input'), 'https://hooks.example/new');
+    await change(byTestId('webhook-auth-select'), 'basic');
+    expect(byTestId<HTMLInputElement>('webhook-username').value).toBe('');
+    await change(byTestId('webhook-username'), 'me');
+    await change(byTestId('webhook-password'), 'pw');
+    await click(byTestId('webhook-save'));
+    const saved = await until(() => posts(calls)[0]);
+    expect(saved.body).toMatchObject({ auth_type: 'basic', auth_details: { username: 'me', password: 'pw' } });
+  });
+
+  it('says "Webhook URL is empty" in a danger alert for 2 s and sends nothing (§5, §8)', async () => {
+    const calls = await openModal(undefined, () => json({ data: [] }));
+    await change(byTestId('webhook-url-input'), '   ');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    await click(byTestId('webhook-save'));
+    const shown = await until(alert);
+    expect(shown.textContent).toBe('Webhook URL is empty');
+    expect(shown.classList.contains('is-danger')).toBe(true);
+    expect(byTestId<HTMLButtonElement>('webhook-save').disabled).toBe(false);
+    await act(() => vi.advanceTimersByTimeAsync(1_999));
+    expect(alert()).not.toBeNull();
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    expect(alert()).toBeNull();
+    expect(posts(calls)).toEqual([]);
+  });
+
+  it("shows the server's message in a danger alert when the save is refused, and does not reload (§8)", async () => {
+    const reload = vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    await openModal(undefined, () => json({ error: { code: 'invalid_url', message: 'The webhook URL must use http or https' } }, 422));
+    await change(byTestId('webhook-url-input'), 'ftp://hooks.example');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    await click(byTestId('webhook-save'));
+    const shown = await until(alert);
+    expect(shown.textContent).toBe('The webhook URL must use http or https');
+    expect(shown.classList.contains('is-danger')).toBe(true);
+    expect(byTestId<HTMLButtonElement>('webhook-save').disabled).toBe(false); // can try again
+    await act(() => vi.advanceTimersByTimeAsync(2_000));
+    expect(alert()).toBeNull();
+    expect(reload).not.toHaveBeenCalled();
+  });
+
+  it('shows "Webhook saved successfully." and reloads the page 2 s after a save (§4, §8)', async () => {
+    const reload = vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    await openModal(undefined, () => json({ data: [] }));
+    await change(byTestId('webhook-url-input'), 'https://hooks.example/new');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    await click(byTestId('webhook-save'));
+    const shown = await until(alert);
+    expect(shown.textContent).toBe('Webhook saved successfully.');
+    expect(shown.classList.contains('is-success')).toBe(true);
+    await act(() => vi.advanceTimersByTimeAsync(1_999));
+    expect(reload).not.toHaveBeenCalled();
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    expect(reload).toHaveBeenCalledTimes(1);
+  });
+});
