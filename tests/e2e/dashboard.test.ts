@@ -6,7 +6,7 @@
 // nothing in it, the empty state with its retry control, and the home rule both ways.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hydrated, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydrated, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { BOUNCED, EMPTY_SENDER, EMPTY_VIEWER, ORDERS, PASSWORD, QUOTA, SENDER, SUPPRESSED, VIEWER, WELCOME, addressOf, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
 
 let traffic: ReportTraffic;
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 /** A screenshot once transitions and the charts' animations are over. */
 async function screenshot(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+  await animationsDone(page);
   await page.waitForTimeout(900); // frappe-charts draws its data 700 ms after the axes
   await saveScreenshot(page, name);
 }

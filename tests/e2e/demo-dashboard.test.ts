@@ -5,7 +5,7 @@
 // custom headers, the groups and a status filter of the Recipients tab.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hydrated, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydrated, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const TRANSACTIONS = 2000;
@@ -54,7 +54,7 @@ function api<T>(page: Page, method: 'GET' | 'POST', path: string, body?: unknown
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+  await animationsDone(page);
   await page.waitForTimeout(900); // frappe-charts draws its data 700 ms after the axes
   await saveScreenshot(page, name);
 }

@@ -8,7 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
-import { hydrated, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydrated, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
@@ -104,7 +104,7 @@ async function visibleIsland(page: Page, testId: string): Promise<void> {
 
 /** Waits for animations and frappe-charts' delayed drawing, then runs the page checks with the page's main controls. */
 async function check(page: Page, name: string, controls: readonly string[]): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+  await animationsDone(page);
   await page.waitForTimeout(900); // frappe-charts draws its data 700 ms after the axes
   await checkPage(page, name, controls);
 }
@@ -311,7 +311,9 @@ describe('group report pages', () => {
 
     await page.click('[data-testid=tab-links]');
     expect(new URL(page.url()).hash).toBe('#links');
-    await expect(page.isVisible('[data-testid=links-panel]')).resolves.toBe(true);
+    // the panels switch on hashchange, which the browser fires after the click returns
+    await page.waitForSelector('[data-testid=links-panel]', { state: 'visible' });
+    await expect(page.isVisible('[data-testid=recipients-panel]')).resolves.toBe(false);
     await visibleIsland(page, 'link-table');
     await settled(page, 'link-table');
     const { body } = await api<{ data: { tll_url: string; click_count: number; unique_click_count: number }[] }>(page, 'POST', '/v1/links', links[0]);

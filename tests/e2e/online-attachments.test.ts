@@ -10,7 +10,7 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PARENT, hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, PARENT, hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -89,10 +89,7 @@ async function checkBoth(page: Page, name: string): Promise<void> {
   for (const [viewport, suffix] of [[VIEWPORTS.desktop, '1440'], [VIEWPORTS.tablet, '768'], [VIEWPORTS.phone, '390']] as const) {
     await page.setViewportSize(viewport);
     // under 1024 px the side menu slides off-canvas: the screenshot waits until it is gone
-    await page.evaluate(async () => {
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      await Promise.all(document.getAnimations().map((a) => a.finished));
-    });
+    await animationsDone(page);
     await checkPage(page, `${name}-${suffix}`);
   }
   await page.setViewportSize(VIEWPORTS.desktop);

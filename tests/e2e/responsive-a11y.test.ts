@@ -7,7 +7,7 @@
 import { simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PARENT, hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, PARENT, hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -131,7 +131,7 @@ afterAll(async () => {
 
 /** Waits for transitions and the charts' drawing (frappe-charts draws its data 700 ms after the axes). */
 async function settle(page: Page): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+  await animationsDone(page);
   await page.waitForTimeout(900);
 }
 

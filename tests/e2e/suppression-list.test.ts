@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/db/database.ts';
 import type { SuppressionOrigin } from '../../src/server/db/schema.ts';
-import { PARENT, hydrated, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, PARENT, hydrated, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const PASSWORD = 'user-password-123';
@@ -68,7 +68,7 @@ async function openList(email: string): Promise<TestPage> {
 
 /** A screenshot once CSS transitions (Bulma's buttons fade between colours) have finished. */
 async function screenshot(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+  await animationsDone(page);
   await saveScreenshot(page, name);
 }
 

@@ -6,7 +6,7 @@
 // empty state with a retry control.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { EMPTY_VIEWER, PASSWORD, SENDER, SUPPRESSED, addressOf, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
 import { formatGroupDate } from '../../src/lib/dates.ts';
 
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function screenshot(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+  await animationsDone(page);
   await saveScreenshot(page, name);
 }
 

@@ -5,7 +5,7 @@
 // reach that receiver; its worker role delivers replays.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PARENT, hydrated, launchBrowser, openPage, signInThroughForm } from '../helpers/browser.ts';
+import { animationsDone, PARENT, hydrated, launchBrowser, openPage, signInThroughForm } from '../helpers/browser.ts';
 import { checkPage, VIEWPORTS } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -56,16 +56,11 @@ async function openModal(page: Page): Promise<void> {
 /** checkPage at 768 and 390 px: the whole page, the console shell included (issue 11). */
 async function checkNarrow(page: Page, name: string): Promise<void> {
   // under 1024 px the side menu slides off-canvas: the screenshot waits until it is gone
-  const settled = () =>
-    page.evaluate(async () => {
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      await Promise.all(document.getAnimations().map((a) => a.finished));
-    });
   await page.setViewportSize(VIEWPORTS.tablet);
-  await settled();
+  await animationsDone(page);
   await checkPage(page, `${name}-768`);
   await page.setViewportSize(VIEWPORTS.phone);
-  await settled();
+  await animationsDone(page);
   await checkPage(page, `${name}-390`);
 }
 

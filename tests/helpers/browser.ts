@@ -59,6 +59,18 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
+/**
+ * Waits until the page's CSS transitions and animations are over (two frames first, so a change just
+ * made has started its transition). An animation cancelled meanwhile (its `finished` rejects with
+ * AbortError) counts as over.
+ */
+export async function animationsDone(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    await Promise.allSettled(document.getAnimations().map((a) => a.finished));
+  });
+}
+
 /** Waits until the island holding `selector` is hydrated (Astro drops the island's `ssr` attribute). */
 export async function hydrated(page: Page, selector: string): Promise<void> {
   await page.waitForSelector(`astro-island:not([ssr]) ${selector}`);
