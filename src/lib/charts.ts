@@ -27,13 +27,3 @@ export class CountChart extends AxisChart {
     this.calcYRegions();
   }
 }
-
-/** Spec core §9: delivered green, bounced amber, others red; the rest of the series in calm tones. */
-export const SERIES_COLOURS = {
-  sent: '#3273dc',
-  delivered: '#23a26d',
-  bounced: '#f2a900',
-  failed: '#e0403f',
-  opens: '#8e6ad8',
-  clicks: '#1fa3b8',
-} as const;

@@ -1,6 +1,7 @@
 // The group report pages (spec part two §2, §3, §7): their types, menu, titles, table columns,
 // sort keys and the chart series that fit each page, and the wire shapes of the report calls.
 // Browser-safe and pure, so pages (on the server) and islands read one definition.
+import type { SeriesTone } from './series-colours.ts';
 
 /** The six report pages, in menu order (spec part two §2). */
 export const REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
@@ -135,7 +136,6 @@ export function hasExport(type: ReportType): boolean {
 
 /** The dailyStats fields a chart line can show, with the tone of its colour. */
 export type SeriesKey = keyof Omit<ReportDayWire, 'tstat_day'>;
-export type SeriesTone = 'sent' | 'delivered' | 'bounced' | 'failed' | 'opens' | 'clicks' | 'hard' | 'soft' | 'unique';
 
 export interface SeriesDefinition {
   key: SeriesKey;
@@ -171,19 +171,6 @@ export const ACTIVITY_SERIES: Record<ReportType, readonly SeriesDefinition[]> = 
     { key: 'bounces_hard', name: 'Hard', tone: 'hard' },
     { key: 'bounces_soft', name: 'Soft', tone: 'soft' },
   ],
-};
-
-/** Line colours: spec part two §9 (delivered green, bounced yellow, failed red) and calm tones for the rest. */
-export const SERIES_TONE_COLOURS: Record<SeriesTone, string> = {
-  sent: '#3273dc',
-  delivered: '#23a26d',
-  bounced: '#f2a900',
-  failed: '#e0403f',
-  opens: '#8e6ad8',
-  clicks: '#1fa3b8',
-  hard: '#c0392b',
-  soft: '#e67e22',
-  unique: '#34495e',
 };
 
 /** The stats summary band (spec part two §2): which overviewStats each page shows, its own first. */
