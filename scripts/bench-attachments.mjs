@@ -8,13 +8,13 @@
 import { spawn, execFile } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
+import { freePort } from './bench/embedded-service.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { 'size-mb': { type: 'string', default: '1024' }, rounds: { type: 'string', default: '3' }, dir: { type: 'string' } } });
@@ -23,14 +23,6 @@ const SIZE = Number(args['size-mb']) * 1024 * 1024;
 const work = mkdtempSync(path.join(args.dir ?? os.tmpdir(), 'transact-bench-attachments-'));
 const log = (...a) => console.error('[bench:attachments]', ...a);
 const run = promisify(execFile);
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 /** A file of `size` bytes of varied content, written in 4 MB blocks. */
 async function makeFile(file, size) {

@@ -12,13 +12,12 @@
 // one JSON document to stdout; progress goes to stderr. A third body names the same template given
 // its own text part, which shows what making the text part from the HTML on each send costs.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { embeddedService, freePort } from './bench/embedded-service.mjs';
 import { htmlBody } from './bench/message.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,26 +41,7 @@ const log = (m) => process.stderr.write(`[bench:template ${((Date.now() - t0) / 
 // the generator belongs on the load core, the service on the other
 spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-template-'));
-const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', TRANSACT_ADMIN_EMAIL: 'admin@template.example', TRANSACT_ADMIN_PASSWORD: 'bench-admin-password-1' };
-delete env.DATABASE_URL;
-delete env.TRANSACT_SECRET;
-delete env.ROLES;
-
-function admin(args) {
-  const res = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), ...args], { cwd: root, env, encoding: 'utf8' });
-  if (res.status !== 0) throw new Error(`admin ${args.slice(0, 2).join(' ')} failed: ${res.stderr || res.stdout}`);
-  return res.stdout;
-}
+const { dataDir, env, admin } = embeddedService(root, 'bench-template', { email: 'admin@template.example', password: 'bench-admin-password-1' });
 
 // The template: the same 2 KB HTML bench:send uses, with a greeting, an each-loop and escaped values
 const FILLER = htmlBody(2048).replace('<!doctype html><html><body>', '').replace('</body></html>', '');

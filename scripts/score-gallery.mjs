@@ -7,12 +7,11 @@
 //
 // Runs the built service (`npm run build` first) on a throwaway PGlite data directory.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import os from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SMTPServer } from 'smtp-server';
+import { embeddedService, freePort } from './bench/embedded-service.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET = 1.0;
@@ -29,25 +28,13 @@ function fail(message) {
 if (!existsSync(path.join(root, 'dist/main.mjs'))) fail('dist/main.mjs is missing; run `npm run build` first');
 if (spawnSync('spamassassin', ['--version']).status !== 0) fail("SpamAssassin is not installed (Debian: apt-get install spamassassin)");
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'score-gallery-'));
-const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', TRANSACT_ADMIN_EMAIL: 'admin@gallery.example', TRANSACT_ADMIN_PASSWORD: 'gallery-admin-password-1' };
-delete env.DATABASE_URL;
-delete env.TRANSACT_SECRET;
-delete env.ROLES;
-
+const { dataDir, env, admin: runAdmin } = embeddedService(root, 'score-gallery', { email: 'admin@gallery.example', password: 'gallery-admin-password-1' });
 function admin(args) {
-  const res = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), ...args], { cwd: root, env, encoding: 'utf8' });
-  if (res.status !== 0) fail(`admin ${args.slice(0, 2).join(' ')} failed: ${res.stderr || res.stdout}`);
-  return res.stdout;
+  try {
+    return runAdmin(args);
+  } catch (err) {
+    fail(err.message);
+  }
 }
 
 // the far side of delivery: every message as received, raw

@@ -8,6 +8,7 @@ import type { ListState, TransactionQuery, TransactionSortKey, TransactionWire }
 import Pagination from './Pagination.tsx';
 import SortableHeader from './SortableHeader.tsx';
 import TableStatusRows from './TableStatusRows.tsx';
+import EmailText from './EmailText.tsx';
 
 interface Props {
   list: ListState<TransactionWire>;
@@ -30,19 +31,6 @@ function EyeIcon({ opened }: { opened: boolean }) {
         {!opened && <line x1="3" y1="3" x2="21" y2="21" />}
       </svg>
     </span>
-  );
-}
-
-/** An address that may wrap after its '@' when the column is narrow, and nowhere else unless it must. */
-function EmailText({ email }: { email: string }) {
-  const at = email.lastIndexOf('@');
-  if (at < 0) return <>{email}</>;
-  return (
-    <>
-      {email.slice(0, at + 1)}
-      <wbr />
-      {email.slice(at + 1)}
-    </>
   );
 }
 

@@ -1,4 +1,5 @@
 import { Suspense, lazy, useEffect } from 'react';
+import EmailText from '../components/EmailText.tsx';
 import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
@@ -19,19 +20,6 @@ interface Props {
 }
 
 const DATE_COLUMNS: readonly ReportColumn[] = ['date_sent', 'date_failed', 'date_bounced', 'first_open', 'first_click'];
-
-/** An address that may wrap after its '@' when the column is narrow. */
-function EmailText({ email }: { email: string }) {
-  const at = email.lastIndexOf('@');
-  if (at < 0) return <>{email}</>;
-  return (
-    <>
-      {email.slice(0, at + 1)}
-      <wbr />
-      {email.slice(at + 1)}
-    </>
-  );
-}
 
 function Cell({ column, row }: { column: ReportColumn; row: ReportTransactionWire }) {
   if (DATE_COLUMNS.includes(column)) {

@@ -2,6 +2,8 @@
 // "Template status"), and the sandboxed preview document (issue 14: a template can never run
 // script in the console). Pure, shared by the islands and their tests.
 
+import type { TemplateWire } from '../server/templates/templates.service.ts';
+
 export interface TemplateFields {
   name: string;
   status: 'draft' | 'published';
@@ -15,22 +17,8 @@ export interface TemplateFields {
   content_text: string;
 }
 
-export interface TemplateWire {
-  id: string;
-  name: string;
-  status: 'draft' | 'published';
-  type: 'user' | 'system';
-  from_name: string | null;
-  from_email: string | null;
-  reply_email: string | null;
-  subject: string | null;
-  description: string | null;
-  content_html: string;
-  content_text: string | null;
-  created_timestamp: string;
-  updated_timestamp: string;
-  published_timestamp: string | null;
-}
+// the server's own wire shape (a type only: nothing of the server reaches the browser)
+export type { TemplateWire };
 
 /** Spec part two §9. */
 export const DEFAULT_TEMPLATE_NAME = 'Untitled Template';

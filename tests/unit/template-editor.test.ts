@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BLANK, type TemplateWire, fieldsFor, initialDifferentReplyTo, previewDocument, withDifferentReplyTo, withFromEmail } from '../../src/lib/template-editor.ts';
 
 const wire = (over: Partial<TemplateWire>): TemplateWire => ({
-  id: 'id', name: 'Receipt', status: 'published', type: 'user', from_name: null, from_email: 'a@shop.example', reply_email: 'a@shop.example',
+  id: 'id', name: 'Receipt', status: 'published', type: 'user', alias: null, from_name: null, from_email: 'a@shop.example', reply_email: 'a@shop.example',
   subject: null, description: null, content_html: '<p/>', content_text: null, created_timestamp: '', updated_timestamp: '', published_timestamp: null, ...over,
 });
 

@@ -5,38 +5,11 @@ import { atom } from 'nanostores';
 import { api, errorMessage } from '../../lib/api.ts';
 import { ALERT_MS } from '../../lib/timings.ts';
 import type { PageMeta } from '../../server/reports/report-input.ts';
+import type { WebhookAttemptWire, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../server/webhooks/webhooks.service.ts';
 import { showAlert } from './alerts.ts';
 
-export interface WebhookLog {
-  id: number;
-  date: number;
-  url: string;
-  status: string;
-  verb: string;
-  field_set: string;
-  content_type: string;
-  payload: Record<string, unknown> | null;
-  event_type: string;
-  webhook_id: string;
-  attempts: number;
-  last_status_code: number | null;
-  next_attempt: number | null;
-}
-
-export interface WebhookAttempt {
-  at: number;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-  next_retry_at: number | null;
-}
-
-export interface WebhookLogDetail {
-  log: WebhookLog;
-  request: { method: string; url: string; headers: Record<string, string>; payload: Record<string, unknown> | null };
-  attempts: WebhookAttempt[];
-}
+// the server's wire shapes (types only: nothing of the server reaches the browser)
+export type { WebhookAttemptWire as WebhookAttempt, WebhookLogDetail, WebhookLog };
 
 export type LogsState = { status: 'loading' | 'failed'; data: WebhookLog[]; meta: PageMeta | null } | { status: 'loaded'; data: WebhookLog[]; meta: PageMeta };
 

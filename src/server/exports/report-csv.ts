@@ -50,52 +50,48 @@ type Column = { header: string; value: (row: ExportRowData, reportType: GroupRep
 const date: Column['value'] = (row, reportType) => formatUnix(unixSeconds(logDate(row, reportType, row.outcome_at)), REPORT_MOMENT);
 const from = (row: ExportRowData) => (row.from_name ? `${row.from_name} <${row.from_email}>` : row.from_email);
 const id: Column = { header: 'Transaction ID', value: (row) => row.uuid };
+const subject: Column = { header: 'Subject', value: (row) => row.subject };
+const toEmail: Column = { header: 'To Email', value: (row) => row.to_email };
+// spec part two §3: 'delivered', anything else is shown as failed
+const sentColumns: Column[] = [
+  { header: 'Date Sent', value: date },
+  { header: 'From', value: from },
+  subject,
+  { header: 'To', value: (row) => row.to_email },
+  { header: 'Status', value: (row) => (row.delivered_status === 'delivered' ? 'Delivered' : 'Failed') },
+  id,
+];
 
 /** The columns of each report's table (spec part two §2), plus the transaction's id. */
 export const EXPORT_COLUMNS: Record<GroupReportType, Column[]> = {
-  overview: [
-    { header: 'Date Sent', value: date },
-    { header: 'From', value: from },
-    { header: 'Subject', value: (row) => row.subject },
-    { header: 'To', value: (row) => row.to_email },
-    { header: 'Status', value: (row) => (row.delivered_status === 'delivered' ? 'Delivered' : 'Failed') },
-    id,
-  ],
-  sent: [
-    { header: 'Date Sent', value: date },
-    { header: 'From', value: from },
-    { header: 'Subject', value: (row) => row.subject },
-    { header: 'To', value: (row) => row.to_email },
-    // spec part two §3: 'delivered', anything else is shown as failed
-    { header: 'Status', value: (row) => (row.delivered_status === 'delivered' ? 'Delivered' : 'Failed') },
-    id,
-  ],
+  overview: sentColumns,
+  sent: sentColumns,
   failed: [
     { header: 'Date Failed', value: date },
-    { header: 'To Email', value: (row) => row.to_email },
-    { header: 'Subject', value: (row) => row.subject },
+    toEmail,
+    subject,
     { header: 'Reason', value: (row) => failureReason(row) },
     id,
   ],
   bounced: [
     { header: 'Date Bounced', value: date },
-    { header: 'To Email', value: (row) => row.to_email },
-    { header: 'Subject', value: (row) => row.subject },
+    toEmail,
+    subject,
     { header: 'Type', value: (row) => row.bounce_type ?? '' },
     { header: 'Reason', value: (row) => failureReason(row) },
     id,
   ],
   opens: [
     { header: 'First Open Date', value: date },
-    { header: 'To Email', value: (row) => row.to_email },
-    { header: 'Subject', value: (row) => row.subject },
+    toEmail,
+    subject,
     { header: 'Total Opens', value: (row) => row.open_count },
     id,
   ],
   clicks: [
     { header: 'First Clicked Date', value: date },
-    { header: 'To Email', value: (row) => row.to_email },
-    { header: 'Subject', value: (row) => row.subject },
+    toEmail,
+    subject,
     { header: 'Total Clicks', value: (row) => row.click_count },
     { header: 'Unique Clicks', value: (row) => row.unique_clicks },
     id,

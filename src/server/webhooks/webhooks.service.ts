@@ -242,8 +242,25 @@ export async function searchLogs(ctx: AppContext, customerId: number, input: z.i
   };
 }
 
+export interface WebhookAttemptWire {
+  /** unix seconds */
+  at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  /** the first 1 KB of the answer, as text */
+  response_body: string | null;
+  next_retry_at: number | null;
+}
+
+export interface WebhookLogDetail {
+  log: WebhookLogWire;
+  request: { method: string; url: string; headers: Record<string, string>; payload: Record<string, unknown> | null };
+  attempts: WebhookAttemptWire[];
+}
+
 /** More info: the request as sent (secrets hidden) and every attempt. */
-export async function logDetail(ctx: AppContext, customerId: number, id: number) {
+export async function logDetail(ctx: AppContext, customerId: number, id: number): Promise<WebhookLogDetail> {
   const row = await requests.findRequest(ctx.db, customerId, id);
   if (!row) throw new ApiError('not_found', 'No such webhook log entry');
   const attempts = await requests.listAttempts(ctx.db, Number(row.id));
