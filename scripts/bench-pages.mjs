@@ -95,13 +95,32 @@ try {
   const group = groups.data[0].group_uuid;
   for (const report of ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced']) ROUTES.push({ route: `/groups/${group}/${report}`, kind: 'console', cookie: demoCookie });
   ROUTES.push({ route: '/export/00000000-0000-4000-8000-000000000000', kind: 'console', cookie: demoCookie });
+  // the dashboard with traffic (the chart and the breakdown), the template pages and the public pages
+  // a recipient opens: unsubscribe and a download link
+  const asDemo = (method, route, body, type = 'application/json') =>
+    fetch(`${base}${route}`, { method, headers: { 'Content-Type': type, 'Request-Type': 'ui', Origin: base, Cookie: demoCookie }, body: type === 'application/json' ? JSON.stringify(body) : body });
+  ROUTES.push({ route: '/', name: '/ (with traffic)', kind: 'console', cookie: demoCookie });
+  const template = await (await asDemo('POST', '/v1/templates', { name: 'Receipt', subject: 'Order {{order}}', content_html: '<p>Hello {{name}}</p>' })).json();
+  if (!template.template?.id) throw new Error(`template create failed: ${JSON.stringify(template)}`);
+  ROUTES.push({ route: '/templates', kind: 'console', cookie: demoCookie }, { route: '/templates/create', kind: 'console', cookie: demoCookie });
+  ROUTES.push({ route: `/templates/edit/${template.template.id}`, kind: 'console', cookie: demoCookie });
+  const form = new FormData();
+  form.append('group', JSON.stringify({ name: 'Invoices' }));
+  form.append('asset', new Blob(['an invoice'], { type: 'text/plain' }), 'invoice.txt');
+  const link = await (await fetch(`${base}/v1/tracked-attachments/groups`, { method: 'POST', headers: { 'Request-Type': 'ui', Origin: base, Cookie: demoCookie }, body: form })).json();
+  if (!link.preview_link) throw new Error(`download link create failed: ${JSON.stringify(link)}`);
+  ROUTES.push({ route: new URL(link.preview_link).pathname, name: '/a/{id}', kind: 'public' });
+  const sent = await (await asDemo('POST', '/v1/transaction/search', { page: 1 })).json();
+  const transaction = sent.transactions?.data?.[0]?.trans_uuid ?? sent.data?.[0]?.trans_uuid;
+  if (!transaction) throw new Error(`no transaction to unsubscribe from: ${JSON.stringify(sent).slice(0, 300)}`);
+  ROUTES.push({ route: `/unsubscribe/${transaction}`, name: '/unsubscribe/{id}', kind: 'public' }, { route: `/header-unsubscribe/${transaction}`, name: '/header-unsubscribe/{id}', kind: 'public' });
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
   const results = [];
-  for (const { route, kind, cookie: routeCookie = cookie } of ROUTES) {
+  for (const { route, name = route, kind, cookie: routeCookie = cookie } of ROUTES) {
     const context = await browser.newContext();
     if (kind === 'console') await context.addCookies([{ name: 'transact_session', value: routeCookie.split('=')[1], url: base }]);
     const page = await context.newPage();
@@ -116,6 +135,7 @@ try {
       js: [...document.querySelectorAll('script:not([src])')].map((s) => s.textContent ?? '').join('\n'),
       css: [...document.querySelectorAll('style')].map((s) => s.textContent ?? '').join('\n'),
     }));
+    if (process.env.BENCH_LIST) console.error(name, [...assets.keys()].map((u) => u.split('/').pop()).join(' '));
     let js = inline.js.trim() ? gzipSync(Buffer.from(inline.js), { level: 9 }).length : 0;
     let css = inline.css.trim() ? gzipSync(Buffer.from(inline.css), { level: 9 }).length : 0;
     for (const [url, type] of assets) {
@@ -137,7 +157,7 @@ try {
     times.sort((a, b) => a - b);
     const budget = BUDGET[kind];
     results.push({
-      route,
+      route: name,
       kind,
       status: nav?.status(),
       js_gz_bytes: js,
