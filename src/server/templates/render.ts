@@ -125,6 +125,8 @@ export interface CompiledTemplate {
   subject: HandlebarsTemplateDelegate | null;
   html: HandlebarsTemplateDelegate;
   text: HandlebarsTemplateDelegate | null;
+  /** Without a text part: the HTML's text with the variables still in place (textFromHtml), when it could be made. */
+  derivedText: HandlebarsTemplateDelegate | null;
   /** Variables every send must give. */
   required: string[];
   /** Every variable the template reads (for the preview's sample values). */
@@ -155,6 +157,7 @@ export function compile(source: RenderSource): CompiledTemplate {
     subject: asts.subject ? Handlebars.compile(asts.subject, { ...opts, noEscape: true }) : null,
     html: Handlebars.compile(asts.html, opts),
     text: asts.text ? Handlebars.compile(asts.text, { ...opts, noEscape: true }) : null,
+    derivedText: asts.text ? null : textTemplateOf(source.html, opts),
     required: [...required].sort(),
     all: [...all].sort(),
   };
@@ -187,12 +190,77 @@ export interface Rendered {
 
 /** Plain text from HTML for a template without a text part (links kept as "text [url]"). */
 export function htmlToText(html: string): string {
-  return toText(html);
+  return tidy(toText(html));
 }
 
-// compiled once: convert() builds its options and selector tables on every call, which made a
-// template send without a text part half as fast as the same message inline (npm run bench:template)
-const toText = compileConverter({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
+// Compiled once: convert() builds its options and selector tables on every call. No hard wrapping
+// (clients wrap; a line may be 998 octets) and headings keep their case, so the text of a template
+// made before its variables are filled (textTemplateOf) reads the same as the text of the filled HTML.
+// Mail lays out with tables: a row is a line and a cell a block of its own (html-to-text's default
+// runs a row's cells together: 'Tea × 2£9.00').
+const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
+const TABLES = ['table', 'tr', 'td', 'th'].map((selector) => ({ selector, format: 'block' }));
+const toText = compileConverter({
+  wordwrap: false,
+  selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }, ...HEADINGS, ...TABLES],
+});
+
+/** No trailing blanks on a line, at most one empty line in a row, none at either end. */
+function tidy(text: string): string {
+  return text.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+}
+
+const MUSTACHE = /\{\{[^{}]*\}\}/g;
+// what this way of making the text cannot follow: comments that may hold '}}', raw blocks and
+// triple-stash output (raw HTML, which must become text at send time), escaped mustaches, white
+// space control (it would join the lines the converter made), and our own placeholder characters
+const UNSUPPORTED = /\{\{!--|\{\{\{|\\\{\{|\{\{~|~\}\}|[\u0002\u0003]/;
+const STRUCTURE = /^\{\{\s*(#|\^|\/|else\b)/;
+
+/**
+ * The text part of a template without one, made once per version instead of at every send (which
+ * made a template send 0.7× as fast as the same message inline: npm run bench:template). Each
+ * `{{…}}` of the HTML stands in the HTML as a placeholder while html-to-text converts it, then is put
+ * back; the result renders with the same variables, unescaped, as a text part does. Handlebars drops
+ * the lines that hold only a block's open or close tag, so a list's {{#each}} leaves no blank line.
+ * Null (the text is then made from the rendered HTML at every send) when the template uses what
+ * this cannot follow, or when a block's tags did not come through the conversion whole and in order
+ * (a tag inside an attribute, say).
+ */
+export function textTemplateOf(html: string, opts: CompileOptions): HandlebarsTemplateDelegate | null {
+  if (UNSUPPORTED.test(html)) return null;
+  const ids = new Map<string, number>();
+  const tokens: string[] = [];
+  const structure: number[] = [];
+  const marked = html.replace(MUSTACHE, (token) => {
+    let id = ids.get(token);
+    if (id === undefined) {
+      id = tokens.push(token) - 1;
+      ids.set(token, id);
+    }
+    if (STRUCTURE.test(token)) structure.push(id);
+    return `\u0002${id}\u0003`;
+  });
+  if (tokens.length === 0) return null;
+  const converted = toText(marked);
+  // braces the converter decoded from entities, or a backslash before a variable, would be read by
+  // Handlebars as template syntax
+  if (/\{\{|\}\}|\\\u0002/.test(converted)) return null;
+  const seen: number[] = [];
+  const text = converted.replace(/\u0002(\d+)\u0003/g, (_, n: string) => {
+    const id = Number(n);
+    if (STRUCTURE.test(tokens[id])) seen.push(id);
+    return tokens[id];
+  });
+  if (seen.length !== structure.length || seen.some((id, i) => id !== structure[i])) return null;
+  try {
+    const ast = Handlebars.parse(text);
+    Handlebars.precompile(ast);
+    return Handlebars.compile(ast, { ...opts, noEscape: true });
+  } catch {
+    return null;
+  }
+}
 
 /** Renders every part with `variables`; the text part is made from the HTML when there is none. */
 export function render(template: CompiledTemplate, variables: Record<string, unknown>, subjectOverride?: string): Rendered {
@@ -200,7 +268,7 @@ export function render(template: CompiledTemplate, variables: Record<string, unk
   const subjectFn = subjectOverride !== undefined ? compileInline(subjectOverride) : template.subject;
   const subject = subjectFn ? subjectFn(variables, opts).replace(/[\r\n]+/g, ' ').trim() : null;
   const html = template.html(variables, opts);
-  const text = template.text ? template.text(variables, opts) : htmlToText(html);
+  const text = template.text ? template.text(variables, opts) : template.derivedText ? tidy(template.derivedText(variables, opts)) : htmlToText(html);
   return { subject, html, text };
 }
 
