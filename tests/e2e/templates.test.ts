@@ -4,10 +4,11 @@
 // after 1 s) → send it by id with the API key → the rendered message arrives at the SMTP sink.
 // The preview frame never runs a template's script or javascript: link. Each page gets checkPage
 // at 1440×900, 768×1024 and 390×844.
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { SCREENSHOTS, animationsDone, hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { checkPage, VIEWPORTS } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -48,8 +49,8 @@ async function allSizes(page: Page, name: string, controls: readonly string[]) {
   try {
     for (const [label, size] of [['1440', VIEWPORTS.desktop], ['768', VIEWPORTS.tablet], ['390', VIEWPORTS.phone]] as const) {
       await page.setViewportSize(size);
-      // the shell's side menu animates its width on a resize; look at the page once it has settled
-      await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
+      // the shell's side menu animates on a resize; look at the page once it has settled
+      await animationsDone(page);
       await checkPage(page, `${name}-${label}`, controls);
     }
   } finally {
@@ -108,6 +109,17 @@ describe('templates, from the gallery to a delivered message', () => {
 
   it('the editor fits desktop, tablet and phone', async () => {
     await allSizes(tab.page, 'templates-editor', EDITOR_CONTROLS);
+    // a full-page capture leaves a frame below the first screen blank: the preview, scrolled to, on a phone
+    try {
+      await tab.page.setViewportSize(VIEWPORTS.phone);
+      await animationsDone(tab.page);
+      await tab.page.locator('[data-testid=template-preview]').scrollIntoViewIfNeeded();
+      const frame = await (await tab.page.waitForSelector('[data-testid=template-preview]')).contentFrame();
+      await frame!.waitForSelector('text=Go to your account');
+      await tab.page.screenshot({ path: path.join(SCREENSHOTS, 'templates-editor-390-preview.png') });
+    } finally {
+      await tab.page.setViewportSize(VIEWPORTS.desktop);
+    }
   }, 120_000);
 
   it('Save shows Save complete and moves to the edit address', async () => {
