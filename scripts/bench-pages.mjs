@@ -135,7 +135,6 @@ try {
       js: [...document.querySelectorAll('script:not([src])')].map((s) => s.textContent ?? '').join('\n'),
       css: [...document.querySelectorAll('style')].map((s) => s.textContent ?? '').join('\n'),
     }));
-    if (process.env.BENCH_LIST) console.error(name, [...assets.keys()].map((u) => u.split('/').pop()).join(' '));
     let js = inline.js.trim() ? gzipSync(Buffer.from(inline.js), { level: 9 }).length : 0;
     let css = inline.css.trim() ? gzipSync(Buffer.from(inline.css), { level: 9 }).length : 0;
     for (const [url, type] of assets) {
