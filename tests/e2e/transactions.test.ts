@@ -140,7 +140,8 @@ describe('Transactions: the Recipients tab', () => {
     await openGroups(page);
     await page.click('[data-testid=tab-recipients]');
     await page.waitForFunction(() => window.location.hash === '#recipients');
-    expect(await visible(page, 'recipients-panel')).toBe(true);
+    // the panels switch on hashchange, which the browser fires after the address changes
+    await page.waitForSelector('[data-testid=recipients-panel]', { state: 'visible' });
     expect(await visible(page, 'groups-panel')).toBe(false);
     await expect(page.getAttribute('[data-tab=recipients]', 'class')).resolves.toContain('is-active');
     await expect(page.getAttribute('[data-testid=tab-recipients]', 'aria-selected')).resolves.toBe('true');
@@ -150,7 +151,7 @@ describe('Transactions: the Recipients tab', () => {
     await screenshot(page, 'transactions-3-recipients');
     await page.goBack();
     await page.waitForFunction(() => window.location.hash === '' || window.location.hash === '#groups');
-    expect(await visible(page, 'groups-panel')).toBe(true);
+    await page.waitForSelector('[data-testid=groups-panel]', { state: 'visible' });
     expect(await visible(page, 'recipients-panel')).toBe(false);
   });
 
