@@ -6,7 +6,7 @@
 // nothing in it, the empty state with its retry control, and the home rule both ways.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydrated, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydrated, hydratedInView, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { BOUNCED, EMPTY_SENDER, EMPTY_VIEWER, ORDERS, PASSWORD, QUOTA, SENDER, SUPPRESSED, VIEWER, WELCOME, addressOf, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
 
 let traffic: ReportTraffic;
@@ -50,7 +50,7 @@ function recordSearches(page: Page): { body: Record<string, unknown>; at: number
 
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${traffic.server.baseUrl}/`);
-  await hydrated(page, '[data-testid=transaction-table]');
+  await hydratedInView(page, '[data-testid=transaction-table]');
   await hydrated(page, '[data-testid=transaction-search]');
   await settled(page);
 }
@@ -290,7 +290,7 @@ describe('home (spec core §4)', () => {
       await signInThroughForm(empty.page, traffic.server.baseUrl, EMPTY_VIEWER, PASSWORD);
       await empty.page.goto(`${traffic.server.baseUrl}/`);
       await expect(empty.page.textContent('[data-testid=page-title]')).resolves.toBe('Transactional Dashboard');
-      await hydrated(empty.page, '[data-testid=transaction-table]');
+      await hydratedInView(empty.page, '[data-testid=transaction-table]');
       await empty.page.waitForSelector('[data-testid=transactions-empty]');
       await expect(empty.page.textContent('[data-testid=transactions-empty]')).resolves.toContain('No transactions found.');
       await expect(empty.page.$('[data-testid=transactions-range]')).resolves.toBeNull();
@@ -325,7 +325,7 @@ describe('home (spec core §4)', () => {
       await signInThroughForm(viewer.page, traffic.server.baseUrl, VIEWER, PASSWORD);
       await viewer.page.goto(`${traffic.server.baseUrl}/`);
       await expect(viewer.page.textContent('[data-testid=page-title]')).resolves.toBe('Transactional Dashboard');
-      await hydrated(viewer.page, '[data-testid=transaction-table]');
+      await hydratedInView(viewer.page, '[data-testid=transaction-table]');
       await viewer.page.waitForSelector('[data-testid=transaction-row]');
       await expect(viewer.page.$('[data-menu=settings]')).resolves.toBeNull();
     } finally {

@@ -5,7 +5,7 @@
 // custom headers, the groups and a status filter of the Recipients tab.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydrated, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydrated, hydratedInView, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const TRANSACTIONS = 2000;
@@ -76,7 +76,7 @@ function recordSearches(page: Page): Record<string, unknown>[] {
 
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${server.baseUrl}/`);
-  await hydrated(page, '[data-testid=transaction-table]');
+  await hydratedInView(page, '[data-testid=transaction-table]');
   await hydrated(page, '[data-testid=transaction-search]');
   await settled(page);
 }

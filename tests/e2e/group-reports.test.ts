@@ -8,7 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
-import { animationsDone, hydrated, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydrated, hydratedInView, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
@@ -97,10 +97,7 @@ async function openReport(page: Page, report: Report, hash = ''): Promise<void> 
 }
 
 /** Scrolls an island's element into view and waits until it is hydrated. */
-async function visibleIsland(page: Page, testId: string): Promise<void> {
-  await page.locator(`[data-testid=${testId}]`).scrollIntoViewIfNeeded();
-  await hydrated(page, `[data-testid=${testId}]`);
-}
+const visibleIsland = (page: Page, testId: string) => hydratedInView(page, `[data-testid=${testId}]`);
 
 /** Waits for animations and frappe-charts' delayed drawing, then runs the page checks with the page's main controls. */
 async function check(page: Page, name: string, controls: readonly string[]): Promise<void> {

@@ -124,9 +124,14 @@ function times(page: Page): Promise<{ datetime: string; text: string }[]> {
   return page.$$eval('time[datetime]', (els) => els.map((el) => ({ datetime: el.getAttribute('datetime')!, text: (el.textContent ?? '').trim() })));
 }
 
-/** Waits until every island has hydrated and the calls they started have answered. */
+/**
+ * Waits until every island has hydrated and the calls they started have answered; a `client:visible`
+ * island hydrates when shown, so each one still waiting is scrolled to (then the page back to its top).
+ */
 async function settled(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
+  for (const island of await page.locator('astro-island[ssr]').all()) await island.scrollIntoViewIfNeeded().catch(() => undefined);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0);
   await page.waitForLoadState('networkidle');
 }

@@ -7,7 +7,7 @@
 import { simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, PARENT, hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, PARENT, hydrated, hydratedInView, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -137,7 +137,7 @@ async function settle(page: Page): Promise<void> {
 
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${server.baseUrl}/`);
-  await hydrated(page, '[data-testid=transaction-table]');
+  await hydratedInView(page, '[data-testid=transaction-table]');
   await page.waitForSelector('[data-testid=transaction-table][aria-busy=false] [data-testid=transaction-row]');
   await page.waitForSelector('[data-testid=overview-chart][data-drawn] svg');
   await page.waitForSelector('[data-testid=breakdown-chart] .donut-slice');

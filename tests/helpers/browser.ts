@@ -76,6 +76,12 @@ export async function hydrated(page: Page, selector: string): Promise<void> {
   await page.waitForSelector(`astro-island:not([ssr]) ${selector}`);
 }
 
+/** Scrolls to the island holding `selector` (a `client:visible` one hydrates only when shown) and waits until it is hydrated. */
+export async function hydratedInView(page: Page, selector: string): Promise<void> {
+  await page.locator(selector).first().scrollIntoViewIfNeeded();
+  await hydrated(page, selector);
+}
+
 /** Fills the sign-in form already on the page, submits it and waits until the browser leaves /login. */
 export async function submitLoginForm(page: Page, email: string, password: string): Promise<void> {
   await page.waitForLoadState('load'); // the form's script has run
