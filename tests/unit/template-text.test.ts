@@ -54,6 +54,13 @@ describe('the text part of a template without one', () => {
     expect(rendered.text).toBe(htmlToText(rendered.html));
   });
 
+  it('writes a table row as one line, its cells side by side, and keeps a heading as written', () => {
+    const html = '<h1>Thanks, {{name}}</h1><table>{{#each items}}<tr><td>{{title}} × {{n}}</td><td>{{price}}</td></tr>{{/each}}</table><p><a href="{{url}}">Track it</a></p>';
+    const { derived, sent } = both(html, { name: 'Ann', items: [{ title: 'Tea', n: 2, price: '£4' }, { title: 'Cup', n: 1, price: '£6' }], url: 'https://shop.example/t/1' });
+    expect(derived).toBe(true);
+    expect(sent).toBe('Thanks, Ann\n\nTea × 2 £4\nCup × 1 £6\n\nTrack it [https://shop.example/t/1]');
+  });
+
   it('is not made when the template has a text part', () => {
     const template = compile({ subject: null, html: '<p>{{name}}</p>', text: 'Hi {{name}}' });
     expect(template.derivedText).toBeNull();

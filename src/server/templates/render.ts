@@ -196,12 +196,23 @@ export function htmlToText(html: string): string {
 // Compiled once: convert() builds its options and selector tables on every call. No hard wrapping
 // (clients wrap; a line may be 998 octets) and headings keep their case, so the text of a template
 // made before its variables are filled (textTemplateOf) reads the same as the text of the filled HTML.
-// Mail lays out with tables: a row is a line and a cell a block of its own (html-to-text's default
-// runs a row's cells together: 'Tea × 2£9.00').
+// Mail lays out with tables: a row is a line, its cells side by side with a space between them
+// (html-to-text's default runs a row's cells together: 'Tea × 2£9.00'); a layout cell's blocks stay
+// blocks.
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
-const TABLES = ['table', 'tr', 'td', 'th'].map((selector) => ({ selector, format: 'block' }));
+const TABLES = [
+  { selector: 'table', format: 'block' },
+  { selector: 'tr', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+  ...['td', 'th'].map((selector) => ({ selector, format: 'cell' })),
+];
 const toText = compileConverter({
   wordwrap: false,
+  formatters: {
+    cell: (elem, walk, builder) => {
+      walk(elem.children, builder);
+      builder.addInline(' ');
+    },
+  },
   selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }, ...HEADINGS, ...TABLES],
 });
 
