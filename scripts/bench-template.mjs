@@ -17,7 +17,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { embeddedService, freePort } from './bench/embedded-service.mjs';
+import { embeddedService, freePort, signIn, whenReady } from './bench/embedded-service.mjs';
 import { htmlBody } from './bench/message.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -98,19 +98,10 @@ try {
     env: { ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, BOUNCE_SMTP_PORT: '0', DNS_CHECK_INTERVAL_MINUTES: '0' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const until = Date.now() + 120_000;
-  while (!(await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false))) {
-    if (service.exitCode !== null) throw new Error('the service exited during start');
-    if (Date.now() > until) throw new Error('the service did not become ready in 120 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-
-  const ui = { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base };
-  const login = await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: ui, body: JSON.stringify(USER) });
-  if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  await whenReady(base, service);
+  const consoleHeaders = await signIn(base, USER);
   const consoleCall = async (url, body) => {
-    const res = await fetch(`${base}${url}`, { method: 'POST', headers: { ...ui, Cookie: cookie }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}${url}`, { method: 'POST', headers: consoleHeaders, body: JSON.stringify(body) });
     if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
     return res.json();
   };

@@ -11,7 +11,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SMTPServer } from 'smtp-server';
-import { embeddedService, freePort } from './bench/embedded-service.mjs';
+import { embeddedService, freePort, signIn, whenReady } from './bench/embedded-service.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET = 1.0;
@@ -81,19 +81,10 @@ try {
     env: { ...env, PORT: String(httpPort), SMTP_PORT: String(smtpPort), BOUNCE_SMTP_PORT: '0', DNS_CHECK_INTERVAL_MINUTES: '0', HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}` },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const until = Date.now() + 120_000;
-  while (!(await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false))) {
-    if (service.exitCode !== null) throw new Error('the service exited during start');
-    if (Date.now() > until) throw new Error('the service did not become ready in 120 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-
-  const ui = { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base };
-  const login = await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: ui, body: JSON.stringify(USER) });
-  if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  await whenReady(base, service);
+  const consoleHeaders = await signIn(base, USER);
   const consoleCall = async (method, url, body) => {
-    const res = await fetch(`${base}${url}`, { method, headers: { ...ui, Cookie: cookie }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${url}`, { method, headers: consoleHeaders, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
     return res.json();
   };

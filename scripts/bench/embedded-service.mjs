@@ -33,3 +33,21 @@ export function embeddedService(root, prefix, admin) {
   };
   return { dataDir, env, admin: run };
 }
+
+/** Waits (up to 120 s) until the service spawned as `service` answers /readyz at `base`. */
+export async function whenReady(base, service) {
+  const until = Date.now() + 120_000;
+  while (!(await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false))) {
+    if (service.exitCode !== null) throw new Error('the service exited during start');
+    if (Date.now() > until) throw new Error('the service did not become ready in 120 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Signs `user` in through the console's call; returns the console's headers with the session cookie. */
+export async function signIn(base, user) {
+  const ui = { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base };
+  const login = await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: ui, body: JSON.stringify(user) });
+  if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+  return { ...ui, Cookie: login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ') };
+}
