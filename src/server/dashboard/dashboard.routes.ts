@@ -3,37 +3,32 @@
 // total the home rule needs (spec core §4, an empty body: all time) and the overview chart's daily
 // series. Totals come from the daily_stats rollup, never from counting transactions.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
-import { check, jsonBody } from '../http/validate.ts';
-import { dateField, rangeOf } from '../reports/report-input.ts';
+import { contractRoutes } from '../http/contract-route.ts';
+import { rangeOf } from '../reports/report-input.ts';
 import { dashboardData, overview, quota } from './dashboard.service.ts';
-
-// the date range in either spelling (spec core §7 lists both for the transaction search)
-const rangeFields = { startDate: dateField, endDate: dateField, start_date: dateField, end_date: dateField };
-// query strings may carry a cache-buster, so other parameters are ignored there
-const rangeQuery = z.object(rangeFields);
-const overviewBody = z.strictObject(rangeFields);
 
 export function dashboardRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  app.get('/dashboard', requireSession, async (c) => {
-    const range = rangeOf(check(rangeQuery, c.req.query()));
+  const serve = contractRoutes(app, '/v1');
+  serve(contract.getDashboard, [requireSession], async (c, { query }) => {
+    const range = rangeOf(query);
     const data = await dashboardData(ctx.db, sessionOf(c).customerId, range);
     c.header('Cache-Control', 'no-store');
     return c.json({ data });
   });
 
   // the quota is per calendar month; the date range the page sends (spec core §7) does not change it
-  app.get('/dashboard/get-quota', requireSession, async (c) => {
+  serve(contract.getQuota, [requireSession], async (c) => {
     const answer = await quota(ctx.db, sessionOf(c).customerId, new Date());
     c.header('Cache-Control', 'no-store');
     return c.json(answer);
   });
 
-  app.post('/dashboard/overview', requireSession, csrfGuard(ctx), async (c) => {
-    const range = rangeOf(await jsonBody(c, overviewBody));
+  serve(contract.postDashboardOverview, [requireSession, csrfGuard(ctx)], async (c, { body }) => {
+    const range = rangeOf(body);
     const answer = await overview(ctx.db, sessionOf(c).customerId, range, new Date());
     c.header('Cache-Control', 'no-store');
     return c.json(answer);

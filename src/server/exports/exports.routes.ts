@@ -15,24 +15,22 @@
 //   404 the export or its file is gone
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
-import { jsonBody } from '../http/validate.ts';
-import { rangeOfBody, reportBody } from '../reports/group-reports.routes.ts';
+import { contractRoutes } from '../http/contract-route.ts';
+import { rangeOfBody } from '../reports/group-reports.routes.ts';
 import { GROUP_REPORT_SORT_KEYS } from '../reports/group-reports.service.ts';
 import { resolveSort } from '../reports/report-input.ts';
 import { attachmentDisposition, openDownload, queueExport, viewExport } from './exports.service.ts';
 
-const viewBody = z.strictObject({ uuid: z.string().max(64) });
-
 export function exportRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const guard = [requireSession, csrfGuard(ctx)] as const;
+  const serve = contractRoutes(app, '/v1');
+  const guard = [requireSession, csrfGuard(ctx)];
 
-  app.post('/transaction-groups/reports/export', ...guard, async (c) => {
+  serve(contract.queueExport, guard, async (c, { body }) => {
     const session = sessionOf(c);
-    const body = await jsonBody(c, reportBody);
     // the export is in the report's default order (newest first); a bad sort is still refused
     resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' });
     const { uuid } = await queueExport(ctx, session, {
@@ -44,16 +42,15 @@ export function exportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json({ message: 'Report queued', uuid });
   });
 
-  app.post('/transaction-groups/export-view', ...guard, async (c) => {
-    const body = await jsonBody(c, viewBody);
+  serve(contract.viewExport, guard, async (c, { body }) => {
     const view = await viewExport(ctx, sessionOf(c), body.uuid);
     c.header('Cache-Control', 'no-store');
     if (view.status === 204) return c.body(null, 204);
     return c.json(view.body, view.status);
   });
 
-  app.get('/transaction-groups/export-download/:token/:uuid', requireSession, async (c) => {
-    const file = await openDownload(ctx, sessionOf(c), c.req.param('token'), c.req.param('uuid'));
+  serve(contract.downloadExport, [requireSession], async (c, { params }) => {
+    const file = await openDownload(ctx, sessionOf(c), params.token, params.uuid);
     return new Response(Readable.toWeb(file.body) as ReadableStream, {
       headers: {
         'Content-Type': 'text/csv; charset=utf-8',

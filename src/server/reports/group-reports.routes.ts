@@ -34,39 +34,15 @@
 //   key or field; 404 { error: { code: 'not_found' } } for a malformed, unknown or another
 //   customer's group_uuid. Exports: see src/server/exports/exports.routes.ts.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
+import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
-import { check, jsonBody } from '../http/validate.ts';
-import { GROUP_REPORT_SORT_KEYS, GROUP_REPORT_TYPES, LINK_SORT_KEYS, groupLinks, groupOverview, groupReport, reportRange } from './group-reports.service.ts';
-import { PAGE_SIZE, dateField, pageField, rangeOf, resolveSort, textField } from './report-input.ts';
+import { contractRoutes } from '../http/contract-route.ts';
+import { GROUP_REPORT_SORT_KEYS, LINK_SORT_KEYS, groupLinks, groupOverview, groupReport, reportRange } from './group-reports.service.ts';
+import { PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
 
-const SEARCH_TEXT_MAX = 320;
-const SORT_FIELD_MAX = 40;
-
-const reportType = z.enum(GROUP_REPORT_TYPES, { error: `must be one of ${GROUP_REPORT_TYPES.join(', ')}` });
-
-/** The report body of spec part two §7 (also the export's, with isExport, and the links call's). */
-export const reportBody = z.strictObject({
-  report_type: reportType,
-  // checked against the customer's groups, not here: a malformed uuid is 404 like an unknown one
-  group_uuid: z.string().max(64).optional(),
-  start_date: dateField,
-  end_date: dateField,
-  page: pageField,
-  order: textField(SORT_FIELD_MAX),
-  order_by: textField(SORT_FIELD_MAX),
-  search_query: textField(SEARCH_TEXT_MAX),
-  isExport: z.boolean().optional(),
-});
-export type ReportBody = z.infer<typeof reportBody>;
-
-const overviewBody = z.strictObject({
-  group_uuid: z.string().max(64).optional(),
-  report_type: reportType.optional(),
-  start_date: dateField,
-  end_date: dateField,
-});
+export type ReportBody = z.infer<typeof contract.reportBody>;
 
 /** The report's range (defaults, 400 days at most) from a checked body. */
 export function rangeOfBody(body: { start_date?: Parameters<typeof rangeOf>[0]['start_date']; end_date?: Parameters<typeof rangeOf>[0]['end_date'] }, now = new Date()) {
@@ -75,10 +51,10 @@ export function rangeOfBody(body: { start_date?: Parameters<typeof rangeOf>[0]['
 
 export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const guard = [requireSession, csrfGuard(ctx)] as const;
+  const serve = contractRoutes(app, '/v1');
+  const guard = [requireSession, csrfGuard(ctx)];
 
-  app.post('/transaction-groups/reports', ...guard, async (c) => {
-    const body = await jsonBody(c, reportBody);
+  serve(contract.groupReport, guard, async (c, { body }) => {
     const report = await groupReport(ctx.db, sessionOf(c).customerId, {
       groupUuid: body.group_uuid,
       reportType: body.report_type,
@@ -92,23 +68,20 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(report);
   });
 
-  const overview = async (customerId: number, input: unknown) => {
-    const body = check(overviewBody, input);
-    return groupOverview(ctx.db, customerId, body.group_uuid, rangeOfBody(body));
-  };
-  app.post('/transaction-groups/overview', ...guard, async (c) => {
-    const result = await overview(sessionOf(c).customerId, await jsonBody(c, z.unknown()));
+  const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) => groupOverview(ctx.db, customerId, body.group_uuid, rangeOfBody(body));
+  serve(contract.postGroupOverview, guard, async (c, { body }) => {
+    const result = await overview(sessionOf(c).customerId, body);
     c.header('Cache-Control', 'no-store');
     return c.json(result);
   });
   // spec core §7 lists the overview as a GET: the same fields in the query string
-  app.get('/transaction-groups/overview', requireSession, async (c) => {
-    const result = await overview(sessionOf(c).customerId, c.req.query());
+  serve(contract.getGroupOverview, [requireSession], async (c, { query }) => {
+    const result = await overview(sessionOf(c).customerId, query);
     c.header('Cache-Control', 'no-store');
     return c.json(result);
   });
 
-  const links = async (customerId: number, body: ReportBody) =>
+  const links = async (customerId: number, body: Omit<ReportBody, 'report_type'>) =>
     groupLinks(ctx.db, customerId, {
       groupUuid: body.group_uuid,
       range: rangeOfBody(body),
@@ -117,15 +90,14 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
       sort: resolveSort(LINK_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
       text: body.search_query ?? null,
     });
-  app.post('/links', ...guard, async (c) => {
-    const result = await links(sessionOf(c).customerId, await jsonBody(c, reportBody));
+  serve(contract.postLinks, guard, async (c, { body }) => {
+    const result = await links(sessionOf(c).customerId, body);
     c.header('Cache-Control', 'no-store');
     return c.json(result);
   });
   // later pages (spec part two §7): the report body as a query string; report_type may be left out
-  app.get('/links', requireSession, async (c) => {
-    const query = { report_type: 'clicks', ...c.req.query() };
-    const result = await links(sessionOf(c).customerId, check(reportBody, query));
+  serve(contract.getLinks, [requireSession], async (c, { query }) => {
+    const result = await links(sessionOf(c).customerId, query);
     c.header('Cache-Control', 'no-store');
     return c.json(result);
   });

@@ -4,50 +4,15 @@
 // spellings where the spec uses two; an unknown field, bad date, page, sort or status is 400.
 // Also GET /v1/transactions/{trans_uuid}/events, the Transaction Info modal's timeline.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
-import { jsonBody } from '../http/validate.ts';
+import { contractRoutes } from '../http/contract-route.ts';
 import { GROUP_SORT_KEYS, searchGroups } from './groups.service.ts';
-import { PAGE_SIZE, dateField, isUuid, pageField, rangeOf, resolveSort, textField } from './report-input.ts';
-import { MESSAGE_STATUSES, REPORT_TYPES, TRANSACTION_SORT_KEYS, searchTransactions } from './transactions.service.ts';
+import { PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
+import { TRANSACTION_SORT_KEYS, searchTransactions } from './transactions.service.ts';
 import { transactionEvents } from './transaction-events.service.ts';
-
-const SEARCH_TEXT_MAX = 320;
-const SORT_FIELD_MAX = 40;
-
-/** An enum value; empty or null means absent. */
-function choice<const T extends readonly [string, ...string[]]>(values: T) {
-  return z
-    .union([z.literal(''), z.enum(values)], { error: `must be one of ${values.join(', ')}` })
-    .nullish()
-    .transform((v) => (v ? v : undefined));
-}
-
-const rangeFields = { startDate: dateField, endDate: dateField, start_date: dateField, end_date: dateField };
-
-const transactionSearchBody = z.strictObject({
-  ...rangeFields,
-  reportType: choice(REPORT_TYPES),
-  report_type: choice(REPORT_TYPES),
-  page: pageField,
-  order: textField(SORT_FIELD_MAX),
-  order_by: textField(SORT_FIELD_MAX),
-  recipient_email: textField(SEARCH_TEXT_MAX),
-  transaction_search_string: textField(SEARCH_TEXT_MAX),
-  search_query: textField(SEARCH_TEXT_MAX),
-  message_status: choice(MESSAGE_STATUSES),
-  group_uuid: textField(64).refine((v) => v === undefined || isUuid(v), { message: 'must be a group uuid' }),
-});
-
-const groupSearchBody = z.strictObject({
-  page: pageField,
-  searchQuery: textField(SEARCH_TEXT_MAX),
-  search_query: textField(SEARCH_TEXT_MAX),
-  order: textField(SORT_FIELD_MAX),
-  orderBy: textField(SORT_FIELD_MAX),
-});
 
 /** The value of a field the spec spells two ways; 400 when both are given and differ. */
 function either<T>(a: T | undefined, b: T | undefined, names: string): T | undefined {
@@ -60,11 +25,11 @@ function either<T>(a: T | undefined, b: T | undefined, names: string): T | undef
 
 export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const guard = [requireSession, csrfGuard(ctx)] as const;
+  const serve = contractRoutes(app, '/v1');
+  const guard = [requireSession, csrfGuard(ctx)];
 
-  app.post('/transaction/search', ...guard, async (c) => {
+  serve(contract.searchTransactions, guard, async (c, { body }) => {
     const { customerId } = sessionOf(c);
-    const body = await jsonBody(c, transactionSearchBody);
     const page = await searchTransactions(ctx.db, customerId, {
       range: rangeOf(body),
       page: body.page,
@@ -82,9 +47,8 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(page);
   });
 
-  app.post('/transaction-groups/search', ...guard, async (c) => {
+  serve(contract.searchGroups, guard, async (c, { body }) => {
     const { customerId } = sessionOf(c);
-    const body = await jsonBody(c, groupSearchBody);
     const page = await searchGroups(ctx.db, customerId, {
       page: body.page,
       perPage: PAGE_SIZE.groups,
@@ -97,8 +61,8 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   // The Transaction Info modal's timeline (the issue's addition to spec core §2): a read, so a
   // session suffices; another customer's transaction is 404 like an unknown one.
-  app.get('/transactions/:uuid/events', requireSession, async (c) => {
-    const data = await transactionEvents(ctx.db, sessionOf(c).customerId, c.req.param('uuid'));
+  serve(contract.getTransactionEvents, [requireSession], async (c, { params }) => {
+    const data = await transactionEvents(ctx.db, sessionOf(c).customerId, params.uuid);
     c.header('Cache-Control', 'no-store');
     return c.json({ data });
   });

@@ -1,0 +1,207 @@
+// The pieces every /v1 operation of the contract shares: the error envelope and its closed set of
+// codes, the three ways a caller proves who it is, and `operation`, which turns one call's request
+// schemas, success answer and refusals into a @hono/zod-openapi route (docs/api.md).
+import { createRoute, z } from '@hono/zod-openapi';
+
+/** Every error code the API answers with, and its HTTP status (the server's ApiError reads this). */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  invalid_json: 400,
+  validation_failed: 400,
+  webhook_url_not_allowed: 400,
+  unauthorized: 401,
+  invalid_credentials: 401,
+  forbidden: 403,
+  csrf_failed: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unprocessable: 422,
+  domain_not_verified: 422,
+  missing_variables: 422,
+  too_many_requests: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+/** What each code means, for the document's error descriptions. */
+const ERROR_MEANING: Record<ErrorCode, string> = {
+  bad_request: 'the request is malformed (a control character in the address, a wrong form body)',
+  invalid_json: 'the body is not JSON, or nests more than 64 levels deep',
+  validation_failed: 'a field is missing, of the wrong type, too long or out of range; `details` lists each problem with its path',
+  webhook_url_not_allowed: 'the webhook URL points at a private or loopback address',
+  unauthorized: 'no valid session cookie or API key',
+  invalid_credentials: 'the email or password is wrong',
+  forbidden: 'the signed-in user may not do this (only users allowed to send transactions may)',
+  csrf_failed: 'a console call that changes state lacks `Request-Type: ui`, or came from another site',
+  not_found: 'no such item in this account (another account’s id answers the same)',
+  method_not_allowed: 'the path exists but not with this method; the Allow header names those it has',
+  conflict: 'the Idempotency-Key was already used with a different request, or the item exists',
+  precondition_failed: 'the export belongs to another user of the account',
+  payload_too_large: 'the body is larger than the limit for this call',
+  unprocessable: 'the request is well formed but cannot be carried out as it stands',
+  domain_not_verified: 'the From domain is not a verified sending domain of this account',
+  missing_variables: 'the template uses variables the request did not give',
+  too_many_requests: 'too many tries; wait and try again',
+  internal: 'an unexpected failure on our side',
+  unavailable: 'the service cannot take the request just now',
+};
+
+/** `{ error: { code, message, details? } }`: every refusal of the API. */
+export const errorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES).openapi({ description: 'A stable, machine-readable reason.' }),
+      message: z.string().openapi({ description: 'A sentence for people; may change wording.' }),
+      details: z.unknown().optional().openapi({ description: 'For validation_failed: `[{ path, message }]`, one entry per problem.' }),
+    }),
+    messages: z.array(z.string()).optional().openapi({ description: 'POST /v1/domains only: the same problems as a list, for the console’s modal.' }),
+  })
+  .openapi('Error', { example: { error: { code: 'validation_failed', message: 'Invalid request: subject: Required', details: [{ path: 'subject', message: 'Required' }] } } });
+
+/**
+ * Who may call an operation. `session`: the console's cookie (calls that change state also carry
+ * `Request-Type: ui`); `apiKey`: `Authorization: Bearer <apiKey>` or Basic `username:apiKey`.
+ */
+export type Access = 'public' | 'session' | 'apiKey' | 'sessionOrApiKey';
+
+export const SECURITY_SCHEMES = {
+  bearerApiKey: { type: 'http', scheme: 'bearer', description: 'The account’s API key (Settings → Credentials): `Authorization: Bearer <apiKey>`.' },
+  basicApiKey: { type: 'http', scheme: 'basic', description: 'HTTP Basic with the account’s SMTP username and its API key as the password (`username:apiKey`).' },
+  sessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'transact_session',
+    description: 'The console’s session cookie, set by POST /v1/auth/login. Calls that change state must also send the header `Request-Type: ui` (and, from a browser, a same-origin Origin), or they get 403 csrf_failed.',
+  },
+} as const;
+
+const SECURITY: Record<Access, Record<string, string[]>[]> = {
+  public: [],
+  session: [{ sessionCookie: [] }],
+  apiKey: [{ bearerApiKey: [] }, { basicApiKey: [] }],
+  sessionOrApiKey: [{ sessionCookie: [] }, { bearerApiKey: [] }, { basicApiKey: [] }],
+};
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+interface Success {
+  status: 200 | 201 | 202 | 204 | 302;
+  description: string;
+  /** The JSON answer; absent for 204/302 and for non-JSON answers given in `content`. */
+  schema?: z.ZodType;
+  example?: unknown;
+  /** A non-JSON answer (a CSV or an image): media type → description. */
+  content?: Record<string, string>;
+}
+
+/** One /v1 call of the contract, in the words the reference page shows. */
+export interface OperationSpec<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+> {
+  method: Method;
+  /** The OpenAPI path, `{name}` for parameters (`/v1/domains/{id}`). */
+  path: string;
+  tag: string;
+  summary: string;
+  description: string;
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  bodyExample?: unknown;
+  /** A multipart or form body documented as such (its fields are read by the handler). */
+  form?: { mediaType: string; schema: z.ZodType; description: string };
+  /** The server reads the body itself (template sends, free-form webhook input); the schema documents it. */
+  bodyCheckedByHandler?: boolean;
+  success: Success[];
+  /** The error codes this call can answer with (401/403/404/405/413 and the envelope follow). */
+  errors: ErrorCode[];
+  headers?: z.ZodObject;
+  /** Hono's pattern when it differs from the path (`/v1/suppression/:email{.+}`). */
+  honoPath?: string;
+}
+
+export type Operation<
+  P extends z.ZodObject | undefined = z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> = OperationSpec<P, Q, B> & { route: ReturnType<typeof createRoute>; honoPath: string; id: string };
+
+/** Codes every call of an access kind can give, beside its own. */
+function implicitErrors(access: Access, method: Method): ErrorCode[] {
+  const out: ErrorCode[] = ['bad_request'];
+  if (access !== 'public') out.push('unauthorized');
+  if (access === 'session' || access === 'sessionOrApiKey') if (method !== 'get') out.push('csrf_failed');
+  if (method !== 'get' && method !== 'delete') out.push('payload_too_large');
+  return out;
+}
+
+function operationId(method: Method, path: string): string {
+  const words = path
+    .replace(/^\/v1\//, '')
+    .split(/[/_-]/)
+    .filter(Boolean)
+    .map((w) => (w.startsWith('{') ? `by ${w.slice(1, -1)}` : w))
+    .join(' ')
+    .split(' ');
+  return [method, ...words].map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+}
+
+/** A contract operation: its route for the document and the typed pieces the server validates with. */
+export function operation<P extends z.ZodObject | undefined = undefined, Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  spec: OperationSpec<P, Q, B>,
+): Operation<P, Q, B> {
+  const codes = [...new Set([...implicitErrors(spec.access, spec.method), ...spec.errors])];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType | object; example?: unknown }> }> = {};
+  for (const s of spec.success) {
+    responses[String(s.status)] = {
+      description: s.description,
+      ...(s.schema ? { content: { 'application/json': { schema: s.schema, ...(s.example === undefined ? {} : { example: s.example }) } } } : {}),
+      ...(s.content ? { content: Object.fromEntries(Object.entries(s.content).map(([type, description]) => [type, { schema: { type: 'string', format: 'binary', description } }])) } : {}),
+    };
+  }
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    responses[String(status)] = {
+      description: list.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}`).join('; '),
+      content: { 'application/json': { schema: errorEnvelope } },
+    };
+  }
+  const body = spec.body
+    ? { body: { required: !spec.body.safeParse({}).success, content: { 'application/json': { schema: spec.body, ...(spec.bodyExample === undefined ? {} : { example: spec.bodyExample }) } } } }
+    : spec.form
+      ? { body: { required: true, description: spec.form.description, content: { [spec.form.mediaType]: { schema: spec.form.schema } } } }
+      : {};
+  const route = createRoute({
+    method: spec.method,
+    path: spec.path,
+    tags: [spec.tag],
+    summary: spec.summary,
+    description: spec.description,
+    operationId: operationId(spec.method, spec.path),
+    security: SECURITY[spec.access],
+    request: {
+      ...(spec.params ? { params: spec.params } : {}),
+      ...(spec.query ? { query: spec.query } : {}),
+      ...(spec.headers ? { headers: spec.headers } : {}),
+      ...body,
+    },
+    responses,
+  } as Parameters<typeof createRoute>[0]);
+  return { ...spec, route, honoPath: spec.honoPath ?? spec.path.replace(/\{(\w+)\}/g, ':$1'), id: operationId(spec.method, spec.path) };
+}
+
+/** A JSON object answer's `{ message }`. */
+export const messageAnswer = z.object({ message: z.string() });
+
+/** A path id that is digits; anything else answers 404 like an unknown id. */
+export const numericId = z.string().openapi({ description: 'A numeric id; anything else answers 404 like an unknown id.', example: '42' });

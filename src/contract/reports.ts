@@ -1,0 +1,380 @@
+// The report calls of the contract: the dashboard, the transaction and group searches, a
+// transaction's timeline, a group's reports, links and exports (spec core §7, part two §7).
+import { z } from '@hono/zod-openapi';
+import { dateField, pageField, textField, isUuid } from '../server/reports/report-input.ts';
+import { GROUP_SORT_KEYS } from '../server/reports/groups.service.ts';
+import { GROUP_REPORT_TYPES } from '../server/reports/group-reports.service.ts';
+import { MESSAGE_STATUSES, REPORT_TYPES } from '../server/reports/transactions.service.ts';
+import { messageAnswer, operation } from './common.ts';
+
+const SEARCH_TEXT_MAX = 320;
+const SORT_FIELD_MAX = 40;
+
+/** An enum value; empty or null means absent. */
+function choice<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .union([z.literal(''), z.enum(values)], { error: `must be one of ${values.join(', ')}` })
+    .nullish()
+    .transform((v) => (v ? v : undefined));
+}
+
+const rangeFields = { startDate: dateField, endDate: dateField, start_date: dateField, end_date: dateField };
+
+// query strings may carry a cache-buster, so other parameters are ignored there
+export const dashboardQuery = z.object(rangeFields);
+export const overviewBody = z.strictObject(rangeFields);
+
+export const transactionSearchBody = z.strictObject({
+  ...rangeFields,
+  reportType: choice(REPORT_TYPES),
+  report_type: choice(REPORT_TYPES),
+  page: pageField,
+  order: textField(SORT_FIELD_MAX),
+  order_by: textField(SORT_FIELD_MAX),
+  recipient_email: textField(SEARCH_TEXT_MAX),
+  transaction_search_string: textField(SEARCH_TEXT_MAX),
+  search_query: textField(SEARCH_TEXT_MAX),
+  message_status: choice(MESSAGE_STATUSES),
+  group_uuid: textField(64).refine((v) => v === undefined || isUuid(v), { message: 'must be a group uuid' }),
+});
+
+export const groupSearchBody = z.strictObject({
+  page: pageField,
+  searchQuery: textField(SEARCH_TEXT_MAX),
+  search_query: textField(SEARCH_TEXT_MAX),
+  order: textField(SORT_FIELD_MAX),
+  orderBy: textField(SORT_FIELD_MAX),
+});
+
+const reportType = z.enum(GROUP_REPORT_TYPES, { error: `must be one of ${GROUP_REPORT_TYPES.join(', ')}` });
+
+/** The report body of spec part two §7 (also the export's, with isExport, and the links call's). */
+export const reportBody = z.strictObject({
+  report_type: reportType,
+  // checked against the customer's groups, not here: a malformed uuid is 404 like an unknown one
+  group_uuid: z.string().max(64).optional(),
+  start_date: dateField,
+  end_date: dateField,
+  page: pageField,
+  order: textField(SORT_FIELD_MAX),
+  order_by: textField(SORT_FIELD_MAX),
+  search_query: textField(SEARCH_TEXT_MAX),
+  isExport: z.boolean().optional(),
+});
+
+export const groupOverviewBody = z.strictObject({
+  group_uuid: z.string().max(64).optional(),
+  report_type: reportType.optional(),
+  start_date: dateField,
+  end_date: dateField,
+});
+
+/** GET /v1/links: the report body as a query string, report_type optional (clicks). */
+export const linksQuery = reportBody.extend({ report_type: reportType.optional() });
+
+export const exportViewBody = z.strictObject({ uuid: z.string().max(64) });
+
+const pageMeta = z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int(), total_capped: z.boolean() });
+
+const dailyStat = z.object({
+  tstat_day: z.string().openapi({ example: '2026-11-24' }),
+  requests: z.number().int(),
+  sent: z.number().int(),
+  failed: z.number().int(),
+  delivered: z.number().int(),
+  bounced: z.number().int(),
+  bounces_hard: z.number().int(),
+  bounces_soft: z.number().int(),
+  opens: z.number().int(),
+  unique_opens: z.number().int(),
+  link_clicks: z.number().int(),
+  unique_clicks: z.number().int(),
+});
+
+const transaction = z.object({
+  trans_uuid: z.string(),
+  trans_date_sent: z.number().int().openapi({ description: 'Unix seconds; 0 when not sent yet.' }),
+  trans_date_queued: z.number().int(),
+  trans_to_email: z.string(),
+  trans_to_name: z.string(),
+  tm_subject: z.string(),
+  tm_from_name: z.string(),
+  tm_from_email: z.string(),
+  tm_additional_headers: z.string().openapi({ description: 'The custom headers as JSON text, `{}` when none.' }),
+  trans_delivered_status: z.string(),
+  trans_status: z.string(),
+  trans_group_uuid: z.string(),
+  trans_group_name: z.string(),
+  trans_read_count: z.number().int(),
+  trans_click_count: z.number().int(),
+});
+
+const transactionPage = z.object({ data: z.array(transaction), meta: pageMeta });
+
+const group = z.object({
+  group_id: z.number().int(),
+  group_uuid: z.string(),
+  group_name: z.string(),
+  group_create_date: z.number().int(),
+  group_last_send_date: z.number().int(),
+  groupStats: z.object({
+    tgs_total_requests: z.number().int(),
+    tgs_total_sent: z.number().int(),
+    tgs_total_failed: z.number().int(),
+    tgs_total_delivered: z.number().int(),
+    tgs_total_bounces: z.number().int(),
+    tgs_total_opens: z.number().int(),
+    tgs_total_link_clicks: z.number().int(),
+  }),
+});
+
+const transactionEvent = z.object({
+  type: z.string(),
+  time: z.number().int().openapi({ description: 'Unix seconds (UTC).' }),
+  data: z.object({
+    reply: z.string().optional(),
+    attempt: z.number().int().optional(),
+    reason: z.string().optional(),
+    bounce_type: z.enum(['hard', 'soft']).optional(),
+    status: z.string().optional(),
+    next_attempt_at: z.number().int().optional(),
+    url: z.string().optional(),
+    ip: z.string().optional(),
+    user_agent: z.string().optional(),
+    via: z.string().optional(),
+    file: z.string().optional(),
+    link: z.string().optional(),
+  }),
+});
+
+const reportTransaction = transaction.extend({
+  trans_id: z.number().int(),
+  log_date: z.number().int(),
+  trans_bounce_type: z.string(),
+  trans_bounce_reason: z.string(),
+  ts_total_opens: z.number().int(),
+  ts_total_clicks: z.number().int(),
+  ts_unique_clicks: z.number().int(),
+});
+
+const figure = z.object({ value: z.number(), percentage: z.number() });
+const overviewStats = z.object({
+  sent: figure,
+  delivered: figure,
+  failed: figure,
+  bounced: figure,
+  bouncesHard: figure,
+  bouncesSoft: figure,
+  uniqueOpens: figure,
+  notOpened: figure,
+  uniqueClicks: figure,
+  notClicked: figure,
+  totalOpens: z.object({ value: z.number() }),
+  totalClicks: z.object({ value: z.number() }),
+  total: z.number().int(),
+});
+
+const linkPage = z.object({
+  data: z.array(z.object({ tll_url: z.string(), tm_subject: z.string(), click_count: z.number().int(), unique_click_count: z.number().int() })),
+  meta: pageMeta,
+});
+
+const TAG = 'Reports';
+const dateHelp = 'Dates are `YYYY-MM-DD` (UTC days) or unix seconds; either spelling of a field (startDate or start_date) works, both must agree.';
+
+export const getDashboard = operation({
+  method: 'get',
+  path: '/v1/dashboard',
+  tag: TAG,
+  summary: 'Dashboard figures',
+  description: `The total of transactions accepted in the range and the first page of the latest transactions. ${dateHelp} Other query parameters are ignored.`,
+  access: 'session',
+  query: dashboardQuery,
+  success: [{ status: 200, description: 'The range’s total and its first page of transactions.', schema: z.object({ data: z.object({ overviewStats: z.object({ total: z.number().int() }), transactionStats: transactionPage }) }) }],
+  errors: ['validation_failed'],
+});
+
+export const getQuota = operation({
+  method: 'get',
+  path: '/v1/dashboard/get-quota',
+  tag: TAG,
+  summary: 'This month’s sending quota',
+  description: 'How many messages the account sent this calendar month (UTC) and how many it may send.',
+  access: 'session',
+  success: [{ status: 200, description: 'The month’s usage.', schema: z.object({ quota: z.object({ sent: z.number().int(), maximum: z.number().int() }) }), example: { quota: { sent: 120, maximum: 10000 } } }],
+  errors: ['not_found'],
+});
+
+export const postDashboardOverview = operation({
+  method: 'post',
+  path: '/v1/dashboard/overview',
+  tag: TAG,
+  summary: 'Overview total and daily series',
+  description: `The total of transactions accepted in the range (all time for an empty body) and one entry per day of the chart’s range (the last 29 days through today by default, at most 731 days). ${dateHelp}`,
+  access: 'session',
+  body: overviewBody,
+  bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24' },
+  success: [{ status: 200, description: 'The total and the daily series, zeros included.', schema: z.object({ overviewStats: z.object({ total: z.number().int() }), dailyStats: z.array(dailyStat) }) }],
+  errors: ['invalid_json', 'validation_failed'],
+});
+
+export const searchTransactions = operation({
+  method: 'post',
+  path: '/v1/transaction/search',
+  tag: TAG,
+  summary: 'Search transactions',
+  description: `One page (10 rows) of the account’s transactions, newest first unless sorted otherwise: by status, report type, group, recipient or text (a transaction uuid, or the start of an address or domain). ${dateHelp} An unknown field, sort key or status is refused.`,
+  access: 'session',
+  body: transactionSearchBody,
+  bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24', page: 1, message_status: 'delivered' },
+  success: [{ status: 200, description: 'One page of transactions and the paging block.', schema: transactionPage }],
+  errors: ['invalid_json', 'validation_failed'],
+});
+
+export const searchGroups = operation({
+  method: 'post',
+  path: '/v1/transaction-groups/search',
+  tag: TAG,
+  summary: 'Search transaction groups',
+  description: `One page (10 rows) of the account’s transaction groups with their totals, by name; sort keys: ${GROUP_SORT_KEYS.join(', ')}.`,
+  access: 'session',
+  body: groupSearchBody,
+  bodyExample: { page: 1, searchQuery: 'newsletter' },
+  success: [{ status: 200, description: 'One page of groups and the paging block.', schema: z.object({ data: z.array(group), meta: pageMeta }) }],
+  errors: ['invalid_json', 'validation_failed'],
+});
+
+export const getTransactionEvents = operation({
+  method: 'get',
+  path: '/v1/transactions/{uuid}/events',
+  tag: TAG,
+  summary: 'A transaction’s timeline',
+  description: 'Every event of one transaction in order: accepted, sent, deferred, delivered, bounced, failed, opened, clicked, unsubscribed, downloaded.',
+  access: 'session',
+  params: z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) }),
+  success: [{ status: 200, description: 'The events, oldest first.', schema: z.object({ data: z.array(transactionEvent) }) }],
+  errors: ['not_found'],
+});
+
+export const groupReport = operation({
+  method: 'post',
+  path: '/v1/transaction-groups/reports',
+  tag: TAG,
+  summary: 'A group’s report',
+  description: `One page of a report (overview, sent, opens, clicks, failed, bounced) over a group’s transactions, with the group’s daily series (the last 29 days by default, at most 400). ${dateHelp} A malformed, unknown or another account’s group_uuid answers 404.`,
+  access: 'session',
+  body: reportBody,
+  bodyExample: { report_type: 'opens', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', start_date: '2026-11-01', end_date: '2026-11-24', page: 1 },
+  success: [{ status: 200, description: 'The page of rows and the daily series.', schema: z.object({ transactions: z.object({ data: z.array(reportTransaction), meta: pageMeta }), dailyStats: z.array(dailyStat) }) }],
+  errors: ['invalid_json', 'validation_failed', 'not_found'],
+});
+
+const overviewAnswer = z.object({ overviewStats });
+
+export const postGroupOverview = operation({
+  method: 'post',
+  path: '/v1/transaction-groups/overview',
+  tag: TAG,
+  summary: 'A group’s overview figures',
+  description: `Sent, delivered, failed, bounced, opened and clicked over the range, each with its share in per cent. ${dateHelp}`,
+  access: 'session',
+  body: groupOverviewBody,
+  bodyExample: { group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', start_date: '2026-11-01', end_date: '2026-11-24' },
+  success: [{ status: 200, description: 'The figures.', schema: overviewAnswer }],
+  errors: ['invalid_json', 'validation_failed', 'not_found'],
+});
+
+export const getGroupOverview = operation({
+  method: 'get',
+  path: '/v1/transaction-groups/overview',
+  tag: TAG,
+  summary: 'A group’s overview figures (query string)',
+  description: 'The same as POST /v1/transaction-groups/overview with the fields in the query string.',
+  access: 'session',
+  query: groupOverviewBody,
+  success: [{ status: 200, description: 'The figures.', schema: overviewAnswer }],
+  errors: ['validation_failed', 'not_found'],
+});
+
+export const postLinks = operation({
+  method: 'post',
+  path: '/v1/links',
+  tag: TAG,
+  summary: 'A group’s clicked links',
+  description: 'One page (10 rows) of the links clicked in a group’s messages with their click counts; sort keys clicks (default), unique_clicks, link, subject; search_query matches part of the URL or subject.',
+  access: 'session',
+  body: reportBody,
+  bodyExample: { report_type: 'clicks', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', page: 1 },
+  success: [{ status: 200, description: 'One page of links.', schema: linkPage }],
+  errors: ['invalid_json', 'validation_failed', 'not_found'],
+});
+
+export const getLinks = operation({
+  method: 'get',
+  path: '/v1/links',
+  tag: TAG,
+  summary: 'A group’s clicked links (query string)',
+  description: 'The same as POST /v1/links with the fields in the query string; report_type may be left out.',
+  access: 'session',
+  query: linksQuery,
+  success: [{ status: 200, description: 'One page of links.', schema: linkPage }],
+  errors: ['validation_failed', 'not_found'],
+});
+
+export const queueExport = operation({
+  method: 'post',
+  path: '/v1/transaction-groups/reports/export',
+  tag: 'Exports',
+  summary: 'Export a report as CSV',
+  description: 'Queues a CSV of the whole report (the report body with isExport: true); the requester gets a mail with a link to it when it is written.',
+  access: 'session',
+  body: reportBody,
+  bodyExample: { report_type: 'sent', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', isExport: true },
+  success: [{ status: 200, description: 'Queued.', schema: messageAnswer.extend({ uuid: z.string() }), example: { message: 'Report queued', uuid: '9b2e…' } }],
+  errors: ['invalid_json', 'validation_failed', 'not_found'],
+});
+
+export const viewExport = operation({
+  method: 'post',
+  path: '/v1/transaction-groups/export-view',
+  tag: 'Exports',
+  summary: 'An export’s state',
+  description: 'Whether an export is ready; when it is, a token that downloads it for 10 minutes.',
+  access: 'session',
+  body: exportViewBody,
+  success: [
+    { status: 200, description: 'Ready: the token downloads it.', schema: z.object({ fileName: z.string(), token: z.string(), state: z.literal('ready'), rows: z.number().int(), expiresAt: z.number() }) },
+    { status: 202, description: 'Still being written: ask again later.', schema: z.object({ fileName: z.string(), token: z.null(), state: z.literal('queued') }) },
+    { status: 204, description: 'No such export: unknown, expired, or another account’s.' },
+  ],
+  errors: ['invalid_json', 'validation_failed', 'precondition_failed', 'unprocessable'],
+});
+
+export const downloadExport = operation({
+  method: 'get',
+  path: '/v1/transaction-groups/export-download/{token}/{uuid}',
+  tag: 'Exports',
+  summary: 'Download an export',
+  description: 'The CSV file, as an attachment.',
+  access: 'session',
+  params: z.object({ token: z.string(), uuid: z.string() }),
+  success: [{ status: 200, description: 'The CSV.', content: { 'text/csv': 'The report’s rows, UTF-8.' } }],
+  errors: ['forbidden', 'not_found'],
+});
+
+export const reportOperations = [
+  getDashboard,
+  getQuota,
+  postDashboardOverview,
+  searchTransactions,
+  searchGroups,
+  getTransactionEvents,
+  groupReport,
+  postGroupOverview,
+  getGroupOverview,
+  postLinks,
+  getLinks,
+  queueExport,
+  viewExport,
+  downloadExport,
+];

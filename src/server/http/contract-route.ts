@@ -1,0 +1,38 @@
+// Serves a contract operation (src/contract/*): the route is registered at the operation's path
+// and method, and its handler receives the path, query and JSON body already checked with the
+// operation's own schemas, through the same readers (jsonBody, check) and so with the same codes
+// and messages as before the contract. Middleware (session, CSRF, permission) runs first, so a
+// caller without the right to the call learns nothing about its input rules.
+import type { Context, Env, Hono, MiddlewareHandler } from 'hono';
+import type { z } from 'zod';
+import type { Operation } from '../../contract/common.ts';
+import { check, jsonBody } from './validate.ts';
+
+type Out<T> = [Exclude<T, undefined>] extends [never] ? undefined : Exclude<T, undefined> extends z.ZodType ? z.output<Exclude<T, undefined>> : undefined;
+
+/** What a handler of `O` receives, typed from its schemas. */
+export interface OperationInput<O extends Operation> {
+  params: Out<O['params']>;
+  query: Out<O['query']>;
+  /** Undefined when the operation reads its body itself (bodyCheckedByHandler, multipart). */
+  body: O['bodyCheckedByHandler'] extends true ? undefined : Out<O['body']>;
+}
+
+export type OperationHandler<E extends Env, O extends Operation> = (c: Context<E>, input: OperationInput<O>) => Response | Promise<Response>;
+
+/** The registrar for an app mounted at `base` ('/v1' for the console apps, '' at the root). */
+export function contractRoutes<E extends Env>(app: Hono<E>, base: string) {
+  return function serve<O extends Operation>(op: O, middleware: readonly MiddlewareHandler<E>[], handler: OperationHandler<E, O>): void {
+    if (!op.honoPath.startsWith(base)) throw new Error(`${op.honoPath} is not under ${base}`);
+    const run: MiddlewareHandler<E> = async (c) => {
+      const input = {
+        params: op.params ? check(op.params, c.req.param()) : undefined,
+        query: op.query ? check(op.query, c.req.query()) : undefined,
+        body: op.body && !op.bodyCheckedByHandler ? await jsonBody(c, op.body) : undefined,
+      } as OperationInput<O>;
+      return handler(c as Context<E>, input);
+    };
+    const on = app.on as (method: string, path: string, ...handlers: MiddlewareHandler<E>[]) => unknown;
+    on(op.method.toUpperCase(), op.honoPath.slice(base.length), ...middleware, run);
+  };
+}
