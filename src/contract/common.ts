@@ -119,8 +119,11 @@ export interface OperationSpec<
   bodyExample?: unknown;
   /** A multipart or form body documented as such (its fields are read by the handler). */
   form?: { mediaType: string; schema: z.ZodType; description: string };
-  /** The server reads the body itself (template sends, free-form webhook input); the schema documents it. */
-  bodyCheckedByHandler?: boolean;
+  /**
+   * The handler checks the query and body itself with these schemas (a template send fills the
+   * body from the template first; the sign-in callback redirects rather than answering 400).
+   */
+  checkedByHandler?: boolean;
   success: Success[];
   /** The error codes this call can answer with (401/403/404/405/413 and the envelope follow). */
   errors: ErrorCode[];

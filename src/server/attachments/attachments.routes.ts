@@ -8,14 +8,17 @@
 //   DELETE /v1/tracked-attachments/groups/{id}/assets/{assetId}
 //   POST   /v1/tracked-attachments/branding                   multipart: settings (JSON), asset (logo, optional)
 //   GET    /v1/tracked-attachments/branding, GET …/branding/logo, DELETE …/branding/logo
-// Console calls: a session and CSRF protection. Ids are checked against the signed-in customer.
+// The console calls them with its session (and CSRF protection), an application with the account's
+// API key (Bearer or Basic). Ids are checked against that customer.
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import * as contract from '../../contract/templates.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
-import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
-import { check, jsonBody } from '../http/validate.ts';
+import { type KeyOrSessionEnv, sessionOrApiKey } from '../http/api-key.ts';
+import { contractRoutes } from '../http/contract-route.ts';
+import { jsonBody } from '../http/validate.ts';
 import * as service from './attachments.service.ts';
 import { findBranding } from './attachments.repository.ts';
 import { readMultipart } from './multipart.ts';
@@ -25,19 +28,13 @@ const idParam = (value: string): number => {
   return Number(value);
 };
 
-const listQuery = z.strictObject({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(service.PAGE_SIZE),
-  name: z.string().max(200).default(''),
-});
+export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
+  const app = new Hono<KeyOrSessionEnv>();
+  const serve = contractRoutes(app, '/v1');
+  const guard = [sessionOrApiKey(ctx)];
 
-export function attachmentRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const guard = [requireSession, csrfGuard(ctx)] as const;
-  const base = '/tracked-attachments';
-
-  app.post(`${base}/groups`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
+  serve(contract.createLink, guard, async (c) => {
+    const customerId = c.get('customerId');
     const stored: service.Stored[] = [];
     try {
       const { fields } = await readMultipart(
@@ -59,35 +56,35 @@ export function attachmentRoutes(ctx: AppContext): Hono<ApiEnv> {
     }
   });
 
-  app.get(`${base}/groups`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
-    const q = check(listQuery, c.req.query());
+  serve(contract.listLinks, guard, async (c, { query: q }) => {
+    const customerId = c.get('customerId');
     c.header('Cache-Control', 'no-store');
     return c.json(await service.listGroups(ctx, customerId, q));
   });
 
-  app.get(`${base}/groups/:id`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
+  serve(contract.getLink, guard, async (c, { params }) => {
+    const customerId = c.get('customerId');
     c.header('Cache-Control', 'no-store');
-    return c.json(await service.getGroup(ctx, customerId, idParam(c.req.param('id'))));
+    return c.json(await service.getGroup(ctx, customerId, idParam(params.id)));
   });
 
-  app.patch(`${base}/groups/:id`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
-    const id = idParam(c.req.param('id'));
+  // the id is checked before the body (an unknown link is 404 whatever the body)
+  serve(contract.updateLink, guard, async (c, { params }) => {
+    const customerId = c.get('customerId');
+    const id = idParam(params.id);
     const input = await jsonBody(c, z.unknown());
     return c.json(await service.updateGroup(ctx, customerId, id, service.checkGroupInput(input)));
   });
 
-  app.delete(`${base}/groups/:id`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
-    await service.deleteGroup(ctx, customerId, idParam(c.req.param('id')));
+  serve(contract.deleteLink, guard, async (c, { params }) => {
+    const customerId = c.get('customerId');
+    await service.deleteGroup(ctx, customerId, idParam(params.id));
     return c.json({ message: 'Template deleted successfully' }); // spec part two §8: the message defined for group deletion
   });
 
-  app.post(`${base}/groups/:id/assets`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
-    const id = idParam(c.req.param('id'));
+  serve(contract.addFiles, guard, async (c, { params }) => {
+    const customerId = c.get('customerId');
+    const id = idParam(params.id);
     // refuse another customer's (or no) group before reading the file
     await service.getGroup(ctx, customerId, id);
     const stored: service.Stored[] = [];
@@ -110,22 +107,22 @@ export function attachmentRoutes(ctx: AppContext): Hono<ApiEnv> {
     }
   });
 
-  app.delete(`${base}/groups/:id/assets/:assetId`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
-    const assetId = c.req.param('assetId');
+  serve(contract.deleteFile, guard, async (c, { params }) => {
+    const customerId = c.get('customerId');
+    const { assetId } = params;
     if (!/^\d{1,15}$/.test(assetId)) throw new ApiError('not_found', 'No such file');
-    await service.deleteAsset(ctx, customerId, idParam(c.req.param('id')), Number(assetId));
+    await service.deleteAsset(ctx, customerId, idParam(params.id), Number(assetId));
     return c.json({ message: 'File deleted' });
   });
 
-  app.get(`${base}/branding`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
+  serve(contract.getBranding, guard, async (c) => {
+    const customerId = c.get('customerId');
     c.header('Cache-Control', 'no-store');
     return c.json(await service.getBranding(ctx, customerId));
   });
 
-  app.post(`${base}/branding`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
+  serve(contract.saveBranding, guard, async (c) => {
+    const customerId = c.get('customerId');
     let logo: { key: string; name: string; type: string } | null = null;
     try {
       const { fields } = await readMultipart(
@@ -147,8 +144,8 @@ export function attachmentRoutes(ctx: AppContext): Hono<ApiEnv> {
     }
   });
 
-  app.get(`${base}/branding/logo`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
+  serve(contract.getLogo, guard, async (c) => {
+    const customerId = c.get('customerId');
     const row = await findBranding(ctx.db, customerId);
     const body = row?.logo_key ? await ctx.storage.get(row.logo_key) : undefined;
     if (!row?.logo_type || !body) throw new ApiError('not_found', 'There is no logo');
@@ -157,8 +154,8 @@ export function attachmentRoutes(ctx: AppContext): Hono<ApiEnv> {
     });
   });
 
-  app.delete(`${base}/branding/logo`, ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
+  serve(contract.deleteLogo, guard, async (c) => {
+    const customerId = c.get('customerId');
     await service.deleteLogo(ctx, customerId);
     return c.json({ message: 'Logo successfully deleted' });
   });

@@ -74,7 +74,7 @@ const options = z.strictObject({
   expiry_timestamp: z.number({ error: 'expiry_timestamp must be unix seconds' }).int({ error: 'expiry_timestamp must be whole unix seconds' }).nonnegative({ error: 'expiry_timestamp must not be negative' }).nullish(),
   access_limit: z.number({ error: 'access_limit must be a number' }).int({ error: 'access_limit must be a whole number' }).min(0, { error: 'access_limit must not be negative' }).max(1_000_000_000, { error: 'access_limit is too large' }).optional(),
 });
-const groupInput = z.strictObject({ name: name.optional(), options: options.optional() });
+export const groupInput = z.strictObject({ name: name.optional(), options: options.optional() });
 export type GroupInput = z.infer<typeof groupInput>;
 
 /** Spec part two §5: the expiry lies between now and one year from now (0 or null: none). */
@@ -232,7 +232,7 @@ export const DEFAULT_BRANDING: BrandingSettings = {
 
 const colour = z.string().regex(/^#[0-9a-fA-F]{6}$/, { error: 'Colours are #rrggbb' });
 const pair = z.strictObject({ colour, text_colour: colour });
-const brandingInput = z.strictObject({ page: pair, button: pair, link: pair });
+export const brandingInput = z.strictObject({ page: pair, button: pair, link: pair });
 
 export interface BrandingWire extends BrandingSettings {
   logo: { url: string; fileName: string } | null;

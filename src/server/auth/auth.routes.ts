@@ -1,31 +1,22 @@
 // Sign-in, sign-out and the session answer of the console (spec core §7, part two §7 Auth).
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { z } from 'zod';
 import { safeNextPath } from '../../lib/next-path.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, clientIp, csrfGuard } from '../http/middleware.ts';
 import { CHALLENGE_COOKIE, SESSION_COOKIE, isSecureRequest, sessionCookieOptions } from '../http/session-cookie.ts';
-import { check, jsonBody } from '../http/validate.ts';
+import { check } from '../http/validate.ts';
+import { contractRoutes } from '../http/contract-route.ts';
+import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../context.ts';
 import * as auth from './auth.service.ts';
 
-const loginBody = z.object({
-  email: z.string().trim().min(1, 'is required').max(254),
-  password: z.string().min(1, 'is required').max(1024),
-});
-
-const challengeBody = z.object({
-  installUrl: z.string().min(1).max(2048),
-  redirect: z.string().max(2048).nullable().optional(),
-});
-
 export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  const serve = contractRoutes(app, '/v1');
   const csrf = csrfGuard(ctx);
 
-  app.post('/auth/login', csrf, async (c) => {
-    const body = await jsonBody(c, loginBody);
+  serve(contract.login, [csrf], async (c, { body }) => {
     const userId = await auth.login(ctx, { email: body.email, password: body.password, ip: clientIp(c) });
     const token = await auth.startSession(ctx, userId, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
     setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)));
@@ -33,20 +24,19 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(auth.sessionToWire(ctx, session));
   });
 
-  app.post('/logout', csrf, async (c) => {
+  serve(contract.logout, [csrf], async (c) => {
     const redirect = auth.logoutDestination(c.get('session'));
     await auth.endSession(ctx, getCookie(c, SESSION_COOKIE));
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.json({ redirect });
   });
 
-  app.get('/verify_auth', async (c) => {
+  serve(contract.verifyAuth, [], async (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json(auth.sessionToWire(ctx, c.get('session')));
   });
 
-  app.post('/auth/initiate-challenge', csrf, async (c) => {
-    const body = await jsonBody(c, challengeBody);
+  serve(contract.initiateChallenge, [csrf], async (c, { body }) => {
     const { nonce, redirectUrl } = await auth.initiateChallenge(ctx, { installUrl: body.installUrl, redirect: body.redirect ?? null });
     setCookie(c, CHALLENGE_COOKIE, nonce, {
       httpOnly: true,
@@ -60,9 +50,9 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   // The parent platform sends the browser here with its signed assertion (a top-level GET, so the
   // Lax challenge cookie comes along). Failures land on /unauthorized rather than a JSON page.
-  app.get('/auth/callback', async (c) => {
+  serve(contract.authCallback, [], async (c) => {
     try {
-      const { assertion } = check(z.object({ assertion: z.string().min(1).max(8192) }), c.req.query());
+      const { assertion } = check(contract.callbackQuery, c.req.query());
       const { userId, redirect } = await auth.completeChallenge(ctx, assertion, getCookie(c, CHALLENGE_COOKIE));
       deleteCookie(c, CHALLENGE_COOKIE, { path: '/v1/auth' });
       const token = await auth.startSession(ctx, userId, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });

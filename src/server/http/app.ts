@@ -19,6 +19,9 @@ import { suppressionRoutes } from '../suppressions/suppressions.routes.ts';
 import { attachmentRoutes } from '../attachments/attachments.routes.ts';
 import { publicAttachmentRoutes } from '../attachments/public.routes.ts';
 import { templateRoutes } from '../templates/templates.routes.ts';
+import { openApiText } from '../../contract/document.ts';
+import { getOpenApi } from '../../contract/reference.ts';
+import { contractRoutes } from './contract-route.ts';
 import { ApiError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
 import { apiMethodsFinder, methodNotAllowed, refuseControlCharacters } from './request-guard.ts';
@@ -47,9 +50,15 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   const sendLimit = limitBody(ctx.config.sendBodyLimitBytes);
   const consoleLimit = limitBody(ctx.config.consoleBodyLimitBytes);
   app.use('/v1/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next)));
-  app.route('/v1', mailRoutes(ctx) as unknown as Hono<ApiEnv>);
+  app.route('/v1', mailRoutes(ctx));
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
+  // public: the reference page reads it signed out; made now, from the contract the routes use
+  const document = openApiText(ctx.config.publicUrl);
+  contractRoutes(app, '')(getOpenApi, [], (c) => {
+    c.header('Cache-Control', 'no-cache');
+    return c.body(document, 200, { 'Content-Type': 'application/json; charset=utf-8' });
+  });
   app.use('/v1/*', sessionMiddleware(ctx));
   app.route('/v1', authRoutes(ctx));
   app.route('/v1', settingsRoutes(ctx));

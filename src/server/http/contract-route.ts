@@ -13,9 +13,9 @@ type Out<T> = [Exclude<T, undefined>] extends [never] ? undefined : Exclude<T, u
 /** What a handler of `O` receives, typed from its schemas. */
 export interface OperationInput<O extends Operation> {
   params: Out<O['params']>;
-  query: Out<O['query']>;
-  /** Undefined when the operation reads its body itself (bodyCheckedByHandler, multipart). */
-  body: O['bodyCheckedByHandler'] extends true ? undefined : Out<O['body']>;
+  /** Query and body are undefined when the operation checks them itself (checkedByHandler). */
+  query: O['checkedByHandler'] extends true ? undefined : Out<O['query']>;
+  body: O['checkedByHandler'] extends true ? undefined : Out<O['body']>;
 }
 
 export type OperationHandler<E extends Env, O extends Operation> = (c: Context<E>, input: OperationInput<O>) => Response | Promise<Response>;
@@ -27,8 +27,8 @@ export function contractRoutes<E extends Env>(app: Hono<E>, base: string) {
     const run: MiddlewareHandler<E> = async (c) => {
       const input = {
         params: op.params ? check(op.params, c.req.param()) : undefined,
-        query: op.query ? check(op.query, c.req.query()) : undefined,
-        body: op.body && !op.bodyCheckedByHandler ? await jsonBody(c, op.body) : undefined,
+        query: op.query && !op.checkedByHandler ? check(op.query, c.req.query()) : undefined,
+        body: op.body && !op.checkedByHandler ? await jsonBody(c, op.body) : undefined,
       } as OperationInput<O>;
       return handler(c as Context<E>, input);
     };

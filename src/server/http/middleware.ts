@@ -57,7 +57,7 @@ export function sessionOf(c: Context<ApiEnv>): ResolvedSession {
  * cannot send, and which a cross-site fetch cannot send without a preflight we never approve) and,
  * when the browser names one, an Origin equal to ours.
  */
-export function csrfGuard(ctx: AppContext): MiddlewareHandler<ApiEnv> {
+export function csrfGuard<E extends ApiEnv = ApiEnv>(ctx: AppContext): MiddlewareHandler<E> {
   const allowed = new Set([new URL(ctx.config.publicUrl).origin]);
   return async (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next();

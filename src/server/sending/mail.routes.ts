@@ -6,7 +6,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import { customerForApiKey } from '../credentials/credentials.service.ts';
+import { apiKeyRefusal, customerOfAuthorization } from '../http/api-key.ts';
+import * as contract from '../../contract/sending.ts';
+import { contractRoutes } from '../http/contract-route.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ApiEnv } from '../http/middleware.ts';
 import { check, parseJsonBody } from '../http/validate.ts';
@@ -21,19 +23,8 @@ type SendEnv = ApiEnv & { Variables: { customerId: number } };
 function apiKeyAuth(ctx: AppContext): MiddlewareHandler<SendEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
-    let customerId: number | null = null;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(header);
-    const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
-    if (bearer) customerId = await customerForApiKey(ctx, bearer[1]);
-    else if (basic) {
-      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon > 0) customerId = await customerForApiKey(ctx, decoded.slice(colon + 1), decoded.slice(0, colon));
-    }
-    if (customerId === null) {
-      c.header('WWW-Authenticate', 'Bearer realm="transact"');
-      throw new ApiError('unauthorized', header ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer <apiKey>)');
-    }
+    const customerId = await customerOfAuthorization(ctx, header);
+    if (customerId === null) throw apiKeyRefusal(header);
     c.set('customerId', customerId);
     await next();
   };
@@ -139,7 +130,8 @@ async function idempotencyOf(ctx: AppContext, c: Context<SendEnv>, bodyText: str
 
 export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   const app = new Hono<SendEnv>();
-  const auth = apiKeyAuth(ctx);
+  const serve = contractRoutes(app, '/v1');
+  const auth = [apiKeyAuth(ctx)];
 
   /** Validates, prepares and accepts; `render` shapes the answer from the accepted recipients. */
   async function send(
@@ -165,13 +157,14 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
 
   const ourAnswer = (accepted: AcceptedRecipient[][]) => ({ status: 202 as const, body: { data: accepted[0].map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status })) } });
 
-  app.post('/mail', auth, async (c) => {
+  // each handler reads its body itself: a template send is filled from its template before the check
+  serve(contract.sendMail, auth, async (c) => {
     const { text, value } = await readJson(c);
     const body = check(mailRequest, await withTemplate(ctx, c.get('customerId'), value, 'mail'));
     return send(c, text, [submissionOrThrow(() => fromMailRequest(body))], ourAnswer);
   });
 
-  app.post('/mail/batch', auth, async (c) => {
+  serve(contract.sendMailBatch, auth, async (c) => {
     const { text, value } = await readJson(c);
     const list = check(z.union([z.array(z.unknown()), z.object({ messages: z.array(z.unknown()) }).transform((o) => o.messages)]), value);
     if (list.length === 0 || list.length > MAX_BATCH) throw new ApiError('validation_failed', `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`);
@@ -186,13 +179,13 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   app.use('/emails', resendErrors);
   app.use('/emails/batch', resendErrors);
 
-  app.post('/emails', auth, async (c) => {
+  serve(contract.sendEmail, auth, async (c) => {
     const { text, value } = await readJson(c);
     const body = check(resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
     return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({ status: 200, body: { id: accepted[0][0].trans_uuid } }));
   });
 
-  app.post('/emails/batch', auth, async (c) => {
+  serve(contract.sendEmailBatch, auth, async (c) => {
     const { text, value } = await readJson(c);
     const list = check(z.array(z.unknown()).min(1).max(100), value);
     const items = await Promise.all(list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)));

@@ -1,25 +1,21 @@
 // GET /v1/ui-settings (spec core §7): the customer's sending options and credentials for the
 // Settings and getting-started pages; POST /v1/ui-settings: one sending option toggled.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../context.ts';
 import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
-import { jsonBody } from '../http/validate.ts';
+import { contractRoutes } from '../http/contract-route.ts';
 import { clearLookupCaches } from '../lookup-cache.ts';
 import { SENDING_OPTIONS } from './settings.repository.ts';
 import { setSendingOption, settingsToWire } from './settings.service.ts';
 
-// spec §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
-const sendingOptionChange = z
-  .strictObject({ track_opens: z.boolean().optional(), track_links: z.boolean().optional(), disable_suppression: z.boolean().optional() })
-  .refine((body) => Object.keys(body).length === 1, { message: `send exactly one of ${SENDING_OPTIONS.join(', ')}` });
-
 export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  app.get('/ui-settings', requireSession, requireSender, async (c) => {
+  const serve = contractRoutes(app, '/v1');
+  serve(contract.getSettings, [requireSession, requireSender], async (c) => {
     const { customerId } = sessionOf(c);
     const customer = await findCustomer(ctx.db, customerId);
     if (!customer) throw new ApiError('not_found', 'No such customer');
@@ -31,9 +27,8 @@ export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
     });
   });
 
-  app.post('/ui-settings', requireSession, csrfGuard(ctx), requireSender, async (c) => {
+  serve(contract.changeSetting, [requireSession, csrfGuard(ctx), requireSender], async (c, { body: change }) => {
     const session = sessionOf(c);
-    const change = await jsonBody(c, sendingOptionChange);
     const option = SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
     const settings = await ctx.db.transaction().execute((trx) => setSendingOption(ctx, trx, session.customerId, option, change[option]!));
     clearLookupCaches(ctx); // again after commit: a send during the transaction may have cached the old state

@@ -3,40 +3,26 @@
 // Console calls: a session, CSRF protection on every one of them (all three are POST or DELETE),
 // and the send permission (spec core §6).
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
-import { jsonBody } from '../http/validate.ts';
-import { MAX_EMAILS_PER_REQUEST, addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
-
-const addBody = z.strictObject({
-  emails: z.array(z.string(), { error: 'emails must be a list of email addresses' }).max(MAX_EMAILS_PER_REQUEST, {
-    error: `Add at most ${MAX_EMAILS_PER_REQUEST} email addresses at a time`,
-  }),
-});
-
-// spec part two §2: filter buttons All, User, Bounce, Unsubscribe; '' (or null) also means all
-const searchBody = z.strictObject({
-  page: z.number().int().min(1).max(1_000_000).default(1),
-  email: z.string().max(320).nullish(),
-  suppressed_origin: z.enum(['', 'all', 'user', 'bounce', 'unsubscribe']).nullish(),
-});
+import { contractRoutes } from '../http/contract-route.ts';
+import { addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
 
 export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const guard = [requireSession, csrfGuard(ctx), requireSender] as const;
+  const serve = contractRoutes(app, '/v1');
+  const guard = [requireSession, csrfGuard(ctx), requireSender];
 
-  app.post('/suppression', ...guard, async (c) => {
+  serve(contract.addSuppressions, guard, async (c, { body: { emails } }) => {
     const { customerId } = sessionOf(c);
-    const { emails } = await jsonBody(c, addBody);
     const result = await ctx.db.transaction().execute((trx) => addSuppressions(trx, customerId, emails));
     return c.json(result);
   });
 
-  app.post('/suppression/search', ...guard, async (c) => {
+  serve(contract.searchSuppressions, guard, async (c, { body }) => {
     const { customerId } = sessionOf(c);
-    const body = await jsonBody(c, searchBody);
     const page = await searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
     c.header('Cache-Control', 'no-store');
     return c.json(page);
@@ -44,9 +30,9 @@ export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   // {email} is URL-encoded by the client; Hono decodes the parameter. `.+` keeps an encoded '/'
   // (a valid local-part character) from ending the match should a proxy decode it.
-  app.delete('/suppression/:email{.+}', ...guard, async (c) => {
+  serve(contract.deleteSuppression, guard, async (c, { params }) => {
     const { customerId } = sessionOf(c);
-    const email = c.req.param('email');
+    const { email } = params;
     if (email.length > 1000) throw new ApiError('validation_failed', 'The address is too long');
     await ctx.db.transaction().execute((trx) => removeSuppression(trx, customerId, email));
     return c.json({ message: 'Suppression Deleted Successfully' });

@@ -7,29 +7,26 @@
 // only credential, a cross-site request can do no more than anyone holding the link, and RFC 8058
 // §3.2 has the provider post from elsewhere without cookies.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as contract from '../../contract/sending.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, limitBody } from '../http/middleware.ts';
-import { jsonBody } from '../http/validate.ts';
+import { contractRoutes } from '../http/contract-route.ts';
 import { ONE_CLICK_BODY } from './list-unsubscribe.ts';
 import { resubscribe, unsubscribe } from './unsubscribe.service.ts';
-
-const TransactionBody = z.object({ transaction_id: z.string().max(100) });
 
 /** A one-click body is one short field (RFC 8058 §3.1); anything bigger is not one. */
 const ONE_CLICK_MAX_BYTES = 4096;
 
 export function unsubscribeRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  const serve = contractRoutes(app, '');
 
-  app.post('/v1/unsubscribe', async (c) => {
-    const { transaction_id } = await jsonBody(c, TransactionBody);
+  serve(contract.unsubscribe, [], async (c, { body: { transaction_id } }) => {
     return c.json(await unsubscribe(ctx, transaction_id, 'page'));
   });
 
-  app.post('/v1/resubscribe', async (c) => {
-    const { transaction_id } = await jsonBody(c, TransactionBody);
+  serve(contract.resubscribe, [], async (c, { body: { transaction_id } }) => {
     return c.json(await resubscribe(ctx, transaction_id, 'page'));
   });
 

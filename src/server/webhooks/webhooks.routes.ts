@@ -3,11 +3,13 @@
 // (send a test event now), GET /v1/webhook-logs/{id} (More info) and POST /v1/webhook-logs/{id}/replay.
 import { Hono } from 'hono';
 import { z } from 'zod';
+import * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
+import { contractRoutes } from '../http/contract-route.ts';
 import { jsonBody } from '../http/validate.ts';
-import { SAVED_MESSAGE, logDetail, logSearch, replayLog, rotateSecret, saveWebhook, searchLogs, sendTestEvent, webhooksForConsole } from './webhooks.service.ts';
+import { SAVED_MESSAGE, logDetail, replayLog, rotateSecret, saveWebhook, searchLogs, sendTestEvent, webhooksForConsole } from './webhooks.service.ts';
 
 function logId(raw: string): number {
   if (!/^\d{1,15}$/.test(raw)) throw new ApiError('not_found', 'No such webhook log entry');
@@ -16,37 +18,39 @@ function logId(raw: string): number {
 
 export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const change = [requireSession, csrfGuard(ctx), requireSender] as const;
+  const serve = contractRoutes(app, '/v1');
+  const change = [requireSession, csrfGuard(ctx), requireSender];
 
-  app.get('/webhooks', requireSession, requireSender, async (c) => {
+  serve(contract.getWebhooks, [requireSession, requireSender], async (c) => {
     const data = await webhooksForConsole(ctx, sessionOf(c).customerId);
     c.header('Cache-Control', 'no-store'); // it carries the basic-auth password and the signing secret
     return c.json({ data });
   });
 
-  app.post('/webhooks', ...change, async (c) => {
+  // the service checks the body (its messages are the modal's)
+  serve(contract.saveWebhook, change, async (c) => {
     const webhook = await saveWebhook(ctx, sessionOf(c).customerId, await jsonBody(c, z.unknown()));
     c.header('Cache-Control', 'no-store');
     return c.json({ message: SAVED_MESSAGE, data: webhook });
   });
 
-  app.post('/webhooks/secret', ...change, async (c) => {
+  serve(contract.rotateSecret, change, async (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json(await rotateSecret(ctx, sessionOf(c).customerId));
   });
 
-  app.post('/webhooks/test', ...change, async (c) => c.json(await sendTestEvent(ctx, sessionOf(c).customerId)));
+  serve(contract.testWebhook, change, async (c) => c.json(await sendTestEvent(ctx, sessionOf(c).customerId)));
 
-  app.post('/webhook-logs', requireSession, csrfGuard(ctx), async (c) => {
-    return c.json(await searchLogs(ctx, sessionOf(c).customerId, await jsonBody(c, logSearch)));
+  serve(contract.searchWebhookLogs, [requireSession, csrfGuard(ctx)], async (c, { body }) => {
+    return c.json(await searchLogs(ctx, sessionOf(c).customerId, body));
   });
 
-  app.get('/webhook-logs/:id', requireSession, async (c) => {
-    return c.json(await logDetail(ctx, sessionOf(c).customerId, logId(c.req.param('id'))));
+  serve(contract.getWebhookLog, [requireSession], async (c, { params }) => {
+    return c.json(await logDetail(ctx, sessionOf(c).customerId, logId(params.id)));
   });
 
-  app.post('/webhook-logs/:id/replay', ...change, async (c) => {
-    await replayLog(ctx, sessionOf(c).customerId, logId(c.req.param('id')));
+  serve(contract.replayWebhookLog, change, async (c, { params }) => {
+    await replayLog(ctx, sessionOf(c).customerId, logId(params.id));
     return c.json({ message: 'Queued again.' }, 202);
   });
   return app;

@@ -83,7 +83,7 @@ export async function webhooksForConsole(ctx: AppContext, customerId: number): P
 
 // The webhook object of spec core §3 as the modal sends it back (created_timestamp, secret and
 // other read-only fields are ignored). An empty authentication type is null (§5).
-const webhookInput = z.object({
+export const webhookInput = z.object({
   url: z.string(),
   verb: z.enum(WEBHOOK_VERBS),
   status: z.enum(['enabled', 'disabled']),

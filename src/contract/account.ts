@@ -1,0 +1,234 @@
+// The console's account calls of the contract: sign-in and sign-out, the session, the parent
+// platform's challenge, Settings, Domains and Getting Started (spec core §7, part two §7 Auth).
+import { z } from '@hono/zod-openapi';
+import { SENDING_OPTIONS } from '../server/settings/settings.repository.ts';
+import { operation } from './common.ts';
+
+export const loginBody = z.object({
+  email: z.string().trim().min(1, 'is required').max(254),
+  password: z.string().min(1, 'is required').max(1024),
+});
+
+export const challengeBody = z.object({
+  installUrl: z.string().min(1).max(2048),
+  redirect: z.string().max(2048).nullable().optional(),
+});
+
+export const callbackQuery = z.object({ assertion: z.string().min(1).max(8192) });
+
+const yesNo = z.enum(['yes', 'no']);
+const sessionAnswer = z.object({
+  isAuthenticated: z.boolean(),
+  enterprise: z
+    .object({
+      enterprise_id: z.number().int(),
+      enterprise_name: z.string(),
+      enterprise_header_colour: z.string().nullable(),
+      enterprise_logo: z.string().nullable(),
+      enterprise_pmailer_url: z.string().nullable(),
+      enterprise_sms_enabled: yesNo,
+    })
+    .nullable(),
+  customer: z.object({ customer_id: z.number().int(), customer_name: z.string() }).nullable(),
+  user: z
+    .looseObject({ user_id: z.number().int(), user_name: z.string(), user_email: z.string(), user_profile_picture: z.string().nullable() })
+    .openapi({ description: 'The user, with a `user_can_<permission>` flag (yes/no) per permission.' })
+    .nullable(),
+  backendUrl: z.string(),
+});
+
+// spec §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
+export const sendingOptionChange = z
+  .strictObject({ track_opens: z.boolean().optional(), track_links: z.boolean().optional(), disable_suppression: z.boolean().optional() })
+  .refine((body) => Object.keys(body).length === 1, { message: `send exactly one of ${SENDING_OPTIONS.join(', ')}` });
+
+const settings = z.object({ tsetting_track_opens: z.boolean(), tsetting_track_links: z.boolean(), tsetting_disable_suppression: z.boolean() });
+const apiCredentials = z.object({ username: z.string(), apiKey: z.string(), url: z.string() });
+const smtpCredentials = z.object({ host: z.string(), port: z.number().int(), username: z.string(), password: z.string() });
+
+export const createDomainBody = z.strictObject({
+  domain_url: z.string().max(300),
+  domain_verification_email: z.string().max(400),
+});
+export const resendVerificationBody = z.strictObject({ email: z.string().max(400).optional() });
+
+const domain = z.object({
+  domain_id: z.number().int(),
+  domain_domain: z.string(),
+  domain_sending_verified: yesNo,
+  domain_verification_email: z.string().nullable(),
+  domain_verification_sent_timestamp: z.string().nullable(),
+  domain_created_timestamp: z.string(),
+  dns_checked_timestamp: z.string().nullable(),
+  dns_records: z.array(
+    z.object({
+      purpose: z.enum(['spf', 'dkim', 'dmarc', 'return_path']),
+      type: z.enum(['TXT', 'CNAME']),
+      name: z.string(),
+      value: z.string(),
+      check: z.looseObject({}).nullable().openapi({ description: 'The last DNS check of this record, null before any.' }),
+    }),
+  ),
+});
+
+const domainParams = z.object({ id: z.string().openapi({ description: 'The domain id; anything but digits answers 404.', example: '7' }) });
+
+export const login = operation({
+  method: 'post',
+  path: '/v1/auth/login',
+  tag: 'Sign-in',
+  summary: 'Sign in',
+  description: 'Checks the email and password and sets the session cookie. After repeated failures for one email or one address, further tries get 429 for a while. Unknown email and wrong password give the same answer.',
+  access: 'public',
+  body: loginBody,
+  bodyExample: { email: 'ada@example.com', password: 'correct horse battery staple' },
+  success: [{ status: 200, description: 'Signed in: the session, as GET /v1/verify_auth answers it.', schema: sessionAnswer }],
+  errors: ['invalid_json', 'validation_failed', 'invalid_credentials', 'csrf_failed', 'too_many_requests'],
+});
+
+export const logout = operation({
+  method: 'post',
+  path: '/v1/logout',
+  tag: 'Sign-in',
+  summary: 'Sign out',
+  description: 'Ends the session and clears its cookie; answers where the browser should go next (the parent platform, or the sign-in page).',
+  access: 'public',
+  success: [{ status: 200, description: 'Signed out.', schema: z.object({ redirect: z.string() }), example: { redirect: '/login' } }],
+  errors: ['csrf_failed'],
+});
+
+export const verifyAuth = operation({
+  method: 'get',
+  path: '/v1/verify_auth',
+  tag: 'Sign-in',
+  summary: 'Who is signed in',
+  description: 'The session’s user, customer and enterprise; `isAuthenticated: false` (still 200) when signed out.',
+  access: 'public',
+  success: [{ status: 200, description: 'The session.', schema: sessionAnswer }],
+  errors: [],
+});
+
+export const initiateChallenge = operation({
+  method: 'post',
+  path: '/v1/auth/initiate-challenge',
+  tag: 'Sign-in',
+  summary: 'Start a sign-in through the parent platform',
+  description: 'Sets a short-lived challenge cookie and answers the parent platform address the browser goes to; the platform sends it back to GET /v1/auth/callback with a signed assertion.',
+  access: 'public',
+  body: challengeBody,
+  success: [{ status: 200, description: 'Where to send the browser.', schema: z.object({ redirectUrl: z.string() }) }],
+  errors: ['invalid_json', 'validation_failed', 'csrf_failed', 'forbidden', 'not_found'],
+});
+
+export const authCallback = operation({
+  method: 'get',
+  path: '/v1/auth/callback',
+  tag: 'Sign-in',
+  summary: 'Finish a sign-in through the parent platform',
+  description: 'Checks the platform’s signed assertion against the challenge cookie, starts a session and redirects into the console; any refusal redirects to /unauthorized instead of answering JSON.',
+  access: 'public',
+  query: callbackQuery,
+  checkedByHandler: true,
+  success: [{ status: 302, description: 'To the console page asked for, or to /unauthorized when the assertion is refused.' }],
+  errors: [],
+});
+
+export const getSettings = operation({
+  method: 'get',
+  path: '/v1/ui-settings',
+  tag: 'Settings',
+  summary: 'Sending options and credentials',
+  description: 'The account’s sending options (open and link tracking, suppression) and its API and SMTP credentials.',
+  access: 'session',
+  success: [{ status: 200, description: 'Settings and credentials.', schema: z.object({ settings, credentials: z.object({ apiCredentials, smtpCredentials, isReseller: z.boolean() }) }) }],
+  errors: ['forbidden', 'not_found'],
+});
+
+export const changeSetting = operation({
+  method: 'post',
+  path: '/v1/ui-settings',
+  tag: 'Settings',
+  summary: 'Change one sending option',
+  description: `Sets exactly one of ${SENDING_OPTIONS.join(', ')} to a boolean; the next message sent follows it.`,
+  access: 'session',
+  body: sendingOptionChange,
+  bodyExample: { track_opens: false },
+  success: [{ status: 200, description: 'The options now.', schema: z.object({ settings }) }],
+  errors: ['invalid_json', 'validation_failed', 'forbidden'],
+});
+
+export const listDomains = operation({
+  method: 'get',
+  path: '/v1/domains',
+  tag: 'Domains',
+  summary: 'List sending domains',
+  description: 'The account’s domains with their verification state and the DNS records to publish.',
+  access: 'session',
+  success: [{ status: 200, description: 'The domains.', schema: z.object({ domains: z.array(domain) }) }],
+  errors: ['forbidden'],
+});
+
+export const createDomain = operation({
+  method: 'post',
+  path: '/v1/domains',
+  tag: 'Domains',
+  summary: 'Add a sending domain',
+  description: 'Adds a domain and mails a verification link to an address at it. Refusals carry `messages` (the problems as a list) beside the error.',
+  access: 'session',
+  body: createDomainBody,
+  checkedByHandler: true,
+  bodyExample: { domain_url: 'example.com', domain_verification_email: 'postmaster@example.com' },
+  success: [{ status: 201, description: 'Created; the verification mail is on its way.', schema: z.object({ messages: z.array(z.string()), domain }) }],
+  errors: ['invalid_json', 'validation_failed', 'forbidden', 'conflict', 'too_many_requests'],
+});
+
+export const getDomain = operation({
+  method: 'get',
+  path: '/v1/domains/{id}',
+  tag: 'Domains',
+  summary: 'One sending domain',
+  description: 'A domain with its verification state and DNS records.',
+  access: 'session',
+  params: domainParams,
+  success: [{ status: 200, description: 'The domain.', schema: z.object({ domain }) }],
+  errors: ['forbidden', 'not_found'],
+});
+
+export const resendVerification = operation({
+  method: 'post',
+  path: '/v1/domains/{id}/verification',
+  tag: 'Domains',
+  summary: 'Send the verification mail again',
+  description: 'Mails a fresh verification link, to another address at the domain when `email` is given.',
+  access: 'session',
+  params: domainParams,
+  body: resendVerificationBody,
+  checkedByHandler: true,
+  success: [{ status: 200, description: 'Sent.', schema: z.object({ messages: z.array(z.string()), domain }) }],
+  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'too_many_requests'],
+});
+
+export const checkDomain = operation({
+  method: 'post',
+  path: '/v1/domains/{id}/check',
+  tag: 'Domains',
+  summary: 'Check the DNS records now',
+  description: 'Looks up the domain’s SPF, DKIM, DMARC and return-path records and answers the domain with each result.',
+  access: 'session',
+  params: domainParams,
+  success: [{ status: 200, description: 'The domain with fresh checks.', schema: z.object({ domain }) }],
+  errors: ['forbidden', 'not_found'],
+});
+
+export const getStarted = operation({
+  method: 'get',
+  path: '/v1/get-started',
+  tag: 'Settings',
+  summary: 'Getting Started',
+  description: 'What the Getting Started page shows: the domains and the API and SMTP credentials.',
+  access: 'session',
+  success: [{ status: 200, description: 'Domains and credentials.', schema: z.object({ domains: z.array(domain), apiCredentials, smtpCredentials, isReseller: z.boolean() }) }],
+  errors: ['forbidden', 'not_found'],
+});
+
+export const accountOperations = [login, logout, verifyAuth, initiateChallenge, authCallback, getSettings, changeSetting, listDomains, createDomain, getDomain, resendVerification, checkDomain, getStarted];

@@ -1,0 +1,61 @@
+// The OpenAPI 3.1 document made from the contract (GET /v1/openapi.json, the /docs/api page):
+// every operation with its schemas, the security schemes, the webhook payloads, `servers` from
+// PUBLIC_URL. Made once per process: the contract does not change while it runs.
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { SECURITY_SCHEMES } from './common.ts';
+import { operations } from './index.ts';
+import { webhookDefinitions } from './webhook-payloads.ts';
+
+const TAGS = [
+  { name: 'Sending', description: 'Mail in over HTTP with the account’s API key. SMTP submission takes the same messages (see the SMTP section of /docs/api).' },
+  { name: 'Resend-compatible', description: 'Resend’s send calls, so its SDK works with `baseUrl` set to this service’s /v1.' },
+  { name: 'Templates', description: 'Handlebars templates the console edits and sends name by id or alias.' },
+  { name: 'Tracked attachments', description: 'Download links whose downloads are counted per recipient; with the API key an application makes one per message and sends it with `online_attachment_id`.' },
+  { name: 'Reports', description: 'The console’s dashboard, transaction and group reports.' },
+  { name: 'Exports', description: 'CSV exports of group reports.' },
+  { name: 'Webhooks', description: 'The account’s webhook, its signing secret and its logs. The requests it receives are under Webhooks below.' },
+  { name: 'Suppression', description: 'Addresses mail is not sent to.' },
+  { name: 'Settings', description: 'Sending options and credentials.' },
+  { name: 'Domains', description: 'Sending domains, their verification and DNS records.' },
+  { name: 'Sign-in', description: 'The console’s session.' },
+  { name: 'Unsubscribe', description: 'The recipients’ unsubscribe page calls (no credentials: the link is the credential).' },
+  { name: 'Reference', description: 'This document.' },
+];
+
+let cached: { url: string; text: string } | undefined;
+
+/** The document as an object, for `publicUrl`. */
+export function openApiDocument(publicUrl: string): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) registry.registerComponent('securitySchemes', name, scheme);
+  for (const op of operations) registry.registerPath(op.route);
+  for (const hook of webhookDefinitions()) {
+    registry.registerWebhook({
+      method: 'post',
+      path: hook.name,
+      summary: hook.name,
+      description: `${hook.summary} Sent with the webhook’s verb: POST, PUT and PATCH carry it as the JSON body; GET and DELETE in the query string (nested keys joined with dots). Either field set, as the webhook is configured. Any 2xx within 10 s is success; anything else is retried for about three days, and 410 disables the webhook.`,
+      tags: ['Webhooks'],
+      request: { headers: hook.headers, body: { content: { 'application/json': { schema: hook.schema } } } },
+      responses: { 200: { description: 'Received (any 2xx).' }, 410: { description: 'Gone: the webhook is disabled.' } },
+    });
+  }
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Transact API',
+      version: '1',
+      description:
+        'Transactional email over HTTP and SMTP, and the calls the console makes. Errors are always `{ "error": { "code", "message", "details"? } }` with a 4xx or 5xx status; `code` is stable, `message` is for people.',
+    },
+    servers: [{ url: publicUrl.replace(/\/+$/, ''), description: 'This installation (PUBLIC_URL).' }],
+    tags: TAGS,
+  }) as unknown as Record<string, unknown>;
+}
+
+/** The document as JSON text, made on first use. */
+export function openApiText(publicUrl: string): string {
+  if (cached?.url !== publicUrl) cached = { url: publicUrl, text: JSON.stringify(openApiDocument(publicUrl)) };
+  return cached.text;
+}

@@ -1,0 +1,10 @@
+// Every /v1 operation of the contract, in the order the reference shows them.
+import { accountOperations } from './account.ts';
+import type { Operation } from './common.ts';
+import { reportOperations } from './reports.ts';
+import { sendingOperations } from './sending.ts';
+import { templateOperations } from './templates.ts';
+import { webhookOperations } from './webhooks.ts';
+import { referenceOperations } from './reference.ts';
+
+export const operations: readonly Operation[] = [...sendingOperations, ...templateOperations, ...reportOperations, ...webhookOperations, ...accountOperations, ...referenceOperations];

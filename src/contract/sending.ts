@@ -1,0 +1,150 @@
+// The sending calls of the contract: POST /v1/mail and /v1/mail/batch (our shape), POST
+// /v1/emails and /v1/emails/batch (Resend's shape, so its SDK works against us), and the public
+// unsubscribe and resubscribe calls the recipients' pages make.
+import { z } from '@hono/zod-openapi';
+import { MAX_BATCH, mailRequest, resendRequest } from '../server/sending/mail.schema.ts';
+import { operation } from './common.ts';
+
+export { mailRequest, resendRequest };
+
+const templateFields = {
+  template_id: z.string().max(200).openapi({ description: 'A published template’s id or alias: its subject, HTML and text are rendered with `variables`.' }),
+  variables: z.record(z.string(), z.unknown()).optional().openapi({ description: 'The template’s variables; every variable it uses must be given.' }),
+};
+/** A send: the message itself, or a template with its variables (fields given beside it win). */
+export const mailSend = z.union([
+  mailRequest,
+  mailRequest.partial({ subject: true }).extend(templateFields),
+]);
+export const mailBatch = z.union([z.array(mailSend).min(1).max(MAX_BATCH), z.object({ messages: z.array(mailSend).min(1).max(MAX_BATCH) })]);
+
+// Resend's fields we refuse are `never` in the check; the document states them as refused instead
+const refused = (why: string) => z.unknown().optional().openapi({ description: `Refused: ${why}.`, not: {} });
+const resendAttachment = resendRequest.shape.attachments.unwrap().element.extend({ path: refused('send base64 content') });
+const resendDocumented = resendRequest.extend({
+  react: refused('render it to html first'),
+  scheduled_at: refused('scheduled sending is not supported'),
+  attachments: z.array(resendAttachment).max(100).optional(),
+});
+export const resendSend = z.union([
+  resendDocumented,
+  resendDocumented.partial({ subject: true }).extend({ template: z.strictObject({ id: z.string().max(200), variables: z.record(z.string(), z.unknown()).optional() }) }),
+]);
+export const resendBatch = z.array(resendSend).min(1).max(100);
+
+const idempotency = z.object({
+  'idempotency-key': z.string().min(1).max(256).optional().openapi({
+    description: 'Up to 256 printable characters. The same key with the same body within 24 h answers the first response again and sends nothing; with another body it is 409.',
+  }),
+});
+
+const accepted = z.object({
+  trans_uuid: z.string().openapi({ description: 'The transaction of this recipient: reports, webhooks and the unsubscribe link name it.' }),
+  to: z.string(),
+  status: z.string().openapi({ description: '`queued`, or `suppressed` when the address is on the suppression list (nothing is sent to it).' }),
+});
+
+const sendErrors = ['invalid_json', 'validation_failed', 'domain_not_verified', 'missing_variables', 'conflict', 'too_many_requests', 'not_found'] as const;
+const TAG = 'Sending';
+const example = {
+  from: { email: 'receipts@example.com', name: 'Example Shop' },
+  to: ['ada@example.org'],
+  subject: 'Your receipt',
+  html: '<p>Thank you for your order.</p>',
+  group: 'Receipts',
+};
+
+export const sendMail = operation({
+  method: 'post',
+  path: '/v1/mail',
+  tag: TAG,
+  summary: 'Send a message',
+  description:
+    'Accepts one message for every recipient in to, cc and bcc (50 at most) and answers once it is stored; delivery follows. The From domain must be a verified sending domain. Give `html` and/or `text`, or a `template_id` with `variables`. `online_attachment_id` adds a tracked download link (see Tracked attachments) to the message, one per recipient.',
+  access: 'apiKey',
+  body: mailSend,
+  bodyExample: example,
+  checkedByHandler: true,
+  headers: idempotency,
+  success: [{ status: 202, description: 'Accepted: one transaction per recipient.', schema: z.object({ data: z.array(accepted) }), example: { data: [{ trans_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', to: 'ada@example.org', status: 'queued' }] } }],
+  errors: [...sendErrors],
+});
+
+export const sendMailBatch = operation({
+  method: 'post',
+  path: '/v1/mail/batch',
+  tag: TAG,
+  summary: 'Send a batch of messages',
+  description: `Up to ${MAX_BATCH} messages in one request (a list, or { messages: [...] }), each as POST /v1/mail takes it; all are accepted together or none (a problem names the message's index, e.g. \`3.subject\`).`,
+  access: 'apiKey',
+  body: mailBatch,
+  bodyExample: [example],
+  checkedByHandler: true,
+  headers: idempotency,
+  success: [{ status: 202, description: 'Accepted: per message, its recipients’ transactions.', schema: z.object({ data: z.array(z.array(accepted)) }) }],
+  errors: [...sendErrors],
+});
+
+const resendExample = { from: 'Example Shop <receipts@example.com>', to: ['ada@example.org'], subject: 'Your receipt', html: '<p>Thank you for your order.</p>' };
+
+export const sendEmail = operation({
+  method: 'post',
+  path: '/v1/emails',
+  tag: 'Resend-compatible',
+  summary: 'Send a message (Resend’s shape)',
+  description:
+    'Resend’s POST /emails, so the official `resend` SDK works with its base URL set to this service’s /v1. Answers the transaction uuid of the first recipient as `id`. Refusals carry Resend’s `name`, `message` and `statusCode` beside our `error`. Not supported: `react` (render it to html first), `scheduled_at`, attachments by `path`.',
+  access: 'apiKey',
+  body: resendSend,
+  bodyExample: resendExample,
+  checkedByHandler: true,
+  headers: idempotency,
+  success: [{ status: 200, description: 'Accepted.', schema: z.object({ id: z.string() }), example: { id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' } }],
+  errors: [...sendErrors],
+});
+
+export const sendEmailBatch = operation({
+  method: 'post',
+  path: '/v1/emails/batch',
+  tag: 'Resend-compatible',
+  summary: 'Send a batch (Resend’s shape)',
+  description: 'Resend’s POST /emails/batch: up to 100 messages, all accepted together or none.',
+  access: 'apiKey',
+  body: resendBatch,
+  bodyExample: [resendExample],
+  checkedByHandler: true,
+  headers: idempotency,
+  success: [{ status: 200, description: 'Accepted: one id per message.', schema: z.object({ data: z.array(z.object({ id: z.string() })) }) }],
+  errors: [...sendErrors],
+});
+
+export const transactionBody = z.object({ transaction_id: z.string().max(100) });
+const subscriptionAnswer = z.object({ message: z.string(), redirect: z.string().nullable() });
+
+export const unsubscribe = operation({
+  method: 'post',
+  path: '/v1/unsubscribe',
+  tag: 'Unsubscribe',
+  summary: 'Unsubscribe a recipient',
+  description: 'Made by the recipient’s unsubscribe page: the transaction uuid from the link is the only credential. The address goes on the account’s suppression list.',
+  access: 'public',
+  body: transactionBody,
+  bodyExample: { transaction_id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
+  success: [{ status: 200, description: 'Unsubscribed.', schema: subscriptionAnswer }],
+  errors: ['invalid_json', 'validation_failed', 'not_found'],
+});
+
+export const resubscribe = operation({
+  method: 'post',
+  path: '/v1/resubscribe',
+  tag: 'Unsubscribe',
+  summary: 'Resubscribe a recipient',
+  description: 'Undoes an unsubscribe made through the page, from the same link.',
+  access: 'public',
+  body: transactionBody,
+  bodyExample: { transaction_id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
+  success: [{ status: 200, description: 'Resubscribed.', schema: subscriptionAnswer }],
+  errors: ['invalid_json', 'validation_failed', 'not_found'],
+});
+
+export const sendingOperations = [sendMail, sendMailBatch, sendEmail, sendEmailBatch, unsubscribe, resubscribe];

@@ -1,0 +1,307 @@
+// The template and tracked-attachment calls of the contract (spec part two §7 "Templates" and
+// "Tracked attachments"): search, one template, save, delete, live preview; download links with
+// their files and the download page's branding.
+import { z } from '@hono/zod-openapi';
+import { PAGE_SIZE, brandingInput, groupInput } from '../server/attachments/attachments.service.ts';
+import { messageAnswer, numericId, operation } from './common.ts';
+
+const SORTS = ['name', 'description', 'published', 'updated'] as const;
+// "name" ascending, "-name" descending; spec part two §9: by description, DESC by default
+const sortParam = z.enum([...SORTS, ...SORTS.map((s) => `-${s}` as const)]);
+
+export const templateSearchBody = z.union([
+  z.strictObject({
+    template_name: z.string().max(200).nullish(),
+    sort: sortParam.nullish(),
+    page: z.number().int().min(1).max(100_000).default(1),
+  }),
+  z.strictObject({
+    templateName: z.string().max(200).nullish(),
+    templateType: z.enum(['user', 'system']),
+    templateStatus: z.enum(['published', 'draft']).nullish(),
+    sort: sortParam.nullish(),
+    page: z.number().int().min(1).max(100_000).default(1),
+  }),
+]);
+
+const text = (max: number) => z.string().max(max).nullish();
+export const templateBody = z.strictObject({
+  // the editor sends back what it loaded; these are the server's own and ignored
+  id: z.string().optional(),
+  type: z.string().optional(),
+  created_timestamp: z.string().optional(),
+  updated_timestamp: z.string().optional(),
+  published_timestamp: z.string().nullish(),
+  name: text(200),
+  status: z.enum(['draft', 'published']).optional(),
+  alias: z.string().max(100).regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, dot, dash and underscore').nullish(),
+  from_name: text(200).refine((v) => !v || !/[\r\n]/.test(v), 'must not contain a line break'),
+  from_email: text(320),
+  reply_email: text(320),
+  subject: text(998).refine((v) => !v || !/[\r\n]/.test(v), 'must not contain a line break'),
+  description: text(1000),
+  // the byte limit (413) is the service's; this only bounds what is parsed at all
+  content_html: z.string().max(4 * 1024 * 1024).nullish(),
+  content_text: z.string().max(4 * 1024 * 1024).nullish(),
+});
+
+export const renderBody = z.strictObject({
+  subject: text(998),
+  content_html: z.string().max(4 * 1024 * 1024),
+  content_text: text(4 * 1024 * 1024),
+  variables: z.record(z.string(), z.unknown(), { error: 'variables must be an object' }).default({}),
+});
+
+const template = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['draft', 'published']),
+  type: z.enum(['user', 'system']),
+  alias: z.string().nullable(),
+  from_name: z.string().nullable(),
+  from_email: z.string().nullable(),
+  reply_email: z.string().nullable(),
+  subject: z.string().nullable(),
+  description: z.string().nullable(),
+  content_html: z.string(),
+  content_text: z.string().nullable(),
+  created_timestamp: z.string(),
+  updated_timestamp: z.string(),
+  published_timestamp: z.string().nullable(),
+});
+const templateParams = z.object({ id: z.string().openapi({ description: 'The template uuid; anything else answers 404.', example: '0d9f6c2e-1b7a-4d8e-9f10-3c2b1a0e9d8c' }) });
+const saved = z.object({ template, message: z.string() });
+const TAG = 'Templates';
+
+export const searchTemplates = operation({
+  method: 'post',
+  path: '/v1/templates/search',
+  tag: TAG,
+  summary: 'Search templates',
+  description: 'One page of templates by name: the account’s own ({template_name, sort, page}) or, for the Select Template page, the system gallery or the account’s by status ({templateName, templateType, templateStatus}). Sort by name, description, published or updated, `-` first for descending.',
+  access: 'session',
+  body: templateSearchBody,
+  bodyExample: { template_name: 'receipt', sort: '-updated', page: 1 },
+  success: [{ status: 200, description: 'One page of templates.', schema: z.object({ data: z.array(template), meta: z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }) }) }],
+  errors: ['invalid_json', 'validation_failed', 'forbidden'],
+});
+
+export const renderTemplate = operation({
+  method: 'post',
+  path: '/v1/templates/render',
+  tag: TAG,
+  summary: 'Preview a template',
+  description: 'Renders a subject, HTML and text with sample variables, as a send would; answers the variables the template uses.',
+  access: 'session',
+  body: renderBody,
+  bodyExample: { subject: 'Hello {{name}}', content_html: '<p>Hi {{name}}</p>', variables: { name: 'Ada' } },
+  success: [{ status: 200, description: 'The rendered parts.', schema: z.object({ subject: z.string().nullable(), html: z.string(), text: z.string(), variables: z.array(z.string()) }) }],
+  errors: ['invalid_json', 'validation_failed', 'unprocessable', 'forbidden'],
+});
+
+export const getTemplate = operation({
+  method: 'get',
+  path: '/v1/templates/{id}',
+  tag: TAG,
+  summary: 'One template',
+  description: 'A template of the account, or a system template of the gallery.',
+  access: 'session',
+  params: templateParams,
+  success: [{ status: 200, description: 'The template.', schema: z.object({ template }) }],
+  errors: ['forbidden', 'not_found'],
+});
+
+export const createTemplate = operation({
+  method: 'post',
+  path: '/v1/templates',
+  tag: TAG,
+  summary: 'Create a template',
+  description: 'Saves a new template (Handlebars in subject, HTML and text). Publishing checks that it renders; `alias` names it for sends by alias.',
+  access: 'session',
+  body: templateBody,
+  bodyExample: { name: 'Receipt', alias: 'receipt', subject: 'Your receipt {{number}}', content_html: '<p>Thanks, {{name}}</p>', status: 'draft' },
+  success: [{ status: 201, description: 'Saved.', schema: saved }],
+  errors: ['invalid_json', 'validation_failed', 'conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
+});
+
+export const updateTemplate = operation({
+  method: 'put',
+  path: '/v1/templates/{id}',
+  tag: TAG,
+  summary: 'Save a template',
+  description: 'Replaces a template’s fields; read-only fields sent back are ignored.',
+  access: 'session',
+  params: templateParams,
+  body: templateBody,
+  success: [{ status: 200, description: 'Saved.', schema: saved }],
+  errors: ['invalid_json', 'validation_failed', 'not_found', 'conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
+});
+
+export const deleteTemplate = operation({
+  method: 'delete',
+  path: '/v1/templates/{id}',
+  tag: TAG,
+  summary: 'Delete a template',
+  description: 'Deletes one of the account’s templates.',
+  access: 'session',
+  params: templateParams,
+  success: [{ status: 200, description: 'Deleted.', schema: messageAnswer, example: { message: 'Template deleted successfully' } }],
+  errors: ['not_found', 'forbidden'],
+});
+
+export const attachmentListQuery = z.strictObject({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(PAGE_SIZE),
+  name: z.string().max(200).default(''),
+});
+
+const asset = z.object({ id: z.number().int(), name: z.string(), size: z.number().int(), content_type: z.string() });
+const link = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  created_timestamp: z.number().int(),
+  preview_link: z.string(),
+  integration_id: z.string().openapi({ description: 'What a send names as `online_attachment_id` to put this link in a message.' }),
+  options: z.object({ expiry_timestamp: z.number().int().nullable(), access_limit: z.number().int() }),
+  downloads: z.number().int(),
+  asset_count: z.number().int(),
+  assets: z.array(asset),
+});
+const branding = brandingInput.extend({ logo: z.object({ url: z.string(), fileName: z.string() }).nullable() });
+const linkParams = z.object({ id: numericId });
+const ATTACH = 'Tracked attachments';
+const both = 'Console session or the account’s API key.';
+
+export const createLink = operation({
+  method: 'post',
+  path: '/v1/tracked-attachments/groups',
+  tag: ATTACH,
+  summary: 'Create a download link',
+  description: `Creates a tracked download link, optionally with its first file. Multipart: \`group\` (JSON: name, options { expiry_timestamp, access_limit }) first, then \`asset\` (a file). A send that names its integration_id as \`online_attachment_id\` carries the link, per recipient. ${both}`,
+  access: 'sessionOrApiKey',
+  form: { mediaType: 'multipart/form-data', description: 'group: JSON text; asset: a file (optional).', schema: z.object({ group: z.string().openapi({ example: '{"name":"Invoice 1042","options":{"access_limit":3}}' }), asset: z.string().optional().openapi({ format: 'binary' }) }) },
+  success: [{ status: 201, description: 'The link.', schema: link }],
+  errors: ['invalid_json', 'validation_failed', 'payload_too_large'],
+});
+
+export const listLinks = operation({
+  method: 'get',
+  path: '/v1/tracked-attachments/groups',
+  tag: ATTACH,
+  summary: 'List download links',
+  description: `One page of the account’s links, newest first, by part of the name. ${both}`,
+  access: 'sessionOrApiKey',
+  query: attachmentListQuery,
+  success: [{ status: 200, description: 'One page of links.', schema: z.looseObject({ data: z.array(link) }).openapi({ description: 'The links and the paging fields.' }) }],
+  errors: ['validation_failed'],
+});
+
+export const getLink = operation({
+  method: 'get',
+  path: '/v1/tracked-attachments/groups/{id}',
+  tag: ATTACH,
+  summary: 'One download link',
+  description: `A link with its files. ${both}`,
+  access: 'sessionOrApiKey',
+  params: linkParams,
+  success: [{ status: 200, description: 'The link.', schema: link }],
+  errors: ['not_found'],
+});
+
+export const updateLink = operation({
+  method: 'patch',
+  path: '/v1/tracked-attachments/groups/{id}',
+  tag: ATTACH,
+  summary: 'Change a download link',
+  description: `Renames a link or changes its expiry and download limit (fields left out keep their value). ${both}`,
+  access: 'sessionOrApiKey',
+  params: linkParams,
+  body: groupInput,
+  bodyExample: { options: { access_limit: 5 } },
+  success: [{ status: 200, description: 'The link.', schema: link }],
+  errors: ['invalid_json', 'validation_failed', 'not_found'],
+});
+
+export const deleteLink = operation({
+  method: 'delete',
+  path: '/v1/tracked-attachments/groups/{id}',
+  tag: ATTACH,
+  summary: 'Delete a download link',
+  description: `Deletes a link and its files; the link stops working. ${both}`,
+  access: 'sessionOrApiKey',
+  params: linkParams,
+  success: [{ status: 200, description: 'Deleted.', schema: messageAnswer }],
+  errors: ['not_found'],
+});
+
+export const addFiles = operation({
+  method: 'post',
+  path: '/v1/tracked-attachments/groups/{id}/assets',
+  tag: ATTACH,
+  summary: 'Add files to a download link',
+  description: `Uploads up to 20 files (multipart field \`asset\`), streamed to storage. ${both}`,
+  access: 'sessionOrApiKey',
+  params: linkParams,
+  form: { mediaType: 'multipart/form-data', description: 'asset: one or more files.', schema: z.object({ asset: z.string().openapi({ format: 'binary' }) }) },
+  success: [{ status: 201, description: 'The files added.', schema: z.object({ assets: z.array(asset) }) }],
+  errors: ['validation_failed', 'not_found', 'payload_too_large'],
+});
+
+export const deleteFile = operation({
+  method: 'delete',
+  path: '/v1/tracked-attachments/groups/{id}/assets/{assetId}',
+  tag: ATTACH,
+  summary: 'Remove a file from a download link',
+  description: `Deletes one file of a link. ${both}`,
+  access: 'sessionOrApiKey',
+  params: z.object({ id: numericId, assetId: numericId }),
+  success: [{ status: 200, description: 'Deleted.', schema: messageAnswer, example: { message: 'File deleted' } }],
+  errors: ['not_found'],
+});
+
+export const getBranding = operation({
+  method: 'get',
+  path: '/v1/tracked-attachments/branding',
+  tag: ATTACH,
+  summary: 'Download page branding',
+  description: `The colours of the recipients’ download page and its logo. ${both}`,
+  access: 'sessionOrApiKey',
+  success: [{ status: 200, description: 'The branding.', schema: branding }],
+  errors: [],
+});
+
+export const saveBranding = operation({
+  method: 'post',
+  path: '/v1/tracked-attachments/branding',
+  tag: ATTACH,
+  summary: 'Save download page branding',
+  description: `Multipart: \`settings\` (JSON: page, button and link, each { colour, text_colour } as #rrggbb) and optionally \`asset\` (a PNG, JPEG or GIF logo). ${both}`,
+  access: 'sessionOrApiKey',
+  form: { mediaType: 'multipart/form-data', description: 'settings: JSON text; asset: the logo (optional).', schema: z.object({ settings: z.string(), asset: z.string().optional().openapi({ format: 'binary' }) }) },
+  success: [{ status: 200, description: 'Saved.', schema: branding.extend({ message: z.string() }) }],
+  errors: ['invalid_json', 'validation_failed', 'payload_too_large'],
+});
+
+export const getLogo = operation({
+  method: 'get',
+  path: '/v1/tracked-attachments/branding/logo',
+  tag: ATTACH,
+  summary: 'The download page logo',
+  description: `The logo image as uploaded. ${both}`,
+  access: 'sessionOrApiKey',
+  success: [{ status: 200, description: 'The image.', content: { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF' } }],
+  errors: ['not_found'],
+});
+
+export const deleteLogo = operation({
+  method: 'delete',
+  path: '/v1/tracked-attachments/branding/logo',
+  tag: ATTACH,
+  summary: 'Remove the download page logo',
+  description: `Deletes the logo. ${both}`,
+  access: 'sessionOrApiKey',
+  success: [{ status: 200, description: 'Deleted.', schema: messageAnswer }],
+  errors: [],
+});
+
+export const templateOperations = [searchTemplates, renderTemplate, getTemplate, createTemplate, updateTemplate, deleteTemplate, createLink, listLinks, getLink, updateLink, deleteLink, addFiles, deleteFile, getBranding, saveBranding, getLogo, deleteLogo];

@@ -1,0 +1,193 @@
+// The webhook and suppression calls of the contract: the account's one webhook, its signing
+// secret and test event, the Webhook Logs with More info and Replay (spec core §7, part two §7),
+// and the Suppression List.
+import { z } from '@hono/zod-openapi';
+import { MAX_EMAILS_PER_REQUEST } from '../server/suppressions/suppressions.service.ts';
+import { logSearch, webhookInput } from '../server/webhooks/webhooks.service.ts';
+import { messageAnswer, numericId, operation } from './common.ts';
+
+const webhook = z.object({
+  url: z.string(),
+  verb: z.string(),
+  status: z.string(),
+  auth_type: z.string().nullable(),
+  auth_details: z.object({ username: z.string(), password: z.string() }).nullable(),
+  event_types: z.array(z.string()),
+  field_set: z.string(),
+  created_timestamp: z.string(),
+  secret: z.string().nullable().openapi({ description: 'The Standard Webhooks signing secret, `whsec_…`.' }),
+  disabled_reason: z.string().nullable(),
+});
+
+const logEntry = z.object({
+  id: z.number().int(),
+  date: z.number().int(),
+  url: z.string(),
+  status: z.string().openapi({ description: 'success, pending (retrying) or failed' }),
+  verb: z.string(),
+  field_set: z.string(),
+  content_type: z.string(),
+  payload: z.record(z.string(), z.unknown()).nullable(),
+  event_type: z.string(),
+  webhook_id: z.string(),
+  attempts: z.number().int(),
+  last_status_code: z.number().int().nullable(),
+  next_attempt: z.number().int().nullable(),
+});
+
+const logParams = z.object({ id: numericId });
+const TAG = 'Webhooks';
+
+export const getWebhooks = operation({
+  method: 'get',
+  path: '/v1/webhooks',
+  tag: TAG,
+  summary: 'The account’s webhook',
+  description: 'The webhook (a list of at most one) with its URL, method, events, field set, basic-auth details and signing secret.',
+  access: 'session',
+  success: [{ status: 200, description: 'The webhook, if any.', schema: z.object({ data: z.array(webhook) }) }],
+  errors: ['forbidden'],
+});
+
+export const saveWebhook = operation({
+  method: 'post',
+  path: '/v1/webhooks',
+  tag: TAG,
+  summary: 'Save the webhook',
+  description: 'Creates or replaces the account’s webhook. The URL must be http(s) and reach a public address; other fields of the object as GET answers it are ignored.',
+  access: 'session',
+  body: webhookInput,
+  bodyExample: { url: 'https://hooks.example.com/transact', verb: 'post', status: 'enabled', auth_type: null, event_types: ['delivered', 'bounced'], field_set: 'standard' },
+  checkedByHandler: true,
+  success: [{ status: 200, description: 'Saved.', schema: messageAnswer.extend({ data: webhook }) }],
+  errors: ['invalid_json', 'validation_failed', 'webhook_url_not_allowed', 'forbidden'],
+});
+
+export const rotateSecret = operation({
+  method: 'post',
+  path: '/v1/webhooks/secret',
+  tag: TAG,
+  summary: 'Rotate the signing secret',
+  description: 'Makes a new signing secret; requests from now on are signed with it.',
+  access: 'session',
+  success: [{ status: 200, description: 'The new secret.', schema: z.object({ secret: z.string() }) }],
+  errors: ['forbidden', 'not_found'],
+});
+
+export const testWebhook = operation({
+  method: 'post',
+  path: '/v1/webhooks/test',
+  tag: TAG,
+  summary: 'Send a test event',
+  description: 'Sends an `email.test` event to the webhook now (logged, never retried) and answers what the endpoint replied.',
+  access: 'session',
+  success: [{ status: 200, description: 'The endpoint’s answer.', schema: z.object({ id: z.number().int(), status_code: z.number().int().nullable(), error: z.string().nullable(), duration_ms: z.number() }) }],
+  errors: ['forbidden', 'not_found', 'conflict'],
+});
+
+export const searchWebhookLogs = operation({
+  method: 'post',
+  path: '/v1/webhook-logs',
+  tag: TAG,
+  summary: 'Webhook Logs',
+  description: 'One page (10 rows) of the requests made to the webhook, newest first unless order_by is asc.',
+  access: 'session',
+  body: logSearch,
+  bodyExample: { page: 1, order_by: 'desc' },
+  success: [{ status: 200, description: 'One page of requests.', schema: z.object({ data: z.array(logEntry), meta: z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }) }) }],
+  errors: ['invalid_json', 'validation_failed'],
+});
+
+export const getWebhookLog = operation({
+  method: 'get',
+  path: '/v1/webhook-logs/{id}',
+  tag: TAG,
+  summary: 'One webhook request in full',
+  description: 'The request as sent (secrets hidden) and every attempt with the endpoint’s status and the start of its answer.',
+  access: 'session',
+  params: logParams,
+  success: [
+    {
+      status: 200,
+      description: 'The request and its attempts.',
+      schema: z.object({
+        log: logEntry,
+        request: z.object({ method: z.string(), url: z.string(), headers: z.record(z.string(), z.string()), payload: z.record(z.string(), z.unknown()).nullable() }),
+        attempts: z.array(z.object({ at: z.number().int(), duration_ms: z.number(), status_code: z.number().int().nullable(), error: z.string().nullable(), response_body: z.string().nullable(), next_retry_at: z.number().int().nullable() })),
+      }),
+    },
+  ],
+  errors: ['not_found'],
+});
+
+export const replayWebhookLog = operation({
+  method: 'post',
+  path: '/v1/webhook-logs/{id}/replay',
+  tag: TAG,
+  summary: 'Send a webhook request again',
+  description: 'Queues the same payload to the webhook’s current address.',
+  access: 'session',
+  params: logParams,
+  success: [{ status: 202, description: 'Queued.', schema: messageAnswer, example: { message: 'Queued again.' } }],
+  errors: ['forbidden', 'not_found', 'conflict'],
+});
+
+export const addSuppressionsBody = z.strictObject({
+  emails: z.array(z.string(), { error: 'emails must be a list of email addresses' }).max(MAX_EMAILS_PER_REQUEST, {
+    error: `Add at most ${MAX_EMAILS_PER_REQUEST} email addresses at a time`,
+  }),
+});
+
+// spec part two §2: filter buttons All, User, Bounce, Unsubscribe; '' (or null) also means all
+export const searchSuppressionsBody = z.strictObject({
+  page: z.number().int().min(1).max(1_000_000).default(1),
+  email: z.string().max(320).nullish(),
+  suppressed_origin: z.enum(['', 'all', 'user', 'bounce', 'unsubscribe']).nullish(),
+});
+
+export const addSuppressions = operation({
+  method: 'post',
+  path: '/v1/suppression',
+  tag: 'Suppression',
+  summary: 'Add addresses to the suppression list',
+  description: `Puts up to ${MAX_EMAILS_PER_REQUEST} addresses on the list; mail to them is not sent. Lines that are not addresses are reported, not refused.`,
+  access: 'session',
+  body: addSuppressionsBody,
+  bodyExample: { emails: ['old@example.com', 'gone@example.org'] },
+  success: [{ status: 200, description: 'How many were added, how many were there already, and the lines refused.', schema: z.object({ added: z.number().int(), already: z.number().int(), invalid: z.array(z.object({ line: z.number().int(), value: z.string(), message: z.string() })) }) }],
+  errors: ['invalid_json', 'validation_failed', 'forbidden'],
+});
+
+export const searchSuppressions = operation({
+  method: 'post',
+  path: '/v1/suppression/search',
+  tag: 'Suppression',
+  summary: 'Search the suppression list',
+  description: 'One page of suppressed addresses, by the start of an address and by origin (user, bounce, unsubscribe).',
+  access: 'session',
+  body: searchSuppressionsBody,
+  bodyExample: { page: 1, email: 'old@', suppressed_origin: 'bounce' },
+  success: [
+    {
+      status: 200,
+      description: 'One page of entries.',
+      schema: z.object({ data: z.array(z.object({ email: z.string(), origin: z.string(), suppressed_timestamp: z.string() })), meta: z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }) }),
+    },
+  ],
+  errors: ['invalid_json', 'validation_failed', 'forbidden'],
+});
+
+export const deleteSuppression = operation({
+  method: 'delete',
+  path: '/v1/suppression/{email}',
+  honoPath: '/v1/suppression/:email{.+}',
+  tag: 'Suppression',
+  summary: 'Remove an address from the suppression list',
+  description: 'Mail to the address is sent again. The address is URL-encoded in the path.',
+  access: 'session',
+  params: z.object({ email: z.string().openapi({ example: 'old@example.com' }) }),
+  success: [{ status: 200, description: 'Removed.', schema: messageAnswer, example: { message: 'Suppression Deleted Successfully' } }],
+  errors: ['validation_failed', 'forbidden', 'not_found'],
+});
+
+export const webhookOperations = [getWebhooks, saveWebhook, rotateSecret, testWebhook, searchWebhookLogs, getWebhookLog, replayWebhookLog, addSuppressions, searchSuppressions, deleteSuppression];

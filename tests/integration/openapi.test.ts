@@ -1,0 +1,62 @@
+// GET /v1/openapi.json: a valid OpenAPI 3.1 document, and the router and the document agree on
+// every /v1 call (each route served is documented, each documented operation is served).
+import { validate } from '@readme/openapi-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, createTestApp } from '../helpers/app.ts';
+
+let app: TestApp;
+let doc: { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, { summary?: string; description?: string; responses: Record<string, unknown>; tags?: string[] }>>; webhooks?: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
+
+beforeAll(async () => {
+  app = await createTestApp({ PUBLIC_URL: 'https://mail.example.test' });
+  const res = await app.call('GET', '/v1/openapi.json');
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  doc = await res.json();
+});
+afterAll(() => app.close());
+
+describe('GET /v1/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('names this installation as its server and the three ways to authenticate', () => {
+    expect(doc.servers).toEqual([{ url: 'https://mail.example.test', description: expect.any(String) }]);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['basicApiKey', 'bearerApiKey', 'sessionCookie']);
+  });
+
+  it('describes every operation in words, with a tag, a success and the error envelope', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(op.summary, where).toBeTruthy();
+        expect((op.description ?? '').length, where).toBeGreaterThan(20);
+        expect(op.tags?.length, where).toBe(1);
+        const statuses = Object.keys(op.responses);
+        expect(statuses.some((s) => s.startsWith('2') || s === '302'), where).toBe(true);
+        expect(statuses.some((s) => s.startsWith('4')), where).toBe(true);
+      }
+    }
+  });
+
+  it('carries the webhook payloads of every event type', () => {
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(['email.bounce', 'email.click', 'email.failed', 'email.open', 'email.resubscribe', 'email.sent', 'email.test', 'email.unsubscribe']);
+  });
+
+  it('agrees with the router: every /v1 route is documented, every operation is served', () => {
+    const served = new Set<string>();
+    for (const route of app.api.routes) {
+      if (route.method === 'ALL' || !route.path.startsWith('/v1/')) continue;
+      // Hono's `:name` and `:name{pattern}` are OpenAPI's `{name}`
+      served.add(`${route.method} ${route.path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}')}`);
+    }
+    const documented = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths)) for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path}`);
+    expect([...served].filter((r) => !documented.has(r)).sort(), 'served but not documented').toEqual([]);
+    expect([...documented].filter((r) => !served.has(r)).sort(), 'documented but not served').toEqual([]);
+  });
+});
