@@ -9,6 +9,7 @@ import * as accounts from '../../src/server/accounts/accounts.repository.ts';
 import { createUser } from '../../src/server/accounts/accounts.service.ts';
 import type { Permission } from '../../src/server/db/schema.ts';
 import { createTestDatabase } from './database.ts';
+import { responseChecker } from './openapi-check.ts';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
 export const ORIGIN = 'http://localhost:4321';
@@ -49,6 +50,14 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const config = loadConfig({ TRANSACT_SECRET: TEST_SECRET, PUBLIC_URL: ORIGIN, LOG_LEVEL: 'silent', ...database.env, ...env });
   const { ctx, close } = await createContext(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), collectDefaultMetrics: false });
   const api = createApi(ctx);
+  // every answer is checked against the OpenAPI document (tests/helpers/openapi-check.ts)
+  const checker = responseChecker(config.publicUrl);
+  const fetch = api.fetch;
+  api.fetch = async (request: Request, ...rest) => {
+    const res = await fetch(request, ...rest);
+    await checker.check(request.method, request.url, res);
+    return res;
+  };
 
   const call: TestApp['call'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { 'Request-Type': 'ui', Origin: ORIGIN, ...opts.headers };

@@ -20,8 +20,7 @@ describe('GET /v1/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(doc.openapi).toBe('3.1.0');
     const result = await validate(structuredClone(doc) as never);
-    expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)).toEqual([]);
-    expect(result.valid).toBe(true);
+    expect(result.valid ? [] : result.errors).toEqual([]);
   });
 
   it('names this installation as its server and the three ways to authenticate', () => {

@@ -1,0 +1,90 @@
+// Every /v1 answer the integration suite receives is checked against GET /v1/openapi.json's
+// document (the one hook: createTestApp wraps the app's fetch with it): the status must be one the
+// operation documents, the content type one documented for that status, and a JSON body must match
+// the documented schema. A call no operation documents (an unknown path, or a method the path does
+// not serve) must answer the error envelope. A mismatch fails the test that made the call.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { openApiDocument } from '../../src/contract/document.ts';
+
+interface MediaType {
+  schema?: object;
+}
+interface Operation {
+  responses: Record<string, { content?: Record<string, MediaType> }>;
+}
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  components: object;
+}
+
+interface Compiled {
+  method: string;
+  path: string;
+  pattern: RegExp;
+  /** fixed segments first, so /v1/templates/search wins over /v1/templates/{id} */
+  rank: number;
+  op: Operation;
+}
+
+function compile(doc: Doc): Compiled[] {
+  const out: Compiled[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const params = (path.match(/\{/g) ?? []).length;
+    const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '([^/]+)').replace(/\{\w+\}/g, '([^/]+)');
+    // the suppression address may hold an encoded slash: its last parameter takes the rest
+    const pattern = new RegExp(`^${path.endsWith('}') ? source.replace(/\(\[\^\/\]\+\)$/, '(.+)') : source}$`);
+    for (const [method, op] of Object.entries(item)) out.push({ method: method.toUpperCase(), path, pattern, rank: params, op });
+  }
+  return out.sort((a, b) => a.rank - b.rank);
+}
+
+export interface ResponseChecker {
+  check(method: string, url: string, res: Response): Promise<void>;
+}
+
+export function responseChecker(publicUrl: string): ResponseChecker {
+  const doc = openApiDocument(publicUrl) as unknown as Doc;
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  const cache = new Map<object, ValidateFunction>();
+  const validatorOf = (schema: object): ValidateFunction => {
+    let fn = cache.get(schema);
+    if (!fn) {
+      // `#/components/...` references resolve against this root, so the components ride along
+      fn = ajv.compile({ ...schema, components: doc.components });
+      cache.set(schema, fn);
+    }
+    return fn;
+  };
+  const operations = compile(doc);
+  const envelope = (doc.components as { schemas: Record<string, object> }).schemas.Error;
+
+  return {
+    async check(method, url, res) {
+      const path = new URL(url).pathname;
+      if (!path.startsWith('/v1/')) return;
+      const where = `${method} ${path} → ${res.status}`;
+      const found = operations.find((o) => o.method === (method === 'HEAD' ? 'GET' : method) && o.pattern.test(path));
+      const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
+      const text = method === 'HEAD' || res.status === 204 ? '' : await res.clone().text();
+      const fail = (why: string) => {
+        throw new Error(`response not as documented (${where}): ${why}\n${text.slice(0, 500)}`);
+      };
+      if (!found) {
+        if (res.status < 400) fail('no operation documents this call');
+        if (type !== 'application/json' || !validatorOf(envelope)(JSON.parse(text))) fail('an undocumented call must answer the error envelope');
+        return;
+      }
+      const response = found.op.responses[String(res.status)];
+      if (!response) fail(`status ${res.status} is not documented for ${found.method} ${found.path} (documented: ${Object.keys(found.op.responses).join(', ')})`);
+      if (!response.content || text === '') {
+        if (text !== '' && response.content === undefined) fail('a body where none is documented');
+        return;
+      }
+      const media = response.content[type];
+      if (!media) fail(`content type ${type || '(none)'} is not documented (documented: ${Object.keys(response.content).join(', ')})`);
+      if (type !== 'application/json' || !media.schema) return;
+      const validate = validatorOf(media.schema);
+      if (!validate(JSON.parse(text))) fail(ajv.errorsText(validate.errors, { separator: '; ' }));
+    },
+  };
+}
