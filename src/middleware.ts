@@ -4,7 +4,7 @@ import { defineMiddleware } from 'astro:middleware';
 import { nextParam, safeNextPath } from './lib/next-path.ts';
 import { SESSION_COOKIE } from './server/http/session-cookie.ts';
 
-const PUBLIC_PREFIXES = ['/unsubscribe/', '/header-unsubscribe/', '/verify-domain/'];
+const PUBLIC_PREFIXES = ['/unsubscribe/', '/header-unsubscribe/', '/verify-domain/', '/docs/'];
 
 export function isPublicPath(pathname: string): boolean {
   return pathname === '/login' || PUBLIC_PREFIXES.some((p) => pathname.startsWith(p));

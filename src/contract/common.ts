@@ -144,6 +144,7 @@ function implicitErrors(access: Access, method: Method): ErrorCode[] {
   if (access !== 'public') out.push('unauthorized');
   if (access === 'session' || access === 'sessionOrApiKey') if (method !== 'get') out.push('csrf_failed');
   if (method !== 'get' && method !== 'delete') out.push('payload_too_large');
+  out.push('internal'); // a failure of ours (the database gone): logged, never a reason the input gives
   return out;
 }
 

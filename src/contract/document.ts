@@ -2,6 +2,7 @@
 // every operation with its schemas, the security schemes, the webhook payloads, `servers` from
 // PUBLIC_URL. Made once per process: the contract does not change while it runs.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { codeSamples } from './code-samples.ts';
 import { SECURITY_SCHEMES } from './common.ts';
 import { operations } from './index.ts';
 import { webhookDefinitions } from './webhook-payloads.ts';
@@ -22,10 +23,17 @@ const TAGS = [
   { name: 'Reference', description: 'This document.' },
 ];
 
-let cached: { url: string; text: string } | undefined;
+const made = new Map<string, Record<string, unknown>>();
+const texts = new Map<string, string>();
 
-/** The document as an object, for `publicUrl`. */
+/** The document as an object, for `publicUrl` (made once per address; do not change it). */
 export function openApiDocument(publicUrl: string): Record<string, unknown> {
+  let document = made.get(publicUrl);
+  if (!document) made.set(publicUrl, (document = makeDocument(publicUrl)));
+  return document;
+}
+
+function makeDocument(publicUrl: string): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) registry.registerComponent('securitySchemes', name, scheme);
   for (const op of operations) registry.registerPath(op.route);
@@ -41,7 +49,8 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
     });
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);
-  return generator.generateDocument({
+  const baseUrl = publicUrl.replace(/\/+$/, '');
+  const document = generator.generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Transact API',
@@ -49,13 +58,20 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       description:
         'Transactional email over HTTP and SMTP, and the calls the console makes. Errors are always `{ "error": { "code", "message", "details"? } }` with a 4xx or 5xx status; `code` is stable, `message` is for people.',
     },
-    servers: [{ url: publicUrl.replace(/\/+$/, ''), description: 'This installation (PUBLIC_URL).' }],
+    servers: [{ url: baseUrl, description: 'This installation (PUBLIC_URL).' }],
     tags: TAGS,
-  }) as unknown as Record<string, unknown>;
+  });
+  const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
+  for (const op of operations) {
+    const security = (op.route.security ?? []).flatMap((s) => Object.keys(s));
+    paths[op.path][op.method]['x-codeSamples'] = codeSamples({ method: op.method, path: op.path, baseUrl, security, body: op.bodyExample, multipart: op.form?.mediaType === 'multipart/form-data' && op.path.endsWith('/groups') });
+  }
+  return document as unknown as Record<string, unknown>;
 }
 
 /** The document as JSON text, made on first use. */
 export function openApiText(publicUrl: string): string {
-  if (cached?.url !== publicUrl) cached = { url: publicUrl, text: JSON.stringify(openApiDocument(publicUrl)) };
-  return cached.text;
+  let text = texts.get(publicUrl);
+  if (text === undefined) texts.set(publicUrl, (text = JSON.stringify(openApiDocument(publicUrl))));
+  return text;
 }
