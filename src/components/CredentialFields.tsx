@@ -31,6 +31,12 @@ export function ApiCredentialFields({ credentials, docsUrl }: { credentials: Api
           </a>
         </p>
       )}
+      <p className="credential-docs">
+        {/* this installation's own reference, made from the schemas the API validates with */}
+        <a href="/docs/api" data-testid="api-reference-link">
+          API reference and code samples
+        </a>
+      </p>
     </div>
   );
 }
@@ -43,6 +49,11 @@ export function SmtpCredentialFields({ credentials }: { credentials: SmtpCredent
       <CopyField label="Port" value={String(credentials.port)} testId="smtp-port" />
       <CopyField label="Username" value={credentials.username} testId="smtp-username" />
       <CopyField label="Password" value={credentials.password} masked testId="smtp-password" />
+      <p className="credential-docs">
+        <a href="/docs/api#smtp" data-testid="smtp-reference-link">
+          Sending over SMTP: nodemailer and Python examples
+        </a>
+      </p>
     </div>
   );
 }

@@ -57,7 +57,7 @@ export const saveWebhook = operation({
   description: 'Creates or replaces the account’s webhook. The URL must be http(s) and reach a public address; other fields of the object as GET answers it are ignored.',
   access: 'session',
   body: webhookInput,
-  bodyExample: { url: 'https://hooks.example.com/transact', verb: 'post', status: 'enabled', auth_type: null, event_types: ['delivered', 'bounced'], field_set: 'standard' },
+  bodyExample: { url: 'https://hooks.example.com/transact', verb: 'post', status: 'enabled', auth_type: null, event_types: ['sent', 'bounce'], field_set: 'standard' },
   checkedByHandler: true,
   success: [{ status: 200, description: 'Saved.', schema: messageAnswer.extend({ data: webhook }) }],
   errors: ['invalid_json', 'validation_failed', 'webhook_url_not_allowed', 'forbidden'],

@@ -3,6 +3,7 @@
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, createTestApp } from '../helpers/app.ts';
+import { responseChecker } from '../helpers/openapi-check.ts';
 
 let app: TestApp;
 let doc: { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, { summary?: string; description?: string; responses: Record<string, unknown>; tags?: string[] }>>; webhooks?: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
@@ -44,6 +45,14 @@ describe('GET /v1/openapi.json', () => {
 
   it('carries the webhook payloads of every event type', () => {
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(['email.bounce', 'email.click', 'email.failed', 'email.open', 'email.resubscribe', 'email.sent', 'email.test', 'email.unsubscribe']);
+  });
+
+  it('backs the helper that checks every answer: an undocumented status or shape is refused', async () => {
+    const checker = responseChecker('https://mail.example.test');
+    const url = 'https://mail.example.test/v1/dashboard/get-quota';
+    await expect(checker.check('GET', url, Response.json({ quota: { sent: 1, maximum: 2 } }))).resolves.toBeUndefined();
+    await expect(checker.check('GET', url, Response.json({ quota: { sent: 'one' } }))).rejects.toThrow(/not as documented/);
+    await expect(checker.check('GET', url, Response.json({}, { status: 418 }))).rejects.toThrow(/418 is not documented/);
   });
 
   it('agrees with the router: every /v1 route is documented, every operation is served', () => {
