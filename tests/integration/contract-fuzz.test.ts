@@ -18,7 +18,7 @@ beforeAll(async () => {
   cookie = await app.signIn(account.email, account.password);
   const settings = await (await app.call('GET', '/v1/ui-settings', { cookie })).json();
   apiKey = settings.credentials.apiCredentials.apiKey;
-});
+}, 180_000);
 afterAll(() => app.close());
 
 const withBody = operations.filter((op) => op.body !== undefined && op.method !== 'get');

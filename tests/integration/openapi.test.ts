@@ -14,7 +14,7 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   doc = await res.json();
-});
+}, 180_000);
 afterAll(() => app.close());
 
 describe('GET /v1/openapi.json', () => {
