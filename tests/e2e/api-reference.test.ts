@@ -42,13 +42,15 @@ describe('/docs/api', () => {
         expect(await page.locator('#post-v1-emails summary').allTextContents()).toContain('Node (resend SDK)');
         await send.locator('summary', { hasText: 'curl' }).click();
         await expect.poll(() => send.locator('pre', { hasText: 'Authorization: Bearer' }).isVisible()).toBe(true);
-        expect(await page.locator('#smtp').textContent()).toMatch(/nodemailer[\s\S]*smtplib/);
+        expect(await page.locator('section[aria-labelledby=smtp]').textContent()).toMatch(/nodemailer[\s\S]*smtplib/);
+        // the full page is very tall: its first screen too, to look at
+        await page.screenshot({ path: `test-results/api-reference-${name}-top.png` });
         await checkPage(page, `api-reference-${name}`, ['[data-testid=api-reference] h1', '#post-v1-mail']);
         expect(foreign).toEqual([]);
         expect(scripts.filter((url) => new URL(url).origin !== new URL(server.baseUrl).origin)).toEqual([]);
       } finally {
         await context.close();
       }
-    });
+    }, 300_000); // axe over seventy operations takes a while on a loaded machine
   }
 });
