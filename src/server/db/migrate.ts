@@ -14,6 +14,7 @@ import * as m009 from './migrations/009-group-reports.ts';
 import * as m010 from './migrations/010-templates.ts';
 import * as m011 from './migrations/011-attachments.ts';
 import * as m013 from './migrations/013-attachment-downloads.ts';
+import * as m014 from './migrations/014-delivery-sites.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '010-templates': m010,
   '011-attachments': m011,
   '013-attachment-downloads': m013,
+  '014-delivery-sites': m014,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */

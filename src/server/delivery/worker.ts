@@ -16,15 +16,21 @@ import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, l
 import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
 import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';
 import { verpAddress } from './verp.ts';
+import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer';
+import { DirectDelivery, type Wire } from './direct.ts';
+import { SiteRegistry, rememberSites, requeueWaiting } from './sites.ts';
 import { trackedContent } from '../tracking/tracking.service.ts';
 import { withAttachmentBlock } from '../attachments/mail-block.ts';
 import { withListUnsubscribe } from '../unsubscribe/list-unsubscribe.ts';
 
 /** What one delivery attempt came to (a small typed result, not exceptions; STYLE §3). */
 export type SendResult =
-  | { kind: 'delivered'; reply: string }
-  | { kind: 'permanent'; reply: string }
-  | { kind: 'temporary'; reply: string; retryAfterSeconds?: number };
+  | { kind: 'delivered'; reply: string; wire?: Wire }
+  | { kind: 'permanent'; reply: string; wire?: Wire }
+  | { kind: 'temporary'; reply: string; retryAfterSeconds?: number; wire?: Wire }
+  /** Direct delivery: the recipient's site is paused, suspended or busy; no attempt is spent. */
+  | { kind: 'wait'; reply: string; until: Date; site: string };
 
 /** One delivery attempt's result, as recorded by recordOutcomes (also by the demo's history, src/server/demo). */
 export interface Outcome {
@@ -53,10 +59,16 @@ export class DeliveryWorker {
   #loop: Promise<void> = Promise.resolve();
   #unsubscribe: () => void = () => {};
   #keys = new Map<number, KeyObject>();
+  /** Straight to the recipients' MX hosts when there is no SMTP_RELAY_URL (direct.ts). */
+  readonly #direct: DirectDelivery | null;
 
   constructor(ctx: AppContext, transports?: TransportPool) {
     this.#ctx = ctx;
     this.#transports = transports ?? createTransportPool(ctx.config);
+    this.#direct =
+      transports || ctx.config.smtpRelayUrl
+        ? null
+        : new DirectDelivery({ config: ctx.config, logger: ctx.logger, sites: new SiteRegistry(ctx.db, { basePauseSeconds: ctx.config.sitePauseSeconds }) });
     this.#outcomes = new BatchWriter<Outcome>({ what: 'delivery outcomes', logger: ctx.logger, flushMs: FLUSH_MS, flushSize: FLUSH_SIZE, write: (batch) => recordOutcomes(ctx, batch) });
   }
 
@@ -76,6 +88,7 @@ export class DeliveryWorker {
     while (this.#inFlight > 0) await new Promise((r) => setTimeout(r, 20));
     await this.#outcomes.flush();
     this.#transports.close();
+    await this.#direct?.close();
   }
 
   /** Wakes the loop (from LISTEN/NOTIFY or tests). */
@@ -145,6 +158,10 @@ export class DeliveryWorker {
     this.#outcomes.add({ tx, result, at: new Date() });
   }
 
+  #sendDirect(tx: ClaimedTransaction, mail: Mail.Options & { envelope: { from: string; to: string[] } }): Promise<SendResult> {
+    return sendDirect(this.#direct!, tx, mail);
+  }
+
   async #send(tx: ClaimedTransaction, message: LoadedMessage): Promise<SendResult> {
     const { config } = this.#ctx;
     const envelope = { from: verpAddress(config.secret!, tx.uuid, returnPathDomainOf(this.#ctx)), to: [tx.to_email] };
@@ -177,6 +194,7 @@ export class DeliveryWorker {
           disableFileAccess: true,
           disableUrlAccess: true,
         };
+    if (this.#direct) return this.#sendDirect(tx, system ? mail : withListUnsubscribe(this.#ctx, tx.uuid, mail));
     try {
       const route = await this.#transports.routeFor(domainOf(tx.to_email));
       // RFC 8058: List-Unsubscribe + one-click on every customer's message, DKIM-signed
@@ -198,10 +216,23 @@ export class DeliveryWorker {
   }
 }
 
+/** Composes and DKIM-signs a message into its bytes, for direct delivery's own SMTP sessions. */
+const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+
+/** Direct delivery of one composed message (direct.ts): every MX in turn, within its site's limits. */
+async function sendDirect(direct: DirectDelivery, tx: ClaimedTransaction, mail: Mail.Options & { envelope: { from: string; to: string[] } }): Promise<SendResult> {
+  const composed = await composer.sendMail(mail);
+  return direct.deliver(domainOf(tx.to_email), mail.envelope, composed.message as Buffer).catch((err: Error) => ({ kind: 'temporary' as const, reply: `delivery failed: ${err.message}` }));
+}
+
 /** Turns outcomes into row updates, events, stats and suppressions, written in one transaction. */
 export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Promise<void> {
+  // messages waiting for their site go back to the queue as they were (sites.ts); the rest are outcomes
+  const waiting = outcomes.flatMap(({ tx, result }) => (result.kind === 'wait' ? [{ id: tx.id, attempts: tx.attempts, until: result.until, site: result.site }] : []));
+  outcomes = outcomes.filter((o) => o.result.kind !== 'wait');
   const updates: OutcomeUpdate[] = [];
   for (const { tx, result, at } of outcomes) {
+    if (result.kind === 'wait') continue;
     if (result.kind === 'delivered') {
       updates.push({ id: tx.id, attempts: tx.attempts, status: 'sent', delivered_status: 'delivered', sent_at: at, next_attempt_at: null, last_reply: result.reply, bounce_type: null, bounce_reason: null });
     } else if (result.kind === 'permanent') {
@@ -217,7 +248,13 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
   }
 
   await ctx.db.transaction().execute(async (trx) => {
+    await requeueWaiting(trx, waiting);
     const applied = await applyOutcomes(trx, updates);
+    // a deferred message remembers its site: `admin queue` counts it there and a resume brings it due
+    await rememberSites(
+      trx,
+      outcomes.flatMap(({ tx, result }, i) => (applied.has(tx.id) && updates[i].status === 'queued' && 'wire' in result && result.wire ? [{ id: tx.id, site: result.wire.site }] : [])),
+    );
     const events: NewEvent[] = [];
     const stats: StatDelta[] = [];
     const hardBounced: { customer_id: number; email: string; at: Date }[] = [];
@@ -226,7 +263,8 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
       const u = updates[i];
       const base = { customer_id: tx.customer_id, transaction_id: tx.id, at };
       const day = statDay(at);
-      const data = { reply: result.reply, attempt: tx.attempts };
+      // what happened on the wire (direct delivery): MX host and address, TLS, MTA-STS, hosts tried
+      const data = { reply: result.reply, attempt: tx.attempts, ...('wire' in result && result.wire ? result.wire : {}) };
       if (u.status === 'sent') {
         events.push({ ...base, type: 'sent', data }, { ...base, type: 'delivered', data });
         stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { sent: 1, delivered: 1 } });
