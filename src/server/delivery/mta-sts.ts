@@ -148,10 +148,12 @@ export class MtaSts {
           timeout: FETCH_TIMEOUT_MS,
           agent: false,
           // the policy host's address through DNS_SERVERS too
-          lookup: (hostname, _opts, cb) => {
+          lookup: (hostname, opts, cb) => {
+            const done = cb as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
             this.#resolver.resolve4(hostname).then(
-              (addrs) => (cb as (err: Error | null, address: string, family: number) => void)(null, addrs[0], 4),
-              (err: Error) => (cb as (err: Error | null, address: string, family: number) => void)(err, '', 4),
+              // net asks for every address at once when it may try several (autoSelectFamily)
+              (addrs) => ((opts as { all?: boolean }).all ? done(null, addrs.map((address) => ({ address, family: 4 }))) : done(null, addrs[0], 4)),
+              (err: Error) => done(err, '', 4),
             );
           },
         },

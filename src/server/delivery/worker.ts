@@ -68,7 +68,7 @@ export class DeliveryWorker {
     this.#direct =
       transports || ctx.config.smtpRelayUrl
         ? null
-        : new DirectDelivery({ config: ctx.config, logger: ctx.logger, sites: new SiteRegistry(ctx.db, { basePauseSeconds: ctx.config.sitePauseSeconds }) });
+        : new DirectDelivery({ config: ctx.config, logger: ctx.logger, sites: new SiteRegistry(ctx.db, { basePauseSeconds: ctx.config.sitePauseSeconds }), onStsFailure: () => ctx.metrics.mtaStsTestingFailures.inc() });
     this.#outcomes = new BatchWriter<Outcome>({ what: 'delivery outcomes', logger: ctx.logger, flushMs: FLUSH_MS, flushSize: FLUSH_SIZE, write: (batch) => recordOutcomes(ctx, batch) });
   }
 
