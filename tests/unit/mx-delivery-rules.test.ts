@@ -122,7 +122,7 @@ describe('blockedUntil', () => {
     expect(blockedUntil(base, now)).toBeNull();
     expect(blockedUntil({ ...base, pausedUntil: later }, now)?.until).toEqual(later);
     expect(blockedUntil({ ...base, pausedUntil: new Date('2025-12-31T23:59:00Z') }, now)).toBeNull();
-    expect(blockedUntil({ ...base, suspendedUntil: new Date(8.64e15) }, now)?.until).toEqual(new Date(now.getTime() + 60_000));
+    expect(blockedUntil({ ...base, suspendedUntil: new Date('9999-12-31T00:00:00Z') }, now)?.until).toEqual(new Date(now.getTime() + 60_000));
     expect(blockedUntil({ ...base, suspendedUntil: new Date('2026-01-01T00:00:30Z') }, now)?.reason).toMatch(/suspended/);
   });
 });

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { createResolver } from '../domains/resolver.ts';
 import { ApiError } from '../http/errors.ts';
 import { resolveMxPlan, siteOf } from './mx.ts';
-import { listSites, resumeSite, suspendSite, type SiteRow } from './sites.ts';
+import { UNTIL_RESUMED, listSites, resumeSite, suspendSite, type SiteRow } from './sites.ts';
 
 /**
  * The site an operator means: a site's name as `queue` lists it, one of its MX hosts, or a recipient
@@ -40,7 +40,7 @@ export async function resume(ctx: AppContext, ref: string): Promise<{ site: stri
   return { site, due };
 }
 
-const when = (d: Date | null, now: Date) => (d && d > now ? (d.getTime() > 8e15 ? 'until resumed' : `${formatUnix(Math.floor(d.getTime() / 1000), 'YYYY-MM-DD HH:mm:ss')}Z`) : '');
+const when = (d: Date | null, now: Date) => (d && d > now ? (d.getTime() >= UNTIL_RESUMED.getTime() ? 'until resumed' : `${formatUnix(Math.floor(d.getTime() / 1000), 'YYYY-MM-DD HH:mm:ss')}Z`) : '');
 
 /** The `queue` table: one line per site, busiest first. */
 export function formatSites(rows: SiteRow[], now = new Date()): string {

@@ -31,6 +31,8 @@ const READ_EVERY_MS = 1000;
 const FLUSH_EVERY_MS = 2000;
 const SLOT_LEASE_SECONDS = 120;
 export const MAX_PAUSE_SECONDS = 1800;
+/** A suspension without an end (not 'infinity': drivers read that back differently). */
+export const UNTIL_RESUMED = new Date('9999-12-31T00:00:00Z');
 
 interface Tally {
   delivered: number;
@@ -83,8 +85,7 @@ export class SiteRegistry {
              (select count(distinct holder) from delivery_site_slots where site = ${site} and until > now()) as holders
         from (select 1) one left join delivery_sites s on s.site = ${site}`.execute(this.#db);
     const r = rows[0];
-    // 'infinity' comes back as a Date of Infinity from pg and PGlite alike
-    const date = (v: Date | string | null) => (v === null ? null : v === 'infinity' ? new Date(8.64e15) : new Date(v));
+    const date = (v: Date | string | null) => (v === null ? null : new Date(v));
     return { connLimit: r?.conn_limit ?? null, pausedUntil: date(r?.paused_until ?? null), suspendedUntil: date(r?.suspended_until ?? null), holders: Number(r?.holders ?? 0) };
   }
 
@@ -227,7 +228,7 @@ export async function listSites(db: Database): Promise<SiteRow[]> {
 /** `admin queue suspend`: no new connections to the site until `until` (null: until resumed). */
 export async function suspendSite(db: Database, site: string, until: Date | null): Promise<void> {
   await sql`
-    insert into delivery_sites as d (site, suspended_until) values (${site}, ${until ?? sql`'infinity'::timestamptz`})
+    insert into delivery_sites as d (site, suspended_until) values (${site}, ${until ?? UNTIL_RESUMED})
     on conflict (site) do update set suspended_until = excluded.suspended_until`.execute(db);
 }
 

@@ -14,7 +14,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('paused_until', 'timestamptz')
     // the length of the last pause, doubled while slow-down replies repeat; 0 after a delivery
     .addColumn('pause_seconds', 'integer', (c) => c.notNull().defaultTo(0))
-    // set by `admin queue suspend`; 'infinity' until resumed
+    // set by `admin queue suspend`; year 9999 until resumed
     .addColumn('suspended_until', 'timestamptz')
     .addColumn('last_reply', 'text')
     .addColumn('last_reply_at', 'timestamptz')
