@@ -61,8 +61,6 @@ interface Session {
 
 interface SiteLocal {
   waiters: Set<() => void>;
-  /** Messages of this site in this process (sending or waiting for a connection). */
-  busy: number;
   nextSendAt: number;
 }
 
@@ -95,6 +93,8 @@ export class DirectDelivery {
   readonly #idle = new Map<string, Session[]>();
   readonly #local = new Map<string, SiteLocal>();
   readonly #onStsFailure: (domain: string, reason: string) => void;
+  readonly #maxParked: number;
+  #parked = 0;
 
   constructor(opts: { config: Config; logger: Logger; sites: SiteRegistry; onStsFailure?: (domain: string, reason: string) => void }) {
     this.#config = opts.config;
@@ -106,6 +106,16 @@ export class DirectDelivery {
     this.#sts = new MtaSts(this.#resolver, this.#ca, opts.config.mtaStsPort);
     this.#heloName = opts.config.heloName ?? new URL(opts.config.publicUrl).hostname;
     this.#onStsFailure = opts.onStsFailure ?? (() => {});
+    this.#maxParked = opts.config.deliveryConcurrency * 4;
+  }
+
+  /**
+   * Messages waiting for a connection to their site (every slot taken). The worker does not count
+   * them against DELIVERY_CONCURRENCY, so a slow site never takes the slots of the others; beyond
+   * four times that many, a message goes back to the queue for a second instead of waiting here.
+   */
+  get parked(): number {
+    return this.#parked;
   }
 
   async deliver(domain: string, envelope: { from: string; to: string[] }, raw: Buffer): Promise<DirectResult> {
@@ -114,18 +124,11 @@ export class DirectDelivery {
     if (plan.kind === 'none') return plan.permanent ? { kind: 'permanent', reply: plan.reason } : { kind: 'temporary', reply: plan.reason };
     const site = siteOf(plan.hosts);
     const limits = this.#shaping.limitsFor({ hosts: plan.hosts, domain, name: site });
-    const local = this.#localOf(site);
-    // a site may keep at most twice its connection limit of this process's delivery slots busy, so
-    // a slow or paused site never takes them all from the others
-    if (local.busy >= limits.maxConnections * 2) return { kind: 'wait', reply: `waiting for a connection to ${site}`, until: new Date(Date.now() + SHORT_WAIT_MS), site };
-    local.busy++;
     try {
       return await this.#attempt(domain, plan.hosts, site, limits, raw, envelope);
     } catch (err) {
       if (err instanceof Blocked) return { kind: 'wait', reply: err.message, until: err.until, site };
       throw err;
-    } finally {
-      local.busy--;
     }
   }
 
@@ -227,7 +230,7 @@ export class DirectDelivery {
   #localOf(site: string): SiteLocal {
     let l = this.#local.get(site);
     if (!l) {
-      l = { waiters: new Set(), busy: 0, nextSendAt: 0 };
+      l = { waiters: new Set(), nextSendAt: 0 };
       this.#local.set(site, l);
     }
     return l;
@@ -260,7 +263,8 @@ export class DirectDelivery {
       }
       // every slot is taken: an idle connection of this site to another host gives its slot up
       if (this.#closeOneIdle(site)) continue;
-      if (Date.now() > deadline) throw new Blocked(new Date(Date.now() + SHORT_WAIT_MS), `waiting for a connection to ${site}`);
+      if (Date.now() > deadline || this.#parked >= this.#maxParked) throw new Blocked(new Date(Date.now() + SHORT_WAIT_MS), `waiting for a connection to ${site}`);
+      this.#parked++;
       await new Promise<void>((resolve) => {
         const local = this.#localOf(site);
         const done = () => {
@@ -272,6 +276,7 @@ export class DirectDelivery {
         const timer = setTimeout(done, SLOT_POLL_MS);
         local.waiters.add(done);
       });
+      this.#parked--;
     }
   }
 

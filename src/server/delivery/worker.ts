@@ -99,7 +99,8 @@ export class DeliveryWorker {
   async #run(): Promise<void> {
     const { config, logger } = this.#ctx;
     while (this.#running) {
-      const free = config.deliveryConcurrency - this.#inFlight;
+      // messages parked for a busy site's connection do not count (direct.ts): others still go
+      const free = config.deliveryConcurrency - this.#inFlight + (this.#direct?.parked ?? 0);
       // while busy, wait for a quarter of the slots to free up and claim them together: one claim
       // and one message load per chunk instead of two queries per delivered message
       const enough = this.#inFlight === 0 ? 1 : Math.max(1, Math.floor(config.deliveryConcurrency / 4));
