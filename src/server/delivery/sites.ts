@@ -139,13 +139,21 @@ export class SiteRegistry {
     return state.pausedUntil ?? new Date(Date.now() + base * 1000);
   }
 
-  /** A delivery to a site whose limit was lowered raises it one step (and ends the doubling). */
+  /**
+   * A delivery to a site whose limit was lowered raises it one step (and ends the doubling of
+   * pauses); back at the shaping limit, the site's row forgets the pause, so healthy sites cost no
+   * statement here.
+   */
   async recovered(site: string, maxConnections: number): Promise<void> {
     const cached = this.#states.get(site)?.state;
-    if (cached && cached.connLimit === null && !cached.pausedUntil) return;
+    if (cached && cached.connLimit === null && cached.pausedUntil === null) return;
     await sql`
-      update delivery_sites set conn_limit = case when conn_limit + 1 >= ${maxConnections} then null else conn_limit + 1 end, pause_seconds = 0
-       where site = ${site} and (conn_limit is not null or pause_seconds > 0)`.execute(this.#db);
+      update delivery_sites
+         set conn_limit = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else conn_limit + 1 end,
+             paused_until = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else paused_until end,
+             pause_seconds = 0
+       where site = ${site} and (conn_limit is not null or pause_seconds > 0 or paused_until is not null)
+         and (paused_until is null or paused_until <= now())`.execute(this.#db);
     this.invalidate(site);
   }
 
