@@ -7,6 +7,9 @@ import { orderMx, siteOf } from '../../src/server/delivery/mx.ts';
 import { matchesPattern, shapingFrom } from '../../src/server/delivery/shaping.ts';
 import { mxMatches, parseStsPolicy, parseStsTxt } from '../../src/server/delivery/mta-sts.ts';
 import { blockedUntil } from '../../src/server/delivery/sites.ts';
+import { eventView, wireText } from '../../src/lib/transaction-info-view.ts';
+import { eventToWire } from '../../src/server/reports/transaction-events.service.ts';
+import { legacyPayload, standardPayload } from '../../src/server/webhooks/payload.ts';
 
 describe('orderMx', () => {
   it('orders by preference, equal preferences by the random draw, and knows the null MX', () => {
@@ -124,5 +127,47 @@ describe('blockedUntil', () => {
     expect(blockedUntil({ ...base, pausedUntil: new Date('2025-12-31T23:59:00Z') }, now)).toBeNull();
     expect(blockedUntil({ ...base, suspendedUntil: new Date('9999-12-31T00:00:00Z') }, now)?.until).toEqual(new Date(now.getTime() + 60_000));
     expect(blockedUntil({ ...base, suspendedUntil: new Date('2026-01-01T00:00:30Z') }, now)?.reason).toMatch(/suspended/);
+  });
+});
+
+describe('what happened on the wire, as shown and sent', () => {
+  const wire = {
+    reply: '250 2.0.0 OK',
+    attempt: 1,
+    mx_host: 'mx2.example.com',
+    mx_address: '192.0.2.3',
+    tls_version: 'TLSv1.3',
+    tls_cipher: 'TLS_AES_256_GCM_SHA384',
+    mta_sts: 'enforce' as const,
+    tried: [
+      { host: 'mx1.example.com', address: '192.0.2.2', reply: 'ECONNECTION: connect ECONNREFUSED 192.0.2.2:25' },
+      { host: 'mx2.example.com', address: '192.0.2.3', reply: '250 2.0.0 OK' },
+    ],
+  };
+
+  it('reads "Delivered to mx2.example.com (192.0.2.3) over TLS 1.3" in the timeline, with the hosts tried before', () => {
+    const view = eventView({ type: 'delivered', time: 0, data: wire });
+    expect(view.details).toEqual([
+      'Delivered to mx2.example.com (192.0.2.3) over TLS 1.3',
+      'Remote server: 250 2.0.0 OK',
+      'Tried mx1.example.com (192.0.2.2): ECONNECTION: connect ECONNREFUSED 192.0.2.2:25',
+      'MTA-STS policy: enforce',
+    ]);
+    expect(wireText({ mx_host: 'mx.example.org', mx_address: '198.51.100.7' })).toBe('mx.example.org (198.51.100.7) without TLS');
+    expect(wireText({ reply: '250 OK' })).toBeNull(); // through a relay: nothing to say
+  });
+
+  it('keeps the wire fields through the event wire mapping', () => {
+    const wired = eventToWire({ type: 'delivered', at: new Date(0), data: { ...wire, site: 'mx1.example.com,mx2.example.com', mta_sts: 'bogus' } });
+    expect(wired.data).toMatchObject({ mx_host: 'mx2.example.com', tls_version: 'TLSv1.3', tried: wire.tried });
+    expect(wired.data.mta_sts).toBeUndefined();
+  });
+
+  it('carries them in email.sent and email.failed, flat in both field sets, null through a relay', () => {
+    const tx = { uuid: 'u', message_id_header: '<m>', group_uuid: 'g', group_name: 'Orders', from_email: 'a@shop.example', from_name: null, to_email: 'b@example.com', to_name: null, subject: 's', tags: null, metadata: null };
+    const sent = standardPayload({ type: 'sent', at: new Date(0), data: wire }, tx).data as Record<string, unknown>;
+    expect(sent).toMatchObject({ smtp_reply: '250 2.0.0 OK', mx_host: 'mx2.example.com', mx_address: '192.0.2.3', tls_version: 'TLSv1.3', tls_cipher: 'TLS_AES_256_GCM_SHA384', mta_sts: 'enforce' });
+    expect(legacyPayload({ type: 'failed', at: new Date(0), data: { ...wire, reply: '451 later', bounce_type: 'soft' } }, tx)).toMatchObject({ smtp_reply: '451 later', mx_host: 'mx2.example.com', tls_version: 'TLSv1.3' });
+    expect(standardPayload({ type: 'sent', at: new Date(0), data: { reply: '250 OK' } }, tx).data).toMatchObject({ mx_host: null, tls_version: null, mta_sts: null });
   });
 });
