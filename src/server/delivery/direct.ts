@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createResolver } from '../domains/resolver.ts';
 import { type SmtpFailure, isSlowDown, verdictOf } from './attempt-rules.ts';
-import { MtaSts, type StsPolicy, mxMatches, trustedCas } from './mta-sts.ts';
+import { MtaSts, mxMatches, trustedCas } from './mta-sts.ts';
 import { type MxPlan, addressesOf, orderMx, resolveMxPlan, siteOf } from './mx.ts';
 import { type Shaping, type SiteLimits, loadShaping } from './shaping.ts';
 import { SiteRegistry, blockedUntil } from './sites.ts';
@@ -397,11 +397,6 @@ export class DirectDelivery {
     const at = Math.max(now, local.nextSendAt);
     local.nextSendAt = at + interval;
     if (at > now) await new Promise((r) => setTimeout(r, at - now));
-  }
-
-  /** What the delivery tells about a domain's MTA-STS policy (tests, admin). */
-  policyFor(domain: string): Promise<StsPolicy | null> {
-    return this.#sts.policyFor(domain);
   }
 
   async close(): Promise<void> {

@@ -159,10 +159,6 @@ export class DeliveryWorker {
     this.#outcomes.add({ tx, result, at: new Date() });
   }
 
-  #sendDirect(tx: ClaimedTransaction, mail: Mail.Options & { envelope: { from: string; to: string[] } }): Promise<SendResult> {
-    return sendDirect(this.#direct!, tx, mail);
-  }
-
   async #send(tx: ClaimedTransaction, message: LoadedMessage): Promise<SendResult> {
     const { config } = this.#ctx;
     const envelope = { from: verpAddress(config.secret!, tx.uuid, returnPathDomainOf(this.#ctx)), to: [tx.to_email] };
@@ -195,7 +191,7 @@ export class DeliveryWorker {
           disableFileAccess: true,
           disableUrlAccess: true,
         };
-    if (this.#direct) return this.#sendDirect(tx, system ? mail : withListUnsubscribe(this.#ctx, tx.uuid, mail));
+    if (this.#direct) return sendDirect(this.#direct, tx, system ? mail : withListUnsubscribe(this.#ctx, tx.uuid, mail));
     try {
       const route = await this.#transports.routeFor(domainOf(tx.to_email));
       // RFC 8058: List-Unsubscribe + one-click on every customer's message, DKIM-signed
