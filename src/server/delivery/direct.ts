@@ -61,6 +61,8 @@ interface Session {
 
 interface SiteLocal {
   waiters: Set<() => void>;
+  /** Connections this process holds to the site (each with a slot). */
+  open: number;
   nextSendAt: number;
 }
 
@@ -230,7 +232,7 @@ export class DirectDelivery {
   #localOf(site: string): SiteLocal {
     let l = this.#local.get(site);
     if (!l) {
-      l = { waiters: new Set(), nextSendAt: 0 };
+      l = { waiters: new Set(), open: 0, nextSendAt: 0 };
       this.#local.set(site, l);
     }
     return l;
@@ -251,11 +253,15 @@ export class DirectDelivery {
         if (!s.dead) return s;
       }
       const limit = Math.min(state.connLimit ?? limits.maxConnections, limits.maxConnections);
-      const slot = await this.sites.acquireSlot(site, limit);
+      const local = this.#localOf(site);
+      // this process alone holds the limit: no slot can be free, so do not ask the database
+      const slot = local.open < limit ? await this.sites.acquireSlot(site, limit) : null;
       if (slot !== null) {
+        local.open++;
         try {
           return await this.#open(site, slot, key, host, address, enforce);
         } catch (err) {
+          local.open--;
           void this.sites.releaseSlot(site, slot).catch(() => {});
           this.#wakeOne(site);
           throw err;
@@ -266,14 +272,14 @@ export class DirectDelivery {
       if (Date.now() > deadline || this.#parked >= this.#maxParked) throw new Blocked(new Date(Date.now() + SHORT_WAIT_MS), `waiting for a connection to ${site}`);
       this.#parked++;
       await new Promise<void>((resolve) => {
-        const local = this.#localOf(site);
         const done = () => {
           clearTimeout(timer);
           local.waiters.delete(done);
           resolve();
         };
-        // slots held by other processes free up without telling us: look again shortly
-        const timer = setTimeout(done, SLOT_POLL_MS);
+        // slots held by other processes free up without telling us: the first waiter looks again
+        // shortly, the others wait for a connection of this process to come free
+        const timer = setTimeout(done, local.waiters.size === 0 ? SLOT_POLL_MS : SLOT_POLL_MS * 20);
         local.waiters.add(done);
       });
       this.#parked--;
@@ -303,6 +309,7 @@ export class DirectDelivery {
         session.dead = true;
         if (!settled) {
           settled = true;
+          session.slot = -1; // the caller gives the slot back
           conn.close();
           reject(err);
         } else this.#forget(session);
@@ -363,6 +370,7 @@ export class DirectDelivery {
     if (session.slot >= 0) {
       const slot = session.slot;
       session.slot = -1;
+      this.#localOf(session.site).open--;
       void this.sites.releaseSlot(session.site, slot).then(
         () => this.#wakeOne(session.site),
         () => {},
