@@ -80,7 +80,7 @@ beforeAll(async () => {
   cookie = await app.signIn(account.email, account.password);
   worker = new DeliveryWorker(app.ctx);
   worker.start();
-});
+}, 240_000); // a fresh database, a test CA and certificates: slow on a busy machine
 
 afterAll(async () => {
   await worker?.stop();
