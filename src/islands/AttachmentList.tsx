@@ -40,7 +40,8 @@ export default function AttachmentList({ initial }: AttachmentListProps) {
             <label className="label is-sr-only" htmlFor="attachment-search">Search links by name</label>
             <input id="attachment-search" className="input" type="search" placeholder="Search" value={$search} onChange={(e) => setSearch(e.target.value)} data-testid="attachment-search" />
           </div>
-          <div className="table-container" aria-busy={loading} data-testid="attachment-table-wrap">
+          {/* focusable: on a phone the table scrolls sideways, and keyboards must reach it (also when empty) */}
+          <div className="table-container" tabIndex={0} role="region" aria-label="Download links table" aria-busy={loading} data-testid="attachment-table-wrap">
             <table className="table is-fullwidth is-hoverable attachment-table" data-testid="attachment-table">
               <thead>
                 <tr>

@@ -198,30 +198,60 @@ describe('Webhook Logs', () => {
     await checkNarrow(page, 'webhook-logs-more-info');
     await page.setViewportSize(VIEWPORTS.desktop);
 
-    receiver.respond = () => ({ status: 200, body: 'ok' });
+    // issue 19: right after Replay the entry says it was replayed and queued (nothing failed); the
+    // receiver holds its answer until the test has seen that, then the new attempt's result shows
+    // in the row and in More info without a reload
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    receiver.respond = () => ({ status: 200, body: 'ok', hold: held });
     receiver.received.length = 0;
+    await page.evaluate(() => ((window as Window & { notReloaded?: boolean }).notReloaded = true));
     await page.click('[data-testid=webhook-log-replay]');
     await page.waitForSelector('.notification.is-success[data-testid=alert]');
-    // the server's worker role sends it within its poll; More info shows the second attempt
-    await expect
-      .poll(
-        async () => {
-          await page.click('[data-testid=webhook-log-modal] .delete');
-          await page.locator('[data-testid=webhook-log-more]').first().click();
-          await page.waitForSelector('[data-testid=webhook-log-attempt]');
-          return page.locator('[data-testid=webhook-log-attempt]').count();
-        },
-        { timeout: 15_000, interval: 500 },
-      )
-      .toBe(2);
+    await page.waitForFunction(() => document.querySelector('[data-testid=webhook-log-detail-status]')?.textContent === 'Replayed, queued');
+    await expect(page.locator('[data-testid=webhook-log-status]').first().textContent()).resolves.toBe('Replayed, queued');
+    await expect(page.locator('[data-testid=webhook-log-status]').first().getAttribute('class')).resolves.not.toContain('is-warning');
+    // one check while held: the worker gives up on an answer after 10 s (a failure, then 'Retrying')
+    await checkPage(page, 'webhook-logs-replayed-1440');
+    answer();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=webhook-log-attempt]').length === 2, undefined, { timeout: 15_000 });
     await expect(page.textContent('[data-testid=webhook-log-detail-status]')).resolves.toBe('Success');
+    await page.click('[data-testid=webhook-log-modal] .delete');
+    await expect(page.locator('[data-testid=webhook-log-status]').allTextContents()).resolves.toEqual(['Success', 'Success']);
+    expect(await page.evaluate(() => (window as Window & { notReloaded?: boolean }).notReloaded)).toBe(true);
+    await checkPage(page, 'webhook-logs-replay-done-1440');
     expect(receiver.received).toHaveLength(1);
     expect(receiver.received[0].headers['webhook-id']).toMatch(/^msg_/);
+
+    // issue 19: the first page is rendered on the server: the same rows with JavaScript off
+    const rows = (p: Page) => p.$$eval('[data-testid=webhook-log-row]', (trs) => trs.map((tr) => tr.textContent!.trim()));
+    const withScript = await rows(page);
+    const storage = await page.context().storageState();
+    const errors: string[] = [];
+    for (const javaScriptEnabled of [false, true]) {
+      const { page: viewer, context } = await openPage(browser, server.baseUrl, { storageState: storage, javaScriptEnabled, timezoneId: 'America/New_York', locale: 'de-DE', viewport: VIEWPORTS.desktop });
+      viewer.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      viewer.on('pageerror', (e) => errors.push(e.message));
+      await viewer.goto(`${server.baseUrl}/webhook-logs`);
+      if (javaScriptEnabled) await hydrated(viewer, '[data-testid=webhook-log-row]');
+      await expect(rows(viewer), `JavaScript ${javaScriptEnabled ? 'on' : 'off'}`).resolves.toEqual(withScript);
+      if (!javaScriptEnabled) {
+        await checkPage(viewer, 'webhook-logs-no-js-1440');
+        await checkNarrow(viewer, 'webhook-logs-no-js');
+      }
+      await context.close();
+    }
+    expect(errors).toEqual([]);
     await page.context().close();
   });
 
-  it('says there is nothing logged for a customer without requests', async () => {
+  it('says there is nothing logged for a customer without requests, also with JavaScript off', async () => {
     const page = await signedIn(EMPTY);
+    const { page: viewer, context } = await openPage(browser, server.baseUrl, { storageState: await page.context().storageState(), javaScriptEnabled: false, viewport: VIEWPORTS.desktop });
+    await viewer.goto(`${server.baseUrl}/webhook-logs`);
+    await expect(viewer.textContent('[data-testid=webhook-logs-empty]')).resolves.toBe('You have no logged events');
+    await checkPage(viewer, 'webhook-logs-empty-no-js-1440');
+    await context.close();
     await page.goto(`${server.baseUrl}/webhook-logs`);
     await hydrated(page, '[data-testid=webhook-logs-table]');
     await page.waitForFunction(() => document.querySelector('[data-testid=webhook-logs-empty]')?.textContent === 'You have no logged events');
