@@ -77,7 +77,7 @@ beforeAll(async () => {
   tab = await openPage(browser, server.baseUrl);
   await tab.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
   await signInThroughForm(tab.page, server.baseUrl, EMAIL, PASSWORD);
-});
+}, 300_000); // five CLI runs and a server start: slow on a loaded machine
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
@@ -147,7 +147,11 @@ describe('online attachments', () => {
     await page.click('[data-testid=attachment-name-edit]');
     // in name-edit mode the page still has its heading
     await expect(page.locator('h1').allTextContents()).resolves.toEqual(['Create Download Link']);
-    await checkBoth(page, 'attachments-3-create-name-edit');
+    await checkPage(page, 'attachments-3-create-name-edit-1440');
+    await page.setViewportSize(VIEWPORTS.phone);
+    await animationsDone(page);
+    await checkPage(page, 'attachments-3-create-name-edit-390');
+    await page.setViewportSize(VIEWPORTS.desktop);
     await page.fill('[data-testid=attachment-name-input]', 'Quarterly reports');
     await page.press('[data-testid=attachment-name-input]', 'Enter');
     await expect(page.textContent('[data-testid=attachment-name]')).resolves.toBe('Quarterly reports');
@@ -206,7 +210,7 @@ describe('online attachments', () => {
     await page.click('[data-testid=attachment-save-exit]');
     await alertText(page, 'Save successful');
     await page.waitForURL('**/online-attachments', { timeout: 10_000 });
-  });
+  }, 120_000); // a throttled upload and nine page checks
 
   it('lists the link, selects the first row and previews it', async () => {
     const { page } = tab;
@@ -441,6 +445,9 @@ describe('online attachments: expiry, link states and the list without JavaScrip
       const check = javaScriptEnabled ? checkPage : screenshot;
       await check(page, `${name}-1440`);
       await page.setViewportSize(VIEWPORTS.phone);
+      // the side menu slides off-canvas; without a script to wait for that, the page loads again at 390
+      if (javaScriptEnabled) await animationsDone(page);
+      else await page.reload();
       await check(page, `${name}-390`);
       expect(errors, `JavaScript ${javaScriptEnabled ? 'on' : 'off'}`).toEqual([]);
       await viewer.context.close();

@@ -29,7 +29,7 @@ beforeAll(async () => {
   await server.admin('user', 'create', '--customer', 'Quiet Customer', '--email', EMPTY, '--name', 'Quiet Sender', '--password', PASSWORD);
   await server.start();
   browser = await launchBrowser();
-});
+}, 300_000); // five CLI runs and a server start: slow on a loaded machine
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
@@ -239,6 +239,7 @@ describe('Webhook Logs', () => {
       if (!javaScriptEnabled) {
         await screenshot(viewer, 'webhook-logs-no-js-1440');
         await viewer.setViewportSize(VIEWPORTS.phone);
+        await viewer.reload(); // the side menu's slide needs no waiting on a fresh load at 390
         await screenshot(viewer, 'webhook-logs-no-js-390');
       }
       await context.close();
