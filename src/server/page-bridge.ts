@@ -11,6 +11,9 @@ import { ApiError } from './http/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
 import { findGroup } from './reports/groups.repository.ts';
 import { isUuid } from './reports/report-input.ts';
+import { type BrandingWire, type GroupWire, PAGE_SIZE as ATTACHMENT_PAGE_SIZE, getBranding, listGroups } from './attachments/attachments.service.ts';
+import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
+import type { PageMeta } from './reports/report-input.ts';
 
 export interface PageSession {
   session: ResolvedSession;
@@ -39,6 +42,10 @@ export interface PageBridge {
   changeSubscription(transactionId: string, action: 'unsubscribe' | 'resubscribe'): ReturnType<typeof changeSubscription>;
   /** A group report page's group (spec part two §2), or null: malformed, unknown or another customer's (the page is then 404). */
   reportGroup(customerId: number, groupUuid: string): Promise<{ group_uuid: string; group_name: string } | null>;
+  /** Online Attachments' first page and the branding (issue 19: the list renders on the server). */
+  attachmentsFirstPage(customerId: number): Promise<{ list: { data: GroupWire[]; pagination: { page: number; limit: number; total: number; pages: number } }; branding: BrandingWire }>;
+  /** Webhook Logs' first page, newest first (issue 19: the list renders on the server). */
+  webhookLogsFirstPage(customerId: number): Promise<{ data: WebhookLogWire[]; meta: PageMeta }>;
 }
 
 export function createPageBridge(ctx: AppContext): PageBridge {
@@ -70,6 +77,14 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       if (!isUuid(groupUuid)) return null;
       const group = await findGroup(ctx.db, customerId, groupUuid.toLowerCase());
       return group ? { group_uuid: group.uuid, group_name: group.name } : null;
+    },
+    async attachmentsFirstPage(customerId) {
+      const [list, branding] = await Promise.all([listGroups(ctx, customerId, { page: 1, limit: ATTACHMENT_PAGE_SIZE, name: '' }), getBranding(ctx, customerId)]);
+      return { list, branding };
+    },
+    async webhookLogsFirstPage(customerId) {
+      const { data, meta } = await searchLogs(ctx, customerId, { page: 1, order_by: 'desc' });
+      return { data, meta: { ...meta, total_capped: false } }; // as the island reads the API's answer
     },
   };
 }
