@@ -21,9 +21,17 @@ export async function openDatabase(opts: { databaseUrl?: string; dataPath?: stri
     const pg = (await import('pg')).default;
     // int8 (counts, ids) as numbers: every value we store fits in 2^53.
     pg.types.setTypeParser(20, (v: string) => Number(v));
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // a connection attempt to a server that does not answer fails instead of hanging (issue 23)
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     pool.on('error', () => {
       // an idle client lost its connection; the pool replaces it on next use
+    });
+    // A client that is checked out (inside a transaction, between two queries) has no pool listener:
+    // its 'error' event (PostgreSQL restarted, the backend terminated) would be unhandled and end the
+    // process. The query that was running fails with the same error; the client is then discarded
+    // by the pool when released (pg marks it as errored).
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
     });
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', close: () => db.destroy() };
