@@ -1,9 +1,7 @@
 // What the service does when its database is away or its disks are full (issue 23): errors that
 // mean "the database cannot be reached right now" or "there is no room to write" are recognised
-// here once, so the API answers 503 database_unavailable / 507 storage_full, SMTP a 4xx the client
+// here once (no imports: the console's middleware uses it too), so the API answers 503 database_unavailable / 507 storage_full, SMTP a 4xx the client
 // retries, and nothing is acknowledged that was not committed.
-import { sql } from 'kysely';
-import type { Database } from './database.ts';
 
 // network errors of the driver's socket, and pg's own words for a connection that went away
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -36,27 +34,4 @@ export function isStorageFull(err: unknown): boolean {
   if (code === 'ENOSPC' || code === 'EDQUOT' || code === '53100') return true;
   const cause = (err as { cause?: unknown }).cause;
   return cause !== undefined && cause !== err && isStorageFull(cause);
-}
-
-const PROBE_TTL_MS = 1000;
-const PROBE_TIMEOUT_MS = 3000;
-const probes = new WeakMap<Database, { at: number; answer: Promise<boolean> }>();
-
-/**
- * Whether the database answers, asked at most once a second per database (SMTP asks before MAIL
- * FROM and RCPT TO, so a client learns of an outage with a 451 before sending its message).
- */
-export function databaseAnswers(db: Database): Promise<boolean> {
-  const now = Date.now();
-  const last = probes.get(db);
-  if (last && now - last.at < PROBE_TTL_MS) return last.answer;
-  const answer = Promise.race([
-    sql`select 1`.execute(db).then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((resolve) => setTimeout(resolve, PROBE_TIMEOUT_MS, false).unref()),
-  ]);
-  probes.set(db, { at: now, answer });
-  return answer;
 }
