@@ -502,7 +502,9 @@ async function caseIdle() {
     const many = (await Promise.all(Array.from({ length: 11 }, (_, i) => idleConnections(s.smtpPort, 50, `127.0.1.${i + 1}`)))).flat();
     all.push(...many);
     await submitFrom('127.0.0.3', 'under stress');
-    await until('the idle sessions closed under stress', () => many.every((c) => c.closed), 40_000, 250);
+    await until('the idle sessions closed under stress', () => many.every((c) => c.closed), 40_000, 250).catch((err) => {
+      throw new Error(`${err.message}: ${many.filter((c) => c.closed).length} of ${many.length} closed`);
+    });
     const stressedClose = Math.max(...many.map((c) => c.closedAt)) - started;
     const with442 = many.filter((c) => /421 4\.4\.2/.test(c.text)).length;
     if (with442 < many.length) violations.push(`idle: ${many.length - with442} of ${many.length} idle sessions closed without a 421 4.4.2 line`);
@@ -531,7 +533,9 @@ async function caseIdle() {
       else for (const d of j.data) acknowledged.set(d.trans_uuid, 'api');
     })();
     const httpStarted = Date.now();
-    await until('the idle HTTP connections closed', () => httpIdle.every((c) => c.closed), 20_000, 250);
+    await until('the idle HTTP connections closed', () => httpIdle.every((c) => c.closed), 20_000, 250).catch((err) => {
+      throw new Error(`${err.message}: ${httpIdle.filter((c) => c.closed).length} of ${httpIdle.length} closed`);
+    });
     const httpClosed = Math.max(...httpIdle.map((c) => c.closedAt)) - httpStarted;
     await slow;
     const counts = await settle(s, acknowledged, 30_000);

@@ -223,16 +223,22 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
     for (const c of connections()) if (c.session === session) c.send(421, SHUTDOWN_LINE.slice(4, -2));
   };
 
-  // idle timeout by load: re-armed on every connection when the server crosses half of MAX_CLIENTS
+  // idle timeout by load: stressed above half of MAX_CLIENTS, relaxed again at a quarter (so the
+  // timeout does not flap while the idle ones are being closed); entering stress re-arms every
+  // waiting connection with the shorter timeout
   let stressed = false;
   const adjustIdleTimeout = () => {
-    const now = smtp.connections.size > MAX_CLIENTS / 2;
-    if (now === stressed) return;
-    stressed = now;
-    smtp.options.socketTimeout = now ? STRESSED_IDLE_TIMEOUT_MS : IDLE_TIMEOUT_MS;
-    if (now) logger.warn({ connections: smtp.connections.size }, 'SMTP under stress: idle sessions are closed after 10 s');
-    // smtp-server arms a socket's timeout once per command; re-arm the waiting ones with the new value
-    for (const c of connections()) if (!c._handlerPending) c._armTimeout?.();
+    const size = smtp.connections.size;
+    if (!stressed && size > MAX_CLIENTS / 2) {
+      stressed = true;
+      smtp.options.socketTimeout = STRESSED_IDLE_TIMEOUT_MS;
+      logger.warn({ connections: size }, 'SMTP under stress: idle sessions are closed after 10 s');
+      // smtp-server arms a socket's timeout once per command; re-arm the waiting ones with the new value
+      for (const c of connections()) if (!c._handlerPending) c._armTimeout?.();
+    } else if (stressed && size <= MAX_CLIENTS / 4) {
+      stressed = false;
+      smtp.options.socketTimeout = IDLE_TIMEOUT_MS;
+    }
   };
   let draining = false;
 
