@@ -174,7 +174,17 @@ async function main(): Promise<void> {
     stops.push(
       () =>
         new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          // keep-alive connections go idle after their request: close them as they do, and at the
+          // end of the grace period close what is left (a request still running gets cut off)
+          const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
+          const sweep = setInterval(() => {
+            if (Date.now() < deadline) server.closeIdleConnections();
+            else server.closeAllConnections();
+          }, 100);
+          server.close(() => {
+            clearInterval(sweep);
+            resolve();
+          });
           server.closeIdleConnections();
         }).then(() => flushTracking(ctx)), // the opens and clicks of the last requests
     );
