@@ -11,13 +11,14 @@
 //   idle        1,000 idle SMTP connections from one address, idle floods from many, idle HTTP
 // Prints one JSON summary and exits 1 on any violation. FAULTS_DIST runs another build (e.g. an
 // older one, to measure "before").
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { builtStamp, sourceStamp } from './build-stamp.mjs';
 import { admin, createdId, freePort, freshDatabase, serviceController, sleep, snapshotBuild, startSink } from './lib/service-harness.mjs';
@@ -26,6 +27,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENGINE = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 const REQUEST_TIMEOUT_MS = 5_000;
 const log = (line) => process.stderr.write(`faults[${ENGINE}]: ${line}\n`);
+const execFileAsync = promisify(execFile);
 const between = (lo, hi) => lo + Math.random() * (hi - lo);
 
 /** Resolves once `test()` is truthy (polled), or rejects after `ms` naming `what`. */
@@ -244,13 +246,16 @@ async function caseSigterm() {
     const load = startLoad(s, violations, { api: 3, smtp: 4 });
     const RESTARTS = 5;
     const drains = [];
+    const starts = [];
     for (let k = 0; k < RESTARTS; k++) {
       await sleep(between(3_000, 5_000));
       const t = Date.now();
       const code = await s.service.stop('SIGTERM');
       drains.push(Date.now() - t);
       if (code !== 0) violations.push(`sigterm: the service exited with ${code}`);
+      const t2 = Date.now();
       await s.service.start();
+      starts.push(Date.now() - t2);
     }
     await sleep(2_000);
     await load.stop();
@@ -259,7 +264,7 @@ async function caseSigterm() {
     if (counts.duplicated > 0) violations.push(`sigterm: ${counts.duplicated} messages delivered more than once`);
     if (load.answers['smtp 421 at DATA']) violations.push(`sigterm: ${load.answers['smtp 421 at DATA']} SMTP transactions got 421 at DATA`);
     for (const e of s.service.unexpectedExits) violations.push(`sigterm: the service exited on its own (${JSON.stringify(e)})`);
-    return { case: 'sigterm', restarts: RESTARTS, drain_ms_max: Math.max(...drains), ...counts, answers: load.answers, violations };
+    return { case: 'sigterm', restarts: RESTARTS, drain_ms_max: Math.max(...drains), start_ms_max: Math.max(...starts), ...counts, answers: load.answers, violations };
   } finally {
     await s.close();
   }
@@ -274,27 +279,28 @@ async function privateCluster() {
   const dir = mkdtempSync(path.join(tmpdir(), 'transact-faults-pg-'));
   // initdb refuses to run as root: as root, the cluster belongs to the postgres user
   if (asRoot) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres']).stdout), Number(spawnSync('id', ['-g', 'postgres']).stdout));
-  const run = (cmd, args) => {
-    const r = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { encoding: 'utf8' }) : spawnSync(path.join(bin, cmd), args, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}${r.stdout}`);
+  // asynchronous, so the submitters keep going while the cluster restarts
+  const run = async (cmd, args) => {
+    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]] : [path.join(bin, cmd), args];
+    try {
+      await execFileAsync(file, argv, { encoding: 'utf8' });
+    } catch (err) {
+      throw new Error(`${cmd} ${args.join(' ')} failed: ${err.stderr ?? ''}${err.stdout ?? ''}${err.message}`);
+    }
   };
   const port = await freePort();
   const data = path.join(dir, 'data');
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
+  await run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
   const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=100`;
   const ctl = (...args) => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', opts, '-w', '-t', '60', ...args]);
-  ctl('start');
+  await ctl('start');
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     restart: () => ctl('restart', '-m', 'fast'),
     stop: () => ctl('stop', '-m', 'fast'),
     start: () => ctl('start'),
-    destroy() {
-      try {
-        ctl('stop', '-m', 'immediate');
-      } catch {
-        // not running
-      }
+    async destroy() {
+      await ctl('stop', '-m', 'immediate').catch(() => {}); // not running
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -315,11 +321,11 @@ async function casePostgres() {
     // five restarts in a row under load
     for (let k = 0; k < 5; k++) {
       await sleep(between(2_000, 3_000));
-      cluster.restart();
+      await cluster.restart();
     }
     await sleep(2_000);
     // one 20 s stop: what clients see meanwhile
-    cluster.stop();
+    await cluster.stop();
     const stoppedAt = Date.now();
     const seen = {};
     const smtpProbe = await submitSmtp(s, `probe-${randomBytes(3).toString('hex')}`);
@@ -337,7 +343,7 @@ async function casePostgres() {
     seen.console = `${page.status} ${/Service temporarily unavailable/.test(html) ? '"Service temporarily unavailable"' : html.slice(0, 80)}`;
     if (page.status !== 503 || !/Service temporarily unavailable/.test(html)) violations.push(`postgres: console during the stop: ${seen.console}`);
     await sleep(Math.max(0, 20_000 - (Date.now() - stoppedAt)));
-    cluster.start();
+    await cluster.start();
     await until('the service ready again', async () => (await fetch(`${s.baseUrl}/readyz`)).status === 200, 30_000);
     const pageAfter = await fetch(`${s.baseUrl}/`, { headers: { Cookie: cookie } });
     if (pageAfter.status !== 200) violations.push(`postgres: console after the stop answered ${pageAfter.status}`);
@@ -349,19 +355,19 @@ async function casePostgres() {
 
     // started while PostgreSQL is down: waits (stand-in /readyz 503, /healthz 200), then serves
     await s.service.stop('SIGTERM');
-    cluster.stop();
+    await cluster.stop();
     await s.service.start({ wait: false });
     const waiting = await until('the stand-in /healthz', () => fetch(`${s.baseUrl}/healthz`).then((r) => r.status === 200, () => false), 20_000);
     const readyWhileDown = (await fetch(`${s.baseUrl}/readyz`)).status;
     if (!waiting || readyWhileDown !== 503) violations.push(`postgres: started while down, /readyz answered ${readyWhileDown}`);
     await until('two logged attempts', () => (s.service.output().match(/database unavailable at start/g) ?? []).length >= 2, 20_000);
-    cluster.start();
+    await cluster.start();
     await until('the service ready once PostgreSQL is back', async () => (await fetch(`${s.baseUrl}/readyz`).catch(() => ({ status: 0 }))).status === 200, 30_000);
     for (const e of s.service.unexpectedExits) violations.push(`postgres: the service exited on its own (${JSON.stringify(e)})`);
     return { case: 'postgres', restarts: 5, stop_s: 20, during_the_stop: seen, ...counts, answers: load.answers, violations };
   } finally {
     await s?.close();
-    cluster.destroy();
+    await cluster.destroy();
   }
 }
 

@@ -14,6 +14,8 @@ import { SMTPServer } from 'smtp-server';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const execFileAsync = promisify(execFile);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// a start (PGlite recovery, migrations, the roles) takes seconds; on a busy CI machine many more
+const START_TIMEOUT_MS = 90_000;
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -144,7 +146,7 @@ export function serviceController(dist, env, baseUrl) {
         if (!expected.has(c)) unexpectedExits.push({ code, signal });
       });
       if (!wait) return;
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + START_TIMEOUT_MS;
       while (Date.now() < deadline) {
         if (c.exitCode !== null) throw new Error(`the service exited while starting (${c.exitCode}):\n${output.slice(-4000)}`);
         try {
