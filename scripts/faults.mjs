@@ -390,7 +390,7 @@ async function caseDisk() {
     await s.service.start();
     const cookie = await signIn(s);
     const load = startLoad(s, violations, { api: 2, smtp: 1, paceMs: 50 });
-    await until('some acknowledged mail', () => load.acknowledged.size > 20, 20_000);
+    await until('some acknowledged mail', () => load.acknowledged.size > 20, 90_000);
     const seen = {};
     // acceptance: below MIN_FREE_SPACE_MB (100) the service refuses new mail, and serves the rest
     fill(60 * MB);

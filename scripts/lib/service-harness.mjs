@@ -14,8 +14,8 @@ import { SMTPServer } from 'smtp-server';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const execFileAsync = promisify(execFile);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-// a start (PGlite recovery, migrations, the roles) takes seconds; on a busy CI machine many more
-const START_TIMEOUT_MS = 90_000;
+// a start (PGlite recovery, migrations, the roles) takes seconds; on a busy machine far more
+const START_TIMEOUT_MS = 180_000;
 
 export function freePort() {
   return new Promise((resolve, reject) => {
