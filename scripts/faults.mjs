@@ -357,10 +357,10 @@ async function casePostgres() {
     await s.service.stop('SIGTERM');
     await cluster.stop();
     await s.service.start({ wait: false });
-    const waiting = await until('the stand-in /healthz', () => fetch(`${s.baseUrl}/healthz`).then((r) => r.status === 200, () => false), 20_000);
+    const waiting = await until('the stand-in /healthz', () => fetch(`${s.baseUrl}/healthz`).then((r) => r.status === 200, () => false), 120_000);
     const readyWhileDown = (await fetch(`${s.baseUrl}/readyz`)).status;
     if (!waiting || readyWhileDown !== 503) violations.push(`postgres: started while down, /readyz answered ${readyWhileDown}`);
-    await until('two logged attempts', () => (s.service.output().match(/database unavailable at start/g) ?? []).length >= 2, 20_000);
+    await until('two logged attempts', () => (s.service.output().match(/database unavailable at start/g) ?? []).length >= 2, 60_000);
     await cluster.start();
     await until('the service ready once PostgreSQL is back', async () => (await fetch(`${s.baseUrl}/readyz`).catch(() => ({ status: 0 }))).status === 200, 30_000);
     for (const e of s.service.unexpectedExits) violations.push(`postgres: the service exited on its own (${JSON.stringify(e)})`);
