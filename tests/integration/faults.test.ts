@@ -42,7 +42,7 @@ const sendApi = (app: TestApp, apiKey: string, to = 'ann@people.example') =>
   });
 
 describe('the acceptance floor (MIN_FREE_SPACE_MB)', () => {
-  it('refuses new mail with 507 storage_full and SMTP 452 4.3.1 while the disk under DATA_DIR is below it, and serves reads', async () => {
+  it('refuses new mail with 507 storage_full and SMTP 452 4.3.1 while the disk under DATA_DIR is below it, and serves reads', { timeout: 120_000 }, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-floor-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     // a floor above any real disk's free space: the statfs answer is real, the disk "full"
@@ -66,7 +66,7 @@ describe('the acceptance floor (MIN_FREE_SPACE_MB)', () => {
     expect(refused.response).toMatch(/^452 4\.3\.1 /);
   });
 
-  it('accepts above it (0 turns the check off)', async () => {
+  it('accepts above it (0 turns the check off)', { timeout: 120_000 }, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-floor-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const { app, apiKey } = await appWith({ DATA_DIR: dataDir, MIN_FREE_SPACE_MB: '0' });
@@ -75,15 +75,15 @@ describe('the acceptance floor (MIN_FREE_SPACE_MB)', () => {
 });
 
 describe('delivery leases', () => {
-  it('renews the lease of a delivery slower than the lease, so a second worker never takes it', async () => {
-    // a receiver that holds RCPT for about three leases
+  it('renews the lease of a delivery slower than the lease, so a second worker never takes it', { timeout: 120_000 }, async () => {
+    // a receiver that holds RCPT for over two leases (6 s, renewed every 2 s)
     let arrivals = 0;
     const slow = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
       onRcptTo(_address, _session, callback) {
-        setTimeout(() => callback(), 7_000);
+        setTimeout(() => callback(), 14_000);
       },
       onData(stream, _session, callback) {
         stream.resume();
@@ -96,7 +96,7 @@ describe('delivery leases', () => {
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => slow.close(() => resolve())));
     const port = (slow.server.address() as { port: number }).port;
-    const { app, apiKey } = await appWith({ SMTP_RELAY_URL: `smtp://127.0.0.1:${port}`, DELIVERY_LEASE_SECONDS: '3' });
+    const { app, apiKey } = await appWith({ SMTP_RELAY_URL: `smtp://127.0.0.1:${port}`, DELIVERY_LEASE_SECONDS: '6' });
     expect((await sendApi(app, apiKey)).status).toBe(202);
     const first = new DeliveryWorker(app.ctx);
     const second = new DeliveryWorker(app.ctx);
@@ -104,15 +104,15 @@ describe('delivery leases', () => {
     first.start();
     const row = () => app.ctx.db.selectFrom('transactions').select(['status', 'attempts', 'locked_until']).executeTakeFirstOrThrow();
     await expect.poll(async () => (await row()).locked_until !== null, { timeout: 10_000 }).toBe(true);
-    second.start(); // polls every second: without renewals it would claim the row after 3 s
-    await expect.poll(async () => (await row()).status, { timeout: 20_000, interval: 100 }).toBe('sent');
+    second.start(); // polls every second: without renewals it would claim the row after 6 s
+    await expect.poll(async () => (await row()).status, { timeout: 60_000, interval: 100 }).toBe('sent');
     expect(arrivals).toBe(1);
     expect((await row()).attempts).toBe(1);
-  }, 30_000);
+  });
 });
 
 describe('SMTP connections per client address', () => {
-  it('answers 421 4.7.0 beyond SMTP_MAX_CONNECTIONS_PER_IP and greets another address', async () => {
+  it('answers 421 4.7.0 beyond SMTP_MAX_CONNECTIONS_PER_IP and greets another address', { timeout: 120_000 }, async () => {
     const { app } = await appWith({ SMTP_MAX_CONNECTIONS_PER_IP: '3' });
     const smtp = await submission(app);
     const open = (localAddress: string) =>
