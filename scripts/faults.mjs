@@ -13,7 +13,7 @@
 // older one, to measure "before").
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -381,7 +381,9 @@ async function caseDisk() {
   const filler = path.join(mount, 'filler');
   const free = () => statfsSync(mount).bavail * statfsSync(mount).bsize;
   const fill = (leaveBytes) => {
-    const r = spawnSync('fallocate', ['-l', String(Math.max(0, free() - leaveBytes + (existsSync(filler) ? statfsSync(mount).bsize : 0))), filler]);
+    // fallocate sets the file's whole length: what it holds already plus what is to go
+    const held = existsSync(filler) ? statSync(filler).size : 0;
+    const r = spawnSync('fallocate', ['-l', String(Math.max(0, held + free() - leaveBytes)), filler]);
     if (r.status !== 0) throw new Error(`fallocate failed: ${r.stderr}`);
   };
   const MB = 1024 * 1024;
