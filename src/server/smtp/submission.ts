@@ -160,6 +160,8 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
           callback(null, { user: customerId });
         })
         .catch((err) => {
+          // the database away (issue 23): the same temporary answer as at MAIL, RCPT and DATA
+          if (isDatabaseUnavailable(err)) return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
           logger.error({ err }, 'SMTP AUTH lookup failed');
           callback(smtpError(454, '4.7.0 Temporary authentication failure'));
         });
