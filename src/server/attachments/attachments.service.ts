@@ -8,6 +8,7 @@ import { Transform, pipeline } from 'node:stream';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import type { BrandingSettings } from '../db/schema.ts';
+import { isStorageFull } from '../db/availability.ts';
 import { ApiError } from '../http/errors.ts';
 import { check } from '../http/validate.ts';
 import { TooLargeError } from '../storage/storage.ts';
@@ -128,6 +129,8 @@ async function storeUpload(ctx: AppContext, file: MultipartFile): Promise<{ key:
     ({ size } = await ctx.storage.put(key, file.stream, { maxBytes, contentType: 'application/octet-stream' }));
   } catch (err) {
     if (err instanceof TooLargeError) throw new ApiError('payload_too_large', `The file is larger than the limit of ${maxBytes} bytes`);
+    // the disk filled up under this file (issue 23): storage.put has removed what it wrote
+    if (isStorageFull(err)) throw new ApiError('storage_full', 'The server is out of storage space; the file was not stored. Try again later or ask the operator to free space.');
     throw err;
   }
   if (size === 0) {

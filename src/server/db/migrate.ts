@@ -42,6 +42,7 @@ export async function migrateToLatest(db: Database): Promise<void> {
   const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+    // the cause tells "the database is unreachable" apart: main.ts waits for it at start-up
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`, { cause: error });
   }
 }

@@ -12,7 +12,7 @@ import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { domainOf } from '../sending/addresses.ts';
 import { onQueued } from './queue-signal.ts';
-import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, loadMessages, type OutcomeUpdate } from './queue.repository.ts';
+import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, loadMessages, type OutcomeUpdate, releaseClaims, renewLeases } from './queue.repository.ts';
 import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
 import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';
 import { verpAddress } from './verp.ts';
@@ -40,12 +40,16 @@ export interface Outcome {
 }
 
 const POLL_MS = 1000;
-// Outcomes are recorded in one transaction per flush (5–6 statements): waiting up to 100 ms lets a
-// busy worker record hundreds per flush. A write that fails is tried again (batch-writer.ts), so a
-// database restart does not send mail twice; a crash loses at most this window of *records*, and
-// those messages are delivered again when their lease expires (at least once).
-const FLUSH_MS = 100;
+// Outcomes are recorded in one transaction per flush (5–6 statements), written as soon as the
+// previous write is done (group commit): a busy worker records hundreds per flush while the window
+// a kill -9 can lose stays the length of one write. A write that fails is tried again
+// (batch-writer.ts), so a database restart does not send mail twice; a crash loses at most that
+// window of *records*, and those messages are delivered again when their lease expires (at least once).
+const FLUSH_MS = 0;
 const FLUSH_SIZE = 500;
+// A claim whose outcome the batch writer could not record stops being renewed after this, so its
+// lease runs out and another attempt takes it (the writer gives up after about four minutes).
+const MAX_HOLD_MS = 10 * 60_000;
 
 const addressList = (list: Address[] | null | undefined) => (list ?? []).map((a) => (a.name ? { name: a.name, address: a.email } : a.email));
 
@@ -61,6 +65,9 @@ export class DeliveryWorker {
   #keys = new Map<number, KeyObject>();
   /** Straight to the recipients' MX hosts when there is no SMTP_RELAY_URL (direct.ts). */
   readonly #direct: DirectDelivery | null;
+  /** Claims not yet recorded (delivering, or the outcome waiting to be written): their leases are renewed. */
+  readonly #held = new Map<number, { id: number; attempts: number; since: number }>();
+  #heartbeat: NodeJS.Timeout | null = null;
 
   constructor(ctx: AppContext, transports?: TransportPool) {
     this.#ctx = ctx;
@@ -69,7 +76,16 @@ export class DeliveryWorker {
       transports || ctx.config.smtpRelayUrl
         ? null
         : new DirectDelivery({ config: ctx.config, logger: ctx.logger, sites: new SiteRegistry(ctx.db, { basePauseSeconds: ctx.config.sitePauseSeconds }), onStsFailure: () => ctx.metrics.mtaStsTestingFailures.inc() });
-    this.#outcomes = new BatchWriter<Outcome>({ what: 'delivery outcomes', logger: ctx.logger, flushMs: FLUSH_MS, flushSize: FLUSH_SIZE, write: (batch) => recordOutcomes(ctx, batch) });
+    this.#outcomes = new BatchWriter<Outcome>({
+      what: 'delivery outcomes',
+      logger: ctx.logger,
+      flushMs: FLUSH_MS,
+      flushSize: FLUSH_SIZE,
+      write: async (batch) => {
+        await recordOutcomes(ctx, batch);
+        for (const { tx } of batch) if (this.#held.get(tx.id)?.attempts === tx.attempts) this.#held.delete(tx.id);
+      },
+    });
   }
 
   start(): void {
@@ -77,18 +93,49 @@ export class DeliveryWorker {
     this.#running = true;
     this.#unsubscribe = onQueued(this.#ctx, () => this.#wake?.());
     this.#loop = this.#run();
+    // the heartbeat: three renewals per lease, so one that fails (the database restarting) is not fatal
+    const every = Math.max(1000, (this.#ctx.config.deliveryLeaseSeconds * 1000) / 3);
+    this.#heartbeat = setInterval(() => void this.#renew(), every);
+    this.#heartbeat.unref();
   }
 
-  /** Stops claiming, lets in-flight deliveries finish and records their outcomes. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming, lets in-flight deliveries finish (for at most `graceMs`) and records their
+   * outcomes; whatever is still held then is released so another process takes it at once.
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
+    const deadline = Date.now() + graceMs;
     this.#running = false;
     this.#unsubscribe();
     this.#wake?.();
     await this.#loop;
-    while (this.#inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+    while (this.#inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await this.#outcomes.flush();
+    if (this.#heartbeat) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
+    if (this.#held.size > 0) {
+      const held = [...this.#held.values()];
+      this.#held.clear();
+      try {
+        const n = await releaseClaims(this.#ctx.db, held);
+        this.#ctx.logger.info({ count: n }, 'released claimed messages not delivered before stopping');
+      } catch (err) {
+        this.#ctx.logger.warn({ err, count: held.length }, 'could not release claimed messages; their leases will expire');
+      }
+    }
     this.#transports.close();
     await this.#direct?.close();
+  }
+
+  async #renew(): Promise<void> {
+    const now = Date.now();
+    const held = [...this.#held.values()].filter((h) => now - h.since < MAX_HOLD_MS);
+    if (held.length === 0) return;
+    try {
+      await renewLeases(this.#ctx.db, held, this.#ctx.config.deliveryLeaseSeconds);
+    } catch (err) {
+      this.#ctx.logger.warn({ err, count: held.length }, 'renewing delivery leases failed; trying again at the next beat');
+    }
   }
 
   /** Wakes the loop (from LISTEN/NOTIFY or tests). */
@@ -121,6 +168,7 @@ export class DeliveryWorker {
           continue;
         }
         for (const tx of claimed) {
+          this.#held.set(tx.id, { id: tx.id, attempts: tx.attempts, since: Date.now() });
           this.#inFlight++;
           void this.#deliver(tx, messages.get(tx.message_id)!).finally(() => {
             this.#inFlight--;
