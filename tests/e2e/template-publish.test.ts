@@ -36,7 +36,7 @@ beforeAll(async () => {
   tab.page.on('pageerror', (e) => pageErrors.push(e.message));
   tab.page.on('console', (m) => m.type() === 'error' && pageErrors.push(m.text()));
   await signInThroughForm(tab.page, server.baseUrl, EMAIL, PASSWORD);
-}, 180_000);
+}, 400_000);
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
@@ -48,7 +48,7 @@ async function consoleCall<T>(method: 'POST' | 'PUT', path: string, body: unknow
   return { status: res.status(), body: (await res.json()) as T };
 }
 
-async function atSizes(page: Page, name: string, controls: readonly string[], sizes: readonly ['1440' | '768' | '390', { width: number; height: number }][]) {
+async function atSizes(page: Page, name: string, controls: readonly string[], sizes: readonly (readonly ['1440' | '768' | '390', { readonly width: number; readonly height: number }])[]) {
   try {
     for (const [label, size] of sizes) {
       await page.setViewportSize(size);
