@@ -5,9 +5,10 @@ import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { hydrateRoot } from 'react-dom/client';
 import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TemplateWire } from '../../src/lib/template-editor.ts';
 import { json, stubNetwork } from './network.ts';
 
-const template = (i: number) => ({
+const template = (i: number): TemplateWire => ({
   id: `3f0c1d2e-1111-4222-8333-4444556666${String(i).padStart(2, '0')}`,
   type: 'user',
   name: `Template ${i}`,
@@ -64,7 +65,7 @@ describe('Templates list: the first page from the server (issue 19)', () => {
     stubNetwork({});
     vi.resetModules();
     const { default: TemplateLibrary } = await import('../../src/islands/TemplateLibrary.tsx');
-    const empty = { data: [], meta: { current_page: 1, per_page: 10, total: 0, last_page: 1 } };
+    const empty = { data: [] as TemplateWire[], meta: { current_page: 1, per_page: 10, total: 0, last_page: 1 } };
     const container = document.createElement('div');
     container.innerHTML = renderToString(<TemplateLibrary initial={empty} />);
     document.body.append(container);
