@@ -231,7 +231,7 @@ describe('the Templates list rendered on the server (issue 19)', () => {
     expect(pageErrors.filter((e) => /#418|hydrat/i.test(e))).toEqual([]);
     // the island has it: sorting asks the server for the next order
     const byName = (await consoleCall<{ data: { name: string }[] }>('POST', '/v1/templates/search', { sort: 'name', page: 1 })).body.data.map((t) => t.name);
-    await tab.page.click('[data-testid=sort-name]');
+    await tab.page.click('[data-testid=sort-name] button');
     await tab.page.waitForFunction((first) => document.querySelector('[data-testid=template-row] [data-testid=template-name]')?.textContent === first, byName[0]);
     expect(await rowNames(tab.page)).toEqual(byName);
     await atSizes(tab.page, 'templates-list-ssr', ['[data-testid=template-table]'], DESKTOP_AND_PHONE);
