@@ -56,7 +56,7 @@ describe('Templates list: the first page from the server (issue 19)', () => {
     await vi.waitFor(() => expect(screen.queryByTestId('template-preview')).not.toBeNull());
     expect(calls.filter((c) => c.path === '/v1/templates/search')).toEqual([]);
 
-    await act(async () => void fireEvent.click(screen.getByTestId('sort-name')));
+    await act(async () => void fireEvent.click(screen.getByRole('button', { name: /Name/ })));
     await vi.waitFor(() => expect(names()).toEqual(['Template 1', 'Template 2', 'Template 3']));
     expect(calls.find((c) => c.path === '/v1/templates/search')?.body).toEqual({ template_name: '', sort: 'name', page: 1 });
   }, 30_000);
