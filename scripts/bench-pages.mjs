@@ -56,7 +56,7 @@ const env = {
 };
 async function whenReady() {
   for (let i = 0; ; i++) {
-    if (i > 600) throw new Error('server did not start');
+    if (i > 3000) throw new Error('server did not start'); // five minutes: a first start on a busy machine is slow
     try {
       if ((await fetch(`${base}/readyz`)).ok) return;
     } catch {}
