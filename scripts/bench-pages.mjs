@@ -106,7 +106,8 @@ try {
   const template = await (await asDemo('POST', '/v1/templates', { name: 'Receipt', subject: 'Order {{order}}', content_html: '<p>Hello {{name}}</p>' })).json();
   if (!template.template?.id) throw new Error(`template create failed: ${JSON.stringify(template)}`);
   ROUTES.push({ route: '/templates', kind: 'console', cookie: demoCookie }, { route: '/templates/create', kind: 'console', cookie: demoCookie });
-  ROUTES.push({ route: `/templates/edit/${template.template.id}`, kind: 'console', cookie: demoCookie });
+  // the editor imports CodeMirror after its first paint: wait for it, to report that chunk apart
+  ROUTES.push({ route: `/templates/edit/${template.template.id}`, kind: 'console', cookie: demoCookie, lazyReady: '[data-testid=code-editor][data-ready=yes]' });
   const form = new FormData();
   form.append('group', JSON.stringify({ name: 'Invoices' }));
   form.append('asset', new Blob(['an invoice'], { type: 'text/plain' }), 'invoice.txt');
@@ -123,7 +124,7 @@ try {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
   const results = [];
-  for (const { route, name = route, kind, cookie: routeCookie = cookie } of ROUTES) {
+  for (const { route, name = route, kind, cookie: routeCookie = cookie, lazyReady } of ROUTES) {
     const context = await browser.newContext();
     if (kind === 'console') await context.addCookies([{ name: 'transact_session', value: routeCookie.split('=')[1], url: base }]);
     const page = await context.newPage();
@@ -133,6 +134,7 @@ try {
       if (type === 'script' || type === 'stylesheet') assets.set(res.url(), type);
     });
     const nav = await page.goto(`${base}${route}`, { waitUntil: 'networkidle' });
+    if (lazyReady) await page.waitForSelector(lazyReady, { timeout: 120_000 });
     // small scripts and styles are inlined into the page by Astro: they are shipped too
     const inline = await page.evaluate(() => ({
       js: [...document.querySelectorAll('script:not([src])')].map((s) => s.textContent ?? '').join('\n'),
