@@ -14,6 +14,7 @@ import { isUuid } from './reports/report-input.ts';
 import { type BrandingWire, type GroupWire, PAGE_SIZE as ATTACHMENT_PAGE_SIZE, getBranding, listGroups } from './attachments/attachments.service.ts';
 import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
 import type { PageMeta } from './reports/report-input.ts';
+import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';
 
 export interface PageSession {
   session: ResolvedSession;
@@ -46,6 +47,8 @@ export interface PageBridge {
   attachmentsFirstPage(customerId: number): Promise<{ list: { data: GroupWire[]; pagination: { page: number; limit: number; total: number; pages: number } }; branding: BrandingWire }>;
   /** Webhook Logs' first page, newest first (issue 19: the list renders on the server). */
   webhookLogsFirstPage(customerId: number): Promise<{ data: WebhookLogWire[]; meta: PageMeta }>;
+  /** The Templates list's first page as the island's first call asks for it (issue 19: rendered on the server). */
+  templatesFirstPage(customerId: number): Promise<TemplatePage>;
 }
 
 export function createPageBridge(ctx: AppContext): PageBridge {
@@ -86,5 +89,6 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       const { data, meta } = await searchLogs(ctx, customerId, { page: 1, order_by: 'desc' });
       return { data, meta: { ...meta, total_capped: false } }; // as the island reads the API's answer
     },
+    templatesFirstPage: (customerId) => searchTemplates(ctx.db, customerId, { name: '', type: 'user', status: null, sort: 'description', order: 'desc', page: 1 }),
   };
 }

@@ -15,6 +15,7 @@ import * as m010 from './migrations/010-templates.ts';
 import * as m011 from './migrations/011-attachments.ts';
 import * as m013 from './migrations/013-attachment-downloads.ts';
 import * as m014 from './migrations/014-delivery-sites.ts';
+import * as m015 from './migrations/015-template-published-version.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '011-attachments': m011,
   '013-attachment-downloads': m013,
   '014-delivery-sites': m014,
+  '015-template-published-version': m015,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */

@@ -500,6 +500,12 @@ export interface TemplatesTable {
   content_html: Generated<string>;
   content_text: string | null;
   published_html: string | null;
+  /** What sending uses: the fields as they were at the last Publish (migration 015). */
+  published_subject: string | null;
+  published_text: string | null;
+  published_from_name: string | null;
+  published_from_email: string | null;
+  published_reply_email: string | null;
   version: Generated<number>;
   published_at: Date | null;
   created_at: CreatedAt;

@@ -12,8 +12,17 @@ import type { TemplateSort } from './templates.repository.ts';
 import { createTemplate, deleteTemplate, readTemplate, renderPreview, searchTemplates, templateToWire, updateTemplate } from './templates.service.ts';
 
 const SORTS = ['name', 'description', 'published', 'updated'] as const;
-// "name" ascending, "-name" descending; spec part two §9: by description, DESC by default
-const sortParam = z.enum([...SORTS, ...SORTS.map((s) => `-${s}` as const)]);
+type SortParam = (typeof SORTS)[number] | `-${(typeof SORTS)[number]}`;
+const DEFAULT_SORT: SortParam = '-description';
+// "name" ascending, "-name" descending; or only a direction, "ASC" or "DESC" in any case, on the
+// default key (spec part two §9: "sorted by description, DESC" by default)
+const sortParam = z.union([
+  z.enum([...SORTS, ...SORTS.map((s) => `-${s}` as const)]),
+  z
+    .string()
+    .regex(/^(asc|desc)$/i, 'a key (name, description, published, updated; "-" before it for descending), or ASC or DESC')
+    .transform((dir): SortParam => (dir.toLowerCase() === 'asc' ? 'description' : '-description')),
+]);
 
 const searchBody = z.union([
   z.strictObject({
@@ -38,6 +47,7 @@ const templateBody = z.strictObject({
   created_timestamp: z.string().optional(),
   updated_timestamp: z.string().optional(),
   published_timestamp: z.string().nullish(),
+  unpublished_changes: z.boolean().optional(),
   name: text(200),
   status: z.enum(['draft', 'published']).optional(),
   alias: z.string().max(100).regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, dot, dash and underscore').nullish(),
@@ -70,7 +80,7 @@ export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
     const { customerId } = sessionOf(c);
     const body = await jsonBody(c, searchBody);
     const gallery = 'templateType' in body;
-    const sort = body.sort ?? '-description';
+    const sort = body.sort ?? DEFAULT_SORT;
     const page = await searchTemplates(ctx.db, customerId, {
       name: (gallery ? body.templateName : body.template_name) ?? '',
       type: gallery ? body.templateType : 'user',
