@@ -11,6 +11,31 @@ import { ApiError } from './http/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
 import { findGroup } from './reports/groups.repository.ts';
 import { isUuid } from './reports/report-input.ts';
+import { check } from './http/validate.ts';
+import { answerSuppressionSearch, suppressionSearchBody } from './suppressions/suppressions.routes.ts';
+import { answerDashboard, dashboardQuery } from './dashboard/dashboard.routes.ts';
+import { answerGroupSearch, answerTransactionSearch, groupSearchBody, transactionSearchBody } from './reports/reports.routes.ts';
+import { answerGroupReport, answerLinks, reportBody } from './reports/group-reports.routes.ts';
+import type { SuppressionPage } from './suppressions/suppressions.service.ts';
+import type { TransactionPage } from './reports/transactions.service.ts';
+import type { GroupPage } from './reports/groups.service.ts';
+import type { GroupReport, LinkWire } from './reports/group-reports.service.ts';
+import type { PageMeta } from './reports/report-input.ts';
+
+/**
+ * The first pages of the console's lists, rendered on the server (issue 19): each the answer of
+ * the API call its island makes, to the body the island would send, through the same check and
+ * service function as the route, so the server's rows are the rows the island would load.
+ */
+export interface FirstPages {
+  suppressions(customerId: number, body: unknown): Promise<SuppressionPage>;
+  /** GET /v1/dashboard's latest transactions for its query. */
+  dashboard(customerId: number, query: unknown): Promise<TransactionPage>;
+  transactions(customerId: number, body: unknown): Promise<TransactionPage>;
+  groups(customerId: number, body: unknown): Promise<GroupPage>;
+  groupReport(customerId: number, body: unknown): Promise<GroupReport>;
+  links(customerId: number, body: unknown): Promise<{ data: LinkWire[]; meta: PageMeta }>;
+}
 
 export interface PageSession {
   session: ResolvedSession;
@@ -39,6 +64,7 @@ export interface PageBridge {
   changeSubscription(transactionId: string, action: 'unsubscribe' | 'resubscribe'): ReturnType<typeof changeSubscription>;
   /** A group report page's group (spec part two §2), or null: malformed, unknown or another customer's (the page is then 404). */
   reportGroup(customerId: number, groupUuid: string): Promise<{ group_uuid: string; group_name: string } | null>;
+  firstPages: FirstPages;
 }
 
 export function createPageBridge(ctx: AppContext): PageBridge {
@@ -70,6 +96,14 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       if (!isUuid(groupUuid)) return null;
       const group = await findGroup(ctx.db, customerId, groupUuid.toLowerCase());
       return group ? { group_uuid: group.uuid, group_name: group.name } : null;
+    },
+    firstPages: {
+      suppressions: (customerId, body) => answerSuppressionSearch(ctx, customerId, check(suppressionSearchBody, body)),
+      dashboard: async (customerId, query) => (await answerDashboard(ctx, customerId, check(dashboardQuery, query))).transactionStats,
+      transactions: (customerId, body) => answerTransactionSearch(ctx, customerId, check(transactionSearchBody, body)),
+      groups: (customerId, body) => answerGroupSearch(ctx, customerId, check(groupSearchBody, body)),
+      groupReport: (customerId, body) => answerGroupReport(ctx, customerId, check(reportBody, body)),
+      links: (customerId, body) => answerLinks(ctx, customerId, check(reportBody, body)),
     },
   };
 }
