@@ -3,8 +3,11 @@
 // tables (Links included) render their first page, or their empty state, on the server. Each page
 // loads in Chromium with JavaScript off and on: the same rows both ways, no list call made again by
 // the island on load, no console error (React #418: a hydration mismatch), axe and the viewport
-// fit at 1440 and 390 px, and the dashboard's table shows rows where it said 'Loading…'.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+// fit at 1440 and 390 px, and the dashboard's table shows rows where it said 'Loading…'. Also the
+// layout the same issue found broken, checked with element boxes: a toast's Dismiss button beside
+// its text, one placement of the report pages' date range, the summary band's figures and shares
+// (never one card wrapped alone), pagers on one row, at 1440, 768 and 390 px.
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hydratedInView, launchBrowser, screenshot } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
@@ -160,3 +163,119 @@ describe('lists rendered on the server', () => {
     });
   }
 });
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+async function box(locator: Locator): Promise<Box> {
+  const b = await locator.boundingBox();
+  if (!b) throw new Error(`${locator.toString()} has no box`);
+  return b;
+}
+
+function intersects(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/** Where the date range sits against the title block: beside it (to its right, from its top) or under it. */
+function placement(title: Box, range: Box): 'beside' | 'under' | 'other' {
+  if (range.y >= title.y + title.height - 1) return 'under';
+  if (range.x >= title.x + title.width - 1 && range.y < title.y + title.height) return 'beside';
+  return 'other';
+}
+
+const WIDTHS = [['1440', VIEWPORTS.desktop], ['768', VIEWPORTS.tablet], ['390', VIEWPORTS.phone]] as const;
+
+describe('layout (issue 19)', () => {
+  for (const [size, viewport] of [['1440', VIEWPORTS.desktop], ['390', VIEWPORTS.phone]] as const) {
+    it(`a toast's Dismiss button never covers its text, at ${size} px (the shared Alerts island: Export, Settings)`, async () => {
+      const on = await signedIn(SENDER, true, viewport);
+      const page = await on.newPage();
+      // Export's long success message on a report page
+      await page.goto(`${traffic.server.baseUrl}/groups/${groups.Orders}/sent`);
+      await hydratedInView(page, '[data-testid=report-export]');
+      await page.click('[data-testid=report-export]');
+      const alert = page.locator('[data-testid=alert]').first();
+      await alert.waitFor({ state: 'visible' });
+      const text = await box(alert.locator('[data-testid=alert-text]'));
+      const dismiss = await box(alert.locator('[data-testid=alert-dismiss]'));
+      expect(intersects(text, dismiss), `text ${JSON.stringify(text)}, button ${JSON.stringify(dismiss)}`).toBe(false);
+      expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
+      await screenshot(page, `toast-export-${size}`);
+      // a failed save on Settings: the danger toast with the server's message
+      await page.goto(`${traffic.server.baseUrl}/settings`);
+      await page.route('**/v1/ui-settings', (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'internal', message: 'Internal server error while saving the tracking settings' } }) })
+          : route.continue(),
+      );
+      const toggle = page.locator('[data-testid=toggle-track_links]');
+      await page.waitForSelector('astro-island:not([ssr]) [data-testid=toggle-track_links]');
+      await toggle.click({ force: true });
+      const danger = page.locator('[data-testid=alert].is-danger');
+      await danger.waitFor({ state: 'visible' });
+      const dangerText = await box(danger.locator('[data-testid=alert-text]'));
+      const dangerDismiss = await box(danger.locator('[data-testid=alert-dismiss]'));
+      expect(intersects(dangerText, dangerDismiss)).toBe(false);
+      await checkPage(page, `toast-settings-${size}`, ['[data-testid=alert]']);
+      await on.close();
+    });
+  }
+
+  for (const [size, viewport] of WIDTHS) {
+    it(`report pages: one placement of the date range, the summary band whole, pagers on one row, at ${size} px`, async () => {
+      const on = await signedIn(SENDER, true, viewport);
+      const page = await on.newPage();
+      const placements: Record<string, string> = {};
+      for (const report of ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced']) {
+        await page.goto(`${traffic.server.baseUrl}/groups/${groups.Orders}/${report}`);
+        await page.waitForSelector('[data-testid=summary-sent-share]');
+        placements[report] = placement(await box(page.locator('.group-report .report-title')), await box(page.locator('.group-report [data-testid=date-range]')));
+        // every card's share on its figure's line, or every card's under it: never one card alone
+        const relations = await page.$$eval('[data-testid=report-summary] .summary-item', (items) =>
+          items
+            .map((item) => {
+              const value = item.querySelector('.summary-value')!.getBoundingClientRect();
+              const share = item.querySelector('.summary-share')?.getBoundingClientRect();
+              return share ? (share.top < value.bottom - 1 ? 'beside' : 'under') : null;
+            })
+            .filter((r) => r !== null),
+        );
+        expect(new Set(relations).size, `${report}: ${relations.join(', ')}`).toBe(1);
+        // nothing cut off: no label, figure or share wider than its box
+        const clipped = await page.$$eval('[data-testid=report-summary] :is(dt, dd, .summary-value, .summary-share)', (els) =>
+          els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => `${el.className || el.tagName}: ${el.textContent}`),
+        );
+        expect(clipped, report).toEqual([]);
+        await expectOnOneRow(page, '.report-pager .buttons', report);
+      }
+      expect(new Set(Object.values(placements)).size, JSON.stringify(placements)).toBe(1);
+      expect(Object.values(placements)[0]).toBe(size === '390' ? 'under' : 'beside');
+      await screenshot(page, `report-layout-${size}`);
+
+      await page.goto(`${traffic.server.baseUrl}/groups`);
+      await expectOnOneRow(page, '[data-testid=groups-panel] .report-pager .buttons', 'groups');
+      await page.click('[data-testid=tab-recipients]');
+      await expectOnOneRow(page, '[data-testid=recipients-panel] .report-pager .buttons', 'recipients');
+      await checkPage(page, `groups-pager-${size}`, ['[data-testid=recipients-panel] [data-testid=transactions-last]']);
+      await on.close();
+    });
+  }
+});
+
+/** The pager's controls share one row and stay inside their card. */
+async function expectOnOneRow(page: Page, selector: string, label: string): Promise<void> {
+  const pager = page.locator(selector).first();
+  await pager.scrollIntoViewIfNeeded();
+  const { tops, right, cardRight } = await pager.evaluate((nav) => {
+    const buttons = [...nav.children].map((b) => b.getBoundingClientRect());
+    const card = nav.closest('.card')!.getBoundingClientRect();
+    return { tops: buttons.map((b) => Math.round(b.top)), right: Math.max(...buttons.map((b) => b.right)), cardRight: card.right };
+  });
+  expect(new Set(tops).size, `${label}: pager rows at ${tops.join(', ')}`).toBe(1);
+  expect(right, `${label}: the pager reaches past its card`).toBeLessThanOrEqual(cardRight);
+}
