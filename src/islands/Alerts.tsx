@@ -12,8 +12,8 @@ export default function Alerts() {
     <div className="alerts" role="status" aria-live="polite">
       {$alerts.map((a) => (
         <div key={a.id} className={`notification is-${a.kind}`} data-testid="alert">
-          <span className="alert-text" data-testid="alert-text">{a.text}</span>
-          <button type="button" className="delete" aria-label="Dismiss" onClick={() => dismissAlert(a.id)} data-testid="alert-dismiss" />
+          <span className="alert-text">{a.text}</span>
+          <button type="button" className="delete" aria-label="Dismiss" onClick={() => dismissAlert(a.id)} />
         </div>
       ))}
     </div>

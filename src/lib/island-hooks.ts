@@ -22,8 +22,6 @@ export function useHydrated(): boolean {
   return useSyncExternalStore(never, () => true, () => false);
 }
 
-const seeded = new WeakSet<object>();
-
 /**
  * A store whose first value the server rendered from the island's props (issue 19: lists render
  * their first page on the server). On the server and while hydrating the island shows `seed`; in
@@ -34,11 +32,10 @@ const seeded = new WeakSet<object>();
  * Without a seed: useIslandStore.
  */
 export function useSeededStore<T>(store: WritableAtom<T>, seed: T | null): T {
-  if (seed !== null && typeof document !== 'undefined' && !seeded.has(store) && store.get() === store.init) {
-    seeded.add(store);
-    store.set(seed);
-  }
   // the first render's value, kept: React asks for the server's value more than once
-  const [rendered] = useState<T>(() => seed ?? (store.init as T));
+  const [rendered] = useState(() => {
+    if (seed !== null && typeof document !== 'undefined' && store.get() === store.init) store.set(seed);
+    return seed ?? (store.init as T);
+  });
   return useStore(store, { ssr: () => rendered });
 }

@@ -201,8 +201,8 @@ describe('layout (issue 19)', () => {
       await page.click('[data-testid=report-export]');
       const alert = page.locator('[data-testid=alert]').first();
       await alert.waitFor({ state: 'visible' });
-      const text = await box(alert.locator('[data-testid=alert-text]'));
-      const dismiss = await box(alert.locator('[data-testid=alert-dismiss]'));
+      const text = await box(alert.locator('.alert-text'));
+      const dismiss = await box(alert.locator('.delete'));
       expect(intersects(text, dismiss), `text ${JSON.stringify(text)}, button ${JSON.stringify(dismiss)}`).toBe(false);
       expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
       await screenshot(page, `toast-export-${size}`);
@@ -218,8 +218,8 @@ describe('layout (issue 19)', () => {
       await toggle.click({ force: true });
       const danger = page.locator('[data-testid=alert].is-danger');
       await danger.waitFor({ state: 'visible' });
-      const dangerText = await box(danger.locator('[data-testid=alert-text]'));
-      const dangerDismiss = await box(danger.locator('[data-testid=alert-dismiss]'));
+      const dangerText = await box(danger.locator('.alert-text'));
+      const dangerDismiss = await box(danger.locator('.delete'));
       expect(intersects(dangerText, dangerDismiss)).toBe(false);
       await checkPage(page, `toast-settings-${size}`, ['[data-testid=alert]']);
       await on.close();
