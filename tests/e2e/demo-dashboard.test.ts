@@ -77,7 +77,9 @@ function recordSearches(page: Page): Record<string, unknown>[] {
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${server.baseUrl}/`);
   await hydratedInView(page, '[data-testid=transaction-table]');
-  await hydrated(page, '[data-testid=transaction-search]');
+  // the search above the table: with its first page rendered on the server (issue 19) the table is
+  // tall, and scrolling it into view may leave the search above the fold, not yet hydrated
+  await hydratedInView(page, '[data-testid=transaction-search]');
   await settled(page);
 }
 
