@@ -6,7 +6,7 @@
 // nothing in it, the empty state with its retry control, and the home rule both ways.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydrated, hydratedInView, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydratedInView, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { BOUNCED, EMPTY_SENDER, EMPTY_VIEWER, ORDERS, PASSWORD, QUOTA, SENDER, SUPPRESSED, VIEWER, WELCOME, addressOf, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
 
 let traffic: ReportTraffic;

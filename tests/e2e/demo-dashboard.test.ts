@@ -5,7 +5,7 @@
 // custom headers, the groups and a status filter of the Recipients tab.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydrated, hydratedInView, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydratedInView, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const TRANSACTIONS = 2000;
