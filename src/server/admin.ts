@@ -12,6 +12,7 @@ import { credentialsForConsole, ensureCredentials, rotateCredentials } from './c
 import { addDomain, dnsRecords } from './domains/domains.service.ts';
 import { randomToken } from './crypto.ts';
 import type { AppContext } from './context.ts';
+import { addressWarning, readServiceRecord } from './ops/service-record.ts';
 import { DEFAULT_DEMO_TRANSACTIONS, DEMO_CUSTOMER, DEMO_ENTERPRISE, fillDemo } from './demo/demo.ts';
 import pino from 'pino';
 import { listSites } from './delivery/sites.ts';
@@ -287,9 +288,11 @@ async function main(): Promise<number> {
     }
     throw err;
   }
-  if (SHOWS_ADDRESSES.includes(command) && !process.env.PUBLIC_URL) {
+  if (SHOWS_ADDRESSES.includes(command)) {
     // the usual cause of wrong addresses: the CLI run without the service's environment (issue 11)
-    console.error(`admin: PUBLIC_URL is not set here, so addresses use ${config.publicUrl}; give the CLI the service's environment`);
+    const cli = { publicUrl: config.publicUrl, publicUrlSet: Boolean(process.env.PUBLIC_URL), databaseUrl: Boolean(config.databaseUrl) };
+    const warning = addressWarning(cli, readServiceRecord(config.dataPath));
+    if (warning) console.error(warning);
   }
   let unlock = () => {};
   if (!config.databaseUrl) {

@@ -1,11 +1,12 @@
 // Process entry: `node dist/main.mjs [--roles web,smtp,worker]`. Reads the configuration, takes the
 // data directory (embedded database), migrates, creates the first administrator on an empty
-// database, starts the roles, and drains on SIGTERM/SIGINT.
+// database, starts the roles, and drains on SIGTERM/SIGINT/SIGHUP.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
+import { writeServiceRecord } from './ops/service-record.ts';
 import { bootstrapAdmin } from './accounts/accounts.service.ts';
 import { pruneAuthTables } from './auth/auth.service.ts';
 import { createApi } from './http/app.ts';
@@ -149,6 +150,8 @@ async function main(): Promise<void> {
   const started = new Promise<void>((resolve) => (markStarted = resolve));
   process.on('SIGTERM', () => void started.then(() => shutdown('SIGTERM')));
   process.on('SIGINT', () => void started.then(() => shutdown('SIGINT')));
+  // the terminal that started it closed: drain rather than die mid-write
+  process.on('SIGHUP', () => void started.then(() => shutdown('SIGHUP')));
 
   if (config.roles.includes('web')) {
     const here = path.dirname(fileURLToPath(import.meta.url));
@@ -171,6 +174,12 @@ async function main(): Promise<void> {
       server.listen(config.port, config.host, () => resolve());
     });
     logger.info({ port: config.port, url: config.publicUrl }, 'web role listening');
+    try {
+      writeServiceRecord(config.dataPath, { publicUrl: config.publicUrl, startedAt: new Date().toISOString() });
+    } catch (err) {
+      // only the admin CLI's address check reads it: serving goes on without it
+      logger.warn({ err }, 'could not record the service addresses in DATA_DIR');
+    }
     stops.push(
       () =>
         new Promise<void>((resolve) => {

@@ -15,6 +15,30 @@ import { type BrandingWire, type GroupWire, PAGE_SIZE as ATTACHMENT_PAGE_SIZE, g
 import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
 import type { PageMeta } from './reports/report-input.ts';
 import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';
+import { check } from './http/validate.ts';
+import { answerSuppressionSearch, suppressionSearchBody } from './suppressions/suppressions.routes.ts';
+import { answerDashboard, dashboardQuery } from './dashboard/dashboard.routes.ts';
+import { answerGroupSearch, answerTransactionSearch, groupSearchBody, transactionSearchBody } from './reports/reports.routes.ts';
+import { answerGroupReport, answerLinks, reportBody } from './reports/group-reports.routes.ts';
+import type { SuppressionPage } from './suppressions/suppressions.service.ts';
+import type { TransactionPage } from './reports/transactions.service.ts';
+import type { GroupPage } from './reports/groups.service.ts';
+import type { GroupReport, LinkWire } from './reports/group-reports.service.ts';
+
+/**
+ * The first pages of the console's lists, rendered on the server (issue 19): each the answer of
+ * the API call its island makes, to the body the island would send, through the same check and
+ * service function as the route, so the server's rows are the rows the island would load.
+ */
+export interface FirstPages {
+  suppressions(customerId: number, body: unknown): Promise<SuppressionPage>;
+  /** GET /v1/dashboard's latest transactions for its query. */
+  dashboard(customerId: number, query: unknown): Promise<TransactionPage>;
+  transactions(customerId: number, body: unknown): Promise<TransactionPage>;
+  groups(customerId: number, body: unknown): Promise<GroupPage>;
+  groupReport(customerId: number, body: unknown): Promise<GroupReport>;
+  links(customerId: number, body: unknown): Promise<{ data: LinkWire[]; meta: PageMeta }>;
+}
 
 export interface PageSession {
   session: ResolvedSession;
@@ -49,6 +73,7 @@ export interface PageBridge {
   webhookLogsFirstPage(customerId: number): Promise<{ data: WebhookLogWire[]; meta: PageMeta }>;
   /** The Templates list's first page as the island's first call asks for it (issue 19: rendered on the server). */
   templatesFirstPage(customerId: number): Promise<TemplatePage>;
+  firstPages: FirstPages;
 }
 
 export function createPageBridge(ctx: AppContext): PageBridge {
@@ -90,5 +115,13 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       return { data, meta: { ...meta, total_capped: false } }; // as the island reads the API's answer
     },
     templatesFirstPage: (customerId) => searchTemplates(ctx.db, customerId, { name: '', type: 'user', status: null, sort: 'description', order: 'desc', page: 1 }),
+    firstPages: {
+      suppressions: (customerId, body) => answerSuppressionSearch(ctx, customerId, check(suppressionSearchBody, body)),
+      dashboard: async (customerId, query) => (await answerDashboard(ctx, customerId, check(dashboardQuery, query))).transactionStats,
+      transactions: (customerId, body) => answerTransactionSearch(ctx, customerId, check(transactionSearchBody, body)),
+      groups: (customerId, body) => answerGroupSearch(ctx, customerId, check(groupSearchBody, body)),
+      groupReport: (customerId, body) => answerGroupReport(ctx, customerId, check(reportBody, body)),
+      links: (customerId, body) => answerLinks(ctx, customerId, check(reportBody, body)),
+    },
   };
 }

@@ -13,14 +13,18 @@ import { dashboardData, overview, quota } from './dashboard.service.ts';
 // the date range in either spelling (spec core §7 lists both for the transaction search)
 const rangeFields = { startDate: dateField, endDate: dateField, start_date: dateField, end_date: dateField };
 // query strings may carry a cache-buster, so other parameters are ignored there
-const rangeQuery = z.object(rangeFields);
+export const dashboardQuery = z.object(rangeFields);
 const overviewBody = z.strictObject(rangeFields);
+
+/** GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue 19). */
+export function answerDashboard(ctx: AppContext, customerId: number, query: z.infer<typeof dashboardQuery>) {
+  return dashboardData(ctx.db, customerId, rangeOf(query));
+}
 
 export function dashboardRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get('/dashboard', requireSession, async (c) => {
-    const range = rangeOf(check(rangeQuery, c.req.query()));
-    const data = await dashboardData(ctx.db, sessionOf(c).customerId, range);
+    const data = await answerDashboard(ctx, sessionOf(c).customerId, check(dashboardQuery, c.req.query()));
     c.header('Cache-Control', 'no-store');
     return c.json({ data });
   });

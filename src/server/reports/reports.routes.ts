@@ -9,9 +9,9 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { jsonBody } from '../http/validate.ts';
-import { GROUP_SORT_KEYS, searchGroups } from './groups.service.ts';
+import { GROUP_SORT_KEYS, type GroupPage, searchGroups } from './groups.service.ts';
 import { PAGE_SIZE, dateField, isUuid, pageField, rangeOf, resolveSort, textField } from './report-input.ts';
-import { MESSAGE_STATUSES, REPORT_TYPES, TRANSACTION_SORT_KEYS, searchTransactions } from './transactions.service.ts';
+import { MESSAGE_STATUSES, REPORT_TYPES, TRANSACTION_SORT_KEYS, type TransactionPage, searchTransactions } from './transactions.service.ts';
 import { transactionEvents } from './transaction-events.service.ts';
 
 const SEARCH_TEXT_MAX = 320;
@@ -27,7 +27,7 @@ function choice<const T extends readonly [string, ...string[]]>(values: T) {
 
 const rangeFields = { startDate: dateField, endDate: dateField, start_date: dateField, end_date: dateField };
 
-const transactionSearchBody = z.strictObject({
+export const transactionSearchBody = z.strictObject({
   ...rangeFields,
   reportType: choice(REPORT_TYPES),
   report_type: choice(REPORT_TYPES),
@@ -41,7 +41,7 @@ const transactionSearchBody = z.strictObject({
   group_uuid: textField(64).refine((v) => v === undefined || isUuid(v), { message: 'must be a group uuid' }),
 });
 
-const groupSearchBody = z.strictObject({
+export const groupSearchBody = z.strictObject({
   page: pageField,
   searchQuery: textField(SEARCH_TEXT_MAX),
   search_query: textField(SEARCH_TEXT_MAX),
@@ -58,39 +58,48 @@ function either<T>(a: T | undefined, b: T | undefined, names: string): T | undef
   return a ?? b;
 }
 
+/**
+ * POST v1/transaction/search's answer to a checked body; also the Recipients tab's first page,
+ * which the page renders on the server from the body its island would send (issue 19).
+ */
+export function answerTransactionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof transactionSearchBody>): Promise<TransactionPage> {
+  return searchTransactions(ctx.db, customerId, {
+    range: rangeOf(body),
+    page: body.page,
+    perPage: PAGE_SIZE.transactions,
+    // spec core §7: order asc|desc, order_by the key; default trans_id desc (part two §9)
+    sort: resolveSort(TRANSACTION_SORT_KEYS, 'trans_id', { direction: body.order, key: body.order_by, directionName: 'order', keyName: 'order_by' }),
+    status: body.message_status ?? 'all',
+    reportType: either(body.reportType, body.report_type, 'reportType/report_type') ?? 'all',
+    groupUuid: body.group_uuid ?? null,
+    recipient: body.recipient_email ?? null,
+    // part two §7 sends the search text as search_query too
+    text: either(body.transaction_search_string, body.search_query, 'transaction_search_string/search_query') ?? null,
+  });
+}
+
+/** POST /v1/transaction-groups/search's answer to a checked body; also the Groups tab's first page (issue 19). */
+export function answerGroupSearch(ctx: AppContext, customerId: number, body: z.infer<typeof groupSearchBody>): Promise<GroupPage> {
+  return searchGroups(ctx.db, customerId, {
+    page: body.page,
+    perPage: PAGE_SIZE.groups,
+    contains: either(body.searchQuery, body.search_query, 'searchQuery/search_query') ?? null,
+    sort: resolveSort(GROUP_SORT_KEYS, 'group_last_send_date', { direction: body.order, key: body.orderBy, directionName: 'order', keyName: 'orderBy' }),
+  });
+}
+
 export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const guard = [requireSession, csrfGuard(ctx)] as const;
 
   app.post('/transaction/search', ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
-    const body = await jsonBody(c, transactionSearchBody);
-    const page = await searchTransactions(ctx.db, customerId, {
-      range: rangeOf(body),
-      page: body.page,
-      perPage: PAGE_SIZE.transactions,
-      // spec core §7: order asc|desc, order_by the key; default trans_id desc (part two §9)
-      sort: resolveSort(TRANSACTION_SORT_KEYS, 'trans_id', { direction: body.order, key: body.order_by, directionName: 'order', keyName: 'order_by' }),
-      status: body.message_status ?? 'all',
-      reportType: either(body.reportType, body.report_type, 'reportType/report_type') ?? 'all',
-      groupUuid: body.group_uuid ?? null,
-      recipient: body.recipient_email ?? null,
-      // part two §7 sends the search text as search_query too
-      text: either(body.transaction_search_string, body.search_query, 'transaction_search_string/search_query') ?? null,
-    });
+    const page = await answerTransactionSearch(ctx, sessionOf(c).customerId, await jsonBody(c, transactionSearchBody));
     c.header('Cache-Control', 'no-store');
     return c.json(page);
   });
 
   app.post('/transaction-groups/search', ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
-    const body = await jsonBody(c, groupSearchBody);
-    const page = await searchGroups(ctx.db, customerId, {
-      page: body.page,
-      perPage: PAGE_SIZE.groups,
-      contains: either(body.searchQuery, body.search_query, 'searchQuery/search_query') ?? null,
-      sort: resolveSort(GROUP_SORT_KEYS, 'group_last_send_date', { direction: body.order, key: body.orderBy, directionName: 'order', keyName: 'orderBy' }),
-    });
+    const page = await answerGroupSearch(ctx, sessionOf(c).customerId, await jsonBody(c, groupSearchBody));
     c.header('Cache-Control', 'no-store');
     return c.json(page);
   });

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { jsonBody } from '../http/validate.ts';
-import { MAX_EMAILS_PER_REQUEST, addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
+import { MAX_EMAILS_PER_REQUEST, type SuppressionPage, addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
 
 const addBody = z.strictObject({
   emails: z.array(z.string(), { error: 'emails must be a list of email addresses' }).max(MAX_EMAILS_PER_REQUEST, {
@@ -17,11 +17,16 @@ const addBody = z.strictObject({
 });
 
 // spec part two §2: filter buttons All, User, Bounce, Unsubscribe; '' (or null) also means all
-const searchBody = z.strictObject({
+export const suppressionSearchBody = z.strictObject({
   page: z.number().int().min(1).max(1_000_000).default(1),
   email: z.string().max(320).nullish(),
   suppressed_origin: z.enum(['', 'all', 'user', 'bounce', 'unsubscribe']).nullish(),
 });
+
+/** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */
+export function answerSuppressionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof suppressionSearchBody>): Promise<SuppressionPage> {
+  return searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
+}
 
 export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -35,9 +40,7 @@ export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   });
 
   app.post('/suppression/search', ...guard, async (c) => {
-    const { customerId } = sessionOf(c);
-    const body = await jsonBody(c, searchBody);
-    const page = await searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
+    const page = await answerSuppressionSearch(ctx, sessionOf(c).customerId, await jsonBody(c, suppressionSearchBody));
     c.header('Cache-Control', 'no-store');
     return c.json(page);
   });
