@@ -1,8 +1,10 @@
 // The route guard (spec part two §2), resolved once per page request into Astro.locals.session:
 // signed out on a private page → /login?url=<path>; signed in on /login → / or /{url}.
 import { defineMiddleware } from 'astro:middleware';
+import type { APIContext, MiddlewareNext } from 'astro';
 import { nextParam, safeNextPath } from './lib/next-path.ts';
 import { SESSION_COOKIE } from './server/http/session-cookie.ts';
+import { isDatabaseUnavailable } from './server/db/availability.ts';
 
 const PUBLIC_PREFIXES = ['/unsubscribe/', '/header-unsubscribe/', '/verify-domain/', '/docs/'];
 
@@ -10,7 +12,33 @@ export function isPublicPath(pathname: string): boolean {
   return pathname === '/login' || PUBLIC_PREFIXES.some((p) => pathname.startsWith(p));
 }
 
+// While the database is unreachable (issue 23) every page answers this instead of a crash page: it
+// needs nothing but itself, and says when to try again.
+const UNAVAILABLE_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+  '<meta http-equiv="refresh" content="10"><title>Service temporarily unavailable</title></head>' +
+  '<body style="font-family:system-ui,sans-serif;text-align:center;padding:4rem 1rem;color:#34495e"><main>' +
+  '<h1 data-testid="unavailable">Service temporarily unavailable</h1>' +
+  '<p>The service cannot reach its database for a moment. Nothing you entered was lost; this page tries again by itself.</p>' +
+  '</main></body></html>';
+
+function unavailable(): Response {
+  return new Response(UNAVAILABLE_PAGE, {
+    status: 503,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Retry-After': '10', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+  });
+}
+
 export const onRequest = defineMiddleware(async (context, next) => {
+  try {
+    return await guard(context, next);
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) return unavailable();
+    throw err;
+  }
+});
+
+async function guard(context: APIContext, next: MiddlewareNext): Promise<Response> {
   const { bridge } = context.locals;
   const token = context.cookies.get(SESSION_COOKIE)?.value;
   const resolved = bridge && token ? await bridge.resolveSession(token) : null;
@@ -34,4 +62,4 @@ export const onRequest = defineMiddleware(async (context, next) => {
   response.headers.set('X-Frame-Options', 'DENY');
   if (!response.headers.has('Cache-Control')) response.headers.set('Cache-Control', 'no-store');
   return response;
-});
+}

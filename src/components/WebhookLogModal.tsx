@@ -5,9 +5,8 @@
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useId } from 'react';
 import { formatReportDate } from '../lib/dates.ts';
+import { PROGRESS_LABEL } from '../lib/webhook-progress.ts';
 import { closeLog, openLog, replayLog, replaying } from '../islands/stores/webhook-logs.ts';
-
-const STATUS_LABEL: Record<string, string> = { success: 'Success', pending: 'Retrying', failed: 'Failed' };
 
 export default function WebhookLogModal() {
   const id = useId();
@@ -32,7 +31,7 @@ export default function WebhookLogModal() {
                 <dt>Event</dt>
                 <dd data-testid="webhook-log-event">{detail.log.event_type}</dd>
                 <dt>Status</dt>
-                <dd data-testid="webhook-log-detail-status">{STATUS_LABEL[detail.log.status] ?? detail.log.status}</dd>
+                <dd data-testid="webhook-log-detail-status">{PROGRESS_LABEL[detail.log.progress] ?? detail.log.status}</dd>
                 <dt>Method</dt>
                 <dd>{detail.request.method}</dd>
                 <dt>URL</dt>

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   too_many_requests: 429,
   internal: 500,
   unavailable: 503,
+  database_unavailable: 503,
+  storage_full: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -50,6 +52,8 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   too_many_requests: 'too many tries; wait and try again',
   internal: 'an unexpected failure on our side',
   unavailable: 'the service cannot take the request just now',
+  database_unavailable: 'the database cannot be reached for a moment; nothing was changed (Retry-After says when to try again)',
+  storage_full: 'the server is out of storage space; nothing was stored (Retry-After says when to try again)',
 };
 
 /** `{ error: { code, message, details? } }`: every refusal of the API. */
@@ -144,7 +148,9 @@ function implicitErrors(access: Access, method: Method): ErrorCode[] {
   if (access !== 'public') out.push('unauthorized');
   if (access === 'session' || access === 'sessionOrApiKey') if (method !== 'get') out.push('csrf_failed');
   if (method !== 'get' && method !== 'delete') out.push('payload_too_large');
-  out.push('internal'); // a failure of ours (the database gone): logged, never a reason the input gives
+  out.push('internal'); // a failure of ours: logged, never a reason the input gives
+  out.push('database_unavailable'); // any call that reads or writes the database (issue 23)
+  if (method !== 'get') out.push('storage_full'); // a write on a full disk (issue 23)
   return out;
 }
 

@@ -6,8 +6,17 @@ import { PAGE_SIZE, brandingInput, groupInput } from '../server/attachments/atta
 import { messageAnswer, numericId, operation } from './common.ts';
 
 const SORTS = ['name', 'description', 'published', 'updated'] as const;
-// "name" ascending, "-name" descending; spec part two §9: by description, DESC by default
-const sortParam = z.enum([...SORTS, ...SORTS.map((s) => `-${s}` as const)]);
+export type TemplateSortParam = (typeof SORTS)[number] | `-${(typeof SORTS)[number]}`;
+export const DEFAULT_TEMPLATE_SORT: TemplateSortParam = '-description';
+// "name" ascending, "-name" descending; or only a direction, "ASC" or "DESC" in any case, on the
+// default key (spec part two §9: "sorted by description, DESC" by default)
+const sortParam = z.union([
+  z.enum([...SORTS, ...SORTS.map((s) => `-${s}` as const)]),
+  z
+    .string()
+    .regex(/^(asc|desc)$/i, 'a key (name, description, published, updated; "-" before it for descending), or ASC or DESC')
+    .transform((dir): TemplateSortParam => (dir.toLowerCase() === 'asc' ? 'description' : '-description')),
+]);
 
 export const templateSearchBody = z.union([
   z.strictObject({
@@ -32,6 +41,7 @@ export const templateBody = z.strictObject({
   created_timestamp: z.string().optional(),
   updated_timestamp: z.string().optional(),
   published_timestamp: z.string().nullish(),
+  unpublished_changes: z.boolean().optional(),
   name: text(200),
   status: z.enum(['draft', 'published']).optional(),
   alias: z.string().max(100).regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, dot, dash and underscore').nullish(),
@@ -68,6 +78,7 @@ const template = z.object({
   created_timestamp: z.string(),
   updated_timestamp: z.string(),
   published_timestamp: z.string().nullable(),
+  unpublished_changes: z.boolean().openapi({ description: 'Published, and saved since: sends still use the published version.' }),
 });
 const templateParams = z.object({ id: z.string().openapi({ description: 'The template uuid; anything else answers 404.', example: '0d9f6c2e-1b7a-4d8e-9f10-3c2b1a0e9d8c' }) });
 const saved = z.object({ template, message: z.string() });
@@ -78,7 +89,7 @@ export const searchTemplates = operation({
   path: '/v1/templates/search',
   tag: TAG,
   summary: 'Search templates',
-  description: 'One page of templates by name: the account’s own ({template_name, sort, page}) or, for the Select Template page, the system gallery or the account’s by status ({templateName, templateType, templateStatus}). Sort by name, description, published or updated, `-` first for descending.',
+  description: 'One page of templates by name: the account’s own ({template_name, sort, page}) or, for the Select Template page, the system gallery or the account’s by status ({templateName, templateType, templateStatus}). Sort by name, description, published or updated, `-` first for descending; or only `ASC`/`DESC` on the description.',
   access: 'session',
   body: templateSearchBody,
   bodyExample: { template_name: 'receipt', sort: '-updated', page: 1 },
@@ -164,6 +175,7 @@ const link = z.object({
   integration_id: z.string().openapi({ description: 'What a send names as `online_attachment_id` to put this link in a message.' }),
   options: z.object({ expiry_timestamp: z.number().int().nullable(), access_limit: z.number().int() }),
   downloads: z.number().int(),
+  state: z.enum(['live', 'expired', 'exhausted']).openapi({ description: 'Whether recipients can still download: `expired` past its expiry, `exhausted` at its download limit (the public page then answers 410).' }),
   asset_count: z.number().int(),
   assets: z.array(asset),
 });

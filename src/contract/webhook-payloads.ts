@@ -3,9 +3,18 @@
 import { z } from '@hono/zod-openapi';
 import { WEBHOOK_EVENT_TYPES } from '../server/webhooks/outbox.ts';
 
+// What happened on the wire with direct MX delivery (issue 22); null through SMTP_RELAY_URL
+const WIRE_FIELDS = {
+  mx_host: z.string().nullable().openapi({ description: 'The MX host that answered (direct delivery).' }),
+  mx_address: z.string().nullable().openapi({ description: 'The IP address of that host.' }),
+  tls_version: z.string().nullable().openapi({ description: 'The TLS version of the connection, e.g. TLSv1.3; null without TLS.' }),
+  tls_cipher: z.string().nullable().openapi({ description: 'The TLS cipher; null without TLS.' }),
+  mta_sts: z.string().nullable().openapi({ description: 'The MTA-STS mode that applied (RFC 8461): enforce or testing; null without a policy.' }),
+};
+
 const OWN_FIELDS: Record<(typeof WEBHOOK_EVENT_TYPES)[number] | 'test', Record<string, z.ZodType>> = {
-  sent: { smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer.' }) },
-  failed: { smtp_reply: z.string().nullable().openapi({ description: 'The last answer, or why it was not sent.' }), bounce_type: z.enum(['soft']).nullable() },
+  sent: { smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer.' }), ...WIRE_FIELDS },
+  failed: { smtp_reply: z.string().nullable().openapi({ description: 'The last answer, or why it was not sent.' }), bounce_type: z.enum(['soft']).nullable(), ...WIRE_FIELDS },
   bounce: { bounce_type: z.enum(['hard', 'soft']).nullable(), bounce_reason: z.string().nullable(), smtp_status: z.string().nullable().openapi({ description: 'From a bounce report, e.g. 5.1.1.' }) },
   open: { user_agent: z.string().nullable(), ip: z.string().nullable() },
   click: { url: z.string().nullable(), user_agent: z.string().nullable(), ip: z.string().nullable() },

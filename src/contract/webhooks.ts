@@ -23,7 +23,10 @@ const logEntry = z.object({
   id: z.number().int(),
   date: z.number().int(),
   url: z.string(),
-  status: z.string().openapi({ description: 'success, pending (retrying) or failed' }),
+  status: z.string().openapi({ description: 'success, pending (queued, replayed or retrying) or failed' }),
+  progress: z.enum(['queued', 'replayed', 'retrying', 'success', 'failed']).openapi({
+    description: '`queued` never tried yet, `replayed` queued again by Replay and not tried since, `retrying` the last try failed and another is due, `success` or `failed`.',
+  }),
   verb: z.string(),
   field_set: z.string(),
   content_type: z.string(),

@@ -1,5 +1,5 @@
 // The online attachment create/edit page (spec part two §2, §4, §5): the editable name (Edit/Save,
-// default Untitled), tabs Files (drag-and-drop or Browse Computer, 'N file(s) uploaded', each file
+// default Untitled; Enter or leaving the field keeps it, Escape cancels: issue 19), tabs Files (drag-and-drop or Browse Computer, 'N file(s) uploaded', each file
 // with its size, delete icon and upload progress) and Settings (expiry toggle with its picker,
 // access limit toggle with a number, the integration ID), the live preview, and Save / Save & Exit.
 // The page is disabled while a request is pending.
@@ -7,9 +7,10 @@ import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect, useRef, useState } from 'react';
 import AttachmentPreview from '../components/AttachmentPreview.tsx';
 import CopyField from '../components/CopyField.tsx';
+import { linkState } from '../lib/attachment-state.ts';
 import { formatFileSize } from '../lib/file-size.ts';
 import {
-  branding, deleteFile, draft, fileMessage, loadBranding, loadFailed, loadGroup, requestStatus, save, toggleAccessLimit, toggleExpiry, updateDraft, uploadFiles, uploads,
+  branding, commitName, deleteFile, draft, expiryError, fileMessage, loadBranding, loadFailed, loadGroup, pickExpiry, requestStatus, save, toggleAccessLimit, toggleExpiry, updateDraft, uploadFiles, uploads,
 } from './stores/attachments.ts';
 
 function TrashIcon() {
@@ -21,7 +22,7 @@ function TrashIcon() {
   );
 }
 
-function ExpiryField({ value, onPick }: { value: number; onPick: (v: number) => void }) {
+function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: number) => void; error: string | null }) {
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
     let picker: { destroy(): void } | undefined;
@@ -38,7 +39,17 @@ function ExpiryField({ value, onPick }: { value: number; onPick: (v: number) => 
   return (
     <div className="field">
       <label className="label" htmlFor="attachment-expiry">Expiry date and time (UTC)</label>
-      <input id="attachment-expiry" ref={input} className="input" type="text" readOnly data-testid="attachment-expiry" />
+      <input
+        id="attachment-expiry"
+        ref={input}
+        className={`input${error ? ' is-danger' : ''}`}
+        type="text"
+        readOnly
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? 'attachment-expiry-error' : undefined}
+        data-testid="attachment-expiry"
+      />
+      {error && <p id="attachment-expiry-error" className="help is-danger" role="alert" data-testid="attachment-expiry-error">{error}</p>}
     </div>
   );
 }
@@ -50,21 +61,51 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
   const $message = useIslandStore(fileMessage);
   const $branding = useIslandStore(branding);
   const $loadFailed = useIslandStore(loadFailed);
+  const $expiryError = useIslandStore(expiryError);
   const [tab, setTab] = useState<'files' | 'settings'>('files');
   const [editingName, setEditingName] = useState(false);
   const [name, setName] = useState($draft.name);
   const [dragging, setDragging] = useState(false);
   const browse = useRef<HTMLInputElement>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+  // Escape leaves the field too: its blur must not keep what Escape cancelled
+  const cancelling = useRef(false);
+  // after Enter or Escape the keyboard goes back to the Edit button (not after a click elsewhere)
+  const refocus = useRef(false);
 
   useEffect(() => {
     void loadBranding();
     if (id !== null) void loadGroup(id);
   }, [id]);
   useEffect(() => setName($draft.name), [$draft.name]);
+  // a refused expiry is shown at its field, on the Settings tab
+  useEffect(() => {
+    if ($expiryError) setTab('settings');
+  }, [$expiryError]);
+  useEffect(() => {
+    if (!editingName && refocus.current) {
+      refocus.current = false;
+      editButton.current?.focus();
+    }
+  }, [editingName]);
+
+  const commitEdit = () => {
+    commitName(name);
+    setEditingName(false);
+  };
+  const cancelEdit = () => {
+    cancelling.current = true;
+    refocus.current = true;
+    setName($draft.name);
+    setEditingName(false);
+  };
 
   const pending = $status === 'pending' || $loadFailed;
   const add = (files: FileList | null) => {
-    if (files && files.length) void uploadFiles([...files]);
+    if (!files || !files.length) return;
+    // a name still being typed is the name the first upload creates the link with
+    if (editingName) commitEdit();
+    void uploadFiles([...files]);
   };
   const count = $draft.assets.length;
 
@@ -73,15 +114,40 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
       <fieldset disabled={pending} className="editor-fieldset">
         <div className="editor-name">
           {editingName ? (
-            <>
+            <form
+              className="editor-name-form"
+              onSubmit={(e) => {
+                e.preventDefault();
+                refocus.current = true;
+                commitEdit();
+              }}
+            >
               <label className="is-sr-only" htmlFor="attachment-name-input">Link name</label>
-              <input id="attachment-name-input" className="input" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} data-testid="attachment-name-input" />
-              <button type="button" className="button" onClick={() => { updateDraft({ name: name.trim() || 'Untitled' }); setEditingName(false); }} data-testid="attachment-name-save">Save</button>
-            </>
+              <input
+                id="attachment-name-input"
+                className="input"
+                value={name}
+                maxLength={200}
+                autoFocus
+                onChange={(e) => setName(e.target.value)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Escape') {
+                    e.preventDefault();
+                    cancelEdit();
+                  }
+                }}
+                onBlur={() => {
+                  if (cancelling.current) cancelling.current = false;
+                  else commitEdit();
+                }}
+                data-testid="attachment-name-input"
+              />
+              <button type="submit" className="button" data-testid="attachment-name-save">Save</button>
+            </form>
           ) : (
             <>
-              <h1 className="title is-4" data-testid="attachment-name">{$draft.name}</h1>
-              <button type="button" className="button is-small" onClick={() => setEditingName(true)} data-testid="attachment-name-edit">Edit</button>
+              <h2 className="title is-4" data-testid="attachment-name">{$draft.name}</h2>
+              <button type="button" ref={editButton} className="button is-small" onClick={() => { cancelling.current = false; setEditingName(true); }} data-testid="attachment-name-edit">Edit</button>
             </>
           )}
         </div>
@@ -104,7 +170,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                     data-testid="dropzone"
                   >
                     <p>Drag and drop files here, or</p>
-                    <button type="button" className="button is-link is-light" onClick={() => browse.current?.click()} data-testid="browse">Browse Computer</button>
+                    <button type="button" className="button is-primary is-light" onClick={() => browse.current?.click()} data-testid="browse">Browse Computer</button>
                     <input ref={browse} type="file" multiple hidden onChange={(e) => { add(e.target.files); e.target.value = ''; }} data-testid="file-input" aria-label="Files to upload" />
                   </div>
                   <p className="files-count" data-testid="files-count">{count} file(s) uploaded</p>
@@ -121,7 +187,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                       <li key={u.key} data-testid="upload-row">
                         <span className="file-name">{u.name}</span>
                         <span className="file-size has-text-grey">{formatFileSize(u.size)}</span>
-                        <progress className="progress is-small is-link" value={Math.round(u.progress * 100)} max={100} aria-label={`Uploading ${u.name}`} data-testid="upload-progress">{Math.round(u.progress * 100)}%</progress>
+                        <progress className="progress is-small is-primary" value={Math.round(u.progress * 100)} max={100} aria-label={`Uploading ${u.name}`} data-testid="upload-progress">{Math.round(u.progress * 100)}%</progress>
                       </li>
                     ))}
                   </ul>
@@ -134,7 +200,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                       <input type="checkbox" checked={$draft.expiry !== null} onChange={(e) => toggleExpiry(e.target.checked)} data-testid="expiry-toggle" /> The link expires
                     </label>
                   </div>
-                  {$draft.expiry !== null && <ExpiryField value={$draft.expiry} onPick={(v) => updateDraft({ expiry: v })} />}
+                  {$draft.expiry !== null && <ExpiryField value={$draft.expiry} onPick={(v) => pickExpiry(v)} error={$expiryError} />}
                   <div className="field">
                     <label className="checkbox switch-label">
                       <input type="checkbox" checked={$draft.accessLimit > 0} onChange={(e) => toggleAccessLimit(e.target.checked)} data-testid="limit-toggle" /> Limit the number of downloads
@@ -159,13 +225,20 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
           </section>
           <aside className="card attachments-pane" aria-label="Preview">
             <div className="card-content">
-              <AttachmentPreview branding={$branding} previewLink={$draft.previewLink} expiry={$draft.expiry} files={[...$draft.assets, ...$uploads]} />
+              <AttachmentPreview
+                branding={$branding}
+                previewLink={$draft.previewLink}
+                expiry={$draft.expiry}
+                // what the recipient would see with these settings now (a saved link only has downloads)
+                state={$draft.id === null ? 'live' : linkState({ expiry: $draft.expiry, accessLimit: $draft.accessLimit, downloads: $draft.downloads }, Date.now() / 1000)}
+                files={[...$draft.assets, ...$uploads]}
+              />
             </div>
           </aside>
         </div>
         <footer className="editor-footer buttons is-right">
           <button type="button" className={`button${pending ? ' is-loading' : ''}`} onClick={() => void save(false)} data-testid="attachment-save">Save</button>
-          <button type="button" className={`button is-link${pending ? ' is-loading' : ''}`} onClick={() => void save(true)} data-testid="attachment-save-exit">Save &amp; Exit</button>
+          <button type="button" className={`button is-primary${pending ? ' is-loading' : ''}`} onClick={() => void save(true)} data-testid="attachment-save-exit">Save &amp; Exit</button>
         </footer>
       </fieldset>
     </div>

@@ -1,22 +1,36 @@
 // The Online Attachments list (spec part two §2): search by name, the table (checkbox, Link with
-// 'Created on D MMMM YYYY', Files, Expires), 8 rows a page, 'No links available', row selection
-// (the first row after load), the preview pane of the selected link and its delete action.
+// 'Created on D MMMM YYYY', Files, Downloads, Expires), 8 rows a page, 'No links available', row
+// selection (the first row after load), the preview pane of the selected link and its delete
+// action. A link that expired or reached its limit says so (issue 19). The first page comes
+// rendered from the server (issue 19: the same rows with JavaScript off); the island takes it over.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';
 import AttachmentPreview from '../components/AttachmentPreview.tsx';
+import { downloadsLeft, stateLabel } from '../lib/attachment-state.ts';
 import { formatLongDate } from '../lib/dates.ts';
-import { branding, deleteSelected, list, loadBranding, loadList, search, selected, selectedId, setSearch } from './stores/attachments.ts';
+import { branding as brandingStore, brandingLoaded, deleteSelected, list, type Branding, type ListPage, loadBranding, search, seedList, selectedId, setSearch, loadList } from './stores/attachments.ts';
 
-export default function AttachmentList() {
-  const $list = useIslandStore(list);
+export interface AttachmentListProps {
+  /** the first page and the branding, read on the server for this request */
+  initial: { list: ListPage; branding: Branding };
+}
+
+export default function AttachmentList({ initial }: AttachmentListProps) {
+  const $stored = useIslandStore(list);
   const $search = useIslandStore(search);
   const $selectedId = useIslandStore(selectedId);
-  const $selected = useIslandStore(selected);
-  const $branding = useIslandStore(branding);
+  const $storedBranding = useIslandStore(brandingStore);
+  const $brandingLoaded = useIslandStore(brandingLoaded);
   useEffect(() => {
-    void loadList(1);
+    seedList(initial.list);
     void loadBranding();
   }, []);
+  // until the island has taken the page over, it shows what the server rendered (no #418)
+  const seeded = $stored.status !== 'unset';
+  const $list = seeded ? $stored : { status: 'loaded' as const, data: initial.list.data, page: initial.list.pagination.page, pages: initial.list.pagination.pages, total: initial.list.pagination.total };
+  const chosen = seeded ? $selectedId : (initial.list.data[0]?.id ?? null);
+  const $selected = $list.data.find((g) => g.id === chosen) ?? null;
+  const $branding = $brandingLoaded ? $storedBranding : initial.branding;
   const loading = $list.status === 'loading';
   return (
     <div className="attachments-layout">
@@ -26,34 +40,49 @@ export default function AttachmentList() {
             <label className="label is-sr-only" htmlFor="attachment-search">Search links by name</label>
             <input id="attachment-search" className="input" type="search" placeholder="Search" value={$search} onChange={(e) => setSearch(e.target.value)} data-testid="attachment-search" />
           </div>
-          <div className="table-container" aria-busy={loading} data-testid="attachment-table-wrap">
+          {/* focusable: on a phone the table scrolls sideways, and keyboards must reach it (also when empty) */}
+          <div className="table-container" tabIndex={0} role="region" aria-label="Download links table" aria-busy={loading} data-testid="attachment-table-wrap">
             <table className="table is-fullwidth is-hoverable attachment-table" data-testid="attachment-table">
               <thead>
                 <tr>
                   <th className="check-column"><span className="is-sr-only">Selected</span></th>
                   <th>Link</th>
                   <th>Files</th>
+                  <th>Downloads</th>
                   <th>Expires</th>
                 </tr>
               </thead>
               <tbody>
-                {$list.data.map((g) => (
-                  <tr key={g.id} className={g.id === $selectedId ? 'is-selected' : undefined} onClick={() => selectedId.set(g.id)} data-testid="attachment-row">
-                    <td className="check-column">
-                      <input type="checkbox" aria-label={`Select ${g.name}`} checked={g.id === $selectedId} onChange={() => selectedId.set(g.id)} onClick={(e) => e.stopPropagation()} />
-                    </td>
-                    <td>
-                      <a href={`/online-attachments/${g.id}/edit`} onClick={(e) => e.stopPropagation()} data-testid="attachment-name">{g.name}</a>
-                      <br />
-                      <small className="has-text-grey">Created on {formatLongDate(g.created_timestamp)}</small>
-                    </td>
-                    <td data-testid="attachment-files">{g.asset_count}</td>
-                    <td data-testid="attachment-expires">{g.options.expiry_timestamp ? formatLongDate(g.options.expiry_timestamp) : 'Never'}</td>
-                  </tr>
-                ))}
+                {$list.data.map((g) => {
+                  const dead = stateLabel(g.state, g.options.expiry_timestamp);
+                  const limits = { accessLimit: g.options.access_limit, downloads: g.downloads };
+                  return (
+                    <tr key={g.id} className={g.id === chosen ? 'is-selected' : undefined} onClick={() => selectedId.set(g.id)} data-testid="attachment-row" data-state={g.state}>
+                      <td className="check-column">
+                        <input type="checkbox" aria-label={`Select ${g.name}`} checked={g.id === chosen} onChange={() => selectedId.set(g.id)} onClick={(e) => e.stopPropagation()} />
+                      </td>
+                      <td>
+                        <a href={`/online-attachments/${g.id}/edit`} onClick={(e) => e.stopPropagation()} data-testid="attachment-name">{g.name}</a>
+                        <br />
+                        <small className="has-text-grey">Created on {formatLongDate(g.created_timestamp)}</small>
+                        {dead && (
+                          <>
+                            <br />
+                            <span className={`tag ${g.state === 'expired' ? 'is-danger' : 'is-warning'} is-light link-state`} data-testid="attachment-state">{dead}</span>
+                          </>
+                        )}
+                      </td>
+                      <td data-testid="attachment-files">{g.asset_count}</td>
+                      <td data-testid="attachment-downloads">{downloadsLeft(limits)}</td>
+                      <td data-testid="attachment-expires">
+                        {g.options.expiry_timestamp ? (g.state === 'expired' ? `Expired on ${formatLongDate(g.options.expiry_timestamp)}` : formatLongDate(g.options.expiry_timestamp)) : 'Never'}
+                      </td>
+                    </tr>
+                  );
+                })}
                 {!loading && $list.data.length === 0 && (
                   <tr>
-                    <td colSpan={4} className="has-text-centered has-text-grey" data-testid="attachment-empty">No links available</td>
+                    <td colSpan={5} className="has-text-centered has-text-grey" data-testid="attachment-empty">No links available</td>
                   </tr>
                 )}
               </tbody>
@@ -79,7 +108,10 @@ export default function AttachmentList() {
                   <button type="button" className="button is-small is-danger is-light" onClick={() => void deleteSelected()} data-testid="attachment-delete">Delete</button>
                 </div>
               </div>
-              <AttachmentPreview branding={$branding} previewLink={$selected.preview_link} expiry={$selected.options.expiry_timestamp} files={$selected.assets} />
+              <p className="pane-state" data-testid="pane-state">
+                {stateLabel($selected.state, $selected.options.expiry_timestamp) ?? 'Live'} · {downloadsLeft({ accessLimit: $selected.options.access_limit, downloads: $selected.downloads })}
+              </p>
+              <AttachmentPreview branding={$branding} previewLink={$selected.preview_link} expiry={$selected.options.expiry_timestamp} state={$selected.state} files={$selected.assets} />
             </>
           ) : (
             <p className="has-text-grey">Select a link to preview it.</p>

@@ -31,7 +31,7 @@ export default function AttachmentReview({ id }: { id: number }) {
           ))}
         </ul>
         <div className="buttons is-right">
-          <button type="button" className={`button is-link${pending ? ' is-loading' : ''}`} disabled={pending || $draft.id === null} onClick={() => void saveReview()} data-testid="review-save">Save</button>
+          <button type="button" className={`button is-primary${pending ? ' is-loading' : ''}`} disabled={pending || $draft.id === null} onClick={() => void saveReview()} data-testid="review-save">Save</button>
         </div>
       </div>
     </section>

@@ -1,19 +1,21 @@
 import { useEffect } from 'react';
 import Pagination from '../components/Pagination.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
+import type { LinkWire, ReportPageMeta } from '../lib/group-report.ts';
 import { goToLinkPage, linkList, loadLinks, openReport, startLinks } from './stores/group-report.ts';
-import { useIslandStore } from '../lib/island-hooks.ts';
+import { useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
 /**
  * The Clicks report's Links tab (spec part two §2, §3 "Link row"): Link, Subject, Total Clicks,
  * Unique Clicks — one row per link and subject, unique clicks counting the transactions that clicked it.
+ * `first`: the first page, rendered on the server (issue 19); the island loads it itself when it is missing.
  */
-export default function ClicksLinksTable({ groupUuid }: { groupUuid: string }) {
-  const $list = useIslandStore(linkList);
+export default function ClicksLinksTable({ groupUuid, first = null }: { groupUuid: string; first?: { data: LinkWire[]; meta: ReportPageMeta } | null }) {
+  const $list = useSeededStore(linkList, first && { status: 'loaded', data: first.data, meta: first.meta });
   useEffect(() => {
     openReport(groupUuid, 'clicks');
-    startLinks();
+    startLinks(first !== null);
   }, []);
   return (
     <div className="report-table link-table" aria-busy={$list.status === 'loading'} data-testid="link-table">

@@ -3,12 +3,12 @@ import EmailText from '../components/EmailText.tsx';
 import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
-import { formatReportDate, isoOf } from '../lib/dates.ts';
-import type { ReportTransactionWire, ReportType } from '../lib/group-report.ts';
+import { type DayRange, formatReportDate, isoOf } from '../lib/dates.ts';
+import type { ReportPageMeta, ReportTransactionWire, ReportType } from '../lib/group-report.ts';
 import { COLUMNS, REPORT_COLUMNS, type ReportColumn, bounceTypeText, fromText, hasMoreInfo, reportStatus, rowMoment } from '../lib/report-table-view.ts';
-import { goToReportPage, loadReport, openReport, reportList, reportQuery, sortReport, startReport } from './stores/group-report.ts';
+import { goToReportPage, loadReport, openReport, reportList, reportQuery, reportRendered, sortReport, startReport } from './stores/group-report.ts';
 import { closeTransactionInfo, loadTimeline, showTransactionInfo, shownTransaction, timeline } from './stores/transaction-info.ts';
-import { useIslandStore } from '../lib/island-hooks.ts';
+import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
 // loaded with the first More Info click: most visits open no modal
@@ -17,6 +17,11 @@ const TransactionInfoModal = lazy(() => import('../components/TransactionInfoMod
 interface Props {
   groupUuid: string;
   type: ReportType;
+  /**
+   * The first page and the range it covers, rendered on the server (issue 19) from the call that
+   * also feeds the Activity chart; the island loads it itself when it is missing.
+   */
+  first?: { data: ReportTransactionWire[]; meta: ReportPageMeta; range: DayRange } | null;
 }
 
 const DATE_COLUMNS: readonly ReportColumn[] = ['date_sent', 'date_failed', 'date_bounced', 'first_open', 'first_click'];
@@ -72,13 +77,14 @@ function Cell({ column, row }: { column: ReportColumn; row: ReportTransactionWir
  * sort key, the pager, a retry row when it has nothing (§8), and on Overview and Sent a More Info
  * button opening the Transaction Info modal with the event timeline.
  */
-export default function ReportTable({ groupUuid, type }: Props) {
-  const $list = useIslandStore(reportList);
+export default function ReportTable({ groupUuid, type, first = null }: Props) {
+  const $list = useSeededStore(reportList, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $query = useIslandStore(reportQuery);
   const $shown = useIslandStore(shownTransaction);
   const $timeline = useIslandStore(timeline);
   useEffect(() => {
     openReport(groupUuid, type);
+    if (first) reportRendered(first.range);
     startReport();
   }, []);
   const columns = REPORT_COLUMNS[type];

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
-import { type PageMeta, type SuppressionOrigin, checked, deleteChecked, deleting, goToPage, list, loadSuppressions, toggleChecked } from './stores/suppressions.ts';
+import { type PageMeta, type Suppression, type SuppressionOrigin, checked, deleteChecked, deleting, goToPage, list, loadSuppressions, startSuppressions, toggleChecked } from './stores/suppressions.ts';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
-import { useIslandStore } from '../lib/island-hooks.ts';
+import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 
 const ORIGIN_LABEL: Record<SuppressionOrigin, string> = { user: 'User', bounce: 'Bounce', unsubscribe: 'Unsubscribe' };
 const ORIGIN_TAG: Record<SuppressionOrigin, string> = { user: 'is-info', bounce: 'is-warning', unsubscribe: 'is-dark' };
@@ -65,13 +65,14 @@ function TrashIcon() {
 /**
  * The Suppression List table (spec part two §2): Email, Origin, Date, a checkbox per row, and a
  * delete icon that acts on the one checked row; the other checkboxes are disabled meanwhile (§4).
- * 'No data.' when the list (or the search) is empty (§8).
+ * 'No data.' when the list (or the search) is empty (§8). `first`: the first page, rendered on
+ * the server (issue 19); the island loads it itself when it is missing.
  */
-export default function SuppressionTable() {
-  const $list = useIslandStore(list);
+export default function SuppressionTable({ first = null }: { first?: { data: Suppression[]; meta: PageMeta } | null }) {
+  const $list = useSeededStore(list, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $checked = useIslandStore(checked);
   const $deleting = useIslandStore(deleting);
-  useEffect(() => void loadSuppressions(), []);
+  useEffect(() => startSuppressions(first !== null), []);
 
   if ($list.status === 'failed') {
     return (

@@ -1,12 +1,15 @@
 // The template editor (spec part two §2): name, from name, from address on a verified domain,
 // reply-to with 'Use different reply to Email' (§4), subject, description, the HTML in a code
 // editor, Save and Publish; beside it the live preview in a sandboxed frame and its sample variables.
+// Issue 19: what stops Publish is said at its field; the HTML's compile error beside the editor.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';
 import CodeEditor from '../components/CodeEditor.tsx';
 import TemplatePreview from '../components/TemplatePreview.tsx';
 import {
+  compileError,
   differentReplyTo,
+  fieldErrors,
   fields,
   loadStatus,
   openEditor,
@@ -19,11 +22,20 @@ import {
   setField,
   setFromEmail,
   setSampleText,
+  unpublishedChanges,
   verifiedDomains,
 } from './stores/template-editor.ts';
 
+/** A field's inline message (issue 19), linked to its input by id. */
+function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  return message ? <p className="help is-danger" id={id} data-testid={id}>{message}</p> : null;
+}
+
+/** The attributes that tie an input to its inline message. */
+const invalid = (id: string, message: string | undefined) => (message ? { 'aria-invalid': true, 'aria-describedby': id } : {});
+
 /** The from address as a local part and one of the verified domains. */
-function FromAddress({ value, domains, onChange }: { value: string; domains: string[]; onChange(v: string): void }) {
+function FromAddress({ value, domains, error, onChange }: { value: string; domains: string[]; error: string | undefined; onChange(v: string): void }) {
   const at = value.lastIndexOf('@');
   const local = at >= 0 ? value.slice(0, at) : value;
   const domain = at >= 0 ? value.slice(at + 1) : (domains[0] ?? '');
@@ -32,12 +44,12 @@ function FromAddress({ value, domains, onChange }: { value: string; domains: str
   return (
     <div className="field has-addons from-address">
       <p className="control is-expanded">
-        <input id="from-local" className="input" type="text" value={local} placeholder="hello" onChange={(e) => onChange(join(e.target.value.replace(/@.*/, ''), domain))} data-testid="from-local" />
+        <input id="from-local" className={`input${error ? ' is-danger' : ''}`} type="text" value={local} placeholder="hello" {...invalid('error-from-email', error)} onChange={(e) => onChange(join(e.target.value.replace(/@.*/, ''), domain))} data-testid="from-local" />
       </p>
       <p className="control"><span className="button is-static">@</span></p>
       <p className="control">
-        <span className="select">
-          <select aria-label="From domain" value={domain} onChange={(e) => onChange(join(local, e.target.value))} data-testid="from-domain">
+        <span className={`select${error ? ' is-danger' : ''}`}>
+          <select aria-label="From domain" value={domain} {...invalid('error-from-email', error)} onChange={(e) => onChange(join(local, e.target.value))} data-testid="from-domain">
             {options.length === 0 && <option value="">No verified domain</option>}
             {options.map((d) => (
               <option key={d} value={d}>{domains.includes(d) ? d : `${d} (not verified)`}</option>
@@ -57,6 +69,9 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
   const $domains = useIslandStore(verifiedDomains);
   const $sample = useIslandStore(sampleText);
   const $preview = useIslandStore(preview);
+  const $errors = useIslandStore(fieldErrors);
+  const $compile = useIslandStore(compileError);
+  const $unpublished = useIslandStore(unpublishedChanges);
   useEffect(() => void openEditor(mode, hash), [mode, hash]);
 
   if ($load === 'loading') return <p className="has-text-grey-dark" aria-busy="true">Loading…</p>;
@@ -68,16 +83,18 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
         <div className="card-content">
           <div className="field">
             <label className="label" htmlFor="template-name">Name</label>
-            <input id="template-name" className="input" type="text" value={$fields.name} onChange={(e) => setField('name', e.target.value)} data-testid="field-name" />
+            <input id="template-name" className={`input${$errors.name ? ' is-danger' : ''}`} type="text" value={$fields.name} placeholder="Untitled Template" {...invalid('error-name', $errors.name)} onChange={(e) => setField('name', e.target.value)} data-testid="field-name" />
+            <FieldError id="error-name" message={$errors.name} />
           </div>
           <div className="columns">
-            <div className="column field">
+            <div className="column is-5 field">
               <label className="label" htmlFor="from-name">From name</label>
               <input id="from-name" className="input" type="text" value={$fields.from_name} onChange={(e) => setField('from_name', e.target.value)} data-testid="field-from-name" />
             </div>
-            <div className="column field">
+            <div className="column field from-field">
               <label className="label" htmlFor="from-local">From email</label>
-              <FromAddress value={$fields.from_email} domains={$domains} onChange={setFromEmail} />
+              <FromAddress value={$fields.from_email} domains={$domains} error={$errors.from_email} onChange={setFromEmail} />
+              <FieldError id="error-from-email" message={$errors.from_email} />
             </div>
           </div>
           <div className="field">
@@ -91,7 +108,8 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
           </div>
           <div className="field">
             <label className="label" htmlFor="subject">Subject</label>
-            <input id="subject" className="input" type="text" value={$fields.subject} onChange={(e) => setField('subject', e.target.value)} data-testid="field-subject" />
+            <input id="subject" className={`input${$errors.subject ? ' is-danger' : ''}`} type="text" value={$fields.subject} {...invalid('error-subject', $errors.subject)} onChange={(e) => setField('subject', e.target.value)} data-testid="field-subject" />
+            <FieldError id="error-subject" message={$errors.subject} />
           </div>
           <div className="field">
             <label className="label" htmlFor="description">Description</label>
@@ -99,7 +117,12 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
           </div>
           <div className="field">
             <span className="label" id="html-label">HTML</span>
-            <CodeEditor value={$fields.content_html} onChange={(v) => setField('content_html', v)} label="Template HTML" />
+            <CodeEditor value={$fields.content_html} onChange={(v) => setField('content_html', v)} label="Template HTML" describedBy={$compile ? 'error-html' : undefined} error={$compile} />
+            {$compile && (
+              <p className="help is-danger compile-error" id="error-html" role="status" data-testid="error-html">
+                The HTML does not compile ({$compile.message.replace(/^content_html /, '')}). Save keeps it as it is; Publish needs it to compile.
+              </p>
+            )}
             <p className="help">Variables in Handlebars: <code>{'{{first_name}}'}</code>, <code>{'{{#if coupon}}…{{/if}}'}</code>, <code>{'{{#each items}}…{{/each}}'}</code>.</p>
           </div>
           <div className="field">
@@ -110,6 +133,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
             <button type="submit" className={`button is-primary${pending ? ' is-loading' : ''}`} disabled={pending} data-testid="save">Save</button>
             <button type="button" className="button is-success" disabled={pending} onClick={() => void publish()} data-testid="publish">Publish</button>
             <span className={`tag ${$fields.status === 'published' ? 'is-success' : ''} is-light`} data-testid="template-status">{$fields.status === 'published' ? 'Published' : 'Draft'}</span>
+            {$fields.status === 'published' && $unpublished && <span className="help" data-testid="unpublished-changes">Saved changes are not sent until you publish them.</span>}
           </div>
         </div>
       </div>

@@ -1,23 +1,27 @@
 // The Templates list (spec part two §2 "Templates"): search, the selectable table (Name sortable,
 // Last Published), delete of the one checked row, and the preview panel with its edit and, for a
-// published template, 're-create' links. 'No templates found' when empty (§8).
+// published template, 're-create' links. 'No templates found' when empty (§8). The server renders the
+// first page (issue 19); until the island has taken it over, that page is what it shows, so the
+// browser's first render is the server's HTML (no React #418).
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';
 import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TemplatePreview from '../components/TemplatePreview.tsx';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
-import { checked, deleteChecked, deleting, goToPage, list, loadTemplates, preview, previewHtml, previewed, query, searchText, sortByName, toggleChecked, typeSearch } from './stores/templates.ts';
+import { type PageMeta, type TemplateListState, checked, deleteChecked, deleting, goToPage, list, preview, previewHtml, previewed, query, searchText, sortByName, startWith, toggleChecked, typeSearch } from './stores/templates.ts';
+import type { TemplateWire } from '../lib/template-editor.ts';
 
-export default function TemplateLibrary() {
-  const $list = useIslandStore(list);
+export default function TemplateLibrary({ initial }: { initial: { data: TemplateWire[]; meta: PageMeta } }) {
+  const $stored = useIslandStore(list);
+  const $list: TemplateListState = $stored.status === 'initial' ? { status: 'loaded', data: initial.data, meta: initial.meta } : $stored;
   const $query = useIslandStore(query);
   const $search = useIslandStore(searchText);
   const $checked = useIslandStore(checked);
   const $deleting = useIslandStore(deleting);
   const $previewed = useIslandStore(previewed);
   const $html = useIslandStore(previewHtml);
-  useEffect(() => void loadTemplates(), []);
+  useEffect(() => startWith(initial), [initial]);
 
   const direction = $query.sort === 'name' ? 'asc' : $query.sort === '-name' ? 'desc' : null;
   return (

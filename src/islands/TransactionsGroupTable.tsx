@@ -3,8 +3,9 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
 import { formatGroupDate, isoOf } from '../lib/dates.ts';
-import { type GroupSortKey, type GroupWire, goToGroupPage, groupList, groupQuery, loadGroups, sortGroups } from './stores/groups.ts';
-import { useIslandStore } from '../lib/island-hooks.ts';
+import type { PageMeta } from './stores/transactions.ts';
+import { type GroupSortKey, type GroupWire, goToGroupPage, groupList, groupQuery, loadGroups, sortGroups, startGroups } from './stores/groups.ts';
+import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
 const COUNTS: { key: GroupSortKey; label: string; value(g: GroupWire): number }[] = [
@@ -20,12 +21,13 @@ const COLUMNS = 3 + COUNTS.length;
 /**
  * The Groups tab's table (spec core §2): group name with its created date ('DD MMMM YYYY'), last
  * send date ('-' if none), sent, failed, delivered, bounces, opens, link clicks, and a link to the
- * group's report; sortable headers, the pager, a retry control when it has no data (§8).
+ * group's report; sortable headers, the pager, a retry control when it has no data (§8). `first`:
+ * the first page, rendered on the server (issue 19); the island loads it itself when it is missing.
  */
-export default function TransactionsGroupTable() {
-  const $list = useIslandStore(groupList);
+export default function TransactionsGroupTable({ first = null }: { first?: { data: GroupWire[]; meta: PageMeta } | null }) {
+  const $list = useSeededStore(groupList, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $query = useIslandStore(groupQuery);
-  useEffect(() => void loadGroups(), []);
+  useEffect(() => startGroups(first !== null), []);
   const loading = $list.status === 'loading';
   const header = (key: GroupSortKey, label: string, className?: string) => (
     <SortableHeader

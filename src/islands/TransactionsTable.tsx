@@ -1,8 +1,8 @@
 import { Suspense, lazy, useEffect } from 'react';
 import TransactionTable from '../components/TransactionTable.tsx';
 import { closeTransactionInfo, loadTimeline, showTransactionInfo, shownTransaction, timeline } from './stores/transaction-info.ts';
-import { goToTransactionPage, loadTransactions, sortTransactions, startTransactionTable, transactionList, transactionQuery } from './stores/transactions.ts';
-import { useIslandStore } from '../lib/island-hooks.ts';
+import { type PageMeta, type TransactionWire, goToTransactionPage, loadTransactions, sortTransactions, startTransactionTable, transactionList, transactionQuery } from './stores/transactions.ts';
+import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 
 // loaded with the first More Info click: most visits open no modal (and the page's script budget is tight)
 const TransactionInfoModal = lazy(() => import('../components/TransactionInfoModal.tsx'));
@@ -10,15 +10,17 @@ const TransactionInfoModal = lazy(() => import('../components/TransactionInfoMod
 interface Props {
   /** Where the first, unfiltered page comes from: GET /v1/dashboard on the Dashboard (spec core §7). */
   source: 'dashboard' | 'search';
+  /** The first page, rendered on the server (issue 19); the island loads it itself when it is missing. */
+  first?: { data: TransactionWire[]; meta: PageMeta } | null;
 }
 
 /** The transaction table of the Dashboard and the Recipients tab with its More Info modal (spec core §2). */
-export default function TransactionsTable({ source }: Props) {
-  const $list = useIslandStore(transactionList);
+export default function TransactionsTable({ source, first = null }: Props) {
+  const $list = useSeededStore(transactionList, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $query = useIslandStore(transactionQuery);
   const $shown = useIslandStore(shownTransaction);
   const $timeline = useIslandStore(timeline);
-  useEffect(() => startTransactionTable(source), [source]);
+  useEffect(() => startTransactionTable(source, first !== null), [source]);
   return (
     <>
       <TransactionTable

@@ -3,22 +3,24 @@ import { lazy, Suspense, useEffect } from 'react';
 import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import { formatReportDate } from '../lib/dates.ts';
-import { goToPage, loadLogs, logs, openLog, order, showLog, toggleOrder } from './stores/webhook-logs.ts';
+import { PROGRESS_LABEL, PROGRESS_TAG } from '../lib/webhook-progress.ts';
+import type { PageMeta } from '../server/reports/report-input.ts';
+import { goToPage, loadLogs, logs, openLog, order, seedLogs, showLog, toggleOrder, type WebhookLog } from './stores/webhook-logs.ts';
 
 const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));
 
-export const STATUS_LABEL: Record<string, string> = { success: 'Success', pending: 'Retrying', failed: 'Failed' };
-export const STATUS_TAG: Record<string, string> = { success: 'is-success', pending: 'is-warning', failed: 'is-danger' };
-
 /**
  * The Webhook Logs table (spec part two §2): Date (sortable), URL, Event Triggered, Status and a
- * 'More info' button per row; 'You have no logged events' when there are none.
+ * 'More info' button per row; 'You have no logged events' when there are none. The first page
+ * comes rendered from the server (issue 19); the island takes it over for sorting and paging.
  */
-export default function WebhookLogs() {
-  const state = useIslandStore(logs);
+export default function WebhookLogs({ initial }: { initial: { data: WebhookLog[]; meta: PageMeta } }) {
+  const stored = useIslandStore(logs);
   const $order = useIslandStore(order);
   const open = useIslandStore(openLog);
-  useEffect(() => void loadLogs(), []);
+  useEffect(() => seedLogs(initial), []);
+  // until the island has taken the page over, it shows what the server rendered (no #418)
+  const state = stored.status === 'unset' ? { status: 'loaded' as const, ...initial } : stored;
 
   return (
     <>
@@ -43,7 +45,7 @@ export default function WebhookLogs() {
                 <td className="webhook-log-url is-family-monospace">{log.url}</td>
                 <td className="webhook-log-event">{log.event_type}</td>
                 <td>
-                  <span className={`tag ${STATUS_TAG[log.status] ?? 'is-light'}`} data-testid="webhook-log-status">{STATUS_LABEL[log.status] ?? log.status}</span>
+                  <span className={`tag ${PROGRESS_TAG[log.progress] ?? 'is-light'}`} data-testid="webhook-log-status" data-progress={log.progress}>{PROGRESS_LABEL[log.progress] ?? log.status}</span>
                 </td>
                 <td className="has-text-right">
                   <button type="button" className="button is-small" onClick={() => void showLog(log.id)} data-testid="webhook-log-more">More info</button>

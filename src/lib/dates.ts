@@ -88,6 +88,11 @@ export function formatUnix(unixSeconds: number, format: string): string {
   return unixSeconds > 0 ? utcMoment(unixSeconds).format(format) : '-';
 }
 
+/** Unix seconds `n` UTC days later (a proposed expiry a week ahead). */
+export function addDaysToMoment(unixSeconds: number, n: number): number {
+  return utcMoment(unixSeconds).add(n, 'day').unix();
+}
+
 /** The UTC day of a moment, 'YYYY-MM-DD'. */
 export function utcDay(at: Date): string {
   return utc(at).format(WIRE_DAY);

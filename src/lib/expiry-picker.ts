@@ -30,7 +30,8 @@ export function createExpiryPicker(input: HTMLInputElement, options: ExpiryPicke
     time_24hr: true,
     dateFormat: 'Y-m-d H:i:S',
     defaultDate: utcAsLocal(options.value * 1000),
-    minDate: utcAsLocal(now),
+    // a time that has passed while the page was open stays shown (with its message) rather than blank
+    minDate: utcAsLocal(Math.min(now, options.value * 1000)),
     maxDate: utcAsLocal(yearAhead.getTime()),
     onChange(selected) {
       if (selected[0]) options.onPick(Math.floor(localAsUtc(selected[0]) / 1000));

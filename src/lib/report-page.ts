@@ -1,6 +1,11 @@
 // The group a report page is about (spec part two §2: the group id is the second path segment),
 // decided on the server before anything renders: null for a malformed, unknown or another
-// customer's group, and the page then answers 404 (never another account's data).
+// customer's group, and the page then answers 404 (never another account's data). Also the first
+// answers of its report calls, rendered on the server.
+import { type DayRange, rangeEndingOn, utcDay } from './dates.ts';
+import { firstPage } from './first-page.ts';
+import type { LinkAnswer, ReportAnswer, ReportDayWire, ReportPageMeta, ReportTransactionWire, ReportType } from './group-report.ts';
+import { linkFieldsFor, reportBodyFor } from '../islands/stores/group-report.ts';
 
 export interface ReportGroup {
   group_uuid: string;
@@ -11,4 +16,27 @@ export async function reportGroupOf(locals: App.Locals, hash: string | undefined
   const customerId = locals.session?.customer?.customer_id;
   if (!locals.bridge || customerId === undefined || !hash) return null;
   return locals.bridge.reportGroup(customerId, hash);
+}
+
+/** A report page's first answer, rendered on the server (issue 19): the table's first page and the Activity series. */
+export interface FirstReport {
+  table: { data: ReportTransactionWire[]; meta: ReportPageMeta; range: DayRange };
+  activity: { days: ReportDayWire[]; range: DayRange };
+}
+
+/**
+ * The report call the page's islands would make first (the default range, the default query),
+ * made on the server through the page bridge; null when it fails (the islands then make it).
+ */
+export async function firstReport(locals: App.Locals, groupUuid: string, type: ReportType): Promise<FirstReport | null> {
+  const range = rangeEndingOn(utcDay(new Date()));
+  const answer: ReportAnswer | null = await firstPage(locals, (pages, customerId) => pages.groupReport(customerId, reportBodyFor(groupUuid, type, range)));
+  if (!answer) return null;
+  return { table: { ...answer.transactions, range }, activity: { days: answer.dailyStats, range } };
+}
+
+/** The Clicks report's Links tab's first page, made on the server through the page bridge; null when it fails. */
+export function firstLinks(locals: App.Locals, groupUuid: string): Promise<LinkAnswer | null> {
+  const range = rangeEndingOn(utcDay(new Date()));
+  return firstPage(locals, (pages, customerId) => pages.links(customerId, linkFieldsFor(groupUuid, 'clicks', range)));
 }

@@ -73,6 +73,28 @@ export function previewDocument(renderedHtml: string): string {
   return `<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><meta name="referrer" content="no-referrer">${renderedHtml}`;
 }
 
+/** The fields Publish needs, each with its inline message (issue 19). */
+export type PublishField = 'name' | 'from_email' | 'subject' | 'content_html' | 'content_text';
+export type FieldErrors = Partial<Record<PublishField, string>>;
+
+/**
+ * What stops Publish before asking the server, in the server's words (it refuses the same with
+ * 422): a name of its own (the placeholder 'Untitled Template' is not one), a from address at one
+ * of the account's sending-verified domains, a subject.
+ */
+export function publishProblems(fields: Pick<TemplateFields, 'name' | 'from_email' | 'subject'>, verifiedDomains: readonly string[]): FieldErrors {
+  const problems: FieldErrors = {};
+  if (!fields.name.trim() || fields.name.trim() === DEFAULT_TEMPLATE_NAME) problems.name = 'Give the template a name to publish it';
+  const at = fields.from_email.lastIndexOf('@');
+  if (at <= 0) problems.from_email = 'Choose a from address at one of your verified domains';
+  else {
+    const domain = fields.from_email.slice(at + 1);
+    if (!verifiedDomains.some((d) => d.toLowerCase() === domain.toLowerCase())) problems.from_email = `The domain ${domain} is not a verified sending domain of this account`;
+  }
+  if (!fields.subject.trim()) problems.subject = 'Give the template a subject to publish it';
+  return problems;
+}
+
 /** Sample values for the preview: each variable the template reads, keeping what the user typed. */
 export function sampleVariables(names: string[], current: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

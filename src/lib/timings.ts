@@ -4,7 +4,6 @@ export const ALERT_MS = 2_000;
 export const REPORT_ALERT_MS = 5_000;
 export const MESSAGE_CLEAR_MS = 4_000;
 export const EXPORT_ALERT_MS = 6_000;
-export const APP_VERSION = '1.0.0';
 /** Spec core §4/§9: the domain modal closes 3 s after success; its error text clears after 5 s. */
 export const MODAL_SUCCESS_CLOSE_MS = 3_000;
 export const MODAL_ERROR_CLEAR_MS = 5_000;

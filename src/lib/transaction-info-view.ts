@@ -42,6 +42,21 @@ const EVENT_TITLES: Record<TransactionEventWire['type'], string> = {
 
 const VIA: Record<string, string> = { page: 'on the unsubscribe page', one_click: 'with the one-click header', mail: 'by mail' };
 
+/** 'mx2.example.com (192.0.2.3) over TLS 1.3' — where a message went and how (issue 22). */
+export function wireText(d: TransactionEventWire['data']): string | null {
+  if (!d.mx_host) return null;
+  const at = d.mx_address ? `${d.mx_host} (${d.mx_address})` : d.mx_host;
+  const over = d.tls_version ? `over ${d.tls_version.replace(/^TLSv/, 'TLS ')}` : 'without TLS';
+  return `${at} ${over}`;
+}
+
+/** The hosts tried before the last one, and the MTA-STS policy, a line each. */
+function wireDetails(d: TransactionEventWire['data'], details: string[]): void {
+  const tried = d.tried ?? [];
+  for (const hop of tried.slice(0, -1)) details.push(`Tried ${hop.address ? `${hop.host} (${hop.address})` : hop.host}: ${hop.reply}`);
+  if (d.mta_sts) details.push(`MTA-STS policy: ${d.mta_sts}${d.mta_sts_failure ? ` (would refuse: ${d.mta_sts_failure})` : ''}`);
+}
+
 /** A timeline entry: its title and the details worth a line each (the remote reply first). */
 export function eventView(event: TransactionEventWire): { title: string; tone: StatusTone | 'neutral'; details: string[] } {
   const d = event.data;
@@ -57,10 +72,13 @@ export function eventView(event: TransactionEventWire): { title: string; tone: S
       break;
     case 'delivered':
       tone = 'delivered';
+      if (wireText(d)) details.push(`Delivered to ${wireText(d)}`);
       if (d.reply) details.push(`Remote server: ${d.reply}`);
+      wireDetails(d, details);
       break;
     case 'deferred':
       if (d.reply) details.push(`Remote server: ${d.reply}`);
+      wireDetails(d, details);
       if (d.next_attempt_at) details.push(`Next attempt ${formatMoment(d.next_attempt_at)}`);
       break;
     case 'bounced':
@@ -69,6 +87,7 @@ export function eventView(event: TransactionEventWire): { title: string; tone: S
       if (d.reply) details.push(`Remote server: ${d.reply}`);
       if (d.status) details.push(`Status ${d.status}`);
       if (d.reason && d.reason !== d.reply) details.push(d.reason);
+      wireDetails(d, details);
       break;
     case 'failed':
       tone = 'failed';

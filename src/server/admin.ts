@@ -12,8 +12,11 @@ import { credentialsForConsole, ensureCredentials, rotateCredentials } from './c
 import { addDomain, dnsRecords } from './domains/domains.service.ts';
 import { randomToken } from './crypto.ts';
 import type { AppContext } from './context.ts';
+import { addressWarning, readServiceRecord } from './ops/service-record.ts';
 import { DEFAULT_DEMO_TRANSACTIONS, DEMO_CUSTOMER, DEMO_ENTERPRISE, fillDemo } from './demo/demo.ts';
 import pino from 'pino';
+import { listSites } from './delivery/sites.ts';
+import { formatSites, resume, suspend } from './delivery/queue-admin.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -29,6 +32,11 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   demo              [--transactions N] [--replace]   a demo account with 30 days of history
                     (refused when one exists; --replace deletes it and fills a new one)
   config            print every setting (environment variable, default, meaning)
+  queue             [--json]  destination sites of direct MX delivery: queued, in flight, limit,
+                    paused until, suspended, last reply
+  queue suspend SITE [--minutes N]   no new connections to SITE (a site as listed, one of its MX
+                    hosts, or a recipient domain) in any worker process, until resumed or N minutes
+  queue resume SITE lift a suspension or pause; the site's waiting messages are due at once
 
 Permissions: ${PERMISSIONS.join(', ')}
 Exit codes: 0 done, 1 refused, 2 usage error, 3 data directory in use by a running service.
@@ -59,12 +67,13 @@ const options = {
   verified: { type: 'boolean' },
   transactions: { type: 'string' },
   replace: { type: 'boolean' },
+  minutes: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'] & { _positional?: string };
 
-const COMMANDS = ['enterprise create', 'customer create', 'user create', 'user password', 'domain add', 'credentials show', 'credentials rotate', 'list', 'demo'];
+const COMMANDS = ['enterprise create', 'customer create', 'user create', 'user password', 'domain add', 'credentials show', 'credentials rotate', 'list', 'demo', 'queue', 'queue suspend', 'queue resume'];
 /** Commands of one word. */
 const SINGLE = ['list', 'demo'];
 
@@ -217,6 +226,22 @@ async function run(ctx: AppContext, command: string, values: Values): Promise<vo
       console.log(`API endpoint ${creds.apiCredentials.url}, SMTP ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} (keys: npm run admin -- credentials show --customer '${DEMO_CUSTOMER}')`);
       return;
     }
+    case 'queue': {
+      const rows = await listSites(ctx.db);
+      console.log(values.json ? JSON.stringify(rows, null, 2) : rows.length ? formatSites(rows) : 'No destination sites yet (direct MX delivery records them as it goes).');
+      return;
+    }
+    case 'queue suspend': {
+      const minutes = values.minutes === undefined ? null : positiveInt(values.minutes, 'minutes');
+      const done = await suspend(ctx, required(values, '_positional'), minutes);
+      console.log(`Suspended ${done.site} ${done.until ? `until ${done.until.toISOString()}` : 'until resumed'}`);
+      return;
+    }
+    case 'queue resume': {
+      const done = await resume(ctx, required(values, '_positional'));
+      console.log(`Resumed ${done.site}: ${done.due} waiting message(s) due now`);
+      return;
+    }
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
@@ -243,10 +268,12 @@ async function main(): Promise<number> {
     console.log(settingsTable());
     return 0;
   }
-  const words = SINGLE.includes(positionals[0]) ? 1 : 2;
+  // `queue` alone lists; `queue suspend SITE` and `queue resume SITE` take the site after them
+  const queueAction = positionals[0] === 'queue' && (positionals[1] === 'suspend' || positionals[1] === 'resume');
+  const words = queueAction ? 2 : SINGLE.includes(positionals[0]) || positionals[0] === 'queue' ? 1 : 2;
   const command = positionals.slice(0, words).join(' ');
   const extra = positionals.slice(words);
-  if (!COMMANDS.includes(command) || extra.length > (command === 'domain add' ? 1 : 0)) {
+  if (!COMMANDS.includes(command) || extra.length > (command === 'domain add' || queueAction ? 1 : 0) || (queueAction && extra.length === 0)) {
     console.error(`admin: unknown command '${positionals.join(' ')}'\n\n${USAGE}`);
     return 2;
   }
@@ -261,9 +288,11 @@ async function main(): Promise<number> {
     }
     throw err;
   }
-  if (SHOWS_ADDRESSES.includes(command) && !process.env.PUBLIC_URL) {
+  if (SHOWS_ADDRESSES.includes(command)) {
     // the usual cause of wrong addresses: the CLI run without the service's environment (issue 11)
-    console.error(`admin: PUBLIC_URL is not set here, so addresses use ${config.publicUrl}; give the CLI the service's environment`);
+    const cli = { publicUrl: config.publicUrl, publicUrlSet: Boolean(process.env.PUBLIC_URL), databaseUrl: Boolean(config.databaseUrl) };
+    const warning = addressWarning(cli, readServiceRecord(config.dataPath));
+    if (warning) console.error(warning);
   }
   let unlock = () => {};
   if (!config.databaseUrl) {

@@ -1,11 +1,12 @@
 // Process entry: `node dist/main.mjs [--roles web,smtp,worker]`. Reads the configuration, takes the
 // data directory (embedded database), migrates, creates the first administrator on an empty
-// database, starts the roles, and drains on SIGTERM/SIGINT.
+// database, starts the roles, and drains on SIGTERM/SIGINT/SIGHUP.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
+import { writeServiceRecord } from './ops/service-record.ts';
 import { bootstrapAdmin } from './accounts/accounts.service.ts';
 import { pruneAuthTables } from './auth/auth.service.ts';
 import { createApi } from './http/app.ts';
@@ -24,6 +25,54 @@ import { pruneIdempotencyKeys } from './sending/idempotency.repository.ts';
 import { flushTracking } from './tracking/tracking.service.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { ExportWorker } from './exports/exports.service.ts';
+import { isDatabaseUnavailable } from './db/availability.ts';
+import { releaseClaims } from './delivery/queue.repository.ts';
+import type { Config } from './config.ts';
+import { createServer as createPlainServer } from 'node:http';
+import pino, { type Logger } from 'pino';
+
+/**
+ * Started while PostgreSQL does not answer (issue 23): tries again with backoff (1 s, 2 s, 4 s, …
+ * at most 10 s apart, each attempt logged) for DATABASE_WAIT_SECONDS, while a stand-in on the HTTP
+ * port answers /healthz 200 and everything else 503 (so /readyz says "not yet").
+ */
+async function createContextWaiting(config: Config, logger: Logger): ReturnType<typeof createContext> {
+  const started = Date.now();
+  let standIn: ReturnType<typeof createPlainServer> | null = null;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await createContext(config, { logger });
+      } catch (err) {
+        const waited = (Date.now() - started) / 1000;
+        if (!config.databaseUrl || !isDatabaseUnavailable(err) || waited >= config.databaseWaitSeconds) throw err;
+        const delay = Math.min(10_000, 1000 * 2 ** (attempt - 1), Math.max(0, config.databaseWaitSeconds - waited) * 1000);
+        logger.warn({ attempt, err: (err as Error).message, retryInMs: delay, waitedSeconds: Math.round(waited) }, 'database unavailable at start; waiting for it');
+        if (!standIn && config.roles.includes('web')) {
+          standIn = createPlainServer((req, res) => {
+            const live = req.url === '/healthz';
+            res.writeHead(live ? 200 : 503, { 'Content-Type': 'application/json', 'Retry-After': '5', 'Cache-Control': 'no-store' });
+            res.end(JSON.stringify(live ? { status: 'ok' } : { status: 'database unreachable' }));
+          });
+          standIn.keepAliveTimeout = 1000;
+          await new Promise<void>((resolve) => {
+            standIn!.once('error', () => resolve()); // the port is taken: the real server will say so
+            standIn!.listen(config.port, config.host, () => resolve());
+          });
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  } finally {
+    if (standIn) {
+      const s = standIn as ReturnType<typeof createPlainServer>;
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
+    }
+  }
+}
 
 function rolesFromArgs(argv: string[]): string | undefined {
   const i = argv.indexOf('--roles');
@@ -58,8 +107,13 @@ async function main(): Promise<void> {
     }
   }
 
-  const { ctx, close } = await createContext(config);
+  const { ctx, close } = await createContextWaiting(config, pino({ level: config.logLevel, base: { pid: process.pid } }));
   const { logger } = ctx;
+  if (ctx.engine === 'pglite' && config.roles.includes('worker')) {
+    // this process owns the data directory: every claim in it belongs to a process that is gone
+    const released = await releaseClaims(ctx.db);
+    if (released > 0) logger.info({ count: released }, 'released the claims of the previous process');
+  }
   const boot = await bootstrapAdmin(ctx);
   if (boot.created) {
     logger.info({ email: boot.email }, 'created the first administrator');
@@ -77,11 +131,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
+    // the roles finish within the grace period themselves; this only catches one that hangs
     const force = setTimeout(() => {
       logger.error('drain took too long; exiting');
       unlock();
       process.exit(1);
-    }, config.shutdownGraceSeconds * 1000);
+    }, (config.shutdownGraceSeconds + 10) * 1000);
     force.unref();
     await Promise.allSettled(stops.map((stop) => stop()));
     await close();
@@ -95,6 +150,8 @@ async function main(): Promise<void> {
   const started = new Promise<void>((resolve) => (markStarted = resolve));
   process.on('SIGTERM', () => void started.then(() => shutdown('SIGTERM')));
   process.on('SIGINT', () => void started.then(() => shutdown('SIGINT')));
+  // the terminal that started it closed: drain rather than die mid-write
+  process.on('SIGHUP', () => void started.then(() => shutdown('SIGHUP')));
 
   if (config.roles.includes('web')) {
     const here = path.dirname(fileURLToPath(import.meta.url));
@@ -108,17 +165,35 @@ async function main(): Promise<void> {
       clientDir: path.join(here, 'client'),
     });
     server.keepAliveTimeout = 65_000;
-    // attachment uploads take as long as they take (spec part two §7: no timeout); headersTimeout still bounds slow headers
+    // attachment uploads take as long as they take (spec part two §7: no timeout); headersTimeout
+    // bounds slow headers, and connections that never send any (issue 23)
     server.requestTimeout = 0;
+    server.headersTimeout = config.httpHeadersTimeoutSeconds * 1000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
     logger.info({ port: config.port, url: config.publicUrl }, 'web role listening');
+    try {
+      writeServiceRecord(config.dataPath, { publicUrl: config.publicUrl, startedAt: new Date().toISOString() });
+    } catch (err) {
+      // only the admin CLI's address check reads it: serving goes on without it
+      logger.warn({ err }, 'could not record the service addresses in DATA_DIR');
+    }
     stops.push(
       () =>
         new Promise<void>((resolve) => {
-          server.close(() => resolve());
+          // keep-alive connections go idle after their request: close them as they do, and at the
+          // end of the grace period close what is left (a request still running gets cut off)
+          const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
+          const sweep = setInterval(() => {
+            if (Date.now() < deadline) server.closeIdleConnections();
+            else server.closeAllConnections();
+          }, 100);
+          server.close(() => {
+            clearInterval(sweep);
+            resolve();
+          });
           server.closeIdleConnections();
         }).then(() => flushTracking(ctx)), // the opens and clicks of the last requests
     );
@@ -129,7 +204,7 @@ async function main(): Promise<void> {
   stops.push(unlisten);
   if (config.roles.includes('smtp')) {
     const submission = await startSubmissionServer(ctx);
-    stops.push(() => submission.close());
+    stops.push(() => submission.close(config.shutdownGraceSeconds * 1000));
     if (config.bounceSmtpPort > 0) {
       const bounces = await startBounceReceiver(ctx);
       stops.push(() => bounces.close());
@@ -153,7 +228,7 @@ async function main(): Promise<void> {
     timer.unref();
     stops.push(async () => {
       clearInterval(timer);
-      await Promise.all([worker.stop(), webhooks.stop(), exportWorker.stop(), stopDnsRefresher()]);
+      await Promise.all([worker.stop(config.shutdownGraceSeconds * 1000), webhooks.stop(), exportWorker.stop(), stopDnsRefresher()]);
     });
   }
   logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');

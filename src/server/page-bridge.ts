@@ -11,6 +11,36 @@ import { ApiError } from './http/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
 import { findGroup } from './reports/groups.repository.ts';
 import { isUuid } from './reports/report-input.ts';
+import { type BrandingWire, type GroupWire, PAGE_SIZE as ATTACHMENT_PAGE_SIZE, getBranding, listGroups } from './attachments/attachments.service.ts';
+import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
+import type { PageMeta } from './reports/report-input.ts';
+import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';
+import { check } from './http/validate.ts';
+import { searchSuppressionsBody } from '../contract/webhooks.ts';
+import { dashboardQuery, groupSearchBody, reportBody, transactionSearchBody } from '../contract/reports.ts';
+import { answerSuppressionSearch } from './suppressions/suppressions.routes.ts';
+import { answerDashboard } from './dashboard/dashboard.routes.ts';
+import { answerGroupSearch, answerTransactionSearch } from './reports/reports.routes.ts';
+import { answerGroupReport, answerLinks } from './reports/group-reports.routes.ts';
+import type { SuppressionPage } from './suppressions/suppressions.service.ts';
+import type { TransactionPage } from './reports/transactions.service.ts';
+import type { GroupPage } from './reports/groups.service.ts';
+import type { GroupReport, LinkWire } from './reports/group-reports.service.ts';
+
+/**
+ * The first pages of the console's lists, rendered on the server (issue 19): each the answer of
+ * the API call its island makes, to the body the island would send, through the same contract schema
+ * (src/contract/*), check and service function as the route, so the server's rows are the rows the island would load.
+ */
+export interface FirstPages {
+  suppressions(customerId: number, body: unknown): Promise<SuppressionPage>;
+  /** GET /v1/dashboard's latest transactions for its query. */
+  dashboard(customerId: number, query: unknown): Promise<TransactionPage>;
+  transactions(customerId: number, body: unknown): Promise<TransactionPage>;
+  groups(customerId: number, body: unknown): Promise<GroupPage>;
+  groupReport(customerId: number, body: unknown): Promise<GroupReport>;
+  links(customerId: number, body: unknown): Promise<{ data: LinkWire[]; meta: PageMeta }>;
+}
 
 export interface PageSession {
   session: ResolvedSession;
@@ -39,6 +69,13 @@ export interface PageBridge {
   changeSubscription(transactionId: string, action: 'unsubscribe' | 'resubscribe'): ReturnType<typeof changeSubscription>;
   /** A group report page's group (spec part two §2), or null: malformed, unknown or another customer's (the page is then 404). */
   reportGroup(customerId: number, groupUuid: string): Promise<{ group_uuid: string; group_name: string } | null>;
+  /** Online Attachments' first page and the branding (issue 19: the list renders on the server). */
+  attachmentsFirstPage(customerId: number): Promise<{ list: { data: GroupWire[]; pagination: { page: number; limit: number; total: number; pages: number } }; branding: BrandingWire }>;
+  /** Webhook Logs' first page, newest first (issue 19: the list renders on the server). */
+  webhookLogsFirstPage(customerId: number): Promise<{ data: WebhookLogWire[]; meta: PageMeta }>;
+  /** The Templates list's first page as the island's first call asks for it (issue 19: rendered on the server). */
+  templatesFirstPage(customerId: number): Promise<TemplatePage>;
+  firstPages: FirstPages;
 }
 
 export function createPageBridge(ctx: AppContext): PageBridge {
@@ -70,6 +107,23 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       if (!isUuid(groupUuid)) return null;
       const group = await findGroup(ctx.db, customerId, groupUuid.toLowerCase());
       return group ? { group_uuid: group.uuid, group_name: group.name } : null;
+    },
+    async attachmentsFirstPage(customerId) {
+      const [list, branding] = await Promise.all([listGroups(ctx, customerId, { page: 1, limit: ATTACHMENT_PAGE_SIZE, name: '' }), getBranding(ctx, customerId)]);
+      return { list, branding };
+    },
+    async webhookLogsFirstPage(customerId) {
+      const { data, meta } = await searchLogs(ctx, customerId, { page: 1, order_by: 'desc' });
+      return { data, meta: { ...meta, total_capped: false } }; // as the island reads the API's answer
+    },
+    templatesFirstPage: (customerId) => searchTemplates(ctx.db, customerId, { name: '', type: 'user', status: null, sort: 'description', order: 'desc', page: 1 }),
+    firstPages: {
+      suppressions: (customerId, body) => answerSuppressionSearch(ctx, customerId, check(searchSuppressionsBody, body)),
+      dashboard: async (customerId, query) => (await answerDashboard(ctx, customerId, check(dashboardQuery, query))).transactionStats,
+      transactions: (customerId, body) => answerTransactionSearch(ctx, customerId, check(transactionSearchBody, body)),
+      groups: (customerId, body) => answerGroupSearch(ctx, customerId, check(groupSearchBody, body)),
+      groupReport: (customerId, body) => answerGroupReport(ctx, customerId, check(reportBody, body)),
+      links: (customerId, body) => answerLinks(ctx, customerId, check(reportBody, body)),
     },
   };
 }

@@ -90,10 +90,40 @@ describe('admin CLI with the service environment of another host and ports (issu
     expect(run.stderr).not.toContain('PUBLIC_URL is not set');
   });
 
-  it('says so when PUBLIC_URL is missing from its environment', async () => {
+  it("says so when its PUBLIC_URL differs from the service's, naming the service's", async () => {
+    await other.start();
+    await other.halt();
     const run = await other.adminRunWith({ PUBLIC_URL: undefined, PORT: '4999' }, 'credentials', 'show', '--customer', 'Configured Shop');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^api endpoint: http:\/\/localhost:4999\/v1\/mail$/m);
-    expect(run.stderr).toContain("admin: PUBLIC_URL is not set here, so addresses use http://localhost:4999; give the CLI the service's environment");
+    expect(run.stderr).toMatch(/^admin: addresses here use http:\/\/localhost:4999, but the service \(started \S+ with this data directory\) uses https:\/\/mail\.example\.test;/m);
+    expect(run.stderr).toContain('PUBLIC_URL=https://mail.example.test');
+  }, 180_000);
+});
+
+describe("admin CLI run with exactly the service's environment, PUBLIC_URL unset on both (issue 19)", () => {
+  let plain: RunningServer;
+  beforeAll(async () => {
+    plain = await prepareServer({ PUBLIC_URL: '' });
   });
+  afterAll(async () => {
+    await plain?.stop();
+  });
+
+  it('demo and credentials show print the default address and warn about nothing', async () => {
+    await plain.start();
+    await plain.halt(); // the embedded database: demo runs with the service stopped, as the README says
+    const demo = await plain.adminRun('demo', '--transactions', '20');
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain(`Sign in at http://localhost:${plain.port}/login`);
+    expect(demo.stderr).not.toContain('PUBLIC_URL');
+    expect(demo.stderr).not.toContain('addresses here');
+    const shown = await plain.adminRun('credentials', 'show', '--customer', 'Demo Shop');
+    expect(shown.code).toBe(0);
+    expect(shown.stderr).toBe('');
+    // the same CLI given another PUBLIC_URL is told which one the service uses
+    const elsewhere = await plain.adminRunWith({ PUBLIC_URL: 'https://elsewhere.example.test' }, 'credentials', 'show', '--customer', 'Demo Shop');
+    expect(elsewhere.stderr).toContain(`but the service (started `);
+    expect(elsewhere.stderr).toContain(`uses http://localhost:${plain.port};`);
+  }, 180_000);
 });

@@ -2,6 +2,7 @@
 // shows a Loading card, sends the browser to the platform's /transact/authorize with a challenge,
 // and the platform sends it back with a signed assertion. Here page.route plays the platform.
 import { SignJWT } from 'jose';
+import { version } from '../../package.json';
 import type { Browser, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARENT, launchBrowser, location, openPage, screenshot } from '../helpers/browser.ts';
@@ -72,7 +73,7 @@ describe('/login?install_url= (parent platform sign-in)', () => {
     expect(call.postDataJSON()).toEqual({ installUrl: `${PARENT}/install`, redirect: 'unauthorized' });
     await expect(page.title()).resolves.toBe('Loading');
     await expect(page.locator('[data-testid=challenge-card]').innerText()).resolves.toBe('Loading');
-    await expect(page.textContent('[data-testid=version]')).resolves.toBe('Version 1.0.0');
+    await expect(page.textContent('[data-testid=version]')).resolves.toBe(`Version ${version}`);
     await screenshot(page, 'challenge-loading');
 
     release();

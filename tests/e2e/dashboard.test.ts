@@ -6,7 +6,7 @@
 // nothing in it, the empty state with its retry control, and the home rule both ways.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydrated, hydratedInView, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydratedInView, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { BOUNCED, EMPTY_SENDER, EMPTY_VIEWER, ORDERS, PASSWORD, QUOTA, SENDER, SUPPRESSED, VIEWER, WELCOME, addressOf, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
 
 let traffic: ReportTraffic;
@@ -51,7 +51,9 @@ function recordSearches(page: Page): { body: Record<string, unknown>; at: number
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${traffic.server.baseUrl}/`);
   await hydratedInView(page, '[data-testid=transaction-table]');
-  await hydrated(page, '[data-testid=transaction-search]');
+  // the search above the table: with its first page rendered on the server (issue 19) the table is
+  // tall, and scrolling it into view may leave the search above the fold, not yet hydrated
+  await hydratedInView(page, '[data-testid=transaction-search]');
   await settled(page);
 }
 

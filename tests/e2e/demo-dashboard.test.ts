@@ -5,7 +5,7 @@
 // custom headers, the groups and a status filter of the Recipients tab.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydrated, hydratedInView, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, hydratedInView, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const TRANSACTIONS = 2000;
@@ -77,7 +77,9 @@ function recordSearches(page: Page): Record<string, unknown>[] {
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${server.baseUrl}/`);
   await hydratedInView(page, '[data-testid=transaction-table]');
-  await hydrated(page, '[data-testid=transaction-search]');
+  // the search above the table: with its first page rendered on the server (issue 19) the table is
+  // tall, and scrolling it into view may leave the search above the fold, not yet hydrated
+  await hydratedInView(page, '[data-testid=transaction-search]');
   await settled(page);
 }
 

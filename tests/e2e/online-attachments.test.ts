@@ -10,7 +10,7 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, PARENT, hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, PARENT, hydrated, launchBrowser, location, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -77,7 +77,7 @@ beforeAll(async () => {
   tab = await openPage(browser, server.baseUrl);
   await tab.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
   await signInThroughForm(tab.page, server.baseUrl, EMAIL, PASSWORD);
-});
+}, 300_000); // five CLI runs and a server start: slow on a loaded machine
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
@@ -141,10 +141,19 @@ describe('online attachments', () => {
     await page.waitForURL('**/online-attachments/create');
     await hydrated(page, '[data-testid=attachment-editor]');
     await expect(page.textContent('[data-testid=attachment-name]')).resolves.toBe('Untitled');
+    await expect(page.textContent('h1')).resolves.toBe('Create Download Link');
     await checkBoth(page, 'attachments-3-create');
+    // issue 19: the name confirmed with Enter is the name the first upload creates the link with
     await page.click('[data-testid=attachment-name-edit]');
+    // in name-edit mode the page still has its heading
+    await expect(page.locator('h1').allTextContents()).resolves.toEqual(['Create Download Link']);
+    await checkPage(page, 'attachments-3-create-name-edit-1440');
+    await page.setViewportSize(VIEWPORTS.phone);
+    await animationsDone(page);
+    await checkPage(page, 'attachments-3-create-name-edit-390');
+    await page.setViewportSize(VIEWPORTS.desktop);
     await page.fill('[data-testid=attachment-name-input]', 'Quarterly reports');
-    await page.click('[data-testid=attachment-name-save]');
+    await page.press('[data-testid=attachment-name-input]', 'Enter');
     await expect(page.textContent('[data-testid=attachment-name]')).resolves.toBe('Quarterly reports');
 
     // a slow uplink, so the upload takes a few seconds and its progress shows
@@ -170,6 +179,9 @@ describe('online attachments', () => {
     // the first upload created the link: the address names it now
     expect(location(page)).toMatch(/^\/online-attachments\/\d+\/edit$/);
     groupId = Number(/\/online-attachments\/(\d+)\/edit/.exec(location(page))![1]);
+    // stored under that name by the upload alone, before any Save
+    const stored = await page.evaluate(async () => (await (await fetch('/v1/tracked-attachments/groups')).json()).data.map((g: { name: string }) => g.name));
+    expect(stored).toEqual(['Quarterly reports']);
 
     await page.click('[data-testid=tab-settings]');
     // a zone ahead of UTC, where 20:00 UTC is already the next day: the picker must still show UTC
@@ -198,7 +210,7 @@ describe('online attachments', () => {
     await page.click('[data-testid=attachment-save-exit]');
     await alertText(page, 'Save successful');
     await page.waitForURL('**/online-attachments', { timeout: 10_000 });
-  });
+  }, 120_000); // a throttled upload and nine page checks
 
   it('lists the link, selects the first row and previews it', async () => {
     const { page } = tab;
@@ -270,7 +282,39 @@ describe('online attachments', () => {
     await Promise.all([page.waitForURL(/\/files\//), page.click('button[aria-label="Download report-q2.csv"]')]);
     await expect(page.textContent('h1')).resolves.toBe('Download limit reached');
     await checkBoth(page, 'attachments-8-limit-reached');
+    // issue 19: the page of a used-up link keeps the customer's branding, whether reached by the
+    // refused download or by opening the link again
+    for (const reached of ['download', 'link']) {
+      if (reached === 'link') {
+        const answer = await page.goto(previewLink);
+        expect(answer?.status()).toBe(410);
+        await checkBoth(page, 'attachments-8-limit-reached-link');
+      }
+      await expect(page.textContent('h1'), reached).resolves.toBe('Download limit reached');
+      await expect(page.textContent('[data-testid=link-name]')).resolves.toBe('Quarterly reports');
+      await expect(page.evaluate(() => getComputedStyle(document.body).backgroundColor)).resolves.toBe('rgb(30, 58, 95)');
+      await expect(page.evaluate(() => getComputedStyle(document.body).color)).resolves.toBe('rgb(255, 255, 255)');
+      await page.waitForFunction(() => (document.querySelector('img.logo') as HTMLImageElement | null)?.complete === true);
+      await expect(page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth)).resolves.toBe(96);
+      await expect(page.locator('button').count()).resolves.toBe(0);
+    }
     await visitor.context.close();
+  });
+
+  it('shows the used-up link as such in the list and its preview (issue 19)', async () => {
+    const { page } = tab;
+    await page.goto(`${server.baseUrl}/online-attachments`);
+    await hydrated(page, '[data-testid=attachment-table]');
+    await page.waitForSelector('[data-testid=attachment-row].is-selected');
+    await expect(page.getAttribute('[data-testid=attachment-row]', 'data-state')).resolves.toBe('exhausted');
+    await expect(page.textContent('[data-testid=attachment-state]')).resolves.toBe('Download limit reached');
+    await expect(page.textContent('[data-testid=attachment-downloads]')).resolves.toBe('0 of 3 left');
+    await expect(page.textContent('[data-testid=pane-state]')).resolves.toBe('Download limit reached · 0 of 3 left');
+    // the preview is what recipients now see: the notice, no Download buttons
+    await expect(page.textContent('[data-testid=preview-title]')).resolves.toBe('Download limit reached');
+    await expect(page.locator('[data-testid=attachment-pane] .preview-download').count()).resolves.toBe(0);
+    await expect(page.textContent('[data-testid=preview-notice]')).resolves.toContain('Ask the sender for a new link.');
+    await checkBoth(page, 'attachments-8-list-exhausted');
   });
 
   it('reviews the link and saves, back to the list after 3 s', async () => {
@@ -299,5 +343,131 @@ describe('online attachments', () => {
     await page.click('[data-testid=attachment-delete]');
     await alertText(page, 'Template deleted successfully');
     await page.waitForSelector('[data-testid=attachment-empty]');
+  });
+});
+
+describe('online attachments: expiry, link states and the list without JavaScript (issue 19)', () => {
+  const WEEK = 7 * 86_400;
+  /** Creates a link through the API from the signed-in page (one small file). */
+  const createLink = (name: string, options: Record<string, number>) =>
+    tab.page.evaluate(
+      async ({ name, options }) => {
+        const form = new FormData();
+        form.append('group', JSON.stringify({ name, options }));
+        form.append('asset', new Blob(['figures\n'], { type: 'text/plain' }), 'figures.txt');
+        const res = await fetch('/v1/tracked-attachments/groups', { method: 'POST', headers: { 'Request-Type': 'ui' }, body: form });
+        return { status: res.status, body: await res.json() };
+      },
+      { name, options },
+    );
+  const storedGroups = () => tab.page.evaluate(async () => (await (await fetch('/v1/tracked-attachments/groups')).json()).data as { name: string; state: string; options: { expiry_timestamp: number | null } }[]);
+
+  it('ticking "The link expires" and saving makes a live link a week ahead', async () => {
+    const { page } = tab;
+    await page.goto(`${server.baseUrl}/online-attachments/create`);
+    await hydrated(page, '[data-testid=attachment-editor]');
+    await page.click('[data-testid=attachment-name-edit]');
+    await page.fill('[data-testid=attachment-name-input]', 'Weekly figures');
+    await page.press('[data-testid=attachment-name-input]', 'Enter');
+    await page.click('[data-testid=tab-settings]');
+    const before = Math.floor(Date.now() / 1000);
+    await page.click('[data-testid=expiry-toggle]');
+    await page.waitForFunction(() => Boolean((document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr?: unknown })?._flatpickr));
+    const shown = await page.inputValue('[data-testid=attachment-expiry]');
+    const proposed = Date.parse(`${shown.replace(' ', 'T')}Z`) / 1000;
+    expect(proposed).toBeGreaterThanOrEqual(before + WEEK);
+    expect(proposed).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + WEEK);
+    await page.click('[data-testid=attachment-save]');
+    await page.waitForURL(/\/online-attachments\/\d+\/edit$/);
+    const saved = (await storedGroups()).find((g) => g.name === 'Weekly figures')!;
+    expect(saved).toMatchObject({ state: 'live', options: { expiry_timestamp: proposed } });
+    // the edit page in name-edit mode has its heading
+    await hydrated(page, '[data-testid=attachment-editor]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=attachment-name]')?.textContent === 'Weekly figures');
+    await page.click('[data-testid=attachment-name-edit]');
+    await expect(page.locator('h1').allTextContents()).resolves.toEqual(['Edit Download Link']);
+    await checkBoth(page, 'attachments-10-edit-name-edit');
+  });
+
+  it('refuses at the field a time that is no longer in the future, and saves nothing', async () => {
+    const clocked = await openPage(browser, server.baseUrl, { storageState: await tab.context.storageState() });
+    const { page } = clocked;
+    // the browser's clock, so the page can be left open until the picked time has passed
+    await page.clock.install();
+    await page.goto(`${server.baseUrl}/online-attachments/create`);
+    await hydrated(page, '[data-testid=attachment-editor]');
+    await page.click('[data-testid=tab-settings]');
+    await page.click('[data-testid=expiry-toggle]');
+    await page.waitForFunction(() => Boolean((document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr?: unknown })?._flatpickr));
+    const soon = new Date(Date.now() + 120_000).toISOString().slice(0, 19).replace('T', ' ');
+    await page.evaluate((value) => {
+      const input = document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr: { setDate(d: string, fire: boolean): void } };
+      input._flatpickr.setDate(value, true);
+    }, soon);
+    await expect(page.inputValue('[data-testid=attachment-expiry]')).resolves.toBe(soon);
+    await page.click('[data-testid=tab-files]');
+    await page.clock.fastForward('05:00');
+    const groupsBefore = (await storedGroups()).length;
+    await page.click('[data-testid=attachment-save]');
+    // the message is at the field, on the Settings tab the page switched to
+    await expect(page.waitForSelector('[data-testid=attachment-expiry-error]').then((e) => e.textContent())).resolves.toBe('The expiry must be in the future');
+    await expect(page.getAttribute('[data-testid=attachment-expiry]', 'aria-invalid')).resolves.toBe('true');
+    await checkBoth(page, 'attachments-11-expiry-refused');
+    expect(location(page)).toBe('/online-attachments/create');
+    expect(await storedGroups()).toHaveLength(groupsBefore);
+    await clocked.context.close();
+  });
+
+  it('shows the same first rows with JavaScript off as with it on, with states and without a hydration error', async () => {
+    const expired = await createLink('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 });
+    expect(expired.status).toBe(201);
+    expect(expired.body.state).toBe('expired');
+    const expiredOn = `Expired on ${new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })}`;
+    const limited = await createLink('Two downloads', { access_limit: 2 });
+    expect(limited.status).toBe(201);
+
+    const rows = (page: Page) =>
+      page.$$eval('[data-testid=attachment-row]', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent!.trim())));
+    const storage = await tab.context.storageState();
+    const views: Record<string, { rows: string[][]; pane: string }> = {};
+    for (const javaScriptEnabled of [false, true]) {
+      const viewer = await openPage(browser, server.baseUrl, { storageState: storage, javaScriptEnabled, timezoneId: 'America/New_York', locale: 'de-DE', viewport: VIEWPORTS.desktop });
+      const { page } = viewer;
+      const errors: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${server.baseUrl}/online-attachments`);
+      if (javaScriptEnabled) await hydrated(page, '[data-testid=attachment-table]');
+      await page.waitForSelector('[data-testid=attachment-row].is-selected');
+      views[String(javaScriptEnabled)] = { rows: await rows(page), pane: (await page.textContent('[data-testid=attachment-pane]'))!.trim() };
+      const name = `attachments-12-list-js-${javaScriptEnabled ? 'on' : 'off'}`;
+      // axe runs as a script in the page: with JavaScript off only the screenshots (the DOM is the same)
+      const check = javaScriptEnabled ? checkPage : screenshot;
+      await check(page, `${name}-1440`);
+      await page.setViewportSize(VIEWPORTS.phone);
+      // the side menu slides off-canvas; without a script to wait for that, the page loads again at 390
+      if (javaScriptEnabled) await animationsDone(page);
+      else await page.reload();
+      await check(page, `${name}-390`);
+      expect(errors, `JavaScript ${javaScriptEnabled ? 'on' : 'off'}`).toEqual([]);
+      await viewer.context.close();
+    }
+    expect(views.false).toEqual(views.true);
+    const byName = Object.fromEntries(views.true.rows.map((r) => [r[0].split('Created on')[0], r]));
+    expect(byName['Two downloads']).toEqual([expect.stringMatching(/^Two downloadsCreated on /), '1', '2 of 2 left', 'Never']);
+    expect(byName['Last year'][0]).toContain(expiredOn);
+    expect(byName['Last year'][3]).toBe(expiredOn);
+    expect(byName['Weekly figures'][2]).toBe('No limit');
+  }, 180_000);
+
+  it('renders the empty list on the server for an account without links', async () => {
+    for (const g of await tab.page.evaluate(async () => (await (await fetch('/v1/tracked-attachments/groups?limit=100')).json()).data as { id: number }[])) {
+      const gone = await tab.page.evaluate(async (id) => (await fetch(`/v1/tracked-attachments/groups/${id}`, { method: 'DELETE', headers: { 'Request-Type': 'ui' } })).status, g.id);
+      expect(gone).toBe(200);
+    }
+    const viewer = await openPage(browser, server.baseUrl, { storageState: await tab.context.storageState(), javaScriptEnabled: false });
+    await viewer.page.goto(`${server.baseUrl}/online-attachments`);
+    await expect(viewer.page.textContent('[data-testid=attachment-empty]')).resolves.toBe('No links available');
+    await viewer.context.close();
   });
 });

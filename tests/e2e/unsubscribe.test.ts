@@ -5,6 +5,7 @@
 // Whether an address is suppressed is read the way a customer sees it: the next send fails.
 import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { version } from '../../package.json';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, location, openPage, screenshot, type TestPage } from '../helpers/browser.ts';
@@ -111,6 +112,8 @@ describe('/unsubscribe/{transactionId} with JavaScript', () => {
     expect(await shown(tab.page)).toEqual(['subscribed']);
     expect(await visible(tab.page, 'unsubscribe-button')).toBe(true);
     expect(await suppressed(to)).toBe(false); // opening the page changed nothing
+    // the footer's version is package.json's (issue 19: it said 1.0.0 while the package was 0.1.0)
+    expect(await tab.page.textContent('[data-testid=version]')).toBe(`Version ${version}`);
     await screenshot(tab.page, 'unsubscribe-1-subscribed');
 
     await tab.page.click('[data-testid=unsubscribe-button]');

@@ -47,6 +47,8 @@ export interface RunningServer {
   adminRunWith(changes: Record<string, string | undefined>, ...args: string[]): Promise<AdminRun>;
   /** Starts the service (call after seeding with admin()). */
   start(): Promise<void>;
+  /** Stops the service with SIGTERM and keeps its data (start() runs it again). */
+  halt(): Promise<void>;
   /** Stops the service with SIGTERM and removes its data. */
   stop(): Promise<void>;
   output(): string;
@@ -95,6 +97,15 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
     }
   };
   const adminRun = (...args: string[]) => adminRunWith({}, ...args);
+  let halted = false;
+  const halt = async () => {
+    halted = true;
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -109,6 +120,7 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       return run.stdout;
     },
     async start() {
+      halted = false;
       child = spawn(process.execPath, [path.join(dist, 'main.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout!.on('data', (d) => (log += d));
       child.stderr!.on('data', (d) => (log += d));
@@ -125,13 +137,10 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       }
       throw new Error(`server did not become ready:\n${log}`);
     },
+    halt,
     async stop() {
-      const crashed = child && child.exitCode !== null ? `the service exited by itself (code ${child.exitCode}):\n${log}` : undefined;
-      if (child && child.exitCode === null) {
-        const exited = new Promise((r) => child!.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      const crashed = child && child.exitCode !== null && !halted ? `the service exited by itself (code ${child.exitCode}):\n${log}` : undefined;
+      await halt();
       rmSync(dataDir, { recursive: true, force: true });
       await database?.close();
       if (crashed) throw new Error(crashed);

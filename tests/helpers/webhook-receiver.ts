@@ -16,6 +16,8 @@ export interface Reply {
   body?: string;
   /** answer only after this many milliseconds */
   delayMs?: number;
+  /** answer only once this settles (a test holds the answer while it looks at the page) */
+  hold?: Promise<unknown>;
 }
 
 export interface WebhookReceiver {
@@ -40,7 +42,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         res.writeHead(reply.status, reply.headers);
         res.end(reply.body ?? '');
       };
-      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      if (reply.hold) void reply.hold.finally(answer);
+      else if (reply.delayMs) setTimeout(answer, reply.delayMs);
       else answer();
     });
   });

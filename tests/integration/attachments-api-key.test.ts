@@ -25,7 +25,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => app.close());
 
-function upload(headers: Record<string, string>): Promise<Response> {
+async function upload(headers: Record<string, string>): Promise<Response> {
   const form = new FormData();
   form.set('group', JSON.stringify({ name: 'Invoice 1042', options: { access_limit: 3 } }));
   form.set('asset', new Blob(['%PDF-1.4 invoice'], { type: 'application/pdf' }), 'invoice-1042.pdf');

@@ -173,6 +173,37 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
     expect(unchanged.options).toEqual({ expiry_timestamp: null, access_limit: 0 });
   });
 
+  it('refuses an expiry that is not in the future with the error envelope, and keeps an expired link renameable (issue 19)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const { id } = await (await createGroup({ name: 'Soon' }, { name: 's.txt', body: Buffer.from('s') })).json();
+    const before = await snapshot();
+    // past the 60 s allowed for clock skew between browser and server
+    for (const expiry of [now - 120, now - 86_400]) {
+      for (const res of [await createGroup({ name: 'Dead', options: { expiry_timestamp: expiry } }, { name: 'd.txt', body: Buffer.from('d') }), await json('PATCH', `/v1/tracked-attachments/groups/${id}`, { options: { expiry_timestamp: expiry } })]) {
+        expect(res.status, String(expiry)).toBe(400);
+        expect(await res.json()).toEqual({
+          error: { code: 'validation_failed', message: 'The expiry date must be in the future', details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }] },
+        });
+      }
+    }
+    await expectUnchanged(before);
+
+    // a link a week ahead is live, with its downloads counted from 0
+    const weekAhead = now + 7 * 86_400;
+    const live = await (await json('PATCH', `/v1/tracked-attachments/groups/${id}`, { options: { expiry_timestamp: weekAhead, access_limit: 2 } })).json();
+    expect(live).toMatchObject({ state: 'live', downloads: 0, options: { expiry_timestamp: weekAhead, access_limit: 2 } });
+
+    // a link whose time has come says so, and saving it with the expiry it has (a rename) still works
+    await app.ctx.db.updateTable('attachment_groups').set({ expires_at: new Date((now - 3600) * 1000) }).where('id', '=', id).execute();
+    const expired = await (await fetch(`${base}/v1/tracked-attachments/groups/${id}`, { headers: headers() })).json();
+    expect(expired.state).toBe('expired');
+    const renamed = await json('PATCH', `/v1/tracked-attachments/groups/${id}`, { name: 'Was soon', options: { expiry_timestamp: now - 3600, access_limit: 2 } });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toMatchObject({ name: 'Was soon', state: 'expired', options: { expiry_timestamp: now - 3600 } });
+    const listed = await (await fetch(`${base}/v1/tracked-attachments/groups?name=was%20soon`, { headers: headers() })).json();
+    expect(listed.data.map((g: { state: string }) => g.state)).toEqual(['expired']);
+  });
+
   it('answers 413 while a file over ATTACHMENT_MAX_FILE_BYTES streams, and keeps nothing; refuses empty files', async () => {
     const { id } = await (await createGroup({ name: 'Limits' })).json();
     const before = await snapshot();
@@ -363,6 +394,9 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
       const page = await fetch(`${base}${pageOf(group.preview_link)}`);
       expect(page.status).toBe(410);
       expect(await page.text()).not.toContain('f.txt');
+      // the console's calls say the link is used up (issue 19)
+      const read = await (await fetch(`${base}/v1/tracked-attachments/groups/${group.id}`, { headers: headers() })).json();
+      expect(read).toMatchObject({ state: 'exhausted', downloads: 2, options: { access_limit: 2 } });
     });
 
     const countOf = async (groupId: number) =>

@@ -219,11 +219,13 @@ describe('bad input', () => {
       expect(res.status).toBe(400);
     }
     for (const from_email of ['a@pending.example', 'a@other.example']) {
-      const draft = await made(me.cookie, { from_email, content_html: '<p/>' });
+      const draft = await made(me.cookie, { name: 'Receipt', subject: 'Receipt', from_email, content_html: '<p/>' });
       expect(draft.status).toBe('draft');
       const res = await put(me.cookie, draft.id, { status: 'published' });
       expect(res.status).toBe(422);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('domain_not_verified');
+      const { error } = (await res.json()) as { error: { code: string; details: { path: string; message: string }[] } };
+      expect(error.code).toBe('unprocessable');
+      expect(error.details).toEqual([{ path: 'from_email', message: `The domain ${from_email.split('@')[1]} is not a verified sending domain of this account` }]);
     }
   });
 
@@ -296,7 +298,7 @@ describe('sending by template', () => {
     expect((await sendMail(me.apiKey, { to: 'd@customer.example', template_id: published.id, variables: { first_name: 'D' } })).status).toBe(202);
     const mail = await deliveredTo('d@customer.example');
     expect(mail.html).toContain('Version two for D');
-    await put(me.cookie, published.id, { content_html: welcome.content_html });
+    expect((await put(me.cookie, published.id, { content_html: welcome.content_html, status: 'published' })).status).toBe(200);
   });
 
   it('batch: each message rendered with its own variables; a bad one names its index', async () => {
@@ -339,5 +341,97 @@ describe('sending by template', () => {
     const missing = await resend.emails.send({ to: 'sdk@customer.example', template: { id: 'welcome', variables: {} } });
     expect(missing.error).toMatchObject({ statusCode: 422, name: 'validation_error' });
     expect(missing.error?.message).toMatch(/first_name, items/);
+  });
+});
+
+describe('issue 19: Publish needs a name, a subject and a from address at a verified domain; Save keeps anything', () => {
+  type Problem = { path: string; message: string; line?: number; column?: number };
+  const refusal = async (res: Response) => {
+    expect(res.status).toBe(422);
+    return ((await res.json()) as { error: { code: string; message: string; details: Problem[] } }).error;
+  };
+
+  it('an empty template is refused at Publish (PUT and POST) with each missing field named; nothing is published', async () => {
+    const draft = await made(me.cookie, { name: '', from_email: '', subject: '', content_html: '' });
+    const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
+    expect(error.code).toBe('unprocessable');
+    expect(error.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
+    expect(error.message).toMatch(/name: .*from_email: .*subject: /);
+    expect(((await (await get(me.cookie, draft.id)).json()) as { template: Wire }).template.status).toBe('draft');
+
+    const count = async () => Number((await app.ctx.db.selectFrom('templates').where('customer_id', '=', me.account.customerId).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    const created = await refusal(await create(me.cookie, { content_html: '<p>Hi</p>', status: 'published' }));
+    expect(created.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
+    expect(await count()).toBe(before);
+  });
+
+  it("the placeholder name 'Untitled Template', a blank subject and an unverified domain are refused too", async () => {
+    const draft = await made(me.cookie, { name: 'Untitled Template', from_email: 'a@pending.example', subject: '   ', content_html: '<p/>' });
+    const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
+    expect(error.details).toEqual([
+      { path: 'name', message: 'Give the template a name to publish it' },
+      { path: 'from_email', message: 'The domain pending.example is not a verified sending domain of this account' },
+      { path: 'subject', message: 'Give the template a subject to publish it' },
+    ]);
+    // the same request with the fields given publishes
+    const res = await put(me.cookie, draft.id, { name: 'Order shipped', from_email: 'ship@shop.example', subject: 'Shipped', status: 'published' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as { template: Wire }).template.status).toBe('published');
+  });
+
+  it('Save keeps a draft whose HTML does not compile; Publish refuses it with the whole parser message, line and column', async () => {
+    const html = '<p>Hello</p>\n<p>{{first_name}</p>\n';
+    const t = await made(me.cookie, { ...welcome, content_html: html });
+    const saved = await put(me.cookie, t.id, { content_html: `${html}<p>more</p>`, status: 'draft' });
+    expect(saved.status).toBe(200);
+    expect(((await saved.json()) as { template: Wire }).template.content_html).toBe(`${html}<p>more</p>`);
+    const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
+    expect(error.details).toHaveLength(1);
+    expect(error.details[0]).toMatchObject({ path: 'content_html', line: 2, column: 16 });
+    // what was expected and what was found, not only "Parse error on line 2:"
+    expect(error.details[0].message).toMatch(/^content_html line 2, column 16: parse error: expecting .*'CLOSE'.*, got 'INVALID'$/);
+    expect(error.message).toContain(error.details[0].message);
+  });
+
+  it('Save of a published template keeps what is sent until the next Publish, even when the edit does not compile', async () => {
+    const t = await made(me.cookie, { ...welcome, name: 'Live', content_html: '<p>Live for {{first_name}}</p>', status: 'published' });
+    expect(t).toMatchObject({ status: 'published' });
+    const saved = await put(me.cookie, t.id, { content_html: '<p>Half done {{first_name</p>', subject: 'New subject {{' });
+    expect(saved.status).toBe(200);
+    const wire = ((await saved.json()) as { template: Wire & { unpublished_changes: boolean } }).template;
+    expect(wire).toMatchObject({ status: 'published', unpublished_changes: true, content_html: '<p>Half done {{first_name</p>' });
+
+    expect((await sendMail(me.apiKey, { to: 'live@customer.example', template_id: t.id, variables: { first_name: 'Liv' } })).status).toBe(202);
+    const mail = await deliveredTo('live@customer.example');
+    expect(mail.html).toContain('Live for Liv');
+    expect(mail.subject).toBe('Welcome, Liv');
+
+    const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
+    expect(error.details[0]).toMatchObject({ path: 'subject', line: 1 });
+    const fixed = await put(me.cookie, t.id, { content_html: '<p>Done for {{first_name}}</p>', subject: 'New subject', status: 'published' });
+    expect(((await fixed.json()) as { template: Wire & { unpublished_changes: boolean } }).template).toMatchObject({ status: 'published', unpublished_changes: false });
+    expect((await sendMail(me.apiKey, { to: 'live2@customer.example', template_id: t.id, variables: { first_name: 'Liv' } })).status).toBe(202);
+    const next = await deliveredTo('live2@customer.example');
+    expect(next.html).toContain('Done for Liv');
+    expect(next.subject).toBe('New subject');
+  });
+});
+
+describe('issue 19: POST /v1/templates/search takes a direction on the default key', () => {
+  it("sort 'ASC' / 'DESC' in any case orders by description; 'DESC' is the default; '-description' still works", async () => {
+    const { cookie } = await signedIn('sort-direction.example');
+    for (const [name, description] of [['One', 'b'], ['Two', 'c'], ['Three', 'a']]) await made(cookie, { name, description, content_html: '<p/>' });
+    const names = async (body: unknown) => {
+      const res = await search(cookie, body);
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ((await res.json()) as { data: Wire[] }).data.map((t) => t.name);
+    };
+    const descending = ['Two', 'One', 'Three'];
+    expect(await names({ page: 1 })).toEqual(descending);
+    for (const sort of ['DESC', 'desc', 'Desc', '-description']) expect(await names({ sort, page: 1 })).toEqual(descending);
+    for (const sort of ['ASC', 'asc', 'aSc', 'description']) expect(await names({ sort, page: 1 })).toEqual([...descending].reverse());
+    expect(await names({ templateType: 'user', sort: 'ASC' })).toEqual([...descending].reverse());
+    for (const sort of ['ascending', 'DESC ', 'up']) expect((await search(cookie, { sort, page: 1 })).status).toBe(400);
   });
 });

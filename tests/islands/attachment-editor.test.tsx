@@ -112,7 +112,7 @@ afterEach(() => {
 });
 
 describe('Online attachment editor: toggles (§4 Toggles)', () => {
-  it('sets the expiry to now when switched on and clears it to null when switched off', async () => {
+  it('proposes an expiry a week ahead when switched on (issue 19) and clears it to null when switched off', async () => {
     const now = Date.UTC(2026, 10, 23, 17, 4, 31);
     const calls = await renderEditor(null, {
       [`POST ${BASE}/groups`]: (call) => json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201),
@@ -128,11 +128,12 @@ describe('Online attachment editor: toggles (§4 Toggles)', () => {
     expect(expiry.checked).toBe(true);
     expect(byTestId('attachment-expiry')).toBeTruthy();
     const { draft } = await import('../../src/islands/stores/attachments.ts');
-    expect(draft.get().expiry).toBe(Math.floor(now / 1000));
+    const weekAhead = Math.floor(now / 1000) + 7 * 86_400;
+    expect(draft.get().expiry).toBe(weekAhead);
 
     await click(byTestId('attachment-save'));
     await until(() => saves(calls).length);
-    expect(groupSent(saves(calls)[0]!)).toEqual({ name: 'Untitled', options: { expiry_timestamp: Math.floor(now / 1000), access_limit: 0 } });
+    expect(groupSent(saves(calls)[0]!)).toEqual({ name: 'Untitled', options: { expiry_timestamp: weekAhead, access_limit: 0 } });
     await until(() => byTestId('attachment-editor').getAttribute('aria-busy') === 'false'); // saved
     expect(expiry.checked).toBe(true);
 
@@ -140,6 +141,38 @@ describe('Online attachment editor: toggles (§4 Toggles)', () => {
     expect(expiry.checked).toBe(false);
     expect(screen.queryByTestId('attachment-expiry')).toBeNull();
     expect(draft.get().expiry).toBeNull();
+  });
+
+  it('refuses at the field an expiry that is no longer in the future, and sends nothing', async () => {
+    const now = Date.UTC(2026, 10, 23, 17, 4, 31);
+    const calls = await renderEditor(7, {
+      [`GET ${BASE}/groups/7`]: () => json(group(7)),
+      [`PATCH ${BASE}/groups/7`]: () => json(group(7)),
+    });
+    await vi.waitFor(() => expect(byTestId('attachment-name').textContent).toBe('Price lists'));
+    await click(byTestId('tab-settings'));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(now);
+    await click(byTestId('expiry-toggle'));
+    // the page stays open for eight days: the proposed week has passed
+    vi.setSystemTime(now + 8 * 86_400_000);
+    await click(byTestId('tab-files'));
+    await click(byTestId('attachment-save'));
+    expect(saves(calls)).toEqual([]);
+    // the message is at the field, on the Settings tab the page switched to
+    const message = byTestId('attachment-expiry-error');
+    expect(message.textContent).toBe('The expiry must be in the future');
+    expect(byTestId('attachment-expiry').getAttribute('aria-invalid')).toBe('true');
+    expect(byTestId('attachment-expiry').getAttribute('aria-describedby')).toBe(message.id);
+    expect(alert()).toBeNull();
+
+    // switched off and on again: a new week ahead, saved
+    await click(byTestId('expiry-toggle'));
+    await click(byTestId('expiry-toggle'));
+    expect(screen.queryByTestId('attachment-expiry-error')).toBeNull();
+    await click(byTestId('attachment-save'));
+    await until(() => saves(calls).length);
+    expect(groupSent(saves(calls)[0]!)).toMatchObject({ options: { expiry_timestamp: Math.floor(now / 1000) + 15 * 86_400 } });
   });
 
   it('shows the access limit number while the limit is on, and sets 0 and hides it when switched off', async () => {
@@ -216,6 +249,57 @@ describe('Online attachment editor: saving (§4 Save flows, §8)', () => {
     await act(() => vi.advanceTimersByTimeAsync(5_000));
     expect(assign).not.toHaveBeenCalled();
     expect(byTestId('attachment-editor').getAttribute('aria-busy')).toBe('false'); // can try again
+  });
+});
+
+describe('Online attachment editor: the name (issue 19)', () => {
+  const typeName = async (text: string) => {
+    await click(byTestId('attachment-name-edit'));
+    const input = byTestId<HTMLInputElement>('attachment-name-input');
+    expect(document.activeElement).toBe(input);
+    await act(async () => void fireEvent.change(input, { target: { value: text } }));
+    return input;
+  };
+
+  it('keeps a name confirmed with Enter, and the first upload creates the link with it', async () => {
+    vi.stubGlobal('XMLHttpRequest', FakeUpload);
+    vi.spyOn(window.history, 'replaceState').mockImplementation(() => {});
+    const calls = await renderEditor(null, { [`POST ${BASE}/groups`]: (call) => json({ ...group(42), name: (groupSent(call) as { name: string }).name, assets: [], asset_count: 0 }, 201) });
+    const input = await typeName('  Price lists 2027 ');
+    await act(async () => void fireEvent.submit(input.form!)); // what Enter in the field does
+    expect(byTestId('attachment-name').textContent).toBe('Price lists 2027');
+    expect(document.activeElement).toBe(byTestId('attachment-name-edit'));
+    await act(async () => void fireEvent.change(byTestId('file-input'), { target: { files: [new File(['x'], 'prices.pdf')] } }));
+    await until(() => FakeUpload.sent[0]);
+    expect(saves(calls).map((c) => groupSent(c))).toEqual([{ name: 'Price lists 2027', options: { expiry_timestamp: null, access_limit: 0 } }]);
+  });
+
+  it('keeps the name when the field is left, and when a file is dropped while it is typed', async () => {
+    vi.stubGlobal('XMLHttpRequest', FakeUpload);
+    vi.spyOn(window.history, 'replaceState').mockImplementation(() => {});
+    const calls = await renderEditor(null, { [`POST ${BASE}/groups`]: () => json({ ...group(42), assets: [], asset_count: 0 }, 201) });
+    await act(async () => void fireEvent.blur(await typeName('Left behind')));
+    expect(byTestId('attachment-name').textContent).toBe('Left behind');
+
+    await typeName('Dropped in');
+    await act(async () => void fireEvent.drop(byTestId('dropzone'), { dataTransfer: { files: [new File(['x'], 'a.txt')] } }));
+    await until(() => FakeUpload.sent[0]);
+    expect(byTestId('attachment-name').textContent).toBe('Dropped in');
+    expect((groupSent(saves(calls)[0]!) as { name: string }).name).toBe('Dropped in');
+  });
+
+  it('Escape cancels the edit and keeps the name it had', async () => {
+    const calls = await renderEditor(null, { [`POST ${BASE}/groups`]: (call) => json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201) });
+    const input = await typeName('Never mind');
+    await act(async () => void fireEvent.keyDown(input, { key: 'Escape' }));
+    // leaving the field as it goes must not keep what Escape cancelled
+    await act(async () => void fireEvent.blur(input));
+    expect(screen.queryByTestId('attachment-name-input')).toBeNull();
+    expect(byTestId('attachment-name').textContent).toBe('Untitled');
+    expect(document.activeElement).toBe(byTestId('attachment-name-edit'));
+    await click(byTestId('attachment-save'));
+    await until(() => saves(calls).length);
+    expect((groupSent(saves(calls)[0]!) as { name: string }).name).toBe('Untitled');
   });
 });
 

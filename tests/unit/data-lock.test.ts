@@ -79,7 +79,7 @@ describe('lockDataDir', () => {
     await kill(holder);
     expect(existsSync(path.join(dir, 'transact.pid'))).toBe(true);
     const release = lockDataDir(dir, { role: 'the admin CLI' });
-    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8'))).toEqual({ pid: process.pid, role: 'the admin CLI' });
+    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8'))).toMatchObject({ pid: process.pid, role: 'the admin CLI' });
     release();
   });
 
@@ -87,8 +87,37 @@ describe('lockDataDir', () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'transact.pid'), JSON.stringify({ pid: deadPid(), role: 'the Transact service', port: 4321 }));
     const release = lockDataDir(dir, { role: 'the Transact service', port: 4322 });
-    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8'))).toEqual({ pid: process.pid, role: 'the Transact service', port: 4322 });
+    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8'))).toMatchObject({ pid: process.pid, role: 'the Transact service', port: 4322 });
     release();
+  });
+
+  it('takes over the pid file of a zombie: a process killed but not yet reaped by its parent', async () => {
+    const dir = tempDir();
+    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(parent);
+    const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))));
+    await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 10_000 }).toBe('Z');
+    expect(() => process.kill(zombie, 0)).not.toThrow(); // the signal check alone calls it alive
+    writeFileSync(path.join(dir, 'transact.pid'), JSON.stringify({ pid: zombie, role: 'the Transact service' }));
+    const release = lockDataDir(dir, { role: 'the Transact service' });
+    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8')).pid).toBe(process.pid);
+    release();
+  });
+
+  it('takes over a pid file whose pid now belongs to another process (a different start time)', async () => {
+    const dir = tempDir();
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    children.push(other);
+    writeFileSync(path.join(dir, 'transact.pid'), JSON.stringify({ pid: other.pid, role: 'the Transact service', started: '1' }));
+    const release = lockDataDir(dir, { role: 'the Transact service' });
+    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8')).pid).toBe(process.pid);
+    release();
+    // the same pid with its true start time is a live holder
+    const holder = await holdInChild(dir, { role: 'the Transact service' });
+    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8')).started).toMatch(/^\d+$/);
+    expect(() => lockDataDir(dir, { role: 'the admin CLI' })).toThrow(DataDirBusyError);
+    await kill(holder);
   });
 
   it('takes over an unreadable pid file', () => {

@@ -5,7 +5,7 @@ import { BLANK, type TemplateWire, fieldsFor, initialDifferentReplyTo, previewDo
 
 const wire = (over: Partial<TemplateWire>): TemplateWire => ({
   id: 'id', name: 'Receipt', status: 'published', type: 'user', alias: null, from_name: null, from_email: 'a@shop.example', reply_email: 'a@shop.example',
-  subject: null, description: null, content_html: '<p/>', content_text: null, created_timestamp: '', updated_timestamp: '', published_timestamp: null, ...over,
+  subject: null, description: null, content_html: '<p/>', content_text: null, created_timestamp: '', updated_timestamp: '', published_timestamp: null, unpublished_changes: false, ...over,
 });
 
 describe('reply-to rules', () => {

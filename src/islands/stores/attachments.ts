@@ -5,6 +5,8 @@
 // real upload progress (fetch has none).
 import { atom, computed } from 'nanostores';
 import { api, errorMessage } from '../../lib/api.ts';
+import type { LinkState } from '../../lib/attachment-state.ts';
+import { addDaysToMoment } from '../../lib/dates.ts';
 import { SEARCH_DEBOUNCE_MS, MESSAGE_CLEAR_MS } from '../../lib/timings.ts';
 import { showAlert } from './alerts.ts';
 
@@ -22,6 +24,8 @@ export interface Group {
   preview_link: string;
   integration_id: string;
   options: { expiry_timestamp: number | null; access_limit: number };
+  downloads: number;
+  state: LinkState;
   asset_count: number;
   assets: Asset[];
 }
@@ -55,14 +59,28 @@ const BASE = '/v1/tracked-attachments';
 // ---- the list --------------------------------------------------------------------------------
 
 export interface ListState {
-  status: 'loading' | 'loaded' | 'failed';
+  /** 'unset': nothing loaded in this browser yet; the island shows the page the server rendered */
+  status: 'unset' | 'loading' | 'loaded' | 'failed';
   data: Group[];
   page: number;
   pages: number;
   total: number;
 }
 
-export const list = atom<ListState>({ status: 'loading', data: [], page: 1, pages: 1, total: 0 });
+export const list = atom<ListState>({ status: 'unset', data: [], page: 1, pages: 1, total: 0 });
+
+/** The first page as the server rendered it (issue 19): what the list shows before any script runs. */
+export interface ListPage {
+  data: Group[];
+  pagination: { page: number; pages: number; total: number };
+}
+
+/** Takes over the page the server rendered, selecting its first row as a load would. */
+export function seedList(first: ListPage): void {
+  if (list.get().status !== 'unset') return;
+  list.set({ status: 'loaded', data: first.data, page: first.pagination.page, pages: first.pagination.pages, total: first.pagination.total });
+  selectedId.set(first.data[0]?.id ?? null);
+}
 export const search = atom('');
 export const selectedId = atom<number | null>(null);
 export const selected = computed([list, selectedId], (l, id) => l.data.find((g) => g.id === id) ?? null);
@@ -72,7 +90,7 @@ export async function loadList(page = list.get().page): Promise<void> {
   const request = ++latest;
   list.set({ ...list.get(), status: 'loading' });
   try {
-    const answer = await api<{ data: Group[]; pagination: { page: number; pages: number; total: number } }>(`${BASE}/groups`, {
+    const answer = await api<ListPage>(`${BASE}/groups`, {
       query: { page, limit: LIST_PAGE_SIZE, name: search.get() },
     });
     if (request !== latest) return;
@@ -107,6 +125,8 @@ export async function deleteSelected(): Promise<void> {
 // ---- branding --------------------------------------------------------------------------------
 
 export const branding = atom<Branding>(DEFAULT_BRANDING);
+/** True once this browser asked for the branding: until then the list shows the one the server read. */
+export const brandingLoaded = atom(false);
 
 export async function loadBranding(): Promise<void> {
   try {
@@ -114,6 +134,7 @@ export async function loadBranding(): Promise<void> {
   } catch {
     // the defaults stay
   }
+  brandingLoaded.set(true);
 }
 
 export async function saveBranding(settings: Omit<Branding, 'logo'>, logo: File | null): Promise<boolean> {
@@ -122,6 +143,7 @@ export async function saveBranding(settings: Omit<Branding, 'logo'>, logo: File 
   if (logo) form.append('asset', logo, logo.name);
   try {
     branding.set(await api<Branding>(`${BASE}/branding`, { method: 'POST', body: form }));
+    brandingLoaded.set(true);
     showAlert('success', 'Branding settings saved successful');
     return true;
   } catch (err) {
@@ -156,12 +178,15 @@ export interface Draft {
   name: string;
   expiry: number | null;
   accessLimit: number;
+  /** counted downloads and the state as last saved (issue 19: the preview shows a dead link as such) */
+  downloads: number;
+  state: LinkState;
   integrationId: string | null;
   previewLink: string | null;
   assets: Asset[];
 }
 
-export const NEW_DRAFT: Draft = { id: null, name: 'Untitled', expiry: null, accessLimit: 0, integrationId: null, previewLink: null, assets: [] };
+export const NEW_DRAFT: Draft = { id: null, name: 'Untitled', expiry: null, accessLimit: 0, downloads: 0, state: 'live', integrationId: null, previewLink: null, assets: [] };
 export const draft = atom<Draft>(NEW_DRAFT);
 export const uploads = atom<Upload[]>([]);
 /** Editor request status (spec §4): the page is disabled while pending. */
@@ -169,6 +194,11 @@ export const requestStatus = atom<'idle' | 'pending' | 'resolved' | 'rejected'>(
 /** The Files tab's message (spec §4: cleared after 4 s). */
 export const fileMessage = atom<{ kind: 'success' | 'danger'; text: string } | null>(null);
 export const loadFailed = atom(false);
+/** The Settings tab's message at the expiry field (issue 19): a time that is not in the future. */
+export const expiryError = atom<string | null>(null);
+export const EXPIRY_IN_PAST = 'The expiry must be in the future';
+/** Issue 19: switching the expiry on proposes this many days ahead (now would be a dead link). */
+export const EXPIRY_PROPOSAL_DAYS = 7;
 
 let messageTimer: ReturnType<typeof setTimeout> | undefined;
 function say(kind: 'success' | 'danger', text: string): void {
@@ -178,16 +208,38 @@ function say(kind: 'success' | 'danger', text: string): void {
 }
 
 function fromGroup(g: Group): Draft {
-  return { id: g.id, name: g.name, expiry: g.options.expiry_timestamp, accessLimit: g.options.access_limit, integrationId: g.integration_id, previewLink: g.preview_link, assets: g.assets };
+  return { id: g.id, name: g.name, expiry: g.options.expiry_timestamp, accessLimit: g.options.access_limit, downloads: g.downloads, state: g.state, integrationId: g.integration_id, previewLink: g.preview_link, assets: g.assets };
 }
 
 export function updateDraft(changes: Partial<Draft>): void {
   draft.set({ ...draft.get(), ...changes });
 }
 
-/** Spec §4 Toggles: expiry on sets it to now, off clears it; the access limit off sets 0. */
-export function toggleExpiry(on: boolean, now = Math.floor(Date.now() / 1000)): void {
-  updateDraft({ expiry: on ? now : null });
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The expiry field's message for `expiry` at `now`: null when it is none or in the future. */
+export function expiryProblem(expiry: number | null, now = nowSeconds()): string | null {
+  return expiry !== null && expiry <= now ? EXPIRY_IN_PAST : null;
+}
+
+/**
+ * Spec §4 Toggles, amended by issue 19: expiry on proposes a week ahead (the spec's "now" saved a
+ * link that was dead at once), off clears it; the access limit off sets 0.
+ */
+export function toggleExpiry(on: boolean, now = nowSeconds()): void {
+  updateDraft({ expiry: on ? addDaysToMoment(now, EXPIRY_PROPOSAL_DAYS) : null });
+  expiryError.set(null);
+}
+
+/** A moment picked in the expiry field: kept, and refused inline when it is not in the future. */
+export function pickExpiry(expiry: number, now = nowSeconds()): void {
+  updateDraft({ expiry });
+  expiryError.set(expiryProblem(expiry, now));
+}
+
+/** The name typed in the title editor (Enter, leaving the field, or an upload commits it). */
+export function commitName(text: string): void {
+  updateDraft({ name: text.trim() || 'Untitled' });
 }
 
 export function toggleAccessLimit(on: boolean): void {
@@ -224,6 +276,10 @@ async function createGroup(d: Draft): Promise<Group> {
  */
 export async function save(exit: boolean, go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
   const d = draft.get();
+  // a time that passed while the page was open is refused here, at the field, before the server would
+  const problem = expiryProblem(d.expiry);
+  expiryError.set(problem);
+  if (problem) return;
   requestStatus.set('pending');
   try {
     const group = d.id === null ? await createGroup(d) : await api<Group>(`${BASE}/groups/${d.id}`, { method: 'PATCH', body: groupBody(d) });

@@ -84,24 +84,40 @@ function reportOf(): { groupUuid: string; type: ReportType } {
 
 const rangeKey = (range: DayRange) => `${range.start}/${range.end}`;
 
-/** The range as the report calls take it: start of its first day to the end of its last, unix seconds (part two §7). */
-function rangeBody() {
-  return rangeToUnix(currentRange());
-}
-
-/** POST v1/transaction-groups/reports's body (spec part two §7) for the query in effect. */
-export function reportBody(q: ReportQuery = reportQuery.get()) {
-  const { groupUuid, type } = reportOf();
+/** POST v1/transaction-groups/reports's body (spec part two §7) for a report, range and query; the page renders the first one on the server with it. */
+export function reportBodyFor(groupUuid: string, type: ReportType, range: DayRange, q: ReportQuery = FIRST_QUERY) {
   return {
     report_type: type,
     group_uuid: groupUuid,
-    ...rangeBody(),
+    // start of the range's first day to the end of its last, unix seconds (part two §7)
+    ...rangeToUnix(range),
     page: q.page,
     // as the transaction search: order the direction, order_by the key (the server also reads part two §9's swapped form)
     order: q.sort.direction,
     order_by: q.sort.key,
     search_query: q.text,
   };
+}
+
+/** The links call's fields (spec part two §7) for a report, range and page; the Links tab's first page renders on the server with them. */
+export function linkFieldsFor(groupUuid: string, type: ReportType, range: DayRange, page = 1) {
+  return { report_type: type, group_uuid: groupUuid, ...rangeToUnix(range), page };
+}
+
+/** POST v1/transaction-groups/reports's body for the query in effect. */
+export function reportBody(q: ReportQuery = reportQuery.get()) {
+  const { groupUuid, type } = reportOf();
+  return reportBodyFor(groupUuid, type, currentRange(), q);
+}
+
+/**
+ * The table's or the chart's island mounted with what the server rendered from the first answer
+ * (issue 19): both render from the same call, so neither loads it again.
+ */
+export function reportRendered(range: DayRange): void {
+  if (started.table) return; // already loading or loaded, perhaps for a newer range
+  started.table = true;
+  activityRange = rangeKey(range);
 }
 
 /** Loads the table's page and the Activity series; an answer to an older request is dropped. */
@@ -153,7 +169,7 @@ export async function loadOverviewStats(): Promise<void> {
   try {
     const answer = await api<{ overviewStats: OverviewStatsWire }>('/v1/transaction-groups/overview', {
       method: 'POST',
-      body: { group_uuid: groupUuid, report_type: type, ...rangeBody() },
+      body: { group_uuid: groupUuid, report_type: type, ...rangeToUnix(currentRange()) },
     });
     if (request === latestOverview) overviewStats.set({ status: 'loaded', stats: answer.overviewStats });
   } catch {
@@ -179,7 +195,7 @@ export async function loadLinks(): Promise<void> {
   const request = ++latestLinks;
   const page = linkPage.get();
   const { groupUuid, type } = reportOf();
-  const fields = { report_type: type, group_uuid: groupUuid, ...rangeBody(), page };
+  const fields = linkFieldsFor(groupUuid, type, currentRange(), page);
   linkList.set({ ...linkList.get(), status: 'loading' });
   try {
     const answer =
@@ -192,10 +208,11 @@ export async function loadLinks(): Promise<void> {
   }
 }
 
-export function startLinks(): void {
+/** The Links tab mounted: its first page, unless the server rendered it (issue 19). */
+export function startLinks(rendered = false): void {
   if (started.links) return;
   started.links = true;
-  void loadLinks();
+  if (!rendered) void loadLinks();
 }
 
 export function goToLinkPage(page: number): void {

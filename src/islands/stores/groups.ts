@@ -19,7 +19,7 @@ export interface GroupQuery {
 }
 
 /** Spec core §9: group search default page 1; part two §2: last send date, newest first. */
-const FIRST_QUERY: GroupQuery = { page: 1, text: '', sort: { key: 'group_last_send_date', direction: 'desc' } };
+export const FIRST_QUERY: GroupQuery = { page: 1, text: '', sort: { key: 'group_last_send_date', direction: 'desc' } };
 
 export const groupQuery = atom<GroupQuery>(FIRST_QUERY);
 export const groupSearchText = atom('');
@@ -27,17 +27,23 @@ export const groupList = atom<ListState<GroupWire>>({ status: 'loading', data: [
 
 let latest = 0;
 
+/** POST /v1/transaction-groups/search's body for a query (the page renders the first one on the server with it). */
+export function searchBodyOf({ page, text, sort }: GroupQuery) {
+  // spec core §7: searchQuery, also sent as search_query
+  return { page, searchQuery: text, search_query: text, order: sort.direction, orderBy: sort.key };
+}
+
+/** The table mounted: its first page, unless the server rendered it (issue 19). */
+export function startGroups(rendered: boolean): void {
+  if (!rendered) void loadGroups();
+}
+
 /** Loads the page the query names; an answer to an older request is dropped. */
 export async function loadGroups(): Promise<void> {
   const request = ++latest;
-  const { page, text, sort } = groupQuery.get();
   groupList.set({ ...groupList.get(), status: 'loading' });
   try {
-    // spec core §7: searchQuery, also sent as search_query
-    const answer = await api<GroupPage>('/v1/transaction-groups/search', {
-      method: 'POST',
-      body: { page, searchQuery: text, search_query: text, order: sort.direction, orderBy: sort.key },
-    });
+    const answer = await api<GroupPage>('/v1/transaction-groups/search', { method: 'POST', body: searchBodyOf(groupQuery.get()) });
     if (request === latest) groupList.set({ status: 'loaded', data: answer.data, meta: answer.meta });
   } catch {
     // spec core §8: failures are ignored silently; the empty table offers a retry

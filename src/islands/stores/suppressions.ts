@@ -50,7 +50,7 @@ export type AddOutcome =
   | { ok: true; added: number; already: number; rejected: RejectedLine[] }
   | { ok: false; message: string; rejected: RejectedLine[] };
 
-const FIRST_QUERY: SuppressionQuery = { page: 1, email: '', origin: 'all' };
+export const FIRST_QUERY: SuppressionQuery = { page: 1, email: '', origin: 'all' };
 
 export const query = atom<SuppressionQuery>(FIRST_QUERY);
 /** What the search box holds right now. */
@@ -62,15 +62,24 @@ export const deleting = atom(false);
 
 let latest = 0;
 
+/** POST /v1/suppression/search's body for a query (the page renders the first one on the server with it). */
+export function searchBodyOf({ page, email, origin }: SuppressionQuery) {
+  return { page, email, suppressed_origin: origin };
+}
+
+/** The table mounted: its first page, unless the server rendered it (issue 19). */
+export function startSuppressions(rendered: boolean): void {
+  if (!rendered) void loadSuppressions();
+}
+
 /** Loads the page the query names; an answer to an older request is dropped. */
 export async function loadSuppressions(): Promise<void> {
   const request = ++latest;
-  const { page, email, origin } = query.get();
   list.set({ ...list.get(), status: 'loading' });
   try {
     const answer = await api<{ data: Suppression[]; meta: PageMeta }>('/v1/suppression/search', {
       method: 'POST',
-      body: { page, email, suppressed_origin: origin },
+      body: searchBodyOf(query.get()),
     });
     if (request === latest) list.set({ status: 'loaded', data: answer.data, meta: answer.meta });
   } catch {

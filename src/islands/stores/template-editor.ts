@@ -1,12 +1,15 @@
 // The template editor's state (spec part two §2 editor, §4 "Reply-to", "Template status" and
 // "Editor request status", §8, §9): the fields, the reply-to box, the request status (idle,
 // pending, resolved, rejected), the customer's verified domains for the from address, and the live
-// preview that renders 2 s after the last change with editable sample variables.
+// preview that renders 2 s after the last change with editable sample variables. Issue 19: Publish
+// names each missing field at the field (checked here first, then by the server, which refuses the
+// same); a compile error of the HTML, found by the preview, is shown beside the editor with its line.
 import { atom } from 'nanostores';
+import { FetchError } from 'ofetch';
 import { api, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { EDITOR_DEBOUNCE_MS, PUBLISH_REDIRECT_MS } from '../../lib/timings.ts';
-import { BLANK, type TemplateFields, type TemplateWire, fieldsFor, initialDifferentReplyTo, sampleVariables, withDifferentReplyTo, withFromEmail } from '../../lib/template-editor.ts';
+import { BLANK, type FieldErrors, type PublishField, type TemplateFields, type TemplateWire, fieldsFor, publishProblems, initialDifferentReplyTo, sampleVariables, withDifferentReplyTo, withFromEmail } from '../../lib/template-editor.ts';
 import { showAlert } from './alerts.ts';
 
 export type RequestStatus = 'idle' | 'pending' | 'resolved' | 'rejected';
@@ -21,6 +24,34 @@ export const loadStatus = atom<'loading' | 'loaded' | 'failed'>('loading');
 export const verifiedDomains = atom<string[]>([]);
 export const sampleText = atom('{}');
 export const preview = atom<{ html: string | null; subject: string; error: string | null }>({ html: null, subject: '', error: null });
+/** Why the last Publish was refused, at each field (cleared when that field changes). */
+export const fieldErrors = atom<FieldErrors>({});
+/** Where the HTML does not compile (from the preview's render or a refused Publish), or null. */
+export const compileError = atom<{ line: number; column: number; message: string } | null>(null);
+/** A published template saved since its last Publish: what is sent is the published version. */
+export const unpublishedChanges = atom(false);
+
+interface Problem {
+  path?: string;
+  message?: string;
+  line?: number;
+  column?: number;
+}
+
+/** The per-field details of a 422 from the templates API. */
+function problemsOf(err: unknown): Problem[] {
+  if (!(err instanceof FetchError)) return [];
+  const details = (err.data as { error?: { details?: unknown } } | undefined)?.error?.details;
+  return Array.isArray(details) ? (details as Problem[]).filter((d) => typeof d === 'object' && d !== null) : [];
+}
+
+const FIELDS: readonly PublishField[] = ['name', 'from_email', 'subject', 'content_html', 'content_text'];
+
+/** Notes the HTML's compile error from a refused call (or clears it when the HTML compiled). */
+function noteCompileError(problems: Problem[]): void {
+  const html = problems.find((p) => p.path === 'content_html' && typeof p.line === 'number');
+  compileError.set(html ? { line: html.line!, column: html.column ?? 1, message: html.message ?? 'The HTML does not compile' } : null);
+}
 
 interface DomainWire {
   domain_domain: string;
@@ -40,6 +71,9 @@ export async function openEditor(mode: 'create' | 'edit', hash: string): Promise
     fields.set(loaded);
     differentReplyTo.set(initialDifferentReplyTo(loaded));
     templateId.set(mode === 'edit' && template ? template.id : null);
+    unpublishedChanges.set(mode === 'edit' && template ? template.unpublished_changes : false);
+    fieldErrors.set({});
+    compileError.set(null);
     loadStatus.set('loaded');
     void renderPreview();
   } catch {
@@ -53,12 +87,22 @@ const previewAfterPause = debounced(EDITOR_DEBOUNCE_MS, () => void renderPreview
 /** Any field changed; the preview follows 2 s after the last change (spec part two §9). */
 export function setField<K extends keyof TemplateFields>(name: K, value: TemplateFields[K]): void {
   fields.set({ ...fields.get(), [name]: value });
+  clearFieldError(name);
   if (name === 'content_html' || name === 'subject') previewAfterPause();
+}
+
+function clearFieldError(name: keyof TemplateFields): void {
+  const errors = fieldErrors.get();
+  if (name in errors) {
+    const { [name as PublishField]: _, ...rest } = errors;
+    fieldErrors.set(rest);
+  }
 }
 
 /** Spec §4: the from address carries reply-to along unless 'Use different reply to Email' is ticked. */
 export function setFromEmail(value: string): void {
   fields.set(withFromEmail(fields.get(), value, differentReplyTo.get()));
+  clearFieldError('from_email');
 }
 
 /** Spec §4: unticking copies the from address into reply-to. */
@@ -98,8 +142,13 @@ export async function renderPreview(): Promise<void> {
       return;
     }
     preview.set({ html: answer.html, subject: answer.subject ?? '', error: null });
+    compileError.set(null);
   } catch (err) {
-    if (request === renderRequest) preview.set({ ...preview.get(), error: errorMessage(err, 'The preview could not be rendered.') });
+    if (request !== renderRequest) return;
+    const problems = problemsOf(err);
+    noteCompileError(problems);
+    // the HTML's error is shown beside the editor; the preview says only what else went wrong
+    preview.set({ ...preview.get(), error: compileError.get() ? 'The preview shows the last HTML that compiled.' : errorMessage(err, 'The preview could not be rendered.') });
   }
 }
 
@@ -110,8 +159,20 @@ export async function renderPreview(): Promise<void> {
  */
 export async function save(status?: 'published'): Promise<boolean> {
   if (requestStatus.get() === 'pending') return false;
+  if (status === 'published') {
+    const problems = publishProblems(fields.get(), verifiedDomains.get());
+    fieldErrors.set(problems);
+    if (Object.keys(problems).length > 0) {
+      requestStatus.set('rejected');
+      showAlert('danger', 'The template cannot be published yet: see the fields marked in red');
+      return false;
+    }
+  }
   requestStatus.set('pending');
-  const body = { ...fields.get(), ...(status ? { status } : {}) };
+  // Save keeps the status (spec §4): a draft stays a draft; a published template's edits are kept
+  // without being published (the server keeps its status when none is sent)
+  const { status: current, ...rest } = fields.get();
+  const body = { ...rest, ...(status ? { status } : current === 'draft' ? { status: current } : {}) };
   try {
     const id = templateId.get();
     const answer = id
@@ -119,12 +180,21 @@ export async function save(status?: 'published'): Promise<boolean> {
       : await api<{ template: TemplateWire }>('/v1/templates', { method: 'POST', body });
     templateId.set(answer.template.id);
     fields.set({ ...fields.get(), status: answer.template.status, name: answer.template.name });
+    unpublishedChanges.set(answer.template.unpublished_changes);
+    fieldErrors.set({});
     if (!id && typeof window !== 'undefined') window.history.replaceState(null, '', `/templates/edit/${answer.template.id}`);
     requestStatus.set('resolved');
     showAlert('success', 'Save complete');
+    // a kept draft that does not compile shows its error beside the editor at once
+    void renderPreview();
     return true;
   } catch (err) {
     requestStatus.set('rejected');
+    const problems = problemsOf(err);
+    const errors: FieldErrors = {};
+    for (const p of problems) if (FIELDS.includes(p.path as PublishField) && p.message) errors[p.path as PublishField] = p.message;
+    fieldErrors.set(errors);
+    if (problems.some((p) => p.path === 'content_html')) noteCompileError(problems);
     showAlert('danger', errorMessage(err, 'Error in saving template'));
     return false;
   }

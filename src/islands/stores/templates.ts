@@ -24,7 +24,8 @@ export interface TemplateQuery {
 }
 
 export interface TemplateListState {
-  status: 'loading' | 'loaded' | 'failed';
+  /** 'initial': nothing asked yet; the page shows the first page the server rendered. */
+  status: 'initial' | 'loading' | 'loaded' | 'failed';
   data: TemplateWire[];
   meta: PageMeta | null;
 }
@@ -34,7 +35,7 @@ export const FIRST_QUERY: TemplateQuery = { page: 1, name: '', sort: '-descripti
 
 export const query = atom<TemplateQuery>(FIRST_QUERY);
 export const searchText = atom('');
-export const list = atom<TemplateListState>({ status: 'loading', data: [], meta: null });
+export const list = atom<TemplateListState>({ status: 'initial', data: [], meta: null });
 export const checked = atom<string | null>(null);
 export const deleting = atom(false);
 /** The template in the preview panel, and its rendered HTML (null while it renders). */
@@ -42,6 +43,16 @@ export const previewed = atom<TemplateWire | null>(null);
 export const previewHtml = atom<string | null>(null);
 
 let latest = 0;
+
+/**
+ * The island took over the first page the server rendered (FIRST_QUERY's): it becomes the list as if
+ * loaded, and its first template goes to the preview panel; nothing is asked again.
+ */
+export function startWith(first: { data: TemplateWire[]; meta: PageMeta }): void {
+  if (list.get().status !== 'initial') return;
+  list.set({ status: 'loaded', data: first.data, meta: first.meta });
+  void preview(first.data[0] ?? null);
+}
 
 /** Loads the page the query names; spec §8: a failure shows 'Error in getting templates'. */
 export async function loadTemplates(): Promise<void> {

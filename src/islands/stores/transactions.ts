@@ -55,23 +55,30 @@ function isFirstView(q: TransactionQuery): boolean {
   return q.page === 1 && q.text === '' && q.status === 'all' && q.sort.key === FIRST_QUERY.sort.key && q.sort.direction === FIRST_QUERY.sort.direction;
 }
 
+/** GET /v1/dashboard's query for a range (the dashboard renders its first page on the server with it). */
+export function dashboardQueryOf(range: DayRange) {
+  return { startDate: range.start, endDate: range.end };
+}
+
+/** POST v1/transaction/search's body for a query and range (the Recipients tab renders its first page on the server with it). */
+export function searchBodyOf(q: TransactionQuery, range: DayRange) {
+  return {
+    reportType: 'all',
+    page: q.page,
+    order: q.sort.direction,
+    order_by: q.sort.key,
+    ...dateFields(range),
+    transaction_search_string: q.text,
+    message_status: q.status,
+  };
+}
+
 async function fetchPage(q: TransactionQuery, range: DayRange): Promise<TransactionPage> {
   if (source === 'dashboard' && isFirstView(q)) {
-    const answer = await api<{ data: { transactionStats: TransactionPage } }>('/v1/dashboard', { query: { startDate: range.start, endDate: range.end } });
+    const answer = await api<{ data: { transactionStats: TransactionPage } }>('/v1/dashboard', { query: dashboardQueryOf(range) });
     return answer.data.transactionStats;
   }
-  return api<TransactionPage>('/v1/transaction/search', {
-    method: 'POST',
-    body: {
-      reportType: 'all',
-      page: q.page,
-      order: q.sort.direction,
-      order_by: q.sort.key,
-      ...dateFields(range),
-      transaction_search_string: q.text,
-      message_status: q.status,
-    },
-  });
+  return api<TransactionPage>('/v1/transaction/search', { method: 'POST', body: searchBodyOf(q, range) });
 }
 
 /** Loads the page the query names; an answer to an older request is dropped. */
@@ -87,10 +94,10 @@ export async function loadTransactions(): Promise<void> {
   }
 }
 
-/** The table's island mounted: remember where its first page comes from and load it. */
-export function startTransactionTable(from: 'dashboard' | 'search'): void {
+/** The table's island mounted: remember where its first page comes from and load it, unless the server rendered it (issue 19). */
+export function startTransactionTable(from: 'dashboard' | 'search', rendered = false): void {
   source = from;
-  void loadTransactions();
+  if (!rendered) void loadTransactions();
 }
 
 function changeQuery(change: Partial<TransactionQuery>): void {

@@ -8,9 +8,11 @@ import { Transform, pipeline } from 'node:stream';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import type { BrandingSettings } from '../db/schema.ts';
+import { isStorageFull } from '../db/availability.ts';
 import { ApiError } from '../http/errors.ts';
 import { check } from '../http/validate.ts';
 import { TooLargeError } from '../storage/storage.ts';
+import { type LinkState, linkState } from '../../lib/attachment-state.ts';
 import { sanitizeFileName } from '../../lib/file-names.ts';
 import { LOGO_MAX_BYTES, LOGO_TOO_LARGE, LOGO_TYPES, extensionOf, sniffImage, typeNotAllowed } from '../../lib/logo-check.ts';
 import type { MultipartFile } from './multipart.ts';
@@ -38,6 +40,8 @@ export interface GroupWire {
   integration_id: string;
   options: { expiry_timestamp: number | null; access_limit: number };
   downloads: number;
+  /** whether recipients can still download (issue 19): the console shows a dead link as such */
+  state: LinkState;
   asset_count: number;
   assets: AssetWire[];
 }
@@ -53,15 +57,17 @@ export function assetToWire(row: AssetRow): AssetWire {
 }
 
 /** The one row → wire mapping of a link. */
-export function groupToWire(ctx: AppContext, row: GroupRow, assets: AssetRow[], assetCount = assets.length): GroupWire {
+export function groupToWire(ctx: AppContext, row: GroupRow, assets: AssetRow[], assetCount = assets.length, now = new Date()): GroupWire {
+  const expiry = seconds(row.expires_at);
   return {
     id: Number(row.id),
     name: row.name,
     created_timestamp: seconds(row.created_at) ?? 0,
     preview_link: publicLink(ctx, row.public_id),
     integration_id: row.integration_id,
-    options: { expiry_timestamp: seconds(row.expires_at), access_limit: row.access_limit },
+    options: { expiry_timestamp: expiry, access_limit: row.access_limit },
     downloads: row.downloads,
+    state: linkState({ expiry, accessLimit: row.access_limit, downloads: row.downloads }, now.getTime() / 1000),
     asset_count: assetCount,
     assets: assets.map(assetToWire),
   };
@@ -83,7 +89,7 @@ function expiryOf(value: number | null | undefined, now: Date): Date | null {
   const nowSeconds = now.getTime() / 1000;
   const yearAhead = new Date(now);
   yearAhead.setUTCFullYear(yearAhead.getUTCFullYear() + 1);
-  if (value < nowSeconds - CLOCK_SKEW_SECONDS) throw new ApiError('validation_failed', 'The expiry date must not be in the past', { details: [{ path: 'options.expiry_timestamp', message: 'in the past' }] });
+  if (value < nowSeconds - CLOCK_SKEW_SECONDS) throw new ApiError('validation_failed', 'The expiry date must be in the future', { details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }] });
   if (value > yearAhead.getTime() / 1000 + CLOCK_SKEW_SECONDS) throw new ApiError('validation_failed', 'The expiry date must be within one year from now', { details: [{ path: 'options.expiry_timestamp', message: 'more than one year ahead' }] });
   return new Date(value * 1000);
 }
@@ -123,6 +129,8 @@ async function storeUpload(ctx: AppContext, file: MultipartFile): Promise<{ key:
     ({ size } = await ctx.storage.put(key, file.stream, { maxBytes, contentType: 'application/octet-stream' }));
   } catch (err) {
     if (err instanceof TooLargeError) throw new ApiError('payload_too_large', `The file is larger than the limit of ${maxBytes} bytes`);
+    // the disk filled up under this file (issue 23): storage.put has removed what it wrote
+    if (isStorageFull(err)) throw new ApiError('storage_full', 'The server is out of storage space; the file was not stored. Try again later or ask the operator to free space.');
     throw err;
   }
   if (size === 0) {
@@ -175,7 +183,13 @@ export async function getGroup(ctx: AppContext, customerId: number, id: number):
 export async function updateGroup(ctx: AppContext, customerId: number, id: number, input: GroupInput, now = new Date()): Promise<GroupWire> {
   const changes: { name?: string; expires_at?: Date | null; access_limit?: number } = {};
   if (input.name !== undefined) changes.name = input.name || 'Untitled';
-  if (input.options && 'expiry_timestamp' in input.options) changes.expires_at = expiryOf(input.options.expiry_timestamp, now);
+  if (input.options && 'expiry_timestamp' in input.options) {
+    const current = await repo.findGroup(ctx.db, customerId, id);
+    if (!current) throw new ApiError('not_found', 'No such download link');
+    // the expiry it already has is kept as it is, so an expired link can still be renamed
+    const given = input.options.expiry_timestamp || null;
+    if (given !== seconds(current.expires_at)) changes.expires_at = expiryOf(given, now);
+  }
   if (input.options?.access_limit !== undefined) changes.access_limit = input.options.access_limit;
   const group = await repo.updateGroup(ctx.db, customerId, id, changes);
   if (!group) throw new ApiError('not_found', 'No such download link');

@@ -34,12 +34,15 @@ li{display:flex;align-items:center;gap:1rem;padding:.75rem 1rem;margin:0 0 .5rem
 .size{display:block;font-size:.875rem;opacity:.85}
 button{font:inherit;font-weight:600;cursor:pointer;border:0;border-radius:4px;padding:.5rem 1rem;background:${hex(b.button.colour)};color:${hex(b.button.text_colour)}}
 button:focus-visible{outline:3px solid ${hex(b.page.text_colour)};outline-offset:2px}
-form{margin:0}`;
+form{margin:0}
+.notice{padding:1rem;border-radius:6px;background:${hex(b.link.colour)};color:${hex(b.link.text_colour)};border:1px solid rgba(0,0,0,.12);text-align:center}`;
   const logo = view.logoUrl ? `<img class="logo" src="${escapeHtml(view.logoUrl)}" alt="Logo">` : '';
   const expiry = view.expiry ? `<p class="expiry" data-testid="expiry">Expiry date: ${escapeHtml(formatLongDate(view.expiry))}</p>` : '';
   const hidden = view.recipient ? `<input type="hidden" name="r" value="${escapeHtml(view.recipient)}">` : '';
+  // a dead link's page keeps the customer's logo and colours (issue 19): the notice sits in a box in
+  // the link colours, under the link's name, so the recipient sees whose link it was
   const body = view.notice
-    ? `<h1>${escapeHtml(view.notice.heading)}</h1><p class="expiry" data-testid="notice">${escapeHtml(view.notice.text)}</p>`
+    ? `<h1>${escapeHtml(view.notice.heading)}</h1>${view.title ? `<p class="expiry" data-testid="link-name">${escapeHtml(view.title)}</p>` : ''}<p class="notice" data-testid="notice">${escapeHtml(view.notice.text)}</p>`
     : `<h1>${escapeHtml(view.title)}</h1>${expiry}<ul aria-label="Files">${view.files
         .map(
           (f) =>

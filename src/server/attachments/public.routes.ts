@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { create as contentDisposition } from 'content-disposition';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
+import { DEAD_LINK_NOTICES, linkState } from '../../lib/attachment-state.ts';
 import type { AppContext } from '../context.ts';
 import { insertEvents } from '../events/events.repository.ts';
 import { type ApiEnv, clientIp } from '../http/middleware.ts';
@@ -25,15 +26,14 @@ const PUBLIC_ID = /^[A-Za-z0-9_-]{22}$/;
 
 type Refusal = 'expired' | 'exhausted';
 const NOTICES: Record<Refusal | 'missing', { heading: string; text: string }> = {
-  expired: { heading: 'This link has expired', text: 'The files of this link can no longer be downloaded. Ask the sender for a new link.' },
-  exhausted: { heading: 'Download limit reached', text: 'This link has been downloaded as many times as its sender allowed. Ask the sender for a new link.' },
+  ...DEAD_LINK_NOTICES,
   missing: { heading: 'Link not found', text: 'There is no download at this address. Check the link you were sent.' },
 };
 
 function stateOf(group: repo.GroupRow, now: Date): Refusal | null {
-  if (group.expires_at && new Date(group.expires_at).getTime() <= now.getTime()) return 'expired';
-  if (group.access_limit > 0 && group.downloads >= group.access_limit) return 'exhausted';
-  return null;
+  const expiry = group.expires_at ? new Date(group.expires_at).getTime() / 1000 : null;
+  const state = linkState({ expiry, accessLimit: group.access_limit, downloads: group.downloads }, now.getTime() / 1000);
+  return state === 'live' ? null : state;
 }
 
 /** Parses a single `bytes=` range against `size` (RFC 9110 §14.1.2); null: serve whole; 'bad': 416. */

@@ -5,8 +5,8 @@
 // A write that fails is not the end of its items: the batch is tried again item by item (so one
 // bad item cannot take the others with it), and items that still fail for a passing reason (the
 // database restarting, a deadlock) wait 0.2 s, 0.4 s, … up to a minute between tries — about four
-// minutes in all, within the worker's five-minute lease — before they are given up with an error
-// in the log. An item the database refuses as invalid (SQLSTATE classes 22 and 23, e.g. its
+// minutes in all, while the delivery worker keeps renewing those messages' leases — before they are
+// given up with an error in the log. An item the database refuses as invalid (SQLSTATE classes 22 and 23, e.g. its
 // transaction was deleted meanwhile) is given up at once.
 import type { Logger } from 'pino';
 
@@ -45,6 +45,8 @@ export class BatchWriter<T> {
   #retrying: Pending<T>[] = [];
   #retryTimer: NodeJS.Timeout | null = null;
   #writing: Promise<void> = Promise.resolve();
+  /** A flush waiting for the write before it: items added meanwhile join it (group commit). */
+  #waitingFlush: Promise<void> | null = null;
 
   constructor(opts: BatchWriterOptions<T>) {
     this.#opts = opts;
@@ -59,12 +61,24 @@ export class BatchWriter<T> {
     }
   }
 
-  /** Writes the buffered items, and those waiting for a retry, now; resolves when written (or failed again). */
+  /**
+   * Writes the buffered items, and those waiting for a retry, as soon as the write in progress is
+   * done; resolves when written (or failed again). The batch is taken when its turn comes, so
+   * everything added while the previous write ran goes in one transaction.
+   */
   flush(): Promise<void> {
     for (const timer of [this.#timer, this.#retryTimer]) if (timer) clearTimeout(timer);
     this.#timer = null;
     this.#retryTimer = null;
-    return this.#write([...this.#retrying.splice(0), ...this.#buffered.splice(0)]);
+    if (!this.#waitingFlush) {
+      this.#waitingFlush = this.#writing.then(() => {
+        this.#waitingFlush = null;
+        const batch = [...this.#retrying.splice(0), ...this.#buffered.splice(0)];
+        return batch.length > 0 ? this.#record(batch) : undefined;
+      });
+      this.#writing = this.#waitingFlush;
+    }
+    return this.#waitingFlush;
   }
 
   #write(batch: Pending<T>[]): Promise<void> {

@@ -21,9 +21,17 @@ export async function openDatabase(opts: { databaseUrl?: string; dataPath?: stri
     const pg = (await import('pg')).default;
     // int8 (counts, ids) as numbers: every value we store fits in 2^53.
     pg.types.setTypeParser(20, (v: string) => Number(v));
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // a connection attempt to a server that does not answer fails instead of hanging (issue 23)
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     pool.on('error', () => {
       // an idle client lost its connection; the pool replaces it on next use
+    });
+    // A client that is checked out (inside a transaction, between two queries) has no pool listener:
+    // its 'error' event (PostgreSQL restarted, the backend terminated) would be unhandled and end the
+    // process. The query that was running fails with the same error; the client is then discarded
+    // by the pool when released (pg marks it as errored).
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
     });
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', close: () => db.destroy() };
@@ -47,4 +55,21 @@ export async function databaseReachable(db: Database): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+const PROBE_TTL_MS = 1000;
+const PROBE_TIMEOUT_MS = 3000;
+const probes = new WeakMap<Database, { at: number; answer: Promise<boolean> }>();
+
+/**
+ * Whether the database answers, asked at most once a second per database (SMTP asks before MAIL
+ * FROM and RCPT TO, so a client learns of an outage with a 451 before sending its message).
+ */
+export function databaseAnswers(db: Database): Promise<boolean> {
+  const now = Date.now();
+  const last = probes.get(db);
+  if (last && now - last.at < PROBE_TTL_MS) return last.answer;
+  const answer = Promise.race([databaseReachable(db), new Promise<boolean>((resolve) => setTimeout(resolve, PROBE_TIMEOUT_MS, false).unref())]);
+  probes.set(db, { at: now, answer });
+  return answer;
 }

@@ -14,6 +14,8 @@ import * as m009 from './migrations/009-group-reports.ts';
 import * as m010 from './migrations/010-templates.ts';
 import * as m011 from './migrations/011-attachments.ts';
 import * as m013 from './migrations/013-attachment-downloads.ts';
+import * as m014 from './migrations/014-delivery-sites.ts';
+import * as m015 from './migrations/015-template-published-version.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -28,6 +30,8 @@ const migrations: Record<string, Migration> = {
   '010-templates': m010,
   '011-attachments': m011,
   '013-attachment-downloads': m013,
+  '014-delivery-sites': m014,
+  '015-template-published-version': m015,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */
@@ -40,6 +44,7 @@ export async function migrateToLatest(db: Database): Promise<void> {
   const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+    // the cause tells "the database is unreachable" apart: main.ts waits for it at start-up
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`, { cause: error });
   }
 }

@@ -194,6 +194,8 @@ export interface TransactionsTable {
   click_count: Generated<number>;
   first_open_at: Timestamp | null;
   first_click_at: Timestamp | null;
+  /** The destination site of its last attempt (issue 22; delivery/sites.ts). */
+  site: string | null;
 }
 
 /**
@@ -315,6 +317,30 @@ export interface Tables {
   exports: ExportsTable;
   attachment_downloads: AttachmentDownloadsTable;
   templates: TemplatesTable;
+  delivery_sites: DeliverySitesTable;
+  delivery_site_slots: DeliverySiteSlotsTable;
+}
+
+/** A destination site's shared state (migration 014; delivery/sites.ts). */
+export interface DeliverySitesTable {
+  site: string;
+  conn_limit: number | null;
+  paused_until: Timestamp | null;
+  pause_seconds: Generated<number>;
+  suspended_until: Timestamp | null;
+  last_reply: string | null;
+  last_reply_at: Timestamp | null;
+  delivered: Generated<number>;
+  deferred: Generated<number>;
+  failed: Generated<number>;
+}
+
+/** A connection slot of a site, leased by one worker process (migration 014). */
+export interface DeliverySiteSlotsTable {
+  site: string;
+  slot: number;
+  holder: string;
+  until: Timestamp;
 }
 
 /** The webhook outbox and log (migration 008): one row per event sent to a webhook. */
@@ -474,6 +500,12 @@ export interface TemplatesTable {
   content_html: Generated<string>;
   content_text: string | null;
   published_html: string | null;
+  /** What sending uses: the fields as they were at the last Publish (migration 015). */
+  published_subject: string | null;
+  published_text: string | null;
+  published_from_name: string | null;
+  published_from_email: string | null;
+  published_reply_email: string | null;
   version: Generated<number>;
   published_at: Date | null;
   created_at: CreatedAt;

@@ -106,3 +106,38 @@ export async function applyOutcomes(db: Database, updates: OutcomeUpdate[]): Pro
     returning t.id`.execute(db);
   return new Set(result.rows.map((r) => Number(r.id)));
 }
+
+/**
+ * The heartbeat (issue 23): pushes the lease of claims this worker still holds `leaseSeconds`
+ * ahead, each guarded by its attempt number so a claim that was taken over is left alone.
+ */
+export async function renewLeases(db: Database, held: { id: number; attempts: number }[], leaseSeconds: number): Promise<number> {
+  if (held.length === 0) return 0;
+  const rows = held.map((h) => sql`(${h.id}::bigint, ${h.attempts}::int)`);
+  const result = await sql`
+    update transactions as t
+       set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}),
+           locked_until = now() + make_interval(secs => ${leaseSeconds})
+      from (values ${sql.join(rows)}) as v(id, attempts)
+     where t.id = v.id and t.attempts = v.attempts and t.status = 'queued' and t.locked_until is not null`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Gives claims back so they are due now: on SIGTERM, what a worker had not delivered; with `held`
+ * omitted, every claim in the database (PGlite at start-up, where one process owns the data
+ * directory, so any claim found belongs to a process that is gone).
+ */
+export async function releaseClaims(db: Database, held?: { id: number; attempts: number }[]): Promise<number> {
+  if (held && held.length === 0) return 0;
+  const result = held
+    ? await sql`
+        update transactions as t
+           set next_attempt_at = now(), locked_until = null
+          from (values ${sql.join(held.map((h) => sql`(${h.id}::bigint, ${h.attempts}::int)`))}) as v(id, attempts)
+         where t.id = v.id and t.attempts = v.attempts and t.status = 'queued' and t.locked_until is not null`.execute(db)
+    : await sql`
+        update transactions set next_attempt_at = now(), locked_until = null
+         where status = 'queued' and locked_until is not null and locked_until > now()`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -1,9 +1,7 @@
-// Where a message goes: through SMTP_RELAY_URL when set, else straight to the recipient domain's
-// MX hosts (RFC 5321 §5.1: lowest preference first; no MX → the domain's own address). Transports
-// are nodemailer pools, one per destination host, with file and URL access disabled.
+// Delivery through SMTP_RELAY_URL: a nodemailer pool to the smarthost, file and URL access
+// disabled. Without a relay the worker delivers to the recipients' MX hosts itself (direct.ts).
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
-import { createResolver } from '../domains/resolver.ts';
 
 export class NoRouteError extends Error {
   constructor(
@@ -68,47 +66,9 @@ export function createTransportPool(config: Config): TransportPool {
     };
   }
 
-  const resolver = createResolver(config);
-  const mxCache = new Map<string, { host: string; until: number }>();
-
-  async function mxHost(domain: string): Promise<string> {
-    const cached = mxCache.get(domain);
-    if (cached && cached.until > Date.now()) return cached.host;
-    let host = domain;
-    try {
-      const records = await resolver.resolveMx(domain);
-      const usable = records.filter((r) => r.exchange && r.exchange !== '.').sort((a, b) => a.priority - b.priority);
-      if (records.length > 0 && usable.length === 0) throw new NoRouteError(`${domain} does not accept mail (null MX, RFC 7505)`, 'ENODOMAIN');
-      if (usable.length) host = usable[0].exchange;
-    } catch (err) {
-      if (err instanceof NoRouteError) throw err;
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOTFOUND') throw new NoRouteError(`${domain} does not exist`, 'ENOTFOUND');
-      if (code !== 'ENODATA') throw new NoRouteError(`MX lookup for ${domain} failed (${code})`, code ?? 'EDNS');
-    }
-    mxCache.set(domain, { host, until: Date.now() + 300_000 });
-    return host;
-  }
-
+  // without a relay the worker delivers to each recipient domain's MX hosts itself (direct.ts)
   return {
-    async routeFor(domain) {
-      const host = await mxHost(domain);
-      const key = `${host}:${config.mxPort}`;
-      return {
-        key,
-        transport: get(key, () =>
-          nodemailer.createTransport({
-            ...BASE,
-            host,
-            port: config.mxPort,
-            secure: false,
-            name: heloName,
-            // opportunistic STARTTLS: MX certificates are often not valid for the MX name
-            tls: { rejectUnauthorized: false },
-          }),
-        ),
-      };
-    },
-    close: () => pools.forEach((t) => t.close()),
+    routeFor: (domain) => Promise.reject(new NoRouteError(`no relay for ${domain}: direct MX delivery goes through direct.ts`, 'ENORELAY')),
+    close: () => {},
   };
 }

@@ -12,19 +12,25 @@ import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { domainOf } from '../sending/addresses.ts';
 import { onQueued } from './queue-signal.ts';
-import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, loadMessages, type OutcomeUpdate } from './queue.repository.ts';
+import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, loadMessages, type OutcomeUpdate, releaseClaims, renewLeases } from './queue.repository.ts';
 import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
 import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';
 import { verpAddress } from './verp.ts';
+import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer';
+import { DirectDelivery, type Wire } from './direct.ts';
+import { SiteRegistry, rememberSites, requeueWaiting } from './sites.ts';
 import { trackedContent } from '../tracking/tracking.service.ts';
 import { withAttachmentBlock } from '../attachments/mail-block.ts';
 import { withListUnsubscribe } from '../unsubscribe/list-unsubscribe.ts';
 
 /** What one delivery attempt came to (a small typed result, not exceptions; STYLE §3). */
 export type SendResult =
-  | { kind: 'delivered'; reply: string }
-  | { kind: 'permanent'; reply: string }
-  | { kind: 'temporary'; reply: string; retryAfterSeconds?: number };
+  | { kind: 'delivered'; reply: string; wire?: Wire }
+  | { kind: 'permanent'; reply: string; wire?: Wire }
+  | { kind: 'temporary'; reply: string; retryAfterSeconds?: number; wire?: Wire }
+  /** Direct delivery: the recipient's site is paused, suspended or busy; no attempt is spent. */
+  | { kind: 'wait'; reply: string; until: Date; site: string };
 
 /** One delivery attempt's result, as recorded by recordOutcomes (also by the demo's history, src/server/demo). */
 export interface Outcome {
@@ -34,12 +40,16 @@ export interface Outcome {
 }
 
 const POLL_MS = 1000;
-// Outcomes are recorded in one transaction per flush (5–6 statements): waiting up to 100 ms lets a
-// busy worker record hundreds per flush. A write that fails is tried again (batch-writer.ts), so a
-// database restart does not send mail twice; a crash loses at most this window of *records*, and
-// those messages are delivered again when their lease expires (at least once).
-const FLUSH_MS = 100;
+// Outcomes are recorded in one transaction per flush (5–6 statements), written as soon as the
+// previous write is done (group commit): a busy worker records hundreds per flush while the window
+// a kill -9 can lose stays the length of one write. A write that fails is tried again
+// (batch-writer.ts), so a database restart does not send mail twice; a crash loses at most that
+// window of *records*, and those messages are delivered again when their lease expires (at least once).
+const FLUSH_MS = 0;
 const FLUSH_SIZE = 500;
+// A claim whose outcome the batch writer could not record stops being renewed after this, so its
+// lease runs out and another attempt takes it (the writer gives up after about four minutes).
+const MAX_HOLD_MS = 10 * 60_000;
 
 const addressList = (list: Address[] | null | undefined) => (list ?? []).map((a) => (a.name ? { name: a.name, address: a.email } : a.email));
 
@@ -53,11 +63,29 @@ export class DeliveryWorker {
   #loop: Promise<void> = Promise.resolve();
   #unsubscribe: () => void = () => {};
   #keys = new Map<number, KeyObject>();
+  /** Straight to the recipients' MX hosts when there is no SMTP_RELAY_URL (direct.ts). */
+  readonly #direct: DirectDelivery | null;
+  /** Claims not yet recorded (delivering, or the outcome waiting to be written): their leases are renewed. */
+  readonly #held = new Map<number, { id: number; attempts: number; since: number }>();
+  #heartbeat: NodeJS.Timeout | null = null;
 
   constructor(ctx: AppContext, transports?: TransportPool) {
     this.#ctx = ctx;
     this.#transports = transports ?? createTransportPool(ctx.config);
-    this.#outcomes = new BatchWriter<Outcome>({ what: 'delivery outcomes', logger: ctx.logger, flushMs: FLUSH_MS, flushSize: FLUSH_SIZE, write: (batch) => recordOutcomes(ctx, batch) });
+    this.#direct =
+      transports || ctx.config.smtpRelayUrl
+        ? null
+        : new DirectDelivery({ config: ctx.config, logger: ctx.logger, sites: new SiteRegistry(ctx.db, { basePauseSeconds: ctx.config.sitePauseSeconds }), onStsFailure: () => ctx.metrics.mtaStsTestingFailures.inc() });
+    this.#outcomes = new BatchWriter<Outcome>({
+      what: 'delivery outcomes',
+      logger: ctx.logger,
+      flushMs: FLUSH_MS,
+      flushSize: FLUSH_SIZE,
+      write: async (batch) => {
+        await recordOutcomes(ctx, batch);
+        for (const { tx } of batch) if (this.#held.get(tx.id)?.attempts === tx.attempts) this.#held.delete(tx.id);
+      },
+    });
   }
 
   start(): void {
@@ -65,17 +93,49 @@ export class DeliveryWorker {
     this.#running = true;
     this.#unsubscribe = onQueued(this.#ctx, () => this.#wake?.());
     this.#loop = this.#run();
+    // the heartbeat: three renewals per lease, so one that fails (the database restarting) is not fatal
+    const every = Math.max(1000, (this.#ctx.config.deliveryLeaseSeconds * 1000) / 3);
+    this.#heartbeat = setInterval(() => void this.#renew(), every);
+    this.#heartbeat.unref();
   }
 
-  /** Stops claiming, lets in-flight deliveries finish and records their outcomes. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming, lets in-flight deliveries finish (for at most `graceMs`) and records their
+   * outcomes; whatever is still held then is released so another process takes it at once.
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
+    const deadline = Date.now() + graceMs;
     this.#running = false;
     this.#unsubscribe();
     this.#wake?.();
     await this.#loop;
-    while (this.#inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+    while (this.#inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await this.#outcomes.flush();
+    if (this.#heartbeat) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
+    if (this.#held.size > 0) {
+      const held = [...this.#held.values()];
+      this.#held.clear();
+      try {
+        const n = await releaseClaims(this.#ctx.db, held);
+        this.#ctx.logger.info({ count: n }, 'released claimed messages not delivered before stopping');
+      } catch (err) {
+        this.#ctx.logger.warn({ err, count: held.length }, 'could not release claimed messages; their leases will expire');
+      }
+    }
     this.#transports.close();
+    await this.#direct?.close();
+  }
+
+  async #renew(): Promise<void> {
+    const now = Date.now();
+    const held = [...this.#held.values()].filter((h) => now - h.since < MAX_HOLD_MS);
+    if (held.length === 0) return;
+    try {
+      await renewLeases(this.#ctx.db, held, this.#ctx.config.deliveryLeaseSeconds);
+    } catch (err) {
+      this.#ctx.logger.warn({ err, count: held.length }, 'renewing delivery leases failed; trying again at the next beat');
+    }
   }
 
   /** Wakes the loop (from LISTEN/NOTIFY or tests). */
@@ -86,7 +146,8 @@ export class DeliveryWorker {
   async #run(): Promise<void> {
     const { config, logger } = this.#ctx;
     while (this.#running) {
-      const free = config.deliveryConcurrency - this.#inFlight;
+      // messages parked for a busy site's connection do not count (direct.ts): others still go
+      const free = config.deliveryConcurrency - this.#inFlight + (this.#direct?.parked ?? 0);
       // while busy, wait for a quarter of the slots to free up and claim them together: one claim
       // and one message load per chunk instead of two queries per delivered message
       const enough = this.#inFlight === 0 ? 1 : Math.max(1, Math.floor(config.deliveryConcurrency / 4));
@@ -107,6 +168,7 @@ export class DeliveryWorker {
           continue;
         }
         for (const tx of claimed) {
+          this.#held.set(tx.id, { id: tx.id, attempts: tx.attempts, since: Date.now() });
           this.#inFlight++;
           void this.#deliver(tx, messages.get(tx.message_id)!).finally(() => {
             this.#inFlight--;
@@ -177,6 +239,7 @@ export class DeliveryWorker {
           disableFileAccess: true,
           disableUrlAccess: true,
         };
+    if (this.#direct) return sendDirect(this.#direct, tx, system ? mail : withListUnsubscribe(this.#ctx, tx.uuid, mail));
     try {
       const route = await this.#transports.routeFor(domainOf(tx.to_email));
       // RFC 8058: List-Unsubscribe + one-click on every customer's message, DKIM-signed
@@ -198,10 +261,23 @@ export class DeliveryWorker {
   }
 }
 
+/** Composes and DKIM-signs a message into its bytes, for direct delivery's own SMTP sessions. */
+const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+
+/** Direct delivery of one composed message (direct.ts): every MX in turn, within its site's limits. */
+async function sendDirect(direct: DirectDelivery, tx: ClaimedTransaction, mail: Mail.Options & { envelope: { from: string; to: string[] } }): Promise<SendResult> {
+  const composed = await composer.sendMail(mail);
+  return direct.deliver(domainOf(tx.to_email), mail.envelope, composed.message as Buffer).catch((err: Error) => ({ kind: 'temporary' as const, reply: `delivery failed: ${err.message}` }));
+}
+
 /** Turns outcomes into row updates, events, stats and suppressions, written in one transaction. */
 export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Promise<void> {
+  // messages waiting for their site go back to the queue as they were (sites.ts); the rest are outcomes
+  const waiting = outcomes.flatMap(({ tx, result }) => (result.kind === 'wait' ? [{ id: tx.id, attempts: tx.attempts, until: result.until, site: result.site }] : []));
+  outcomes = outcomes.filter((o) => o.result.kind !== 'wait');
   const updates: OutcomeUpdate[] = [];
   for (const { tx, result, at } of outcomes) {
+    if (result.kind === 'wait') continue;
     if (result.kind === 'delivered') {
       updates.push({ id: tx.id, attempts: tx.attempts, status: 'sent', delivered_status: 'delivered', sent_at: at, next_attempt_at: null, last_reply: result.reply, bounce_type: null, bounce_reason: null });
     } else if (result.kind === 'permanent') {
@@ -217,7 +293,13 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
   }
 
   await ctx.db.transaction().execute(async (trx) => {
+    await requeueWaiting(trx, waiting);
     const applied = await applyOutcomes(trx, updates);
+    // a deferred message remembers its site: `admin queue` counts it there and a resume brings it due
+    await rememberSites(
+      trx,
+      outcomes.flatMap(({ tx, result }, i) => (applied.has(tx.id) && updates[i].status === 'queued' && 'wire' in result && result.wire ? [{ id: tx.id, site: result.wire.site }] : [])),
+    );
     const events: NewEvent[] = [];
     const stats: StatDelta[] = [];
     const hardBounced: { customer_id: number; email: string; at: Date }[] = [];
@@ -226,7 +308,8 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
       const u = updates[i];
       const base = { customer_id: tx.customer_id, transaction_id: tx.id, at };
       const day = statDay(at);
-      const data = { reply: result.reply, attempt: tx.attempts };
+      // what happened on the wire (direct delivery): MX host and address, TLS, MTA-STS, hosts tried
+      const data = { reply: result.reply, attempt: tx.attempts, ...('wire' in result && result.wire ? result.wire : {}) };
       if (u.status === 'sent') {
         events.push({ ...base, type: 'sent', data }, { ...base, type: 'delivered', data });
         stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { sent: 1, delivered: 1 } });

@@ -22,7 +22,7 @@ import { templateRoutes } from '../templates/templates.routes.ts';
 import { openApiText } from '../../contract/document.ts';
 import { getOpenApi } from '../../contract/reference.ts';
 import { contractRoutes } from './contract-route.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, faultError } from './errors.ts';
 import { type ApiEnv, limitBody, sessionMiddleware } from './middleware.ts';
 import { apiMethodsFinder, methodNotAllowed, refuseControlCharacters } from './request-guard.ts';
 
@@ -82,6 +82,9 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   });
 
   app.onError((err, c) => {
+    const fault = faultError(err);
+    if (fault) ctx.logger.warn({ err, method: c.req.method, path: c.req.path }, fault.code);
+    err = fault ?? err;
     if (err instanceof ApiError) {
       for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
       return c.json(err.toBody(), err.status);

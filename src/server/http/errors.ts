@@ -1,5 +1,6 @@
 // One error type for the whole API, serialized once (in app.ts) as { error: { code, message } }.
 // Services throw these for expected failures; anything else is logged and becomes a plain 500.
+import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
 
 const STATUS = {
   bad_request: 400,
@@ -20,6 +21,8 @@ const STATUS = {
   too_many_requests: 429,
   internal: 500,
   unavailable: 503,
+  database_unavailable: 503,
+  storage_full: 507,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS;
@@ -50,4 +53,18 @@ export class ApiError extends Error {
       ...(this.messages ? { messages: this.messages } : {}),
     };
   }
+}
+
+/**
+ * The API error a fault becomes (issue 23): the database unreachable → 503 database_unavailable,
+ * a full disk (ENOSPC, PostgreSQL's disk_full) → 507 storage_full; null for anything else.
+ */
+export function faultError(err: unknown): ApiError | null {
+  if (isDatabaseUnavailable(err)) {
+    return new ApiError('database_unavailable', 'The database is unavailable for a moment; nothing was changed. Try again shortly.', { headers: { 'Retry-After': '5' } });
+  }
+  if (isStorageFull(err)) {
+    return new ApiError('storage_full', 'The server is out of storage space; nothing was stored. Try again later.', { headers: { 'Retry-After': '60' } });
+  }
+  return null;
 }

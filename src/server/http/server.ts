@@ -116,7 +116,9 @@ export function createHttpServer(opts: HttpServerOptions): Server {
 
   const apiMethodsAt = apiMethodsFinder(opts.api);
 
-  const server = createServer((req, res) => {
+  // headersTimeout (set by main.ts) is enforced by a sweep over open connections, every 30 s by
+  // default: once a second closes a connection that never sent its headers close to the limit
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     const started = process.hrtime.bigint();
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();

@@ -6,6 +6,8 @@ export interface Metrics {
   registry: Registry;
   httpRequests: Counter<'area' | 'method' | 'status'>;
   httpDuration: Histogram<'area'>;
+  /** Deliveries an MTA-STS `testing` policy would have refused under `enforce` (RFC 8461 §5). */
+  mtaStsTestingFailures: Counter;
 }
 
 export function createMetrics(collectDefaults = true): Metrics {
@@ -24,6 +26,11 @@ export function createMetrics(collectDefaults = true): Metrics {
       help: 'Time to answer an HTTP request, by area',
       labelNames: ['area'],
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    mtaStsTestingFailures: new Counter({
+      name: 'transact_mta_sts_testing_failures_total',
+      help: 'Direct deliveries an MTA-STS testing policy would have refused under enforce (delivered and reported)',
       registers: [registry],
     }),
   };

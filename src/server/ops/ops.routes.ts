@@ -3,9 +3,12 @@ import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { databaseReachable } from '../db/database.ts';
 import type { ApiEnv } from '../http/middleware.ts';
+import { registerSiteMetrics } from '../delivery/site-metrics.ts';
 
 export function opsRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  // destination sites of direct MX delivery (issue 22), read from the database at scrape time
+  registerSiteMetrics(ctx);
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     const ok = await databaseReachable(ctx.db);

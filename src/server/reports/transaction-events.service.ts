@@ -36,6 +36,17 @@ export interface TransactionEventData {
   /** The online attachment's file downloaded, and the link's name (issue 15). */
   file?: string;
   link?: string;
+  /** Direct MX delivery (issue 22): the MX host and address that answered last. */
+  mx_host?: string;
+  mx_address?: string;
+  /** 'TLSv1.3'… of that session; absent without TLS (then `mx_host` is present). */
+  tls_version?: string;
+  tls_cipher?: string;
+  /** The MTA-STS mode that applied, and under testing what enforce would have refused. */
+  mta_sts?: 'enforce' | 'testing';
+  mta_sts_failure?: string;
+  /** Every host and address tried in the attempt and its answer, in order. */
+  tried?: { host: string; address: string | null; reply: string }[];
 }
 
 export interface TransactionEventWire {
@@ -76,6 +87,18 @@ export function eventToWire(row: { type: EventType; at: Date; data: Record<strin
     via: text(d.via),
     file: text(d.file),
     link: text(d.link),
+    mx_host: text(d.mx_host),
+    mx_address: text(d.mx_address),
+    tls_version: text(d.tls_version),
+    tls_cipher: text(d.tls_cipher),
+    mta_sts: d.mta_sts === 'enforce' || d.mta_sts === 'testing' ? d.mta_sts : undefined,
+    mta_sts_failure: text(d.mta_sts_failure),
+    tried: Array.isArray(d.tried)
+      ? (d.tried as unknown[]).flatMap((h) => {
+          const hop = h as Record<string, unknown>;
+          return typeof hop?.host === 'string' ? [{ host: hop.host, address: text(hop.address) ?? null, reply: text(hop.reply) ?? '' }] : [];
+        })
+      : undefined,
   };
   for (const key of Object.keys(data) as (keyof TransactionEventData)[]) if (data[key] === undefined) delete data[key];
   return { type: row.type, time: unixSeconds(new Date(row.at)), data };

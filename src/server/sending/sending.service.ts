@@ -16,6 +16,7 @@ import { ApiError } from '../http/errors.ts';
 import { domainOf } from './addresses.ts';
 import type { Submission } from './mail.schema.ts';
 import { notifyQueued } from '../delivery/queue-signal.ts';
+import { requireFreeSpace } from '../storage/free-space.ts';
 import { findIdempotencyKey, insertIdempotencyKeys } from './idempotency.repository.ts';
 import { attachmentGroupFor } from '../attachments/mail-block.ts';
 
@@ -174,7 +175,8 @@ class AcceptQueue {
 const queues = new WeakMap<AppContext, AcceptQueue>();
 
 /** Stores the messages durably and resolves with one list of recipients per message, after COMMIT. */
-export function accept(ctx: AppContext, customerId: number, messages: PreparedMessage[], idempotency?: Idempotency): Promise<AcceptedRecipient[][]> {
+export async function accept(ctx: AppContext, customerId: number, messages: PreparedMessage[], idempotency?: Idempotency): Promise<AcceptedRecipient[][]> {
+  await requireFreeSpace(ctx); // below MIN_FREE_SPACE_MB: 507, nothing stored (issue 23)
   let queue = queues.get(ctx);
   if (!queue) {
     queue = new AcceptQueue(ctx);

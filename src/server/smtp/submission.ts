@@ -14,10 +14,31 @@ import { ApiError } from '../http/errors.ts';
 import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
 import { DEFAULT_GROUP, MAX_RECIPIENTS, type Submission } from '../sending/mail.schema.ts';
 import { accept, prepare } from '../sending/sending.service.ts';
+import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
+import { databaseAnswers } from '../db/database.ts';
+import { belowFreeSpaceFloor } from '../storage/free-space.ts';
 import { parseMessageHeaders } from './headers.ts';
 import type { Address } from '../db/schema.ts';
 
 const MAX_AUTH_FAILURES = 5;
+const MAX_CLIENTS = 1000;
+// Postfix's anvil and stress-dependent timeouts (issue 23): an idle session may wait a minute
+// normally, ten seconds while over half of MAX_CLIENTS are connected, so idle connections cannot
+// hold every slot.
+const IDLE_TIMEOUT_MS = 60_000;
+const STRESSED_IDLE_TIMEOUT_MS = 10_000;
+const IDLE_LINE = '421 4.4.2 Idle too long, closing connection\r\n';
+const SHUTDOWN_LINE = '421 4.3.2 Service shutting down, try again later\r\n';
+
+/** The connection object smtp-server keeps per session (the parts used here; not in its types). */
+interface Connection {
+  session: SMTPServerSession;
+  send(code: number, message: string): void;
+  close(): void;
+  _armTimeout?: () => void;
+  _dataStream?: unknown;
+  _handlerPending?: boolean;
+}
 
 function smtpError(code: number, message: string): Error & { responseCode: number } {
   const err = new Error(message) as Error & { responseCode: number };
@@ -95,7 +116,8 @@ function isLoopback(host: string): boolean {
 
 export interface SubmissionServer {
   port: number;
-  close(): Promise<void>;
+  /** Drains: see the implementation; `graceMs` defaults to SHUTDOWN_GRACE_SECONDS. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Starts the submission server on SMTP_PORT (0 picks a free port, for tests). */
@@ -121,8 +143,8 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
     allowInsecureAuth: config.smtpAllowInsecureAuth ?? isLoopback(host),
     size: config.smtpMaxMessageBytes,
     logger: false,
-    maxClients: 1000,
-    socketTimeout: 60_000,
+    maxClients: MAX_CLIENTS,
+    socketTimeout: IDLE_TIMEOUT_MS,
 
     onAuth(auth, session, callback) {
       const s = state(session);
@@ -138,6 +160,8 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
           callback(null, { user: customerId });
         })
         .catch((err) => {
+          // the database away (issue 23): the same temporary answer as at MAIL, RCPT and DATA
+          if (isDatabaseUnavailable(err)) return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
           logger.error({ err }, 'SMTP AUTH lookup failed');
           callback(smtpError(454, '4.7.0 Temporary authentication failure'));
         });
@@ -145,7 +169,7 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
 
     onMailFrom(_address, session, callback) {
       if (!session.user) return callback(smtpError(530, '5.7.0 Authentication required'));
-      callback();
+      void canAccept().then(callback);
     },
 
     onRcptTo(address, session, callback) {
@@ -155,7 +179,7 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
       } catch {
         return callback(smtpError(553, '5.1.3 Recipient address is not valid'));
       }
-      callback();
+      void canAccept().then(callback);
     },
 
     onData(stream, session, callback) {
@@ -169,25 +193,87 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
           .then((queued) => callback(null, `2.0.0 Queued as ${queued}`))
           .catch((err) => {
             if ((err as { responseCode?: number }).responseCode) return callback(err);
+            if (isStorageFull(err) || (err instanceof ApiError && err.code === 'storage_full')) {
+              logger.warn({ err }, 'SMTP message refused: out of storage space');
+              return callback(smtpError(452, '4.3.1 Insufficient system storage, try again later'));
+            }
+            if (isDatabaseUnavailable(err)) {
+              logger.warn({ err }, 'SMTP message refused: the database is unavailable');
+              return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
+            }
             logger.error({ err }, 'SMTP message could not be stored');
             callback(smtpError(451, '4.3.0 Temporary failure storing the message, try again'));
+          })
+          .finally(() => {
+            // draining: the transaction is answered, so the session ends here (no 421 mid-transaction)
+            if (draining) closeSession(session);
           });
       });
     },
   });
   smtp.on('error', (err) => logger.warn({ err }, 'SMTP submission error'));
 
-  // Our own listener hands each socket to smtp-server. It answers an HTTP request line with 421;
-  // we answer 554 (permanent: this port will never speak HTTP).
+  /** Before MAIL FROM and RCPT TO: a temporary refusal while mail cannot be stored (issue 23). */
+  const canAccept = async (): Promise<Error | undefined> => {
+    if (await belowFreeSpaceFloor(ctx)) return smtpError(452, '4.3.1 Insufficient system storage, try again later');
+    if (!(await databaseAnswers(ctx.db))) return smtpError(451, '4.3.0 The database is unavailable, try again later');
+    return undefined;
+  };
+
+  const connections = () => smtp.connections as unknown as Set<Connection>;
+  const closeSession = (session: SMTPServerSession) => {
+    for (const c of connections()) if (c.session === session) c.send(421, SHUTDOWN_LINE.slice(4, -2));
+  };
+
+  // idle timeout by load: stressed above half of MAX_CLIENTS, relaxed again at a quarter (so the
+  // timeout does not flap while the idle ones are being closed); entering stress re-arms every
+  // waiting connection with the shorter timeout
+  let stressed = false;
+  const adjustIdleTimeout = () => {
+    const size = smtp.connections.size;
+    if (!stressed && size > MAX_CLIENTS / 2) {
+      stressed = true;
+      smtp.options.socketTimeout = STRESSED_IDLE_TIMEOUT_MS;
+      logger.warn({ connections: size }, 'SMTP under stress: idle sessions are closed after 10 s');
+      // smtp-server arms a socket's timeout once per command; re-arm the waiting ones with the new value
+      for (const c of connections()) if (!c._handlerPending) c._armTimeout?.();
+    } else if (stressed && size <= MAX_CLIENTS / 4) {
+      stressed = false;
+      smtp.options.socketTimeout = IDLE_TIMEOUT_MS;
+    }
+  };
+  let draining = false;
+
+  // Our own listener hands each socket to smtp-server, after the per-address limit (issue 23). It
+  // answers an HTTP request line with 421; we answer 554 (permanent: this port will never speak
+  // HTTP). Its idle-timeout and shutdown lines get their enhanced status codes here.
+  const perAddress = new Map<string, number>();
   const server: Server = createServer((socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const held = perAddress.get(address) ?? 0;
+    if (draining || held >= config.smtpMaxConnectionsPerIp) {
+      socket.on('error', () => {});
+      socket.end(draining ? SHUTDOWN_LINE : '421 4.7.0 Too many connections from your address, try again later\r\n');
+      return;
+    }
+    perAddress.set(address, held + 1);
+    socket.once('close', () => {
+      const n = (perAddress.get(address) ?? 1) - 1;
+      if (n > 0) perAddress.set(address, n);
+      else perAddress.delete(address);
+      setImmediate(adjustIdleTimeout);
+    });
     const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
     socket.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (typeof chunk === 'string' && chunk.startsWith('421') && chunk.includes('HTTP requests not allowed')) {
-        chunk = '554 5.7.0 HTTP is not spoken here; this is an SMTP server\r\n';
+      if (typeof chunk === 'string' && chunk.startsWith('421')) {
+        if (chunk.includes('HTTP requests not allowed')) chunk = '554 5.7.0 HTTP is not spoken here; this is an SMTP server\r\n';
+        else if (chunk.includes('Timeout - closing connection')) chunk = IDLE_LINE;
+        else if (chunk.includes('Server shutting down')) chunk = SHUTDOWN_LINE;
       }
       return write(chunk, ...rest);
     }) as typeof socket.write;
     smtp.connect(socket);
+    setImmediate(adjustIdleTimeout);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -197,10 +283,28 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
   logger.info({ port }, 'smtp role listening');
   return {
     port,
-    close: () =>
+    /**
+     * Stops accepting; sessions outside a transaction are closed with a 421 now, those inside one
+     * (after MAIL FROM) finish it and are closed after its answer; whatever is left after
+     * `graceMs` is closed with a 421 (the client retries; nothing was acknowledged).
+     */
+    close: (graceMs = config.shutdownGraceSeconds * 1000) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        smtp.close(() => resolve());
+        draining = true;
+        server.close();
+        const idle = (c: Connection) => !c.session.envelope?.mailFrom && !c._dataStream && !c._handlerPending;
+        for (const c of connections()) if (idle(c)) c.send(421, SHUTDOWN_LINE.slice(4, -2));
+        const deadline = Date.now() + graceMs;
+        const check = () => {
+          for (const c of connections()) if (idle(c)) c.send(421, SHUTDOWN_LINE.slice(4, -2));
+          if (connections().size > 0 && Date.now() < deadline) {
+            setTimeout(check, 50).unref();
+            return;
+          }
+          smtp.options.closeTimeout = 1;
+          smtp.close(() => resolve());
+        };
+        check();
       }),
   };
 }

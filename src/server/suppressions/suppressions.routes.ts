@@ -3,12 +3,18 @@
 // Console calls: a session, CSRF protection on every one of them (all three are POST or DELETE),
 // and the send permission (spec core §6).
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
+import { type SuppressionPage, addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
+
+/** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */
+export function answerSuppressionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.searchSuppressionsBody>): Promise<SuppressionPage> {
+  return searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
+}
 
 export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -22,8 +28,7 @@ export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   });
 
   serve(contract.searchSuppressions, guard, async (c, { body }) => {
-    const { customerId } = sessionOf(c);
-    const page = await searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
+    const page = await answerSuppressionSearch(ctx, sessionOf(c).customerId, body);
     c.header('Cache-Control', 'no-store');
     return c.json(page);
   });

@@ -40,6 +40,17 @@ function locate(source: string, err: Error & { lineNumber?: number; column?: num
   return { line, column: 1 };
 }
 
+/**
+ * The parser's message without what the line and column already say, on one line: jison's is
+ * "Parse error on line N:", an excerpt, a caret line and "Expecting 'A', 'B', got 'C'" (the part that
+ * says what was wrong); a block mismatch is "each doesn't match if - 1:3".
+ */
+export function explain(message: string): string {
+  const lines = message.split('\n');
+  if (/^Parse error on line \d+:$/.test(lines[0]) && lines.length > 1) return `parse error: ${lines[lines.length - 1].replace(/^Expecting/, 'expecting')}`;
+  return lines.join(' ').replace(/ - \d+:\d+$/, '');
+}
+
 function parse(source: string, part: TemplateSyntaxError['part']): hbs.AST.Program {
   try {
     const ast = Handlebars.parse(source);
@@ -49,8 +60,7 @@ function parse(source: string, part: TemplateSyntaxError['part']): hbs.AST.Progr
   } catch (err) {
     const e = err as Error & { lineNumber?: number; column?: number };
     const { line, column } = locate(source, e);
-    const first = e.message.split('\n')[0].replace(/ - \d+:\d+$/, '');
-    throw new TemplateSyntaxError(`${part} line ${line}, column ${column}: ${first}`, part, line, column);
+    throw new TemplateSyntaxError(`${part} line ${line}, column ${column}: ${explain(e.message)}`, part, line, column);
   }
 }
 

@@ -68,7 +68,7 @@ export async function findOwn(db: Database, customerId: number, idOrAlias: strin
     .executeTakeFirst();
 }
 
-export async function insertTemplate(db: Database, row: Omit<TemplatesTable, 'id' | 'created_at' | 'updated_at' | 'version' | 'status' | 'content_html'> & { status: TemplateStatus; content_html: string }): Promise<Template> {
+export async function insertTemplate(db: Database, row: Omit<TemplatesTable, 'id' | 'created_at' | 'updated_at' | 'version' | 'status' | 'content_html'> & { status: TemplateStatus; content_html: string; updated_at?: Date }): Promise<Template> {
   return db.insertInto('templates').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -76,7 +76,7 @@ export async function insertTemplate(db: Database, row: Omit<TemplatesTable, 'id
 export async function updateTemplate(db: Database, customerId: number, uuid: string, changes: Updateable<TemplatesTable>): Promise<Template | undefined> {
   return db
     .updateTable('templates')
-    .set({ ...changes, version: sql`version + 1`, updated_at: sql`now()` })
+    .set({ ...changes, version: sql`version + 1`, updated_at: changes.updated_at ?? sql`now()` })
     .where('customer_id', '=', customerId)
     .where('uuid', '=', uuid)
     .returningAll()

@@ -23,7 +23,7 @@ export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.searchTemplates, write, async (c, { body }) => {
     const { customerId } = sessionOf(c);
     const gallery = 'templateType' in body;
-    const sort = body.sort ?? '-description';
+    const sort = body.sort ?? contract.DEFAULT_TEMPLATE_SORT;
     const page = await searchTemplates(ctx.db, customerId, {
       name: (gallery ? body.templateName : body.template_name) ?? '',
       type: gallery ? body.templateType : 'user',

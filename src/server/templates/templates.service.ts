@@ -1,8 +1,9 @@
 // The template library (spec part two §2 "Templates", §3 "Template", §4 "Template status", §7
 // "Templates"): search in the list's and the gallery's shapes, read, create, update, delete, and
 // what sending needs (a published template by id or alias, compiled once per version). Gallery
-// templates (customer_id null) are read-only. A draft may hold anything that parses as HTML text;
-// publishing checks what sending relies on: the Handlebars compiles, the from domain is verified.
+// templates (customer_id null) are read-only. Save keeps anything, even HTML that does not compile
+// (issue 19); Publish checks what sending relies on (a name, a subject, a from address at a verified
+// domain, Handlebars that compiles) and copies the fields into the published version sending reads.
 import { randomUUID } from 'node:crypto';
 import juice from 'juice';
 import type { AppContext } from '../context.ts';
@@ -41,6 +42,8 @@ export interface TemplateWire {
   created_timestamp: string;
   updated_timestamp: string;
   published_timestamp: string | null;
+  /** A published template saved since its last Publish: the edits are not what is sent yet. */
+  unpublished_changes: boolean;
 }
 
 export function templateToWire(row: Template): TemplateWire {
@@ -60,6 +63,8 @@ export function templateToWire(row: Template): TemplateWire {
     created_timestamp: row.created_at.toISOString(),
     updated_timestamp: row.updated_at.toISOString(),
     published_timestamp: row.published_at?.toISOString() ?? null,
+    // a Publish writes both times alike; a later Save moves only updated_at
+    unpublished_changes: row.status === 'published' && row.published_at !== null && row.updated_at.getTime() > row.published_at.getTime(),
   };
 }
 
@@ -144,27 +149,78 @@ function columns(input: TemplateInput) {
   };
 }
 
-/** A syntax error as the 422 publish answers (issue 14: "422 with line and column"). */
+/** A syntax error as the 422 publish and the preview answer (issue 14: "422 with line and column"). */
 export function syntaxError(err: TemplateSyntaxError): ApiError {
-  return new ApiError('unprocessable', `The template does not compile: ${err.message}`, { details: [{ path: err.part, line: err.line, column: err.column, message: err.message }] });
+  return new ApiError('unprocessable', `The template does not compile: ${err.message}`, { details: [syntaxDetail(err)] });
+}
+
+/** One reason a template cannot be published, at the field it concerns (the editor shows it there). */
+export interface PublishProblem {
+  path: 'name' | 'from_email' | 'subject' | 'content_html' | 'content_text';
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+function syntaxDetail(err: TemplateSyntaxError): PublishProblem {
+  return { path: err.part, line: err.line, column: err.column, message: err.message };
+}
+
+type Publishable = Pick<Template, 'name' | 'subject' | 'content_html' | 'content_text' | 'from_name' | 'from_email' | 'reply_email'>;
+
+/**
+ * Why `t` cannot be published, every reason at once (issue 19): it needs a name of its own (the
+ * 'Untitled Template' an empty name becomes is not one), a subject, a from address at one of the
+ * account's sending-verified domains, and Handlebars that compiles.
+ */
+async function publishProblems(ctx: AppContext, customerId: number, t: Publishable): Promise<PublishProblem[]> {
+  const problems: PublishProblem[] = [];
+  try {
+    checkSyntax({ subject: t.subject, content_html: t.content_html, content_text: t.content_text });
+  } catch (err) {
+    if (!(err instanceof TemplateSyntaxError)) throw err;
+    problems.push(syntaxDetail(err));
+  }
+  if (!t.name.trim() || t.name === DEFAULT_TEMPLATE_NAME) problems.push({ path: 'name', message: 'Give the template a name to publish it' });
+  if (!t.from_email) {
+    problems.push({ path: 'from_email', message: 'Choose a from address at one of your verified domains' });
+  } else {
+    try {
+      await requireSendingDomain(ctx, customerId, domainOf(t.from_email));
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'domain_not_verified') throw err;
+      problems.push({ path: 'from_email', message: err.message });
+    }
+  }
+  if (!t.subject?.trim()) problems.push({ path: 'subject', message: 'Give the template a subject to publish it' });
+  return problems;
 }
 
 /**
- * What a published version needs: it compiles, its from domain is a verified sending domain of the
- * customer, and its HTML with the CSS inlined (juice; media queries stay in <style> for clients
- * that read them: the gallery's single column under 600 px and dark mode).
+ * The published version of `t` (what sending reads), or 422 naming every field in the way. Its HTML
+ * has the CSS inlined (juice; media queries stay in <style> for clients that read them: the
+ * gallery's single column under 600 px and dark mode).
  */
-async function publishedColumns(ctx: AppContext, customerId: number, t: { subject: string | null; content_html: string; content_text: string | null; from_email: string | null }) {
-  try {
-    checkSyntax(t);
-  } catch (err) {
-    if (err instanceof TemplateSyntaxError) throw syntaxError(err);
-    throw err;
+async function publishedColumns(ctx: AppContext, customerId: number, t: Publishable) {
+  const problems = await publishProblems(ctx, customerId, t);
+  if (problems.length > 0) {
+    throw new ApiError('unprocessable', `The template cannot be published: ${problems.map((p) => (p.path === 'name' || p.path === 'subject' || p.path === 'from_email' ? `${p.path}: ${p.message}` : `it does not compile: ${p.message}`)).join('; ')}`, { details: problems });
   }
-  if (t.from_email) await requireSendingDomain(ctx, customerId, domainOf(t.from_email));
   const published_html = juice(t.content_html, { preserveMediaQueries: true, preserveFontFaces: true, applyWidthAttributes: true, applyHeightAttributes: false, preserveImportant: true });
-  return { published_html };
+  const at = new Date();
+  return {
+    published_html,
+    published_subject: t.subject,
+    published_text: t.content_text,
+    published_from_name: t.from_name,
+    published_from_email: t.from_email,
+    published_reply_email: t.reply_email,
+    published_at: at,
+    updated_at: at,
+  };
 }
+
+const UNPUBLISHED = { published_html: null, published_subject: null, published_text: null, published_from_name: null, published_from_email: null, published_reply_email: null } as const;
 
 function aliasTaken(err: unknown): never {
   const e = err as { code?: string; constraint?: string };
@@ -189,12 +245,10 @@ export async function createTemplate(ctx: AppContext, customerId: number, input:
     description: c.description ?? null,
     content_html: c.content_html ?? '',
     content_text: c.content_text ?? null,
-    published_html: null as string | null,
-    published_at: null as Date | null,
   };
   checkSize(row.content_html, row.content_text);
-  if (row.status === 'published') Object.assign(row, await publishedColumns(ctx, customerId, row), { published_at: new Date() });
-  return repo.insertTemplate(ctx.db, row).catch(aliasTaken);
+  const version = row.status === 'published' ? await publishedColumns(ctx, customerId, row) : { ...UNPUBLISHED, published_at: null };
+  return repo.insertTemplate(ctx.db, { ...row, ...version }).catch(aliasTaken);
 }
 
 /** The customer's own template for a change: 404 for another account's, 403 for the gallery's. */
@@ -205,7 +259,11 @@ async function ownForChange(db: Database, customerId: number, uuid: string): Pro
   return row;
 }
 
-/** PUT v1/templates/{id}: Save keeps the status, Publish sends status published (spec part two §4). */
+/**
+ * PUT v1/templates/{id}: Save keeps the status (spec part two §4) and keeps whatever it is given;
+ * Publish sends status published and makes the fields the published version; status draft
+ * withdraws a published template. A Save of a published template leaves what is sent as it was.
+ */
 export async function updateTemplate(ctx: AppContext, customerId: number, uuid: string, input: TemplateInput): Promise<Template> {
   // the checks read outside the writing transaction: the domain check has its own cached lookup,
   // and PGlite has one connection
@@ -214,7 +272,7 @@ export async function updateTemplate(ctx: AppContext, customerId: number, uuid: 
   const next = { ...current, ...c };
   checkSize(next.content_html, next.content_text);
   const status = input.status ?? current.status;
-  const publish = status === 'published' ? { ...(await publishedColumns(ctx, customerId, next)), published_at: new Date() } : { published_html: null };
+  const publish = input.status === 'published' ? await publishedColumns(ctx, customerId, next) : status === 'draft' ? { ...UNPUBLISHED, published_at: null } : {};
   return ctx.db.transaction().execute(async (trx) => {
     const row = await repo.updateTemplate(trx, customerId, uuid, { ...c, status, ...publish }).catch(aliasTaken);
     if (!row) throw new ApiError('not_found', 'No such template');
@@ -259,10 +317,10 @@ export async function sendableTemplate(ctx: AppContext, customerId: number, idOr
           uuid: row.uuid,
           version: row.version,
           status: row.status,
-          fromName: row.from_name,
-          fromEmail: row.from_email,
-          replyEmail: row.reply_email,
-          compiled: () => compiledFor(`${row.uuid}:${row.version}`, () => ({ subject: row.subject, html: row.published_html ?? row.content_html, text: row.content_text })),
+          fromName: row.published_from_name,
+          fromEmail: row.published_from_email,
+          replyEmail: row.published_reply_email,
+          compiled: () => compiledFor(`${row.uuid}:${row.version}`, () => ({ subject: row.published_subject, html: row.published_html ?? row.content_html, text: row.published_text })),
         }
       : null;
     cache.set(key, hit);

@@ -27,14 +27,27 @@ type Flat = Record<string, string | number | boolean | null>;
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
 
+/**
+ * What happened on the wire, recorded by direct MX delivery (issue 22): the MX host and address that
+ * answered, TLS version and cipher (null: none), the MTA-STS mode that applied. Flat, so the
+ * legacy field set and query-string verbs carry it as they are; null through SMTP_RELAY_URL.
+ */
+const wireFields = (d: Record<string, unknown>): Flat => ({
+  mx_host: str(d.mx_host),
+  mx_address: str(d.mx_address),
+  tls_version: str(d.tls_version),
+  tls_cipher: str(d.tls_cipher),
+  mta_sts: str(d.mta_sts),
+});
+
 /** The event's own fields (SMTP reply, bounce, client, link), the same in both field sets. */
 function eventFields(event: PayloadEvent): Flat {
   const d = event.data ?? {};
   switch (event.type) {
     case 'sent':
-      return { smtp_reply: str(d.reply) };
+      return { smtp_reply: str(d.reply), ...wireFields(d) };
     case 'failed':
-      return { smtp_reply: str(d.reply ?? d.reason), bounce_type: str(d.bounce_type) };
+      return { smtp_reply: str(d.reply ?? d.reason), bounce_type: str(d.bounce_type), ...wireFields(d) };
     case 'bounce':
       return { bounce_type: str(d.bounce_type ?? d.type), bounce_reason: str(d.reason ?? d.reply), smtp_status: str(d.status) };
     case 'open':

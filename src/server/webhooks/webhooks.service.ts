@@ -191,8 +191,13 @@ export interface WebhookLogWire {
   /** unix seconds: when the event happened */
   date: number;
   url: string;
-  /** 'success', 'pending' (retrying) or 'failed' */
+  /** 'success', 'pending' (queued, replayed or retrying) or 'failed' */
   status: string;
+  /**
+   * What the console says (issue 19): 'queued' (never tried yet), 'replayed' (queued again by Replay,
+   * not tried since), 'retrying' (the last try failed, another is due), 'success' or 'failed'.
+   */
+  progress: LogProgress;
   verb: string;
   field_set: string;
   content_type: string;
@@ -207,6 +212,18 @@ export interface WebhookLogWire {
   next_attempt: number | null;
 }
 
+export type LogProgress = 'queued' | 'replayed' | 'retrying' | 'success' | 'failed';
+
+/**
+ * A pending request whose retry step is still 0 has not failed since it was queued: queued for the
+ * first time if it has no recorded attempt, else queued again by Replay (which resets the step).
+ */
+export function logProgress(row: { status: string; retry_step: number; tried: boolean | null }): LogProgress {
+  if (row.status !== 'pending') return row.status === 'success' ? 'success' : 'failed';
+  if (row.retry_step > 0) return 'retrying';
+  return row.tried ? 'replayed' : 'queued';
+}
+
 const unix = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
 const inQuery = (verb: string) => verb === 'get' || verb === 'delete';
 
@@ -216,6 +233,7 @@ function logToWire(row: requests.RequestRow): WebhookLogWire {
     date: unix(row.created_at),
     url: row.url,
     status: row.status,
+    progress: logProgress(row),
     verb: row.verb,
     field_set: row.field_set,
     content_type: inQuery(row.verb) ? 'application/x-www-form-urlencoded (query string)' : 'application/json',

@@ -1,0 +1,40 @@
+// Whether a download link can still be used (issue 19): one rule for the public page (which refuses
+// a dead link with 410), the API (which sends the state with each link) and the console (which
+// shows it), so the list never calls live a link its recipients cannot use.
+import { formatLongDate } from './dates.ts';
+
+export type LinkState = 'live' | 'expired' | 'exhausted';
+
+export interface LinkFacts {
+  /** unix seconds, or null: never expires */
+  expiry: number | null;
+  /** 0: no limit */
+  accessLimit: number;
+  downloads: number;
+}
+
+/** Expired wins over exhausted: an expired link's limit no longer matters. */
+export function linkState(link: LinkFacts, nowSeconds: number): LinkState {
+  if (link.expiry !== null && link.expiry <= nowSeconds) return 'expired';
+  if (link.accessLimit > 0 && link.downloads >= link.accessLimit) return 'exhausted';
+  return 'live';
+}
+
+/** '0 of 2 left', or 'No limit'. */
+export function downloadsLeft(link: Pick<LinkFacts, 'accessLimit' | 'downloads'>): string {
+  if (link.accessLimit <= 0) return 'No limit';
+  return `${Math.max(0, link.accessLimit - link.downloads)} of ${link.accessLimit} left`;
+}
+
+/** What a dead link says in the console: 'Download limit reached', 'Expired on 3 March 2026'; null when live. */
+export function stateLabel(state: LinkState, expiry: number | null): string | null {
+  if (state === 'exhausted') return 'Download limit reached';
+  if (state === 'expired') return expiry ? `Expired on ${formatLongDate(expiry)}` : 'Expired';
+  return null;
+}
+
+/** What the public page says instead of the files of a dead link; the console's preview says the same. */
+export const DEAD_LINK_NOTICES: Record<Exclude<LinkState, 'live'>, { heading: string; text: string }> = {
+  expired: { heading: 'This link has expired', text: 'The files of this link can no longer be downloaded. Ask the sender for a new link.' },
+  exhausted: { heading: 'Download limit reached', text: 'This link has been downloaded as many times as its sender allowed. Ask the sender for a new link.' },
+};

@@ -1,0 +1,42 @@
+// The acceptance floor (issue 23), as Postfix's queue_minfree: new mail is refused with a
+// temporary answer while the disk under DATA_DIR has less than MIN_FREE_SPACE_MB free, so the
+// embedded database (and the files beside it) never meet a full disk in the middle of a write.
+// Reads, the console and delivery of what is queued go on; acceptance resumes by itself once
+// space is freed.
+import { statfs } from 'node:fs/promises';
+import type { AppContext } from '../context.ts';
+import { type ApiError, faultError } from '../http/errors.ts';
+
+const CHECK_TTL_MS = 1000;
+const checks = new WeakMap<AppContext, { at: number; free: Promise<number | null> }>();
+
+/** Bytes free for this process under DATA_DIR (null when unknown, e.g. memory://), asked at most once a second. */
+export function freeBytes(ctx: AppContext): Promise<number | null> {
+  if (ctx.config.dataDir === 'memory://') return Promise.resolve(null);
+  const now = Date.now();
+  const last = checks.get(ctx);
+  if (last && now - last.at < CHECK_TTL_MS) return last.free;
+  const free = statfs(ctx.config.dataPath).then(
+    (s) => s.bavail * s.bsize,
+    () => null,
+  );
+  checks.set(ctx, { at: now, free });
+  return free;
+}
+
+/** True while the disk under DATA_DIR is below the floor. */
+export async function belowFreeSpaceFloor(ctx: AppContext): Promise<boolean> {
+  const floor = ctx.config.minFreeSpaceMb * 1024 * 1024;
+  if (floor === 0) return false;
+  const free = await freeBytes(ctx);
+  return free !== null && free < floor;
+}
+
+export function storageFullError(): ApiError {
+  return faultError(Object.assign(new Error('below MIN_FREE_SPACE_MB'), { code: 'ENOSPC' }))!;
+}
+
+/** Throws 507 storage_full while below the floor. */
+export async function requireFreeSpace(ctx: AppContext): Promise<void> {
+  if (await belowFreeSpaceFloor(ctx)) throw storageFullError();
+}
