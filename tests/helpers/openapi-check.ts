@@ -3,6 +3,7 @@
 // operation documents, the content type one documented for that status, and a JSON body must match
 // the documented schema. A call no operation documents (an unknown path, or a method the path does
 // not serve) must answer the error envelope. A mismatch fails the test that made the call.
+import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../src/contract/document.ts';
 
@@ -38,6 +39,14 @@ function compile(doc: Doc): Compiled[] {
   return out.sort((a, b) => a.rank - b.rank);
 }
 
+/** The body as the client reads it: the API compresses answers the caller accepts compressed. */
+async function bodyText(res: Response): Promise<string> {
+  const raw = Buffer.from(await res.clone().arrayBuffer());
+  const encoding = (res.headers.get('content-encoding') ?? '').trim().toLowerCase();
+  const plain = encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : encoding === 'deflate' ? inflateSync(raw) : encoding === 'zstd' ? zstdDecompressSync(raw) : raw;
+  return plain.toString('utf8');
+}
+
 export interface ResponseChecker {
   check(method: string, url: string, res: Response): Promise<void>;
 }
@@ -65,7 +74,7 @@ export function responseChecker(publicUrl: string): ResponseChecker {
       const where = `${method} ${path} → ${res.status}`;
       const found = operations.find((o) => o.method === (method === 'HEAD' ? 'GET' : method) && o.pattern.test(path));
       const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
-      const text = method === 'HEAD' || res.status === 204 ? '' : await res.clone().text();
+      const text = method === 'HEAD' || res.status === 204 ? '' : await bodyText(res);
       const fail = (why: string) => {
         throw new Error(`response not as documented (${where}): ${why}\n${text.slice(0, 500)}`);
       };
