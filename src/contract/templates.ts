@@ -310,10 +310,10 @@ export const deleteLogo = operation({
   path: '/v1/tracked-attachments/branding/logo',
   tag: ATTACH,
   summary: 'Remove the download page logo',
-  description: `Deletes the logo. ${both}`,
+  description: `Deletes the logo; 404 when there is none. ${both}`,
   access: 'sessionOrApiKey',
   success: [{ status: 200, description: 'Deleted.', schema: messageAnswer }],
-  errors: [],
+  errors: ['not_found'],
 });
 
 export const templateOperations = [searchTemplates, renderTemplate, getTemplate, createTemplate, updateTemplate, deleteTemplate, createLink, listLinks, getLink, updateLink, deleteLink, addFiles, deleteFile, getBranding, saveBranding, getLogo, deleteLogo];
