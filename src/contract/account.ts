@@ -1,5 +1,5 @@
 // The console's account calls of the contract: sign-in and sign-out, the session, the parent
-// platform's challenge, Settings, Domains and Getting Started (spec core §7, part two §7 Auth).
+// platform's challenge, Settings, Domains and Getting Started (docs/console.md §7, docs/console-reports.md §7 Auth).
 import { z } from '@hono/zod-openapi';
 import { SENDING_OPTIONS } from '../server/settings/settings.repository.ts';
 import { operation } from './common.ts';
@@ -37,7 +37,7 @@ const sessionAnswer = z.object({
   backendUrl: z.string(),
 });
 
-// spec §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
+// docs/console.md §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
 export const sendingOptionChange = z
   .strictObject({ track_opens: z.boolean().optional(), track_links: z.boolean().optional(), disable_suppression: z.boolean().optional() })
   .refine((body) => Object.keys(body).length === 1, { message: `send exactly one of ${SENDING_OPTIONS.join(', ')}` });

@@ -1,5 +1,5 @@
 // The report calls of the contract: the dashboard, the transaction and group searches, a
-// transaction's timeline, a group's reports, links and exports (spec core §7, part two §7).
+// transaction's timeline, a group's reports, links and exports (docs/console.md §7, docs/console-reports.md §7).
 import { z } from '@hono/zod-openapi';
 import { dateField, pageField, textField, isUuid } from '../server/reports/report-input.ts';
 import { GROUP_SORT_KEYS } from '../server/reports/groups.service.ts';
@@ -48,7 +48,7 @@ export const groupSearchBody = z.strictObject({
 
 const reportType = z.enum(GROUP_REPORT_TYPES, { error: `must be one of ${GROUP_REPORT_TYPES.join(', ')}` });
 
-/** The report body of spec part two §7 (also the export's, with isExport, and the links call's). */
+/** The report body of docs/console-reports.md §7 (also the export's, with isExport, and the links call's). */
 export const reportBody = z.strictObject({
   report_type: reportType,
   // checked against the customer's groups, not here: a malformed uuid is 404 like an unknown one

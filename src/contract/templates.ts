@@ -1,4 +1,4 @@
-// The template and tracked-attachment calls of the contract (spec part two §7 "Templates" and
+// The template and tracked-attachment calls of the contract (docs/console-reports.md §7 "Templates" and
 // "Tracked attachments"): search, one template, save, delete, live preview; download links with
 // their files and the download page's branding.
 import { z } from '@hono/zod-openapi';
@@ -9,7 +9,7 @@ const SORTS = ['name', 'description', 'published', 'updated'] as const;
 export type TemplateSortParam = (typeof SORTS)[number] | `-${(typeof SORTS)[number]}`;
 export const DEFAULT_TEMPLATE_SORT: TemplateSortParam = '-description';
 // "name" ascending, "-name" descending; or only a direction, "ASC" or "DESC" in any case, on the
-// default key (spec part two §9: "sorted by description, DESC" by default)
+// default key (docs/console-reports.md §9: "sorted by description, DESC" by default)
 const sortParam = z.union([
   z.enum([...SORTS, ...SORTS.map((s) => `-${s}` as const)]),
   z

@@ -1,5 +1,5 @@
 // The webhook and suppression calls of the contract: the account's one webhook, its signing
-// secret and test event, the Webhook Logs with More info and Replay (spec core §7, part two §7),
+// secret and test event, the Webhook Logs with More info and Replay (docs/console.md §7, docs/console-reports.md §7),
 // and the Suppression List.
 import { z } from '@hono/zod-openapi';
 import { MAX_EMAILS_PER_REQUEST } from '../server/suppressions/suppressions.service.ts';
@@ -141,7 +141,7 @@ export const addSuppressionsBody = z.strictObject({
   }),
 });
 
-// spec part two §2: filter buttons All, User, Bounce, Unsubscribe; '' (or null) also means all
+// docs/console-reports.md §2: filter buttons All, User, Bounce, Unsubscribe; '' (or null) also means all
 export const searchSuppressionsBody = z.strictObject({
   page: z.number().int().min(1).max(1_000_000).default(1),
   email: z.string().max(320).nullish(),

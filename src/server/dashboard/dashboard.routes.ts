@@ -1,6 +1,6 @@
-// The dashboard's calls (spec core §7): GET /v1/dashboard (the range's total and its latest
+// The dashboard's calls (docs/console.md §7): GET /v1/dashboard (the range's total and its latest
 // transactions), GET /v1/dashboard/get-quota, and POST /v1/dashboard/overview — the overview
-// total the home rule needs (spec core §4, an empty body: all time) and the overview chart's daily
+// total the home rule needs (docs/console.md §4, an empty body: all time) and the overview chart's daily
 // series. Totals come from the daily_stats rollup, never from counting transactions.
 import { Hono } from 'hono';
 import type { z } from 'zod';
@@ -25,7 +25,7 @@ export function dashboardRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json({ data });
   });
 
-  // the quota is per calendar month; the date range the page sends (spec core §7) does not change it
+  // the quota is per calendar month; the date range the page sends (docs/console.md §7) does not change it
   serve(contract.getQuota, [requireSession], async (c) => {
     const answer = await quota(ctx.db, sessionOf(c).customerId, new Date());
     c.header('Cache-Control', 'no-store');

@@ -1,4 +1,4 @@
-// A transaction group's report calls and its exports (issue 13; spec part two §7 Reports, Auth and
+// A transaction group's report calls and its exports (issue 13; docs/console-reports.md §7 Reports, Auth and
 // public). Console calls: a session, and CSRF protection on POSTs. Wire shapes (dates unix seconds,
 // 0 for none; every id from the request checked against the signed-in customer):
 //
@@ -94,7 +94,7 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
     c.header('Cache-Control', 'no-store');
     return c.json(result);
   });
-  // spec core §7 lists the overview as a GET: the same fields in the query string
+  // docs/console.md §7 lists the overview as a GET: the same fields in the query string
   serve(contract.getGroupOverview, [requireSession], async (c, { query }) => {
     const result = await overview(sessionOf(c).customerId, query);
     c.header('Cache-Control', 'no-store');
@@ -107,7 +107,7 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
     c.header('Cache-Control', 'no-store');
     return c.json(result);
   });
-  // later pages (spec part two §7): the report body as a query string; report_type may be left out
+  // later pages (docs/console-reports.md §7): the report body as a query string; report_type may be left out
   serve(contract.getLinks, [requireSession], async (c, { query }) => {
     const result = await links(sessionOf(c).customerId, query);
     c.header('Cache-Control', 'no-store');

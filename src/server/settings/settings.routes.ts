@@ -1,4 +1,4 @@
-// GET /v1/ui-settings (spec core §7): the customer's sending options and credentials for the
+// GET /v1/ui-settings (docs/console.md §7): the customer's sending options and credentials for the
 // Settings and getting-started pages; POST /v1/ui-settings: one sending option toggled.
 import { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';

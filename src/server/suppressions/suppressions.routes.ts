@@ -1,7 +1,7 @@
-// The Suppression List's calls (spec part two §7 "Suppression"): POST /v1/suppression {emails[]},
+// The Suppression List's calls (docs/console-reports.md §7 "Suppression"): POST /v1/suppression {emails[]},
 // POST /v1/suppression/search {page, email, suppressed_origin}, DELETE /v1/suppression/{email}.
 // Console calls: a session, CSRF protection on every one of them (all three are POST or DELETE),
-// and the send permission (spec core §6).
+// and the send permission (docs/console.md §6).
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import * as contract from '../../contract/webhooks.ts';

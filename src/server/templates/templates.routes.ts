@@ -1,8 +1,8 @@
-// The Templates screens' calls (spec part two §7 "Templates"): POST /v1/templates/search in the
+// The Templates screens' calls (docs/console-reports.md §7 "Templates"): POST /v1/templates/search in the
 // list's shape {template_name, sort, page} and the Select Template page's {templateName,
 // templateType, templateStatus}; GET, POST, PUT, DELETE of one template (the response holds the
 // template); and POST /v1/templates/render for the editor's live preview. Console calls: a
-// session, CSRF protection on writes, the send permission (spec core §6).
+// session, CSRF protection on writes, the send permission (docs/console.md §6).
 import { Hono } from 'hono';
 import * as contract from '../../contract/templates.ts';
 import type { AppContext } from '../context.ts';
