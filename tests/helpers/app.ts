@@ -55,7 +55,13 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const fetch = api.fetch;
   api.fetch = async (request: Request, ...rest) => {
     const res = await fetch(request, ...rest);
-    await checker.check(request.method, request.url, res);
+    try {
+      await checker.check(request.method, request.url, res);
+    } catch (err) {
+      // through createHttpServer a throw here reaches the client as a bare 500: say why
+      console.error(err);
+      throw err;
+    }
     return res;
   };
 
