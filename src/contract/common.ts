@@ -1,34 +1,10 @@
 // The pieces every /v1 operation of the contract shares: the error envelope and its closed set of
 // codes, the three ways a caller proves who it is, and `operation`, which turns one call's request
-// schemas, success answer and refusals into a @hono/zod-openapi route (docs/api.md).
+// schemas, success answer and refusals into a @hono/zod-openapi route (the README's "The API contract" says how to add one).
 import { createRoute, z } from '@hono/zod-openapi';
+import { ERROR_STATUS, type ErrorCode } from './error-codes.ts';
 
-/** Every error code the API answers with, and its HTTP status (the server's ApiError reads this). */
-export const ERROR_STATUS = {
-  bad_request: 400,
-  invalid_json: 400,
-  validation_failed: 400,
-  webhook_url_not_allowed: 400,
-  unauthorized: 401,
-  invalid_credentials: 401,
-  forbidden: 403,
-  csrf_failed: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  precondition_failed: 412,
-  payload_too_large: 413,
-  unprocessable: 422,
-  domain_not_verified: 422,
-  missing_variables: 422,
-  too_many_requests: 429,
-  internal: 500,
-  unavailable: 503,
-  database_unavailable: 503,
-  storage_full: 507,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export { ERROR_STATUS, type ErrorCode } from './error-codes.ts';
 const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 /** What each code means, for the document's error descriptions. */

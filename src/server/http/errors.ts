@@ -1,31 +1,9 @@
 // One error type for the whole API, serialized once (in app.ts) as { error: { code, message } }.
 // Services throw these for expected failures; anything else is logged and becomes a plain 500.
+import { ERROR_STATUS, type ErrorCode } from '../../contract/error-codes.ts';
 import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
 
-const STATUS = {
-  bad_request: 400,
-  invalid_json: 400,
-  validation_failed: 400,
-  webhook_url_not_allowed: 400,
-  unauthorized: 401,
-  invalid_credentials: 401,
-  forbidden: 403,
-  csrf_failed: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  payload_too_large: 413,
-  unprocessable: 422,
-  domain_not_verified: 422,
-  missing_variables: 422,
-  too_many_requests: 429,
-  internal: 500,
-  unavailable: 503,
-  database_unavailable: 503,
-  storage_full: 507,
-} as const;
-
-export type ErrorCode = keyof typeof STATUS;
+export type { ErrorCode };
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -43,8 +21,8 @@ export class ApiError extends Error {
     this.messages = opts.messages;
   }
 
-  get status(): (typeof STATUS)[ErrorCode] {
-    return STATUS[this.code];
+  get status(): (typeof ERROR_STATUS)[ErrorCode] {
+    return ERROR_STATUS[this.code];
   }
 
   toBody(): { error: { code: ErrorCode; message: string; details?: unknown }; messages?: string[] } {
