@@ -1,6 +1,7 @@
 // The pieces every /v1 operation of the contract shares: the error envelope and its closed set of
 // codes, the three ways a caller proves who it is, and `operation`, which turns one call's request
-// schemas, success answer and refusals into a @hono/zod-openapi route (the README's "The API contract" says how to add one).
+// schemas, success answer and refusals into a @hono/zod-openapi route (the README's "The API
+// contract" says how to add a call).
 import { createRoute, z } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode } from './error-codes.ts';
 
