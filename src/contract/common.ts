@@ -69,9 +69,9 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
   sessionOrApiKey: [{ sessionCookie: [] }, { bearerApiKey: [] }, { basicApiKey: [] }],
 };
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-interface Success {
+export interface Success {
   status: 200 | 201 | 202 | 204 | 302;
   description: string;
   /** The JSON answer; absent for 204/302 and for non-JSON answers given in `content`. */
@@ -86,10 +86,13 @@ export interface OperationSpec<
   P extends z.ZodObject | undefined = undefined,
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
+  S extends readonly Success[] = Success[],
+  M extends Method = Method,
+  Pa extends string = string,
 > {
-  method: Method;
+  method: M;
   /** The OpenAPI path, `{name}` for parameters (`/v1/domains/{id}`). */
-  path: string;
+  path: Pa;
   tag: string;
   summary: string;
   description: string;
@@ -105,7 +108,8 @@ export interface OperationSpec<
    * body from the template first; the sign-in callback redirects rather than answering 400).
    */
   checkedByHandler?: boolean;
-  success: Success[];
+  /** Its answers; their schemas' types are kept, so the console's client is typed from them. */
+  success: S;
   /** The error codes this call can answer with (401/403/404/405/413 and the envelope follow). */
   errors: ErrorCode[];
   headers?: z.ZodObject;
@@ -117,7 +121,10 @@ export type Operation<
   P extends z.ZodObject | undefined = z.ZodObject | undefined,
   Q extends z.ZodObject | undefined = z.ZodObject | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
-> = OperationSpec<P, Q, B> & { route: ReturnType<typeof createRoute>; honoPath: string; id: string };
+  S extends readonly Success[] = readonly Success[],
+  M extends Method = Method,
+  Pa extends string = string,
+> = OperationSpec<P, Q, B, S, M, Pa> & { route: ReturnType<typeof createRoute>; honoPath: string; id: string };
 
 /** Codes every call of an access kind can give, beside its own. */
 function implicitErrors(access: Access, method: Method): ErrorCode[] {
@@ -143,9 +150,14 @@ function operationId(method: Method, path: string): string {
 }
 
 /** A contract operation: its route for the document and the typed pieces the server validates with. */
-export function operation<P extends z.ZodObject | undefined = undefined, Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  spec: OperationSpec<P, Q, B>,
-): Operation<P, Q, B> {
+export function operation<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  const S extends readonly Success[] = Success[],
+  M extends Method = Method,
+  Pa extends string = string,
+>(spec: OperationSpec<P, Q, B, S, M, Pa>): Operation<P, Q, B, S, M, Pa> {
   const codes = [...new Set([...implicitErrors(spec.access, spec.method), ...spec.errors])];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);

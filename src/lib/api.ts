@@ -1,6 +1,7 @@
 // The console's one HTTP client (docs/console-reports.md §7, shared client): JSON, `Request-Type: ui`,
 // credentials included, 45 s timeout, and 401/403 answers send the browser to /unauthorized.
 import { FetchError, ofetch } from 'ofetch';
+import type { AnswerOf, CallKey, CallOptions } from '../contract/client.ts';
 import { REQUEST_TIMEOUT_MS } from './timings.ts';
 
 export interface ApiErrorBody {
@@ -38,6 +39,39 @@ function createClient(redirectOnAuthError: boolean) {
 export const api = createClient(true);
 /** For the sign-in page, where 401 is an answer to show, not a reason to leave. */
 export const publicApi = createClient(false);
+
+/** A call's address: the path with its `{name}` parameters filled in, each encoded. */
+export function pathOf(template: string, params: Record<string, unknown> | undefined): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === null) throw new Error(`${template}: no value for {${name}}`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+function typedCall(client: typeof api) {
+  return function call<K extends CallKey>(key: K, ...[options]: CallOptionsArg<K>): Promise<AnswerOf<K>> {
+    const at = key.indexOf(' ');
+    const opts = (options ?? {}) as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; signal?: AbortSignal };
+    return client<AnswerOf<K>>(pathOf(key.slice(at + 1), opts.params), {
+      method: key.slice(0, at),
+      ...(opts.query === undefined ? {} : { query: opts.query }),
+      ...(opts.body === undefined ? {} : { body: opts.body as BodyInit | Record<string, unknown> }),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  };
+}
+
+/** The options are required when the call has path parameters. */
+type CallOptionsArg<K extends CallKey> = CallOptions<K> extends { params: object } ? [options: CallOptions<K>] : [options?: CallOptions<K>];
+
+/**
+ * Every console call, typed from the contract (src/contract/client.ts): `call('POST
+ * /v1/templates/search', { body })` checks the body and types the answer from the operation's schemas.
+ */
+export const call = typedCall(api);
+/** The same for the sign-in page (no redirect on 401). */
+export const publicCall = typedCall(publicApi);
 
 /** The server's message from a failed call, or `fallback`. */
 export function errorMessage(err: unknown, fallback: string): string {
