@@ -44,7 +44,7 @@ export default function ClicksLinksTable({ groupUuid, first = null }: { groupUui
           </tbody>
         </table>
       </div>
-      {$list.meta && <Pagination meta={{ total_capped: false, ...$list.meta }} onPage={goToLinkPage} testId="links" />}
+      {$list.meta && <Pagination meta={$list.meta} onPage={goToLinkPage} testId="links" />}
     </div>
   );
 }

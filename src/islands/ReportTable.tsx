@@ -140,7 +140,7 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
           </tbody>
         </table>
       </div>
-      {$list.meta && <Pagination meta={{ total_capped: false, ...$list.meta }} onPage={goToReportPage} testId="report" />}
+      {$list.meta && <Pagination meta={$list.meta} onPage={goToReportPage} testId="report" />}
       {moreInfo && $shown && (
         <Suspense fallback={null}>
           <TransactionInfoModal tx={$shown} timeline={$timeline} onClose={closeTransactionInfo} onRetryTimeline={() => void loadTimeline()} />

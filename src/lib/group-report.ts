@@ -1,6 +1,7 @@
 // The group report pages (docs/console-reports.md §2, §3, §7): their types, menu, titles, table columns,
 // sort keys and the chart series that fit each page, and the wire shapes of the report calls.
 // Browser-safe and pure, so pages (on the server) and islands read one definition.
+import type { AnswerOf } from '../contract/client.ts';
 import type { SeriesTone } from './series-colours.ts';
 
 /** The six report pages, in menu order (docs/console-reports.md §2). */
@@ -31,97 +32,21 @@ export function reportPath(groupUuid: string, type: ReportType): string {
   return `/groups/${encodeURIComponent(groupUuid)}/${type}`;
 }
 
-/** One transaction row of a report (docs/console-reports.md §3 "Transaction row"). Dates are unix seconds; 0 means none. */
-export interface ReportTransactionWire {
-  trans_uuid: string;
-  trans_id: number;
-  trans_date_queued: number;
-  trans_date_sent: number;
-  /** The moment of the row's report: failed, bounced, first open or first click. */
-  log_date: number;
-  trans_to_email: string;
-  trans_to_name: string;
-  tm_from_email: string;
-  tm_from_name: string;
-  tm_subject: string;
-  /** 'delivered'; anything else is shown as failed (docs/console-reports.md §3). */
-  trans_delivered_status: string;
-  trans_status?: string;
-  trans_read_count: number;
-  trans_click_count: number;
-  trans_bounce_type: string | null;
-  trans_bounce_reason: string | null;
-  ts_total_clicks: number;
-  ts_unique_clicks: number;
-  ts_total_opens: number;
-  /** The message's custom headers as JSON text (the More Info modal). */
-  tm_additional_headers?: string;
-}
-
-/** One day of a report's activity (docs/console-reports.md §3 "dailyStats entry"). */
-export interface ReportDayWire {
-  tstat_day: string;
-  sent: number;
-  failed: number;
-  delivered: number;
-  bounced: number;
-  bounces_hard: number;
-  bounces_soft: number;
-  unique_opens: number;
-  opens: number;
-  unique_clicks: number;
-  link_clicks: number;
-}
-
-/** Paging of a paged answer (docs/console.md §3). */
-export interface ReportPageMeta {
-  current_page: number;
-  per_page: number;
-  total: number;
-  last_page: number;
-  total_capped?: boolean;
-}
-
+// The wire shapes of the report calls, from the contract's answer schemas (src/contract/reports.ts)
 /** POST v1/transaction-groups/reports (docs/console-reports.md §7). */
-export interface ReportAnswer {
-  transactions: { data: ReportTransactionWire[]; meta: ReportPageMeta };
-  dailyStats: ReportDayWire[];
-}
-
-export interface StatShare {
-  value: number;
-  percentage: number;
-}
-
+export type ReportAnswer = AnswerOf<'POST /v1/transaction-groups/reports'>;
+/** One transaction row of a report (docs/console-reports.md §3 "Transaction row"). Dates are unix seconds; 0 means none. */
+export type ReportTransactionWire = ReportAnswer['transactions']['data'][number];
+/** One day of a report's activity (docs/console-reports.md §3 "dailyStats entry"). */
+export type ReportDayWire = ReportAnswer['dailyStats'][number];
+/** Paging of a paged answer (docs/console.md §3). */
+export type ReportPageMeta = ReportAnswer['transactions']['meta'];
 /** overviewStats of POST /v1/transaction-groups/overview (docs/console-reports.md §3). */
-export interface OverviewStatsWire {
-  sent: StatShare;
-  delivered: StatShare;
-  failed: StatShare;
-  bounced: StatShare;
-  bouncesHard: StatShare;
-  bouncesSoft: StatShare;
-  uniqueOpens: StatShare;
-  notOpened: StatShare;
-  uniqueClicks: StatShare;
-  notClicked: StatShare;
-  totalOpens: { value: number };
-  totalClicks: { value: number };
-  total: number;
-}
-
-/** A link of the Clicks report (docs/console-reports.md §3 "Link row"). */
-export interface LinkWire {
-  tll_url: string;
-  tm_subject: string;
-  click_count: number;
-  unique_click_count: number;
-}
-
-export interface LinkAnswer {
-  data: LinkWire[];
-  meta: ReportPageMeta;
-}
+export type OverviewStatsWire = AnswerOf<'POST /v1/transaction-groups/overview'>['overviewStats'];
+export type StatShare = OverviewStatsWire['sent'];
+/** The Clicks report's links (docs/console-reports.md §3 "Link row"). */
+export type LinkAnswer = AnswerOf<'POST /v1/links'>;
+export type LinkWire = LinkAnswer['data'][number];
 
 /**
  * Sort keys of the report call (docs/console-reports.md §2 "Sort keys seen", default desc); trans_id is the
@@ -135,7 +60,7 @@ export function hasExport(type: ReportType): boolean {
 }
 
 /** The dailyStats fields a chart line can show, with the tone of its colour. */
-export type SeriesKey = keyof Omit<ReportDayWire, 'tstat_day'>;
+export type SeriesKey = keyof Omit<ReportDayWire, 'tstat_day' | 'requests'>;
 
 export interface SeriesDefinition {
   key: SeriesKey;

@@ -4,11 +4,11 @@
 // module-level store; the date range is date-range.ts's (last 29 days through today by default),
 // and a new range reloads everything from page 1 (§4: stats reload when the range changes).
 import { atom } from 'nanostores';
-import { api } from '../../lib/api.ts';
+import { call } from '../../lib/api.ts';
 import { type Timers, realTimers, watchForAnswer } from '../../lib/answer-watch.ts';
 import { type DayRange, rangeToUnix } from '../../lib/dates.ts';
 import { debounced } from '../../lib/debounced.ts';
-import type { LinkAnswer, LinkWire, OverviewStatsWire, ReportAnswer, ReportDayWire, ReportPageMeta, ReportSortKey, ReportTransactionWire, ReportType } from '../../lib/group-report.ts';
+import type { LinkWire, OverviewStatsWire, ReportDayWire, ReportPageMeta, ReportSortKey, ReportTransactionWire, ReportType } from '../../lib/group-report.ts';
 import { EXPORT_ALERT_MS, OVERVIEW_RETRY_MS, REPORT_SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { showAlert } from './alerts.ts';
 import { chosenRange, currentRange } from './date-range.ts';
@@ -127,7 +127,7 @@ export async function loadReport(): Promise<void> {
   reportList.set({ ...reportList.get(), status: 'loading' });
   if (range !== activityRange) activity.set({ ...activity.get(), status: 'loading' });
   try {
-    const answer = await api<ReportAnswer>('/v1/transaction-groups/reports', { method: 'POST', body: reportBody() });
+    const answer = await call('POST /v1/transaction-groups/reports', { body: reportBody() });
     if (request !== latestReport) return;
     reportList.set({ status: 'loaded', data: answer.transactions.data, meta: answer.transactions.meta });
     // the series depends on the range only: paging, sorting and searching leave the chart alone
@@ -167,8 +167,7 @@ export async function loadOverviewStats(): Promise<void> {
     overviewTimers,
   );
   try {
-    const answer = await api<{ overviewStats: OverviewStatsWire }>('/v1/transaction-groups/overview', {
-      method: 'POST',
+    const answer = await call('POST /v1/transaction-groups/overview', {
       body: { group_uuid: groupUuid, report_type: type, ...rangeToUnix(currentRange()) },
     });
     if (request === latestOverview) overviewStats.set({ status: 'loaded', stats: answer.overviewStats });
@@ -200,8 +199,8 @@ export async function loadLinks(): Promise<void> {
   try {
     const answer =
       page === 1
-        ? await api<LinkAnswer>('/v1/links', { method: 'POST', body: fields })
-        : await api<LinkAnswer>('/v1/links', { query: fields });
+        ? await call('POST /v1/links', { body: fields })
+        : await call('GET /v1/links', { query: fields });
     if (request === latestLinks) linkList.set({ status: 'loaded', data: answer.data, meta: answer.meta });
   } catch {
     if (request === latestLinks) linkList.set({ status: 'failed', data: [], meta: null });
@@ -260,7 +259,7 @@ export async function exportReport(): Promise<void> {
   if (exporting.get()) return;
   exporting.set(true);
   try {
-    await api('/v1/transaction-groups/reports/export', { method: 'POST', body: { ...reportBody(), isExport: true } });
+    await call('POST /v1/transaction-groups/reports/export', { body: { ...reportBody(), isExport: true } });
     showAlert('success', EXPORT_QUEUED, EXPORT_ALERT_MS);
   } catch {
     showAlert('danger', EXPORT_FAILED, EXPORT_ALERT_MS);
