@@ -73,7 +73,7 @@ export default function WebhookModal({ webhook, onClose }: Props) {
             <div className="field">
               <label className="label" htmlFor={`${id}-verb`}>Method</label>
               <div className="control">
-                <select id={`${id}-verb`} className="input webhook-select" value={draft.verb} onChange={(e) => set({ verb: e.target.value })} data-testid="webhook-verb-select">
+                <select id={`${id}-verb`} className="input webhook-select" value={draft.verb} onChange={(e) => set({ verb: e.target.value as Webhook['verb'] })} data-testid="webhook-verb-select">
                   {WEBHOOK_VERBS.map((v) => (
                     <option key={v} value={v}>{v.toUpperCase()}</option>
                   ))}

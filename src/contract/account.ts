@@ -66,7 +66,7 @@ const domain = z.object({
       type: z.enum(['TXT', 'CNAME']),
       name: z.string(),
       value: z.string(),
-      check: z.looseObject({}).nullable().openapi({ description: 'The last DNS check of this record, null before any.' }),
+      check: z.object({ ok: z.boolean(), found: z.string().nullable(), expected: z.string(), detail: z.string().optional() }).nullable().openapi({ description: 'The last DNS check of this record, null before any.' }),
     }),
   ),
 });

@@ -42,6 +42,6 @@ export type ParamsOf<K extends CallKey> = Input<OperationOf<K>['params']>;
 export type CallOptions<K extends CallKey> = ([ParamsOf<K>] extends [never] ? { params?: undefined } : { params: ParamsOf<K> }) & {
   query?: [QueryOf<K>] extends [never] ? undefined : QueryOf<K>;
   /** The JSON body; a FormData for the calls that take a multipart form (uploads). */
-  body?: ([BodyOf<K>] extends [never] ? never : BodyOf<K>) | FormData;
+  body?: ([BodyOf<K>] extends [never] ? Record<string, never> : BodyOf<K>) | FormData;
   signal?: AbortSignal;
 };

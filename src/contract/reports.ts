@@ -5,6 +5,7 @@ import { dateField, pageField, textField, isUuid } from '../server/reports/repor
 import { GROUP_SORT_KEYS } from '../server/reports/groups.service.ts';
 import { GROUP_REPORT_TYPES } from '../server/reports/group-reports.service.ts';
 import { MESSAGE_STATUSES, REPORT_TYPES } from '../server/reports/transactions.service.ts';
+import type { DeliveredStatus, EventType, TransStatus } from '../server/db/schema.ts';
 import { messageAnswer, operation } from './common.ts';
 
 const SEARCH_TEXT_MAX = 320;
@@ -101,8 +102,8 @@ const transaction = z.object({
   tm_from_name: z.string(),
   tm_from_email: z.string(),
   tm_additional_headers: z.string().openapi({ description: 'The custom headers as JSON text, `{}` when none.' }),
-  trans_delivered_status: z.string(),
-  trans_status: z.string(),
+  trans_delivered_status: z.enum(['pending', 'delivered', 'bounced', 'failed'] satisfies DeliveredStatus[]),
+  trans_status: z.enum(['queued', 'sent', 'failed', 'no_quota'] satisfies TransStatus[]),
   trans_group_uuid: z.string(),
   trans_group_name: z.string(),
   trans_read_count: z.number().int(),
@@ -129,7 +130,7 @@ const group = z.object({
 });
 
 const transactionEvent = z.object({
-  type: z.string(),
+  type: z.enum(['queued', 'sent', 'delivered', 'deferred', 'failed', 'bounced', 'open', 'click', 'unsubscribe', 'resubscribe', 'download'] satisfies EventType[]),
   time: z.number().int().openapi({ description: 'Unix seconds (UTC).' }),
   data: z.object({
     reply: z.string().optional(),

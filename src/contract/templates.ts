@@ -204,7 +204,7 @@ export const listLinks = operation({
   description: `One page of the account’s links, newest first, by part of the name. ${both}`,
   access: 'sessionOrApiKey',
   query: attachmentListQuery,
-  success: [{ status: 200, description: 'One page of links.', schema: z.looseObject({ data: z.array(link) }).openapi({ description: 'The links and the paging fields.' }) }],
+  success: [{ status: 200, description: 'One page of links.', schema: z.object({ data: z.array(link), pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), pages: z.number().int() }) }).openapi({ description: 'The links and the paging fields.' }) }],
   errors: ['validation_failed'],
 });
 

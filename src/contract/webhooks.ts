@@ -3,17 +3,18 @@
 // and the Suppression List.
 import { z } from '@hono/zod-openapi';
 import { MAX_EMAILS_PER_REQUEST } from '../server/suppressions/suppressions.service.ts';
-import { logSearch, webhookInput } from '../server/webhooks/webhooks.service.ts';
+import { WEBHOOK_EVENT_TYPES } from '../server/webhooks/outbox.ts';
+import { FIELD_SETS, WEBHOOK_VERBS, logSearch, webhookInput } from '../server/webhooks/webhooks.service.ts';
 import { messageAnswer, numericId, operation } from './common.ts';
 
 const webhook = z.object({
   url: z.string(),
-  verb: z.string(),
-  status: z.string(),
-  auth_type: z.string().nullable(),
+  verb: z.enum(WEBHOOK_VERBS),
+  status: z.enum(['enabled', 'disabled']),
+  auth_type: z.literal('basic').nullable(),
   auth_details: z.object({ username: z.string(), password: z.string() }).nullable(),
-  event_types: z.array(z.string()),
-  field_set: z.string(),
+  event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  field_set: z.enum(FIELD_SETS),
   created_timestamp: z.string(),
   secret: z.string().nullable().openapi({ description: 'The Standard Webhooks signing secret, `whsec_…`.' }),
   disabled_reason: z.string().nullable(),
@@ -174,7 +175,7 @@ export const searchSuppressions = operation({
     {
       status: 200,
       description: 'One page of entries.',
-      schema: z.object({ data: z.array(z.object({ email: z.string(), origin: z.string(), suppressed_timestamp: z.string() })), meta: z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }) }),
+      schema: z.object({ data: z.array(z.object({ email: z.string(), origin: z.enum(['user', 'bounce', 'unsubscribe']), suppressed_timestamp: z.string() })), meta: z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }) }),
     },
   ],
   errors: ['invalid_json', 'validation_failed', 'forbidden'],

@@ -2,7 +2,7 @@
 // records (SPF, DKIM, DMARC, return path) with copy buttons and their last check, re-checked on demand.
 import { useState } from 'react';
 import CopyField from '../components/CopyField.tsx';
-import { api, errorMessage } from '../lib/api.ts';
+import { call, errorMessage } from '../lib/api.ts';
 import { formatDateTime, unixOfIso } from '../lib/dates.ts';
 import { showAlert } from './stores/alerts.ts';
 
@@ -39,7 +39,7 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
   async function check() {
     setChecking(true);
     try {
-      const answer = await api<{ domain: DomainDetail }>(`/v1/domains/${domain.domain_id}/check`, { method: 'POST', body: {} });
+      const answer = await call('POST /v1/domains/{id}/check', { params: { id: String(domain.domain_id) }, body: {} });
       setDomain(answer.domain);
     } catch (err) {
       showAlert('danger', errorMessage(err, 'The DNS check failed. Try again.'));
@@ -51,7 +51,7 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
   async function resend() {
     setSending(true);
     try {
-      const answer = await api<{ messages: string[]; domain: DomainDetail }>(`/v1/domains/${domain.domain_id}/verification`, { method: 'POST', body: {} });
+      const answer = await call('POST /v1/domains/{id}/verification', { params: { id: String(domain.domain_id) }, body: {} });
       setDomain(answer.domain);
       showAlert('success', answer.messages.join(', '));
     } catch (err) {

@@ -1,5 +1,5 @@
 import { type ReactNode, useState } from 'react';
-import { api } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 
 /** Logout (docs/console.md §2): calls the logout endpoint, then sends the browser to the parent platform. */
 export default function LogoutButton({ label = 'Logout', children }: { label?: string; children?: ReactNode }) {
@@ -7,7 +7,7 @@ export default function LogoutButton({ label = 'Logout', children }: { label?: s
   async function logout() {
     setBusy(true);
     try {
-      const { redirect } = await api<{ redirect: string }>('/v1/logout', { method: 'POST', body: {} });
+      const { redirect } = await call('POST /v1/logout', { body: {} });
       window.location.assign(redirect || '/login');
     } catch {
       window.location.assign('/login');

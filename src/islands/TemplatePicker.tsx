@@ -2,7 +2,7 @@
 // search box and cards whose 'Select' button opens the editor on a copy (/templates/create/{id});
 // the first card is always 'Blank Template' (/templates/create/new).
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { debounced } from '../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../lib/timings.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
@@ -39,7 +39,7 @@ export default function TemplatePicker({ initialTab = 'user' }: { initialTab?: T
     let current = true;
     setState((s) => ({ ...s, status: 'loading' }));
     const body = tab === 'system' ? { templateName: name, templateType: 'system', templateStatus: 'published', sort: 'name' } : { templateName: name, templateType: 'user', sort: 'name' };
-    api<{ data: TemplateWire[] }>('/v1/templates/search', { method: 'POST', body })
+    call('POST /v1/templates/search', { body })
       .then((answer) => current && setState({ status: 'loaded', data: answer.data }))
       .catch(() => {
         if (!current) return;

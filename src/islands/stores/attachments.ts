@@ -4,7 +4,7 @@
 // pending request; and the actions behind every button. Uploads go through XMLHttpRequest for
 // real upload progress (fetch has none).
 import { atom, computed } from 'nanostores';
-import { api, errorMessage } from '../../lib/api.ts';
+import { call, errorMessage } from '../../lib/api.ts';
 import type { LinkState } from '../../lib/attachment-state.ts';
 import { addDaysToMoment } from '../../lib/dates.ts';
 import { SEARCH_DEBOUNCE_MS, MESSAGE_CLEAR_MS } from '../../lib/timings.ts';
@@ -90,7 +90,7 @@ export async function loadList(page = list.get().page): Promise<void> {
   const request = ++latest;
   list.set({ ...list.get(), status: 'loading' });
   try {
-    const answer = await api<ListPage>(`${BASE}/groups`, {
+    const answer = await call('GET /v1/tracked-attachments/groups', {
       query: { page, limit: LIST_PAGE_SIZE, name: search.get() },
     });
     if (request !== latest) return;
@@ -114,7 +114,7 @@ export async function deleteSelected(): Promise<void> {
   const id = selectedId.get();
   if (id === null) return;
   try {
-    await api(`${BASE}/groups/${id}`, { method: 'DELETE' });
+    await call('DELETE /v1/tracked-attachments/groups/{id}', { params: { id: String(id) } });
     showAlert('success', 'Template deleted successfully'); // docs/console-reports.md §8: the message defined for group deletion
     await loadList();
   } catch {
@@ -130,7 +130,7 @@ export const brandingLoaded = atom(false);
 
 export async function loadBranding(): Promise<void> {
   try {
-    branding.set(await api<Branding>(`${BASE}/branding`));
+    branding.set(await call('GET /v1/tracked-attachments/branding'));
   } catch {
     // the defaults stay
   }
@@ -142,7 +142,7 @@ export async function saveBranding(settings: Omit<Branding, 'logo'>, logo: File 
   form.append('settings', JSON.stringify({ page: settings.page, button: settings.button, link: settings.link }));
   if (logo) form.append('asset', logo, logo.name);
   try {
-    branding.set(await api<Branding>(`${BASE}/branding`, { method: 'POST', body: form }));
+    branding.set(await call('POST /v1/tracked-attachments/branding', { body: form }));
     brandingLoaded.set(true);
     showAlert('success', 'Branding settings saved successful');
     return true;
@@ -154,7 +154,7 @@ export async function saveBranding(settings: Omit<Branding, 'logo'>, logo: File 
 
 export async function deleteLogo(): Promise<void> {
   try {
-    await api(`${BASE}/branding/logo`, { method: 'DELETE' });
+    await call('DELETE /v1/tracked-attachments/branding/logo');
     branding.set({ ...branding.get(), logo: null });
     showAlert('success', 'Logo successfully deleted');
   } catch {
@@ -250,7 +250,7 @@ export function toggleAccessLimit(on: boolean): void {
 export async function loadGroup(id: number, go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
   requestStatus.set('pending');
   try {
-    draft.set(fromGroup(await api<Group>(`${BASE}/groups/${id}`)));
+    draft.set(fromGroup(await call('GET /v1/tracked-attachments/groups/{id}', { params: { id: String(id) } })));
     requestStatus.set('resolved');
   } catch {
     requestStatus.set('rejected');
@@ -267,7 +267,7 @@ function groupBody(d: Draft) {
 async function createGroup(d: Draft): Promise<Group> {
   const form = new FormData();
   form.append('group', JSON.stringify(groupBody(d)));
-  return api<Group>(`${BASE}/groups`, { method: 'POST', body: form });
+  return call('POST /v1/tracked-attachments/groups', { body: form });
 }
 
 /**
@@ -282,7 +282,7 @@ export async function save(exit: boolean, go: (path: string) => void = (p) => wi
   if (problem) return;
   requestStatus.set('pending');
   try {
-    const group = d.id === null ? await createGroup(d) : await api<Group>(`${BASE}/groups/${d.id}`, { method: 'PATCH', body: groupBody(d) });
+    const group = d.id === null ? await createGroup(d) : await call('PATCH /v1/tracked-attachments/groups/{id}', { params: { id: String(d.id) }, body: groupBody(d) });
     draft.set({ ...fromGroup(group), assets: group.assets });
     requestStatus.set('resolved');
     if (exit) {
@@ -305,7 +305,7 @@ export async function saveReview(go: (path: string) => void = (p) => window.loca
   if (d.id === null) return;
   requestStatus.set('pending');
   try {
-    await api(`${BASE}/groups/${d.id}`, { method: 'PATCH', body: groupBody(d) });
+    await call('PATCH /v1/tracked-attachments/groups/{id}', { params: { id: String(d.id) }, body: groupBody(d) });
     requestStatus.set('resolved');
     showAlert('success', 'Save successful', REVIEW_SAVE_MS);
     setTimeout(() => go('/online-attachments'), REVIEW_SAVE_MS);
@@ -390,7 +390,7 @@ export async function deleteFile(assetId: number): Promise<void> {
   const d = draft.get();
   if (d.id === null) return;
   try {
-    await api(`${BASE}/groups/${d.id}/assets/${assetId}`, { method: 'DELETE' });
+    await call('DELETE /v1/tracked-attachments/groups/{id}/assets/{assetId}', { params: { id: String(d.id), assetId: String(assetId) } });
     updateDraft({ assets: draft.get().assets.filter((a) => a.id !== assetId) });
   } catch {
     say('danger', 'Unable to delete file');

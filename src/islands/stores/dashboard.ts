@@ -4,7 +4,7 @@
 // data says so and offers a retry.
 import { atom } from 'nanostores';
 import type { DailyStatWire } from '../../server/dashboard/dashboard.service.ts';
-import { api } from '../../lib/api.ts';
+import { call } from '../../lib/api.ts';
 import { chosenRange, currentRange } from './date-range.ts';
 
 export type { DailyStatWire };
@@ -32,8 +32,7 @@ export async function loadOverview(): Promise<void> {
   const range = currentRange();
   overview.set({ ...overview.get(), status: 'loading' });
   try {
-    const answer = await api<{ dailyStats: DailyStatWire[] }>('/v1/dashboard/overview', {
-      method: 'POST',
+    const answer = await call('POST /v1/dashboard/overview', {
       body: { startDate: range.start, endDate: range.end },
     });
     if (request === latestOverview) overview.set({ status: 'loaded', days: answer.dailyStats });
@@ -52,7 +51,7 @@ export async function loadQuota(): Promise<void> {
   const range = currentRange();
   quota.set({ ...quota.get(), status: 'loading' });
   try {
-    const answer = await api<{ quota: { sent: number; maximum: number } }>('/v1/dashboard/get-quota', { query: { startDate: range.start, endDate: range.end } });
+    const answer = await call('GET /v1/dashboard/get-quota');
     quota.set({ status: 'loaded', sent: answer.quota.sent, maximum: answer.quota.maximum });
   } catch {
     quota.set({ ...quota.get(), status: 'failed' });

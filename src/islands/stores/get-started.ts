@@ -2,7 +2,7 @@
 // domain from its modal (POST v1/domains: the answer is a messages list, 'Domain Created' on success).
 import { atom } from 'nanostores';
 import type { ApiCredentials, SmtpCredentials } from '../../components/CredentialFields.tsx';
-import { api, type ApiErrorBody } from '../../lib/api.ts';
+import { type ApiErrorBody, call } from '../../lib/api.ts';
 import { FetchError } from 'ofetch';
 
 export interface DomainSummary {
@@ -24,7 +24,7 @@ export const getStarted = atom<GetStartedState>({ status: 'loading' });
 
 export async function loadGetStarted(): Promise<void> {
   try {
-    const data = await api<GetStarted>('/v1/get-started');
+    const data = await call('GET /v1/get-started');
     getStarted.set({ status: 'loaded', ...data });
   } catch {
     if (getStarted.get().status !== 'loaded') getStarted.set({ status: 'failed' });
@@ -36,7 +36,7 @@ export const DOMAIN_CREATED = 'Domain Created';
 /** POST v1/domains; resolves with the answer's messages (docs/console.md §8: anything but 'Domain Created' is an error). */
 export async function createDomain(domain: string, email: string): Promise<string[]> {
   try {
-    const answer = await api<{ messages: string[] }>('/v1/domains', { method: 'POST', body: { domain_url: domain, domain_verification_email: email } });
+    const answer = await call('POST /v1/domains', { body: { domain_url: domain, domain_verification_email: email } });
     if (answer.messages.includes(DOMAIN_CREATED)) void loadGetStarted();
     return answer.messages;
   } catch (err) {

@@ -2,7 +2,7 @@
 // loaded page of groups, and the actions behind its search box, sortable headers and pager.
 import { atom } from 'nanostores';
 import type { GroupPage, GroupWire } from '../../server/reports/groups.service.ts';
-import { api } from '../../lib/api.ts';
+import { call } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import type { Direction, ListState } from './transactions.ts';
@@ -43,7 +43,7 @@ export async function loadGroups(): Promise<void> {
   const request = ++latest;
   groupList.set({ ...groupList.get(), status: 'loading' });
   try {
-    const answer = await api<GroupPage>('/v1/transaction-groups/search', { method: 'POST', body: searchBodyOf(groupQuery.get()) });
+    const answer = await call('POST /v1/transaction-groups/search', { body: searchBodyOf(groupQuery.get()) });
     if (request === latest) groupList.set({ status: 'loaded', data: answer.data, meta: answer.meta });
   } catch {
     // docs/console.md §8: failures are ignored silently; the empty table offers a retry

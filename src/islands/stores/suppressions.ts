@@ -4,7 +4,7 @@
 // 'Add Recipients' modal. Shared by the page's islands.
 import { atom } from 'nanostores';
 import { FetchError } from 'ofetch';
-import { api, errorMessage } from '../../lib/api.ts';
+import { call, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { showAlert } from './alerts.ts';
@@ -77,8 +77,7 @@ export async function loadSuppressions(): Promise<void> {
   const request = ++latest;
   list.set({ ...list.get(), status: 'loading' });
   try {
-    const answer = await api<{ data: Suppression[]; meta: PageMeta }>('/v1/suppression/search', {
-      method: 'POST',
+    const answer = await call('POST /v1/suppression/search', {
       body: searchBodyOf(query.get()),
     });
     if (request === latest) list.set({ status: 'loaded', data: answer.data, meta: answer.meta });
@@ -126,7 +125,7 @@ export async function deleteChecked(): Promise<void> {
   if (email === null || deleting.get()) return;
   deleting.set(true);
   try {
-    await api(`/v1/suppression/${encodeURIComponent(email)}`, { method: 'DELETE' });
+    await call('DELETE /v1/suppression/{email}', { params: { email } });
     showAlert('success', 'Suppression Deleted Successfully');
     checked.set(null);
     // the last row of a later page: show the page before it
@@ -162,7 +161,7 @@ export async function addRecipients(text: string): Promise<AddOutcome> {
   // the server numbers the lines it received; map them back to the textarea's
   const toTextarea = (invalid: AddAnswer['invalid']): RejectedLine[] => invalid.map((i) => ({ ...i, line: kept[i.line - 1]?.line ?? i.line }));
   try {
-    const answer = await api<AddAnswer>('/v1/suppression', { method: 'POST', body: { emails: kept.map((l) => l.value) } });
+    const answer = await call('POST /v1/suppression', { body: { emails: kept.map((l) => l.value) } });
     showAlert('success', 'Suppression successfully added.');
     searchAfterPause.cancel();
     searchText.set('');

@@ -6,7 +6,7 @@
 // same); a compile error of the HTML, found by the preview, is shown beside the editor with its line.
 import { atom } from 'nanostores';
 import { FetchError } from 'ofetch';
-import { api, errorMessage } from '../../lib/api.ts';
+import { call, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { EDITOR_DEBOUNCE_MS, PUBLISH_REDIRECT_MS } from '../../lib/timings.ts';
 import { BLANK, type FieldErrors, type PublishField, type TemplateFields, type TemplateWire, fieldsFor, publishProblems, initialDifferentReplyTo, sampleVariables, withDifferentReplyTo, withFromEmail } from '../../lib/template-editor.ts';
@@ -63,8 +63,8 @@ export async function openEditor(mode: 'create' | 'edit', hash: string): Promise
   loadStatus.set('loading');
   try {
     const [template, domains] = await Promise.all([
-      hash === 'new' && mode === 'create' ? Promise.resolve(null) : api<{ template: TemplateWire }>(`/v1/templates/${encodeURIComponent(hash)}`).then((a) => a.template),
-      api<{ domains: DomainWire[] }>('/v1/domains').then((a) => a.domains),
+      hash === 'new' && mode === 'create' ? Promise.resolve(null) : call('GET /v1/templates/{id}', { params: { id: hash } }).then((a) => a.template),
+      call('GET /v1/domains').then((a) => a.domains),
     ]);
     verifiedDomains.set(domains.filter((d) => d.domain_sending_verified === 'yes').map((d) => d.domain_domain));
     const loaded = fieldsFor(mode, template);
@@ -132,7 +132,7 @@ export async function renderPreview(): Promise<void> {
   }
   const { content_html, subject } = fields.get();
   try {
-    const answer = await api<{ html: string; subject: string | null; variables: string[] }>('/v1/templates/render', { method: 'POST', body: { content_html, subject, variables } });
+    const answer = await call('POST /v1/templates/render', { body: { content_html, subject, variables } });
     if (request !== renderRequest) return;
     const samples = sampleVariables(answer.variables, variables);
     if (answer.variables.some((name) => !(name in variables))) {
@@ -176,8 +176,8 @@ export async function save(status?: 'published'): Promise<boolean> {
   try {
     const id = templateId.get();
     const answer = id
-      ? await api<{ template: TemplateWire }>(`/v1/templates/${encodeURIComponent(id)}`, { method: 'PUT', body })
-      : await api<{ template: TemplateWire }>('/v1/templates', { method: 'POST', body });
+      ? await call('PUT /v1/templates/{id}', { params: { id }, body })
+      : await call('POST /v1/templates', { body });
     templateId.set(answer.template.id);
     fields.set({ ...fields.get(), status: answer.template.status, name: answer.template.name });
     unpublishedChanges.set(answer.template.unpublished_changes);

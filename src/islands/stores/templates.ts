@@ -2,7 +2,7 @@
 // page), the loaded page, the one checked row (delete needs exactly one), the template shown in
 // the preview panel and its rendered preview, and the actions behind the page's controls.
 import { atom } from 'nanostores';
-import { api, errorMessage } from '../../lib/api.ts';
+import { call, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import type { TemplateWire } from '../../lib/template-editor.ts';
@@ -60,7 +60,7 @@ export async function loadTemplates(): Promise<void> {
   const { page, name, sort } = query.get();
   list.set({ ...list.get(), status: 'loading' });
   try {
-    const answer = await api<{ data: TemplateWire[]; meta: PageMeta }>('/v1/templates/search', { method: 'POST', body: { template_name: name, sort, page } });
+    const answer = await call('POST /v1/templates/search', { body: { template_name: name, sort, page } });
     if (request !== latest) return;
     list.set({ status: 'loaded', data: answer.data, meta: answer.meta });
     const shown = previewed.get();
@@ -110,9 +110,9 @@ export async function preview(template: TemplateWire | null): Promise<void> {
   previewHtml.set(null);
   if (!template) return;
   try {
-    const first = await api<{ variables: string[] }>('/v1/templates/render', { method: 'POST', body: { content_html: template.content_html, subject: template.subject } });
+    const first = await call('POST /v1/templates/render', { body: { content_html: template.content_html, subject: template.subject } });
     const variables = Object.fromEntries(first.variables.map((v) => [v, `{{${v}}}`]));
-    const answer = await api<{ html: string }>('/v1/templates/render', { method: 'POST', body: { content_html: template.content_html, subject: template.subject, variables } });
+    const answer = await call('POST /v1/templates/render', { body: { content_html: template.content_html, subject: template.subject, variables } });
     if (previewed.get()?.id === template.id) previewHtml.set(answer.html);
   } catch {
     // a draft that does not compile: show it as authored
@@ -126,7 +126,7 @@ export async function deleteChecked(): Promise<void> {
   if (id === null || deleting.get()) return;
   deleting.set(true);
   try {
-    await api(`/v1/templates/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    await call('DELETE /v1/templates/{id}', { params: { id } });
     showAlert('success', 'Template deleted successfully');
     checked.set(null);
     if (previewed.get()?.id === id) previewed.set(null);

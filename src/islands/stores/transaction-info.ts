@@ -3,7 +3,7 @@
 import { atom } from 'nanostores';
 import type { TransactionEventWire } from '../../server/reports/transaction-events.service.ts';
 import type { TransactionWire } from '../../server/reports/transactions.service.ts';
-import { api } from '../../lib/api.ts';
+import { call } from '../../lib/api.ts';
 
 export type { TransactionEventWire };
 
@@ -27,7 +27,7 @@ export async function loadTimeline(): Promise<void> {
   const request = ++latest;
   timeline.set({ status: 'loading', events: [] });
   try {
-    const answer = await api<{ data: TransactionEventWire[] }>(`/v1/transactions/${encodeURIComponent(tx.trans_uuid)}/events`);
+    const answer = await call('GET /v1/transactions/{uuid}/events', { params: { uuid: tx.trans_uuid } });
     if (request === latest) timeline.set({ status: 'loaded', events: answer.data });
   } catch {
     if (request === latest) timeline.set({ status: 'failed', events: [] });

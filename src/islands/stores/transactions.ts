@@ -5,7 +5,7 @@
 import { atom } from 'nanostores';
 import type { PageMeta } from '../../server/reports/report-input.ts';
 import type { TransactionPage, TransactionWire } from '../../server/reports/transactions.service.ts';
-import { api } from '../../lib/api.ts';
+import { call } from '../../lib/api.ts';
 import type { DayRange } from '../../lib/dates.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
@@ -63,7 +63,7 @@ export function dashboardQueryOf(range: DayRange) {
 /** POST v1/transaction/search's body for a query and range (the Recipients tab renders its first page on the server with it). */
 export function searchBodyOf(q: TransactionQuery, range: DayRange) {
   return {
-    reportType: 'all',
+    reportType: 'all' as const,
     page: q.page,
     order: q.sort.direction,
     order_by: q.sort.key,
@@ -75,10 +75,10 @@ export function searchBodyOf(q: TransactionQuery, range: DayRange) {
 
 async function fetchPage(q: TransactionQuery, range: DayRange): Promise<TransactionPage> {
   if (source === 'dashboard' && isFirstView(q)) {
-    const answer = await api<{ data: { transactionStats: TransactionPage } }>('/v1/dashboard', { query: dashboardQueryOf(range) });
+    const answer = await call('GET /v1/dashboard', { query: dashboardQueryOf(range) });
     return answer.data.transactionStats;
   }
-  return api<TransactionPage>('/v1/transaction/search', { method: 'POST', body: searchBodyOf(q, range) });
+  return call('POST /v1/transaction/search', { body: searchBodyOf(q, range) });
 }
 
 /** Loads the page the query names; an answer to an older request is dropped. */

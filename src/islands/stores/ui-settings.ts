@@ -3,7 +3,7 @@
 // toggle flips only after a successful save and is disabled while saving).
 import { atom, map } from 'nanostores';
 import type { ApiCredentials, SmtpCredentials } from '../../components/CredentialFields.tsx';
-import { api, errorMessage } from '../../lib/api.ts';
+import { call, errorMessage } from '../../lib/api.ts';
 import { showAlert } from './alerts.ts';
 
 export type SendingOption = 'track_opens' | 'track_links' | 'disable_suppression';
@@ -40,7 +40,7 @@ let loading: Promise<void> | undefined;
 
 /** Loads the settings once, however many islands ask; after a failure a new call tries again. */
 export function loadUiSettings(): Promise<void> {
-  loading ??= api<UiSettingsAnswer>('/v1/ui-settings')
+  loading ??= call('GET /v1/ui-settings')
     .then((answer) => uiSettings.set({ status: 'loaded', ...answer }))
     .catch(() => {
       uiSettings.set({ status: 'failed' });
@@ -54,7 +54,7 @@ export async function saveSendingOption(option: SendingOption, value: boolean): 
   if (savingOptions.get()[option]) return;
   savingOptions.setKey(option, true);
   try {
-    const answer = await api<{ settings: UiSettings }>('/v1/ui-settings', { method: 'POST', body: { [option]: value } });
+    const answer = await call('POST /v1/ui-settings', { body: { [option]: value } });
     const state = uiSettings.get();
     if (state.status === 'loaded') uiSettings.set({ ...state, settings: answer.settings });
   } catch (err) {

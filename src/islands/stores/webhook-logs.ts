@@ -4,7 +4,7 @@
 // After a replay the entry is read again every second until its new attempt is recorded (at most
 // REPLAY_WATCH_TRIES times), so its row and More info show the result without a reload (issue 19).
 import { atom } from 'nanostores';
-import { api, errorMessage } from '../../lib/api.ts';
+import { call, errorMessage } from '../../lib/api.ts';
 import { ALERT_MS } from '../../lib/timings.ts';
 import type { PageMeta } from '../../server/reports/report-input.ts';
 import type { WebhookAttemptWire, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../server/webhooks/webhooks.service.ts';
@@ -38,8 +38,8 @@ export async function loadLogs(): Promise<void> {
   const mine = ++request;
   logs.set({ ...logs.get(), status: 'loading' } as LogsState);
   try {
-    const answer = await api<{ data: WebhookLog[]; meta: PageMeta }>('/v1/webhook-logs', { method: 'POST', body: { page: page.get(), order_by: order.get() } });
-    if (mine === request) logs.set({ status: 'loaded', data: answer.data, meta: answer.meta });
+    const answer = await call('POST /v1/webhook-logs', { body: { page: page.get(), order_by: order.get() } });
+    if (mine === request) logs.set({ status: 'loaded', data: answer.data, meta: { ...answer.meta, total_capped: false } });
   } catch {
     if (mine === request) logs.set({ status: 'failed', data: [], meta: null });
   }
@@ -60,7 +60,7 @@ export function goToPage(n: number): void {
 export async function showLog(id: number): Promise<void> {
   openLog.set({ id, detail: null, failed: false });
   try {
-    const detail = await api<WebhookLogDetail>(`/v1/webhook-logs/${id}`);
+    const detail = await call('GET /v1/webhook-logs/{id}', { params: { id: String(id) } });
     if (openLog.get()?.id === id) openLog.set({ id, detail, failed: false });
   } catch {
     if (openLog.get()?.id === id) openLog.set({ id, detail: null, failed: true });
@@ -80,7 +80,7 @@ function updateRow(log: WebhookLog): void {
 /** Reads the entry and shows it in its row and, when open, in More info. */
 async function refreshEntry(id: number): Promise<WebhookLogDetail | null> {
   try {
-    const detail = await api<WebhookLogDetail>(`/v1/webhook-logs/${id}`);
+    const detail = await call('GET /v1/webhook-logs/{id}', { params: { id: String(id) } });
     updateRow(detail.log);
     if (openLog.get()?.id === id) openLog.set({ id, detail, failed: false });
     return detail;
@@ -109,7 +109,7 @@ export async function replayLog(id: number): Promise<void> {
   replaying.set(true);
   let before = openLog.get()?.id === id ? (openLog.get()?.detail?.attempts.length ?? null) : null;
   try {
-    await api(`/v1/webhook-logs/${id}/replay`, { method: 'POST' });
+    await call('POST /v1/webhook-logs/{id}/replay', { params: { id: String(id) } });
     showAlert('success', 'Replayed: the event is queued and sent within seconds.', ALERT_MS);
     const detail = await refreshEntry(id);
     before ??= detail ? detail.attempts.length : 0;

@@ -3,7 +3,8 @@
 // save (success alert, page reload after 2 s; failure alert for 2 s, §4 §8), rotate the signing
 // secret and send a test event (ours beyond the spec).
 import { atom } from 'nanostores';
-import { api, errorMessage } from '../../lib/api.ts';
+import type { AnswerOf } from '../../contract/client.ts';
+import { call, errorMessage } from '../../lib/api.ts';
 import { ALERT_MS } from '../../lib/timings.ts';
 import { showAlert } from './alerts.ts';
 
@@ -14,18 +15,9 @@ export const EMPTY_URL_MESSAGE = 'Webhook URL is empty';
 /** docs/console.md §4: the page reloads this long after a successful save */
 export const RELOAD_AFTER_SAVE_MS = 2_000;
 
-export interface Webhook {
-  url: string;
-  verb: string;
-  status: 'enabled' | 'disabled';
-  auth_type: 'basic' | null;
-  auth_details: { username: string; password: string } | null;
-  event_types: string[];
-  field_set: 'legacy' | 'standard';
-  created_timestamp?: string;
-  secret?: string | null;
-  disabled_reason?: string | null;
-}
+type WebhookWire = AnswerOf<'GET /v1/webhooks'>['data'][number];
+/** The webhook as GET /v1/webhooks answers it; a new one has no timestamp, secret or reason yet. */
+export type Webhook = Omit<WebhookWire, 'created_timestamp' | 'secret' | 'disabled_reason'> & Partial<Pick<WebhookWire, 'created_timestamp' | 'secret' | 'disabled_reason'>>;
 
 export type WebhookState = { status: 'loading' } | { status: 'failed' } | { status: 'loaded'; webhook: Webhook | undefined };
 
@@ -40,7 +32,7 @@ export function defaultWebhook(): Webhook {
 let loading: Promise<void> | undefined;
 
 export function loadWebhook(): Promise<void> {
-  loading ??= api<{ data: Webhook[] }>('/v1/webhooks')
+  loading ??= call('GET /v1/webhooks')
     .then(({ data }) => webhookState.set({ status: 'loaded', webhook: data[0] }))
     .catch(() => {
       webhookState.set({ status: 'failed' });
@@ -58,7 +50,7 @@ export async function saveWebhook(draft: Webhook, reload: () => void = () => win
   // docs/console.md §5: an empty authentication type is sent as null
   const body = { ...draft, auth_type: draft.auth_type || null, auth_details: draft.auth_type ? draft.auth_details : null };
   try {
-    await api('/v1/webhooks', { method: 'POST', body });
+    await call('POST /v1/webhooks', { body });
     showAlert('success', SAVED_MESSAGE, RELOAD_AFTER_SAVE_MS);
     setTimeout(reload, RELOAD_AFTER_SAVE_MS);
     return true;
@@ -70,7 +62,7 @@ export async function saveWebhook(draft: Webhook, reload: () => void = () => win
 
 export async function rotateSecret(): Promise<void> {
   try {
-    const { secret } = await api<{ secret: string }>('/v1/webhooks/secret', { method: 'POST' });
+    const { secret } = await call('POST /v1/webhooks/secret');
     const state = webhookState.get();
     if (state.status === 'loaded' && state.webhook) webhookState.set({ status: 'loaded', webhook: { ...state.webhook, secret } });
     showAlert('success', 'A new signing secret is in use.', ALERT_MS);
@@ -88,7 +80,7 @@ export interface TestEventAnswer {
 /** Sends a test event to the saved webhook; the answer (or the error) is what the modal shows. */
 export async function sendTestEvent(): Promise<TestEventAnswer> {
   try {
-    return await api<TestEventAnswer>('/v1/webhooks/test', { method: 'POST' });
+    return await call('POST /v1/webhooks/test');
   } catch (err) {
     return { status_code: null, error: errorMessage(err, 'The test event could not be sent.'), duration_ms: 0 };
   }
