@@ -1,6 +1,7 @@
 // The console's account calls of the contract: sign-in and sign-out, the session, the parent
 // platform's challenge, Settings, Domains and Getting Started (docs/console.md §7, docs/console-reports.md §7 Auth).
 import { z } from '@hono/zod-openapi';
+import { PERMISSIONS, type Permission } from '../server/db/schema.ts';
 import { SENDING_OPTIONS } from '../server/settings/settings.repository.ts';
 import { operation } from './common.ts';
 
@@ -17,6 +18,7 @@ export const challengeBody = z.object({
 export const callbackQuery = z.object({ assertion: z.string().min(1).max(8192) });
 
 const yesNo = z.enum(['yes', 'no']);
+const permissionFlags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yesNo])) as Record<`user_can_${Permission}`, typeof yesNo>;
 const sessionAnswer = z.object({
   isAuthenticated: z.boolean(),
   enterprise: z
@@ -31,7 +33,7 @@ const sessionAnswer = z.object({
     .nullable(),
   customer: z.object({ customer_id: z.number().int(), customer_name: z.string() }).nullable(),
   user: z
-    .looseObject({ user_id: z.number().int(), user_name: z.string(), user_email: z.string(), user_profile_picture: z.string().nullable() })
+    .object({ ...permissionFlags, user_id: z.number().int(), user_name: z.string(), user_email: z.string(), user_profile_picture: z.string().nullable() })
     .openapi({ description: 'The user, with a `user_can_<permission>` flag (yes/no) per permission.' })
     .nullable(),
   backendUrl: z.string(),

@@ -145,6 +145,13 @@ const transactionEvent = z.object({
     via: z.string().optional(),
     file: z.string().optional(),
     link: z.string().optional(),
+    mx_host: z.string().optional().openapi({ description: 'Direct MX delivery: the MX host that answered last.' }),
+    mx_address: z.string().optional(),
+    tls_version: z.string().optional().openapi({ description: 'TLSv1.3… of that session; absent without TLS.' }),
+    tls_cipher: z.string().optional(),
+    mta_sts: z.enum(['enforce', 'testing']).optional().openapi({ description: 'The MTA-STS mode that applied.' }),
+    mta_sts_failure: z.string().optional().openapi({ description: 'Under testing: what enforce would have refused.' }),
+    tried: z.array(z.object({ host: z.string(), address: z.string().nullable(), reply: z.string() })).optional().openapi({ description: 'Every host and address tried in the attempt and its answer, in order.' }),
   }),
 });
 

@@ -4,7 +4,7 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import { formatReportDate } from '../lib/dates.ts';
 import { PROGRESS_LABEL, PROGRESS_TAG } from '../lib/webhook-progress.ts';
-import type { PageMeta } from '../server/reports/report-input.ts';
+import type { PageMeta } from '../lib/wire.ts';
 import { goToPage, loadLogs, logs, openLog, order, seedLogs, showLog, toggleOrder, type WebhookLog } from './stores/webhook-logs.ts';
 
 const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));

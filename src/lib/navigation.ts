@@ -1,6 +1,6 @@
 // Which navigation entries a user sees (docs/console.md §2 Shell and §6). Pure, shared by the layout and
 // its tests. Top-navigation entries link out to the parent platform; the side menu is ours.
-import type { SessionWire } from '../server/auth/auth.service.ts';
+import type { SessionWire } from './wire.ts';
 
 type Wire = Pick<SessionWire, 'enterprise' | 'user'>;
 

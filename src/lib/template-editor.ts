@@ -2,7 +2,7 @@
 // "Template status"), and the sandboxed preview document (issue 14: a template can never run
 // script in the console). Pure, shared by the islands and their tests.
 
-import type { TemplateWire } from '../server/templates/templates.service.ts';
+import type { TemplateWire } from './wire.ts';
 
 export interface TemplateFields {
   name: string;

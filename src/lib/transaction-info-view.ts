@@ -1,7 +1,7 @@
 // How the Transaction Info modal reads (docs/console.md §2): addresses, the Custom Headers rule, and
 // each event of the timeline (the addition): a title, a colour, the details worth a line
 // each. Pure; apart from the table's rules, so pages load it only with the modal.
-import type { TransactionEventWire } from '../server/reports/transaction-events.service.ts';
+import type { TransactionEventWire } from './wire.ts';
 import { formatMoment } from './dates.ts';
 import type { StatusTone } from './transaction-view.ts';
 

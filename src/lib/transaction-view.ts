@@ -1,6 +1,6 @@
 // How a transaction row reads in the console's transaction table (docs/console.md §2, §4, §9): its status
 // with the colour of its dot, its date, its clicks. Pure, so the display rules have table-driven tests.
-import type { TransactionWire } from '../server/reports/transactions.service.ts';
+import type { TransactionWire } from './wire.ts';
 
 export type StatusTone = 'delivered' | 'bounced' | 'failed';
 

@@ -1,8 +1,7 @@
 // The Transaction Info modal (docs/console.md §2) opened by a row's More Info button, and its timeline
 // (the addition): GET /v1/transactions/{trans_uuid}/events when the modal opens.
 import { atom } from 'nanostores';
-import type { TransactionEventWire } from '../../server/reports/transaction-events.service.ts';
-import type { TransactionWire } from '../../server/reports/transactions.service.ts';
+import type { TransactionEventWire, TransactionWire } from '../../lib/wire.ts';
 import { call } from '../../lib/api.ts';
 
 export type { TransactionEventWire };

@@ -3,8 +3,7 @@
 // search box, the filter buttons, the sortable headers and the pager. One table per page, so one
 // module-level store; the date range comes from date-range.ts and a new one reloads from page 1.
 import { atom } from 'nanostores';
-import type { PageMeta } from '../../server/reports/report-input.ts';
-import type { TransactionPage, TransactionWire } from '../../server/reports/transactions.service.ts';
+import type { PageMeta, TransactionPage, TransactionWire } from '../../lib/wire.ts';
 import { call } from '../../lib/api.ts';
 import type { DayRange } from '../../lib/dates.ts';
 import { debounced } from '../../lib/debounced.ts';

@@ -6,8 +6,7 @@
 import { atom } from 'nanostores';
 import { call, errorMessage } from '../../lib/api.ts';
 import { ALERT_MS } from '../../lib/timings.ts';
-import type { PageMeta } from '../../server/reports/report-input.ts';
-import type { WebhookAttemptWire, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../server/webhooks/webhooks.service.ts';
+import type { PageMeta, WebhookAttemptWire, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../lib/wire.ts';
 import { showAlert } from './alerts.ts';
 
 // the server's wire shapes (types only: nothing of the server reaches the browser)

@@ -1,0 +1,18 @@
+// The answers' shapes the console's browser code reads, named once, from the contract's schemas
+// (src/contract/*): type-only, so no schema code and no server module reaches the browser.
+import type { AnswerOf } from '../contract/client.ts';
+
+/** Paging of a paged answer (docs/console.md §3). */
+export type PageMeta = AnswerOf<'POST /v1/transaction/search'>['meta'];
+export type TransactionPage = AnswerOf<'POST /v1/transaction/search'>;
+export type TransactionWire = TransactionPage['data'][number];
+export type TransactionEventWire = AnswerOf<'GET /v1/transactions/{uuid}/events'>['data'][number];
+export type DailyStatWire = AnswerOf<'POST /v1/dashboard/overview'>['dailyStats'][number];
+export type GroupPage = AnswerOf<'POST /v1/transaction-groups/search'>;
+export type GroupWire = GroupPage['data'][number];
+export type WebhookLogWire = AnswerOf<'POST /v1/webhook-logs'>['data'][number];
+export type LogProgress = WebhookLogWire['progress'];
+export type WebhookLogDetail = AnswerOf<'GET /v1/webhook-logs/{id}'>;
+export type WebhookAttemptWire = WebhookLogDetail['attempts'][number];
+export type TemplateWire = AnswerOf<'GET /v1/templates/{id}'>['template'];
+export type SessionWire = AnswerOf<'GET /v1/verify_auth'>;
