@@ -11,7 +11,7 @@ const webhook = z.object({
   url: z.string(),
   verb: z.enum(WEBHOOK_VERBS),
   status: z.enum(['enabled', 'disabled']),
-  auth_type: z.literal('basic').nullable(),
+  auth_type: z.union([z.literal('basic'), z.null()]),
   auth_details: z.object({ username: z.string(), password: z.string() }).nullable(),
   event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
   field_set: z.enum(FIELD_SETS),
