@@ -1,7 +1,7 @@
 // Islands' calls go to the site root whatever the page's address (issue 11: from /groups/ or
 // /domains/5 a relative 'v1/x' resolved inside the page's folder).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { absolutePath, api } from '../../src/lib/api.ts';
+import { absolutePath, api, call, pathOf } from '../../src/lib/api.ts';
 
 describe('absolutePath', () => {
   it.each([
@@ -27,5 +27,32 @@ describe('the api client', () => {
     await api('v1/dashboard', { query: { startDate: 1 } });
     await api('/v1/ui-settings');
     expect(requested).toEqual(['/v1/dashboard?startDate=1', '/v1/ui-settings']);
+  });
+});
+
+describe('the typed client', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('fills path parameters, each encoded, and refuses a call missing one', () => {
+    expect(pathOf('/v1/suppression/{email}', { email: 'a/b@example.com' })).toBe('/v1/suppression/a%2Fb%40example.com');
+    expect(pathOf('/v1/tracked-attachments/groups/{id}/assets/{assetId}', { id: 4, assetId: '7' })).toBe('/v1/tracked-attachments/groups/4/assets/7');
+    expect(() => pathOf('/v1/templates/{id}', {})).toThrow('no value for {id}');
+  });
+
+  it("sends the call's method, path, query and JSON body, and answers the JSON", async () => {
+    const requested: { url: string; method?: string; body?: unknown }[] = [];
+    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init: RequestInit = {}) => {
+      requested.push({ url: String(input), method: init.method, body: init.body });
+      return new Response('{"data":[],"meta":{"current_page":1,"per_page":10,"total":0,"last_page":1,"total_capped":false}}', { headers: { 'Content-Type': 'application/json' } });
+    });
+    const answer = await call('POST /v1/transaction/search', { body: { page: 2 } });
+    expect(answer.meta.current_page).toBe(1);
+    await call('DELETE /v1/templates/{id}', { params: { id: 'x y' } });
+    await call('GET /v1/dashboard', { query: { startDate: '2026-11-01' } });
+    expect(requested.map(({ url, method, body }) => [url, method, body])).toEqual([
+      ['/v1/transaction/search', 'POST', '{"page":2}'],
+      ['/v1/templates/x%20y', 'DELETE', undefined],
+      ['/v1/dashboard?startDate=2026-11-01', 'GET', undefined],
+    ]);
   });
 });
