@@ -36,6 +36,7 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     databaseUrl: full.databaseUrl,
     dataPath: full.dataDir === 'memory://' ? 'memory://' : full.dataPath,
     poolSize: full.databasePoolSize,
+    syncCommits: full.pgliteSyncCommits,
   });
   try {
     await migrateToLatest(handle.db);
