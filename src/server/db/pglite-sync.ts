@@ -10,7 +10,7 @@
 // its mtime moves, every file of the data directory is synced (data files first, pg_control last),
 // so the WAL a checkpoint lets PostgreSQL recycle is never the only copy of a change. The window
 // between the checkpoint writing pg_control and that sweep is the one place a power cut could still
-// leave pg_control ahead of the data files; docs/architecture.md (§ durability) records it.
+// leave pg_control ahead of the data files; docs/architecture.md (§5.1) records it.
 import { readdirSync, statSync } from 'node:fs';
 import { open, readdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
