@@ -50,6 +50,8 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     logger,
     metrics: createMetrics(opts.collectDefaultMetrics ?? true),
     storage: openStorage(full),
+    // main.ts moves it through starting → running → draining; elsewhere (CLI, tests) it is running
+    lifecycle: { state: 'running' },
   };
   return { ctx, close: () => handle.close() };
 }
