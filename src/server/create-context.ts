@@ -36,6 +36,7 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     databaseUrl: full.databaseUrl,
     dataPath: full.dataDir === 'memory://' ? 'memory://' : full.dataPath,
     poolSize: full.databasePoolSize,
+    syncCommits: full.pgliteSyncCommits,
   });
   try {
     await migrateToLatest(handle.db);
@@ -50,6 +51,8 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     logger,
     metrics: createMetrics(opts.collectDefaultMetrics ?? true),
     storage: openStorage(full),
+    // main.ts moves it through starting → running → draining; elsewhere (CLI, tests) it is running
+    lifecycle: { state: 'running' },
   };
   return { ctx, close: () => handle.close() };
 }

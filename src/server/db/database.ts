@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Tables } from './schema.ts';
 import { pglitePool } from './pglite-pool.ts';
+import { PgliteSync } from './pglite-sync.ts';
 
 export type Database = Kysely<Tables>;
 
@@ -16,7 +17,7 @@ export interface DatabaseHandle {
 }
 
 /** Opens PostgreSQL when `databaseUrl` is given, else PGlite in `dataPath/pg` (or in memory for `memory://`). */
-export async function openDatabase(opts: { databaseUrl?: string; dataPath?: string; poolSize?: number }): Promise<DatabaseHandle> {
+export async function openDatabase(opts: { databaseUrl?: string; dataPath?: string; poolSize?: number; syncCommits?: boolean }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
     const pg = (await import('pg')).default;
     // int8 (counts, ids) as numbers: every value we store fits in 2^53.
@@ -43,7 +44,9 @@ export async function openDatabase(opts: { databaseUrl?: string; dataPath?: stri
     mkdirSync(dataDir, { recursive: true });
   }
   const pglite = await PGlite.create(dataDir ? { dataDir } : {});
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(pglite) }) });
+  // on disk, a commit is answered once its WAL is synced (PGlite itself never calls fsync)
+  const sync = dataDir && (opts.syncCommits ?? true) ? await PgliteSync.open(dataDir) : undefined;
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(pglite, sync) }) });
   return { db, engine: 'pglite', close: () => db.destroy() };
 }
 
