@@ -9,7 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PgliteSync } from '../../src/server/db/pglite-sync.ts';
 
 const execFileAsync = promisify(execFile);
 const fixture = path.resolve(import.meta.dirname, '../fixtures/pglite-commits.ts');
@@ -51,5 +53,26 @@ describe('PGlite commits are on disk before they are acknowledged', () => {
     const counts = await syncsPerAck(20, false);
     expect(counts).toHaveLength(20);
     expect(counts.reduce((a, b) => a + b, 0)).toBe(0);
+  });
+});
+
+describe('the sweep of the data files at start', () => {
+  it('runs after a crash (no clean-close mark) and is skipped after a clean close', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'transact-pglite-sweep-'));
+    dirs.push(dir);
+    const pglite = await PGlite.create({ dataDir: dir });
+    const first = await PgliteSync.open(dir); // initdb's files: never synced by PGlite
+    expect(first.counters.sweeps).toBe(1);
+    await pglite.query('create table t (id int)');
+    await first.afterStatement(pglite, 'CREATE TABLE');
+    expect(first.counters.walSyncs).toBe(1);
+    // the process dies here: no close, so no mark
+    const afterCrash = await PgliteSync.open(dir);
+    expect(afterCrash.counters.sweeps).toBe(1);
+    await pglite.close();
+    await afterCrash.close();
+    const afterCleanClose = await PgliteSync.open(dir);
+    expect(afterCleanClose.counters.sweeps).toBe(0);
+    await afterCleanClose.close();
   });
 });

@@ -46,10 +46,7 @@ export function pglitePool(pglite: PGlite, sync?: PgliteSync): PostgresPool {
     async end() {
       await pglite.close();
       // closing ran a shutdown checkpoint: everything it wrote, then pg_control
-      if (sync) {
-        await sync.sweep();
-        await sync.close();
-      }
+      await sync?.close();
     },
   };
 }

@@ -11,12 +11,14 @@
 // so the WAL a checkpoint lets PostgreSQL recycle is never the only copy of a change. The window
 // between the checkpoint writing pg_control and that sweep is the one place a power cut could still
 // leave pg_control ahead of the data files; docs/architecture.md (§5.1) records it.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open, readdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 
 const WAL_FILE = /^[0-9A-F]{24}$/;
+// written after the sweep at a clean close, removed at open: its absence means "sweep at start"
+const CLEAN_MARK = 'transact-synced';
 
 /** The counters a test reads: how many WAL syncs and full sweeps ran. */
 export interface SyncCounters {
@@ -50,7 +52,10 @@ export class PgliteSync {
    */
   static async open(dataDir: string): Promise<PgliteSync> {
     const sync = new PgliteSync(dataDir);
-    await sync.sweep();
+    // a clean close left everything synced and said so; after a crash there is no such mark
+    const mark = path.join(dataDir, CLEAN_MARK);
+    if (existsSync(mark)) rmSync(mark);
+    else await sync.sweep();
     return sync;
   }
 
@@ -121,9 +126,12 @@ export class PgliteSync {
     this.lastSweepMs = Date.now() - started;
   }
 
+  /** After PGlite closed: the last sweep, then the mark that lets the next start skip its own. */
   async close(): Promise<void> {
     await this.#handle?.close();
     this.#handle = null;
+    await this.sweep();
+    writeFileSync(path.join(this.#dataDir, CLEAN_MARK), '');
   }
 }
 
