@@ -1,7 +1,8 @@
 // Four suites: unit (pure modules), islands (React islands with Testing Library in happy-dom, the
 // network stubbed at fetch), integration (the API in-process against a real migrated database:
 // PGlite, or PostgreSQL when DATABASE_URL is set), e2e (the built server driven by Debian's Chromium
-// through playwright-core).
+// through playwright-core). The integration and browser suites copy their databases from one migrated
+// per run (tests/helpers/template-database.ts).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -24,13 +25,20 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          globalSetup: ['tests/helpers/template-database.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
       },
       {
         extends: true,
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
+          globalSetup: ['tests/helpers/template-database.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
