@@ -2,7 +2,8 @@
 // network stubbed at fetch), integration (the API in-process against a real migrated database:
 // PGlite, or PostgreSQL when DATABASE_URL is set), e2e (the built server driven by Debian's Chromium
 // through playwright-core). The integration and browser suites copy their databases from one migrated
-// per run (tests/helpers/template-database.ts).
+// per run (tests/helpers/template-database.ts); the browser suite's files share one Chromium
+// (tests/helpers/browser-server.ts).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -38,7 +39,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
-          globalSetup: ['tests/helpers/template-database.ts'],
+          globalSetup: ['tests/helpers/template-database.ts', 'tests/helpers/browser-server.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -8,7 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
-import { animationsDone, hydrated, hydratedInView, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { chartsDrawn, hydrated, hydratedInView, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
@@ -103,8 +103,7 @@ const visibleIsland = (page: Page, testId: string) => hydratedInView(page, `[dat
 
 /** Waits for animations and frappe-charts' delayed drawing, then runs the page checks with the page's main controls. */
 async function check(page: Page, name: string, controls: readonly string[]): Promise<void> {
-  await animationsDone(page);
-  await page.waitForTimeout(900); // frappe-charts draws its data 700 ms after the axes
+  await chartsDrawn(page);
   await checkPage(page, name, controls);
 }
 
