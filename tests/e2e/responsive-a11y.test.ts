@@ -7,7 +7,7 @@
 import { simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chartsDrawn, PARENT, hydrated, hydratedInView, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { animationsDone, PARENT, hydrated, hydratedInView, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -131,7 +131,8 @@ afterAll(async () => {
 
 /** Waits for transitions and the charts' drawing (frappe-charts draws its data 700 ms after the axes). */
 async function settle(page: Page): Promise<void> {
-  await chartsDrawn(page);
+  await animationsDone(page);
+  await page.waitForTimeout(900);
 }
 
 async function openDashboard(page: Page): Promise<void> {
