@@ -181,7 +181,7 @@ function callsFor(now, sample) {
     search('search: a transaction uuid', { transaction_search_string: sample.uuid }),
     search(`search: address prefix '${sample.prefix}'`, { transaction_search_string: sample.prefix }),
     search("search: domain 'example.net'", { transaction_search_string: 'example.net' }),
-    // the group report pages' tables (spec part two §2) use the same search with a report type
+    // the group report pages' tables (docs/console-reports.md §2) use the same search with a report type
     ...['sent', 'opens', 'clicks', 'failed', 'bounced'].map((t) => search(`search: report type ${t}`, { reportType: t })),
     search(`search: one group (${sample.groupShare} of the mail)`, { group_uuid: sample.groupUuid }),
     search(`search: one group, report type sent`, { group_uuid: sample.groupUuid, reportType: 'sent' }),
@@ -197,7 +197,7 @@ function callsFor(now, sample) {
 
 /**
  * The group report pages' calls (issue 13) on the largest group, with the range the console sends
- * (spec part two §7: start of the first day to the end of today, unix seconds).
+ * (docs/console-reports.md §7: start of the first day to the end of today, unix seconds).
  */
 function groupReportCalls(now, sample) {
   const today = Date.parse(`${day(now)}T00:00:00Z`) / 1000;

@@ -1,5 +1,5 @@
 // `npm run test:durability` (needs DATABASE_URL): proves "accepted means durable" and "a retry with
-// the same Idempotency-Key never sends twice" (DESIGN.md) against the built service while it is
+// the same Idempotency-Key never sends twice" (docs/architecture.md §5.1) against the built service while it is
 // killed with SIGKILL again and again. Submitters send over HTTP (some with an Idempotency-Key that
 // they retry after any failure) and over SMTP; every 2xx / 250 is recorded with its trans_uuids.
 // After the run the service drains the queue and every acknowledged message must have reached the

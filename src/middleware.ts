@@ -1,4 +1,4 @@
-// The route guard (spec part two §2), resolved once per page request into Astro.locals.session:
+// The route guard (docs/console-reports.md §2), resolved once per page request into Astro.locals.session:
 // signed out on a private page → /login?url=<path>; signed in on /login → / or /{url}.
 import { defineMiddleware } from 'astro:middleware';
 import type { APIContext, MiddlewareNext } from 'astro';

@@ -1,4 +1,4 @@
-// Modal 'Add Recipients' of the Suppression List (spec part two §2, §5): a textarea, one email per
+// Modal 'Add Recipients' of the Suppression List (docs/console-reports.md §2, §5): a textarea, one email per
 // line, blank lines dropped, no format check in the browser. When every line was taken the modal
 // closes; lines the server refused stay listed with their line numbers so they can be fixed.
 import { useState } from 'react';

@@ -1,4 +1,4 @@
-// What a recipient will see (spec part two §2: the editor's live preview and the list's preview
+// What a recipient will see (docs/console-reports.md §2: the editor's live preview and the list's preview
 // pane): a Preview Page link, the title Online Attachments, 'Expiry date: D MMMM YYYY' if set, and
 // the files with Download buttons, in the customer's branding. Download buttons here do nothing.
 // A link that expired or reached its download limit previews as the public page then shows it

@@ -1,5 +1,5 @@
 // A read-only value the user copies somewhere else (credentials on Settings and getting started,
-// spec core §2): a Copy button, and for secrets dots with a Show/Hide button.
+// docs/console.md §2): a Copy button, and for secrets dots with a Show/Hide button.
 import { useEffect, useId, useState } from 'react';
 
 export interface CopyFieldProps {

@@ -1,4 +1,4 @@
-// The API and SMTP credential fields shown on Settings and on the getting-started page (spec core
+// The API and SMTP credential fields shown on Settings and on the getting-started page (docs/console.md
 // §2: "read-only copyable fields", the API key and SMTP password masked). Presentation only: the
 // page that uses them fetches the credentials.
 import CopyField from './CopyField.tsx';

@@ -1,4 +1,4 @@
-// Modal "Verify and Authenticate your Domain" (spec core §2, §4, §5): a domain field; once a domain
+// Modal "Verify and Authenticate your Domain" (docs/console.md §2, §4, §5): a domain field; once a domain
 // is typed, the local part of the verification address with an @domain suffix. Send Verification
 // Email is disabled while the domain is invalid, the local part is empty or a request is loading.
 // Success shows the message and closes after 3 s; an error message clears after 5 s.

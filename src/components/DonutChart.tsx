@@ -5,7 +5,7 @@ import { formatCount } from '../lib/numbers.ts';
 interface Part {
   label: string;
   value: number;
-  /** A tone class: is-delivered, is-bounced, is-failed (spec core §9 colours, console.scss). */
+  /** A tone class: is-delivered, is-bounced, is-failed (docs/console.md §9 colours, console.scss). */
   tone: string;
 }
 

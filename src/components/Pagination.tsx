@@ -1,4 +1,4 @@
-// The pager under the console's report tables (spec core §2): 'Displaying a-b of total' with
+// The pager under the console's report tables (docs/console.md §2): 'Displaying a-b of total' with
 // first, previous, next and last controls.
 import type { PageMeta } from '../server/reports/report-input.ts';
 import { formatCount } from '../lib/numbers.ts';

@@ -1,4 +1,4 @@
-// A table header that sorts by its column (spec core §2 "sortable column headers", §4: a click
+// A table header that sorts by its column (docs/console.md §2 "sortable column headers", §4: a click
 // toggles ascending/descending). aria-sort tells assistive technology the order in effect.
 interface Props {
   label: string;

@@ -1,5 +1,5 @@
 // The rows a report table shows instead of data: 'Loading…' while its first page loads, and when
-// it has nothing, why (none found, or the load failed) with a retry control (spec core §8).
+// it has nothing, why (none found, or the load failed) with a retry control (docs/console.md §8).
 
 interface Props {
   columns: number;

@@ -1,4 +1,4 @@
-// The Transaction Info modal (spec core §2): Transaction ID, From, To, Subject, Sent, and Custom
+// The Transaction Info modal (docs/console.md §2): Transaction ID, From, To, Subject, Sent, and Custom
 // Headers only when the additional headers parse to a non-empty object; below them the
 // transaction's timeline (the addition): queued, sent, delivered or bounced with the remote
 // server's reply, opens, clicks, unsubscribes, oldest first.

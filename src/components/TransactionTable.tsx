@@ -1,4 +1,4 @@
-// The transaction table of the Dashboard and of the Recipients tab (spec core §2): date (sent, or
+// The transaction table of the Dashboard and of the Recipients tab (docs/console.md §2): date (sent, or
 // queued when not sent), recipient, subject, delivery status with a coloured dot, group link,
 // opened icon, clicks as 'N link(s)' and a More Info button; sortable Date, Opened and Clicks
 // headers, the pager, and a retry control when the table has no data (§8).

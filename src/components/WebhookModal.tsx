@@ -1,4 +1,4 @@
-// The Webhook modal (spec core §2, §4, §5, §8, §9): URL, Method, Active, Authentication (None or
+// The Webhook modal (docs/console.md §2, §4, §5, §8, §9): URL, Method, Active, Authentication (None or
 // Basic: choosing Basic resets the username and password to empty, choosing None removes them), the
 // seven event checkboxes and the field set; defaults for a new webhook post, enabled, standard and
 // every event. Ours beyond the spec: the signing secret (masked, copyable, Rotate) and Send test event.
@@ -22,7 +22,7 @@ export default function WebhookModal({ webhook, onClose }: Props) {
   const set = (change: Partial<Webhook>) => setDraft((d) => ({ ...d, ...change }));
 
   function chooseAuth(type: string) {
-    // spec §4: basic starts with empty credentials; none removes them
+    // docs/console.md §4: basic starts with empty credentials; none removes them
     set(type === 'basic' ? { auth_type: 'basic', auth_details: { username: '', password: '' } } : { auth_type: null, auth_details: null });
   }
 

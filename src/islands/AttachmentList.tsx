@@ -1,4 +1,4 @@
-// The Online Attachments list (spec part two §2): search by name, the table (checkbox, Link with
+// The Online Attachments list (docs/console-reports.md §2): search by name, the table (checkbox, Link with
 // 'Created on D MMMM YYYY', Files, Downloads, Expires), 8 rows a page, 'No links available', row
 // selection (the first row after load), the preview pane of the selected link and its delete
 // action. A link that expired or reached its limit says so (issue 19). The first page comes

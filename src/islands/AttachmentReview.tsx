@@ -1,4 +1,4 @@
-// Review Online Attachment (spec part two §2): the link settings read-only, the integration ID with
+// Review Online Attachment (docs/console-reports.md §2): the link settings read-only, the integration ID with
 // copy, the files, and Save, which shows 'Save successful' and goes to the list after 3 s.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';

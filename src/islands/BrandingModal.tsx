@@ -1,4 +1,4 @@
-// 'Customise Your Branding' (spec part two §2 Branding modal, §5, §8): the logo (png, jpg, jpeg,
+// 'Customise Your Branding' (docs/console-reports.md §2 Branding modal, §5, §8): the logo (png, jpg, jpeg,
 // gif under 512 KB, checked here by name, size and first bytes, and again by the server), colour
 // pickers Page (Text, Background), Button (Text, Background), Link (Text), Cancel and Update.
 import { useIslandStore } from '../lib/island-hooks.ts';

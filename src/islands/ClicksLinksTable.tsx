@@ -7,7 +7,7 @@ import { useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
 /**
- * The Clicks report's Links tab (spec part two §2, §3 "Link row"): Link, Subject, Total Clicks,
+ * The Clicks report's Links tab (docs/console-reports.md §2, §3 "Link row"): Link, Subject, Total Clicks,
  * Unique Clicks — one row per link and subject, unique clicks counting the transactions that clicked it.
  * `first`: the first page, rendered on the server (issue 19); the island loads it itself when it is missing.
  */

@@ -6,8 +6,8 @@ import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
 /**
- * The Dashboard's second chart panel (spec core §2: its contents are not shown; the issue asks for
- * a delivery breakdown): a donut of delivered, bounced and failed in the colours of spec core §9,
+ * The Dashboard's second chart panel (docs/console.md §2: its contents are not shown; the issue asks for
+ * a delivery breakdown): a donut of delivered, bounced and failed in the colours of docs/console.md §9,
  * with their counts and shares, the range's sent and accepted totals, and 'No Data' when the range
  * has no outcomes. Plain SVG: frappe-charts' donut would cost 1.3 KB gzipped of a page budget that
  * the overview chart already strains.

@@ -14,7 +14,7 @@ const SERIES: DailySeries<DailyStatWire>[] = [
 ];
 
 /**
- * The Dashboard's overview chart (spec core §2): per day of the range, sent, delivered, bounced,
+ * The Dashboard's overview chart (docs/console.md §2): per day of the range, sent, delivered, bounced,
  * failed, opens and clicks from POST /v1/dashboard/overview.
  */
 export default function DashboardOverviewChart() {

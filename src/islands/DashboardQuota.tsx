@@ -4,7 +4,7 @@ import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
 /**
- * The Monthly Quota progress bar (spec core §2) with its tooltip 'X of Y sent', shown on hover and
+ * The Monthly Quota progress bar (docs/console.md §2) with its tooltip 'X of Y sent', shown on hover and
  * on keyboard focus. The bar turns amber past 90 % and red when the quota is used up.
  */
 export default function DashboardQuota() {

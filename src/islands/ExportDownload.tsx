@@ -3,7 +3,7 @@ import { api, errorMessage, errorStatus } from '../lib/api.ts';
 import { EXPORT_ALERT_MS } from '../lib/timings.ts';
 import { showAlert } from './stores/alerts.ts';
 
-/** POST /v1/transaction-groups/export-view's answer (spec part two §3 "Export view response"). */
+/** POST /v1/transaction-groups/export-view's answer (docs/console-reports.md §3 "Export view response"). */
 interface ExportView {
   fileName: string;
   /** null while the worker is still writing the file (202). */
@@ -16,7 +16,7 @@ type ViewState =
   | { status: 'preparing'; view: ExportView }
   | { status: 'none' | 'unauthorized' | 'error' };
 
-/** The download address of an export (spec part two §7): a short-lived token bound to the user and the export. */
+/** The download address of an export (docs/console-reports.md §7): a short-lived token bound to the user and the export. */
 export function downloadPath(token: string, uuid: string): string {
   return `/v1/transaction-groups/export-download/${encodeURIComponent(token)}/${encodeURIComponent(uuid)}`;
 }
@@ -27,7 +27,7 @@ async function fetchView(uuid: string): Promise<{ status: number; view: ExportVi
 }
 
 /**
- * The export page's body (spec part two §2 Export page, §8): the file name and a Download button
+ * The export page's body (docs/console-reports.md §2 Export page, §8): the file name and a Download button
  * when export-view answers 200 (or 0); 204 'No Export Found.'; 412 'Unauthorized'; anything else
  * 'Unknown Error.' — each failure with its danger alert for 6 s ('Export not found.', the server's
  * text, or 'Unknown error.' when there was no answer at all).

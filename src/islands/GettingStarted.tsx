@@ -1,4 +1,4 @@
-// The getting-started page (spec core §2): step markers, the Add and Verify Domain card (each
+// The getting-started page (docs/console.md §2): step markers, the Add and Verify Domain card (each
 // domain with a red cross or green check and an edit link; a button opening the domain modal) and
 // the Configure using API or SMTP card (two Get Key choices revealing the credential fields).
 import { useEffect, useState } from 'react';

@@ -1,7 +1,7 @@
 import { type ReactNode, useState } from 'react';
 import { api } from '../lib/api.ts';
 
-/** Logout (spec core §2): calls the logout endpoint, then sends the browser to the parent platform. */
+/** Logout (docs/console.md §2): calls the logout endpoint, then sends the browser to the parent platform. */
 export default function LogoutButton({ label = 'Logout', children }: { label?: string; children?: ReactNode }) {
   const [busy, setBusy] = useState(false);
   async function logout() {

@@ -20,7 +20,7 @@ function Count({ value, testId }: { value: number; testId: string }) {
 }
 
 /**
- * The Overview donut widget (spec part two §2, §4, §9): delivered, bounced and failed as shares of
+ * The Overview donut widget (docs/console-reports.md §2, §4, §9): delivered, bounced and failed as shares of
  * a donut in green, yellow and red; Delivered, Bounced, Failed and Sent with value and percentage;
  * the Transactions total. 'No Data' while there is no answer or the total is missing or 0; a Retry
  * button once 45 s passed without an answer (or the call failed). `timers`: tests move the clock.

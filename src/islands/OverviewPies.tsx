@@ -11,7 +11,7 @@ interface PieSpec {
   parts(stats: OverviewStatsWire): { label: string; share: StatShare; colour: string; tone: string }[];
 }
 
-/** Opens and clicks of the delivered messages (spec part two §2; percentages of delivered, as the API gives them). */
+/** Opens and clicks of the delivered messages (docs/console-reports.md §2; percentages of delivered, as the API gives them). */
 const PIES: PieSpec[] = [
   {
     id: 'opens',
@@ -85,7 +85,7 @@ function Pie({ spec, stats }: { spec: PieSpec; stats: OverviewStatsWire | null }
   );
 }
 
-/** The Overview report's open and click pie charts (spec part two §2), drawn by frappe-charts. */
+/** The Overview report's open and click pie charts (docs/console-reports.md §2), drawn by frappe-charts. */
 export default function OverviewPies({ groupUuid }: { groupUuid: string }) {
   const $overview = useIslandStore(overviewStats);
   useEffect(() => {

@@ -3,7 +3,7 @@ import type { ReportType } from '../lib/group-report.ts';
 import { exportReport, exporting, openReport } from './stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
-/** The Export button of every report page but Overview (spec part two §2, §7, §8). */
+/** The Export button of every report page but Overview (docs/console-reports.md §2, §7, §8). */
 export default function ReportExport({ groupUuid, type }: { groupUuid: string; type: ReportType }) {
   useEffect(() => openReport(groupUuid, type), []);
   const $exporting = useIslandStore(exporting);

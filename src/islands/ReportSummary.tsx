@@ -6,7 +6,7 @@ import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
 /**
- * The stats summary band of every report page (spec part two §2): the range's transactions, sent,
+ * The stats summary band of every report page (docs/console-reports.md §2): the range's transactions, sent,
  * delivered, bounced, failed, opened and clicked from the overview stats, abbreviated (k, M, G…)
  * with the exact figure in the tooltip; the page's own figure stands out.
  */

@@ -73,7 +73,7 @@ function Cell({ column, row }: { column: ReportColumn; row: ReportTransactionWir
 }
 
 /**
- * A group report's table (spec part two §2): the report's columns, sortable where the spec has a
+ * A group report's table (docs/console-reports.md §2): the report's columns, sortable where the spec has a
  * sort key, the pager, a retry row when it has nothing (§8), and on Overview and Sent a More Info
  * button opening the Transaction Info modal with the event timeline.
  */

@@ -9,7 +9,7 @@ const OPTIONS: { option: SendingOption; label: string; help: string }[] = [
 ];
 
 /**
- * The Sending Options toggles of Settings (spec core §2). Each is disabled while its save is in
+ * The Sending Options toggles of Settings (docs/console.md §2). Each is disabled while its save is in
  * flight and flips only once the server accepted the change (§4); a failed save leaves it as it was.
  */
 export default function SendingOptions() {

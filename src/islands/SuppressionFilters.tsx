@@ -8,7 +8,7 @@ const ORIGINS: { origin: OriginFilter; label: string }[] = [
   { origin: 'unsubscribe', label: 'Unsubscribe' },
 ];
 
-/** The Suppression List's search box and origin filter buttons (spec part two §2). */
+/** The Suppression List's search box and origin filter buttons (docs/console-reports.md §2). */
 export default function SuppressionFilters() {
   const $text = useIslandStore(searchText);
   const $query = useIslandStore(query);

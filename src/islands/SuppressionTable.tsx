@@ -6,7 +6,7 @@ import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 const ORIGIN_LABEL: Record<SuppressionOrigin, string> = { user: 'User', bounce: 'Bounce', unsubscribe: 'Unsubscribe' };
 const ORIGIN_TAG: Record<SuppressionOrigin, string> = { user: 'is-info', bounce: 'is-warning', unsubscribe: 'is-dark' };
 
-/** When an address was suppressed: 'D MMM YYYY - HH:mm' in UTC (spec part two §9, the reports' format), the zone in its tooltip. */
+/** When an address was suppressed: 'D MMM YYYY - HH:mm' in UTC (docs/console-reports.md §9, the reports' format), the zone in its tooltip. */
 function SuppressedAt({ iso }: { iso: string }) {
   const at = unixOfIso(iso);
   const text = formatReportDate(at);
@@ -63,7 +63,7 @@ function TrashIcon() {
 }
 
 /**
- * The Suppression List table (spec part two §2): Email, Origin, Date, a checkbox per row, and a
+ * The Suppression List table (docs/console-reports.md §2): Email, Origin, Date, a checkbox per row, and a
  * delete icon that acts on the one checked row; the other checkboxes are disabled meanwhile (§4).
  * 'No data.' when the list (or the search) is empty (§8). `first`: the first page, rendered on
  * the server (issue 19); the island loads it itself when it is missing.

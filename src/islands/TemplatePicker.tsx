@@ -1,4 +1,4 @@
-// Select Template (spec part two §2): tabs 'My Templates' and 'Templates Gallery', each with a
+// Select Template (docs/console-reports.md §2): tabs 'My Templates' and 'Templates Gallery', each with a
 // search box and cards whose 'Select' button opens the editor on a copy (/templates/create/{id});
 // the first card is always 'Blank Template' (/templates/create/new).
 import { useEffect, useRef, useState } from 'react';

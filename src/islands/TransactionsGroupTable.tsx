@@ -19,7 +19,7 @@ const COUNTS: { key: GroupSortKey; label: string; value(g: GroupWire): number }[
 const COLUMNS = 3 + COUNTS.length;
 
 /**
- * The Groups tab's table (spec core §2): group name with its created date ('DD MMMM YYYY'), last
+ * The Groups tab's table (docs/console.md §2): group name with its created date ('DD MMMM YYYY'), last
  * send date ('-' if none), sent, failed, delivered, bounces, opens, link clicks, and a link to the
  * group's report; sortable headers, the pager, a retry control when it has no data (§8). `first`:
  * the first page, rendered on the server (issue 19); the island loads it itself when it is missing.

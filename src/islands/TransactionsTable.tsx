@@ -8,13 +8,13 @@ import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 const TransactionInfoModal = lazy(() => import('../components/TransactionInfoModal.tsx'));
 
 interface Props {
-  /** Where the first, unfiltered page comes from: GET /v1/dashboard on the Dashboard (spec core §7). */
+  /** Where the first, unfiltered page comes from: GET /v1/dashboard on the Dashboard (docs/console.md §7). */
   source: 'dashboard' | 'search';
   /** The first page, rendered on the server (issue 19); the island loads it itself when it is missing. */
   first?: { data: TransactionWire[]; meta: PageMeta } | null;
 }
 
-/** The transaction table of the Dashboard and the Recipients tab with its More Info modal (spec core §2). */
+/** The transaction table of the Dashboard and the Recipients tab with its More Info modal (docs/console.md §2). */
 export default function TransactionsTable({ source, first = null }: Props) {
   const $list = useSeededStore(transactionList, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $query = useIslandStore(transactionQuery);

@@ -5,7 +5,7 @@ import { loadWebhook, webhookModalOpen, webhookState } from './stores/webhook.ts
 // the modal loads on first use: most visits to Settings never open it
 const WebhookModal = lazy(() => import('../components/WebhookModal.tsx'));
 
-/** The Webhooks card's edit pencil (spec core §2), which opens the Webhook modal. */
+/** The Webhooks card's edit pencil (docs/console.md §2), which opens the Webhook modal. */
 export default function WebhookEditor() {
   const open = useIslandStore(webhookModalOpen);
   const state = useIslandStore(webhookState);

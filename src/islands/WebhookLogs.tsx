@@ -10,7 +10,7 @@ import { goToPage, loadLogs, logs, openLog, order, seedLogs, showLog, toggleOrde
 const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));
 
 /**
- * The Webhook Logs table (spec part two §2): Date (sortable), URL, Event Triggered, Status and a
+ * The Webhook Logs table (docs/console-reports.md §2): Date (sortable), URL, Event Triggered, Status and a
  * 'More info' button per row; 'You have no logged events' when there are none. The first page
  * comes rendered from the server (issue 19); the island takes it over for sorting and paging.
  */

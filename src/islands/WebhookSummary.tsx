@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { loadWebhook, webhookState } from './stores/webhook.ts';
 
 /**
- * The Webhooks card of Settings (spec core §2): a read-only summary of the first webhook, or 'Not
+ * The Webhooks card of Settings (docs/console.md §2): a read-only summary of the first webhook, or 'Not
  * setup'; when the service switched it off (a 410 Gone answer), an alert says why.
  */
 export default function WebhookSummary() {

@@ -1,4 +1,4 @@
-// Large counts in the Overview widget, abbreviated with the suffixes of spec part two §2: k, M, G,
+// Large counts in the Overview widget, abbreviated with the suffixes of docs/console-reports.md §2: k, M, G,
 // T, P, E (powers of 1,000). Pure, so the rounding rules have their own table-driven test.
 
 const SUFFIXES = ['', 'k', 'M', 'G', 'T', 'P', 'E'] as const;

@@ -1,4 +1,4 @@
-// Spec part two §2, §4, §9: the Overview widget offers a Retry button after 45 s without an answer.
+// docs/console-reports.md §2, §4, §9: the Overview widget offers a Retry button after 45 s without an answer.
 // The clock is a parameter, so tests can move time instead of waiting.
 
 export interface Timers {

@@ -1,4 +1,4 @@
-// The console's one HTTP client (spec part two §7, shared client): JSON, `Request-Type: ui`,
+// The console's one HTTP client (docs/console-reports.md §7, shared client): JSON, `Request-Type: ui`,
 // credentials included, 45 s timeout, and 401/403 answers send the browser to /unauthorized.
 import { FetchError, ofetch } from 'ofetch';
 import { REQUEST_TIMEOUT_MS } from './timings.ts';

@@ -1,4 +1,4 @@
-// frappe-charts for the Dashboard's overview chart (DESIGN.md: frappe-charts for charts): only its
+// frappe-charts for the Dashboard's overview chart (docs/architecture.md §9: frappe-charts for charts): only its
 // line chart, with the library's stylesheet. The island imports this module dynamically, so the
 // chart code loads only where a chart is drawn and never runs on the server.
 import 'frappe-charts/src/css/charts.scss';

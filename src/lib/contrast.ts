@@ -1,4 +1,4 @@
-// Text on the enterprise's own header colour (spec core §2 Shell: the header takes the enterprise's
+// Text on the enterprise's own header colour (docs/console.md §2 Shell: the header takes the enterprise's
 // colour): white or near-black, whichever reads better by WCAG 2.1's contrast ratio (issue 11: axe
 // found white text under the 4.5:1 of WCAG 1.4.3 on light brand colours).
 

@@ -1,4 +1,4 @@
-// flatpickr as the range picker of the Dashboard and the Recipients tab (DESIGN.md: flatpickr for
+// flatpickr as the range picker of the Dashboard and the Recipients tab (docs/architecture.md §9: flatpickr for
 // dates). Loaded on the first click or focus of a picker's field, never with the page: the page's
 // JavaScript budget (≤ 100 KB gzipped) has no room for it up front.
 import flatpickr from 'flatpickr';
@@ -34,7 +34,7 @@ const TWO_MONTHS_QUERY = '(min-width: 680px)';
 
 /**
  * A range picker whose calendar opens under `field` (which the caller renders and writes: the range
- * 'MMMM D, YYYY - MMMM D, YYYY', spec core §9). flatpickr gets a hidden input of its own, so its DOM
+ * 'MMMM D, YYYY - MMMM D, YYYY', docs/console.md §9). flatpickr gets a hidden input of its own, so its DOM
  * changes never touch the caller's nodes; the caller opens the picker on click and focus.
  */
 export function createRangePicker(field: HTMLElement, options: RangePickerOptions): Instance {

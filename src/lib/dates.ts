@@ -1,6 +1,6 @@
 // The one date module of the console (issue 11), on dayjs: every date shown and every date sent.
-// Formats: 'MMMM D, YYYY' and 'MMMM D, YYYY HH:mm' in the console (spec core §9), 'D MMM YYYY - HH:mm'
-// in reports (part two §9), 'D MMMM YYYY' for created dates and attachments, 'YYYY-MM-DD' and unix
+// Formats: 'MMMM D, YYYY' and 'MMMM D, YYYY HH:mm' in the console (docs/console.md §9), 'D MMM YYYY - HH:mm'
+// in reports (docs/console-reports.md §9), 'D MMMM YYYY' for created dates and attachments, 'YYYY-MM-DD' and unix
 // seconds on the wire. Every moment is shown in UTC, the zone the API counts days in (the rollups
 // are keyed by UTC day): the server renders the same text as any browser in any zone or locale,
 // so a server-rendered date never differs from the hydrated one (React error #418).
@@ -49,24 +49,24 @@ function utc(at: Date | number | string): Dayjs {
   return dayjs(at, { utc: true });
 }
 
-/** Spec core §9: the default range is 29 days back to today. */
+/** docs/console.md §9: the default range is 29 days back to today. */
 export const DEFAULT_RANGE_DAYS_BACK = 29;
 
-/** A range of whole days, both ends 'YYYY-MM-DD' (spec core §9, the API date format). */
+/** A range of whole days, both ends 'YYYY-MM-DD' (docs/console.md §9, the API date format). */
 export interface DayRange {
   start: string;
   end: string;
 }
 
-/** The wire format of a day (spec core §9). */
+/** The wire format of a day (docs/console.md §9). */
 export const WIRE_DAY = 'YYYY-MM-DD';
-/** The console's day (spec core §9). */
+/** The console's day (docs/console.md §9). */
 export const CONSOLE_DAY = 'MMMM D, YYYY';
 /** The console's moment. */
 export const CONSOLE_MOMENT = 'MMMM D, YYYY HH:mm';
-/** Reports' moment (spec part two §9). */
+/** Reports' moment (docs/console-reports.md §9). */
 export const REPORT_MOMENT = 'D MMM YYYY - HH:mm';
-/** Created dates and attachments (spec part two §9). */
+/** Created dates and attachments (docs/console-reports.md §9). */
 export const LONG_DAY = 'D MMMM YYYY';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -108,12 +108,12 @@ export function rangeEndingOn(today: string): DayRange {
   return { start: addDays(today, -DEFAULT_RANGE_DAYS_BACK), end: dayOf(today).format(WIRE_DAY) };
 }
 
-/** The default range (spec core §2, §9): the last 29 days through today (UTC days). */
+/** The default range (docs/console.md §2, §9): the last 29 days through today (UTC days). */
 export function defaultRange(now: Date): DayRange {
   return rangeEndingOn(utcDay(now));
 }
 
-/** A range as unix seconds, start of its first day to the end of its last (part two §7, reports). */
+/** A range as unix seconds, start of its first day to the end of its last (docs/console-reports.md §7, reports). */
 export function rangeToUnix(range: DayRange): { start_date: number; end_date: number } {
   return { start_date: dayOf(range.start).unix(), end_date: dayOf(range.end).endOf('day').unix() };
 }
@@ -149,7 +149,7 @@ export function formatTime(unixSeconds: number): string {
   return utcMoment(unixSeconds).format('HH:mm');
 }
 
-/** Unix seconds as 'MMMM D, YYYY HH:mm' (UTC; spec core §9). */
+/** Unix seconds as 'MMMM D, YYYY HH:mm' (UTC; docs/console.md §9). */
 export function formatDateTime(unixSeconds: number): string {
   return utcMoment(unixSeconds).format(CONSOLE_MOMENT);
 }
@@ -159,17 +159,17 @@ export function formatMoment(unixSeconds: number): string {
   return utcMoment(unixSeconds).format(`${CONSOLE_MOMENT}:ss`);
 }
 
-/** Unix seconds as 'D MMM YYYY - HH:mm' (UTC; reports, part two §9); '-' for 0. */
+/** Unix seconds as 'D MMM YYYY - HH:mm' (UTC; reports, docs/console-reports.md §9); '-' for 0. */
 export function formatReportDate(unixSeconds: number): string {
   return formatUnix(unixSeconds, REPORT_MOMENT);
 }
 
-/** Unix seconds as 'D MMMM YYYY' (UTC; created dates and attachments, part two §9); '-' for 0. */
+/** Unix seconds as 'D MMMM YYYY' (UTC; created dates and attachments, docs/console-reports.md §9); '-' for 0. */
 export function formatLongDate(unixSeconds: number): string {
   return formatUnix(unixSeconds, LONG_DAY);
 }
 
-/** Unix seconds as 'DD MMMM YYYY' (spec core §2, the groups table); '-' for 0, none. */
+/** Unix seconds as 'DD MMMM YYYY' (docs/console.md §2, the groups table); '-' for 0, none. */
 export function formatGroupDate(unixSeconds: number): string {
   return formatUnix(unixSeconds, 'DD MMMM YYYY');
 }

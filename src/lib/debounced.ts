@@ -1,4 +1,4 @@
-// A function that runs once calls have paused: the search boxes wait for typing to stop (spec core §9).
+// A function that runs once calls have paused: the search boxes wait for typing to stop (docs/console.md §9).
 
 export interface Debounced<A extends unknown[]> {
   (...args: A): void;

@@ -1,4 +1,4 @@
-// The Dashboard's second panel, the delivery breakdown (spec core §2 leaves its contents open; the
+// The Dashboard's second panel, the delivery breakdown (docs/console.md §2 leaves its contents open; the
 // issue asks for a donut in the status colours of §9): the outcomes of a range's daily series.
 import type { DailyStatWire } from '../server/dashboard/dashboard.service.ts';
 

@@ -1,4 +1,4 @@
-// The domain rule of spec core §5, shared by the domain modal and the API so both say the same:
+// The domain rule of docs/console.md §5, shared by the domain modal and the API so both say the same:
 // dot-separated labels of letters, digits, underscore or hyphen, ending in a top-level part of
 // 1 to 10 letters. DNS limits (RFC 1035 §2.3.4: labels ≤ 63, names ≤ 253) are checked too.
 

@@ -1,4 +1,4 @@
-// The expiry picker of the online attachment editor (spec part two §5): one date with a time, 24 h
+// The expiry picker of the online attachment editor (docs/console-reports.md §5): one date with a time, 24 h
 // with seconds, from now to one year from now. Imported on demand (when the expiry toggle is on),
 // like the range picker, so flatpickr is not part of the page's first load.
 import flatpickr from 'flatpickr';

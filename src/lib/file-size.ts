@@ -1,4 +1,4 @@
-// File sizes as the attachment pages show them (spec part two §9): Bytes, KB, MB, GB, TB, base 1024.
+// File sizes as the attachment pages show them (docs/console-reports.md §9): Bytes, KB, MB, GB, TB, base 1024.
 const UNITS = ['Bytes', 'KB', 'MB', 'GB', 'TB'] as const;
 
 export function formatFileSize(bytes: number): string {

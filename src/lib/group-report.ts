@@ -1,9 +1,9 @@
-// The group report pages (spec part two §2, §3, §7): their types, menu, titles, table columns,
+// The group report pages (docs/console-reports.md §2, §3, §7): their types, menu, titles, table columns,
 // sort keys and the chart series that fit each page, and the wire shapes of the report calls.
 // Browser-safe and pure, so pages (on the server) and islands read one definition.
 import type { SeriesTone } from './series-colours.ts';
 
-/** The six report pages, in menu order (spec part two §2). */
+/** The six report pages, in menu order (docs/console-reports.md §2). */
 export const REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 
@@ -21,17 +21,17 @@ export function isReportType(value: string): value is ReportType {
   return (REPORT_TYPES as readonly string[]).includes(value);
 }
 
-/** Spec part two §2: the title of each report page. */
+/** docs/console-reports.md §2: the title of each report page. */
 export function reportTitle(type: ReportType): string {
   return `Transaction Group: ${REPORT_LABELS[type]}`;
 }
 
-/** A report page's address: the group's uuid is the second path segment (spec part two §2). */
+/** A report page's address: the group's uuid is the second path segment (docs/console-reports.md §2). */
 export function reportPath(groupUuid: string, type: ReportType): string {
   return `/groups/${encodeURIComponent(groupUuid)}/${type}`;
 }
 
-/** One transaction row of a report (spec part two §3 "Transaction row"). Dates are unix seconds; 0 means none. */
+/** One transaction row of a report (docs/console-reports.md §3 "Transaction row"). Dates are unix seconds; 0 means none. */
 export interface ReportTransactionWire {
   trans_uuid: string;
   trans_id: number;
@@ -44,7 +44,7 @@ export interface ReportTransactionWire {
   tm_from_email: string;
   tm_from_name: string;
   tm_subject: string;
-  /** 'delivered'; anything else is shown as failed (spec part two §3). */
+  /** 'delivered'; anything else is shown as failed (docs/console-reports.md §3). */
   trans_delivered_status: string;
   trans_status?: string;
   trans_read_count: number;
@@ -58,7 +58,7 @@ export interface ReportTransactionWire {
   tm_additional_headers?: string;
 }
 
-/** One day of a report's activity (spec part two §3 "dailyStats entry"). */
+/** One day of a report's activity (docs/console-reports.md §3 "dailyStats entry"). */
 export interface ReportDayWire {
   tstat_day: string;
   sent: number;
@@ -73,7 +73,7 @@ export interface ReportDayWire {
   link_clicks: number;
 }
 
-/** Paging of a paged answer (spec core §3). */
+/** Paging of a paged answer (docs/console.md §3). */
 export interface ReportPageMeta {
   current_page: number;
   per_page: number;
@@ -82,7 +82,7 @@ export interface ReportPageMeta {
   total_capped?: boolean;
 }
 
-/** POST v1/transaction-groups/reports (spec part two §7). */
+/** POST v1/transaction-groups/reports (docs/console-reports.md §7). */
 export interface ReportAnswer {
   transactions: { data: ReportTransactionWire[]; meta: ReportPageMeta };
   dailyStats: ReportDayWire[];
@@ -93,7 +93,7 @@ export interface StatShare {
   percentage: number;
 }
 
-/** overviewStats of POST /v1/transaction-groups/overview (spec part two §3). */
+/** overviewStats of POST /v1/transaction-groups/overview (docs/console-reports.md §3). */
 export interface OverviewStatsWire {
   sent: StatShare;
   delivered: StatShare;
@@ -110,7 +110,7 @@ export interface OverviewStatsWire {
   total: number;
 }
 
-/** A link of the Clicks report (spec part two §3 "Link row"). */
+/** A link of the Clicks report (docs/console-reports.md §3 "Link row"). */
 export interface LinkWire {
   tll_url: string;
   tm_subject: string;
@@ -124,12 +124,12 @@ export interface LinkAnswer {
 }
 
 /**
- * Sort keys of the report call (spec part two §2 "Sort keys seen", default desc); trans_id is the
- * default order (part two §9: trans_id desc, page 1), acceptance order.
+ * Sort keys of the report call (docs/console-reports.md §2 "Sort keys seen", default desc); trans_id is the
+ * default order (docs/console-reports.md §9: trans_id desc, page 1), acceptance order.
  */
 export type ReportSortKey = 'trans_id' | 'dateSent' | 'bounceReceivedDated' | 'firstOpenDate' | 'firstClickDate' | 'clicks' | 'opens';
 
-/** Spec part two §2: an Export button on every page except Overview. */
+/** docs/console-reports.md §2: an Export button on every page except Overview. */
 export function hasExport(type: ReportType): boolean {
   return type !== 'overview';
 }
@@ -173,7 +173,7 @@ export const ACTIVITY_SERIES: Record<ReportType, readonly SeriesDefinition[]> = 
   ],
 };
 
-/** The stats summary band (spec part two §2): which overviewStats each page shows, its own first. */
+/** The stats summary band (docs/console-reports.md §2): which overviewStats each page shows, its own first. */
 export type SummaryKey = 'total' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'uniqueOpens' | 'uniqueClicks';
 
 export const SUMMARY_LABELS: Record<SummaryKey, string> = {

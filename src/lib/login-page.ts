@@ -45,7 +45,7 @@ export function signIn(form: HTMLFormElement): void {
 }
 
 /**
- * The login challenge (spec part two §2): posts {installUrl, redirect} and follows the returned
+ * The login challenge (docs/console-reports.md §2): posts {installUrl, redirect} and follows the returned
  * redirectUrl; on failure goes back to install_url, but only when it is the configured parent
  * platform, so the page cannot be used as an open redirect.
  */

@@ -1,4 +1,4 @@
-// The branding logo's rules (spec part two §5), shared by the Branding modal (checked in the
+// The branding logo's rules (docs/console-reports.md §5), shared by the Branding modal (checked in the
 // browser) and the server (checked again): the name must say png, jpg, jpeg or gif, the first bytes
 // must be one of those images, and the size under 524288 bytes.
 export const LOGO_TYPES = ['png', 'jpg', 'jpeg', 'gif'] as const;

@@ -1,4 +1,4 @@
-// Which navigation entries a user sees (spec core §2 Shell and §6). Pure, shared by the layout and
+// Which navigation entries a user sees (docs/console.md §2 Shell and §6). Pure, shared by the layout and
 // its tests. Top-navigation entries link out to the parent platform; the side menu is ours.
 import type { SessionWire } from '../server/auth/auth.service.ts';
 
@@ -18,7 +18,7 @@ export interface NavGroup {
 
 const yes = (value: string | undefined) => value === 'yes';
 
-/** spec §6: allowed unless explicitly 'no'. */
+/** docs/console.md §6: allowed unless explicitly 'no'. */
 export function canSendTransactions(user: Wire['user']): boolean {
   return user?.user_can_send_transactions !== 'no';
 }
@@ -94,7 +94,7 @@ export interface SideEntry {
   href: string;
 }
 
-/** Side menu (spec core §2): Suppression List, Templates and Settings only for users who may send. */
+/** Side menu (docs/console.md §2): Suppression List, Templates and Settings only for users who may send. */
 export function sideMenu(session: Wire): SideEntry[] {
   const send = canSendTransactions(session.user);
   const entries: (SideEntry | false)[] = [

@@ -1,4 +1,4 @@
-// The `url` query parameter of /login names where to go after sign-in (spec part two, route guard:
+// The `url` query parameter of /login names where to go after sign-in (docs/console-reports.md §2, route guard:
 // "redirect to /{url}"). Only a path on this site is accepted, so it can never send a user away.
 
 /** '/'+url when url is a plain relative path on this site, else '/'. */

@@ -1,4 +1,4 @@
-// frappe-charts' pie chart for the Overview report's open and click pies (spec part two §2), from
+// frappe-charts' pie chart for the Overview report's open and click pies (docs/console-reports.md §2), from
 // its ES sources like the line chart in charts.ts, and loaded the same way: dynamically, by the
 // island that draws it, so no other page pays for it.
 import 'frappe-charts/src/css/charts.scss';

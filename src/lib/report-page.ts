@@ -1,4 +1,4 @@
-// The group a report page is about (spec part two §2: the group id is the second path segment),
+// The group a report page is about (docs/console-reports.md §2: the group id is the second path segment),
 // decided on the server before anything renders: null for a malformed, unknown or another
 // customer's group, and the page then answers 404 (never another account's data). Also the first
 // answers of its report calls, rendered on the server.

@@ -1,4 +1,4 @@
-// How a group report's table reads (spec part two §2, §3, §9): each report's columns with their
+// How a group report's table reads (docs/console-reports.md §2, §3, §9): each report's columns with their
 // headers and sort keys, and how a row's cells read. Apart from group-report.ts so that only the
 // table's island (loaded when the table comes into view) carries it. Pure.
 import type { ReportSortKey, ReportTransactionWire, ReportType } from './group-report.ts';
@@ -44,7 +44,7 @@ export const COLUMNS: Record<ReportColumn, ColumnDefinition> = {
 };
 
 /**
- * Each report's table columns (spec part two §2): Sent: date sent, from, subject, to, status;
+ * Each report's table columns (docs/console-reports.md §2): Sent: date sent, from, subject, to, status;
  * Failed: Date Failed, To Email, Subject, Reason; Bounced: Date Bounced, To Email, Subject, Type,
  * Reason; Opens: First Open Date, To Email, Subject, Total Opens; Clicks by recipient: First Clicked
  * Date, To Email, Subject, Total Clicks, Unique Clicks. Overview's 'Latest Sent Transactions' is
@@ -59,13 +59,13 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
   clicks: ['first_click', 'to', 'subject', 'total_clicks', 'unique_clicks'],
 };
 
-/** Spec part two §2: Overview and Sent tables have a More Info modal per transaction. */
+/** docs/console-reports.md §2: Overview and Sent tables have a More Info modal per transaction. */
 export function hasMoreInfo(type: ReportType): boolean {
   return type === 'overview' || type === 'sent';
 }
 
 /**
- * The delivery status a Sent row shows (spec part two §3: 'delivered'; anything else is shown as
+ * The delivery status a Sent row shows (docs/console-reports.md §3: 'delivered'; anything else is shown as
  * failed), with the tone of its dot; a bounce reads Bounced in amber like the transaction table,
  * and a message still waiting reads Queued.
  */

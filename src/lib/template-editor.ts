@@ -1,4 +1,4 @@
-// The template editor's rules that need no browser (spec part two §2 editor, §4 "Reply-to" and
+// The template editor's rules that need no browser (docs/console-reports.md §2 editor, §4 "Reply-to" and
 // "Template status"), and the sandboxed preview document (issue 14: a template can never run
 // script in the console). Pure, shared by the islands and their tests.
 
@@ -20,7 +20,7 @@ export interface TemplateFields {
 // the server's own wire shape (a type only: nothing of the server reaches the browser)
 export type { TemplateWire };
 
-/** Spec part two §9. */
+/** docs/console-reports.md §9. */
 export const DEFAULT_TEMPLATE_NAME = 'Untitled Template';
 
 export const BLANK: TemplateFields = { name: DEFAULT_TEMPLATE_NAME, status: 'draft', from_name: '', from_email: '', reply_email: '', subject: '', description: '', content_html: '', content_text: '' };
@@ -47,17 +47,17 @@ export function fieldsFor(mode: 'create' | 'edit', t: TemplateWire | null): Temp
   return { ...fields, status: 'draft', name: t.type === 'user' ? `${t.name} (Copy)` : t.name };
 }
 
-/** Spec §4: the 'Use different reply to Email' box starts ticked when the two addresses differ. */
+/** docs/console-reports.md §4: the 'Use different reply to Email' box starts ticked when the two addresses differ. */
 export function initialDifferentReplyTo(fields: Pick<TemplateFields, 'from_email' | 'reply_email'>): boolean {
   return fields.reply_email !== '' && fields.reply_email !== fields.from_email;
 }
 
-/** Spec §4: editing the from address updates reply-to too, unless the box is ticked. */
+/** docs/console-reports.md §4: editing the from address updates reply-to too, unless the box is ticked. */
 export function withFromEmail(fields: TemplateFields, fromEmail: string, differentReplyTo: boolean): TemplateFields {
   return { ...fields, from_email: fromEmail, reply_email: differentReplyTo ? fields.reply_email : fromEmail };
 }
 
-/** Spec §4: unticking copies the from address into reply-to; ticking leaves both as they are. */
+/** docs/console-reports.md §4: unticking copies the from address into reply-to; ticking leaves both as they are. */
 export function withDifferentReplyTo(fields: TemplateFields, ticked: boolean): TemplateFields {
   return ticked ? fields : { ...fields, reply_email: fields.from_email };
 }

@@ -1,4 +1,4 @@
-// How the Transaction Info modal reads (spec core §2): addresses, the Custom Headers rule, and
+// How the Transaction Info modal reads (docs/console.md §2): addresses, the Custom Headers rule, and
 // each event of the timeline (the addition): a title, a colour, the details worth a line
 // each. Pure; apart from the table's rules, so pages load it only with the modal.
 import type { TransactionEventWire } from '../server/reports/transaction-events.service.ts';
@@ -11,7 +11,7 @@ export function addressText(email: string, name: string): string {
 }
 
 /**
- * The Custom Headers of the modal (spec core §2): the additional headers when they parse to a
+ * The Custom Headers of the modal (docs/console.md §2): the additional headers when they parse to a
  * non-empty object, as name/value pairs; null otherwise (then the section is not shown).
  */
 export function customHeaders(json: string): [string, string][] | null {

@@ -1,4 +1,4 @@
-// How a transaction row reads in the console's transaction table (spec core §2, §4, §9): its status
+// How a transaction row reads in the console's transaction table (docs/console.md §2, §4, §9): its status
 // with the colour of its dot, its date, its clicks. Pure, so the display rules have table-driven tests.
 import type { TransactionWire } from '../server/reports/transactions.service.ts';
 
@@ -6,12 +6,12 @@ export type StatusTone = 'delivered' | 'bounced' | 'failed';
 
 export interface StatusView {
   label: string;
-  /** Spec core §9: delivered green, bounced amber, others red. */
+  /** docs/console.md §9: delivered green, bounced amber, others red. */
   tone: StatusTone;
 }
 
 /**
- * The delivery status column. Spec core §4: trans_status failed or no_quota is displayed as
+ * The delivery status column. docs/console.md §4: trans_status failed or no_quota is displayed as
  * failed — unless the failure is a bounce (the remote server refused the recipient: failed,
  * bounced), which shows as bounced in amber. A message taken and bounced later by a DSN is
  * bounced too; one still waiting for delivery is Queued, red as every other status (§9).
@@ -23,12 +23,12 @@ export function statusOf(tx: Pick<TransactionWire, 'trans_status' | 'trans_deliv
   return { label: 'Queued', tone: 'failed' };
 }
 
-/** The date column (spec core §2): the sent date, or the queued date when the sent date is 0. */
+/** The date column (docs/console.md §2): the sent date, or the queued date when the sent date is 0. */
 export function shownDate(tx: Pick<TransactionWire, 'trans_date_sent' | 'trans_date_queued'>): number {
   return tx.trans_date_sent !== 0 ? tx.trans_date_sent : tx.trans_date_queued;
 }
 
-/** Spec core §2: clicks as 'N link(s)'. */
+/** docs/console.md §2: clicks as 'N link(s)'. */
 export function clicksText(count: number): string {
   return `${count} link(s)`;
 }

@@ -8,7 +8,7 @@ export type SubscriptionPage =
   | { kind: 'redirect'; url: string }
   | { kind: 'view'; view: SubscriptionView; status: number; message: string; notice: string | null };
 
-/** The Error state's text when the link names no transaction (spec part two §8: the server message or 'Error'). */
+/** The Error state's text when the link names no transaction (docs/console-reports.md §8: the server message or 'Error'). */
 export const INVALID_LINK = 'This unsubscribe link is not valid.';
 
 /** A returned redirect is followed only to a web page (never javascript: or data:). */
@@ -24,7 +24,7 @@ export function safeRedirect(url: string | null | undefined, base: string): stri
 
 export async function subscriptionPage(bridge: PageBridge, request: Request, transactionId: string): Promise<SubscriptionPage> {
   if (request.method !== 'POST') {
-    // GET and HEAD change nothing (DESIGN.md: link scanners must not unsubscribe anyone)
+    // GET and HEAD change nothing (docs/architecture.md §8: link scanners must not unsubscribe anyone)
     return (await bridge.isKnownTransaction(transactionId))
       ? { kind: 'view', view: 'subscribed', status: 200, message: '', notice: null }
       : { kind: 'view', view: 'error', status: 404, message: INVALID_LINK, notice: null };

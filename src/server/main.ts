@@ -165,7 +165,7 @@ async function main(): Promise<void> {
       clientDir: path.join(here, 'client'),
     });
     server.keepAliveTimeout = 65_000;
-    // attachment uploads take as long as they take (spec part two §7: no timeout); headersTimeout
+    // attachment uploads take as long as they take (docs/console-reports.md §7: no timeout); headersTimeout
     // bounds slow headers, and connections that never send any (issue 23)
     server.requestTimeout = 0;
     server.headersTimeout = config.httpHeadersTimeoutSeconds * 1000;

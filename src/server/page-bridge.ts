@@ -53,7 +53,7 @@ export interface PageBridge {
   resolveSession(token: string | undefined): Promise<PageSession | null>;
   /** Options for re-sending the session cookie when the session was extended. */
   sessionCookieOptions(headers: Headers): CookieOptions;
-  /** Home (spec core §4): true when the customer has a sending-verified domain and a transaction. */
+  /** Home (docs/console.md §4): true when the customer has a sending-verified domain and a transaction. */
   hasVerifiedDomainAndTraffic(customerId: number): Promise<boolean>;
   /** One of the customer's domains, or null (unknown, or another customer's). */
   customerDomain(customerId: number, domainId: number): Promise<DomainWire | null>;
@@ -65,7 +65,7 @@ export interface PageBridge {
   isKnownTransaction(transactionId: string): Promise<boolean>;
   /** Unsubscribe pages' form POST (JavaScript off). */
   changeSubscription(transactionId: string, action: 'unsubscribe' | 'resubscribe'): ReturnType<typeof changeSubscription>;
-  /** A group report page's group (spec part two §2), or null: malformed, unknown or another customer's (the page is then 404). */
+  /** A group report page's group (docs/console-reports.md §2), or null: malformed, unknown or another customer's (the page is then 404). */
   reportGroup(customerId: number, groupUuid: string): Promise<{ group_uuid: string; group_name: string } | null>;
   /** Online Attachments' first page and the branding (issue 19: the list renders on the server). */
   attachmentsFirstPage(customerId: number): Promise<{ list: { data: GroupWire[]; pagination: { page: number; limit: number; total: number; pages: number } }; branding: BrandingWire }>;

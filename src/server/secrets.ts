@@ -1,4 +1,4 @@
-// Secrets at rest (DESIGN.md): API keys, SMTP passwords and DKIM private keys are encrypted with
+// Secrets at rest (docs/architecture.md §8): API keys, SMTP passwords and DKIM private keys are encrypted with
 // AES-256-GCM under a key derived from TRANSACT_SECRET, because the console must show credentials
 // again; lookups go through an HMAC digest, so finding a key never needs decrypting every row.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The Transactional Dashboard in Chromium (spec core §2 Dashboard, §4, §8, §9) against the built
+// The Transactional Dashboard in Chromium (docs/console.md §2 Dashboard, §4, §8, §9) against the built
 // service with real traffic (tests/helpers/report-traffic.ts): the default date range, the Monthly
 // Quota tooltip, the overview chart and the delivery breakdown drawn from the daily series, the
 // Latest Sent Transactions table (columns, status colours, paging, sortable headers, the debounced
@@ -128,7 +128,7 @@ describe('Transactional Dashboard', () => {
     await expect(row('new03').locator('[data-testid=transaction-subject]').textContent()).resolves.toBe('Welcome for you');
     await expect(row('new03').locator('[data-testid=opened-icon]').getAttribute('aria-label')).resolves.toBe('Not Opened');
     await expect(row('new03').locator('[data-testid=transaction-clicks]').textContent()).resolves.toBe('0 link(s)');
-    // the suppressed recipient was never sent: its queued date stands in (spec core §2)
+    // the suppressed recipient was never sent: its queued date stands in (docs/console.md §2)
     const date = await row(SUPPRESSED).locator('[data-testid=transaction-date]').textContent();
     expect(date).toBe(new Date().toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric' }));
   });
@@ -283,7 +283,7 @@ describe('Transactional Dashboard', () => {
   });
 });
 
-describe('home (spec core §4)', () => {
+describe('home (docs/console.md §4)', () => {
   it('shows a user who may not send the dashboard of a customer with nothing sent, with a retry control', async () => {
     const empty = await openPage(browser, traffic.server.baseUrl);
     try {

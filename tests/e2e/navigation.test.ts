@@ -1,4 +1,4 @@
-// The console shell per user (spec core §2 Shell, §6 Roles and permissions): the enterprise's
+// The console shell per user (docs/console.md §2 Shell, §6 Roles and permissions): the enterprise's
 // branding in the header, the top-navigation entries each permission unlocks, the side menu for
 // users who may or may not send, and logout to the enterprise's parent platform. Accounts are
 // seeded with the admin CLI before the service starts.

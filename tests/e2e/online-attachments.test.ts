@@ -1,4 +1,4 @@
-// Online attachments in Chromium (issue 15, spec part two §2, §4, §5, §8): the empty list, the
+// Online attachments in Chromium (issue 15, docs/console-reports.md §2, §4, §5, §8): the empty list, the
 // Branding modal (a disguised SVG refused in the browser, then a real PNG logo and colours), a new
 // link with two files uploaded through a throttled connection (the progress bar seen moving), expiry
 // and access limit, Save & Exit back to the list and its preview pane, the public page in that

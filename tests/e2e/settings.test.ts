@@ -1,4 +1,4 @@
-// The Settings page in Chromium (spec core §2 Settings, §4): sending option toggles that are
+// The Settings page in Chromium (docs/console.md §2 Settings, §4): sending option toggles that are
 // disabled while saving and flip only after a successful save, the webhook summary ('Not setup'),
 // and the API and SMTP credentials, masked, revealable and copyable.
 import type { Browser, Page, Route } from 'playwright-core';

@@ -1,4 +1,4 @@
-// The console's sign-in, route guard (spec part two §2), side-menu collapse and logout (spec core §2
+// The console's sign-in, route guard (docs/console-reports.md §2), side-menu collapse and logout (docs/console.md §2
 // Shell) for the first administrator, whose enterprise ("Transact", made on first start) has no
 // parent platform address.
 import type { Browser } from 'playwright-core';
@@ -42,7 +42,7 @@ describe('signing in at /login', () => {
     await page.fill('#password', ADMIN.password);
     await Promise.all([page.waitForURL(`${server.baseUrl}/`), page.click('button[type=submit]')]);
     expect((await context.cookies()).find((c) => c.name === SESSION_COOKIE)).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
-    // a new account has no verified domain yet, so home is the getting-started page (spec core §4)
+    // a new account has no verified domain yet, so home is the getting-started page (docs/console.md §4)
     await expect(page.textContent('[data-testid=page-title]')).resolves.toBe("Let's get started");
     await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');
     await expect(page.textContent('[data-testid=customer-name]')).resolves.toBe('My Company');

@@ -1,5 +1,5 @@
-// The Suppression List page in Chromium (spec part two §2 "Suppression List", §4, §5, §8; spec
-// core §6 and §9): the table newest first with paging, the origin filter buttons, the debounced
+// The Suppression List page in Chromium (docs/console-reports.md §2 "Suppression List", §4, §5, §8; docs/console.md
+// §6 and §9): the table newest first with paging, the origin filter buttons, the debounced
 // search, the delete icon that acts on exactly one checked row, the 'Add Recipients' modal with
 // its success and failure messages, 'No data.', and the redirect of users who may not send.
 import type { Browser, Page } from 'playwright-core';

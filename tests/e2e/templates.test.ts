@@ -1,4 +1,4 @@
-// Templates in Chromium against the built service (spec part two §2 "Templates", Select Template,
+// Templates in Chromium against the built service (docs/console-reports.md §2 "Templates", Select Template,
 // the editor; §4, §8; issue 14): the empty list → Select Template with both tabs → a gallery
 // template in the editor → Save (the address becomes the edit form's) → Publish (back to the list
 // after 1 s) → send it by id with the API key → the rendered message arrives at the SMTP sink.

@@ -1,4 +1,4 @@
-// The Transactions page (/groups) in Chromium (spec core §2 "Transactions", §4, §8, §9) against the
+// The Transactions page (/groups) in Chromium (docs/console.md §2 "Transactions", §4, §8, §9) against the
 // built service with real traffic (tests/helpers/report-traffic.ts): the Groups tab (columns, dates
 // 'DD MMMM YYYY', totals, report links, debounced search, sortable headers), the Recipients tab
 // (opened by its tab and by the #recipients fragment; date range, search, the status filters

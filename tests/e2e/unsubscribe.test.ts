@@ -1,4 +1,4 @@
-// The recipients' unsubscribe pages in Chromium against the built service (issue 5; spec part two
+// The recipients' unsubscribe pages in Chromium against the built service (issue 5; docs/console-reports.md
 // §2 "Unsubscribe pages", §8): both pages with JavaScript on and off, the spec's texts, Resubscribe,
 // the Error state, a returned redirect followed; the RFC 8058 one-click POST reaching the service
 // past Astro's origin check; GET and HEAD changing nothing; the pages' JavaScript under 2 KB.
@@ -152,7 +152,7 @@ describe('/unsubscribe/{transactionId} with JavaScript', () => {
     const shownAt = Date.now();
     expect(await text(tab.page, 'subscription-error')).toBe('Error');
     expect(await visible(tab.page, 'subscription-error')).toBe(true);
-    // spec part two §9: alerts vanish after 2 s; the Error heading stays
+    // docs/console-reports.md §9: alerts vanish after 2 s; the Error heading stays
     await tab.page.waitForSelector('[data-testid=subscription-error]', { state: 'hidden', timeout: 5000 });
     expect(Date.now() - shownAt).toBeGreaterThan(1500);
     expect(await visible(tab.page, 'error-heading')).toBe(true);

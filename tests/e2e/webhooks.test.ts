@@ -1,4 +1,4 @@
-// Webhooks in Chromium (issue 12; spec core §2, §4, §5, §8, §9; part two §2): the Settings card's
+// Webhooks in Chromium (issue 12; docs/console.md §2, §4, §5, §8, §9; docs/console-reports.md §2): the Settings card's
 // pencil and the Webhook modal (defaults, Basic/None switching, the 2 s alerts, save and reload,
 // the signing secret and a test event), and the Webhook Logs page with More info and Replay against
 // a real local HTTP receiver. The server runs with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8 so it may

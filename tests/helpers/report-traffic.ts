@@ -10,9 +10,9 @@ import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 export const PASSWORD = 'report-password-123';
 /** May send; the customer with traffic. */
 export const SENDER = 'sender@reports.test';
-/** May not send (spec core §6), same customer. */
+/** May not send (docs/console.md §6), same customer. */
 export const VIEWER = 'viewer@reports.test';
-/** May not send; a customer with nothing sent: the dashboard all the same (spec core §4). */
+/** May not send; a customer with nothing sent: the dashboard all the same (docs/console.md §4). */
 export const EMPTY_VIEWER = 'viewer@empty.test';
 /** May send; a customer with nothing sent and no domain: getting started. */
 export const EMPTY_SENDER = 'sender@empty.test';
@@ -80,7 +80,7 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
   await server.start();
   const base = server.baseUrl;
 
-  // opens and clicks are tracked for this customer (Settings' toggles, spec core §2)
+  // opens and clicks are tracked for this customer (Settings' toggles, docs/console.md §2)
   const cookie = await apiSignIn(base, SENDER);
   for (const option of ['track_opens', 'track_links']) {
     const res = await post(base, '/v1/ui-settings', { [option]: true }, { 'Request-Type': 'ui', Origin: base, Cookie: cookie });

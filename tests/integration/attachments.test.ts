@@ -1,4 +1,4 @@
-// Online attachments (issue 15, spec part two §3, §5, §7) over real HTTP on both storage backends
+// Online attachments (issue 15, docs/console-reports.md §3, §5, §7) over real HTTP on both storage backends
 // (local directory and s3rver): the console calls, every bad input of the issue (each changes
 // nothing), tenant isolation, blobs removed with their link and by the sweep, and the public page:
 // downloads by POST with RFC 6266 names, nosniff and ranges, expiry, the access limit (racing for

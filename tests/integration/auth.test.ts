@@ -1,5 +1,5 @@
 // Password sign-in, the session answer, sessions (hashed, sliding expiry) and sign-out, against a
-// real migrated database (spec core §3 and §7).
+// real migrated database (docs/console.md §3 and §7).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPassword } from '../../src/server/accounts/accounts.service.ts';
@@ -179,7 +179,7 @@ describe('GET /v1/verify_auth', () => {
     }
   });
 
-  it('answers the signed-in shape of spec core §3 with yes/no flags', async () => {
+  it('answers the signed-in shape of docs/console.md §3 with yes/no flags', async () => {
     const account = await app.createAccount({
       name: 'Ann Example',
       customerName: 'Ann Co',

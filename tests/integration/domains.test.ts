@@ -198,7 +198,7 @@ describe('POST /v1/dashboard/overview', () => {
   });
 });
 
-describe('users who may not send transactions (spec core §6)', () => {
+describe('users who may not send transactions (docs/console.md §6)', () => {
   it('get 403 from the domain, getting-started and settings calls, which would show the account\'s secrets', async () => {
     const { account: owner, cookie: ownerCookie } = await signedIn();
     const created = await (await create(ownerCookie, { domain_url: 'viewer.example', domain_verification_email: 'a@viewer.example' })).json();

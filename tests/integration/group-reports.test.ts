@@ -1,4 +1,4 @@
-// A transaction group's report calls (issue 13; spec part two §7): POST v1/transaction-groups/reports,
+// A transaction group's report calls (issue 13; docs/console-reports.md §7): POST v1/transaction-groups/reports,
 // POST and GET /v1/transaction-groups/overview, POST and GET v1/links — against traffic made through
 // the real paths: mail accepted by POST /v1/mail, delivered by the worker into a local SMTP sink
 // (one recipient refused with 550), a DSN for another sent to the bounce receiver, the refused
@@ -149,7 +149,7 @@ const byUuid = () => new Map(Object.entries(uuid).map(([local, id]) => [id, loca
 const locals = (data: Record<string, unknown>[]) => data.map((r) => byUuid().get(r.trans_uuid as string));
 const today = () => new Date().toISOString().slice(0, 10);
 const startOfToday = () => Date.parse(`${today()}T00:00:00Z`) / 1000;
-/** What the console sends (spec part two §7): start of the first day to the end of today, unix seconds. */
+/** What the console sends (docs/console-reports.md §7): start of the first day to the end of today, unix seconds. */
 const consoleRange = () => ({ start_date: startOfToday() - 29 * 86_400, end_date: startOfToday() + 86_399 });
 
 describe('POST /v1/transaction-groups/reports', () => {

@@ -1,4 +1,4 @@
-// The calls of the Dashboard and Transactions pages (spec core §2, §7): GET /v1/dashboard,
+// The calls of the Dashboard and Transactions pages (docs/console.md §2, §7): GET /v1/dashboard,
 // GET /v1/dashboard/get-quota, POST /v1/dashboard/overview, POST /v1/transaction/search and
 // POST /v1/transaction-groups/search. Mail is accepted through the real POST /v1/mail on chosen
 // days (only Date is faked, so rows and rollups carry those days); delivery outcomes are then
@@ -230,7 +230,7 @@ describe('POST /v1/transaction/search', () => {
 
   it('sorts by every key both ways, never-opened rows last', async () => {
     expect(await names({ ...MARCH_10_ON, order_by: 'trans_id', order: 'asc' })).toEqual([...LATEST_FIRST].reverse());
-    // spec part two §9 writes the fields swapped: "order trans_id, order_by desc"
+    // docs/console-reports.md §9 writes the fields swapped: "order trans_id, order_by desc"
     expect(await names({ ...MARCH_10_ON, order: 'trans_id', order_by: 'ASC' })).toEqual([...LATEST_FIRST].reverse());
     expect(await names({ ...MARCH_10_ON, order_by: 'dateSent', order: 'desc' })).toEqual(['ivan', 'heidi', 'grace', 'frank', 'erin', 'alice', 'carol', 'dave', 'bob']);
     expect(await names({ ...MARCH_10_ON, order_by: 'dateSent', order: 'asc' })).toEqual(['bob', 'dave', 'carol', 'alice', 'erin', 'frank', 'grace', 'heidi', 'ivan']);

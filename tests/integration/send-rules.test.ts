@@ -1,4 +1,4 @@
-// The acceptance rules of DESIGN.md "Transaction status": over the monthly quota → (no_quota,
+// The acceptance rules of docs/architecture.md §5 "Transaction status": over the monthly quota → (no_quota,
 // failed), suppressed recipient → (failed, failed) unless the customer disabled suppression.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';

@@ -1,4 +1,4 @@
-// The Settings page's calls (spec core §2 Settings, §7): GET/POST /v1/ui-settings (one sending
+// The Settings page's calls (docs/console.md §2 Settings, §7): GET/POST /v1/ui-settings (one sending
 // option per call, only for users who may send, CSRF-guarded) and GET /v1/webhooks; and the proof
 // that Disable Suppressions takes effect on the very next message sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The Suppression List's calls (spec part two §2, §7 "Suppression"; spec core §6): adding
+// The Suppression List's calls (docs/console-reports.md §2, §7 "Suppression"; docs/console.md §6): adding
 // addresses by hand, searching by part of the address and by origin with paging, deleting one
 // address; tenant isolation, the send permission, CSRF; and the proof that the list is what
 // POST /v1/mail honours.

@@ -1,4 +1,4 @@
-// Templates (spec part two §2, §3, §4, §7 "Templates"; issue 14): the library's calls in both
+// Templates (docs/console-reports.md §2, §3, §4, §7 "Templates"; issue 14): the library's calls in both
 // search shapes, publish and its checks, rendering with escaping, sending by template through our
 // API and Resend's (the official SDK), the lookup cache on publish, tenant isolation and every bad
 // input the issue names. Real database, real HTTP app, real SMTP sink.
@@ -114,7 +114,7 @@ describe('POST v1/templates, GET, PUT, DELETE', () => {
     expect((await get(me.cookie, t.id)).status).toBe(404);
   });
 
-  it("names a template 'Untitled Template' when the name is empty (spec part two §9)", async () => {
+  it("names a template 'Untitled Template' when the name is empty (docs/console-reports.md §9)", async () => {
     expect((await made(me.cookie, { name: '  ', content_html: '' })).name).toBe('Untitled Template');
   });
 

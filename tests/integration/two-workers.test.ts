@@ -1,4 +1,4 @@
-// The scale-out promise of DESIGN.md ("a test proves two workers on one database never deliver a
+// The scale-out promise of docs/architecture.md §2 ("a test proves two workers on one database never deliver a
 // message twice"): mail accepted through the API in-process, then drained by two separate
 // `--roles worker` processes of the built service, each relaying to its own sink.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';

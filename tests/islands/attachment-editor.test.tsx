@@ -1,4 +1,4 @@
-// The online attachment editor (spec part two §4 Toggles, Save flows, Load failure; §8 messages; §9
+// The online attachment editor (docs/console-reports.md §4 Toggles, Save flows, Load failure; §8 messages; §9
 // delays): the expiry toggle sets the expiry to now or clears it to null; the access limit toggle off
 // sets 0 and hides the number; Save on a new page creates the link and goes to its edit page; Save &
 // Exit says 'Save successful' and goes to the list 2 s later; a refused save says 'Unable to save:

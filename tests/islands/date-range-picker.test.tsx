@@ -1,4 +1,4 @@
-// The date range of the Dashboard and the Recipients tab (spec core §2, §9): by default the last 29
+// The date range of the Dashboard and the Recipients tab (docs/console.md §2, §9): by default the last 29
 // days through today, in UTC days as the API counts them, written 'MMMM D, YYYY - MMMM D, YYYY';
 // while hydrating it shows the server's range (React #418), then the browser's; the calendar opens
 // with the range selected. The tests run in America/New_York (vitest.config.ts).

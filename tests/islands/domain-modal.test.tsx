@@ -1,4 +1,4 @@
-// The domain modal of the getting-started page (spec core §2, §4, §5): 'Please enter a valid domain
+// The domain modal of the getting-started page (docs/console.md §2, §4, §5): 'Please enter a valid domain
 // name' for an invalid domain, the verification address's field once a domain is typed, Send
 // disabled while the domain is invalid, the local part empty or the request in flight; on success
 // the message, then the modal closes after 3 s; an error clears after 5 s (fake timers, no sleeps).

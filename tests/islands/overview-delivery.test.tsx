@@ -1,4 +1,4 @@
-// The Overview donut widget (spec part two §2, §4, §9): 'No Data' while no answer has come or the
+// The Overview donut widget (docs/console-reports.md §2, §4, §9): 'No Data' while no answer has come or the
 // total is 0, a Retry button once 45 s passed without an answer (the widget's clock is injected and
 // moved by the test, not waited for), and the donut with abbreviated counts once the stats arrive.
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';

@@ -1,4 +1,4 @@
-// The Sending Options toggles of Settings (spec core §2, §4): each is disabled while its save is in
+// The Sending Options toggles of Settings (docs/console.md §2, §4): each is disabled while its save is in
 // flight and flips only once the server accepted the change; a refused save leaves it as it was.
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { renderToString } from 'react-dom/server';

@@ -1,4 +1,4 @@
-// The Suppression List table (spec part two §2, §4): delete acts on exactly one checked row; while a
+// The Suppression List table (docs/console-reports.md §2, §4): delete acts on exactly one checked row; while a
 // row is checked the other rows' checkboxes are disabled, and the delete control is disabled when
 // none is checked. Dates read 'D MMM YYYY - HH:mm' in UTC whatever the browser's zone.
 import { act, cleanup, render, screen } from '@testing-library/react';

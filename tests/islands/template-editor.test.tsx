@@ -1,4 +1,4 @@
-// The template editor island (spec part two §4 "Reply-to" and "Editor request status", §8): editing
+// The template editor island (docs/console-reports.md §4 "Reply-to" and "Editor request status", §8): editing
 // the from address carries reply-to along unless 'Use different reply to Email' is ticked;
 // unticking copies from into reply-to; the box starts ticked when they differ. Save goes idle →
 // pending → resolved ('Save complete') or rejected (the server's message, else 'Error in saving
@@ -64,7 +64,7 @@ const click = (el: HTMLElement) => act(async () => void fireEvent.click(el));
 beforeEach(() => vi.unstubAllGlobals());
 afterEach(() => cleanup());
 
-describe('Template editor: reply-to (spec §4)', () => {
+describe('Template editor: reply-to (docs/console-reports.md §4)', () => {
   it('starts unticked when reply-to equals from, and editing from carries reply-to along', async () => {
     network(wire());
     await openEditor();
@@ -97,7 +97,7 @@ describe('Template editor: reply-to (spec §4)', () => {
   });
 });
 
-describe('Template editor: request states (spec §4 "Editor request status", §8)', () => {
+describe('Template editor: request states (docs/console-reports.md §4 "Editor request status", §8)', () => {
   it('idle → pending (Save disabled) → resolved with Save complete; the status is kept', async () => {
     const answer = later();
     const calls = network(wire(), () => answer.promise);

@@ -1,4 +1,4 @@
-// The Webhook modal of Settings (spec core §2 Webhooks card, §4 Webhook modal, §5, §8, §9): a new
+// The Webhook modal of Settings (docs/console.md §2 Webhooks card, §4 Webhook modal, §5, §8, §9): a new
 // webhook starts as post, Active (enabled), standard and every event; Active toggles the status;
 // Basic starts with an empty username and password, None removes them (sent as auth_type null, no
 // credentials); event checkboxes add and remove events; Save with an empty URL says 'Webhook URL is

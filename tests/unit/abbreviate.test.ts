@@ -1,4 +1,4 @@
-// The Overview widget's abbreviated counts (spec part two §2: suffixes k, M, G, T, P, E).
+// The Overview widget's abbreviated counts (docs/console-reports.md §2: suffixes k, M, G, T, P, E).
 import { describe, expect, it } from 'vitest';
 import { abbreviateCount } from '../../src/lib/abbreviate.ts';
 

@@ -1,5 +1,5 @@
 // The configuration is read once from the environment; a wrong value must stop the start with one
-// line naming the variable (STYLE §8).
+// line naming the variable.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

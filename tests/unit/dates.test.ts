@@ -1,4 +1,4 @@
-// The date rules of the Dashboard and Transactions pages (spec core §2, §9): the default range of
+// The date rules of the Dashboard and Transactions pages (docs/console.md §2, §9): the default range of
 // 29 days back to today in UTC days (as the API counts them), the 'MMMM D, YYYY' display, the
 // groups' 'DD MMMM YYYY', and days picked in a calendar as 'YYYY-MM-DD'.
 import { describe, expect, it } from 'vitest';
@@ -67,13 +67,13 @@ describe('display formats', () => {
     expect(formatTime(local(2025, 3, 1, 23, 59))).toBe('23:59');
   });
 
-  it('a group date reads "DD MMMM YYYY", and "-" for none (spec core §2)', () => {
+  it('a group date reads "DD MMMM YYYY", and "-" for none (docs/console.md §2)', () => {
     expect(formatGroupDate(local(2025, 3, 1, 12))).toBe('01 March 2025');
     expect(formatGroupDate(local(2025, 11, 30))).toBe('30 November 2025');
     expect(formatGroupDate(0)).toBe('-');
   });
 
-  it('console, report and long formats (spec core §9, part two §9)', () => {
+  it('console, report and long formats (docs/console.md §9, docs/console-reports.md §9)', () => {
     const at = local(2026, 11, 23, 13, 30, 5);
     expect(formatDateTime(at)).toBe('November 23, 2026 13:30');
     expect(formatReportDate(at)).toBe('23 Nov 2026 - 13:30');

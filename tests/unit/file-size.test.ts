@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatFileSize } from '../../src/lib/file-size.ts';
 import { sanitizeFileName } from '../../src/lib/file-names.ts';
 
-describe('formatFileSize (spec part two §9: Bytes/KB/MB/GB/TB, base 1024)', () => {
+describe('formatFileSize (docs/console-reports.md §9: Bytes/KB/MB/GB/TB, base 1024)', () => {
   it('shows each unit', () => {
     expect(formatFileSize(0)).toBe('0 Bytes');
     expect(formatFileSize(1)).toBe('1 Bytes');
@@ -29,7 +29,7 @@ describe('sanitizeFileName (issue 15)', () => {
   });
 });
 
-describe('logoProblem (spec part two §5, checked in the browser and on the server)', async () => {
+describe('logoProblem (docs/console-reports.md §5, checked in the browser and on the server)', async () => {
   const { logoProblem } = await import('../../src/lib/logo-check.ts');
   const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0]);
   it('goes by name, size and bytes', () => {

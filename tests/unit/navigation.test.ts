@@ -1,4 +1,4 @@
-// Which navigation entries a user sees, per the permission rules of spec core §6 (and the side
+// Which navigation entries a user sees, per the permission rules of docs/console.md §6 (and the side
 // menu of §2 Shell).
 import { describe, expect, it } from 'vitest';
 import { canSendTransactions, sideMenu, topNavigation } from '../../src/lib/navigation.ts';
@@ -114,7 +114,7 @@ describe('sideMenu', () => {
     for (const id of ALWAYS) expect(ids, id).toContain(id);
   });
 
-  it('keeps the order of spec §2: Dashboard, Groups, Suppression List, Templates, Online Attachments, Webhook Logs, Settings', () => {
+  it('keeps the order of docs/console.md §2: Dashboard, Groups, Suppression List, Templates, Online Attachments, Webhook Logs, Settings', () => {
     expect(sideIds('yes')).toEqual(['dashboard', 'groups', 'suppression-list', 'templates', 'online-attachments', 'webhook-logs', 'settings']);
   });
 });
@@ -125,7 +125,7 @@ describe('canSendTransactions', () => {
     [{ user_can_send_transactions: 'no' }, false],
     [{}, true],
     [null, true],
-  ])('%j → %s (allowed unless explicitly no, spec §6)', (u, expected) => {
+  ])('%j → %s (allowed unless explicitly no, docs/console.md §6)', (u, expected) => {
     expect(canSendTransactions(u as UserWire | null)).toBe(expected);
   });
 });

@@ -1,4 +1,4 @@
-// The `url` parameter of /login decides where a signed-in user lands (spec part two, route guard:
+// The `url` parameter of /login decides where a signed-in user lands (docs/console-reports.md §2, route guard:
 // "redirect to /{url}"); it must never be able to send the browser to another site.
 import { describe, expect, it } from 'vitest';
 import { nextParam, safeNextPath } from '../../src/lib/next-path.ts';

@@ -99,7 +99,7 @@ describe('resolveSort', () => {
     [undefined, undefined, { key: 'trans_id', direction: 'desc' }],
     ['asc', undefined, { key: 'trans_id', direction: 'asc' }],
     ['DESC', 'dateSent', { key: 'dateSent', direction: 'desc' }],
-    // spec part two §9: "order trans_id, order_by desc"
+    // docs/console-reports.md §9: "order trans_id, order_by desc"
     ['trans_id', 'desc', { key: 'trans_id', direction: 'desc' }],
     ['dateSent', undefined, { key: 'dateSent', direction: 'desc' }],
   ])('order %s, order_by %s', (direction, key, expected) => expect(sort(direction, key)).toEqual(expected));

@@ -1,4 +1,4 @@
-// The template editor's rules without a browser (spec part two §4 "Reply-to", "Template status"):
+// The template editor's rules without a browser (docs/console-reports.md §4 "Reply-to", "Template status"):
 // reply-to follows the from address unless the box is ticked; re-create makes a '{name} (Copy)' draft.
 import { describe, expect, it } from 'vitest';
 import { BLANK, type TemplateWire, fieldsFor, initialDifferentReplyTo, previewDocument, withDifferentReplyTo, withFromEmail } from '../../src/lib/template-editor.ts';

@@ -1,4 +1,4 @@
-// How a transaction reads in the console (spec core §2, §4, §9): the status column and the colour
+// How a transaction reads in the console (docs/console.md §2, §4, §9): the status column and the colour
 // of its dot, the date column, clicks, and the Transaction Info modal's Custom Headers rule and
 // timeline entries.
 import { describe, expect, it } from 'vitest';
@@ -12,13 +12,13 @@ type Status = Pick<TransactionWire, 'trans_status' | 'trans_delivered_status'>;
 describe('statusOf', () => {
   it.each<[Status['trans_status'], Status['trans_delivered_status'], string, string]>([
     ['sent', 'delivered', 'Delivered', 'delivered'],
-    // spec core §4: failed and no_quota display as failed
+    // docs/console.md §4: failed and no_quota display as failed
     ['failed', 'failed', 'Failed', 'failed'],
     ['no_quota', 'failed', 'Failed', 'failed'],
     // refused by the remote server (the worker's hard bounce) and bounced later by a DSN: amber
     ['failed', 'bounced', 'Bounced', 'bounced'],
     ['sent', 'bounced', 'Bounced', 'bounced'],
-    // spec core §9: every other status is red
+    // docs/console.md §9: every other status is red
     ['queued', 'pending', 'Queued', 'failed'],
   ])('%s / %s reads %s with a %s dot', (status, delivered, label, tone) => {
     expect(statusOf({ trans_status: status, trans_delivered_status: delivered })).toEqual({ label, tone });
@@ -26,7 +26,7 @@ describe('statusOf', () => {
 });
 
 describe('the table\'s date and clicks', () => {
-  it('shows the sent date, or the queued date when the sent date is 0 (spec core §2)', () => {
+  it('shows the sent date, or the queued date when the sent date is 0 (docs/console.md §2)', () => {
     expect(shownDate({ trans_date_sent: 1_700_000_100, trans_date_queued: 1_700_000_000 })).toBe(1_700_000_100);
     expect(shownDate({ trans_date_sent: 0, trans_date_queued: 1_700_000_000 })).toBe(1_700_000_000);
   });

@@ -1,5 +1,5 @@
-// Alerts shown by the <Alerts> island in the layout; each vanishes after its own delay (spec part
-// two §9: 2 s by default, 5 s on report pages, 6 s for exports).
+// Alerts shown by the <Alerts> island in the layout; each vanishes after its own delay (docs/console-reports.md
+// §9: 2 s by default, 5 s on report pages, 6 s for exports).
 import { atom } from 'nanostores';
 import { ALERT_MS } from '../../lib/timings.ts';
 

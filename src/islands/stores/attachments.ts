@@ -1,4 +1,4 @@
-// Online attachments' console state (spec part two §2 Online Attachments list, create/edit and
+// Online attachments' console state (docs/console-reports.md §2 Online Attachments list, create/edit and
 // review pages; §4 Save flows, Upload, Toggles, Load failure; §8 messages; §9 timings): the list
 // with its search, page and selected row; the link being edited with its files, uploads and
 // pending request; and the actions behind every button. Uploads go through XMLHttpRequest for
@@ -42,7 +42,7 @@ export interface Branding {
   logo: { url: string; fileName: string } | null;
 }
 
-/** Spec part two §9: attachment list page size 8; redirect delays. */
+/** docs/console-reports.md §9: attachment list page size 8; redirect delays. */
 export const LIST_PAGE_SIZE = 8;
 export const SAVE_EXIT_MS = 2_000;
 export const REVIEW_SAVE_MS = 3_000;
@@ -95,10 +95,10 @@ export async function loadList(page = list.get().page): Promise<void> {
     });
     if (request !== latest) return;
     list.set({ status: 'loaded', data: answer.data, page: answer.pagination.page, pages: answer.pagination.pages, total: answer.pagination.total });
-    // spec §2: the first row is selected after load
+    // docs/console-reports.md §2: the first row is selected after load
     selectedId.set(answer.data[0]?.id ?? null);
   } catch {
-    // spec §8: group list load errors are silent
+    // docs/console-reports.md §8: group list load errors are silent
     if (request === latest) list.set({ ...list.get(), status: 'failed', data: [] });
   }
 }
@@ -115,10 +115,10 @@ export async function deleteSelected(): Promise<void> {
   if (id === null) return;
   try {
     await api(`${BASE}/groups/${id}`, { method: 'DELETE' });
-    showAlert('success', 'Template deleted successfully'); // spec §8: the message defined for group deletion
+    showAlert('success', 'Template deleted successfully'); // docs/console-reports.md §8: the message defined for group deletion
     await loadList();
   } catch {
-    // spec §8: delete errors are silent
+    // docs/console-reports.md §8: delete errors are silent
   }
 }
 
@@ -189,9 +189,9 @@ export interface Draft {
 export const NEW_DRAFT: Draft = { id: null, name: 'Untitled', expiry: null, accessLimit: 0, downloads: 0, state: 'live', integrationId: null, previewLink: null, assets: [] };
 export const draft = atom<Draft>(NEW_DRAFT);
 export const uploads = atom<Upload[]>([]);
-/** Editor request status (spec §4): the page is disabled while pending. */
+/** Editor request status (docs/console-reports.md §4): the page is disabled while pending. */
 export const requestStatus = atom<'idle' | 'pending' | 'resolved' | 'rejected'>('idle');
-/** The Files tab's message (spec §4: cleared after 4 s). */
+/** The Files tab's message (docs/console-reports.md §4: cleared after 4 s). */
 export const fileMessage = atom<{ kind: 'success' | 'danger'; text: string } | null>(null);
 export const loadFailed = atom(false);
 /** The Settings tab's message at the expiry field (issue 19): a time that is not in the future. */
@@ -223,7 +223,7 @@ export function expiryProblem(expiry: number | null, now = nowSeconds()): string
 }
 
 /**
- * Spec §4 Toggles, amended by issue 19: expiry on proposes a week ahead (the spec's "now" saved a
+ * docs/console-reports.md §4 Toggles, amended by issue 19: expiry on proposes a week ahead (the spec's "now" saved a
  * link that was dead at once), off clears it; the access limit off sets 0.
  */
 export function toggleExpiry(on: boolean, now = nowSeconds()): void {
@@ -246,7 +246,7 @@ export function toggleAccessLimit(on: boolean): void {
   updateDraft({ accessLimit: on ? Math.max(1, draft.get().accessLimit) : 0 });
 }
 
-/** Spec §4 Load failure: 'Unable to get attachments', then the list after 5 s. */
+/** docs/console-reports.md §4 Load failure: 'Unable to get attachments', then the list after 5 s. */
 export async function loadGroup(id: number, go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
   requestStatus.set('pending');
   try {
@@ -271,7 +271,7 @@ async function createGroup(d: Draft): Promise<Group> {
 }
 
 /**
- * Spec §4 Save flows: Save on a new page creates the link and goes to its edit page; Save on an
+ * docs/console-reports.md §4 Save flows: Save on a new page creates the link and goes to its edit page; Save on an
  * existing one updates it; Save & Exit shows 'Save successful' and goes to the list after 2 s.
  */
 export async function save(exit: boolean, go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
@@ -299,7 +299,7 @@ export async function save(exit: boolean, go: (path: string) => void = (p) => wi
   }
 }
 
-/** Review page save (spec §2): 'Save successful', then the list after 3 s. */
+/** Review page save (docs/console-reports.md §2): 'Save successful', then the list after 3 s. */
 export async function saveReview(go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
   const d = draft.get();
   if (d.id === null) return;
@@ -320,7 +320,7 @@ interface UploadAnswer {
   body: { assets?: Asset[]; error?: { message?: string } } | null;
 }
 
-/** POSTs one file with upload progress (XMLHttpRequest: fetch reports none). No timeout (spec §7). */
+/** POSTs one file with upload progress (XMLHttpRequest: fetch reports none). No timeout (docs/console-reports.md §7). */
 function sendFile(groupId: number, file: File, onProgress: (fraction: number) => void): Promise<UploadAnswer> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
@@ -342,7 +342,7 @@ function sendFile(groupId: number, file: File, onProgress: (fraction: number) =>
 let uploadKey = 0;
 let creating: Promise<number> | null = null;
 
-/** The link's id, creating the link first when the page has none yet (spec §4 Upload). */
+/** The link's id, creating the link first when the page has none yet (docs/console-reports.md §4 Upload). */
 async function ensureGroup(): Promise<number> {
   const d = draft.get();
   if (d.id !== null) return d.id;

@@ -1,4 +1,4 @@
-// The Transactional Dashboard's charts and quota (spec core §2, §7): the daily series of POST
+// The Transactional Dashboard's charts and quota (docs/console.md §2, §7): the daily series of POST
 // /v1/dashboard/overview for the range (the overview chart and the delivery breakdown share it) and
 // GET /v1/dashboard/get-quota for the Monthly Quota bar. Failures are silent (§8); a panel without
 // data says so and offers a retry.
@@ -47,7 +47,7 @@ export function ensureOverview(): void {
   if (overview.get().status === 'idle') void loadOverview();
 }
 
-/** Loads the quota; the range is sent as spec core §7 says, though the quota is per calendar month. */
+/** Loads the quota; the range is sent as docs/console.md §7 says, though the quota is per calendar month. */
 export async function loadQuota(): Promise<void> {
   const range = currentRange();
   quota.set({ ...quota.get(), status: 'loading' });

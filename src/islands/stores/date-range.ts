@@ -1,4 +1,4 @@
-// The date range of the Dashboard and of the Recipients tab (spec core §2, §9): the last 29 days
+// The date range of the Dashboard and of the Recipients tab (docs/console.md §2, §9): the last 29 days
 // through today until the user picks another. Stores that depend on it listen to `chosenRange`.
 import { atom } from 'nanostores';
 import { type DayRange, defaultRange, rangeEndingOn } from '../../lib/dates.ts';

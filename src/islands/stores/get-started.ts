@@ -1,4 +1,4 @@
-// GET v1/get-started for the getting-started page (spec core §2, §7), and the action that adds a
+// GET v1/get-started for the getting-started page (docs/console.md §2, §7), and the action that adds a
 // domain from its modal (POST v1/domains: the answer is a messages list, 'Domain Created' on success).
 import { atom } from 'nanostores';
 import type { ApiCredentials, SmtpCredentials } from '../../components/CredentialFields.tsx';
@@ -33,7 +33,7 @@ export async function loadGetStarted(): Promise<void> {
 
 export const DOMAIN_CREATED = 'Domain Created';
 
-/** POST v1/domains; resolves with the answer's messages (spec core §8: anything but 'Domain Created' is an error). */
+/** POST v1/domains; resolves with the answer's messages (docs/console.md §8: anything but 'Domain Created' is an error). */
 export async function createDomain(domain: string, email: string): Promise<string[]> {
   try {
     const answer = await api<{ messages: string[] }>('/v1/domains', { method: 'POST', body: { domain_url: domain, domain_verification_email: email } });

@@ -1,4 +1,4 @@
-// One group report page (spec part two §2, §4, §7, §8): which group and report, the table's query
+// One group report page (docs/console-reports.md §2, §4, §7, §8): which group and report, the table's query
 // (search, sort, page) and its rows, the Activity series, the overview stats (summary band, pies
 // and the donut widget), the Clicks report's links, and Export. One report per page, so one
 // module-level store; the date range is date-range.ts's (last 29 days through today by default),
@@ -36,17 +36,17 @@ export interface ActivityState {
 
 /**
  * The overview stats: 'waiting' until the first answer ('No Data'), 'late' once 45 s passed
- * without one (the Retry button, spec part two §4), 'failed' when the call failed.
+ * without one (the Retry button, docs/console-reports.md §4), 'failed' when the call failed.
  */
 export interface OverviewState {
   status: 'waiting' | 'late' | 'loaded' | 'failed';
   stats: OverviewStatsWire | null;
 }
 
-/** Spec part two §9: default report sort trans_id desc, page 1. */
+/** docs/console-reports.md §9: default report sort trans_id desc, page 1. */
 export const FIRST_QUERY: ReportQuery = { page: 1, text: '', sort: { key: 'trans_id', direction: 'desc' } };
 
-/** Spec part two §8: the Export alerts, shown for 6 s (§9). */
+/** docs/console-reports.md §8: the Export alerts, shown for 6 s (§9). */
 export const EXPORT_QUEUED = 'Report queued successfully. We will send you an email when your report is ready to download.';
 export const EXPORT_FAILED = 'An error occurred when queuing the report. Please try again.';
 
@@ -84,22 +84,22 @@ function reportOf(): { groupUuid: string; type: ReportType } {
 
 const rangeKey = (range: DayRange) => `${range.start}/${range.end}`;
 
-/** POST v1/transaction-groups/reports's body (spec part two §7) for a report, range and query; the page renders the first one on the server with it. */
+/** POST v1/transaction-groups/reports's body (docs/console-reports.md §7) for a report, range and query; the page renders the first one on the server with it. */
 export function reportBodyFor(groupUuid: string, type: ReportType, range: DayRange, q: ReportQuery = FIRST_QUERY) {
   return {
     report_type: type,
     group_uuid: groupUuid,
-    // start of the range's first day to the end of its last, unix seconds (part two §7)
+    // start of the range's first day to the end of its last, unix seconds (docs/console-reports.md §7)
     ...rangeToUnix(range),
     page: q.page,
-    // as the transaction search: order the direction, order_by the key (the server also reads part two §9's swapped form)
+    // as the transaction search: order the direction, order_by the key (the server also reads docs/console-reports.md §9's swapped form)
     order: q.sort.direction,
     order_by: q.sort.key,
     search_query: q.text,
   };
 }
 
-/** The links call's fields (spec part two §7) for a report, range and page; the Links tab's first page renders on the server with them. */
+/** The links call's fields (docs/console-reports.md §7) for a report, range and page; the Links tab's first page renders on the server with them. */
 export function linkFieldsFor(groupUuid: string, type: ReportType, range: DayRange, page = 1) {
   return { report_type: type, group_uuid: groupUuid, ...rangeToUnix(range), page };
 }
@@ -136,7 +136,7 @@ export async function loadReport(): Promise<void> {
       activity.set({ status: 'loaded', days: answer.dailyStats });
     }
   } catch {
-    // spec part two §8: report load failures are swallowed silently; the table offers a retry
+    // docs/console-reports.md §8: report load failures are swallowed silently; the table offers a retry
     if (request !== latestReport) return;
     reportList.set({ status: 'failed', data: [], meta: null });
     if (activity.get().status !== 'loaded' || range !== activityRange) activity.set({ status: 'failed', days: [] });
@@ -151,7 +151,7 @@ export function startReport(): void {
 }
 
 /**
- * Loads the overview stats (POST /v1/transaction-groups/overview, part two §7). The widget shows
+ * Loads the overview stats (POST /v1/transaction-groups/overview, docs/console-reports.md §7). The widget shows
  * 'No Data' until they arrive and a Retry button after 45 s without an answer (§2, §4).
  */
 export async function loadOverviewStats(): Promise<void> {
@@ -188,7 +188,7 @@ export function startOverviewStats(timers: Timers = realTimers): void {
 }
 
 /**
- * The Clicks report's links (spec part two §7): POST v1/links with the report body for the first
+ * The Clicks report's links (docs/console-reports.md §7): POST v1/links with the report body for the first
  * page, GET v1/links with the same fields in the query string for the pages after it.
  */
 export async function loadLinks(): Promise<void> {
@@ -230,14 +230,14 @@ const searchAfterPause = debounced(REPORT_SEARCH_DEBOUNCE_MS, (text: string) => 
   if (text !== reportQuery.get().text) changeQuery({ text, page: 1 });
 });
 
-/** The recipient search changed: search once typing has paused (spec core §9: report filters 500 ms), from page 1 (§4). */
+/** The recipient search changed: search once typing has paused (docs/console.md §9: report filters 500 ms), from page 1 (§4). */
 export function typeReportSearch(text: string): void {
   reportSearchText.set(text);
   searchAfterPause(text.trim());
 }
 
 /**
- * A sortable header: the same column toggles asc/desc, another starts desc (part two §2 "default
+ * A sortable header: the same column toggles asc/desc, another starts desc (docs/console-reports.md §2 "default
  * desc"); page 1 (§4). `standsForDefault` is the date column, which also stands for the default
  * trans_id order, so its first click turns the newest-first table round.
  */
@@ -253,7 +253,7 @@ export function goToReportPage(page: number): void {
 }
 
 /**
- * Export (spec part two §2, §7, §8): POST v1/transaction-groups/reports/export with the report's
+ * Export (docs/console-reports.md §2, §7, §8): POST v1/transaction-groups/reports/export with the report's
  * body and isExport true; 200 means queued. Either way an alert for 6 s.
  */
 export async function exportReport(): Promise<void> {

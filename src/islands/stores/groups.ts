@@ -1,4 +1,4 @@
-// The Groups tab of Transactions (spec core §2, §4, §7): the query (search text, sort, page), the
+// The Groups tab of Transactions (docs/console.md §2, §4, §7): the query (search text, sort, page), the
 // loaded page of groups, and the actions behind its search box, sortable headers and pager.
 import { atom } from 'nanostores';
 import type { GroupPage, GroupWire } from '../../server/reports/groups.service.ts';
@@ -9,7 +9,7 @@ import type { Direction, ListState } from './transactions.ts';
 
 export type { GroupWire };
 
-/** Sortable columns, as POST /v1/transaction-groups/search names them (part two §2: default desc). */
+/** Sortable columns, as POST /v1/transaction-groups/search names them (docs/console-reports.md §2: default desc). */
 export type GroupSortKey = 'group_name' | 'group_last_send_date' | 'sent' | 'failed' | 'delivered' | 'bounces' | 'opens' | 'clicks';
 
 export interface GroupQuery {
@@ -18,7 +18,7 @@ export interface GroupQuery {
   sort: { key: GroupSortKey; direction: Direction };
 }
 
-/** Spec core §9: group search default page 1; part two §2: last send date, newest first. */
+/** docs/console.md §9: group search default page 1; docs/console-reports.md §2: last send date, newest first. */
 export const FIRST_QUERY: GroupQuery = { page: 1, text: '', sort: { key: 'group_last_send_date', direction: 'desc' } };
 
 export const groupQuery = atom<GroupQuery>(FIRST_QUERY);
@@ -29,7 +29,7 @@ let latest = 0;
 
 /** POST /v1/transaction-groups/search's body for a query (the page renders the first one on the server with it). */
 export function searchBodyOf({ page, text, sort }: GroupQuery) {
-  // spec core §7: searchQuery, also sent as search_query
+  // docs/console.md §7: searchQuery, also sent as search_query
   return { page, searchQuery: text, search_query: text, order: sort.direction, orderBy: sort.key };
 }
 
@@ -46,7 +46,7 @@ export async function loadGroups(): Promise<void> {
     const answer = await api<GroupPage>('/v1/transaction-groups/search', { method: 'POST', body: searchBodyOf(groupQuery.get()) });
     if (request === latest) groupList.set({ status: 'loaded', data: answer.data, meta: answer.meta });
   } catch {
-    // spec core §8: failures are ignored silently; the empty table offers a retry
+    // docs/console.md §8: failures are ignored silently; the empty table offers a retry
     if (request === latest) groupList.set({ status: 'failed', data: [], meta: null });
   }
 }
@@ -60,13 +60,13 @@ const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (text: string) => {
   if (text !== groupQuery.get().text) changeQuery({ text, page: 1 });
 });
 
-/** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1. */
+/** The search box changed: search once typing has paused (docs/console.md §9: 1000 ms), from page 1. */
 export function typeGroupSearch(text: string): void {
   groupSearchText.set(text);
   searchAfterPause(text.trim());
 }
 
-/** A sortable header (spec core §4): the same column toggles asc/desc, another starts desc; page 1. */
+/** A sortable header (docs/console.md §4): the same column toggles asc/desc, another starts desc; page 1. */
 export function sortGroups(key: GroupSortKey): void {
   const { sort } = groupQuery.get();
   const direction: Direction = sort.key === key && sort.direction === 'desc' ? 'asc' : 'desc';

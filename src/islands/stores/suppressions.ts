@@ -1,4 +1,4 @@
-// The Suppression List page's state (spec part two §2 "Suppression List", §4, §5, §8): the query
+// The Suppression List page's state (docs/console-reports.md §2 "Suppression List", §4, §5, §8): the query
 // (search text, origin filter, page), the loaded page of entries, the one checked row, and the
 // actions behind the search box, the filter buttons, the pager, the delete icon and the
 // 'Add Recipients' modal. Shared by the page's islands.
@@ -56,7 +56,7 @@ export const query = atom<SuppressionQuery>(FIRST_QUERY);
 /** What the search box holds right now. */
 export const searchText = atom('');
 export const list = atom<ListState>({ status: 'loading', data: [], meta: null });
-/** The address of the one checked row (spec part two §4: delete needs exactly one checked row). */
+/** The address of the one checked row (docs/console-reports.md §4: delete needs exactly one checked row). */
 export const checked = atom<string | null>(null);
 export const deleting = atom(false);
 
@@ -83,7 +83,7 @@ export async function loadSuppressions(): Promise<void> {
     });
     if (request === latest) list.set({ status: 'loaded', data: answer.data, meta: answer.meta });
   } catch {
-    // spec part two §8: load failures are swallowed silently; the table offers a retry
+    // docs/console-reports.md §8: load failures are swallowed silently; the table offers a retry
     if (request === latest) list.set({ status: 'failed', data: [], meta: null });
   }
 }
@@ -98,13 +98,13 @@ const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (email: string) => {
   if (email !== query.get().email) changeQuery({ email, page: 1 });
 });
 
-/** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1. */
+/** The search box changed: search once typing has paused (docs/console.md §9: 1000 ms), from page 1. */
 export function typeSearch(text: string): void {
   searchText.set(text);
   searchAfterPause(text.trim());
 }
 
-/** A filter button: All, User, Bounce or Unsubscribe, from page 1 (spec part two §4). */
+/** A filter button: All, User, Bounce or Unsubscribe, from page 1 (docs/console-reports.md §4). */
 export function chooseOrigin(origin: OriginFilter): void {
   if (origin !== query.get().origin) changeQuery({ origin, page: 1 });
 }
@@ -113,14 +113,14 @@ export function goToPage(page: number): void {
   if (page !== query.get().page) changeQuery({ page });
 }
 
-/** Checks or unchecks a row; while one row is checked the others cannot be (spec part two §4). */
+/** Checks or unchecks a row; while one row is checked the others cannot be (docs/console-reports.md §4). */
 export function toggleChecked(email: string): void {
   const current = checked.get();
   if (current === email) checked.set(null);
   else if (current === null) checked.set(email);
 }
 
-/** Deletes the checked address. Success: the spec's message and a reload; failure is silent (spec part two §8). */
+/** Deletes the checked address. Success: the spec's message and a reload; failure is silent (docs/console-reports.md §8). */
 export async function deleteChecked(): Promise<void> {
   const email = checked.get();
   if (email === null || deleting.get()) return;
@@ -152,7 +152,7 @@ function isInvalidList(value: unknown): value is AddAnswer['invalid'] {
 
 /**
  * Adds the textarea's addresses: one per line, blank lines dropped, no format check in the browser
- * (spec part two §5). Success shows 'Suppression successfully added.' and reloads the list as a
+ * (docs/console-reports.md §5). Success shows 'Suppression successfully added.' and reloads the list as a
  * fresh page would show it (§4, §8); failure shows the server's message or 'Error in adding
  * suppressions'. Lines the server refused come back with their textarea line numbers.
  */

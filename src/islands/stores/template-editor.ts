@@ -1,4 +1,4 @@
-// The template editor's state (spec part two §2 editor, §4 "Reply-to", "Template status" and
+// The template editor's state (docs/console-reports.md §2 editor, §4 "Reply-to", "Template status" and
 // "Editor request status", §8, §9): the fields, the reply-to box, the request status (idle,
 // pending, resolved, rejected), the customer's verified domains for the from address, and the live
 // preview that renders 2 s after the last change with editable sample variables. Issue 19: Publish
@@ -84,7 +84,7 @@ export async function openEditor(mode: 'create' | 'edit', hash: string): Promise
 
 const previewAfterPause = debounced(EDITOR_DEBOUNCE_MS, () => void renderPreview());
 
-/** Any field changed; the preview follows 2 s after the last change (spec part two §9). */
+/** Any field changed; the preview follows 2 s after the last change (docs/console-reports.md §9). */
 export function setField<K extends keyof TemplateFields>(name: K, value: TemplateFields[K]): void {
   fields.set({ ...fields.get(), [name]: value });
   clearFieldError(name);
@@ -99,13 +99,13 @@ function clearFieldError(name: keyof TemplateFields): void {
   }
 }
 
-/** Spec §4: the from address carries reply-to along unless 'Use different reply to Email' is ticked. */
+/** docs/console-reports.md §4: the from address carries reply-to along unless 'Use different reply to Email' is ticked. */
 export function setFromEmail(value: string): void {
   fields.set(withFromEmail(fields.get(), value, differentReplyTo.get()));
   clearFieldError('from_email');
 }
 
-/** Spec §4: unticking copies the from address into reply-to. */
+/** docs/console-reports.md §4: unticking copies the from address into reply-to. */
 export function setDifferentReplyTo(ticked: boolean): void {
   differentReplyTo.set(ticked);
   fields.set(withDifferentReplyTo(fields.get(), ticked));
@@ -153,7 +153,7 @@ export async function renderPreview(): Promise<void> {
 }
 
 /**
- * Save (spec §4: keeps the status) or Publish (status published). The first save of a new
+ * Save (docs/console-reports.md §4: keeps the status) or Publish (status published). The first save of a new
  * template creates it and the address becomes the edit form's. 'Save complete', or the server's
  * message, or 'Error in saving template' (§8). Returns whether it saved.
  */
@@ -169,7 +169,7 @@ export async function save(status?: 'published'): Promise<boolean> {
     }
   }
   requestStatus.set('pending');
-  // Save keeps the status (spec §4): a draft stays a draft; a published template's edits are kept
+  // Save keeps the status (docs/console-reports.md §4): a draft stays a draft; a published template's edits are kept
   // without being published (the server keeps its status when none is sent)
   const { status: current, ...rest } = fields.get();
   const body = { ...rest, ...(status ? { status } : current === 'draft' ? { status: current } : {}) };
@@ -200,7 +200,7 @@ export async function save(status?: 'published'): Promise<boolean> {
   }
 }
 
-/** Publish: sets published and saves, then returns to /templates after 1 s (spec §4, §9). */
+/** Publish: sets published and saves, then returns to /templates after 1 s (docs/console-reports.md §4, §9). */
 export async function publish(navigate: (path: string) => void = (path) => window.location.assign(path)): Promise<void> {
   if (await save('published')) setTimeout(() => navigate('/templates'), PUBLISH_REDIRECT_MS);
 }

@@ -1,4 +1,4 @@
-// The Templates list's state (spec part two §2 "Templates", §4, §8): the query (search text, sort,
+// The Templates list's state (docs/console-reports.md §2 "Templates", §4, §8): the query (search text, sort,
 // page), the loaded page, the one checked row (delete needs exactly one), the template shown in
 // the preview panel and its rendered preview, and the actions behind the page's controls.
 import { atom } from 'nanostores';
@@ -30,7 +30,7 @@ export interface TemplateListState {
   meta: PageMeta | null;
 }
 
-/** Spec part two §9: template search sorted by description, DESC by default. */
+/** docs/console-reports.md §9: template search sorted by description, DESC by default. */
 export const FIRST_QUERY: TemplateQuery = { page: 1, name: '', sort: '-description' };
 
 export const query = atom<TemplateQuery>(FIRST_QUERY);
@@ -54,7 +54,7 @@ export function startWith(first: { data: TemplateWire[]; meta: PageMeta }): void
   void preview(first.data[0] ?? null);
 }
 
-/** Loads the page the query names; spec §8: a failure shows 'Error in getting templates'. */
+/** Loads the page the query names; docs/console-reports.md §8: a failure shows 'Error in getting templates'. */
 export async function loadTemplates(): Promise<void> {
   const request = ++latest;
   const { page, name, sort } = query.get();
@@ -82,13 +82,13 @@ const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (name: string) => {
   if (name !== query.get().name) changeQuery({ name, page: 1 });
 });
 
-/** The search box changed: search once typing has paused (spec core §9), from page 1. */
+/** The search box changed: search once typing has paused (docs/console.md §9), from page 1. */
 export function typeSearch(text: string): void {
   searchText.set(text);
   searchAfterPause(text.trim());
 }
 
-/** The Name header: ascending, then descending; a new sort starts at page 1 (spec part two §4). */
+/** The Name header: ascending, then descending; a new sort starts at page 1 (docs/console-reports.md §4). */
 export function sortByName(): void {
   changeQuery({ sort: query.get().sort === 'name' ? '-name' : 'name', page: 1 });
 }
@@ -97,7 +97,7 @@ export function goToPage(page: number): void {
   if (page !== query.get().page) changeQuery({ page });
 }
 
-/** Checks or unchecks a row; while one row is checked the others cannot be (spec part two §5). */
+/** Checks or unchecks a row; while one row is checked the others cannot be (docs/console-reports.md §5). */
 export function toggleChecked(id: string): void {
   const current = checked.get();
   if (current === id) checked.set(null);
@@ -120,7 +120,7 @@ export async function preview(template: TemplateWire | null): Promise<void> {
   }
 }
 
-/** Deletes the checked template: 'Template deleted successfully' and a reload (spec part two §8). */
+/** Deletes the checked template: 'Template deleted successfully' and a reload (docs/console-reports.md §8). */
 export async function deleteChecked(): Promise<void> {
   const id = checked.get();
   if (id === null || deleting.get()) return;

@@ -1,4 +1,4 @@
-// The Transaction Info modal (spec core §2) opened by a row's More Info button, and its timeline
+// The Transaction Info modal (docs/console.md §2) opened by a row's More Info button, and its timeline
 // (the addition): GET /v1/transactions/{trans_uuid}/events when the modal opens.
 import { atom } from 'nanostores';
 import type { TransactionEventWire } from '../../server/reports/transaction-events.service.ts';

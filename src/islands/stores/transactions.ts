@@ -1,4 +1,4 @@
-// The transaction table of the Dashboard and of the Recipients tab (spec core §2, §4, §7, §8): the
+// The transaction table of the Dashboard and of the Recipients tab (docs/console.md §2, §4, §7, §8): the
 // query (search text, status filter, sort, page), the loaded page, and the actions behind the
 // search box, the filter buttons, the sortable headers and the pager. One table per page, so one
 // module-level store; the date range comes from date-range.ts and a new one reloads from page 1.
@@ -13,7 +13,7 @@ import { chosenRange, currentRange } from './date-range.ts';
 
 export type { PageMeta, TransactionWire };
 
-/** Spec core §9: message status filters all, sent, failed, delivered. */
+/** docs/console.md §9: message status filters all, sent, failed, delivered. */
 export type StatusFilter = 'all' | 'sent' | 'failed' | 'delivered';
 /** The sortable columns: Date, Opened, Clicks (keys of POST v1/transaction/search); trans_id is acceptance order. */
 export type TransactionSortKey = 'trans_id' | 'dateSent' | 'opens' | 'clicks';
@@ -34,7 +34,7 @@ export interface ListState<T> {
   meta: PageMeta | null;
 }
 
-/** Spec part two §9: the default report sort, trans_id desc (newest first), page 1. */
+/** docs/console-reports.md §9: the default report sort, trans_id desc (newest first), page 1. */
 export const FIRST_QUERY: TransactionQuery = { page: 1, text: '', status: 'all', sort: { key: 'trans_id', direction: 'desc' } };
 
 export const transactionQuery = atom<TransactionQuery>(FIRST_QUERY);
@@ -42,12 +42,12 @@ export const transactionQuery = atom<TransactionQuery>(FIRST_QUERY);
 export const transactionSearchText = atom('');
 export const transactionList = atom<ListState<TransactionWire>>({ status: 'loading', data: [], meta: null });
 
-/** Where the first, unfiltered page comes from: GET /v1/dashboard on the Dashboard (spec core §7). */
+/** Where the first, unfiltered page comes from: GET /v1/dashboard on the Dashboard (docs/console.md §7). */
 let source: 'dashboard' | 'search' = 'search';
 let latest = 0;
 
 function dateFields(range: DayRange) {
-  // spec core §7 lists both spellings; the API takes either and checks they agree
+  // docs/console.md §7 lists both spellings; the API takes either and checks they agree
   return { startDate: range.start, endDate: range.end, start_date: range.start, end_date: range.end };
 }
 
@@ -89,7 +89,7 @@ export async function loadTransactions(): Promise<void> {
     const page = await fetchPage(transactionQuery.get(), currentRange());
     if (request === latest) transactionList.set({ status: 'loaded', data: page.data, meta: page.meta });
   } catch {
-    // spec core §8: failures are ignored silently; the empty table offers a retry
+    // docs/console.md §8: failures are ignored silently; the empty table offers a retry
     if (request === latest) transactionList.set({ status: 'failed', data: [], meta: null });
   }
 }
@@ -109,19 +109,19 @@ const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (text: string) => {
   if (text !== transactionQuery.get().text) changeQuery({ text, page: 1 });
 });
 
-/** The search box changed: search once typing has paused (spec core §9: 1000 ms), from page 1 (§4). */
+/** The search box changed: search once typing has paused (docs/console.md §9: 1000 ms), from page 1 (§4). */
 export function typeTransactionSearch(text: string): void {
   transactionSearchText.set(text);
   searchAfterPause(text.trim());
 }
 
-/** A status filter button, from page 1 (spec core §4). */
+/** A status filter button, from page 1 (docs/console.md §4). */
 export function chooseStatus(status: StatusFilter): void {
   if (status !== transactionQuery.get().status) changeQuery({ status, page: 1 });
 }
 
 /**
- * A sortable header (spec core §4): the same column toggles ascending/descending, another starts
+ * A sortable header (docs/console.md §4): the same column toggles ascending/descending, another starts
  * descending; either way from page 1. The Date column stands for the default acceptance order
  * too, so its first click turns the newest-first table round.
  */

@@ -1,5 +1,5 @@
 // GET /v1/ui-settings, fetched once per page and shared by the Settings islands (sending options
-// and both credential blocks), and the action that saves one sending option (spec core §4: a
+// and both credential blocks), and the action that saves one sending option (docs/console.md §4: a
 // toggle flips only after a successful save and is disabled while saving).
 import { atom, map } from 'nanostores';
 import type { ApiCredentials, SmtpCredentials } from '../../components/CredentialFields.tsx';

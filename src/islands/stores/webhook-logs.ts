@@ -1,4 +1,4 @@
-// The Webhook Logs page's state (spec part two §2, §3 Webhook log, §7 POST /v1/webhook-logs
+// The Webhook Logs page's state (docs/console-reports.md §2, §3 Webhook log, §7 POST /v1/webhook-logs
 // {page, order_by}): one page of logged requests sorted by date, More info for one of them
 // (GET /v1/webhook-logs/{id}), and Replay (POST /v1/webhook-logs/{id}/replay), ours beyond the spec.
 // After a replay the entry is read again every second until its new attempt is recorded (at most
@@ -45,7 +45,7 @@ export async function loadLogs(): Promise<void> {
   }
 }
 
-/** spec core §4: a sort click toggles the direction and goes back to page 1 */
+/** docs/console.md §4: a sort click toggles the direction and goes back to page 1 */
 export function toggleOrder(): void {
   order.set(order.get() === 'desc' ? 'asc' : 'desc');
   page.set(1);

@@ -1,4 +1,4 @@
-// The customer's webhook (spec core §2 Settings → Webhooks card, Webhook modal; §7 GET/POST
+// The customer's webhook (docs/console.md §2 Settings → Webhooks card, Webhook modal; §7 GET/POST
 // /v1/webhooks), shared by the card's summary and the pencil's modal, and the modal's actions:
 // save (success alert, page reload after 2 s; failure alert for 2 s, §4 §8), rotate the signing
 // secret and send a test event (ours beyond the spec).
@@ -11,7 +11,7 @@ export const WEBHOOK_EVENTS = ['sent', 'failed', 'bounce', 'open', 'click', 'uns
 export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;
 export const SAVED_MESSAGE = 'Webhook saved successfully.';
 export const EMPTY_URL_MESSAGE = 'Webhook URL is empty';
-/** spec §4: the page reloads this long after a successful save */
+/** docs/console.md §4: the page reloads this long after a successful save */
 export const RELOAD_AFTER_SAVE_MS = 2_000;
 
 export interface Webhook {
@@ -32,7 +32,7 @@ export type WebhookState = { status: 'loading' } | { status: 'failed' } | { stat
 export const webhookState = atom<WebhookState>({ status: 'loading' });
 export const webhookModalOpen = atom(false);
 
-/** spec §9: post, enabled, standard, all seven events */
+/** docs/console.md §9: post, enabled, standard, all seven events */
 export function defaultWebhook(): Webhook {
   return { url: '', verb: 'post', status: 'enabled', auth_type: null, auth_details: null, event_types: [...WEBHOOK_EVENTS], field_set: 'standard' };
 }
@@ -55,7 +55,7 @@ export async function saveWebhook(draft: Webhook, reload: () => void = () => win
     showAlert('danger', EMPTY_URL_MESSAGE, ALERT_MS);
     return false;
   }
-  // spec §5: an empty authentication type is sent as null
+  // docs/console.md §5: an empty authentication type is sent as null
   const body = { ...draft, auth_type: draft.auth_type || null, auth_details: draft.auth_type ? draft.auth_details : null };
   try {
     await api('/v1/webhooks', { method: 'POST', body });

@@ -1,5 +1,5 @@
 // Accounts: creating enterprises, customers and users (CLI, first start, parent-platform sign-in)
-// and the one mapping of each to the console's wire names (spec core §3).
+// and the one mapping of each to the console's wire names (docs/console.md §3).
 import { hash } from '@node-rs/argon2';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';

@@ -1,4 +1,4 @@
-// The console's tracked-attachment calls (spec part two §7 "Tracked attachments"):
+// The console's tracked-attachment calls (docs/console-reports.md §7 "Tracked attachments"):
 //   POST   /v1/tracked-attachments/groups                     multipart: group (JSON), asset (file, optional)
 //   GET    /v1/tracked-attachments/groups?page&limit&name     data[] + pagination
 //   GET    /v1/tracked-attachments/groups/{id}
@@ -82,7 +82,7 @@ export function attachmentRoutes(ctx: AppContext): Hono<ApiEnv> {
   app.delete(`${base}/groups/:id`, ...guard, async (c) => {
     const { customerId } = sessionOf(c);
     await service.deleteGroup(ctx, customerId, idParam(c.req.param('id')));
-    return c.json({ message: 'Template deleted successfully' }); // spec part two §8: the message defined for group deletion
+    return c.json({ message: 'Template deleted successfully' }); // docs/console-reports.md §8: the message defined for group deletion
   });
 
   app.post(`${base}/groups/:id/assets`, ...guard, async (c) => {

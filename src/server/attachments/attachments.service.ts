@@ -1,4 +1,4 @@
-// Online attachments (issue 15, spec part two §3–§5, §7): download links ("groups") with files
+// Online attachments (issue 15, docs/console-reports.md §3–§5, §7): download links ("groups") with files
 // ("assets"), expiry and an access limit, the customer's branding of the public page, and the
 // downloads themselves. Files stream from the request to storage and from storage to the
 // recipient; a blob is written before its row, so a crash in between leaves a blob without a row,
@@ -20,7 +20,7 @@ import * as repo from './attachments.repository.ts';
 import type { AssetRow, GroupRow } from './attachments.repository.ts';
 
 export const BLOB_PREFIX = 'attachments/';
-/** Spec part two §9: attachment list page size. */
+/** docs/console-reports.md §9: attachment list page size. */
 export const PAGE_SIZE = 8;
 /** Clocks of browser and server differ a little; an expiry this close to now still counts as "now". */
 const CLOCK_SKEW_SECONDS = 60;
@@ -83,7 +83,7 @@ const options = z.strictObject({
 const groupInput = z.strictObject({ name: name.optional(), options: options.optional() });
 export type GroupInput = z.infer<typeof groupInput>;
 
-/** Spec part two §5: the expiry lies between now and one year from now (0 or null: none). */
+/** docs/console-reports.md §5: the expiry lies between now and one year from now (0 or null: none). */
 function expiryOf(value: number | null | undefined, now: Date): Date | null {
   if (!value) return null;
   const nowSeconds = now.getTime() / 1000;
@@ -179,7 +179,7 @@ export async function getGroup(ctx: AppContext, customerId: number, id: number):
   return groupToWire(ctx, group, await repo.listAssets(ctx.db, [group.id]));
 }
 
-/** PATCH: only the fields given change (spec part two §7). */
+/** PATCH: only the fields given change (docs/console-reports.md §7). */
 export async function updateGroup(ctx: AppContext, customerId: number, id: number, input: GroupInput, now = new Date()): Promise<GroupWire> {
   const changes: { name?: string; expires_at?: Date | null; access_limit?: number } = {};
   if (input.name !== undefined) changes.name = input.name || 'Untitled';
@@ -237,7 +237,7 @@ export async function deleteAsset(ctx: AppContext, customerId: number, groupId: 
 
 // ---- branding --------------------------------------------------------------------------------
 
-/** Spec part two §9: link background white, colour #333333. */
+/** docs/console-reports.md §9: link background white, colour #333333. */
 export const DEFAULT_BRANDING: BrandingSettings = {
   page: { colour: '#ffffff', text_colour: '#333333' },
   button: { colour: '#0e78be', text_colour: '#ffffff' }, // white on it: 4.7:1 (WCAG AA)
@@ -270,7 +270,7 @@ export function parseBrandingInput(text: string | undefined): BrandingSettings {
   return check(brandingInput, value);
 }
 
-/** Spec part two §5: the logo's name must say png, jpg, jpeg or gif, and its bytes must be one. */
+/** docs/console-reports.md §5: the logo's name must say png, jpg, jpeg or gif, and its bytes must be one. */
 export async function storeLogo(ctx: AppContext, file: MultipartFile): Promise<{ key: string; name: string; type: string }> {
   const name = sanitizeFileName(file.filename);
   const ext = extensionOf(name);

@@ -1,4 +1,4 @@
-// Sign-in, sign-out and the session answer of the console (spec core §7, part two §7 Auth).
+// Sign-in, sign-out and the session answer of the console (docs/console.md §7, docs/console-reports.md §7 Auth).
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';

@@ -15,7 +15,7 @@ import type { CustomerView, CustomerWire, EnterpriseView, EnterpriseWire, UserVi
 import * as repo from './auth.repository.ts';
 import { ensureCredentials } from '../credentials/credentials.service.ts';
 
-/** The answer of GET /v1/verify_auth (spec core §7). */
+/** The answer of GET /v1/verify_auth (docs/console.md §7). */
 export interface SessionWire {
   isAuthenticated: boolean;
   enterprise: EnterpriseWire | null;

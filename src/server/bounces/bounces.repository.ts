@@ -25,7 +25,7 @@ export async function lockTransactionByUuid(db: Database, uuid: string): Promise
 
 /**
  * Records a bounce on a transaction that is still queued (it becomes failed: no further attempts)
- * or was sent (it stays sent; DESIGN.md "asynchronous DSN: delivered → bounced"). Returns false
+ * or was sent (it stays sent; docs/architecture.md §5.3). Returns false
  * when the row was in neither state, so nothing was changed.
  */
 export async function markBounced(db: Database, id: number, bounce: { type: 'hard' | 'soft'; reason: string }): Promise<boolean> {

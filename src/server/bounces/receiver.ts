@@ -1,7 +1,7 @@
 // The bounce receiver (smtp role): the SMTP server behind the return-path domain's MX. It takes
 // DSNs for VERP addresses whose HMAC verifies and nothing else (it never relays), classifies each,
 // and records a bounce (status, event, daily_stats, suppression) in one database transaction
-// before answering 250. Hooks reject with a responseCode (STYLE §5).
+// before answering 250. Hooks reject with a responseCode.
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import type { AppContext } from '../context.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
@@ -57,7 +57,7 @@ export async function recordBounce(ctx: AppContext, uuid: string, parsed: Parsed
         counts: { ...(wasQueued ? { failed: 1 } : {}), bounced: 1, [type === 'hard' ? 'bounces_hard' : 'bounces_soft']: 1 },
       },
     ]);
-    // DESIGN.md: a hard bounce suppresses the recipient unless the customer disabled suppression
+    // docs/architecture.md §5.3: a hard bounce suppresses the recipient unless the customer disabled suppression
     if (type === 'hard' && !(await suppressionDisabled(trx, tx.customer_id))) await suppressBounced(trx, tx.customer_id, tx.to_email, at);
     return 'recorded';
   });

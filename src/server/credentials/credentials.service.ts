@@ -1,6 +1,6 @@
-// Sending credentials of a customer (spec core §3 "Get-started data"): an API key (prefix tsk_)
+// Sending credentials of a customer (docs/console.md §3 "Get-started data"): an API key (prefix tsk_)
 // with a username for Basic auth, and SMTP username/password. Secrets are sealed at rest and shown
-// again in the console; lookups use HMAC digests (DESIGN.md, secrets at rest).
+// again in the console; lookups use HMAC digests (docs/architecture.md §8, secrets at rest).
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { randomToken, safeEqual } from '../crypto.ts';

@@ -1,4 +1,4 @@
-// The dashboard's reads that are not transaction searches: the monthly quota (spec core §2 "Monthly
+// The dashboard's reads that are not transaction searches: the monthly quota (docs/console.md §2 "Monthly
 // Quota progress bar"), from the customer's limit and the quota_usage row sending keeps.
 import type { Database } from '../db/database.ts';
 

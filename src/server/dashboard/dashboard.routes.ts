@@ -1,6 +1,6 @@
-// The dashboard's calls (spec core §7): GET /v1/dashboard (the range's total and its latest
+// The dashboard's calls (docs/console.md §7): GET /v1/dashboard (the range's total and its latest
 // transactions), GET /v1/dashboard/get-quota, and POST /v1/dashboard/overview — the overview
-// total the home rule needs (spec core §4, an empty body: all time) and the overview chart's daily
+// total the home rule needs (docs/console.md §4, an empty body: all time) and the overview chart's daily
 // series. Totals come from the daily_stats rollup, never from counting transactions.
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import { check, jsonBody } from '../http/validate.ts';
 import { dateField, rangeOf } from '../reports/report-input.ts';
 import { dashboardData, overview, quota } from './dashboard.service.ts';
 
-// the date range in either spelling (spec core §7 lists both for the transaction search)
+// the date range in either spelling (docs/console.md §7 lists both for the transaction search)
 const rangeFields = { startDate: dateField, endDate: dateField, start_date: dateField, end_date: dateField };
 // query strings may carry a cache-buster, so other parameters are ignored there
 export const dashboardQuery = z.object(rangeFields);
@@ -29,7 +29,7 @@ export function dashboardRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json({ data });
   });
 
-  // the quota is per calendar month; the date range the page sends (spec core §7) does not change it
+  // the quota is per calendar month; the date range the page sends (docs/console.md §7) does not change it
   app.get('/dashboard/get-quota', requireSession, async (c) => {
     const answer = await quota(ctx.db, sessionOf(c).customerId, new Date());
     c.header('Cache-Control', 'no-store');

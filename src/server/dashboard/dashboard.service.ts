@@ -1,5 +1,5 @@
-// The Transactional Dashboard's data (spec core §2, §3 "Dashboard data", "Quota"): the overview
-// total and daily series from the daily_stats rollup (never by counting transactions, DESIGN.md),
+// The Transactional Dashboard's data (docs/console.md §2, §3 "Dashboard data", "Quota"): the overview
+// total and daily series from the daily_stats rollup (never by counting transactions, docs/architecture.md §4.2),
 // the first page of the latest transactions, and the monthly quota.
 import type { Database } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
@@ -9,7 +9,7 @@ import { type TransactionPage, searchTransactions } from '../reports/transaction
 import { firstOfMonth } from '../sending/sending.service.ts';
 import { quotaOf } from './dashboard.repository.ts';
 
-/** One day of the overview chart; named like part two's dailyStats entry so both charts read one shape. */
+/** One day of the overview chart; named like the dailyStats entry of docs/console-reports.md §3 so both charts read one shape. */
 export interface DailyStatWire {
   /** The UTC day, YYYY-MM-DD. */
   tstat_day: string;
@@ -47,7 +47,7 @@ export function dailyStatToWire(day: string, t: StatTotals): DailyStatWire {
 
 /**
  * Transactions accepted in the UTC days the range touches; all time without a range, which is the
- * overview total of the home rule (spec core §4: an empty body).
+ * overview total of the home rule (docs/console.md §4: an empty body).
  */
 export function rangeTotal(db: Database, customerId: number, range: TimeRange): Promise<number> {
   return sumRequests(db, customerId, { groupId: null, firstDay: range.firstDay, lastDay: range.lastDay });
@@ -56,7 +56,7 @@ export function rangeTotal(db: Database, customerId: number, range: TimeRange): 
 /**
  * POST /v1/dashboard/overview: the total, and one entry per UTC day of the range for the overview
  * chart — every day present, zeros where nothing happened. Without a range the series covers the
- * dashboard's default (the last 29 days through today, spec core §9) while the total stays all time.
+ * dashboard's default (the last 29 days through today, docs/console.md §9) while the total stays all time.
  */
 export async function overview(db: Database, customerId: number, range: TimeRange, now: Date): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
   const { first, last } = seriesDays(range, dayOf(now));

@@ -30,7 +30,7 @@ export interface CustomersTable {
   is_system: Generated<boolean>;
 }
 
-/** The permission flags of spec core §3/§6, stored as booleans and sent as 'yes'/'no'. */
+/** The permission flags of docs/console.md §3/§6, stored as booleans and sent as 'yes'/'no'. */
 export const PERMISSIONS = [
   'super_administrator',
   'customer_administrator',

@@ -1,4 +1,4 @@
-// The queue is the transactions table (DESIGN.md): a worker claims due rows with FOR UPDATE SKIP
+// The queue is the transactions table (docs/architecture.md §6.1): a worker claims due rows with FOR UPDATE SKIP
 // LOCKED and pushes their next_attempt_at past a lease, so a crashed worker's rows come due again
 // by themselves. Outcomes are written back in batches, guarded by the attempt number so a worker
 // whose lease expired cannot overwrite a newer attempt.

@@ -1,4 +1,4 @@
-// What an SMTP answer means for a message (DESIGN.md "Transaction status"; STYLE §4). RFC 5321
+// What an SMTP answer means for a message (docs/architecture.md §5 "Transaction status"). RFC 5321
 // §4.2.1: 2yz is success, 4yz a transient failure worth retrying, 5yz a permanent one — except 503
 // (bad sequence of commands), which says our client misbehaved, not that the recipient is bad, so
 // it is retried. Connection-level errors are transient; a recipient domain that does not exist

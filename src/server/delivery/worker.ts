@@ -1,4 +1,4 @@
-// The delivery worker, read top to bottom as Postal's outgoing processor is (STYLE §3): claim due
+// The delivery worker, read top to bottom as Postal's outgoing processor is: claim due
 // transactions → compose (DKIM-signed, VERP envelope, Message-ID fixed at acceptance) → send →
 // classify the reply → record the outcome (status, event, daily_stats, suppression on a hard
 // bounce) in batches. Delivery is at least once; two workers never hold the same row at once.
@@ -24,7 +24,7 @@ import { trackedContent } from '../tracking/tracking.service.ts';
 import { withAttachmentBlock } from '../attachments/mail-block.ts';
 import { withListUnsubscribe } from '../unsubscribe/list-unsubscribe.ts';
 
-/** What one delivery attempt came to (a small typed result, not exceptions; STYLE §3). */
+/** What one delivery attempt came to (a small typed result, not exceptions). */
 export type SendResult =
   | { kind: 'delivered'; reply: string; wire?: Wire }
   | { kind: 'permanent'; reply: string; wire?: Wire }

@@ -1,4 +1,4 @@
-// Domains for the console (spec core §7): GET v1/domains, POST v1/domains (answers a messages list;
+// Domains for the console (docs/console.md §7): GET v1/domains, POST v1/domains (answers a messages list;
 // success is 'Domain Created', anything else is shown in the modal joined with commas), one
 // domain's details, a fresh verification mail, an on-demand DNS check; and GET v1/get-started.
 import { Hono } from 'hono';
@@ -20,7 +20,7 @@ const createBody = z.strictObject({
 });
 const resendBody = z.strictObject({ email: z.string().max(400).optional() });
 
-/** Spec core §8: the modal shows the answer's messages, so failures carry them beside our error object. */
+/** docs/console.md §8: the modal shows the answer's messages, so failures carry them beside our error object. */
 function withMessages(err: unknown): never {
   if (err instanceof ApiError) {
     const details = Array.isArray(err.details) ? (err.details as { path?: string; message?: string }[]) : [];

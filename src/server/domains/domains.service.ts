@@ -1,7 +1,7 @@
 // Sending domains: each gets its own 2048-bit RSA DKIM key (selector chosen by us) and a list of
 // DNS records to publish. Mail is accepted only from a domain of the sender's own customer that is
 // sending-verified; a domain becomes verified when someone at the domain confirms the link we mail
-// to an address there (spec core §2, §4).
+// to an address there (docs/console.md §2, §4).
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { AppContext } from '../context.ts';
@@ -119,7 +119,7 @@ export interface DomainWire {
   dns_records: (DnsRecord & { check: DnsCheck | null })[];
 }
 
-/** The one row → wire mapping for domains (spec core §3 Domain, plus the DNS records and their checks). */
+/** The one row → wire mapping for domains (docs/console.md §3 Domain, plus the DNS records and their checks). */
 export function domainToWire(ctx: Pick<AppContext, 'config'>, domain: Domain): DomainWire {
   const results = domain.dns_results ?? {};
   return {

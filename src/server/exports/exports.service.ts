@@ -1,4 +1,4 @@
-// Report exports (issue 13; spec part two §2 Export page, §7, §8). The console queues a job; the
+// Report exports (issue 13; docs/console-reports.md §2 Export page, §7, §8). The console queues a job; the
 // worker role claims it, streams the CSV from the database into ctx.storage, and mails the
 // requester a link to /export/{uuid} through our own pipeline as the system sender (like the domain
 // verification mail). The export page asks for the file name and a download token (short-lived,
@@ -87,7 +87,7 @@ export type ExportView =
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * POST /v1/transaction-groups/export-view (spec part two §2 Export page, §7): 200 with the file
+ * POST /v1/transaction-groups/export-view (docs/console-reports.md §2 Export page, §7): 200 with the file
  * name and a download token when the file is ready; 202 (no token) while it is being written; 204
  * for no such export — unknown, expired, or another customer's; 412 for another user's export in
  * the same account. A job that failed for good is 422.
@@ -158,7 +158,7 @@ async function writeExport(ctx: AppContext, job: repo.ExportRow): Promise<{ key:
   return { key, rows: counted.rows, size };
 }
 
-/** The mail that says the export is ready (spec part two §8: the export page's link). */
+/** The mail that says the export is ready (docs/console-reports.md §8: the export page's link). */
 function exportMail(from: Submission['from'], to: { email: string; name: string }, url: string, what: { groupName: string; reportType: string; rows: number; retentionDays: number }): Submission {
   const report = `${what.reportType.charAt(0).toUpperCase()}${what.reportType.slice(1)}`;
   const text = [
@@ -247,7 +247,7 @@ export async function mailUnmailedExports(ctx: AppContext): Promise<void> {
   for (const job of await repo.unmailedExports(ctx.db, 20)) await mailExport(ctx, job, Number(job.row_count ?? 0));
 }
 
-/** Deletes expired exports, files first (spec part two: EXPORT_RETENTION_DAYS). Answers how many. */
+/** Deletes expired exports, files first (docs/console-reports.md §9: EXPORT_RETENTION_DAYS). Answers how many. */
 export async function purgeExpiredExports(ctx: AppContext, now = new Date()): Promise<number> {
   let total = 0;
   for (;;) {

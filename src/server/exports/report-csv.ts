@@ -1,6 +1,6 @@
-// The CSV of a report export (issue 13; spec part two §2 table columns): rows streamed from the
+// The CSV of a report export (issue 13; docs/console-reports.md §2 table columns): rows streamed from the
 // database in keyset pages of acceptance order, newest first (the report's default order,
-// part two §9), through csv-stringify (quoting, UTF-8 with a byte order mark so spreadsheet
+// docs/console-reports.md §9), through csv-stringify (quoting, UTF-8 with a byte order mark so spreadsheet
 // programs read it as UTF-8) — never the whole report in memory. Cells a spreadsheet would take
 // for a formula (starting with =, +, -, @, tab or carriage return: OWASP "CSV injection") get a
 // leading apostrophe, so a recipient address or subject chosen by an outsider cannot run in the
@@ -52,7 +52,7 @@ const from = (row: ExportRowData) => (row.from_name ? `${row.from_name} <${row.f
 const id: Column = { header: 'Transaction ID', value: (row) => row.uuid };
 const subject: Column = { header: 'Subject', value: (row) => row.subject };
 const toEmail: Column = { header: 'To Email', value: (row) => row.to_email };
-// spec part two §3: 'delivered', anything else is shown as failed
+// docs/console-reports.md §3: 'delivered', anything else is shown as failed
 const sentColumns: Column[] = [
   { header: 'Date Sent', value: date },
   { header: 'From', value: from },
@@ -62,7 +62,7 @@ const sentColumns: Column[] = [
   id,
 ];
 
-/** The columns of each report's table (spec part two §2), plus the transaction's id. */
+/** The columns of each report's table (docs/console-reports.md §2), plus the transaction's id. */
 export const EXPORT_COLUMNS: Record<GroupReportType, Column[]> = {
   overview: sentColumns,
   sent: sentColumns,

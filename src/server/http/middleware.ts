@@ -36,7 +36,7 @@ export const requireSession: MiddlewareHandler<ApiEnv> = async (c, next) => {
 };
 
 /**
- * Spec core §6: Settings, domains and the getting-started page belong to users allowed to send
+ * docs/console.md §6: Settings, domains and the getting-started page belong to users allowed to send
  * transactions; the others see only the dashboard, so their calls here get 403 (they would expose
  * the account's API key and SMTP password). Use after requireSession.
  */

@@ -1,5 +1,5 @@
 // The one Node HTTP server. /v1/*, /t/* and the operations paths go straight to the Hono app (an
-// Astro route in between cost 7x in throughput, DESIGN.md); built assets are served from disk with
+// Astro route in between cost 7x in throughput, docs/architecture.md §2); built assets are served from disk with
 // their precompressed .br/.gz twins; every other path is rendered by Astro, compressed here.
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http';

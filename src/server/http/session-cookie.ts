@@ -1,4 +1,4 @@
-// The console session cookie: HttpOnly, SameSite=Lax, Secure when served over TLS (spec DESIGN,
+// The console session cookie: HttpOnly, SameSite=Lax, Secure when served over TLS (docs/architecture.md §8,
 // security lines). Shared by the API (Hono) and the page middleware (Astro).
 import type { Config } from '../config.ts';
 

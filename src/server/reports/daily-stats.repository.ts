@@ -1,4 +1,4 @@
-// Reading the daily_stats rollup for the console (DESIGN.md "Data": charts and totals come from
+// Reading the daily_stats rollup for the console (docs/architecture.md §4.2: charts and totals come from
 // rollups, never from counting transactions). Days are UTC days, as the rollup is keyed.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
@@ -59,7 +59,7 @@ export async function totalsPerGroup(db: Database, customerId: number, groupIds:
   return new Map(rows.map((row) => [Number(row.group_id), totalsOf(row)]));
 }
 
-/** One group's totals per UTC day from `first` to `last` (both included); days without rows are absent (group reports, spec part two §7). */
+/** One group's totals per UTC day from `first` to `last` (both included); days without rows are absent (group reports, docs/console-reports.md §7). */
 export async function groupTotalsPerDay(db: Database, customerId: number, groupId: number, first: string, last: string): Promise<Map<string, StatTotals>> {
   const rows = await db
     .selectFrom('daily_stats')

@@ -1,4 +1,4 @@
-// A transaction group's report calls and its exports (issue 13; spec part two §7 Reports, Auth and
+// A transaction group's report calls and its exports (issue 13; docs/console-reports.md §7 Reports, Auth and
 // public). Console calls: a session, and CSRF protection on POSTs. Wire shapes (dates unix seconds,
 // 0 for none; every id from the request checked against the signed-in customer):
 //
@@ -46,7 +46,7 @@ const SORT_FIELD_MAX = 40;
 
 const reportType = z.enum(GROUP_REPORT_TYPES, { error: `must be one of ${GROUP_REPORT_TYPES.join(', ')}` });
 
-/** The report body of spec part two §7 (also the export's, with isExport, and the links call's). */
+/** The report body of docs/console-reports.md §7 (also the export's, with isExport, and the links call's). */
 export const reportBody = z.strictObject({
   report_type: reportType,
   // checked against the customer's groups, not here: a malformed uuid is 404 like an unknown one
@@ -120,7 +120,7 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
     c.header('Cache-Control', 'no-store');
     return c.json(result);
   });
-  // spec core §7 lists the overview as a GET: the same fields in the query string
+  // docs/console.md §7 lists the overview as a GET: the same fields in the query string
   app.get('/transaction-groups/overview', requireSession, async (c) => {
     const result = await overview(sessionOf(c).customerId, c.req.query());
     c.header('Cache-Control', 'no-store');
@@ -133,7 +133,7 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
     c.header('Cache-Control', 'no-store');
     return c.json(result);
   });
-  // later pages (spec part two §7): the report body as a query string; report_type may be left out
+  // later pages (docs/console-reports.md §7): the report body as a query string; report_type may be left out
   app.get('/links', requireSession, async (c) => {
     const query = { report_type: 'clicks', ...c.req.query() };
     const result = await links(sessionOf(c).customerId, check(reportBody, query));

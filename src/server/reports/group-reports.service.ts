@@ -1,4 +1,4 @@
-// A transaction group's report pages (issue 13; spec part two §2 Group report pages, §3, §7): the
+// A transaction group's report pages (issue 13; docs/console-reports.md §2 Group report pages, §3, §7): the
 // report call (one page of the report's transactions and the group's daily series), the overview
 // widget's figures and the Clicks report's Links tab. Every figure comes from a rollup (daily_stats,
 // transaction_counts, link_stats); only the rows of the page shown are read from transactions.
@@ -13,7 +13,7 @@ import { DEFAULT_RANGE_DAYS_BACK, type Direction, type PageMeta, type TimeRange,
 import { type TransactionRow, transactionsByIds } from './transactions.repository.ts';
 import { type TransactionSortKey, type TransactionWire, findTransactionIds, transactionToWire, unixSeconds } from './transactions.service.ts';
 
-/** The report types of spec part two §2 (one page each). */
+/** The report types of docs/console-reports.md §2 (one page each). */
 export const GROUP_REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
 export type GroupReportType = (typeof GROUP_REPORT_TYPES)[number];
 
@@ -22,7 +22,7 @@ export const MAX_REPORT_DAYS = 400;
 
 /**
  * Sort keys of the report tables: the transaction table's, and the spec's bounceReceivedDated
- * (part two §2). A bounce has no column of its own (its time is the 'bounced' event's); it arrives
+ * (docs/console-reports.md §2). A bounce has no column of its own (its time is the 'bounced' event's); it arrives
  * minutes after acceptance, so the Bounced table sorts it in acceptance order, which an index serves.
  */
 export const GROUP_REPORT_SORT_KEYS = ['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens', 'bounceReceivedDated'] as const;
@@ -55,7 +55,7 @@ const DAY_MS = 86_400_000;
 const isMidnight = (at: Date) => at.getTime() % DAY_MS === 0;
 
 /**
- * The range of a report request (spec part two §7: start of day to end of day as unix seconds;
+ * The range of a report request (docs/console-reports.md §7: start of day to end of day as unix seconds;
  * §9: the last 29 days through today when absent). A missing end closes at today (or at the start
  * day), a missing start opens 29 days before the end. 400 beyond MAX_REPORT_DAYS. Bounds on UTC
  * midnights (what the console sends) are whole days, so the rollups total them exactly.
@@ -84,7 +84,7 @@ export async function groupOf(db: Database, customerId: number, uuid: string | u
   return id;
 }
 
-/** A transaction row of a group report (spec part two §3 "Transaction row"); dates unix seconds, 0 for none. */
+/** A transaction row of a group report (docs/console-reports.md §3 "Transaction row"); dates unix seconds, 0 for none. */
 export interface ReportTransactionWire extends TransactionWire {
   trans_id: number;
   /** The date the report's table shows: sent (overview, sent), failed, bounced, first open, first click. */
@@ -262,7 +262,7 @@ export async function groupOverview(db: Database, customerId: number, groupUuid:
   };
 }
 
-/** A link of the Links tab (spec part two §3 "Link row"). */
+/** A link of the Links tab (docs/console-reports.md §3 "Link row"). */
 export interface LinkWire {
   tll_url: string;
   tm_subject: string;

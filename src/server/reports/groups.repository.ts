@@ -1,6 +1,6 @@
-// Reading transaction groups for the Groups tab (spec core §2 Transactions). A customer has far
+// Reading transaction groups for the Groups tab (docs/console.md §2 Transactions). A customer has far
 // fewer groups than transactions, so the name search may match anywhere in the name; statistics
-// come from the daily_stats rollup (DESIGN.md), summed per group when a page needs them.
+// come from the daily_stats rollup (docs/architecture.md §4.2), summed per group when a page needs them.
 import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { StatColumn, Tables } from '../db/schema.ts';

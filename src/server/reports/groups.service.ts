@@ -1,5 +1,5 @@
-// The Groups tab (spec core §2 Transactions): a search over the customer's transaction groups with
-// their all-time totals, and the one row → wire mapping (spec core §3 "Transaction group").
+// The Groups tab (docs/console.md §2 Transactions): a search over the customer's transaction groups with
+// their all-time totals, and the one row → wire mapping (docs/console.md §3 "Transaction group").
 import type { Database } from '../db/database.ts';
 import { NO_TOTALS, type StatTotals, totalsPerGroup } from './daily-stats.repository.ts';
 import * as repo from './groups.repository.ts';
@@ -7,7 +7,7 @@ import { type Direction, type PageMeta, pageMeta } from './report-input.ts';
 import { unixSeconds } from './transactions.service.ts';
 
 /**
- * Sort keys of the groups table: group_last_send_date and failed are the spec's (part two §2);
+ * Sort keys of the groups table: group_last_send_date and failed are the spec's (docs/console-reports.md §2);
  * the others name the remaining columns the same way.
  */
 export const GROUP_SORT_KEYS = ['group_last_send_date', 'group_create_date', 'group_name', 'requests', 'sent', 'failed', 'delivered', 'bounces', 'opens', 'clicks'] as const;
@@ -42,7 +42,7 @@ export interface GroupWire {
   group_create_date: number;
   group_last_send_date: number;
   groupStats: {
-    /** Accepted transactions (part two's group list shows Requests); an addition to the spec's fields. */
+    /** Accepted transactions (the group list of docs/console-reports.md §2 shows Requests); an addition to the spec's fields. */
     tgs_total_requests: number;
     tgs_total_sent: number;
     tgs_total_failed: number;

@@ -1,6 +1,6 @@
 // The link_stats rollup (migration 009): clicks per link (URL and subject) of a group, per UTC day
 // of the transactions' acceptance. Written by the click recorder in the transaction that counts
-// the clicks; read by the Clicks report's Links tab (spec part two §2, §7 POST/GET v1/links).
+// the clicks; read by the Clicks report's Links tab (docs/console-reports.md §2, §7 POST/GET v1/links).
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { Direction } from './report-input.ts';

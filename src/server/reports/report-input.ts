@@ -1,14 +1,14 @@
 // What the report calls (dashboard, transaction and group searches) read from a request: date
 // ranges in either spelling, pages, sort keys, and the page size. Pure, so the subtle rules (UTC
-// days, the swapped order/order_by of spec part two §9) have their own table-driven tests.
+// days, the swapped order/order_by of docs/console-reports.md §9) have their own table-driven tests.
 import { z } from 'zod';
 import { ApiError } from '../http/errors.ts';
 
 /**
  * Rows per page. One size for the transaction table whether the dashboard (GET /v1/dashboard, its
  * first page) or POST /v1/transaction/search (its later pages, sorts and searches) fills it, so
- * 'Displaying a-b of total' stays consistent; 10 is the spec's fixture page size (part two §9).
- * The groups table has no stated size (core §9: "not shown") and uses the same.
+ * 'Displaying a-b of total' stays consistent; 10 is the spec's fixture page size (docs/console-reports.md §9).
+ * The groups table has no stated size (docs/console.md §9: "not shown") and uses the same.
  */
 export const PAGE_SIZE = Object.freeze({ transactions: 10, groups: 10 });
 
@@ -31,7 +31,7 @@ export const TEXT_COUNT_CAP = 1_000;
 /** The longest range a daily series covers (two years of days). */
 export const MAX_SERIES_DAYS = 731;
 
-/** The dashboard's default range (spec core §2, §9): the last 29 days through today. */
+/** The dashboard's default range (docs/console.md §2, §9): the last 29 days through today. */
 export const DEFAULT_RANGE_DAYS_BACK = 29;
 
 const MAX_PAGE = 10_000_000;
@@ -66,8 +66,8 @@ export function daysBetween(first: string, last: string): string[] {
 }
 
 /**
- * One end of a date range as sent: a day 'YYYY-MM-DD' (spec core §9, the API date format) or
- * unix seconds (spec part two §7: report pages send start-of-day / end-of-day unix times).
+ * One end of a date range as sent: a day 'YYYY-MM-DD' (docs/console.md §9, the API date format) or
+ * unix seconds (docs/console-reports.md §7: report pages send start-of-day / end-of-day unix times).
  */
 export type DateBound = { day: string } | { unixSeconds: number };
 
@@ -129,7 +129,7 @@ function invalid(path: string, message: string): ApiError {
   return new ApiError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
 }
 
-/** The one value of two spellings of a field (spec core §7 lists startDate and start_date); 400 when they differ. */
+/** The one value of two spellings of a field (docs/console.md §7 lists startDate and start_date); 400 when they differ. */
 function oneOf(a: DateBound | undefined, b: DateBound | undefined, names: string, at: (x: DateBound) => Date): DateBound | undefined {
   if (a && b && at(a).getTime() !== at(b).getTime()) throw invalid(names, 'the two spellings name different dates');
   return a ?? b;
@@ -171,7 +171,7 @@ const DIRECTIONS: readonly string[] = ['asc', 'desc'];
 
 /**
  * The sort of a search: `key` one of `keys` (default `fallback`), direction asc|desc (default
- * desc, spec part two §2 "default desc"; case-insensitive). Spec part two §9 writes the default
+ * desc, docs/console-reports.md §2 "default desc"; case-insensitive). docs/console-reports.md §9 writes the default
  * report sort as "order trans_id, order_by desc" — the two fields swapped — so a direction in the
  * key field and a key in the direction field is read that way round. Anything else: 400.
  */
@@ -190,7 +190,7 @@ export function resolveSort<K extends string>(
   return { key: (key as K | undefined) ?? fallback, direction: (direction?.toLowerCase() as Direction | undefined) ?? 'desc' };
 }
 
-/** The paging block of a paged response (spec core §3 "Paged response"). */
+/** The paging block of a paged response (docs/console.md §3 "Paged response"). */
 export interface PageMeta {
   current_page: number;
   per_page: number;

@@ -1,6 +1,6 @@
-// The searches of the Dashboard and Transactions pages (spec core §7): POST v1/transaction/search
+// The searches of the Dashboard and Transactions pages (docs/console.md §7): POST v1/transaction/search
 // and POST /v1/transaction-groups/search. Console calls: a session and CSRF protection. Bodies take
-// every field of spec core §7 and of part two §7 (its variant of the transaction search), in both
+// every field of docs/console.md §7 and of docs/console-reports.md §7 (its variant of the transaction search), in both
 // spellings where the spec uses two; an unknown field, bad date, page, sort or status is 400.
 // Also GET /v1/transactions/{trans_uuid}/events, the Transaction Info modal's timeline.
 import { Hono } from 'hono';
@@ -67,13 +67,13 @@ export function answerTransactionSearch(ctx: AppContext, customerId: number, bod
     range: rangeOf(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
-    // spec core §7: order asc|desc, order_by the key; default trans_id desc (part two §9)
+    // docs/console.md §7: order asc|desc, order_by the key; default trans_id desc (docs/console-reports.md §9)
     sort: resolveSort(TRANSACTION_SORT_KEYS, 'trans_id', { direction: body.order, key: body.order_by, directionName: 'order', keyName: 'order_by' }),
     status: body.message_status ?? 'all',
     reportType: either(body.reportType, body.report_type, 'reportType/report_type') ?? 'all',
     groupUuid: body.group_uuid ?? null,
     recipient: body.recipient_email ?? null,
-    // part two §7 sends the search text as search_query too
+    // docs/console-reports.md §7 sends the search text as search_query too
     text: either(body.transaction_search_string, body.search_query, 'transaction_search_string/search_query') ?? null,
   });
 }
@@ -104,7 +104,7 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(page);
   });
 
-  // The Transaction Info modal's timeline (the addition to spec core §2): a read, so a
+  // The Transaction Info modal's timeline (the addition to docs/console.md §2): a read, so a
   // session suffices; another customer's transaction is 404 like an unknown one.
   app.get('/transactions/:uuid/events', requireSession, async (c) => {
     const data = await transactionEvents(ctx.db, sessionOf(c).customerId, c.req.param('uuid'));

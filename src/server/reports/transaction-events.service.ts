@@ -1,4 +1,4 @@
-// The timeline of one transaction in the Transaction Info modal (an addition to spec core §2's
+// The timeline of one transaction in the Transaction Info modal (an addition to docs/console.md §2's
 // modal, asked for by the issue): its events oldest first — queued, sent, delivered, deferred,
 // bounced or failed with the remote server's reply, opens, clicks, unsubscribes — as wire objects.
 import type { Database } from '../db/database.ts';

@@ -1,4 +1,4 @@
-// Reading transactions for the console's tables (spec core §2 Dashboard and Transactions). Built to
+// Reading transactions for the console's tables (docs/console.md §2 Dashboard and Transactions). Built to
 // stay fast at 10 M rows with the indexes of migration 005: every query is bounded by customer,
 // ordered by an indexed expression with the id as unique tiebreaker (stable pages; the index walk
 // stops after offset + limit rows), and pages are chosen by id first and joined to their message
@@ -34,7 +34,7 @@ export type TransactionOrder = 'accepted' | 'sent_or_queued' | 'first_open' | 'f
 const ORDER_EXPRESSIONS: Record<'accepted' | 'sent_or_queued', { expression: RawBuilder<unknown> }> = {
   // acceptance order: queued_at with the id breaking ties (index transactions_customer_queued_id_idx)
   accepted: { expression: sql`t.queued_at` },
-  // the table's date column, "sent date, or queued date when sent date is 0" (spec core §2);
+  // the table's date column, "sent date, or queued date when sent date is 0" (docs/console.md §2);
   // must stay textually equal to the expression of transactions_customer_date_idx
   sent_or_queued: { expression: sql`coalesce(t.sent_at, t.queued_at)` },
 };

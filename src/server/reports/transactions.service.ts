@@ -1,5 +1,5 @@
-// The transaction table of the Dashboard and the Recipients tab (spec core §2): what a search
-// selects, how its total is found, and the one row → wire mapping (spec core §3 "Transaction").
+// The transaction table of the Dashboard and the Recipients tab (docs/console.md §2): what a search
+// selects, how its total is found, and the one row → wire mapping (docs/console.md §3 "Transaction").
 import type { Database } from '../db/database.ts';
 import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
 import { sumRequests } from './daily-stats.repository.ts';
@@ -8,7 +8,7 @@ import { sumTransactionCounts } from './transaction-counts.repository.ts';
 import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type PageMeta, type TimeRange, isUuid, pageMeta } from './report-input.ts';
 import * as repo from './transactions.repository.ts';
 
-/** Sort keys of the transaction table: those of spec part two §2 that a transaction has, plus opens. */
+/** Sort keys of the transaction table: those of docs/console-reports.md §2 that a transaction has, plus opens. */
 export const TRANSACTION_SORT_KEYS = ['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens'] as const;
 export type TransactionSortKey = (typeof TRANSACTION_SORT_KEYS)[number];
 
@@ -24,17 +24,17 @@ const ORDER_OF: Record<TransactionSortKey, repo.TransactionOrder> = {
 };
 
 /**
- * The status filter buttons All, Sent, Failed, Delivered (spec core §2, §9):
+ * The status filter buttons All, Sent, Failed, Delivered (docs/console.md §2, §9):
  * - sent: trans_status 'sent' — the remote server took the message (it may have bounced later);
  *   queued transactions appear under All only;
- * - failed: trans_status 'failed' or 'no_quota' (spec core §4: both display as failed);
+ * - failed: trans_status 'failed' or 'no_quota' (docs/console.md §4: both display as failed);
  * - delivered: trans_delivered_status 'delivered' — taken and not bounced since.
  */
 export const MESSAGE_STATUSES = ['all', 'sent', 'failed', 'delivered'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /**
- * reportType narrows the search to a group report's table (spec part two §2: sent, opens, clicks,
+ * reportType narrows the search to a group report's table (docs/console-reports.md §2: sent, opens, clicks,
  * failed, bounced); all and overview select everything.
  */
 export const REPORT_TYPES = ['all', 'overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
@@ -77,10 +77,10 @@ export interface TransactionSearch {
   text: string | null;
 }
 
-/** A transaction as the console shows it (spec core §3). Dates are unix seconds (UTC); 0 means none. */
+/** A transaction as the console shows it (docs/console.md §3). Dates are unix seconds (UTC); 0 means none. */
 export interface TransactionWire {
   trans_uuid: string;
-  /** 0 when not sent: the table then shows trans_date_queued (spec core §2). */
+  /** 0 when not sent: the table then shows trans_date_queued (docs/console.md §2). */
   trans_date_sent: number;
   trans_date_queued: number;
   trans_to_email: string;
@@ -91,7 +91,7 @@ export interface TransactionWire {
   /** The message's custom headers as JSON text, '{}' when it has none. */
   tm_additional_headers: string;
   trans_delivered_status: DeliveredStatus;
-  /** Stored as is: 'no_quota' is displayed as failed by the console (spec core §4). */
+  /** Stored as is: 'no_quota' is displayed as failed by the console (docs/console.md §4). */
   trans_status: TransStatus;
   trans_group_uuid: string;
   trans_group_name: string;
@@ -137,7 +137,7 @@ function narrow<T>(a: readonly T[] | null, b: readonly T[] | null): readonly T[]
 }
 
 /**
- * The search box (spec core §2 "Search by Recipient Email or Transaction ID"). A whole uuid finds
+ * The search box (docs/console.md §2 "Search by Recipient Email or Transaction ID"). A whole uuid finds
  * that transaction. Other text matches the start of the recipient address or the start of its
  * domain ('ali' finds ali@x.org, 'example.com' finds everyone there; '@exa' only domains; text
  * with '@' only whole-address prefixes). Prefixes, not substrings: a prefix is an index range

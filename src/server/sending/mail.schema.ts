@@ -1,4 +1,4 @@
-// The send request shapes (DESIGN.md "Send"; Resend's API for /v1/emails), checked with zod and
+// The send request shapes (docs/architecture.md §7 "Send"; Resend's API for /v1/emails), checked with zod and
 // normalised into one Submission. Unknown fields are reported; header names and values with CR or
 // LF are refused; attachments are base64 content only (no paths, no URLs).
 import { z } from 'zod';

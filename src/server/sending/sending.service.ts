@@ -1,6 +1,6 @@
 // Accepting mail (API and SMTP): each recipient becomes a transaction in its group, checked
 // against quota and the suppression list, stored with its message and a `queued` event. Accepted
-// means durable: callers answer 2xx / 250 only after the COMMIT that stores it (DESIGN.md).
+// means durable: callers answer 2xx / 250 only after the COMMIT that stores it (docs/architecture.md §5.1).
 // Concurrent submissions share one database transaction (group commit), which is what lets one
 // process accept thousands of messages a second on a single embedded database.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// GET /v1/ui-settings (spec core §7): the customer's sending options and credentials for the
+// GET /v1/ui-settings (docs/console.md §7): the customer's sending options and credentials for the
 // Settings and getting-started pages; POST /v1/ui-settings: one sending option toggled.
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -12,7 +12,7 @@ import { clearLookupCaches } from '../lookup-cache.ts';
 import { SENDING_OPTIONS } from './settings.repository.ts';
 import { setSendingOption, settingsToWire } from './settings.service.ts';
 
-// spec §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
+// docs/console.md §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
 const sendingOptionChange = z
   .strictObject({ track_opens: z.boolean().optional(), track_links: z.boolean().optional(), disable_suppression: z.boolean().optional() })
   .refine((body) => Object.keys(body).length === 1, { message: `send exactly one of ${SENDING_OPTIONS.join(', ')}` });

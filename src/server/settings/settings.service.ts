@@ -1,4 +1,4 @@
-// Sending options of the Settings page (spec core §2 Settings, §3 UI settings): who may change
+// Sending options of the Settings page (docs/console.md §2 Settings, §3 UI settings): who may change
 // them, the change itself, and the one mapping to the console's wire names.
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';

@@ -2,7 +2,7 @@
 // before MAIL (530); STARTTLS; size enforced at MAIL FROM (SIZE=) and after DATA (552); recipients
 // from the envelope, so Bcc works; the group from X-Transact-Group, which is removed; messages
 // with bare CR or LF refused, so nothing we relay can end DATA early at the next hop (SMTP
-// smuggling); 250 only after the COMMIT. Hooks reject with a responseCode (STYLE §5).
+// smuggling); 250 only after the COMMIT. Hooks reject with a responseCode.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// daily_stats rollups (DESIGN.md): updated in the same database transaction as the change they
+// daily_stats rollups (docs/architecture.md §4.2): updated in the same database transaction as the change they
 // count, in one statement per batch — never by scanning transactions at read time, and never one
 // upsert per message.
 import { sql } from 'kysely';
@@ -39,7 +39,7 @@ export async function bumpDailyStats(db: Database, deltas: StatDelta[]): Promise
     .execute();
 }
 
-/** Whether the customer has a sending-verified domain and at least one transaction: the home rule (spec core §4). */
+/** Whether the customer has a sending-verified domain and at least one transaction: the home rule (docs/console.md §4). */
 export async function hasVerifiedDomainAndTraffic(db: Database, customerId: number): Promise<boolean> {
   const verified = await db.selectFrom('domains').select('id').where('customer_id', '=', customerId).where('sending_verified', '=', true).limit(1).executeTakeFirst();
   if (verified === undefined) return false;

@@ -1,4 +1,4 @@
-// Where files live (DESIGN.md: a storage interface, local directory by default, S3-compatible for
+// Where files live (docs/architecture.md §4.3: a storage interface, local directory by default, S3-compatible for
 // scale): report exports (issue 13) and online attachments and branding logos (issue 15). Every
 // read and write is a stream, so memory stays bounded whatever the file's size. Keys are made by us
 // ('<area>/<uuid>'), never from a user's file name.

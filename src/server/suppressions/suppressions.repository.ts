@@ -1,4 +1,4 @@
-// The customer's suppression list (spec part two §3 "Suppression entry"). Addresses are compared
+// The customer's suppression list (docs/console-reports.md §3 "Suppression entry"). Addresses are compared
 // as lower(email), exactly as sending does (sending.service.ts), so an entry blocks every spelling
 // of its address and deleting it unblocks them all; the index suppressions_lower_idx (migration
 // 002) serves those lookups.

@@ -1,7 +1,7 @@
-// The Suppression List's calls (spec part two §7 "Suppression"): POST /v1/suppression {emails[]},
+// The Suppression List's calls (docs/console-reports.md §7 "Suppression"): POST /v1/suppression {emails[]},
 // POST /v1/suppression/search {page, email, suppressed_origin}, DELETE /v1/suppression/{email}.
 // Console calls: a session, CSRF protection on every one of them (all three are POST or DELETE),
-// and the send permission (spec core §6).
+// and the send permission (docs/console.md §6).
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
@@ -16,7 +16,7 @@ const addBody = z.strictObject({
   }),
 });
 
-// spec part two §2: filter buttons All, User, Bounce, Unsubscribe; '' (or null) also means all
+// docs/console-reports.md §2: filter buttons All, User, Bounce, Unsubscribe; '' (or null) also means all
 export const suppressionSearchBody = z.strictObject({
   page: z.number().int().min(1).max(1_000_000).default(1),
   email: z.string().max(320).nullish(),

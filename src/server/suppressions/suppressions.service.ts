@@ -1,6 +1,6 @@
-// The Suppression List screen's calls (spec part two §2 "Suppression List", §7 "Suppression"):
+// The Suppression List screen's calls (docs/console-reports.md §2 "Suppression List", §7 "Suppression"):
 // adding addresses by hand (origin 'user'), searching the list, and removing one address. Only
-// users allowed to send transactions may use them (spec core §6).
+// users allowed to send transactions may use them (docs/console.md §6).
 import type { Database } from '../db/database.ts';
 import type { SuppressionOrigin } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
@@ -9,7 +9,7 @@ import * as repo from './suppressions.repository.ts';
 
 /** Lines one POST /v1/suppression may carry: a large paste, yet one bounded transaction. */
 export const MAX_EMAILS_PER_REQUEST = 10_000;
-/** Rows per page of POST /v1/suppression/search; the spec names none for this list, so its fixture page size (part two §9: 10). */
+/** Rows per page of POST /v1/suppression/search; the spec names none for this list, so its fixture page size (docs/console-reports.md §9: 10). */
 export const SUPPRESSION_PAGE_SIZE = 10;
 // an invalid line is echoed back; a pasted novel should not be
 const ECHO_MAX_CHARS = 120;
@@ -29,7 +29,7 @@ export interface AddResult {
   invalid: InvalidLine[];
 }
 
-/** An entry as the console shows it (spec part two §3 "Suppression entry"). */
+/** An entry as the console shows it (docs/console-reports.md §3 "Suppression entry"). */
 export interface SuppressionWire {
   email: string;
   origin: SuppressionOrigin;
@@ -53,7 +53,7 @@ function echo(value: string): string {
  * Splits request lines into the addresses to add and the invalid lines. Addresses are normalised
  * as parseEmail does for sending (trimmed, domain lower-cased and in ASCII form) and merged when
  * they differ only in case, because sending matches the list case-insensitively. Blank lines are
- * skipped (spec part two §5: "blank lines dropped") but keep their place in the numbering.
+ * skipped (docs/console-reports.md §5: "blank lines dropped") but keep their place in the numbering.
  */
 export function sortLines(lines: string[]): { emails: string[]; invalid: InvalidLine[] } {
   const emails = new Map<string, string>();

@@ -1,8 +1,8 @@
-// The Templates screens' calls (spec part two §7 "Templates"): POST /v1/templates/search in the
+// The Templates screens' calls (docs/console-reports.md §7 "Templates"): POST /v1/templates/search in the
 // list's shape {template_name, sort, page} and the Select Template page's {templateName,
 // templateType, templateStatus}; GET, POST, PUT, DELETE of one template (the response holds the
 // template); and POST /v1/templates/render for the editor's live preview. Console calls: a
-// session, CSRF protection on writes, the send permission (spec core §6).
+// session, CSRF protection on writes, the send permission (docs/console.md §6).
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
@@ -15,7 +15,7 @@ const SORTS = ['name', 'description', 'published', 'updated'] as const;
 type SortParam = (typeof SORTS)[number] | `-${(typeof SORTS)[number]}`;
 const DEFAULT_SORT: SortParam = '-description';
 // "name" ascending, "-name" descending; or only a direction, "ASC" or "DESC" in any case, on the
-// default key (spec part two §9: "sorted by description, DESC" by default)
+// default key (docs/console-reports.md §9: "sorted by description, DESC" by default)
 const sortParam = z.union([
   z.enum([...SORTS, ...SORTS.map((s) => `-${s}` as const)]),
   z

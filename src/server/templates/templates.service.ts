@@ -1,4 +1,4 @@
-// The template library (spec part two §2 "Templates", §3 "Template", §4 "Template status", §7
+// The template library (docs/console-reports.md §2 "Templates", §3 "Template", §4 "Template status", §7
 // "Templates"): search in the list's and the gallery's shapes, read, create, update, delete, and
 // what sending needs (a published template by id or alias, compiled once per version). Gallery
 // templates (customer_id null) are read-only. Save keeps anything, even HTML that does not compile
@@ -16,16 +16,16 @@ import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
 import { type CompiledTemplate, type Rendered, TemplateSyntaxError, checkSyntax, compile, compiledFor, missingVariables, render } from './render.ts';
 import * as repo from './templates.repository.ts';
 
-/** Spec part two §9: default template name. */
+/** docs/console-reports.md §9: default template name. */
 export const DEFAULT_TEMPLATE_NAME = 'Untitled Template';
-/** Rows per page of the list (spec part two §9: fixture page size 10). */
+/** Rows per page of the list (docs/console-reports.md §9: fixture page size 10). */
 export const TEMPLATE_PAGE_SIZE = 10;
 /** The gallery is small; its shape of the search answers it whole, up to this many. */
 export const GALLERY_PAGE_SIZE = 100;
 /** Largest HTML plus text part of one template (issue 14: a 1 MB+ template is 413). */
 export const MAX_TEMPLATE_BYTES = 1024 * 1024;
 
-/** A template as the console and API show it (spec part two §3, plus what sending by alias and the gallery need). */
+/** A template as the console and API show it (docs/console-reports.md §3, plus what sending by alias and the gallery need). */
 export interface TemplateWire {
   id: string;
   name: string;
@@ -260,7 +260,7 @@ async function ownForChange(db: Database, customerId: number, uuid: string): Pro
 }
 
 /**
- * PUT v1/templates/{id}: Save keeps the status (spec part two §4) and keeps whatever it is given;
+ * PUT v1/templates/{id}: Save keeps the status (docs/console-reports.md §4) and keeps whatever it is given;
  * Publish sends status published and makes the fields the published version; status draft
  * withdraws a published template. A Save of a published template leaves what is sent as it was.
  */

@@ -1,5 +1,5 @@
 // Open and click tracking rewrites a message's content (issue 5): http(s) links become tracking links
-// that carry only a token (DESIGN.md `links`: never the destination, so no open redirect), and an
+// that carry only a token (docs/architecture.md §4.1 `links`: never the destination, so no open redirect), and an
 // HTML part gets a 1×1 pixel. Pure string work, kept here so its rules have table-driven tests.
 
 /** What the rewriters need to know; `track` maps a destination to its tracking link. */

@@ -1,5 +1,5 @@
 // The public unsubscribe calls: POST /v1/unsubscribe and /v1/resubscribe {transaction_id} →
-// {message, redirect} (spec part two §7), made by the recipients' pages, and the RFC 8058
+// {message, redirect} (docs/console-reports.md §7), made by the recipients' pages, and the RFC 8058
 // one-click POST /header-unsubscribe/{transactionId} made by mailbox providers (server.ts sends
 // that POST here: Astro's origin check would refuse it, as it comes cross-site with no Origin).
 //

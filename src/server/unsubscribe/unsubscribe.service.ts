@@ -1,4 +1,4 @@
-// Unsubscribe and resubscribe (issue 5; spec part two §2 "Unsubscribe pages", §7 POST /v1/unsubscribe
+// Unsubscribe and resubscribe (issue 5; docs/console-reports.md §2 "Unsubscribe pages", §7 POST /v1/unsubscribe
 // and /v1/resubscribe): a recipient, named by one of their transactions, leaves or rejoins the
 // sending customer's list. Each effective change appends one event in the same database
 // transaction; repeating either changes nothing and appends nothing.
@@ -10,7 +10,7 @@ import { deleteUnsubscribe, findTransactionByUuid, insertUnsubscribe, isSuppress
 /** Where the request came from; recorded in the event's data. */
 export type UnsubscribeChannel = 'page' | 'one_click' | 'mailto';
 
-/** The spec's "Unsubscribe response" (§3): message, redirect. */
+/** The "Unsubscribe response" of docs/console-reports.md §3: message, redirect. */
 export interface UnsubscribeAnswer {
   message: string;
   /** Where the page goes next; we have no per-customer landing page, so always null for now. */

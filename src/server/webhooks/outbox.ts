@@ -10,7 +10,7 @@ import type { Database } from '../db/database.ts';
 import type { EventType } from '../db/schema.ts';
 import { lookupCache } from '../lookup-cache.ts';
 
-/** The seven webhook event types (spec core §3 Webhook event_types). */
+/** The seven webhook event types (docs/console.md §3 Webhook event_types). */
 export const WEBHOOK_EVENT_TYPES = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -1,4 +1,4 @@
-// The outbox table `webhook_requests` as a queue (like transactions, DESIGN.md): workers claim due
+// The outbox table `webhook_requests` as a queue (like transactions, docs/architecture.md §6.1): workers claim due
 // rows with FOR UPDATE SKIP LOCKED and push next_attempt_at past a lease, so a killed worker's rows
 // come due again by themselves; results are written back guarded by the attempt number, so a worker
 // whose lease ran out cannot overwrite a newer attempt. Also the Webhook Logs queries.

@@ -1,4 +1,4 @@
-// The webhook a customer configures on Settings (spec core §3 Webhook): plain queries, always
+// The webhook a customer configures on Settings (docs/console.md §3 Webhook): plain queries, always
 // scoped to one customer.
 import type { Selectable } from 'kysely';
 import type { Database } from '../db/database.ts';

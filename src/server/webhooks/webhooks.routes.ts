@@ -1,4 +1,4 @@
-// Webhook calls (spec core §7 GET/POST /v1/webhooks; part two §7 POST /v1/webhook-logs) and ours
+// Webhook calls (docs/console.md §7 GET/POST /v1/webhooks; docs/console-reports.md §7 POST /v1/webhook-logs) and ours
 // beyond the spec: POST /v1/webhooks/secret (rotate the signing secret), POST /v1/webhooks/test
 // (send a test event now), GET /v1/webhook-logs/{id} (More info) and POST /v1/webhook-logs/{id}/replay.
 import { Hono } from 'hono';

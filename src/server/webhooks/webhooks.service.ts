@@ -1,4 +1,4 @@
-// Webhooks as the console sees them (spec core §3 Webhook, §5, §7; part two §3 Webhook log, §7):
+// Webhooks as the console sees them (docs/console.md §3 Webhook, §5, §7; docs/console-reports.md §3 Webhook log, §7):
 // the one mapping from a row to the wire (basic-auth details and the signing secret decrypted so the
 // modal can show them), saving with the URL checks of url-guard.ts, secret rotation, the test event
 // (sent while the caller waits), and the Webhook Logs with More info and Replay.
@@ -32,7 +32,7 @@ export interface WebhookWire {
   url: string;
   verb: string;
   status: string;
-  /** spec §5: an empty authentication type is sent as null */
+  /** docs/console.md §5: an empty authentication type is sent as null */
   auth_type: string | null;
   auth_details: { username: string; password: string } | null;
   event_types: string[];
@@ -81,7 +81,7 @@ export async function webhooksForConsole(ctx: AppContext, customerId: number): P
   return rows.map((row) => webhookToWire(secrets, row));
 }
 
-// The webhook object of spec core §3 as the modal sends it back (created_timestamp, secret and
+// The webhook object of docs/console.md §3 as the modal sends it back (created_timestamp, secret and
 // other read-only fields are ignored). An empty authentication type is null (§5).
 const webhookInput = z.object({
   url: z.string(),
@@ -184,7 +184,7 @@ export async function sendTestEvent(ctx: AppContext, customerId: number): Promis
   return { id: claimed.id, status_code: outcome.attempt!.status_code, error: outcome.attempt!.error, duration_ms: outcome.attempt!.duration_ms };
 }
 
-// ---- Webhook Logs (part two §2, §3, §7) ----
+// ---- Webhook Logs (docs/console-reports.md §2, §3, §7) ----
 
 export interface WebhookLogWire {
   id: number;
@@ -248,7 +248,7 @@ function logToWire(row: requests.RequestRow): WebhookLogWire {
 
 export const logSearch = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
-  // the Date column's sort (part two §2): newest first unless 'asc'
+  // the Date column's sort (docs/console-reports.md §2): newest first unless 'asc'
   order_by: z.enum(['asc', 'desc']).default('desc'),
 });
 

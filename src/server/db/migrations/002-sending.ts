@@ -1,5 +1,5 @@
 // Sending: credentials, sending domains, transaction groups, messages and their per-recipient
-// transactions (each row is also the delivery job, DESIGN.md "the database is the queue"), the
+// transactions (each row is also the delivery job, docs/architecture.md §6 "The database is the queue"), the
 // append-only events, daily rollups, monthly quota usage and idempotency keys.
 import { type Kysely, sql } from 'kysely';
 

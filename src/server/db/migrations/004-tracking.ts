@@ -1,4 +1,4 @@
-// Click tracking (DESIGN.md `links`): each tracked link of a delivered message is a row with a
+// Click tracking (docs/architecture.md §4.1 `links`): each tracked link of a delivered message is a row with a
 // random token; the tracking URL carries only the token, never the destination, so it cannot be
 // turned into an open redirect.
 import { type Kysely, sql } from 'kysely';

@@ -1,4 +1,4 @@
-// Reports: the indexes the console's searches need to stay fast at 10 M transactions (spec core §2
+// Reports: the indexes the console's searches need to stay fast at 10 M transactions (docs/console.md §2
 // Dashboard and Transactions; src/server/reports/). Every search is bounded by customer and ordered
 // by an indexed expression with the id as tiebreaker, so a page is an index walk that stops after
 // offset + limit rows. Columns that change on every open or click (open_count, first_open_at, …)
@@ -11,7 +11,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // (customer_id, queued_at) index of migration 002, a prefix of this one
   await sql`create index transactions_customer_queued_id_idx on transactions (customer_id, queued_at, id)`.execute(db);
   await sql`drop index transactions_customer_queued_idx`.execute(db);
-  // the table's date column, "sent date, or queued date when sent date is 0" (spec core §2); the
+  // the table's date column, "sent date, or queued date when sent date is 0" (docs/console.md §2); the
   // expression must stay textually equal to the one in transactions.repository.ts
   await sql`create index transactions_customer_date_idx on transactions (customer_id, (coalesce(sent_at, queued_at)), id)`.execute(db);
   // failures are few: the Failed filter finds and counts them without walking every delivered row

@@ -9,7 +9,7 @@
 // narrowed by those and whole days sums at most days × groups × states rows, whatever the size.
 //
 // Statement-level triggers with transition tables keep it: every INSERT, UPDATE and DELETE of
-// transactions adds one grouped upsert in the same database transaction (DESIGN.md: rollups in
+// transactions adds one grouped upsert in the same database transaction (docs/architecture.md §4.2: rollups in
 // batches, inside the transaction of the change), whichever code path made the change — the send
 // path, the worker, bounces, tracking, the demo and bulk loads alike — so it cannot drift from the
 // rows. Statements that change no counted column (a claim's lease) group to nothing and write

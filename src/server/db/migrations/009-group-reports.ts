@@ -1,4 +1,4 @@
-// Group reports and exports (issue 13; spec part two §2, §3, §7).
+// Group reports and exports (issue 13; docs/console-reports.md §2, §3, §7).
 //
 // link_stats: the Clicks report's Links tab (one row per URL and subject, total clicks and the
 // distinct transactions that clicked it) from a rollup, never from the links of a group's
@@ -8,7 +8,7 @@
 // transaction has one acceptance day, whichever days it is clicked on. link_key is md5(url, subject)
 // as a uuid: URLs can be longer than a btree entry may be.
 //
-// exports: report export jobs (spec part two §2 Export page, §7): who asked, for which customer,
+// exports: report export jobs (docs/console-reports.md §2 Export page, §7): who asked, for which customer,
 // report, group, range and filters; claimed by the worker role with FOR UPDATE SKIP LOCKED and a
 // lease like the delivery queue; the CSV lives in ctx.storage under file_key until expires_at.
 import { type Kysely, sql } from 'kysely';

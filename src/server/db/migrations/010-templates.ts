@@ -1,4 +1,4 @@
-// Templates (spec part two §3 "Template", §4 "Template status"): the customer's library and the
+// Templates (docs/console-reports.md §3 "Template", §4 "Template status"): the customer's library and the
 // read-only gallery (customer_id null, one row per system_key). `version` grows on every change, so
 // compiled Handlebars templates can be cached per version (src/server/templates/render.ts).
 // `published_html` is the content with its CSS inlined (juice), made when the template is published.

@@ -1,4 +1,4 @@
-// Online attachments (issue 15, spec part two §3): a customer's download links ("groups"), their
+// Online attachments (issue 15, docs/console-reports.md §3): a customer's download links ("groups"), their
 // files ("assets", blobs in ctx.storage under 'attachments/<uuid>'), the customer's branding of the
 // public page. A recipient's link carries a signed token naming the transaction that carried it.
 // A blob is written before its row commits; attachment_blobs_sweep finds blobs with no row.
@@ -14,7 +14,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('integration_id', 'text', (c) => c.notNull().unique())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'timestamptz')
-    // 0: no limit (spec §3)
+    // 0: no limit (docs/console-reports.md §3)
     .addColumn('access_limit', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('downloads', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
