@@ -4,10 +4,15 @@
 // through playwright-core). The integration and browser suites copy their databases from one migrated
 // per run (tests/helpers/template-database.ts); the browser suite's files share one Chromium
 // (tests/helpers/browser-server.ts).
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // one test file per core (vitest's default leaves one core to itself, which on CI's two cores
+    // runs every file one after the other): the files mostly wait, on their databases, on the
+    // built server they started, on Chromium; the browser files run beside the others and each other
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
       {
@@ -42,7 +47,6 @@ export default defineConfig({
           globalSetup: ['tests/helpers/template-database.ts', 'tests/helpers/browser-server.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
         },
       },
     ],
