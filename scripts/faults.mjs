@@ -503,6 +503,8 @@ async function caseIdle() {
     const greeted = flood.filter((c) => c.text.startsWith('220')).length;
     const refused = flood.filter((c) => /^421 4\.7\.0/.test(c.text)).length;
     if (greeted > 50) violations.push(`idle: ${greeted} connections from one address were greeted (limit 50)`);
+    // every one answered by the service (not refused by the kernel before it listened)
+    if (greeted + refused !== flood.length) violations.push(`idle: of ${flood.length} connections ${flood.length - greeted - refused} got neither a 220 greeting nor 421 4.7.0`);
     for (let i = 0; i < 5; i++) await submitFrom('127.0.0.2', 'during a 1,000-connection flood from 127.0.0.1');
 
     // over half of maxClients in use: idle sessions are closed after 10 s with 421 4.4.2

@@ -5,28 +5,12 @@ import type { APIContext, MiddlewareNext } from 'astro';
 import { nextParam, safeNextPath } from './lib/next-path.ts';
 import { SESSION_COOKIE } from './server/http/session-cookie.ts';
 import { isDatabaseUnavailable } from './server/db/availability.ts';
+import { unavailable } from './server/http/unavailable-page.ts';
 
 const PUBLIC_PREFIXES = ['/unsubscribe/', '/header-unsubscribe/', '/verify-domain/'];
 
 export function isPublicPath(pathname: string): boolean {
   return pathname === '/login' || PUBLIC_PREFIXES.some((p) => pathname.startsWith(p));
-}
-
-// While the database is unreachable (issue 23) every page answers this instead of a crash page: it
-// needs nothing but itself, and says when to try again.
-const UNAVAILABLE_PAGE =
-  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
-  '<meta http-equiv="refresh" content="10"><title>Service temporarily unavailable</title></head>' +
-  '<body style="font-family:system-ui,sans-serif;text-align:center;padding:4rem 1rem;color:#34495e"><main>' +
-  '<h1 data-testid="unavailable">Service temporarily unavailable</h1>' +
-  '<p>The service cannot reach its database for a moment. Nothing you entered was lost; this page tries again by itself.</p>' +
-  '</main></body></html>';
-
-function unavailable(): Response {
-  return new Response(UNAVAILABLE_PAGE, {
-    status: 503,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Retry-After': '10', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
-  });
 }
 
 export const onRequest = defineMiddleware(async (context, next) => {

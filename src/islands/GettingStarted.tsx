@@ -31,8 +31,8 @@ export default function GettingStarted({ docsUrl }: { docsUrl?: string | null })
         <li className={verified ? 'is-done' : 'is-current'} data-testid="step-domain"><span className="step-marker">1</span> Add and verify a domain</li>
         <li className={verified ? 'is-current' : ''} data-testid="step-configure"><span className="step-marker">2</span> Configure using API or SMTP</li>
       </ol>
-      <div className="columns">
-        <div className="column">
+      <div className="getting-started-cards">
+        <div>
           <div className="card" data-testid="domains-card">
             <header className="card-header"><p className="card-header-title">Add and Verify Domain</p></header>
             <div className="card-content">
@@ -57,16 +57,16 @@ export default function GettingStarted({ docsUrl }: { docsUrl?: string | null })
             </div>
           </div>
         </div>
-        <div className="column">
+        <div>
           <div className="card" data-testid="configure-card">
             <header className="card-header"><p className="card-header-title">Configure using API or SMTP</p></header>
             <div className="card-content">
-              <div className="columns is-mobile get-key">
-                <div className="column">
+              <div className="get-key">
+                <div>
                   <p className="has-text-weight-semibold">API</p>
                   <button type="button" className={`button is-small${choice === 'api' ? ' is-primary' : ''}`} onClick={() => setChoice('api')} data-testid="get-key-api">Get Key</button>
                 </div>
-                <div className="column">
+                <div>
                   <p className="has-text-weight-semibold">SMTP</p>
                   <button type="button" className={`button is-small${choice === 'smtp' ? ' is-primary' : ''}`} onClick={() => setChoice('smtp')} data-testid="get-key-smtp">Get Key</button>
                 </div>

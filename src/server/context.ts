@@ -14,4 +14,9 @@ export interface AppContext {
   readonly metrics: Metrics;
   /** Files: report exports, attachments, logos. */
   readonly storage: Storage;
+  /**
+   * Where the process is in its life: `starting` until every role (web, SMTP, workers) has
+   * started, `draining` from a stop signal on; /readyz answers 200 only while `running`.
+   */
+  readonly lifecycle: { state: 'starting' | 'running' | 'draining' };
 }

@@ -37,6 +37,7 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     databaseUrl: full.databaseUrl,
     dataPath: full.dataDir === 'memory://' ? 'memory://' : full.dataPath,
     poolSize: full.databasePoolSize,
+    syncCommits: full.pgliteSyncCommits,
     loadDataDir: opts.loadDataDir,
   });
   try {
@@ -52,6 +53,8 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     logger,
     metrics: createMetrics(opts.collectDefaultMetrics ?? true),
     storage: openStorage(full),
+    // main.ts moves it through starting → running → draining; elsewhere (CLI, tests) it is running
+    lifecycle: { state: 'running' },
   };
   return { ctx, close: () => handle.close() };
 }

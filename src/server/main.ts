@@ -109,6 +109,7 @@ async function main(): Promise<void> {
 
   const { ctx, close } = await createContextWaiting(config, pino({ level: config.logLevel, base: { pid: process.pid } }));
   const { logger } = ctx;
+  ctx.lifecycle.state = 'starting';
   if (ctx.engine === 'pglite' && config.roles.includes('worker')) {
     // this process owns the data directory: every claim in it belongs to a process that is gone
     const released = await releaseClaims(ctx.db);
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    ctx.lifecycle.state = 'draining';
     logger.info({ signal }, 'draining');
     // the roles finish within the grace period themselves; this only catches one that hangs
     const force = setTimeout(() => {
@@ -232,6 +234,7 @@ async function main(): Promise<void> {
     });
   }
   logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');
+  if (ctx.lifecycle.state === 'starting') ctx.lifecycle.state = 'running';
   markStarted();
 }
 

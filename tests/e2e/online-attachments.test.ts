@@ -461,7 +461,42 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     expect(byName['Last year'][0]).toContain(expiredOn);
     expect(byName['Last year'][3]).toBe(expiredOn);
     expect(byName['Weekly figures'][2]).toBe('No limit');
+
+    // the public page of the expired link: it says so, in the customer's branding (as a used-up one does)
+    const visitor = await openPage(browser, server.baseUrl);
+    const answer = await visitor.page.goto(expired.body.preview_link);
+    expect(answer?.status()).toBe(410);
+    await expect(visitor.page.textContent('h1')).resolves.toBe('This link has expired');
+    await expect(visitor.page.textContent('[data-testid=link-name]')).resolves.toBe('Last year');
+    await expect(visitor.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).resolves.toBe('rgb(30, 58, 95)');
+    await visitor.page.waitForFunction(() => (document.querySelector('img.logo') as HTMLImageElement | null)?.complete === true);
+    await expect(visitor.page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth)).resolves.toBe(96);
+    await expect(visitor.page.locator('button').count()).resolves.toBe(0);
+    await checkBoth(visitor.page, 'attachments-13-expired-link');
+    await visitor.context.close();
   }, 180_000);
+
+  it("uses the console's one primary blue, not indigo (the attachment pages used Bulma's default #485fc7)", async () => {
+    const { page } = tab;
+    const colours = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('main *')].flatMap((el) => {
+          const style = getComputedStyle(el);
+          return [style.color, style.backgroundColor, style.borderTopColor];
+        }),
+      );
+    await page.goto(`${server.baseUrl}/templates`);
+    const primary = await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=create-template]')!).backgroundColor);
+    await page.goto(`${server.baseUrl}/online-attachments`);
+    await hydrated(page, '[data-testid=attachment-table]');
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=create-link]')!).backgroundColor)).toBe(primary);
+    expect(await colours()).not.toContain('rgb(72, 95, 199)');
+    await page.goto(`${server.baseUrl}/online-attachments/create`);
+    await hydrated(page, '[data-testid=attachment-save-exit]');
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=attachment-save-exit]')!).backgroundColor)).toBe(primary);
+    expect(await colours()).not.toContain('rgb(72, 95, 199)');
+    await checkBoth(page, 'attachments-14-create-primary');
+  });
 
   it('renders the empty list on the server for an account without links', async () => {
     for (const g of await tab.page.evaluate(async () => (await (await fetch('/v1/tracked-attachments/groups?limit=100')).json()).data as { id: number }[])) {

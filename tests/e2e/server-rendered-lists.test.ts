@@ -190,10 +190,7 @@ function placement(title: Box, range: Box): 'beside' | 'under' | 'other' {
 
 const WIDTHS = [['1440', VIEWPORTS.desktop], ['768', VIEWPORTS.tablet], ['390', VIEWPORTS.phone]] as const;
 
-// Skipped, not dropped (session 6 note on issue 19): on the merged tree the toast check at 390 px
-// times out waiting for the Export toast, and the report-page layout check times out scrolling to
-// a pager at every width. The layout items of issue 19 stay open until these pass.
-describe.skip('layout (issue 19)', () => {
+describe('layout (issue 19)', () => {
   for (const [size, viewport] of [['1440', VIEWPORTS.desktop], ['390', VIEWPORTS.phone]] as const) {
     it(`a toast's Dismiss button never covers its text, at ${size} px (the shared Alerts island: Export, Settings)`, async () => {
       const on = await signedIn(SENDER, true, viewport);
@@ -210,15 +207,16 @@ describe.skip('layout (issue 19)', () => {
       expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
       await screenshot(page, `toast-export-${size}`);
       // a failed save on Settings: the danger toast with the server's message
-      await page.goto(`${traffic.server.baseUrl}/settings`);
       await page.route('**/v1/ui-settings', (route) =>
         route.request().method() === 'POST'
           ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'internal', message: 'Internal server error while saving the tracking settings' } }) })
           : route.continue(),
       );
-      const toggle = page.locator('[data-testid=toggle-track_links]');
+      await page.goto(`${traffic.server.baseUrl}/settings`);
+      // the switch stays disabled until the island has loaded the settings; a forced click on it
+      // before then did nothing (the toast this waits for never came). click() waits until it is enabled.
       await page.waitForSelector('astro-island:not([ssr]) [data-testid=toggle-track_links]');
-      await toggle.click({ force: true });
+      await page.locator('[data-testid=toggle-track_links]').click();
       const danger = page.locator('[data-testid=alert].is-danger');
       await danger.waitFor({ state: 'visible' });
       const dangerText = await box(danger.locator('.alert-text'));
@@ -234,8 +232,11 @@ describe.skip('layout (issue 19)', () => {
       const on = await signedIn(SENDER, true, viewport);
       const page = await on.newPage();
       const placements: Record<string, string> = {};
-      for (const report of ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced']) {
-        await page.goto(`${traffic.server.baseUrl}/groups/${groups.Orders}/${report}`);
+      // each report on a group it has rows for (an empty table has no pager: Orders has no failed
+      // or bounced transaction, Receipts' one failed and Welcome's two bounced)
+      const groupOf: Record<string, string> = { overview: 'Orders', sent: 'Orders', opens: 'Orders', clicks: 'Orders', failed: 'Receipts', bounced: 'Welcome' };
+      for (const [report, group] of Object.entries(groupOf)) {
+        await page.goto(`${traffic.server.baseUrl}/groups/${groups[group]}/${report}`);
         await page.waitForSelector('[data-testid=summary-sent-share]');
         placements[report] = placement(await box(page.locator('.group-report .report-title')), await box(page.locator('.group-report [data-testid=date-range]')));
         // every card's share on its figure's line, or every card's under it: never one card alone
@@ -257,7 +258,9 @@ describe.skip('layout (issue 19)', () => {
         await expectOnOneRow(page, '.report-pager .buttons', report);
       }
       expect(new Set(Object.values(placements)).size, JSON.stringify(placements)).toBe(1);
-      expect(Object.values(placements)[0]).toBe(size === '390' ? 'under' : 'beside');
+      // beside the title above Bulma's mobile width (769 px and up), under it at 768 and below
+      // (src/styles/group-reports.scss): beside, a 768 px screen leaves the title a third of its row
+      expect(Object.values(placements)[0]).toBe(size === '1440' ? 'beside' : 'under');
       await screenshot(page, `report-layout-${size}`);
 
       await page.goto(`${traffic.server.baseUrl}/groups`);

@@ -128,4 +128,29 @@ describe('SMTP connections per client address', () => {
     expect((await open('127.0.0.1')).first).toMatch(/^421 4\.7\.0 /);
     expect((await open('127.0.0.2')).first).toMatch(/^220 /);
   });
+
+  it("frees an address's slot when a session that switched to TLS (STARTTLS) ends", { timeout: 120_000 }, async () => {
+    const { app, smtpUser, smtpPass } = await appWith({ SMTP_MAX_CONNECTIONS_PER_IP: '2' });
+    const smtp = await submission(app);
+    // one session after another, each upgraded with STARTTLS and closed: twice the limit
+    for (let i = 0; i < 4; i++) {
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: smtp.port,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+        auth: { user: smtpUser, pass: smtpPass },
+      });
+      const info = await transport.sendMail({ from: 'shop@faults.example', to: 'ann@people.example', subject: `TLS ${i}`, text: 'Hello' });
+      expect(info.response).toMatch(/^250 /);
+      transport.close();
+    }
+    const greeting = await new Promise<string>((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port: smtp.port });
+      socket.on('error', () => {});
+      socket.once('data', (d) => resolve(String(d)));
+      cleanups.push(() => void socket.destroy());
+    });
+    expect(greeting).toMatch(/^220 /);
+  });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Tables } from './schema.ts';
 import { pglitePool } from './pglite-pool.ts';
+import { PgliteSync } from './pglite-sync.ts';
 
 export type Database = Kysely<Tables>;
 
@@ -20,7 +21,13 @@ export interface DatabaseHandle {
  * `memory://`). `loadDataDir` (PGlite) starts an empty data directory from a tarball of another
  * (PGlite's dumpDataDir) instead of running initdb: tests start from a migrated template.
  */
-export async function openDatabase(opts: { databaseUrl?: string; dataPath?: string; poolSize?: number; loadDataDir?: Blob }): Promise<DatabaseHandle> {
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataPath?: string;
+  poolSize?: number;
+  syncCommits?: boolean;
+  loadDataDir?: Blob;
+}): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
     const pg = (await import('pg')).default;
     // int8 (counts, ids) as numbers: every value we store fits in 2^53.
@@ -47,7 +54,9 @@ export async function openDatabase(opts: { databaseUrl?: string; dataPath?: stri
     mkdirSync(dataDir, { recursive: true });
   }
   const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(pglite) }) });
+  // on disk, a commit is answered once its WAL is synced (PGlite itself never calls fsync)
+  const sync = dataDir && (opts.syncCommits ?? true) ? await PgliteSync.open(dataDir) : undefined;
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(pglite, sync) }) });
   return { db, engine: 'pglite', close: () => db.destroy() };
 }
 

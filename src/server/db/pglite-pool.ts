@@ -3,6 +3,7 @@
 // transaction holds it from BEGIN to COMMIT and no other query can interleave with it.
 import type { PGlite } from '@electric-sql/pglite';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import type { PgliteSync } from './pglite-sync.ts';
 
 /** A FIFO mutex; `acquire` resolves with the function that releases it. */
 class Mutex {
@@ -17,8 +18,11 @@ class Mutex {
   }
 }
 
-/** Wraps a PGlite instance as a single-client pool for Kysely's PostgresDialect. */
-export function pglitePool(pglite: PGlite): PostgresPool {
+/**
+ * Wraps a PGlite instance as a single-client pool for Kysely's PostgresDialect. With `sync`, a
+ * statement that ends a write returns only once its WAL is on disk (pglite-sync.ts).
+ */
+export function pglitePool(pglite: PGlite, sync?: PgliteSync): PostgresPool {
   const mutex = new Mutex();
   return {
     options: {},
@@ -29,6 +33,7 @@ export function pglitePool(pglite: PGlite): PostgresPool {
         async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
           const result = await pglite.query<R>(sql, parameters as unknown[]);
           const command = ((result as { command?: string }).command ?? 'SELECT') as PostgresQueryResult<R>['command'];
+          await sync?.afterStatement(pglite, command);
           return { command, rowCount: result.affectedRows ?? result.rows.length, rows: result.rows };
         },
         release() {
@@ -40,6 +45,8 @@ export function pglitePool(pglite: PGlite): PostgresPool {
     },
     async end() {
       await pglite.close();
+      // closing ran a shutdown checkpoint: everything it wrote, then pg_control
+      await sync?.close();
     },
   };
 }

@@ -10,7 +10,10 @@ export function opsRoutes(ctx: AppContext): Hono<ApiEnv> {
   // destination sites of direct MX delivery (issue 22), read from the database at scrape time
   registerSiteMetrics(ctx);
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  // ready once every role has started (the SMTP port listens too) and until a stop signal
   app.get('/readyz', async (c) => {
+    const { state } = ctx.lifecycle;
+    if (state !== 'running') return c.json({ status: state }, 503);
     const ok = await databaseReachable(ctx.db);
     return c.json({ status: ok ? 'ready' : 'database unreachable' }, ok ? 200 : 503);
   });

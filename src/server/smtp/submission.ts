@@ -38,6 +38,7 @@ interface Connection {
   _armTimeout?: () => void;
   _dataStream?: unknown;
   _handlerPending?: boolean;
+  _socket?: Socket;
 }
 
 function smtpError(code: number, message: string): Error & { responseCode: number } {
@@ -146,6 +147,11 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
     maxClients: MAX_CLIENTS,
     socketTimeout: IDLE_TIMEOUT_MS,
 
+    // a session ended: the stress-dependent idle timeout may relax again
+    onClose() {
+      setImmediate(adjustIdleTimeout);
+    },
+
     onAuth(auth, session, callback) {
       const s = state(session);
       customerForSmtpLogin(ctx, auth.username ?? '', auth.password ?? '')
@@ -247,22 +253,22 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
   // Our own listener hands each socket to smtp-server, after the per-address limit (issue 23). It
   // answers an HTTP request line with 421; we answer 554 (permanent: this port will never speak
   // HTTP). Its idle-timeout and shutdown lines get their enhanced status codes here.
-  const perAddress = new Map<string, number>();
+  // Held connections are counted from smtp-server's own set, not from 'close' on our socket: its
+  // STARTTLS upgrade removes every listener from the plain socket, so a count kept that way never
+  // went down for a TLS session and an address was refused for good after 50 of them.
+  const addressOf = new WeakMap<Connection, string>();
+  const heldBy = (address: string) => {
+    let n = 0;
+    for (const c of connections()) if (addressOf.get(c) === address) n++;
+    return n;
+  };
   const server: Server = createServer((socket: Socket) => {
     const address = socket.remoteAddress ?? '';
-    const held = perAddress.get(address) ?? 0;
-    if (draining || held >= config.smtpMaxConnectionsPerIp) {
+    if (draining || heldBy(address) >= config.smtpMaxConnectionsPerIp) {
       socket.on('error', () => {});
       socket.end(draining ? SHUTDOWN_LINE : '421 4.7.0 Too many connections from your address, try again later\r\n');
       return;
     }
-    perAddress.set(address, held + 1);
-    socket.once('close', () => {
-      const n = (perAddress.get(address) ?? 1) - 1;
-      if (n > 0) perAddress.set(address, n);
-      else perAddress.delete(address);
-      setImmediate(adjustIdleTimeout);
-    });
     const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
     socket.write = ((chunk: unknown, ...rest: unknown[]) => {
       if (typeof chunk === 'string' && chunk.startsWith('421')) {
@@ -273,11 +279,15 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
       return write(chunk, ...rest);
     }) as typeof socket.write;
     smtp.connect(socket);
+    for (const c of connections()) if (c._socket === socket) addressOf.set(c, address);
     setImmediate(adjustIdleTimeout);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? config.smtpPort, host, () => resolve());
+    // a backlog of MAX_CLIENTS: a burst of that many connects waits in the kernel's queue to be
+    // answered (greeted or refused) rather than overflowing it (Node's default is 511), which
+    // leaves clients connected but unanswered until the kernel retries the handshake
+    server.listen({ port: opts.port ?? config.smtpPort, host, backlog: MAX_CLIENTS }, () => resolve());
   });
   const port = (server.address() as { port: number }).port;
   logger.info({ port }, 'smtp role listening');
