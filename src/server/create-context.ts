@@ -1,4 +1,5 @@
-// Builds the AppContext: opens the database, applies migrations, and (embedded database only)
+// Builds the AppContext: opens the database, applies migrations, brings the template gallery's rows
+// up to this source tree (src/server/templates/gallery/seed.ts), and (embedded database only)
 // provides a generated master secret kept in DATA_DIR.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { openStorage } from './storage/open-storage.ts';
+import { syncGallery } from './templates/gallery/seed.ts';
 
 export interface ContextHandle {
   ctx: AppContext;
@@ -42,6 +44,7 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
   });
   try {
     await migrateToLatest(handle.db);
+    await syncGallery(handle.db);
   } catch (err) {
     await handle.close();
     throw err;

@@ -14,8 +14,8 @@ import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import { GALLERY } from '../../src/server/templates/gallery/templates.ts';
-import { seedGallery } from '../../src/server/templates/gallery/seed.ts';
-import type { Kysely } from 'kysely';
+import { syncGallery } from '../../src/server/templates/gallery/seed.ts';
+import { GALLERY_010 } from '../../src/server/db/migrations/010-templates.gallery.ts';
 
 let app: TestApp;
 let sink: SmtpSink;
@@ -166,12 +166,34 @@ describe('POST /v1/templates/search', () => {
     expect((await search(me.cookie, { sort: 'drop table', page: 1 })).status).toBe(400);
   });
 
-  it('seeding the gallery again changes nothing but content (idempotent)', async () => {
-    const count = async () => Number((await app.ctx.db.selectFrom('templates').where('customer_id', 'is', null).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    const before = await count();
-    await seedGallery(app.ctx.db as unknown as Kysely<unknown>);
-    expect(await count()).toBe(before);
-    expect(before).toBeGreaterThanOrEqual(8);
+  it('syncing the gallery again changes nothing: same rows, same versions (idempotent)', async () => {
+    const rows = () => app.ctx.db.selectFrom('templates').where('customer_id', 'is', null).select(['system_key', 'version', 'updated_at']).orderBy('system_key').execute();
+    const before = await rows();
+    expect(await syncGallery(app.ctx.db)).toBe(0);
+    expect(await rows()).toEqual(before);
+    expect(before.map((r) => r.system_key)).toEqual(GALLERY.map((g) => g.key).sort());
+  });
+
+  it('migration 010 keeps its own copy: a gallery edit after it reaches the database through the sync at start', async () => {
+    // a database migrated before an edit: its row holds what 010 stored, the source holds something newer
+    const key = GALLERY[0].key;
+    const frozen = GALLERY_010.find((r) => r.system_key === key)!;
+    expect(frozen.name).toBe(GALLERY[0].name);
+    const read = () => app.ctx.db.selectFrom('templates').where('system_key', '=', key).selectAll().executeTakeFirstOrThrow();
+    const current = await read();
+    await app.ctx.db.updateTable('templates').where('system_key', '=', key)
+      .set({ subject: 'An older subject', published_subject: 'An older subject', content_html: '<p>older</p>', published_html: '<p>older</p>' }).execute();
+    expect(await syncGallery(app.ctx.db)).toBe(1);
+    const synced = await read();
+    expect(synced).toMatchObject({ subject: GALLERY[0].subject, published_subject: GALLERY[0].subject, content_html: GALLERY[0].html, published_text: GALLERY[0].text, status: 'published' });
+    expect(synced.published_html).toBe(current.published_html);
+    expect(synced.version).toBe(current.version + 1);
+    expect(synced.uuid).toBe(current.uuid);
+    expect(await syncGallery(app.ctx.db)).toBe(0);
+    // a gallery row lost (or a template added to the source later) is inserted
+    await app.ctx.db.deleteFrom('templates').where('system_key', '=', key).execute();
+    expect(await syncGallery(app.ctx.db)).toBe(1);
+    expect((await read()).content_html).toBe(GALLERY[0].html);
   });
 });
 

@@ -41,10 +41,6 @@ export async function findUserByEmail(db: Database, email: string): Promise<User
   return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
 }
 
-export async function findUser(db: Database, id: number): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export async function findByExternalId<T extends 'enterprises' | 'customers' | 'users'>(db: Database, table: T, externalId: string) {
   return db.selectFrom(table as 'users').selectAll().where('external_id', '=', externalId).executeTakeFirst() as Promise<
     T extends 'enterprises' ? Enterprise | undefined : T extends 'customers' ? Customer | undefined : User | undefined

@@ -27,10 +27,6 @@ export async function listCustomerDomains(db: Database, customerId: number): Pro
   return db.selectFrom('domains').selectAll().where('customer_id', '=', customerId).orderBy('domain').execute();
 }
 
-export async function setVerified(db: Database, id: number, verified: boolean): Promise<void> {
-  await db.updateTable('domains').set({ sending_verified: verified }).where('id', '=', id).execute();
-}
-
 /** A domain of this customer by id, or undefined (another customer's id reads as missing). */
 export async function findCustomerDomainById(db: Database, customerId: number, id: number): Promise<Domain | undefined> {
   return db.selectFrom('domains').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();

@@ -10,7 +10,7 @@ import { ApiError } from '../http/errors.ts';
 import { normalizeDomain } from '../sending/addresses.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import * as repo from './domains.repository.ts';
-import { clearLookupCaches, invalidateLookups, lookupCache } from '../lookup-cache.ts';
+import { lookupCache } from '../lookup-cache.ts';
 import { domainNameProblem } from '../../lib/domain-name.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -96,15 +96,6 @@ export async function requireSendingDomain(ctx: AppContext, customerId: number, 
     cache.set(key, hit);
   }
   return hit;
-}
-
-/** Marks a domain (un)verified for sending; senders see the change at once. */
-export async function setSendingVerified(ctx: AppContext, domainId: number, verified: boolean): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    await repo.setVerified(trx, domainId, verified);
-    await invalidateLookups(ctx, trx);
-  });
-  clearLookupCaches(ctx);
 }
 
 export interface DomainWire {

@@ -1,0 +1,84 @@
+// The layering rules of docs/architecture.md §3 (issue 21), checked by `npm run lint:deps` in CI
+// (scripts/lint-deps.mjs). The violations that existed when the rules came in are listed in
+// .dependency-cruiser-known-violations.json; any other one fails, and so does a listed one that is
+// fixed until `npm run lint:deps:baseline` drops it (README: Architecture).
+//
+// Only TypeScript under src/ is read: .astro files (pages, layouts, Astro components) have no parser
+// here, so their imports are not checked; the islands, stores, components in .tsx and src/lib are.
+/** Browser code: what ships to the browser or is written for it (docs/architecture.md §3.1). */
+const BROWSER = '^src/(components|islands|lib)/';
+/** The composition root: the one place that mounts every domain's routes (issue 21 "The server"). */
+const COMPOSITION_ROOT = '^src/server/(app|server)\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycles',
+      comment:
+        'Two folders import each other (directly or round a longer loop). Folders are layers or domains; ' +
+        'one of them has to depend on the other only: move the shared part below both.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'browser-imports-no-server',
+      comment:
+        'Browser code imports no server module, not even for a type: wire types come from the API ' +
+        'contract (src/contract), which is shared.',
+      severity: 'error',
+      from: { path: BROWSER },
+      to: { path: '^src/server/' },
+    },
+    {
+      name: 'contract-imports-no-server',
+      comment: 'The API contract (src/contract) is read by both sides, so it imports no server module.',
+      severity: 'error',
+      from: { path: '^src/contract/' },
+      to: { path: '^src/server/' },
+    },
+    {
+      name: 'repository-imports-no-service',
+      comment: 'route → service → repository: a repository runs queries and imports no service (or route).',
+      severity: 'error',
+      from: { path: '\\.repository\\.ts$' },
+      to: { path: '\\.(service|routes)\\.ts$' },
+    },
+    {
+      name: 'routes-only-from-composition-root',
+      comment:
+        'Only the composition root (src/server/app.ts, src/server/server.ts) mounts *.routes.ts; ' +
+        'a route module is imported by nothing else (not by http/, a service or another route).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: COMPOSITION_ROOT },
+      to: { path: '\\.routes\\.ts$' },
+    },
+    {
+      name: 'migrations-are-frozen',
+      comment:
+        'A migration imports nothing of ours outside src/server/db/migrations/: its data is its own ' +
+        'copy, so it means the same on every database forever (docs/architecture.md §3.3).',
+      severity: 'error',
+      from: { path: '^src/server/db/migrations/' },
+      to: { path: '^src/', pathNot: '^src/server/db/migrations/' },
+    },
+  ],
+  options: {
+    includeOnly: '^src/',
+    doNotFollow: { path: 'node_modules' },
+    // TypeScript 7 has no compiler API for dependency-cruiser; @swc/core parses the sources as written,
+    // so `import type` edges are kept (marked type-only) and count like any other: a store importing a
+    // server type is a violation. (tsPreCompilationDeps stays unset: it asks for tsc, which swc replaces.)
+    parser: 'swc',
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      mainFields: ['module', 'main', 'types'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
