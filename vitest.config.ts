@@ -1,11 +1,18 @@
 // Four suites: unit (pure modules), islands (React islands with Testing Library in happy-dom, the
 // network stubbed at fetch), integration (the API in-process against a real migrated database:
 // PGlite, or PostgreSQL when DATABASE_URL is set), e2e (the built server driven by Debian's Chromium
-// through playwright-core).
+// through playwright-core). The integration and browser suites copy their databases from one migrated
+// per run (tests/helpers/template-database.ts); the browser suite's files share one Chromium
+// (tests/helpers/browser-server.ts).
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // one test file per core (vitest's default leaves one core to itself, which on CI's two cores
+    // runs every file one after the other): the files mostly wait, on their databases, on the
+    // built server they started, on Chromium; the browser files run beside the others and each other
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
       {
@@ -24,16 +31,22 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          globalSetup: ['tests/helpers/template-database.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
       },
       {
         extends: true,
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
+          globalSetup: ['tests/helpers/template-database.ts', 'tests/helpers/browser-server.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
         },
       },
     ],

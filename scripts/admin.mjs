@@ -1,4 +1,4 @@
-// `npm run admin -- …`: builds if needed, then runs the admin CLI (src/server/admin.ts).
+// `npm run admin -- …`: builds if needed, then runs the admin CLI (src/server/admin-cli.ts).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -16,7 +16,7 @@ const astro = spawnSync(process.execPath, [path.join(root, 'node_modules/astro/b
 if (astro.status !== 0) process.exit(astro.status ?? 1);
 
 await build({
-  entryPoints: { main: path.join(root, 'src/server/main.ts'), admin: path.join(root, 'src/server/admin.ts') },
+  entryPoints: { main: path.join(root, 'src/server/main.ts'), admin: path.join(root, 'src/server/admin-cli.ts') },
   outdir: path.join(root, 'dist'),
   outExtension: { '.js': '.mjs' },
   bundle: true,

@@ -1,5 +1,6 @@
-// The admin CLI: `npm run admin -- <command>`. Exit codes: 0 done, 1 refused (not found, conflict,
-// invalid value), 2 usage error, 3 the embedded database is held by a running service.
+// The admin CLI's commands: `npm run admin -- <command>` (the process is admin-cli.ts; tests run
+// commands in-process through main). Exit codes: 0 done, 1 refused (not found, conflict, invalid
+// value), 2 usage error, 3 the embedded database is held by a running service.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, settingsTable } from './config.ts';
 import { createContext } from './create-context.ts';
@@ -47,6 +48,9 @@ Settings come from the environment, as for the service: run the CLI with the ser
 const SHOWS_ADDRESSES = ['credentials show', 'credentials rotate', 'demo'];
 
 class UsageError extends Error {}
+
+/** Where a command's output goes: the process's console, or one that collects it (tests). */
+export type AdminOutput = Pick<Console, 'log' | 'error'>;
 
 const options = {
   name: { type: 'string' },
@@ -122,7 +126,8 @@ async function resolveCustomerId(ctx: AppContext, ref: string): Promise<number> 
   return matches[0].id;
 }
 
-async function run(ctx: AppContext, command: string, values: Values): Promise<void> {
+// `console` is a parameter so that every command prints through the caller's output
+async function run(ctx: AppContext, command: string, values: Values, console: AdminOutput): Promise<void> {
   switch (command) {
     case 'enterprise create': {
       const colour = values.colour ?? '#243447';
@@ -247,10 +252,33 @@ async function run(ctx: AppContext, command: string, values: Values): Promise<vo
   }
 }
 
-async function main(): Promise<number> {
+/** Runs a command; maps a usage error to exit 2 and a refusal to exit 1. */
+async function execute(ctx: AppContext, command: string, values: Values, console: AdminOutput): Promise<number> {
+  try {
+    await run(ctx, command, values, console);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`admin: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof ApiError) {
+      console.error(`admin: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+/**
+ * Runs one command line (the arguments after `admin`) and resolves with its exit code; output goes
+ * through `console`. Given `open`, the command runs on that context (tests keep one open across
+ * commands) instead of opening the database the environment names.
+ */
+export async function main(argv: string[], console: AdminOutput = globalThis.console, open?: AppContext): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: process.argv.slice(2), options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
     console.error(`admin: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -277,6 +305,8 @@ async function main(): Promise<number> {
     console.error(`admin: unknown command '${positionals.join(' ')}'\n\n${USAGE}`);
     return 2;
   }
+
+  if (open) return execute(open, command, { ...values, _positional: extra[0] }, console);
 
   let config;
   try {
@@ -308,28 +338,9 @@ async function main(): Promise<number> {
   }
   const { ctx, close } = await createContext(config, { logger: pino({ level: 'warn' }), collectDefaultMetrics: false });
   try {
-    await run(ctx, command, { ...values, _positional: extra[0] });
-    return 0;
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`admin: ${err.message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (err instanceof ApiError) {
-      console.error(`admin: ${err.message}`);
-      return 1;
-    }
-    throw err;
+    return await execute(ctx, command, { ...values, _positional: extra[0] }, console);
   } finally {
     await close();
     unlock();
   }
 }
-
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error('admin: failed:', err);
-    process.exit(1);
-  },
-);

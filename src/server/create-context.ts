@@ -31,7 +31,8 @@ function ensureSecret(config: Config): Config {
   return Object.freeze({ ...config, secret: readFileSync(file, 'utf8').trim() });
 }
 
-export async function createContext(config: Config, opts: { logger?: Logger; collectDefaultMetrics?: boolean } = {}): Promise<ContextHandle> {
+/** `loadDataDir`: an embedded database's starting data directory (see openDatabase); tests pass a migrated template. */
+export async function createContext(config: Config, opts: { logger?: Logger; collectDefaultMetrics?: boolean; loadDataDir?: Blob } = {}): Promise<ContextHandle> {
   const logger = opts.logger ?? pino({ level: config.logLevel, base: { pid: process.pid } });
   const full = ensureSecret(config);
   const handle = await openDatabase({
@@ -39,6 +40,7 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     dataPath: full.dataDir === 'memory://' ? 'memory://' : full.dataPath,
     poolSize: full.databasePoolSize,
     syncCommits: full.pgliteSyncCommits,
+    loadDataDir: opts.loadDataDir,
   });
   try {
     await migrateToLatest(handle.db);

@@ -5,6 +5,13 @@ import { createdId, prepareServer, type RunningServer } from '../helpers/server.
 
 let server: RunningServer;
 
+/** Runs the CLI as its own process; resolves with its output, fails the test on a non-zero exit. */
+async function cli(target: RunningServer, ...args: string[]): Promise<string> {
+  const run = await target.adminRun(...args);
+  expect(run.code, `admin ${args.join(' ')}: ${run.stderr}`).toBe(0);
+  return run.stdout;
+}
+
 beforeAll(async () => {
   server = await prepareServer();
 });
@@ -33,16 +40,16 @@ describe('admin CLI', () => {
   });
 
   it('lists the organisations and users it created', async () => {
-    const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Listed Enterprise'), 'enterprise');
-    const customer = createdId(await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Listed Customer'), 'customer');
-    const created = await server.admin('user', 'create', '--customer', 'Listed Customer', '--email', 'listed@example.com', '--name', 'Listed User');
+    const enterprise = createdId(await cli(server, 'enterprise', 'create', '--name', 'Listed Enterprise'), 'enterprise');
+    const customer = createdId(await cli(server, 'customer', 'create', '--enterprise', String(enterprise), '--name', 'Listed Customer'), 'customer');
+    const created = await cli(server, 'user', 'create', '--customer', 'Listed Customer', '--email', 'listed@example.com', '--name', 'Listed User');
     expect(created).toMatch(/^password: \S{12,}$/m); // generated and shown once when --password is omitted
     const user = createdId(created, 'user');
 
-    const list = await server.admin('list');
+    const list = await cli(server, 'list');
     expect(list).toContain(`enterprise ${enterprise} Listed Enterprise  ›  customer ${customer} Listed Customer`);
     expect(list).toContain(`user ${user} listed@example.com (Listed User)  ›  customer ${customer} Listed Customer`);
-    const json = JSON.parse(await server.admin('list', '--json'));
+    const json = JSON.parse(await cli(server, 'list', '--json'));
     expect(json.users).toContainEqual(expect.objectContaining({ user_id: user, email: 'listed@example.com', customer_id: customer, enterprise_id: enterprise }));
   });
 

@@ -6,7 +6,7 @@
 // nothing in it, the empty state with its retry control, and the home rule both ways.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydratedInView, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { chartsDrawn, hydratedInView, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { BOUNCED, EMPTY_SENDER, EMPTY_VIEWER, ORDERS, PASSWORD, QUOTA, SENDER, SUPPRESSED, VIEWER, WELCOME, addressOf, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
 
 let traffic: ReportTraffic;
@@ -29,8 +29,7 @@ afterAll(async () => {
 
 /** A screenshot once transitions and the charts' animations are over. */
 async function screenshot(page: Page, name: string): Promise<void> {
-  await animationsDone(page);
-  await page.waitForTimeout(900); // frappe-charts draws its data 700 ms after the axes
+  await chartsDrawn(page);
   await saveScreenshot(page, name);
 }
 
@@ -201,8 +200,7 @@ describe('Transactional Dashboard', () => {
     await page.type('[data-testid=transaction-search]', 'gon', { delay: 150 });
     const typedAt = Date.now();
     await page.keyboard.type('e');
-    await page.waitForTimeout(600);
-    expect(searches.length).toBe(before); // still typing, as far as the page knows
+    // one search in all, 950 ms or more after the last keystroke: none while still typing
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=transaction-row]').length === 3);
     expect(searches.length).toBe(before + 1);
     const search = searches.at(-1)!;

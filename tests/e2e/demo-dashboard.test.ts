@@ -5,7 +5,7 @@
 // custom headers, the groups and a status filter of the Recipients tab.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydratedInView, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { chartsDrawn, hydratedInView, launchBrowser, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const TRANSACTIONS = 2000;
@@ -54,8 +54,7 @@ function api<T>(page: Page, method: 'GET' | 'POST', path: string, body?: unknown
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
-  await animationsDone(page);
-  await page.waitForTimeout(900); // frappe-charts draws its data 700 ms after the axes
+  await chartsDrawn(page);
   await saveScreenshot(page, name);
 }
 

@@ -8,7 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
-import { animationsDone, hydrated, hydratedInView, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { SCREENSHOTS, animationsDone, hydrated, hydratedInView, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
@@ -387,7 +387,9 @@ describe('group report pages', () => {
     expect(fileName).toMatch(/\.csv$/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-download]')]);
     expect(download.suggestedFilename()).toBe(fileName);
-    const path = await download.path();
+    // saved through the connection: the run's shared Chromium keeps its downloads to itself
+    const path = `${SCREENSHOTS}/group-export-download.csv`;
+    await download.saveAs(path);
     const { readFileSync } = await import('node:fs');
     const csv = readFileSync(path, 'utf8');
     const lines = csv.trim().split(/\r?\n/);

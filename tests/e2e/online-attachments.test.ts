@@ -10,7 +10,7 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, PARENT, hydrated, launchBrowser, location, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import { SCREENSHOTS, animationsDone, PARENT, hydrated, launchBrowser, location, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -259,7 +259,10 @@ describe('online attachments', () => {
     await reader.page.goto(link);
     const [download] = await Promise.all([reader.page.waitForEvent('download'), reader.page.click('button[aria-label="Download report-q1.pdf"]')]);
     expect(download.suggestedFilename()).toBe('report-q1.pdf');
-    expect(readFileSync((await download.path())!).length).toBe(600 * 1024);
+    // saved through the connection: the run's shared Chromium keeps its downloads to itself
+    const saved = `${SCREENSHOTS}/online-attachment-download.pdf`;
+    await download.saveAs(saved);
+    expect(readFileSync(saved).length).toBe(600 * 1024);
     await reader.context.close();
 
     const { page } = tab;

@@ -128,11 +128,14 @@ describe('islands from any page address (Chromium)', () => {
   it('/groups/ lands on /groups and its tables load', async () => {
     const { context, page } = await openPage(browser, server.baseUrl);
     await signInThroughForm(page, server.baseUrl, EMAIL, PASSWORD);
-    const calls = apiCalls(page);
     await page.goto(`${server.baseUrl}/groups/?from=slash`);
     expect(location(page)).toBe('/groups?from=slash');
-    await page.waitForSelector('astro-island:not([ssr]) [data-testid=transaction-table]', { state: 'attached' });
-    await page.waitForSelector('[data-testid=transaction-table][aria-busy=false]', { state: 'attached' });
+    await page.waitForSelector('astro-island:not([ssr]) [data-testid=group-table]');
+    // both tables' first pages come rendered from the server (issue 19), so the island's first call
+    // is a sort; recorded from here, so no call of the page signed in on counts
+    const calls = apiCalls(page);
+    await Promise.all([page.waitForResponse((res) => new URL(res.url()).pathname.endsWith('/transaction-groups/search')), page.click('[data-testid=sort-group-sent] button')]);
+    await page.waitForSelector('[data-testid=group-table][aria-busy=false]');
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((c) => / \/v1\//.test(c))).toBe(true);
     expect(await page.$$('[data-testid=alert]')).toHaveLength(0);

@@ -48,7 +48,11 @@ let counter = 0;
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({ TRANSACT_SECRET: TEST_SECRET, PUBLIC_URL: ORIGIN, LOG_LEVEL: 'silent', ...database.env, ...env });
-  const { ctx, close } = await createContext(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), collectDefaultMetrics: false });
+  const { ctx, close } = await createContext(config, {
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    collectDefaultMetrics: false,
+    loadDataDir: config.dataDir === 'memory://' ? database.loadDataDir : undefined,
+  });
   const api = createApi(ctx);
   // every answer is checked against the OpenAPI document (tests/helpers/openapi-check.ts)
   const checker = responseChecker(config.publicUrl);

@@ -1,9 +1,11 @@
 // Debian's Chromium driven by playwright-core (Playwright's own browser download does not work
 // here). Screenshots go to test-results/ so a person can look at them. Pages open in their own
-// context (no cookies shared between tests) that lets no request leave the machine.
+// context (no cookies shared between tests) that lets no request leave the machine. One Chromium
+// serves the whole run of the browser suite (browser-server.ts).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type BrowserContextOptions, type Page, chromium } from 'playwright-core';
+import { inject } from 'vitest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const root = path.resolve(import.meta.dirname, '../..');
@@ -17,11 +19,16 @@ export const LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64">' +
   '<rect width="64" height="64" rx="12" fill="#fff"/><circle cx="32" cy="32" r="18" fill="#f5a623"/></svg>';
 
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'];
+
+/**
+ * The run's shared Chromium (tests/helpers/browser-server.ts) when there is one, else a Chromium of
+ * its own; close() ends the connection (and the contexts opened through it) or that Chromium.
+ */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'],
-  });
+  const endpoint = inject('browserEndpoint');
+  if (endpoint) return chromium.connect(endpoint);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 export interface TestPage {
@@ -49,8 +56,42 @@ export async function openPage(browser: Browser, baseUrl: string, options: Brows
     foreign.push(url.href);
     return route.abort('blockedbyclient');
   });
+  await context.addInitScript(countShortTimers);
   const page = await context.newPage();
   return { context, page, foreign };
+}
+
+/**
+ * Runs in every page before its scripts: counts the timers of under a second that are pending, so
+ * chartsDrawn can wait for frappe-charts' delayed drawing instead of sleeping through it.
+ */
+function countShortTimers(): void {
+  const pending = new Set<number>();
+  const { setTimeout: set, clearTimeout: clear } = window;
+  window.setTimeout = ((handler: TimerHandler, ms = 0, ...args: unknown[]) => {
+    if (typeof handler !== 'function' || ms >= 1000) return set(handler, ms, ...args);
+    const id = set(() => {
+      pending.delete(id);
+      handler(...args);
+    }, ms);
+    pending.add(id);
+    return id;
+  }) as typeof window.setTimeout;
+  window.clearTimeout = (id) => {
+    if (typeof id === 'number') pending.delete(id);
+    clear(id);
+  };
+  (window as unknown as { shortTimersPending: () => number }).shortTimersPending = () => pending.size;
+}
+
+/**
+ * Waits until frappe-charts has drawn the page's charts: it draws the axes, the data 700 ms later,
+ * and the final shapes 400 ms after that, each step on a timer; so once no timer of under a second
+ * is pending and the animations are over, the charts are as they stay.
+ */
+export async function chartsDrawn(page: Page): Promise<void> {
+  await page.waitForFunction(() => (window as unknown as { shortTimersPending?: () => number }).shortTimersPending?.() === 0);
+  await animationsDone(page);
 }
 
 /** Saves a full-page screenshot as test-results/<name>.png. */

@@ -1,13 +1,21 @@
 // The built service (dist/main.mjs) as a child process for browser tests: its own data directory
-// (or a fresh PostgreSQL database when DATABASE_URL is set), a free port, accounts seeded through
-// the admin CLI before it starts. Run `npm run build` first (npm test does). TRANSACT_DIST names
+// (or a fresh PostgreSQL database when DATABASE_URL is set), copied from the run's migrated template
+// (tests/helpers/template-database.ts), a free port, accounts seeded through the admin CLI's
+// commands before it starts: in-process on one open database (admin()), or as the CLI's own process
+// (adminRun(), for tests of the CLI). Run `npm run build` first (npm test does). TRANSACT_DIST names
 // another build directory (a copy beside a node_modules) to test while dist/ is being rebuilt.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { format, promisify } from 'node:util';
+import pino from 'pino';
+import { inject } from 'vitest';
+import { main as adminMain } from '../../src/server/admin.ts';
+import { loadConfig } from '../../src/server/config.ts';
+import { createContext, type ContextHandle } from '../../src/server/create-context.ts';
+import type { Database } from '../../src/server/db/database.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -39,12 +47,17 @@ export interface RunningServer {
   env: Record<string, string>;
   /** True when the service uses the embedded database (PGlite), which one process holds at a time. */
   embedded: boolean;
-  /** Runs `dist/admin.mjs` with this server's settings; resolves with stdout, rejects (with stderr) on a non-zero exit. */
+  /**
+   * Runs an admin CLI command in-process with this server's settings, on a database kept open until
+   * start(); resolves with its output, rejects (with the error output) on a non-zero exit code.
+   */
   admin(...args: string[]): Promise<string>;
   /** Runs `dist/admin.mjs` and resolves with its exit code and output whatever the code. */
   adminRun(...args: string[]): Promise<AdminRun>;
   /** adminRun with some settings changed (undefined removes one from the environment). */
   adminRunWith(changes: Record<string, string | undefined>, ...args: string[]): Promise<AdminRun>;
+  /** The service's database, open in this process until start(): for seeding what the CLI does not. */
+  database(): Promise<Database>;
   /** Starts the service (call after seeding with admin()). */
   start(): Promise<void>;
   /** Stops the service with SIGTERM and keeps its data (start() runs it again). */
@@ -58,6 +71,8 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
   if (!existsSync(path.join(dist, 'main.mjs'))) throw new Error(`${path.join(dist, 'main.mjs')} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-e2e-'));
+  const template = inject('pgliteTemplateDir');
+  if (template && !process.env.DATABASE_URL) cpSync(template, path.join(dataDir, 'pg'), { recursive: true });
   let database: TestDatabase | undefined;
   const env: Record<string, string> = {
     PORT: String(port),
@@ -83,8 +98,23 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
   if (!process.env.DATABASE_URL) delete childEnv.DATABASE_URL;
   let child: ChildProcess | undefined;
   let log = '';
+  // the admin commands' database, opened on the first admin() and closed when the service starts
+  let seeding: Promise<ContextHandle> | undefined;
+  let started = false;
+  const closeSeeding = async () => {
+    const open = seeding;
+    seeding = undefined;
+    if (open) await (await open).close();
+  };
+  const seedingContext = async () => {
+    // PGlite is one process's: the running service holds the data directory (adminRun shows the refusal)
+    if (started && !env.DATABASE_URL) throw new Error('the embedded database is the running service\'s: seed before start(), or use adminRun()');
+    seeding ??= createContext(loadConfig(childEnv), { logger: pino({ level: 'warn' }), collectDefaultMetrics: false });
+    return (await seeding).ctx;
+  };
 
   const adminRunWith = async (changes: Record<string, string | undefined>, ...args: string[]): Promise<AdminRun> => {
+    await closeSeeding(); // the CLI's process opens the database itself
     const runEnv = { ...childEnv, ...changes };
     for (const [name, value] of Object.entries(changes)) if (value === undefined) delete runEnv[name];
     try {
@@ -105,7 +135,9 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       child.kill('SIGTERM');
       await exited;
     }
+    started = false; // the data directory is free again for admin()
   };
+
 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -114,12 +146,19 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
     embedded: !env.DATABASE_URL,
     adminRun,
     adminRunWith,
+    database: async () => (await seedingContext()).db,
     async admin(...args) {
-      const run = await adminRun(...args);
-      if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${run.code}:\n${run.stderr}${run.stdout}`);
-      return run.stdout;
+      const ctx = await seedingContext();
+      let stdout = '';
+      let stderr = '';
+      const output = { log: (...a: unknown[]) => void (stdout += `${format(...a)}\n`), error: (...a: unknown[]) => void (stderr += `${format(...a)}\n`) };
+      const code = await adminMain(args, output, ctx);
+      if (code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${code}:\n${stderr}${stdout}`);
+      return stdout;
     },
     async start() {
+      await closeSeeding();
+      started = true;
       halted = false;
       child = spawn(process.execPath, [path.join(dist, 'main.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout!.on('data', (d) => (log += d));
@@ -139,6 +178,7 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
     },
     halt,
     async stop() {
+      await closeSeeding();
       const crashed = child && child.exitCode !== null && !halted ? `the service exited by itself (code ${child.exitCode}):\n${log}` : undefined;
       await halt();
       rmSync(dataDir, { recursive: true, force: true });

@@ -58,7 +58,9 @@ describe('monthly quota', () => {
 
     const arrived = () => sink.messages.slice(before).flatMap((m) => m.to).filter((to) => /^[a-f]@q\.example$/.test(to)).sort();
     await expect.poll(arrived, { timeout: 10_000 }).toEqual(['a@q.example', 'b@q.example', 'c@q.example']);
-    await new Promise((r) => setTimeout(r, 300));
+    // the three are recorded sent and nothing of this customer is queued: the worker has nothing left to send
+    const statuses = () => app.ctx.db.selectFrom('transactions').select('status').where('customer_id', '=', account.customerId).orderBy('id').execute();
+    await expect.poll(async () => (await statuses()).map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'no_quota', 'no_quota', 'no_quota']);
     expect(arrived()).toEqual(['a@q.example', 'b@q.example', 'c@q.example']);
     const usage = await app.ctx.db.selectFrom('quota_usage').select('used').where('customer_id', '=', account.customerId).executeTakeFirstOrThrow();
     expect(usage.used).toBe(3);

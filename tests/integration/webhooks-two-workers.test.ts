@@ -112,7 +112,11 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
       )
       .toBe(0);
     const drainedMs = Date.now() - released;
-    await new Promise((r) => setTimeout(r, 500)); // a duplicate still on the wire would arrive now
+    // both exit 0 on SIGTERM; once they have exited nothing of theirs is on the wire, so a duplicate
+    // would have reached the receiver by now
+    const exits = children.map((c) => new Promise<number | null>((resolve) => c.child.once('exit', (code) => resolve(code))));
+    for (const c of children) c.child.kill('SIGTERM');
+    expect(await Promise.all(exits)).toEqual([0, 0]);
 
     const arrivals = new Map<string, number>();
     for (const r of receiver.received) arrivals.set(String(r.headers['webhook-id']), (arrivals.get(String(r.headers['webhook-id'])) ?? 0) + 1);
@@ -120,10 +124,6 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
     expect([...arrivals.values()].filter((n) => n !== 1)).toEqual([]);
     const [{ attempts }] = await rows(sql<{ attempts: string }>`select count(*) as attempts from webhook_attempts`);
     expect(Number(attempts)).toBe(EVENTS);
-
-    const exits = children.map((c) => new Promise<number | null>((resolve) => c.child.once('exit', (code) => resolve(code))));
-    for (const c of children) c.child.kill('SIGTERM');
-    expect(await Promise.all(exits)).toEqual([0, 0]);
     console.info(`two webhook workers: ${EVENTS} events drained in ${drainedMs} ms`);
   });
 });

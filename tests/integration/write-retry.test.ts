@@ -4,6 +4,7 @@
 // failure: written once it is back), and a click whose transaction was deleted before the write
 // (refused by the database: given up alone, the batch's other hits kept).
 import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ORIGIN, type TestApp } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -98,13 +99,16 @@ describe('writing delivery outcomes', () => {
     const tx = await send('dave@people.example');
     const copies = () => sink.messages.filter((m) => m.from.includes(tx.uuid.replace(/-/g, ''))).length;
     await sql`alter table events rename to events_away`.execute(app.ctx.db);
-    const worker = new DeliveryWorker(app.ctx);
+    // the worker's log says when writing the outcome has failed
+    const logged: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
+    const worker = new DeliveryWorker({ ...app.ctx, logger });
     try {
       worker.start();
       worker.poke();
       await expect.poll(copies, { timeout: 15_000 }).toBe(1);
-      // the outcome cannot be written: the row stays queued (under its lease)
-      await new Promise((r) => setTimeout(r, 500));
+      await expect.poll(() => logged.some((line) => line.includes('recording delivery outcomes failed')), { timeout: 15_000 }).toBe(true);
+      // the outcome could not be written: the row stays queued (under its lease)
       expect(await transaction(tx.id)).toEqual({ status: 'queued', delivered_status: 'pending' });
     } finally {
       await sql`alter table events_away rename to events`.execute(app.ctx.db);

@@ -91,10 +91,11 @@ describe('lockDataDir', () => {
     release();
   });
 
-  it('takes over the pid file of a zombie: a process killed but not yet reaped by its parent', async () => {
+  it('takes over the pid file of a zombie: a process killed but not yet reaped by its parent', { timeout: 15_000 }, async () => {
     const dir = tempDir();
-    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // perl (Debian's perl-base is always there) forks a child that exits at once and never reaps it;
+    // (sh with `sleep 0 & …; exec sleep 30` could reap its child itself when it exited before the exec)
+    const parent = spawn('perl', ['-e', '$| = 1; my $pid = fork(); exit 0 unless $pid; print "$pid\n"; sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     children.push(parent);
     const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))));
     await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 10_000 }).toBe('Z');

@@ -16,8 +16,18 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/** Opens PostgreSQL when `databaseUrl` is given, else PGlite in `dataPath/pg` (or in memory for `memory://`). */
-export async function openDatabase(opts: { databaseUrl?: string; dataPath?: string; poolSize?: number; syncCommits?: boolean }): Promise<DatabaseHandle> {
+/**
+ * Opens PostgreSQL when `databaseUrl` is given, else PGlite in `dataPath/pg` (or in memory for
+ * `memory://`). `loadDataDir` (PGlite) starts an empty data directory from a tarball of another
+ * (PGlite's dumpDataDir) instead of running initdb: tests start from a migrated template.
+ */
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataPath?: string;
+  poolSize?: number;
+  syncCommits?: boolean;
+  loadDataDir?: Blob;
+}): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
     const pg = (await import('pg')).default;
     // int8 (counts, ids) as numbers: every value we store fits in 2^53.
@@ -43,7 +53,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataPath?: stri
     dataDir = path.join(opts.dataPath, 'pg');
     mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = await PGlite.create(dataDir ? { dataDir } : {});
+  const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
   // on disk, a commit is answered once its WAL is synced (PGlite itself never calls fsync)
   const sync = dataDir && (opts.syncCommits ?? true) ? await PgliteSync.open(dataDir) : undefined;
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(pglite, sync) }) });
