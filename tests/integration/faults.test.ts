@@ -1,14 +1,17 @@
 // Faults handled in-process (issue 23; the process-level ones are in scripts/faults.mjs): the
 // acceptance floor against the real free space of DATA_DIR's disk, the lease heartbeat that keeps a
 // slow delivery from being taken by a second worker, and the SMTP per-address connection limit.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
+import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, ORIGIN, type TestApp } from '../helpers/app.ts';
+import { createTestDatabase } from '../helpers/database.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
@@ -71,6 +74,56 @@ describe('the acceptance floor (MIN_FREE_SPACE_MB)', () => {
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const { app, apiKey } = await appWith({ DATA_DIR: dataDir, MIN_FREE_SPACE_MB: '0' });
     expect((await sendApi(app, apiKey)).status).toBe(202);
+  });
+});
+
+describe('PostgreSQL out of disk space (its own disk, seen as a failing insert)', () => {
+  // PostgreSQL-only, and needs root to mount a small tmpfs; on PGlite the disk under DATA_DIR is the
+  // database's, covered above and by the fault suite's disk case
+  it.runIf(process.env.DATABASE_URL)('answers 507 storage_full, stores nothing, and accepts again once space is freed', { timeout: 120_000 }, async () => {
+    expect(process.getuid?.(), 'mounting a tmpfs for the tablespace needs root').toBe(0);
+    const adminUrl = process.env.DATABASE_URL!;
+    const dir = mkdtempSync(path.join(tmpdir(), 'transact-pg-disk-'));
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { encoding: 'utf8' });
+    expect(mounted.status, mounted.stderr).toBe(0);
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout);
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout);
+    chownSync(dir, uid, gid);
+    const suffix = Math.random().toString(36).slice(2, 10);
+    const [tablespace, name] = [`transact_small_${suffix}`, `transact_disk_${suffix}`];
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    cleanups.push(async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.query(`drop tablespace if exists ${tablespace}`);
+      await admin.end();
+      spawnSync('umount', ['-l', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await admin.query(`create tablespace ${tablespace} location '${dir}'`);
+    // a migrated database whose tables all live on the small disk (WAL stays on the cluster's own)
+    const template = await createTestDatabase();
+    const templateName = new URL(template.env.DATABASE_URL!).pathname.slice(1);
+    await admin.query(`create database ${name} template ${templateName} tablespace ${tablespace}`);
+    await template.close();
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const { app, apiKey } = await appWith({ DATABASE_URL: url.toString(), MIN_FREE_SPACE_MB: '0' });
+    const countTransactions = async () => Number((await app.ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await countTransactions();
+    // fill what is left of the tablespace's disk
+    const filler = path.join(dir, 'filler');
+    spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M', 'count=64'], { encoding: 'utf8' });
+    const refused = await sendApi(app, apiKey);
+    expect(refused.status).toBe(507);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('storage_full');
+    expect(body.error.message).toMatch(/out of storage space/);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+    expect(await countTransactions()).toBe(before); // reads work, nothing was stored
+    rmSync(filler);
+    expect((await sendApi(app, apiKey)).status).toBe(202);
+    expect(await countTransactions()).toBe(before + 1);
   });
 });
 
