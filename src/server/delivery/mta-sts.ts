@@ -93,11 +93,14 @@ export class MtaSts {
   readonly #ca: string[];
   readonly #port: number;
 
-  /** `port` is 443 but for tests, whose policy server cannot listen there. */
-  constructor(resolver: Resolver, ca: string[], port = 443) {
+  readonly #txtCacheMs: number;
+
+  /** `port` is 443 and `txtCacheMs` a minute but for tests (a policy server cannot listen on 443 there). */
+  constructor(resolver: Resolver, ca: string[], port = 443, txtCacheMs = TXT_CACHE_MS) {
     this.#resolver = resolver;
     this.#ca = ca;
     this.#port = port;
+    this.#txtCacheMs = txtCacheMs;
   }
 
   /** The policy that applies to mail for `domain` now, or null (none published, or mode none). */
@@ -105,7 +108,10 @@ export class MtaSts {
     const now = Date.now();
     const cached = this.#policies.get(domain);
     const id = await this.#txtId(domain);
-    if (cached && cached.expires > now && (id === null || id === cached.id)) return usable(cached.policy);
+    // the TXT lookup failed (not "no such record"): a cached policy still applies (RFC 8461 §5.1),
+    // so blocking DNS cannot turn enforcement off
+    if (id === undefined) return cached && cached.expires > now ? usable(cached.policy) : null;
+    if (cached && cached.expires > now && id === cached.id) return usable(cached.policy);
     if (id === null) {
       if (cached) this.#policies.delete(domain);
       return null;
@@ -122,16 +128,19 @@ export class MtaSts {
     return cached && cached.expires > now ? usable(cached.policy) : null;
   }
 
-  async #txtId(domain: string): Promise<string | null> {
+  /** The policy id the TXT record publishes; null when there is none (or no valid one); undefined when the lookup failed. */
+  async #txtId(domain: string): Promise<string | null | undefined> {
     const hit = this.#txt.get(domain);
     if (hit && hit.until > Date.now()) return hit.id;
-    let id: string | null = null;
+    let id: string | null;
     try {
       id = parseStsTxt((await this.#resolver.resolveTxt(`_mta-sts.${domain}`)).map((parts) => parts.join('')));
-    } catch {
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== 'ENOTFOUND' && code !== 'ENODATA') return undefined; // SERVFAIL, timeout, refused: not cached
       id = null;
     }
-    this.#txt.set(domain, { id, until: Date.now() + TXT_CACHE_MS });
+    this.#txt.set(domain, { id, until: Date.now() + this.#txtCacheMs });
     return id;
   }
 
