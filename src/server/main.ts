@@ -230,7 +230,7 @@ async function main(): Promise<void> {
     timer.unref();
     stops.push(async () => {
       clearInterval(timer);
-      await Promise.all([worker.stop(config.shutdownGraceSeconds * 1000), webhooks.stop(), exportWorker.stop(), stopDnsRefresher()]);
+      await Promise.all([worker.stop(config.shutdownGraceSeconds * 1000), webhooks.stop(), exportWorker.stop(config.shutdownGraceSeconds * 1000), stopDnsRefresher()]);
     });
   }
   logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');

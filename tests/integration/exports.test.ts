@@ -252,6 +252,22 @@ describe('other exports', () => {
     }
   });
 
+  it('a worker stopped in the middle of an export (a deploy) gives the job back unspent and leaves no file', async () => {
+    const id = await queue({ report_type: 'sent' });
+    const row = () => app.ctx.db.selectFrom('exports').select(['status', 'attempts', 'locked_until', 'file_key']).where('uuid', '=', id).executeTakeFirstOrThrow();
+    const before = await row();
+    const stopping = new AbortController();
+    const run = runOneExport(app.ctx, stopping.signal);
+    stopping.abort(); // after the call began, before the claim resolves: claimed, then stopped mid-write
+    expect(await run).toBe(true);
+    expect(await row()).toEqual({ status: 'queued', attempts: before.attempts, locked_until: null, file_key: null });
+    expect(await app.ctx.storage.stat(`exports/${id}.csv`)).toBeUndefined();
+    expect((await view(id)).status).toBe(202); // queued: not written yet
+    // the next process writes it as usual
+    expect(await runOneExport(app.ctx)).toBe(true);
+    expect((await view(id)).status).toBe(200);
+  });
+
   it('neutralises a leading tab and carriage return too', () => {
     expect(['\tx', '\rx', '=1', '+1', '-1', '@a', 'a=b', ''].map(neutralise)).toEqual(["'\tx", "'\rx", "'=1", "'+1", "'-1", "'@a", 'a=b', '']);
   });

@@ -70,6 +70,20 @@ export async function failExportAttempt(db: Database, id: number, attempts: numb
     .execute();
 }
 
+/**
+ * Gives a claimed job back at once, its attempt not counted: the worker stopped (a deploy) before
+ * the file was written, which says nothing about the job.
+ */
+export async function releaseExport(db: Database, id: number, attempts: number): Promise<void> {
+  await db
+    .updateTable('exports')
+    .set({ attempts: attempts - 1, locked_until: null, next_attempt_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('attempts', '=', attempts)
+    .where('status', '=', 'queued')
+    .execute();
+}
+
 export async function markMailed(db: Database, id: number): Promise<void> {
   await db.updateTable('exports').set({ mailed_at: sql<Date>`now()` }).where('id', '=', id).execute();
 }

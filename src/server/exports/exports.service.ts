@@ -139,7 +139,7 @@ export function attachmentDisposition(fileName: string): string {
 }
 
 /** Writes one claimed job's CSV to storage; answers its row count and size. */
-async function writeExport(ctx: AppContext, job: repo.ExportRow): Promise<{ key: string; rows: number; size: number }> {
+async function writeExport(ctx: AppContext, job: repo.ExportRow, signal?: AbortSignal): Promise<{ key: string; rows: number; size: number }> {
   const reportType = job.report_type as GroupReportType;
   const filter = transactionFilter(job.group_id, {
     range: { from: job.range_from, before: job.range_before, wholeDays: false, firstDay: null, lastDay: null },
@@ -154,7 +154,7 @@ async function writeExport(ctx: AppContext, job: repo.ExportRow): Promise<{ key:
   const key = `${STORAGE_PREFIX}/${job.uuid}.csv`;
   // the pipeline carries a failure of either side to the other (a failed put stops the reads)
   const body = new PassThrough();
-  const [{ size }] = await Promise.all([ctx.storage.put(key, body, { contentType: 'text/csv; charset=utf-8' }), pipeline(csv, body)]);
+  const [{ size }] = await Promise.all([ctx.storage.put(key, body, { contentType: 'text/csv; charset=utf-8' }), pipeline(csv, body, { signal })]);
   return { key, rows: counted.rows, size };
 }
 
@@ -220,13 +220,20 @@ async function mailExport(ctx: AppContext, job: repo.ExportRow, rows: number): P
  * One step of the worker: claims a due job and writes, records and mails it. Answers whether there
  * was one. A failed attempt is retried after a minute, up to EXPORT_MAX_ATTEMPTS.
  */
-export async function runOneExport(ctx: AppContext): Promise<boolean> {
+export async function runOneExport(ctx: AppContext, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return false;
   const job = await repo.claimExport(ctx.db, EXPORT_LEASE_SECONDS);
   if (!job) return false;
   let file: { key: string; rows: number; size: number };
   try {
-    file = await writeExport(ctx, job);
+    file = await writeExport(ctx, job, signal);
   } catch (err) {
+    if (signal?.aborted) {
+      // stopped for a deploy: the job goes back to the queue for the next process, attempt not spent
+      await repo.releaseExport(ctx.db, job.id, job.attempts);
+      ctx.logger.info({ exportUuid: job.uuid }, 'report export stopped with the worker; released');
+      return true;
+    }
     const final = job.attempts >= EXPORT_MAX_ATTEMPTS;
     ctx.logger.error({ err, exportUuid: job.uuid, attempt: job.attempts, final }, 'report export failed');
     await repo.failExportAttempt(ctx.db, job.id, job.attempts, (err as Error).message ?? String(err), final, RETRY_SECONDS);
@@ -263,6 +270,8 @@ export class ExportWorker {
   #running: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #lastSweep = 0;
+  // aborted when stop() runs out of its grace period: the export in progress stops and is released
+  readonly #abort = new AbortController();
 
   constructor(
     private readonly ctx: AppContext,
@@ -284,7 +293,7 @@ export class ExportWorker {
   async #tick(): Promise<void> {
     let busy = false;
     try {
-      busy = await runOneExport(this.ctx);
+      busy = await runOneExport(this.ctx, this.#abort.signal);
       if (Date.now() - this.#lastSweep >= (this.opts.sweepMs ?? 600_000)) {
         this.#lastSweep = Date.now();
         await mailUnmailedExports(this.ctx);
@@ -297,9 +306,23 @@ export class ExportWorker {
     this.#schedule(busy ? 0 : (this.opts.pollMs ?? 2_000));
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops polling and lets an export in progress finish within `graceMs`; after that it is aborted
+   * and given back to the queue (SHUTDOWN_GRACE_SECONDS: a deploy never waits on a long export).
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+    const running = this.#running;
+    if (!running) return;
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'grace over'>((resolve) => {
+      if (Number.isFinite(graceMs)) timer = setTimeout(() => resolve('grace over'), graceMs);
+    });
+    if ((await Promise.race([running.then(() => 'done' as const), graceOver])) === 'grace over') {
+      this.#abort.abort();
+      await running;
+    }
+    clearTimeout(timer);
   }
 }
