@@ -168,9 +168,12 @@ export async function sendTestEvent(ctx: AppContext, customerId: number): Promis
   const secrets = secretsOf(ctx);
   const now = new Date();
   const payload = buildPayload(webhook.field_set, { type: 'test', at: now, data: null }, null);
+  // stored already out of the worker's reach (due only after the lease): a worker that claimed the
+  // row between this insert and the claim below would send the test event a second time
+  const leased = new Date(now.getTime() + TEST_LEASE_SECONDS * 1000);
   const inserted = await ctx.db
     .insertInto('webhook_requests')
-    .values({ customer_id: customerId, webhook_id: webhook.id, event_type: 'test', event_at: now, url: webhook.url, verb: webhook.verb, field_set: webhook.field_set, payload: JSON.stringify(payload), next_attempt_at: now })
+    .values({ customer_id: customerId, webhook_id: webhook.id, event_type: 'test', event_at: now, url: webhook.url, verb: webhook.verb, field_set: webhook.field_set, payload: JSON.stringify(payload), next_attempt_at: leased })
     .returning('id')
     .executeTakeFirstOrThrow();
   const claimed = await requests.claimRequest(ctx.db, Number(inserted.id), now, TEST_LEASE_SECONDS);
