@@ -1,5 +1,5 @@
 // Astro renders every console and public page on the server (output: 'server'); the Node adapter
-// builds a middleware-mode handler that src/server/http/server.ts mounts behind the API dispatch.
+// builds a middleware-mode handler that src/server/server.ts mounts behind the API dispatch.
 // In `astro dev` the devApi integration mounts the same Hono app into Vite's server.
 import node from '@astrojs/node';
 import react from '@astrojs/react';

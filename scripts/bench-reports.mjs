@@ -86,7 +86,7 @@ async function bundleApp(workDir) {
   const entry = [
     "export { loadConfig } from './src/server/config.ts';",
     "export { createContext } from './src/server/create-context.ts';",
-    "export { createApi } from './src/server/http/app.ts';",
+    "export { createApi } from './src/server/app.ts';",
     "export { insertEnterprise, insertCustomer } from './src/server/accounts/accounts.repository.ts';",
     "export { createUser } from './src/server/accounts/accounts.service.ts';",
     "export { addDomain } from './src/server/domains/domains.service.ts';",

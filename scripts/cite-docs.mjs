@@ -33,7 +33,7 @@ const DESIGN_SECTIONS = {
   'src/server/delivery/smtp-reply.ts': '§5',
   'src/server/delivery/queue.repository.ts': '§6.1',
   'src/server/secrets.ts': '§8',
-  'src/server/http/server.ts': '§2',
+  'src/server/server.ts': '§2',
   'src/server/storage/storage.ts': '§4.3',
   'src/server/tracking/rewrite.ts': '§4.1',
   'src/server/db/migrations/002-sending.ts': '§6',

@@ -5,7 +5,7 @@ import http from 'node:http';
 import pino from 'pino';
 import { loadConfig } from '../../src/server/config.ts';
 import { createContext } from '../../src/server/create-context.ts';
-import { createApi } from '../../src/server/http/app.ts';
+import { createApi } from '../../src/server/app.ts';
 import { insertCustomer, insertEnterprise } from '../../src/server/accounts/accounts.repository.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';

@@ -5,8 +5,8 @@ import { bootstrapAdmin } from './accounts/accounts.service.ts';
 import { loadConfig } from './config.ts';
 import { createContext } from './create-context.ts';
 import { lockDataDir } from './db/data-lock.ts';
-import { createApi } from './http/app.ts';
-import { areaOf } from './http/server.ts';
+import { createApi } from './app.ts';
+import { areaOf } from './server.ts';
 import { createPageBridge } from './page-bridge.ts';
 
 export async function startDevRuntime() {

@@ -18,14 +18,12 @@ import { searchTemplates, type TemplatePage } from './templates/templates.servic
 import { check } from './http/validate.ts';
 import { searchSuppressionsBody } from '../contract/webhooks.ts';
 import { dashboardQuery, groupSearchBody, reportBody, transactionSearchBody } from '../contract/reports.ts';
-import { answerSuppressionSearch } from './suppressions/suppressions.routes.ts';
-import { answerDashboard } from './dashboard/dashboard.routes.ts';
-import { answerGroupSearch, answerTransactionSearch } from './reports/reports.routes.ts';
-import { answerGroupReport, answerLinks } from './reports/group-reports.routes.ts';
-import type { SuppressionPage } from './suppressions/suppressions.service.ts';
+import { type SuppressionPage, answerSuppressionSearch } from './suppressions/suppressions.service.ts';
+import { answerDashboard } from './dashboard/dashboard.service.ts';
+import { answerGroupSearch, answerTransactionSearch } from './reports/searches.service.ts';
 import type { TransactionPage } from './reports/transactions.service.ts';
 import type { GroupPage } from './reports/groups.service.ts';
-import type { GroupReport, LinkWire } from './reports/group-reports.service.ts';
+import { type GroupReport, type LinkWire, answerGroupReport, answerLinks } from './reports/group-reports.service.ts';
 
 /**
  * The first pages of the console's lists, rendered on the server (issue 19): each the answer of

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/server/config.ts';
 import type { AppContext } from '../../src/server/context.ts';
 import { createContext } from '../../src/server/create-context.ts';
-import { createApi } from '../../src/server/http/app.ts';
+import { createApi } from '../../src/server/app.ts';
 import * as accounts from '../../src/server/accounts/accounts.repository.ts';
 import { createUser } from '../../src/server/accounts/accounts.service.ts';
 import type { Permission } from '../../src/server/db/schema.ts';

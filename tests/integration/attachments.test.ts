@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../src/server/http/server.ts';
+import { createHttpServer } from '../../src/server/server.ts';
 import { sweepOrphanBlobs } from '../../src/server/attachments/attachments.service.ts';
 import { RESUME_WINDOW_MS, purgeDownloads } from '../../src/server/attachments/attachments.repository.ts';
 import { ORIGIN, createTestApp, type TestApp } from '../helpers/app.ts';

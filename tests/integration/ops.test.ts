@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHttpServer } from '../../src/server/http/server.ts';
+import { createHttpServer } from '../../src/server/server.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;

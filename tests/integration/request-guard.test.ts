@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { MAX_JSON_DEPTH } from '../../src/server/http/validate.ts';
-import { createHttpServer } from '../../src/server/http/server.ts';
+import { createHttpServer } from '../../src/server/server.ts';
 import { createTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
 

@@ -16,7 +16,7 @@ import { credentialsForConsole } from '../../src/server/credentials/credentials.
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import { startSubmissionServer, type SubmissionServer } from '../../src/server/smtp/submission.ts';
 import { type BounceReceiver, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
-import { createHttpServer } from '../../src/server/http/server.ts';
+import { createHttpServer } from '../../src/server/server.ts';
 import { createPageBridge } from '../../src/server/page-bridge.ts';
 import { unsubscribeAddress } from '../../src/server/unsubscribe/list-unsubscribe.ts';
 import { subscriptionPage } from '../../src/lib/unsubscribe-view.ts';

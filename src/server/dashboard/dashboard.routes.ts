@@ -3,18 +3,12 @@
 // total the home rule needs (docs/console.md §4, an empty body: all time) and the overview chart's daily
 // series. Totals come from the daily_stats rollup, never from counting transactions.
 import { Hono } from 'hono';
-import type { z } from 'zod';
 import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { rangeOf } from '../reports/report-input.ts';
-import { dashboardData, overview, quota } from './dashboard.service.ts';
-
-/** GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue 19). */
-export function answerDashboard(ctx: AppContext, customerId: number, query: z.infer<typeof contract.dashboardQuery>) {
-  return dashboardData(ctx.db, customerId, rangeOf(query));
-}
+import { answerDashboard, overview, quota } from './dashboard.service.ts';
 
 export function dashboardRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();

@@ -1,10 +1,13 @@
 // The Transactional Dashboard's data (docs/console.md §2, §3 "Dashboard data", "Quota"): the overview
 // total and daily series from the daily_stats rollup (never by counting transactions, docs/architecture.md §4.2),
 // the first page of the latest transactions, and the monthly quota.
+import type { z } from 'zod';
+import type * as contract from '../../contract/reports.ts';
+import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
 import { NO_TOTALS, type StatTotals, sumRequests, totalsPerDay } from '../reports/daily-stats.repository.ts';
-import { PAGE_SIZE, type TimeRange, dayOf, daysBetween, seriesDays } from '../reports/report-input.ts';
+import { PAGE_SIZE, type TimeRange, dayOf, daysBetween, rangeOf, seriesDays } from '../reports/report-input.ts';
 import { type TransactionPage, searchTransactions } from '../reports/transactions.service.ts';
 import { firstOfMonth } from '../sending/sending.service.ts';
 import { quotaOf } from './dashboard.repository.ts';
@@ -100,4 +103,9 @@ export async function quota(db: Database, customerId: number, now: Date): Promis
   const found = await quotaOf(db, customerId, firstOfMonth(now));
   if (!found) throw new ApiError('not_found', 'No such customer');
   return { quota: { sent: found.used, maximum: found.maximum } };
+}
+
+/** GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue 19). */
+export function answerDashboard(ctx: AppContext, customerId: number, query: z.infer<typeof contract.dashboardQuery>) {
+  return dashboardData(ctx.db, customerId, rangeOf(query));
 }

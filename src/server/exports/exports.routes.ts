@@ -19,8 +19,7 @@ import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { rangeOfBody } from '../reports/group-reports.routes.ts';
-import { GROUP_REPORT_SORT_KEYS } from '../reports/group-reports.service.ts';
+import { GROUP_REPORT_SORT_KEYS, rangeOfBody } from '../reports/group-reports.service.ts';
 import { resolveSort } from '../reports/report-input.ts';
 import { attachmentDisposition, openDownload, queueExport, viewExport } from './exports.service.ts';
 

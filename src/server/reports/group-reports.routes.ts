@@ -39,43 +39,7 @@ import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { GROUP_REPORT_SORT_KEYS, type GroupReport, LINK_SORT_KEYS, groupLinks, groupOverview, groupReport, reportRange } from './group-reports.service.ts';
-import { PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
-
-export type ReportBody = z.infer<typeof contract.reportBody>;
-
-/** The report's range (defaults, 400 days at most) from a checked body. */
-export function rangeOfBody(body: { start_date?: Parameters<typeof rangeOf>[0]['start_date']; end_date?: Parameters<typeof rangeOf>[0]['end_date'] }, now = new Date()) {
-  return reportRange(rangeOf({ start_date: body.start_date, end_date: body.end_date }), now);
-}
-
-/**
- * POST v1/transaction-groups/reports's answer to a checked body; also a report page's first page
- * of the table and its Activity series, rendered on the server from the body its island would send (issue 19).
- */
-export function answerGroupReport(ctx: AppContext, customerId: number, body: ReportBody): Promise<GroupReport> {
-  return groupReport(ctx.db, customerId, {
-    groupUuid: body.group_uuid,
-    reportType: body.report_type,
-    range: rangeOfBody(body),
-    page: body.page,
-    perPage: PAGE_SIZE.transactions,
-    sort: resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
-    text: body.search_query ?? null,
-  });
-}
-
-/** The links call's answer (POST and GET v1/links) to a checked body; also the Links tab's first page (issue 19). */
-export function answerLinks(ctx: AppContext, customerId: number, body: Omit<ReportBody, 'report_type'>) {
-  return groupLinks(ctx.db, customerId, {
-    groupUuid: body.group_uuid,
-    range: rangeOfBody(body),
-    page: body.page,
-    perPage: PAGE_SIZE.transactions,
-    sort: resolveSort(LINK_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
-    text: body.search_query ?? null,
-  });
-}
+import { type ReportBody, answerGroupReport, answerLinks, groupOverview, rangeOfBody } from './group-reports.service.ts';
 
 export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();

@@ -3,13 +3,16 @@
 // widget's figures and the Clicks report's Links tab. Every figure comes from a rollup (daily_stats,
 // transaction_counts, link_stats); only the rows of the page shown are read from transactions.
 import { sql } from 'kysely';
+import type { z } from 'zod';
+import type * as contract from '../../contract/reports.ts';
+import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { type DailyStatWire, dailyStatToWire } from '../dashboard/dashboard.service.ts';
 import { ApiError } from '../http/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
-import { DEFAULT_RANGE_DAYS_BACK, type Direction, type PageMeta, type TimeRange, addDays, dayOf, daysBetween, isUuid, pageMeta } from './report-input.ts';
+import { DEFAULT_RANGE_DAYS_BACK, type Direction, type PageMeta, type TimeRange, addDays, dayOf, daysBetween, isUuid, pageMeta, PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
 import { type TransactionRow, transactionsByIds } from './transactions.repository.ts';
 import { type TransactionSortKey, type TransactionWire, findTransactionIds, transactionToWire, unixSeconds } from './transactions.service.ts';
 
@@ -288,4 +291,39 @@ export async function groupLinks(
     data: rows.map((r) => ({ tll_url: r.url, tm_subject: r.subject, click_count: r.clicks, unique_click_count: r.unique_clicks })),
     meta: pageMeta(request.page, request.perPage, total, false),
   };
+}
+
+export type ReportBody = z.infer<typeof contract.reportBody>;
+
+/** The report's range (defaults, 400 days at most) from a checked body. */
+export function rangeOfBody(body: { start_date?: Parameters<typeof rangeOf>[0]['start_date']; end_date?: Parameters<typeof rangeOf>[0]['end_date'] }, now = new Date()) {
+  return reportRange(rangeOf({ start_date: body.start_date, end_date: body.end_date }), now);
+}
+
+/**
+ * POST v1/transaction-groups/reports's answer to a checked body; also a report page's first page
+ * of the table and its Activity series, rendered on the server from the body its island would send (issue 19).
+ */
+export function answerGroupReport(ctx: AppContext, customerId: number, body: ReportBody): Promise<GroupReport> {
+  return groupReport(ctx.db, customerId, {
+    groupUuid: body.group_uuid,
+    reportType: body.report_type,
+    range: rangeOfBody(body),
+    page: body.page,
+    perPage: PAGE_SIZE.transactions,
+    sort: resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
+    text: body.search_query ?? null,
+  });
+}
+
+/** The links call's answer (POST and GET v1/links) to a checked body; also the Links tab's first page (issue 19). */
+export function answerLinks(ctx: AppContext, customerId: number, body: Omit<ReportBody, 'report_type'>) {
+  return groupLinks(ctx.db, customerId, {
+    groupUuid: body.group_uuid,
+    range: rangeOfBody(body),
+    page: body.page,
+    perPage: PAGE_SIZE.transactions,
+    sort: resolveSort(LINK_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
+    text: body.search_query ?? null,
+  });
 }

@@ -3,18 +3,12 @@
 // Console calls: a session, CSRF protection on every one of them (all three are POST or DELETE),
 // and the send permission (docs/console.md §6).
 import { Hono } from 'hono';
-import type { z } from 'zod';
 import * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { type SuppressionPage, addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
-
-/** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */
-export function answerSuppressionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.searchSuppressionsBody>): Promise<SuppressionPage> {
-  return searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
-}
+import { addSuppressions, answerSuppressionSearch, removeSuppression } from './suppressions.service.ts';
 
 export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();

@@ -1,6 +1,9 @@
 // The Suppression List screen's calls (docs/console-reports.md §2 "Suppression List", §7 "Suppression"):
 // adding addresses by hand (origin 'user'), searching the list, and removing one address. Only
 // users allowed to send transactions may use them (docs/console.md §6).
+import type { z } from 'zod';
+import type * as contract from '../../contract/webhooks.ts';
+import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import type { SuppressionOrigin } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
@@ -129,4 +132,9 @@ export async function removeSuppression(trx: Database, customerId: number, email
   }
   const removed = key === '' ? 0 : await repo.deleteSuppression(trx, customerId, key.toLowerCase());
   if (removed === 0) throw new ApiError('not_found', `${echo(email)} is not on the suppression list`);
+}
+
+/** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */
+export function answerSuppressionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.searchSuppressionsBody>): Promise<SuppressionPage> {
+  return searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
 }

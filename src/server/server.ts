@@ -8,10 +8,10 @@ import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
 import sirv from 'sirv';
 import type { Hono } from 'hono';
-import type { AppContext } from '../context.ts';
-import type { PageBridge } from '../page-bridge.ts';
-import { ApiError } from './errors.ts';
-import { FORBIDDEN_METHODS, PAGE_METHODS, apiMethodsFinder, badTarget, canonicalPageLocation, methodNotAllowed } from './request-guard.ts';
+import type { AppContext } from './context.ts';
+import type { PageBridge } from './page-bridge.ts';
+import { ApiError } from './http/errors.ts';
+import { FORBIDDEN_METHODS, PAGE_METHODS, apiMethodsFinder, badTarget, canonicalPageLocation, methodNotAllowed } from './http/request-guard.ts';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void, locals?: object) => void | Promise<void>;
 
