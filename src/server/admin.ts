@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, settingsTable } from './config.ts';
 import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
 import { PERMISSIONS, type Permission } from './db/schema.ts';
-import { ApiError } from './http/errors.ts';
+import { DomainError } from './core/errors.ts';
 import * as repo from './accounts/accounts.repository.ts';
 import { createUser, setPassword } from './accounts/accounts.service.ts';
 import { credentialsForConsole, ensureCredentials, rotateCredentials } from './credentials/credentials.service.ts';
@@ -121,8 +121,8 @@ function permissionsFrom(values: Values): Permission[] | 'all' {
 async function resolveCustomerId(ctx: AppContext, ref: string): Promise<number> {
   if (/^\d+$/.test(ref)) return Number(ref);
   const matches = await repo.findCustomerByName(ctx.db, ref);
-  if (matches.length === 0) throw new ApiError('not_found', `No customer named '${ref}'`);
-  if (matches.length > 1) throw new ApiError('conflict', `${matches.length} customers are named '${ref}'; use the id`);
+  if (matches.length === 0) throw new DomainError('not_found', `No customer named '${ref}'`);
+  if (matches.length > 1) throw new DomainError('conflict', `${matches.length} customers are named '${ref}'; use the id`);
   return matches[0].id;
 }
 
@@ -144,7 +144,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     }
     case 'customer create': {
       const enterpriseId = positiveInt(required(values, 'enterprise'), 'enterprise');
-      if (!(await repo.findEnterprise(ctx.db, enterpriseId))) throw new ApiError('not_found', `No enterprise with id ${enterpriseId}`);
+      if (!(await repo.findEnterprise(ctx.db, enterpriseId))) throw new DomainError('not_found', `No enterprise with id ${enterpriseId}`);
       const c = await repo.insertCustomer(ctx.db, {
         enterprise_id: enterpriseId,
         name: required(values, 'name'),
@@ -181,7 +181,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       const name = values._positional;
       if (!name) throw new UsageError('domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified]');
       const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId))) throw new ApiError('not_found', `No customer with id ${customerId}`);
+      if (!(await repo.findCustomer(ctx.db, customerId))) throw new DomainError('not_found', `No customer with id ${customerId}`);
       const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
       console.log(`domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ${domain.sending_verified ? 'sending-verified' : 'not verified'})`);
       console.log('Publish these DNS records:');
@@ -190,7 +190,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     }
     case 'credentials rotate': {
       const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId))) throw new ApiError('not_found', `No customer with id ${customerId}`);
+      if (!(await repo.findCustomer(ctx.db, customerId))) throw new DomainError('not_found', `No customer with id ${customerId}`);
       await rotateCredentials(ctx, customerId);
       const creds = await credentialsForConsole(ctx, customerId);
       console.log(`credentials rotated for customer ${customerId}; the old API key and SMTP password no longer work`);
@@ -200,7 +200,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     }
     case 'credentials show': {
       const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId))) throw new ApiError('not_found', `No customer with id ${customerId}`);
+      if (!(await repo.findCustomer(ctx.db, customerId))) throw new DomainError('not_found', `No customer with id ${customerId}`);
       const creds = await credentialsForConsole(ctx, customerId);
       console.log(`api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}\napi endpoint: ${creds.apiCredentials.url}`);
       console.log(`smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`);
@@ -262,7 +262,7 @@ async function execute(ctx: AppContext, command: string, values: Values, console
       console.error(`admin: ${err.message}\n\n${USAGE}`);
       return 2;
     }
-    if (err instanceof ApiError) {
+    if (err instanceof DomainError) {
       console.error(`admin: ${err.message}`);
       return 1;
     }

@@ -1,5 +1,5 @@
 // The HTTP API: every /v1/* route, plus /t/* (tracking) and the operations endpoints, in one Hono
-// app. Errors are turned into { error: { code, message } } here and nowhere else.
+// app. Errors are answered by one handler (http/middleware.ts) through the one mapping of http/errors.ts.
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { authRoutes } from './auth/auth.routes.ts';
@@ -22,9 +22,8 @@ import { templateRoutes } from './templates/templates.routes.ts';
 import { openApiText } from '../contract/document.ts';
 import { getOpenApi } from '../contract/reference.ts';
 import { contractRoutes } from './http/contract-route.ts';
-import { ApiError, faultError } from './http/errors.ts';
-import { type ApiEnv, limitBody, sessionMiddleware } from './http/middleware.ts';
-import { apiMethodsFinder, methodNotAllowed, refuseControlCharacters } from './http/request-guard.ts';
+import { type ApiEnv, apiErrorHandler, limitBody, sessionMiddleware } from './http/middleware.ts';
+import { apiMethodsFinder, apiNotFound, refuseControlCharacters } from './http/request-guard.ts';
 
 const SEND_PATHS = /^\/v1\/(mail|emails)(\/batch)?$/;
 // online attachment uploads stream to storage, bounded per file by ATTACHMENT_MAX_FILE_BYTES
@@ -73,25 +72,8 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/v1', templateRoutes(ctx));
 
   // a path some route serves with other methods is a 405 naming them (issue 11), otherwise a 404
-  const methodsAt = apiMethodsFinder(app);
-  app.notFound((c) => {
-    const allowed = methodsAt(c.req.path);
-    if (allowed.length === 0) return c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404);
-    const refused = methodNotAllowed(c.req.method, allowed);
-    return c.json(refused.toBody(), refused.status, refused.headers);
-  });
-
-  app.onError((err, c) => {
-    const fault = faultError(err);
-    if (fault) ctx.logger.warn({ err, method: c.req.method, path: c.req.path }, fault.code);
-    err = fault ?? err;
-    if (err instanceof ApiError) {
-      for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
-      return c.json(err.toBody(), err.status);
-    }
-    ctx.logger.error({ err, method: c.req.method, path: c.req.path, requestId: c.req.header('x-request-id') }, 'unhandled error');
-    return c.json(new ApiError('internal', 'Internal server error').toBody(), 500);
-  });
+  app.notFound(apiNotFound(apiMethodsFinder(app)));
+  app.onError(apiErrorHandler(ctx));
 
   return app;
 }

@@ -7,7 +7,7 @@ import { isSecureRequest, sessionCookieOptions, type CookieOptions } from './htt
 import { hasVerifiedDomainAndTraffic } from './stats/stats.repository.ts';
 import { confirmVerificationLink, inspectVerificationLink, type VerificationLinkState } from './domains/verification.service.ts';
 import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
-import { ApiError } from './http/errors.ts';
+import { DomainError } from './core/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
 import { findGroup } from './reports/groups.repository.ts';
 import { isUuid } from './reports/report-input.ts';
@@ -93,7 +93,7 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       try {
         return domainToWire(ctx, await customerDomain(ctx, customerId, domainId));
       } catch (err) {
-        if (err instanceof ApiError && err.code === 'not_found') return null;
+        if (err instanceof DomainError && err.code === 'not_found') return null;
         throw err;
       }
     },

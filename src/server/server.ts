@@ -10,8 +10,8 @@ import sirv from 'sirv';
 import type { Hono } from 'hono';
 import type { AppContext } from './context.ts';
 import type { PageBridge } from './page-bridge.ts';
-import { ApiError } from './http/errors.ts';
-import { FORBIDDEN_METHODS, PAGE_METHODS, apiMethodsFinder, badTarget, canonicalPageLocation, methodNotAllowed } from './http/request-guard.ts';
+import { DomainError } from './core/errors.ts';
+import { FORBIDDEN_METHODS, PAGE_METHODS, apiMethodsFinder, badTarget, canonicalPageLocation, methodNotAllowed, refuse, refuseOnSocket } from './http/request-guard.ts';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void, locals?: object) => void | Promise<void>;
 
@@ -49,27 +49,6 @@ const NOT_FOUND_PAGE =
 function notFound(res: ServerResponse): void {
   res.writeHead(404, 'Not Found', { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
   res.end(NOT_FOUND_PAGE);
-}
-
-/** A refusal in the API's error shape, answered before Hono or Astro sees the request. */
-function refuse(res: ServerResponse, error: ApiError): void {
-  const body = JSON.stringify(error.toBody());
-  res.writeHead(error.status, STATUS_CODES[error.status], {
-    ...error.headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(body);
-}
-
-/** The same refusal written straight to a socket, for requests Node never turns into a ServerResponse. */
-function refuseOnSocket(socket: Duplex, error: ApiError): void {
-  const body = JSON.stringify(error.toBody());
-  const headers = { ...error.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${head}\r\n${body}`);
 }
 
 /**
@@ -139,7 +118,7 @@ export function createHttpServer(opts: HttpServerOptions): Server {
     // answered 500 inside Hono and Astro), and pages only answer GET, HEAD and POST.
     if (area === 'api' ? FORBIDDEN_METHODS.has(method) : !PAGE_METHODS.includes(method)) {
       const allowed = area === 'api' ? apiMethodsAt(url.split('?', 1)[0]) : PAGE_METHODS;
-      refuse(res, allowed.length > 0 ? methodNotAllowed(method, allowed) : new ApiError('not_found', `No route ${method} ${url.split('?', 1)[0]}`));
+      refuse(res, allowed.length > 0 ? methodNotAllowed(method, allowed) : new DomainError('not_found', `No route ${method} ${url.split('?', 1)[0]}`));
       return;
     }
     const badAddress = badTarget(url);

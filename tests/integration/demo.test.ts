@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { countsDrift } from '../helpers/transaction-counts.ts';
 import { DEMO_CUSTOMER, DEMO_USER_EMAIL, type DemoSummary, fillDemo } from '../../src/server/demo/demo.ts';
-import { ApiError } from '../../src/server/http/errors.ts';
+import { DomainError } from '../../src/server/core/errors.ts';
 
 const TRANSACTIONS = 1500;
 
@@ -164,7 +164,7 @@ describe('npm run demo', () => {
   });
 
   it('refuses a second run, and --replace deletes the old account with all its history', async () => {
-    await expect(fillDemo(app.ctx, { transactions: 50 })).rejects.toSatisfy((err) => err instanceof ApiError && err.code === 'conflict');
+    await expect(fillDemo(app.ctx, { transactions: 50 })).rejects.toSatisfy((err) => err instanceof DomainError && err.code === 'conflict');
     const again = await fillDemo(app.ctx, { transactions: 200, replace: true, days: 7 });
     expect(again.replaced).toBe(true);
     expect(again.customerId).not.toBe(demo.customerId);

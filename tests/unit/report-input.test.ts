@@ -2,14 +2,14 @@
 // two spellings of a range, the default series, and sort fields including the spec's swapped pair.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError } from '../../src/server/http/errors.ts';
+import { DomainError } from '../../src/server/core/errors.ts';
 import { dateField, daysBetween, pageField, pageMeta, parseDay, rangeOf, resolveSort, seriesDays } from '../../src/server/reports/report-input.ts';
 
 const code = (fn: () => unknown) => {
   try {
     fn();
   } catch (err) {
-    return err instanceof ApiError ? err.code : 'other';
+    return err instanceof DomainError ? err.code : 'other';
   }
   return 'none';
 };

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { randomToken } from '../crypto.ts';
 import type { Database } from '../db/database.ts';
 import { PERMISSIONS, type Customer, type Enterprise, type Permission, type User } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import * as repo from './accounts.repository.ts';
 import { ensureCredentials } from '../credentials/credentials.service.ts';
 
@@ -87,12 +87,12 @@ export interface CreateUserInput {
 /** Creates a console user; the email must be new and the customer must exist. */
 export async function createUser(db: Database, input: CreateUserInput): Promise<User> {
   const email = input.email.trim();
-  if (!EMAIL_PATTERN.test(email)) throw new ApiError('validation_failed', `'${input.email}' is not a valid email address`);
+  if (!EMAIL_PATTERN.test(email)) throw new DomainError('validation_failed', `'${input.email}' is not a valid email address`);
   if (input.password != null && input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new ApiError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    throw new DomainError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
-  if (!(await repo.findCustomer(db, input.customerId))) throw new ApiError('not_found', `No customer with id ${input.customerId}`);
-  if (await repo.findUserByEmail(db, email)) throw new ApiError('conflict', `A user with email ${email} already exists`);
+  if (!(await repo.findCustomer(db, input.customerId))) throw new DomainError('not_found', `No customer with id ${input.customerId}`);
+  if (await repo.findUserByEmail(db, email)) throw new DomainError('conflict', `A user with email ${email} already exists`);
   return repo.insertUser(db, {
     customer_id: input.customerId,
     email,
@@ -106,10 +106,10 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
 /** Sets a new password and ends the user's sessions. */
 export async function setPassword(db: Database, email: string, password: string): Promise<User> {
   if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new ApiError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    throw new DomainError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   const user = await repo.findUserByEmail(db, email);
-  if (!user) throw new ApiError('not_found', `No user with email ${email}`);
+  if (!user) throw new DomainError('not_found', `No user with email ${email}`);
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();

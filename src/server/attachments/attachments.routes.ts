@@ -15,7 +15,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import * as contract from '../../contract/templates.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { type KeyOrSessionEnv, sessionOrApiKey } from '../http/api-key.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { jsonBody } from '../http/validate.ts';
@@ -24,7 +24,7 @@ import { findBranding } from './attachments.repository.ts';
 import { readMultipart } from './multipart.ts';
 
 const idParam = (value: string): number => {
-  if (!/^\d{1,15}$/.test(value)) throw new ApiError('not_found', 'No such download link');
+  if (!/^\d{1,15}$/.test(value)) throw new DomainError('not_found', 'No such download link');
   return Number(value);
 };
 
@@ -98,7 +98,7 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
         },
         { files: 20 },
       );
-      if (stored.length === 0) throw new ApiError('validation_failed', "Send the file in the multipart field 'asset'");
+      if (stored.length === 0) throw new DomainError('validation_failed', "Send the file in the multipart field 'asset'");
       const assets = await service.addAssets(ctx, customerId, id, stored);
       return c.json({ assets }, 201);
     } catch (err) {
@@ -110,7 +110,7 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
   serve(contract.deleteFile, guard, async (c, { params }) => {
     const customerId = c.get('customerId');
     const { assetId } = params;
-    if (!/^\d{1,15}$/.test(assetId)) throw new ApiError('not_found', 'No such file');
+    if (!/^\d{1,15}$/.test(assetId)) throw new DomainError('not_found', 'No such file');
     await service.deleteAsset(ctx, customerId, idParam(params.id), Number(assetId));
     return c.json({ message: 'File deleted' });
   });
@@ -129,7 +129,7 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
         c,
         async (file, fieldsSoFar) => {
           if (fieldsSoFar.settings !== undefined) service.parseBrandingInput(fieldsSoFar.settings);
-          if (file.field !== 'asset') throw new ApiError('validation_failed', `Unexpected file field '${file.field}'; send the logo as 'asset'`);
+          if (file.field !== 'asset') throw new DomainError('validation_failed', `Unexpected file field '${file.field}'; send the logo as 'asset'`);
           logo = await service.storeLogo(ctx, file);
           return logo;
         },
@@ -148,7 +148,7 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
     const customerId = c.get('customerId');
     const row = await findBranding(ctx.db, customerId);
     const body = row?.logo_key ? await ctx.storage.get(row.logo_key) : undefined;
-    if (!row?.logo_type || !body) throw new ApiError('not_found', 'There is no logo');
+    if (!row?.logo_type || !body) throw new DomainError('not_found', 'There is no logo');
     return new Response(Readable.toWeb(body) as ReadableStream, {
       headers: { 'Content-Type': row.logo_type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, no-cache' },
     });

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import type { BrandingSettings } from '../db/schema.ts';
 import { isStorageFull } from '../db/availability.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { check } from '../http/validate.ts';
 import { TooLargeError } from '../storage/storage.ts';
 import { type LinkState, linkState } from '../../lib/attachment-state.ts';
@@ -89,8 +89,8 @@ function expiryOf(value: number | null | undefined, now: Date): Date | null {
   const nowSeconds = now.getTime() / 1000;
   const yearAhead = new Date(now);
   yearAhead.setUTCFullYear(yearAhead.getUTCFullYear() + 1);
-  if (value < nowSeconds - CLOCK_SKEW_SECONDS) throw new ApiError('validation_failed', 'The expiry date must be in the future', { details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }] });
-  if (value > yearAhead.getTime() / 1000 + CLOCK_SKEW_SECONDS) throw new ApiError('validation_failed', 'The expiry date must be within one year from now', { details: [{ path: 'options.expiry_timestamp', message: 'more than one year ahead' }] });
+  if (value < nowSeconds - CLOCK_SKEW_SECONDS) throw new DomainError('validation_failed', 'The expiry date must be in the future', { details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }] });
+  if (value > yearAhead.getTime() / 1000 + CLOCK_SKEW_SECONDS) throw new DomainError('validation_failed', 'The expiry date must be within one year from now', { details: [{ path: 'options.expiry_timestamp', message: 'more than one year ahead' }] });
   return new Date(value * 1000);
 }
 
@@ -101,7 +101,7 @@ export function parseGroupInput(text: string | undefined): GroupInput {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError('invalid_json', 'The group field is not valid JSON');
+    throw new DomainError('invalid_json', 'The group field is not valid JSON');
   }
   return check(groupInput, value);
 }
@@ -120,7 +120,7 @@ const MIME = /^[\w.+-]+\/[\w.+-]+$/;
 async function storeUpload(ctx: AppContext, file: MultipartFile): Promise<{ key: string; name: string; size: number; contentType: string }> {
   if (file.field !== 'asset') {
     file.stream.resume();
-    throw new ApiError('validation_failed', `Unexpected file field '${file.field}'; send the file as 'asset'`);
+    throw new DomainError('validation_failed', `Unexpected file field '${file.field}'; send the file as 'asset'`);
   }
   const key = `${BLOB_PREFIX}${randomUUID()}`;
   const maxBytes = ctx.config.attachmentMaxFileBytes;
@@ -128,14 +128,14 @@ async function storeUpload(ctx: AppContext, file: MultipartFile): Promise<{ key:
   try {
     ({ size } = await ctx.storage.put(key, file.stream, { maxBytes, contentType: 'application/octet-stream' }));
   } catch (err) {
-    if (err instanceof TooLargeError) throw new ApiError('payload_too_large', `The file is larger than the limit of ${maxBytes} bytes`);
+    if (err instanceof TooLargeError) throw new DomainError('payload_too_large', `The file is larger than the limit of ${maxBytes} bytes`);
     // the disk filled up under this file (issue 23): storage.put has removed what it wrote
-    if (isStorageFull(err)) throw new ApiError('storage_full', 'The server is out of storage space; the file was not stored. Try again later or ask the operator to free space.');
+    if (isStorageFull(err)) throw new DomainError('storage_full', 'The server is out of storage space; the file was not stored. Try again later or ask the operator to free space.');
     throw err;
   }
   if (size === 0) {
     await ctx.storage.delete(key);
-    throw new ApiError('validation_failed', 'The file is empty');
+    throw new DomainError('validation_failed', 'The file is empty');
   }
   return { key, name: sanitizeFileName(file.filename), size, contentType: MIME.test(file.mimeType) ? file.mimeType.toLowerCase() : 'application/octet-stream' };
 }
@@ -175,7 +175,7 @@ export async function createGroup(ctx: AppContext, customerId: number, input: Gr
 
 export async function getGroup(ctx: AppContext, customerId: number, id: number): Promise<GroupWire> {
   const group = await repo.findGroup(ctx.db, customerId, id);
-  if (!group) throw new ApiError('not_found', 'No such download link');
+  if (!group) throw new DomainError('not_found', 'No such download link');
   return groupToWire(ctx, group, await repo.listAssets(ctx.db, [group.id]));
 }
 
@@ -185,14 +185,14 @@ export async function updateGroup(ctx: AppContext, customerId: number, id: numbe
   if (input.name !== undefined) changes.name = input.name || 'Untitled';
   if (input.options && 'expiry_timestamp' in input.options) {
     const current = await repo.findGroup(ctx.db, customerId, id);
-    if (!current) throw new ApiError('not_found', 'No such download link');
+    if (!current) throw new DomainError('not_found', 'No such download link');
     // the expiry it already has is kept as it is, so an expired link can still be renamed
     const given = input.options.expiry_timestamp || null;
     if (given !== seconds(current.expires_at)) changes.expires_at = expiryOf(given, now);
   }
   if (input.options?.access_limit !== undefined) changes.access_limit = input.options.access_limit;
   const group = await repo.updateGroup(ctx.db, customerId, id, changes);
-  if (!group) throw new ApiError('not_found', 'No such download link');
+  if (!group) throw new DomainError('not_found', 'No such download link');
   return groupToWire(ctx, group, await repo.listAssets(ctx.db, [group.id]));
 }
 
@@ -200,7 +200,7 @@ export async function updateGroup(ctx: AppContext, customerId: number, id: numbe
 export async function deleteGroup(ctx: AppContext, customerId: number, id: number): Promise<void> {
   const keys = await ctx.db.transaction().execute(async (trx) => {
     const group = await repo.findGroup(trx, customerId, id);
-    if (!group) throw new ApiError('not_found', 'No such download link');
+    if (!group) throw new DomainError('not_found', 'No such download link');
     const assets = await repo.listAssets(trx, [group.id]);
     await repo.deleteGroup(trx, customerId, id);
     return assets.map((a) => a.storage_key);
@@ -222,7 +222,7 @@ export async function listGroups(ctx: AppContext, customerId: number, q: { page:
 export async function addAssets(ctx: AppContext, customerId: number, id: number, files: Stored[]): Promise<AssetWire[]> {
   return ctx.db.transaction().execute(async (trx) => {
     const group = await repo.findGroup(trx, customerId, id);
-    if (!group) throw new ApiError('not_found', 'No such download link');
+    if (!group) throw new DomainError('not_found', 'No such download link');
     const rows: AssetRow[] = [];
     for (const f of files) rows.push(await repo.insertAsset(trx, { group_id: group.id, customer_id: customerId, name: f.name, content_type: f.contentType, size: f.size, storage_key: f.key }));
     return rows.map(assetToWire);
@@ -231,7 +231,7 @@ export async function addAssets(ctx: AppContext, customerId: number, id: number,
 
 export async function deleteAsset(ctx: AppContext, customerId: number, groupId: number, assetId: number): Promise<void> {
   const row = await repo.deleteAsset(ctx.db, customerId, groupId, assetId);
-  if (!row) throw new ApiError('not_found', 'No such file');
+  if (!row) throw new DomainError('not_found', 'No such file');
   await discard(ctx, [row.storage_key]);
 }
 
@@ -265,7 +265,7 @@ export function parseBrandingInput(text: string | undefined): BrandingSettings {
   try {
     value = JSON.parse(text ?? '');
   } catch {
-    throw new ApiError('invalid_json', 'The settings field is not valid JSON');
+    throw new DomainError('invalid_json', 'The settings field is not valid JSON');
   }
   return check(brandingInput, value);
 }
@@ -276,7 +276,7 @@ export async function storeLogo(ctx: AppContext, file: MultipartFile): Promise<{
   const ext = extensionOf(name);
   if (!(LOGO_TYPES as readonly string[]).includes(ext)) {
     file.stream.resume();
-    throw new ApiError('validation_failed', typeNotAllowed(ext || 'unknown'));
+    throw new DomainError('validation_failed', typeNotAllowed(ext || 'unknown'));
   }
   let head = Buffer.alloc(0);
   let sniffed: { ok: true; mime: string } | { ok: false; type: string } | undefined;
@@ -287,7 +287,7 @@ export async function storeLogo(ctx: AppContext, file: MultipartFile): Promise<{
         head = Buffer.concat([head, chunk]);
         if (head.length < 64) return done();
         sniffed = sniffImage(head);
-        if (!sniffed.ok) return done(new ApiError('validation_failed', typeNotAllowed(sniffed.type)));
+        if (!sniffed.ok) return done(new DomainError('validation_failed', typeNotAllowed(sniffed.type)));
         const all = head;
         head = Buffer.alloc(0);
         return done(null, all);
@@ -296,9 +296,9 @@ export async function storeLogo(ctx: AppContext, file: MultipartFile): Promise<{
     },
     flush(done) {
       if (sniffed) return done();
-      if (head.length === 0) return done(new ApiError('validation_failed', 'The file is empty'));
+      if (head.length === 0) return done(new DomainError('validation_failed', 'The file is empty'));
       sniffed = sniffImage(head);
-      if (!sniffed.ok) return done(new ApiError('validation_failed', typeNotAllowed(sniffed.type)));
+      if (!sniffed.ok) return done(new DomainError('validation_failed', typeNotAllowed(sniffed.type)));
       done(null, head);
     },
   });
@@ -312,8 +312,8 @@ export async function storeLogo(ctx: AppContext, file: MultipartFile): Promise<{
     await ctx.storage.put(key, checked, { maxBytes: LOGO_MAX_BYTES - 1 });
   } catch (err) {
     file.stream.resume();
-    if (err instanceof TooLargeError) throw new ApiError('payload_too_large', LOGO_TOO_LARGE);
-    throw refused instanceof ApiError ? refused : err;
+    if (err instanceof TooLargeError) throw new DomainError('payload_too_large', LOGO_TOO_LARGE);
+    throw refused instanceof DomainError ? refused : err;
   }
   return { key, name, type: (sniffed as { mime: string }).mime };
 }
@@ -326,7 +326,7 @@ export async function saveBranding(ctx: AppContext, customerId: number, settings
 
 export async function deleteLogo(ctx: AppContext, customerId: number): Promise<void> {
   const key = await ctx.db.transaction().execute((trx) => repo.clearLogo(trx, customerId));
-  if (!key) throw new ApiError('not_found', 'There is no logo');
+  if (!key) throw new DomainError('not_found', 'There is no logo');
   await discard(ctx, [key]);
 }
 

@@ -7,7 +7,7 @@
 import type { AppContext } from '../context.ts';
 import type { TrackedContent } from '../tracking/tracking.service.ts';
 import { rewriteTextParts } from '../tracking/raw-mime.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { formatFileSize } from '../../lib/file-size.ts';
 import { formatLongDate } from '../../lib/dates.ts';
 import * as repo from './attachments.repository.ts';
@@ -17,7 +17,7 @@ import { DEFAULT_BRANDING, recipientLink } from './attachments.service.ts';
 export async function attachmentGroupFor(ctx: AppContext, customerId: number, integrationId: string): Promise<number> {
   const group = await repo.findGroupByIntegrationId(ctx.db, customerId, integrationId);
   if (!group) {
-    throw new ApiError('validation_failed', `online_attachment_id: there is no online attachment link with the integration ID '${integrationId}'`, {
+    throw new DomainError('validation_failed', `online_attachment_id: there is no online attachment link with the integration ID '${integrationId}'`, {
       details: [{ path: 'online_attachment_id', message: 'unknown integration ID' }],
     });
   }

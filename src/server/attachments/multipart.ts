@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'hono';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 
 export interface MultipartFile {
   field: string;
@@ -20,7 +20,7 @@ function bodyStream(c: Context): Readable {
   const incoming = (c.env as { incoming?: Readable } | undefined)?.incoming;
   // @hono/node-server hands the IncomingMessage in env; reading it directly skips a web-stream hop
   if (incoming && typeof incoming.pipe === 'function' && !incoming.readableEnded) return incoming;
-  if (!c.req.raw.body) throw new ApiError('bad_request', 'The request has no body');
+  if (!c.req.raw.body) throw new DomainError('bad_request', 'The request has no body');
   return Readable.fromWeb(c.req.raw.body as import('node:stream/web').ReadableStream);
 }
 
@@ -31,13 +31,13 @@ function bodyStream(c: Context): Readable {
  */
 export async function readMultipart<T>(c: Context, onFile: (file: MultipartFile, fields: Record<string, string>) => Promise<T>, limits: { files: number }): Promise<{ fields: Record<string, string>; files: T[] }> {
   const type = c.req.header('content-type') ?? '';
-  if (!/^multipart\/form-data/i.test(type)) throw new ApiError('bad_request', 'Send the request as multipart/form-data');
+  if (!/^multipart\/form-data/i.test(type)) throw new DomainError('bad_request', 'Send the request as multipart/form-data');
   let parser: busboy.Busboy;
   try {
     // 1 MB buffers: busboy's 16–64 KB defaults cost a third of the upload rate in npm run bench:attachments
     parser = busboy({ headers: { 'content-type': type }, limits: { files: limits.files, fieldSize: MAX_FIELD_BYTES, fields: 10 }, defParamCharset: 'utf8', highWaterMark: 1 << 20, fileHwm: 1 << 20 });
   } catch {
-    throw new ApiError('bad_request', 'The multipart body has no boundary');
+    throw new DomainError('bad_request', 'The multipart body has no boundary');
   }
   const body = bodyStream(c);
   const fields: Record<string, string> = {};
@@ -52,7 +52,7 @@ export async function readMultipart<T>(c: Context, onFile: (file: MultipartFile,
       reject(err);
     };
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fail(new ApiError('validation_failed', `The field '${name}' is too long`));
+      if (info.valueTruncated) fail(new DomainError('validation_failed', `The field '${name}' is too long`));
       else fields[name] = value;
     });
     parser.on('file', (field, stream, info) => {
@@ -71,8 +71,8 @@ export async function readMultipart<T>(c: Context, onFile: (file: MultipartFile,
         }
       });
     });
-    parser.on('filesLimit', () => fail(new ApiError('validation_failed', `Send at most ${limits.files} file(s) per request`)));
-    parser.on('error', (err: Error) => fail(new ApiError('bad_request', `The multipart body is malformed: ${err.message}`)));
+    parser.on('filesLimit', () => fail(new DomainError('validation_failed', `Send at most ${limits.files} file(s) per request`)));
+    parser.on('error', (err: Error) => fail(new DomainError('bad_request', `The multipart body is malformed: ${err.message}`)));
     parser.on('close', () => {
       void pending.then(() => {
         if (!failed) resolve({ fields, files });

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { safeNextPath } from '../../lib/next-path.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, clientIp, csrfGuard } from '../http/middleware.ts';
 import { CHALLENGE_COOKIE, SESSION_COOKIE, isSecureRequest, sessionCookieOptions } from '../http/session-cookie.ts';
 import { check } from '../http/validate.ts';
@@ -59,7 +59,7 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
       setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)));
       return c.redirect(safeNextPath(redirect), 302);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (!(err instanceof DomainError)) throw err;
       ctx.logger.warn({ code: err.code, reason: err.message }, 'parent platform sign-in refused');
       return c.redirect('/unauthorized', 302);
     }

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { randomToken, sha256 } from '../crypto.ts';
 import type { Database } from '../db/database.ts';
 import { PERMISSIONS, type Permission } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import * as accounts from '../accounts/accounts.repository.ts';
 import { customerToWire, enterpriseToWire, permissionColumns, userToWire } from '../accounts/accounts.service.ts';
 import type { CustomerView, CustomerWire, EnterpriseView, EnterpriseWire, UserView, UserWire } from '../accounts/accounts.service.ts';
@@ -122,13 +122,13 @@ export async function login(ctx: AppContext, input: { email: string; password: s
     await repo.deleteFailures(db, attempt);
     const oldest = await repo.oldestFailureSince(db, blocked, since);
     const retryAfter = Math.max(1, Math.ceil(((oldest?.getTime() ?? Date.now()) + config.loginWindowSeconds * 1000 - Date.now()) / 1000));
-    throw new ApiError('too_many_requests', `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`, {
-      headers: { 'Retry-After': String(retryAfter) },
+    throw new DomainError('too_many_requests', `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`, {
+      retryAfterSeconds: retryAfter,
     });
   }
   const user = await accounts.findUserByEmail(db, input.email.trim());
   const ok = await verifyOrWaste(user?.password_hash ?? null, input.password);
-  if (!user || !ok) throw new ApiError('invalid_credentials', 'Email or password is incorrect');
+  if (!user || !ok) throw new DomainError('invalid_credentials', 'Email or password is incorrect');
   await repo.clearFailures(db, emailKey);
   await repo.deleteFailures(db, attempt);
   return user.id;
@@ -147,14 +147,14 @@ export const CHALLENGE_TTL_SECONDS = 600;
 /** Starts a challenge: returns the nonce (for the browser cookie) and the parent platform URL to visit. */
 export async function initiateChallenge(ctx: AppContext, input: { installUrl: string; redirect: string | null }): Promise<{ nonce: string; redirectUrl: string }> {
   const parent = ctx.config.parentPlatformUrl;
-  if (!parent) throw new ApiError('not_found', 'Sign-in through a parent platform is not configured');
+  if (!parent) throw new DomainError('not_found', 'Sign-in through a parent platform is not configured');
   let install: URL;
   try {
     install = new URL(input.installUrl);
   } catch {
-    throw new ApiError('validation_failed', 'installUrl is not a URL');
+    throw new DomainError('validation_failed', 'installUrl is not a URL');
   }
-  if (install.origin !== new URL(parent).origin) throw new ApiError('forbidden', 'installUrl is not the configured parent platform');
+  if (install.origin !== new URL(parent).origin) throw new DomainError('forbidden', 'installUrl is not the configured parent platform');
   const nonce = randomToken(24);
   await repo.insertChallenge(ctx.db, {
     nonce_hash: sha256(nonce),
@@ -202,7 +202,7 @@ export type AssertionClaims = z.infer<typeof assertionClaims>;
  */
 export async function completeChallenge(ctx: AppContext, assertion: string, browserNonce: string | undefined): Promise<{ userId: number; redirect: string | null }> {
   const { parentPlatformUrl, parentPlatformSecret, publicUrl } = ctx.config;
-  if (!parentPlatformUrl || !parentPlatformSecret) throw new ApiError('not_found', 'Sign-in through a parent platform is not configured');
+  if (!parentPlatformUrl || !parentPlatformSecret) throw new DomainError('not_found', 'Sign-in through a parent platform is not configured');
   let payload: unknown;
   try {
     ({ payload } = await jwtVerify(assertion, new TextEncoder().encode(parentPlatformSecret), {
@@ -212,14 +212,14 @@ export async function completeChallenge(ctx: AppContext, assertion: string, brow
       maxTokenAge: '5m',
     }));
   } catch (err) {
-    throw new ApiError('unauthorized', `The sign-in assertion is not valid (${(err as Error).message})`);
+    throw new DomainError('unauthorized', `The sign-in assertion is not valid (${(err as Error).message})`);
   }
   const parsed = assertionClaims.safeParse(payload);
-  if (!parsed.success) throw new ApiError('unauthorized', 'The sign-in assertion lacks required claims');
+  if (!parsed.success) throw new DomainError('unauthorized', 'The sign-in assertion lacks required claims');
   const claims = parsed.data;
-  if (!browserNonce || browserNonce !== claims.nonce) throw new ApiError('unauthorized', 'The sign-in assertion does not answer this browser’s challenge');
+  if (!browserNonce || browserNonce !== claims.nonce) throw new DomainError('unauthorized', 'The sign-in assertion does not answer this browser’s challenge');
   const challenge = await repo.takeChallenge(ctx.db, sha256(claims.nonce));
-  if (!challenge) throw new ApiError('unauthorized', 'The sign-in challenge has expired or was already used');
+  if (!challenge) throw new DomainError('unauthorized', 'The sign-in challenge has expired or was already used');
   const userId = await ctx.db.transaction().execute((trx) => upsertFromAssertion(ctx, trx, claims));
   return { userId, redirect: challenge.redirect };
 }
@@ -263,7 +263,7 @@ async function upsertFromAssertion(ctx: AppContext, db: Database, claims: Assert
     return existing.id;
   }
   const sameEmail = await accounts.findUserByEmail(db, u.email);
-  if (sameEmail) throw new ApiError('conflict', `A different account already uses ${u.email}`);
+  if (sameEmail) throw new DomainError('conflict', `A different account already uses ${u.email}`);
   const user = await accounts.insertUser(db, { ...userValues, external_id: u.id });
   return user.id;
 }

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, type StatTotals, sumRequests, totalsPerDay } from '../reports/daily-stats.repository.ts';
 import { PAGE_SIZE, type TimeRange, dayOf, daysBetween, rangeOf, seriesDays } from '../reports/report-input.ts';
 import { type TransactionPage, searchTransactions } from '../reports/transactions.service.ts';
@@ -101,7 +101,7 @@ export async function dashboardData(db: Database, customerId: number, range: Tim
  */
 export async function quota(db: Database, customerId: number, now: Date): Promise<{ quota: { sent: number; maximum: number } }> {
   const found = await quotaOf(db, customerId, firstOfMonth(now));
-  if (!found) throw new ApiError('not_found', 'No such customer');
+  if (!found) throw new DomainError('not_found', 'No such customer');
   return { quota: { sent: found.used, maximum: found.maximum } };
 }
 

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { formatUnix } from '../../lib/dates.ts';
 import type { AppContext } from '../context.ts';
 import { createResolver } from '../domains/resolver.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { resolveMxPlan, siteOf } from './mx.ts';
 import { UNTIL_RESUMED, listSites, resumeSite, suspendSite, type SiteRow } from './sites.ts';
 
@@ -19,10 +19,10 @@ export async function findSite(ctx: AppContext, ref: string): Promise<string> {
   if (sites.includes(name)) return name;
   const byHost = sites.filter((s) => s.split(',').includes(name));
   if (byHost.length === 1) return byHost[0];
-  if (byHost.length > 1) throw new ApiError('conflict', `${name} is an MX host of ${byHost.length} sites: ${byHost.join('; ')}`);
+  if (byHost.length > 1) throw new DomainError('conflict', `${name} is an MX host of ${byHost.length} sites: ${byHost.join('; ')}`);
   const plan = await resolveMxPlan(createResolver(ctx.config), name);
   if (plan.kind === 'hosts') return siteOf(plan.hosts);
-  throw new ApiError('not_found', `No site '${name}', and no MX host of a known site or recipient domain by that name`);
+  throw new DomainError('not_found', `No site '${name}', and no MX host of a known site or recipient domain by that name`);
 }
 
 export async function suspend(ctx: AppContext, ref: string, minutes: number | null): Promise<{ site: string; until: Date | null }> {

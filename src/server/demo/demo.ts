@@ -20,7 +20,7 @@ import { loadMessages } from '../delivery/queue.repository.ts';
 import { nextAttemptAt } from '../delivery/smtp-reply.ts';
 import { type Outcome, recordOutcomes } from '../delivery/worker.ts';
 import { addDomain } from '../domains/domains.service.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { clearLookupCaches } from '../lookup-cache.ts';
 import { accept, prepare, type PreparedMessage } from '../sending/sending.service.ts';
 import { flushTracking, recordClick, recordOpen, resolveClick, trackedContent } from '../tracking/tracking.service.ts';
@@ -124,7 +124,7 @@ interface Run {
 }
 
 /**
- * Creates the demo account and records its history. Refuses (ApiError 'conflict') when a demo
+ * Creates the demo account and records its history. Refuses (DomainError 'conflict') when a demo
  * account exists, unless `replace` is set: then the old one is deleted first, all of it.
  */
 export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<DemoSummary> {
@@ -136,7 +136,7 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
 
   const existing = await findDemoAccount(ctx.db, DEMO_ENTERPRISE, DEMO_CUSTOMER);
   if (existing && !opts.replace) {
-    throw new ApiError('conflict', `A demo account exists already (customer ${existing.customerId} '${DEMO_CUSTOMER}'); run \`npm run demo -- --replace\` to delete it with all its history and fill a new one`);
+    throw new DomainError('conflict', `A demo account exists already (customer ${existing.customerId} '${DEMO_CUSTOMER}'); run \`npm run demo -- --replace\` to delete it with all its history and fill a new one`);
   }
   // an empty database gets the administrator the first start would create (it creates none once users exist)
   const admin = await bootstrapAdmin(ctx);

@@ -2,7 +2,7 @@
 // worker role, so the console shows whether SPF, DKIM, DMARC and the return path are published.
 import type { Resolver } from 'node:dns/promises';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { checkDomainRecords, type DnsCheckResults } from './dns-check.ts';
 import { claimDueDomains, storeDnsResults } from './dns-check.repository.ts';
 import { findDomain } from './domains.repository.ts';
@@ -27,7 +27,7 @@ function resolverOf(ctx: Pick<AppContext, 'config'>): Resolver {
 /** Checks a domain's records in DNS now, stores the results with the time, and returns them. */
 export async function runDnsCheck(ctx: AppContext, domainId: number): Promise<DnsCheckResults> {
   const domain = await findDomain(ctx.db, domainId);
-  if (!domain) throw new ApiError('not_found', 'Domain not found');
+  if (!domain) throw new DomainError('not_found', 'Domain not found');
   const results = await checkDomainRecords(resolverOf(ctx), dnsRecords(ctx, domain));
   await storeDnsResults(ctx.db, domain.id, results);
   return results;

@@ -6,8 +6,8 @@ import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../context.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
 import { credentialsForConsole } from '../credentials/credentials.service.ts';
-import { ApiError } from '../http/errors.ts';
-import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
+import { DomainError } from '../core/errors.ts';
+import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf, withAnswerFields } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { jsonBody } from '../http/validate.ts';
 import { customerDomain, domainToWire, listDomainsForConsole } from './domains.service.ts';
@@ -17,10 +17,10 @@ import * as repo from './domains.repository.ts';
 
 /** docs/console.md §8: the modal shows the answer's messages, so failures carry them beside our error object. */
 function withMessages(err: unknown): never {
-  if (err instanceof ApiError) {
+  if (err instanceof DomainError) {
     const details = Array.isArray(err.details) ? (err.details as { path?: string; message?: string }[]) : [];
     const messages = details.length > 0 ? details.map((d) => (d.path && d.path !== '(body)' ? `${d.path}: ${d.message}` : String(d.message))) : [err.message];
-    throw new ApiError(err.code, err.message, { details: err.details, messages });
+    throw withAnswerFields(err, { messages });
   }
   throw err;
 }
@@ -73,7 +73,7 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.getStarted, [requireSession, requireSender], async (c) => {
     const { customerId } = sessionOf(c);
     const customer = await findCustomer(ctx.db, customerId);
-    if (!customer) throw new ApiError('not_found', 'No such customer');
+    if (!customer) throw new DomainError('not_found', 'No such customer');
     const [domains, credentials] = await Promise.all([listDomainsForConsole(ctx, customerId), credentialsForConsole(ctx, customerId)]);
     c.header('Cache-Control', 'no-store');
     return c.json({ domains, ...credentials, isReseller: customer.is_reseller });

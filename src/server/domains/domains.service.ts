@@ -6,7 +6,7 @@ import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { AppContext } from '../context.ts';
 import type { DnsCheck, Domain } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { normalizeDomain } from '../sending/addresses.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import * as repo from './domains.repository.ts';
@@ -45,9 +45,9 @@ export function dnsRecords(ctx: Pick<AppContext, 'config'>, domain: Pick<Domain,
 /** Creates a domain for a customer with a fresh DKIM key pair. */
 export async function addDomain(ctx: AppContext, customerId: number, name: string, opts: { verified?: boolean; trusted?: boolean } = {}): Promise<Domain> {
   const domain = validDomainName(name);
-  if (await repo.findCustomerDomain(ctx.db, customerId, domain)) throw new ApiError('conflict', `${domain} is already added to this account`);
+  if (await repo.findCustomerDomain(ctx.db, customerId, domain)) throw new DomainError('conflict', `${domain} is already added to this account`);
   const other = opts.trusted ? undefined : await repo.findVerifiedAnywhere(ctx.db, domain);
-  if (other && other.customer_id !== customerId) throw new ApiError('conflict', `${domain} is verified by another account`);
+  if (other && other.customer_id !== customerId) throw new DomainError('conflict', `${domain} is verified by another account`);
   const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'der' },
@@ -70,7 +70,7 @@ export function validDomainName(name: string): string {
   const trimmed = name.trim();
   const problem = domainNameProblem(trimmed);
   const domain = problem ? null : normalizeDomain(trimmed);
-  if (!domain) throw new ApiError('validation_failed', problem ?? `'${name}' is not a valid domain name`);
+  if (!domain) throw new DomainError('validation_failed', problem ?? `'${name}' is not a valid domain name`);
   return domain;
 }
 
@@ -82,7 +82,7 @@ export interface SendingDomain {
   privateKeySealed: string;
 }
 
-/** The verified sending domain of this customer for a From address's domain, or an ApiError. */
+/** The verified sending domain of this customer for a From address's domain, or an DomainError. */
 export async function requireSendingDomain(ctx: AppContext, customerId: number, fromDomain: string): Promise<SendingDomain> {
   const cache = lookupCache<SendingDomain>(ctx, 'sending-domains');
   const key = `${customerId}:${fromDomain.toLowerCase()}`;
@@ -90,7 +90,7 @@ export async function requireSendingDomain(ctx: AppContext, customerId: number, 
   if (!hit) {
     const domain = await repo.findCustomerDomain(ctx.db, customerId, fromDomain);
     if (!domain || !domain.sending_verified) {
-      throw new ApiError('domain_not_verified', `The domain ${fromDomain} is not a verified sending domain of this account`);
+      throw new DomainError('domain_not_verified', `The domain ${fromDomain} is not a verified sending domain of this account`);
     }
     hit = { id: domain.id, domain: domain.domain, selector: domain.dkim_selector, privateKeySealed: domain.dkim_private_key_sealed };
     cache.set(key, hit);
@@ -133,6 +133,6 @@ export async function listDomainsForConsole(ctx: AppContext, customerId: number)
 /** One domain of the customer, or 404 (another customer's id is simply not found). */
 export async function customerDomain(ctx: AppContext, customerId: number, domainId: number): Promise<Domain> {
   const domain = Number.isSafeInteger(domainId) ? await repo.findCustomerDomainById(ctx.db, customerId, domainId) : undefined;
-  if (!domain) throw new ApiError('not_found', 'No such domain');
+  if (!domain) throw new DomainError('not_found', 'No such domain');
   return domain;
 }

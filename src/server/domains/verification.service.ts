@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Domain } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { clearLookupCaches, invalidateLookups } from '../lookup-cache.ts';
 import { accept, prepare } from '../sending/sending.service.ts';
 import type { Submission } from '../sending/mail.schema.ts';
@@ -29,9 +29,9 @@ export function verificationAddress(email: string, domain: string): string {
   const at = email.lastIndexOf('@');
   const local = at > 0 ? email.slice(0, at).trim() : '';
   const emailDomain = at > 0 ? email.slice(at + 1).trim().toLowerCase() : '';
-  if (!local) throw new ApiError('validation_failed', 'Enter the part of the verification email address before the @');
-  if (local.length > 64 || !LOCAL_PART_PATTERN.test(local)) throw new ApiError('validation_failed', `'${local}' cannot be the first part of an email address`);
-  if (emailDomain !== domain) throw new ApiError('validation_failed', `The verification email must be an address at ${domain}`);
+  if (!local) throw new DomainError('validation_failed', 'Enter the part of the verification email address before the @');
+  if (local.length > 64 || !LOCAL_PART_PATTERN.test(local)) throw new DomainError('validation_failed', `'${local}' cannot be the first part of an email address`);
+  if (emailDomain !== domain) throw new DomainError('validation_failed', `The verification email must be an address at ${domain}`);
   return `${local}@${domain}`;
 }
 
@@ -46,10 +46,10 @@ export async function createDomainWithVerification(ctx: AppContext, customerId: 
 /** Mails a fresh link (earlier links stop working) to `email`, or to the address used last time. */
 export async function resendVerification(ctx: AppContext, customerId: number, domainId: number, email?: string): Promise<Domain> {
   const domain = await repo.findCustomerDomainById(ctx.db, customerId, domainId);
-  if (!domain) throw new ApiError('not_found', 'No such domain');
-  if (domain.sending_verified) throw new ApiError('conflict', `${domain.domain} is already verified`);
+  if (!domain) throw new DomainError('not_found', 'No such domain');
+  if (domain.sending_verified) throw new DomainError('conflict', `${domain.domain} is already verified`);
   const to = email ? verificationAddress(email, domain.domain) : domain.verification_email;
-  if (!to) throw new ApiError('validation_failed', 'Enter an email address at the domain to send the verification to');
+  if (!to) throw new DomainError('validation_failed', 'Enter an email address at the domain to send the verification to');
   return sendVerification(ctx, domain, to);
 }
 

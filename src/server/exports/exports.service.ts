@@ -10,7 +10,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { AppContext } from '../context.ts';
 import { safeEqual } from '../crypto.ts';
 import { systemSender } from '../domains/system-sender.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { type GroupReportType, type ReportRange, groupOf } from '../reports/group-reports.service.ts';
 import { transactionFilter } from '../reports/transactions.service.ts';
 import { IdempotencyReplay, accept, prepare } from '../sending/sending.service.ts';
@@ -99,7 +99,7 @@ export async function viewExport(ctx: AppContext, session: { customerId: number;
   if (job.user_id !== session.userId) {
     return { status: 412, body: { error: { code: 'precondition_failed', message: 'This export belongs to another user' } } };
   }
-  if (job.status === 'failed') throw new ApiError('unprocessable', 'This export could not be written. Please export the report again.');
+  if (job.status === 'failed') throw new DomainError('unprocessable', 'This export could not be written. Please export the report again.');
   if (job.status !== 'ready') return { status: 202, body: { fileName: job.file_name, token: null, state: 'queued' } };
   return {
     status: 200,
@@ -119,15 +119,15 @@ export async function viewExport(ctx: AppContext, session: { customerId: number;
  */
 export async function openDownload(ctx: AppContext, session: { customerId: number; userId: number }, token: string, uuid: string, now = new Date()): Promise<{ fileName: string; size: number; body: Readable }> {
   const id = uuid.toLowerCase();
-  if (!UUID.test(id)) throw new ApiError('not_found', 'No such export');
+  if (!UUID.test(id)) throw new DomainError('not_found', 'No such export');
   const check = checkDownloadToken(ctx.config.secret!, token, id, session.userId, now);
-  if (check === 'invalid') throw new ApiError('forbidden', 'This download link is not valid for you');
-  if (check === 'expired') throw new ApiError('forbidden', 'This download link has expired: open the export page again');
+  if (check === 'invalid') throw new DomainError('forbidden', 'This download link is not valid for you');
+  if (check === 'expired') throw new DomainError('forbidden', 'This download link has expired: open the export page again');
   const job = await repo.findExport(ctx.db, session.customerId, id);
-  if (!job || job.status !== 'ready' || !job.file_key || job.expires_at <= now) throw new ApiError('not_found', 'No such export');
+  if (!job || job.status !== 'ready' || !job.file_key || job.expires_at <= now) throw new DomainError('not_found', 'No such export');
   const stat = await ctx.storage.stat(job.file_key);
   const body = await ctx.storage.get(job.file_key);
-  if (!stat || !body) throw new ApiError('not_found', 'No such export');
+  if (!stat || !body) throw new DomainError('not_found', 'No such export');
   return { fileName: job.file_name, size: stat.size, body };
 }
 

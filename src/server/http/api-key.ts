@@ -3,7 +3,8 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import { customerForApiKey } from '../credentials/credentials.service.ts';
-import { ApiError } from './errors.ts';
+import { DomainError } from '../core/errors.ts';
+import { HttpRefusal } from './errors.ts';
 import { type ApiEnv, csrfGuard } from './middleware.ts';
 
 /** The customer of the key in `header`, or null (none, malformed, unknown or revoked). */
@@ -18,8 +19,8 @@ export async function customerOfAuthorization(ctx: AppContext, header: string): 
 }
 
 /** The refusal for a missing or wrong key, with the challenge header RFC 9110 §11.6.1 asks for. */
-export function apiKeyRefusal(header: string): ApiError {
-  return new ApiError('unauthorized', header ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer <apiKey>)', {
+export function apiKeyRefusal(header: string): HttpRefusal {
+  return new HttpRefusal('unauthorized', header ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer <apiKey>)', {
     headers: { 'WWW-Authenticate': 'Bearer realm="transact"' },
   });
 }
@@ -42,7 +43,7 @@ export function sessionOrApiKey(ctx: AppContext): MiddlewareHandler<KeyOrSession
       return next();
     }
     const session = c.get('session');
-    if (!session) throw new ApiError('unauthorized', 'Sign in to continue');
+    if (!session) throw new DomainError('unauthorized', 'Sign in to continue');
     c.set('customerId', session.customerId);
     return csrf(c, next);
   };

@@ -1,48 +1,46 @@
-// One error type for the whole API, serialized once (in app.ts) as { error: { code, message } }.
-// Services throw these for expected failures; anything else is logged and becomes a plain 500.
-import { ERROR_STATUS, type ErrorCode } from '../../contract/error-codes.ts';
-import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
+// The API's answer to an error, made here and nowhere else (docs/architecture.md §3): a DomainError's
+// code becomes its HTTP status (src/contract/error-codes.ts) and the body { error: { code, message,
+// details? } }. The handlers that use it (http/middleware.ts, http/request-guard.ts) are the only callers.
+import { ERROR_STATUS } from '../../contract/error-codes.ts';
+import { DomainError, type ErrorCode } from '../core/errors.ts';
 
-export type { ErrorCode };
+/**
+ * A refusal with more to its HTTP answer than a DomainError carries: a header (Allow on a 405,
+ * WWW-Authenticate on a 401) or fields beside `error` in the body (POST v1/domains' `messages`).
+ */
+export class HttpRefusal extends DomainError {
+  readonly headers: Record<string, string>;
+  readonly fields: Record<string, unknown>;
 
-export class ApiError extends Error {
-  readonly code: ErrorCode;
-  readonly details?: unknown;
-  readonly headers?: Record<string, string>;
-  /** Calls whose spec answer is a messages list (POST v1/domains) carry it beside `error`. */
-  readonly messages?: string[];
-
-  constructor(code: ErrorCode, message: string, opts: { details?: unknown; headers?: Record<string, string>; messages?: string[] } = {}) {
-    super(message);
-    this.name = 'ApiError';
-    this.code = code;
-    this.details = opts.details;
-    this.headers = opts.headers;
-    this.messages = opts.messages;
-  }
-
-  get status(): (typeof ERROR_STATUS)[ErrorCode] {
-    return ERROR_STATUS[this.code];
-  }
-
-  toBody(): { error: { code: ErrorCode; message: string; details?: unknown }; messages?: string[] } {
-    return {
-      error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) },
-      ...(this.messages ? { messages: this.messages } : {}),
-    };
+  constructor(code: ErrorCode, message: string, opts: { details?: unknown; headers?: Record<string, string>; fields?: Record<string, unknown> }) {
+    super(code, message, { details: opts.details });
+    this.headers = opts.headers ?? {};
+    this.fields = opts.fields ?? {};
   }
 }
 
-/**
- * The API error a fault becomes (issue 23): the database unreachable → 503 database_unavailable,
- * a full disk (ENOSPC, PostgreSQL's disk_full) → 507 storage_full; null for anything else.
- */
-export function faultError(err: unknown): ApiError | null {
-  if (isDatabaseUnavailable(err)) {
-    return new ApiError('database_unavailable', 'The database is unavailable for a moment; nothing was changed. Try again shortly.', { headers: { 'Retry-After': '5' } });
-  }
-  if (isStorageFull(err)) {
-    return new ApiError('storage_full', 'The server is out of storage space; nothing was stored. Try again later.', { headers: { 'Retry-After': '60' } });
-  }
-  return null;
+export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+  [field: string]: unknown;
+}
+
+/** What an error is answered with over HTTP. */
+export interface ErrorAnswer {
+  status: ErrorStatus;
+  headers: Record<string, string>;
+  body: ErrorBody;
+}
+
+/** The answer for an unexpected error, after it was logged. */
+export const INTERNAL_ERROR = new DomainError('internal', 'Internal server error');
+
+/** The HTTP status, headers and body of a DomainError. */
+export function errorAnswer(err: DomainError): ErrorAnswer {
+  const headers: Record<string, string> = err instanceof HttpRefusal ? { ...err.headers } : {};
+  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  const error = { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
+  const fields = err instanceof HttpRefusal ? err.fields : {};
+  return { status: ERROR_STATUS[err.code], headers, body: { error, ...fields } };
 }

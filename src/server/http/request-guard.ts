@@ -1,9 +1,12 @@
 // Rules every request meets before a route sees it, for the API and the pages alike (issue 11, the
 // outside sweep's 500s): no control characters in the path or query, 405 with an Allow header for a
 // method no route serves, and one canonical address for console pages (no trailing slash).
-import type { Hono, MiddlewareHandler } from 'hono';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Hono, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
-import { ApiError } from './errors.ts';
+import { DomainError } from '../core/errors.ts';
+import { HttpRefusal, errorAnswer } from './errors.ts';
 
 /**
  * C0 controls (NUL among them), DEL and C1 controls, raw or percent-encoded (C1 as UTF-8, %C2%80–
@@ -14,9 +17,9 @@ const CONTROL_RAW = /[\u0000-\u001f\u007f-\u009f]/;
 const CONTROL_ENCODED = /%(?:[01][0-9a-f]|7f)|%c2%[89][0-9a-f]/i;
 
 /** The refusal for a request target (path and query) holding control characters, or undefined. */
-export function badTarget(url: string): ApiError | undefined {
+export function badTarget(url: string): DomainError | undefined {
   if (CONTROL_RAW.test(url) || CONTROL_ENCODED.test(url)) {
-    return new ApiError('bad_request', 'The address must not contain control characters');
+    return new DomainError('bad_request', 'The address must not contain control characters');
   }
   return undefined;
 }
@@ -51,8 +54,41 @@ export function apiMethodsFinder(api: Hono<any>): (path: string) => string[] {
   };
 }
 
-export function methodNotAllowed(method: string, allowed: string[]): ApiError {
-  return new ApiError('method_not_allowed', `${method} is not served here (allowed: ${allowed.join(', ')})`, { headers: { Allow: allowed.join(', ') } });
+export function methodNotAllowed(method: string, allowed: string[]): HttpRefusal {
+  return new HttpRefusal('method_not_allowed', `${method} is not served here (allowed: ${allowed.join(', ')})`, { headers: { Allow: allowed.join(', ') } });
+}
+
+/** The API's answer to a path no route serves: 405 naming the methods some route serves there, otherwise 404. */
+export function apiNotFound(methodsAt: (path: string) => string[]): NotFoundHandler {
+  return (c) => {
+    const allowed = methodsAt(c.req.path);
+    const refused = allowed.length === 0 ? new DomainError('not_found', `No route ${c.req.method} ${c.req.path}`) : methodNotAllowed(c.req.method, allowed);
+    const { status, headers, body } = errorAnswer(refused);
+    return c.json(body, status, headers);
+  };
+}
+
+/** A refusal in the API's error shape, answered before Hono or Astro sees the request. */
+export function refuse(res: ServerResponse, error: DomainError): void {
+  const { status, headers, body: answer } = errorAnswer(error);
+  const body = JSON.stringify(answer);
+  res.writeHead(status, STATUS_CODES[status], {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(body);
+}
+
+/** The same refusal written straight to a socket, for requests Node never turns into a ServerResponse. */
+export function refuseOnSocket(socket: Duplex, error: DomainError): void {
+  const { status, headers: own, body: answer } = errorAnswer(error);
+  const body = JSON.stringify(answer);
+  const headers = { ...own, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
 
 /**

@@ -3,18 +3,18 @@
 // every field at once.
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { ApiError } from './errors.ts';
+import { DomainError } from '../core/errors.ts';
 
 function describe(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
 }
 
-/** Parses `value` with `schema` or throws ApiError('validation_failed'). */
+/** Parses `value` with `schema` or throws DomainError('validation_failed'). */
 export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
     const details = describe(result.error);
-    throw new ApiError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+    throw new DomainError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
   }
   return result.data;
 }
@@ -72,13 +72,13 @@ export function parseJsonBody(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError('invalid_json', 'The request body is not valid JSON');
+    throw new DomainError('invalid_json', 'The request body is not valid JSON');
   }
   const found = firstProblem(value);
   if (!found) return value;
-  if (found.kind === 'depth') throw new ApiError('invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+  if (found.kind === 'depth') throw new DomainError('invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   const detail = { path: found.path, message: found.message };
-  throw new ApiError('validation_failed', `Invalid request: ${detail.path}: ${detail.message}`, { details: [detail] });
+  throw new DomainError('validation_failed', `Invalid request: ${detail.path}: ${detail.message}`, { details: [detail] });
 }
 
 /** The JSON body, checked against `schema`. An empty body is read as {}. */

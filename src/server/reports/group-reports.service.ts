@@ -8,7 +8,7 @@ import type * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { type DailyStatWire, dailyStatToWire } from '../dashboard/dashboard.service.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
@@ -76,14 +76,14 @@ export function reportRange(range: TimeRange, now: Date): ReportRange {
   return { from, before, firstDay, lastDay, wholeDays: isMidnight(from) && isMidnight(before) };
 }
 
-function invalid(path: string, message: string): ApiError {
-  return new ApiError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
+function invalid(path: string, message: string): DomainError {
+  return new DomainError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
 }
 
 /** The customer's group with this uuid; 404 for a malformed, unknown or another customer's uuid. */
 export async function groupOf(db: Database, customerId: number, uuid: string | undefined): Promise<number> {
   const id = uuid && isUuid(uuid) ? await findGroupId(db, customerId, uuid.toLowerCase()) : undefined;
-  if (id === undefined) throw new ApiError('not_found', 'No such transaction group');
+  if (id === undefined) throw new DomainError('not_found', 'No such transaction group');
   return id;
 }
 
@@ -242,7 +242,7 @@ const percent = (value: number, of: number): number => (of > 0 ? Math.round((val
  */
 export async function groupOverview(db: Database, customerId: number, groupUuid: string | undefined, range: ReportRange): Promise<{ overviewStats: OverviewStats }> {
   const t = groupUuid && isUuid(groupUuid) ? await groupTotalsByUuid(db, customerId, groupUuid.toLowerCase(), range.firstDay, range.lastDay) : undefined;
-  if (!t) throw new ApiError('not_found', 'No such transaction group');
+  if (!t) throw new DomainError('not_found', 'No such transaction group');
   const total = t.requests;
   const ofTotal = (value: number): Figure => ({ value, percentage: percent(value, total) });
   const ofDelivered = (value: number): Figure => ({ value, percentage: percent(value, t.delivered) });

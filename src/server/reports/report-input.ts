@@ -2,7 +2,7 @@
 // ranges in either spelling, pages, sort keys, and the page size. Pure, so the subtle rules (UTC
 // days, the swapped order/order_by of docs/console-reports.md §9) have their own table-driven tests.
 import { z } from 'zod';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 
 /**
  * Rows per page. One size for the transaction table whether the dashboard (GET /v1/dashboard, its
@@ -125,8 +125,8 @@ function endOf(bound: DateBound): Date {
   return 'day' in bound ? new Date(Date.parse(`${bound.day}T00:00:00Z`) + DAY_MS) : new Date((bound.unixSeconds + 1) * 1000);
 }
 
-function invalid(path: string, message: string): ApiError {
-  return new ApiError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
+function invalid(path: string, message: string): DomainError {
+  return new DomainError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
 }
 
 /** The one value of two spellings of a field (docs/console.md §7 lists startDate and start_date); 400 when they differ. */

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { GROUP_SORT_KEYS, type GroupPage, searchGroups } from './groups.service.ts';
 import { PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
 import { TRANSACTION_SORT_KEYS, type TransactionPage, searchTransactions } from './transactions.service.ts';
@@ -13,7 +13,7 @@ import { TRANSACTION_SORT_KEYS, type TransactionPage, searchTransactions } from 
 function either<T>(a: T | undefined, b: T | undefined, names: string): T | undefined {
   if (a !== undefined && b !== undefined && a !== b) {
     const message = 'the two spellings have different values';
-    throw new ApiError('validation_failed', `Invalid request: ${names}: ${message}`, { details: [{ path: names, message }] });
+    throw new DomainError('validation_failed', `Invalid request: ${names}: ${message}`, { details: [{ path: names, message }] });
   }
   return a ?? b;
 }

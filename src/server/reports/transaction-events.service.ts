@@ -4,7 +4,7 @@
 import type { Database } from '../db/database.ts';
 import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { isUuid } from './report-input.ts';
 import { findTransactionId } from './transactions.repository.ts';
 import { unixSeconds } from './transactions.service.ts';
@@ -107,7 +107,7 @@ export function eventToWire(row: { type: EventType; at: Date; data: Record<strin
 /** The customer's transaction's events, oldest first; not_found for an unknown uuid or another customer's. */
 export async function transactionEvents(db: Database, customerId: number, uuid: string): Promise<TransactionEventWire[]> {
   const id = isUuid(uuid) ? await findTransactionId(db, customerId, uuid.toLowerCase()) : undefined;
-  if (id === undefined) throw new ApiError('not_found', 'No such transaction');
+  if (id === undefined) throw new DomainError('not_found', 'No such transaction');
   const rows = await listTransactionEvents(db, id);
   return rows.map(eventToWire);
 }

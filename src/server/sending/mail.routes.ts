@@ -9,8 +9,8 @@ import type { AppContext } from '../context.ts';
 import { apiKeyRefusal, customerOfAuthorization } from '../http/api-key.ts';
 import * as contract from '../../contract/sending.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { ApiError } from '../http/errors.ts';
-import type { ApiEnv } from '../http/middleware.ts';
+import { DomainError } from '../core/errors.ts';
+import { type ApiEnv, reshapeErrors } from '../http/middleware.ts';
 import { check, parseJsonBody } from '../http/validate.ts';
 import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare } from './sending.service.ts';
 import { MAX_BATCH, SubmissionError, type Submission, fromMailRequest, fromResendRequest, mailRequest, resendRequest } from './mail.schema.ts';
@@ -31,7 +31,7 @@ function apiKeyAuth(ctx: AppContext): MiddlewareHandler<SendEnv> {
 }
 
 /** Resend's error names (its SDK's RESEND_ERROR_CODE_KEY) for ours. */
-function resendErrorName(err: ApiError, c: Context): string {
+function resendErrorName(err: DomainError, c: Context): string {
   switch (err.code) {
     case 'invalid_json':
     case 'validation_failed':
@@ -61,17 +61,7 @@ function resendErrorName(err: ApiError, c: Context): string {
  * `statusCode` at the top level (Resend's own shape). Errors on /v1/emails carry those beside our
  * `error` object, so both kinds of client find what they look for.
  */
-const resendErrors: MiddlewareHandler<SendEnv> = async (c, next) => {
-  await next();
-  if (!c.error) return;
-  const err = c.error instanceof ApiError ? c.error : new ApiError('internal', 'Internal server error');
-  const headers = new Headers(c.res.headers);
-  headers.delete('content-length');
-  headers.set('content-type', 'application/json');
-  const body = { ...err.toBody(), statusCode: err.status, name: resendErrorName(err, c), message: err.message };
-  c.res = undefined;
-  c.res = new Response(JSON.stringify(body), { status: err.status, headers });
-};
+const resendErrors = reshapeErrors<SendEnv>((err, { status, body }, c) => ({ ...body, statusCode: status, name: resendErrorName(err, c), message: err.message }));
 
 async function readJson(c: Context): Promise<{ text: string; value: unknown }> {
   const text = await c.req.text();
@@ -84,7 +74,7 @@ function submissionOrThrow<T>(make: () => T, prefix = ''): T {
   } catch (err) {
     if (err instanceof SubmissionError) {
       const path = prefix + err.path;
-      throw new ApiError('validation_failed', `Invalid request: ${path}: ${err.message}`, { details: [{ path, message: err.message }] });
+      throw new DomainError('validation_failed', `Invalid request: ${path}: ${err.message}`, { details: [{ path, message: err.message }] });
     }
     throw err;
   }
@@ -92,9 +82,9 @@ function submissionOrThrow<T>(make: () => T, prefix = ''): T {
 
 /** A refused From domain, with the path of the message it came from (`3.from` in a batch). */
 function atIndex(err: unknown, prefix: string): unknown {
-  if (!(err instanceof ApiError) || err.code !== 'domain_not_verified') return err;
+  if (!(err instanceof DomainError) || err.code !== 'domain_not_verified') return err;
   const path = `${prefix}from`;
-  return new ApiError(err.code, prefix ? `Message ${prefix.slice(0, -1)}: ${err.message}` : err.message, { details: [{ path, message: err.message }] });
+  return new DomainError(err.code, prefix ? `Message ${prefix.slice(0, -1)}: ${err.message}` : err.message, { details: [{ path, message: err.message }] });
 }
 
 /** Checks every message of a batch; the first problem is reported with its index (`3.subject`). */
@@ -103,7 +93,7 @@ function eachSubmission<S extends z.ZodType>(list: unknown[], schema: S, convert
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
       const details = parsed.error.issues.map((issue) => ({ path: [i, ...issue.path].join('.'), message: issue.message }));
-      throw new ApiError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+      throw new DomainError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
     }
     return submissionOrThrow(() => convert(parsed.data), `${i}.`);
   });
@@ -118,11 +108,11 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
 async function idempotencyOf(ctx: AppContext, c: Context<SendEnv>, bodyText: string): Promise<Idempotency | Response | undefined> {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(key)) throw new ApiError('validation_failed', 'Idempotency-Key must be 1 to 256 printable characters');
+  if (!IDEMPOTENCY_KEY.test(key)) throw new DomainError('validation_failed', 'Idempotency-Key must be 1 to 256 printable characters');
   const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${bodyText}`).digest('hex');
   const existing = await findIdempotencyKey(ctx.db, c.get('customerId'), key);
   if (existing) {
-    if (existing.request_hash !== requestHash) throw new ApiError('conflict', 'This Idempotency-Key was already used with a different request');
+    if (existing.request_hash !== requestHash) throw new DomainError('conflict', 'This Idempotency-Key was already used with a different request');
     return c.json(existing.response as object, existing.status as 200);
   }
   return { key, requestHash };
@@ -167,7 +157,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   serve(contract.sendMailBatch, auth, async (c) => {
     const { text, value } = await readJson(c);
     const list = check(z.union([z.array(z.unknown()), z.object({ messages: z.array(z.unknown()) }).transform((o) => o.messages)]), value);
-    if (list.length === 0 || list.length > MAX_BATCH) throw new ApiError('validation_failed', `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`);
+    if (list.length === 0 || list.length > MAX_BATCH) throw new DomainError('validation_failed', `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`);
     const items = await Promise.all(list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'mail', `${i}.`)));
     const submissions = eachSubmission(items, mailRequest, fromMailRequest);
     return send(c, text, submissions, (accepted) => ({

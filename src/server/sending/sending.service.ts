@@ -12,7 +12,7 @@ import type { Address, TransactionsTable, TransStatus } from '../db/schema.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { requireSendingDomain, type SendingDomain } from '../domains/domains.service.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { domainOf } from './addresses.ts';
 import type { Submission } from './mail.schema.ts';
 import { notifyQueued } from '../delivery/queue-signal.ts';
@@ -167,7 +167,7 @@ class AcceptQueue {
     if (!job.idempotency || e.code !== '23505' || e.constraint !== 'idempotency_keys_pk') return err;
     const row = await findIdempotencyKey(this.ctx.db, job.customerId, job.idempotency.key);
     if (!row) return err;
-    if (row.request_hash !== job.idempotency.requestHash) return new ApiError('conflict', 'This Idempotency-Key was already used with a different request');
+    if (row.request_hash !== job.idempotency.requestHash) return new DomainError('conflict', 'This Idempotency-Key was already used with a different request');
     return new IdempotencyReplay(row.status, row.response);
   }
 }

@@ -5,7 +5,7 @@ import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../context.ts';
 import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { clearLookupCaches } from '../lookup-cache.ts';
@@ -18,7 +18,7 @@ export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.getSettings, [requireSession, requireSender], async (c) => {
     const { customerId } = sessionOf(c);
     const customer = await findCustomer(ctx.db, customerId);
-    if (!customer) throw new ApiError('not_found', 'No such customer');
+    if (!customer) throw new DomainError('not_found', 'No such customer');
     const credentials = await credentialsForConsole(ctx, customerId);
     c.header('Cache-Control', 'no-store');
     return c.json({

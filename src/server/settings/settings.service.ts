@@ -2,7 +2,7 @@
 // them, the change itself, and the one mapping to the console's wire names.
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { invalidateLookups } from '../lookup-cache.ts';
 import * as repo from './settings.repository.ts';
 
@@ -28,7 +28,7 @@ export function settingsToWire(options: repo.SendingOptions): UiSettingsWire {
  */
 export async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: repo.SendingOption, value: boolean): Promise<UiSettingsWire> {
   const options = await repo.updateSendingOption(trx, customerId, option, value);
-  if (!options) throw new ApiError('not_found', 'No such customer');
+  if (!options) throw new DomainError('not_found', 'No such customer');
   await invalidateLookups(ctx, trx);
   return settingsToWire(options);
 }

@@ -10,7 +10,7 @@ import { type Server, type Socket, createServer } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../context.ts';
 import { customerForSmtpLogin } from '../credentials/credentials.service.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
 import { DEFAULT_GROUP, MAX_RECIPIENTS, type Submission } from '../sending/mail.schema.ts';
 import { accept, prepare } from '../sending/sending.service.ts';
@@ -199,7 +199,7 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
           .then((queued) => callback(null, `2.0.0 Queued as ${queued}`))
           .catch((err) => {
             if ((err as { responseCode?: number }).responseCode) return callback(err);
-            if (isStorageFull(err) || (err instanceof ApiError && err.code === 'storage_full')) {
+            if (isStorageFull(err) || (err instanceof DomainError && err.code === 'storage_full')) {
               logger.warn({ err }, 'SMTP message refused: out of storage space');
               return callback(smtpError(452, '4.3.1 Insufficient system storage, try again later'));
             }
@@ -358,8 +358,8 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
   try {
     prepared = await prepare(ctx, customerId, submission, { raw: rewriteHeaders(raw, added), recipients, messageIdHeader });
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'domain_not_verified') throw smtpError(550, `5.7.1 ${err.message}`);
-    if (err instanceof ApiError && err.code === 'validation_failed') throw smtpError(550, `5.6.0 ${err.message}`);
+    if (err instanceof DomainError && err.code === 'domain_not_verified') throw smtpError(550, `5.7.1 ${err.message}`);
+    if (err instanceof DomainError && err.code === 'validation_failed') throw smtpError(550, `5.6.0 ${err.message}`);
     throw err;
   }
   const [accepted] = await accept(ctx, customerId, [prepared]);

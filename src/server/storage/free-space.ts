@@ -5,7 +5,7 @@
 // space is freed.
 import { statfs } from 'node:fs/promises';
 import type { AppContext } from '../context.ts';
-import { type ApiError, faultError } from '../http/errors.ts';
+import { type DomainError, faultError } from '../core/errors.ts';
 
 const CHECK_TTL_MS = 1000;
 const checks = new WeakMap<AppContext, { at: number; free: Promise<number | null> }>();
@@ -32,7 +32,7 @@ export async function belowFreeSpaceFloor(ctx: AppContext): Promise<boolean> {
   return free !== null && free < floor;
 }
 
-export function storageFullError(): ApiError {
+export function storageFullError(): DomainError {
   return faultError(Object.assign(new Error('below MIN_FREE_SPACE_MB'), { code: 'ENOSPC' }))!;
 }
 

@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { addSuppressions, answerSuppressionSearch, removeSuppression } from './suppressions.service.ts';
@@ -32,7 +32,7 @@ export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.deleteSuppression, guard, async (c, { params }) => {
     const { customerId } = sessionOf(c);
     const { email } = params;
-    if (email.length > 1000) throw new ApiError('validation_failed', 'The address is too long');
+    if (email.length > 1000) throw new DomainError('validation_failed', 'The address is too long');
     await ctx.db.transaction().execute((trx) => removeSuppression(trx, customerId, email));
     return c.json({ message: 'Suppression Deleted Successfully' });
   });

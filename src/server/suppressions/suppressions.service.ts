@@ -6,7 +6,7 @@ import type * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import type { SuppressionOrigin } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { AddressError, parseEmail } from '../sending/addresses.ts';
 import * as repo from './suppressions.repository.ts';
 
@@ -83,9 +83,9 @@ export function sortLines(lines: string[]): { emails: string[]; invalid: Invalid
 export async function addSuppressions(trx: Database, customerId: number, lines: string[]): Promise<AddResult> {
   const { emails, invalid } = sortLines(lines);
   if (emails.length === 0) {
-    if (invalid.length === 0) throw new ApiError('validation_failed', 'Enter at least one email address');
+    if (invalid.length === 0) throw new DomainError('validation_failed', 'Enter at least one email address');
     const more = invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid line${invalid.length > 2 ? 's' : ''})` : '';
-    throw new ApiError('validation_failed', `No address was added: ${invalid[0].message}${more}`, { details: invalid });
+    throw new DomainError('validation_failed', `No address was added: ${invalid[0].message}${more}`, { details: invalid });
   }
   const listed = await repo.findListed(trx, customerId, emails.map((e) => e.toLowerCase()));
   const fresh = emails.filter((e) => !listed.has(e.toLowerCase()));
@@ -131,7 +131,7 @@ export async function removeSuppression(trx: Database, customerId: number, email
     // not an address we would accept today: still try it as stored (older entries, bounces)
   }
   const removed = key === '' ? 0 : await repo.deleteSuppression(trx, customerId, key.toLowerCase());
-  if (removed === 0) throw new ApiError('not_found', `${echo(email)} is not on the suppression list`);
+  if (removed === 0) throw new DomainError('not_found', `${echo(email)} is not on the suppression list`);
 }
 
 /** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */

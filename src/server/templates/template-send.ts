@@ -4,15 +4,15 @@
 // text, and the template's from and reply-to unless the request gives them. The rendered result is
 // what the message stores, so a later edit of the template never changes accepted mail.
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { renderForSend, sendableTemplate } from './templates.service.ts';
 
 type Shape = 'mail' | 'resend';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function bad(message: string, path: string): ApiError {
-  return new ApiError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
+function bad(message: string, path: string): DomainError {
+  return new DomainError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
 }
 
 /** The template reference of a request body, or null when it names none. */
@@ -68,7 +68,7 @@ export async function withTemplate(ctx: AppContext, customerId: number, body: un
     if (out.from === undefined) throw bad('the template has no from address; give one', `${prefix}from`);
     return out;
   } catch (err) {
-    if (err instanceof ApiError && prefix && err.code !== 'validation_failed') throw new ApiError(err.code, `Message ${prefix.slice(0, -1)}: ${err.message}`, { details: err.details });
+    if (err instanceof DomainError && prefix && err.code !== 'validation_failed') throw new DomainError(err.code, `Message ${prefix.slice(0, -1)}: ${err.message}`, { details: err.details });
     throw err;
   }
 }

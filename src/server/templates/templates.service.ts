@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import type { Template, TemplateStatus } from '../db/schema.ts';
 import { requireSendingDomain } from '../domains/domains.service.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { invalidateLookups, lookupCache } from '../lookup-cache.ts';
 import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
 import { type CompiledTemplate, type Rendered, TemplateSyntaxError, checkSyntax, compile, compiledFor, missingVariables, render } from './render.ts';
@@ -96,7 +96,7 @@ export async function searchTemplates(db: Database, customerId: number, input: S
 /** A template the customer may read (its own or the gallery's), or 404. */
 export async function readTemplate(db: Database, customerId: number, uuid: string): Promise<Template> {
   const row = await repo.findReadable(db, customerId, uuid);
-  if (!row) throw new ApiError('not_found', 'No such template');
+  if (!row) throw new DomainError('not_found', 'No such template');
   return row;
 }
 
@@ -123,13 +123,13 @@ function addressField(value: string | null | undefined, field: string): string |
     return parseEmail(v);
   } catch (err) {
     if (!(err instanceof AddressError)) throw err;
-    throw new ApiError('validation_failed', `${field}: '${v.slice(0, 120)}' is not a valid email address`, { details: [{ path: field, message: err.message }] });
+    throw new DomainError('validation_failed', `${field}: '${v.slice(0, 120)}' is not a valid email address`, { details: [{ path: field, message: err.message }] });
   }
 }
 
 function checkSize(html: string, text: string | null): void {
   if (Buffer.byteLength(html) + Buffer.byteLength(text ?? '') > MAX_TEMPLATE_BYTES) {
-    throw new ApiError('payload_too_large', `A template may hold at most ${MAX_TEMPLATE_BYTES / 1024 / 1024} MB of HTML and text`);
+    throw new DomainError('payload_too_large', `A template may hold at most ${MAX_TEMPLATE_BYTES / 1024 / 1024} MB of HTML and text`);
   }
 }
 
@@ -150,8 +150,8 @@ function columns(input: TemplateInput) {
 }
 
 /** A syntax error as the 422 publish and the preview answer (issue 14: "422 with line and column"). */
-export function syntaxError(err: TemplateSyntaxError): ApiError {
-  return new ApiError('unprocessable', `The template does not compile: ${err.message}`, { details: [syntaxDetail(err)] });
+export function syntaxError(err: TemplateSyntaxError): DomainError {
+  return new DomainError('unprocessable', `The template does not compile: ${err.message}`, { details: [syntaxDetail(err)] });
 }
 
 /** One reason a template cannot be published, at the field it concerns (the editor shows it there). */
@@ -188,7 +188,7 @@ async function publishProblems(ctx: AppContext, customerId: number, t: Publishab
     try {
       await requireSendingDomain(ctx, customerId, domainOf(t.from_email));
     } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== 'domain_not_verified') throw err;
+      if (!(err instanceof DomainError) || err.code !== 'domain_not_verified') throw err;
       problems.push({ path: 'from_email', message: err.message });
     }
   }
@@ -204,7 +204,7 @@ async function publishProblems(ctx: AppContext, customerId: number, t: Publishab
 async function publishedColumns(ctx: AppContext, customerId: number, t: Publishable) {
   const problems = await publishProblems(ctx, customerId, t);
   if (problems.length > 0) {
-    throw new ApiError('unprocessable', `The template cannot be published: ${problems.map((p) => (p.path === 'name' || p.path === 'subject' || p.path === 'from_email' ? `${p.path}: ${p.message}` : `it does not compile: ${p.message}`)).join('; ')}`, { details: problems });
+    throw new DomainError('unprocessable', `The template cannot be published: ${problems.map((p) => (p.path === 'name' || p.path === 'subject' || p.path === 'from_email' ? `${p.path}: ${p.message}` : `it does not compile: ${p.message}`)).join('; ')}`, { details: problems });
   }
   const published_html = juice(t.content_html, { preserveMediaQueries: true, preserveFontFaces: true, applyWidthAttributes: true, applyHeightAttributes: false, preserveImportant: true });
   const at = new Date();
@@ -224,7 +224,7 @@ const UNPUBLISHED = { published_html: null, published_subject: null, published_t
 
 function aliasTaken(err: unknown): never {
   const e = err as { code?: string; constraint?: string };
-  if (e.code === '23505' && e.constraint === 'templates_customer_alias_idx') throw new ApiError('conflict', 'Another template of this account has that alias');
+  if (e.code === '23505' && e.constraint === 'templates_customer_alias_idx') throw new DomainError('conflict', 'Another template of this account has that alias');
   throw err;
 }
 
@@ -254,8 +254,8 @@ export async function createTemplate(ctx: AppContext, customerId: number, input:
 /** The customer's own template for a change: 404 for another account's, 403 for the gallery's. */
 async function ownForChange(db: Database, customerId: number, uuid: string): Promise<Template> {
   const row = await repo.findReadable(db, customerId, uuid);
-  if (!row) throw new ApiError('not_found', 'No such template');
-  if (row.customer_id === null) throw new ApiError('forbidden', 'Gallery templates cannot be changed; select one to make your own copy');
+  if (!row) throw new DomainError('not_found', 'No such template');
+  if (row.customer_id === null) throw new DomainError('forbidden', 'Gallery templates cannot be changed; select one to make your own copy');
   return row;
 }
 
@@ -275,7 +275,7 @@ export async function updateTemplate(ctx: AppContext, customerId: number, uuid: 
   const publish = input.status === 'published' ? await publishedColumns(ctx, customerId, next) : status === 'draft' ? { ...UNPUBLISHED, published_at: null } : {};
   return ctx.db.transaction().execute(async (trx) => {
     const row = await repo.updateTemplate(trx, customerId, uuid, { ...c, status, ...publish }).catch(aliasTaken);
-    if (!row) throw new ApiError('not_found', 'No such template');
+    if (!row) throw new DomainError('not_found', 'No such template');
     await invalidateLookups(ctx, trx);
     return row;
   });
@@ -325,8 +325,8 @@ export async function sendableTemplate(ctx: AppContext, customerId: number, idOr
       : null;
     cache.set(key, hit);
   }
-  if (!hit) throw new ApiError('not_found', `No template '${idOrAlias.slice(0, 200)}' in this account`);
-  if (hit.status !== 'published') throw new ApiError('unprocessable', `The template '${idOrAlias.slice(0, 200)}' is a draft; publish it before sending with it`);
+  if (!hit) throw new DomainError('not_found', `No template '${idOrAlias.slice(0, 200)}' in this account`);
+  if (hit.status !== 'published') throw new DomainError('unprocessable', `The template '${idOrAlias.slice(0, 200)}' is a draft; publish it before sending with it`);
   return hit;
 }
 
@@ -334,11 +334,11 @@ export async function sendableTemplate(ctx: AppContext, customerId: number, idOr
 export function renderForSend(template: SendableTemplate, variables: Record<string, unknown>, subject?: string): Rendered {
   const compiled = template.compiled();
   const missing = missingVariables(compiled, variables);
-  if (missing.length > 0) throw new ApiError('missing_variables', `The template needs variables the request does not give: ${missing.join(', ')}`, { details: missing });
+  if (missing.length > 0) throw new DomainError('missing_variables', `The template needs variables the request does not give: ${missing.join(', ')}`, { details: missing });
   try {
     return render(compiled, variables, subject);
   } catch (err) {
-    if (err instanceof TemplateSyntaxError) throw new ApiError('validation_failed', `subject: ${err.message}`);
+    if (err instanceof TemplateSyntaxError) throw new DomainError('validation_failed', `subject: ${err.message}`);
     throw err;
   }
 }

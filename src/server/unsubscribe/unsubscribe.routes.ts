@@ -9,7 +9,7 @@
 import { Hono } from 'hono';
 import * as contract from '../../contract/sending.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, limitBody } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { ONE_CLICK_BODY } from './list-unsubscribe.ts';
@@ -36,7 +36,7 @@ export function unsubscribeRoutes(ctx: AppContext): Hono<ApiEnv> {
     const [key, value] = ONE_CLICK_BODY.split('=');
     // a malformed multipart body is just not a one-click request
     const form: Record<string, unknown> = await c.req.parseBody().catch(() => ({}));
-    if (form[key] !== value) throw new ApiError('bad_request', `A one-click unsubscribe posts the form body ${ONE_CLICK_BODY} (RFC 8058)`);
+    if (form[key] !== value) throw new DomainError('bad_request', `A one-click unsubscribe posts the form body ${ONE_CLICK_BODY} (RFC 8058)`);
     const answer = await unsubscribe(ctx, c.req.param('transactionId'), 'one_click');
     c.header('Cache-Control', 'no-store');
     return c.text(answer.message);

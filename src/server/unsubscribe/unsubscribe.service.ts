@@ -4,7 +4,7 @@
 // transaction; repeating either changes nothing and appends nothing.
 import type { AppContext } from '../context.ts';
 import { insertEvents } from '../events/events.repository.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError, isRefusal } from '../core/errors.ts';
 import { deleteUnsubscribe, findTransactionByUuid, insertUnsubscribe, isSuppressed, type UnsubscribeTarget } from './unsubscribe.repository.ts';
 
 /** Where the request came from; recorded in the event's data. */
@@ -26,7 +26,7 @@ export const INVALID_LINK_MESSAGE = 'This unsubscribe link is not valid.';
 /** The transaction an id names; a malformed id is as unknown as a missing one (never a 500 from the uuid column). */
 async function target(db: AppContext['db'], transactionId: string): Promise<UnsubscribeTarget> {
   const found = UUID.test(transactionId) ? await findTransactionByUuid(db, transactionId.toLowerCase()) : undefined;
-  if (!found) throw new ApiError('not_found', INVALID_LINK_MESSAGE);
+  if (!found) throw new DomainError('not_found', INVALID_LINK_MESSAGE);
   return found;
 }
 
@@ -38,7 +38,7 @@ export async function isKnownTransaction(ctx: AppContext, transactionId: string)
 /**
  * Puts the transaction's recipient on its customer's suppression list (origin 'unsubscribe') and
  * appends an `unsubscribe` event, unless the address is listed already (under any origin).
- * Throws ApiError('not_found') for an unknown or malformed id. `at` is set only by the demo's history.
+ * Throws DomainError('not_found') for an unknown or malformed id. `at` is set only by the demo's history.
  */
 export async function unsubscribe(ctx: AppContext, transactionId: string, via: UnsubscribeChannel, at = new Date()): Promise<UnsubscribeAnswer> {
   await ctx.db.transaction().execute(async (trx) => {
@@ -73,7 +73,7 @@ export async function unsubscribeByMail(ctx: AppContext, transactionUuid: string
     await unsubscribe(ctx, transactionUuid, 'mailto');
     return true;
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'not_found') return false;
+    if (err instanceof DomainError && err.code === 'not_found') return false;
     throw err;
   }
 }
@@ -87,7 +87,7 @@ export async function changeSubscription(ctx: AppContext, transactionId: string,
     const answer = action === 'unsubscribe' ? await unsubscribe(ctx, transactionId, 'page') : await resubscribe(ctx, transactionId, 'page');
     return { ok: true, ...answer };
   } catch (err) {
-    if (err instanceof ApiError && err.status < 500) return { ok: false, message: err.message };
+    if (isRefusal(err)) return { ok: false, message: err.message };
     throw err;
   }
 }

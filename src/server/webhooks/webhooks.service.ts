@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { createResolver } from '../domains/resolver.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { check } from '../http/validate.ts';
 import { clearLookupCaches, invalidateLookups } from '../lookup-cache.ts';
 import type { Secrets } from '../secrets.ts';
@@ -97,12 +97,12 @@ export const webhookInput = z.object({
 export async function saveWebhook(ctx: AppContext, customerId: number, body: unknown): Promise<WebhookWire> {
   const input = check(webhookInput, body);
   const url = input.url.trim();
-  if (url === '') throw new ApiError('validation_failed', EMPTY_URL_MESSAGE);
+  if (url === '') throw new DomainError('validation_failed', EMPTY_URL_MESSAGE);
   const problem = await webhookUrlProblem(url, { allowed: ctx.config.webhookAllowedNetworks, resolver: createResolver(ctx.config) });
-  if (problem) throw new ApiError('webhook_url_not_allowed', problem);
+  if (problem) throw new DomainError('webhook_url_not_allowed', problem);
   const basic = input.auth_type === 'basic';
-  if (basic && !input.auth_details?.username.trim()) throw new ApiError('validation_failed', 'Basic authentication needs a username.');
-  if (basic && input.auth_details!.username.includes(':')) throw new ApiError('validation_failed', 'A Basic authentication username cannot contain a colon.');
+  if (basic && !input.auth_details?.username.trim()) throw new DomainError('validation_failed', 'Basic authentication needs a username.');
+  if (basic && input.auth_details!.username.includes(':')) throw new DomainError('validation_failed', 'A Basic authentication username cannot contain a colon.');
   const secrets = secretsOf(ctx);
   const now = new Date();
   const values = {
@@ -132,7 +132,7 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
 
 async function requireWebhook(ctx: AppContext, customerId: number): Promise<repo.Webhook> {
   const [row] = await repo.listWebhooks(ctx.db, customerId);
-  if (!row) throw new ApiError('not_found', 'No webhook is set up yet; save one first.');
+  if (!row) throw new DomainError('not_found', 'No webhook is set up yet; save one first.');
   return row;
 }
 
@@ -177,7 +177,7 @@ export async function sendTestEvent(ctx: AppContext, customerId: number): Promis
     .returning('id')
     .executeTakeFirstOrThrow();
   const claimed = await requests.claimRequest(ctx.db, Number(inserted.id), now, TEST_LEASE_SECONDS);
-  if (!claimed) throw new ApiError('conflict', 'The test event was taken by another process.');
+  if (!claimed) throw new DomainError('conflict', 'The test event was taken by another process.');
   const secret = webhook.secret_sealed ? secrets.decrypt(webhook.secret_sealed) : newSigningSecret();
   const auth = webhook.auth_type === 'basic' && webhook.auth_details_sealed ? authDetails.parse(JSON.parse(secrets.decrypt(webhook.auth_details_sealed))) : null;
   const target = { updatedAt: 0, url: webhook.url, verb: webhook.verb, enabled: webhook.status === 'enabled', secret, auth };
@@ -283,7 +283,7 @@ export interface WebhookLogDetail {
 /** More info: the request as sent (secrets hidden) and every attempt. */
 export async function logDetail(ctx: AppContext, customerId: number, id: number): Promise<WebhookLogDetail> {
   const row = await requests.findRequest(ctx.db, customerId, id);
-  if (!row) throw new ApiError('not_found', 'No such webhook log entry');
+  if (!row) throw new DomainError('not_found', 'No such webhook log entry');
   const attempts = await requests.listAttempts(ctx.db, Number(row.id));
   const webhook = row.webhook_id === null ? undefined : (await repo.listWebhooks(ctx.db, customerId)).find((w) => Number(w.id) === Number(row.webhook_id));
   const payload = (row.payload as Record<string, unknown> | null) ?? {};
@@ -315,5 +315,5 @@ export async function logDetail(ctx: AppContext, customerId: number, id: number)
 }
 
 export async function replayLog(ctx: AppContext, customerId: number, id: number): Promise<void> {
-  if (!(await requests.replayRequest(ctx.db, customerId, id, new Date()))) throw new ApiError('not_found', 'No such webhook log entry');
+  if (!(await requests.replayRequest(ctx.db, customerId, id, new Date()))) throw new DomainError('not_found', 'No such webhook log entry');
 }
