@@ -84,7 +84,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 /** The service's modules, bundled from the current sources (no build of the whole service needed). */
 async function bundleApp(workDir) {
   const entry = [
-    "export { loadConfig } from './src/server/config.ts';",
+    "export { loadConfig } from './src/server/core/config.ts';",
     "export { createContext } from './src/server/create-context.ts';",
     "export { createApi } from './src/server/app.ts';",
     "export { insertEnterprise, insertCustomer } from './src/server/accounts/accounts.repository.ts';",

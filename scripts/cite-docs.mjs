@@ -32,7 +32,7 @@ const DESIGN_SECTIONS = {
   'src/server/stats/stats.repository.ts': '§4.2',
   'src/server/delivery/smtp-reply.ts': '§5',
   'src/server/delivery/queue.repository.ts': '§6.1',
-  'src/server/secrets.ts': '§8',
+  'src/server/core/secrets.ts': '§8',
   'src/server/server.ts': '§2',
   'src/server/storage/storage.ts': '§4.3',
   'src/server/tracking/rewrite.ts': '§4.1',

@@ -3,7 +3,7 @@
 // modules. Exposes the two measurements; the receiver and the SMTP sink live in other processes.
 import http from 'node:http';
 import pino from 'pino';
-import { loadConfig } from '../../src/server/config.ts';
+import { loadConfig } from '../../src/server/core/config.ts';
 import { createContext } from '../../src/server/create-context.ts';
 import { createApi } from '../../src/server/app.ts';
 import { insertCustomer, insertEnterprise } from '../../src/server/accounts/accounts.repository.ts';

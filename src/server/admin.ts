@@ -2,7 +2,7 @@
 // commands in-process through main). Exit codes: 0 done, 1 refused (not found, conflict, invalid
 // value), 2 usage error, 3 the embedded database is held by a running service.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, settingsTable } from './config.ts';
+import { ConfigError, loadConfig, settingsTable } from './core/config.ts';
 import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
 import { PERMISSIONS, type Permission } from './db/schema.ts';
@@ -11,8 +11,8 @@ import * as repo from './accounts/accounts.repository.ts';
 import { createUser, setPassword } from './accounts/accounts.service.ts';
 import { credentialsForConsole, ensureCredentials, rotateCredentials } from './credentials/credentials.service.ts';
 import { addDomain, dnsRecords } from './domains/domains.service.ts';
-import { randomToken } from './crypto.ts';
-import type { AppContext } from './context.ts';
+import { randomToken } from './core/crypto.ts';
+import type { AppContext } from './core/context.ts';
 import { addressWarning, readServiceRecord } from './ops/service-record.ts';
 import { DEFAULT_DEMO_TRANSACTIONS, DEMO_CUSTOMER, DEMO_ENTERPRISE, fillDemo } from './demo/demo.ts';
 import pino from 'pino';

@@ -3,11 +3,12 @@
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { authRoutes } from './auth/auth.routes.ts';
-import type { AppContext } from './context.ts';
+import type { AppContext } from './core/context.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { mailRoutes } from './sending/mail.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
+import { verificationRoutes } from './verification/verification.routes.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { reportRoutes } from './reports/reports.routes.ts';
 import { groupReportRoutes } from './reports/group-reports.routes.ts';
@@ -22,7 +23,8 @@ import { templateRoutes } from './templates/templates.routes.ts';
 import { openApiText } from '../contract/document.ts';
 import { getOpenApi } from '../contract/reference.ts';
 import { contractRoutes } from './http/contract-route.ts';
-import { type ApiEnv, apiErrorHandler, limitBody, sessionMiddleware } from './http/middleware.ts';
+import { type ApiEnv, apiErrorHandler, limitBody } from './http/middleware.ts';
+import { sessionMiddleware } from './auth/session-middleware.ts';
 import { apiMethodsFinder, apiNotFound, refuseControlCharacters } from './http/request-guard.ts';
 
 const SEND_PATHS = /^\/v1\/(mail|emails)(\/batch)?$/;
@@ -62,6 +64,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/v1', authRoutes(ctx));
   app.route('/v1', settingsRoutes(ctx));
   app.route('/v1', domainRoutes(ctx));
+  app.route('/v1', verificationRoutes(ctx));
   app.route('/v1', dashboardRoutes(ctx));
   app.route('/v1', reportRoutes(ctx));
   app.route('/v1', groupReportRoutes(ctx));

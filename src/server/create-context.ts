@@ -4,13 +4,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.ts';
-import type { AppContext } from './context.ts';
-import { randomToken } from './crypto.ts';
+import type { Config } from './core/config.ts';
+import type { AppContext } from './core/context.ts';
+import { randomToken } from './core/crypto.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { createMetrics } from './ops/metrics.ts';
-import { openStorage } from './storage/open-storage.ts';
+import { createMetrics } from './core/metrics.ts';
+import { openStorage } from './open-storage.ts';
 import { syncGallery } from './templates/gallery/seed.ts';
 
 export interface ContextHandle {

@@ -2,7 +2,7 @@
 // context for the dev server's lifetime, the Hono app as a Node listener, and the page bridge.
 import { getRequestListener } from '@hono/node-server';
 import { bootstrapAdmin } from './accounts/accounts.service.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig } from './core/config.ts';
 import { createContext } from './create-context.ts';
 import { lockDataDir } from './db/data-lock.ts';
 import { createApi } from './app.ts';

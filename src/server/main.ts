@@ -3,7 +3,7 @@
 // database, starts the roles, and drains on SIGTERM/SIGINT/SIGHUP.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from './core/config.ts';
 import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
 import { writeServiceRecord } from './ops/service-record.ts';
@@ -19,15 +19,15 @@ import { startDnsRefresher } from './domains/dns-check.service.ts';
 import { startSubmissionServer } from './smtp/submission.ts';
 import { startBounceReceiver } from './bounces/receiver.ts';
 import { listenForChanges } from './delivery/listen.ts';
-import { notifyQueued } from './delivery/queue-signal.ts';
-import { clearLookupCaches } from './lookup-cache.ts';
+import { notifyQueued } from './core/queue-signal.ts';
+import { clearLookupCaches } from './core/lookup-cache.ts';
 import { pruneIdempotencyKeys } from './sending/idempotency.repository.ts';
 import { flushTracking } from './tracking/tracking.service.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { ExportWorker } from './exports/exports.service.ts';
 import { isDatabaseUnavailable } from './db/availability.ts';
 import { releaseClaims } from './delivery/queue.repository.ts';
-import type { Config } from './config.ts';
+import type { Config } from './core/config.ts';
 import { createServer as createPlainServer } from 'node:http';
 import pino, { type Logger } from 'pino';
 

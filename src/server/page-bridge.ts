@@ -1,11 +1,12 @@
 // What console pages may use on the server, handed to Astro in `locals.bridge` by the HTTP server
 // (or by the dev integration). Pages never import the database or services directly: Astro's
 // bundle gets this one object, so both share one database connection.
-import type { AppContext } from './context.ts';
-import { type ResolvedSession, type SessionWire, resolveSession, sessionToWire } from './auth/auth.service.ts';
+import type { AppContext } from './core/context.ts';
+import type { ResolvedSession } from './accounts/accounts.service.ts';
+import { type SessionWire, resolveSession, sessionToWire } from './auth/auth.service.ts';
 import { isSecureRequest, sessionCookieOptions, type CookieOptions } from './http/session-cookie.ts';
 import { hasVerifiedDomainAndTraffic } from './stats/stats.repository.ts';
-import { confirmVerificationLink, inspectVerificationLink, type VerificationLinkState } from './domains/verification.service.ts';
+import { confirmVerificationLink, inspectVerificationLink, type VerificationLinkState } from './verification/verification.service.ts';
 import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
 import { DomainError } from './core/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';

@@ -8,7 +8,7 @@ import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
 import sirv from 'sirv';
 import type { Hono } from 'hono';
-import type { AppContext } from './context.ts';
+import type { AppContext } from './core/context.ts';
 import type { PageBridge } from './page-bridge.ts';
 import { DomainError } from './core/errors.ts';
 import { FORBIDDEN_METHODS, PAGE_METHODS, apiMethodsFinder, badTarget, canonicalPageLocation, methodNotAllowed, refuse, refuseOnSocket } from './http/request-guard.ts';

@@ -1,8 +1,8 @@
 // The whole API in-process for integration tests: a real migrated database, the real Hono app,
 // and helpers to create accounts and sign in. Requests go through app.request() (no socket).
 import pino from 'pino';
-import { loadConfig } from '../../src/server/config.ts';
-import type { AppContext } from '../../src/server/context.ts';
+import { loadConfig } from '../../src/server/core/config.ts';
+import type { AppContext } from '../../src/server/core/context.ts';
 import { createContext } from '../../src/server/create-context.ts';
 import { createApi } from '../../src/server/app.ts';
 import * as accounts from '../../src/server/accounts/accounts.repository.ts';

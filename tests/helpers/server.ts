@@ -13,7 +13,7 @@ import { format, promisify } from 'node:util';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { main as adminMain } from '../../src/server/admin.ts';
-import { loadConfig } from '../../src/server/config.ts';
+import { loadConfig } from '../../src/server/core/config.ts';
 import { createContext, type ContextHandle } from '../../src/server/create-context.ts';
 import type { Database } from '../../src/server/db/database.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';

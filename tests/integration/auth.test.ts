@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPassword } from '../../src/server/accounts/accounts.service.ts';
-import { sha256 } from '../../src/server/crypto.ts';
+import { sha256 } from '../../src/server/core/crypto.ts';
 import { ORIGIN, createTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { confirmVerificationLink, inspectVerificationLink } from '../../src/server/domains/verification.service.ts';
+import { confirmVerificationLink, inspectVerificationLink } from '../../src/server/verification/verification.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 
 let app: TestApp;

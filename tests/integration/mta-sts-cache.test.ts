@@ -4,7 +4,7 @@
 // the policy host must not turn enforcement off; a TXT record that is gone drops the policy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MtaSts } from '../../src/server/delivery/mta-sts.ts';
-import { createResolver } from '../../src/server/domains/resolver.ts';
+import { createResolver } from '../../src/server/core/resolver.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { createTestCa, freePort, startPolicyServer, type PolicyServer } from '../helpers/mx-hosts.ts';
 

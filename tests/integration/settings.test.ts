@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORIGIN, TEST_SECRET, createTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { createSecrets } from '../../src/server/secrets.ts';
+import { createSecrets } from '../../src/server/core/secrets.ts';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/server/config.ts';
-import { openStorage } from '../../src/server/storage/open-storage.ts';
+import { loadConfig } from '../../src/server/core/config.ts';
+import { openStorage } from '../../src/server/open-storage.ts';
 import { type Storage, TooLargeError } from '../../src/server/storage/storage.ts';
 import { startS3, type TestS3 } from '../helpers/s3-server.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AddressError, normalizeDomain, parseAddress, parseEmail } from '../../src/server/sending/addresses.ts';
+import { AddressError, normalizeDomain, parseAddress, parseEmail } from '../../src/server/core/addresses.ts';
 
 describe('parseEmail', () => {
   it.each([

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SETTINGS, loadConfig, settingsTable } from '../../src/server/config.ts';
+import { ConfigError, SETTINGS, loadConfig, settingsTable } from '../../src/server/core/config.ts';
 
 const SECRET = 'x'.repeat(32);
 

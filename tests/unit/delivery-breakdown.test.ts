@@ -3,7 +3,7 @@
 // failed and bounced.
 import { describe, expect, it } from 'vitest';
 import { breakdownOf, percentOf } from '../../src/lib/delivery-breakdown.ts';
-import type { DailyStatWire } from '../../src/server/dashboard/dashboard.service.ts';
+import type { DailyStatWire } from '../../src/server/reports/daily-stats.ts';
 
 function day(tstat_day: string, counts: Partial<DailyStatWire>): DailyStatWire {
   return { tstat_day, requests: 0, sent: 0, failed: 0, delivered: 0, bounced: 0, bounces_hard: 0, bounces_soft: 0, opens: 0, unique_opens: 0, link_clicks: 0, unique_clicks: 0, ...counts };

@@ -8,7 +8,7 @@ import {
   withListUnsubscribe,
 } from '../../src/server/unsubscribe/list-unsubscribe.ts';
 import { verpToken } from '../../src/server/delivery/verp.ts';
-import { loadConfig } from '../../src/server/config.ts';
+import { loadConfig } from '../../src/server/core/config.ts';
 
 const SECRET = 'unit-secret-unit-secret-unit-secret-0123';
 const UUID = '0b7c8a52-3f4e-4d1a-9c1e-2a5b6c7d8e9f';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/server/config.ts';
+import { ConfigError, loadConfig } from '../../src/server/core/config.ts';
 import { parseS3Url } from '../../src/server/storage/s3-storage.ts';
 
 describe('STORAGE_URL (issue 15)', () => {

@@ -2,8 +2,8 @@
 // and the one mapping of each to the console's wire names (docs/console.md §3).
 import { hash } from '@node-rs/argon2';
 import { sql } from 'kysely';
-import type { AppContext } from '../context.ts';
-import { randomToken } from '../crypto.ts';
+import type { AppContext } from '../core/context.ts';
+import { randomToken } from '../core/crypto.ts';
 import type { Database } from '../db/database.ts';
 import { PERMISSIONS, type Customer, type Enterprise, type Permission, type User } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
@@ -39,6 +39,22 @@ const yn = (value: boolean): YesNo => (value ? 'yes' : 'no');
 export type EnterpriseView = Pick<Enterprise, 'id' | 'name' | 'header_colour' | 'logo_url' | 'parent_url' | 'sms_enabled'>;
 export type CustomerView = Pick<Customer, 'id' | 'name'>;
 export type UserView = Pick<User, 'id' | 'name' | 'email' | 'picture_url' | `can_${Permission}`>;
+
+/**
+ * A console session as auth/ resolves it from its cookie: the signed-in user with their customer and
+ * enterprise. Declared here, below http/ and auth/, because every console route reads it (http/middleware.ts).
+ */
+export interface ResolvedSession {
+  userId: number;
+  customerId: number;
+  enterpriseId: number;
+  tokenHash: string;
+  user: UserView;
+  customer: CustomerView;
+  enterprise: EnterpriseView;
+  /** True when this use pushed the expiry forward: the caller sends the cookie again. */
+  extended: boolean;
+}
 
 export function enterpriseToWire(e: EnterpriseView): EnterpriseWire {
   return {

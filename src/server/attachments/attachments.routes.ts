@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import * as contract from '../../contract/templates.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { type KeyOrSessionEnv, sessionOrApiKey } from '../http/api-key.ts';
 import { contractRoutes } from '../http/contract-route.ts';

@@ -6,7 +6,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Transform, pipeline } from 'node:stream';
 import { z } from 'zod';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { BrandingSettings } from '../db/schema.ts';
 import { isStorageFull } from '../db/availability.ts';
 import { DomainError } from '../core/errors.ts';

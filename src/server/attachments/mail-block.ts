@@ -4,7 +4,7 @@
 // transaction's uuid), so every download is recorded as a `download` event on that transaction.
 // Added after tracking rewrites the body (the download is counted as a download, not a click) and
 // before DKIM signs it.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { TrackedContent } from '../tracking/tracking.service.ts';
 import { rewriteTextParts } from '../tracking/raw-mime.ts';
 import { DomainError } from '../core/errors.ts';

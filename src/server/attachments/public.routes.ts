@@ -14,7 +14,7 @@ import { create as contentDisposition } from 'content-disposition';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { DEAD_LINK_NOTICES, linkState } from '../../lib/attachment-state.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { insertEvents } from '../events/events.repository.ts';
 import { type ApiEnv, clientIp } from '../http/middleware.ts';
 import type { ByteRange } from '../storage/storage.ts';

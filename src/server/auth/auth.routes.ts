@@ -8,7 +8,7 @@ import { CHALLENGE_COOKIE, SESSION_COOKIE, isSecureRequest, sessionCookieOptions
 import { check } from '../http/validate.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import * as contract from '../../contract/account.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import * as auth from './auth.service.ts';
 
 export function authRoutes(ctx: AppContext): Hono<ApiEnv> {

@@ -4,14 +4,14 @@
 import { verify } from '@node-rs/argon2';
 import { jwtVerify } from 'jose';
 import { z } from 'zod';
-import type { AppContext } from '../context.ts';
-import { randomToken, sha256 } from '../crypto.ts';
+import type { AppContext } from '../core/context.ts';
+import { randomToken, sha256 } from '../core/crypto.ts';
 import type { Database } from '../db/database.ts';
 import { PERMISSIONS, type Permission } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
 import * as accounts from '../accounts/accounts.repository.ts';
 import { customerToWire, enterpriseToWire, permissionColumns, userToWire } from '../accounts/accounts.service.ts';
-import type { CustomerView, CustomerWire, EnterpriseView, EnterpriseWire, UserView, UserWire } from '../accounts/accounts.service.ts';
+import type { CustomerWire, EnterpriseWire, ResolvedSession, UserWire } from '../accounts/accounts.service.ts';
 import * as repo from './auth.repository.ts';
 import { ensureCredentials } from '../credentials/credentials.service.ts';
 
@@ -22,18 +22,6 @@ export interface SessionWire {
   customer: CustomerWire | null;
   user: UserWire | null;
   backendUrl: string;
-}
-
-export interface ResolvedSession {
-  userId: number;
-  customerId: number;
-  enterpriseId: number;
-  tokenHash: string;
-  user: UserView;
-  customer: CustomerView;
-  enterprise: EnterpriseView;
-  /** True when this use pushed the expiry forward: the caller sends the cookie again. */
-  extended: boolean;
 }
 
 // A hash of a random password, verified against when the email is unknown so that both failures

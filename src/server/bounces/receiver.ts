@@ -3,7 +3,7 @@
 // and records a bounce (status, event, daily_stats, suppression) in one database transaction
 // before answering 250. Hooks reject with a responseCode.
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { parseVerp } from '../delivery/verp.ts';
 import { insertEvents } from '../events/events.repository.ts';

@@ -2,12 +2,12 @@
 // with a username for Basic auth, and SMTP username/password. Secrets are sealed at rest and shown
 // again in the console; lookups use HMAC digests (docs/architecture.md §8, secrets at rest).
 import { sql } from 'kysely';
-import type { AppContext } from '../context.ts';
-import { randomToken, safeEqual } from '../crypto.ts';
+import type { AppContext } from '../core/context.ts';
+import { randomToken, safeEqual } from '../core/crypto.ts';
 import type { Database } from '../db/database.ts';
-import { createSecrets, type Secrets } from '../secrets.ts';
+import { createSecrets, type Secrets } from '../core/secrets.ts';
 import * as repo from './credentials.repository.ts';
-import { clearLookupCaches, invalidateLookups, lookupCache } from '../lookup-cache.ts';
+import { clearLookupCaches, invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
 
 export const API_KEY_PREFIX = 'tsk_';
 

@@ -4,7 +4,7 @@
 // series. Totals come from the daily_stats rollup, never from counting transactions.
 import { Hono } from 'hono';
 import * as contract from '../../contract/reports.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { rangeOf } from '../reports/report-input.ts';

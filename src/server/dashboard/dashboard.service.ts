@@ -3,50 +3,15 @@
 // the first page of the latest transactions, and the monthly quota.
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../core/errors.ts';
-import { NO_TOTALS, type StatTotals, sumRequests, totalsPerDay } from '../reports/daily-stats.repository.ts';
+import { NO_TOTALS, sumRequests, totalsPerDay } from '../reports/daily-stats.repository.ts';
+import { type DailyStatWire, dailyStatToWire } from '../reports/daily-stats.ts';
 import { PAGE_SIZE, type TimeRange, dayOf, daysBetween, rangeOf, seriesDays } from '../reports/report-input.ts';
 import { type TransactionPage, searchTransactions } from '../reports/transactions.service.ts';
 import { firstOfMonth } from '../sending/sending.service.ts';
 import { quotaOf } from './dashboard.repository.ts';
-
-/** One day of the overview chart; named like the dailyStats entry of docs/console-reports.md §3 so both charts read one shape. */
-export interface DailyStatWire {
-  /** The UTC day, YYYY-MM-DD. */
-  tstat_day: string;
-  /** Transactions accepted that day. */
-  requests: number;
-  sent: number;
-  failed: number;
-  delivered: number;
-  bounced: number;
-  bounces_hard: number;
-  bounces_soft: number;
-  opens: number;
-  unique_opens: number;
-  link_clicks: number;
-  unique_clicks: number;
-}
-
-
-export function dailyStatToWire(day: string, t: StatTotals): DailyStatWire {
-  return {
-    tstat_day: day,
-    requests: t.requests,
-    sent: t.sent,
-    failed: t.failed,
-    delivered: t.delivered,
-    bounced: t.bounced,
-    bounces_hard: t.bounces_hard,
-    bounces_soft: t.bounces_soft,
-    opens: t.opens,
-    unique_opens: t.unique_opens,
-    link_clicks: t.clicks,
-    unique_clicks: t.unique_clicks,
-  };
-}
 
 /**
  * Transactions accepted in the UTC days the range touches; all time without a range, which is the

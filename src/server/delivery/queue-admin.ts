@@ -3,8 +3,8 @@
 // process reads within a second; a resume also brings the site's waiting messages due at once.
 import { sql } from 'kysely';
 import { formatUnix } from '../../lib/dates.ts';
-import type { AppContext } from '../context.ts';
-import { createResolver } from '../domains/resolver.ts';
+import type { AppContext } from '../core/context.ts';
+import { createResolver } from '../core/resolver.ts';
 import { DomainError } from '../core/errors.ts';
 import { resolveMxPlan, siteOf } from './mx.ts';
 import { UNTIL_RESUMED, listSites, resumeSite, suspendSite, type SiteRow } from './sites.ts';

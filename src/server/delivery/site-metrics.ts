@@ -3,7 +3,7 @@
 // process reports the whole service. Labels stay bounded: the busiest sites by name, the rest summed
 // as `other`.
 import { Counter, Gauge } from 'prom-client';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { listSites, type SiteRow } from './sites.ts';
 
 const NAMED_SITES = 10;

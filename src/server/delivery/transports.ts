@@ -1,7 +1,7 @@
 // Delivery through SMTP_RELAY_URL: a nodemailer pool to the smarthost, file and URL access
 // disabled. Without a relay the worker delivers to the recipients' MX hosts itself (direct.ts).
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 
 export class NoRouteError extends Error {
   constructor(

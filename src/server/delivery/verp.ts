@@ -1,7 +1,7 @@
 // VERP envelope senders (bounces+<token>@<return-path domain>): the token names the transaction
 // and carries an HMAC, so a bounce can be matched to its message and a forged token is refused.
 import { createHmac } from 'node:crypto';
-import { safeEqual } from '../crypto.ts';
+import { safeEqual } from '../core/crypto.ts';
 
 function mac(secret: string, id: string): string {
   return createHmac('sha256', secret).update(`verp:${id}`).digest('hex').slice(0, 12);

@@ -3,15 +3,15 @@
 // classify the reply → record the outcome (status, event, daily_stats, suppression on a hard
 // bounce) in batches. Delivery is at least once; two workers never hold the same row at once.
 import { type KeyObject, createPrivateKey } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
 import type { Address, StoredAttachment } from '../db/schema.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
-import { domainOf } from '../sending/addresses.ts';
-import { onQueued } from './queue-signal.ts';
+import { domainOf } from '../core/addresses.ts';
+import { onQueued } from '../core/queue-signal.ts';
 import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, loadMessages, type OutcomeUpdate, releaseClaims, renewLeases } from './queue.repository.ts';
 import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
 import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';

@@ -1,13 +1,13 @@
 // DNS checks of sending domains: on demand (the console's "check now") and periodically in the
 // worker role, so the console shows whether SPF, DKIM, DMARC and the return path are published.
 import type { Resolver } from 'node:dns/promises';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { checkDomainRecords, type DnsCheckResults } from './dns-check.ts';
 import { claimDueDomains, storeDnsResults } from './dns-check.repository.ts';
 import { findDomain } from './domains.repository.ts';
 import { dnsRecords } from './domains.service.ts';
-import { createResolver } from './resolver.ts';
+import { createResolver } from '../core/resolver.ts';
 
 const CLAIM_BATCH = 20;
 // how often the worker looks for due domains; the interval itself is DNS_CHECK_INTERVAL_MINUTES

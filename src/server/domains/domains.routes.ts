@@ -1,29 +1,16 @@
-// Domains for the console (docs/console.md §7): GET v1/domains, POST v1/domains (answers a messages list;
-// success is 'Domain Created', anything else is shown in the modal joined with commas), one
-// domain's details, a fresh verification mail, an on-demand DNS check; and GET v1/get-started.
+// Domains for the console (docs/console.md §7): GET v1/domains, one domain's details, an on-demand DNS
+// check, and GET v1/get-started. Adding a domain and its verification mail are verification/verification.routes.ts.
 import { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
 import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import { DomainError } from '../core/errors.ts';
-import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf, withAnswerFields } from '../http/middleware.ts';
+import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { jsonBody } from '../http/validate.ts';
 import { customerDomain, domainToWire, listDomainsForConsole } from './domains.service.ts';
-import { createDomainWithVerification, resendVerification } from './verification.service.ts';
 import { runDnsCheck } from './dns-check.service.ts';
 import * as repo from './domains.repository.ts';
-
-/** docs/console.md §8: the modal shows the answer's messages, so failures carry them beside our error object. */
-function withMessages(err: unknown): never {
-  if (err instanceof DomainError) {
-    const details = Array.isArray(err.details) ? (err.details as { path?: string; message?: string }[]) : [];
-    const messages = details.length > 0 ? details.map((d) => (d.path && d.path !== '(body)' ? `${d.path}: ${d.message}` : String(d.message))) : [err.message];
-    throw withAnswerFields(err, { messages });
-  }
-  throw err;
-}
 
 export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -36,31 +23,10 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json({ domains: await listDomainsForConsole(ctx, sessionOf(c).customerId) });
   });
 
-  // the body is read here, not by serve, so its refusals carry the modal's messages too
-  serve(contract.createDomain, [requireSession, requireSender, csrf], async (c) => {
-    try {
-      const body = await jsonBody(c, contract.createDomainBody);
-      const domain = await createDomainWithVerification(ctx, sessionOf(c).customerId, { domain: body.domain_url, email: body.domain_verification_email });
-      return c.json({ messages: ['Domain Created'], domain: domainToWire(ctx, domain) }, 201);
-    } catch (err) {
-      withMessages(err);
-    }
-  });
-
   serve(contract.getDomain, [requireSession, requireSender], async (c, { params }) => {
     const domain = await customerDomain(ctx, sessionOf(c).customerId, domainId(params.id));
     c.header('Cache-Control', 'no-store');
     return c.json({ domain: domainToWire(ctx, domain) });
-  });
-
-  // the domain is checked before the body, so another account's id is 404 whatever the body
-  serve(contract.resendVerification, [requireSession, requireSender, csrf], async (c, { params }) => {
-    const { customerId } = sessionOf(c);
-    const id = domainId(params.id);
-    await customerDomain(ctx, customerId, id);
-    const body = await jsonBody(c, contract.resendVerificationBody);
-    const domain = await resendVerification(ctx, customerId, id, body.email);
-    return c.json({ messages: [`Verification email sent to ${domain.verification_email}`], domain: domainToWire(ctx, domain) });
   });
 
   serve(contract.checkDomain, [requireSession, requireSender, csrf], async (c, { params }) => {

@@ -4,13 +4,13 @@
 // to an address there (docs/console.md §2, §4).
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { DnsCheck, Domain } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
-import { normalizeDomain } from '../sending/addresses.ts';
+import { normalizeDomain } from '../core/addresses.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import * as repo from './domains.repository.ts';
-import { lookupCache } from '../lookup-cache.ts';
+import { lookupCache } from '../core/lookup-cache.ts';
 import { domainNameProblem } from '../../lib/domain-name.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);

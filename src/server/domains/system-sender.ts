@@ -3,9 +3,9 @@
 // use) that owns the SYSTEM_FROM domain, so it never counts against a customer's quota or shows in
 // a customer's reports.
 import { sql } from 'kysely';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Address } from '../db/schema.ts';
-import { AddressError, domainOf, parseAddress } from '../sending/addresses.ts';
+import { AddressError, domainOf, parseAddress } from '../core/addresses.ts';
 import * as repo from './domains.repository.ts';
 import { addDomain } from './domains.service.ts';
 

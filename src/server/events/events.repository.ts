@@ -1,7 +1,7 @@
 // The append-only event log: the timeline of every transaction and the source of webhooks.
 import type { Database } from '../db/database.ts';
 import type { EventType } from '../db/schema.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { insertOutbox } from '../webhooks/outbox.ts';
 
 export interface NewEvent {

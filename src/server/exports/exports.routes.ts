@@ -16,7 +16,7 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import * as contract from '../../contract/reports.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { GROUP_REPORT_SORT_KEYS, rangeOfBody } from '../reports/group-reports.service.ts';

@@ -7,8 +7,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { PassThrough, type Readable } from 'node:stream';
-import type { AppContext } from '../context.ts';
-import { safeEqual } from '../crypto.ts';
+import type { AppContext } from '../core/context.ts';
+import { safeEqual } from '../core/crypto.ts';
 import { systemSender } from '../domains/system-sender.ts';
 import { DomainError } from '../core/errors.ts';
 import { type GroupReportType, type ReportRange, groupOf } from '../reports/group-reports.service.ts';

@@ -1,7 +1,7 @@
 // Who an API key belongs to, read from the Authorization header the same way for every call that
 // takes one: `Bearer <apiKey>`, or Basic `base64(username:apiKey)` (the SMTP username and the key).
 import type { MiddlewareHandler } from 'hono';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { customerForApiKey } from '../credentials/credentials.service.ts';
 import { DomainError } from '../core/errors.ts';
 import { HttpRefusal } from './errors.ts';

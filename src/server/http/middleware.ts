@@ -1,32 +1,17 @@
-// Request-scoped middleware for the API: the session from the cookie, CSRF protection for console
-// calls, the body-size limit, and the error handler.
+// Request-scoped middleware for the API: the session guards (auth/session-middleware.ts resolves the
+// session), CSRF protection for console calls, the body-size limit, and the error handler.
 import type { Context, Env, ErrorHandler, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { getCookie, setCookie } from 'hono/cookie';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import type { AppContext } from '../context.ts';
-import { type ResolvedSession, resolveSession } from '../auth/auth.service.ts';
+import type { AppContext } from '../core/context.ts';
+import type { ResolvedSession } from '../accounts/accounts.service.ts';
 import { DomainError, faultError } from '../core/errors.ts';
 import { type ErrorAnswer, HttpRefusal, INTERNAL_ERROR, errorAnswer } from './errors.ts';
-import { SESSION_COOKIE, isSecureRequest, sessionCookieOptions } from './session-cookie.ts';
 
 export interface ApiEnv {
   Variables: {
     ctx: AppContext;
     session: ResolvedSession | null;
-  };
-}
-
-/** Resolves the session cookie once per request into c.var.session, re-sending the cookie when extended. */
-export function sessionMiddleware(ctx: AppContext): MiddlewareHandler<ApiEnv> {
-  return async (c, next) => {
-    const token = getCookie(c, SESSION_COOKIE);
-    const session = await resolveSession(ctx, token);
-    c.set('session', session);
-    if (session?.extended && token) {
-      setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)));
-    }
-    await next();
   };
 }
 

@@ -1,6 +1,6 @@
 // The console session cookie: HttpOnly, SameSite=Lax, Secure when served over TLS (docs/architecture.md §8,
 // security lines). Shared by the API (Hono) and the page middleware (Astro).
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 
 export const SESSION_COOKIE = 'transact_session';
 export const CHALLENGE_COOKIE = 'transact_challenge';

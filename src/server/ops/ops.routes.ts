@@ -1,6 +1,6 @@
 // Operations endpoints: liveness, readiness (the database answers) and Prometheus metrics.
 import { Hono } from 'hono';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { databaseReachable } from '../db/database.ts';
 import type { ApiEnv } from '../http/middleware.ts';
 import { registerSiteMetrics } from '../delivery/site-metrics.ts';

@@ -36,7 +36,7 @@
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import * as contract from '../../contract/reports.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { type ReportBody, answerGroupReport, answerLinks, groupOverview, rangeOfBody } from './group-reports.service.ts';

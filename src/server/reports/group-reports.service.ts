@@ -5,9 +5,9 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
-import { type DailyStatWire, dailyStatToWire } from '../dashboard/dashboard.service.ts';
+import { type DailyStatWire, dailyStatToWire } from './daily-stats.ts';
 import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';

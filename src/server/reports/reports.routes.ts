@@ -5,7 +5,7 @@
 // Also GET /v1/transactions/{trans_uuid}/events, the Transaction Info modal's timeline.
 import { Hono } from 'hono';
 import * as contract from '../../contract/reports.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { answerGroupSearch, answerTransactionSearch } from './searches.service.ts';

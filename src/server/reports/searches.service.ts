@@ -3,7 +3,7 @@
 // these, so a first page is the page its island would load.
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { GROUP_SORT_KEYS, type GroupPage, searchGroups } from './groups.service.ts';
 import { PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';

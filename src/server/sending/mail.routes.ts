@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { apiKeyRefusal, customerOfAuthorization } from '../http/api-key.ts';
 import * as contract from '../../contract/sending.ts';
 import { contractRoutes } from '../http/contract-route.ts';

@@ -3,7 +3,7 @@
 // LF are refused; attachments are base64 content only (no paths, no URLs).
 import { z } from 'zod';
 import type { Address, StoredAttachment } from '../db/schema.ts';
-import { AddressError, parseAddress } from './addresses.ts';
+import { AddressError, parseAddress } from '../core/addresses.ts';
 
 export const MAX_RECIPIENTS = 50;
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;

@@ -5,7 +5,7 @@
 // process accept thousands of messages a second on a single embedded database.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { Insertable } from 'kysely';
 import type { Address, TransactionsTable, TransStatus } from '../db/schema.ts';
@@ -13,10 +13,10 @@ import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { requireSendingDomain, type SendingDomain } from '../domains/domains.service.ts';
 import { DomainError } from '../core/errors.ts';
-import { domainOf } from './addresses.ts';
+import { domainOf } from '../core/addresses.ts';
 import type { Submission } from './mail.schema.ts';
-import { notifyQueued } from '../delivery/queue-signal.ts';
-import { requireFreeSpace } from '../storage/free-space.ts';
+import { notifyQueued } from '../core/queue-signal.ts';
+import { requireFreeSpace } from '../core/free-space.ts';
 import { findIdempotencyKey, insertIdempotencyKeys } from './idempotency.repository.ts';
 import { attachmentGroupFor } from '../attachments/mail-block.ts';
 

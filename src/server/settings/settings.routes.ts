@@ -2,13 +2,13 @@
 // Settings and getting-started pages; POST /v1/ui-settings: one sending option toggled.
 import { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { clearLookupCaches } from '../lookup-cache.ts';
+import { clearLookupCaches } from '../core/lookup-cache.ts';
 import { SENDING_OPTIONS } from './settings.repository.ts';
 import { setSendingOption, settingsToWire } from './settings.service.ts';
 

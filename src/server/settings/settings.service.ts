@@ -1,9 +1,9 @@
 // Sending options of the Settings page (docs/console.md §2 Settings, §3 UI settings): who may change
 // them, the change itself, and the one mapping to the console's wire names.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../core/errors.ts';
-import { invalidateLookups } from '../lookup-cache.ts';
+import { invalidateLookups } from '../core/lookup-cache.ts';
 import * as repo from './settings.repository.ts';
 
 /** The `settings` object of GET and POST /v1/ui-settings. */

@@ -8,15 +8,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Server, type Socket, createServer } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { customerForSmtpLogin } from '../credentials/credentials.service.ts';
 import { DomainError } from '../core/errors.ts';
-import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
+import { AddressError, domainOf, parseEmail } from '../core/addresses.ts';
 import { DEFAULT_GROUP, MAX_RECIPIENTS, type Submission } from '../sending/mail.schema.ts';
 import { accept, prepare } from '../sending/sending.service.ts';
 import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
 import { databaseAnswers } from '../db/database.ts';
-import { belowFreeSpaceFloor } from '../storage/free-space.ts';
+import { belowFreeSpaceFloor } from '../core/free-space.ts';
 import { parseMessageHeaders } from './headers.ts';
 import type { Address } from '../db/schema.ts';
 

@@ -4,7 +4,7 @@
 // and the send permission (docs/console.md §6).
 import { Hono } from 'hono';
 import * as contract from '../../contract/webhooks.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';

@@ -3,11 +3,11 @@
 // users allowed to send transactions may use them (docs/console.md §6).
 import type { z } from 'zod';
 import type * as contract from '../../contract/webhooks.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { SuppressionOrigin } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
-import { AddressError, parseEmail } from '../sending/addresses.ts';
+import { AddressError, parseEmail } from '../core/addresses.ts';
 import * as repo from './suppressions.repository.ts';
 
 /** Lines one POST /v1/suppression may carry: a large paste, yet one bounded transaction. */

@@ -3,7 +3,7 @@
 // is turned into the ordinary request the send path already checks: the rendered subject, HTML and
 // text, and the template's from and reply-to unless the request gives them. The rendered result is
 // what the message stores, so a later edit of the template never changes accepted mail.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { renderForSend, sendableTemplate } from './templates.service.ts';
 

@@ -5,7 +5,7 @@
 // session, CSRF protection on writes, the send permission (docs/console.md §6).
 import { Hono } from 'hono';
 import * as contract from '../../contract/templates.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import type { TemplateSort } from './templates.repository.ts';

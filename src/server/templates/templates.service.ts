@@ -6,13 +6,13 @@
 // domain, Handlebars that compiles) and copies the fields into the published version sending reads.
 import { randomUUID } from 'node:crypto';
 import juice from 'juice';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { Template, TemplateStatus } from '../db/schema.ts';
 import { requireSendingDomain } from '../domains/domains.service.ts';
 import { DomainError } from '../core/errors.ts';
-import { invalidateLookups, lookupCache } from '../lookup-cache.ts';
-import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
+import { invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
+import { AddressError, domainOf, parseEmail } from '../core/addresses.ts';
 import { type CompiledTemplate, type Rendered, TemplateSyntaxError, checkSyntax, compile, compiledFor, missingVariables, render } from './render.ts';
 import * as repo from './templates.repository.ts';
 

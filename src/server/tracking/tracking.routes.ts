@@ -2,7 +2,7 @@
 // (a tracked link). Public, no session and no CSRF: the token is the only credential. HEAD requests
 // (link scanners, prefetchers) are answered alike but never counted.
 import { Hono } from 'hono';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, clientIp } from '../http/middleware.ts';
 import { recordClick, recordOpen, resolveClick, verifyOpenToken } from './tracking.service.ts';
 

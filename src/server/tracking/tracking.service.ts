@@ -3,9 +3,9 @@
 // pointed at another transaction). When the recipient's client fetches them, each hit is buffered
 // and written in batches: a burst of pixel loads is one database transaction, not one each.
 import { createHmac } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
-import { safeEqual } from '../crypto.ts';
+import { safeEqual } from '../core/crypto.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { bumpLinkStats } from '../reports/link-stats.repository.ts';

@@ -2,8 +2,8 @@
 // message carries, and the HMAC-protected mailto address they name, so mailbox providers can offer
 // their own unsubscribe button and a forged address unsubscribes nobody.
 import { createHmac } from 'node:crypto';
-import type { AppContext } from '../context.ts';
-import { safeEqual } from '../crypto.ts';
+import type { AppContext } from '../core/context.ts';
+import { safeEqual } from '../core/crypto.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 
 /**

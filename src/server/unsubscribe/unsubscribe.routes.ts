@@ -8,7 +8,7 @@
 // §3.2 has the provider post from elsewhere without cookies.
 import { Hono } from 'hono';
 import * as contract from '../../contract/sending.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, limitBody } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';

@@ -2,7 +2,7 @@
 // and /v1/resubscribe): a recipient, named by one of their transactions, leaves or rejoins the
 // sending customer's list. Each effective change appends one event in the same database
 // transaction; repeating either changes nothing and appends nothing.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { insertEvents } from '../events/events.repository.ts';
 import { DomainError, isRefusal } from '../core/errors.ts';
 import { deleteUnsubscribe, findTransactionByUuid, insertUnsubscribe, isSuppressed, type UnsubscribeTarget } from './unsubscribe.repository.ts';

@@ -1,14 +1,14 @@
 // The webhook outbox (issue 12): when events are recorded, a `webhook_requests` row is added for
 // each event whose customer has an enabled webhook subscribed to its type, in the same database
 // transaction as the event (no event without its webhook, no webhook for a rolled-back event).
-// Which customers have a webhook is read through a per-process cache (src/server/lookup-cache.ts),
+// Which customers have a webhook is read through a per-process cache (src/server/core/lookup-cache.ts),
 // cleared on every save, rotation or disable, so the send path of a customer without a webhook
 // costs no query; without a context (a caller that has none) the subscriptions are read in the
 // transaction itself, which is always right, only one query dearer.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { EventType } from '../db/schema.ts';
-import { lookupCache } from '../lookup-cache.ts';
+import { lookupCache } from '../core/lookup-cache.ts';
 
 /** The seven webhook event types (docs/console.md §3 Webhook event_types). */
 export const WEBHOOK_EVENT_TYPES = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'] as const;

@@ -5,13 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
-import { createResolver } from '../domains/resolver.ts';
+import { createResolver } from '../core/resolver.ts';
 import { DomainError } from '../core/errors.ts';
 import { check } from '../http/validate.ts';
-import { clearLookupCaches, invalidateLookups } from '../lookup-cache.ts';
-import type { Secrets } from '../secrets.ts';
+import { clearLookupCaches, invalidateLookups } from '../core/lookup-cache.ts';
+import type { Secrets } from '../core/secrets.ts';
 import { WebhookSender, USER_AGENT } from './deliver.ts';
 import { WEBHOOK_EVENT_TYPES } from './outbox.ts';
 import { buildPayload, flatten } from './payload.ts';

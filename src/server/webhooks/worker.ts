@@ -4,10 +4,10 @@
 // is retried on the schedule of schedule.ts) → record the result and the attempt in batches.
 // Delivery is at least once; the `webhook-id` lets receivers drop a repeat. The clock and the
 // jitter are injectable, so tests walk the three-day schedule without sleeping.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
-import { invalidateLookups } from '../lookup-cache.ts';
+import { invalidateLookups } from '../core/lookup-cache.ts';
 import { type AttemptResult, WebhookSender, type WebhookTarget } from './deliver.ts';
 import { buildPayload, type PayloadTransaction } from './payload.ts';
 import { nextRetryAt, parseRetryAfter } from './schedule.ts';

@@ -1,7 +1,7 @@
 // The one DNS resolver setup of the service (MX lookups for delivery, sending-domain checks): the
 // servers of DNS_SERVERS, or the system's, with a short timeout so a dead resolver costs seconds.
 import { Resolver } from 'node:dns/promises';
-import type { Config } from '../config.ts';
+import type { Config } from './config.ts';
 
 // c-ares doubles the timeout on each retry; maxTimeout caps every try, so two tries cost ≤ 6 s
 const TIMEOUT_MS = 3_000;

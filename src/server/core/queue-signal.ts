@@ -2,7 +2,7 @@
 // process, and PostgreSQL's LISTEN/NOTIFY (`transact_queue`, sent inside the accepting transaction)
 // for workers in other processes. Workers also poll, so a lost signal only costs latency.
 import { EventEmitter } from 'node:events';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from './context.ts';
 
 const emitters = new WeakMap<AppContext, EventEmitter>();
 

@@ -2,9 +2,9 @@
 // Created once per process in main.ts (or per test); nothing else holds process-wide state.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { Database } from './db/database.ts';
-import type { Metrics } from './ops/metrics.ts';
-import type { Storage } from './storage/storage.ts';
+import type { Database } from '../db/database.ts';
+import type { Metrics } from './metrics.ts';
+import type { Storage } from '../storage/storage.ts';
 
 export interface AppContext {
   readonly config: Config;

@@ -5,7 +5,7 @@
 // The TTL bounds staleness should a notification ever be lost.
 import { sql } from 'kysely';
 import type { AppContext } from './context.ts';
-import type { Database } from './db/database.ts';
+import type { Database } from '../db/database.ts';
 
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;

@@ -3,9 +3,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Config } from '../config.ts';
-import { parseS3Url, s3Storage } from './s3-storage.ts';
-import { localStorage, type Storage } from './storage.ts';
+import type { Config } from './core/config.ts';
+import { parseS3Url, s3Storage } from './storage/s3-storage.ts';
+import { localStorage, type Storage } from './storage/storage.ts';
 
 export function openStorage(config: Config): Storage {
   if (config.storageUrl) {

@@ -3,16 +3,16 @@
 // link's GET only shows a Confirm button and the POST confirms, so link scanners verify nothing.
 // Tokens are random, stored only as a SHA-256 hash, bound to their domain, single use, 48 h.
 import { createHash, randomBytes } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../core/context.ts';
 import type { Domain } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
-import { clearLookupCaches, invalidateLookups } from '../lookup-cache.ts';
+import { clearLookupCaches, invalidateLookups } from '../core/lookup-cache.ts';
 import { accept, prepare } from '../sending/sending.service.ts';
 import type { Submission } from '../sending/mail.schema.ts';
 import { LOCAL_PART_PATTERN } from '../../lib/domain-name.ts';
-import * as repo from './domains.repository.ts';
-import { addDomain, validDomainName } from './domains.service.ts';
-import { systemSender } from './system-sender.ts';
+import * as repo from '../domains/domains.repository.ts';
+import { addDomain, validDomainName } from '../domains/domains.service.ts';
+import { systemSender } from '../domains/system-sender.ts';
 
 export const VERIFICATION_TTL_HOURS = 48;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;

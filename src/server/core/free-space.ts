@@ -4,8 +4,8 @@
 // Reads, the console and delivery of what is queued go on; acceptance resumes by itself once
 // space is freed.
 import { statfs } from 'node:fs/promises';
-import type { AppContext } from '../context.ts';
-import { type DomainError, faultError } from '../core/errors.ts';
+import type { AppContext } from './context.ts';
+import { type DomainError, faultError } from './errors.ts';
 
 const CHECK_TTL_MS = 1000;
 const checks = new WeakMap<AppContext, { at: number; free: Promise<number | null> }>();

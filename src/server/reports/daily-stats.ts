@@ -1,0 +1,39 @@
+// One day of the daily_stats rollup on the wire: the dashboard's overview chart and a group report's
+// Activity chart read the same shape (docs/console-reports.md §3).
+import type { StatTotals } from './daily-stats.repository.ts';
+
+/** One day of the overview chart; named like the dailyStats entry of docs/console-reports.md §3 so both charts read one shape. */
+export interface DailyStatWire {
+  /** The UTC day, YYYY-MM-DD. */
+  tstat_day: string;
+  /** Transactions accepted that day. */
+  requests: number;
+  sent: number;
+  failed: number;
+  delivered: number;
+  bounced: number;
+  bounces_hard: number;
+  bounces_soft: number;
+  opens: number;
+  unique_opens: number;
+  link_clicks: number;
+  unique_clicks: number;
+}
+
+/** One day of the rollup's totals as both charts read it. */
+export function dailyStatToWire(day: string, t: StatTotals): DailyStatWire {
+  return {
+    tstat_day: day,
+    requests: t.requests,
+    sent: t.sent,
+    failed: t.failed,
+    delivered: t.delivered,
+    bounced: t.bounced,
+    bounces_hard: t.bounces_hard,
+    bounces_soft: t.bounces_soft,
+    opens: t.opens,
+    unique_opens: t.unique_opens,
+    link_clicks: t.clicks,
+    unique_clicks: t.unique_clicks,
+  };
+}
