@@ -9,6 +9,7 @@ import { PERMISSIONS, type Customer, type Enterprise, type Permission, type User
 import { DomainError } from '../core/errors.ts';
 import * as repo from './accounts.repository.ts';
 import { ensureCredentials } from '../credentials/credentials.service.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 export type YesNo = 'yes' | 'no';
 
@@ -127,7 +128,7 @@ export async function setPassword(db: Database, email: string, password: string)
   const user = await repo.findUserByEmail(db, email);
   if (!user) throw new DomainError('not_found', `No user with email ${email}`);
   const passwordHash = await hashPassword(password);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();
     return (await repo.updateUser(trx, user.id, { password_hash: passwordHash }))!;
   });
@@ -145,7 +146,7 @@ export interface BootstrapResult {
  * An advisory lock makes two processes starting together on one database create them once.
  */
 export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Promise<BootstrapResult> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     await sql`select pg_advisory_xact_lock(7346001)`.execute(trx);
     if ((await repo.countUsers(trx)) > 0) return { created: false };
     const generatedPassword = ctx.config.adminPassword ? undefined : randomToken(12);

@@ -180,3 +180,9 @@ export async function clearLogo(db: Database, customerId: number): Promise<strin
   await db.updateTable('attachment_branding').set({ logo_key: null, logo_name: null, logo_type: null, updated_at: new Date() }).where('customer_id', '=', customerId).execute();
   return before.logo_key;
 }
+
+/** The id of the customer's transaction `uuid` names, or undefined. */
+export async function findTransactionId(db: Database, customerId: number, uuid: string): Promise<number | undefined> {
+  const row = await db.selectFrom('transactions').select('id').where('uuid', '=', uuid).where('customer_id', '=', customerId).executeTakeFirst();
+  return row?.id;
+}

@@ -20,7 +20,6 @@ import { type KeyOrSessionEnv, sessionOrApiKey } from '../http/api-key.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { jsonBody } from '../http/validate.ts';
 import * as service from './attachments.service.ts';
-import { findBranding } from './attachments.repository.ts';
 import { readMultipart } from './multipart.ts';
 
 const idParam = (value: string): number => {
@@ -146,11 +145,10 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
 
   serve(contract.getLogo, guard, async (c) => {
     const customerId = c.get('customerId');
-    const row = await findBranding(ctx.db, customerId);
-    const body = row?.logo_key ? await ctx.storage.get(row.logo_key) : undefined;
-    if (!row?.logo_type || !body) throw new DomainError('not_found', 'There is no logo');
-    return new Response(Readable.toWeb(body) as ReadableStream, {
-      headers: { 'Content-Type': row.logo_type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, no-cache' },
+    const logo = await service.brandingLogo(ctx, customerId);
+    if (!logo) throw new DomainError('not_found', 'There is no logo');
+    return new Response(Readable.toWeb(logo.body) as ReadableStream, {
+      headers: { 'Content-Type': logo.type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, no-cache' },
     });
   });
 

@@ -4,7 +4,7 @@
 // recipient; a blob is written before its row, so a crash in between leaves a blob without a row,
 // which sweepOrphanBlobs removes.
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { Transform, pipeline } from 'node:stream';
+import { type Readable, Transform, pipeline } from 'node:stream';
 import { z } from 'zod';
 import type { AppContext } from '../core/context.ts';
 import type { BrandingSettings } from '../db/schema.ts';
@@ -18,6 +18,7 @@ import { LOGO_MAX_BYTES, LOGO_TOO_LARGE, LOGO_TYPES, extensionOf, sniffImage, ty
 import type { MultipartFile } from './multipart.ts';
 import * as repo from './attachments.repository.ts';
 import type { AssetRow, GroupRow } from './attachments.repository.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 export const BLOB_PREFIX = 'attachments/';
 /** docs/console-reports.md §9: attachment list page size. */
@@ -158,7 +159,7 @@ export async function discard(ctx: AppContext, keys: string[]): Promise<void> {
 
 export async function createGroup(ctx: AppContext, customerId: number, input: GroupInput, files: Stored[], now = new Date()): Promise<GroupWire> {
   const expires_at = expiryOf(input.options?.expiry_timestamp, now);
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     const group = await repo.insertGroup(trx, {
       customer_id: customerId,
       public_id: token(),
@@ -198,7 +199,7 @@ export async function updateGroup(ctx: AppContext, customerId: number, id: numbe
 
 /** Deletes the link and then its blobs (the rows go first, so a failed blob delete leaves an orphan the sweep removes). */
 export async function deleteGroup(ctx: AppContext, customerId: number, id: number): Promise<void> {
-  const keys = await ctx.db.transaction().execute(async (trx) => {
+  const keys = await inTransaction(ctx.db, async (trx) => {
     const group = await repo.findGroup(trx, customerId, id);
     if (!group) throw new DomainError('not_found', 'No such download link');
     const assets = await repo.listAssets(trx, [group.id]);
@@ -220,7 +221,7 @@ export async function listGroups(ctx: AppContext, customerId: number, q: { page:
 }
 
 export async function addAssets(ctx: AppContext, customerId: number, id: number, files: Stored[]): Promise<AssetWire[]> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     const group = await repo.findGroup(trx, customerId, id);
     if (!group) throw new DomainError('not_found', 'No such download link');
     const rows: AssetRow[] = [];
@@ -258,6 +259,14 @@ export async function getBranding(ctx: AppContext, customerId: number): Promise<
     ...(row?.settings ?? DEFAULT_BRANDING),
     logo: row?.logo_key ? { url: '/v1/tracked-attachments/branding/logo', fileName: row.logo_name ?? 'logo' } : null,
   };
+}
+
+/** The customer's logo file and its type, or undefined when there is none (or its file is gone). */
+export async function brandingLogo(ctx: AppContext, customerId: number): Promise<{ type: string; body: Readable } | undefined> {
+  const row = await repo.findBranding(ctx.db, customerId);
+  const body = row?.logo_key ? await ctx.storage.get(row.logo_key) : undefined;
+  if (!row?.logo_type || !body) return undefined;
+  return { type: row.logo_type, body };
 }
 
 export function parseBrandingInput(text: string | undefined): BrandingSettings {
@@ -319,13 +328,13 @@ export async function storeLogo(ctx: AppContext, file: MultipartFile): Promise<{
 }
 
 export async function saveBranding(ctx: AppContext, customerId: number, settings: BrandingSettings, logo: { key: string; name: string; type: string } | null): Promise<BrandingWire> {
-  const replaced = await ctx.db.transaction().execute((trx) => repo.saveBranding(trx, customerId, settings, logo));
+  const replaced = await inTransaction(ctx.db, (trx) => repo.saveBranding(trx, customerId, settings, logo));
   if (replaced) await discard(ctx, [replaced]);
   return getBranding(ctx, customerId);
 }
 
 export async function deleteLogo(ctx: AppContext, customerId: number): Promise<void> {
-  const key = await ctx.db.transaction().execute((trx) => repo.clearLogo(trx, customerId));
+  const key = await inTransaction(ctx.db, (trx) => repo.clearLogo(trx, customerId));
   if (!key) throw new DomainError('not_found', 'There is no logo');
   await discard(ctx, [key]);
 }

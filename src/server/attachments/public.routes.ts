@@ -15,14 +15,12 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { DEAD_LINK_NOTICES, linkState } from '../../lib/attachment-state.ts';
 import type { AppContext } from '../core/context.ts';
-import { insertEvents } from '../events/events.repository.ts';
 import { type ApiEnv, clientIp } from '../http/middleware.ts';
 import type { ByteRange } from '../storage/storage.ts';
-import * as repo from './attachments.repository.ts';
+import type * as repo from './attachments.repository.ts';
 import { DEFAULT_BRANDING, recipientOf } from './attachments.service.ts';
+import { countDownload, findPublicAsset, findPublicGroup, hasRecentDownload, publicBranding, publicFiles } from './public.service.ts';
 import { type PublicPageView, renderPublicPage } from './public-page.ts';
-
-const PUBLIC_ID = /^[A-Za-z0-9_-]{22}$/;
 
 type Refusal = 'expired' | 'exhausted';
 const NOTICES: Record<Refusal | 'missing', { heading: string; text: string }> = {
@@ -65,14 +63,14 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
   const app = new Hono<ApiEnv>();
 
   const page = async (c: Context<ApiEnv>, group: repo.GroupRow | undefined, status: number, refusal: Refusal | 'missing' | null) => {
-    const branding = group ? await repo.findBranding(ctx.db, group.customer_id) : undefined;
+    const branding = group ? await publicBranding(ctx, group) : undefined;
     const recipient = c.req.query('r') ?? null;
     const view: PublicPageView = {
       title: group?.name ?? '',
       branding: branding?.settings ?? DEFAULT_BRANDING,
       logoUrl: group && branding?.logo_key ? `/a/${group.public_id}/logo` : null,
       expiry: group?.expires_at ? Math.floor(new Date(group.expires_at).getTime() / 1000) : null,
-      files: group && !refusal ? (await repo.listAssets(ctx.db, [group.id])).map((a) => ({ id: Number(a.id), name: a.name, size: Number(a.size) })) : [],
+      files: group && !refusal ? await publicFiles(ctx, group) : [],
       actionBase: group ? `/a/${group.public_id}` : '',
       recipient: group && recipient && recipientOf(ctx, group.public_id, recipient) ? recipient : null,
       notice: refusal ? NOTICES[refusal] : undefined,
@@ -84,7 +82,7 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     return c.html(renderPublicPage(view), status as 200);
   };
 
-  const findGroup = (publicId: string) => (PUBLIC_ID.test(publicId) ? repo.findGroupByPublicId(ctx.db, publicId) : Promise.resolve(undefined));
+  const findGroup = (publicId: string) => findPublicGroup(ctx, publicId);
 
   app.get('/a/:publicId', async (c) => {
     const group = await findGroup(c.req.param('publicId'));
@@ -95,7 +93,7 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
 
   app.get('/a/:publicId/logo', async (c) => {
     const group = await findGroup(c.req.param('publicId'));
-    const branding = group ? await repo.findBranding(ctx.db, group.customer_id) : undefined;
+    const branding = group ? await publicBranding(ctx, group) : undefined;
     const body = branding?.logo_key ? await ctx.storage.get(branding.logo_key) : undefined;
     if (!branding?.logo_type || !body) return c.body(null, 404);
     return new Response(Readable.toWeb(body) as ReadableStream, {
@@ -106,7 +104,7 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
   app.post('/a/:publicId/files/:assetId', async (c) => {
     const group = await findGroup(c.req.param('publicId'));
     const assetId = c.req.param('assetId');
-    const asset = group && /^\d{1,15}$/.test(assetId) ? await repo.findAsset(ctx.db, group.id, Number(assetId)) : undefined;
+    const asset = group ? await findPublicAsset(ctx, group, assetId) : undefined;
     if (!group || !asset) return page(c, undefined, 404, 'missing');
     const size = Number(asset.size);
     const range = parseRange(c.req.header('range'), size);
@@ -122,24 +120,13 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     // has a recent counted download of this file on this link: then it is served uncounted, even
     // if that download took the last slot. Any other range counts like a new download, or anyone
     // could take all but the first byte of every file without limit.
-    const resuming = range !== null && range.start > 0 && (await repo.hasRecentDownload(ctx.db, group.id, asset.id, client, now));
+    const resuming = range !== null && range.start > 0 && (await hasRecentDownload(ctx, group, asset, client, now));
     if (resuming) {
       if (stateOf(group, now) === 'expired') return page(c, group, 410, 'expired');
     } else {
-      const counted = await ctx.db.transaction().execute(async (trx) => {
-        // the conditional UPDATE alone decides whether this download may be counted
-        const n = await repo.claimDownload(trx, group.id, now);
-        if (n === undefined) return false;
-        await repo.recordDownload(trx, { group_id: group.id, asset_id: asset.id, client, at: now });
-        if (uuid) {
-          const tx = await trx.selectFrom('transactions').select('id').where('uuid', '=', uuid).where('customer_id', '=', group.customer_id).executeTakeFirst();
-          // the download is recorded on the transaction in the same database transaction as the count
-          if (tx) await insertEvents(trx, [{ customer_id: group.customer_id, transaction_id: tx.id, type: 'download', at: now, data: { file: asset.name, link: group.name } }]);
-        }
-        return true;
-      });
+      const counted = await countDownload(ctx, group, asset, { client, transactionUuid: uuid, now });
       if (!counted) {
-        const fresh = (await repo.findGroupByPublicId(ctx.db, group.public_id)) ?? group;
+        const fresh = (await findPublicGroup(ctx, group.public_id)) ?? group;
         return page(c, fresh, 410, stateOf(fresh, now) ?? 'exhausted');
       }
     }

@@ -14,6 +14,7 @@ import { customerToWire, enterpriseToWire, permissionColumns, userToWire } from 
 import type { CustomerWire, EnterpriseWire, ResolvedSession, UserWire } from '../accounts/accounts.service.ts';
 import * as repo from './auth.repository.ts';
 import { ensureCredentials } from '../credentials/credentials.service.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 /** The answer of GET /v1/verify_auth (docs/console.md §7). */
 export interface SessionWire {
@@ -208,7 +209,7 @@ export async function completeChallenge(ctx: AppContext, assertion: string, brow
   if (!browserNonce || browserNonce !== claims.nonce) throw new DomainError('unauthorized', 'The sign-in assertion does not answer this browser’s challenge');
   const challenge = await repo.takeChallenge(ctx.db, sha256(claims.nonce));
   if (!challenge) throw new DomainError('unauthorized', 'The sign-in challenge has expired or was already used');
-  const userId = await ctx.db.transaction().execute((trx) => upsertFromAssertion(ctx, trx, claims));
+  const userId = await inTransaction(ctx.db, (trx) => upsertFromAssertion(ctx, trx, claims));
   return { userId, redirect: challenge.redirect };
 }
 

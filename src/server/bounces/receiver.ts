@@ -14,6 +14,7 @@ import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
 import { lockTransactionByUuid, markBounced, suppressBounced, suppressionDisabled } from './bounces.repository.ts';
 import { type BounceClassification, classifyBounce } from './dsn.ts';
 import { type ParsedBounce, parseBounce } from './parse-dsn.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 /** A DSN is a short report plus, at most, the returned message; 10 MB is plenty (552 above it). */
 export const MAX_BOUNCE_BYTES = 10 * 1024 * 1024;
@@ -35,7 +36,7 @@ export type BounceOutcome = 'recorded' | 'unknown_transaction' | 'not_a_bounce' 
  * for a hard bounce, a suppression.
  */
 export async function recordBounce(ctx: AppContext, uuid: string, parsed: ParsedBounce, at = new Date()): Promise<BounceOutcome> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     const tx = await lockTransactionByUuid(trx, uuid);
     if (!tx) return 'unknown_transaction';
     // The VERP address is visible to every recipient (Return-Path), so it can be used as the

@@ -8,6 +8,7 @@ import type { Database } from '../db/database.ts';
 import { createSecrets, type Secrets } from '../core/secrets.ts';
 import * as repo from './credentials.repository.ts';
 import { clearLookupCaches, invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 export const API_KEY_PREFIX = 'tsk_';
 
@@ -65,13 +66,13 @@ export async function ensureCredentials(ctx: Pick<AppContext, 'config'>, db: Dat
   };
   // callers creating the customer pass their transaction; the lock then lasts until their commit
   if (db.isTransaction) await body(db);
-  else await db.transaction().execute(body);
+  else await inTransaction(db, body);
 }
 
 /** Replaces both credentials; the old ones stop working at once. */
 export async function rotateCredentials(ctx: Pick<AppContext, 'config' | 'db'>, customerId: number): Promise<void> {
   const secrets = secretsOf(ctx);
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     await sql`select pg_advisory_xact_lock(7346002, ${customerId}::int)`.execute(trx);
     await repo.revokeAll(trx, 'api_keys', customerId);
     await repo.revokeAll(trx, 'smtp_credentials', customerId);

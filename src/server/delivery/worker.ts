@@ -23,6 +23,7 @@ import { SiteRegistry, rememberSites, requeueWaiting } from './sites.ts';
 import { trackedContent } from '../tracking/tracking.service.ts';
 import { withAttachmentBlock } from '../attachments/mail-block.ts';
 import { withListUnsubscribe } from '../unsubscribe/list-unsubscribe.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 /** What one delivery attempt came to (a small typed result, not exceptions). */
 export type SendResult =
@@ -292,7 +293,7 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
     }
   }
 
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     await requeueWaiting(trx, waiting);
     const applied = await applyOutcomes(trx, updates);
     // a deferred message remembers its site: `admin queue` counts it there and a resume brings it due

@@ -3,14 +3,10 @@
 import { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';
-import { findCustomer } from '../accounts/accounts.repository.ts';
-import { credentialsForConsole } from '../credentials/credentials.service.ts';
-import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { customerDomain, domainToWire, listDomainsForConsole } from './domains.service.ts';
+import { customerDomain, domainToWire, getStarted, listDomainsForConsole } from './domains.service.ts';
 import { runDnsCheck } from './dns-check.service.ts';
-import * as repo from './domains.repository.ts';
 
 export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -33,16 +29,13 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
     const { customerId } = sessionOf(c);
     const domain = await customerDomain(ctx, customerId, domainId(params.id));
     await runDnsCheck(ctx, domain.id);
-    return c.json({ domain: domainToWire(ctx, (await repo.findCustomerDomainById(ctx.db, customerId, domain.id))!) });
+    return c.json({ domain: domainToWire(ctx, await customerDomain(ctx, customerId, domain.id)) });
   });
 
   serve(contract.getStarted, [requireSession, requireSender], async (c) => {
-    const { customerId } = sessionOf(c);
-    const customer = await findCustomer(ctx.db, customerId);
-    if (!customer) throw new DomainError('not_found', 'No such customer');
-    const [domains, credentials] = await Promise.all([listDomainsForConsole(ctx, customerId), credentialsForConsole(ctx, customerId)]);
+    const answer = await getStarted(ctx, sessionOf(c).customerId);
     c.header('Cache-Control', 'no-store');
-    return c.json({ domains, ...credentials, isReseller: customer.is_reseller });
+    return c.json(answer);
   });
 
   return app;

@@ -8,7 +8,8 @@ import type { AppContext } from '../core/context.ts';
 import type { DnsCheck, Domain } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
 import { normalizeDomain } from '../core/addresses.ts';
-import { secretsOf } from '../credentials/credentials.service.ts';
+import { findCustomer } from '../accounts/accounts.repository.ts';
+import { credentialsForConsole, secretsOf } from '../credentials/credentials.service.ts';
 import * as repo from './domains.repository.ts';
 import { lookupCache } from '../core/lookup-cache.ts';
 import { domainNameProblem } from '../../lib/domain-name.ts';
@@ -131,6 +132,14 @@ export async function listDomainsForConsole(ctx: AppContext, customerId: number)
 }
 
 /** One domain of the customer, or 404 (another customer's id is simply not found). */
+/** GET /v1/get-started: the customer's domains and credentials, and whether the account is a reseller. */
+export async function getStarted(ctx: AppContext, customerId: number) {
+  const customer = await findCustomer(ctx.db, customerId);
+  if (!customer) throw new DomainError('not_found', 'No such customer');
+  const [domains, credentials] = await Promise.all([listDomainsForConsole(ctx, customerId), credentialsForConsole(ctx, customerId)]);
+  return { domains, ...credentials, isReseller: customer.is_reseller };
+}
+
 export async function customerDomain(ctx: AppContext, customerId: number, domainId: number): Promise<Domain> {
   const domain = Number.isSafeInteger(domainId) ? await repo.findCustomerDomainById(ctx.db, customerId, domainId) : undefined;
   if (!domain) throw new DomainError('not_found', 'No such domain');

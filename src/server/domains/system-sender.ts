@@ -8,6 +8,7 @@ import type { Address } from '../db/schema.ts';
 import { AddressError, domainOf, parseAddress } from '../core/addresses.ts';
 import * as repo from './domains.repository.ts';
 import { addDomain } from './domains.service.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 export interface SystemSender {
   customerId: number;
@@ -46,7 +47,7 @@ export function systemSender(ctx: AppContext): Promise<SystemSender> {
 
 async function ensureSystemSender(ctx: AppContext): Promise<SystemSender> {
   const from = systemFromAddress(ctx.config);
-  const customerId = await ctx.db.transaction().execute(async (trx) => {
+  const customerId = await inTransaction(ctx.db, async (trx) => {
     await sql`select pg_advisory_xact_lock(7346002)`.execute(trx);
     return (await repo.findSystemCustomerId(trx)) ?? (await repo.insertSystemCustomer(trx));
   });

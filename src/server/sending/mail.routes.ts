@@ -12,9 +12,8 @@ import { contractRoutes } from '../http/contract-route.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, reshapeErrors } from '../http/middleware.ts';
 import { check, parseJsonBody } from '../http/validate.ts';
-import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare } from './sending.service.ts';
+import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare, storedAnswer } from './sending.service.ts';
 import { MAX_BATCH, SubmissionError, type Submission, fromMailRequest, fromResendRequest, mailRequest, resendRequest } from './mail.schema.ts';
-import { findIdempotencyKey } from './idempotency.repository.ts';
 import { withTemplate } from '../templates/template-send.ts';
 
 type SendEnv = ApiEnv & { Variables: { customerId: number } };
@@ -110,7 +109,7 @@ async function idempotencyOf(ctx: AppContext, c: Context<SendEnv>, bodyText: str
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) throw new DomainError('validation_failed', 'Idempotency-Key must be 1 to 256 printable characters');
   const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${bodyText}`).digest('hex');
-  const existing = await findIdempotencyKey(ctx.db, c.get('customerId'), key);
+  const existing = await storedAnswer(ctx, c.get('customerId'), key);
   if (existing) {
     if (existing.request_hash !== requestHash) throw new DomainError('conflict', 'This Idempotency-Key was already used with a different request');
     return c.json(existing.response as object, existing.status as 200);

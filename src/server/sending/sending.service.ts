@@ -4,7 +4,6 @@
 // Concurrent submissions share one database transaction (group commit), which is what lets one
 // process accept thousands of messages a second on a single embedded database.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { Insertable } from 'kysely';
@@ -13,11 +12,13 @@ import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { requireSendingDomain, type SendingDomain } from '../domains/domains.service.ts';
 import { DomainError } from '../core/errors.ts';
+import { inTransaction } from '../core/transaction.ts';
 import { domainOf } from '../core/addresses.ts';
 import type { Submission } from './mail.schema.ts';
 import { notifyQueued } from '../core/queue-signal.ts';
 import { requireFreeSpace } from '../core/free-space.ts';
 import { findIdempotencyKey, insertIdempotencyKeys } from './idempotency.repository.ts';
+import * as repo from './sending.repository.ts';
 import { attachmentGroupFor } from '../attachments/mail-block.ts';
 
 export interface AcceptedRecipient {
@@ -139,7 +140,7 @@ class AcceptQueue {
     while (this.#pending.length > 0) {
       const jobs = takeBatch(this.#pending);
       try {
-        const results = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, jobs, this.#notifyOthers, this.ctx));
+        const results = await inTransaction(this.ctx.db, (trx) => writeJobs(trx, jobs, this.#notifyOthers, this.ctx));
         jobs.forEach((job, i) => job.resolve(results[i]));
       } catch (err) {
         if (jobs.length === 1) {
@@ -149,7 +150,7 @@ class AcceptQueue {
         // one bad job must not fail the others: retry each on its own
         for (const job of jobs) {
           try {
-            const [result] = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, [job], this.#notifyOthers, this.ctx));
+            const [result] = await inTransaction(this.ctx.db, (trx) => writeJobs(trx, [job], this.#notifyOthers, this.ctx));
             job.resolve(result);
           } catch (single) {
             job.reject(await this.#explain(job, single));
@@ -173,6 +174,11 @@ class AcceptQueue {
 }
 
 const queues = new WeakMap<AppContext, AcceptQueue>();
+
+/** The answer stored for a customer's Idempotency-Key in the last 24 hours, with its request's hash, or undefined. */
+export function storedAnswer(ctx: AppContext, customerId: number, key: string) {
+  return findIdempotencyKey(ctx.db, customerId, key);
+}
 
 /** Stores the messages durably and resolves with one list of recipients per message, after COMMIT. */
 export async function accept(ctx: AppContext, customerId: number, messages: PreparedMessage[], idempotency?: Idempotency): Promise<AcceptedRecipient[][]> {
@@ -201,15 +207,10 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
   for (const job of jobs) for (const m of job.messages) usageKeys.set(usageKey(job.customerId, acceptedAt(m)), { customer_id: job.customerId, month: firstOfMonth(acceptedAt(m)) });
 
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
-  const customers = await trx.selectFrom('customers').select(['id', 'monthly_quota', 'disable_suppression', 'is_system']).where('id', 'in', customerIds).execute();
+  const customers = await repo.customerSettings(trx, customerIds);
   const settings = new Map(customers.map((c) => [c.id, c]));
   // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
-  const usageRows = await trx
-    .insertInto('quota_usage')
-    .values([...usageKeys.values()].sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month)).map((u) => ({ ...u, used: 0 })))
-    .onConflict((oc) => oc.columns(['customer_id', 'month']).doUpdateSet({ used: sql`quota_usage.used` }))
-    .returning(['customer_id', 'used', sql<string>`to_char(quota_usage.month, 'YYYY-MM-DD')`.as('month')])
-    .execute();
+  const usageRows = await repo.lockQuotaUsage(trx, [...usageKeys.values()].sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month)));
   const remaining = new Map(usageRows.map((u) => [`${u.customer_id}\u0000${u.month}`, Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used)]));
 
   // groups: created on first use, last send date moved forward
@@ -224,16 +225,12 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
       else if (at < g.first) g.first = at;
     }
   }
-  const groups = await trx
-    .insertInto('transaction_groups')
-    .values(
-      [...groupKeys.values()]
-        .sort((a, b) => a.customerId - b.customerId || a.name.localeCompare(b.name))
-        .map((g) => ({ uuid: randomUUID(), customer_id: g.customerId, name: g.name, last_send_at: g.last, ...(g.first < now ? { created_at: g.first } : {}) })),
-    )
-    .onConflict((oc) => oc.columns(['customer_id', 'name']).doUpdateSet({ last_send_at: (eb) => eb.ref('excluded.last_send_at') }))
-    .returning(['id', 'customer_id', 'name'])
-    .execute();
+  const groups = await repo.upsertGroups(
+    trx,
+    [...groupKeys.values()]
+      .sort((a, b) => a.customerId - b.customerId || a.name.localeCompare(b.name))
+      .map((g) => ({ uuid: randomUUID(), customer_id: g.customerId, name: g.name, last_send_at: g.last, ...(g.first < now ? { created_at: g.first } : {}) })),
+  );
   const groupId = new Map(groups.map((g) => [`${g.customer_id}\u0000${g.name}`, g.id]));
 
   // suppressed recipients (unless the customer disabled suppression). System mail (issue 11) is
@@ -244,43 +241,35 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
   );
   const suppressed = new Set<string>();
   if (lookups.length > 0) {
-    const rows = await trx
-      .selectFrom('suppressions')
-      .select(['customer_id', 'email'])
-      .where('customer_id', 'in', customerIds.filter(suppressing))
-      .where(sql<string>`lower(email)`, 'in', [...new Set(lookups.map((l) => l.email))])
-      .execute();
+    const rows = await repo.suppressedAmong(trx, customerIds.filter(suppressing), [...new Set(lookups.map((l) => l.email))]);
     for (const r of rows) suppressed.add(`${r.customer_id}\u0000${r.email.toLowerCase()}`);
   }
 
   // messages
   const flat = jobs.flatMap((job) => job.messages.map((m) => ({ job, m })));
   const messageRows = await inChunks(flat, 1000, (chunk) =>
-    trx
-      .insertInto('messages')
-      .values(
-        chunk.map(({ job, m }) => ({
-          customer_id: job.customerId,
-          domain_id: m.domain.id,
-          from_email: m.submission.from.email,
-          from_name: m.submission.from.name ?? null,
-          reply_to: m.submission.replyTo.length ? JSON.stringify(m.submission.replyTo) : null,
-          to_header: JSON.stringify(m.submission.to),
-          cc_header: m.submission.cc.length ? JSON.stringify(m.submission.cc) : null,
-          subject: m.submission.subject,
-          headers: Object.keys(m.submission.headers).length ? JSON.stringify(m.submission.headers) : null,
-          html: m.raw ? null : m.submission.html,
-          text: m.raw ? null : m.submission.text,
-          attachments: !m.raw && m.submission.attachments.length ? JSON.stringify(m.submission.attachments) : null,
-          raw: m.raw ?? null,
-          tags: m.submission.tags.length ? JSON.stringify(m.submission.tags) : null,
-          metadata: m.submission.metadata ? JSON.stringify(m.submission.metadata) : null,
-          attachment_group_id: m.attachmentGroupId ?? null,
-          ...(m.queuedAt ? { created_at: m.queuedAt } : {}),
-        })),
-      )
-      .returning('id')
-      .execute(),
+    repo.insertMessages(
+      trx,
+      chunk.map(({ job, m }) => ({
+        customer_id: job.customerId,
+        domain_id: m.domain.id,
+        from_email: m.submission.from.email,
+        from_name: m.submission.from.name ?? null,
+        reply_to: m.submission.replyTo.length ? JSON.stringify(m.submission.replyTo) : null,
+        to_header: JSON.stringify(m.submission.to),
+        cc_header: m.submission.cc.length ? JSON.stringify(m.submission.cc) : null,
+        subject: m.submission.subject,
+        headers: Object.keys(m.submission.headers).length ? JSON.stringify(m.submission.headers) : null,
+        html: m.raw ? null : m.submission.html,
+        text: m.raw ? null : m.submission.text,
+        attachments: !m.raw && m.submission.attachments.length ? JSON.stringify(m.submission.attachments) : null,
+        raw: m.raw ?? null,
+        tags: m.submission.tags.length ? JSON.stringify(m.submission.tags) : null,
+        metadata: m.submission.metadata ? JSON.stringify(m.submission.metadata) : null,
+        attachment_group_id: m.attachmentGroupId ?? null,
+        ...(m.queuedAt ? { created_at: m.queuedAt } : {}),
+      })),
+    ),
   );
 
   // transactions: one per recipient
@@ -326,7 +315,7 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
     perMessage.push(accepted);
   });
   const inserted = await inChunks(txRows, 2000, (chunk) =>
-    trx.insertInto('transactions').values(chunk).returning(['id', 'customer_id', 'group_id', 'status', 'last_reply', 'queued_at']).execute(),
+    repo.insertTransactions(trx, chunk),
   );
 
   const events: NewEvent[] = [];
@@ -347,15 +336,10 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
 
   for (const [key, n] of used) {
     const { customer_id, month } = usageKeys.get(key)!;
-    await trx
-      .updateTable('quota_usage')
-      .set({ used: sql`used + ${n}` })
-      .where('customer_id', '=', customer_id)
-      .where('month', '=', month)
-      .execute();
+    await repo.addQuotaUsed(trx, customer_id, month, n);
   }
   // workers in other processes wake at COMMIT (PostgreSQL); in-process ones get notifyQueued
-  if (notifyOthers && used.size > 0) await sql`select pg_notify('transact_queue', '')`.execute(trx);
+  if (notifyOthers && used.size > 0) await repo.notifyQueueListeners(trx);
 
   // split the flat list back into jobs
   const out: AcceptedRecipient[][][] = [];

@@ -3,35 +3,21 @@
 import { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';
-import { credentialsForConsole } from '../credentials/credentials.service.ts';
-import { findCustomer } from '../accounts/accounts.repository.ts';
-import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { clearLookupCaches } from '../core/lookup-cache.ts';
-import { SENDING_OPTIONS } from './settings.repository.ts';
-import { setSendingOption, settingsToWire } from './settings.service.ts';
+import { changeSendingOption, settingsForConsole } from './settings.service.ts';
 
 export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const serve = contractRoutes(app, '/v1');
   serve(contract.getSettings, [requireSession, requireSender], async (c) => {
-    const { customerId } = sessionOf(c);
-    const customer = await findCustomer(ctx.db, customerId);
-    if (!customer) throw new DomainError('not_found', 'No such customer');
-    const credentials = await credentialsForConsole(ctx, customerId);
+    const answer = await settingsForConsole(ctx, sessionOf(c).customerId);
     c.header('Cache-Control', 'no-store');
-    return c.json({
-      settings: settingsToWire(customer),
-      credentials: { ...credentials, isReseller: customer.is_reseller },
-    });
+    return c.json(answer);
   });
 
   serve(contract.changeSetting, [requireSession, csrfGuard(ctx), requireSender], async (c, { body: change }) => {
-    const session = sessionOf(c);
-    const option = SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
-    const settings = await ctx.db.transaction().execute((trx) => setSendingOption(ctx, trx, session.customerId, option, change[option]!));
-    clearLookupCaches(ctx); // again after commit: a send during the transaction may have cached the old state
+    const settings = await changeSendingOption(ctx, sessionOf(c).customerId, change);
     return c.json({ settings });
   });
   return app;

@@ -3,7 +3,10 @@
 import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../core/errors.ts';
-import { invalidateLookups } from '../core/lookup-cache.ts';
+import { clearLookupCaches, invalidateLookups } from '../core/lookup-cache.ts';
+import { inTransaction } from '../core/transaction.ts';
+import { findCustomer } from '../accounts/accounts.repository.ts';
+import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import * as repo from './settings.repository.ts';
 
 /** The `settings` object of GET and POST /v1/ui-settings. */
@@ -21,12 +24,28 @@ export function settingsToWire(options: repo.SendingOptions): UiSettingsWire {
   };
 }
 
+/** GET /v1/ui-settings: the customer's sending options and credentials, for the Settings and getting-started pages. */
+export async function settingsForConsole(ctx: AppContext, customerId: number) {
+  const customer = await findCustomer(ctx.db, customerId);
+  if (!customer) throw new DomainError('not_found', 'No such customer');
+  const credentials = await credentialsForConsole(ctx, customerId);
+  return { settings: settingsToWire(customer), credentials: { ...credentials, isReseller: customer.is_reseller } };
+}
+
+/** POST /v1/ui-settings: sets the one sending option `change` names, in its own transaction. */
+export async function changeSendingOption(ctx: AppContext, customerId: number, change: Partial<Record<repo.SendingOption, boolean>>): Promise<UiSettingsWire> {
+  const option = repo.SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
+  const settings = await inTransaction(ctx.db, (trx) => setSendingOption(ctx, trx, customerId, option, change[option]!));
+  clearLookupCaches(ctx); // again after commit: a send during the transaction may have cached the old state
+  return settings;
+}
+
 /**
  * Sets one sending option of the customer inside the caller's transaction. Lookup caches are
  * invalidated (here and, at commit, in other processes) so that the next message sent already
  * follows the new setting; the caller clears this process's caches again after the commit.
  */
-export async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: repo.SendingOption, value: boolean): Promise<UiSettingsWire> {
+async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: repo.SendingOption, value: boolean): Promise<UiSettingsWire> {
   const options = await repo.updateSendingOption(trx, customerId, option, value);
   if (!options) throw new DomainError('not_found', 'No such customer');
   await invalidateLookups(ctx, trx);

@@ -17,7 +17,7 @@ export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   serve(contract.addSuppressions, guard, async (c, { body: { emails } }) => {
     const { customerId } = sessionOf(c);
-    const result = await ctx.db.transaction().execute((trx) => addSuppressions(trx, customerId, emails));
+    const result = await addSuppressions(ctx, customerId, emails);
     return c.json(result);
   });
 
@@ -33,7 +33,7 @@ export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
     const { customerId } = sessionOf(c);
     const { email } = params;
     if (email.length > 1000) throw new DomainError('validation_failed', 'The address is too long');
-    await ctx.db.transaction().execute((trx) => removeSuppression(trx, customerId, email));
+    await removeSuppression(ctx, customerId, email);
     return c.json({ message: 'Suppression Deleted Successfully' });
   });
   return app;

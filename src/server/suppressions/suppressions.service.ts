@@ -7,6 +7,7 @@ import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { SuppressionOrigin } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
+import { inTransaction } from '../core/transaction.ts';
 import { AddressError, parseEmail } from '../core/addresses.ts';
 import * as repo from './suppressions.repository.ts';
 
@@ -80,7 +81,11 @@ export function sortLines(lines: string[]): { emails: string[]; invalid: Invalid
  * invalid ones. When no line holds a valid address nothing is stored and the call fails with the
  * invalid lines as details.
  */
-export async function addSuppressions(trx: Database, customerId: number, lines: string[]): Promise<AddResult> {
+export function addSuppressions(ctx: AppContext, customerId: number, lines: string[]): Promise<AddResult> {
+  return inTransaction(ctx.db, (trx) => addIn(trx, customerId, lines));
+}
+
+async function addIn(trx: Database, customerId: number, lines: string[]): Promise<AddResult> {
   const { emails, invalid } = sortLines(lines);
   if (emails.length === 0) {
     if (invalid.length === 0) throw new DomainError('validation_failed', 'Enter at least one email address');
@@ -122,7 +127,11 @@ export async function searchSuppressions(db: Database, customerId: number, input
  * Takes `email` off the customer's list, in every spelling that sending would match; 404 when it
  * is not there. A valid address is normalised first, so `Bob@EXAMPLE.com` finds `bob@example.com`.
  */
-export async function removeSuppression(trx: Database, customerId: number, email: string): Promise<void> {
+export function removeSuppression(ctx: AppContext, customerId: number, email: string): Promise<void> {
+  return inTransaction(ctx.db, (trx) => removeIn(trx, customerId, email));
+}
+
+async function removeIn(trx: Database, customerId: number, email: string): Promise<void> {
   let key = email.trim();
   try {
     key = parseEmail(key);

@@ -15,6 +15,7 @@ import { invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
 import { AddressError, domainOf, parseEmail } from '../core/addresses.ts';
 import { type CompiledTemplate, type Rendered, TemplateSyntaxError, checkSyntax, compile, compiledFor, missingVariables, render } from './render.ts';
 import * as repo from './templates.repository.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 /** docs/console-reports.md §9: default template name. */
 export const DEFAULT_TEMPLATE_NAME = 'Untitled Template';
@@ -273,7 +274,7 @@ export async function updateTemplate(ctx: AppContext, customerId: number, uuid: 
   checkSize(next.content_html, next.content_text);
   const status = input.status ?? current.status;
   const publish = input.status === 'published' ? await publishedColumns(ctx, customerId, next) : status === 'draft' ? { ...UNPUBLISHED, published_at: null } : {};
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     const row = await repo.updateTemplate(trx, customerId, uuid, { ...c, status, ...publish }).catch(aliasTaken);
     if (!row) throw new DomainError('not_found', 'No such template');
     await invalidateLookups(ctx, trx);
@@ -283,7 +284,7 @@ export async function updateTemplate(ctx: AppContext, customerId: number, uuid: 
 
 /** DELETE /v1/templates/{id}. */
 export async function deleteTemplate(ctx: AppContext, customerId: number, uuid: string): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     await ownForChange(trx, customerId, uuid);
     await repo.deleteTemplate(trx, customerId, uuid);
     await invalidateLookups(ctx, trx);

@@ -12,6 +12,7 @@ import { bumpLinkStats } from '../reports/link-stats.repository.ts';
 import { rewriteTextParts } from './raw-mime.ts';
 import { hasNotrackMarker, insertOpenPixel, type RewriteOptions, rewriteHtmlLinks, rewriteTextLinks } from './rewrite.ts';
 import { addLinkClicks, addTransactionHits, type CounterDelta, type FoundLink, findLink, insertLinks, type NewLink, transactionsByUuid } from './tracking.repository.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 const MAC_CHARS = 22; // 132 bits of HMAC-SHA256, base64url
 
@@ -158,7 +159,7 @@ function addDelta(into: Map<number, CounterDelta>, id: number, at: Date): void {
 
 /** Turns a batch of hits into counters, events and daily_stats, written in one transaction. */
 async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     const opened = new Map((await transactionsByUuid(trx, hits.flatMap((h) => (h.kind === 'open' ? [h.uuid] : [])))).map((t) => [t.uuid, t]));
     const opens = new Map<number, CounterDelta>();
     const clicks = new Map<number, CounterDelta>();

@@ -6,6 +6,7 @@ import type { AppContext } from '../core/context.ts';
 import { insertEvents } from '../events/events.repository.ts';
 import { DomainError, isRefusal } from '../core/errors.ts';
 import { deleteUnsubscribe, findTransactionByUuid, insertUnsubscribe, isSuppressed, type UnsubscribeTarget } from './unsubscribe.repository.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 /** Where the request came from; recorded in the event's data. */
 export type UnsubscribeChannel = 'page' | 'one_click' | 'mailto';
@@ -41,7 +42,7 @@ export async function isKnownTransaction(ctx: AppContext, transactionId: string)
  * Throws DomainError('not_found') for an unknown or malformed id. `at` is set only by the demo's history.
  */
 export async function unsubscribe(ctx: AppContext, transactionId: string, via: UnsubscribeChannel, at = new Date()): Promise<UnsubscribeAnswer> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     const tx = await target(trx, transactionId);
     if (await isSuppressed(trx, tx.customer_id, tx.to_email)) return;
     // on conflict do nothing: of two clicks racing here, one inserts and records the event
@@ -56,7 +57,7 @@ export async function unsubscribe(ctx: AppContext, transactionId: string, via: U
  * the customer's own entry stays), and appends a `resubscribe` event when one was removed.
  */
 export async function resubscribe(ctx: AppContext, transactionId: string, via: UnsubscribeChannel): Promise<UnsubscribeAnswer> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     const tx = await target(trx, transactionId);
     if (!(await deleteUnsubscribe(trx, tx.customer_id, tx.to_email))) return;
     await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'resubscribe', data: { email: tx.to_email, via } }], ctx);

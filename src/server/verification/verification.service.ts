@@ -13,6 +13,7 @@ import { LOCAL_PART_PATTERN } from '../../lib/domain-name.ts';
 import * as repo from '../domains/domains.repository.ts';
 import { addDomain, validDomainName } from '../domains/domains.service.ts';
 import { systemSender } from '../domains/system-sender.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 export const VERIFICATION_TTL_HOURS = 48;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -119,7 +120,7 @@ export async function inspectVerificationLink(ctx: AppContext, domainId: number,
 export async function confirmVerificationLink(ctx: AppContext, domainId: number, token: string): Promise<VerificationLinkState | { state: 'verified'; domain: string }> {
   const seen = await inspectVerificationLink(ctx, domainId, token);
   if (seen.state !== 'ready') return seen;
-  const verified = await ctx.db.transaction().execute(async (trx) => {
+  const verified = await inTransaction(ctx.db, async (trx) => {
     const row = await repo.consumeVerificationToken(trx, domainId, hashToken(token));
     if (row) await invalidateLookups(ctx, trx);
     return row;

@@ -2,8 +2,9 @@
 // rows with FOR UPDATE SKIP LOCKED and push next_attempt_at past a lease, so a killed worker's rows
 // come due again by themselves; results are written back guarded by the attempt number, so a worker
 // whose lease ran out cannot overwrite a newer attempt. Also the Webhook Logs queries.
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import type { WebhookRequestsTable } from '../db/schema.ts';
 
 export interface ClaimedRequest {
   id: number;
@@ -265,4 +266,10 @@ export async function purgeRequests(db: Database, before: Date, batch: number): 
     delete from webhook_requests where id in (
       select id from webhook_requests where created_at < ${before} and status <> 'pending' order by created_at limit ${batch})`.execute(db);
   return Number(result.numAffectedRows ?? 0);
+}
+
+/** Stores one request to send (the test event); answers its id. */
+export async function insertRequest(db: Database, row: Insertable<WebhookRequestsTable>): Promise<number> {
+  const inserted = await db.insertInto('webhook_requests').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
 }

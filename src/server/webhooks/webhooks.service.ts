@@ -3,12 +3,12 @@
 // modal can show them), saving with the URL checks of url-guard.ts, secret rotation, the test event
 // (sent while the caller waits), and the Webhook Logs with More info and Replay.
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../core/context.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { createResolver } from '../core/resolver.ts';
 import { DomainError } from '../core/errors.ts';
+import { inTransaction } from '../core/transaction.ts';
 import { check } from '../http/validate.ts';
 import { clearLookupCaches, invalidateLookups } from '../core/lookup-cache.ts';
 import type { Secrets } from '../core/secrets.ts';
@@ -75,8 +75,7 @@ export async function webhooksForConsole(ctx: AppContext, customerId: number): P
     // a webhook saved before signing existed (migration 008) gets its secret when first shown
     if (row.secret_sealed) continue;
     const sealed = secrets.encrypt(newSigningSecret());
-    const updated = await ctx.db.updateTable('webhooks').set({ secret_sealed: sql`coalesce(secret_sealed, ${sealed})` }).where('id', '=', row.id).returning('secret_sealed').executeTakeFirstOrThrow();
-    row.secret_sealed = updated.secret_sealed;
+    row.secret_sealed = await repo.fillMissingSecret(ctx.db, row.id, sealed);
   }
   return rows.map((row) => webhookToWire(secrets, row));
 }
@@ -116,13 +115,8 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
     disabled_reason: null,
     updated_at: now,
   };
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const saved = await trx
-      .insertInto('webhooks')
-      .values({ customer_id: customerId, ...values, secret_sealed: secrets.encrypt(newSigningSecret()) })
-      .onConflict((oc) => oc.column('customer_id').doUpdateSet({ ...values, secret_sealed: sql`coalesce(webhooks.secret_sealed, excluded.secret_sealed)` }))
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  const row = await inTransaction(ctx.db, async (trx) => {
+    const saved = await repo.upsertWebhook(trx, customerId, values, secrets.encrypt(newSigningSecret()));
     await invalidateLookups(ctx, trx);
     return saved;
   });
@@ -140,7 +134,7 @@ async function requireWebhook(ctx: AppContext, customerId: number): Promise<repo
 export async function rotateSecret(ctx: AppContext, customerId: number): Promise<{ secret: string }> {
   const row = await requireWebhook(ctx, customerId);
   const secret = newSigningSecret();
-  await ctx.db.updateTable('webhooks').set({ secret_sealed: secretsOf(ctx).encrypt(secret), updated_at: new Date() }).where('id', '=', row.id).execute();
+  await repo.setSecret(ctx.db, row.id, secretsOf(ctx).encrypt(secret), new Date());
   clearLookupCaches(ctx);
   return { secret };
 }
@@ -171,12 +165,18 @@ export async function sendTestEvent(ctx: AppContext, customerId: number): Promis
   // stored already out of the worker's reach (due only after the lease): a worker that claimed the
   // row between this insert and the claim below would send the test event a second time
   const leased = new Date(now.getTime() + TEST_LEASE_SECONDS * 1000);
-  const inserted = await ctx.db
-    .insertInto('webhook_requests')
-    .values({ customer_id: customerId, webhook_id: webhook.id, event_type: 'test', event_at: now, url: webhook.url, verb: webhook.verb, field_set: webhook.field_set, payload: JSON.stringify(payload), next_attempt_at: leased })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const claimed = await requests.claimRequest(ctx.db, Number(inserted.id), now, TEST_LEASE_SECONDS);
+  const insertedId = await requests.insertRequest(ctx.db, {
+    customer_id: customerId,
+    webhook_id: webhook.id,
+    event_type: 'test',
+    event_at: now,
+    url: webhook.url,
+    verb: webhook.verb,
+    field_set: webhook.field_set,
+    payload: JSON.stringify(payload),
+    next_attempt_at: leased,
+  });
+  const claimed = await requests.claimRequest(ctx.db, insertedId, now, TEST_LEASE_SECONDS);
   if (!claimed) throw new DomainError('conflict', 'The test event was taken by another process.');
   const secret = webhook.secret_sealed ? secrets.decrypt(webhook.secret_sealed) : newSigningSecret();
   const auth = webhook.auth_type === 'basic' && webhook.auth_details_sealed ? authDetails.parse(JSON.parse(secrets.decrypt(webhook.auth_details_sealed))) : null;

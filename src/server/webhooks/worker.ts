@@ -12,6 +12,7 @@ import { type AttemptResult, WebhookSender, type WebhookTarget } from './deliver
 import { buildPayload, type PayloadTransaction } from './payload.ts';
 import { nextRetryAt, parseRetryAfter } from './schedule.ts';
 import * as repo from './webhook-requests.repository.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 const POLL_MS = 250;
 // more than the 10 s a request may take plus the time to record its result
@@ -59,7 +60,7 @@ export function decide(request: repo.ClaimedRequest, result: AttemptResult, rand
 
 /** Writes results, attempts and disables in one transaction (lease-guarded by the attempt number). */
 export async function recordAttempts(ctx: AppContext, outcomes: AttemptOutcome[]): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     const applied = await repo.recordResults(trx, outcomes);
     const disable = outcomes.filter((o) => applied.has(o.request.id)).flatMap((o) => (o.disable ? [o.disable] : []));
     if (disable.length > 0) {
