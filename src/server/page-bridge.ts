@@ -115,7 +115,7 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       const { data, meta } = await searchLogs(ctx, customerId, { page: 1, order_by: 'desc' });
       return { data, meta: { ...meta, total_capped: false } }; // as the island reads the API's answer
     },
-    templatesFirstPage: (customerId) => searchTemplates(ctx.db, customerId, { name: '', type: 'user', status: null, sort: 'description', order: 'desc', page: 1 }),
+    templatesFirstPage: (customerId) => searchTemplates(ctx, customerId, { name: '', type: 'user', status: null, sort: 'description', order: 'desc', page: 1 }),
     firstPages: {
       suppressions: (customerId, body) => answerSuppressionSearch(ctx, customerId, check(searchSuppressionsBody, body)),
       dashboard: async (customerId, query) => (await answerDashboard(ctx, customerId, check(dashboardQuery, query))).transactionStats,

@@ -21,14 +21,14 @@ export function dashboardRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   // the quota is per calendar month; the date range the page sends (docs/console.md §7) does not change it
   serve(contract.getQuota, [requireSession], async (c) => {
-    const answer = await quota(ctx.db, sessionOf(c).customerId, new Date());
+    const answer = await quota(ctx, sessionOf(c).customerId, new Date());
     c.header('Cache-Control', 'no-store');
     return c.json(answer);
   });
 
   serve(contract.postDashboardOverview, [requireSession, csrfGuard(ctx)], async (c, { body }) => {
     const range = rangeOf(body);
-    const answer = await overview(ctx.db, sessionOf(c).customerId, range, new Date());
+    const answer = await overview(ctx, sessionOf(c).customerId, range, new Date());
     c.header('Cache-Control', 'no-store');
     return c.json(answer);
   });

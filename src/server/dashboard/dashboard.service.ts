@@ -17,7 +17,8 @@ import { quotaOf } from './dashboard.repository.ts';
  * Transactions accepted in the UTC days the range touches; all time without a range, which is the
  * overview total of the home rule (docs/console.md §4: an empty body).
  */
-export function rangeTotal(db: Database, customerId: number, range: TimeRange): Promise<number> {
+export function rangeTotal(ctx: AppContext, customerId: number, range: TimeRange): Promise<number> {
+  const { db } = ctx;
   return sumRequests(db, customerId, { groupId: null, firstDay: range.firstDay, lastDay: range.lastDay });
 }
 
@@ -26,12 +27,13 @@ export function rangeTotal(db: Database, customerId: number, range: TimeRange): 
  * chart — every day present, zeros where nothing happened. Without a range the series covers the
  * dashboard's default (the last 29 days through today, docs/console.md §9) while the total stays all time.
  */
-export async function overview(db: Database, customerId: number, range: TimeRange, now: Date): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
+export async function overview(ctx: AppContext, customerId: number, range: TimeRange, now: Date): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
+  const { db } = ctx;
   const { first, last } = seriesDays(range, dayOf(now));
   // a range with both ends is exactly the series' days: its total is the series' sum, not another query
   const bounded = range.firstDay !== null && range.lastDay !== null;
   const [total, perDay] = await Promise.all([
-    bounded ? null : rangeTotal(db, customerId, range),
+    bounded ? null : rangeTotal(ctx, customerId, range),
     totalsPerDay(db, customerId, first, last),
   ]);
   return {
@@ -41,8 +43,9 @@ export async function overview(db: Database, customerId: number, range: TimeRang
 }
 
 /** GET /v1/dashboard: the range's total and the first page of its latest transactions (newest first). */
-export async function dashboardData(db: Database, customerId: number, range: TimeRange): Promise<{ overviewStats: { total: number }; transactionStats: TransactionPage }> {
-  const transactionStats = await searchTransactions(db, customerId, {
+export async function dashboardData(ctx: AppContext, customerId: number, range: TimeRange): Promise<{ overviewStats: { total: number }; transactionStats: TransactionPage }> {
+  const { db } = ctx;
+  const transactionStats = await searchTransactions(ctx, customerId, {
     range,
     page: 1,
     perPage: PAGE_SIZE.transactions,
@@ -55,7 +58,7 @@ export async function dashboardData(db: Database, customerId: number, range: Tim
   });
   // over whole days the table's total is this very sum of the requests rollup: read once, not twice
   // (one query less in the ~10 ms the dashboard has, measured with `npm run bench:reports`)
-  const total = range.wholeDays ? transactionStats.meta.total : await rangeTotal(db, customerId, range);
+  const total = range.wholeDays ? transactionStats.meta.total : await rangeTotal(ctx, customerId, range);
   return { overviewStats: { total }, transactionStats };
 }
 
@@ -64,7 +67,8 @@ export async function dashboardData(db: Database, customerId: number, range: Tim
  * `sent` is what the month's sends used of the quota (transactions accepted for delivery; those
  * refused as no_quota or suppressed use none).
  */
-export async function quota(db: Database, customerId: number, now: Date): Promise<{ quota: { sent: number; maximum: number } }> {
+export async function quota(ctx: AppContext, customerId: number, now: Date): Promise<{ quota: { sent: number; maximum: number } }> {
+  const { db } = ctx;
   const found = await quotaOf(db, customerId, firstOfMonth(now));
   if (!found) throw new DomainError('not_found', 'No such customer');
   return { quota: { sent: found.used, maximum: found.maximum } };
@@ -72,5 +76,5 @@ export async function quota(db: Database, customerId: number, now: Date): Promis
 
 /** GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue 19). */
 export function answerDashboard(ctx: AppContext, customerId: number, query: z.infer<typeof contract.dashboardQuery>) {
-  return dashboardData(ctx.db, customerId, rangeOf(query));
+  return dashboardData(ctx, customerId, rangeOf(query));
 }

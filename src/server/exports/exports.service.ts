@@ -42,7 +42,7 @@ export function exportFileName(groupName: string, reportType: GroupReportType, r
 
 /** POST v1/transaction-groups/reports/export: stores the job (checked like the report call) and answers its uuid. */
 export async function queueExport(ctx: AppContext, session: { customerId: number; userId: number }, request: ExportRequest, now = new Date()): Promise<{ uuid: string }> {
-  const groupId = await groupOf(ctx.db, session.customerId, request.groupUuid);
+  const groupId = await groupOf(ctx, session.customerId, request.groupUuid);
   const group = await ctx.db.selectFrom('transaction_groups').select('name').where('id', '=', groupId).executeTakeFirstOrThrow();
   const uuid = randomUUID();
   await repo.insertExport(ctx.db, {

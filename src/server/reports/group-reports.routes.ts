@@ -52,7 +52,7 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(report);
   });
 
-  const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) => groupOverview(ctx.db, customerId, body.group_uuid, rangeOfBody(body));
+  const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) => groupOverview(ctx, customerId, body.group_uuid, rangeOfBody(body));
   serve(contract.postGroupOverview, guard, async (c, { body }) => {
     const result = await overview(sessionOf(c).customerId, body);
     c.header('Cache-Control', 'no-store');

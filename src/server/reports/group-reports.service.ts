@@ -81,7 +81,8 @@ function invalid(path: string, message: string): DomainError {
 }
 
 /** The customer's group with this uuid; 404 for a malformed, unknown or another customer's uuid. */
-export async function groupOf(db: Database, customerId: number, uuid: string | undefined): Promise<number> {
+export async function groupOf(ctx: AppContext, customerId: number, uuid: string | undefined): Promise<number> {
+  const { db } = ctx;
   const id = uuid && isUuid(uuid) ? await findGroupId(db, customerId, uuid.toLowerCase()) : undefined;
   if (id === undefined) throw new DomainError('not_found', 'No such transaction group');
   return id;
@@ -171,11 +172,12 @@ export interface GroupReport {
 }
 
 /** POST v1/transaction-groups/reports: one page of the report's transactions and the group's daily series. */
-export async function groupReport(db: Database, customerId: number, request: GroupReportRequest): Promise<GroupReport> {
-  const groupId = await groupOf(db, customerId, request.groupUuid);
+export async function groupReport(ctx: AppContext, customerId: number, request: GroupReportRequest): Promise<GroupReport> {
+  const { db } = ctx;
+  const groupId = await groupOf(ctx, customerId, request.groupUuid);
   const { range, reportType } = request;
   const [found, perDay] = await Promise.all([
-    findTransactionIds(db, customerId, {
+    findTransactionIds(ctx, customerId, {
       range,
       page: request.page,
       perPage: request.perPage,
@@ -240,7 +242,8 @@ const percent = (value: number, of: number): number => (of > 0 ? Math.round((val
  * soft) as shares of the transactions total; unique opens and clicks and their complements as
  * shares of the delivered. From daily_stats over the range's UTC days.
  */
-export async function groupOverview(db: Database, customerId: number, groupUuid: string | undefined, range: ReportRange): Promise<{ overviewStats: OverviewStats }> {
+export async function groupOverview(ctx: AppContext, customerId: number, groupUuid: string | undefined, range: ReportRange): Promise<{ overviewStats: OverviewStats }> {
+  const { db } = ctx;
   const t = groupUuid && isUuid(groupUuid) ? await groupTotalsByUuid(db, customerId, groupUuid.toLowerCase(), range.firstDay, range.lastDay) : undefined;
   if (!t) throw new DomainError('not_found', 'No such transaction group');
   const total = t.requests;
@@ -276,11 +279,12 @@ export interface LinkWire {
 
 /** POST v1/links and GET v1/links: one page of the group's links over the range (by the transactions' acceptance days). */
 export async function groupLinks(
-  db: Database,
+  ctx: AppContext,
   customerId: number,
   request: { groupUuid: string | undefined; range: ReportRange; page: number; perPage: number; sort: { key: LinkSortKey; direction: Direction }; text: string | null },
 ): Promise<{ data: LinkWire[]; meta: PageMeta }> {
-  const groupId = await groupOf(db, customerId, request.groupUuid);
+  const { db } = ctx;
+  const groupId = await groupOf(ctx, customerId, request.groupUuid);
   const filter = { groupId, firstDay: request.range.firstDay, lastDay: request.range.lastDay, contains: request.text };
   const offset = (request.page - 1) * request.perPage;
   const [total, rows] = await Promise.all([
@@ -305,7 +309,7 @@ export function rangeOfBody(body: { start_date?: Parameters<typeof rangeOf>[0]['
  * of the table and its Activity series, rendered on the server from the body its island would send (issue 19).
  */
 export function answerGroupReport(ctx: AppContext, customerId: number, body: ReportBody): Promise<GroupReport> {
-  return groupReport(ctx.db, customerId, {
+  return groupReport(ctx, customerId, {
     groupUuid: body.group_uuid,
     reportType: body.report_type,
     range: rangeOfBody(body),
@@ -318,7 +322,7 @@ export function answerGroupReport(ctx: AppContext, customerId: number, body: Rep
 
 /** The links call's answer (POST and GET v1/links) to a checked body; also the Links tab's first page (issue 19). */
 export function answerLinks(ctx: AppContext, customerId: number, body: Omit<ReportBody, 'report_type'>) {
-  return groupLinks(ctx.db, customerId, {
+  return groupLinks(ctx, customerId, {
     groupUuid: body.group_uuid,
     range: rangeOfBody(body),
     page: body.page,

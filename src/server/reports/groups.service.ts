@@ -1,5 +1,6 @@
 // The Groups tab (docs/console.md §2 Transactions): a search over the customer's transaction groups with
 // their all-time totals, and the one row → wire mapping (docs/console.md §3 "Transaction group").
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import { NO_TOTALS, type StatTotals, totalsPerGroup } from './daily-stats.repository.ts';
 import * as repo from './groups.repository.ts';
@@ -79,7 +80,8 @@ export function groupToWire(row: repo.GroupRow, totals: StatTotals): GroupWire {
 }
 
 /** One page of the customer's groups with their all-time totals from daily_stats. */
-export async function searchGroups(db: Database, customerId: number, search: GroupSearch): Promise<GroupPage> {
+export async function searchGroups(ctx: AppContext, customerId: number, search: GroupSearch): Promise<GroupPage> {
+  const { db } = ctx;
   const sort = { by: ORDER_OF[search.sort.key], direction: search.sort.direction };
   const [rows, total] = await Promise.all([
     repo.pageGroups(db, customerId, search.contains, sort, search.perPage, (search.page - 1) * search.perPage),

@@ -23,7 +23,7 @@ function either<T>(a: T | undefined, b: T | undefined, names: string): T | undef
  * which the page renders on the server from the body its island would send (issue 19).
  */
 export function answerTransactionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.transactionSearchBody>): Promise<TransactionPage> {
-  return searchTransactions(ctx.db, customerId, {
+  return searchTransactions(ctx, customerId, {
     range: rangeOf(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
@@ -40,7 +40,7 @@ export function answerTransactionSearch(ctx: AppContext, customerId: number, bod
 
 /** POST /v1/transaction-groups/search's answer to a checked body; also the Groups tab's first page (issue 19). */
 export function answerGroupSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.groupSearchBody>): Promise<GroupPage> {
-  return searchGroups(ctx.db, customerId, {
+  return searchGroups(ctx, customerId, {
     page: body.page,
     perPage: PAGE_SIZE.groups,
     contains: either(body.searchQuery, body.search_query, 'searchQuery/search_query') ?? null,

@@ -1,6 +1,7 @@
 // The timeline of one transaction in the Transaction Info modal (an addition to docs/console.md §2's
 // modal, asked for by the issue): its events oldest first — queued, sent, delivered, deferred,
 // bounced or failed with the remote server's reply, opens, clicks, unsubscribes — as wire objects.
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
@@ -105,7 +106,8 @@ export function eventToWire(row: { type: EventType; at: Date; data: Record<strin
 }
 
 /** The customer's transaction's events, oldest first; not_found for an unknown uuid or another customer's. */
-export async function transactionEvents(db: Database, customerId: number, uuid: string): Promise<TransactionEventWire[]> {
+export async function transactionEvents(ctx: AppContext, customerId: number, uuid: string): Promise<TransactionEventWire[]> {
+  const { db } = ctx;
   const id = isUuid(uuid) ? await findTransactionId(db, customerId, uuid.toLowerCase()) : undefined;
   if (id === undefined) throw new DomainError('not_found', 'No such transaction');
   const rows = await listTransactionEvents(db, id);

@@ -1,5 +1,6 @@
 // The transaction table of the Dashboard and the Recipients tab (docs/console.md §2): what a search
 // selects, how its total is found, and the one row → wire mapping (docs/console.md §3 "Transaction").
+import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
 import { sumRequests } from './daily-stats.repository.ts';
@@ -160,8 +161,9 @@ function textMatch(text: string): repo.TextMatch | null {
  * and no recipient or text narrows it; otherwise matching rows are counted up to COUNT_CAP + 1
  * (TEXT_COUNT_CAP + 1 for a text search) and `total_capped` says when the count stopped there.
  */
-export async function searchTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<TransactionPage> {
-  const { rows, meta } = await findTransactions(db, customerId, search);
+export async function searchTransactions(ctx: AppContext, customerId: number, search: TransactionSearch): Promise<TransactionPage> {
+  const { db } = ctx;
+  const { rows, meta } = await findTransactions(ctx, customerId, search);
   return { data: rows.map(transactionToWire), meta };
 }
 
@@ -184,13 +186,15 @@ export function transactionFilter(groupId: number | null, search: Pick<Transacti
 }
 
 /** searchTransactions' rows before the wire mapping (the group reports add columns of their own). */
-export async function findTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<{ rows: repo.TransactionRow[]; meta: PageMeta }> {
-  const { ids, meta } = await findTransactionIds(db, customerId, search);
+export async function findTransactions(ctx: AppContext, customerId: number, search: TransactionSearch): Promise<{ rows: repo.TransactionRow[]; meta: PageMeta }> {
+  const { db } = ctx;
+  const { ids, meta } = await findTransactionIds(ctx, customerId, search);
   return { rows: await repo.transactionsByIds(db, customerId, ids), meta };
 }
 
 /** The ids of one page of a search, in order, and its paging block. */
-export async function findTransactionIds(db: Database, customerId: number, search: TransactionSearch): Promise<{ ids: number[]; meta: PageMeta }> {
+export async function findTransactionIds(ctx: AppContext, customerId: number, search: TransactionSearch): Promise<{ ids: number[]; meta: PageMeta }> {
+  const { db } = ctx;
   const { page, perPage } = search;
   const empty = () => ({ ids: [], meta: pageMeta(page, perPage, 0, false) });
 

@@ -107,7 +107,8 @@ export interface SearchInput {
 }
 
 /** One page of the customer's list: entries whose address contains `email` (any case), newest first. */
-export async function searchSuppressions(db: Database, customerId: number, input: SearchInput): Promise<SuppressionPage> {
+export async function searchSuppressions(ctx: AppContext, customerId: number, input: SearchInput): Promise<SuppressionPage> {
+  const { db } = ctx;
   const filter: repo.SuppressionFilter = {
     contains: input.email.trim().toLowerCase(),
     origin: input.origin === '' || input.origin === 'all' ? null : input.origin,
@@ -145,5 +146,5 @@ async function removeIn(trx: Database, customerId: number, email: string): Promi
 
 /** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */
 export function answerSuppressionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.searchSuppressionsBody>): Promise<SuppressionPage> {
-  return searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
+  return searchSuppressions(ctx, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
 }

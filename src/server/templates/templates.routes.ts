@@ -24,7 +24,7 @@ export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
     const { customerId } = sessionOf(c);
     const gallery = 'templateType' in body;
     const sort = body.sort ?? contract.DEFAULT_TEMPLATE_SORT;
-    const page = await searchTemplates(ctx.db, customerId, {
+    const page = await searchTemplates(ctx, customerId, {
       name: (gallery ? body.templateName : body.template_name) ?? '',
       type: gallery ? body.templateType : 'user',
       status: gallery ? (body.templateStatus ?? null) : null,
@@ -41,7 +41,7 @@ export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
   });
 
   serve(contract.getTemplate, read, async (c, { params }) => {
-    const row = await readTemplate(ctx.db, sessionOf(c).customerId, idParam(params.id));
+    const row = await readTemplate(ctx, sessionOf(c).customerId, idParam(params.id));
     c.header('Cache-Control', 'no-store');
     return c.json({ template: templateToWire(row) });
   });

@@ -84,7 +84,8 @@ export interface SearchInput {
 }
 
 /** One page of the customer's templates, or of the gallery. */
-export async function searchTemplates(db: Database, customerId: number, input: SearchInput): Promise<TemplatePage> {
+export async function searchTemplates(ctx: AppContext, customerId: number, input: SearchInput): Promise<TemplatePage> {
+  const { db } = ctx;
   const filter: repo.TemplateFilter = { customerId: input.type === 'system' ? null : customerId, contains: input.name.trim().toLowerCase(), status: input.status };
   const perPage = input.type === 'system' ? GALLERY_PAGE_SIZE : TEMPLATE_PAGE_SIZE;
   const [rows, total] = await Promise.all([
@@ -95,7 +96,8 @@ export async function searchTemplates(db: Database, customerId: number, input: S
 }
 
 /** A template the customer may read (its own or the gallery's), or 404. */
-export async function readTemplate(db: Database, customerId: number, uuid: string): Promise<Template> {
+export async function readTemplate(ctx: AppContext, customerId: number, uuid: string): Promise<Template> {
+  const { db } = ctx;
   const row = await repo.findReadable(db, customerId, uuid);
   if (!row) throw new DomainError('not_found', 'No such template');
   return row;
