@@ -2,6 +2,7 @@
 // SMTP message waits at MAIL FROM until delivery catches up or SMTP_IN_FLOW_DELAY_MS passes, and is
 // then accepted; nothing is refused. The far side is a relay sink that holds its answers until the
 // test lets them go, so "behind" is made, not waited for.
+import { sql } from 'kysely';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -83,7 +84,7 @@ async function setUp(env: Record<string, string>) {
 
 /** Makes the messages still queued look accepted a minute ago: the next claim then shows delivery a minute behind. */
 const ageQueue = (app: TestApp) =>
-  app.ctx.db.updateTable('transactions').set({ queued_at: new Date(Date.now() - 60_000) }).where('status', '=', 'queued').execute();
+  app.ctx.db.updateTable('transactions').set({ queued_at: sql`now() - interval '1 minute'` }).where('status', '=', 'queued').execute();
 
 describe('SMTP flow control (in_flow_delay)', () => {
   it('the worker reports how long the oldest message it takes waited, and 0 once the queue is drained', async () => {
