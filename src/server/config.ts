@@ -25,6 +25,7 @@ export const SETTINGS = {
   dataDir: { env: 'DATA_DIR', kind: 'string', default: './data', description: 'Directory for the embedded database and local files. One service per directory.' },
   databaseUrl: { env: 'DATABASE_URL', kind: 'string', default: undefined, secret: true, description: 'postgres://… to use PostgreSQL instead of the embedded PGlite database.' },
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', kind: 'int', default: '10', description: 'PostgreSQL connections per process.' },
+  pgliteSharedBuffers: { env: 'PGLITE_SHARED_BUFFERS', kind: 'string', default: '16MB', description: 'PGlite: PostgreSQL\'s shared_buffers, in the process\'s own memory (PostgreSQL\'s default of 128MB costs that much memory for good; reads beyond it come from the operating system\'s page cache).' },
   pgliteSyncCommits: { env: 'PGLITE_SYNC_COMMITS', kind: 'bool', default: 'true', description: 'PGlite: fdatasync the WAL after every commit before answering, so a power cut loses nothing acknowledged. false trades that for speed.' },
   secret: { env: 'TRANSACT_SECRET', kind: 'string', default: undefined, secret: true, description: 'Master secret for encrypting credentials at rest and signing tokens (32+ characters). Required with DATABASE_URL; with the embedded database one is generated into DATA_DIR on first start.' },
   adminEmail: { env: 'TRANSACT_ADMIN_EMAIL', kind: 'string', default: 'admin@localhost', description: 'Email of the administrator created on first start with an empty database.' },
