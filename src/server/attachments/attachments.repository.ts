@@ -183,6 +183,11 @@ export async function clearLogo(db: Database, customerId: number): Promise<strin
 
 /** The id of the customer's transaction `uuid` names, or undefined. */
 export async function findTransactionId(db: Database, customerId: number, uuid: string): Promise<number | undefined> {
-  const row = await db.selectFrom('transactions').select('id').where('uuid', '=', uuid).where('customer_id', '=', customerId).executeTakeFirst();
+  const row = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('uuid', '=', uuid)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
   return row?.id;
 }

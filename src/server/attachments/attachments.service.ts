@@ -261,8 +261,13 @@ export async function getBranding(ctx: AppContext, customerId: number): Promise<
   };
 }
 
+export interface BrandingLogo {
+  type: string;
+  body: Readable;
+}
+
 /** The customer's logo file and its type, or undefined when there is none (or its file is gone). */
-export async function brandingLogo(ctx: AppContext, customerId: number): Promise<{ type: string; body: Readable } | undefined> {
+export async function brandingLogo(ctx: AppContext, customerId: number): Promise<BrandingLogo | undefined> {
   const row = await repo.findBranding(ctx.db, customerId);
   const body = row?.logo_key ? await ctx.storage.get(row.logo_key) : undefined;
   if (!row?.logo_type || !body) return undefined;

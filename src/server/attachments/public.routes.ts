@@ -19,7 +19,8 @@ import { type ApiEnv, clientIp } from '../http/middleware.ts';
 import type { ByteRange } from '../storage/storage.ts';
 import type * as repo from './attachments.repository.ts';
 import { DEFAULT_BRANDING, recipientOf } from './attachments.service.ts';
-import { countDownload, findPublicAsset, findPublicGroup, hasRecentDownload, publicBranding, publicFiles } from './public.service.ts';
+import { countDownload, findPublicAsset, findPublicGroup, hasRecentDownload } from './public.service.ts';
+import { publicBranding, publicFiles } from './public.service.ts';
 import { type PublicPageView, renderPublicPage } from './public-page.ts';
 
 type Refusal = 'expired' | 'exhausted';

@@ -7,6 +7,12 @@ import * as repo from './attachments.repository.ts';
 
 const PUBLIC_ID = /^[A-Za-z0-9_-]{22}$/;
 
+export interface PublicFile {
+  id: number;
+  name: string;
+  size: number;
+}
+
 /** The link a public id names, or undefined (malformed or unknown). */
 export function findPublicGroup(ctx: AppContext, publicId: string): Promise<repo.GroupRow | undefined> {
   return PUBLIC_ID.test(publicId) ? repo.findGroupByPublicId(ctx.db, publicId) : Promise.resolve(undefined);
@@ -18,17 +24,24 @@ export function publicBranding(ctx: AppContext, group: repo.GroupRow): Promise<r
 }
 
 /** The files of a link as its page lists them. */
-export async function publicFiles(ctx: AppContext, group: repo.GroupRow): Promise<{ id: number; name: string; size: number }[]> {
-  return (await repo.listAssets(ctx.db, [group.id])).map((a) => ({ id: Number(a.id), name: a.name, size: Number(a.size) }));
+export async function publicFiles(ctx: AppContext, group: repo.GroupRow): Promise<PublicFile[]> {
+  const assets = await repo.listAssets(ctx.db, [group.id]);
+  return assets.map((a) => ({ id: Number(a.id), name: a.name, size: Number(a.size) }));
 }
 
 /** One file of the link by the id in its address, or undefined (malformed or not this link's). */
-export function findPublicAsset(ctx: AppContext, group: repo.GroupRow, assetId: string): Promise<repo.AssetRow | undefined> {
-  return /^\d{1,15}$/.test(assetId) ? repo.findAsset(ctx.db, group.id, Number(assetId)) : Promise.resolve(undefined);
+export async function findPublicAsset(ctx: AppContext, group: repo.GroupRow, assetId: string) {
+  return /^\d{1,15}$/.test(assetId) ? repo.findAsset(ctx.db, group.id, Number(assetId)) : undefined;
 }
 
 /** True when this client has a recent counted download of the file on this link (a resume is then not counted). */
-export function hasRecentDownload(ctx: AppContext, group: repo.GroupRow, asset: repo.AssetRow, client: string, now: Date): Promise<boolean> {
+export function hasRecentDownload(
+  ctx: AppContext,
+  group: repo.GroupRow,
+  asset: repo.AssetRow,
+  client: string,
+  now: Date,
+): Promise<boolean> {
   return repo.hasRecentDownload(ctx.db, group.id, asset.id, client, now);
 }
 
@@ -53,7 +66,8 @@ export function countDownload(
       const transactionId = await repo.findTransactionId(trx, group.customer_id, transactionUuid);
       if (transactionId !== undefined) {
         const data = { file: asset.name, link: group.name };
-        await insertEvents(trx, [{ customer_id: group.customer_id, transaction_id: transactionId, type: 'download', at: now, data }]);
+        const { customer_id } = group;
+        await insertEvents(trx, [{ customer_id, transaction_id: transactionId, type: 'download', at: now, data }]);
       }
     }
     return true;

@@ -24,9 +24,14 @@ export class DomainError extends Error {
 }
 
 /** Codes that say the service could not do the call, rather than that the request was refused. */
-const FAULT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['internal', 'unavailable', 'database_unavailable', 'storage_full']);
+const FAULT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'internal',
+  'unavailable',
+  'database_unavailable',
+  'storage_full',
+]);
 
-/** True for a DomainError that refuses the request (its caller can change it), false for a fault or anything else. */
+/** True for a DomainError that refuses the request (its caller can change it); false for a fault or anything else. */
 export function isRefusal(err: unknown): err is DomainError {
   return err instanceof DomainError && !FAULT_CODES.has(err.code);
 }
@@ -37,10 +42,12 @@ export function isRefusal(err: unknown): err is DomainError {
  */
 export function faultError(err: unknown): DomainError | null {
   if (isDatabaseUnavailable(err)) {
-    return new DomainError('database_unavailable', 'The database is unavailable for a moment; nothing was changed. Try again shortly.', { retryAfterSeconds: 5 });
+    const message = 'The database is unavailable for a moment; nothing was changed. Try again shortly.';
+    return new DomainError('database_unavailable', message, { retryAfterSeconds: 5 });
   }
   if (isStorageFull(err)) {
-    return new DomainError('storage_full', 'The server is out of storage space; nothing was stored. Try again later.', { retryAfterSeconds: 60 });
+    const message = 'The server is out of storage space; nothing was stored. Try again later.';
+    return new DomainError('storage_full', message, { retryAfterSeconds: 60 });
   }
   return null;
 }

@@ -12,7 +12,11 @@ export class HttpRefusal extends DomainError {
   readonly headers: Record<string, string>;
   readonly fields: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, opts: { details?: unknown; headers?: Record<string, string>; fields?: Record<string, unknown> }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: unknown; headers?: Record<string, string>; fields?: Record<string, unknown> },
+  ) {
     super(code, message, { details: opts.details });
     this.headers = opts.headers ?? {};
     this.fields = opts.fields ?? {};
@@ -40,7 +44,8 @@ export const INTERNAL_ERROR = new DomainError('internal', 'Internal server error
 export function errorAnswer(err: DomainError): ErrorAnswer {
   const headers: Record<string, string> = err instanceof HttpRefusal ? { ...err.headers } : {};
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
-  const error = { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
+  const details = err.details === undefined ? {} : { details: err.details };
+  const error = { code: err.code, message: err.message, ...details };
   const fields = err instanceof HttpRefusal ? err.fields : {};
   return { status: ERROR_STATUS[err.code], headers, body: { error, ...fields } };
 }

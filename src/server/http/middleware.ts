@@ -111,7 +111,8 @@ export function apiErrorHandler(ctx: AppContext): ErrorHandler {
     if (fault) ctx.logger.warn({ err, method: c.req.method, path: c.req.path }, fault.code);
     const known = fault ?? err;
     if (!(known instanceof DomainError)) {
-      ctx.logger.error({ err, method: c.req.method, path: c.req.path, requestId: c.req.header('x-request-id') }, 'unhandled error');
+      const requestId = c.req.header('x-request-id');
+      ctx.logger.error({ err, method: c.req.method, path: c.req.path, requestId }, 'unhandled error');
     }
     const { status, headers, body } = errorAnswer(known instanceof DomainError ? known : INTERNAL_ERROR);
     return c.json(body, status, headers);
@@ -122,7 +123,9 @@ export function apiErrorHandler(ctx: AppContext): ErrorHandler {
  * Rewrites the error answers of the routes behind it into another body (the same status and
  * headers), for clients that read errors in their own shape (POST /v1/emails: Resend's SDK).
  */
-export function reshapeErrors<E extends Env>(reshape: (err: DomainError, answer: ErrorAnswer, c: Context<E>) => object): MiddlewareHandler<E> {
+export function reshapeErrors<E extends Env>(
+  reshape: (err: DomainError, answer: ErrorAnswer, c: Context<E>) => object,
+): MiddlewareHandler<E> {
   return async (c, next) => {
     await next();
     if (!c.error) return;
@@ -136,7 +139,7 @@ export function reshapeErrors<E extends Env>(reshape: (err: DomainError, answer:
   };
 }
 
-/** `err` answered with more fields beside `error` in its body (a route's wire shape, e.g. POST v1/domains' messages). */
+/** `err` answered with more fields beside `error` in its body (a route's wire shape: POST v1/domains' messages). */
 export function withAnswerFields(err: DomainError, fields: Record<string, unknown>): DomainError {
   return new HttpRefusal(err.code, err.message, { details: err.details, fields });
 }

@@ -62,7 +62,8 @@ export function methodNotAllowed(method: string, allowed: string[]): HttpRefusal
 export function apiNotFound(methodsAt: (path: string) => string[]): NotFoundHandler {
   return (c) => {
     const allowed = methodsAt(c.req.path);
-    const refused = allowed.length === 0 ? new DomainError('not_found', `No route ${c.req.method} ${c.req.path}`) : methodNotAllowed(c.req.method, allowed);
+    const refused =
+      allowed.length === 0 ? new DomainError('not_found', `No route ${c.req.method} ${c.req.path}`) : methodNotAllowed(c.req.method, allowed);
     const { status, headers, body } = errorAnswer(refused);
     return c.json(body, status, headers);
   };

@@ -7,7 +7,11 @@ import type { MessagesTable, TransactionsTable } from '../db/schema.ts';
 
 /** The settings acceptance reads of each customer. */
 export function customerSettings(trx: Database, customerIds: number[]) {
-  return trx.selectFrom('customers').select(['id', 'monthly_quota', 'disable_suppression', 'is_system']).where('id', 'in', customerIds).execute();
+  return trx
+    .selectFrom('customers')
+    .select(['id', 'monthly_quota', 'disable_suppression', 'is_system'])
+    .where('id', 'in', customerIds)
+    .execute();
 }
 
 /**
@@ -23,12 +27,22 @@ export function lockQuotaUsage(trx: Database, keys: { customer_id: number; month
     .execute();
 }
 
+export interface GroupUse {
+  uuid: string;
+  customer_id: number;
+  name: string;
+  last_send_at: Date;
+  created_at?: Date;
+}
+
 /** Groups created on first use, their last send date moved forward; answers each one's id. */
-export function upsertGroups(trx: Database, groups: { uuid: string; customer_id: number; name: string; last_send_at: Date; created_at?: Date }[]) {
+export function upsertGroups(trx: Database, groups: GroupUse[]) {
   return trx
     .insertInto('transaction_groups')
     .values(groups)
-    .onConflict((oc) => oc.columns(['customer_id', 'name']).doUpdateSet({ last_send_at: (eb) => eb.ref('excluded.last_send_at') }))
+    .onConflict((oc) =>
+      oc.columns(['customer_id', 'name']).doUpdateSet({ last_send_at: (eb) => eb.ref('excluded.last_send_at') }),
+    )
     .returning(['id', 'customer_id', 'name'])
     .execute();
 }
@@ -48,7 +62,11 @@ export function insertMessages(trx: Database, rows: Insertable<MessagesTable>[])
 }
 
 export function insertTransactions(trx: Database, rows: Insertable<TransactionsTable>[]) {
-  return trx.insertInto('transactions').values(rows).returning(['id', 'customer_id', 'group_id', 'status', 'last_reply', 'queued_at']).execute();
+  return trx
+    .insertInto('transactions')
+    .values(rows)
+    .returning(['id', 'customer_id', 'group_id', 'status', 'last_reply', 'queued_at'])
+    .execute();
 }
 
 /** Counts `n` more sent against a customer's month (its row was locked by lockQuotaUsage). */

@@ -32,10 +32,13 @@ export async function settingsForConsole(ctx: AppContext, customerId: number) {
   return { settings: settingsToWire(customer), credentials: { ...credentials, isReseller: customer.is_reseller } };
 }
 
+export type SendingOptionChange = Partial<Record<repo.SendingOption, boolean>>;
+
 /** POST /v1/ui-settings: sets the one sending option `change` names, in its own transaction. */
-export async function changeSendingOption(ctx: AppContext, customerId: number, change: Partial<Record<repo.SendingOption, boolean>>): Promise<UiSettingsWire> {
+export async function changeSendingOption(ctx: AppContext, customerId: number, change: SendingOptionChange) {
   const option = repo.SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
-  const settings = await inTransaction(ctx.db, (trx) => setSendingOption(ctx, trx, customerId, option, change[option]!));
+  const value = change[option]!;
+  const settings = await inTransaction(ctx.db, (trx) => setSendingOption(ctx, trx, customerId, option, value));
   clearLookupCaches(ctx); // again after commit: a send during the transaction may have cached the old state
   return settings;
 }

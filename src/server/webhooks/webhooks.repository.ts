@@ -11,18 +11,32 @@ export async function listWebhooks(db: Database, customerId: number): Promise<We
   return db.selectFrom('webhooks').selectAll().where('customer_id', '=', customerId).orderBy('id').execute();
 }
 
-/** Gives a webhook saved before signing existed (migration 008) `sealed` as its secret, unless it has one; answers the secret it has. */
+/**
+ * Gives a webhook saved before signing existed (migration 008) `sealed` as its secret, unless it
+ * has one by now; answers the secret it has.
+ */
 export async function fillMissingSecret(db: Database, id: number, sealed: string): Promise<string | null> {
-  const updated = await db.updateTable('webhooks').set({ secret_sealed: sql`coalesce(secret_sealed, ${sealed})` }).where('id', '=', id).returning('secret_sealed').executeTakeFirstOrThrow();
+  const updated = await db
+    .updateTable('webhooks')
+    .set({ secret_sealed: sql`coalesce(secret_sealed, ${sealed})` })
+    .where('id', '=', id)
+    .returning('secret_sealed')
+    .executeTakeFirstOrThrow();
   return updated.secret_sealed;
 }
 
 /** Inserts or replaces the customer's one webhook; a webhook that has a secret keeps it. */
-export function upsertWebhook(db: Database, customerId: number, values: Omit<Insertable<WebhooksTable>, 'customer_id' | 'secret_sealed'>, newSecretSealed: string): Promise<Webhook> {
+export function upsertWebhook(
+  db: Database,
+  customerId: number,
+  values: Omit<Insertable<WebhooksTable>, 'customer_id' | 'secret_sealed'>,
+  newSecretSealed: string,
+): Promise<Webhook> {
+  const keepSecret = sql<string>`coalesce(webhooks.secret_sealed, excluded.secret_sealed)`;
   return db
     .insertInto('webhooks')
     .values({ customer_id: customerId, ...values, secret_sealed: newSecretSealed })
-    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ ...values, secret_sealed: sql`coalesce(webhooks.secret_sealed, excluded.secret_sealed)` }))
+    .onConflict((oc) => oc.column('customer_id').doUpdateSet({ ...values, secret_sealed: keepSecret }))
     .returningAll()
     .executeTakeFirstOrThrow();
 }
