@@ -1,6 +1,19 @@
 // What an unsubscribe page shows, decided on the server (so both pages work with JavaScript off):
 // a GET only looks the transaction up; a form POST makes the change and renders its result.
-import type { PageBridge } from '../server/page-bridge.ts';
+import type { AnswerOf } from '../contract/client.ts';
+
+/**
+ * The two calls of the page bridge (src/server/page-bridge.ts) these pages make, typed here on the shared
+ * side: the form POST's outcome is the JSON call's answer, or the Error state's message.
+ */
+export interface SubscriptionBridge {
+  /** GET: whether the link names a transaction; changes nothing. */
+  isKnownTransaction(transactionId: string): Promise<boolean>;
+  /** The form POST (JavaScript off). */
+  changeSubscription(transactionId: string, action: 'unsubscribe' | 'resubscribe'): Promise<SubscriptionOutcome>;
+}
+
+export type SubscriptionOutcome = ({ ok: true } & AnswerOf<'POST /v1/unsubscribe'>) | { ok: false; message: string };
 
 export type SubscriptionView = 'subscribed' | 'unsubscribed' | 'error';
 
@@ -22,7 +35,7 @@ export function safeRedirect(url: string | null | undefined, base: string): stri
   }
 }
 
-export async function subscriptionPage(bridge: PageBridge, request: Request, transactionId: string): Promise<SubscriptionPage> {
+export async function subscriptionPage(bridge: SubscriptionBridge, request: Request, transactionId: string): Promise<SubscriptionPage> {
   if (request.method !== 'POST') {
     // GET and HEAD change nothing (docs/architecture.md §8: link scanners must not unsubscribe anyone)
     return (await bridge.isKnownTransaction(transactionId))

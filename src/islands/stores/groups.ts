@@ -5,7 +5,8 @@ import type { GroupPage, GroupWire } from '../../lib/wire.ts';
 import { call } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
-import type { Direction, ListState } from './transactions.ts';
+import type { Direction } from '../../lib/wire.ts';
+import type { ListState } from './list-state.ts';
 
 export type { GroupWire };
 
