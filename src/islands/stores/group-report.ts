@@ -5,8 +5,6 @@
 // and a new range reloads everything from page 1 (§4: stats reload when the range changes).
 import { atom } from 'nanostores';
 import { call } from '../../lib/api.ts';
-import type { Direction } from '../../lib/wire.ts';
-import type { ListState } from './list-state.ts';
 import { type Timers, realTimers, watchForAnswer } from '../../lib/answer-watch.ts';
 import { type DayRange, rangeToUnix } from '../../lib/dates.ts';
 import { debounced } from '../../lib/debounced.ts';
@@ -23,9 +21,10 @@ import {
   reportBodyFor,
 } from '../../lib/group-report.ts';
 import { EXPORT_ALERT_MS, OVERVIEW_RETRY_MS, REPORT_SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
+import type { Direction } from '../../lib/wire.ts';
 import { showAlert } from './alerts.ts';
 import { chosenRange, currentRange } from './date-range.ts';
-
+import type { ListState } from './list-state.ts';
 
 export interface ActivityState {
   status: 'loading' | 'loaded' | 'failed';

@@ -8,8 +8,8 @@ import { call, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import type { PageMeta } from '../../lib/wire.ts';
-import type { ListState } from './list-state.ts';
 import { showAlert } from './alerts.ts';
+import type { ListState } from './list-state.ts';
 
 export type SuppressionOrigin = 'user' | 'bounce' | 'unsubscribe';
 export type OriginFilter = 'all' | SuppressionOrigin;

@@ -4,12 +4,12 @@
 // module-level store; the date range comes from date-range.ts and a new one reloads from page 1.
 import { atom } from 'nanostores';
 import type { Direction, PageMeta, TransactionPage, TransactionWire } from '../../lib/wire.ts';
-import type { ListState } from './list-state.ts';
 import { call } from '../../lib/api.ts';
 import type { DayRange } from '../../lib/dates.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { chosenRange, currentRange } from './date-range.ts';
+import type { ListState } from './list-state.ts';
 
 export type { PageMeta, TransactionWire };
 
