@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { DOMAIN_PATTERN, INVALID_DOMAIN_MESSAGE } from '../lib/domain-name.ts';
 import { MODAL_ERROR_CLEAR_MS, MODAL_SUCCESS_CLOSE_MS } from '../lib/timings.ts';
+import Modal from './Modal.tsx';
 
 interface Props {
   onClose(): void;
@@ -42,8 +43,7 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
   }
 
   return (
-    <div className="modal is-active" role="dialog" aria-modal="true" aria-labelledby="domain-modal-title" data-testid="domain-modal">
-      <div className="modal-background" onClick={onClose} />
+    <Modal labelledBy="domain-modal-title" onClose={onClose} testId="domain-modal">
       <form
         className="modal-card"
         onSubmit={(e) => {
@@ -87,6 +87,6 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
           </button>
         </footer>
       </form>
-    </div>
+    </Modal>
   );
 }

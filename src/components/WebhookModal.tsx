@@ -5,6 +5,7 @@
 import { useId, useState } from 'react';
 import CopyField from './CopyField.tsx';
 import { defaultWebhook, rotateSecret, saveWebhook, sendTestEvent, type TestEventAnswer, type Webhook, WEBHOOK_EVENTS, WEBHOOK_VERBS } from '../islands/stores/webhook.ts';
+import Modal from './Modal.tsx';
 
 interface Props {
   webhook: Webhook | undefined;
@@ -48,8 +49,7 @@ export default function WebhookModal({ webhook, onClose }: Props) {
   const testOk = test?.status_code !== null && test?.status_code !== undefined && test.status_code >= 200 && test.status_code < 300;
 
   return (
-    <div className="modal is-active webhook-modal" role="dialog" aria-modal="true" aria-labelledby={`${id}-title`} data-testid="webhook-modal">
-      <div className="modal-background" onClick={onClose} />
+    <Modal labelledBy={`${id}-title`} onClose={onClose} testId="webhook-modal" className="webhook-modal">
       <form
         className="modal-card"
         noValidate
@@ -145,6 +145,6 @@ export default function WebhookModal({ webhook, onClose }: Props) {
           <button type="submit" className={`button is-primary${saving ? ' is-loading' : ''}`} disabled={saving} data-testid="webhook-save">Save</button>
         </footer>
       </form>
-    </div>
+    </Modal>
   );
 }

@@ -1,7 +1,8 @@
 import { useEffect } from 'react';
 import Pagination from '../components/Pagination.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
-import type { LinkWire, ReportPageMeta } from '../lib/group-report.ts';
+import type { LinkWire } from '../lib/group-report.ts';
+import type { PageMeta } from '../lib/wire.ts';
 import { goToLinkPage, linkList, loadLinks, openReport, startLinks } from './stores/group-report.ts';
 import { useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
@@ -11,7 +12,7 @@ import { formatCount } from '../lib/numbers.ts';
  * Unique Clicks — one row per link and subject, unique clicks counting the transactions that clicked it.
  * `first`: the first page, rendered on the server (issue 19); the island loads it itself when it is missing.
  */
-export default function ClicksLinksTable({ groupUuid, first = null }: { groupUuid: string; first?: { data: LinkWire[]; meta: ReportPageMeta } | null }) {
+export default function ClicksLinksTable({ groupUuid, first = null }: { groupUuid: string; first?: { data: LinkWire[]; meta: PageMeta } | null }) {
   const $list = useSeededStore(linkList, first && { status: 'loaded', data: first.data, meta: first.meta });
   useEffect(() => {
     openReport(groupUuid, 'clicks');

@@ -4,7 +4,8 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
 import { type DayRange, formatReportDate, isoOf } from '../lib/dates.ts';
-import type { ReportPageMeta, ReportTransactionWire, ReportType } from '../lib/group-report.ts';
+import type { ReportTransactionWire, ReportType } from '../lib/group-report.ts';
+import type { PageMeta } from '../lib/wire.ts';
 import { COLUMNS, REPORT_COLUMNS, type ReportColumn, bounceTypeText, fromText, hasMoreInfo, reportStatus, rowMoment } from '../lib/report-table-view.ts';
 import { goToReportPage, loadReport, openReport, reportList, reportQuery, reportRendered, sortReport, startReport } from './stores/group-report.ts';
 import { closeTransactionInfo, loadTimeline, showTransactionInfo, shownTransaction, timeline } from './stores/transaction-info.ts';
@@ -21,7 +22,7 @@ interface Props {
    * The first page and the range it covers, rendered on the server (issue 19) from the call that
    * also feeds the Activity chart; the island loads it itself when it is missing.
    */
-  first?: { data: ReportTransactionWire[]; meta: ReportPageMeta; range: DayRange } | null;
+  first?: { data: ReportTransactionWire[]; meta: PageMeta; range: DayRange } | null;
 }
 
 const DATE_COLUMNS: readonly ReportColumn[] = ['date_sent', 'date_failed', 'date_bounced', 'first_open', 'first_click'];

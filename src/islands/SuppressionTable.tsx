@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
-import { type PageMeta, type Suppression, type SuppressionOrigin, checked, deleteChecked, deleting, goToPage, list, loadSuppressions, startSuppressions, toggleChecked } from './stores/suppressions.ts';
+import type { PageMeta } from '../lib/wire.ts';
+import { type Suppression, type SuppressionOrigin, checked, deleteChecked, deleting, goToPage, list, loadSuppressions, startSuppressions, toggleChecked } from './stores/suppressions.ts';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 

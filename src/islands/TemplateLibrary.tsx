@@ -9,7 +9,8 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TemplatePreview from '../components/TemplatePreview.tsx';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
-import { type PageMeta, type TemplateListState, checked, deleteChecked, deleting, goToPage, list, preview, previewHtml, previewed, query, searchText, sortByName, startWith, toggleChecked, typeSearch } from './stores/templates.ts';
+import type { PageMeta } from '../lib/wire.ts';
+import { type TemplateListState, checked, deleteChecked, deleting, goToPage, list, preview, previewHtml, previewed, query, searchText, sortByName, startWith, toggleChecked, typeSearch } from './stores/templates.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
 
 export default function TemplateLibrary({ initial }: { initial: { data: TemplateWire[]; meta: PageMeta } }) {

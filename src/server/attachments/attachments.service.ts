@@ -13,7 +13,7 @@ import { DomainError } from '../core/errors.ts';
 import { check } from '../http/validate.ts';
 import { TooLargeError } from '../storage/storage.ts';
 import { type LinkState, linkState } from '../../lib/attachment-state.ts';
-import { sanitizeFileName } from '../../lib/file-names.ts';
+import { sanitizeFileName } from './file-names.ts';
 import { LOGO_MAX_BYTES, LOGO_TOO_LARGE, LOGO_TYPES, extensionOf, sniffImage, typeNotAllowed } from '../../lib/logo-check.ts';
 import type { MultipartFile } from './multipart.ts';
 import * as repo from './attachments.repository.ts';

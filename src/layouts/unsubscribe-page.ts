@@ -2,7 +2,7 @@
 // 2 KB of JS): the forms become POST /v1/unsubscribe and /v1/resubscribe calls (docs/console-reports.md §7),
 // a returned redirect is followed (§4), a failure shows the Error state (§8), and the header
 // variant unsubscribes once on load (§2). Alerts vanish after 2 s (§9); the Error heading stays.
-import { ALERT_MS, REQUEST_TIMEOUT_MS } from './timings.ts';
+import { ALERT_MS, REQUEST_TIMEOUT_MS } from '../lib/timings.ts';
 
 type Call = 'unsubscribe' | 'resubscribe';
 
