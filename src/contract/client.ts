@@ -31,6 +31,16 @@ export type AnswerOf<K extends CallKey> = [Extract<OperationOf<K>['success'][num
   ? undefined
   : z.output<Extract<OperationOf<K>['success'][number], { schema: z.ZodType }>['schema']>;
 
+/**
+ * A call's success answers with their HTTP status, one `{ status, data }` per documented success
+ * (`{ status: 202, data: … }`); data is undefined for an answer without JSON (204).
+ */
+export type AnswerWithStatusOf<K extends CallKey> = OperationOf<K>['success'][number] extends infer S
+  ? S extends { status: infer N extends number }
+    ? { status: N; data: S extends { schema: infer T extends z.ZodType } ? z.output<T> : undefined }
+    : never
+  : never;
+
 /** The JSON body a call takes. */
 export type BodyOf<K extends CallKey> = Input<OperationOf<K>['body']>;
 /** The query a call takes. */
