@@ -234,7 +234,6 @@ export const DEFAULT_BRANDING: BrandingSettings = {
   link: { colour: '#ffffff', text_colour: '#333333' },
 };
 
-
 export interface BrandingWire extends BrandingSettings {
   logo: { url: string; fileName: string } | null;
 }
