@@ -1,7 +1,7 @@
 // The console's calls typed from the contract: a call is named by its method and OpenAPI path
 // ('POST /v1/templates/search'), and its path parameters, query, body and answer are the types of
 // the operation's own schemas. Types only: browser files import this with `import type`, so no
-// schema code (and no server module the contract reads its limits from) reaches the browser.
+// schema code reaches the browser.
 import type { z } from 'zod';
 import type { accountOperations } from './account.ts';
 import type { reportOperations } from './reports.ts';
