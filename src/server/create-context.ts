@@ -40,6 +40,7 @@ export async function createContext(config: Config, opts: { logger?: Logger; col
     dataPath: full.dataDir === 'memory://' ? 'memory://' : full.dataPath,
     poolSize: full.databasePoolSize,
     syncCommits: full.pgliteSyncCommits,
+    sharedBuffers: full.pgliteSharedBuffers,
     loadDataDir: opts.loadDataDir,
   });
   try {

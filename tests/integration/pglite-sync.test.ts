@@ -76,3 +76,20 @@ describe('the sweep of the data files at start', () => {
     await afterCleanClose.close();
   });
 });
+
+describe('PGlite memory (issue 24)', () => {
+  it('opens with PGLITE_SHARED_BUFFERS (16MB by default) instead of initdb\'s 128MB', async () => {
+    const { loadConfig } = await import('../../src/server/config.ts');
+    const { openDatabase } = await import('../../src/server/db/database.ts');
+    const { sql } = await import('kysely');
+    expect(loadConfig({}).pgliteSharedBuffers).toBe('16MB');
+    const dir = mkdtempSync(path.join(tmpdir(), 'transact-pglite-memory-'));
+    dirs.push(dir);
+    for (const sharedBuffers of ['16MB', '24MB']) {
+      const { db, close } = await openDatabase({ dataPath: dir, sharedBuffers, syncCommits: false });
+      const { rows } = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(db);
+      expect(rows[0].shared_buffers).toBe(sharedBuffers);
+      await close();
+    }
+  });
+});

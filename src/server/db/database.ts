@@ -26,6 +26,8 @@ export async function openDatabase(opts: {
   dataPath?: string;
   poolSize?: number;
   syncCommits?: boolean;
+  /** PGlite: its shared_buffers (PostgreSQL's size syntax, e.g. `16MB`). */
+  sharedBuffers?: string;
   loadDataDir?: Blob;
 }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
@@ -53,7 +55,15 @@ export async function openDatabase(opts: {
     dataDir = path.join(opts.dataPath, 'pg');
     mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
+  // shared_buffers lives in PGlite's WebAssembly memory, which never shrinks: initdb's 128MB is most
+  // of the process's memory, while the queue's working set is small and every read of a data file
+  // goes through the operating system's page cache anyway (README: Benchmarks)
+  const startParams = opts.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers}`] : undefined;
+  const pglite = await PGlite.create({
+    ...(dataDir ? { dataDir } : {}),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    ...(startParams ? { startParams } : {}),
+  });
   // on disk, a commit is answered once its WAL is synced (PGlite itself never calls fsync)
   const sync = dataDir && (opts.syncCommits ?? true) ? await PgliteSync.open(dataDir) : undefined;
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(pglite, sync) }) });

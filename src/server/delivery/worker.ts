@@ -11,6 +11,7 @@ import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { domainOf } from '../sending/addresses.ts';
+import { inFlowOf, lagOfClaim } from './in-flow.ts';
 import { onQueued } from './queue-signal.ts';
 import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, loadMessages, type OutcomeUpdate, releaseClaims, renewLeases } from './queue.repository.ts';
 import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
@@ -107,6 +108,7 @@ export class DeliveryWorker {
     const deadline = Date.now() + graceMs;
     this.#running = false;
     this.#unsubscribe();
+    inFlowOf(this.#ctx).close(); // nothing more is delivered here: no message waits for it
     this.#wake?.();
     await this.#loop;
     while (this.#inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -155,6 +157,9 @@ export class DeliveryWorker {
       if (free >= enough) {
         try {
           claimed = await claimDue(this.#ctx.db, free, config.deliveryLeaseSeconds);
+          // how far behind delivery is paces SMTP acceptance (in-flow.ts)
+          const lag = lagOfClaim(claimed, free);
+          if (lag !== null) inFlowOf(this.#ctx).observe(lag);
         } catch (err) {
           logger.error({ err }, 'claiming due messages failed');
         }

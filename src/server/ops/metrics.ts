@@ -1,6 +1,6 @@
 // Prometheus metrics at /metrics, every name prefixed transact_. One registry per context, so tests
 // that build several contexts in one process do not collide.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -8,6 +8,10 @@ export interface Metrics {
   httpDuration: Histogram<'area'>;
   /** Deliveries an MTA-STS `testing` policy would have refused under `enforce` (RFC 8461 §5). */
   mtaStsTestingFailures: Counter;
+  /** SMTP messages that waited before acceptance because delivery was behind (delivery/in-flow.ts). */
+  smtpInFlowDelays: Counter;
+  /** How long the oldest message the delivery worker last took had waited since acceptance. */
+  deliveryLag: Gauge;
 }
 
 export function createMetrics(collectDefaults = true): Metrics {
@@ -31,6 +35,16 @@ export function createMetrics(collectDefaults = true): Metrics {
     mtaStsTestingFailures: new Counter({
       name: 'transact_mta_sts_testing_failures_total',
       help: 'Direct deliveries an MTA-STS testing policy would have refused under enforce (delivered and reported)',
+      registers: [registry],
+    }),
+    smtpInFlowDelays: new Counter({
+      name: 'transact_smtp_in_flow_delays_total',
+      help: 'SMTP messages whose MAIL FROM waited because delivery was behind (SMTP_IN_FLOW_DELAY_MS)',
+      registers: [registry],
+    }),
+    deliveryLag: new Gauge({
+      name: 'transact_delivery_lag_seconds',
+      help: 'Time the oldest first attempt in the delivery worker\'s last claim had waited since acceptance (0: keeping up)',
       registers: [registry],
     }),
   };

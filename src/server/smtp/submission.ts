@@ -9,6 +9,7 @@ import path from 'node:path';
 import { type Server, type Socket, createServer } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../context.ts';
+import { inFlowOf } from '../delivery/in-flow.ts';
 import { customerForSmtpLogin } from '../credentials/credentials.service.ts';
 import { ApiError } from '../http/errors.ts';
 import { AddressError, domainOf, parseEmail } from '../sending/addresses.ts';
@@ -176,7 +177,11 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
 
     onMailFrom(_address, session, callback) {
       if (!session.user) return callback(smtpError(530, '5.7.0 Authentication required'));
-      void canAccept().then(callback);
+      // delivery behind: the answer waits (at most SMTP_IN_FLOW_DELAY_MS), the message is not refused
+      void inFlow
+        .admit()
+        .then(canAccept)
+        .then(callback);
     },
 
     onRcptTo(address, session, callback) {
@@ -221,6 +226,7 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
   smtp.on('error', (err) => logger.warn({ err }, 'SMTP submission error'));
 
   /** Before MAIL FROM and RCPT TO: a temporary refusal while mail cannot be stored (issue 23). */
+  const inFlow = inFlowOf(ctx);
   const canAccept = async (): Promise<Error | undefined> => {
     if (await belowFreeSpaceFloor(ctx)) return smtpError(452, '4.3.1 Insufficient system storage, try again later');
     if (!(await databaseAnswers(ctx.db))) return smtpError(451, '4.3.0 The database is unavailable, try again later');

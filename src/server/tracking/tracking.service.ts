@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
+import { GroupWrite } from '../db/group-write.ts';
 import { safeEqual } from '../crypto.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
@@ -64,6 +65,18 @@ export interface TrackedContent {
  * stores its links before it is sent (so a click can never arrive before its row). With tracking
  * off the content is sent as stored, except that `+notrack` markers still become plain http(s).
  */
+const linkWriters = new WeakMap<AppContext, GroupWrite<NewLink>>();
+
+/** The messages being composed at the same time store their links in one insert (db/group-write.ts). */
+function linkWriterOf(ctx: AppContext): GroupWrite<NewLink> {
+  let writer = linkWriters.get(ctx);
+  if (!writer) {
+    writer = new GroupWrite((links) => insertLinks(ctx.db, links));
+    linkWriters.set(ctx, writer);
+  }
+  return writer;
+}
+
 export async function trackedContent(ctx: AppContext, tx: { id: number; uuid: string; customer_id: number }, message: TrackableMessage): Promise<TrackedContent> {
   const { publicUrl, secret } = ctx.config;
   const trackingUrl = ctx.config.trackingUrl ?? publicUrl;
@@ -96,7 +109,7 @@ export async function trackedContent(ctx: AppContext, tx: { id: number; uuid: st
   const content: TrackedContent = raw
     ? { html: null, text: null, raw: rewriteTextParts(raw, (part, subtype) => (subtype === 'html' ? html(part) : rewriteTextLinks(part, opts))) }
     : { html: message.html === null ? null : html(message.html), text: message.text === null ? null : rewriteTextLinks(message.text, opts), raw: null };
-  await insertLinks(ctx.db, [...links.values()]);
+  await linkWriterOf(ctx).add([...links.values()]);
   return content;
 }
 
