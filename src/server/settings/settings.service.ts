@@ -1,5 +1,6 @@
 // Sending options of the Settings page (docs/console.md §2 Settings, §3 UI settings): who may change
 // them, the change itself, and the one mapping to the console's wire names.
+import type { SendingOption } from '../../contract/values.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
@@ -26,7 +27,7 @@ export function settingsToWire(options: repo.SendingOptions): UiSettingsWire {
  * invalidated (here and, at commit, in other processes) so that the next message sent already
  * follows the new setting; the caller clears this process's caches again after the commit.
  */
-export async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: repo.SendingOption, value: boolean): Promise<UiSettingsWire> {
+export async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: SendingOption, value: boolean): Promise<UiSettingsWire> {
   const options = await repo.updateSendingOption(trx, customerId, option, value);
   if (!options) throw new ApiError('not_found', 'No such customer');
   await invalidateLookups(ctx, trx);
