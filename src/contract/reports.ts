@@ -1,12 +1,11 @@
 // The report calls of the contract: the dashboard, the transaction and group searches, a
 // transaction's timeline, a group's reports, links and exports (docs/console.md §7, docs/console-reports.md §7).
 import { z } from '@hono/zod-openapi';
-import { dateField, pageField, textField, isUuid } from '../server/reports/report-input.ts';
-import { GROUP_SORT_KEYS } from '../server/reports/groups.service.ts';
-import { GROUP_REPORT_TYPES } from '../server/reports/group-reports.service.ts';
-import { MESSAGE_STATUSES, REPORT_TYPES } from '../server/reports/transactions.service.ts';
-import type { DeliveredStatus, EventType, TransStatus } from '../server/db/schema.ts';
 import { messageAnswer, operation } from './common.ts';
+import { dateField, isUuid, pageField, textField } from './fields.ts';
+import {
+  DELIVERED_STATUSES, EVENT_TYPES, GROUP_REPORT_TYPES, GROUP_SORT_KEYS, MESSAGE_STATUSES, REPORT_TYPES, TRANS_STATUSES,
+} from './values.ts';
 
 const SEARCH_TEXT_MAX = 320;
 const SORT_FIELD_MAX = 40;
@@ -102,8 +101,8 @@ const transaction = z.object({
   tm_from_name: z.string(),
   tm_from_email: z.string(),
   tm_additional_headers: z.string().openapi({ description: 'The custom headers as JSON text, `{}` when none.' }),
-  trans_delivered_status: z.enum(['pending', 'delivered', 'bounced', 'failed'] satisfies DeliveredStatus[]),
-  trans_status: z.enum(['queued', 'sent', 'failed', 'no_quota'] satisfies TransStatus[]),
+  trans_delivered_status: z.enum(DELIVERED_STATUSES),
+  trans_status: z.enum(TRANS_STATUSES),
   trans_group_uuid: z.string(),
   trans_group_name: z.string(),
   trans_read_count: z.number().int(),
@@ -130,7 +129,7 @@ const group = z.object({
 });
 
 const transactionEvent = z.object({
-  type: z.enum(['queued', 'sent', 'delivered', 'deferred', 'failed', 'bounced', 'open', 'click', 'unsubscribe', 'resubscribe', 'download'] satisfies EventType[]),
+  type: z.enum(EVENT_TYPES),
   time: z.number().int().openapi({ description: 'Unix seconds (UTC).' }),
   data: z.object({
     reply: z.string().optional(),

@@ -1,7 +1,7 @@
 // What the account's webhook receives (docs/webhooks.md), as OpenAPI `webhooks`: one entry per
 // event type, each with the `standard` and the `legacy` field sets and the signature headers.
 import { z } from '@hono/zod-openapi';
-import { WEBHOOK_EVENT_TYPES } from '../server/webhooks/outbox.ts';
+import type { WebhookEventType } from './values.ts';
 
 // What happened on the wire with direct MX delivery (issue 22); null through SMTP_RELAY_URL
 const WIRE_FIELDS = {
@@ -12,7 +12,7 @@ const WIRE_FIELDS = {
   mta_sts: z.string().nullable().openapi({ description: 'The MTA-STS mode that applied (RFC 8461): enforce or testing; null without a policy.' }),
 };
 
-const OWN_FIELDS: Record<(typeof WEBHOOK_EVENT_TYPES)[number] | 'test', Record<string, z.ZodType>> = {
+const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> = {
   sent: { smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer.' }), ...WIRE_FIELDS },
   failed: { smtp_reply: z.string().nullable().openapi({ description: 'The last answer, or why it was not sent.' }), bounce_type: z.enum(['soft']).nullable(), ...WIRE_FIELDS },
   bounce: { bounce_type: z.enum(['hard', 'soft']).nullable(), bounce_reason: z.string().nullable(), smtp_status: z.string().nullable().openapi({ description: 'From a bounce report, e.g. 5.1.1.' }) },

@@ -11,8 +11,9 @@ import { customerDomain, domainToWire, type DomainWire } from './domains/domains
 import { DomainError } from './core/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
 import { findGroup } from './reports/groups.repository.ts';
-import { isUuid } from './reports/report-input.ts';
-import { type BrandingWire, type GroupWire, PAGE_SIZE as ATTACHMENT_PAGE_SIZE, getBranding, listGroups } from './attachments/attachments.service.ts';
+import { isUuid } from '../contract/fields.ts';
+import { ATTACHMENT_PAGE_SIZE } from '../contract/values.ts';
+import { type BrandingWire, type GroupWire, getBranding, listGroups } from './attachments/attachments.service.ts';
 import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
 import type { PageMeta } from './reports/report-input.ts';
 import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';

@@ -5,6 +5,8 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
+import { isUuid } from '../../contract/fields.ts';
+import type { GroupReportType } from '../../contract/values.ts';
 import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import { type DailyStatWire, dailyStatToWire } from './daily-stats.ts';
@@ -12,13 +14,10 @@ import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
-import { DEFAULT_RANGE_DAYS_BACK, type Direction, type PageMeta, type TimeRange, addDays, dayOf, daysBetween, isUuid, pageMeta, PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
+import { DEFAULT_RANGE_DAYS_BACK, type Direction, type PageMeta, type TimeRange, addDays, dayOf, daysBetween, pageMeta, PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
 import { type TransactionRow, transactionsByIds } from './transactions.repository.ts';
 import { type TransactionSortKey, type TransactionWire, findTransactionIds, transactionToWire, unixSeconds } from './transactions.service.ts';
 
-/** The report types of docs/console-reports.md §2 (one page each). */
-export const GROUP_REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
-export type GroupReportType = (typeof GROUP_REPORT_TYPES)[number];
 
 /** The longest range a report covers (issue 13, "ranges over 400 days" are refused). */
 export const MAX_REPORT_DAYS = 400;

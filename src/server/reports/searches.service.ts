@@ -5,7 +5,8 @@ import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
-import { GROUP_SORT_KEYS, type GroupPage, searchGroups } from './groups.service.ts';
+import { GROUP_SORT_KEYS } from '../../contract/values.ts';
+import { type GroupPage, searchGroups } from './groups.service.ts';
 import { PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
 import { TRANSACTION_SORT_KEYS, type TransactionPage, searchTransactions } from './transactions.service.ts';
 

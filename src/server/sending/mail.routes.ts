@@ -13,7 +13,8 @@ import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, reshapeErrors } from '../http/middleware.ts';
 import { check, parseJsonBody } from '../http/validate.ts';
 import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare, storedAnswer } from './sending.service.ts';
-import { MAX_BATCH, SubmissionError, type Submission, fromMailRequest, fromResendRequest, mailRequest, resendRequest } from './mail.schema.ts';
+import { MAX_BATCH } from '../../contract/values.ts';
+import { SubmissionError, type Submission, fromMailRequest, fromResendRequest } from './mail.schema.ts';
 import { withTemplate } from '../templates/template-send.ts';
 
 type SendEnv = ApiEnv & { Variables: { customerId: number } };
@@ -149,7 +150,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   // each handler reads its body itself: a template send is filled from its template before the check
   serve(contract.sendMail, auth, async (c) => {
     const { text, value } = await readJson(c);
-    const body = check(mailRequest, await withTemplate(ctx, c.get('customerId'), value, 'mail'));
+    const body = check(contract.mailRequest, await withTemplate(ctx, c.get('customerId'), value, 'mail'));
     return send(c, text, [submissionOrThrow(() => fromMailRequest(body))], ourAnswer);
   });
 
@@ -158,7 +159,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const list = check(z.union([z.array(z.unknown()), z.object({ messages: z.array(z.unknown()) }).transform((o) => o.messages)]), value);
     if (list.length === 0 || list.length > MAX_BATCH) throw new DomainError('validation_failed', `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`);
     const items = await Promise.all(list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'mail', `${i}.`)));
-    const submissions = eachSubmission(items, mailRequest, fromMailRequest);
+    const submissions = eachSubmission(items, contract.mailRequest, fromMailRequest);
     return send(c, text, submissions, (accepted) => ({
       status: 202,
       body: { data: accepted.map((recipients) => recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status }))) },
@@ -170,7 +171,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
 
   serve(contract.sendEmail, auth, async (c) => {
     const { text, value } = await readJson(c);
-    const body = check(resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
+    const body = check(contract.resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
     return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({ status: 200, body: { id: accepted[0][0].trans_uuid } }));
   });
 
@@ -178,7 +179,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const { text, value } = await readJson(c);
     const list = check(z.array(z.unknown()).min(1).max(100), value);
     const items = await Promise.all(list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)));
-    const submissions = eachSubmission(items, resendRequest, fromResendRequest);
+    const submissions = eachSubmission(items, contract.resendRequest, fromResendRequest);
     return send(c, text, submissions, (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }), true);
   });
 

@@ -1,5 +1,6 @@
 // Sending options of the Settings page (docs/console.md §2 Settings, §3 UI settings): who may change
 // them, the change itself, and the one mapping to the console's wire names.
+import { SENDING_OPTIONS, type SendingOption } from '../../contract/values.ts';
 import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import { DomainError } from '../core/errors.ts';
@@ -32,11 +33,11 @@ export async function settingsForConsole(ctx: AppContext, customerId: number) {
   return { settings: settingsToWire(customer), credentials: { ...credentials, isReseller: customer.is_reseller } };
 }
 
-export type SendingOptionChange = Partial<Record<repo.SendingOption, boolean>>;
+export type SendingOptionChange = Partial<Record<SendingOption, boolean>>;
 
 /** POST /v1/ui-settings: sets the one sending option `change` names, in its own transaction. */
 export async function changeSendingOption(ctx: AppContext, customerId: number, change: SendingOptionChange) {
-  const option = repo.SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
+  const option = SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
   const value = change[option]!;
   const settings = await inTransaction(ctx.db, (trx) => setSendingOption(ctx, trx, customerId, option, value));
   clearLookupCaches(ctx); // again after commit: a send during the transaction may have cached the old state
@@ -48,7 +49,7 @@ export async function changeSendingOption(ctx: AppContext, customerId: number, c
  * invalidated (here and, at commit, in other processes) so that the next message sent already
  * follows the new setting; the caller clears this process's caches again after the commit.
  */
-async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: repo.SendingOption, value: boolean): Promise<UiSettingsWire> {
+async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: SendingOption, value: boolean): Promise<UiSettingsWire> {
   const options = await repo.updateSendingOption(trx, customerId, option, value);
   if (!options) throw new DomainError('not_found', 'No such customer');
   await invalidateLookups(ctx, trx);
