@@ -8,11 +8,107 @@
 import { sql } from 'kysely';
 
 /** Groups of the bench customer; the first ones get most of the mail. */
-export const GROUPS = ['Orders', 'Shipping updates', 'Password resets', 'Invoices', 'Welcome', 'Newsletter receipts', 'Abandoned carts', 'Reviews', 'Returns', 'Account alerts', 'Back in stock', 'Price drops', 'Loyalty', 'Referrals', 'Gift cards', 'Surveys', 'Subscriptions', 'Receipts', 'Two-factor codes', 'Wishlist'];
+export const GROUPS = [
+  'Orders',
+  'Shipping updates',
+  'Password resets',
+  'Invoices',
+  'Welcome',
+  'Newsletter receipts',
+  'Abandoned carts',
+  'Reviews',
+  'Returns',
+  'Account alerts',
+  'Back in stock',
+  'Price drops',
+  'Loyalty',
+  'Referrals',
+  'Gift cards',
+  'Surveys',
+  'Subscriptions',
+  'Receipts',
+  'Two-factor codes',
+  'Wishlist',
+];
 
-const FIRST = ['ann', 'ben', 'chloe', 'david', 'emma', 'finn', 'grace', 'hugo', 'isla', 'jack', 'kira', 'liam', 'maya', 'noah', 'olivia', 'paul', 'quinn', 'rosa', 'sam', 'tara', 'umar', 'vera', 'will', 'xena', 'yusuf', 'zoe', 'aisha', 'bruno', 'carmen', 'dmitri', 'elif', 'farah', 'gus', 'hana', 'ivan', 'jun', 'lena', 'marco', 'nia', 'oscar'];
-const LAST = ['smith', 'jones', 'brown', 'garcia', 'muller', 'rossi', 'nowak', 'silva', 'kim', 'chen', 'patel', 'okafor', 'dubois', 'novak', 'larsen', 'haddad', 'tanaka', 'costa', 'berg', 'walsh', 'moreau', 'khan', 'ivanova', 'fischer', 'lopez'];
-const DOMAINS = ['example.com', 'example.net', 'example.org', 'mail.example', 'inbox.example', 'post.example', 'web.example'];
+const FIRST = [
+  'ann',
+  'ben',
+  'chloe',
+  'david',
+  'emma',
+  'finn',
+  'grace',
+  'hugo',
+  'isla',
+  'jack',
+  'kira',
+  'liam',
+  'maya',
+  'noah',
+  'olivia',
+  'paul',
+  'quinn',
+  'rosa',
+  'sam',
+  'tara',
+  'umar',
+  'vera',
+  'will',
+  'xena',
+  'yusuf',
+  'zoe',
+  'aisha',
+  'bruno',
+  'carmen',
+  'dmitri',
+  'elif',
+  'farah',
+  'gus',
+  'hana',
+  'ivan',
+  'jun',
+  'lena',
+  'marco',
+  'nia',
+  'oscar',
+];
+const LAST = [
+  'smith',
+  'jones',
+  'brown',
+  'garcia',
+  'muller',
+  'rossi',
+  'nowak',
+  'silva',
+  'kim',
+  'chen',
+  'patel',
+  'okafor',
+  'dubois',
+  'novak',
+  'larsen',
+  'haddad',
+  'tanaka',
+  'costa',
+  'berg',
+  'walsh',
+  'moreau',
+  'khan',
+  'ivanova',
+  'fischer',
+  'lopez',
+];
+const DOMAINS = [
+  'example.com',
+  'example.net',
+  'example.org',
+  'mail.example',
+  'inbox.example',
+  'post.example',
+  'web.example',
+];
 
 /** Days of history the rows are spread over, ending now; the console's default range is the last 30. */
 export const SPAN_DAYS = 180;
@@ -21,7 +117,9 @@ const MESSAGES_PER_RECIPIENT = 10;
 
 /** `count` group names: GROUPS, then numbered copies of them (the 50-group layout of issue 13). */
 export function groupNames(count = GROUPS.length) {
-  return Array.from({ length: count }, (_, i) => (i < GROUPS.length ? GROUPS[i] : `${GROUPS[i % GROUPS.length]} ${1 + Math.floor(i / GROUPS.length)}`));
+  return Array.from({ length: count }, (_, i) =>
+    i < GROUPS.length ? GROUPS[i] : `${GROUPS[i % GROUPS.length]} ${1 + Math.floor(i / GROUPS.length)}`,
+  );
 }
 
 const array = (items) => `array[${items.map((s) => `'${s}'`).join(',')}]`;
@@ -164,13 +262,17 @@ export async function deriveRollups(db, customerId) {
 /** The identity sequences continue after the explicit ids. */
 export async function resetSequences(db) {
   for (const table of ['messages', 'transactions', 'transaction_groups']) {
-    await sql.raw(`select setval(pg_get_serial_sequence('${table}', 'id'), (select coalesce(max(id), 1) from ${table}))`).execute(db);
+    await sql
+      .raw(`select setval(pg_get_serial_sequence('${table}', 'id'), (select coalesce(max(id), 1) from ${table}))`)
+      .execute(db);
   }
 }
 
 /** The rollups (daily_stats, transaction_counts) against the rows they summarize: every column must agree. */
 export async function checkRollups(db, customerId) {
-  const { rows: [s] } = await sql
+  const {
+    rows: [s],
+  } = await sql
     .raw(
       `select sum(requests)::bigint requests, sum(sent)::bigint sent, sum(failed)::bigint failed, sum(delivered)::bigint delivered, sum(bounced)::bigint bounced,
               sum(bounces_hard)::bigint bounces_hard, sum(bounces_soft)::bigint bounces_soft, sum(opens)::bigint opens, sum(unique_opens)::bigint unique_opens,
@@ -178,7 +280,9 @@ export async function checkRollups(db, customerId) {
          from daily_stats where customer_id = ${customerId}`,
     )
     .execute(db);
-  const { rows: [t] } = await sql
+  const {
+    rows: [t],
+  } = await sql
     .raw(
       `select count(*) requests, count(*) filter (where status = 'sent') sent, count(*) filter (where status in ('failed', 'no_quota')) failed,
               count(*) filter (where status = 'sent') delivered, count(*) filter (where delivered_status = 'bounced') bounced,
@@ -192,12 +296,20 @@ export async function checkRollups(db, customerId) {
     `select ${n} counts_all, ${n} filter (where status in ('failed', 'no_quota')) counts_failed, ${n} filter (where delivered_status = 'bounced') counts_bounced,
             ${n} filter (where delivered_status = 'delivered') counts_delivered, ${n} filter (where ${opened}) counts_opened, ${n} filter (where ${clicked}) counts_clicked
        from ${source} where customer_id = ${customerId}`;
-  const { rows: [cs] } = await sql.raw(counted('transaction_counts', 'sum(n)', 'opened', 'clicked')).execute(db);
-  const { rows: [ct] } = await sql.raw(counted('transactions', 'count(*)', 'open_count > 0', 'click_count > 0')).execute(db);
+  const {
+    rows: [cs],
+  } = await sql.raw(counted('transaction_counts', 'sum(n)', 'opened', 'clicked')).execute(db);
+  const {
+    rows: [ct],
+  } = await sql.raw(counted('transactions', 'count(*)', 'open_count > 0', 'click_count > 0')).execute(db);
   Object.assign(s, cs);
   Object.assign(t, ct);
   const mismatches = Object.keys(s).filter((k) => Number(s[k]) !== Number(t[k]));
-  return { match: mismatches.length === 0, mismatches, totals: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)])) };
+  return {
+    match: mismatches.length === 0,
+    mismatches,
+    totals: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)])),
+  };
 }
 
 /** Tracked links per group: each clicked transaction clicked one to three of them. */

@@ -8,19 +8,30 @@ import { operation } from './common.ts';
 export { mailRequest, resendRequest };
 
 const templateFields = {
-  template_id: z.string().max(200).openapi({ description: 'A published template’s id or alias: its subject, HTML and text are rendered with `variables`.' }),
-  variables: z.record(z.string(), z.unknown()).optional().openapi({ description: 'The template’s variables; every variable it uses must be given.' }),
+  template_id: z.string().max(200).openapi({
+    description: 'A published template’s id or alias: its subject, HTML and text are rendered with `variables`.',
+  }),
+  variables: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .openapi({ description: 'The template’s variables; every variable it uses must be given.' }),
 };
 /** A send: the message itself, or a template with its variables (fields given beside it win). */
-export const mailSend = z.union([
-  mailRequest,
-  mailRequest.partial({ subject: true }).extend(templateFields),
+export const mailSend = z.union([mailRequest, mailRequest.partial({ subject: true }).extend(templateFields)]);
+export const mailBatch = z.union([
+  z.array(mailSend).min(1).max(MAX_BATCH),
+  z.object({ messages: z.array(mailSend).min(1).max(MAX_BATCH) }),
 ]);
-export const mailBatch = z.union([z.array(mailSend).min(1).max(MAX_BATCH), z.object({ messages: z.array(mailSend).min(1).max(MAX_BATCH) })]);
 
 // Resend's fields we refuse are `never` in the check; the document states them as refused instead
-const refused = (why: string) => z.unknown().optional().openapi({ description: `Refused: ${why}.`, not: {} });
-const resendAttachment = resendRequest.shape.attachments.unwrap().element.extend({ path: refused('send base64 content') });
+const refused = (why: string) =>
+  z
+    .unknown()
+    .optional()
+    .openapi({ description: `Refused: ${why}.`, not: {} });
+const resendAttachment = resendRequest.shape.attachments
+  .unwrap()
+  .element.extend({ path: refused('send base64 content') });
 const resendDocumented = resendRequest.extend({
   react: refused('render it to html first'),
   scheduled_at: refused('scheduled sending is not supported'),
@@ -28,23 +39,38 @@ const resendDocumented = resendRequest.extend({
 });
 export const resendSend = z.union([
   resendDocumented,
-  resendDocumented.partial({ subject: true }).extend({ template: z.strictObject({ id: z.string().max(200), variables: z.record(z.string(), z.unknown()).optional() }) }),
+  resendDocumented.partial({ subject: true }).extend({
+    template: z.strictObject({ id: z.string().max(200), variables: z.record(z.string(), z.unknown()).optional() }),
+  }),
 ]);
 export const resendBatch = z.array(resendSend).min(1).max(100);
 
 const idempotency = z.object({
   'idempotency-key': z.string().min(1).max(256).optional().openapi({
-    description: 'Up to 256 printable characters. The same key with the same body within 24 h answers the first response again and sends nothing; with another body it is 409.',
+    description:
+      'Up to 256 printable characters. The same key with the same body within 24 h answers the first response again and sends nothing; with another body it is 409.',
   }),
 });
 
 const accepted = z.object({
-  trans_uuid: z.string().openapi({ description: 'The transaction of this recipient: reports, webhooks and the unsubscribe link name it.' }),
+  trans_uuid: z
+    .string()
+    .openapi({ description: 'The transaction of this recipient: reports, webhooks and the unsubscribe link name it.' }),
   to: z.string(),
-  status: z.string().openapi({ description: '`queued`, or `suppressed` when the address is on the suppression list (nothing is sent to it).' }),
+  status: z.string().openapi({
+    description: '`queued`, or `suppressed` when the address is on the suppression list (nothing is sent to it).',
+  }),
 });
 
-const sendErrors = ['invalid_json', 'validation_failed', 'domain_not_verified', 'missing_variables', 'conflict', 'too_many_requests', 'not_found'] as const;
+const sendErrors = [
+  'invalid_json',
+  'validation_failed',
+  'domain_not_verified',
+  'missing_variables',
+  'conflict',
+  'too_many_requests',
+  'not_found',
+] as const;
 const TAG = 'Sending';
 const example = {
   from: { email: 'receipts@example.com', name: 'Example Shop' },
@@ -66,7 +92,16 @@ export const sendMail = operation({
   bodyExample: example,
   checkedByHandler: true,
   headers: idempotency,
-  success: [{ status: 202, description: 'Accepted: one transaction per recipient.', schema: z.object({ data: z.array(accepted) }), example: { data: [{ trans_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', to: 'ada@example.org', status: 'queued' }] } }],
+  success: [
+    {
+      status: 202,
+      description: 'Accepted: one transaction per recipient.',
+      schema: z.object({ data: z.array(accepted) }),
+      example: {
+        data: [{ trans_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', to: 'ada@example.org', status: 'queued' }],
+      },
+    },
+  ],
   errors: [...sendErrors],
 });
 
@@ -81,11 +116,22 @@ export const sendMailBatch = operation({
   bodyExample: [example],
   checkedByHandler: true,
   headers: idempotency,
-  success: [{ status: 202, description: 'Accepted: per message, its recipients’ transactions.', schema: z.object({ data: z.array(z.array(accepted)) }) }],
+  success: [
+    {
+      status: 202,
+      description: 'Accepted: per message, its recipients’ transactions.',
+      schema: z.object({ data: z.array(z.array(accepted)) }),
+    },
+  ],
   errors: [...sendErrors],
 });
 
-const resendExample = { from: 'Example Shop <receipts@example.com>', to: ['ada@example.org'], subject: 'Your receipt', html: '<p>Thank you for your order.</p>' };
+const resendExample = {
+  from: 'Example Shop <receipts@example.com>',
+  to: ['ada@example.org'],
+  subject: 'Your receipt',
+  html: '<p>Thank you for your order.</p>',
+};
 
 export const sendEmail = operation({
   method: 'post',
@@ -99,7 +145,14 @@ export const sendEmail = operation({
   bodyExample: resendExample,
   checkedByHandler: true,
   headers: idempotency,
-  success: [{ status: 200, description: 'Accepted.', schema: z.object({ id: z.string() }), example: { id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' } }],
+  success: [
+    {
+      status: 200,
+      description: 'Accepted.',
+      schema: z.object({ id: z.string() }),
+      example: { id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
+    },
+  ],
   errors: [...sendErrors],
 });
 
@@ -114,7 +167,13 @@ export const sendEmailBatch = operation({
   bodyExample: [resendExample],
   checkedByHandler: true,
   headers: idempotency,
-  success: [{ status: 200, description: 'Accepted: one id per message.', schema: z.object({ data: z.array(z.object({ id: z.string() })) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'Accepted: one id per message.',
+      schema: z.object({ data: z.array(z.object({ id: z.string() })) }),
+    },
+  ],
   errors: [...sendErrors],
 });
 
@@ -126,7 +185,8 @@ export const unsubscribe = operation({
   path: '/v1/unsubscribe',
   tag: 'Unsubscribe',
   summary: 'Unsubscribe a recipient',
-  description: 'Made by the recipient’s unsubscribe page: the transaction uuid from the link is the only credential. The address goes on the account’s suppression list.',
+  description:
+    'Made by the recipient’s unsubscribe page: the transaction uuid from the link is the only credential. The address goes on the account’s suppression list.',
   access: 'public',
   body: transactionBody,
   bodyExample: { transaction_id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },

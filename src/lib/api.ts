@@ -28,7 +28,11 @@ function createClient(redirectOnAuthError: boolean) {
       if (typeof context.request === 'string') context.request = absolutePath(context.request);
     },
     onResponseError({ response }) {
-      if (redirectOnAuthError && (response.status === 401 || response.status === 403) && typeof window !== 'undefined') {
+      if (
+        redirectOnAuthError &&
+        (response.status === 401 || response.status === 403) &&
+        typeof window !== 'undefined'
+      ) {
         window.location.assign('/unauthorized');
       }
     },
@@ -52,7 +56,12 @@ export function pathOf(template: string, params: Record<string, unknown> | undef
 function typedCall(client: typeof api) {
   return function call<K extends CallKey>(key: K, ...[options]: CallOptionsArg<K>): Promise<AnswerOf<K>> {
     const at = key.indexOf(' ');
-    const opts = (options ?? {}) as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; signal?: AbortSignal };
+    const opts = (options ?? {}) as {
+      params?: Record<string, unknown>;
+      query?: Record<string, unknown>;
+      body?: unknown;
+      signal?: AbortSignal;
+    };
     return client<AnswerOf<K>>(pathOf(key.slice(at + 1), opts.params), {
       method: key.slice(0, at),
       ...(opts.query === undefined ? {} : { query: opts.query }),
@@ -63,7 +72,8 @@ function typedCall(client: typeof api) {
 }
 
 /** The options are required when the call has path parameters. */
-type CallOptionsArg<K extends CallKey> = CallOptions<K> extends { params: object } ? [options: CallOptions<K>] : [options?: CallOptions<K>];
+type CallOptionsArg<K extends CallKey> =
+  CallOptions<K> extends { params: object } ? [options: CallOptions<K>] : [options?: CallOptions<K>];
 
 /**
  * Every console call, typed from the contract (src/contract/client.ts): `call('POST

@@ -39,7 +39,12 @@ const utcFields: PluginFunc = (_option, Dayjs) => {
     if (!this.$u) return init.call(this);
     const d = this.$d;
     [this.$y, this.$M, this.$D, this.$W] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCDay()];
-    [this.$H, this.$m, this.$s, this.$ms] = [d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()];
+    [this.$H, this.$m, this.$s, this.$ms] = [
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+    ];
   };
 };
 dayjs.extend(utcFields);

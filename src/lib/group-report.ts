@@ -52,7 +52,14 @@ export type LinkWire = LinkAnswer['data'][number];
  * Sort keys of the report call (docs/console-reports.md §2 "Sort keys seen", default desc); trans_id is the
  * default order (docs/console-reports.md §9: trans_id desc, page 1), acceptance order.
  */
-export type ReportSortKey = 'trans_id' | 'dateSent' | 'bounceReceivedDated' | 'firstOpenDate' | 'firstClickDate' | 'clicks' | 'opens';
+export type ReportSortKey =
+  | 'trans_id'
+  | 'dateSent'
+  | 'bounceReceivedDated'
+  | 'firstOpenDate'
+  | 'firstClickDate'
+  | 'clicks'
+  | 'opens';
 
 /** docs/console-reports.md §2: an Export button on every page except Overview. */
 export function hasExport(type: ReportType): boolean {
@@ -111,7 +118,15 @@ export const SUMMARY_LABELS: Record<SummaryKey, string> = {
   uniqueClicks: 'Clicked',
 };
 
-export const SUMMARY_KEYS: readonly SummaryKey[] = ['total', 'sent', 'delivered', 'bounced', 'failed', 'uniqueOpens', 'uniqueClicks'];
+export const SUMMARY_KEYS: readonly SummaryKey[] = [
+  'total',
+  'sent',
+  'delivered',
+  'bounced',
+  'failed',
+  'uniqueOpens',
+  'uniqueClicks',
+];
 
 /** The summary entry a report page is about (highlighted in its band). */
 export const PAGE_SUMMARY: Record<ReportType, SummaryKey> = {

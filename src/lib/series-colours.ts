@@ -14,4 +14,3 @@ export const SERIES_COLOURS: Record<SeriesTone, string> = {
   soft: '#e67e22',
   unique: '#34495e',
 };
-

@@ -22,7 +22,11 @@ export function safeRedirect(url: string | null | undefined, base: string): stri
   }
 }
 
-export async function subscriptionPage(bridge: PageBridge, request: Request, transactionId: string): Promise<SubscriptionPage> {
+export async function subscriptionPage(
+  bridge: PageBridge,
+  request: Request,
+  transactionId: string,
+): Promise<SubscriptionPage> {
   if (request.method !== 'POST') {
     // GET and HEAD change nothing (docs/architecture.md §8: link scanners must not unsubscribe anyone)
     return (await bridge.isKnownTransaction(transactionId))

@@ -12,7 +12,12 @@ declare module 'frappe-charts/src/js/charts/AxisChart' {
     height?: number;
     colors?: string[];
     animate?: 0 | 1;
-    axisOptions?: { xIsSeries?: 0 | 1; xAxisMode?: 'span' | 'tick'; yAxisMode?: 'span' | 'tick'; shortenYAxisNumbers?: 0 | 1 };
+    axisOptions?: {
+      xIsSeries?: 0 | 1;
+      xAxisMode?: 'span' | 'tick';
+      yAxisMode?: 'span' | 'tick';
+      shortenYAxisNumbers?: 0 | 1;
+    };
     lineOptions?: { hideDots?: 0 | 1; dotSize?: number; regionFill?: 0 | 1; spline?: 0 | 1; heatline?: 0 | 1 };
     tooltipOptions?: { formatTooltipX?(label: string): string; formatTooltipY?(value: number): string };
   }
@@ -29,4 +34,3 @@ declare module 'frappe-charts/src/js/charts/AxisChart' {
     destroy(): void;
   }
 }
-

@@ -3,7 +3,15 @@
 // parent platform address.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hydrated, launchBrowser, location, openPage, screenshot, signInThroughForm, submitLoginForm } from '../helpers/browser.ts';
+import {
+  hydrated,
+  launchBrowser,
+  location,
+  openPage,
+  screenshot,
+  signInThroughForm,
+  submitLoginForm,
+} from '../helpers/browser.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 import { SESSION_COOKIE } from '../../src/server/http/session-cookie.ts';
 
@@ -41,7 +49,11 @@ describe('signing in at /login', () => {
 
     await page.fill('#password', ADMIN.password);
     await Promise.all([page.waitForURL(`${server.baseUrl}/`), page.click('button[type=submit]')]);
-    expect((await context.cookies()).find((c) => c.name === SESSION_COOKIE)).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect((await context.cookies()).find((c) => c.name === SESSION_COOKIE)).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/',
+    });
     // a new account has no verified domain yet, so home is the getting-started page (docs/console.md §4)
     await expect(page.textContent('[data-testid=page-title]')).resolves.toBe("Let's get started");
     await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');

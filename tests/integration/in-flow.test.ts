@@ -60,7 +60,12 @@ afterEach(async () => {
 async function setUp(env: Record<string, string>) {
   const sink = await startGatedSink();
   cleanup.push(() => sink.close());
-  const app: TestApp = await createTestApp({ SMTP_RELAY_URL: sink.url, HOST: '127.0.0.1', DELIVERY_CONCURRENCY: '2', ...env });
+  const app: TestApp = await createTestApp({
+    SMTP_RELAY_URL: sink.url,
+    HOST: '127.0.0.1',
+    DELIVERY_CONCURRENCY: '2',
+    ...env,
+  });
   cleanup.push(() => app.close());
   const account = await app.createAccount();
   await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
@@ -70,8 +75,20 @@ async function setUp(env: Record<string, string>) {
   const worker = new DeliveryWorker(app.ctx);
   worker.start();
   cleanup.push(() => worker.stop(0));
-  const client = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user: username, pass: password }, tls: { rejectUnauthorized: false } });
-  const send = (i: number) => client.sendMail({ from: 'orders@shop.example', to: `r${i}@customer.example`, subject: `Message ${i}`, text: 'Hello' });
+  const client = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    auth: { user: username, pass: password },
+    tls: { rejectUnauthorized: false },
+  });
+  const send = (i: number) =>
+    client.sendMail({
+      from: 'orders@shop.example',
+      to: `r${i}@customer.example`,
+      subject: `Message ${i}`,
+      text: 'Hello',
+    });
   const dialog = async () => {
     const d = await openDialog(smtp.port);
     cleanup.push(async () => d.end());
@@ -84,7 +101,11 @@ async function setUp(env: Record<string, string>) {
 
 /** Makes the messages still queued look accepted a minute ago: the next claim then shows delivery a minute behind. */
 const ageQueue = (app: TestApp) =>
-  app.ctx.db.updateTable('transactions').set({ queued_at: sql`now() - interval '1 minute'` }).where('status', '=', 'queued').execute();
+  app.ctx.db
+    .updateTable('transactions')
+    .set({ queued_at: sql`now() - interval '1 minute'` })
+    .where('status', '=', 'queued')
+    .execute();
 
 describe('SMTP flow control (in_flow_delay)', () => {
   it('the worker reports how long the oldest message it takes waited, and 0 once the queue is drained', async () => {
@@ -129,7 +150,9 @@ describe('SMTP flow control (in_flow_delay)', () => {
     expect(flow.lagMs).toBe(0);
     expect(await d.command('RCPT TO:<late@customer.example>')).toMatch(/^250/);
     expect(await d.command('DATA')).toMatch(/^354/);
-    expect(await d.raw('From: orders@shop.example\r\nTo: late@customer.example\r\nSubject: Late\r\n\r\nHello\r\n.\r\n')).toMatch(/^250/);
+    expect(
+      await d.raw('From: orders@shop.example\r\nTo: late@customer.example\r\nSubject: Late\r\n\r\nHello\r\n.\r\n'),
+    ).toMatch(/^250/);
     await vi.waitFor(() => expect(sink.arrived).toBe(3));
   });
 

@@ -17,7 +17,15 @@ let account: TestAccount;
 let user: string;
 let pass: string;
 
-const countTransactions = async () => Number((await app.ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const countTransactions = async () =>
+  Number(
+    (
+      await app.ctx.db
+        .selectFrom('transactions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -39,7 +47,13 @@ afterAll(async () => {
 });
 
 const client = () =>
-  nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user, pass }, tls: { rejectUnauthorized: false } });
+  nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    auth: { user, pass },
+    tls: { rejectUnauthorized: false },
+  });
 
 describe('SMTP submission', () => {
   it('accepts an authenticated message over STARTTLS, delivers it to every envelope recipient (Bcc too) and drops X-Transact-Group', async () => {
@@ -62,7 +76,12 @@ describe('SMTP submission', () => {
       expect(text).toMatch(/^DKIM-Signature: .*d=shop\.example/im);
       expect(text).toContain('Hello over SMTP');
     }
-    const group = await app.ctx.db.selectFrom('transaction_groups').select('id').where('customer_id', '=', account.customerId).where('name', '=', 'Receipts').executeTakeFirst();
+    const group = await app.ctx.db
+      .selectFrom('transaction_groups')
+      .select('id')
+      .where('customer_id', '=', account.customerId)
+      .where('name', '=', 'Receipts')
+      .executeTakeFirst();
     expect(group).toBeDefined();
   });
 
@@ -91,7 +110,14 @@ describe('SMTP submission', () => {
     expect(await d.command('MAIL FROM:<orders@shop.example> SIZE=999999999')).toMatch(/^552/);
     d.end();
     const before = await countTransactions();
-    await expect(client().sendMail({ from: 'orders@shop.example', to: 'ann@customer.example', subject: 'Big', text: 'x'.repeat(300_000) })).rejects.toMatchObject({ responseCode: 552 });
+    await expect(
+      client().sendMail({
+        from: 'orders@shop.example',
+        to: 'ann@customer.example',
+        subject: 'Big',
+        text: 'x'.repeat(300_000),
+      }),
+    ).rejects.toMatchObject({ responseCode: 552 });
     expect(await countTransactions()).toBe(before);
   });
 
@@ -103,7 +129,9 @@ describe('SMTP submission', () => {
 
   it('refuses a From domain that is not verified with 550 5.7.1', async () => {
     const before = await countTransactions();
-    await expect(client().sendMail({ from: 'x@unverified.example', to: 'ann@customer.example', subject: 'No', text: 'No' })).rejects.toMatchObject({ responseCode: 550 });
+    await expect(
+      client().sendMail({ from: 'x@unverified.example', to: 'ann@customer.example', subject: 'No', text: 'No' }),
+    ).rejects.toMatchObject({ responseCode: 550 });
     expect(await countTransactions()).toBe(before);
   });
 

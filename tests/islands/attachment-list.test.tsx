@@ -8,7 +8,11 @@ import { json, stubNetwork } from './network.ts';
 
 const BASE = '/v1/tracked-attachments';
 
-function link(id: number, name: string, extra: { expiry?: number | null; limit?: number; downloads?: number; state?: 'live' | 'expired' | 'exhausted' } = {}) {
+function link(
+  id: number,
+  name: string,
+  extra: { expiry?: number | null; limit?: number; downloads?: number; state?: 'live' | 'expired' | 'exhausted' } = {},
+) {
   return {
     id,
     name,

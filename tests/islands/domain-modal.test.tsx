@@ -15,7 +15,8 @@ const GET_STARTED = {
 
 const send = () => screen.getByRole<HTMLButtonElement>('button', { name: 'Send Verification Email' });
 const domainField = () => screen.getByLabelText<HTMLInputElement>('Domain');
-const type = (field: HTMLInputElement, text: string) => act(async () => void fireEvent.change(field, { target: { value: text } }));
+const type = (field: HTMLInputElement, text: string) =>
+  act(async () => void fireEvent.change(field, { target: { value: text } }));
 
 /** The getting-started island, loaded, with the modal open. */
 async function openModal() {
@@ -72,7 +73,10 @@ describe('Domain modal', () => {
 
   it('disables Send while the request is in flight, shows the success and closes 3 s later', async () => {
     const created = later();
-    const calls = stubNetwork({ 'GET /v1/get-started': () => json(GET_STARTED), 'POST /v1/domains': () => created.promise });
+    const calls = stubNetwork({
+      'GET /v1/get-started': () => json(GET_STARTED),
+      'POST /v1/domains': () => created.promise,
+    });
     await openModal();
     await type(domainField(), 'shop.example');
     await type(screen.getByLabelText<HTMLInputElement>('Verification email'), 'postmaster');
@@ -80,7 +84,11 @@ describe('Domain modal', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     await act(async () => send().click());
     expect(send().disabled).toBe(true);
-    expect(calls.find((c) => c.method === 'POST')).toEqual({ method: 'POST', path: '/v1/domains', body: { domain_url: 'shop.example', domain_verification_email: 'postmaster@shop.example' } });
+    expect(calls.find((c) => c.method === 'POST')).toEqual({
+      method: 'POST',
+      path: '/v1/domains',
+      body: { domain_url: 'shop.example', domain_verification_email: 'postmaster@shop.example' },
+    });
 
     created.resolve(json({ messages: ['Domain Created'] }));
     expect((await until(() => screen.queryByTestId('domain-success'))).textContent).toContain('Domain Created');
@@ -90,7 +98,7 @@ describe('Domain modal', () => {
     expect(screen.queryByRole('dialog')).toBeNull();
   });
 
-  it('shows the server\'s error and clears it 5 s later, the modal staying open', async () => {
+  it("shows the server's error and clears it 5 s later, the modal staying open", async () => {
     stubNetwork({
       'GET /v1/get-started': () => json(GET_STARTED),
       'POST /v1/domains': () => json({ messages: ['Domain already exists'] }, 422),

@@ -71,7 +71,9 @@ describe('Overview delivery widget', () => {
   });
 
   it("shows 'No Data' without Retry when the range has no transactions", async () => {
-    const empty = Object.fromEntries(Object.entries(STATS).map(([k, v]) => [k, typeof v === 'number' ? 0 : share(0, 0)]));
+    const empty = Object.fromEntries(
+      Object.entries(STATS).map(([k, v]) => [k, typeof v === 'number' ? 0 : share(0, 0)]),
+    );
     stubNetwork({ 'POST /v1/transaction-groups/overview': () => json({ overviewStats: empty }) });
     const clock = manualTimers();
     await renderWidget(clock.timers);

@@ -35,7 +35,9 @@ describe('the typed client', () => {
 
   it('fills path parameters, each encoded, and refuses a call missing one', () => {
     expect(pathOf('/v1/suppression/{email}', { email: 'a/b@example.com' })).toBe('/v1/suppression/a%2Fb%40example.com');
-    expect(pathOf('/v1/tracked-attachments/groups/{id}/assets/{assetId}', { id: 4, assetId: '7' })).toBe('/v1/tracked-attachments/groups/4/assets/7');
+    expect(pathOf('/v1/tracked-attachments/groups/{id}/assets/{assetId}', { id: 4, assetId: '7' })).toBe(
+      '/v1/tracked-attachments/groups/4/assets/7',
+    );
     expect(() => pathOf('/v1/templates/{id}', {})).toThrow('no value for {id}');
   });
 
@@ -43,7 +45,10 @@ describe('the typed client', () => {
     const requested: { url: string; method?: string; body?: unknown }[] = [];
     vi.stubGlobal('fetch', async (input: RequestInfo | URL, init: RequestInit = {}) => {
       requested.push({ url: String(input), method: init.method, body: init.body });
-      return new Response('{"data":[],"meta":{"current_page":1,"per_page":10,"total":0,"last_page":1,"total_capped":false}}', { headers: { 'Content-Type': 'application/json' } });
+      return new Response(
+        '{"data":[],"meta":{"current_page":1,"per_page":10,"total":0,"last_page":1,"total_capped":false}}',
+        { headers: { 'Content-Type': 'application/json' } },
+      );
     });
     const answer = await call('POST /v1/transaction/search', { body: { page: 2 } });
     expect(answer.meta.current_page).toBe(1);

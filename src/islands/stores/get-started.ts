@@ -40,7 +40,8 @@ export async function createDomain(domain: string, email: string): Promise<strin
     if (answer.messages.includes(DOMAIN_CREATED)) void loadGetStarted();
     return answer.messages;
   } catch (err) {
-    const body = err instanceof FetchError ? (err.data as (ApiErrorBody & { messages?: string[] }) | undefined) : undefined;
+    const body =
+      err instanceof FetchError ? (err.data as (ApiErrorBody & { messages?: string[] }) | undefined) : undefined;
     return body?.messages ?? [body?.error?.message ?? 'The domain could not be added. Try again.'];
   }
 }

@@ -8,7 +8,15 @@ import { call } from '../../lib/api.ts';
 import { type Timers, realTimers, watchForAnswer } from '../../lib/answer-watch.ts';
 import { type DayRange, rangeToUnix } from '../../lib/dates.ts';
 import { debounced } from '../../lib/debounced.ts';
-import type { LinkWire, OverviewStatsWire, ReportDayWire, ReportPageMeta, ReportSortKey, ReportTransactionWire, ReportType } from '../../lib/group-report.ts';
+import type {
+  LinkWire,
+  OverviewStatsWire,
+  ReportDayWire,
+  ReportPageMeta,
+  ReportSortKey,
+  ReportTransactionWire,
+  ReportType,
+} from '../../lib/group-report.ts';
 import { EXPORT_ALERT_MS, OVERVIEW_RETRY_MS, REPORT_SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { showAlert } from './alerts.ts';
 import { chosenRange, currentRange } from './date-range.ts';
@@ -47,7 +55,8 @@ export interface OverviewState {
 export const FIRST_QUERY: ReportQuery = { page: 1, text: '', sort: { key: 'trans_id', direction: 'desc' } };
 
 /** docs/console-reports.md §8: the Export alerts, shown for 6 s (§9). */
-export const EXPORT_QUEUED = 'Report queued successfully. We will send you an email when your report is ready to download.';
+export const EXPORT_QUEUED =
+  'Report queued successfully. We will send you an email when your report is ready to download.';
 export const EXPORT_FAILED = 'An error occurred when queuing the report. Please try again.';
 
 export const reportQuery = atom<ReportQuery>(FIRST_QUERY);
@@ -162,7 +171,8 @@ export async function loadOverviewStats(): Promise<void> {
   const answered = watchForAnswer(
     OVERVIEW_RETRY_MS,
     () => {
-      if (request === latestOverview && overviewStats.get().status === 'waiting') overviewStats.set({ status: 'late', stats: null });
+      if (request === latestOverview && overviewStats.get().status === 'waiting')
+        overviewStats.set({ status: 'late', stats: null });
     },
     overviewTimers,
   );
@@ -198,9 +208,7 @@ export async function loadLinks(): Promise<void> {
   linkList.set({ ...linkList.get(), status: 'loading' });
   try {
     const answer =
-      page === 1
-        ? await call('POST /v1/links', { body: fields })
-        : await call('GET /v1/links', { query: fields });
+      page === 1 ? await call('POST /v1/links', { body: fields }) : await call('GET /v1/links', { query: fields });
     if (request === latestLinks) linkList.set({ status: 'loaded', data: answer.data, meta: answer.meta });
   } catch {
     if (request === latestLinks) linkList.set({ status: 'failed', data: [], meta: null });

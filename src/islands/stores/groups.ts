@@ -10,7 +10,15 @@ import type { Direction, ListState } from './transactions.ts';
 export type { GroupWire };
 
 /** Sortable columns, as POST /v1/transaction-groups/search names them (docs/console-reports.md §2: default desc). */
-export type GroupSortKey = 'group_name' | 'group_last_send_date' | 'sent' | 'failed' | 'delivered' | 'bounces' | 'opens' | 'clicks';
+export type GroupSortKey =
+  | 'group_name'
+  | 'group_last_send_date'
+  | 'sent'
+  | 'failed'
+  | 'delivered'
+  | 'bounces'
+  | 'opens'
+  | 'clicks';
 
 export interface GroupQuery {
   page: number;

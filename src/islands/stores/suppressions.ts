@@ -146,7 +146,10 @@ interface AddAnswer {
 }
 
 function isInvalidList(value: unknown): value is AddAnswer['invalid'] {
-  return Array.isArray(value) && value.every((v) => typeof v === 'object' && v !== null && typeof (v as { line?: unknown }).line === 'number');
+  return (
+    Array.isArray(value) &&
+    value.every((v) => typeof v === 'object' && v !== null && typeof (v as { line?: unknown }).line === 'number')
+  );
 }
 
 /**
@@ -159,7 +162,8 @@ export async function addRecipients(text: string): Promise<AddOutcome> {
   const lines = text.split(/\r\n|\r|\n/).map((value, i) => ({ value: value.trim(), line: i + 1 }));
   const kept = lines.filter((l) => l.value !== '');
   // the server numbers the lines it received; map them back to the textarea's
-  const toTextarea = (invalid: AddAnswer['invalid']): RejectedLine[] => invalid.map((i) => ({ ...i, line: kept[i.line - 1]?.line ?? i.line }));
+  const toTextarea = (invalid: AddAnswer['invalid']): RejectedLine[] =>
+    invalid.map((i) => ({ ...i, line: kept[i.line - 1]?.line ?? i.line }));
   try {
     const answer = await call('POST /v1/suppression', { body: { emails: kept.map((l) => l.value) } });
     showAlert('success', 'Suppression successfully added.');
@@ -170,7 +174,10 @@ export async function addRecipients(text: string): Promise<AddOutcome> {
   } catch (err) {
     const message = errorMessage(err, 'Error in adding suppressions');
     showAlert('danger', message);
-    const details = err instanceof FetchError ? (err.data as { error?: { details?: unknown } } | undefined)?.error?.details : undefined;
+    const details =
+      err instanceof FetchError
+        ? (err.data as { error?: { details?: unknown } } | undefined)?.error?.details
+        : undefined;
     return { ok: false, message, rejected: isInvalidList(details) ? toTextarea(details) : [] };
   }
 }

@@ -34,7 +34,12 @@ export interface ListState<T> {
 }
 
 /** docs/console-reports.md §9: the default report sort, trans_id desc (newest first), page 1. */
-export const FIRST_QUERY: TransactionQuery = { page: 1, text: '', status: 'all', sort: { key: 'trans_id', direction: 'desc' } };
+export const FIRST_QUERY: TransactionQuery = {
+  page: 1,
+  text: '',
+  status: 'all',
+  sort: { key: 'trans_id', direction: 'desc' },
+};
 
 export const transactionQuery = atom<TransactionQuery>(FIRST_QUERY);
 /** What the search box holds right now. */
@@ -51,7 +56,13 @@ function dateFields(range: DayRange) {
 }
 
 function isFirstView(q: TransactionQuery): boolean {
-  return q.page === 1 && q.text === '' && q.status === 'all' && q.sort.key === FIRST_QUERY.sort.key && q.sort.direction === FIRST_QUERY.sort.direction;
+  return (
+    q.page === 1 &&
+    q.text === '' &&
+    q.status === 'all' &&
+    q.sort.key === FIRST_QUERY.sort.key &&
+    q.sort.direction === FIRST_QUERY.sort.direction
+  );
 }
 
 /** GET /v1/dashboard's query for a range (the dashboard renders its first page on the server with it). */

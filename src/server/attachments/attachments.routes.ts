@@ -51,7 +51,10 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
       const group = await service.createGroup(ctx, customerId, service.parseGroupInput(fields.group), stored);
       return c.json(group, 201);
     } catch (err) {
-      await service.discard(ctx, stored.map((s) => s.key));
+      await service.discard(
+        ctx,
+        stored.map((s) => s.key),
+      );
       throw err;
     }
   });
@@ -102,7 +105,10 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
       const assets = await service.addAssets(ctx, customerId, id, stored);
       return c.json({ assets }, 201);
     } catch (err) {
-      await service.discard(ctx, stored.map((s) => s.key));
+      await service.discard(
+        ctx,
+        stored.map((s) => s.key),
+      );
       throw err;
     }
   });
@@ -129,7 +135,8 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
         c,
         async (file, fieldsSoFar) => {
           if (fieldsSoFar.settings !== undefined) service.parseBrandingInput(fieldsSoFar.settings);
-          if (file.field !== 'asset') throw new ApiError('validation_failed', `Unexpected file field '${file.field}'; send the logo as 'asset'`);
+          if (file.field !== 'asset')
+            throw new ApiError('validation_failed', `Unexpected file field '${file.field}'; send the logo as 'asset'`);
           logo = await service.storeLogo(ctx, file);
           return logo;
         },
@@ -150,7 +157,11 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
     const body = row?.logo_key ? await ctx.storage.get(row.logo_key) : undefined;
     if (!row?.logo_type || !body) throw new ApiError('not_found', 'There is no logo');
     return new Response(Readable.toWeb(body) as ReadableStream, {
-      headers: { 'Content-Type': row.logo_type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, no-cache' },
+      headers: {
+        'Content-Type': row.logo_type,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'private, no-cache',
+      },
     });
   });
 

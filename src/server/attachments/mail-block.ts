@@ -17,9 +17,13 @@ import { DEFAULT_BRANDING, recipientLink } from './attachments.service.ts';
 export async function attachmentGroupFor(ctx: AppContext, customerId: number, integrationId: string): Promise<number> {
   const group = await repo.findGroupByIntegrationId(ctx.db, customerId, integrationId);
   if (!group) {
-    throw new ApiError('validation_failed', `online_attachment_id: there is no online attachment link with the integration ID '${integrationId}'`, {
-      details: [{ path: 'online_attachment_id', message: 'unknown integration ID' }],
-    });
+    throw new ApiError(
+      'validation_failed',
+      `online_attachment_id: there is no online attachment link with the integration ID '${integrationId}'`,
+      {
+        details: [{ path: 'online_attachment_id', message: 'unknown integration ID' }],
+      },
+    );
   }
   return group.id;
 }
@@ -34,10 +38,15 @@ interface Block {
 async function blockFor(ctx: AppContext, groupId: number, transactionUuid: string): Promise<Block | null> {
   const group = await ctx.db.selectFrom('attachment_groups').selectAll().where('id', '=', groupId).executeTakeFirst();
   if (!group) return null;
-  const [assets, branding] = await Promise.all([repo.listAssets(ctx.db, [group.id]), repo.findBranding(ctx.db, group.customer_id)]);
+  const [assets, branding] = await Promise.all([
+    repo.listAssets(ctx.db, [group.id]),
+    repo.findBranding(ctx.db, group.customer_id),
+  ]);
   const b = branding?.settings ?? DEFAULT_BRANDING;
   const link = recipientLink(ctx, group.public_id, transactionUuid);
-  const expiry = group.expires_at ? `Available until ${formatLongDate(Math.floor(new Date(group.expires_at).getTime() / 1000))}` : '';
+  const expiry = group.expires_at
+    ? `Available until ${formatLongDate(Math.floor(new Date(group.expires_at).getTime() / 1000))}`
+    : '';
   const files = assets.map((a) => `${a.name} (${formatFileSize(Number(a.size))})`);
   const html =
     `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:24px 0;border-collapse:collapse;width:100%;max-width:560px">` +
@@ -57,7 +66,12 @@ function intoHtml(html: string, block: string): string {
 }
 
 /** The content with the attachment block added, or as it was when the message names no link. */
-export async function withAttachmentBlock(ctx: AppContext, tx: { uuid: string }, message: { attachment_group_id: number | null }, content: TrackedContent): Promise<TrackedContent> {
+export async function withAttachmentBlock(
+  ctx: AppContext,
+  tx: { uuid: string },
+  message: { attachment_group_id: number | null },
+  content: TrackedContent,
+): Promise<TrackedContent> {
   if (!message.attachment_group_id) return content;
   const block = await blockFor(ctx, message.attachment_group_id, tx.uuid);
   if (!block) return content; // the link was deleted after the mail was accepted

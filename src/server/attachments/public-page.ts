@@ -37,7 +37,9 @@ button:focus-visible{outline:3px solid ${hex(b.page.text_colour)};outline-offset
 form{margin:0}
 .notice{padding:1rem;border-radius:6px;background:${hex(b.link.colour)};color:${hex(b.link.text_colour)};border:1px solid rgba(0,0,0,.12);text-align:center}`;
   const logo = view.logoUrl ? `<img class="logo" src="${escapeHtml(view.logoUrl)}" alt="Logo">` : '';
-  const expiry = view.expiry ? `<p class="expiry" data-testid="expiry">Expiry date: ${escapeHtml(formatLongDate(view.expiry))}</p>` : '';
+  const expiry = view.expiry
+    ? `<p class="expiry" data-testid="expiry">Expiry date: ${escapeHtml(formatLongDate(view.expiry))}</p>`
+    : '';
   const hidden = view.recipient ? `<input type="hidden" name="r" value="${escapeHtml(view.recipient)}">` : '';
   // a dead link's page keeps the customer's logo and colours (issue 19): the notice sits in a box in
   // the link colours, under the link's name, so the recipient sees whose link it was

@@ -32,7 +32,10 @@ const NOTICES: Record<Refusal | 'missing', { heading: string; text: string }> = 
 
 function stateOf(group: repo.GroupRow, now: Date): Refusal | null {
   const expiry = group.expires_at ? new Date(group.expires_at).getTime() / 1000 : null;
-  const state = linkState({ expiry, accessLimit: group.access_limit, downloads: group.downloads }, now.getTime() / 1000);
+  const state = linkState(
+    { expiry, accessLimit: group.access_limit, downloads: group.downloads },
+    now.getTime() / 1000,
+  );
   return state === 'live' ? null : state;
 }
 
@@ -58,13 +61,20 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
  * so the table holds no addresses.
  */
 function clientDigest(ctx: AppContext, ip: string | null, transactionUuid: string | undefined): string {
-  return createHmac('sha256', ctx.config.secret!).update(`attachment-client:${ip ?? ''}:${transactionUuid ?? ''}`).digest('base64url');
+  return createHmac('sha256', ctx.config.secret!)
+    .update(`attachment-client:${ip ?? ''}:${transactionUuid ?? ''}`)
+    .digest('base64url');
 }
 
 export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () => new Date()): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
-  const page = async (c: Context<ApiEnv>, group: repo.GroupRow | undefined, status: number, refusal: Refusal | 'missing' | null) => {
+  const page = async (
+    c: Context<ApiEnv>,
+    group: repo.GroupRow | undefined,
+    status: number,
+    refusal: Refusal | 'missing' | null,
+  ) => {
     const branding = group ? await repo.findBranding(ctx.db, group.customer_id) : undefined;
     const recipient = c.req.query('r') ?? null;
     const view: PublicPageView = {
@@ -72,7 +82,14 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
       branding: branding?.settings ?? DEFAULT_BRANDING,
       logoUrl: group && branding?.logo_key ? `/a/${group.public_id}/logo` : null,
       expiry: group?.expires_at ? Math.floor(new Date(group.expires_at).getTime() / 1000) : null,
-      files: group && !refusal ? (await repo.listAssets(ctx.db, [group.id])).map((a) => ({ id: Number(a.id), name: a.name, size: Number(a.size) })) : [],
+      files:
+        group && !refusal
+          ? (await repo.listAssets(ctx.db, [group.id])).map((a) => ({
+              id: Number(a.id),
+              name: a.name,
+              size: Number(a.size),
+            }))
+          : [],
       actionBase: group ? `/a/${group.public_id}` : '',
       recipient: group && recipient && recipientOf(ctx, group.public_id, recipient) ? recipient : null,
       notice: refusal ? NOTICES[refusal] : undefined,
@@ -80,11 +97,15 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     c.header('Cache-Control', 'no-store');
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
-    c.header('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     return c.html(renderPublicPage(view), status as 200);
   };
 
-  const findGroup = (publicId: string) => (PUBLIC_ID.test(publicId) ? repo.findGroupByPublicId(ctx.db, publicId) : Promise.resolve(undefined));
+  const findGroup = (publicId: string) =>
+    PUBLIC_ID.test(publicId) ? repo.findGroupByPublicId(ctx.db, publicId) : Promise.resolve(undefined);
 
   app.get('/a/:publicId', async (c) => {
     const group = await findGroup(c.req.param('publicId'));
@@ -99,14 +120,19 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     const body = branding?.logo_key ? await ctx.storage.get(branding.logo_key) : undefined;
     if (!branding?.logo_type || !body) return c.body(null, 404);
     return new Response(Readable.toWeb(body) as ReadableStream, {
-      headers: { 'Content-Type': branding.logo_type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=300' },
+      headers: {
+        'Content-Type': branding.logo_type,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'public, max-age=300',
+      },
     });
   });
 
   app.post('/a/:publicId/files/:assetId', async (c) => {
     const group = await findGroup(c.req.param('publicId'));
     const assetId = c.req.param('assetId');
-    const asset = group && /^\d{1,15}$/.test(assetId) ? await repo.findAsset(ctx.db, group.id, Number(assetId)) : undefined;
+    const asset =
+      group && /^\d{1,15}$/.test(assetId) ? await repo.findAsset(ctx.db, group.id, Number(assetId)) : undefined;
     if (!group || !asset) return page(c, undefined, 404, 'missing');
     const size = Number(asset.size);
     const range = parseRange(c.req.header('range'), size);
@@ -122,7 +148,8 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     // has a recent counted download of this file on this link: then it is served uncounted, even
     // if that download took the last slot. Any other range counts like a new download, or anyone
     // could take all but the first byte of every file without limit.
-    const resuming = range !== null && range.start > 0 && (await repo.hasRecentDownload(ctx.db, group.id, asset.id, client, now));
+    const resuming =
+      range !== null && range.start > 0 && (await repo.hasRecentDownload(ctx.db, group.id, asset.id, client, now));
     if (resuming) {
       if (stateOf(group, now) === 'expired') return page(c, group, 410, 'expired');
     } else {
@@ -132,9 +159,23 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
         if (n === undefined) return false;
         await repo.recordDownload(trx, { group_id: group.id, asset_id: asset.id, client, at: now });
         if (uuid) {
-          const tx = await trx.selectFrom('transactions').select('id').where('uuid', '=', uuid).where('customer_id', '=', group.customer_id).executeTakeFirst();
+          const tx = await trx
+            .selectFrom('transactions')
+            .select('id')
+            .where('uuid', '=', uuid)
+            .where('customer_id', '=', group.customer_id)
+            .executeTakeFirst();
           // the download is recorded on the transaction in the same database transaction as the count
-          if (tx) await insertEvents(trx, [{ customer_id: group.customer_id, transaction_id: tx.id, type: 'download', at: now, data: { file: asset.name, link: group.name } }]);
+          if (tx)
+            await insertEvents(trx, [
+              {
+                customer_id: group.customer_id,
+                transaction_id: tx.id,
+                type: 'download',
+                at: now,
+                data: { file: asset.name, link: group.name },
+              },
+            ]);
         }
         return true;
       });

@@ -27,7 +27,6 @@ export interface DailyStatWire {
   unique_clicks: number;
 }
 
-
 export function dailyStatToWire(day: string, t: StatTotals): DailyStatWire {
   return {
     tstat_day: day,
@@ -58,7 +57,12 @@ export function rangeTotal(db: Database, customerId: number, range: TimeRange): 
  * chart — every day present, zeros where nothing happened. Without a range the series covers the
  * dashboard's default (the last 29 days through today, docs/console.md §9) while the total stays all time.
  */
-export async function overview(db: Database, customerId: number, range: TimeRange, now: Date): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
+export async function overview(
+  db: Database,
+  customerId: number,
+  range: TimeRange,
+  now: Date,
+): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
   const { first, last } = seriesDays(range, dayOf(now));
   // a range with both ends is exactly the series' days: its total is the series' sum, not another query
   const bounded = range.firstDay !== null && range.lastDay !== null;
@@ -73,7 +77,11 @@ export async function overview(db: Database, customerId: number, range: TimeRang
 }
 
 /** GET /v1/dashboard: the range's total and the first page of its latest transactions (newest first). */
-export async function dashboardData(db: Database, customerId: number, range: TimeRange): Promise<{ overviewStats: { total: number }; transactionStats: TransactionPage }> {
+export async function dashboardData(
+  db: Database,
+  customerId: number,
+  range: TimeRange,
+): Promise<{ overviewStats: { total: number }; transactionStats: TransactionPage }> {
   const transactionStats = await searchTransactions(db, customerId, {
     range,
     page: 1,
@@ -96,7 +104,11 @@ export async function dashboardData(db: Database, customerId: number, range: Tim
  * `sent` is what the month's sends used of the quota (transactions accepted for delivery; those
  * refused as no_quota or suppressed use none).
  */
-export async function quota(db: Database, customerId: number, now: Date): Promise<{ quota: { sent: number; maximum: number } }> {
+export async function quota(
+  db: Database,
+  customerId: number,
+  now: Date,
+): Promise<{ quota: { sent: number; maximum: number } }> {
   const found = await quotaOf(db, customerId, firstOfMonth(now));
   if (!found) throw new ApiError('not_found', 'No such customer');
   return { quota: { sent: found.used, maximum: found.maximum } };

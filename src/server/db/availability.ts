@@ -4,8 +4,18 @@
 // retries, and nothing is acknowledged that was not committed.
 
 // network errors of the driver's socket, and pg's own words for a connection that went away
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const LOST_CONNECTION = /connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)|cannot use a pool after calling end|client was closed and is not queryable|connection is closed/i;
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const LOST_CONNECTION =
+  /connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)|cannot use a pool after calling end|client was closed and is not queryable|connection is closed/i;
 
 /**
  * True when `err` says the database is unreachable (stopped, restarting, connections dropped),
@@ -16,7 +26,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
-    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')
+      return true;
     if (NETWORK_CODES.has(code) && !('routine' in err)) return true;
   }
   if (typeof message === 'string' && LOST_CONNECTION.test(message)) return true;

@@ -214,7 +214,18 @@ export interface TransactionCountsTable {
   n: ColumnType<number, number, number>;
 }
 
-export type EventType = 'queued' | 'sent' | 'delivered' | 'deferred' | 'failed' | 'bounced' | 'open' | 'click' | 'unsubscribe' | 'resubscribe' | 'download';
+export type EventType =
+  | 'queued'
+  | 'sent'
+  | 'delivered'
+  | 'deferred'
+  | 'failed'
+  | 'bounced'
+  | 'open'
+  | 'click'
+  | 'unsubscribe'
+  | 'resubscribe'
+  | 'download';
 
 export interface EventsTable {
   id: Generated<number>;
@@ -225,7 +236,19 @@ export interface EventsTable {
   data: Json<Record<string, unknown> | null> | null;
 }
 
-export const STAT_COLUMNS = ['requests', 'sent', 'failed', 'delivered', 'bounced', 'bounces_hard', 'bounces_soft', 'opens', 'unique_opens', 'clicks', 'unique_clicks'] as const;
+export const STAT_COLUMNS = [
+  'requests',
+  'sent',
+  'failed',
+  'delivered',
+  'bounced',
+  'bounces_hard',
+  'bounces_soft',
+  'opens',
+  'unique_opens',
+  'clicks',
+  'unique_clicks',
+] as const;
 export type StatColumn = (typeof STAT_COLUMNS)[number];
 
 export type DailyStatsTable = {

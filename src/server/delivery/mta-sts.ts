@@ -158,10 +158,20 @@ export class MtaSts {
           agent: false,
           // the policy host's address through DNS_SERVERS too
           lookup: (hostname, opts, cb) => {
-            const done = cb as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+            const done = cb as (
+              err: Error | null,
+              address: string | { address: string; family: number }[],
+              family?: number,
+            ) => void;
             this.#resolver.resolve4(hostname).then(
               // net asks for every address at once when it may try several (autoSelectFamily)
-              (addrs) => ((opts as { all?: boolean }).all ? done(null, addrs.map((address) => ({ address, family: 4 }))) : done(null, addrs[0], 4)),
+              (addrs) =>
+                (opts as { all?: boolean }).all
+                  ? done(
+                      null,
+                      addrs.map((address) => ({ address, family: 4 })),
+                    )
+                  : done(null, addrs[0], 4),
               (err: Error) => done(err, '', 4),
             );
           },

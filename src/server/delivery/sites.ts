@@ -23,7 +23,8 @@ export function blockedUntil(state: SiteState, now: Date): { until: Date; reason
     const until = new Date(Math.min(state.suspendedUntil.getTime(), now.getTime() + 60_000));
     return { until, reason: 'site suspended by an operator' };
   }
-  if (state.pausedUntil && state.pausedUntil > now) return { until: state.pausedUntil, reason: 'site paused after a slow-down reply' };
+  if (state.pausedUntil && state.pausedUntil > now)
+    return { until: state.pausedUntil, reason: 'site paused after a slow-down reply' };
   return null;
 }
 
@@ -63,13 +64,20 @@ export class SiteRegistry {
     if (entry && Date.now() - entry.read < READ_EVERY_MS) return entry.state;
     if (entry?.pending) return entry.pending;
     const pending = this.#read(site);
-    this.#states.set(site, { state: entry?.state ?? { connLimit: null, pausedUntil: null, suspendedUntil: null, holders: 0 }, read: entry?.read ?? 0, pending });
+    this.#states.set(site, {
+      state: entry?.state ?? { connLimit: null, pausedUntil: null, suspendedUntil: null, holders: 0 },
+      read: entry?.read ?? 0,
+      pending,
+    });
     try {
       const state = await pending;
       this.#states.set(site, { state, read: Date.now() });
       return state;
     } catch (err) {
-      this.#states.set(site, { state: entry?.state ?? { connLimit: null, pausedUntil: null, suspendedUntil: null, holders: 0 }, read: entry?.read ?? 0 });
+      this.#states.set(site, {
+        state: entry?.state ?? { connLimit: null, pausedUntil: null, suspendedUntil: null, holders: 0 },
+        read: entry?.read ?? 0,
+      });
       throw err;
     }
   }
@@ -80,13 +88,23 @@ export class SiteRegistry {
   }
 
   async #read(site: string): Promise<SiteState> {
-    const { rows } = await sql<{ conn_limit: number | null; paused_until: Date | null; suspended_until: Date | null; holders: string }>`
+    const { rows } = await sql<{
+      conn_limit: number | null;
+      paused_until: Date | null;
+      suspended_until: Date | null;
+      holders: string;
+    }>`
       select s.conn_limit, s.paused_until, s.suspended_until,
              (select count(distinct holder) from delivery_site_slots where site = ${site} and until > now()) as holders
         from (select 1) one left join delivery_sites s on s.site = ${site}`.execute(this.#db);
     const r = rows[0];
     const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-    return { connLimit: r?.conn_limit ?? null, pausedUntil: date(r?.paused_until ?? null), suspendedUntil: date(r?.suspended_until ?? null), holders: Number(r?.holders ?? 0) };
+    return {
+      connLimit: r?.conn_limit ?? null,
+      pausedUntil: date(r?.paused_until ?? null),
+      suspendedUntil: date(r?.suspended_until ?? null),
+      holders: Number(r?.holders ?? 0),
+    };
   }
 
   /** Leases a free connection slot below `limit`; null when all are taken (here or elsewhere). */
@@ -105,11 +123,15 @@ export class SiteRegistry {
 
   /** Extends a slot's lease (a connection kept busy for longer than the lease). */
   async renewSlot(site: string, slot: number): Promise<void> {
-    await sql`update delivery_site_slots set until = now() + make_interval(secs => ${SLOT_LEASE_SECONDS}) where site = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(this.#db);
+    await sql`update delivery_site_slots set until = now() + make_interval(secs => ${SLOT_LEASE_SECONDS}) where site = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(
+      this.#db,
+    );
   }
 
   async releaseSlot(site: string, slot: number): Promise<void> {
-    await sql`delete from delivery_site_slots where site = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(this.#db);
+    await sql`delete from delivery_site_slots where site = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(
+      this.#db,
+    );
   }
 
   static readonly SLOT_RENEW_MS = (SLOT_LEASE_SECONDS / 2) * 1000;
@@ -170,7 +192,10 @@ export class SiteRegistry {
 
   async flush(): Promise<void> {
     if (this.#tallies.size === 0) return;
-    const rows = [...this.#tallies].map(([site, t]) => sql`(${site}::text, ${t.delivered}::bigint, ${t.deferred}::bigint, ${t.failed}::bigint, ${t.lastReply ?? null}::text)`);
+    const rows = [...this.#tallies].map(
+      ([site, t]) =>
+        sql`(${site}::text, ${t.delivered}::bigint, ${t.deferred}::bigint, ${t.failed}::bigint, ${t.lastReply ?? null}::text)`,
+    );
     this.#tallies.clear();
     await sql`
       insert into delivery_sites as d (site, delivered, deferred, failed, last_reply, last_reply_at)
@@ -191,7 +216,10 @@ export class SiteRegistry {
 }
 
 /** Sends messages that wait for their site back to the queue without spending an attempt. */
-export async function requeueWaiting(db: Database, rows: { id: number; attempts: number; until: Date; site: string }[]): Promise<void> {
+export async function requeueWaiting(
+  db: Database,
+  rows: { id: number; attempts: number; until: Date; site: string }[],
+): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => sql`(${r.id}::bigint, ${r.attempts}::int, ${r.until}::timestamptz, ${r.site}::text)`);
   await sql`
@@ -204,7 +232,9 @@ export async function requeueWaiting(db: Database, rows: { id: number; attempts:
 export async function rememberSites(db: Database, rows: { id: number; site: string }[]): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => sql`(${r.id}::bigint, ${r.site}::text)`);
-  await sql`update transactions as t set site = v.site from (values ${sql.join(values)}) as v(id, site) where t.id = v.id and t.status = 'queued'`.execute(db);
+  await sql`update transactions as t set site = v.site from (values ${sql.join(values)}) as v(id, site) where t.id = v.id and t.status = 'queued'`.execute(
+    db,
+  );
 }
 
 export interface SiteRow {

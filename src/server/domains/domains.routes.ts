@@ -19,7 +19,10 @@ import * as repo from './domains.repository.ts';
 function withMessages(err: unknown): never {
   if (err instanceof ApiError) {
     const details = Array.isArray(err.details) ? (err.details as { path?: string; message?: string }[]) : [];
-    const messages = details.length > 0 ? details.map((d) => (d.path && d.path !== '(body)' ? `${d.path}: ${d.message}` : String(d.message))) : [err.message];
+    const messages =
+      details.length > 0
+        ? details.map((d) => (d.path && d.path !== '(body)' ? `${d.path}: ${d.message}` : String(d.message)))
+        : [err.message];
     throw new ApiError(err.code, err.message, { details: err.details, messages });
   }
   throw err;
@@ -40,7 +43,10 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.createDomain, [requireSession, requireSender, csrf], async (c) => {
     try {
       const body = await jsonBody(c, contract.createDomainBody);
-      const domain = await createDomainWithVerification(ctx, sessionOf(c).customerId, { domain: body.domain_url, email: body.domain_verification_email });
+      const domain = await createDomainWithVerification(ctx, sessionOf(c).customerId, {
+        domain: body.domain_url,
+        email: body.domain_verification_email,
+      });
       return c.json({ messages: ['Domain Created'], domain: domainToWire(ctx, domain) }, 201);
     } catch (err) {
       withMessages(err);
@@ -60,7 +66,10 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
     await customerDomain(ctx, customerId, id);
     const body = await jsonBody(c, contract.resendVerificationBody);
     const domain = await resendVerification(ctx, customerId, id, body.email);
-    return c.json({ messages: [`Verification email sent to ${domain.verification_email}`], domain: domainToWire(ctx, domain) });
+    return c.json({
+      messages: [`Verification email sent to ${domain.verification_email}`],
+      domain: domainToWire(ctx, domain),
+    });
   });
 
   serve(contract.checkDomain, [requireSession, requireSender, csrf], async (c, { params }) => {
@@ -74,7 +83,10 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
     const { customerId } = sessionOf(c);
     const customer = await findCustomer(ctx.db, customerId);
     if (!customer) throw new ApiError('not_found', 'No such customer');
-    const [domains, credentials] = await Promise.all([listDomainsForConsole(ctx, customerId), credentialsForConsole(ctx, customerId)]);
+    const [domains, credentials] = await Promise.all([
+      listDomainsForConsole(ctx, customerId),
+      credentialsForConsole(ctx, customerId),
+    ]);
     c.header('Cache-Control', 'no-store');
     return c.json({ domains, ...credentials, isReseller: customer.is_reseller });
   });

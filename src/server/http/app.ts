@@ -49,7 +49,9 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   // the send endpoints take attachments; every other call is a console call with a small body
   const sendLimit = limitBody(ctx.config.sendBodyLimitBytes);
   const consoleLimit = limitBody(ctx.config.consoleBodyLimitBytes);
-  app.use('/v1/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next)));
+  app.use('/v1/*', (c, next) =>
+    SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next),
+  );
   app.route('/v1', mailRoutes(ctx));
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
@@ -76,7 +78,8 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   const methodsAt = apiMethodsFinder(app);
   app.notFound((c) => {
     const allowed = methodsAt(c.req.path);
-    if (allowed.length === 0) return c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404);
+    if (allowed.length === 0)
+      return c.json(new ApiError('not_found', `No route ${c.req.method} ${c.req.path}`).toBody(), 404);
     const refused = methodNotAllowed(c.req.method, allowed);
     return c.json(refused.toBody(), refused.status, refused.headers);
   });
@@ -89,7 +92,10 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
       for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
       return c.json(err.toBody(), err.status);
     }
-    ctx.logger.error({ err, method: c.req.method, path: c.req.path, requestId: c.req.header('x-request-id') }, 'unhandled error');
+    ctx.logger.error(
+      { err, method: c.req.method, path: c.req.path, requestId: c.req.header('x-request-id') },
+      'unhandled error',
+    );
     return c.json(new ApiError('internal', 'Internal server error').toBody(), 500);
   });
 

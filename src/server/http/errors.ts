@@ -12,7 +12,11 @@ export class ApiError extends Error {
   /** Calls whose spec answer is a messages list (POST v1/domains) carry it beside `error`. */
   readonly messages?: string[];
 
-  constructor(code: ErrorCode, message: string, opts: { details?: unknown; headers?: Record<string, string>; messages?: string[] } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: unknown; headers?: Record<string, string>; messages?: string[] } = {},
+  ) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
@@ -27,7 +31,11 @@ export class ApiError extends Error {
 
   toBody(): { error: { code: ErrorCode; message: string; details?: unknown }; messages?: string[] } {
     return {
-      error: { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) },
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details === undefined ? {} : { details: this.details }),
+      },
       ...(this.messages ? { messages: this.messages } : {}),
     };
   }
@@ -39,10 +47,16 @@ export class ApiError extends Error {
  */
 export function faultError(err: unknown): ApiError | null {
   if (isDatabaseUnavailable(err)) {
-    return new ApiError('database_unavailable', 'The database is unavailable for a moment; nothing was changed. Try again shortly.', { headers: { 'Retry-After': '5' } });
+    return new ApiError(
+      'database_unavailable',
+      'The database is unavailable for a moment; nothing was changed. Try again shortly.',
+      { headers: { 'Retry-After': '5' } },
+    );
   }
   if (isStorageFull(err)) {
-    return new ApiError('storage_full', 'The server is out of storage space; nothing was stored. Try again later.', { headers: { 'Retry-After': '60' } });
+    return new ApiError('storage_full', 'The server is out of storage space; nothing was stored. Try again later.', {
+      headers: { 'Retry-After': '60' },
+    });
   }
   return null;
 }

@@ -23,7 +23,12 @@ export function sessionMiddleware(ctx: AppContext): MiddlewareHandler<ApiEnv> {
     const session = await resolveSession(ctx, token);
     c.set('session', session);
     if (session?.extended && token) {
-      setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)));
+      setCookie(
+        c,
+        SESSION_COOKIE,
+        token,
+        sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)),
+      );
     }
     await next();
   };
@@ -41,7 +46,8 @@ export const requireSession: MiddlewareHandler<ApiEnv> = async (c, next) => {
  * the account's API key and SMTP password). Use after requireSession.
  */
 export const requireSender: MiddlewareHandler<ApiEnv> = async (c, next) => {
-  if (!c.get('session')?.user.can_send_transactions) throw new ApiError('forbidden', 'Only users allowed to send transactions can do this');
+  if (!c.get('session')?.user.can_send_transactions)
+    throw new ApiError('forbidden', 'Only users allowed to send transactions can do this');
   await next();
 };
 
@@ -70,7 +76,8 @@ export function csrfGuard<E extends ApiEnv = ApiEnv>(ctx: AppContext): Middlewar
       if (origin !== own && !allowed.has(origin)) throw new ApiError('csrf_failed', 'Cross-site request refused');
     } else {
       const site = c.req.header('sec-fetch-site');
-      if (site && site !== 'same-origin' && site !== 'none') throw new ApiError('csrf_failed', 'Cross-site request refused');
+      if (site && site !== 'same-origin' && site !== 'none')
+        throw new ApiError('csrf_failed', 'Cross-site request refused');
     }
     await next();
   };

@@ -52,7 +52,9 @@ export function apiMethodsFinder(api: Hono<any>): (path: string) => string[] {
 }
 
 export function methodNotAllowed(method: string, allowed: string[]): ApiError {
-  return new ApiError('method_not_allowed', `${method} is not served here (allowed: ${allowed.join(', ')})`, { headers: { Allow: allowed.join(', ') } });
+  return new ApiError('method_not_allowed', `${method} is not served here (allowed: ${allowed.join(', ')})`, {
+    headers: { Allow: allowed.join(', ') },
+  });
 }
 
 /**

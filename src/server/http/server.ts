@@ -11,9 +11,21 @@ import type { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import type { PageBridge } from '../page-bridge.ts';
 import { ApiError } from './errors.ts';
-import { FORBIDDEN_METHODS, PAGE_METHODS, apiMethodsFinder, badTarget, canonicalPageLocation, methodNotAllowed } from './request-guard.ts';
+import {
+  FORBIDDEN_METHODS,
+  PAGE_METHODS,
+  apiMethodsFinder,
+  badTarget,
+  canonicalPageLocation,
+  methodNotAllowed,
+} from './request-guard.ts';
 
-type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void, locals?: object) => void | Promise<void>;
+type NodeHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (err?: unknown) => void,
+  locals?: object,
+) => void | Promise<void>;
 
 export interface HttpServerOptions {
   ctx: AppContext;
@@ -47,7 +59,11 @@ const NOT_FOUND_PAGE =
 
 /** Paths no page matches: answered here, since Astro's own fallback renders without our locals. */
 function notFound(res: ServerResponse): void {
-  res.writeHead(404, 'Not Found', { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(404, 'Not Found', {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
   res.end(NOT_FOUND_PAGE);
 }
 
@@ -67,8 +83,15 @@ function refuse(res: ServerResponse, error: ApiError): void {
 /** The same refusal written straight to a socket, for requests Node never turns into a ServerResponse. */
 function refuseOnSocket(socket: Duplex, error: ApiError): void {
   const body = JSON.stringify(error.toBody());
-  const headers = { ...error.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const headers = {
+    ...error.headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${head}\r\n${body}`);
 }
 
@@ -97,7 +120,10 @@ export function createHttpServer(opts: HttpServerOptions): Server {
         etag: true,
         setHeaders(res, pathname) {
           // hashed build output never changes under one name
-          res.setHeader('Cache-Control', pathname.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
+          res.setHeader(
+            'Cache-Control',
+            pathname.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
+          );
         },
       })
     : undefined;
@@ -130,7 +156,10 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       ctx.metrics.httpRequests.inc({ area, method: req.method ?? '?', status: String(res.statusCode) });
       ctx.metrics.httpDuration.observe({ area }, seconds);
       if (area !== 'static') {
-        ctx.logger.info({ requestId, method: req.method, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+        ctx.logger.info(
+          { requestId, method: req.method, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 },
+          'request',
+        );
       }
     });
     const url = req.url ?? '/';
@@ -139,7 +168,12 @@ export function createHttpServer(opts: HttpServerOptions): Server {
     // answered 500 inside Hono and Astro), and pages only answer GET, HEAD and POST.
     if (area === 'api' ? FORBIDDEN_METHODS.has(method) : !PAGE_METHODS.includes(method)) {
       const allowed = area === 'api' ? apiMethodsAt(url.split('?', 1)[0]) : PAGE_METHODS;
-      refuse(res, allowed.length > 0 ? methodNotAllowed(method, allowed) : new ApiError('not_found', `No route ${method} ${url.split('?', 1)[0]}`));
+      refuse(
+        res,
+        allowed.length > 0
+          ? methodNotAllowed(method, allowed)
+          : new ApiError('not_found', `No route ${method} ${url.split('?', 1)[0]}`),
+      );
       return;
     }
     const badAddress = badTarget(url);
@@ -147,14 +181,19 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       refuse(res, badAddress);
       return;
     }
-    const canonical = area === 'page' && (method === 'GET' || method === 'HEAD') ? canonicalPageLocation(url) : undefined;
+    const canonical =
+      area === 'page' && (method === 'GET' || method === 'HEAD') ? canonicalPageLocation(url) : undefined;
     if (canonical) {
       res.writeHead(301, { Location: canonical, 'Cache-Control': 'no-store' });
       res.end();
       return;
     }
     // RFC 8058 one-click POSTs arrive cross-site without Origin, which Astro's origin check refuses
-    if (area === 'api' || (req.method === 'POST' && ONE_CLICK_PATH.test(req.url ?? '')) || ATTACHMENT_PATH.test(req.url ?? '')) {
+    if (
+      area === 'api' ||
+      (req.method === 'POST' && ONE_CLICK_PATH.test(req.url ?? '')) ||
+      ATTACHMENT_PATH.test(req.url ?? '')
+    ) {
       void apiListener(req, res);
     } else if (area === 'static' && serveStatic) {
       serveStatic(req, res, () => renderPage(req, res));
@@ -172,7 +211,8 @@ export function createHttpServer(opts: HttpServerOptions): Server {
   // A method Node's parser does not know (`FOO / HTTP/1.1`) fails before any request exists; it
   // gets the same 405. Other parse errors keep Node's own answers (its default listener's codes).
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    const inResponse = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    const inResponse =
+      (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
     if (err.code === 'ECONNRESET' || !socket.writable || inResponse) {
       socket.destroy();
       return;
@@ -181,7 +221,14 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       refuseOnSocket(socket, methodNotAllowed('This method', PAGE_METHODS));
       return;
     }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? 408
+            : 400;
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
   });
   return server;

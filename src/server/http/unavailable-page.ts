@@ -17,6 +17,11 @@ export const UNAVAILABLE_PAGE =
 export function unavailable(): Response {
   return new Response(UNAVAILABLE_PAGE, {
     status: 503,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Retry-After': '10', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Retry-After': '10',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    },
   });
 }

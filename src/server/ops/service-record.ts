@@ -38,7 +38,10 @@ export function readServiceRecord(dataPath: string): ServiceRecord | null {
  * record of the service started with the same data directory; without one, a CLI on PostgreSQL
  * with no PUBLIC_URL is warned as before, since its service likely runs elsewhere.
  */
-export function addressWarning(cli: { publicUrl: string; publicUrlSet: boolean; databaseUrl: boolean }, service: ServiceRecord | null): string | null {
+export function addressWarning(
+  cli: { publicUrl: string; publicUrlSet: boolean; databaseUrl: boolean },
+  service: ServiceRecord | null,
+): string | null {
   if (service) {
     if (service.publicUrl === cli.publicUrl) return null;
     return (

@@ -39,13 +39,27 @@ import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { GROUP_REPORT_SORT_KEYS, type GroupReport, LINK_SORT_KEYS, groupLinks, groupOverview, groupReport, reportRange } from './group-reports.service.ts';
+import {
+  GROUP_REPORT_SORT_KEYS,
+  type GroupReport,
+  LINK_SORT_KEYS,
+  groupLinks,
+  groupOverview,
+  groupReport,
+  reportRange,
+} from './group-reports.service.ts';
 import { PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
 
 export type ReportBody = z.infer<typeof contract.reportBody>;
 
 /** The report's range (defaults, 400 days at most) from a checked body. */
-export function rangeOfBody(body: { start_date?: Parameters<typeof rangeOf>[0]['start_date']; end_date?: Parameters<typeof rangeOf>[0]['end_date'] }, now = new Date()) {
+export function rangeOfBody(
+  body: {
+    start_date?: Parameters<typeof rangeOf>[0]['start_date'];
+    end_date?: Parameters<typeof rangeOf>[0]['end_date'];
+  },
+  now = new Date(),
+) {
   return reportRange(rangeOf({ start_date: body.start_date, end_date: body.end_date }), now);
 }
 
@@ -60,7 +74,12 @@ export function answerGroupReport(ctx: AppContext, customerId: number, body: Rep
     range: rangeOfBody(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
-    sort: resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
+    sort: resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', {
+      direction: body.order_by,
+      key: body.order,
+      directionName: 'order_by',
+      keyName: 'order',
+    }),
     text: body.search_query ?? null,
   });
 }
@@ -72,7 +91,12 @@ export function answerLinks(ctx: AppContext, customerId: number, body: Omit<Repo
     range: rangeOfBody(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
-    sort: resolveSort(LINK_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
+    sort: resolveSort(LINK_SORT_KEYS, 'trans_id', {
+      direction: body.order_by,
+      key: body.order,
+      directionName: 'order_by',
+      keyName: 'order',
+    }),
     text: body.search_query ?? null,
   });
 }
@@ -88,7 +112,8 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(report);
   });
 
-  const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) => groupOverview(ctx.db, customerId, body.group_uuid, rangeOfBody(body));
+  const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) =>
+    groupOverview(ctx.db, customerId, body.group_uuid, rangeOfBody(body));
   serve(contract.postGroupOverview, guard, async (c, { body }) => {
     const result = await overview(sessionOf(c).customerId, body);
     c.header('Cache-Control', 'no-store');

@@ -9,9 +9,25 @@ import { ApiError } from '../http/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
-import { DEFAULT_RANGE_DAYS_BACK, type Direction, type PageMeta, type TimeRange, addDays, dayOf, daysBetween, isUuid, pageMeta } from './report-input.ts';
+import {
+  DEFAULT_RANGE_DAYS_BACK,
+  type Direction,
+  type PageMeta,
+  type TimeRange,
+  addDays,
+  dayOf,
+  daysBetween,
+  isUuid,
+  pageMeta,
+} from './report-input.ts';
 import { type TransactionRow, transactionsByIds } from './transactions.repository.ts';
-import { type TransactionSortKey, type TransactionWire, findTransactionIds, transactionToWire, unixSeconds } from './transactions.service.ts';
+import {
+  type TransactionSortKey,
+  type TransactionWire,
+  findTransactionIds,
+  transactionToWire,
+  unixSeconds,
+} from './transactions.service.ts';
 
 /** The report types of docs/console-reports.md §2 (one page each). */
 export const GROUP_REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
@@ -25,7 +41,15 @@ export const MAX_REPORT_DAYS = 400;
  * (docs/console-reports.md §2). A bounce has no column of its own (its time is the 'bounced' event's); it arrives
  * minutes after acceptance, so the Bounced table sorts it in acceptance order, which an index serves.
  */
-export const GROUP_REPORT_SORT_KEYS = ['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens', 'bounceReceivedDated'] as const;
+export const GROUP_REPORT_SORT_KEYS = [
+  'trans_id',
+  'dateSent',
+  'firstOpenDate',
+  'firstClickDate',
+  'clicks',
+  'opens',
+  'bounceReceivedDated',
+] as const;
 export type GroupReportSortKey = (typeof GROUP_REPORT_SORT_KEYS)[number];
 
 const SORT_OF: Record<GroupReportSortKey, TransactionSortKey> = {
@@ -41,7 +65,13 @@ const SORT_OF: Record<GroupReportSortKey, TransactionSortKey> = {
 /** Sort keys of the Links tab; trans_id (the report body's default) means by total clicks. */
 export const LINK_SORT_KEYS = ['trans_id', 'clicks', 'unique_clicks', 'link', 'subject'] as const;
 export type LinkSortKey = (typeof LINK_SORT_KEYS)[number];
-const LINK_ORDER_OF: Record<LinkSortKey, LinkOrder> = { trans_id: 'clicks', clicks: 'clicks', unique_clicks: 'unique_clicks', link: 'url', subject: 'subject' };
+const LINK_ORDER_OF: Record<LinkSortKey, LinkOrder> = {
+  trans_id: 'clicks',
+  clicks: 'clicks',
+  unique_clicks: 'unique_clicks',
+  link: 'url',
+  subject: 'subject',
+};
 
 /** The report's range: whole UTC days, first and last included. */
 export interface ReportRange extends TimeRange {
@@ -113,7 +143,11 @@ const OUTCOME_EVENTS: Record<GroupReportType, readonly string[]> = {
 };
 
 /** The extras of the rows of one page (at most a page of ids; each an index lookup). */
-async function rowExtras(db: Database, ids: readonly number[], reportType: GroupReportType): Promise<Map<number, RowExtras>> {
+async function rowExtras(
+  db: Database,
+  ids: readonly number[],
+  reportType: GroupReportType,
+): Promise<Map<number, RowExtras>> {
   if (ids.length === 0) return new Map();
   const types = OUTCOME_EVENTS[reportType];
   const outcome = types.length
@@ -124,15 +158,26 @@ async function rowExtras(db: Database, ids: readonly number[], reportType: Group
     .select([
       't.id',
       outcome.as('outcome_at'),
-      sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)`.as('unique_clicks'),
+      sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)`.as(
+        'unique_clicks',
+      ),
     ])
     .where('t.id', 'in', ids)
     .execute();
-  return new Map(rows.map((r) => [Number(r.id), { outcomeAt: r.outcome_at ? new Date(r.outcome_at) : null, uniqueClicks: Number(r.unique_clicks) }]));
+  return new Map(
+    rows.map((r) => [
+      Number(r.id),
+      { outcomeAt: r.outcome_at ? new Date(r.outcome_at) : null, uniqueClicks: Number(r.unique_clicks) },
+    ]),
+  );
 }
 
 /** The date a report's table shows for a row. */
-export function logDate(row: Pick<TransactionRow, 'sent_at' | 'queued_at'> & { first_open_at?: Date | null; first_click_at?: Date | null }, reportType: GroupReportType, outcomeAt: Date | null): Date {
+export function logDate(
+  row: Pick<TransactionRow, 'sent_at' | 'queued_at'> & { first_open_at?: Date | null; first_click_at?: Date | null },
+  reportType: GroupReportType,
+  outcomeAt: Date | null,
+): Date {
   const sentOrQueued = row.sent_at ?? row.queued_at;
   switch (reportType) {
     case 'opens':
@@ -187,7 +232,10 @@ export async function groupReport(db: Database, customerId: number, request: Gro
     groupTotalsPerDay(db, customerId, groupId, range.firstDay, range.lastDay),
   ]);
   // the page's rows and their extras together (two connections on PostgreSQL)
-  const [rows, extras] = await Promise.all([transactionsByIds(db, customerId, found.ids), rowExtras(db, found.ids, reportType)]);
+  const [rows, extras] = await Promise.all([
+    transactionsByIds(db, customerId, found.ids),
+    rowExtras(db, found.ids, reportType),
+  ]);
   const data = rows.map((row): ReportTransactionWire => {
     const extra = extras.get(row.id) ?? { outcomeAt: null, uniqueClicks: 0 };
     return {
@@ -195,7 +243,8 @@ export async function groupReport(db: Database, customerId: number, request: Gro
       trans_id: row.id,
       log_date: unixSeconds(logDate(row, reportType, extra.outcomeAt)),
       trans_bounce_type: row.bounce_type ?? '',
-      trans_bounce_reason: reportType === 'failed' || reportType === 'bounced' ? failureReason(row) : (row.bounce_reason ?? ''),
+      trans_bounce_reason:
+        reportType === 'failed' || reportType === 'bounced' ? failureReason(row) : (row.bounce_reason ?? ''),
       ts_total_opens: row.open_count,
       ts_total_clicks: row.click_count,
       ts_unique_clicks: extra.uniqueClicks,
@@ -203,7 +252,9 @@ export async function groupReport(db: Database, customerId: number, request: Gro
   });
   return {
     transactions: { data, meta: found.meta },
-    dailyStats: daysBetween(range.firstDay, range.lastDay).map((day) => dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS)),
+    dailyStats: daysBetween(range.firstDay, range.lastDay).map((day) =>
+      dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS),
+    ),
   };
 }
 
@@ -237,8 +288,16 @@ const percent = (value: number, of: number): number => (of > 0 ? Math.round((val
  * soft) as shares of the transactions total; unique opens and clicks and their complements as
  * shares of the delivered. From daily_stats over the range's UTC days.
  */
-export async function groupOverview(db: Database, customerId: number, groupUuid: string | undefined, range: ReportRange): Promise<{ overviewStats: OverviewStats }> {
-  const t = groupUuid && isUuid(groupUuid) ? await groupTotalsByUuid(db, customerId, groupUuid.toLowerCase(), range.firstDay, range.lastDay) : undefined;
+export async function groupOverview(
+  db: Database,
+  customerId: number,
+  groupUuid: string | undefined,
+  range: ReportRange,
+): Promise<{ overviewStats: OverviewStats }> {
+  const t =
+    groupUuid && isUuid(groupUuid)
+      ? await groupTotalsByUuid(db, customerId, groupUuid.toLowerCase(), range.firstDay, range.lastDay)
+      : undefined;
   if (!t) throw new ApiError('not_found', 'No such transaction group');
   const total = t.requests;
   const ofTotal = (value: number): Figure => ({ value, percentage: percent(value, total) });
@@ -275,17 +334,36 @@ export interface LinkWire {
 export async function groupLinks(
   db: Database,
   customerId: number,
-  request: { groupUuid: string | undefined; range: ReportRange; page: number; perPage: number; sort: { key: LinkSortKey; direction: Direction }; text: string | null },
+  request: {
+    groupUuid: string | undefined;
+    range: ReportRange;
+    page: number;
+    perPage: number;
+    sort: { key: LinkSortKey; direction: Direction };
+    text: string | null;
+  },
 ): Promise<{ data: LinkWire[]; meta: PageMeta }> {
   const groupId = await groupOf(db, customerId, request.groupUuid);
   const filter = { groupId, firstDay: request.range.firstDay, lastDay: request.range.lastDay, contains: request.text };
   const offset = (request.page - 1) * request.perPage;
   const [total, rows] = await Promise.all([
     countLinks(db, customerId, filter),
-    pageLinks(db, customerId, filter, { by: LINK_ORDER_OF[request.sort.key], direction: request.sort.direction }, request.perPage, offset),
+    pageLinks(
+      db,
+      customerId,
+      filter,
+      { by: LINK_ORDER_OF[request.sort.key], direction: request.sort.direction },
+      request.perPage,
+      offset,
+    ),
   ]);
   return {
-    data: rows.map((r) => ({ tll_url: r.url, tm_subject: r.subject, click_count: r.clicks, unique_click_count: r.unique_clicks })),
+    data: rows.map((r) => ({
+      tll_url: r.url,
+      tm_subject: r.subject,
+      click_count: r.clicks,
+      unique_click_count: r.unique_clicks,
+    })),
     meta: pageMeta(request.page, request.perPage, total, false),
   };
 }

@@ -10,7 +10,18 @@ import { unixSeconds } from './transactions.service.ts';
  * Sort keys of the groups table: group_last_send_date and failed are the spec's (docs/console-reports.md §2);
  * the others name the remaining columns the same way.
  */
-export const GROUP_SORT_KEYS = ['group_last_send_date', 'group_create_date', 'group_name', 'requests', 'sent', 'failed', 'delivered', 'bounces', 'opens', 'clicks'] as const;
+export const GROUP_SORT_KEYS = [
+  'group_last_send_date',
+  'group_create_date',
+  'group_name',
+  'requests',
+  'sent',
+  'failed',
+  'delivered',
+  'bounces',
+  'opens',
+  'clicks',
+] as const;
 export type GroupSortKey = (typeof GROUP_SORT_KEYS)[number];
 
 const ORDER_OF: Record<GroupSortKey, repo.GroupOrder> = {
@@ -57,7 +68,6 @@ export interface GroupPage {
   data: GroupWire[];
   meta: PageMeta;
 }
-
 
 export function groupToWire(row: repo.GroupRow, totals: StatTotals): GroupWire {
   return {

@@ -76,12 +76,20 @@ const unixSeconds = z.number().int().min(0).max(MAX_UNIX_SECONDS);
 
 /** A date field: 'YYYY-MM-DD', unix seconds (number or digits), or empty/null for none. */
 export const dateField = z
-  .union([
-    z.literal('').transform(() => undefined),
-    z.string().regex(/^\d{1,12}$/).transform(Number).pipe(unixSeconds).transform((n): DateBound => ({ unixSeconds: n })),
-    dayText.transform((day): DateBound => ({ day })),
-    unixSeconds.transform((n): DateBound => ({ unixSeconds: n })),
-  ], { error: 'must be a date YYYY-MM-DD or unix seconds' })
+  .union(
+    [
+      z.literal('').transform(() => undefined),
+      z
+        .string()
+        .regex(/^\d{1,12}$/)
+        .transform(Number)
+        .pipe(unixSeconds)
+        .transform((n): DateBound => ({ unixSeconds: n })),
+      dayText.transform((day): DateBound => ({ day })),
+      unixSeconds.transform((n): DateBound => ({ unixSeconds: n })),
+    ],
+    { error: 'must be a date YYYY-MM-DD or unix seconds' },
+  )
   .nullish()
   .transform((v) => v ?? undefined);
 
@@ -122,7 +130,9 @@ function startOf(bound: DateBound): Date {
 }
 
 function endOf(bound: DateBound): Date {
-  return 'day' in bound ? new Date(Date.parse(`${bound.day}T00:00:00Z`) + DAY_MS) : new Date((bound.unixSeconds + 1) * 1000);
+  return 'day' in bound
+    ? new Date(Date.parse(`${bound.day}T00:00:00Z`) + DAY_MS)
+    : new Date((bound.unixSeconds + 1) * 1000);
 }
 
 function invalid(path: string, message: string): ApiError {
@@ -130,13 +140,23 @@ function invalid(path: string, message: string): ApiError {
 }
 
 /** The one value of two spellings of a field (docs/console.md §7 lists startDate and start_date); 400 when they differ. */
-function oneOf(a: DateBound | undefined, b: DateBound | undefined, names: string, at: (x: DateBound) => Date): DateBound | undefined {
+function oneOf(
+  a: DateBound | undefined,
+  b: DateBound | undefined,
+  names: string,
+  at: (x: DateBound) => Date,
+): DateBound | undefined {
   if (a && b && at(a).getTime() !== at(b).getTime()) throw invalid(names, 'the two spellings name different dates');
   return a ?? b;
 }
 
 /** The range named by startDate/endDate or start_date/end_date (either spelling); 400 when start is after end. */
-export function rangeOf(input: { startDate?: DateBound; endDate?: DateBound; start_date?: DateBound; end_date?: DateBound }): TimeRange {
+export function rangeOf(input: {
+  startDate?: DateBound;
+  endDate?: DateBound;
+  start_date?: DateBound;
+  end_date?: DateBound;
+}): TimeRange {
   const start = oneOf(input.startDate, input.start_date, 'startDate/start_date', startOf);
   const end = oneOf(input.endDate, input.end_date, 'endDate/end_date', endOf);
   const from = start ? startOf(start) : null;
@@ -157,8 +177,11 @@ export function rangeOf(input: { startDate?: DateBound; endDate?: DateBound; sta
  */
 export function seriesDays(range: TimeRange, today: string): { first: string; last: string } {
   const last = range.lastDay ?? (range.firstDay && range.firstDay > today ? range.firstDay : today);
-  const first = range.firstDay ?? (range.lastDay ? addDays(range.lastDay, -DEFAULT_RANGE_DAYS_BACK) : addDays(today, -DEFAULT_RANGE_DAYS_BACK));
-  if (daysBetweenCount(first, last) > MAX_SERIES_DAYS) throw invalid('endDate', `a daily series covers at most ${MAX_SERIES_DAYS} days`);
+  const first =
+    range.firstDay ??
+    (range.lastDay ? addDays(range.lastDay, -DEFAULT_RANGE_DAYS_BACK) : addDays(today, -DEFAULT_RANGE_DAYS_BACK));
+  if (daysBetweenCount(first, last) > MAX_SERIES_DAYS)
+    throw invalid('endDate', `a daily series covers at most ${MAX_SERIES_DAYS} days`);
   return { first, last };
 }
 
@@ -186,8 +209,12 @@ export function resolveSort<K extends string>(
     [direction, key, directionName, keyName] = [key, direction, keyName, directionName];
   }
   if (direction !== undefined && !isDirection(direction)) throw invalid(directionName, 'must be asc or desc');
-  if (key !== undefined && !(keys as readonly string[]).includes(key)) throw invalid(keyName, `must be one of ${keys.join(', ')}`);
-  return { key: (key as K | undefined) ?? fallback, direction: (direction?.toLowerCase() as Direction | undefined) ?? 'desc' };
+  if (key !== undefined && !(keys as readonly string[]).includes(key))
+    throw invalid(keyName, `must be one of ${keys.join(', ')}`);
+  return {
+    key: (key as K | undefined) ?? fallback,
+    direction: (direction?.toLowerCase() as Direction | undefined) ?? 'desc',
+  };
 }
 
 /** The paging block of a paged response (docs/console.md §3 "Paged response"). */
@@ -201,7 +228,13 @@ export interface PageMeta {
 }
 
 export function pageMeta(page: number, perPage: number, total: number, capped: boolean): PageMeta {
-  return { current_page: page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)), total_capped: capped };
+  return {
+    current_page: page,
+    per_page: perPage,
+    total,
+    last_page: Math.max(1, Math.ceil(total / perPage)),
+    total_capped: capped,
+  };
 }
 
 /** Escapes LIKE's wildcards so user text matches literally (PostgreSQL's default escape is backslash). */

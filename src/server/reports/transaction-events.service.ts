@@ -71,7 +71,11 @@ function seconds(value: unknown): number | undefined {
 }
 
 /** The one row → wire mapping of an event. */
-export function eventToWire(row: { type: EventType; at: Date; data: Record<string, unknown> | null }): TransactionEventWire {
+export function eventToWire(row: {
+  type: EventType;
+  at: Date;
+  data: Record<string, unknown> | null;
+}): TransactionEventWire {
   const d = row.data ?? {};
   const data: TransactionEventData = {
     reply: text(d.reply),
@@ -96,7 +100,9 @@ export function eventToWire(row: { type: EventType; at: Date; data: Record<strin
     tried: Array.isArray(d.tried)
       ? (d.tried as unknown[]).flatMap((h) => {
           const hop = h as Record<string, unknown>;
-          return typeof hop?.host === 'string' ? [{ host: hop.host, address: text(hop.address) ?? null, reply: text(hop.reply) ?? '' }] : [];
+          return typeof hop?.host === 'string'
+            ? [{ host: hop.host, address: text(hop.address) ?? null, reply: text(hop.reply) ?? '' }]
+            : [];
         })
       : undefined,
   };
@@ -105,7 +111,11 @@ export function eventToWire(row: { type: EventType; at: Date; data: Record<strin
 }
 
 /** The customer's transaction's events, oldest first; not_found for an unknown uuid or another customer's. */
-export async function transactionEvents(db: Database, customerId: number, uuid: string): Promise<TransactionEventWire[]> {
+export async function transactionEvents(
+  db: Database,
+  customerId: number,
+  uuid: string,
+): Promise<TransactionEventWire[]> {
   const id = isUuid(uuid) ? await findTransactionId(db, customerId, uuid.toLowerCase()) : undefined;
   if (id === undefined) throw new ApiError('not_found', 'No such transaction');
   const rows = await listTransactionEvents(db, id);

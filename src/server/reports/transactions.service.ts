@@ -5,11 +5,26 @@ import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
 import { sumRequests } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { sumTransactionCounts } from './transaction-counts.repository.ts';
-import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type PageMeta, type TimeRange, isUuid, pageMeta } from './report-input.ts';
+import {
+  COUNT_CAP,
+  TEXT_COUNT_CAP,
+  type Direction,
+  type PageMeta,
+  type TimeRange,
+  isUuid,
+  pageMeta,
+} from './report-input.ts';
 import * as repo from './transactions.repository.ts';
 
 /** Sort keys of the transaction table: those of docs/console-reports.md §2 that a transaction has, plus opens. */
-export const TRANSACTION_SORT_KEYS = ['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens'] as const;
+export const TRANSACTION_SORT_KEYS = [
+  'trans_id',
+  'dateSent',
+  'firstOpenDate',
+  'firstClickDate',
+  'clicks',
+  'opens',
+] as const;
 export type TransactionSortKey = (typeof TRANSACTION_SORT_KEYS)[number];
 
 const ORDER_OF: Record<TransactionSortKey, repo.TransactionOrder> = {
@@ -160,13 +175,20 @@ function textMatch(text: string): repo.TextMatch | null {
  * and no recipient or text narrows it; otherwise matching rows are counted up to COUNT_CAP + 1
  * (TEXT_COUNT_CAP + 1 for a text search) and `total_capped` says when the count stopped there.
  */
-export async function searchTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<TransactionPage> {
+export async function searchTransactions(
+  db: Database,
+  customerId: number,
+  search: TransactionSearch,
+): Promise<TransactionPage> {
   const { rows, meta } = await findTransactions(db, customerId, search);
   return { data: rows.map(transactionToWire), meta };
 }
 
 /** What a search selects, as a filter of transactions.repository.ts; null when it can select nothing. */
-export function transactionFilter(groupId: number | null, search: Pick<TransactionSearch, 'range' | 'status' | 'reportType' | 'recipient' | 'text'>): repo.TransactionFilter | null {
+export function transactionFilter(
+  groupId: number | null,
+  search: Pick<TransactionSearch, 'range' | 'status' | 'reportType' | 'recipient' | 'text'>,
+): repo.TransactionFilter | null {
   const statuses = narrow(BY_STATUS[search.status].statuses, BY_REPORT[search.reportType].statuses);
   const delivered = narrow(BY_STATUS[search.status].delivered, BY_REPORT[search.reportType].delivered);
   if (statuses?.length === 0 || delivered?.length === 0) return null;
@@ -184,13 +206,21 @@ export function transactionFilter(groupId: number | null, search: Pick<Transacti
 }
 
 /** searchTransactions' rows before the wire mapping (the group reports add columns of their own). */
-export async function findTransactions(db: Database, customerId: number, search: TransactionSearch): Promise<{ rows: repo.TransactionRow[]; meta: PageMeta }> {
+export async function findTransactions(
+  db: Database,
+  customerId: number,
+  search: TransactionSearch,
+): Promise<{ rows: repo.TransactionRow[]; meta: PageMeta }> {
   const { ids, meta } = await findTransactionIds(db, customerId, search);
   return { rows: await repo.transactionsByIds(db, customerId, ids), meta };
 }
 
 /** The ids of one page of a search, in order, and its paging block. */
-export async function findTransactionIds(db: Database, customerId: number, search: TransactionSearch): Promise<{ ids: number[]; meta: PageMeta }> {
+export async function findTransactionIds(
+  db: Database,
+  customerId: number,
+  search: TransactionSearch,
+): Promise<{ ids: number[]; meta: PageMeta }> {
   const { page, perPage } = search;
   const empty = () => ({ ids: [], meta: pageMeta(page, perPage, 0, false) });
 
@@ -207,7 +237,15 @@ export async function findTransactionIds(db: Database, customerId: number, searc
 
   const { wholeDays, firstDay, lastDay } = search.range;
   const counted = async (): Promise<{ total: number; exact: boolean }> => {
-    if (wholeDays && !statuses && !delivered && !filter.opened && !filter.clicked && filter.recipient === null && filter.text === null) {
+    if (
+      wholeDays &&
+      !statuses &&
+      !delivered &&
+      !filter.opened &&
+      !filter.clicked &&
+      filter.recipient === null &&
+      filter.text === null
+    ) {
       // only the range and the group: the requests rollup, one row per group and day
       return { total: await sumRequests(db, customerId, { groupId, firstDay, lastDay }), exact: true };
     }
@@ -235,7 +273,15 @@ export async function findTransactionIds(db: Database, customerId: number, searc
     // a late page of an exact total: walk from the end, skipping the rows after this page
     const after = total - offset - perPage;
     const limit = perPage + Math.min(0, after);
-    if (limit > 0) ids = await repo.pageTransactionIds(db, customerId, filter, { ...sort, fromEnd: true }, limit, Math.max(0, after));
+    if (limit > 0)
+      ids = await repo.pageTransactionIds(
+        db,
+        customerId,
+        filter,
+        { ...sort, fromEnd: true },
+        limit,
+        Math.max(0, after),
+      );
   } else {
     ids = await forward();
   }

@@ -52,7 +52,9 @@ export async function prepare(
   extra: { raw?: Buffer; recipients?: Address[]; messageIdHeader?: string } = {},
 ): Promise<PreparedMessage> {
   const domain = await requireSendingDomain(ctx, customerId, domainOf(submission.from.email));
-  const attachmentGroupId = submission.onlineAttachmentId ? await attachmentGroupFor(ctx, customerId, submission.onlineAttachmentId) : undefined;
+  const attachmentGroupId = submission.onlineAttachmentId
+    ? await attachmentGroupFor(ctx, customerId, submission.onlineAttachmentId)
+    : undefined;
   return {
     submission,
     domain,
@@ -139,7 +141,9 @@ class AcceptQueue {
     while (this.#pending.length > 0) {
       const jobs = takeBatch(this.#pending);
       try {
-        const results = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, jobs, this.#notifyOthers, this.ctx));
+        const results = await this.ctx.db
+          .transaction()
+          .execute((trx) => writeJobs(trx, jobs, this.#notifyOthers, this.ctx));
         jobs.forEach((job, i) => job.resolve(results[i]));
       } catch (err) {
         if (jobs.length === 1) {
@@ -149,7 +153,9 @@ class AcceptQueue {
         // one bad job must not fail the others: retry each on its own
         for (const job of jobs) {
           try {
-            const [result] = await this.ctx.db.transaction().execute((trx) => writeJobs(trx, [job], this.#notifyOthers, this.ctx));
+            const [result] = await this.ctx.db
+              .transaction()
+              .execute((trx) => writeJobs(trx, [job], this.#notifyOthers, this.ctx));
             job.resolve(result);
           } catch (single) {
             job.reject(await this.#explain(job, single));
@@ -167,7 +173,8 @@ class AcceptQueue {
     if (!job.idempotency || e.code !== '23505' || e.constraint !== 'idempotency_keys_pk') return err;
     const row = await findIdempotencyKey(this.ctx.db, job.customerId, job.idempotency.key);
     if (!row) return err;
-    if (row.request_hash !== job.idempotency.requestHash) return new ApiError('conflict', 'This Idempotency-Key was already used with a different request');
+    if (row.request_hash !== job.idempotency.requestHash)
+      return new ApiError('conflict', 'This Idempotency-Key was already used with a different request');
     return new IdempotencyReplay(row.status, row.response);
   }
 }
@@ -175,7 +182,12 @@ class AcceptQueue {
 const queues = new WeakMap<AppContext, AcceptQueue>();
 
 /** Stores the messages durably and resolves with one list of recipients per message, after COMMIT. */
-export async function accept(ctx: AppContext, customerId: number, messages: PreparedMessage[], idempotency?: Idempotency): Promise<AcceptedRecipient[][]> {
+export async function accept(
+  ctx: AppContext,
+  customerId: number,
+  messages: PreparedMessage[],
+  idempotency?: Idempotency,
+): Promise<AcceptedRecipient[][]> {
   await requireFreeSpace(ctx); // below MIN_FREE_SPACE_MB: 507, nothing stored (issue 23)
   let queue = queues.get(ctx);
   if (!queue) {
@@ -191,26 +203,49 @@ export function firstOfMonth(at: Date): string {
 }
 
 /** Writes a batch of jobs inside one transaction; returns the recipients of each job's messages. */
-async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx: AppContext): Promise<AcceptedRecipient[][][]> {
+async function writeJobs(
+  trx: Database,
+  jobs: Job[],
+  notifyOthers: boolean,
+  ctx: AppContext,
+): Promise<AcceptedRecipient[][][]> {
   const now = new Date();
   const acceptedAt = (m: PreparedMessage) => m.queuedAt ?? now;
   const customerIds = [...new Set(jobs.map((j) => j.customerId))].sort((a, b) => a - b);
   // quota is counted per calendar month: the commit's, or each message's own when it has a queuedAt
   const usageKey = (customerId: number, at: Date) => `${customerId}\u0000${firstOfMonth(at)}`;
   const usageKeys = new Map<string, { customer_id: number; month: string }>();
-  for (const job of jobs) for (const m of job.messages) usageKeys.set(usageKey(job.customerId, acceptedAt(m)), { customer_id: job.customerId, month: firstOfMonth(acceptedAt(m)) });
+  for (const job of jobs)
+    for (const m of job.messages)
+      usageKeys.set(usageKey(job.customerId, acceptedAt(m)), {
+        customer_id: job.customerId,
+        month: firstOfMonth(acceptedAt(m)),
+      });
 
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
-  const customers = await trx.selectFrom('customers').select(['id', 'monthly_quota', 'disable_suppression', 'is_system']).where('id', 'in', customerIds).execute();
+  const customers = await trx
+    .selectFrom('customers')
+    .select(['id', 'monthly_quota', 'disable_suppression', 'is_system'])
+    .where('id', 'in', customerIds)
+    .execute();
   const settings = new Map(customers.map((c) => [c.id, c]));
   // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
   const usageRows = await trx
     .insertInto('quota_usage')
-    .values([...usageKeys.values()].sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month)).map((u) => ({ ...u, used: 0 })))
+    .values(
+      [...usageKeys.values()]
+        .sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month))
+        .map((u) => ({ ...u, used: 0 })),
+    )
     .onConflict((oc) => oc.columns(['customer_id', 'month']).doUpdateSet({ used: sql`quota_usage.used` }))
     .returning(['customer_id', 'used', sql<string>`to_char(quota_usage.month, 'YYYY-MM-DD')`.as('month')])
     .execute();
-  const remaining = new Map(usageRows.map((u) => [`${u.customer_id}\u0000${u.month}`, Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used)]));
+  const remaining = new Map(
+    usageRows.map((u) => [
+      `${u.customer_id}\u0000${u.month}`,
+      Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used),
+    ]),
+  );
 
   // groups: created on first use, last send date moved forward
   const groupKeys = new Map<string, { customerId: number; name: string; first: Date; last: Date }>();
@@ -229,18 +264,31 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
     .values(
       [...groupKeys.values()]
         .sort((a, b) => a.customerId - b.customerId || a.name.localeCompare(b.name))
-        .map((g) => ({ uuid: randomUUID(), customer_id: g.customerId, name: g.name, last_send_at: g.last, ...(g.first < now ? { created_at: g.first } : {}) })),
+        .map((g) => ({
+          uuid: randomUUID(),
+          customer_id: g.customerId,
+          name: g.name,
+          last_send_at: g.last,
+          ...(g.first < now ? { created_at: g.first } : {}),
+        })),
     )
-    .onConflict((oc) => oc.columns(['customer_id', 'name']).doUpdateSet({ last_send_at: (eb) => eb.ref('excluded.last_send_at') }))
+    .onConflict((oc) =>
+      oc.columns(['customer_id', 'name']).doUpdateSet({ last_send_at: (eb) => eb.ref('excluded.last_send_at') }),
+    )
     .returning(['id', 'customer_id', 'name'])
     .execute();
   const groupId = new Map(groups.map((g) => [`${g.customer_id}\u0000${g.name}`, g.id]));
 
   // suppressed recipients (unless the customer disabled suppression). System mail (issue 11) is
   // never suppressed: a postmaster who unsubscribed from one verification mail must get the next.
-  const suppressing = (customerId: number) => !settings.get(customerId)?.disable_suppression && !settings.get(customerId)?.is_system;
+  const suppressing = (customerId: number) =>
+    !settings.get(customerId)?.disable_suppression && !settings.get(customerId)?.is_system;
   const lookups = jobs.flatMap((job) =>
-    !suppressing(job.customerId) ? [] : job.messages.flatMap((m) => m.recipients.map((r) => ({ customer_id: job.customerId, email: r.email.toLowerCase() }))),
+    !suppressing(job.customerId)
+      ? []
+      : job.messages.flatMap((m) =>
+          m.recipients.map((r) => ({ customer_id: job.customerId, email: r.email.toLowerCase() })),
+        ),
   );
   const suppressed = new Set<string>();
   if (lookups.length > 0) {
@@ -326,7 +374,11 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
     perMessage.push(accepted);
   });
   const inserted = await inChunks(txRows, 2000, (chunk) =>
-    trx.insertInto('transactions').values(chunk).returning(['id', 'customer_id', 'group_id', 'status', 'last_reply', 'queued_at']).execute(),
+    trx
+      .insertInto('transactions')
+      .values(chunk)
+      .returning(['id', 'customer_id', 'group_id', 'status', 'last_reply', 'queued_at'])
+      .execute(),
   );
 
   const events: NewEvent[] = [];
@@ -337,7 +389,13 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
     // every accepted transaction counts as a request (the overview total), failed ones as failed too
     const counts: StatDelta['counts'] = { requests: 1 };
     if (t.status !== 'queued') {
-      events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'failed', at, data: { reason: t.last_reply } });
+      events.push({
+        customer_id: t.customer_id,
+        transaction_id: t.id,
+        type: 'failed',
+        at,
+        data: { reason: t.last_reply },
+      });
       counts.failed = 1;
     }
     stats.push({ customer_id: t.customer_id, group_id: t.group_id, day: statDay(at), counts });
@@ -367,7 +425,15 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
   const keys = jobs.flatMap((job, i) => {
     if (!job.idempotency?.render) return [];
     const { status, body } = job.idempotency.render(out[i]);
-    return [{ customer_id: job.customerId, key: job.idempotency.key, request_hash: job.idempotency.requestHash, status, response: body }];
+    return [
+      {
+        customer_id: job.customerId,
+        key: job.idempotency.key,
+        request_hash: job.idempotency.requestHash,
+        status,
+        response: body,
+      },
+    ];
   });
   await insertIdempotencyKeys(trx, keys);
   return out;

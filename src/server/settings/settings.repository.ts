@@ -9,7 +9,12 @@ export type SendingOption = (typeof SENDING_OPTIONS)[number];
 export type SendingOptions = Pick<Customer, SendingOption>;
 
 /** Sets one option of a customer; returns all three afterwards, or undefined for no such customer. */
-export async function updateSendingOption(db: Database, customerId: number, option: SendingOption, value: boolean): Promise<SendingOptions | undefined> {
+export async function updateSendingOption(
+  db: Database,
+  customerId: number,
+  option: SendingOption,
+  value: boolean,
+): Promise<SendingOptions | undefined> {
   return db
     .updateTable('customers')
     .set({ [option]: value })

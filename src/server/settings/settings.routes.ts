@@ -30,7 +30,9 @@ export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.changeSetting, [requireSession, csrfGuard(ctx), requireSender], async (c, { body: change }) => {
     const session = sessionOf(c);
     const option = SENDING_OPTIONS.find((key) => change[key] !== undefined)!;
-    const settings = await ctx.db.transaction().execute((trx) => setSendingOption(ctx, trx, session.customerId, option, change[option]!));
+    const settings = await ctx.db
+      .transaction()
+      .execute((trx) => setSendingOption(ctx, trx, session.customerId, option, change[option]!));
     clearLookupCaches(ctx); // again after commit: a send during the transaction may have cached the old state
     return c.json({ settings });
   });

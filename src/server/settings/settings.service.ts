@@ -26,7 +26,13 @@ export function settingsToWire(options: repo.SendingOptions): UiSettingsWire {
  * invalidated (here and, at commit, in other processes) so that the next message sent already
  * follows the new setting; the caller clears this process's caches again after the commit.
  */
-export async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: repo.SendingOption, value: boolean): Promise<UiSettingsWire> {
+export async function setSendingOption(
+  ctx: AppContext,
+  trx: Database,
+  customerId: number,
+  option: repo.SendingOption,
+  value: boolean,
+): Promise<UiSettingsWire> {
   const options = await repo.updateSendingOption(trx, customerId, option, value);
   if (!options) throw new ApiError('not_found', 'No such customer');
   await invalidateLookups(ctx, trx);

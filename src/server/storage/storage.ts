@@ -45,7 +45,8 @@ const KEY = /^[a-z0-9-]+(\/[A-Za-z0-9._-]+)+$/;
 
 /** Refuses keys we did not make (no '..', no absolute paths). */
 export function checkKey(key: string): string {
-  if (!KEY.test(key) || key.split('/').some((part) => part === '.' || part === '..')) throw new Error(`invalid storage key: ${key}`);
+  if (!KEY.test(key) || key.split('/').some((part) => part === '.' || part === '..'))
+    throw new Error(`invalid storage key: ${key}`);
   return key;
 }
 
@@ -70,7 +71,11 @@ export function localStorage(root: string): Storage {
       const partial = `${file}.partial-${process.pid}-${Date.now()}`;
       const counted = { size: 0 };
       try {
-        await pipeline(body, byteLimit(options.maxBytes ?? Number.MAX_SAFE_INTEGER, counted), createWriteStream(partial));
+        await pipeline(
+          body,
+          byteLimit(options.maxBytes ?? Number.MAX_SAFE_INTEGER, counted),
+          createWriteStream(partial),
+        );
         await rename(partial, file);
       } catch (err) {
         await rm(partial, { force: true });

@@ -9,11 +9,24 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { type SuppressionPage, addSuppressions, removeSuppression, searchSuppressions } from './suppressions.service.ts';
+import {
+  type SuppressionPage,
+  addSuppressions,
+  removeSuppression,
+  searchSuppressions,
+} from './suppressions.service.ts';
 
 /** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */
-export function answerSuppressionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.searchSuppressionsBody>): Promise<SuppressionPage> {
-  return searchSuppressions(ctx.db, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
+export function answerSuppressionSearch(
+  ctx: AppContext,
+  customerId: number,
+  body: z.infer<typeof contract.searchSuppressionsBody>,
+): Promise<SuppressionPage> {
+  return searchSuppressions(ctx.db, customerId, {
+    page: body.page,
+    email: body.email ?? '',
+    origin: body.suppressed_origin ?? '',
+  });
 }
 
 export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {

@@ -81,10 +81,15 @@ export async function addSuppressions(trx: Database, customerId: number, lines: 
   const { emails, invalid } = sortLines(lines);
   if (emails.length === 0) {
     if (invalid.length === 0) throw new ApiError('validation_failed', 'Enter at least one email address');
-    const more = invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid line${invalid.length > 2 ? 's' : ''})` : '';
+    const more =
+      invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid line${invalid.length > 2 ? 's' : ''})` : '';
     throw new ApiError('validation_failed', `No address was added: ${invalid[0].message}${more}`, { details: invalid });
   }
-  const listed = await repo.findListed(trx, customerId, emails.map((e) => e.toLowerCase()));
+  const listed = await repo.findListed(
+    trx,
+    customerId,
+    emails.map((e) => e.toLowerCase()),
+  );
   const fresh = emails.filter((e) => !listed.has(e.toLowerCase()));
   // a concurrent add of the same spelling is absorbed by the primary key and counts as already listed
   const added = fresh.length ? await repo.insertSuppressions(trx, customerId, fresh, 'user') : 0;
@@ -99,7 +104,11 @@ export interface SearchInput {
 }
 
 /** One page of the customer's list: entries whose address contains `email` (any case), newest first. */
-export async function searchSuppressions(db: Database, customerId: number, input: SearchInput): Promise<SuppressionPage> {
+export async function searchSuppressions(
+  db: Database,
+  customerId: number,
+  input: SearchInput,
+): Promise<SuppressionPage> {
   const filter: repo.SuppressionFilter = {
     contains: input.email.trim().toLowerCase(),
     origin: input.origin === '' || input.origin === 'all' ? null : input.origin,

@@ -21,7 +21,10 @@ export class TemplateSyntaxError extends Error {
 }
 
 /** Line and column of a parse error; jison only prints them, so they are read from its excerpt. */
-function locate(source: string, err: Error & { lineNumber?: number; column?: number }): { line: number; column: number } {
+function locate(
+  source: string,
+  err: Error & { lineNumber?: number; column?: number },
+): { line: number; column: number } {
   if (typeof err.lineNumber === 'number') return { line: err.lineNumber, column: (err.column ?? 0) + 1 };
   const m = /on line (\d+):\n(.*)\n(-*)\^/.exec(err.message);
   if (!m) return { line: 1, column: 1 };
@@ -33,7 +36,11 @@ function locate(source: string, err: Error & { lineNumber?: number; column?: num
   // the error sits where the characters before it on this line end the excerpt's past input
   for (let k = text.length; k >= 0; k--) {
     const before = text.slice(Math.max(0, k - past.length), k);
-    if (past.endsWith(before) && (k < past.length || before === past) && upcoming.startsWith(text.slice(k, k + Math.min(upcoming.length, text.length - k)))) {
+    if (
+      past.endsWith(before) &&
+      (k < past.length || before === past) &&
+      upcoming.startsWith(text.slice(k, k + Math.min(upcoming.length, text.length - k)))
+    ) {
       return { line, column: k + 1 };
     }
   }
@@ -47,7 +54,8 @@ function locate(source: string, err: Error & { lineNumber?: number; column?: num
  */
 export function explain(message: string): string {
   const lines = message.split('\n');
-  if (/^Parse error on line \d+:$/.test(lines[0]) && lines.length > 1) return `parse error: ${lines[lines.length - 1].replace(/^Expecting/, 'expecting')}`;
+  if (/^Parse error on line \d+:$/.test(lines[0]) && lines.length > 1)
+    return `parse error: ${lines[lines.length - 1].replace(/^Expecting/, 'expecting')}`;
   return lines.join(' ').replace(/ - \d+:\d+$/, '');
 }
 
@@ -65,7 +73,11 @@ function parse(source: string, part: TemplateSyntaxError['part']): hbs.AST.Progr
 }
 
 /** Throws TemplateSyntaxError for the first part that does not compile (what publish refuses). */
-export function checkSyntax(parts: { subject?: string | null; content_html: string; content_text?: string | null }): void {
+export function checkSyntax(parts: {
+  subject?: string | null;
+  content_html: string;
+  content_text?: string | null;
+}): void {
   if (parts.subject) parse(parts.subject, 'subject');
   parse(parts.content_html, 'content_html');
   if (parts.content_text) parse(parts.content_text, 'content_text');
@@ -86,7 +98,15 @@ export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; opti
   const path = (n: Node | undefined, into: Set<string>) => {
     if (!n || n.type !== 'PathExpression') return;
     const p = n as hbs.AST.PathExpression;
-    if (p.data || p.depth > 0 || p.parts.length === 0 || BUILT_IN.has(p.parts[0]) || p.original.startsWith('this') || p.original.startsWith('.')) return;
+    if (
+      p.data ||
+      p.depth > 0 ||
+      p.parts.length === 0 ||
+      BUILT_IN.has(p.parts[0]) ||
+      p.original.startsWith('this') ||
+      p.original.startsWith('.')
+    )
+      return;
     (guarded.has(p.parts[0]) ? optional : into).add(p.parts[0]);
   };
   const expr = (n: Node | undefined) => {
@@ -114,7 +134,8 @@ export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; opti
           walk(b.inverse);
         } else if (name === 'if') {
           const outer = guarded;
-          const tested = b.params[0]?.type === 'PathExpression' ? (b.params[0] as hbs.AST.PathExpression).parts[0] : undefined;
+          const tested =
+            b.params[0]?.type === 'PathExpression' ? (b.params[0] as hbs.AST.PathExpression).parts[0] : undefined;
           guarded = tested ? new Set([...outer, tested]) : outer;
           walk(b.program);
           guarded = outer;
@@ -151,7 +172,11 @@ export interface RenderSource {
 
 /** Compiles the three parts (throws TemplateSyntaxError). */
 export function compile(source: RenderSource): CompiledTemplate {
-  const asts = { subject: source.subject ? parse(source.subject, 'subject') : null, html: parse(source.html, 'content_html'), text: source.text ? parse(source.text, 'content_text') : null };
+  const asts = {
+    subject: source.subject ? parse(source.subject, 'subject') : null,
+    html: parse(source.html, 'content_html'),
+    text: source.text ? parse(source.text, 'content_text') : null,
+  };
   const required = new Set<string>();
   const all = new Set<string>();
   for (const ast of [asts.subject, asts.html, asts.text]) {
@@ -223,12 +248,20 @@ const toText = compileConverter({
       builder.addInline(' ');
     },
   },
-  selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }, ...HEADINGS, ...TABLES],
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    ...HEADINGS,
+    ...TABLES,
+  ],
 });
 
 /** No trailing blanks on a line, at most one empty line in a row, none at either end. */
 function tidy(text: string): string {
-  return text.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  return text
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 const MUSTACHE = /\{\{[^{}]*\}\}/g;
@@ -284,12 +317,24 @@ export function textTemplateOf(html: string, opts: CompileOptions): HandlebarsTe
 }
 
 /** Renders every part with `variables`; the text part is made from the HTML when there is none. */
-export function render(template: CompiledTemplate, variables: Record<string, unknown>, subjectOverride?: string): Rendered {
+export function render(
+  template: CompiledTemplate,
+  variables: Record<string, unknown>,
+  subjectOverride?: string,
+): Rendered {
   const opts = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
   const subjectFn = subjectOverride !== undefined ? compileInline(subjectOverride) : template.subject;
-  const subject = subjectFn ? subjectFn(variables, opts).replace(/[\r\n]+/g, ' ').trim() : null;
+  const subject = subjectFn
+    ? subjectFn(variables, opts)
+        .replace(/[\r\n]+/g, ' ')
+        .trim()
+    : null;
   const html = template.html(variables, opts);
-  const text = template.text ? template.text(variables, opts) : template.derivedText ? tidy(template.derivedText(variables, opts)) : htmlToText(html);
+  const text = template.text
+    ? template.text(variables, opts)
+    : template.derivedText
+      ? tidy(template.derivedText(variables, opts))
+      : htmlToText(html);
   return { subject, html, text };
 }
 

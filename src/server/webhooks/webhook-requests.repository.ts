@@ -45,7 +45,14 @@ export interface ClaimedWithContext extends ClaimedRequest {
 const CLAIMED_COLUMNS = sql`id, customer_id, webhook_id, msg_id, transaction_id, event_type, event_at, event_data, field_set, payload, attempts, retry_step`;
 
 function claimedRow<T extends ClaimedRequest>(r: T): T {
-  return { ...r, id: Number(r.id), customer_id: Number(r.customer_id), webhook_id: r.webhook_id === null ? null : Number(r.webhook_id), transaction_id: r.transaction_id === null ? null : Number(r.transaction_id), event_at: new Date(r.event_at) };
+  return {
+    ...r,
+    id: Number(r.id),
+    customer_id: Number(r.customer_id),
+    webhook_id: r.webhook_id === null ? null : Number(r.webhook_id),
+    transaction_id: r.transaction_id === null ? null : Number(r.transaction_id),
+    event_at: new Date(r.event_at),
+  };
 }
 
 /**
@@ -117,7 +124,12 @@ async function claimDue(db: Database, opts: ClaimOptions): Promise<ClaimedWithCo
 }
 
 /** Claims one request by id for an attempt now (the test event, sent while the caller waits). */
-export async function claimRequest(db: Database, id: number, now: Date, leaseSeconds: number): Promise<ClaimedRequest | undefined> {
+export async function claimRequest(
+  db: Database,
+  id: number,
+  now: Date,
+  leaseSeconds: number,
+): Promise<ClaimedRequest | undefined> {
   const result = await sql<ClaimedRequest>`
     update webhook_requests
        set next_attempt_at = ${now}::timestamptz + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1, updated_at = ${now}
@@ -177,7 +189,10 @@ const RESULTS_PER_STATEMENT = 2000;
  * bench:webhooks put the webhook worker's time in the embedded database's per-statement work, so
  * two statements per batch became one.
  */
-export async function recordResults(db: Database, results: { update: RequestUpdate; attempt: NewAttempt | null }[]): Promise<Set<number>> {
+export async function recordResults(
+  db: Database,
+  results: { update: RequestUpdate; attempt: NewAttempt | null }[],
+): Promise<Set<number>> {
   const applied = new Set<number>();
   for (let i = 0; i < results.length; i += RESULTS_PER_STATEMENT) {
     const rows = results.slice(i, i + RESULTS_PER_STATEMENT).map(({ update: u, attempt: a }) => {
@@ -210,19 +225,45 @@ export async function recordResults(db: Database, results: { update: RequestUpda
 /** Turns webhooks off after a 410 Gone answer, saying why (the Settings card shows it). */
 export async function disableWebhooks(db: Database, disabled: { id: number; reason: string }[]): Promise<void> {
   for (const d of disabled) {
-    await db.updateTable('webhooks').set({ status: 'disabled', disabled_reason: d.reason, updated_at: new Date() }).where('id', '=', d.id).execute();
+    await db
+      .updateTable('webhooks')
+      .set({ status: 'disabled', disabled_reason: d.reason, updated_at: new Date() })
+      .where('id', '=', d.id)
+      .execute();
   }
 }
 
 /** One page of a customer's log, newest (or oldest) first, and a count capped at `countCap`. */
 /** Whether a request has a recorded attempt (with retry_step, it tells a replay from a retry: issue 19). */
-const triedBefore = sql<boolean>`exists (select 1 from webhook_attempts a where a.request_id = webhook_requests.id)`.as('tried');
+const triedBefore = sql<boolean>`exists (select 1 from webhook_attempts a where a.request_id = webhook_requests.id)`.as(
+  'tried',
+);
 
-export async function listRequests(db: Database, customerId: number, opts: { page: number; perPage: number; ascending: boolean; countCap: number }) {
+export async function listRequests(
+  db: Database,
+  customerId: number,
+  opts: { page: number; perPage: number; ascending: boolean; countCap: number },
+) {
   const direction = opts.ascending ? 'asc' : 'desc';
   const rows = await db
     .selectFrom('webhook_requests')
-    .select(['id', 'msg_id', 'event_type', 'url', 'verb', 'field_set', 'payload', 'status', 'attempts', 'retry_step', 'next_attempt_at', 'last_status_code', 'created_at', 'event_at', triedBefore])
+    .select([
+      'id',
+      'msg_id',
+      'event_type',
+      'url',
+      'verb',
+      'field_set',
+      'payload',
+      'status',
+      'attempts',
+      'retry_step',
+      'next_attempt_at',
+      'last_status_code',
+      'created_at',
+      'event_at',
+      triedBefore,
+    ])
     .where('customer_id', '=', customerId)
     .orderBy('created_at', direction)
     .orderBy('id', direction)
@@ -230,7 +271,9 @@ export async function listRequests(db: Database, customerId: number, opts: { pag
     .offset((opts.page - 1) * opts.perPage)
     .execute();
   const counted = await sql<{ n: number }>`
-    select count(*)::int as n from (select 1 from webhook_requests where customer_id = ${customerId} limit ${opts.countCap}) c`.execute(db);
+    select count(*)::int as n from (select 1 from webhook_requests where customer_id = ${customerId} limit ${opts.countCap}) c`.execute(
+    db,
+  );
   return { rows, total: Number(counted.rows[0].n) };
 }
 export type RequestRow = Awaited<ReturnType<typeof listRequests>>['rows'][number];
@@ -238,7 +281,24 @@ export type RequestRow = Awaited<ReturnType<typeof listRequests>>['rows'][number
 export async function findRequest(db: Database, customerId: number, id: number) {
   return db
     .selectFrom('webhook_requests')
-    .select(['id', 'msg_id', 'event_type', 'url', 'verb', 'field_set', 'payload', 'status', 'attempts', 'retry_step', 'next_attempt_at', 'last_status_code', 'created_at', 'event_at', 'webhook_id', triedBefore])
+    .select([
+      'id',
+      'msg_id',
+      'event_type',
+      'url',
+      'verb',
+      'field_set',
+      'payload',
+      'status',
+      'attempts',
+      'retry_step',
+      'next_attempt_at',
+      'last_status_code',
+      'created_at',
+      'event_at',
+      'webhook_id',
+      triedBefore,
+    ])
     .where('customer_id', '=', customerId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -263,6 +323,8 @@ export async function replayRequest(db: Database, customerId: number, id: number
 export async function purgeRequests(db: Database, before: Date, batch: number): Promise<number> {
   const result = await sql`
     delete from webhook_requests where id in (
-      select id from webhook_requests where created_at < ${before} and status <> 'pending' order by created_at limit ${batch})`.execute(db);
+      select id from webhook_requests where created_at < ${before} and status <> 'pending' order by created_at limit ${batch})`.execute(
+    db,
+  );
   return Number(result.numAffectedRows ?? 0);
 }

@@ -53,7 +53,9 @@ export function webhookToWire(secrets: Secrets, row: repo.Webhook): WebhookWire 
     verb: row.verb,
     status: row.status,
     auth_type: row.auth_type || null,
-    auth_details: row.auth_details_sealed ? authDetails.parse(JSON.parse(secrets.decrypt(row.auth_details_sealed))) : null,
+    auth_details: row.auth_details_sealed
+      ? authDetails.parse(JSON.parse(secrets.decrypt(row.auth_details_sealed)))
+      : null,
     event_types: row.event_types,
     field_set: row.field_set,
     created_timestamp: row.created_at.toISOString(),
@@ -75,7 +77,12 @@ export async function webhooksForConsole(ctx: AppContext, customerId: number): P
     // a webhook saved before signing existed (migration 008) gets its secret when first shown
     if (row.secret_sealed) continue;
     const sealed = secrets.encrypt(newSigningSecret());
-    const updated = await ctx.db.updateTable('webhooks').set({ secret_sealed: sql`coalesce(secret_sealed, ${sealed})` }).where('id', '=', row.id).returning('secret_sealed').executeTakeFirstOrThrow();
+    const updated = await ctx.db
+      .updateTable('webhooks')
+      .set({ secret_sealed: sql`coalesce(secret_sealed, ${sealed})` })
+      .where('id', '=', row.id)
+      .returning('secret_sealed')
+      .executeTakeFirstOrThrow();
     row.secret_sealed = updated.secret_sealed;
   }
   return rows.map((row) => webhookToWire(secrets, row));
@@ -88,7 +95,10 @@ export const webhookInput = z.object({
   verb: z.enum(WEBHOOK_VERBS),
   status: z.enum(['enabled', 'disabled']),
   auth_type: z.preprocess((v) => (v === '' ? null : v), z.enum(['basic']).nullable()).optional(),
-  auth_details: z.object({ username: z.string().max(200), password: z.string().max(200) }).nullable().optional(),
+  auth_details: z
+    .object({ username: z.string().max(200), password: z.string().max(200) })
+    .nullable()
+    .optional(),
   event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length),
   field_set: z.enum(FIELD_SETS),
 });
@@ -98,11 +108,16 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
   const input = check(webhookInput, body);
   const url = input.url.trim();
   if (url === '') throw new ApiError('validation_failed', EMPTY_URL_MESSAGE);
-  const problem = await webhookUrlProblem(url, { allowed: ctx.config.webhookAllowedNetworks, resolver: createResolver(ctx.config) });
+  const problem = await webhookUrlProblem(url, {
+    allowed: ctx.config.webhookAllowedNetworks,
+    resolver: createResolver(ctx.config),
+  });
   if (problem) throw new ApiError('webhook_url_not_allowed', problem);
   const basic = input.auth_type === 'basic';
-  if (basic && !input.auth_details?.username.trim()) throw new ApiError('validation_failed', 'Basic authentication needs a username.');
-  if (basic && input.auth_details!.username.includes(':')) throw new ApiError('validation_failed', 'A Basic authentication username cannot contain a colon.');
+  if (basic && !input.auth_details?.username.trim())
+    throw new ApiError('validation_failed', 'Basic authentication needs a username.');
+  if (basic && input.auth_details!.username.includes(':'))
+    throw new ApiError('validation_failed', 'A Basic authentication username cannot contain a colon.');
   const secrets = secretsOf(ctx);
   const now = new Date();
   const values = {
@@ -110,7 +125,11 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
     verb: input.verb,
     status: input.status,
     auth_type: basic ? 'basic' : null,
-    auth_details_sealed: basic ? secrets.encrypt(JSON.stringify({ username: input.auth_details!.username.trim(), password: input.auth_details!.password })) : null,
+    auth_details_sealed: basic
+      ? secrets.encrypt(
+          JSON.stringify({ username: input.auth_details!.username.trim(), password: input.auth_details!.password }),
+        )
+      : null,
     event_types: JSON.stringify([...new Set(input.event_types)]),
     field_set: input.field_set,
     disabled_reason: null,
@@ -120,7 +139,11 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
     const saved = await trx
       .insertInto('webhooks')
       .values({ customer_id: customerId, ...values, secret_sealed: secrets.encrypt(newSigningSecret()) })
-      .onConflict((oc) => oc.column('customer_id').doUpdateSet({ ...values, secret_sealed: sql`coalesce(webhooks.secret_sealed, excluded.secret_sealed)` }))
+      .onConflict((oc) =>
+        oc
+          .column('customer_id')
+          .doUpdateSet({ ...values, secret_sealed: sql`coalesce(webhooks.secret_sealed, excluded.secret_sealed)` }),
+      )
       .returningAll()
       .executeTakeFirstOrThrow();
     await invalidateLookups(ctx, trx);
@@ -140,7 +163,11 @@ async function requireWebhook(ctx: AppContext, customerId: number): Promise<repo
 export async function rotateSecret(ctx: AppContext, customerId: number): Promise<{ secret: string }> {
   const row = await requireWebhook(ctx, customerId);
   const secret = newSigningSecret();
-  await ctx.db.updateTable('webhooks').set({ secret_sealed: secretsOf(ctx).encrypt(secret), updated_at: new Date() }).where('id', '=', row.id).execute();
+  await ctx.db
+    .updateTable('webhooks')
+    .set({ secret_sealed: secretsOf(ctx).encrypt(secret), updated_at: new Date() })
+    .where('id', '=', row.id)
+    .execute();
   clearLookupCaches(ctx);
   return { secret };
 }
@@ -173,18 +200,46 @@ export async function sendTestEvent(ctx: AppContext, customerId: number): Promis
   const leased = new Date(now.getTime() + TEST_LEASE_SECONDS * 1000);
   const inserted = await ctx.db
     .insertInto('webhook_requests')
-    .values({ customer_id: customerId, webhook_id: webhook.id, event_type: 'test', event_at: now, url: webhook.url, verb: webhook.verb, field_set: webhook.field_set, payload: JSON.stringify(payload), next_attempt_at: leased })
+    .values({
+      customer_id: customerId,
+      webhook_id: webhook.id,
+      event_type: 'test',
+      event_at: now,
+      url: webhook.url,
+      verb: webhook.verb,
+      field_set: webhook.field_set,
+      payload: JSON.stringify(payload),
+      next_attempt_at: leased,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const claimed = await requests.claimRequest(ctx.db, Number(inserted.id), now, TEST_LEASE_SECONDS);
   if (!claimed) throw new ApiError('conflict', 'The test event was taken by another process.');
   const secret = webhook.secret_sealed ? secrets.decrypt(webhook.secret_sealed) : newSigningSecret();
-  const auth = webhook.auth_type === 'basic' && webhook.auth_details_sealed ? authDetails.parse(JSON.parse(secrets.decrypt(webhook.auth_details_sealed))) : null;
-  const target = { updatedAt: 0, url: webhook.url, verb: webhook.verb, enabled: webhook.status === 'enabled', secret, auth };
-  const outcome = await attempt(senderOf(ctx), claimed, target, now, Math.random, { final: true, evenIfDisabled: true });
+  const auth =
+    webhook.auth_type === 'basic' && webhook.auth_details_sealed
+      ? authDetails.parse(JSON.parse(secrets.decrypt(webhook.auth_details_sealed)))
+      : null;
+  const target = {
+    updatedAt: 0,
+    url: webhook.url,
+    verb: webhook.verb,
+    enabled: webhook.status === 'enabled',
+    secret,
+    auth,
+  };
+  const outcome = await attempt(senderOf(ctx), claimed, target, now, Math.random, {
+    final: true,
+    evenIfDisabled: true,
+  });
   // a test is never what disables a webhook
   await recordAttempts(ctx, [{ ...outcome, disable: undefined }]);
-  return { id: claimed.id, status_code: outcome.attempt!.status_code, error: outcome.attempt!.error, duration_ms: outcome.attempt!.duration_ms };
+  return {
+    id: claimed.id,
+    status_code: outcome.attempt!.status_code,
+    error: outcome.attempt!.error,
+    duration_ms: outcome.attempt!.duration_ms,
+  };
 }
 
 // ---- Webhook Logs (docs/console-reports.md §2, §3, §7) ----
@@ -256,10 +311,20 @@ export const logSearch = z.object({
 });
 
 export async function searchLogs(ctx: AppContext, customerId: number, input: z.infer<typeof logSearch>) {
-  const { rows, total } = await requests.listRequests(ctx.db, customerId, { page: input.page, perPage: LOG_PAGE_SIZE, ascending: input.order_by === 'asc', countCap: LOG_COUNT_CAP });
+  const { rows, total } = await requests.listRequests(ctx.db, customerId, {
+    page: input.page,
+    perPage: LOG_PAGE_SIZE,
+    ascending: input.order_by === 'asc',
+    countCap: LOG_COUNT_CAP,
+  });
   return {
     data: rows.map(logToWire),
-    meta: { current_page: input.page, per_page: LOG_PAGE_SIZE, total, last_page: Math.max(1, Math.ceil(total / LOG_PAGE_SIZE)) },
+    meta: {
+      current_page: input.page,
+      per_page: LOG_PAGE_SIZE,
+      total,
+      last_page: Math.max(1, Math.ceil(total / LOG_PAGE_SIZE)),
+    },
   };
 }
 
@@ -285,7 +350,10 @@ export async function logDetail(ctx: AppContext, customerId: number, id: number)
   const row = await requests.findRequest(ctx.db, customerId, id);
   if (!row) throw new ApiError('not_found', 'No such webhook log entry');
   const attempts = await requests.listAttempts(ctx.db, Number(row.id));
-  const webhook = row.webhook_id === null ? undefined : (await repo.listWebhooks(ctx.db, customerId)).find((w) => Number(w.id) === Number(row.webhook_id));
+  const webhook =
+    row.webhook_id === null
+      ? undefined
+      : (await repo.listWebhooks(ctx.db, customerId)).find((w) => Number(w.id) === Number(row.webhook_id));
   const payload = (row.payload as Record<string, unknown> | null) ?? {};
   let url = row.url;
   if (inQuery(row.verb) && row.url) {
@@ -315,5 +383,6 @@ export async function logDetail(ctx: AppContext, customerId: number, id: number)
 }
 
 export async function replayLog(ctx: AppContext, customerId: number, id: number): Promise<void> {
-  if (!(await requests.replayRequest(ctx.db, customerId, id, new Date()))) throw new ApiError('not_found', 'No such webhook log entry');
+  if (!(await requests.replayRequest(ctx.db, customerId, id, new Date())))
+    throw new ApiError('not_found', 'No such webhook log entry');
 }

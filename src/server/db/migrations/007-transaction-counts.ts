@@ -53,17 +53,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       constraint transaction_counts_pk primary key (customer_id, day, group_id, status, delivered_status, opened, clicked)
     )`.execute(db);
   await sql.raw(applyFunction('transaction_counts_insert', counted('new_rows', 1))).execute(db);
-  await sql.raw(applyFunction('transaction_counts_update', `${counted('new_rows', 1)} union all ${counted('old_rows', -1)}`)).execute(db);
+  await sql
+    .raw(applyFunction('transaction_counts_update', `${counted('new_rows', 1)} union all ${counted('old_rows', -1)}`))
+    .execute(db);
   await sql.raw(applyFunction('transaction_counts_delete', counted('old_rows', -1))).execute(db);
-  await sql`create trigger transaction_counts_insert after insert on transactions referencing new table as new_rows for each statement execute function transaction_counts_insert()`.execute(db);
-  await sql`create trigger transaction_counts_update after update on transactions referencing old table as old_rows new table as new_rows for each statement execute function transaction_counts_update()`.execute(db);
-  await sql`create trigger transaction_counts_delete after delete on transactions referencing old table as old_rows for each statement execute function transaction_counts_delete()`.execute(db);
+  await sql`create trigger transaction_counts_insert after insert on transactions referencing new table as new_rows for each statement execute function transaction_counts_insert()`.execute(
+    db,
+  );
+  await sql`create trigger transaction_counts_update after update on transactions referencing old table as old_rows new table as new_rows for each statement execute function transaction_counts_update()`.execute(
+    db,
+  );
+  await sql`create trigger transaction_counts_delete after delete on transactions referencing old table as old_rows for each statement execute function transaction_counts_delete()`.execute(
+    db,
+  );
   // the transactions already there (creating the triggers locked writers out until this migration commits)
-  await sql.raw(`
+  await sql
+    .raw(`
     insert into transaction_counts (customer_id, group_id, day, status, delivered_status, opened, clicked, n)
     select customer_id, group_id, day, status, delivered_status, opened, clicked, count(*)
       from (${counted('transactions', 1)}) as existing
-     group by customer_id, group_id, day, status, delivered_status, opened, clicked`).execute(db);
+     group by customer_id, group_id, day, status, delivered_status, opened, clicked`)
+    .execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

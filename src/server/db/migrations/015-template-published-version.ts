@@ -4,7 +4,13 @@
 // never changes or breaks what is sent; Publish copies the edited fields here.
 import { type Kysely, sql } from 'kysely';
 
-const COLUMNS = ['published_subject', 'published_text', 'published_from_name', 'published_from_email', 'published_reply_email'] as const;
+const COLUMNS = [
+  'published_subject',
+  'published_text',
+  'published_from_name',
+  'published_from_email',
+  'published_reply_email',
+] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const column of COLUMNS) await db.schema.alterTable('templates').addColumn(column, 'text').execute();

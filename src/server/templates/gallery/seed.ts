@@ -19,7 +19,11 @@ function galleryColumns(t: (typeof GALLERY)[number]) {
     subject: t.subject,
     content_html: t.html,
     content_text: t.text,
-    published_html: juice(t.html, { preserveMediaQueries: true, applyWidthAttributes: true, applyHeightAttributes: false }),
+    published_html: juice(t.html, {
+      preserveMediaQueries: true,
+      applyWidthAttributes: true,
+      applyHeightAttributes: false,
+    }),
     published_subject: t.subject,
     published_text: t.text,
   };
@@ -33,15 +37,33 @@ export async function syncGallery(db: Database): Promise<number> {
   inlined ??= GALLERY.map((t) => ({ key: t.key, columns: galleryColumns(t) }));
   // read first: a start with an unchanged gallery writes (and locks) nothing
   const stored = new Map(
-    (await db.selectFrom('templates').where('customer_id', 'is', null).where('system_key', 'is not', null).selectAll().execute()).map((r) => [r.system_key, r]),
+    (
+      await db
+        .selectFrom('templates')
+        .where('customer_id', 'is', null)
+        .where('system_key', 'is not', null)
+        .selectAll()
+        .execute()
+    ).map((r) => [r.system_key, r]),
   );
   let written = 0;
   for (const { key, columns } of inlined) {
     const row = stored.get(key);
-    if (row?.status === 'published' && (Object.keys(columns) as (keyof typeof columns)[]).every((c) => row[c] === columns[c])) continue;
+    if (
+      row?.status === 'published' &&
+      (Object.keys(columns) as (keyof typeof columns)[]).every((c) => row[c] === columns[c])
+    )
+      continue;
     const result = await db
       .insertInto('templates')
-      .values({ uuid: randomUUID(), customer_id: null, system_key: key, status: 'published', published_at: new Date(), ...columns })
+      .values({
+        uuid: randomUUID(),
+        customer_id: null,
+        system_key: key,
+        status: 'published',
+        published_at: new Date(),
+        ...columns,
+      })
       .onConflict((oc) =>
         oc
           .column('system_key')

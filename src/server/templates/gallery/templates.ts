@@ -18,9 +18,15 @@ const FOOTER_TEXT = `--
 You are receiving this message because of your {{company_name}} account.
 {{company_name}} · {{company_address}}`;
 
-const company = { company_name: 'Northwind Supply', company_address: '12 Harbour Road, Bristol BS1 4AB, United Kingdom' };
+const company = {
+  company_name: 'Northwind Supply',
+  company_address: '12 Harbour Road, Bristol BS1 4AB, United Kingdom',
+};
 
-const itemsTable = (totalLabel: string, totalVar: string) => `<table role="presentation" class="items" width="100%" cellpadding="0" cellspacing="0" border="0">
+const itemsTable = (
+  totalLabel: string,
+  totalVar: string,
+) => `<table role="presentation" class="items" width="100%" cellpadding="0" cellspacing="0" border="0">
             {{#each items}}
             <tr><td>{{name}} &times; {{quantity}}</td><td class="amount">{{price}}</td></tr>
             {{/each}}
@@ -62,7 +68,12 @@ If you have a question, reply to this message and our team will help.
 Your account email: {{email}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, first_name: 'Ann', email: 'ann@example.com', action_url: 'https://northwind.example/account' },
+    sample: {
+      ...company,
+      first_name: 'Ann',
+      email: 'ann@example.com',
+      action_url: 'https://northwind.example/account',
+    },
   },
   {
     key: 'verification-code',
@@ -138,7 +149,12 @@ Use this link to sign in as {{email}}. It can be used once and expires in {{expi
 If you did not try to sign in, ignore this message.
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, email: 'ann@example.com', sign_in_url: 'https://northwind.example/sign-in/c81e72', expires_minutes: 15 },
+    sample: {
+      ...company,
+      email: 'ann@example.com',
+      sign_in_url: 'https://northwind.example/sign-in/c81e72',
+      expires_minutes: 15,
+    },
   },
   {
     key: 'order-receipt',
@@ -171,7 +187,17 @@ Payment: {{payment_method}}
 View your order: {{order_url}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, first_name: 'Ann', order_number: 'NW-10482', order_date: '23 November 2026', items: sampleItems, total: '£52.00', shipping_address: '4 Mill Lane, Bath BA1 1AA', payment_method: 'Visa ending 4242', order_url: 'https://northwind.example/orders/NW-10482' },
+    sample: {
+      ...company,
+      first_name: 'Ann',
+      order_number: 'NW-10482',
+      order_date: '23 November 2026',
+      items: sampleItems,
+      total: '£52.00',
+      shipping_address: '4 Mill Lane, Bath BA1 1AA',
+      payment_method: 'Visa ending 4242',
+      order_url: 'https://northwind.example/orders/NW-10482',
+    },
   },
   {
     key: 'shipping-update',
@@ -199,7 +225,16 @@ Track your parcel: {{tracking_url}}
 Delivering to: {{shipping_address}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, first_name: 'Ann', order_number: 'NW-10482', carrier: 'Royal Mail', delivery_estimate: 'Wednesday 25 November', tracking_number: 'RM 8812 3345 0GB', tracking_url: 'https://northwind.example/track/NW-10482', shipping_address: '4 Mill Lane, Bath BA1 1AA' },
+    sample: {
+      ...company,
+      first_name: 'Ann',
+      order_number: 'NW-10482',
+      carrier: 'Royal Mail',
+      delivery_estimate: 'Wednesday 25 November',
+      tracking_number: 'RM 8812 3345 0GB',
+      tracking_url: 'https://northwind.example/track/NW-10482',
+      shipping_address: '4 Mill Lane, Bath BA1 1AA',
+    },
   },
   {
     key: 'invoice',
@@ -230,7 +265,15 @@ ${itemsText('Amount due', 'amount_due')}
 Please pay by {{due_date}}. View and pay the invoice online: {{invoice_url}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, invoice_number: 'INV-2026-0193', customer_name: 'Ann Smith', due_date: '7 December 2026', items: sampleItems, amount_due: '£52.00', invoice_url: 'https://northwind.example/invoices/INV-2026-0193' },
+    sample: {
+      ...company,
+      invoice_number: 'INV-2026-0193',
+      customer_name: 'Ann Smith',
+      due_date: '7 December 2026',
+      items: sampleItems,
+      amount_due: '£52.00',
+      invoice_url: 'https://northwind.example/invoices/INV-2026-0193',
+    },
   },
   {
     key: 'account-alert',
@@ -259,6 +302,13 @@ Location: {{location}}
 If this was you, there is nothing to do. If not, secure your account now: {{security_url}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, first_name: 'Ann', event_time: '23 Nov 2026 - 14:02 UTC', device: 'Firefox on Windows', location: 'Bristol, United Kingdom', security_url: 'https://northwind.example/account/security' },
+    sample: {
+      ...company,
+      first_name: 'Ann',
+      event_time: '23 Nov 2026 - 14:02 UTC',
+      device: 'Firefox on Windows',
+      location: 'Bristol, United Kingdom',
+      security_url: 'https://northwind.example/account/security',
+    },
   },
 ];
