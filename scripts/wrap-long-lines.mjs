@@ -1,0 +1,228 @@
+// Breaks the lines over 120 characters that Biome's formatter leaves long, in .ts/.tsx/.mjs files:
+// comments are rewrapped (a one-line JSDoc becomes a block), single-quoted strings and untagged
+// template literals are split at a space into two pieces joined by +, and sql`` templates get a line
+// break at a space outside SQL quotes. Run `npm run format` after it (it re-indents the new lines);
+// `npm run lint` lists what is left (code Biome cannot break, .astro and .scss files) for a person.
+//
+//   node scripts/wrap-long-lines.mjs [file ...]    default: every file `node scripts/lint-rules.mjs` flags
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MAX = 120;
+const width = (s) => [...s].length;
+// words before a backtick that are not a tag
+const KEYWORDS = new Set(['return', 'await', 'yield', 'case', 'typeof', 'throw', 'in', 'of', 'new', 'else', 'void']);
+
+function flaggedFiles() {
+  const run = spawnSync(process.execPath, [path.join(root, 'scripts/lint-rules.mjs')], { cwd: root, encoding: 'utf8' });
+  const files = new Set();
+  for (const line of run.stderr.split('\n')) {
+    const m = /^([^:]+):\d+: line of/.exec(line);
+    if (m && /\.(ts|tsx|mjs)$/.test(m[1])) files.add(m[1]);
+  }
+  return [...files];
+}
+
+/**
+ * The lexical state of every character: 'code', 'line' (// comment), 'block' (block comment), 'sq' and 'dq'
+ * (quoted strings), 'tpl' (template text) with the template's tag. Regular expressions are told from division
+ * by the character before the slash, which is enough for this codebase.
+ */
+function scan(text) {
+  const state = new Array(text.length);
+  const tags = new Array(text.length);
+  const stack = []; // for each open template: the brace depth of the ${ } it is in, and its tag
+  let mode = 'code';
+  let depth = 0;
+  let lastSignificant = '';
+  let tag = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const next = text[i + 1];
+    if (mode === 'code') {
+      if (c === '/' && next === '/') {
+        mode = 'line';
+      } else if (c === '/' && next === '*') {
+        mode = 'block';
+      } else if (c === "'") {
+        mode = 'sq';
+      } else if (c === '"') {
+        mode = 'dq';
+      } else if (c === '`') {
+        const before = /([A-Za-z_$][\w$.]*)\s*$/.exec(text.slice(Math.max(0, i - 40), i));
+        tag = before && !KEYWORDS.has(before[1]) ? before[1] : '';
+        state[i] = 'code';
+        mode = 'tpl';
+        stack.push({ depth, tag });
+        lastSignificant = c;
+        continue;
+      } else if (c === '/' && (lastSignificant === '' || '(,=:[!&|?{};+-*%<>~^'.includes(lastSignificant))) {
+        mode = 'regex';
+      } else if (c === '{') {
+        depth++;
+      } else if (c === '}') {
+        if (stack.length > 0 && stack[stack.length - 1].depth === depth) {
+          state[i] = 'code';
+          mode = 'tpl';
+          tag = stack[stack.length - 1].tag;
+          continue;
+        }
+        depth--;
+      }
+      state[i] = mode === 'code' ? 'code' : mode;
+      if (mode === 'code' && !/\s/.test(c)) lastSignificant = c;
+      if (mode === 'code' && /[\w$)\]]/.test(c)) lastSignificant = c === ')' || c === ']' ? ')' : 'a';
+      continue;
+    }
+    state[i] = mode;
+    tags[i] = tag;
+    if (mode === 'line' && c === '\n') {
+      state[i] = 'code';
+      mode = 'code';
+    } else if (mode === 'block' && c === '*' && next === '/') {
+      state[i + 1] = 'block';
+      i++;
+      mode = 'code';
+    } else if ((mode === 'sq' || mode === 'dq' || mode === 'tpl' || mode === 'regex') && c === '\\') {
+      state[i + 1] = mode;
+      tags[i + 1] = tag;
+      i++;
+    } else if ((mode === 'sq' && c === "'") || (mode === 'dq' && c === '"')) {
+      mode = 'code';
+      lastSignificant = 'a';
+    } else if (mode === 'regex' && c === '[') {
+      mode = 'regex-class';
+    } else if (mode === 'regex-class' && c === ']') {
+      mode = 'regex';
+    } else if (mode === 'regex' && (c === '/' || c === '\n')) {
+      mode = 'code';
+      lastSignificant = 'a';
+    } else if (mode === 'tpl' && c === '`') {
+      state[i] = 'code';
+      stack.pop();
+      mode = 'code';
+      lastSignificant = 'a';
+    } else if (mode === 'tpl' && c === '$' && next === '{') {
+      state[i] = 'code';
+      state[i + 1] = 'code';
+      i++;
+      mode = 'code';
+    }
+  }
+  return { state, tags };
+}
+
+/** Greedy word wrap of `words` into lines of `prefix + words` no wider than MAX. */
+function fill(prefix, words) {
+  const lines = [];
+  let current = '';
+  for (const word of words) {
+    const candidate = current ? `${current} ${word}` : word;
+    if (current && width(prefix + candidate) > MAX) {
+      lines.push(prefix + current);
+      current = word;
+    } else {
+      current = candidate;
+    }
+  }
+  if (current) lines.push(prefix + current);
+  return lines;
+}
+
+// a comment line that continues the paragraph above it (not a list item, a heading or an example)
+const isProse = (rest) => /^[a-z(“"']/.test(rest) && !/^[a-z]+:\s/.test(rest);
+
+/** Rewraps long comment lines; the words that overflow go to the next line of the same paragraph. */
+function wrapComments(lines) {
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (width(line) <= MAX) {
+      out.push(line);
+      continue;
+    }
+    const slashes = /^(\s*)\/\/ (.*)$/.exec(line);
+    const star = /^(\s*) \* (.*)$/.exec(line);
+    const oneLiner = /^(\s*)\/\*\* (.*) \*\/$/.exec(line);
+    if (oneLiner) {
+      const [, indent, body] = oneLiner;
+      out.push(`${indent}/**`, ...fill(`${indent} * `, body.split(' ')), `${indent} */`);
+      continue;
+    }
+    const m = slashes ?? star;
+    if (!m) {
+      out.push(line);
+      continue;
+    }
+    const prefix = slashes ? `${m[1]}// ` : `${m[1]} * `;
+    const wrapped = fill(prefix, m[2].split(' '));
+    const nextLine = lines[i + 1];
+    const nextRest = nextLine?.startsWith(prefix) ? nextLine.slice(prefix.length) : undefined;
+    if (wrapped.length > 1 && nextRest !== undefined && isProse(nextRest)) {
+      // carry the overflow into the next line, which is wrapped in its turn
+      out.push(...wrapped.slice(0, -1));
+      lines[i + 1] = `${wrapped[wrapped.length - 1]} ${nextRest}`;
+    } else {
+      out.push(...wrapped);
+    }
+  }
+  return out;
+}
+
+/** Splits a long line at a space inside a string: '…' and `…` pieces joined by +, sql`` by a line break. */
+function wrapStrings(text) {
+  for (let pass = 0; pass < 20; pass++) {
+    const { state, tags } = scan(text);
+    let changed = false;
+    let start = 0;
+    const pieces = [];
+    for (const line of text.split('\n')) {
+      const end = start + line.length;
+      let cut = -1;
+      if (width(line) > MAX) {
+        const indent = /^\s*/.exec(line)[0];
+        let sqlQuote = false;
+        for (let i = start; i < end; i++) {
+          const s = state[i];
+          if (s === 'tpl' && tags[i] === 'sql' && text[i] === "'") sqlQuote = !sqlQuote;
+          if (text[i] !== ' ' || width(text.slice(start, i + 1)) + 3 > MAX) continue;
+          if (width(text.slice(start, i + 1)) <= indent.length + 10) continue;
+          const ok = s === 'sq' || (s === 'tpl' && tags[i] === '') || (s === 'tpl' && tags[i] === 'sql' && !sqlQuote);
+          if (ok) cut = i;
+        }
+      }
+      if (cut < 0) {
+        pieces.push(line);
+      } else {
+        const indent = /^\s*/.exec(line)[0];
+        const s = state[cut];
+        const head = text.slice(start, cut + 1);
+        const tail = text.slice(cut + 1, end);
+        if (s === 'sq') pieces.push(`${head}' +`, `${indent}  '${tail}`);
+        else if (tags[cut] === '') pieces.push(`${head}\` +`, `${indent}  \`${tail}`);
+        else pieces.push(head.trimEnd(), `${indent}  ${tail}`);
+        changed = true;
+      }
+      start = end + 1;
+    }
+    text = pieces.join('\n');
+    if (!changed) break;
+  }
+  return text;
+}
+
+const files = process.argv.length > 2 ? process.argv.slice(2) : flaggedFiles();
+let count = 0;
+for (const file of files) {
+  const full = path.resolve(root, file);
+  const before = readFileSync(full, 'utf8');
+  const after = wrapStrings(wrapComments(before.split('\n')).join('\n'));
+  if (after !== before) {
+    writeFileSync(full, after);
+    count++;
+  }
+}
+console.log(`wrap-long-lines: changed ${count} of ${files.length} files; now run npm run format`);
