@@ -26,6 +26,18 @@ function flaggedFiles() {
   return [...files];
 }
 
+/** Where the type arguments before a tagged template start (sql<Row>`…`), else `at` itself. */
+function typeArgumentsStart(text, at) {
+  let i = at - 1;
+  if (text[i] !== '>') return at;
+  let depth = 0;
+  for (; i >= 0 && at - i < 2000; i--) {
+    if (text[i] === '>') depth++;
+    else if (text[i] === '<' && --depth === 0) return i;
+  }
+  return at;
+}
+
 /**
  * The lexical state of every character: 'code', 'line' (// comment), 'block' (block comment), 'sq' and 'dq'
  * (quoted strings), 'tpl' (template text) with the template's tag. Regular expressions are told from division
@@ -34,6 +46,9 @@ function flaggedFiles() {
 function scan(text) {
   const state = new Array(text.length);
   const tags = new Array(text.length);
+  const ids = new Array(text.length); // which string or template a character belongs to
+  const ends = []; // by id: the index of the closing quote or backtick
+  let id = -1;
   const stack = []; // for each open template: the brace depth of the ${ } it is in, and its tag
   let mode = 'code';
   let depth = 0;
@@ -49,14 +64,18 @@ function scan(text) {
         mode = 'block';
       } else if (c === "'") {
         mode = 'sq';
+        id = ends.push(-1) - 1;
       } else if (c === '"') {
         mode = 'dq';
+        id = ends.push(-1) - 1;
       } else if (c === '`') {
-        const before = /([A-Za-z_$][\w$.]*)\s*$/.exec(text.slice(Math.max(0, i - 40), i));
+        const tagEnd = typeArgumentsStart(text, i);
+        const before = /([A-Za-z_$][\w$.]*)\s*$/.exec(text.slice(Math.max(0, tagEnd - 40), tagEnd));
         tag = before && !KEYWORDS.has(before[1]) ? before[1] : '';
         state[i] = 'code';
         mode = 'tpl';
-        stack.push({ depth, tag });
+        id = ends.push(-1) - 1;
+        stack.push({ depth, tag, id });
         lastSignificant = c;
         continue;
       } else if (c === '/' && (lastSignificant === '' || '(,=:[!&|?{};+-*%<>~^'.includes(lastSignificant))) {
@@ -68,6 +87,7 @@ function scan(text) {
           state[i] = 'code';
           mode = 'tpl';
           tag = stack[stack.length - 1].tag;
+          id = stack[stack.length - 1].id;
           continue;
         }
         depth--;
@@ -79,6 +99,7 @@ function scan(text) {
     }
     state[i] = mode;
     tags[i] = tag;
+    ids[i] = id;
     if (mode === 'line' && c === '\n') {
       state[i] = 'code';
       mode = 'code';
@@ -89,8 +110,10 @@ function scan(text) {
     } else if ((mode === 'sq' || mode === 'dq' || mode === 'tpl' || mode === 'regex') && c === '\\') {
       state[i + 1] = mode;
       tags[i + 1] = tag;
+      ids[i + 1] = id;
       i++;
     } else if ((mode === 'sq' && c === "'") || (mode === 'dq' && c === '"')) {
+      ends[id] = i;
       mode = 'code';
       lastSignificant = 'a';
     } else if (mode === 'regex' && c === '[') {
@@ -102,7 +125,7 @@ function scan(text) {
       lastSignificant = 'a';
     } else if (mode === 'tpl' && c === '`') {
       state[i] = 'code';
-      stack.pop();
+      ends[stack.pop().id] = i;
       mode = 'code';
       lastSignificant = 'a';
     } else if (mode === 'tpl' && c === '$' && next === '{') {
@@ -112,7 +135,7 @@ function scan(text) {
       mode = 'code';
     }
   }
-  return { state, tags };
+  return { state, tags, ids, ends };
 }
 
 /** Greedy word wrap of `words` into lines of `prefix + words` no wider than MAX. */
@@ -175,7 +198,9 @@ function wrapComments(lines) {
 /** Splits a long line at a space inside a string: '…' and `…` pieces joined by +, sql`` by a line break. */
 function wrapStrings(text) {
   for (let pass = 0; pass < 20; pass++) {
-    const { state, tags } = scan(text);
+    const { state, tags, ids, ends } = scan(text);
+    // 'a b'.repeat(2) is not 'a ' + 'b'.repeat(2): no split in a string a member access follows
+    const followed = (i) => ends[ids[i]] >= 0 && /[.[]/.test(text[ends[ids[i]] + 1] ?? '');
     let changed = false;
     let start = 0;
     const pieces = [];
@@ -191,7 +216,7 @@ function wrapStrings(text) {
           if (text[i] !== ' ' || width(text.slice(start, i + 1)) + 3 > MAX) continue;
           if (width(text.slice(start, i + 1)) <= indent.length + 10) continue;
           const ok = s === 'sq' || (s === 'tpl' && tags[i] === '') || (s === 'tpl' && tags[i] === 'sql' && !sqlQuote);
-          if (ok) cut = i;
+          if (ok && !(tags[i] !== 'sql' && followed(i))) cut = i;
         }
       }
       if (cut < 0) {
