@@ -2,7 +2,8 @@
 // file (default 1 GB) through the service — POST /v1/tracked-attachments/groups/{id}/assets
 // (multipart, busboy, local storage) and POST /a/{public id}/files/{id} (the public page's
 // download) — against a bare node:http server streaming the same bytes to and from the same disk,
-// in one run (interleaved rounds, default 3, best of each); and the service's peak RSS growth over its idle RSS while it moves the file.
+// in one run (interleaved rounds, default 3, best of each); and the service's peak RSS growth over its idle RSS while
+// it moves the file.
 // Targets (issue 15): ≥ 0.7× the bare server both ways, peak RSS growth ≤ 64 MB.
 // Runs the built service (`npm run build` first). Prints one JSON document; progress on stderr.
 import { spawn, execFile } from 'node:child_process';
@@ -67,7 +68,8 @@ async function peakRss(pid, work) {
 function upload(url, file, headers = {}) {
   const boundary = '----benchattachments';
   const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="asset"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="asset"; filename="big.bin"\r\nContent-Type: ` +
+      `application/octet-stream\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const size = statSync(file).size;

@@ -199,7 +199,9 @@ async function load(db, engine, account, size, now, groupCount) {
 const day = (at) => at.toISOString().slice(0, 10);
 const daysBefore = (at, n) => day(new Date(at.getTime() - n * 86_400_000));
 
-/** The calls the Dashboard and Transactions pages make, with the page's default range (the last 29 days through today). */
+/**
+ * The calls the Dashboard and Transactions pages make, with the page's default range (the last 29 days through today).
+ */
 function callsFor(now, sample) {
   const range = { startDate: daysBefore(now, 29), endDate: day(now) };
   const q = new URLSearchParams(range).toString();
@@ -432,7 +434,9 @@ async function measureAll(engine, prepared) {
     for (const [k, p] of prepared.entries()) {
       const r = (results[k][name] = summarise(times[k], p.calls[c]));
       log(
-        `${engine} ${p.size}: ${name}: p50 ${r.p50_ms} ms, p95 ${r.p95_ms} ms${r.meets_target === false ? `  (target ${r.target_p95_ms} ms)` : ''}`,
+        `${engine} ${p.size}: ${name}: p50 ${r.p50_ms} ms, p95 ${r.p95_ms} ms${
+          r.meets_target === false ? `  (target ` + `${r.target_p95_ms} ms)` : ''
+        }`,
       );
     }
   }
@@ -493,15 +497,14 @@ async function prepare(mod, engine, size, workDir, layout) {
     // a transaction in the default range to search for by uuid, and an address that exists at every size
     const {
       rows: [sample],
-    } =
-      await sql`select uuid from transactions where customer_id = ${account.customerId} and queued_at > ${new Date(now.getTime() - 10 * 86_400_000)} order by id limit 1`.execute(
-        ctx.db,
-      );
+    } = await sql`select uuid from transactions where customer_id = ${account.customerId} and queued_at >
+        ${new Date(now.getTime() - 10 * 86_400_000)} order by id limit 1`.execute(ctx.db);
     // the smallest group, as a group report page would search it
     const {
       rows: [group],
     } = await sql`
-      select g.uuid, count(t.id)::float / ${size} as share from transaction_groups g join transactions t on t.group_id = g.id
+      select g.uuid, count(t.id)::float / ${size} as share from transaction_groups g join transactions t on
+        t.group_id = g.id
        where g.customer_id = ${account.customerId} group by g.id order by count(t.id) limit 1`.execute(ctx.db);
     const {
       rows: [largest],
@@ -527,7 +530,9 @@ cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
 const output = {
   benchmark: 'reports',
   method:
-    'server time in-process: app.request through the Hono app (no socket) with a signed-in session cookie; sequential requests, 5 warm-up requests per call and size, the sizes of an engine measured interleaved request by request',
+    'server time in-process: app.request through the Hono app (no socket) with a signed-in session cookie; ' +
+    'sequential requests, 5 warm-up requests per call and size, the sizes of an engine measured interleaved ' +
+    'request by request',
   machine: {
     cores: os.cpus().length,
     cpu: os.cpus()[0]?.model,

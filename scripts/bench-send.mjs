@@ -133,7 +133,10 @@ function limitOf(serverCpu, clientCpu) {
   return `neither saturated (server ${serverCpu}, load generator ${clientCpu}; contention or latency)`;
 }
 
-/** (rate per CPU-second of the service) / (the same for the ceiling): steadier than the plain ratio when other work shares the cores. */
+/**
+ * (rate per CPU-second of the service) / (the same for the ceiling): steadier than the plain ratio when other work
+ * shares the cores.
+ */
 const cpuNormalised = (rate, cpu, baseRate, baseCpu) =>
   cpu && baseCpu ? round(rate / cpu / (baseRate / baseCpu), 3) : null;
 const round = (x, digits = 1) =>
@@ -631,10 +634,13 @@ async function smtpLoad({ port, user, pass, seconds, warmup, serverPid }) {
     name: 'client.bench.example',
   });
   const text =
-    'Hello,\r\n\r\nThis is a small benchmark message sent over SMTP submission.\r\nIt has a few lines of plain text.\r\n\r\n-- \r\nBench\r\n';
+    'Hello,\r\n\r\nThis is a small benchmark message sent over SMTP submission.\r\nIt has a few lines of plain ' +
+    'text.\r\n\r\n-- \r\nBench\r\n';
   let seq = 0;
   const raw = () =>
-    `From: Bench <bench@bench.example>\r\nTo: someone@sink.example\r\nSubject: Benchmark message\r\nDate: ${new Date().toUTCString()}\r\nMessage-ID: <smtp-${process.pid}-${seq++}@bench.example>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${text}`;
+    `From: Bench <bench@bench.example>\r\nTo: someone@sink.example\r\nSubject: Benchmark message\r\nDate: ` +
+    `${new Date().toUTCString()}\r\nMessage-ID: <smtp-${process.pid}-${seq++}@bench.example>\r\nMIME-Version: ` +
+    `1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${text}`;
   const done = [];
   const errors = {};
   let running = true;
@@ -796,7 +802,8 @@ async function benchEngine(engine, workDir) {
   const script = path.join(workDir, 'post.lua');
   writeFileSync(
     script,
-    `wrk.method = "POST"\nwrk.body = [==[${body}]==]\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
+    `wrk.method = "POST"\nwrk.body = [==[${body}]==]\nwrk.headers["Content-Type"] = ` +
+      `"application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
   );
   const serviceErrors = {};
   const result = {};
@@ -840,7 +847,9 @@ async function benchEngine(engine, workDir) {
     writeFileSync(floorScripts.get, 'wrk.method = "GET"\n');
     writeFileSync(
       floorScripts.reject,
-      `wrk.method = "POST"\nwrk.body = [==[${JSON.stringify({ ...JSON.parse(body), to: undefined })}]==]\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
+      `wrk.method = "POST"\nwrk.body = ` +
+        `[==[${JSON.stringify({ ...JSON.parse(body), to: undefined })}]==]\nwrk.headers["Content-Type"] = ` +
+        `"application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
     );
     const healthz = await wrk(`${base}/healthz`, floorScripts.get, SECONDS, svc.pid);
     const rejected = await wrk(`${base}/v1/mail`, floorScripts.reject, SECONDS, svc.pid);

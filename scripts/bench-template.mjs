@@ -51,7 +51,9 @@ const { dataDir, env, admin } = embeddedService(root, 'bench-template', {
 const FILLER = htmlBody(2048).replace('<!doctype html><html><body>', '').replace('</body></html>', '');
 const TEMPLATE = {
   subject: 'Order {{order_number}} is confirmed',
-  html: `<!doctype html><html><body><p>Hello {{first_name}},</p>${FILLER}<ul>{{#each items}}<li>{{name}} × {{quantity}}</li>{{/each}}</ul><p>Total {{total}}</p></body></html>`,
+  html:
+    `<!doctype html><html><body><p>Hello {{first_name}},</p>${FILLER}<ul>{{#each items}}<li>{{name}} × ` +
+    `{{quantity}}</li>{{/each}}</ul><p>Total {{total}}</p></body></html>`,
 };
 const VARIABLES = {
   first_name: 'Ann',
@@ -63,7 +65,8 @@ const VARIABLES = {
   ],
 };
 const TEXT =
-  'Hello {{first_name}},\n\nThank you for your order {{order_number}}.\n{{#each items}}- {{name}} x {{quantity}}\n{{/each}}Total {{total}}\n';
+  'Hello {{first_name}},\n\nThank you for your order {{order_number}}.\n{{#each items}}- {{name}} x ' +
+  '{{quantity}}\n{{/each}}Total {{total}}\n';
 const FROM = { email: 'orders@template.example', name: 'Northwind' };
 
 /** Closed loop for `seconds`: CONNECTIONS requests in flight, each followed by the next. */

@@ -30,14 +30,18 @@ const { values } = parseArgs({
 });
 const log = (m) => process.stderr.write(`bench:webhooks: ${m}\n`);
 
-const RECEIVER = `
+const RECEIVER =
+  `
 const http = require('node:http');
-const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); }); });
+const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': ` +
+  `'text/plain' }); res.end('ok'); }); });
 s.keepAliveTimeout = 65000;
 s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));`;
-const SINK = `
+const SINK =
+  `
 const { SMTPServer } = require('smtp-server');
-const s = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false, onData(stream, _s, cb) { stream.resume(); stream.on('end', () => cb()); } });
+const s = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false, onData(stream, _s, cb) ` +
+  `{ stream.resume(); stream.on('end', () => cb()); } });
 s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.server.address().port) + '\\n'));`;
 
 function helper(source) {

@@ -22,7 +22,10 @@ const CONSOLE = 'docs/console.md';
 const REPORTS = 'docs/console-reports.md';
 const ARCH = 'docs/architecture.md';
 
-/** Which section of docs/architecture.md each file's plain "DESIGN.md" means (by path; by file name when the path moved). */
+/**
+ * Which section of docs/architecture.md each file's plain "DESIGN.md" means (by path; by file name when the path
+ * moved).
+ */
 const DESIGN_SECTIONS = {
   'src/server/sending/mail.schema.ts': '§7',
   'src/server/sending/sending.service.ts': '§5.1',

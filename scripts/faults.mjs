@@ -372,7 +372,9 @@ async function privateCluster() {
   const port = await freePort();
   const data = path.join(dir, 'data');
   await run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
-  const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=100`;
+  const opts =
+    `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c ` +
+    `max_connections=100`;
   const ctl = (...args) =>
     run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', opts, '-w', '-t', '60', ...args]);
   await ctl('start');
@@ -425,7 +427,9 @@ async function casePostgres() {
       violations.push(`postgres: during the stop /readyz ${ready.status}, /healthz ${live.status}`);
     const page = await fetch(`${s.baseUrl}/`, { headers: { Cookie: cookie } });
     const html = await page.text();
-    seen.console = `${page.status} ${/Service temporarily unavailable/.test(html) ? '"Service temporarily unavailable"' : html.slice(0, 80)}`;
+    seen.console = `${page.status} ${
+      /Service temporarily unavailable/.test(html) ? '"Service temporarily ' + 'unavailable"' : html.slice(0, 80)
+    }`;
     if (page.status !== 503 || !/Service temporarily unavailable/.test(html))
       violations.push(`postgres: console during the stop: ${seen.console}`);
     await sleep(Math.max(0, 20_000 - (Date.now() - stoppedAt)));
@@ -640,7 +644,8 @@ async function caseIdle() {
     // every one answered by the service (not refused by the kernel before it listened)
     if (greeted + refused !== flood.length)
       violations.push(
-        `idle: of ${flood.length} connections ${flood.length - greeted - refused} got neither a 220 greeting nor 421 4.7.0`,
+        `idle: of ${flood.length} connections ${flood.length - greeted - refused} got neither a 220 greeting nor 421 ` +
+          `4.7.0`,
       );
     for (let i = 0; i < 5; i++) await submitFrom('127.0.0.2', 'during a 1,000-connection flood from 127.0.0.1');
 
@@ -748,7 +753,13 @@ async function main() {
     }
     result.elapsed_s = Number(((Date.now() - t) / 1000).toFixed(1));
     log(
-      `case ${name}: ${result.skipped ? `skipped (${result.skipped})` : result.violations.length ? `FAILED (${result.violations.length})` : 'ok'} in ${result.elapsed_s} s`,
+      `case ${name}: ${
+        result.skipped
+          ? `skipped (${result.skipped})`
+          : result.violations.length
+            ? `FAILED ` + `(${result.violations.length})`
+            : 'ok'
+      } in ${result.elapsed_s} s`,
     );
     results.push(result);
   }

@@ -90,6 +90,7 @@ if (added.length) {
 }
 if (fixed.length)
   console.log(
-    `lint:deps: ${fixed.length} known violations are fixed: run \`npm run lint:deps:baseline\` and commit the smaller baseline`,
+    `lint:deps: ${fixed.length} known violations are fixed: run \`npm run lint:deps:baseline\` and commit the ` +
+      `smaller baseline`,
   );
 process.exit(added.length || fixed.length ? 1 : 0);

@@ -85,7 +85,10 @@ export default function CopyField({ label, value, masked = false, testId }: Copy
         <div className="control">
           <button
             type="button"
-            className={`button copy-button ${copied === 'copied' ? 'is-success' : copied === 'failed' ? 'is-danger' : 'is-primary is-light'}`}
+            className={
+              `button copy-button ` +
+              `${copied === 'copied' ? 'is-success' : copied === 'failed' ? 'is-danger' : 'is-primary is-light'}`
+            }
             aria-label={`Copy ${label}`}
             onClick={() => void copy()}
             data-testid={`${prefix}-copy`}

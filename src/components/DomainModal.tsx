@@ -34,7 +34,8 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
     setLoading(false);
     if (messages.includes(successMessage)) {
       setSuccess(
-        `${successMessage}. We sent a verification email to ${local.trim()}@${trimmed}: open the link in it to verify the domain.`,
+        `${successMessage}. We sent a verification email to ${local.trim()}@${trimmed}: open the link in it to ` +
+          `verify the domain.`,
       );
       timers.current.push(setTimeout(onClose, MODAL_SUCCESS_CLOSE_MS));
     } else {

@@ -108,7 +108,8 @@ export const login = operation({
   tag: 'Sign-in',
   summary: 'Sign in',
   description:
-    'Checks the email and password and sets the session cookie. After repeated failures for one email or one address, further tries get 429 for a while. Unknown email and wrong password give the same answer.',
+    'Checks the email and password and sets the session cookie. After repeated failures for one email or one ' +
+    'address, further tries get 429 for a while. Unknown email and wrong password give the same answer.',
   access: 'public',
   body: loginBody,
   bodyExample: { email: 'ada@example.com', password: 'correct horse battery staple' },
@@ -124,7 +125,8 @@ export const logout = operation({
   tag: 'Sign-in',
   summary: 'Sign out',
   description:
-    'Ends the session and clears its cookie; answers where the browser should go next (the parent platform, or the sign-in page).',
+    'Ends the session and clears its cookie; answers where the browser should go next (the parent platform, or the ' +
+    'sign-in page).',
   access: 'public',
   success: [
     {
@@ -154,7 +156,8 @@ export const initiateChallenge = operation({
   tag: 'Sign-in',
   summary: 'Start a sign-in through the parent platform',
   description:
-    'Sets a short-lived challenge cookie and answers the parent platform address the browser goes to; the platform sends it back to GET /v1/auth/callback with a signed assertion.',
+    'Sets a short-lived challenge cookie and answers the parent platform address the browser goes to; the platform ' +
+    'sends it back to GET /v1/auth/callback with a signed assertion.',
   access: 'public',
   body: challengeBody,
   success: [{ status: 200, description: 'Where to send the browser.', schema: z.object({ redirectUrl: z.string() }) }],
@@ -167,7 +170,8 @@ export const authCallback = operation({
   tag: 'Sign-in',
   summary: 'Finish a sign-in through the parent platform',
   description:
-    'Checks the platform’s signed assertion against the challenge cookie, starts a session and redirects into the console; any refusal redirects to /unauthorized instead of answering JSON.',
+    'Checks the platform’s signed assertion against the challenge cookie, starts a session and redirects into the ' +
+    'console; any refusal redirects to /unauthorized instead of answering JSON.',
   access: 'public',
   query: callbackQuery,
   checkedByHandler: true,
@@ -227,7 +231,8 @@ export const createDomain = operation({
   tag: 'Domains',
   summary: 'Add a sending domain',
   description:
-    'Adds a domain and mails a verification link to an address at it. Refusals carry `messages` (the problems as a list) beside the error.',
+    'Adds a domain and mails a verification link to an address at it. Refusals carry `messages` (the problems as a ' +
+    'list) beside the error.',
   access: 'session',
   body: createDomainBody,
   checkedByHandler: true,

@@ -83,7 +83,8 @@ export const SECURITY_SCHEMES = {
     in: 'cookie',
     name: 'transact_session',
     description:
-      'The console’s session cookie, set by POST /v1/auth/login. Calls that change state must also send the header `Request-Type: ui` (and, from a browser, a same-origin Origin), or they get 403 csrf_failed.',
+      'The console’s session cookie, set by POST /v1/auth/login. Calls that change state must also send the header ' +
+      '`Request-Type: ui` (and, from a browser, a same-origin Origin), or they get 403 csrf_failed.',
   },
 } as const;
 

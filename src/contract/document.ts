@@ -11,7 +11,8 @@ const TAGS = [
   {
     name: 'Sending',
     description:
-      'Mail in over HTTP with the account’s API key. SMTP submission takes the same messages (see the SMTP section of /docs/api).',
+      'Mail in over HTTP with the account’s API key. SMTP submission takes the same messages (see the SMTP section ' +
+      'of /docs/api).',
   },
   {
     name: 'Resend-compatible',
@@ -21,7 +22,8 @@ const TAGS = [
   {
     name: 'Tracked attachments',
     description:
-      'Download links whose downloads are counted per recipient; with the API key an application makes one per message and sends it with `online_attachment_id`.',
+      'Download links whose downloads are counted per recipient; with the API key an application makes one per ' +
+      'message and sends it with `online_attachment_id`.',
   },
   { name: 'Reports', description: 'The console’s dashboard, transaction and group reports.' },
   { name: 'Exports', description: 'CSV exports of group reports.' },
@@ -61,7 +63,11 @@ function makeDocument(publicUrl: string): Record<string, unknown> {
       method: 'post',
       path: hook.name,
       summary: hook.name,
-      description: `${hook.summary} Sent with the webhook’s verb: POST, PUT and PATCH carry it as the JSON body; GET and DELETE in the query string (nested keys joined with dots). Either field set, as the webhook is configured. Any 2xx within 10 s is success; anything else is retried for about three days, and 410 disables the webhook.`,
+      description:
+        `${hook.summary} Sent with the webhook’s verb: POST, PUT and PATCH carry it as the JSON body; GET ` +
+        `and DELETE in the query string (nested keys joined with dots). Either field set, as the webhook is ` +
+        `configured. Any 2xx within 10 s is success; anything else is retried for about three days, and 410 ` +
+        `disables the webhook.`,
       tags: ['Webhooks'],
       request: { headers: hook.headers, body: { content: { 'application/json': { schema: hook.schema } } } },
       responses: {
@@ -78,7 +84,8 @@ function makeDocument(publicUrl: string): Record<string, unknown> {
       title: 'Transact API',
       version: '1',
       description:
-        'Transactional email over HTTP and SMTP, and the calls the console makes. Errors are always `{ "error": { "code", "message", "details"? } }` with a 4xx or 5xx status; `code` is stable, `message` is for people.',
+        'Transactional email over HTTP and SMTP, and the calls the console makes. Errors are always `{ "error": { ' +
+        '"code", "message", "details"? } }` with a 4xx or 5xx status; `code` is stable, `message` is for people.',
     },
     servers: [{ url: baseUrl, description: 'This installation (PUBLIC_URL).' }],
     tags: TAGS,

@@ -8,7 +8,8 @@ export const getOpenApi = operation({
   tag: 'Reference',
   summary: 'This document',
   description:
-    'The OpenAPI 3.1 document of every /v1 call, made from the schemas the server validates with. The page /docs/api shows it with code samples.',
+    'The OpenAPI 3.1 document of every /v1 call, made from the schemas the server validates with. The page /docs/api ' +
+    'shows it with code samples.',
   access: 'public',
   success: [
     {

@@ -217,14 +217,17 @@ const linkPage = z.object({
 
 const TAG = 'Reports';
 const dateHelp =
-  'Dates are `YYYY-MM-DD` (UTC days) or unix seconds; either spelling of a field (startDate or start_date) works, both must agree.';
+  'Dates are `YYYY-MM-DD` (UTC days) or unix seconds; either spelling of a field (startDate or start_date) works, ' +
+  'both must agree.';
 
 export const getDashboard = operation({
   method: 'get',
   path: '/v1/dashboard',
   tag: TAG,
   summary: 'Dashboard figures',
-  description: `The total of transactions accepted in the range and the first page of the latest transactions. ${dateHelp} Other query parameters are ignored.`,
+  description:
+    `The total of transactions accepted in the range and the first page of the latest transactions. ` +
+    `${dateHelp} Other query parameters are ignored.`,
   access: 'session',
   query: dashboardQuery,
   success: [
@@ -262,7 +265,9 @@ export const postDashboardOverview = operation({
   path: '/v1/dashboard/overview',
   tag: TAG,
   summary: 'Overview total and daily series',
-  description: `The total of transactions accepted in the range (all time for an empty body) and one entry per day of the chart’s range (the last 29 days through today by default, at most 731 days). ${dateHelp}`,
+  description:
+    `The total of transactions accepted in the range (all time for an empty body) and one entry per day ` +
+    `of the chart’s range (the last 29 days through today by default, at most 731 days). ${dateHelp}`,
   access: 'session',
   body: overviewBody,
   bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24' },
@@ -281,7 +286,10 @@ export const searchTransactions = operation({
   path: '/v1/transaction/search',
   tag: TAG,
   summary: 'Search transactions',
-  description: `One page (10 rows) of the account’s transactions, newest first unless sorted otherwise: by status, report type, group, recipient or text (a transaction uuid, or the start of an address or domain). ${dateHelp} An unknown field, sort key or status is refused.`,
+  description:
+    `One page (10 rows) of the account’s transactions, newest first unless sorted otherwise: by status, ` +
+    `report type, group, recipient or text (a transaction uuid, or the start of an address or domain). ${dateHelp} ` +
+    `An unknown field, sort key or status is refused.`,
   access: 'session',
   body: transactionSearchBody,
   bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24', page: 1, message_status: 'delivered' },
@@ -294,7 +302,9 @@ export const searchGroups = operation({
   path: '/v1/transaction-groups/search',
   tag: TAG,
   summary: 'Search transaction groups',
-  description: `One page (10 rows) of the account’s transaction groups with their totals, by name; sort keys: ${GROUP_SORT_KEYS.join(', ')}.`,
+  description:
+    `One page (10 rows) of the account’s transaction groups with their totals, by name; sort keys: ` +
+    `${GROUP_SORT_KEYS.join(', ')}.`,
   access: 'session',
   body: groupSearchBody,
   bodyExample: { page: 1, searchQuery: 'newsletter' },
@@ -314,7 +324,8 @@ export const getTransactionEvents = operation({
   tag: TAG,
   summary: 'A transaction’s timeline',
   description:
-    'Every event of one transaction in order: accepted, sent, deferred, delivered, bounced, failed, opened, clicked, unsubscribed, downloaded.',
+    'Every event of one transaction in order: accepted, sent, deferred, delivered, bounced, failed, opened, clicked, ' +
+    'unsubscribed, downloaded.',
   access: 'session',
   params: z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) }),
   success: [
@@ -328,7 +339,10 @@ export const groupReport = operation({
   path: '/v1/transaction-groups/reports',
   tag: TAG,
   summary: 'A group’s report',
-  description: `One page of a report (overview, sent, opens, clicks, failed, bounced) over a group’s transactions, with the group’s daily series (the last 29 days by default, at most 400). ${dateHelp} A malformed, unknown or another account’s group_uuid answers 404.`,
+  description:
+    `One page of a report (overview, sent, opens, clicks, failed, bounced) over a group’s transactions, ` +
+    `with the group’s daily series (the last 29 days by default, at most 400). ${dateHelp} A malformed, unknown or ` +
+    `another account’s group_uuid answers 404.`,
   access: 'session',
   body: reportBody,
   bodyExample: {
@@ -358,7 +372,9 @@ export const postGroupOverview = operation({
   path: '/v1/transaction-groups/overview',
   tag: TAG,
   summary: 'A group’s overview figures',
-  description: `Sent, delivered, failed, bounced, opened and clicked over the range, each with its share in per cent. ${dateHelp}`,
+  description:
+    `Sent, delivered, failed, bounced, opened and clicked over the range, each with its share in per ` +
+    `cent. ${dateHelp}`,
   access: 'session',
   body: groupOverviewBody,
   bodyExample: { group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', start_date: '2026-11-01', end_date: '2026-11-24' },
@@ -384,7 +400,8 @@ export const postLinks = operation({
   tag: TAG,
   summary: 'A group’s clicked links',
   description:
-    'One page (10 rows) of the links clicked in a group’s messages with their click counts; sort keys clicks (default), unique_clicks, link, subject; search_query matches part of the URL or subject.',
+    'One page (10 rows) of the links clicked in a group’s messages with their click counts; sort keys clicks ' +
+    '(default), unique_clicks, link, subject; search_query matches part of the URL or subject.',
   access: 'session',
   body: reportBody,
   bodyExample: { report_type: 'clicks', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', page: 1 },
@@ -410,7 +427,8 @@ export const queueExport = operation({
   tag: 'Exports',
   summary: 'Export a report as CSV',
   description:
-    'Queues a CSV of the whole report (the report body with isExport: true); the requester gets a mail with a link to it when it is written.',
+    'Queues a CSV of the whole report (the report body with isExport: true); the requester gets a mail with a link ' +
+    'to it when it is written.',
   access: 'session',
   body: reportBody,
   bodyExample: { report_type: 'sent', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', isExport: true },

@@ -46,10 +46,16 @@ export const resendSend = z.union([
 export const resendBatch = z.array(resendSend).min(1).max(100);
 
 const idempotency = z.object({
-  'idempotency-key': z.string().min(1).max(256).optional().openapi({
-    description:
-      'Up to 256 printable characters. The same key with the same body within 24 h answers the first response again and sends nothing; with another body it is 409.',
-  }),
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .openapi({
+      description:
+        'Up to 256 printable characters. The same key with the same body within 24 h answers the first response again ' +
+        'and sends nothing; with another body it is 409.',
+    }),
 });
 
 const accepted = z.object({
@@ -86,7 +92,10 @@ export const sendMail = operation({
   tag: TAG,
   summary: 'Send a message',
   description:
-    'Accepts one message for every recipient in to, cc and bcc (50 at most) and answers once it is stored; delivery follows. The From domain must be a verified sending domain. Give `html` and/or `text`, or a `template_id` with `variables`. `online_attachment_id` adds a tracked download link (see Tracked attachments) to the message, one per recipient.',
+    'Accepts one message for every recipient in to, cc and bcc (50 at most) and answers once it is stored; delivery ' +
+    'follows. The From domain must be a verified sending domain. Give `html` and/or `text`, or a `template_id` ' +
+    'with `variables`. `online_attachment_id` adds a tracked download link (see Tracked attachments) to the ' +
+    'message, one per recipient.',
   access: 'apiKey',
   body: mailSend,
   bodyExample: example,
@@ -110,7 +119,9 @@ export const sendMailBatch = operation({
   path: '/v1/mail/batch',
   tag: TAG,
   summary: 'Send a batch of messages',
-  description: `Up to ${MAX_BATCH} messages in one request (a list, or { messages: [...] }), each as POST /v1/mail takes it; all are accepted together or none (a problem names the message's index, e.g. \`3.subject\`).`,
+  description:
+    `Up to ${MAX_BATCH} messages in one request (a list, or { messages: [...] }), each as POST /v1/mail ` +
+    `takes it; all are accepted together or none (a problem names the message's index, e.g. \`3.subject\`).`,
   access: 'apiKey',
   body: mailBatch,
   bodyExample: [example],
@@ -139,7 +150,10 @@ export const sendEmail = operation({
   tag: 'Resend-compatible',
   summary: 'Send a message (Resend’s shape)',
   description:
-    'Resend’s POST /emails, so the official `resend` SDK works with its base URL set to this service’s /v1. Answers the transaction uuid of the first recipient as `id`. Refusals carry Resend’s `name`, `message` and `statusCode` beside our `error`. Not supported: `react` (render it to html first), `scheduled_at`, attachments by `path`.',
+    'Resend’s POST /emails, so the official `resend` SDK works with its base URL set to this service’s /v1. Answers ' +
+    'the transaction uuid of the first recipient as `id`. Refusals carry Resend’s `name`, `message` and ' +
+    '`statusCode` beside our `error`. Not supported: `react` (render it to html first), `scheduled_at`, ' +
+    'attachments by `path`.',
   access: 'apiKey',
   body: resendSend,
   bodyExample: resendExample,
@@ -186,7 +200,8 @@ export const unsubscribe = operation({
   tag: 'Unsubscribe',
   summary: 'Unsubscribe a recipient',
   description:
-    'Made by the recipient’s unsubscribe page: the transaction uuid from the link is the only credential. The address goes on the account’s suppression list.',
+    'Made by the recipient’s unsubscribe page: the transaction uuid from the link is the only credential. The ' +
+    'address goes on the account’s suppression list.',
   access: 'public',
   body: transactionBody,
   bodyExample: { transaction_id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },

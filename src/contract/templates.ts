@@ -110,7 +110,9 @@ export const searchTemplates = operation({
   tag: TAG,
   summary: 'Search templates',
   description:
-    'One page of templates by name: the account’s own ({template_name, sort, page}) or, for the Select Template page, the system gallery or the account’s by status ({templateName, templateType, templateStatus}). Sort by name, description, published or updated, `-` first for descending; or only `ASC`/`DESC` on the description.',
+    'One page of templates by name: the account’s own ({template_name, sort, page}) or, for the Select Template ' +
+    'page, the system gallery or the account’s by status ({templateName, templateType, templateStatus}). Sort by ' +
+    'name, description, published or updated, `-` first for descending; or only `ASC`/`DESC` on the description.',
   access: 'session',
   body: templateSearchBody,
   bodyExample: { template_name: 'receipt', sort: '-updated', page: 1 },
@@ -175,7 +177,8 @@ export const createTemplate = operation({
   tag: TAG,
   summary: 'Create a template',
   description:
-    'Saves a new template (Handlebars in subject, HTML and text). Publishing checks that it renders; `alias` names it for sends by alias.',
+    'Saves a new template (Handlebars in subject, HTML and text). Publishing checks that it renders; `alias` names ' +
+    'it for sends by alias.',
   access: 'session',
   body: templateBody,
   bodyExample: {
@@ -248,7 +251,8 @@ const link = z.object({
   downloads: z.number().int(),
   state: z.enum(['live', 'expired', 'exhausted']).openapi({
     description:
-      'Whether recipients can still download: `expired` past its expiry, `exhausted` at its download limit (the public page then answers 410).',
+      'Whether recipients can still download: `expired` past its expiry, `exhausted` at its download limit (the ' +
+      'public page then answers 410).',
   }),
   asset_count: z.number().int(),
   assets: z.array(asset),
@@ -263,7 +267,10 @@ export const createLink = operation({
   path: '/v1/tracked-attachments/groups',
   tag: ATTACH,
   summary: 'Create a download link',
-  description: `Creates a tracked download link, optionally with its first file. Multipart: \`group\` (JSON: name, options { expiry_timestamp, access_limit }) first, then \`asset\` (a file). A send that names its integration_id as \`online_attachment_id\` carries the link, per recipient. ${both}`,
+  description:
+    `Creates a tracked download link, optionally with its first file. Multipart: \`group\` (JSON: name, ` +
+    `options { expiry_timestamp, access_limit }) first, then \`asset\` (a file). A send that names its ` +
+    `integration_id as \`online_attachment_id\` carries the link, per recipient. ${both}`,
   access: 'sessionOrApiKey',
   form: {
     mediaType: 'multipart/form-data',
@@ -388,7 +395,9 @@ export const saveBranding = operation({
   path: '/v1/tracked-attachments/branding',
   tag: ATTACH,
   summary: 'Save download page branding',
-  description: `Multipart: \`settings\` (JSON: page, button and link, each { colour, text_colour } as #rrggbb) and optionally \`asset\` (a PNG, JPEG or GIF logo). ${both}`,
+  description:
+    `Multipart: \`settings\` (JSON: page, button and link, each { colour, text_colour } as #rrggbb) and ` +
+    `optionally \`asset\` (a PNG, JPEG or GIF logo). ${both}`,
   access: 'sessionOrApiKey',
   form: {
     mediaType: 'multipart/form-data',

@@ -108,7 +108,10 @@ const signatureHeaders = z.object({
   'webhook-timestamp': z.string().openapi({ description: 'Unix seconds of this attempt.', example: '1795446245' }),
   'webhook-signature': z.string().openapi({
     description:
-      '`v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), the key being the signing secret after its `whsec_` prefix, base64-decoded (Standard Webhooks). For GET and DELETE the signed text is the query string added. Verify with a Standard Webhooks library: `new Webhook(secret).verify(rawBody, headers)`.',
+      '`v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), the key being the signing secret ' +
+      'after its `whsec_` prefix, base64-decoded (Standard Webhooks). For GET and DELETE the signed text is the ' +
+      'query string added. Verify with a Standard Webhooks library: `new Webhook(secret).verify(rawBody, ' +
+      'headers)`.',
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
   }),
 });

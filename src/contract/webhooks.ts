@@ -27,7 +27,8 @@ const logEntry = z.object({
   status: z.string().openapi({ description: 'success, pending (queued, replayed or retrying) or failed' }),
   progress: z.enum(['queued', 'replayed', 'retrying', 'success', 'failed']).openapi({
     description:
-      '`queued` never tried yet, `replayed` queued again by Replay and not tried since, `retrying` the last try failed and another is due, `success` or `failed`.',
+      '`queued` never tried yet, `replayed` queued again by Replay and not tried since, `retrying` the last try ' +
+      'failed and another is due, `success` or `failed`.',
   }),
   verb: z.string(),
   field_set: z.string(),
@@ -49,7 +50,8 @@ export const getWebhooks = operation({
   tag: TAG,
   summary: 'The account’s webhook',
   description:
-    'The webhook (a list of at most one) with its URL, method, events, field set, basic-auth details and signing secret.',
+    'The webhook (a list of at most one) with its URL, method, events, field set, basic-auth details and signing ' +
+    'secret.',
   access: 'session',
   success: [{ status: 200, description: 'The webhook, if any.', schema: z.object({ data: z.array(webhook) }) }],
   errors: ['forbidden'],
@@ -61,7 +63,8 @@ export const saveWebhook = operation({
   tag: TAG,
   summary: 'Save the webhook',
   description:
-    'Creates or replaces the account’s webhook. The URL must be http(s) and reach a public address; other fields of the object as GET answers it are ignored.',
+    'Creates or replaces the account’s webhook. The URL must be http(s) and reach a public address; other fields of ' +
+    'the object as GET answers it are ignored.',
   access: 'session',
   body: webhookInput,
   bodyExample: {
@@ -205,7 +208,9 @@ export const addSuppressions = operation({
   path: '/v1/suppression',
   tag: 'Suppression',
   summary: 'Add addresses to the suppression list',
-  description: `Puts up to ${MAX_EMAILS_PER_REQUEST} addresses on the list; mail to them is not sent. Lines that are not addresses are reported, not refused.`,
+  description:
+    `Puts up to ${MAX_EMAILS_PER_REQUEST} addresses on the list; mail to them is not sent. Lines that are ` +
+    `not addresses are reported, not refused.`,
   access: 'session',
   body: addSuppressionsBody,
   bodyExample: { emails: ['old@example.com', 'gone@example.org'] },

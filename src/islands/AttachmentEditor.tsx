@@ -1,7 +1,7 @@
 // The online attachment create/edit page (docs/console-reports.md §2, §4, §5): the editable name (Edit/Save,
-// default Untitled; Enter or leaving the field keeps it, Escape cancels: issue 19), tabs Files (drag-and-drop or Browse Computer, 'N file(s) uploaded', each file
-// with its size, delete icon and upload progress) and Settings (expiry toggle with its picker,
-// access limit toggle with a number, the integration ID), the live preview, and Save / Save & Exit.
+// default Untitled; Enter or leaving the field keeps it, Escape cancels: issue 19), tabs Files (drag-and-drop or Browse
+// Computer, 'N file(s) uploaded', each file with its size, delete icon and upload progress) and Settings (expiry toggle
+// with its picker, access limit toggle with a number, the integration ID), the live preview, and Save / Save & Exit.
 // The page is disabled while a request is pending.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect, useRef, useState } from 'react';

@@ -127,7 +127,9 @@ export default function AttachmentList({ initial }: AttachmentListProps) {
                           <>
                             <br />
                             <span
-                              className={`tag ${g.state === 'expired' ? 'is-danger' : 'is-warning'} is-light link-state`}
+                              className={
+                                `tag ${g.state === 'expired' ? 'is-danger' : 'is-warning'} is-light ` + `link-state`
+                              }
                               data-testid="attachment-state"
                             >
                               {dead}

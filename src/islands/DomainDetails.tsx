@@ -23,7 +23,10 @@ export interface DomainDetail {
   dns_records: { purpose: string; type: string; name: string; value: string; check: DnsCheck | null }[];
 }
 
-/** When the records were last checked: 'MMMM D, YYYY HH:mm UTC' (docs/console.md §9; the same text on the server and in any browser). */
+/**
+ * When the records were last checked: 'MMMM D, YYYY HH:mm UTC' (docs/console.md §9; the same text on the server and in
+ * any browser).
+ */
 function LastChecked({ iso }: { iso: string }) {
   const at = unixOfIso(iso);
   return <time dateTime={iso}>{formatDateTime(at)} UTC</time>;

@@ -16,7 +16,9 @@ type ViewState =
   | { status: 'preparing'; view: ExportView }
   | { status: 'none' | 'unauthorized' | 'error' };
 
-/** The download address of an export (docs/console-reports.md §7): a short-lived token bound to the user and the export. */
+/**
+ * The download address of an export (docs/console-reports.md §7): a short-lived token bound to the user and the export.
+ */
 export function downloadPath(token: string, uuid: string): string {
   return `/v1/transaction-groups/export-download/${encodeURIComponent(token)}/${encodeURIComponent(uuid)}`;
 }

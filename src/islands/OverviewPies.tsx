@@ -11,7 +11,10 @@ interface PieSpec {
   parts(stats: OverviewStatsWire): { label: string; share: StatShare; colour: string; tone: string }[];
 }
 
-/** Opens and clicks of the delivered messages (docs/console-reports.md §2; percentages of delivered, as the API gives them). */
+/**
+ * Opens and clicks of the delivered messages (docs/console-reports.md §2; percentages of delivered, as the API gives
+ * them).
+ */
 const PIES: PieSpec[] = [
   {
     id: 'opens',

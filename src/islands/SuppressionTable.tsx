@@ -18,7 +18,10 @@ import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 const ORIGIN_LABEL: Record<SuppressionOrigin, string> = { user: 'User', bounce: 'Bounce', unsubscribe: 'Unsubscribe' };
 const ORIGIN_TAG: Record<SuppressionOrigin, string> = { user: 'is-info', bounce: 'is-warning', unsubscribe: 'is-dark' };
 
-/** When an address was suppressed: 'D MMM YYYY - HH:mm' in UTC (docs/console-reports.md §9, the reports' format), the zone in its tooltip. */
+/**
+ * When an address was suppressed: 'D MMM YYYY - HH:mm' in UTC (docs/console-reports.md §9, the reports' format), the
+ * zone in its tooltip.
+ */
 function SuppressedAt({ iso }: { iso: string }) {
   const at = unixOfIso(iso);
   const text = formatReportDate(at);

@@ -35,7 +35,9 @@ export function reportPath(groupUuid: string, type: ReportType): string {
 // The wire shapes of the report calls, from the contract's answer schemas (src/contract/reports.ts)
 /** POST v1/transaction-groups/reports (docs/console-reports.md §7). */
 export type ReportAnswer = AnswerOf<'POST /v1/transaction-groups/reports'>;
-/** One transaction row of a report (docs/console-reports.md §3 "Transaction row"). Dates are unix seconds; 0 means none. */
+/**
+ * One transaction row of a report (docs/console-reports.md §3 "Transaction row"). Dates are unix seconds; 0 means none.
+ */
 export type ReportTransactionWire = ReportAnswer['transactions']['data'][number];
 /** One day of a report's activity (docs/console-reports.md §3 "dailyStats entry"). */
 export type ReportDayWire = ReportAnswer['dailyStats'][number];

@@ -81,7 +81,10 @@ export const PREVIEW_CSP =
   "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; font-src data:; form-action 'none'; base-uri 'none'";
 
 export function previewDocument(renderedHtml: string): string {
-  return `<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><meta name="referrer" content="no-referrer">${renderedHtml}`;
+  return (
+    `<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><meta name="referrer" ` +
+    `content="no-referrer">${renderedHtml}`
+  );
 }
 
 /** The fields Publish needs, each with its inline message (issue 19). */

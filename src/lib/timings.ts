@@ -13,6 +13,9 @@ export const SEARCH_DEBOUNCE_MS = 1_000;
 export const REPORT_SEARCH_DEBOUNCE_MS = 500;
 /** docs/console-reports.md §2, §9: the Overview widget offers Retry after 45 s without an answer. */
 export const OVERVIEW_RETRY_MS = 45_000;
-/** docs/console-reports.md §9: the template editor's live preview waits 2 s after the last change; Publish returns to /templates after 1 s. */
+/**
+ * docs/console-reports.md §9: the template editor's live preview waits 2 s after the last change; Publish returns to
+ * /templates after 1 s.
+ */
 export const EDITOR_DEBOUNCE_MS = 2_000;
 export const PUBLISH_REDIRECT_MS = 1_000;

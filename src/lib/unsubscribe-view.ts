@@ -8,7 +8,10 @@ export type SubscriptionPage =
   | { kind: 'redirect'; url: string }
   | { kind: 'view'; view: SubscriptionView; status: number; message: string; notice: string | null };
 
-/** The Error state's text when the link names no transaction (docs/console-reports.md §8: the server message or 'Error'). */
+/**
+ * The Error state's text when the link names no transaction (docs/console-reports.md §8: the server message or
+ * 'Error').
+ */
 export const INVALID_LINK = 'This unsubscribe link is not valid.';
 
 /** A returned redirect is followed only to a web page (never javascript: or data:). */

@@ -207,7 +207,8 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
         throw new ApiError('not_found', `No customer with id ${customerId}`);
       const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
       console.log(
-        `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ${domain.sending_verified ? 'sending-verified' : 'not verified'})`,
+        `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ` +
+          `${domain.sending_verified ? 'sending-verified' : 'not verified'})`,
       );
       console.log('Publish these DNS records:');
       for (const r of dnsRecords(ctx, domain))
@@ -223,7 +224,8 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       console.log(`credentials rotated for customer ${customerId}; the old API key and SMTP password no longer work`);
       console.log(`api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}`);
       console.log(
-        `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`,
+        `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} ` +
+          `/ ${creds.smtpCredentials.password}`,
       );
       return;
     }
@@ -233,10 +235,12 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
         throw new ApiError('not_found', `No customer with id ${customerId}`);
       const creds = await credentialsForConsole(ctx, customerId);
       console.log(
-        `api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}\napi endpoint: ${creds.apiCredentials.url}`,
+        `api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}\napi endpoint: ` +
+          `${creds.apiCredentials.url}`,
       );
       console.log(
-        `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`,
+        `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} ` +
+          `/ ${creds.smtpCredentials.password}`,
       );
       return;
     }
@@ -249,7 +253,9 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       }
       for (const o of orgs)
         console.log(
-          `enterprise ${o.enterprise_id} ${o.enterprise_name}${o.customer_id ? `  ›  customer ${o.customer_id} ${o.customer_name}` : ''}`,
+          `enterprise ${o.enterprise_id} ${o.enterprise_name}${
+            o.customer_id ? `  ›  customer ${o.customer_id} ` + `${o.customer_name}` : ''
+          }`,
         );
       for (const r of rows)
         console.log(`user ${r.user_id} ${r.email} (${r.user_name})  ›  customer ${r.customer_id} ${r.customer_name}`);
@@ -273,18 +279,23 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
         );
       const c = demo.counts;
       console.log(
-        `${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`,
+        `${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ` +
+          `${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`,
       );
       console.log(
-        `  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft bounces, ${c.failed} failed (suppressed), ${c.opens} opens, ${c.clicks} clicks, ${c.unsubscribes} unsubscribes`,
+        `  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft ` +
+          `bounces, ${c.failed} failed (suppressed), ${c.opens} opens, ${c.clicks} clicks, ${c.unsubscribes} ` +
+          `unsubscribes`,
       );
       console.log(
-        `Sign in at ${ctx.config.publicUrl}/login (start the service with npm start)\n  email:    ${demo.email}\n  password: ${demo.password}`,
+        `Sign in at ${ctx.config.publicUrl}/login (start the service with npm start)\n  email:    ${demo.email}\n  ` +
+          `password: ${demo.password}`,
       );
       // the same addresses the console and `credentials show` give: all from this environment's settings
       const creds = await credentialsForConsole(ctx, demo.customerId);
       console.log(
-        `API endpoint ${creds.apiCredentials.url}, SMTP ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} (keys: npm run admin -- credentials show --customer '${DEMO_CUSTOMER}')`,
+        `API endpoint ${creds.apiCredentials.url}, SMTP ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
+          `(keys: npm run admin -- credentials show --customer '${DEMO_CUSTOMER}')`,
       );
       return;
     }

@@ -29,14 +29,16 @@ export const SETTINGS = {
     kind: 'url',
     default: undefined,
     description:
-      'Public base URL of this service (links in mail, API endpoint shown to customers). Default http://localhost:PORT.',
+      'Public base URL of this service (links in mail, API endpoint shown to customers). Default ' +
+      'http://localhost:PORT.',
   },
   trackingUrl: {
     env: 'TRACKING_URL',
     kind: 'url',
     default: undefined,
     description:
-      'Base URL of open and click tracking links (/t/o, /t/c) when recipients should reach them at another host than PUBLIC_URL (e.g. click.example.com pointing at this service). Default: PUBLIC_URL.',
+      'Base URL of open and click tracking links (/t/o, /t/c) when recipients should reach them at another host than ' +
+      'PUBLIC_URL (e.g. click.example.com pointing at this service). Default: PUBLIC_URL.',
   },
   roles: {
     env: 'ROLES',
@@ -75,7 +77,8 @@ export const SETTINGS = {
     kind: 'bool',
     default: 'true',
     description:
-      'PGlite: fdatasync the WAL after every commit before answering, so a power cut loses nothing acknowledged. false trades that for speed.',
+      'PGlite: fdatasync the WAL after every commit before answering, so a power cut loses nothing acknowledged. ' +
+      'false trades that for speed.',
   },
   secret: {
     env: 'TRANSACT_SECRET',
@@ -83,7 +86,8 @@ export const SETTINGS = {
     default: undefined,
     secret: true,
     description:
-      'Master secret for encrypting credentials at rest and signing tokens (32+ characters). Required with DATABASE_URL; with the embedded database one is generated into DATA_DIR on first start.',
+      'Master secret for encrypting credentials at rest and signing tokens (32+ characters). Required with ' +
+      'DATABASE_URL; with the embedded database one is generated into DATA_DIR on first start.',
   },
   adminEmail: {
     env: 'TRANSACT_ADMIN_EMAIL',
@@ -140,7 +144,8 @@ export const SETTINGS = {
     kind: 'int',
     default: '41943040',
     description:
-      'Largest request body accepted by the send endpoints (/v1/mail, /v1/emails); attachments are base64, so about 4/3 of the 25 MB message limit plus headroom.',
+      'Largest request body accepted by the send endpoints (/v1/mail, /v1/emails); attachments are base64, so about ' +
+      '4/3 of the 25 MB message limit plus headroom.',
   },
   smtpPort: {
     env: 'SMTP_PORT',
@@ -159,7 +164,8 @@ export const SETTINGS = {
     kind: 'string',
     default: undefined,
     description:
-      'PEM private key for STARTTLS on the submission port; without it a self-signed certificate is generated at start.',
+      'PEM private key for STARTTLS on the submission port; without it a self-signed certificate is generated at ' +
+      'start.',
   },
   smtpTlsCertFile: {
     env: 'SMTP_TLS_CERT_FILE',
@@ -184,7 +190,8 @@ export const SETTINGS = {
     kind: 'int',
     default: '2526',
     description:
-      'Port of the bounce receiver (smtp role), which takes delivery status notifications sent to the VERP return path. In production it is the MX of RETURN_PATH_DOMAIN, on port 25 (or forwarded there). 0 disables it.',
+      'Port of the bounce receiver (smtp role), which takes delivery status notifications sent to the VERP return ' +
+      'path. In production it is the MX of RETURN_PATH_DOMAIN, on port 25 (or forwarded there). 0 disables it.',
   },
   smtpRelayUrl: {
     env: 'SMTP_RELAY_URL',
@@ -219,7 +226,8 @@ export const SETTINGS = {
     kind: 'string',
     default: undefined,
     description:
-      'TOML or JSON file of per-destination limits for direct MX delivery (connections, messages per connection, messages per second), with overrides by site, MX host pattern or domain (README "Delivery to MX hosts").',
+      'TOML or JSON file of per-destination limits for direct MX delivery (connections, messages per connection, ' +
+      'messages per second), with overrides by site, MX host pattern or domain (README "Delivery to MX hosts").',
   },
   mxTimeoutSeconds: {
     env: 'MX_TIMEOUT_SECONDS',
@@ -238,7 +246,8 @@ export const SETTINGS = {
     kind: 'int',
     default: '30',
     description:
-      'First pause of a destination site after a slow-down reply (421, 4.7.x rate limit); doubles up to 30 minutes while the replies repeat.',
+      'First pause of a destination site after a slow-down reply (421, 4.7.x rate limit); doubles up to 30 minutes ' +
+      'while the replies repeat.',
   },
   extraCaCerts: {
     env: 'NODE_EXTRA_CA_CERTS',
@@ -284,7 +293,8 @@ export const SETTINGS = {
     kind: 'int',
     default: '500',
     description:
-      'Delivery counts as behind when the oldest message the delivery worker takes has waited longer than this since it was accepted.',
+      'Delivery counts as behind when the oldest message the delivery worker takes has waited longer than this since ' +
+      'it was accepted.',
   },
   deliveryLeaseSeconds: {
     env: 'DELIVERY_LEASE_SECONDS',
@@ -317,21 +327,24 @@ export const SETTINGS = {
     kind: 'int',
     default: '10',
     description:
-      'On SIGTERM, how long SMTP transactions and deliveries in flight may finish; what is left is released to be taken again, and the process exits 0.',
+      'On SIGTERM, how long SMTP transactions and deliveries in flight may finish; what is left is released to be ' +
+      'taken again, and the process exits 0.',
   },
   databaseWaitSeconds: {
     env: 'DATABASE_WAIT_SECONDS',
     kind: 'int',
     default: '60',
     description:
-      'Started while PostgreSQL does not answer, how long the service keeps trying (with backoff, each attempt logged) before it gives up.',
+      'Started while PostgreSQL does not answer, how long the service keeps trying (with backoff, each attempt ' +
+      'logged) before it gives up.',
   },
   minFreeSpaceMb: {
     env: 'MIN_FREE_SPACE_MB',
     kind: 'int',
     default: '100',
     description:
-      'Below this much free space on the disk under DATA_DIR, new mail is refused (SMTP 452 4.3.1, API 507 storage_full) until space is freed; 0 turns the check off.',
+      'Below this much free space on the disk under DATA_DIR, new mail is refused (SMTP 452 4.3.1, API 507 ' +
+      'storage_full) until space is freed; 0 turns the check off.',
   },
   smtpMaxConnectionsPerIp: {
     env: 'SMTP_MAX_CONNECTIONS_PER_IP',
@@ -350,7 +363,9 @@ export const SETTINGS = {
     kind: 'list',
     default: '',
     description:
-      'CIDRs (comma-separated) webhooks may reach although they are private, loopback or link-local, e.g. 127.0.0.0/8 for development and tests; each family needs its own entry (127.0.0.0/8 does not include ::1). Default: none.',
+      'CIDRs (comma-separated) webhooks may reach although they are private, loopback or link-local, e.g. ' +
+      '127.0.0.0/8 for development and tests; each family needs its own entry (127.0.0.0/8 does not include ::1). ' +
+      'Default: none.',
   },
   webhookLogRetentionDays: {
     env: 'WEBHOOK_LOG_RETENTION_DAYS',
@@ -376,7 +391,9 @@ export const SETTINGS = {
     kind: 'string',
     default: undefined,
     description:
-      'Where files (online attachments, logos) live: unset for DATA_DIR/files, or s3://bucket?endpoint=https://…&region=…&path_style=true for S3-compatible object storage shared by several web processes.',
+      'Where files (online attachments, logos) live: unset for DATA_DIR/files, or ' +
+      's3://bucket?endpoint=https://…&region=…&path_style=true for S3-compatible object storage shared by several ' +
+      'web processes.',
   },
   s3AccessKeyId: {
     env: 'S3_ACCESS_KEY_ID',
@@ -519,7 +536,8 @@ export function loadConfig(
 export function settingsTable(): string {
   const rows = Object.values(SETTINGS as Record<string, Setting>).map(
     (s) =>
-      `| \`${s.env}\`${s.secret ? ' (or `_FILE`)' : ''} | ${s.default === undefined ? '—' : `\`${s.default}\``} | ${s.description} |`,
+      `| \`${s.env}\`${s.secret ? ' (or `_FILE`)' : ''} | ${s.default === undefined ? '—' : `\`${s.default}\``} | ` +
+      `${s.description} |`,
   );
   return ['| variable | default | meaning |', '| --- | --- | --- |', ...rows].join('\n');
 }

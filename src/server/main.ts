@@ -135,7 +135,9 @@ async function main(): Promise<void> {
     if (boot.generatedPassword) {
       // printed once, to the terminal only; never logged
       process.stdout.write(
-        `\n  First administrator created.\n  Sign in at ${config.publicUrl}/login\n  email:    ${boot.email}\n  password: ${boot.generatedPassword}\n  (shown once; change it with: npm run admin -- user password --email ${boot.email})\n\n`,
+        `\n  First administrator created.\n  Sign in at ${config.publicUrl}/login\n  email:    ${boot.email}\n  ` +
+          `password: ${boot.generatedPassword}\n  (shown once; change it with: npm run admin -- user password ` +
+          `--email ${boot.email})\n\n`,
       );
     }
   }

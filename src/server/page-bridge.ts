@@ -80,7 +80,10 @@ export interface PageBridge {
     transactionId: string,
     action: 'unsubscribe' | 'resubscribe',
   ): ReturnType<typeof changeSubscription>;
-  /** A group report page's group (docs/console-reports.md §2), or null: malformed, unknown or another customer's (the page is then 404). */
+  /**
+   * A group report page's group (docs/console-reports.md §2), or null: malformed, unknown or another customer's (the
+   * page is then 404).
+   */
   reportGroup(customerId: number, groupUuid: string): Promise<{ group_uuid: string; group_name: string } | null>;
   /** Online Attachments' first page and the branding (issue 19: the list renders on the server). */
   attachmentsFirstPage(customerId: number): Promise<{

@@ -98,19 +98,22 @@ describe('admin CLI', () => {
     );
   });
 
-  it('refuses the embedded data directory while the service runs (exit 3), or works alongside it on PostgreSQL', async () => {
-    await server.start();
-    const run = await server.adminRun('list');
-    if (server.embedded) {
-      expect(run.code).toBe(3);
-      expect(run.stderr).toContain('is in use by the Transact service');
-      expect(run.stderr).toContain(`port ${server.port}`);
-      expect(run.stderr).toContain('stop it first, or use DATABASE_URL');
-    } else {
-      expect(run.code).toBe(0);
-      expect(run.stdout).toContain('listed@example.com');
-    }
-  });
+  it(
+    'refuses the embedded data directory while the service runs (exit 3), or works alongside it on ' + 'PostgreSQL',
+    async () => {
+      await server.start();
+      const run = await server.adminRun('list');
+      if (server.embedded) {
+        expect(run.code).toBe(3);
+        expect(run.stderr).toContain('is in use by the Transact service');
+        expect(run.stderr).toContain(`port ${server.port}`);
+        expect(run.stderr).toContain('stop it first, or use DATABASE_URL');
+      } else {
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('listed@example.com');
+      }
+    },
+  );
 });
 
 describe('admin CLI with the service environment of another host and ports (issue 11)', () => {

@@ -87,47 +87,51 @@ function spelled(day: Date): string {
 }
 
 describe('Transactional Dashboard', () => {
-  it('shows the title, the default range (29 days back to today), the quota, both charts and the latest transactions', async () => {
-    const { page } = tab;
-    await openDashboard(page);
-    expect(location(page)).toBe('/');
-    await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Transactional Dashboard');
-    await expect(page.getAttribute('[data-menu=dashboard]', 'class')).resolves.toContain('is-active');
-    const today = new Date();
-    const start = new Date(today.getTime() - 29 * 86_400_000);
-    await expect(page.inputValue('[data-testid=date-range]')).resolves.toBe(`${spelled(start)} - ${spelled(today)}`);
+  it(
+    'shows the title, the default range (29 days back to today), the quota, both charts and the latest ' +
+      'transactions',
+    async () => {
+      const { page } = tab;
+      await openDashboard(page);
+      expect(location(page)).toBe('/');
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Transactional Dashboard');
+      await expect(page.getAttribute('[data-menu=dashboard]', 'class')).resolves.toContain('is-active');
+      const today = new Date();
+      const start = new Date(today.getTime() - 29 * 86_400_000);
+      await expect(page.inputValue('[data-testid=date-range]')).resolves.toBe(`${spelled(start)} - ${spelled(today)}`);
 
-    await page.waitForSelector('[data-testid=overview-chart][data-drawn] svg');
-    await page.waitForSelector('[data-testid=breakdown-chart] .donut-slice');
-    // the donut: one slice per outcome, in the spec's colours
-    await expect(
-      page.$$eval('[data-testid=breakdown-chart] .donut-slice', (slices) =>
-        slices.map((s) => [s.getAttribute('data-part'), getComputedStyle(s).stroke]),
-      ),
-    ).resolves.toEqual([
-      ['Delivered', 'rgb(35, 162, 109)'],
-      ['Bounced', 'rgb(242, 169, 0)'],
-      ['Failed', 'rgb(224, 64, 63)'],
-    ]);
-    // one line per series: sent, delivered, bounced, failed, opens, clicks
-    await expect(page.$$eval('[data-testid=overview-chart] .line-graph-path', (paths) => paths.length)).resolves.toBe(
-      6,
-    );
-    await expect(page.textContent('[data-testid=breakdown-delivered]')).resolves.toMatch(/^11 /);
-    await expect(page.textContent('[data-testid=breakdown-bounced]')).resolves.toMatch(/^2 /);
-    await expect(page.textContent('[data-testid=breakdown-failed]')).resolves.toMatch(/^1 /);
-    await expect(page.textContent('[data-testid=breakdown-requests]')).resolves.toBe(String(traffic.total));
+      await page.waitForSelector('[data-testid=overview-chart][data-drawn] svg');
+      await page.waitForSelector('[data-testid=breakdown-chart] .donut-slice');
+      // the donut: one slice per outcome, in the spec's colours
+      await expect(
+        page.$$eval('[data-testid=breakdown-chart] .donut-slice', (slices) =>
+          slices.map((s) => [s.getAttribute('data-part'), getComputedStyle(s).stroke]),
+        ),
+      ).resolves.toEqual([
+        ['Delivered', 'rgb(35, 162, 109)'],
+        ['Bounced', 'rgb(242, 169, 0)'],
+        ['Failed', 'rgb(224, 64, 63)'],
+      ]);
+      // one line per series: sent, delivered, bounced, failed, opens, clicks
+      await expect(page.$$eval('[data-testid=overview-chart] .line-graph-path', (paths) => paths.length)).resolves.toBe(
+        6,
+      );
+      await expect(page.textContent('[data-testid=breakdown-delivered]')).resolves.toMatch(/^11 /);
+      await expect(page.textContent('[data-testid=breakdown-bounced]')).resolves.toMatch(/^2 /);
+      await expect(page.textContent('[data-testid=breakdown-failed]')).resolves.toMatch(/^1 /);
+      await expect(page.textContent('[data-testid=breakdown-requests]')).resolves.toBe(String(traffic.total));
 
-    expect(await shownEmails(page)).toEqual(NEWEST_FIRST.slice(0, 10));
-    await expect(range(page)).resolves.toBe(`Displaying 1-10 of ${traffic.total}`);
-    await expect(page.getAttribute('[data-testid=view-all]', 'href')).resolves.toBe('/groups');
-    await expect(
-      page.$$eval('[data-testid=transaction-table] thead th', (ths) =>
-        ths.map((th) => th.textContent?.replace(/[▲▼↕]/g, '').trim()),
-      ),
-    ).resolves.toEqual(['Date', 'Recipient', 'Subject', 'Status', 'Group', 'Opened', 'Clicks', 'More Info']);
-    await screenshot(page, 'dashboard-1-overview');
-  });
+      expect(await shownEmails(page)).toEqual(NEWEST_FIRST.slice(0, 10));
+      await expect(range(page)).resolves.toBe(`Displaying 1-10 of ${traffic.total}`);
+      await expect(page.getAttribute('[data-testid=view-all]', 'href')).resolves.toBe('/groups');
+      await expect(
+        page.$$eval('[data-testid=transaction-table] thead th', (ths) =>
+          ths.map((th) => th.textContent?.replace(/[▲▼↕]/g, '').trim()),
+        ),
+      ).resolves.toEqual(['Date', 'Recipient', 'Subject', 'Status', 'Group', 'Opened', 'Clicks', 'More Info']);
+      await screenshot(page, 'dashboard-1-overview');
+    },
+  );
 
   it('shows the quota as a bar whose tooltip reads "X of Y sent"', async () => {
     const { page } = tab;
@@ -285,36 +289,39 @@ describe('Transactional Dashboard', () => {
     await settled(page);
   });
 
-  it('opens More Info with the custom headers and the timeline: delivered with the remote reply, opened, clicked', async () => {
-    const { page } = tab;
-    // buyer01, the oldest, is on the second page of the newest-first table
-    await page.click('[data-testid=transactions-next]');
-    await settled(page);
-    await page.click(`[data-testid=transaction-row][data-uuid="${traffic.uuid.buyer01}"] [data-testid=more-info]`);
-    await page.waitForSelector('[data-testid=transaction-info]');
-    await expect(page.textContent('[data-testid=info-id]')).resolves.toBe(traffic.uuid.buyer01);
-    await expect(page.textContent('[data-testid=info-from]')).resolves.toBe('News Desk <news@reports.example>');
-    await expect(page.textContent('[data-testid=info-to]')).resolves.toBe(addressOf('buyer01'));
-    await expect(page.textContent('[data-testid=info-subject]')).resolves.toBe('Orders for you');
-    await expect(page.textContent('[data-testid=info-sent]')).resolves.toMatch(
-      /^[A-Z][a-z]+ \d{1,2}, \d{4} \d\d:\d\d:\d\d$/,
-    );
-    await expect(page.textContent('[data-testid=info-headers]')).resolves.toContain('X-Campaign');
-    await expect(page.textContent('[data-testid=info-headers]')).resolves.toContain('spring');
-    await page.waitForSelector('[data-testid=timeline]');
-    const events = await page.$$eval('[data-testid=timeline-event]', (items) =>
-      items.map((li) => (li as HTMLElement).dataset.type),
-    );
-    expect(events).toEqual(['queued', 'sent', 'delivered', 'open', 'click']);
-    const delivered = page.locator('[data-testid=timeline-event][data-type=delivered] [data-testid=timeline-detail]');
-    await expect(delivered.first().textContent()).resolves.toMatch(/^Remote server: 250 /);
-    await expect(page.textContent('[data-testid=timeline-event][data-type=click]')).resolves.toContain(
-      'https://reports.example/orders',
-    );
-    await screenshot(page, 'dashboard-6-more-info-headers');
-    await page.keyboard.press('Escape');
-    await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
-  });
+  it(
+    'opens More Info with the custom headers and the timeline: delivered with the remote reply, opened, ' + 'clicked',
+    async () => {
+      const { page } = tab;
+      // buyer01, the oldest, is on the second page of the newest-first table
+      await page.click('[data-testid=transactions-next]');
+      await settled(page);
+      await page.click(`[data-testid=transaction-row][data-uuid="${traffic.uuid.buyer01}"] [data-testid=more-info]`);
+      await page.waitForSelector('[data-testid=transaction-info]');
+      await expect(page.textContent('[data-testid=info-id]')).resolves.toBe(traffic.uuid.buyer01);
+      await expect(page.textContent('[data-testid=info-from]')).resolves.toBe('News Desk <news@reports.example>');
+      await expect(page.textContent('[data-testid=info-to]')).resolves.toBe(addressOf('buyer01'));
+      await expect(page.textContent('[data-testid=info-subject]')).resolves.toBe('Orders for you');
+      await expect(page.textContent('[data-testid=info-sent]')).resolves.toMatch(
+        /^[A-Z][a-z]+ \d{1,2}, \d{4} \d\d:\d\d:\d\d$/,
+      );
+      await expect(page.textContent('[data-testid=info-headers]')).resolves.toContain('X-Campaign');
+      await expect(page.textContent('[data-testid=info-headers]')).resolves.toContain('spring');
+      await page.waitForSelector('[data-testid=timeline]');
+      const events = await page.$$eval('[data-testid=timeline-event]', (items) =>
+        items.map((li) => (li as HTMLElement).dataset.type),
+      );
+      expect(events).toEqual(['queued', 'sent', 'delivered', 'open', 'click']);
+      const delivered = page.locator('[data-testid=timeline-event][data-type=delivered] [data-testid=timeline-detail]');
+      await expect(delivered.first().textContent()).resolves.toMatch(/^Remote server: 250 /);
+      await expect(page.textContent('[data-testid=timeline-event][data-type=click]')).resolves.toContain(
+        'https://reports.example/orders',
+      );
+      await screenshot(page, 'dashboard-6-more-info-headers');
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
+    },
+  );
 
   it('opens More Info without custom headers for a bounce, its timeline holding the 550 reply', async () => {
     const { page } = tab;
@@ -336,29 +343,32 @@ describe('Transactional Dashboard', () => {
     await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
   });
 
-  it('picks a range in the calendar: one with nothing in it empties the table (with a retry) and the breakdown', async () => {
-    const { page } = tab;
-    const calendar = page.locator('.flatpickr-calendar.open');
-    await page.click('[data-testid=date-range]');
-    await calendar.waitFor();
-    await screenshot(page, 'dashboard-8-calendar');
-    // the two days before yesterday: the calendar shows this month and the one before
-    const day = (offset: number) => new Date(new Date().setDate(new Date().getDate() - offset));
-    const [from, to] = [day(3), day(2)];
-    const label = (d: Date) => d.toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric' });
-    const cell = (d: Date) =>
-      `.flatpickr-calendar.open .flatpickr-day[aria-label="${label(d)}"]:not(.prevMonthDay):not(.nextMonthDay)`;
-    await page.click(cell(from));
-    await page.click(cell(to)); // the range is complete: the calendar closes
-    await page.waitForFunction(() => !document.querySelector('.flatpickr-calendar.open'));
-    await page.waitForSelector('[data-testid=transactions-empty]');
-    await expect(page.inputValue('[data-testid=date-range]')).resolves.toBe(`${label(from)} - ${label(to)}`);
-    await page.waitForSelector('[data-testid=breakdown-empty]');
-    await expect(page.textContent('[data-testid=breakdown-empty]')).resolves.toContain('No Data');
-    await expect(page.$('[data-testid=transactions-retry]')).resolves.not.toBeNull();
-    await page.waitForSelector('[data-testid=overview-chart][data-drawn] svg');
-    await screenshot(page, 'dashboard-9-empty-range');
-  });
+  it(
+    'picks a range in the calendar: one with nothing in it empties the table (with a retry) and the ' + 'breakdown',
+    async () => {
+      const { page } = tab;
+      const calendar = page.locator('.flatpickr-calendar.open');
+      await page.click('[data-testid=date-range]');
+      await calendar.waitFor();
+      await screenshot(page, 'dashboard-8-calendar');
+      // the two days before yesterday: the calendar shows this month and the one before
+      const day = (offset: number) => new Date(new Date().setDate(new Date().getDate() - offset));
+      const [from, to] = [day(3), day(2)];
+      const label = (d: Date) => d.toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric' });
+      const cell = (d: Date) =>
+        `.flatpickr-calendar.open .flatpickr-day[aria-label="${label(d)}"]:not(.prevMonthDay):not(.nextMonthDay)`;
+      await page.click(cell(from));
+      await page.click(cell(to)); // the range is complete: the calendar closes
+      await page.waitForFunction(() => !document.querySelector('.flatpickr-calendar.open'));
+      await page.waitForSelector('[data-testid=transactions-empty]');
+      await expect(page.inputValue('[data-testid=date-range]')).resolves.toBe(`${label(from)} - ${label(to)}`);
+      await page.waitForSelector('[data-testid=breakdown-empty]');
+      await expect(page.textContent('[data-testid=breakdown-empty]')).resolves.toContain('No Data');
+      await expect(page.$('[data-testid=transactions-retry]')).resolves.not.toBeNull();
+      await page.waitForSelector('[data-testid=overview-chart][data-drawn] svg');
+      await screenshot(page, 'dashboard-9-empty-range');
+    },
+  );
 });
 
 describe('home (docs/console.md §4)', () => {
@@ -375,7 +385,7 @@ describe('home (docs/console.md §4)', () => {
       );
       await expect(empty.page.$('[data-testid=transactions-range]')).resolves.toBeNull();
       await empty.page.waitForSelector('[data-testid=breakdown-empty]');
-      await expect(empty.page.textContent('[data-testid=quota-tooltip]')).resolves.toBe('0 of 10,000 sent'); // the default monthly quota
+      await expect(empty.page.textContent('[data-testid=quota-tooltip]')).resolves.toBe('0 of 10,000 ' + 'sent'); // the default monthly quota
       // Retry asks again
       const asked = empty.page.waitForRequest(
         (req) =>

@@ -160,54 +160,57 @@ describe('the demo account in the console', () => {
     await screenshot(page, 'demo-2-sorted');
   });
 
-  it('searches for a recipient and opens More Info with an order’s custom headers, and a mail without any', async () => {
-    const { page } = tab;
-    await openDashboard(page);
-    // a recipient with an order (custom headers) and a shipping update (none), found through the API
-    let withHeaders: Row | undefined;
-    let without: Row | undefined;
-    for (let p = 1; p <= 20 && !(withHeaders && without); p++) {
-      const { data } = await api<SearchPage>(page, 'POST', '/v1/transaction/search', { page: p });
-      for (const row of data) {
-        if (!withHeaders && row.trans_group_name === 'Orders') withHeaders = row;
-        if (!without && row.trans_group_name === 'Shipping updates') without = row;
+  it(
+    'searches for a recipient and opens More Info with an order’s custom headers, and a mail without ' + 'any',
+    async () => {
+      const { page } = tab;
+      await openDashboard(page);
+      // a recipient with an order (custom headers) and a shipping update (none), found through the API
+      let withHeaders: Row | undefined;
+      let without: Row | undefined;
+      for (let p = 1; p <= 20 && !(withHeaders && without); p++) {
+        const { data } = await api<SearchPage>(page, 'POST', '/v1/transaction/search', { page: p });
+        for (const row of data) {
+          if (!withHeaders && row.trans_group_name === 'Orders') withHeaders = row;
+          if (!without && row.trans_group_name === 'Shipping updates') without = row;
+        }
       }
-    }
-    expect(withHeaders && without).toBeTruthy();
-    expect(JSON.parse(withHeaders!.tm_additional_headers)).toHaveProperty('X-Order-Id');
+      expect(withHeaders && without).toBeTruthy();
+      expect(JSON.parse(withHeaders!.tm_additional_headers)).toHaveProperty('X-Order-Id');
 
-    for (const [row, headers] of [
-      [withHeaders!, true],
-      [without!, false],
-    ] as const) {
-      await page.fill('[data-testid=transaction-search]', row.trans_to_email);
-      // after the debounce, only that recipient's mail
-      await page.waitForFunction(
-        ({ email, uuid }) => {
-          const emails = [...document.querySelectorAll('[data-testid=transaction-email]')].map((c) => c.textContent);
-          return (
-            emails.every((e) => e === email) &&
-            document.querySelector(`[data-testid=transaction-row][data-uuid="${uuid}"]`) !== null
-          );
-        },
-        { email: row.trans_to_email, uuid: row.trans_uuid },
-      );
-      await settled(page);
-      await page.click(`[data-testid=transaction-row][data-uuid="${row.trans_uuid}"] [data-testid=more-info]`);
-      await page.waitForSelector('[data-testid=timeline]');
-      await expect(page.textContent('[data-testid=info-id]')).resolves.toBe(row.trans_uuid);
-      await expect(page.textContent('[data-testid=info-to]')).resolves.toContain(row.trans_to_email);
-      if (headers) await expect(page.textContent('[data-testid=info-headers]')).resolves.toContain('X-Order-Id');
-      else await expect(page.$('[data-testid=info-headers]')).resolves.toBeNull();
-      const events = await page.$$eval('[data-testid=timeline-event]', (items) =>
-        items.map((li) => (li as HTMLElement).dataset.type),
-      );
-      expect(events[0]).toBe('queued');
-      if (headers) await screenshot(page, 'demo-3-more-info');
-      await page.click('[data-testid=info-close]');
-      await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
-    }
-  });
+      for (const [row, headers] of [
+        [withHeaders!, true],
+        [without!, false],
+      ] as const) {
+        await page.fill('[data-testid=transaction-search]', row.trans_to_email);
+        // after the debounce, only that recipient's mail
+        await page.waitForFunction(
+          ({ email, uuid }) => {
+            const emails = [...document.querySelectorAll('[data-testid=transaction-email]')].map((c) => c.textContent);
+            return (
+              emails.every((e) => e === email) &&
+              document.querySelector(`[data-testid=transaction-row][data-uuid="${uuid}"]`) !== null
+            );
+          },
+          { email: row.trans_to_email, uuid: row.trans_uuid },
+        );
+        await settled(page);
+        await page.click(`[data-testid=transaction-row][data-uuid="${row.trans_uuid}"] [data-testid=more-info]`);
+        await page.waitForSelector('[data-testid=timeline]');
+        await expect(page.textContent('[data-testid=info-id]')).resolves.toBe(row.trans_uuid);
+        await expect(page.textContent('[data-testid=info-to]')).resolves.toContain(row.trans_to_email);
+        if (headers) await expect(page.textContent('[data-testid=info-headers]')).resolves.toContain('X-Order-Id');
+        else await expect(page.$('[data-testid=info-headers]')).resolves.toBeNull();
+        const events = await page.$$eval('[data-testid=timeline-event]', (items) =>
+          items.map((li) => (li as HTMLElement).dataset.type),
+        );
+        expect(events[0]).toBe('queued');
+        if (headers) await screenshot(page, 'demo-3-more-info');
+        await page.click('[data-testid=info-close]');
+        await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
+      }
+    },
+  );
 
   it('lists the demo groups, and the Recipients tab’s Failed filter shows its exact total', async () => {
     const { page } = tab;

@@ -91,18 +91,21 @@ describe('a new customer, from sign-in to a first verified send', () => {
     expect(await tab.page.isDisabled('[data-testid=send-verification]')).toBe(false);
   });
 
-  it('adds the domain: success message, the modal closes after 3 s, the domain is listed with a red cross', async () => {
-    await tab.page.click('[data-testid=send-verification]');
-    const success = await tab.page.waitForSelector('[data-testid=domain-success]');
-    expect(await success.textContent()).toContain('Domain Created');
-    await screenshot(tab.page, 'getting-started-3-domain-created');
-    const shownAt = Date.now();
-    await tab.page.waitForSelector('[data-testid=domain-modal]', { state: 'detached', timeout: 6000 });
-    expect(Date.now() - shownAt).toBeGreaterThan(2500);
-    const row = await tab.page.waitForSelector('[data-testid=domain-row][data-domain="walk.example"]');
-    expect(await row.getAttribute('data-verified')).toBe('no');
-    await screenshot(tab.page, 'getting-started-4-domain-listed');
-  });
+  it(
+    'adds the domain: success message, the modal closes after 3 s, the domain is listed with a red ' + 'cross',
+    async () => {
+      await tab.page.click('[data-testid=send-verification]');
+      const success = await tab.page.waitForSelector('[data-testid=domain-success]');
+      expect(await success.textContent()).toContain('Domain Created');
+      await screenshot(tab.page, 'getting-started-3-domain-created');
+      const shownAt = Date.now();
+      await tab.page.waitForSelector('[data-testid=domain-modal]', { state: 'detached', timeout: 6000 });
+      expect(Date.now() - shownAt).toBeGreaterThan(2500);
+      const row = await tab.page.waitForSelector('[data-testid=domain-row][data-domain="walk.example"]');
+      expect(await row.getAttribute('data-verified')).toBe('no');
+      await screenshot(tab.page, 'getting-started-4-domain-listed');
+    },
+  );
 
   it("shows the server's message for a domain already added, then clears it after 5 s", async () => {
     await tab.page.click('[data-testid=add-domain]');

@@ -213,106 +213,113 @@ describe('group report pages', () => {
     expect(new URL(page.url()).pathname).toBe(`/groups/${group.group_uuid}/overview`);
   });
 
-  it('renders the shell on the server: menu, title, labels, table headers and the Export button but on Overview', async () => {
-    const { page } = tab;
-    for (const report of REPORTS) {
-      const html = await (await page.request.get(`${server.baseUrl}/groups/${group.group_uuid}/${report}`)).text();
-      const label = report.charAt(0).toUpperCase() + report.slice(1);
-      expect(html).toContain(`Transaction Group: ${label}`);
-      for (const entry of [
-        'Overview',
-        'Sent',
-        'Opens',
-        'Clicks',
-        'Failed',
-        'Bounced',
-        'Back to Transactions',
-        'Activity',
-      ])
-        expect(html).toContain(`>${entry}<`);
-      expect(html.includes('data-testid="report-export"')).toBe(report !== 'overview');
-    }
-    const headers = async (report: Report) => {
-      await openReport(page, report);
-      return page.$$eval('[data-testid=report-table] thead th', (ths) =>
-        ths.map((th) => th.textContent!.replace(/[▲▼↕]/g, '').trim()),
+  it(
+    'renders the shell on the server: menu, title, labels, table headers and the Export button but on ' + 'Overview',
+    async () => {
+      const { page } = tab;
+      for (const report of REPORTS) {
+        const html = await (await page.request.get(`${server.baseUrl}/groups/${group.group_uuid}/${report}`)).text();
+        const label = report.charAt(0).toUpperCase() + report.slice(1);
+        expect(html).toContain(`Transaction Group: ${label}`);
+        for (const entry of [
+          'Overview',
+          'Sent',
+          'Opens',
+          'Clicks',
+          'Failed',
+          'Bounced',
+          'Back to Transactions',
+          'Activity',
+        ])
+          expect(html).toContain(`>${entry}<`);
+        expect(html.includes('data-testid="report-export"')).toBe(report !== 'overview');
+      }
+      const headers = async (report: Report) => {
+        await openReport(page, report);
+        return page.$$eval('[data-testid=report-table] thead th', (ths) =>
+          ths.map((th) => th.textContent!.replace(/[▲▼↕]/g, '').trim()),
+        );
+      };
+      expect(await headers('sent')).toEqual(['Date Sent', 'From', 'Subject', 'To Email', 'Status', 'More Info']);
+      expect(await headers('failed')).toEqual(['Date Failed', 'To Email', 'Subject', 'Reason']);
+      expect(await headers('bounced')).toEqual(['Date Bounced', 'To Email', 'Subject', 'Type', 'Reason']);
+      expect(await headers('opens')).toEqual(['First Open Date', 'To Email', 'Subject', 'Total Opens']);
+      expect(await headers('clicks')).toEqual([
+        'First Clicked Date',
+        'To Email',
+        'Subject',
+        'Total Clicks',
+        'Unique Clicks',
+      ]);
+      await page.click('[data-testid=tab-links]');
+      await visibleIsland(page, 'link-table');
+      expect(
+        await page.$$eval('[data-testid=link-table] thead th', (ths) => ths.map((th) => th.textContent!.trim())),
+      ).toEqual(['Link', 'Subject', 'Total Clicks', 'Unique Clicks']);
+    },
+  );
+
+  it(
+    'draws the Overview: Activity chart, open and click pies, the donut widget with the overview figures, the ' +
+      'latest sent table',
+    async () => {
+      const { page } = tab;
+      const reports = recordPosts(page, '/v1/transaction-groups/reports');
+      const overviews = recordPosts(page, '/v1/transaction-groups/overview');
+      await openReport(page, 'overview');
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Transaction Group: Overview');
+      await expect(page.textContent('[data-testid=group-name]')).resolves.toBe('Orders');
+      await expect(page.$$eval('[data-testid=activity-chart] .line-graph-path', (p) => p.length)).resolves.toBe(6);
+
+      // the first report call was made on the server (issue 19); the overview stats, in the browser,
+      // cover the same range: the last 29 days through today, start of day to end of day in unix seconds
+      expect(reports).toEqual([]);
+      const body = firstBody('overview');
+      expect(overviews[0]).toMatchObject({ group_uuid: group.group_uuid, ...rangeOf(body) });
+
+      const { body: answer } = await api<{ overviewStats: OverviewStats }>(
+        page,
+        'POST',
+        '/v1/transaction-groups/overview',
+        overviews[0],
       );
-    };
-    expect(await headers('sent')).toEqual(['Date Sent', 'From', 'Subject', 'To Email', 'Status', 'More Info']);
-    expect(await headers('failed')).toEqual(['Date Failed', 'To Email', 'Subject', 'Reason']);
-    expect(await headers('bounced')).toEqual(['Date Bounced', 'To Email', 'Subject', 'Type', 'Reason']);
-    expect(await headers('opens')).toEqual(['First Open Date', 'To Email', 'Subject', 'Total Opens']);
-    expect(await headers('clicks')).toEqual([
-      'First Clicked Date',
-      'To Email',
-      'Subject',
-      'Total Clicks',
-      'Unique Clicks',
-    ]);
-    await page.click('[data-testid=tab-links]');
-    await visibleIsland(page, 'link-table');
-    expect(
-      await page.$$eval('[data-testid=link-table] thead th', (ths) => ths.map((th) => th.textContent!.trim())),
-    ).toEqual(['Link', 'Subject', 'Total Clicks', 'Unique Clicks']);
-  });
+      const stats = answer.overviewStats;
+      expect(stats.total).toBeGreaterThan(100);
+      await visibleIsland(page, 'overview-delivery');
+      await page.waitForSelector('[data-testid=delivery-donut]');
+      await expect(
+        page.$$eval('[data-testid=delivery-donut] .donut-slice', (s) => s.map((x) => x.getAttribute('data-part'))),
+      ).resolves.toEqual(['Delivered', 'Bounced', 'Failed']);
+      // abbreviated counts, the exact figure in the tooltip
+      const abbreviated = (n: number) => (n < 1000 ? String(n) : `${Math.round(n / 100) / 10}k`);
+      await expect(page.textContent('[data-testid=delivery-total]')).resolves.toBe(abbreviated(stats.total));
+      await expect(page.getAttribute('[data-testid=delivery-total]', 'title')).resolves.toBe(number(stats.total));
+      await expect(page.textContent('[data-testid=delivery-delivered]')).resolves.toBe(
+        abbreviated(stats.delivered.value),
+      );
+      await expect(page.textContent('[data-testid=delivery-delivered-share]')).resolves.toBe(
+        `${Math.round(stats.delivered.percentage * 10) / 10}%`,
+      );
+      await expect(page.textContent('[data-testid=delivery-sent]')).resolves.toBe(abbreviated(stats.sent.value));
+      await expect(page.textContent('[data-testid=summary-total-value]')).resolves.toBe(abbreviated(stats.total));
 
-  it('draws the Overview: Activity chart, open and click pies, the donut widget with the overview figures, the latest sent table', async () => {
-    const { page } = tab;
-    const reports = recordPosts(page, '/v1/transaction-groups/reports');
-    const overviews = recordPosts(page, '/v1/transaction-groups/overview');
-    await openReport(page, 'overview');
-    await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Transaction Group: Overview');
-    await expect(page.textContent('[data-testid=group-name]')).resolves.toBe('Orders');
-    await expect(page.$$eval('[data-testid=activity-chart] .line-graph-path', (p) => p.length)).resolves.toBe(6);
+      // the pies: opened and clicked of the delivered
+      await visibleIsland(page, 'pie-clicks');
+      await page.waitForSelector('[data-testid=pie-opens-chart][data-drawn] svg path', attached);
+      await page.waitForSelector('[data-testid=pie-clicks-chart][data-drawn] svg path', attached);
+      await expect(page.textContent('[data-testid=pie-opens-opened]')).resolves.toContain(
+        abbreviated(stats.uniqueOpens.value),
+      );
+      await expect(page.textContent('[data-testid=pie-clicks-not-clicked]')).resolves.toContain(
+        abbreviated(stats.notClicked.value),
+      );
 
-    // the first report call was made on the server (issue 19); the overview stats, in the browser,
-    // cover the same range: the last 29 days through today, start of day to end of day in unix seconds
-    expect(reports).toEqual([]);
-    const body = firstBody('overview');
-    expect(overviews[0]).toMatchObject({ group_uuid: group.group_uuid, ...rangeOf(body) });
-
-    const { body: answer } = await api<{ overviewStats: OverviewStats }>(
-      page,
-      'POST',
-      '/v1/transaction-groups/overview',
-      overviews[0],
-    );
-    const stats = answer.overviewStats;
-    expect(stats.total).toBeGreaterThan(100);
-    await visibleIsland(page, 'overview-delivery');
-    await page.waitForSelector('[data-testid=delivery-donut]');
-    await expect(
-      page.$$eval('[data-testid=delivery-donut] .donut-slice', (s) => s.map((x) => x.getAttribute('data-part'))),
-    ).resolves.toEqual(['Delivered', 'Bounced', 'Failed']);
-    // abbreviated counts, the exact figure in the tooltip
-    const abbreviated = (n: number) => (n < 1000 ? String(n) : `${Math.round(n / 100) / 10}k`);
-    await expect(page.textContent('[data-testid=delivery-total]')).resolves.toBe(abbreviated(stats.total));
-    await expect(page.getAttribute('[data-testid=delivery-total]', 'title')).resolves.toBe(number(stats.total));
-    await expect(page.textContent('[data-testid=delivery-delivered]')).resolves.toBe(
-      abbreviated(stats.delivered.value),
-    );
-    await expect(page.textContent('[data-testid=delivery-delivered-share]')).resolves.toBe(
-      `${Math.round(stats.delivered.percentage * 10) / 10}%`,
-    );
-    await expect(page.textContent('[data-testid=delivery-sent]')).resolves.toBe(abbreviated(stats.sent.value));
-    await expect(page.textContent('[data-testid=summary-total-value]')).resolves.toBe(abbreviated(stats.total));
-
-    // the pies: opened and clicked of the delivered
-    await visibleIsland(page, 'pie-clicks');
-    await page.waitForSelector('[data-testid=pie-opens-chart][data-drawn] svg path', attached);
-    await page.waitForSelector('[data-testid=pie-clicks-chart][data-drawn] svg path', attached);
-    await expect(page.textContent('[data-testid=pie-opens-opened]')).resolves.toContain(
-      abbreviated(stats.uniqueOpens.value),
-    );
-    await expect(page.textContent('[data-testid=pie-clicks-not-clicked]')).resolves.toContain(
-      abbreviated(stats.notClicked.value),
-    );
-
-    const { body: report } = await api<ReportAnswer>(page, 'POST', '/v1/transaction-groups/reports', body);
-    expect(await shownUuids(page)).toEqual(report.transactions.data.map((r) => r.trans_uuid));
-    await expect(page.getAttribute('[data-testid=view-all]', 'href')).resolves.toBe('/groups');
-    expect(await page.$('[data-testid=report-export]')).toBeNull();
-  });
+      const { body: report } = await api<ReportAnswer>(page, 'POST', '/v1/transaction-groups/reports', body);
+      expect(await shownUuids(page)).toEqual(report.transactions.data.map((r) => r.trans_uuid));
+      await expect(page.getAttribute('[data-testid=view-all]', 'href')).resolves.toBe('/groups');
+      expect(await page.$('[data-testid=report-export]')).toBeNull();
+    },
+  );
 
   it('opens More Info with the event timeline on Overview and Sent', async () => {
     const { page } = tab;
@@ -485,73 +492,83 @@ describe('group report pages', () => {
     expect(overviews.at(-1)).toMatchObject(rangeOf(last));
   });
 
-  it('queues an export from a report page and says so for 6 s; the worker writes it and /export/{uuid} downloads it', async () => {
-    const { page } = tab;
-    await openReport(page, 'bounced');
-    await visibleIsland(page, 'report-export');
-    const [response] = await Promise.all([
-      page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/transaction-groups/reports/export'),
-      page.click('[data-testid=report-export]'),
-    ]);
-    expect(response.status()).toBe(200);
-    const queued = (await response.json()) as { uuid: string };
-    expect(response.request().postDataJSON()).toMatchObject({
-      report_type: 'bounced',
-      group_uuid: group.group_uuid,
-      isExport: true,
-    });
-    await expect(page.textContent('[data-testid=alert]')).resolves.toContain(EXPORT_QUEUED);
-    await page.waitForSelector('[data-testid=alert]', { state: 'detached', timeout: 8_000 });
+  it(
+    'queues an export from a report page and says so for 6 s; the worker writes it and /export/{uuid} downloads ' +
+      'it',
+    async () => {
+      const { page } = tab;
+      await openReport(page, 'bounced');
+      await visibleIsland(page, 'report-export');
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/transaction-groups/reports/export'),
+        page.click('[data-testid=report-export]'),
+      ]);
+      expect(response.status()).toBe(200);
+      const queued = (await response.json()) as { uuid: string };
+      expect(response.request().postDataJSON()).toMatchObject({
+        report_type: 'bounced',
+        group_uuid: group.group_uuid,
+        isExport: true,
+      });
+      await expect(page.textContent('[data-testid=alert]')).resolves.toContain(EXPORT_QUEUED);
+      await page.waitForSelector('[data-testid=alert]', { state: 'detached', timeout: 8_000 });
 
-    // the worker writes the file (its own loop; asked until it answers 200)
-    await expect
-      .poll(async () => (await api(page, 'POST', '/v1/transaction-groups/export-view', { uuid: queued.uuid })).status, {
-        timeout: 30_000,
-        interval: 250,
-      })
-      .toBe(200);
-    await page.goto(`${server.baseUrl}/export/${queued.uuid}`);
-    await hydrated(page, '[data-testid=export-download]');
-    await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Report Export Download');
-    const fileName = await page.textContent('[data-testid=export-file-name]');
-    expect(fileName).toMatch(/\.csv$/);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-download]')]);
-    expect(download.suggestedFilename()).toBe(fileName);
-    // saved through the connection: the run's shared Chromium keeps its downloads to itself
-    const path = `${SCREENSHOTS}/group-export-download.csv`;
-    await download.saveAs(path);
-    const { readFileSync } = await import('node:fs');
-    const csv = readFileSync(path, 'utf8');
-    const lines = csv.trim().split(/\r?\n/);
-    expect(lines.length).toBeGreaterThan(1);
-    expect(lines[0]).toMatch(/Email/i);
-    try {
-      for (const viewport of Object.values(VIEWPORTS)) {
-        await page.setViewportSize(viewport);
-        await page.reload();
-        await hydrated(page, '[data-testid=export-download]');
-        await check(page, `export-200-${viewport.width}`, EXPORT_CONTROLS);
+      // the worker writes the file (its own loop; asked until it answers 200)
+      await expect
+        .poll(
+          async () => (await api(page, 'POST', '/v1/transaction-groups/export-view', { uuid: queued.uuid })).status,
+          {
+            timeout: 30_000,
+            interval: 250,
+          },
+        )
+        .toBe(200);
+      await page.goto(`${server.baseUrl}/export/${queued.uuid}`);
+      await hydrated(page, '[data-testid=export-download]');
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Report Export Download');
+      const fileName = await page.textContent('[data-testid=export-file-name]');
+      expect(fileName).toMatch(/\.csv$/);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('[data-testid=export-download]'),
+      ]);
+      expect(download.suggestedFilename()).toBe(fileName);
+      // saved through the connection: the run's shared Chromium keeps its downloads to itself
+      const path = `${SCREENSHOTS}/group-export-download.csv`;
+      await download.saveAs(path);
+      const { readFileSync } = await import('node:fs');
+      const csv = readFileSync(path, 'utf8');
+      const lines = csv.trim().split(/\r?\n/);
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines[0]).toMatch(/Email/i);
+      try {
+        for (const viewport of Object.values(VIEWPORTS)) {
+          await page.setViewportSize(viewport);
+          await page.reload();
+          await hydrated(page, '[data-testid=export-download]');
+          await check(page, `export-200-${viewport.width}`, EXPORT_CONTROLS);
+        }
+      } finally {
+        await page.setViewportSize(VIEWPORTS.desktop);
       }
-    } finally {
-      await page.setViewportSize(VIEWPORTS.desktop);
-    }
 
-    // another user of the same account: 412 'Unauthorized'
-    const colleague = await openPage(browser, server.baseUrl);
-    try {
-      await signInThroughForm(colleague.page, server.baseUrl, COLLEAGUE_EMAIL, COLLEAGUE_PASSWORD);
-      await colleague.page.goto(`${server.baseUrl}/export/${queued.uuid}`);
-      await hydrated(colleague.page, '[data-testid=export-state]');
-      await expect(colleague.page.textContent('[data-testid=export-state]')).resolves.toBe('Unauthorized');
-      await colleague.page.waitForSelector('[data-testid=alert].is-danger');
-      await colleague.page.setViewportSize(VIEWPORTS.phone);
-      await colleague.page.reload();
-      await hydrated(colleague.page, '[data-testid=export-state]');
-      await check(colleague.page, 'export-412-390', EXPORT_CONTROLS);
-    } finally {
-      await colleague.context.close();
-    }
-  });
+      // another user of the same account: 412 'Unauthorized'
+      const colleague = await openPage(browser, server.baseUrl);
+      try {
+        await signInThroughForm(colleague.page, server.baseUrl, COLLEAGUE_EMAIL, COLLEAGUE_PASSWORD);
+        await colleague.page.goto(`${server.baseUrl}/export/${queued.uuid}`);
+        await hydrated(colleague.page, '[data-testid=export-state]');
+        await expect(colleague.page.textContent('[data-testid=export-state]')).resolves.toBe('Unauthorized');
+        await colleague.page.waitForSelector('[data-testid=alert].is-danger');
+        await colleague.page.setViewportSize(VIEWPORTS.phone);
+        await colleague.page.reload();
+        await hydrated(colleague.page, '[data-testid=export-state]');
+        await check(colleague.page, 'export-412-390', EXPORT_CONTROLS);
+      } finally {
+        await colleague.context.close();
+      }
+    },
+  );
 
   it('answers Export failures with the failure alert', async () => {
     const { page } = tab;
@@ -689,7 +706,8 @@ describe('group report pages hydrate in another zone and locale (issue 11: React
     for (const t of times) expect(t.text, label).toBe(formatReportDate(unixOfIso(t.iso)));
   }
 
-  it('loads Overview, Sent and Clicks (both tabs) in America/New_York with de-DE, and changes the range, without a console or page error', async () => {
+  it('loads Overview, Sent and Clicks (both tabs) in America/New_York with de-DE, and changes the range, without a ' +
+    'console or page error', async () => {
     const foreign = await openPage(browser, server.baseUrl, {
       viewport: VIEWPORTS.phone,
       timezoneId: 'America/New_York',

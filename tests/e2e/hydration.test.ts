@@ -3,7 +3,8 @@
 // locale (de-DE) differ from the server's, at 1440×900 and at 390×844; the date range changes on the
 // Dashboard and on the Recipients tab. Any console error or uncaught page error fails the test, the
 // dates the server rendered read the same once the islands have hydrated, and every <time> reads
-// as the date module writes its moment in UTC (docs/console.md §9, docs/console-reports.md §9), whatever the browser's zone.
+// as the date module writes its moment in UTC (docs/console.md §9, docs/console-reports.md §9), whatever the browser's
+// zone.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

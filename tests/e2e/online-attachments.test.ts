@@ -114,7 +114,9 @@ afterAll(async () => {
   await sink?.close();
 });
 
-/** checkPage at desktop, tablet and phone sizes (issue 11: the whole page, shell included), back to desktop afterwards. */
+/**
+ * checkPage at desktop, tablet and phone sizes (issue 11: the whole page, shell included), back to desktop afterwards.
+ */
 async function checkBoth(page: Page, name: string): Promise<void> {
   for (const [viewport, suffix] of [
     [VIEWPORTS.desktop, '1440'],
@@ -175,7 +177,8 @@ describe('online attachments', () => {
     await page.waitForSelector('[data-testid=branding-modal]', { state: 'detached' });
   });
 
-  it('creates a link: name, two files uploaded with a visible progress bar, expiry and limit, Save & Exit', async () => {
+  it('creates a link: name, two files uploaded with a visible progress bar, expiry and limit, Save & ' +
+    'Exit', async () => {
     const { page } = tab;
     await page.click('[data-testid=create-link]');
     await page.waitForURL('**/online-attachments/create');
@@ -552,11 +555,14 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     await clocked.context.close();
   });
 
-  it('shows the same first rows with JavaScript off as with it on, with states and without a hydration error', async () => {
+  it('shows the same first rows with JavaScript off as with it on, with states and without a hydration ' +
+    'error', async () => {
     const expired = await createLink('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 });
     expect(expired.status).toBe(201);
     expect(expired.body.state).toBe('expired');
-    const expiredOn = `Expired on ${new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })}`;
+    const expiredOn =
+      `Expired on ` +
+      `${new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })}`;
     const limited = await createLink('Two downloads', { access_limit: 2 });
     expect(limited.status).toBe(201);
 

@@ -60,7 +60,8 @@ describe('the outside sweep over a socket', () => {
   it('JSON nested 100,000 deep on POST /v1/auth/login answers 400 invalid_json', async () => {
     const body = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const res = await send(
-      `POST /v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nRequest-Type: ui\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `POST /v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nRequest-Type: ` +
+        `ui\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
     );
     expect(res.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(errorCode(res.body)).toBe('invalid_json');
@@ -68,7 +69,8 @@ describe('the outside sweep over a socket', () => {
 
   it('a NUL in a path parameter (DELETE /v1/suppression/%00) answers 400 bad_request', async () => {
     const res = await send(
-      `DELETE /v1/suppression/%00 HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nRequest-Type: ui\r\nConnection: close\r\n\r\n`,
+      `DELETE /v1/suppression/%00 HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nRequest-Type: ` +
+        `ui\r\nConnection: close\r\n\r\n`,
     );
     expect(res.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(errorCode(res.body)).toBe('bad_request');

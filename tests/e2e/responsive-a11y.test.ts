@@ -47,7 +47,9 @@ let visitor: TestPage;
 let demoDomainId = 0;
 let transactionUuid = '';
 let verifyLink = '';
-/** The demo's online attachment links (issue 15): one to list, edit and open, one expired, one downloaded to its limit. */
+/**
+ * The demo's online attachment links (issue 15): one to list, edit and open, one expired, one downloaded to its limit.
+ */
 let attachmentId = 0;
 const publicLinks = { normal: '', expired: '', exhausted: '' };
 
@@ -57,7 +59,10 @@ interface AttachmentGroup {
   assets: { id: number }[];
 }
 
-/** Creates an online attachment link with one small file, as the editor's first upload does (multipart 'group' then 'asset'). */
+/**
+ * Creates an online attachment link with one small file, as the editor's first upload does (multipart 'group' then
+ * 'asset').
+ */
 function createAttachment(
   page: Page,
   name: string,

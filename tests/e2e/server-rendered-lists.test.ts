@@ -199,21 +199,25 @@ describe('lists rendered on the server', () => {
     ['768', VIEWPORTS.tablet],
     ['390', VIEWPORTS.phone],
   ] as const) {
-    it(`the Dashboard's latest transactions show rows, not 'Loading…', before they are scrolled to, at ${size} px; axe passes`, async () => {
-      const on = await signedIn(SENDER, true, viewport);
-      const page = await on.newPage();
-      await page.goto(traffic.server.baseUrl);
-      await page.waitForLoadState('networkidle');
-      const table = page.locator('[data-testid=latest-card] [data-testid=transaction-table]');
-      expect(await table.textContent()).not.toContain('Loading…');
-      expect(
-        await page.locator('[data-testid=latest-card] [data-testid=transaction-email]').first().textContent(),
-      ).toContain(addressOf('gone01'));
-      await checkPage(page, `server-rendered-dashboard-${size}`, [
-        '[data-testid=latest-card] [data-testid=transaction-row]',
-      ]);
-      await on.close();
-    });
+    it(
+      `the Dashboard's latest transactions show rows, not 'Loading…', before they are scrolled to, at ${size} px; ` +
+        `axe passes`,
+      async () => {
+        const on = await signedIn(SENDER, true, viewport);
+        const page = await on.newPage();
+        await page.goto(traffic.server.baseUrl);
+        await page.waitForLoadState('networkidle');
+        const table = page.locator('[data-testid=latest-card] [data-testid=transaction-table]');
+        expect(await table.textContent()).not.toContain('Loading…');
+        expect(
+          await page.locator('[data-testid=latest-card] [data-testid=transaction-email]').first().textContent(),
+        ).toContain(addressOf('gone01'));
+        await checkPage(page, `server-rendered-dashboard-${size}`, [
+          '[data-testid=latest-card] [data-testid=transaction-row]',
+        ]);
+        await on.close();
+      },
+    );
   }
 
   for (const [size, viewport] of [
@@ -272,104 +276,114 @@ describe('layout (issue 19)', () => {
     ['1440', VIEWPORTS.desktop],
     ['390', VIEWPORTS.phone],
   ] as const) {
-    it(`a toast's Dismiss button never covers its text, at ${size} px (the shared Alerts island: Export, Settings)`, async () => {
-      const on = await signedIn(SENDER, true, viewport);
-      const page = await on.newPage();
-      // Export's long success message on a report page
-      await page.goto(`${traffic.server.baseUrl}/groups/${groups.Orders}/sent`);
-      await hydratedInView(page, '[data-testid=report-export]');
-      await page.click('[data-testid=report-export]');
-      const alert = page.locator('[data-testid=alert]').first();
-      await alert.waitFor({ state: 'visible' });
-      const text = await box(alert.locator('.alert-text'));
-      const dismiss = await box(alert.locator('.delete'));
-      expect(intersects(text, dismiss), `text ${JSON.stringify(text)}, button ${JSON.stringify(dismiss)}`).toBe(false);
-      expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
-      await screenshot(page, `toast-export-${size}`);
-      // a failed save on Settings: the danger toast with the server's message
-      await page.route('**/v1/ui-settings', (route) =>
-        route.request().method() === 'POST'
-          ? route.fulfill({
-              status: 500,
-              contentType: 'application/json',
-              body: JSON.stringify({
-                error: { code: 'internal', message: 'Internal server error while saving the tracking settings' },
-              }),
-            })
-          : route.continue(),
-      );
-      await page.goto(`${traffic.server.baseUrl}/settings`);
-      // the switch stays disabled until the island has loaded the settings; a forced click on it
-      // before then did nothing (the toast this waits for never came). click() waits until it is enabled.
-      await page.waitForSelector('astro-island:not([ssr]) [data-testid=toggle-track_links]');
-      await page.locator('[data-testid=toggle-track_links]').click();
-      const danger = page.locator('[data-testid=alert].is-danger');
-      await danger.waitFor({ state: 'visible' });
-      const dangerText = await box(danger.locator('.alert-text'));
-      const dangerDismiss = await box(danger.locator('.delete'));
-      expect(intersects(dangerText, dangerDismiss)).toBe(false);
-      await checkPage(page, `toast-settings-${size}`, ['[data-testid=alert]']);
-      await on.close();
-    });
+    it(
+      `a toast's Dismiss button never covers its text, at ${size} px (the shared Alerts island: Export, ` + `Settings)`,
+      async () => {
+        const on = await signedIn(SENDER, true, viewport);
+        const page = await on.newPage();
+        // Export's long success message on a report page
+        await page.goto(`${traffic.server.baseUrl}/groups/${groups.Orders}/sent`);
+        await hydratedInView(page, '[data-testid=report-export]');
+        await page.click('[data-testid=report-export]');
+        const alert = page.locator('[data-testid=alert]').first();
+        await alert.waitFor({ state: 'visible' });
+        const text = await box(alert.locator('.alert-text'));
+        const dismiss = await box(alert.locator('.delete'));
+        expect(intersects(text, dismiss), `text ${JSON.stringify(text)}, button ${JSON.stringify(dismiss)}`).toBe(
+          false,
+        );
+        expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
+        await screenshot(page, `toast-export-${size}`);
+        // a failed save on Settings: the danger toast with the server's message
+        await page.route('**/v1/ui-settings', (route) =>
+          route.request().method() === 'POST'
+            ? route.fulfill({
+                status: 500,
+                contentType: 'application/json',
+                body: JSON.stringify({
+                  error: { code: 'internal', message: 'Internal server error while saving the tracking settings' },
+                }),
+              })
+            : route.continue(),
+        );
+        await page.goto(`${traffic.server.baseUrl}/settings`);
+        // the switch stays disabled until the island has loaded the settings; a forced click on it
+        // before then did nothing (the toast this waits for never came). click() waits until it is enabled.
+        await page.waitForSelector('astro-island:not([ssr]) [data-testid=toggle-track_links]');
+        await page.locator('[data-testid=toggle-track_links]').click();
+        const danger = page.locator('[data-testid=alert].is-danger');
+        await danger.waitFor({ state: 'visible' });
+        const dangerText = await box(danger.locator('.alert-text'));
+        const dangerDismiss = await box(danger.locator('.delete'));
+        expect(intersects(dangerText, dangerDismiss)).toBe(false);
+        await checkPage(page, `toast-settings-${size}`, ['[data-testid=alert]']);
+        await on.close();
+      },
+    );
   }
 
   for (const [size, viewport] of WIDTHS) {
-    it(`report pages: one placement of the date range, the summary band whole, pagers on one row, at ${size} px`, async () => {
-      const on = await signedIn(SENDER, true, viewport);
-      const page = await on.newPage();
-      const placements: Record<string, string> = {};
-      // each report on a group it has rows for (an empty table has no pager: Orders has no failed
-      // or bounced transaction, Receipts' one failed and Welcome's two bounced)
-      const groupOf: Record<string, string> = {
-        overview: 'Orders',
-        sent: 'Orders',
-        opens: 'Orders',
-        clicks: 'Orders',
-        failed: 'Receipts',
-        bounced: 'Welcome',
-      };
-      for (const [report, group] of Object.entries(groupOf)) {
-        await page.goto(`${traffic.server.baseUrl}/groups/${groups[group]}/${report}`);
-        await page.waitForSelector('[data-testid=summary-sent-share]');
-        placements[report] = placement(
-          await box(page.locator('.group-report .report-title')),
-          await box(page.locator('.group-report [data-testid=date-range]')),
-        );
-        // every card's share on its figure's line, or every card's under it: never one card alone
-        const relations = await page.$$eval('[data-testid=report-summary] .summary-item', (items) =>
-          items
-            .map((item) => {
-              const value = item.querySelector('.summary-value')!.getBoundingClientRect();
-              const share = item.querySelector('.summary-share')?.getBoundingClientRect();
-              return share ? (share.top < value.bottom - 1 ? 'beside' : 'under') : null;
-            })
-            .filter((r) => r !== null),
-        );
-        expect(new Set(relations).size, `${report}: ${relations.join(', ')}`).toBe(1);
-        // nothing cut off: no label, figure or share wider than its box
-        const clipped = await page.$$eval(
-          '[data-testid=report-summary] :is(dt, dd, .summary-value, .summary-share)',
-          (els) =>
-            els
-              .filter((el) => el.scrollWidth > el.clientWidth + 1)
-              .map((el) => `${el.className || el.tagName}: ${el.textContent}`),
-        );
-        expect(clipped, report).toEqual([]);
-        await expectOnOneRow(page, '.report-pager .buttons', report);
-      }
-      expect(new Set(Object.values(placements)).size, JSON.stringify(placements)).toBe(1);
-      // beside the title above Bulma's mobile width (769 px and up), under it at 768 and below
-      // (src/styles/group-reports.scss): beside, a 768 px screen leaves the title a third of its row
-      expect(Object.values(placements)[0]).toBe(size === '1440' ? 'beside' : 'under');
-      await screenshot(page, `report-layout-${size}`);
+    it(
+      `report pages: one placement of the date range, the summary band whole, pagers on one row, at ${size} ` + `px`,
+      async () => {
+        const on = await signedIn(SENDER, true, viewport);
+        const page = await on.newPage();
+        const placements: Record<string, string> = {};
+        // each report on a group it has rows for (an empty table has no pager: Orders has no failed
+        // or bounced transaction, Receipts' one failed and Welcome's two bounced)
+        const groupOf: Record<string, string> = {
+          overview: 'Orders',
+          sent: 'Orders',
+          opens: 'Orders',
+          clicks: 'Orders',
+          failed: 'Receipts',
+          bounced: 'Welcome',
+        };
+        for (const [report, group] of Object.entries(groupOf)) {
+          await page.goto(`${traffic.server.baseUrl}/groups/${groups[group]}/${report}`);
+          await page.waitForSelector('[data-testid=summary-sent-share]');
+          placements[report] = placement(
+            await box(page.locator('.group-report .report-title')),
+            await box(page.locator('.group-report [data-testid=date-range]')),
+          );
+          // every card's share on its figure's line, or every card's under it: never one card alone
+          const relations = await page.$$eval('[data-testid=report-summary] .summary-item', (items) =>
+            items
+              .map((item) => {
+                const value = item.querySelector('.summary-value')!.getBoundingClientRect();
+                const share = item.querySelector('.summary-share')?.getBoundingClientRect();
+                return share ? (share.top < value.bottom - 1 ? 'beside' : 'under') : null;
+              })
+              .filter((r) => r !== null),
+          );
+          expect(new Set(relations).size, `${report}: ${relations.join(', ')}`).toBe(1);
+          // nothing cut off: no label, figure or share wider than its box
+          const clipped = await page.$$eval(
+            '[data-testid=report-summary] :is(dt, dd, .summary-value, .summary-share)',
+            (els) =>
+              els
+                .filter((el) => el.scrollWidth > el.clientWidth + 1)
+                .map((el) => `${el.className || el.tagName}: ${el.textContent}`),
+          );
+          expect(clipped, report).toEqual([]);
+          await expectOnOneRow(page, '.report-pager .buttons', report);
+        }
+        expect(new Set(Object.values(placements)).size, JSON.stringify(placements)).toBe(1);
+        // beside the title above Bulma's mobile width (769 px and up), under it at 768 and below
+        // (src/styles/group-reports.scss): beside, a 768 px screen leaves the title a third of its row
+        expect(Object.values(placements)[0]).toBe(size === '1440' ? 'beside' : 'under');
+        await screenshot(page, `report-layout-${size}`);
 
-      await page.goto(`${traffic.server.baseUrl}/groups`);
-      await expectOnOneRow(page, '[data-testid=groups-panel] .report-pager .buttons', 'groups');
-      await page.click('[data-testid=tab-recipients]');
-      await expectOnOneRow(page, '[data-testid=recipients-panel] .report-pager .buttons', 'recipients');
-      await checkPage(page, `groups-pager-${size}`, ['[data-testid=recipients-panel] [data-testid=transactions-last]']);
-      await on.close();
-    });
+        await page.goto(`${traffic.server.baseUrl}/groups`);
+        await expectOnOneRow(page, '[data-testid=groups-panel] .report-pager .buttons', 'groups');
+        await page.click('[data-testid=tab-recipients]');
+        await expectOnOneRow(page, '[data-testid=recipients-panel] .report-pager .buttons', 'recipients');
+        await checkPage(page, `groups-pager-${size}`, [
+          '[data-testid=recipients-panel] [data-testid=transactions-last]',
+        ]);
+        await on.close();
+      },
+    );
   }
 });
 

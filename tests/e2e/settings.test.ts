@@ -152,40 +152,43 @@ describe('Settings page', () => {
     await context.close();
   });
 
-  it('saves each toggle, disabled while saving and flipped only after the save, and keeps it after reload', async () => {
-    const { context, page } = await openSettings();
-    const before = (await serverSettings(page)).settings;
-    for (const option of OPTIONS) {
-      const wire = `tsetting_${option}`;
-      const was = before[wire];
-      const release = await holdSaves(page);
-      await toggle(page, option).click();
-      await expect.poll(() => toggle(page, option).isDisabled()).toBe(true);
-      await expect(toggle(page, option).isChecked()).resolves.toBe(was);
-      // the others stay usable
-      for (const other of OPTIONS.filter((o) => o !== option))
-        await expect(toggle(page, other).isDisabled()).resolves.toBe(false);
-      if (option === 'track_opens') await screenshot(page, 'settings-toggle-saving');
-      release();
-      await expect.poll(() => toggle(page, option).isChecked()).toBe(!was);
-      await expect.poll(() => toggle(page, option).isDisabled()).toBe(false);
-      await page.unroute('**/v1/ui-settings');
-      await expect.poll(async () => (await serverSettings(page)).settings[wire]).toBe(!was);
-    }
+  it(
+    'saves each toggle, disabled while saving and flipped only after the save, and keeps it after ' + 'reload',
+    async () => {
+      const { context, page } = await openSettings();
+      const before = (await serverSettings(page)).settings;
+      for (const option of OPTIONS) {
+        const wire = `tsetting_${option}`;
+        const was = before[wire];
+        const release = await holdSaves(page);
+        await toggle(page, option).click();
+        await expect.poll(() => toggle(page, option).isDisabled()).toBe(true);
+        await expect(toggle(page, option).isChecked()).resolves.toBe(was);
+        // the others stay usable
+        for (const other of OPTIONS.filter((o) => o !== option))
+          await expect(toggle(page, other).isDisabled()).resolves.toBe(false);
+        if (option === 'track_opens') await screenshot(page, 'settings-toggle-saving');
+        release();
+        await expect.poll(() => toggle(page, option).isChecked()).toBe(!was);
+        await expect.poll(() => toggle(page, option).isDisabled()).toBe(false);
+        await page.unroute('**/v1/ui-settings');
+        await expect.poll(async () => (await serverSettings(page)).settings[wire]).toBe(!was);
+      }
 
-    await page.reload();
-    await settingsLoaded(page);
-    for (const option of OPTIONS)
-      await expect(toggle(page, option).isChecked(), option).resolves.toBe(!before[`tsetting_${option}`]);
-    await screenshot(page, 'settings-toggled');
+      await page.reload();
+      await settingsLoaded(page);
+      for (const option of OPTIONS)
+        await expect(toggle(page, option).isChecked(), option).resolves.toBe(!before[`tsetting_${option}`]);
+      await screenshot(page, 'settings-toggled');
 
-    // and back, so the page ends as it began
-    for (const option of OPTIONS) {
-      await toggle(page, option).click();
-      await expect.poll(() => toggle(page, option).isChecked()).toBe(before[`tsetting_${option}`]);
-    }
-    await context.close();
-  });
+      // and back, so the page ends as it began
+      for (const option of OPTIONS) {
+        await toggle(page, option).click();
+        await expect.poll(() => toggle(page, option).isChecked()).toBe(before[`tsetting_${option}`]);
+      }
+      await context.close();
+    },
+  );
 
   it('leaves a toggle as it was and shows a danger alert when the save fails', async () => {
     const { context, page } = await openSettings();

@@ -221,43 +221,46 @@ describe('Suppression List page', () => {
     await context.close();
   });
 
-  it('searches by part of the address once typing has paused for 1000 ms, and shows No data. when nothing matches', async () => {
-    const { context, page } = await openList(BROWSER);
-    const searches = recordSearches(page);
-    // when the box last changed, by the page's clock (the same machine's as ours)
-    await page.$eval('[data-testid=suppression-search]', (input) =>
-      input.addEventListener('input', () => ((window as unknown as { lastInput: number }).lastInput = Date.now())),
-    );
-    // keystrokes 150 ms apart: none of them may trigger a search on its own
-    await page.locator('[data-testid=suppression-search]').pressSequentially('SON1', { delay: 150 });
-    const typed = await page.evaluate(() => (window as unknown as { lastInput: number }).lastInput);
-    await expect.poll(() => searches.length, { timeout: 3_000 }).toBe(1);
-    expect(searches[0].body).toEqual({ page: 1, email: 'SON1', suppressed_origin: 'all' });
-    expect(searches[0].at - typed).toBeGreaterThanOrEqual(950);
-    await expect.poll(() => shownEmails(page)).toEqual(['person11@example.org', 'person10@example.org']);
-    // one search in all, 950 ms or more after the last keystroke: no keystroke searched on its own
-    expect(searches).toHaveLength(1);
-    await expect(range(page)).resolves.toBe('Displaying 1-2 of 2');
-    await screenshot(page, 'suppression-list-search');
+  it(
+    'searches by part of the address once typing has paused for 1000 ms, and shows No data. when nothing ' + 'matches',
+    async () => {
+      const { context, page } = await openList(BROWSER);
+      const searches = recordSearches(page);
+      // when the box last changed, by the page's clock (the same machine's as ours)
+      await page.$eval('[data-testid=suppression-search]', (input) =>
+        input.addEventListener('input', () => ((window as unknown as { lastInput: number }).lastInput = Date.now())),
+      );
+      // keystrokes 150 ms apart: none of them may trigger a search on its own
+      await page.locator('[data-testid=suppression-search]').pressSequentially('SON1', { delay: 150 });
+      const typed = await page.evaluate(() => (window as unknown as { lastInput: number }).lastInput);
+      await expect.poll(() => searches.length, { timeout: 3_000 }).toBe(1);
+      expect(searches[0].body).toEqual({ page: 1, email: 'SON1', suppressed_origin: 'all' });
+      expect(searches[0].at - typed).toBeGreaterThanOrEqual(950);
+      await expect.poll(() => shownEmails(page)).toEqual(['person11@example.org', 'person10@example.org']);
+      // one search in all, 950 ms or more after the last keystroke: no keystroke searched on its own
+      expect(searches).toHaveLength(1);
+      await expect(range(page)).resolves.toBe('Displaying 1-2 of 2');
+      await screenshot(page, 'suppression-list-search');
 
-    await page.fill('[data-testid=suppression-search]', 'nobody-here');
-    await page.waitForSelector('[data-testid=suppression-empty]');
-    await expect(page.textContent('[data-testid=suppression-empty]')).resolves.toBe('No data.');
-    await expect(page.locator('[data-testid=suppression-row]').count()).resolves.toBe(0);
-    await screenshot(page, 'suppression-list-no-match');
-    expect(searches).toHaveLength(2);
+      await page.fill('[data-testid=suppression-search]', 'nobody-here');
+      await page.waitForSelector('[data-testid=suppression-empty]');
+      await expect(page.textContent('[data-testid=suppression-empty]')).resolves.toBe('No data.');
+      await expect(page.locator('[data-testid=suppression-row]').count()).resolves.toBe(0);
+      await screenshot(page, 'suppression-list-no-match');
+      expect(searches).toHaveLength(2);
 
-    // the origin filter keeps the search text
-    await page.fill('[data-testid=suppression-search]', 'person0');
-    await expect
-      .poll(() => shownEmails(page), { timeout: 3_000 })
-      .toEqual(NEWEST_FIRST.filter((e) => e.startsWith('person0')));
-    await page.click('[data-testid=origin-bounce]');
-    await expect
-      .poll(() => shownEmails(page))
-      .toEqual(['person07@example.org', 'person04@example.org', 'person01@example.org']);
-    await context.close();
-  });
+      // the origin filter keeps the search text
+      await page.fill('[data-testid=suppression-search]', 'person0');
+      await expect
+        .poll(() => shownEmails(page), { timeout: 3_000 })
+        .toEqual(NEWEST_FIRST.filter((e) => e.startsWith('person0')));
+      await page.click('[data-testid=origin-bounce]');
+      await expect
+        .poll(() => shownEmails(page))
+        .toEqual(['person07@example.org', 'person04@example.org', 'person01@example.org']);
+      await context.close();
+    },
+  );
 
   it('deletes exactly one checked row: the other checkboxes are disabled while one is checked', async () => {
     const { context, page } = await openList(EDITOR);

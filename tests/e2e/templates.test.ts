@@ -118,23 +118,26 @@ describe('templates, from the gallery to a delivered message', () => {
     await allSizes(tab.page, 'templates-empty', LIST_CONTROLS);
   });
 
-  it('Select Template: Blank Template first, My Templates empty, the gallery with eight templates and search', async () => {
-    await tab.page.click('[data-testid=create-template]');
-    await tab.page.waitForURL('**/templates/create');
-    expect(await tab.page.textContent('[data-testid=page-title]')).toBe('Select Template');
-    await hydrated(tab.page, '[data-testid=template-cards]');
-    const first = await tab.page.$('[data-testid=template-cards] > :first-child');
-    expect(await first?.textContent()).toContain('Blank Template');
-    expect(await (await first!.$('a'))!.getAttribute('href')).toBe('/templates/create/new');
-    await allSizes(tab.page, 'templates-mine', PICKER_CONTROLS);
-    await tab.page.click('[data-testid=tab-system]');
-    await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length >= 8);
-    await allSizes(tab.page, 'templates-gallery', PICKER_CONTROLS);
-    await tab.page.fill('[data-testid=picker-search]', 'welcome');
-    await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length === 1);
-    await tab.page.click('[data-testid=template-card] a');
-    await tab.page.waitForURL('**/templates/create/*');
-  });
+  it(
+    'Select Template: Blank Template first, My Templates empty, the gallery with eight templates and ' + 'search',
+    async () => {
+      await tab.page.click('[data-testid=create-template]');
+      await tab.page.waitForURL('**/templates/create');
+      expect(await tab.page.textContent('[data-testid=page-title]')).toBe('Select Template');
+      await hydrated(tab.page, '[data-testid=template-cards]');
+      const first = await tab.page.$('[data-testid=template-cards] > :first-child');
+      expect(await first?.textContent()).toContain('Blank Template');
+      expect(await (await first!.$('a'))!.getAttribute('href')).toBe('/templates/create/new');
+      await allSizes(tab.page, 'templates-mine', PICKER_CONTROLS);
+      await tab.page.click('[data-testid=tab-system]');
+      await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length >= 8);
+      await allSizes(tab.page, 'templates-gallery', PICKER_CONTROLS);
+      await tab.page.fill('[data-testid=picker-search]', 'welcome');
+      await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length === 1);
+      await tab.page.click('[data-testid=template-card] a');
+      await tab.page.waitForURL('**/templates/create/*');
+    },
+  );
 
   it('the editor: a copy of the gallery template, the reply-to rules, the live preview', async () => {
     await hydrated(tab.page, '[data-testid=template-editor]');

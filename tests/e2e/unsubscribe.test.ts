@@ -14,7 +14,8 @@ import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 
 const SUBSCRIBED = 'You are subscribed, click the button below to unsubscribe';
 const UNSUBSCRIBED =
-  'You have been unsubscribed successfully and we are sorry to see you go. If this was a mistake, Please click on the button to re-subscribe again.';
+  'You have been unsubscribed successfully and we are sorry to see you go. If this was a mistake, Please click on ' +
+  'the button to re-subscribe again.';
 /** spec: public pages ship at most 2 KB of JavaScript */
 const JS_BUDGET_BYTES = 2048;
 

@@ -283,7 +283,8 @@ describe('Webhook Logs', () => {
     await page.context().close();
   }, 240_000); // eleven page checks
 
-  it('renders the first page on the server: the same rows with JavaScript off as on, no hydration error (issue 19)', async () => {
+  it('renders the first page on the server: the same rows with JavaScript off as on, no hydration error (issue ' +
+    '19)', async () => {
     const page = await signedIn();
     const rows = (p: Page) =>
       p.$$eval('[data-testid=webhook-log-row]', (trs) => trs.map((tr) => tr.textContent!.trim()));

@@ -132,7 +132,10 @@ export async function hydrated(page: Page, selector: string): Promise<void> {
   await page.waitForSelector(`astro-island:not([ssr]) ${selector}`);
 }
 
-/** Scrolls to the island holding `selector` (a `client:visible` one hydrates only when shown) and waits until it is hydrated. */
+/**
+ * Scrolls to the island holding `selector` (a `client:visible` one hydrates only when shown) and waits until it is
+ * hydrated.
+ */
 export async function hydratedInView(page: Page, selector: string): Promise<void> {
   await page.locator(selector).first().scrollIntoViewIfNeeded();
   await hydrated(page, selector);

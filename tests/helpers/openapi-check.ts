@@ -102,7 +102,8 @@ export function responseChecker(publicUrl: string): ResponseChecker {
       const response = found.op.responses[String(res.status)];
       if (!response)
         fail(
-          `status ${res.status} is not documented for ${found.method} ${found.path} (documented: ${Object.keys(found.op.responses).join(', ')})`,
+          `status ${res.status} is not documented for ${found.method} ${found.path} (documented: ` +
+            `${Object.keys(found.op.responses).join(', ')})`,
         );
       if (!response.content || text === '') {
         if (text !== '' && response.content === undefined) fail('a body where none is documented');
@@ -111,7 +112,9 @@ export function responseChecker(publicUrl: string): ResponseChecker {
       const media = response.content[type];
       if (!media)
         fail(
-          `content type ${type || '(none)'} is not documented (documented: ${Object.keys(response.content).join(', ')})`,
+          `content type ${type || '(none)'} is not documented (documented: ${Object.keys(response.content).join(
+            ', ' + '',
+          )})`,
         );
       if (type !== 'application/json' || !media.schema) return;
       const validate = validatorOf(media.schema);

@@ -51,7 +51,8 @@ export async function expectFitsViewport(page: Page, label: string): Promise<voi
       .slice(0, 5)
       .map(
         (el) =>
-          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')} (right ${Math.round(el.getBoundingClientRect().right)})`,
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')} (right ` +
+          `${Math.round(el.getBoundingClientRect().right)})`,
       );
     return { scroll: document.documentElement.scrollWidth, viewport: width, culprits };
   });

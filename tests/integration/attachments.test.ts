@@ -39,7 +39,9 @@ function multipart(parts: Part[]): { body: Buffer; type: string } {
         : `form-data; name="${p.name}"`);
     chunks.push(
       Buffer.from(
-        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.filename !== undefined ? `Content-Type: ${p.type ?? 'application/octet-stream'}\r\n` : ''}\r\n`,
+        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${
+          p.filename !== undefined ? `Content-Type: ` + `${p.type ?? 'application/octet-stream'}\r\n` : ''
+        }\r\n`,
         'utf8',
       ),
     );
@@ -53,7 +55,8 @@ function multipart(parts: Part[]): { body: Buffer; type: string } {
 function streamedFile(name: string, size: number): { body: ReadableStream; type: string } {
   const boundary = '----transactstream';
   const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="asset"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="asset"; filename="${name}"\r\nContent-Type: ` +
+      `application/octet-stream\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   async function* gen() {
@@ -244,102 +247,109 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
     expect(unchanged.options).toEqual({ expiry_timestamp: null, access_limit: 0 });
   });
 
-  it('refuses an expiry that is not in the future with the error envelope, and keeps an expired link renameable (issue 19)', async () => {
-    const now = Math.floor(Date.now() / 1000);
-    const { id } = await (await createGroup({ name: 'Soon' }, { name: 's.txt', body: Buffer.from('s') })).json();
-    const before = await snapshot();
-    // past the 60 s allowed for clock skew between browser and server
-    for (const expiry of [now - 120, now - 86_400]) {
-      for (const res of [
-        await createGroup(
-          { name: 'Dead', options: { expiry_timestamp: expiry } },
-          { name: 'd.txt', body: Buffer.from('d') },
-        ),
-        await json('PATCH', `/v1/tracked-attachments/groups/${id}`, { options: { expiry_timestamp: expiry } }),
-      ]) {
-        expect(res.status, String(expiry)).toBe(400);
-        expect(await res.json()).toEqual({
-          error: {
-            code: 'validation_failed',
-            message: 'The expiry date must be in the future',
-            details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }],
-          },
-        });
+  it(
+    'refuses an expiry that is not in the future with the error envelope, and keeps an expired link renameable ' +
+      '(issue 19)',
+    async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const { id } = await (await createGroup({ name: 'Soon' }, { name: 's.txt', body: Buffer.from('s') })).json();
+      const before = await snapshot();
+      // past the 60 s allowed for clock skew between browser and server
+      for (const expiry of [now - 120, now - 86_400]) {
+        for (const res of [
+          await createGroup(
+            { name: 'Dead', options: { expiry_timestamp: expiry } },
+            { name: 'd.txt', body: Buffer.from('d') },
+          ),
+          await json('PATCH', `/v1/tracked-attachments/groups/${id}`, { options: { expiry_timestamp: expiry } }),
+        ]) {
+          expect(res.status, String(expiry)).toBe(400);
+          expect(await res.json()).toEqual({
+            error: {
+              code: 'validation_failed',
+              message: 'The expiry date must be in the future',
+              details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }],
+            },
+          });
+        }
       }
-    }
-    await expectUnchanged(before);
+      await expectUnchanged(before);
 
-    // a link a week ahead is live, with its downloads counted from 0
-    const weekAhead = now + 7 * 86_400;
-    const live = await (
-      await json('PATCH', `/v1/tracked-attachments/groups/${id}`, {
+      // a link a week ahead is live, with its downloads counted from 0
+      const weekAhead = now + 7 * 86_400;
+      const live = await (
+        await json('PATCH', `/v1/tracked-attachments/groups/${id}`, {
+          options: { expiry_timestamp: weekAhead, access_limit: 2 },
+        })
+      ).json();
+      expect(live).toMatchObject({
+        state: 'live',
+        downloads: 0,
         options: { expiry_timestamp: weekAhead, access_limit: 2 },
-      })
-    ).json();
-    expect(live).toMatchObject({
-      state: 'live',
-      downloads: 0,
-      options: { expiry_timestamp: weekAhead, access_limit: 2 },
-    });
+      });
 
-    // a link whose time has come says so, and saving it with the expiry it has (a rename) still works
-    await app.ctx.db
-      .updateTable('attachment_groups')
-      .set({ expires_at: new Date((now - 3600) * 1000) })
-      .where('id', '=', id)
-      .execute();
-    const expired = await (await fetch(`${base}/v1/tracked-attachments/groups/${id}`, { headers: headers() })).json();
-    expect(expired.state).toBe('expired');
-    const renamed = await json('PATCH', `/v1/tracked-attachments/groups/${id}`, {
-      name: 'Was soon',
-      options: { expiry_timestamp: now - 3600, access_limit: 2 },
-    });
-    expect(renamed.status).toBe(200);
-    expect(await renamed.json()).toMatchObject({
-      name: 'Was soon',
-      state: 'expired',
-      options: { expiry_timestamp: now - 3600 },
-    });
-    const listed = await (
-      await fetch(`${base}/v1/tracked-attachments/groups?name=was%20soon`, { headers: headers() })
-    ).json();
-    expect(listed.data.map((g: { state: string }) => g.state)).toEqual(['expired']);
-  });
+      // a link whose time has come says so, and saving it with the expiry it has (a rename) still works
+      await app.ctx.db
+        .updateTable('attachment_groups')
+        .set({ expires_at: new Date((now - 3600) * 1000) })
+        .where('id', '=', id)
+        .execute();
+      const expired = await (await fetch(`${base}/v1/tracked-attachments/groups/${id}`, { headers: headers() })).json();
+      expect(expired.state).toBe('expired');
+      const renamed = await json('PATCH', `/v1/tracked-attachments/groups/${id}`, {
+        name: 'Was soon',
+        options: { expiry_timestamp: now - 3600, access_limit: 2 },
+      });
+      expect(renamed.status).toBe(200);
+      expect(await renamed.json()).toMatchObject({
+        name: 'Was soon',
+        state: 'expired',
+        options: { expiry_timestamp: now - 3600 },
+      });
+      const listed = await (
+        await fetch(`${base}/v1/tracked-attachments/groups?name=was%20soon`, { headers: headers() })
+      ).json();
+      expect(listed.data.map((g: { state: string }) => g.state)).toEqual(['expired']);
+    },
+  );
 
-  it('answers 413 while a file over ATTACHMENT_MAX_FILE_BYTES streams, and keeps nothing; refuses empty files', async () => {
-    const { id } = await (await createGroup({ name: 'Limits' })).json();
-    const before = await snapshot();
-    const big = await send(
-      'POST',
-      `/v1/tracked-attachments/groups/${id}/assets`,
-      streamedFile('big.bin', MAX_FILE + 65536 * 4),
-    );
-    expect(big.status).toBe(413);
-    expect((await errorOf(big)).code).toBe('payload_too_large');
-    const bigNew = await send('POST', '/v1/tracked-attachments/groups', streamedFile('big.bin', MAX_FILE + 1));
-    expect(bigNew.status).toBe(413);
-    const empty = await send(
-      'POST',
-      `/v1/tracked-attachments/groups/${id}/assets`,
-      multipart([{ name: 'asset', filename: 'empty.txt', body: Buffer.alloc(0) }]),
-    );
-    expect(empty.status).toBe(400);
-    expect((await errorOf(empty)).message).toBe('The file is empty');
-    const none = await send(
-      'POST',
-      `/v1/tracked-attachments/groups/${id}/assets`,
-      multipart([{ name: 'other', value: 'x' }]),
-    );
-    expect(none.status).toBe(400);
-    await expectUnchanged(before);
-    // exactly the limit is accepted
-    const exact = await send(
-      'POST',
-      `/v1/tracked-attachments/groups/${id}/assets`,
-      streamedFile('exact.bin', MAX_FILE),
-    );
-    expect(exact.status).toBe(201);
-  });
+  it(
+    'answers 413 while a file over ATTACHMENT_MAX_FILE_BYTES streams, and keeps nothing; refuses empty ' + 'files',
+    async () => {
+      const { id } = await (await createGroup({ name: 'Limits' })).json();
+      const before = await snapshot();
+      const big = await send(
+        'POST',
+        `/v1/tracked-attachments/groups/${id}/assets`,
+        streamedFile('big.bin', MAX_FILE + 65536 * 4),
+      );
+      expect(big.status).toBe(413);
+      expect((await errorOf(big)).code).toBe('payload_too_large');
+      const bigNew = await send('POST', '/v1/tracked-attachments/groups', streamedFile('big.bin', MAX_FILE + 1));
+      expect(bigNew.status).toBe(413);
+      const empty = await send(
+        'POST',
+        `/v1/tracked-attachments/groups/${id}/assets`,
+        multipart([{ name: 'asset', filename: 'empty.txt', body: Buffer.alloc(0) }]),
+      );
+      expect(empty.status).toBe(400);
+      expect((await errorOf(empty)).message).toBe('The file is empty');
+      const none = await send(
+        'POST',
+        `/v1/tracked-attachments/groups/${id}/assets`,
+        multipart([{ name: 'other', value: 'x' }]),
+      );
+      expect(none.status).toBe(400);
+      await expectUnchanged(before);
+      // exactly the limit is accepted
+      const exact = await send(
+        'POST',
+        `/v1/tracked-attachments/groups/${id}/assets`,
+        streamedFile('exact.bin', MAX_FILE),
+      );
+      expect(exact.status).toBe(201);
+    },
+  );
 
   it('stores file names sanitised, not refused', async () => {
     const { id } = await (await createGroup({ name: 'Names' })).json();
@@ -612,93 +622,102 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
           .executeTakeFirstOrThrow()
       ).downloads;
 
-    it('counts a range not at byte 0 from a client with no counted download, and refuses it once exhausted', async () => {
-      const group = await (
-        await createGroup(
-          { name: 'Ranged', options: { access_limit: 1 } },
-          { name: 'g.txt', body: Buffer.from('0123456789') },
-        )
-      ).json();
-      const file = `${pageOf(group.preview_link)}/files/${group.assets[0].id}`;
-      const first = await download(file, { range: 'bytes=1-', from: '192.0.2.1' });
-      expect(first.status).toBe(206);
-      expect(await first.text()).toBe('123456789');
-      expect(await countOf(group.id)).toBe(1);
-      // another client's bytes=1- is no resume of its own: a new download, and the limit is reached
-      const refused = await download(file, { range: 'bytes=1-', from: '192.0.2.2' });
-      expect(refused.status).toBe(410);
-      expect(await refused.text()).toContain('Download limit reached');
-      // so is one from the socket's own address with no X-Forwarded-For
-      expect((await download(file, { range: 'bytes=5-' })).status).toBe(410);
-      expect(await countOf(group.id)).toBe(1);
-    });
+    it(
+      'counts a range not at byte 0 from a client with no counted download, and refuses it once ' + 'exhausted',
+      async () => {
+        const group = await (
+          await createGroup(
+            { name: 'Ranged', options: { access_limit: 1 } },
+            { name: 'g.txt', body: Buffer.from('0123456789') },
+          )
+        ).json();
+        const file = `${pageOf(group.preview_link)}/files/${group.assets[0].id}`;
+        const first = await download(file, { range: 'bytes=1-', from: '192.0.2.1' });
+        expect(first.status).toBe(206);
+        expect(await first.text()).toBe('123456789');
+        expect(await countOf(group.id)).toBe(1);
+        // another client's bytes=1- is no resume of its own: a new download, and the limit is reached
+        const refused = await download(file, { range: 'bytes=1-', from: '192.0.2.2' });
+        expect(refused.status).toBe(410);
+        expect(await refused.text()).toContain('Download limit reached');
+        // so is one from the socket's own address with no X-Forwarded-For
+        expect((await download(file, { range: 'bytes=5-' })).status).toBe(410);
+        expect(await countOf(group.id)).toBe(1);
+      },
+    );
 
-    it('serves a real resume uncounted, even after the download that took the last slot, per client and file', async () => {
-      const group = await createGroup(
-        { name: 'Resume', options: { access_limit: 1 } },
-        { name: 'a.txt', body: Buffer.from('abcdefghij') },
-      );
-      const id = (await group.json()).id as number;
-      const second = await send(
-        'POST',
-        `/v1/tracked-attachments/groups/${id}/assets`,
-        multipart([{ name: 'asset', filename: 'b.txt', body: Buffer.from('0123456789'), type: 'text/plain' }]),
-      );
-      expect(second.status).toBeLessThan(300);
-      const full = await (await send('GET', `/v1/tracked-attachments/groups/${id}`)).json();
-      const [a, b] = full.assets as { id: number }[];
-      const files = `${pageOf(full.preview_link)}/files`;
-      expect((await download(`${files}/${a.id}`, { from: '192.0.2.10' })).status).toBe(200);
-      expect(await countOf(id)).toBe(1); // the last slot is taken
-      const resumed = await download(`${files}/${a.id}`, { range: 'bytes=4-', from: '192.0.2.10' });
-      expect(resumed.status).toBe(206);
-      expect(resumed.headers.get('content-range')).toBe('bytes 4-9/10');
-      expect(await resumed.text()).toBe('efghij');
-      expect((await download(`${files}/${a.id}`, { range: 'bytes=8-9', from: '192.0.2.10' })).status).toBe(206);
-      expect(await countOf(id)).toBe(1);
-      // the same client's range of another file of the link is a new download: refused
-      expect((await download(`${files}/${b.id}`, { range: 'bytes=4-', from: '192.0.2.10' })).status).toBe(410);
-      // so is the same file from another address
-      expect((await download(`${files}/${a.id}`, { range: 'bytes=4-', from: '192.0.2.11' })).status).toBe(410);
-      // a start at byte 0 is always a new download
-      expect((await download(`${files}/${a.id}`, { range: 'bytes=0-', from: '192.0.2.10' })).status).toBe(410);
-      expect(await countOf(id)).toBe(1);
-    });
+    it(
+      'serves a real resume uncounted, even after the download that took the last slot, per client and ' + 'file',
+      async () => {
+        const group = await createGroup(
+          { name: 'Resume', options: { access_limit: 1 } },
+          { name: 'a.txt', body: Buffer.from('abcdefghij') },
+        );
+        const id = (await group.json()).id as number;
+        const second = await send(
+          'POST',
+          `/v1/tracked-attachments/groups/${id}/assets`,
+          multipart([{ name: 'asset', filename: 'b.txt', body: Buffer.from('0123456789'), type: 'text/plain' }]),
+        );
+        expect(second.status).toBeLessThan(300);
+        const full = await (await send('GET', `/v1/tracked-attachments/groups/${id}`)).json();
+        const [a, b] = full.assets as { id: number }[];
+        const files = `${pageOf(full.preview_link)}/files`;
+        expect((await download(`${files}/${a.id}`, { from: '192.0.2.10' })).status).toBe(200);
+        expect(await countOf(id)).toBe(1); // the last slot is taken
+        const resumed = await download(`${files}/${a.id}`, { range: 'bytes=4-', from: '192.0.2.10' });
+        expect(resumed.status).toBe(206);
+        expect(resumed.headers.get('content-range')).toBe('bytes 4-9/10');
+        expect(await resumed.text()).toBe('efghij');
+        expect((await download(`${files}/${a.id}`, { range: 'bytes=8-9', from: '192.0.2.10' })).status).toBe(206);
+        expect(await countOf(id)).toBe(1);
+        // the same client's range of another file of the link is a new download: refused
+        expect((await download(`${files}/${b.id}`, { range: 'bytes=4-', from: '192.0.2.10' })).status).toBe(410);
+        // so is the same file from another address
+        expect((await download(`${files}/${a.id}`, { range: 'bytes=4-', from: '192.0.2.11' })).status).toBe(410);
+        // a start at byte 0 is always a new download
+        expect((await download(`${files}/${a.id}`, { range: 'bytes=0-', from: '192.0.2.10' })).status).toBe(410);
+        expect(await countOf(id)).toBe(1);
+      },
+    );
 
-    it('counts a resume from another client address or past the resume window; the sweep purges old records', async () => {
-      const group = await (
-        await createGroup(
-          { name: 'Window', options: { access_limit: 3 } },
-          { name: 'w.txt', body: Buffer.from('window file') },
-        )
-      ).json();
-      const file = `${pageOf(group.preview_link)}/files/${group.assets[0].id}`;
-      expect((await download(file, { from: '192.0.2.20' })).status).toBe(200);
-      expect((await download(file, { range: 'bytes=5-', from: '192.0.2.21' })).status).toBe(206);
-      expect(await countOf(group.id)).toBe(2);
-      const records = () =>
-        app.ctx.db
-          .selectFrom('attachment_downloads')
-          .select(['client', 'at'])
+    it(
+      'counts a resume from another client address or past the resume window; the sweep purges old ' + 'records',
+      async () => {
+        const group = await (
+          await createGroup(
+            { name: 'Window', options: { access_limit: 3 } },
+            { name: 'w.txt', body: Buffer.from('window file') },
+          )
+        ).json();
+        const file = `${pageOf(group.preview_link)}/files/${group.assets[0].id}`;
+        expect((await download(file, { from: '192.0.2.20' })).status).toBe(200);
+        expect((await download(file, { range: 'bytes=5-', from: '192.0.2.21' })).status).toBe(206);
+        expect(await countOf(group.id)).toBe(2);
+        const records = () =>
+          app.ctx.db
+            .selectFrom('attachment_downloads')
+            .select(['client', 'at'])
+            .where('group_id', '=', group.id)
+            .execute();
+        const rows = await records();
+        expect(rows).toHaveLength(2);
+        expect(rows.map((r) => r.client).join(' ')).not.toContain('192.0.2'); // digests, not addresses
+        // a day later the first client's range is no longer a resume: it counts
+        await app.ctx.db
+          .updateTable('attachment_downloads')
+          .set({ at: new Date(Date.now() - RESUME_WINDOW_MS - 1000) })
           .where('group_id', '=', group.id)
           .execute();
-      const rows = await records();
-      expect(rows).toHaveLength(2);
-      expect(rows.map((r) => r.client).join(' ')).not.toContain('192.0.2'); // digests, not addresses
-      // a day later the first client's range is no longer a resume: it counts
-      await app.ctx.db
-        .updateTable('attachment_downloads')
-        .set({ at: new Date(Date.now() - RESUME_WINDOW_MS - 1000) })
-        .where('group_id', '=', group.id)
-        .execute();
-      expect((await download(file, { range: 'bytes=5-', from: '192.0.2.20' })).status).toBe(206);
-      expect(await countOf(group.id)).toBe(3);
-      expect(await purgeDownloads(app.ctx.db)).toBeGreaterThanOrEqual(2);
-      expect(await records()).toHaveLength(1); // the fresh one stays
-      // that fresh record still lets its client resume with the limit reached
-      expect((await download(file, { range: 'bytes=7-', from: '192.0.2.20' })).status).toBe(206);
-      expect((await download(file, { range: 'bytes=7-', from: '192.0.2.21' })).status).toBe(410);
-    });
+        expect((await download(file, { range: 'bytes=5-', from: '192.0.2.20' })).status).toBe(206);
+        expect(await countOf(group.id)).toBe(3);
+        expect(await purgeDownloads(app.ctx.db)).toBeGreaterThanOrEqual(2);
+        expect(await records()).toHaveLength(1); // the fresh one stays
+        // that fresh record still lets its client resume with the limit reached
+        expect((await download(file, { range: 'bytes=7-', from: '192.0.2.20' })).status).toBe(206);
+        expect((await download(file, { range: 'bytes=7-', from: '192.0.2.21' })).status).toBe(410);
+      },
+    );
 
     it('lets exactly one of two racing downloads take the last slot', async () => {
       for (let round = 0; round < 3; round++) {

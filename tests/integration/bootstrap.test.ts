@@ -41,18 +41,21 @@ async function verifyAuth(cookie: string) {
 }
 
 describe('bootstrapAdmin', () => {
-  it('creates an enterprise, a customer and an administrator with every permission, using TRANSACT_ADMIN_PASSWORD', async () => {
-    const result = await bootstrap({ adminEmail: 'owner@example.com', adminPassword: 'configured-password-1' });
-    expect(result).toEqual({ created: true, email: 'owner@example.com', generatedPassword: undefined });
-    expect(await counts()).toEqual({ enterprises: 1, customers: 1, users: 1 });
+  it(
+    'creates an enterprise, a customer and an administrator with every permission, using ' + 'TRANSACT_ADMIN_PASSWORD',
+    async () => {
+      const result = await bootstrap({ adminEmail: 'owner@example.com', adminPassword: 'configured-password-1' });
+      expect(result).toEqual({ created: true, email: 'owner@example.com', generatedPassword: undefined });
+      expect(await counts()).toEqual({ enterprises: 1, customers: 1, users: 1 });
 
-    const body = await verifyAuth(await app.signIn('owner@example.com', 'configured-password-1'));
-    expect(body.isAuthenticated).toBe(true);
-    expect(Object.entries(body.user).filter(([k]) => k.startsWith('user_can_'))).toHaveLength(8);
-    for (const [key, value] of Object.entries(body.user))
-      if (key.startsWith('user_can_')) expect(value, key).toBe('yes');
-    expect(body.enterprise.enterprise_pmailer_url).toBe('https://parent.example');
-  });
+      const body = await verifyAuth(await app.signIn('owner@example.com', 'configured-password-1'));
+      expect(body.isAuthenticated).toBe(true);
+      expect(Object.entries(body.user).filter(([k]) => k.startsWith('user_can_'))).toHaveLength(8);
+      for (const [key, value] of Object.entries(body.user))
+        if (key.startsWith('user_can_')) expect(value, key).toBe('yes');
+      expect(body.enterprise.enterprise_pmailer_url).toBe('https://parent.example');
+    },
+  );
 
   it('generates a password that signs in when none is configured', async () => {
     const result = await bootstrap({ adminEmail: 'owner@example.com', adminPassword: undefined });

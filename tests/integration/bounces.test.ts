@@ -75,7 +75,9 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   }
 }
 
-/** Sends one message through the API (in its own group, so its stats stand alone) and waits for the worker's attempt. */
+/**
+ * Sends one message through the API (in its own group, so its stats stand alone) and waits for the worker's attempt.
+ */
 async function send(to: string, until: 'delivered' | 'deferred' = 'delivered'): Promise<Sent> {
   const res = await app.api.request('http://localhost:4321/v1/mail', {
     method: 'POST',

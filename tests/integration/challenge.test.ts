@@ -96,18 +96,22 @@ async function expectRefused(res: Response) {
 }
 
 describe('POST /v1/auth/initiate-challenge', () => {
-  it('answers a redirectUrl on the parent platform with the challenge and our callback, and sets the challenge cookie', async () => {
-    const { nonce, cookieLine, redirectUrl } = await initiate();
-    expect(nonce.length).toBeGreaterThanOrEqual(32);
-    const url = new URL(redirectUrl);
-    expect(url.origin).toBe(PARENT);
-    expect(url.searchParams.get('challenge')).toBe(nonce);
-    expect(url.searchParams.get('callback')).toBe(`${ORIGIN}/v1/auth/callback`);
-    expect(cookieLine).toMatch(/; HttpOnly/i);
-    expect(cookieLine).toMatch(/; SameSite=Lax/i);
-    expect(cookieLine).toMatch(/; Path=\/v1\/auth/);
-    expect(cookieLine).toMatch(/; Max-Age=600/);
-  });
+  it(
+    'answers a redirectUrl on the parent platform with the challenge and our callback, and sets the challenge ' +
+      'cookie',
+    async () => {
+      const { nonce, cookieLine, redirectUrl } = await initiate();
+      expect(nonce.length).toBeGreaterThanOrEqual(32);
+      const url = new URL(redirectUrl);
+      expect(url.origin).toBe(PARENT);
+      expect(url.searchParams.get('challenge')).toBe(nonce);
+      expect(url.searchParams.get('callback')).toBe(`${ORIGIN}/v1/auth/callback`);
+      expect(cookieLine).toMatch(/; HttpOnly/i);
+      expect(cookieLine).toMatch(/; SameSite=Lax/i);
+      expect(cookieLine).toMatch(/; Path=\/v1\/auth/);
+      expect(cookieLine).toMatch(/; Max-Age=600/);
+    },
+  );
 
   it('gives every challenge its own nonce', async () => {
     const a = await initiate();

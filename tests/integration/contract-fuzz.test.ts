@@ -62,40 +62,44 @@ async function expectNo5xx(res: Response, what: string): Promise<void> {
 describe('every JSON operation of the contract', () => {
   for (const op of withBody) {
     const where = `${op.method.toUpperCase()} ${op.path}`;
-    it(`${where}: arbitrary JSON, wrong-typed fields, deep nesting, huge arrays and a wrong content type never give a 5xx`, async () => {
-      const fields = Object.keys((op.body as { shape?: object }).shape ?? {});
-      const wrongTyped = fields.length
-        ? fc.dictionary(fc.constantFrom(...fields), json, { maxKeys: fields.length })
-        : json;
-      await fc.assert(
-        fc.asyncProperty(fc.oneof(json, wrongTyped), async (body) => {
-          const res = await app.call(op.method.toUpperCase(), pathOf(op.path), {
-            cookie,
-            body,
-            headers: authOf(op.access),
-          });
-          await expectNo5xx(res, where);
-        }),
-        { numRuns: 12 },
-      );
-      const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
-      await expectNo5xx(
-        await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: deep, headers: authOf(op.access) }),
-        `${where} deep`,
-      );
-      const huge = JSON.stringify(Array.from({ length: 20_000 }, () => ({})));
-      await expectNo5xx(
-        await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: huge, headers: authOf(op.access) }),
-        `${where} huge`,
-      );
-      const text = await app.call(op.method.toUpperCase(), pathOf(op.path), {
-        cookie,
-        raw: 'a=1',
-        headers: { ...authOf(op.access), 'Content-Type': 'application/x-www-form-urlencoded' },
-      });
-      expect(text.status, `${where} form body`).toBeGreaterThanOrEqual(400);
-      await expectNo5xx(text, `${where} form body`);
-    });
+    it(
+      `${where}: arbitrary JSON, wrong-typed fields, deep nesting, huge arrays and a wrong content type never give ` +
+        `a 5xx`,
+      async () => {
+        const fields = Object.keys((op.body as { shape?: object }).shape ?? {});
+        const wrongTyped = fields.length
+          ? fc.dictionary(fc.constantFrom(...fields), json, { maxKeys: fields.length })
+          : json;
+        await fc.assert(
+          fc.asyncProperty(fc.oneof(json, wrongTyped), async (body) => {
+            const res = await app.call(op.method.toUpperCase(), pathOf(op.path), {
+              cookie,
+              body,
+              headers: authOf(op.access),
+            });
+            await expectNo5xx(res, where);
+          }),
+          { numRuns: 12 },
+        );
+        const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+        await expectNo5xx(
+          await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: deep, headers: authOf(op.access) }),
+          `${where} deep`,
+        );
+        const huge = JSON.stringify(Array.from({ length: 20_000 }, () => ({})));
+        await expectNo5xx(
+          await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: huge, headers: authOf(op.access) }),
+          `${where} huge`,
+        );
+        const text = await app.call(op.method.toUpperCase(), pathOf(op.path), {
+          cookie,
+          raw: 'a=1',
+          headers: { ...authOf(op.access), 'Content-Type': 'application/x-www-form-urlencoded' },
+        });
+        expect(text.status, `${where} form body`).toBeGreaterThanOrEqual(400);
+        await expectNo5xx(text, `${where} form body`);
+      },
+    );
 
     if (op.bodyExample !== undefined) {
       it(`${where}: its documented example is never refused as malformed`, async () => {

@@ -94,12 +94,16 @@ describe('npm run demo', () => {
       open_events: number;
       click_events: number;
     }>`
-      with s as (select to_char(day, 'YYYY-MM-DD') d, sum(requests)::int requests, sum(opens)::int opens, sum(clicks)::int clicks
+      with s as (select to_char(day, 'YYYY-MM-DD') d, sum(requests)::int requests, sum(opens)::int opens,
+        sum(clicks)::int clicks
                    from daily_stats where customer_id = ${demo.customerId} group by day),
-           t as (select to_char(queued_at at time zone 'UTC', 'YYYY-MM-DD') d, count(*)::int n from transactions where customer_id = ${demo.customerId} group by 1),
-           e as (select to_char(at at time zone 'UTC', 'YYYY-MM-DD') d, count(*) filter (where type = 'open')::int opens, count(*) filter (where type = 'click')::int clicks
+           t as (select to_char(queued_at at time zone 'UTC', 'YYYY-MM-DD') d, count(*)::int n from transactions
+             where customer_id = ${demo.customerId} group by 1),
+           e as (select to_char(at at time zone 'UTC', 'YYYY-MM-DD') d, count(*) filter (where type = 'open')::int
+             opens, count(*) filter (where type = 'click')::int clicks
                    from events where customer_id = ${demo.customerId} group by 1)
-      select s.d as day, s.requests, s.opens, s.clicks, coalesce(t.n, 0) as rows, coalesce(e.opens, 0) as open_events, coalesce(e.clicks, 0) as click_events
+      select s.d as day, s.requests, s.opens, s.clicks, coalesce(t.n, 0) as rows, coalesce(e.opens, 0) as
+        open_events, coalesce(e.clicks, 0) as click_events
         from s left join t on t.d = s.d left join e on e.d = s.d order by s.d`.execute(app.ctx.db);
     // 30 days, today's only as far as now (just after midnight UTC it may have no rows yet)
     expect(days.length).toBeGreaterThanOrEqual(29);
@@ -119,13 +123,18 @@ describe('npm run demo', () => {
     ).toBe(demo.counts.unsubscribes);
   });
 
-  it('keeps transaction_counts (migration 007) equal to the rows by day, group and state, through delivery, bounces, opens and clicks', async () => {
-    expect(await countsDrift(app.ctx.db, demo.customerId)).toEqual([]);
-    const states = await one(
-      sql`select count(distinct (status, delivered_status, opened, clicked)) n from transaction_counts where customer_id = ${demo.customerId} and n > 0`,
-    );
-    expect(states).toBeGreaterThanOrEqual(5); // delivered, opened, clicked, bounced, failed at least
-  });
+  it(
+    'keeps transaction_counts (migration 007) equal to the rows by day, group and state, through delivery, bounces, ' +
+      'opens and clicks',
+    async () => {
+      expect(await countsDrift(app.ctx.db, demo.customerId)).toEqual([]);
+      const states = await one(
+        sql`select count(distinct (status, delivered_status, opened, clicked)) n from transaction_counts where
+        customer_id = ${demo.customerId} and n > 0`,
+      );
+      expect(states).toBeGreaterThanOrEqual(5); // delivered, opened, clicked, bounced, failed at least
+    },
+  );
 
   it('answers the report calls for the demo user', async () => {
     const dashboard = await app.call('GET', '/v1/dashboard', { cookie });
@@ -153,7 +162,8 @@ describe('npm run demo', () => {
     expect(failedPage.meta.total).toBe(
       demo.counts.failed +
         (await one(
-          sql`select count(*) n from transactions where customer_id = ${demo.customerId} and status = 'failed' and bounce_type is not null`,
+          sql`select count(*) n from transactions where customer_id = ${demo.customerId} and status = 'failed' and
+            bounce_type is not null`,
         )),
     );
     expect(failedPage.data.every((t: { trans_status: string }) => t.trans_status === 'failed')).toBe(true);
@@ -190,9 +200,8 @@ describe('npm run demo', () => {
         // never opened or clicked rows last in both directions; ties in acceptance order
         const { rows } = await sql<{ uuid: string }>`
           select uuid from transactions where customer_id = ${demo.customerId}
-           order by ${sql.ref(column)} ${sql.raw(order)} nulls last, queued_at ${sql.raw(order)}, id ${sql.raw(order)}`.execute(
-          app.ctx.db,
-        );
+           order by ${sql.ref(column)} ${sql.raw(order)} nulls last, queued_at ${sql.raw(order)}, id
+             ${sql.raw(order)}`.execute(app.ctx.db);
         for (const page of [1, 2, lastPage / 2, lastPage / 2 + 1, lastPage - 1, lastPage].map(Math.floor)) {
           const res = await app.call('POST', '/v1/transaction/search', {
             cookie,

@@ -224,35 +224,38 @@ describe('the verification link', () => {
     expect(row.sending_verified).toBe(false);
   });
 
-  it('a new mail replaces the old link; a domain verified meanwhile by another account cannot be confirmed', async () => {
-    const { account, cookie } = await signedIn();
-    const created = await (
-      await create(cookie, { domain_url: 'again.example', domain_verification_email: 'a@again.example' })
-    ).json();
-    const first = await mailedLink('again.example');
-    const resend = await app.call('POST', `/v1/domains/${created.domain.domain_id}/verification`, {
-      cookie,
-      body: { email: 'b@again.example' },
-    });
-    expect(resend.status).toBe(200);
-    expect((await resend.json()).messages).toEqual(['Verification email sent to b@again.example']);
-    const second = await mailedLink('again.example');
-    expect(second.to).toBe('b@again.example');
-    expect(await inspectVerificationLink(app.ctx, first.id, first.token)).toEqual({ state: 'invalid' });
+  it(
+    'a new mail replaces the old link; a domain verified meanwhile by another account cannot be ' + 'confirmed',
+    async () => {
+      const { account, cookie } = await signedIn();
+      const created = await (
+        await create(cookie, { domain_url: 'again.example', domain_verification_email: 'a@again.example' })
+      ).json();
+      const first = await mailedLink('again.example');
+      const resend = await app.call('POST', `/v1/domains/${created.domain.domain_id}/verification`, {
+        cookie,
+        body: { email: 'b@again.example' },
+      });
+      expect(resend.status).toBe(200);
+      expect((await resend.json()).messages).toEqual(['Verification email sent to b@again.example']);
+      const second = await mailedLink('again.example');
+      expect(second.to).toBe('b@again.example');
+      expect(await inspectVerificationLink(app.ctx, first.id, first.token)).toEqual({ state: 'invalid' });
 
-    const rival = await app.createAccount();
-    await addDomain(app.ctx, rival.customerId, 'again.example', { verified: true, trusted: true });
-    expect(await confirmVerificationLink(app.ctx, second.id, second.token)).toEqual({
-      state: 'taken',
-      domain: 'again.example',
-    });
-    const mine = await app.ctx.db
-      .selectFrom('domains')
-      .select('sending_verified')
-      .where('customer_id', '=', account.customerId)
-      .executeTakeFirstOrThrow();
-    expect(mine.sending_verified).toBe(false);
-  });
+      const rival = await app.createAccount();
+      await addDomain(app.ctx, rival.customerId, 'again.example', { verified: true, trusted: true });
+      expect(await confirmVerificationLink(app.ctx, second.id, second.token)).toEqual({
+        state: 'taken',
+        domain: 'again.example',
+      });
+      const mine = await app.ctx.db
+        .selectFrom('domains')
+        .select('sending_verified')
+        .where('customer_id', '=', account.customerId)
+        .executeTakeFirstOrThrow();
+      expect(mine.sending_verified).toBe(false);
+    },
+  );
 });
 
 describe('GET /v1/domains/{id} and GET /v1/get-started', () => {

@@ -211,7 +211,8 @@ describe('an export of the Sent report', () => {
       rows.map((r) => [r.uuid, formatUnix(Math.floor(r.sent_at!.getTime() / 1000), REPORT_MOMENT)]),
     );
     const line = (i: number, subjectCell: string) =>
-      `${sentAt.get(uuid[i])},"Shop, ""Best"" <orders@shop.example>",${subjectCell},buyer${i + 1}@people.example,Delivered,${uuid[i]}`;
+      `${sentAt.get(uuid[i])},"Shop, ""Best"" ` +
+      `<orders@shop.example>",${subjectCell},buyer${i + 1}@people.example,Delivered,${uuid[i]}`;
     // newest first; 'gone' (failed at delivery) is not in the Sent report, nor matched by 'buyer'
     expect(text).toBe(
       [
@@ -253,29 +254,33 @@ describe('an export of the Sent report', () => {
     expect(counted).toHaveLength(6);
   });
 
-  it('export-view: 200 with the file name and a token; 412 for a colleague; 204 for another customer, an unknown or malformed uuid', async () => {
-    const res = await view(id);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
-      fileName: expect.stringMatching(/^Orders-sent-.*\.csv$/),
-      token: expect.stringMatching(/^\d+\.[A-Za-z0-9_-]{43}$/),
-      state: 'ready',
-      rows: 5,
-      expiresAt: expect.any(Number),
-    });
-    const colleague = await view(id, colleagueCookie);
-    expect(colleague.status).toBe(412);
-    expect((await colleague.json()).error.code).toBe('precondition_failed');
-    for (const [as, which] of [
-      [otherCookie, id],
-      [cookie, '00000000-0000-4000-8000-000000000000'],
-      [cookie, 'nope'],
-    ]) {
-      const none = await view(which, as);
-      expect(none.status).toBe(204);
-      expect(await none.text()).toBe('');
-    }
-  });
+  it(
+    'export-view: 200 with the file name and a token; 412 for a colleague; 204 for another customer, an unknown or ' +
+      'malformed uuid',
+    async () => {
+      const res = await view(id);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        fileName: expect.stringMatching(/^Orders-sent-.*\.csv$/),
+        token: expect.stringMatching(/^\d+\.[A-Za-z0-9_-]{43}$/),
+        state: 'ready',
+        rows: 5,
+        expiresAt: expect.any(Number),
+      });
+      const colleague = await view(id, colleagueCookie);
+      expect(colleague.status).toBe(412);
+      expect((await colleague.json()).error.code).toBe('precondition_failed');
+      for (const [as, which] of [
+        [otherCookie, id],
+        [cookie, '00000000-0000-4000-8000-000000000000'],
+        [cookie, 'nope'],
+      ]) {
+        const none = await view(which, as);
+        expect(none.status).toBe(204);
+        expect(await none.text()).toBe('');
+      }
+    },
+  );
 
   it('download: 403 for a tampered, expired or someone else’s token; 404 for an unknown export', async () => {
     const { token } = await (await view(id)).json();
@@ -307,7 +312,8 @@ describe('other exports', () => {
     expect(lines.slice(1, -1)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^\\d{1,2} \\w{3} \\d{4} - \\d{2}:\\d{2},gone@people.example,Your order,550 5\\.1\\.1 <gone@people.example>: User unknown,${uuid[5]}$`,
+          `^\\d{1,2} \\w{3} \\d{4} - \\d{2}:\\d{2},gone@people.example,Your order,550 5\\.1\\.1 ` +
+            `<gone@people.example>: User unknown,${uuid[5]}$`,
         ),
       ),
     ]);
@@ -351,26 +357,29 @@ describe('other exports', () => {
     }
   });
 
-  it('a worker stopped in the middle of an export (a deploy) gives the job back unspent and leaves no file', async () => {
-    const id = await queue({ report_type: 'sent' });
-    const row = () =>
-      app.ctx.db
-        .selectFrom('exports')
-        .select(['status', 'attempts', 'locked_until', 'file_key'])
-        .where('uuid', '=', id)
-        .executeTakeFirstOrThrow();
-    const before = await row();
-    const stopping = new AbortController();
-    const run = runOneExport(app.ctx, stopping.signal);
-    stopping.abort(); // after the call began, before the claim resolves: claimed, then stopped mid-write
-    expect(await run).toBe(true);
-    expect(await row()).toEqual({ status: 'queued', attempts: before.attempts, locked_until: null, file_key: null });
-    expect(await app.ctx.storage.stat(`exports/${id}.csv`)).toBeUndefined();
-    expect((await view(id)).status).toBe(202); // queued: not written yet
-    // the next process writes it as usual
-    expect(await runOneExport(app.ctx)).toBe(true);
-    expect((await view(id)).status).toBe(200);
-  });
+  it(
+    'a worker stopped in the middle of an export (a deploy) gives the job back unspent and leaves no ' + 'file',
+    async () => {
+      const id = await queue({ report_type: 'sent' });
+      const row = () =>
+        app.ctx.db
+          .selectFrom('exports')
+          .select(['status', 'attempts', 'locked_until', 'file_key'])
+          .where('uuid', '=', id)
+          .executeTakeFirstOrThrow();
+      const before = await row();
+      const stopping = new AbortController();
+      const run = runOneExport(app.ctx, stopping.signal);
+      stopping.abort(); // after the call began, before the claim resolves: claimed, then stopped mid-write
+      expect(await run).toBe(true);
+      expect(await row()).toEqual({ status: 'queued', attempts: before.attempts, locked_until: null, file_key: null });
+      expect(await app.ctx.storage.stat(`exports/${id}.csv`)).toBeUndefined();
+      expect((await view(id)).status).toBe(202); // queued: not written yet
+      // the next process writes it as usual
+      expect(await runOneExport(app.ctx)).toBe(true);
+      expect((await view(id)).status).toBe(200);
+    },
+  );
 
   it('neutralises a leading tab and carriage return too', () => {
     expect(['\tx', '\rx', '=1', '+1', '-1', '@a', 'a=b', ''].map(neutralise)).toEqual([
@@ -451,7 +460,8 @@ describe('a 200,000-row export', () => {
       expect(lines).toBe(size + 1);
       const growth = (peak - before) / 1024 / 1024;
       console.log(
-        `200,000-row export (${big.ctx.engine}): ${seconds.toFixed(1)} s, ${Math.round(size / seconds)} rows/s, ${(Number(job.size_bytes) / 1024 / 1024).toFixed(1)} MB of CSV, peak RSS growth ${growth.toFixed(1)} MB`,
+        `200,000-row export (${big.ctx.engine}): ${seconds.toFixed(1)} s, ${Math.round(size / seconds)} rows/s, ` +
+          `${(Number(job.size_bytes) / 1024 / 1024).toFixed(1)} MB of CSV, peak RSS growth ${growth.toFixed(1)} MB`,
       );
       // a sanity bound, not the target (bench:reports measures the 100 MB target on 1 M rows): the
       // 200,000 rows held as objects would take several hundred MB; streamed, growth is the V8 heap's

@@ -52,7 +52,8 @@ const sendApi = (app: TestApp, apiKey: string, to = 'ann@people.example') =>
   });
 
 describe('the acceptance floor (MIN_FREE_SPACE_MB)', () => {
-  it('refuses new mail with 507 storage_full and SMTP 452 4.3.1 while the disk under DATA_DIR is below it, and serves reads', {
+  it('refuses new mail with 507 storage_full and SMTP 452 4.3.1 while the disk under DATA_DIR is below it, and ' +
+    'serves reads', {
     timeout: 120_000,
   }, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-floor-'));

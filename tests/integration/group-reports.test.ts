@@ -200,7 +200,8 @@ describe('POST /v1/transaction-groups/reports', () => {
     };
     for (const [type, rows] of Object.entries(expected)) {
       const { transactions } = await report({ report_type: type, ...consoleRange() });
-      // uuids are random, so acceptance ties within one request are broken by id: compare as sets where the order is a tie
+      // uuids are random, so acceptance ties within one request are broken by id: compare as sets where the order is a
+      // tie
       expect(new Set(locals(transactions.data)), type).toEqual(new Set(rows));
       expect(transactions.meta, type).toEqual({
         current_page: 1,

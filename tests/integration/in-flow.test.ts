@@ -156,19 +156,23 @@ describe('SMTP flow control (in_flow_delay)', () => {
     await vi.waitFor(() => expect(sink.arrived).toBe(3));
   });
 
-  it('after SMTP_IN_FLOW_DELAY_MS the message is accepted although delivery is still behind (slowed, never refused)', async () => {
-    const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '200' });
-    const flow = inFlowOf(app.ctx);
-    for (let i = 0; i < 2; i++) await send(i);
-    await vi.waitFor(() => expect(sink.holding).toBe(2));
-    flow.observe(60_000);
-    const d = await dialog();
-    const started = Date.now();
-    expect(await d.command('MAIL FROM:<orders@shop.example>')).toMatch(/^250/);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
-    expect(flow.lagMs).toBe(60_000); // still behind: the pause ran out, it did not catch up
-    d.end();
-    sink.release();
-    await vi.waitFor(() => expect(sink.arrived).toBe(2));
-  });
+  it(
+    'after SMTP_IN_FLOW_DELAY_MS the message is accepted although delivery is still behind (slowed, never ' +
+      'refused)',
+    async () => {
+      const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '200' });
+      const flow = inFlowOf(app.ctx);
+      for (let i = 0; i < 2; i++) await send(i);
+      await vi.waitFor(() => expect(sink.holding).toBe(2));
+      flow.observe(60_000);
+      const d = await dialog();
+      const started = Date.now();
+      expect(await d.command('MAIL FROM:<orders@shop.example>')).toMatch(/^250/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+      expect(flow.lagMs).toBe(60_000); // still behind: the pause ran out, it did not catch up
+      d.end();
+      sink.release();
+      await vi.waitFor(() => expect(sink.arrived).toBe(2));
+    },
+  );
 });

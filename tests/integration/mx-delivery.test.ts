@@ -157,45 +157,49 @@ describe('every MX in turn', () => {
 });
 
 describe('destination sites', () => {
-  it('halves and pauses a site that answers 421, lets other sites through meanwhile, and delivers everything once it recovers', async () => {
-    dns.set('busy.test', 'MX', ['10 mx.busy.test']);
-    dns.set('mx.busy.test', 'A', ['127.0.0.7']);
-    dns.set('calm.test', 'MX', ['10 mx.calm.test']);
-    dns.set('mx.calm.test', 'A', ['127.0.0.8']);
-    const busy = await host('127.0.0.7');
-    const calm = await host('127.0.0.8');
-    busy.mode = '421';
-    const busyIds = await send(Array.from({ length: 6 }, (_, i) => `b${i}@busy.test`));
-    await until('busy site paused', async () =>
-      (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test' && s.paused_until),
-    );
-    const calmIds = await send(Array.from({ length: 4 }, (_, i) => `c${i}@calm.test`));
-    // the other site is not held up by the paused one
-    await until('calm site delivered', () => calm.messages.length === 4);
-    const row = (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test')!;
-    // 10 halved; halved again when the 421s go on after the first (1 s) pause
-    expect([5, 2, 1]).toContain(row.conn_limit);
-    expect(row.last_reply).toMatch(/^421/);
-    expect(busy.messages).toHaveLength(0);
-    busy.mode = 'accept';
-    await until('busy site delivered', () => busy.messages.length === 6, 30_000);
-    // waiting for the site spent no retries: each message was delivered by its first counted attempt
-    const rows = await until('busy site recorded', async () => {
-      const r = await app.ctx.db
-        .selectFrom('transactions')
-        .select(['uuid', 'attempts', 'status'])
-        .where('uuid', 'in', busyIds)
-        .execute();
-      return r.every((x) => x.status === 'sent') && r;
-    });
-    expect(Math.max(...rows.map((r) => r.attempts))).toBeLessThanOrEqual(2);
-    for (const id of calmIds) expect((await eventOf(id, 'delivered')).data.mx_host).toBe('mx.calm.test');
-    // deliveries after the pause raise the limit again, step by step
-    await until('limit raised', async () => {
-      const after = (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test')!;
-      return after.conn_limit === null || after.conn_limit > row.conn_limit!;
-    });
-  });
+  it(
+    'halves and pauses a site that answers 421, lets other sites through meanwhile, and delivers everything once it ' +
+      'recovers',
+    async () => {
+      dns.set('busy.test', 'MX', ['10 mx.busy.test']);
+      dns.set('mx.busy.test', 'A', ['127.0.0.7']);
+      dns.set('calm.test', 'MX', ['10 mx.calm.test']);
+      dns.set('mx.calm.test', 'A', ['127.0.0.8']);
+      const busy = await host('127.0.0.7');
+      const calm = await host('127.0.0.8');
+      busy.mode = '421';
+      const busyIds = await send(Array.from({ length: 6 }, (_, i) => `b${i}@busy.test`));
+      await until('busy site paused', async () =>
+        (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test' && s.paused_until),
+      );
+      const calmIds = await send(Array.from({ length: 4 }, (_, i) => `c${i}@calm.test`));
+      // the other site is not held up by the paused one
+      await until('calm site delivered', () => calm.messages.length === 4);
+      const row = (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test')!;
+      // 10 halved; halved again when the 421s go on after the first (1 s) pause
+      expect([5, 2, 1]).toContain(row.conn_limit);
+      expect(row.last_reply).toMatch(/^421/);
+      expect(busy.messages).toHaveLength(0);
+      busy.mode = 'accept';
+      await until('busy site delivered', () => busy.messages.length === 6, 30_000);
+      // waiting for the site spent no retries: each message was delivered by its first counted attempt
+      const rows = await until('busy site recorded', async () => {
+        const r = await app.ctx.db
+          .selectFrom('transactions')
+          .select(['uuid', 'attempts', 'status'])
+          .where('uuid', 'in', busyIds)
+          .execute();
+        return r.every((x) => x.status === 'sent') && r;
+      });
+      expect(Math.max(...rows.map((r) => r.attempts))).toBeLessThanOrEqual(2);
+      for (const id of calmIds) expect((await eventOf(id, 'delivered')).data.mx_host).toBe('mx.calm.test');
+      // deliveries after the pause raise the limit again, step by step
+      await until('limit raised', async () => {
+        const after = (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test')!;
+        return after.conn_limit === null || after.conn_limit > row.conn_limit!;
+      });
+    },
+  );
 });
 
 describe('MTA-STS', () => {

@@ -412,63 +412,69 @@ describe('POST /v1/transaction/search', () => {
     ]);
   });
 
-  it('totals status filters and report types exactly from the transaction_counts rollup, beyond the count cap too', async () => {
-    // a third customer with 2 × COUNT_CAP transactions in the default range (copies of one real
-    // send, inserted with SQL: the triggers of migration 007 count them as any insert, though the
-    // requests rollup of the unfiltered total does not see them), then some of them changed the
-    // way delivery, bounces and tracking change rows
-    const c = await customer('reports-many.example', 100);
-    const today = new Date().toISOString().slice(0, 10);
-    const [seed] = await c.send(`${today}T00:00:00Z`, 'Many', ['seed@many.example']);
-    await sql`
-      insert into transactions (uuid, customer_id, message_id, group_id, to_email, status, delivered_status, message_id_header, queued_at)
-      select gen_random_uuid(), customer_id, message_id, group_id, 'bulk' || i || '@many.example', 'failed', 'failed', '<' || i || '@many.example>',
+  it(
+    'totals status filters and report types exactly from the transaction_counts rollup, beyond the count cap ' + 'too',
+    async () => {
+      // a third customer with 2 × COUNT_CAP transactions in the default range (copies of one real
+      // send, inserted with SQL: the triggers of migration 007 count them as any insert, though the
+      // requests rollup of the unfiltered total does not see them), then some of them changed the
+      // way delivery, bounces and tracking change rows
+      const c = await customer('reports-many.example', 100);
+      const today = new Date().toISOString().slice(0, 10);
+      const [seed] = await c.send(`${today}T00:00:00Z`, 'Many', ['seed@many.example']);
+      await sql`
+      insert into transactions (uuid, customer_id, message_id, group_id, to_email, status, delivered_status,
+        message_id_header, queued_at)
+      select gen_random_uuid(), customer_id, message_id, group_id, 'bulk' || i || '@many.example', 'failed',
+        'failed', '<' || i || '@many.example>',
              now() - (i % 20) * interval '1 day'
         from transactions, generate_series(1, ${2 * COUNT_CAP}) as i
        where uuid = ${seed}`.execute(app.ctx.db);
-    const changed = (status: string, delivered: string, opens: number, where: ReturnType<typeof sql>) =>
-      sql`update transactions set status = ${status}, delivered_status = ${delivered}, open_count = ${opens}
+      const changed = (status: string, delivered: string, opens: number, where: ReturnType<typeof sql>) =>
+        sql`update transactions set status = ${status}, delivered_status = ${delivered}, open_count = ${opens}
            where customer_id = ${c.customerId} and ${where}`.execute(app.ctx.db);
-    await changed('sent', 'delivered', 0, sql`id % 10 = 1`);
-    await changed('sent', 'delivered', 2, sql`id % 10 = 2`);
-    await changed('sent', 'bounced', 0, sql`id % 10 = 3`);
-    const rowsWhere = async (where: ReturnType<typeof sql>) => {
-      const { rows } = await sql<{
-        n: string | number;
-      }>`select count(*) n from transactions where customer_id = ${c.customerId} and ${where}`.execute(app.ctx.db);
-      return Number(rows[0].n);
-    };
-    const cases: [Record<string, unknown>, ReturnType<typeof sql>][] = [
-      [{ message_status: 'failed' }, sql`status in ('failed', 'no_quota')`],
-      [{ message_status: 'sent' }, sql`status = 'sent'`],
-      [{ message_status: 'delivered' }, sql`delivered_status = 'delivered'`],
-      [{ reportType: 'bounced' }, sql`delivered_status = 'bounced'`],
-      [{ reportType: 'opens' }, sql`open_count > 0`],
-      [{ reportType: 'opens', message_status: 'delivered' }, sql`open_count > 0 and delivered_status = 'delivered'`],
-      [
-        { reportType: 'failed', startDate: addDays(today, -5), endDate: addDays(today, -1) },
-        sql`status in ('failed', 'no_quota') and queued_at >= ${`${addDays(today, -5)}T00:00:00Z`} and queued_at < ${`${today}T00:00:00Z`}`,
-      ],
-    ];
-    for (const [body, where] of cases) {
-      const expected = await rowsWhere(where);
-      expect({ body, meta: (await search(body, c.cookie)).meta }).toMatchObject({
-        body,
-        meta: { total: expected, total_capped: false },
-      });
-    }
-    expect(await rowsWhere(sql`status = 'failed'`)).toBeGreaterThan(COUNT_CAP);
-    // a range that is not whole UTC days has no rollup to read: counted, and capped
-    const seconds = await search(
-      {
-        message_status: 'failed',
-        start_date: Math.floor(Date.now() / 1000) - 25 * 86400,
-        end_date: Math.floor(Date.now() / 1000),
-      },
-      c.cookie,
-    );
-    expect(seconds.meta).toMatchObject({ total: COUNT_CAP + 1, total_capped: true });
-  });
+      await changed('sent', 'delivered', 0, sql`id % 10 = 1`);
+      await changed('sent', 'delivered', 2, sql`id % 10 = 2`);
+      await changed('sent', 'bounced', 0, sql`id % 10 = 3`);
+      const rowsWhere = async (where: ReturnType<typeof sql>) => {
+        const { rows } = await sql<{
+          n: string | number;
+        }>`select count(*) n from transactions where customer_id = ${c.customerId} and ${where}`.execute(app.ctx.db);
+        return Number(rows[0].n);
+      };
+      const cases: [Record<string, unknown>, ReturnType<typeof sql>][] = [
+        [{ message_status: 'failed' }, sql`status in ('failed', 'no_quota')`],
+        [{ message_status: 'sent' }, sql`status = 'sent'`],
+        [{ message_status: 'delivered' }, sql`delivered_status = 'delivered'`],
+        [{ reportType: 'bounced' }, sql`delivered_status = 'bounced'`],
+        [{ reportType: 'opens' }, sql`open_count > 0`],
+        [{ reportType: 'opens', message_status: 'delivered' }, sql`open_count > 0 and delivered_status = 'delivered'`],
+        [
+          { reportType: 'failed', startDate: addDays(today, -5), endDate: addDays(today, -1) },
+          sql`status in ('failed', 'no_quota') and queued_at >= ${`${addDays(today, -5)}T00:00:00Z`} and queued_at <
+          ${`${today}T00:00:00Z`}`,
+        ],
+      ];
+      for (const [body, where] of cases) {
+        const expected = await rowsWhere(where);
+        expect({ body, meta: (await search(body, c.cookie)).meta }).toMatchObject({
+          body,
+          meta: { total: expected, total_capped: false },
+        });
+      }
+      expect(await rowsWhere(sql`status = 'failed'`)).toBeGreaterThan(COUNT_CAP);
+      // a range that is not whole UTC days has no rollup to read: counted, and capped
+      const seconds = await search(
+        {
+          message_status: 'failed',
+          start_date: Math.floor(Date.now() / 1000) - 25 * 86400,
+          end_date: Math.floor(Date.now() / 1000),
+        },
+        c.cookie,
+      );
+      expect(seconds.meta).toMatchObject({ total: COUNT_CAP + 1, total_capped: true });
+    },
+  );
 
   it.each([
     [{ startDate: '2025-02-30' }],

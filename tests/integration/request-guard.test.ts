@@ -166,7 +166,9 @@ describe('methods a route does not serve', () => {
 describe('over a socket, through the one HTTP server', () => {
   let server: Server;
   let port: number;
-  /** Stands in for Astro's handler the way it answers: a page for /groups, else a 404 that keeps its Response's 'OK'. */
+  /**
+   * Stands in for Astro's handler the way it answers: a page for /groups, else a 404 that keeps its Response's 'OK'.
+   */
   const pages = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url?.split('?')[0] === '/groups') {
       res.writeHead(200, { 'Content-Type': 'text/html' });
@@ -272,7 +274,8 @@ describe('over a socket, through the one HTTP server', () => {
     const body = nested(100_000);
     const res = await rawRequest(
       port,
-      `POST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nRequest-Type: ui\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `POST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nRequest-Type: ` +
+        `ui\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
     );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error.code).toBe('invalid_json');

@@ -155,22 +155,25 @@ describe('Resend SDK against /v1/emails', () => {
     expect(delivered.flatMap((m) => m.to).sort()).toEqual(['first@customer.example', 'second@customer.example']);
   });
 
-  it('answers { data: null, error } with a message for a From on an unverified domain, and queues nothing', async () => {
-    const before = await countTransactions();
-    const { data, error } = await resend.emails.send({
-      from: 'orders@pending.example',
-      to: 'a@customer.example',
-      subject: 'Hi',
-      text: 'Hi',
-    });
-    expect(data).toBeNull();
-    expect(error).toMatchObject({
-      statusCode: 422,
-      name: 'validation_error',
-      message: expect.stringContaining('pending.example is not a verified sending domain'),
-    });
-    expect(await countTransactions()).toBe(before);
-  });
+  it(
+    'answers { data: null, error } with a message for a From on an unverified domain, and queues ' + 'nothing',
+    async () => {
+      const before = await countTransactions();
+      const { data, error } = await resend.emails.send({
+        from: 'orders@pending.example',
+        to: 'a@customer.example',
+        subject: 'Hi',
+        text: 'Hi',
+      });
+      expect(data).toBeNull();
+      expect(error).toMatchObject({
+        statusCode: 422,
+        name: 'validation_error',
+        message: expect.stringContaining('pending.example is not a verified sending domain'),
+      });
+      expect(await countTransactions()).toBe(before);
+    },
+  );
 
   it('answers an error with a message for a bad request and for a wrong API key', async () => {
     const bad = await resend.emails.send({
@@ -228,34 +231,37 @@ describe('Resend SDK against /v1/emails', () => {
     });
   });
 
-  it('refuses what /v1/mail refuses too: a contentType that is not a MIME type, a group tag with a line break', async () => {
-    const before = await countTransactions();
-    const email = { from: 'orders@shop.example', to: 'a@customer.example', subject: 'Hi', text: 'Hi' };
-    const attachment = await resend.emails.send({
-      ...email,
-      attachments: [{ filename: 'a.txt', content: Buffer.from('hi'), contentType: 'text/plain\r\nX-Evil: 1' }],
-    });
-    expect(attachment.error).toMatchObject({
-      statusCode: 400,
-      message: expect.stringMatching(/attachments\.0\.content_type: must be a MIME type/),
-    });
-    const tag = await resend.emails.send({ ...email, tags: [{ name: 'group', value: 'Receipts\nX' }] });
-    expect(tag.error).toMatchObject({
-      statusCode: 400,
-      message: expect.stringMatching(/tags\.0\.value: must not contain a line break/),
-    });
-    const long = await resend.emails.send({ ...email, tags: [{ name: 'group', value: 'g'.repeat(101) }] });
-    expect(long.error).toMatchObject({
-      statusCode: 400,
-      message: expect.stringMatching(/tags\.0\.value: a group name is at most 100 characters/),
-    });
-    const path = await resend.emails.send({ ...email, attachments: [{ filename: 'passwd', path: '/etc/passwd' }] });
-    expect(path.error).toMatchObject({
-      statusCode: 400,
-      message: expect.stringMatching(/attachments\.0\.path: attachments by path or URL are not accepted/),
-    });
-    expect(await countTransactions()).toBe(before);
-  });
+  it(
+    'refuses what /v1/mail refuses too: a contentType that is not a MIME type, a group tag with a line ' + 'break',
+    async () => {
+      const before = await countTransactions();
+      const email = { from: 'orders@shop.example', to: 'a@customer.example', subject: 'Hi', text: 'Hi' };
+      const attachment = await resend.emails.send({
+        ...email,
+        attachments: [{ filename: 'a.txt', content: Buffer.from('hi'), contentType: 'text/plain\r\nX-Evil: 1' }],
+      });
+      expect(attachment.error).toMatchObject({
+        statusCode: 400,
+        message: expect.stringMatching(/attachments\.0\.content_type: must be a MIME type/),
+      });
+      const tag = await resend.emails.send({ ...email, tags: [{ name: 'group', value: 'Receipts\nX' }] });
+      expect(tag.error).toMatchObject({
+        statusCode: 400,
+        message: expect.stringMatching(/tags\.0\.value: must not contain a line break/),
+      });
+      const long = await resend.emails.send({ ...email, tags: [{ name: 'group', value: 'g'.repeat(101) }] });
+      expect(long.error).toMatchObject({
+        statusCode: 400,
+        message: expect.stringMatching(/tags\.0\.value: a group name is at most 100 characters/),
+      });
+      const path = await resend.emails.send({ ...email, attachments: [{ filename: 'passwd', path: '/etc/passwd' }] });
+      expect(path.error).toMatchObject({
+        statusCode: 400,
+        message: expect.stringMatching(/attachments\.0\.path: attachments by path or URL are not accepted/),
+      });
+      expect(await countTransactions()).toBe(before);
+    },
+  );
 
   it('queues once for the same idempotencyKey sent twice, answering the same id', async () => {
     const before = await countTransactions();

@@ -154,46 +154,49 @@ describe('POST /v1/mail', () => {
     expect(res.status).toBe(202);
   });
 
-  it('marks a 5xx recipient failed/bounced (hard) and suppresses it; the next send to it fails as suppressed', async () => {
-    sink.replies.set('gone@customer.example', [550, '5.1.1 User unknown']);
-    const res = await send({ from: 'orders@shop.example', to: 'gone@customer.example', subject: 'Hi', text: 'Hi' });
-    const [{ trans_uuid }] = (await res.json()).data;
-    await expect
-      .poll(
-        async () =>
-          app.ctx.db
-            .selectFrom('transactions')
-            .select(['status', 'delivered_status', 'bounce_type'])
-            .where('uuid', '=', trans_uuid)
-            .executeTakeFirstOrThrow(),
-        { timeout: 10_000 },
-      )
-      .toEqual({ status: 'failed', delivered_status: 'bounced', bounce_type: 'hard' });
-    const suppression = await app.ctx.db
-      .selectFrom('suppressions')
-      .selectAll()
-      .where('customer_id', '=', account.customerId)
-      .where('email', '=', 'gone@customer.example')
-      .executeTakeFirst();
-    expect(suppression?.origin).toBe('bounce');
+  it(
+    'marks a 5xx recipient failed/bounced (hard) and suppresses it; the next send to it fails as ' + 'suppressed',
+    async () => {
+      sink.replies.set('gone@customer.example', [550, '5.1.1 User unknown']);
+      const res = await send({ from: 'orders@shop.example', to: 'gone@customer.example', subject: 'Hi', text: 'Hi' });
+      const [{ trans_uuid }] = (await res.json()).data;
+      await expect
+        .poll(
+          async () =>
+            app.ctx.db
+              .selectFrom('transactions')
+              .select(['status', 'delivered_status', 'bounce_type'])
+              .where('uuid', '=', trans_uuid)
+              .executeTakeFirstOrThrow(),
+          { timeout: 10_000 },
+        )
+        .toEqual({ status: 'failed', delivered_status: 'bounced', bounce_type: 'hard' });
+      const suppression = await app.ctx.db
+        .selectFrom('suppressions')
+        .selectAll()
+        .where('customer_id', '=', account.customerId)
+        .where('email', '=', 'gone@customer.example')
+        .executeTakeFirst();
+      expect(suppression?.origin).toBe('bounce');
 
-    const again = await send({
-      from: 'orders@shop.example',
-      to: 'gone@customer.example',
-      subject: 'Hi again',
-      text: 'Hi',
-    });
-    expect(again.status).toBe(202);
-    const [second] = (await again.json()).data;
-    expect(second.status).toBe('failed');
-    const row = await app.ctx.db
-      .selectFrom('transactions')
-      .select(['status', 'delivered_status', 'last_reply'])
-      .where('uuid', '=', second.trans_uuid)
-      .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: 'failed', delivered_status: 'failed' });
-    expect(row.last_reply).toMatch(/suppress/);
-  });
+      const again = await send({
+        from: 'orders@shop.example',
+        to: 'gone@customer.example',
+        subject: 'Hi again',
+        text: 'Hi',
+      });
+      expect(again.status).toBe(202);
+      const [second] = (await again.json()).data;
+      expect(second.status).toBe('failed');
+      const row = await app.ctx.db
+        .selectFrom('transactions')
+        .select(['status', 'delivered_status', 'last_reply'])
+        .where('uuid', '=', second.trans_uuid)
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ status: 'failed', delivered_status: 'failed' });
+      expect(row.last_reply).toMatch(/suppress/);
+    },
+  );
 
   it('keeps a 4xx recipient queued for a retry with a deferred event', async () => {
     sink.replies.set('later@customer.example', [450, '4.2.0 Greylisted, try again in 600 seconds']);

@@ -46,7 +46,10 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...extra,
 });
 
-/** `npm run admin -- queue …` against the test database; its standard output. Not spawnSync: the DNS server it asks lives in this process. */
+/**
+ * `npm run admin -- queue …` against the test database; its standard output. Not spawnSync: the DNS server it asks
+ * lives in this process.
+ */
 async function admin(...args: string[]): Promise<string> {
   const child = spawn(process.execPath, [path.join(root, 'dist/admin.mjs'), 'queue', ...args], {
     env: env(),
@@ -126,7 +129,8 @@ describe.skipIf(!process.env.DATABASE_URL)('a suspended site, two worker process
           return count(
             sql<{
               n: string;
-            }>`select count(*) as n from transactions where site = 'mx.held.test' and status = 'queued' and attempts = 0`,
+            }>`select count(*) as n from transactions where site = 'mx.held.test' and status = 'queued' and attempts
+              = 0`,
           );
         },
         { timeout: 60_000, interval: 100 },

@@ -54,33 +54,36 @@ async function searchJson(cookie: string, body: unknown) {
 }
 
 describe('POST /v1/suppression', () => {
-  it('adds trimmed, normalised addresses with origin user, merges duplicates and reports invalid lines by number', async () => {
-    const { account, cookie } = await signedInAccount();
-    const res = await add(cookie, [
-      '  Alice@Example.COM ',
-      'alice@example.com',
-      '',
-      'not-an-address',
-      '   ',
-      'bob@Bücher.example',
-      'ALICE@EXAMPLE.COM',
-      'carol@x',
-    ]);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
-      added: 2,
-      already: 0,
-      invalid: [
-        { line: 4, value: 'not-an-address', message: "'not-an-address' is not a valid email address" },
-        { line: 8, value: 'carol@x', message: "'carol@x' is not a valid email address" },
-      ],
-    });
-    // the local part keeps its case (parseEmail); the domain is lower-cased and in ASCII form
-    expect((await listOf(account.customerId)).map(({ email, origin }) => ({ email, origin }))).toEqual([
-      { email: 'Alice@example.com', origin: 'user' },
-      { email: 'bob@xn--bcher-kva.example', origin: 'user' },
-    ]);
-  });
+  it(
+    'adds trimmed, normalised addresses with origin user, merges duplicates and reports invalid lines by ' + 'number',
+    async () => {
+      const { account, cookie } = await signedInAccount();
+      const res = await add(cookie, [
+        '  Alice@Example.COM ',
+        'alice@example.com',
+        '',
+        'not-an-address',
+        '   ',
+        'bob@Bücher.example',
+        'ALICE@EXAMPLE.COM',
+        'carol@x',
+      ]);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        added: 2,
+        already: 0,
+        invalid: [
+          { line: 4, value: 'not-an-address', message: "'not-an-address' is not a valid email address" },
+          { line: 8, value: 'carol@x', message: "'carol@x' is not a valid email address" },
+        ],
+      });
+      // the local part keeps its case (parseEmail); the domain is lower-cased and in ASCII form
+      expect((await listOf(account.customerId)).map(({ email, origin }) => ({ email, origin }))).toEqual([
+        { email: 'Alice@example.com', origin: 'user' },
+        { email: 'bob@xn--bcher-kva.example', origin: 'user' },
+      ]);
+    },
+  );
 
   it('leaves an address already on the list as it was, in any spelling', async () => {
     const { account, cookie } = await signedInAccount();
@@ -397,33 +400,36 @@ describe('who may call', () => {
 });
 
 describe('the list and POST /v1/mail', () => {
-  it('fails the next message to an address added here, queues it once deleted or with suppression disabled', async () => {
-    const { account, cookie } = await signedInAccount();
-    await addDomain(app.ctx, account.customerId, 'list-send.example', { verified: true });
-    const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
-    const send = async (to: string) => {
-      const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ from: `news@list-send.example`, to, subject: 'Suppressed?', text: 'Hello' }),
-      });
-      expect(res.status).toBe(202);
-      return ((await res.json()).data as { status: string }[])[0].status;
-    };
+  it(
+    'fails the next message to an address added here, queues it once deleted or with suppression ' + 'disabled',
+    async () => {
+      const { account, cookie } = await signedInAccount();
+      await addDomain(app.ctx, account.customerId, 'list-send.example', { verified: true });
+      const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
+      const send = async (to: string) => {
+        const res = await app.api.request(`${ORIGIN}/v1/mail`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ from: `news@list-send.example`, to, subject: 'Suppressed?', text: 'Hello' }),
+        });
+        expect(res.status).toBe(202);
+        return ((await res.json()).data as { status: string }[])[0].status;
+      };
 
-    expect(await send('Blocked@q.example')).toBe('queued');
-    // added in another spelling: the domain's case never matters, the local part's neither for matching
-    expect((await add(cookie, ['blocked@Q.EXAMPLE'])).status).toBe(200);
-    expect(await send('Blocked@q.example')).toBe('failed');
-    expect(await send('blocked@q.example')).toBe('failed');
+      expect(await send('Blocked@q.example')).toBe('queued');
+      // added in another spelling: the domain's case never matters, the local part's neither for matching
+      expect((await add(cookie, ['blocked@Q.EXAMPLE'])).status).toBe(200);
+      expect(await send('Blocked@q.example')).toBe('failed');
+      expect(await send('blocked@q.example')).toBe('failed');
 
-    const disable = await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: true } });
-    expect(disable.status).toBe(200);
-    expect(await send('blocked@q.example')).toBe('queued');
-    await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: false } });
-    expect(await send('blocked@q.example')).toBe('failed');
+      const disable = await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: true } });
+      expect(disable.status).toBe(200);
+      expect(await send('blocked@q.example')).toBe('queued');
+      await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: false } });
+      expect(await send('blocked@q.example')).toBe('failed');
 
-    expect((await remove(cookie, 'BLOCKED@q.example')).status).toBe(200);
-    expect(await send('blocked@q.example')).toBe('queued');
-  });
+      expect((await remove(cookie, 'BLOCKED@q.example')).status).toBe(200);
+      expect(await send('blocked@q.example')).toBe('queued');
+    },
+  );
 });

@@ -129,33 +129,36 @@ describe('the domain-verification mail', () => {
     expect(headOf(copy)).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/im);
   });
 
-  it('reaches a postmaster who unsubscribed from an earlier one and is on the customer’s suppression list', async () => {
-    // the one-click unsubscribe of the first verification mail (its page answers any transaction
-    // of ours, and mails sent before this rule carried the header) ...
-    const [first] = await systemTransactions();
-    const unsubscribed = await app.api.request(`http://localhost:4321/header-unsubscribe/${first.uuid}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: ONE_CLICK_BODY,
-    });
-    expect(unsubscribed.status).toBe(200);
-    // ... and the customer's own suppression of the address
-    expect((await app.call('POST', '/v1/suppression', { cookie, body: { emails: [POSTMASTER] } })).status).toBeLessThan(
-      300,
-    );
-    const suppressedFor = await app.ctx.db
-      .selectFrom('suppressions')
-      .select('customer_id')
-      .where('email', '=', POSTMASTER)
-      .orderBy('customer_id')
-      .execute();
-    expect(suppressedFor.map((r) => r.customer_id).sort()).toEqual([account.customerId, systemCustomerId].sort());
+  it(
+    'reaches a postmaster who unsubscribed from an earlier one and is on the customer’s suppression ' + 'list',
+    async () => {
+      // the one-click unsubscribe of the first verification mail (its page answers any transaction
+      // of ours, and mails sent before this rule carried the header) ...
+      const [first] = await systemTransactions();
+      const unsubscribed = await app.api.request(`http://localhost:4321/header-unsubscribe/${first.uuid}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: ONE_CLICK_BODY,
+      });
+      expect(unsubscribed.status).toBe(200);
+      // ... and the customer's own suppression of the address
+      expect(
+        (await app.call('POST', '/v1/suppression', { cookie, body: { emails: [POSTMASTER] } })).status,
+      ).toBeLessThan(300);
+      const suppressedFor = await app.ctx.db
+        .selectFrom('suppressions')
+        .select('customer_id')
+        .where('email', '=', POSTMASTER)
+        .orderBy('customer_id')
+        .execute();
+      expect(suppressedFor.map((r) => r.customer_id).sort()).toEqual([account.customerId, systemCustomerId].sort());
 
-    const res = await app.call('POST', `/v1/domains/${domainId}/verification`, { cookie, body: {} });
-    expect(res.status).toBe(200);
-    await expectPlainServiceMail(await nextVerificationMail(2));
-    await expect
-      .poll(async () => (await systemTransactions()).map((t) => t.status), { timeout: 15_000 })
-      .toEqual(['sent', 'sent']);
-  });
+      const res = await app.call('POST', `/v1/domains/${domainId}/verification`, { cookie, body: {} });
+      expect(res.status).toBe(200);
+      await expectPlainServiceMail(await nextVerificationMail(2));
+      await expect
+        .poll(async () => (await systemTransactions()).map((t) => t.status), { timeout: 15_000 })
+        .toEqual(['sent', 'sent']);
+    },
+  );
 });

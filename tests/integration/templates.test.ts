@@ -99,7 +99,8 @@ const welcome = {
   subject: 'Welcome, {{first_name}}',
   description: 'b',
   content_html:
-    '<style>p { color: #123456; }</style><p>Hello {{first_name}}</p>{{#if coupon}}<p>Code {{coupon}}</p>{{/if}}<ul>{{#each items}}<li>{{name}}</li>{{/each}}</ul>',
+    '<style>p { color: #123456; }</style><p>Hello {{first_name}}</p>{{#if coupon}}<p>Code ' +
+    '{{coupon}}</p>{{/if}}<ul>{{#each items}}<li>{{name}}</li>{{/each}}</ul>',
 };
 
 describe('POST v1/templates, GET, PUT, DELETE', () => {
@@ -211,42 +212,45 @@ describe('POST /v1/templates/search', () => {
     expect(before.map((r) => r.system_key)).toEqual(GALLERY.map((g) => g.key).sort());
   });
 
-  it('migration 010 keeps its own copy: a gallery edit after it reaches the database through the sync at start', async () => {
-    // a database migrated before an edit: its row holds what 010 stored, the source holds something newer
-    const key = GALLERY[0].key;
-    const frozen = GALLERY_010.find((r) => r.system_key === key)!;
-    expect(frozen.name).toBe(GALLERY[0].name);
-    const read = () =>
-      app.ctx.db.selectFrom('templates').where('system_key', '=', key).selectAll().executeTakeFirstOrThrow();
-    const current = await read();
-    await app.ctx.db
-      .updateTable('templates')
-      .where('system_key', '=', key)
-      .set({
-        subject: 'An older subject',
-        published_subject: 'An older subject',
-        content_html: '<p>older</p>',
-        published_html: '<p>older</p>',
-      })
-      .execute();
-    expect(await syncGallery(app.ctx.db)).toBe(1);
-    const synced = await read();
-    expect(synced).toMatchObject({
-      subject: GALLERY[0].subject,
-      published_subject: GALLERY[0].subject,
-      content_html: GALLERY[0].html,
-      published_text: GALLERY[0].text,
-      status: 'published',
-    });
-    expect(synced.published_html).toBe(current.published_html);
-    expect(synced.version).toBe(current.version + 1);
-    expect(synced.uuid).toBe(current.uuid);
-    expect(await syncGallery(app.ctx.db)).toBe(0);
-    // a gallery row lost (or a template added to the source later) is inserted
-    await app.ctx.db.deleteFrom('templates').where('system_key', '=', key).execute();
-    expect(await syncGallery(app.ctx.db)).toBe(1);
-    expect((await read()).content_html).toBe(GALLERY[0].html);
-  });
+  it(
+    'migration 010 keeps its own copy: a gallery edit after it reaches the database through the sync at ' + 'start',
+    async () => {
+      // a database migrated before an edit: its row holds what 010 stored, the source holds something newer
+      const key = GALLERY[0].key;
+      const frozen = GALLERY_010.find((r) => r.system_key === key)!;
+      expect(frozen.name).toBe(GALLERY[0].name);
+      const read = () =>
+        app.ctx.db.selectFrom('templates').where('system_key', '=', key).selectAll().executeTakeFirstOrThrow();
+      const current = await read();
+      await app.ctx.db
+        .updateTable('templates')
+        .where('system_key', '=', key)
+        .set({
+          subject: 'An older subject',
+          published_subject: 'An older subject',
+          content_html: '<p>older</p>',
+          published_html: '<p>older</p>',
+        })
+        .execute();
+      expect(await syncGallery(app.ctx.db)).toBe(1);
+      const synced = await read();
+      expect(synced).toMatchObject({
+        subject: GALLERY[0].subject,
+        published_subject: GALLERY[0].subject,
+        content_html: GALLERY[0].html,
+        published_text: GALLERY[0].text,
+        status: 'published',
+      });
+      expect(synced.published_html).toBe(current.published_html);
+      expect(synced.version).toBe(current.version + 1);
+      expect(synced.uuid).toBe(current.uuid);
+      expect(await syncGallery(app.ctx.db)).toBe(0);
+      // a gallery row lost (or a template added to the source later) is inserted
+      await app.ctx.db.deleteFrom('templates').where('system_key', '=', key).execute();
+      expect(await syncGallery(app.ctx.db)).toBe(1);
+      expect((await read()).content_html).toBe(GALLERY[0].html);
+    },
+  );
 });
 
 describe('gallery templates are read-only', () => {
@@ -298,26 +302,32 @@ describe('bad input', () => {
     expect(mismatched.status).toBe(422);
   });
 
-  it('from_email and reply_email must be addresses at save (400); an unverified or foreign from domain is refused at publish (422)', async () => {
-    for (const body of [{ from_email: 'not an address' }, { reply_email: 'nope@' }]) {
-      const res = await create(me.cookie, { content_html: '', ...body });
-      expect(res.status).toBe(400);
-    }
-    for (const from_email of ['a@pending.example', 'a@other.example']) {
-      const draft = await made(me.cookie, { name: 'Receipt', subject: 'Receipt', from_email, content_html: '<p/>' });
-      expect(draft.status).toBe('draft');
-      const res = await put(me.cookie, draft.id, { status: 'published' });
-      expect(res.status).toBe(422);
-      const { error } = (await res.json()) as { error: { code: string; details: { path: string; message: string }[] } };
-      expect(error.code).toBe('unprocessable');
-      expect(error.details).toEqual([
-        {
-          path: 'from_email',
-          message: `The domain ${from_email.split('@')[1]} is not a verified sending domain of this account`,
-        },
-      ]);
-    }
-  });
+  it(
+    'from_email and reply_email must be addresses at save (400); an unverified or foreign from domain is refused at ' +
+      'publish (422)',
+    async () => {
+      for (const body of [{ from_email: 'not an address' }, { reply_email: 'nope@' }]) {
+        const res = await create(me.cookie, { content_html: '', ...body });
+        expect(res.status).toBe(400);
+      }
+      for (const from_email of ['a@pending.example', 'a@other.example']) {
+        const draft = await made(me.cookie, { name: 'Receipt', subject: 'Receipt', from_email, content_html: '<p/>' });
+        expect(draft.status).toBe('draft');
+        const res = await put(me.cookie, draft.id, { status: 'published' });
+        expect(res.status).toBe(422);
+        const { error } = (await res.json()) as {
+          error: { code: string; details: { path: string; message: string }[] };
+        };
+        expect(error.code).toBe('unprocessable');
+        expect(error.details).toEqual([
+          {
+            path: 'from_email',
+            message: `The domain ${from_email.split('@')[1]} is not a verified sending domain of this account`,
+          },
+        ]);
+      }
+    },
+  );
 
   it('a template over 1 MB is 413 and stores nothing', async () => {
     const before = await app.ctx.db
@@ -371,32 +381,36 @@ describe('sending by template', () => {
     published = await made(me.cookie, { ...welcome, alias: 'welcome', status: 'published' });
   });
 
-  it('POST /v1/mail with template_id renders subject, HTML (escaped) and text, takes from and reply-to from the template, and stores the result', async () => {
-    const res = await sendMail(me.apiKey, {
-      to: 'ann@customer.example',
-      template_id: published.id,
-      variables: { first_name: 'Ann <3', coupon: 'SAVE10', items: [{ name: 'Mug' }] },
-    });
-    expect(res.status, await res.clone().text()).toBe(202);
-    const mail = await deliveredTo('ann@customer.example');
-    expect(mail.subject).toBe('Welcome, Ann <3');
-    expect(mail.from?.value[0]).toMatchObject({ address: 'hello@shop.example', name: 'Shop' });
-    expect(mail.replyTo?.value[0].address).toBe('help@shop.example');
-    expect(mail.html).toContain('<p style="color: #123456;">Hello Ann &lt;3</p>');
-    expect(mail.html).toContain('Code SAVE10');
-    expect(mail.text).toContain('Hello Ann <3');
-    // the stored message is the rendered one: a later edit changes nothing already accepted
-    const { trans_uuid } = ((await res.json()) as { data: { trans_uuid: string }[] }).data[0];
-    await put(me.cookie, published.id, { content_html: '<p>Changed {{first_name}}</p>' });
-    const stored = await app.ctx.db
-      .selectFrom('transactions')
-      .innerJoin('messages', 'messages.id', 'transactions.message_id')
-      .select(['messages.html', 'messages.subject'])
-      .where('transactions.uuid', '=', trans_uuid)
-      .executeTakeFirstOrThrow();
-    expect(stored.html).toContain('Hello Ann &lt;3');
-    await put(me.cookie, published.id, { content_html: welcome.content_html });
-  });
+  it(
+    'POST /v1/mail with template_id renders subject, HTML (escaped) and text, takes from and reply-to from the ' +
+      'template, and stores the result',
+    async () => {
+      const res = await sendMail(me.apiKey, {
+        to: 'ann@customer.example',
+        template_id: published.id,
+        variables: { first_name: 'Ann <3', coupon: 'SAVE10', items: [{ name: 'Mug' }] },
+      });
+      expect(res.status, await res.clone().text()).toBe(202);
+      const mail = await deliveredTo('ann@customer.example');
+      expect(mail.subject).toBe('Welcome, Ann <3');
+      expect(mail.from?.value[0]).toMatchObject({ address: 'hello@shop.example', name: 'Shop' });
+      expect(mail.replyTo?.value[0].address).toBe('help@shop.example');
+      expect(mail.html).toContain('<p style="color: #123456;">Hello Ann &lt;3</p>');
+      expect(mail.html).toContain('Code SAVE10');
+      expect(mail.text).toContain('Hello Ann <3');
+      // the stored message is the rendered one: a later edit changes nothing already accepted
+      const { trans_uuid } = ((await res.json()) as { data: { trans_uuid: string }[] }).data[0];
+      await put(me.cookie, published.id, { content_html: '<p>Changed {{first_name}}</p>' });
+      const stored = await app.ctx.db
+        .selectFrom('transactions')
+        .innerJoin('messages', 'messages.id', 'transactions.message_id')
+        .select(['messages.html', 'messages.subject'])
+        .where('transactions.uuid', '=', trans_uuid)
+        .executeTakeFirstOrThrow();
+      expect(stored.html).toContain('Hello Ann &lt;3');
+      await put(me.cookie, published.id, { content_html: welcome.content_html });
+    },
+  );
 
   it('by alias, with the request’s from, subject (rendered with the same variables) and reply-to', async () => {
     const res = await sendMail(me.apiKey, {
@@ -463,50 +477,54 @@ describe('sending by template', () => {
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^Message 1:/);
   });
 
-  it('refuses: a draft (422), missing variables (422 missing_variables with the names), variables not an object (400), template with html (400)', async () => {
-    const draft = await made(me.cookie, { ...welcome, status: 'draft' });
-    const count = async () =>
-      Number(
+  it(
+    'refuses: a draft (422), missing variables (422 missing_variables with the names), variables not an object ' +
+      '(400), template with html (400)',
+    async () => {
+      const draft = await made(me.cookie, { ...welcome, status: 'draft' });
+      const count = async () =>
+        Number(
+          (
+            await app.ctx.db
+              .selectFrom('transactions')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await count();
+      const d = await sendMail(me.apiKey, {
+        to: 'a@customer.example',
+        template_id: draft.id,
+        variables: { first_name: 'A', items: [] },
+      });
+      expect(d.status).toBe(422);
+      const m = await sendMail(me.apiKey, {
+        to: 'a@customer.example',
+        template_id: published.id,
+        variables: { coupon: 'X' },
+      });
+      expect(m.status).toBe(422);
+      expect(((await m.json()) as { error: { code: string; details: string[] } }).error).toMatchObject({
+        code: 'missing_variables',
+        details: ['first_name', 'items'],
+      });
+      for (const variables of ['first_name', [1], 3]) {
+        const v = await sendMail(me.apiKey, { to: 'a@customer.example', template_id: published.id, variables });
+        expect(v.status).toBe(400);
+      }
+      expect(
         (
-          await app.ctx.db
-            .selectFrom('transactions')
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
-    const before = await count();
-    const d = await sendMail(me.apiKey, {
-      to: 'a@customer.example',
-      template_id: draft.id,
-      variables: { first_name: 'A', items: [] },
-    });
-    expect(d.status).toBe(422);
-    const m = await sendMail(me.apiKey, {
-      to: 'a@customer.example',
-      template_id: published.id,
-      variables: { coupon: 'X' },
-    });
-    expect(m.status).toBe(422);
-    expect(((await m.json()) as { error: { code: string; details: string[] } }).error).toMatchObject({
-      code: 'missing_variables',
-      details: ['first_name', 'items'],
-    });
-    for (const variables of ['first_name', [1], 3]) {
-      const v = await sendMail(me.apiKey, { to: 'a@customer.example', template_id: published.id, variables });
-      expect(v.status).toBe(400);
-    }
-    expect(
-      (
-        await sendMail(me.apiKey, {
-          to: 'a@customer.example',
-          template_id: published.id,
-          html: '<p/>',
-          variables: { first_name: 'A', items: [] },
-        })
-      ).status,
-    ).toBe(400);
-    expect(await count()).toBe(before);
-  });
+          await sendMail(me.apiKey, {
+            to: 'a@customer.example',
+            template_id: published.id,
+            html: '<p/>',
+            variables: { first_name: 'A', items: [] },
+          })
+        ).status,
+      ).toBe(400);
+      expect(await count()).toBe(before);
+    },
+  );
 
   it('the official resend SDK sends with emails.send({ template }) and gets Resend-shaped errors', async () => {
     const port = (server.address() as AddressInfo).port;
@@ -529,125 +547,149 @@ describe('sending by template', () => {
   });
 });
 
-describe('issue 19: Publish needs a name, a subject and a from address at a verified domain; Save keeps anything', () => {
-  type Problem = { path: string; message: string; line?: number; column?: number };
-  const refusal = async (res: Response) => {
-    expect(res.status).toBe(422);
-    return ((await res.json()) as { error: { code: string; message: string; details: Problem[] } }).error;
-  };
+describe(
+  'issue 19: Publish needs a name, a subject and a from address at a verified domain; Save keeps ' + 'anything',
+  () => {
+    type Problem = { path: string; message: string; line?: number; column?: number };
+    const refusal = async (res: Response) => {
+      expect(res.status).toBe(422);
+      return ((await res.json()) as { error: { code: string; message: string; details: Problem[] } }).error;
+    };
 
-  it('an empty template is refused at Publish (PUT and POST) with each missing field named; nothing is published', async () => {
-    const draft = await made(me.cookie, { name: '', from_email: '', subject: '', content_html: '' });
-    const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
-    expect(error.code).toBe('unprocessable');
-    expect(error.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
-    expect(error.message).toMatch(/name: .*from_email: .*subject: /);
-    expect(((await (await get(me.cookie, draft.id)).json()) as { template: Wire }).template.status).toBe('draft');
+    it(
+      'an empty template is refused at Publish (PUT and POST) with each missing field named; nothing is ' + 'published',
+      async () => {
+        const draft = await made(me.cookie, { name: '', from_email: '', subject: '', content_html: '' });
+        const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
+        expect(error.code).toBe('unprocessable');
+        expect(error.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
+        expect(error.message).toMatch(/name: .*from_email: .*subject: /);
+        expect(((await (await get(me.cookie, draft.id)).json()) as { template: Wire }).template.status).toBe('draft');
 
-    const count = async () =>
-      Number(
-        (
-          await app.ctx.db
-            .selectFrom('templates')
-            .where('customer_id', '=', me.account.customerId)
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
-    const before = await count();
-    const created = await refusal(await create(me.cookie, { content_html: '<p>Hi</p>', status: 'published' }));
-    expect(created.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
-    expect(await count()).toBe(before);
-  });
-
-  it("the placeholder name 'Untitled Template', a blank subject and an unverified domain are refused too", async () => {
-    const draft = await made(me.cookie, {
-      name: 'Untitled Template',
-      from_email: 'a@pending.example',
-      subject: '   ',
-      content_html: '<p/>',
-    });
-    const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
-    expect(error.details).toEqual([
-      { path: 'name', message: 'Give the template a name to publish it' },
-      { path: 'from_email', message: 'The domain pending.example is not a verified sending domain of this account' },
-      { path: 'subject', message: 'Give the template a subject to publish it' },
-    ]);
-    // the same request with the fields given publishes
-    const res = await put(me.cookie, draft.id, {
-      name: 'Order shipped',
-      from_email: 'ship@shop.example',
-      subject: 'Shipped',
-      status: 'published',
-    });
-    expect(res.status, await res.clone().text()).toBe(200);
-    expect(((await res.json()) as { template: Wire }).template.status).toBe('published');
-  });
-
-  it('Save keeps a draft whose HTML does not compile; Publish refuses it with the whole parser message, line and column', async () => {
-    const html = '<p>Hello</p>\n<p>{{first_name}</p>\n';
-    const t = await made(me.cookie, { ...welcome, content_html: html });
-    const saved = await put(me.cookie, t.id, { content_html: `${html}<p>more</p>`, status: 'draft' });
-    expect(saved.status).toBe(200);
-    expect(((await saved.json()) as { template: Wire }).template.content_html).toBe(`${html}<p>more</p>`);
-    const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
-    expect(error.details).toHaveLength(1);
-    expect(error.details[0]).toMatchObject({ path: 'content_html', line: 2, column: 16 });
-    // what was expected and what was found, not only "Parse error on line 2:"
-    expect(error.details[0].message).toMatch(
-      /^content_html line 2, column 16: parse error: expecting .*'CLOSE'.*, got 'INVALID'$/,
+        const count = async () =>
+          Number(
+            (
+              await app.ctx.db
+                .selectFrom('templates')
+                .where('customer_id', '=', me.account.customerId)
+                .select((eb) => eb.fn.countAll().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        const before = await count();
+        const created = await refusal(await create(me.cookie, { content_html: '<p>Hi</p>', status: 'published' }));
+        expect(created.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
+        expect(await count()).toBe(before);
+      },
     );
-    expect(error.message).toContain(error.details[0].message);
-  });
 
-  it('Save of a published template keeps what is sent until the next Publish, even when the edit does not compile', async () => {
-    const t = await made(me.cookie, {
-      ...welcome,
-      name: 'Live',
-      content_html: '<p>Live for {{first_name}}</p>',
-      status: 'published',
-    });
-    expect(t).toMatchObject({ status: 'published' });
-    const saved = await put(me.cookie, t.id, {
-      content_html: '<p>Half done {{first_name</p>',
-      subject: 'New subject {{',
-    });
-    expect(saved.status).toBe(200);
-    const wire = ((await saved.json()) as { template: Wire & { unpublished_changes: boolean } }).template;
-    expect(wire).toMatchObject({
-      status: 'published',
-      unpublished_changes: true,
-      content_html: '<p>Half done {{first_name</p>',
+    it("the placeholder name 'Untitled Template', a blank subject and an unverified domain are refused too", async () => {
+      const draft = await made(me.cookie, {
+        name: 'Untitled Template',
+        from_email: 'a@pending.example',
+        subject: '   ',
+        content_html: '<p/>',
+      });
+      const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
+      expect(error.details).toEqual([
+        { path: 'name', message: 'Give the template a name to publish it' },
+        { path: 'from_email', message: 'The domain pending.example is not a verified sending domain of this account' },
+        { path: 'subject', message: 'Give the template a subject to publish it' },
+      ]);
+      // the same request with the fields given publishes
+      const res = await put(me.cookie, draft.id, {
+        name: 'Order shipped',
+        from_email: 'ship@shop.example',
+        subject: 'Shipped',
+        status: 'published',
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(((await res.json()) as { template: Wire }).template.status).toBe('published');
     });
 
-    expect(
-      (await sendMail(me.apiKey, { to: 'live@customer.example', template_id: t.id, variables: { first_name: 'Liv' } }))
-        .status,
-    ).toBe(202);
-    const mail = await deliveredTo('live@customer.example');
-    expect(mail.html).toContain('Live for Liv');
-    expect(mail.subject).toBe('Welcome, Liv');
+    it(
+      'Save keeps a draft whose HTML does not compile; Publish refuses it with the whole parser message, line and ' +
+        'column',
+      async () => {
+        const html = '<p>Hello</p>\n<p>{{first_name}</p>\n';
+        const t = await made(me.cookie, { ...welcome, content_html: html });
+        const saved = await put(me.cookie, t.id, { content_html: `${html}<p>more</p>`, status: 'draft' });
+        expect(saved.status).toBe(200);
+        expect(((await saved.json()) as { template: Wire }).template.content_html).toBe(`${html}<p>more</p>`);
+        const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
+        expect(error.details).toHaveLength(1);
+        expect(error.details[0]).toMatchObject({ path: 'content_html', line: 2, column: 16 });
+        // what was expected and what was found, not only "Parse error on line 2:"
+        expect(error.details[0].message).toMatch(
+          /^content_html line 2, column 16: parse error: expecting .*'CLOSE'.*, got 'INVALID'$/,
+        );
+        expect(error.message).toContain(error.details[0].message);
+      },
+    );
 
-    const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
-    expect(error.details[0]).toMatchObject({ path: 'subject', line: 1 });
-    const fixed = await put(me.cookie, t.id, {
-      content_html: '<p>Done for {{first_name}}</p>',
-      subject: 'New subject',
-      status: 'published',
-    });
-    expect(((await fixed.json()) as { template: Wire & { unpublished_changes: boolean } }).template).toMatchObject({
-      status: 'published',
-      unpublished_changes: false,
-    });
-    expect(
-      (await sendMail(me.apiKey, { to: 'live2@customer.example', template_id: t.id, variables: { first_name: 'Liv' } }))
-        .status,
-    ).toBe(202);
-    const next = await deliveredTo('live2@customer.example');
-    expect(next.html).toContain('Done for Liv');
-    expect(next.subject).toBe('New subject');
-  });
-});
+    it(
+      'Save of a published template keeps what is sent until the next Publish, even when the edit does not ' +
+        'compile',
+      async () => {
+        const t = await made(me.cookie, {
+          ...welcome,
+          name: 'Live',
+          content_html: '<p>Live for {{first_name}}</p>',
+          status: 'published',
+        });
+        expect(t).toMatchObject({ status: 'published' });
+        const saved = await put(me.cookie, t.id, {
+          content_html: '<p>Half done {{first_name</p>',
+          subject: 'New subject {{',
+        });
+        expect(saved.status).toBe(200);
+        const wire = ((await saved.json()) as { template: Wire & { unpublished_changes: boolean } }).template;
+        expect(wire).toMatchObject({
+          status: 'published',
+          unpublished_changes: true,
+          content_html: '<p>Half done {{first_name</p>',
+        });
+
+        expect(
+          (
+            await sendMail(me.apiKey, {
+              to: 'live@customer.example',
+              template_id: t.id,
+              variables: { first_name: 'Liv' },
+            })
+          ).status,
+        ).toBe(202);
+        const mail = await deliveredTo('live@customer.example');
+        expect(mail.html).toContain('Live for Liv');
+        expect(mail.subject).toBe('Welcome, Liv');
+
+        const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
+        expect(error.details[0]).toMatchObject({ path: 'subject', line: 1 });
+        const fixed = await put(me.cookie, t.id, {
+          content_html: '<p>Done for {{first_name}}</p>',
+          subject: 'New subject',
+          status: 'published',
+        });
+        expect(((await fixed.json()) as { template: Wire & { unpublished_changes: boolean } }).template).toMatchObject({
+          status: 'published',
+          unpublished_changes: false,
+        });
+        expect(
+          (
+            await sendMail(me.apiKey, {
+              to: 'live2@customer.example',
+              template_id: t.id,
+              variables: { first_name: 'Liv' },
+            })
+          ).status,
+        ).toBe(202);
+        const next = await deliveredTo('live2@customer.example');
+        expect(next.html).toContain('Done for Liv');
+        expect(next.subject).toBe('New subject');
+      },
+    );
+  },
+);
 
 describe('issue 19: POST /v1/templates/search takes a direction on the default key', () => {
   it("sort 'ASC' / 'DESC' in any case orders by description; 'DESC' is the default; '-description' still works", async () => {

@@ -117,7 +117,8 @@ const HTML = [
   '</body></html>',
 ].join('\n');
 const TEXT =
-  'Your order: https://shop.example/orders/1?ref=mail&utm=x\nAll orders: https://shop.example/orders.\nPrivate: https+notrack://shop.example/private';
+  'Your order: https://shop.example/orders/1?ref=mail&utm=x\nAll orders: https://shop.example/orders.\nPrivate: ' +
+  'https+notrack://shop.example/private';
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -331,7 +332,9 @@ describe('open and click tracking of SMTP submissions', () => {
       subject: 'Über SMTP',
       headers: { 'X-Transact-Group': 'Tracked SMTP' },
       text: `Grüße! Track https://shop.example/smtp-text?a=1&b=2 ${'long '.repeat(20)}end`,
-      html: '<html><body><p>Grüße <a href="https://shop.example/smtp-html?a=1&amp;b=2">go</a> <a href="mailto:x@shop.example">m</a></p></body></html>',
+      html:
+        '<html><body><p>Grüße <a href="https://shop.example/smtp-html?a=1&amp;b=2">go</a> <a ' +
+        'href="mailto:x@shop.example">m</a></p></body></html>',
       attachments: [{ filename: 'note.txt', content: 'https://shop.example/in-attachment' }],
     });
     const uuid = /Queued as ([0-9a-f-]{36})/.exec(info.response)![1];

@@ -99,9 +99,8 @@ describe('transaction_counts', () => {
   });
 
   it('subtracts deleted transactions', async () => {
-    await sql`delete from transactions where uuid in (${sql.join([orders[5], receipts[3]].map((u) => sql`${u}::uuid`))})`.execute(
-      app.ctx.db,
-    );
+    await sql`delete from transactions where uuid in
+      (${sql.join([orders[5], receipts[3]].map((u) => sql`${u}::uuid`))})`.execute(app.ctx.db);
     expect(await countsDrift(app.ctx.db, customerId)).toEqual([]);
     expect((await counts()).reduce((sum, c) => sum + c.n, 0)).toBe(8);
   });

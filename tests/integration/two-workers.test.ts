@@ -124,7 +124,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
           for (const w of workers) if (exited(w)) throw new Error(`a worker exited early:\n${w.output()}`);
           const [{ n }] = await rows(
             sql<{ n: string }>`select count(distinct application_name) as n from pg_stat_activity
-                                where datname = current_database() and application_name like 'two-workers-%' and query like '%skip locked%'`,
+                                where datname = current_database() and application_name like 'two-workers-%' and
+                                  query like '%skip locked%'`,
           );
           return Number(n);
         },
@@ -181,7 +182,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
     expect(Math.min(...perProcess)).toBeGreaterThan(0);
 
     console.info(
-      `two workers: ${MESSAGES} accepted in ${acceptedMs} ms, both processes up in ${released - started - acceptedMs} ms, drained in ${drainedMs} ms (${perProcess.join(' + ')})`,
+      `two workers: ${MESSAGES} accepted in ${acceptedMs} ms, both processes up in ` +
+        `${released - started - acceptedMs} ms, drained in ${drainedMs} ms (${perProcess.join(' + ')})`,
     );
   });
 });

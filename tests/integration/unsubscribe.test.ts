@@ -283,7 +283,9 @@ describe('POST /header-unsubscribe/{transactionId} (RFC 8058 one-click)', () => 
     const second = address();
     const other = await delivered(second);
     const boundary = 'x-one-click';
-    const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
+    const multipart =
+      `--${boundary}\r\nContent-Disposition: form-data; ` +
+      `name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
     const res = await post(`/header-unsubscribe/${other.uuid}`, multipart, {
       'Content-Type': `multipart/form-data; boundary=${boundary}`,
       Origin: 'null',
@@ -321,31 +323,34 @@ describe('POST /header-unsubscribe/{transactionId} (RFC 8058 one-click)', () => 
 });
 
 describe('POST /v1/unsubscribe and POST /v1/resubscribe', () => {
-  it('unsubscribe then resubscribe answer {message, redirect}; the next send is queued and delivered again', async () => {
-    const to = address();
-    const { uuid } = await delivered(to);
+  it(
+    'unsubscribe then resubscribe answer {message, redirect}; the next send is queued and delivered ' + 'again',
+    async () => {
+      const to = address();
+      const { uuid } = await delivered(to);
 
-    const out = await callApi('/v1/unsubscribe', { transaction_id: uuid });
-    expect(out.status).toBe(200);
-    expect(await out.json()).toEqual({ message: 'You have been unsubscribed.', redirect: null });
-    expect(await suppression(to)).toEqual({ origin: 'unsubscribe' });
+      const out = await callApi('/v1/unsubscribe', { transaction_id: uuid });
+      expect(out.status).toBe(200);
+      expect(await out.json()).toEqual({ message: 'You have been unsubscribed.', redirect: null });
+      expect(await suppression(to)).toEqual({ origin: 'unsubscribe' });
 
-    const back = await callApi('/v1/resubscribe', { transaction_id: uuid });
-    expect(back.status).toBe(200);
-    expect(await back.json()).toEqual({ message: 'You have been resubscribed.', redirect: null });
-    expect(await suppression(to)).toBeUndefined();
-    expect((await eventsOf(uuid)).map((e) => [e.type, e.data])).toEqual([
-      ['unsubscribe', { email: to, via: 'page' }],
-      ['resubscribe', { email: to, via: 'page' }],
-    ]);
+      const back = await callApi('/v1/resubscribe', { transaction_id: uuid });
+      expect(back.status).toBe(200);
+      expect(await back.json()).toEqual({ message: 'You have been resubscribed.', redirect: null });
+      expect(await suppression(to)).toBeUndefined();
+      expect((await eventsOf(uuid)).map((e) => [e.type, e.data])).toEqual([
+        ['unsubscribe', { email: to, via: 'page' }],
+        ['resubscribe', { email: to, via: 'page' }],
+      ]);
 
-    const before = sink.messages.filter((m) => m.to.includes(to)).length;
-    const next = await sendApi(to);
-    expect(next.status).toBe('queued');
-    await waitFor('the second delivery', async () =>
-      sink.messages.filter((m) => m.to.includes(to)).length > before ? true : undefined,
-    );
-  });
+      const before = sink.messages.filter((m) => m.to.includes(to)).length;
+      const next = await sendApi(to);
+      expect(next.status).toBe('queued');
+      await waitFor('the second delivery', async () =>
+        sink.messages.filter((m) => m.to.includes(to)).length > before ? true : undefined,
+      );
+    },
+  );
 
   it('repeating either changes nothing and appends no event', async () => {
     const to = address();

@@ -118,7 +118,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
           for (const c of children) if (exited(c)) throw new Error(`a worker exited early:\n${c.output()}`);
           const [{ n }] = await rows(
             sql<{ n: string }>`select count(distinct application_name) as n from pg_stat_activity
-                                where datname = current_database() and application_name like 'webhook-workers-%' and query like '%webhook_requests%'`,
+                                where datname = current_database() and application_name like 'webhook-workers-%' and
+                                  query like '%webhook_requests%'`,
           );
           return Number(n);
         },

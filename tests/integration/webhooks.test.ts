@@ -537,102 +537,105 @@ describe('deliveries', () => {
 });
 
 describe('Webhook Logs', () => {
-  it('pages the log newest first, shows More info, replays with the same webhook-id, and 404s another account', async () => {
-    await saveWebhook();
-    receiver.respond = () => ({ status: 500, body: 'x'.repeat(3000) });
-    const [tx] = await app.ctx.db
-      .selectFrom('transactions')
-      .select(['id'])
-      .where('customer_id', '=', customerId)
-      .limit(1)
-      .execute();
-    for (let i = 0; i < 12; i++)
+  it(
+    'pages the log newest first, shows More info, replays with the same webhook-id, and 404s another ' + 'account',
+    async () => {
+      await saveWebhook();
+      receiver.respond = () => ({ status: 500, body: 'x'.repeat(3000) });
+      const [tx] = await app.ctx.db
+        .selectFrom('transactions')
+        .select(['id'])
+        .where('customer_id', '=', customerId)
+        .limit(1)
+        .execute();
+      for (let i = 0; i < 12; i++)
+        await insertEvents(
+          app.ctx.db,
+          [
+            {
+              customer_id: customerId,
+              transaction_id: Number(tx.id),
+              type: 'click',
+              at: now,
+              data: { url: `https://shop.example/${i}` },
+            },
+          ],
+          app.ctx,
+        );
+      // at most WEBHOOK_CONCURRENCY_PER_CUSTOMER (8) of one customer per claim
+      expect(await worker.runOnce()).toBe(8);
+      expect(await worker.runOnce()).toBe(4);
+      const page1 = await (
+        await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })
+      ).json();
+      expect(page1.meta).toEqual({ current_page: 1, per_page: 10, total: 12, last_page: 2 });
+      // failed once, tried again later: 'retrying' (issue 19 names what the console shows)
+      expect(page1.data[0]).toMatchObject({
+        url: `${receiver.url}/hook`,
+        status: 'pending',
+        progress: 'retrying',
+        verb: 'post',
+        field_set: 'standard',
+        content_type: 'application/json',
+        event_type: 'click',
+        payload: { type: 'email.click' },
+      });
+      expect(page1.data[0].id).toBeGreaterThan(page1.data[9].id);
+      const asc = await (
+        await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 2, order_by: 'asc' } })
+      ).json();
+      expect(asc.data).toHaveLength(2);
+      expect(asc.data[1].id).toBe(page1.data[0].id);
+
+      const id = page1.data[0].id;
+      const detail = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
+      expect(detail.request).toMatchObject({
+        method: 'POST',
+        url: `${receiver.url}/hook`,
+        payload: { type: 'email.click' },
+      });
+      expect(detail.request.headers['webhook-id']).toBe(page1.data[0].webhook_id);
+      expect(detail.attempts[0].response_body).toHaveLength(1024);
+
+      const other = await app.createAccount();
+      const otherCookie = await app.signIn(other.email, other.password);
+      expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie: otherCookie })).status).toBe(404);
+      expect((await app.call('GET', `/v1/webhook-logs/${id}`, { cookie: otherCookie })).status).toBe(404);
+      expect((await app.call('POST', '/v1/webhook-logs/abc/replay', { cookie })).status).toBe(404);
+      expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 0 } })).status).toBe(400);
+      expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { order_by: 'sideways' } })).status).toBe(400);
+
+      // an event not yet tried reads 'queued'
       await insertEvents(
         app.ctx.db,
-        [
-          {
-            customer_id: customerId,
-            transaction_id: Number(tx.id),
-            type: 'click',
-            at: now,
-            data: { url: `https://shop.example/${i}` },
-          },
-        ],
+        [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }],
         app.ctx,
       );
-    // at most WEBHOOK_CONCURRENCY_PER_CUSTOMER (8) of one customer per claim
-    expect(await worker.runOnce()).toBe(8);
-    expect(await worker.runOnce()).toBe(4);
-    const page1 = await (
-      await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })
-    ).json();
-    expect(page1.meta).toEqual({ current_page: 1, per_page: 10, total: 12, last_page: 2 });
-    // failed once, tried again later: 'retrying' (issue 19 names what the console shows)
-    expect(page1.data[0]).toMatchObject({
-      url: `${receiver.url}/hook`,
-      status: 'pending',
-      progress: 'retrying',
-      verb: 'post',
-      field_set: 'standard',
-      content_type: 'application/json',
-      event_type: 'click',
-      payload: { type: 'email.click' },
-    });
-    expect(page1.data[0].id).toBeGreaterThan(page1.data[9].id);
-    const asc = await (
-      await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 2, order_by: 'asc' } })
-    ).json();
-    expect(asc.data).toHaveLength(2);
-    expect(asc.data[1].id).toBe(page1.data[0].id);
+      const fresh = (
+        await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json()
+      ).data[0];
+      expect(fresh).toMatchObject({ event_type: 'open', status: 'pending', progress: 'queued' });
+      await app.ctx.db.deleteFrom('webhook_requests').where('id', '=', fresh.id).execute();
 
-    const id = page1.data[0].id;
-    const detail = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
-    expect(detail.request).toMatchObject({
-      method: 'POST',
-      url: `${receiver.url}/hook`,
-      payload: { type: 'email.click' },
-    });
-    expect(detail.request.headers['webhook-id']).toBe(page1.data[0].webhook_id);
-    expect(detail.attempts[0].response_body).toHaveLength(1024);
-
-    const other = await app.createAccount();
-    const otherCookie = await app.signIn(other.email, other.password);
-    expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie: otherCookie })).status).toBe(404);
-    expect((await app.call('GET', `/v1/webhook-logs/${id}`, { cookie: otherCookie })).status).toBe(404);
-    expect((await app.call('POST', '/v1/webhook-logs/abc/replay', { cookie })).status).toBe(404);
-    expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 0 } })).status).toBe(400);
-    expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { order_by: 'sideways' } })).status).toBe(400);
-
-    // an event not yet tried reads 'queued'
-    await insertEvents(
-      app.ctx.db,
-      [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }],
-      app.ctx,
-    );
-    const fresh = (
-      await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json()
-    ).data[0];
-    expect(fresh).toMatchObject({ event_type: 'open', status: 'pending', progress: 'queued' });
-    await app.ctx.db.deleteFrom('webhook_requests').where('id', '=', fresh.id).execute();
-
-    receiver.received.length = 0;
-    receiver.respond = () => ({ status: 204 });
-    expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie })).status).toBe(202);
-    // replayed: queued again, nothing failed since (not 'retrying'), in the list and in More info
-    const replayed = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
-    expect(replayed.log).toMatchObject({ status: 'pending', progress: 'replayed' });
-    const listed = (
-      await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json()
-    ).data.find((l: { id: number }) => l.id === id);
-    expect(listed.progress).toBe('replayed');
-    now = new Date();
-    await worker.runOnce(); // due now, although the schedule said 5 s
-    expect(receiver.received).toHaveLength(1);
-    expect(receiver.received[0].headers['webhook-id']).toBe(page1.data[0].webhook_id);
-    const after = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
-    expect(after.log).toMatchObject({ status: 'success', progress: 'success' });
-    expect(after.attempts).toHaveLength(2);
-  });
+      receiver.received.length = 0;
+      receiver.respond = () => ({ status: 204 });
+      expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie })).status).toBe(202);
+      // replayed: queued again, nothing failed since (not 'retrying'), in the list and in More info
+      const replayed = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
+      expect(replayed.log).toMatchObject({ status: 'pending', progress: 'replayed' });
+      const listed = (
+        await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json()
+      ).data.find((l: { id: number }) => l.id === id);
+      expect(listed.progress).toBe('replayed');
+      now = new Date();
+      await worker.runOnce(); // due now, although the schedule said 5 s
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0].headers['webhook-id']).toBe(page1.data[0].webhook_id);
+      const after = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
+      expect(after.log).toMatchObject({ status: 'success', progress: 'success' });
+      expect(after.attempts).toHaveLength(2);
+    },
+  );
 
   it('purges requests older than WEBHOOK_LOG_RETENTION_DAYS, keeping pending ones', async () => {
     await saveWebhook();
@@ -661,27 +664,31 @@ describe('Webhook Logs', () => {
 });
 
 describe('the connect-time guard (request-filtering-agent)', () => {
-  it('refuses to dial a private address when it is not in WEBHOOK_ALLOWED_NETWORKS, by IP or by a name resolving to it', async () => {
-    const { WebhookSender } = await import('../../src/server/webhooks/deliver.ts');
-    const strict = new WebhookSender({ allowedNetworks: [] });
-    const target = {
-      verb: 'post',
-      msgId: 'msg_1',
-      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-      auth: null,
-      payload: { type: 'email.test' },
-    };
-    const port = new URL(receiver.url).port;
-    for (const url of [`${receiver.url}/hook`, `http://localhost:${port}/hook`]) {
-      const result = await strict.send({ ...target, url }, new Date());
-      expect(result.statusCode).toBeNull();
-      expect(result.error).toMatch(/not allowed/);
-    }
-    strict.close();
-    expect(receiver.received).toHaveLength(0);
-    // the same request with the network allowed arrives
-    const lenient = new WebhookSender({ allowedNetworks: ['127.0.0.0/8'] });
-    expect((await lenient.send({ ...target, url: `${receiver.url}/hook` }, new Date())).statusCode).toBe(200);
-    lenient.close();
-  });
+  it(
+    'refuses to dial a private address when it is not in WEBHOOK_ALLOWED_NETWORKS, by IP or by a name resolving to ' +
+      'it',
+    async () => {
+      const { WebhookSender } = await import('../../src/server/webhooks/deliver.ts');
+      const strict = new WebhookSender({ allowedNetworks: [] });
+      const target = {
+        verb: 'post',
+        msgId: 'msg_1',
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        auth: null,
+        payload: { type: 'email.test' },
+      };
+      const port = new URL(receiver.url).port;
+      for (const url of [`${receiver.url}/hook`, `http://localhost:${port}/hook`]) {
+        const result = await strict.send({ ...target, url }, new Date());
+        expect(result.statusCode).toBeNull();
+        expect(result.error).toMatch(/not allowed/);
+      }
+      strict.close();
+      expect(receiver.received).toHaveLength(0);
+      // the same request with the network allowed arrives
+      const lenient = new WebhookSender({ allowedNetworks: ['127.0.0.0/8'] });
+      expect((await lenient.send({ ...target, url: `${receiver.url}/hook` }, new Date())).statusCode).toBe(200);
+      lenient.close();
+    },
+  );
 });

@@ -131,34 +131,37 @@ describe('writing opens and clicks', () => {
 });
 
 describe('writing delivery outcomes', () => {
-  it('records a delivery whose outcome write failed once the database takes it, without sending the message again', async () => {
-    const tx = await send('dave@people.example');
-    const copies = () => sink.messages.filter((m) => m.from.includes(tx.uuid.replace(/-/g, ''))).length;
-    await sql`alter table events rename to events_away`.execute(app.ctx.db);
-    // the worker's log says when writing the outcome has failed
-    const logged: string[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
-    const worker = new DeliveryWorker({ ...app.ctx, logger });
-    try {
-      worker.start();
-      worker.poke();
-      await expect.poll(copies, { timeout: 15_000 }).toBe(1);
+  it(
+    'records a delivery whose outcome write failed once the database takes it, without sending the message ' + 'again',
+    async () => {
+      const tx = await send('dave@people.example');
+      const copies = () => sink.messages.filter((m) => m.from.includes(tx.uuid.replace(/-/g, ''))).length;
+      await sql`alter table events rename to events_away`.execute(app.ctx.db);
+      // the worker's log says when writing the outcome has failed
+      const logged: string[] = [];
+      const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
+      const worker = new DeliveryWorker({ ...app.ctx, logger });
+      try {
+        worker.start();
+        worker.poke();
+        await expect.poll(copies, { timeout: 15_000 }).toBe(1);
+        await expect
+          .poll(() => logged.some((line) => line.includes('recording delivery outcomes failed')), { timeout: 15_000 })
+          .toBe(true);
+        // the outcome could not be written: the row stays queued (under its lease)
+        expect(await transaction(tx.id)).toEqual({ status: 'queued', delivered_status: 'pending' });
+      } finally {
+        await sql`alter table events_away rename to events`.execute(app.ctx.db);
+      }
       await expect
-        .poll(() => logged.some((line) => line.includes('recording delivery outcomes failed')), { timeout: 15_000 })
-        .toBe(true);
-      // the outcome could not be written: the row stays queued (under its lease)
-      expect(await transaction(tx.id)).toEqual({ status: 'queued', delivered_status: 'pending' });
-    } finally {
-      await sql`alter table events_away rename to events`.execute(app.ctx.db);
-    }
-    await expect
-      .poll(() => transaction(tx.id), { timeout: 15_000 })
-      .toEqual({ status: 'sent', delivered_status: 'delivered' });
-    await worker.stop();
-    const { rows } = await sql<{
-      type: string;
-    }>`select type from events where transaction_id = ${tx.id} order by id`.execute(app.ctx.db);
-    expect(rows.map((r) => r.type)).toEqual(['queued', 'sent', 'delivered']);
-    expect(copies()).toBe(1);
-  });
+        .poll(() => transaction(tx.id), { timeout: 15_000 })
+        .toEqual({ status: 'sent', delivered_status: 'delivered' });
+      await worker.stop();
+      const { rows } = await sql<{
+        type: string;
+      }>`select type from events where transaction_id = ${tx.id} order by id`.execute(app.ctx.db);
+      expect(rows.map((r) => r.type)).toEqual(['queued', 'sent', 'delivered']);
+      expect(copies()).toBe(1);
+    },
+  );
 });

@@ -118,40 +118,43 @@ afterEach(() => {
 });
 
 describe('Online attachment editor: toggles (§4 Toggles)', () => {
-  it('proposes an expiry a week ahead when switched on (issue 19) and clears it to null when switched off', async () => {
-    const now = Date.UTC(2026, 10, 23, 17, 4, 31);
-    const calls = await renderEditor(null, {
-      [`POST ${BASE}/groups`]: (call) =>
-        json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201),
-    });
-    await click(byTestId('tab-settings'));
-    const expiry = byTestId<HTMLInputElement>('expiry-toggle');
-    expect(expiry.checked).toBe(false);
-    expect(screen.queryByTestId('attachment-expiry')).toBeNull();
+  it(
+    'proposes an expiry a week ahead when switched on (issue 19) and clears it to null when switched ' + 'off',
+    async () => {
+      const now = Date.UTC(2026, 10, 23, 17, 4, 31);
+      const calls = await renderEditor(null, {
+        [`POST ${BASE}/groups`]: (call) =>
+          json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201),
+      });
+      await click(byTestId('tab-settings'));
+      const expiry = byTestId<HTMLInputElement>('expiry-toggle');
+      expect(expiry.checked).toBe(false);
+      expect(screen.queryByTestId('attachment-expiry')).toBeNull();
 
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(now);
-    await click(expiry);
-    expect(expiry.checked).toBe(true);
-    expect(byTestId('attachment-expiry')).toBeTruthy();
-    const { draft } = await import('../../src/islands/stores/attachments.ts');
-    const weekAhead = Math.floor(now / 1000) + 7 * 86_400;
-    expect(draft.get().expiry).toBe(weekAhead);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(now);
+      await click(expiry);
+      expect(expiry.checked).toBe(true);
+      expect(byTestId('attachment-expiry')).toBeTruthy();
+      const { draft } = await import('../../src/islands/stores/attachments.ts');
+      const weekAhead = Math.floor(now / 1000) + 7 * 86_400;
+      expect(draft.get().expiry).toBe(weekAhead);
 
-    await click(byTestId('attachment-save'));
-    await until(() => saves(calls).length);
-    expect(groupSent(saves(calls)[0]!)).toEqual({
-      name: 'Untitled',
-      options: { expiry_timestamp: weekAhead, access_limit: 0 },
-    });
-    await until(() => byTestId('attachment-editor').getAttribute('aria-busy') === 'false'); // saved
-    expect(expiry.checked).toBe(true);
+      await click(byTestId('attachment-save'));
+      await until(() => saves(calls).length);
+      expect(groupSent(saves(calls)[0]!)).toEqual({
+        name: 'Untitled',
+        options: { expiry_timestamp: weekAhead, access_limit: 0 },
+      });
+      await until(() => byTestId('attachment-editor').getAttribute('aria-busy') === 'false'); // saved
+      expect(expiry.checked).toBe(true);
 
-    await click(expiry);
-    expect(expiry.checked).toBe(false);
-    expect(screen.queryByTestId('attachment-expiry')).toBeNull();
-    expect(draft.get().expiry).toBeNull();
-  });
+      await click(expiry);
+      expect(expiry.checked).toBe(false);
+      expect(screen.queryByTestId('attachment-expiry')).toBeNull();
+      expect(draft.get().expiry).toBeNull();
+    },
+  );
 
   it('refuses at the field an expiry that is no longer in the future, and sends nothing', async () => {
     const now = Date.UTC(2026, 10, 23, 17, 4, 31);
@@ -367,37 +370,41 @@ describe('Online attachment editor: uploads (§4 Upload, §8, §9)', () => {
   const rows = (testId: string) =>
     screen.queryAllByTestId(testId).map((row) => row.querySelector('.file-name')!.textContent);
 
-  it('creates the link first on a new page, shows the file pending with its progress, then the returned asset; the message clears after 4 s', async () => {
-    vi.stubGlobal('XMLHttpRequest', FakeUpload);
-    const replace = vi.spyOn(window.history, 'replaceState').mockImplementation(() => {});
-    const calls = await renderEditor(null, {
-      [`POST ${BASE}/groups`]: () => json({ ...group(42), assets: [], asset_count: 0 }, 201),
-    });
-    const file = new File(['x'.repeat(4096)], 'terms.pdf', { type: 'application/pdf' });
-    await pick(file);
-    expect(rows('upload-row')).toEqual(['terms.pdf']);
-    const upload = await until(() => FakeUpload.sent[0]);
-    expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ${BASE}/groups`]); // the link, before the file
-    expect(upload).toMatchObject({ method: 'POST', url: `${BASE}/groups/42/assets` });
-    expect(upload.body!.get('asset')).toBeInstanceOf(File);
-    expect(replace).toHaveBeenCalledWith(null, '', '/online-attachments/42/edit');
+  it(
+    'creates the link first on a new page, shows the file pending with its progress, then the returned asset; the ' +
+      'message clears after 4 s',
+    async () => {
+      vi.stubGlobal('XMLHttpRequest', FakeUpload);
+      const replace = vi.spyOn(window.history, 'replaceState').mockImplementation(() => {});
+      const calls = await renderEditor(null, {
+        [`POST ${BASE}/groups`]: () => json({ ...group(42), assets: [], asset_count: 0 }, 201),
+      });
+      const file = new File(['x'.repeat(4096)], 'terms.pdf', { type: 'application/pdf' });
+      await pick(file);
+      expect(rows('upload-row')).toEqual(['terms.pdf']);
+      const upload = await until(() => FakeUpload.sent[0]);
+      expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ` + `${BASE}/groups`]); // the link, before the file
+      expect(upload).toMatchObject({ method: 'POST', url: `${BASE}/groups/42/assets` });
+      expect(upload.body!.get('asset')).toBeInstanceOf(File);
+      expect(replace).toHaveBeenCalledWith(null, '', '/online-attachments/42/edit');
 
-    await act(async () => upload.progress(1024, 4096));
-    expect(byTestId<HTMLProgressElement>('upload-progress').getAttribute('value')).toBe('25');
+      await act(async () => upload.progress(1024, 4096));
+      expect(byTestId<HTMLProgressElement>('upload-progress').getAttribute('value')).toBe('25');
 
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    await act(async () =>
-      upload.answer(201, { assets: [{ id: 9, name: 'terms.pdf', size: 4096, content_type: 'application/pdf' }] }),
-    );
-    expect(rows('upload-row')).toEqual([]);
-    expect(rows('file-row')).toEqual(['terms.pdf']);
-    expect(byTestId('files-count').textContent).toBe('1 file(s) uploaded');
-    expect(byTestId('file-message').textContent).toBe('terms.pdf uploaded');
-    await act(() => vi.advanceTimersByTimeAsync(3_999));
-    expect(screen.queryByTestId('file-message')).not.toBeNull();
-    await act(() => vi.advanceTimersByTimeAsync(1));
-    expect(screen.queryByTestId('file-message')).toBeNull();
-  });
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      await act(async () =>
+        upload.answer(201, { assets: [{ id: 9, name: 'terms.pdf', size: 4096, content_type: 'application/pdf' }] }),
+      );
+      expect(rows('upload-row')).toEqual([]);
+      expect(rows('file-row')).toEqual(['terms.pdf']);
+      expect(byTestId('files-count').textContent).toBe('1 file(s) uploaded');
+      expect(byTestId('file-message').textContent).toBe('terms.pdf uploaded');
+      await act(() => vi.advanceTimersByTimeAsync(3_999));
+      expect(screen.queryByTestId('file-message')).not.toBeNull();
+      await act(() => vi.advanceTimersByTimeAsync(1));
+      expect(screen.queryByTestId('file-message')).toBeNull();
+    },
+  );
 
   it("removes a refused file and says 'Unable to upload file: {server message}' for 4 s", async () => {
     vi.stubGlobal('XMLHttpRequest', FakeUpload);

@@ -48,28 +48,32 @@ afterEach(() => {
 });
 
 describe('Domain modal', () => {
-  it('says an invalid domain is invalid, asks for the address once a domain is typed, and enables Send only when both are valid', async () => {
-    stubNetwork({ 'GET /v1/get-started': () => json(GET_STARTED) });
-    await openModal();
-    expect(screen.queryByLabelText('Verification email')).toBeNull();
-    expect(send().disabled).toBe(true);
+  it(
+    'says an invalid domain is invalid, asks for the address once a domain is typed, and enables Send only when ' +
+      'both are valid',
+    async () => {
+      stubNetwork({ 'GET /v1/get-started': () => json(GET_STARTED) });
+      await openModal();
+      expect(screen.queryByLabelText('Verification email')).toBeNull();
+      expect(send().disabled).toBe(true);
 
-    await type(domainField(), 'not a domain');
-    expect(screen.getByTestId('domain-invalid').textContent).toBe('Please enter a valid domain name');
-    expect(screen.getByLabelText('Verification email')).toBeTruthy();
-    await type(screen.getByLabelText<HTMLInputElement>('Verification email'), 'postmaster');
-    expect(send().disabled).toBe(true);
+      await type(domainField(), 'not a domain');
+      expect(screen.getByTestId('domain-invalid').textContent).toBe('Please enter a valid domain name');
+      expect(screen.getByLabelText('Verification email')).toBeTruthy();
+      await type(screen.getByLabelText<HTMLInputElement>('Verification email'), 'postmaster');
+      expect(send().disabled).toBe(true);
 
-    await type(domainField(), 'shop.example');
-    expect(screen.queryByTestId('domain-invalid')).toBeNull();
-    expect(screen.getByTestId('domain-suffix').textContent).toBe('@shop.example');
-    expect(send().disabled).toBe(false);
+      await type(domainField(), 'shop.example');
+      expect(screen.queryByTestId('domain-invalid')).toBeNull();
+      expect(screen.getByTestId('domain-suffix').textContent).toBe('@shop.example');
+      expect(send().disabled).toBe(false);
 
-    await type(screen.getByLabelText<HTMLInputElement>('Verification email'), '  ');
-    expect(send().disabled).toBe(true);
-    await type(domainField(), '');
-    expect(screen.queryByLabelText('Verification email')).toBeNull();
-  });
+      await type(screen.getByLabelText<HTMLInputElement>('Verification email'), '  ');
+      expect(send().disabled).toBe(true);
+      await type(domainField(), '');
+      expect(screen.queryByLabelText('Verification email')).toBeNull();
+    },
+  );
 
   it('disables Send while the request is in flight, shows the success and closes 3 s later', async () => {
     const created = later();

@@ -204,59 +204,66 @@ describe('Template editor: what Publish needs, at each field (issue 19)', () => 
     );
   });
 
-  it('Save of a published template keeps its status without publishing, and says the changes are not sent yet', async () => {
-    const calls = network(
-      wire({ status: 'published', published_timestamp: '2026-11-23T10:00:00Z', unpublished_changes: false }),
-      () => json({ template: wire({ status: 'published', unpublished_changes: true }), message: 'Save complete' }),
-    );
-    await openEditor();
-    expect(screen.queryByTestId('unpublished-changes')).toBeNull();
-    await click(screen.getByTestId('save'));
-    await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('resolved'));
-    expect(calls.find((c) => c.method === 'PUT')?.body).not.toHaveProperty('status');
-    expect(screen.getByTestId('template-status').textContent).toBe('Published');
-    expect(screen.getByTestId('unpublished-changes').textContent).toMatch(/not sent until you publish/);
-  });
+  it(
+    'Save of a published template keeps its status without publishing, and says the changes are not sent ' + 'yet',
+    async () => {
+      const calls = network(
+        wire({ status: 'published', published_timestamp: '2026-11-23T10:00:00Z', unpublished_changes: false }),
+        () => json({ template: wire({ status: 'published', unpublished_changes: true }), message: 'Save complete' }),
+      );
+      await openEditor();
+      expect(screen.queryByTestId('unpublished-changes')).toBeNull();
+      await click(screen.getByTestId('save'));
+      await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('resolved'));
+      expect(calls.find((c) => c.method === 'PUT')?.body).not.toHaveProperty('status');
+      expect(screen.getByTestId('template-status').textContent).toBe('Published');
+      expect(screen.getByTestId('unpublished-changes').textContent).toMatch(/not sent until you publish/);
+    },
+  );
 });
 
 describe('Template editor: the HTML field (issue 19)', () => {
-  it('a compile error found by the preview is shown beside the editor with its line, and goes when the HTML compiles', async () => {
-    let broken = true;
-    network(wire(), undefined, () =>
-      broken
-        ? json(
-            {
-              error: {
-                code: 'unprocessable',
-                message: 'The template does not compile: …',
-                details: [
-                  {
-                    path: 'content_html',
-                    line: 79,
-                    column: 12,
-                    message: "content_html line 79, column 12: parse error: expecting 'ID', got 'EOF'",
-                  },
-                ],
+  it(
+    'a compile error found by the preview is shown beside the editor with its line, and goes when the HTML ' +
+      'compiles',
+    async () => {
+      let broken = true;
+      network(wire(), undefined, () =>
+        broken
+          ? json(
+              {
+                error: {
+                  code: 'unprocessable',
+                  message: 'The template does not compile: …',
+                  details: [
+                    {
+                      path: 'content_html',
+                      line: 79,
+                      column: 12,
+                      message: "content_html line 79, column 12: parse error: expecting 'ID', got 'EOF'",
+                    },
+                  ],
+                },
               },
-            },
-            422,
-          )
-        : json({ html: '<p>Hi</p>', subject: 'Your receipt', variables: [] }),
-    );
-    const { store } = await openEditor();
-    const error = await screen.findByTestId('error-html');
-    expect(error.textContent).toBe(
-      "The HTML does not compile (line 79, column 12: parse error: expecting 'ID', got 'EOF'). Save keeps it as it is; Publish needs it to compile.",
-    );
-    expect(store.compileError.get()).toEqual({
-      line: 79,
-      column: 12,
-      message: "content_html line 79, column 12: parse error: expecting 'ID', got 'EOF'",
-    });
-    broken = false;
-    await act(async () => store.renderPreview());
-    expect(screen.queryByTestId('error-html')).toBeNull();
-  });
+              422,
+            )
+          : json({ html: '<p>Hi</p>', subject: 'Your receipt', variables: [] }),
+      );
+      const { store } = await openEditor();
+      const error = await screen.findByTestId('error-html');
+      expect(error.textContent).toBe(
+        "The HTML does not compile (line 79, column 12: parse error: expecting 'ID', got 'EOF'). Save keeps it as it is; Publish needs it to compile.",
+      );
+      expect(store.compileError.get()).toEqual({
+        line: 79,
+        column: 12,
+        message: "content_html line 79, column 12: parse error: expecting 'ID', got 'EOF'",
+      });
+      broken = false;
+      await act(async () => store.renderPreview());
+      expect(screen.queryByTestId('error-html')).toBeNull();
+    },
+  );
 
   it('is a plain textarea first; CodeMirror takes over what was typed in it', async () => {
     network(wire());

@@ -103,7 +103,8 @@ describe('cleanDiagnostic', () => {
     ['SMTP;  452 4.2.2   Mailbox\r\n    full', '452 4.2.2 Mailbox full'],
     ['X-Postfix; Host or domain name not found', 'Host or domain name not found'],
     [
-      'smtp; 550-5.1.1 The account does not exist. Please try\r\n 550-5.1.1 double-checking.\r\n 550 5.1.1  https://support.example/p - gsmtp',
+      'smtp; 550-5.1.1 The account does not exist. Please try\r\n 550-5.1.1 double-checking.\r\n 550 5.1.1  ' +
+        'https://support.example/p - gsmtp',
       '550 5.1.1 The account does not exist. Please try double-checking. https://support.example/p - gsmtp',
     ],
     ['smtp; 554-Rejected\r\n 554-for policy\r\n 554 reasons', '554 Rejected for policy reasons'],
@@ -304,7 +305,8 @@ describe('parseBounce on real-world shapes', () => {
         action: 'failed',
         status: '5.1.1',
         diagnosticCode:
-          'smtp; 550 5.1.1 <nobody@customer.example>: Recipient address    rejected: User unknown in virtual mailbox table',
+          'smtp; 550 5.1.1 <nobody@customer.example>: Recipient address    rejected: User unknown in virtual mailbox ' +
+          'table',
       },
     ]);
   });

@@ -42,7 +42,8 @@ describe('listUnsubscribeHeaders', () => {
   it('names the HTTPS page first, then the mailto address, and announces one-click (RFC 8058 §3.1)', () => {
     const headers = listUnsubscribeHeaders({ config }, UUID);
     expect(headers['List-Unsubscribe']).toBe(
-      `<https://mail.example.com/header-unsubscribe/${UUID}>, <mailto:${unsubscribeAddress(SECRET, UUID, 'rp.example.com')}>`,
+      `<https://mail.example.com/header-unsubscribe/${UUID}>, ` +
+        `<mailto:${unsubscribeAddress(SECRET, UUID, 'rp.example.com')}>`,
     );
     expect(headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
   });
@@ -56,10 +57,13 @@ describe('prependListUnsubscribe', () => {
 
   it("replaces the client's headers (continuation lines too) and leaves the body alone", () => {
     const raw = Buffer.from(
-      'From: a@x.example\r\nlist-unsubscribe: <https://old.example/u>,\r\n <mailto:old@x.example>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\nSubject: s\r\n\r\nList-Unsubscribe: body text\r\n',
+      'From: a@x.example\r\nlist-unsubscribe: <https://old.example/u>,\r\n ' +
+        '<mailto:old@x.example>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\nSubject: ' +
+        's\r\n\r\nList-Unsubscribe: body text\r\n',
     );
     expect(prependListUnsubscribe(raw, headers).toString()).toBe(
-      'List-Unsubscribe: <https://a.example/x>,\r\n <mailto:u@b.example>\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n' +
+      'List-Unsubscribe: <https://a.example/x>,\r\n <mailto:u@b.example>\r\nList-Unsubscribe-Post: ' +
+        'List-Unsubscribe=One-Click\r\n' +
         'From: a@x.example\r\nSubject: s\r\n\r\nList-Unsubscribe: body text\r\n',
     );
   });

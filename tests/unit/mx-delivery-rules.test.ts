@@ -196,19 +196,22 @@ describe('what happened on the wire, as shown and sent', () => {
     ],
   };
 
-  it('reads "Delivered to mx2.example.com (192.0.2.3) over TLS 1.3" in the timeline, with the hosts tried before', () => {
-    const view = eventView({ type: 'delivered', time: 0, data: wire });
-    expect(view.details).toEqual([
-      'Delivered to mx2.example.com (192.0.2.3) over TLS 1.3',
-      'Remote server: 250 2.0.0 OK',
-      'Tried mx1.example.com (192.0.2.2): ECONNECTION: connect ECONNREFUSED 192.0.2.2:25',
-      'MTA-STS policy: enforce',
-    ]);
-    expect(wireText({ mx_host: 'mx.example.org', mx_address: '198.51.100.7' })).toBe(
-      'mx.example.org (198.51.100.7) without TLS',
-    );
-    expect(wireText({ reply: '250 OK' })).toBeNull(); // through a relay: nothing to say
-  });
+  it(
+    'reads "Delivered to mx2.example.com (192.0.2.3) over TLS 1.3" in the timeline, with the hosts tried ' + 'before',
+    () => {
+      const view = eventView({ type: 'delivered', time: 0, data: wire });
+      expect(view.details).toEqual([
+        'Delivered to mx2.example.com (192.0.2.3) over TLS 1.3',
+        'Remote server: 250 2.0.0 OK',
+        'Tried mx1.example.com (192.0.2.2): ECONNECTION: connect ECONNREFUSED 192.0.2.2:25',
+        'MTA-STS policy: enforce',
+      ]);
+      expect(wireText({ mx_host: 'mx.example.org', mx_address: '198.51.100.7' })).toBe(
+        'mx.example.org (198.51.100.7) without TLS',
+      );
+      expect(wireText({ reply: '250 OK' })).toBeNull(); // through a relay: nothing to say
+    },
+  );
 
   it('keeps the wire fields through the event wire mapping', () => {
     const wired = eventToWire({

@@ -131,17 +131,21 @@ describe('sideMenu', () => {
     for (const id of ALWAYS) expect(ids, id).toContain(id);
   });
 
-  it('keeps the order of docs/console.md §2: Dashboard, Groups, Suppression List, Templates, Online Attachments, Webhook Logs, Settings', () => {
-    expect(sideIds('yes')).toEqual([
-      'dashboard',
-      'groups',
-      'suppression-list',
-      'templates',
-      'online-attachments',
-      'webhook-logs',
-      'settings',
-    ]);
-  });
+  it(
+    'keeps the order of docs/console.md §2: Dashboard, Groups, Suppression List, Templates, Online Attachments, ' +
+      'Webhook Logs, Settings',
+    () => {
+      expect(sideIds('yes')).toEqual([
+        'dashboard',
+        'groups',
+        'suppression-list',
+        'templates',
+        'online-attachments',
+        'webhook-logs',
+        'settings',
+      ]);
+    },
+  );
 });
 
 describe('canSendTransactions', () => {

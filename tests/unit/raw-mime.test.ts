@@ -42,25 +42,28 @@ const alternative = crlf([
 ]);
 
 describe('rewriteTextParts', () => {
-  it('rewrites both parts of multipart/alternative (quoted-printable and base64) and keeps the rest byte for byte', async () => {
-    calls.length = 0;
-    const out = rewriteTextParts(alternative, rewrite);
-    expect(calls).toEqual(['plain', 'html']);
-    expect(headOf(out)).toBe(headOf(alternative));
-    const parsed = await simpleParser(out);
-    expect(parsed.text).toBe(
-      `Grüße! Visit https://mail.transact.test/t/c/a?b=1 or ${longWord} https://mail.transact.test/t/c/soft`,
-    );
-    expect(parsed.html).toBe('<p>Grüße <a href="https://mail.transact.test/t/c/h">shop</a></p>');
-    expect(parsed.subject).toBe('Grüße');
-    const text = out.toString('latin1');
-    expect(text).toContain('\r\nThis is a multi-part message in MIME format.\r\n----alt-b\r\n');
-    expect(text.endsWith('\r\n----alt-b--\r\nepilogue stays\r\n')).toBe(true);
-    // encoders keep each part's transfer encoding and lines of at most 76 characters
-    expect(text).toMatch(/Content-Transfer-Encoding: quoted-printable\r\n\r\nGr=C3=BC/);
-    expect(text.split('\r\n').every((l) => l.length <= 78)).toBe(true);
-    expect(text.split('\r\n').every((l) => !/^[A-Za-z0-9+/=]{77,}$/.test(l))).toBe(true);
-  });
+  it(
+    'rewrites both parts of multipart/alternative (quoted-printable and base64) and keeps the rest byte for ' + 'byte',
+    async () => {
+      calls.length = 0;
+      const out = rewriteTextParts(alternative, rewrite);
+      expect(calls).toEqual(['plain', 'html']);
+      expect(headOf(out)).toBe(headOf(alternative));
+      const parsed = await simpleParser(out);
+      expect(parsed.text).toBe(
+        `Grüße! Visit https://mail.transact.test/t/c/a?b=1 or ${longWord} https://mail.transact.test/t/c/soft`,
+      );
+      expect(parsed.html).toBe('<p>Grüße <a href="https://mail.transact.test/t/c/h">shop</a></p>');
+      expect(parsed.subject).toBe('Grüße');
+      const text = out.toString('latin1');
+      expect(text).toContain('\r\nThis is a multi-part message in MIME format.\r\n----alt-b\r\n');
+      expect(text.endsWith('\r\n----alt-b--\r\nepilogue stays\r\n')).toBe(true);
+      // encoders keep each part's transfer encoding and lines of at most 76 characters
+      expect(text).toMatch(/Content-Transfer-Encoding: quoted-printable\r\n\r\nGr=C3=BC/);
+      expect(text.split('\r\n').every((l) => l.length <= 78)).toBe(true);
+      expect(text.split('\r\n').every((l) => !/^[A-Za-z0-9+/=]{77,}$/.test(l))).toBe(true);
+    },
+  );
 
   it('leaves attachments of multipart/mixed untouched, text ones included', async () => {
     const pdf = Buffer.from('%PDF-1.4 https://shop.example/in-a-pdf').toString('base64');
@@ -136,7 +139,8 @@ describe('rewriteTextParts', () => {
   it('relabels a rewritten non-UTF-8 part as UTF-8 and keeps its text', async () => {
     const raw = Buffer.concat([
       Buffer.from(
-        'Subject: latin\r\nContent-Type: text/plain; charset=iso-8859-1; format=flowed\r\nContent-Transfer-Encoding: 8bit\r\n\r\n',
+        'Subject: latin\r\nContent-Type: text/plain; charset=iso-8859-1; format=flowed\r\nContent-Transfer-Encoding: ' +
+          '8bit\r\n\r\n',
         'latin1',
       ),
       Buffer.from('Café https://shop.example/c\r\n', 'latin1'),

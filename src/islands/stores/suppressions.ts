@@ -119,7 +119,10 @@ export function toggleChecked(email: string): void {
   else if (current === null) checked.set(email);
 }
 
-/** Deletes the checked address. Success: the spec's message and a reload; failure is silent (docs/console-reports.md §8). */
+/**
+ * Deletes the checked address. Success: the spec's message and a reload; failure is silent (docs/console-reports.md
+ * §8).
+ */
 export async function deleteChecked(): Promise<void> {
   const email = checked.get();
   if (email === null || deleting.get()) return;

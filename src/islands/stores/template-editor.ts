@@ -119,7 +119,9 @@ function clearFieldError(name: keyof TemplateFields): void {
   }
 }
 
-/** docs/console-reports.md §4: the from address carries reply-to along unless 'Use different reply to Email' is ticked. */
+/**
+ * docs/console-reports.md §4: the from address carries reply-to along unless 'Use different reply to Email' is ticked.
+ */
 export function setFromEmail(value: string): void {
   fields.set(withFromEmail(fields.get(), value, differentReplyTo.get()));
   clearFieldError('from_email');

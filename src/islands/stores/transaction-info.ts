@@ -6,7 +6,9 @@ import { call } from '../../lib/api.ts';
 
 export type { TransactionEventWire };
 
-/** What the modal shows of a transaction: the tables of the Dashboard, Transactions and the group reports all have it. */
+/**
+ * What the modal shows of a transaction: the tables of the Dashboard, Transactions and the group reports all have it.
+ */
 export type InfoTransaction = Pick<
   TransactionWire,
   | 'trans_uuid'

@@ -70,7 +70,10 @@ export function dashboardQueryOf(range: DayRange) {
   return { startDate: range.start, endDate: range.end };
 }
 
-/** POST v1/transaction/search's body for a query and range (the Recipients tab renders its first page on the server with it). */
+/**
+ * POST v1/transaction/search's body for a query and range (the Recipients tab renders its first page on the server with
+ * it).
+ */
 export function searchBodyOf(q: TransactionQuery, range: DayRange) {
   return {
     reportType: 'all' as const,
@@ -104,7 +107,10 @@ export async function loadTransactions(): Promise<void> {
   }
 }
 
-/** The table's island mounted: remember where its first page comes from and load it, unless the server rendered it (issue 19). */
+/**
+ * The table's island mounted: remember where its first page comes from and load it, unless the server rendered it
+ * (issue 19).
+ */
 export function startTransactionTable(from: 'dashboard' | 'search', rendered = false): void {
   source = from;
   if (!rendered) void loadTransactions();

@@ -169,7 +169,8 @@ async function storeUpload(
     if (isStorageFull(err))
       throw new ApiError(
         'storage_full',
-        'The server is out of storage space; the file was not stored. Try again later or ask the operator to free space.',
+        'The server is out of storage space; the file was not stored. Try again later or ask the operator to free ' +
+          'space.',
       );
     throw err;
   }
@@ -269,7 +270,9 @@ export async function updateGroup(
   return groupToWire(ctx, group, await repo.listAssets(ctx.db, [group.id]));
 }
 
-/** Deletes the link and then its blobs (the rows go first, so a failed blob delete leaves an orphan the sweep removes). */
+/**
+ * Deletes the link and then its blobs (the rows go first, so a failed blob delete leaves an orphan the sweep removes).
+ */
 export async function deleteGroup(ctx: AppContext, customerId: number, id: number): Promise<void> {
   const keys = await ctx.db.transaction().execute(async (trx) => {
     const group = await repo.findGroup(trx, customerId, id);

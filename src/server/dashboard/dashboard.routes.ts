@@ -11,7 +11,10 @@ import { contractRoutes } from '../http/contract-route.ts';
 import { rangeOf } from '../reports/report-input.ts';
 import { dashboardData, overview, quota } from './dashboard.service.ts';
 
-/** GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue 19). */
+/**
+ * GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue
+ * 19).
+ */
 export function answerDashboard(ctx: AppContext, customerId: number, query: z.infer<typeof contract.dashboardQuery>) {
   return dashboardData(ctx.db, customerId, rangeOf(query));
 }

@@ -9,7 +9,10 @@ import { type TransactionPage, searchTransactions } from '../reports/transaction
 import { firstOfMonth } from '../sending/sending.service.ts';
 import { quotaOf } from './dashboard.repository.ts';
 
-/** One day of the overview chart; named like the dailyStats entry of docs/console-reports.md §3 so both charts read one shape. */
+/**
+ * One day of the overview chart; named like the dailyStats entry of docs/console-reports.md §3 so both charts read one
+ * shape.
+ */
 export interface DailyStatWire {
   /** The UTC day, YYYY-MM-DD. */
   tstat_day: string;

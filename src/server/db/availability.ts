@@ -1,7 +1,7 @@
 // What the service does when its database is away or its disks are full (issue 23): errors that
 // mean "the database cannot be reached right now" or "there is no room to write" are recognised
-// here once (no imports: the console's middleware uses it too), so the API answers 503 database_unavailable / 507 storage_full, SMTP a 4xx the client
-// retries, and nothing is acknowledged that was not committed.
+// here once (no imports: the console's middleware uses it too), so the API answers 503 database_unavailable / 507
+// storage_full, SMTP a 4xx the client retries, and nothing is acknowledged that was not committed.
 
 // network errors of the driver's socket, and pg's own words for a connection that went away
 const NETWORK_CODES = new Set([

@@ -13,7 +13,8 @@ export class DataDirBusyError extends Error {
   ) {
     super(
       `${dataPath} is in use by ${holder.role} (pid ${holder.pid}${holder.port ? `, port ${holder.port}` : ''}). ` +
-        'The embedded database allows one process at a time: stop it first, or use DATABASE_URL (PostgreSQL) to run several.',
+        'The embedded database allows one process at a time: stop it first, or use DATABASE_URL (PostgreSQL) to run ' +
+        'several.',
     );
   }
 }

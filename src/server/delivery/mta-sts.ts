@@ -128,7 +128,10 @@ export class MtaSts {
     return cached && cached.expires > now ? usable(cached.policy) : null;
   }
 
-  /** The policy id the TXT record publishes; null when there is none (or no valid one); undefined when the lookup failed. */
+  /**
+   * The policy id the TXT record publishes; null when there is none (or no valid one); undefined when the lookup
+   * failed.
+   */
   async #txtId(domain: string): Promise<string | null | undefined> {
     const hit = this.#txt.get(domain);
     if (hit && hit.until > Date.now()) return hit.id;

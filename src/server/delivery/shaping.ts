@@ -80,7 +80,11 @@ export function loadShaping(file: string | undefined): Shaping {
     return shapingFrom(data);
   } catch (err) {
     throw new Error(
-      `SHAPING_FILE ${file}: ${err instanceof z.ZodError ? err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : (err as Error).message}`,
+      `SHAPING_FILE ${file}: ${
+        err instanceof z.ZodError
+          ? err.issues.map((i) => `${i.path.join('.')}: ` + `${i.message}`).join('; ')
+          : (err as Error).message
+      }`,
     );
   }
 }

@@ -123,15 +123,13 @@ export class SiteRegistry {
 
   /** Extends a slot's lease (a connection kept busy for longer than the lease). */
   async renewSlot(site: string, slot: number): Promise<void> {
-    await sql`update delivery_site_slots set until = now() + make_interval(secs => ${SLOT_LEASE_SECONDS}) where site = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(
-      this.#db,
-    );
+    await sql`update delivery_site_slots set until = now() + make_interval(secs => ${SLOT_LEASE_SECONDS}) where site
+      = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(this.#db);
   }
 
   async releaseSlot(site: string, slot: number): Promise<void> {
-    await sql`delete from delivery_site_slots where site = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(
-      this.#db,
-    );
+    await sql`delete from delivery_site_slots where site = ${site} and slot = ${slot} and holder =
+      ${this.holder}`.execute(this.#db);
   }
 
   static readonly SLOT_RENEW_MS = (SLOT_LEASE_SECONDS / 2) * 1000;
@@ -146,11 +144,14 @@ export class SiteRegistry {
     const base = this.#basePauseSeconds;
     const { rows } = await sql<{ paused_until: Date }>`
       insert into delivery_sites as d (site, conn_limit, paused_until, pause_seconds, last_reply, last_reply_at)
-      values (${site}, ${Math.max(1, Math.floor(maxConnections / 2))}, now() + make_interval(secs => ${base}), ${base}, ${reply}, now())
+      values (${site}, ${Math.max(1, Math.floor(maxConnections / 2))}, now() + make_interval(secs => ${base}),
+        ${base}, ${reply}, now())
       on conflict (site) do update set
         conn_limit = greatest(1, coalesce(d.conn_limit, ${maxConnections}) / 2),
-        pause_seconds = least(${MAX_PAUSE_SECONDS}, case when d.pause_seconds > 0 then d.pause_seconds * 2 else ${base} end),
-        paused_until = now() + make_interval(secs => least(${MAX_PAUSE_SECONDS}, case when d.pause_seconds > 0 then d.pause_seconds * 2 else ${base} end)),
+        pause_seconds = least(${MAX_PAUSE_SECONDS}, case when d.pause_seconds > 0 then d.pause_seconds * 2 else
+          ${base} end),
+        paused_until = now() + make_interval(secs => least(${MAX_PAUSE_SECONDS}, case when d.pause_seconds > 0 then
+          d.pause_seconds * 2 else ${base} end)),
         last_reply = excluded.last_reply,
         last_reply_at = now()
        where d.paused_until is null or d.paused_until <= now()
@@ -171,8 +172,10 @@ export class SiteRegistry {
     if (cached && cached.connLimit === null && cached.pausedUntil === null) return;
     await sql`
       update delivery_sites
-         set conn_limit = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else conn_limit + 1 end,
-             paused_until = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else paused_until end,
+         set conn_limit = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else
+           conn_limit + 1 end,
+             paused_until = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else
+               paused_until end,
              pause_seconds = 0
        where site = ${site} and (conn_limit is not null or pause_seconds > 0 or paused_until is not null)
          and (paused_until is null or paused_until <= now())`.execute(this.#db);
@@ -194,12 +197,14 @@ export class SiteRegistry {
     if (this.#tallies.size === 0) return;
     const rows = [...this.#tallies].map(
       ([site, t]) =>
-        sql`(${site}::text, ${t.delivered}::bigint, ${t.deferred}::bigint, ${t.failed}::bigint, ${t.lastReply ?? null}::text)`,
+        sql`(${site}::text, ${t.delivered}::bigint, ${t.deferred}::bigint, ${t.failed}::bigint,
+          ${t.lastReply ?? null}::text)`,
     );
     this.#tallies.clear();
     await sql`
       insert into delivery_sites as d (site, delivered, deferred, failed, last_reply, last_reply_at)
-      select site, delivered, deferred, failed, last_reply, now() from (values ${sql.join(rows)}) as v(site, delivered, deferred, failed, last_reply)
+      select site, delivered, deferred, failed, last_reply, now() from (values ${sql.join(rows)}) as v(site,
+        delivered, deferred, failed, last_reply)
       on conflict (site) do update set
         delivered = d.delivered + excluded.delivered,
         deferred = d.deferred + excluded.deferred,
@@ -223,7 +228,8 @@ export async function requeueWaiting(
   if (rows.length === 0) return;
   const values = rows.map((r) => sql`(${r.id}::bigint, ${r.attempts}::int, ${r.until}::timestamptz, ${r.site}::text)`);
   await sql`
-    update transactions as t set attempts = t.attempts - 1, next_attempt_at = v.until, locked_until = null, site = v.site
+    update transactions as t set attempts = t.attempts - 1, next_attempt_at = v.until, locked_until = null, site =
+      v.site
       from (values ${sql.join(values)}) as v(id, attempts, until, site)
      where t.id = v.id and t.attempts = v.attempts and t.status = 'queued'`.execute(db);
 }
@@ -232,9 +238,8 @@ export async function requeueWaiting(
 export async function rememberSites(db: Database, rows: { id: number; site: string }[]): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => sql`(${r.id}::bigint, ${r.site}::text)`);
-  await sql`update transactions as t set site = v.site from (values ${sql.join(values)}) as v(id, site) where t.id = v.id and t.status = 'queued'`.execute(
-    db,
-  );
+  await sql`update transactions as t set site = v.site from (values ${sql.join(values)}) as v(id, site) where t.id =
+    v.id and t.status = 'queued'`.execute(db);
 }
 
 export interface SiteRow {
@@ -253,11 +258,13 @@ export interface SiteRow {
 /** Every known site with its queue (`admin queue`, /metrics). Queued messages never tried have no site yet. */
 export async function listSites(db: Database): Promise<SiteRow[]> {
   const { rows } = await sql<SiteRow>`
-    with q as (select site, count(*)::int as queued from transactions where status = 'queued' and site is not null group by site),
+    with q as (select site, count(*)::int as queued from transactions where status = 'queued' and site is not null
+      group by site),
          f as (select site, count(*)::int as in_flight from delivery_site_slots where until > now() group by site)
     select coalesce(s.site, q.site) as site, coalesce(q.queued, 0) as queued, coalesce(f.in_flight, 0) as in_flight,
            s.conn_limit, s.paused_until, s.suspended_until, s.last_reply,
-           coalesce(s.delivered, 0)::int as delivered, coalesce(s.deferred, 0)::int as deferred, coalesce(s.failed, 0)::int as failed
+           coalesce(s.delivered, 0)::int as delivered, coalesce(s.deferred, 0)::int as deferred, coalesce(s.failed,
+             0)::int as failed
       from delivery_sites s full join q on q.site = s.site left join f on f.site = coalesce(s.site, q.site)
      order by coalesce(q.queued, 0) desc, coalesce(s.delivered, 0) desc, 1`.execute(db);
   return rows.map((r) => ({ ...r, queued: Number(r.queued), in_flight: Number(r.in_flight) }));
@@ -275,7 +282,8 @@ export async function resumeSite(db: Database, site: string): Promise<number> {
   await sql`update delivery_sites set suspended_until = null, paused_until = null where site = ${site}`.execute(db);
   const { rows } = await sql<{ id: number }>`
     update transactions set next_attempt_at = now()
-     where status = 'queued' and site = ${site} and next_attempt_at > now() and (locked_until is null or locked_until <= now())
+     where status = 'queued' and site = ${site} and next_attempt_at > now() and (locked_until is null or
+       locked_until <= now())
     returning id`.execute(db);
   return rows.length;
 }

@@ -68,9 +68,8 @@ export async function claimByUuids(
              locked_until = now() + make_interval(secs => ${leaseSeconds}),
              attempts = attempts + 1
        where uuid in (${sql.join(slice.map((uuid) => sql`${uuid}::uuid`))}) and status = 'queued'
-      returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts, queued_at`.execute(
-      db,
-    );
+      returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts,
+        queued_at`.execute(db);
     out.push(
       ...result.rows.map((r) => ({
         ...r,

@@ -81,7 +81,10 @@ export interface DemoSummary {
 }
 
 const HOUR_MS = 3_600_000;
-/** Each window's accepted mail is delivered, then the window's later events (DSNs, opens, clicks, unsubscribes) are recorded. */
+/**
+ * Each window's accepted mail is delivered, then the window's later events (DSNs, opens, clicks, unsubscribes) are
+ * recorded.
+ */
 const WINDOW_MS = 6 * HOUR_MS;
 const ACCEPT_CHUNK = 1000;
 const RECORD_CHUNK = 500;
@@ -123,7 +126,8 @@ const CLIENTS = [
   {
     ip: '192.0.2.80',
     userAgent:
-      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 ' +
+      'Safari/605.1.15',
   },
   {
     ip: '203.0.113.151',
@@ -177,7 +181,8 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
   if (existing && !opts.replace) {
     throw new ApiError(
       'conflict',
-      `A demo account exists already (customer ${existing.customerId} '${DEMO_CUSTOMER}'); run \`npm run demo -- --replace\` to delete it with all its history and fill a new one`,
+      `A demo account exists already (customer ${existing.customerId} '${DEMO_CUSTOMER}'); run \`npm run demo -- ` +
+        `--replace\` to delete it with all its history and fill a new one`,
     );
   }
   // an empty database gets the administrator the first start would create (it creates none once users exist)
@@ -261,7 +266,8 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
 
     if (next > reported && (next - reported >= plans.length / 20 || next === plans.length)) {
       progress(
-        `demo: ${formatCount(next)} of ${formatCount(plans.length)} transactions, up to ${formatUnix(Math.min(end, now.getTime()) / 1000, 'YYYY-MM-DD HH:mm')} UTC`,
+        `demo: ${formatCount(next)} of ${formatCount(plans.length)} transactions, up to ` +
+          `${formatUnix(Math.min(end, now.getTime()) / 1000, 'YYYY-MM-DD HH:mm')} UTC`,
       );
       reported = next;
     }
@@ -280,7 +286,10 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
   };
 }
 
-/** Accepts a chunk through accept() (one commit), each message at its own time; returns the queued ones, claimed for their first attempt. */
+/**
+ * Accepts a chunk through accept() (one commit), each message at its own time; returns the queued ones, claimed for
+ * their first attempt.
+ */
 async function send(run: Run, customerId: number, chunk: Planned[]): Promise<Due[]> {
   const { ctx } = run;
   const prepared: PreparedMessage[] = [];

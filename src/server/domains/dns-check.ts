@@ -102,7 +102,9 @@ export function checkSpf(lookup: Lookup, expected: string): DnsCheck {
       ok: false,
       found: spf.join(' | '),
       expected,
-      detail: `${spf.length} SPF records found; there must be exactly one, or receivers fail every check (RFC 7208 §4.5: permerror)`,
+      detail:
+        `${spf.length} SPF records found; there must be exactly one, or receivers fail every check (RFC 7208 ` +
+        `§4.5: permerror)`,
     };
   }
   const want = expected.split(/\s+/).find((t) => /^include:/i.test(t)) ?? '';

@@ -230,8 +230,10 @@ function exportMail(
   ].join('\n');
   const escape = (s: string) =>
     s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-  const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
-<p>Your export of the ${escape(report)} report of <strong>${escape(what.groupName)}</strong> is ready (${what.rows} rows).</p>
+  const html =
+    `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
+<p>Your export of the ${escape(report)} report of <strong>${escape(what.groupName)}</strong> is ready (${what.rows} ` +
+    `rows).</p>
 <p><a href="${escape(url)}">Download the report</a> (sign in with your account).</p>
 <p style="color:#666">The file is kept for ${what.retentionDays} days.</p>
 </body></html>`;

@@ -117,7 +117,8 @@ export async function* exportRows(
 ): AsyncGenerator<ExportRowData> {
   const types = OUTCOME_EVENTS[reportType];
   const outcome = types
-    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in (${sql.join(types.map((x) => sql.lit(x)))}))`
+    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in
+      (${sql.join(types.map((x) => sql.lit(x)))}))`
     : sql<Date | null>`null::timestamptz`;
   const uniqueClicks =
     reportType === 'clicks'

@@ -29,7 +29,9 @@ export const refuseControlCharacters: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
-/** Methods the fetch standard forbids: a web Request cannot be built for them, so neither Hono nor Astro can see them. */
+/**
+ * Methods the fetch standard forbids: a web Request cannot be built for them, so neither Hono nor Astro can see them.
+ */
 export const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 /** Pages answer GET and HEAD; forms on the public pages (unsubscribe, domain verification) POST. */

@@ -39,7 +39,10 @@ export async function sumRequests(
   return Number(row.total);
 }
 
-/** The customer's totals per UTC day from `first` to `last` (both included), all groups together; days without rows are absent. */
+/**
+ * The customer's totals per UTC day from `first` to `last` (both included), all groups together; days without rows are
+ * absent.
+ */
 export async function totalsPerDay(
   db: Database,
   customerId: number,
@@ -74,7 +77,10 @@ export async function totalsPerGroup(
   return new Map(rows.map((row) => [Number(row.group_id), totalsOf(row)]));
 }
 
-/** One group's totals per UTC day from `first` to `last` (both included); days without rows are absent (group reports, docs/console-reports.md §7). */
+/**
+ * One group's totals per UTC day from `first` to `last` (both included); days without rows are absent (group reports,
+ * docs/console-reports.md §7).
+ */
 export async function groupTotalsPerDay(
   db: Database,
   customerId: number,

@@ -22,7 +22,7 @@
 //   Sort keys: trans_id, dateSent, firstOpenDate, firstClickDate, clicks, opens, bounceReceivedDated.
 // POST /v1/transaction-groups/overview  body { group_uuid, report_type?, start_date, end_date }
 // GET  /v1/transaction-groups/overview?group_uuid=…&start_date=…&end_date=…
-//   200 { overviewStats: { sent, delivered, failed, bounced, bouncesHard, bouncesSoft: { value, percentage } (of total),
+// 200 { overviewStats: { sent, delivered, failed, bounced, bouncesHard, bouncesSoft: { value, percentage } (of total),
 //         uniqueOpens, notOpened, uniqueClicks, notClicked: { value, percentage } (of delivered),
 //         totalOpens: { value }, totalClicks: { value }, total } }   percentage: per cent, 2 decimals
 // POST /v1/links  the report body;  GET /v1/links?group_uuid=…&start_date=…&end_date=…&page=…&order=…&order_by=…

@@ -114,7 +114,9 @@ export async function groupOf(db: Database, customerId: number, uuid: string | u
   return id;
 }
 
-/** A transaction row of a group report (docs/console-reports.md §3 "Transaction row"); dates unix seconds, 0 for none. */
+/**
+ * A transaction row of a group report (docs/console-reports.md §3 "Transaction row"); dates unix seconds, 0 for none.
+ */
 export interface ReportTransactionWire extends TransactionWire {
   trans_id: number;
   /** The date the report's table shows: sent (overview, sent), failed, bounced, first open, first click. */
@@ -151,7 +153,8 @@ async function rowExtras(
   if (ids.length === 0) return new Map();
   const types = OUTCOME_EVENTS[reportType];
   const outcome = types.length
-    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in (${sql.join(types.map((x) => sql.lit(x)))}))`
+    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in
+      (${sql.join(types.map((x) => sql.lit(x)))}))`
     : sql<Date | null>`null::timestamptz`;
   const rows = await db
     .selectFrom('transactions as t')
@@ -330,7 +333,9 @@ export interface LinkWire {
   unique_click_count: number;
 }
 
-/** POST v1/links and GET v1/links: one page of the group's links over the range (by the transactions' acceptance days). */
+/**
+ * POST v1/links and GET v1/links: one page of the group's links over the range (by the transactions' acceptance days).
+ */
 export async function groupLinks(
   db: Database,
   customerId: number,

@@ -53,7 +53,10 @@ export interface GroupWire {
   group_create_date: number;
   group_last_send_date: number;
   groupStats: {
-    /** Accepted transactions (the group list of docs/console-reports.md §2 shows Requests); an addition to the spec's fields. */
+    /**
+     * Accepted transactions (the group list of docs/console-reports.md §2 shows Requests); an addition to the spec's
+     * fields.
+     */
     tgs_total_requests: number;
     tgs_total_sent: number;
     tgs_total_failed: number;

@@ -26,9 +26,8 @@ export async function bumpLinkStats(db: Database, deltas: readonly { id: number;
      group by 1, 2, 3, 4
      order by 1, 2, 3, 4
     on conflict (customer_id, group_id, day, link_key)
-    do update set clicks = s.clicks + excluded.clicks, unique_clicks = s.unique_clicks + excluded.unique_clicks`.execute(
-    db,
-  );
+    do update set clicks = s.clicks + excluded.clicks, unique_clicks = s.unique_clicks +
+      excluded.unique_clicks`.execute(db);
 }
 
 export type LinkOrder = 'clicks' | 'unique_clicks' | 'url' | 'subject';

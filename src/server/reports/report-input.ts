@@ -139,7 +139,9 @@ function invalid(path: string, message: string): ApiError {
   return new ApiError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
 }
 
-/** The one value of two spellings of a field (docs/console.md §7 lists startDate and start_date); 400 when they differ. */
+/**
+ * The one value of two spellings of a field (docs/console.md §7 lists startDate and start_date); 400 when they differ.
+ */
 function oneOf(
   a: DateBound | undefined,
   b: DateBound | undefined,

@@ -65,7 +65,8 @@ function headerEnd(raw: Buffer): number {
 }
 
 /**
- * Removes every X-Transact-Group and X-Transact-Attachments header (with continuation lines); with `messageId`, replaces any
+ * Removes every X-Transact-Group and X-Transact-Attachments header (with continuation lines); with `messageId`,
+ * replaces any
  * Message-ID header (missing or unusable) with that one.
  */
 export function rewriteHeaders(raw: Buffer, messageId: string | null): Buffer {

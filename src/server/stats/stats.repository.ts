@@ -53,7 +53,9 @@ export async function bumpDailyStats(db: Database, deltas: StatDelta[]): Promise
     .execute();
 }
 
-/** Whether the customer has a sending-verified domain and at least one transaction: the home rule (docs/console.md §4). */
+/**
+ * Whether the customer has a sending-verified domain and at least one transaction: the home rule (docs/console.md §4).
+ */
 export async function hasVerifiedDomainAndTraffic(db: Database, customerId: number): Promise<boolean> {
   const verified = await db
     .selectFrom('domains')

@@ -43,7 +43,10 @@ export async function findListed(db: Database, customerId: number, emails: strin
   return listed;
 }
 
-/** Inserts the addresses with `origin`; an address already stored as spelled is left as it was. Returns how many were inserted. */
+/**
+ * Inserts the addresses with `origin`; an address already stored as spelled is left as it was. Returns how many were
+ * inserted.
+ */
 export async function insertSuppressions(
   db: Database,
   customerId: number,

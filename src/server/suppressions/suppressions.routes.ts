@@ -16,7 +16,10 @@ import {
   searchSuppressions,
 } from './suppressions.service.ts';
 
-/** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */
+/**
+ * POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue
+ * 19).
+ */
 export function answerSuppressionSearch(
   ctx: AppContext,
   customerId: number,

@@ -9,7 +9,10 @@ import * as repo from './suppressions.repository.ts';
 
 /** Lines one POST /v1/suppression may carry: a large paste, yet one bounded transaction. */
 export const MAX_EMAILS_PER_REQUEST = 10_000;
-/** Rows per page of POST /v1/suppression/search; the spec names none for this list, so its fixture page size (docs/console-reports.md §9: 10). */
+/**
+ * Rows per page of POST /v1/suppression/search; the spec names none for this list, so its fixture page size
+ * (docs/console-reports.md §9: 10).
+ */
 export const SUPPRESSION_PAGE_SIZE = 10;
 // an invalid line is echoed back; a pasted novel should not be
 const ECHO_MAX_CHARS = 120;

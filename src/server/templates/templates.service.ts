@@ -34,7 +34,10 @@ export const GALLERY_PAGE_SIZE = 100;
 /** Largest HTML plus text part of one template (issue 14: a 1 MB+ template is 413). */
 export const MAX_TEMPLATE_BYTES = 1024 * 1024;
 
-/** A template as the console and API show it (docs/console-reports.md §3, plus what sending by alias and the gallery need). */
+/**
+ * A template as the console and API show it (docs/console-reports.md §3, plus what sending by alias and the gallery
+ * need).
+ */
 export interface TemplateWire {
   id: string;
   name: string;
@@ -235,7 +238,14 @@ async function publishedColumns(ctx: AppContext, customerId: number, t: Publisha
   if (problems.length > 0) {
     throw new ApiError(
       'unprocessable',
-      `The template cannot be published: ${problems.map((p) => (p.path === 'name' || p.path === 'subject' || p.path === 'from_email' ? `${p.path}: ${p.message}` : `it does not compile: ${p.message}`)).join('; ')}`,
+      `The template cannot be published: ` +
+        `${problems
+          .map((p) =>
+            p.path === 'name' || p.path === 'subject' || p.path === 'from_email'
+              ? `${p.path}: ` + `${p.message}`
+              : `it does not compile: ${p.message}`,
+          )
+          .join('; ')}`,
       { details: problems },
     );
   }

@@ -184,7 +184,10 @@ export function rewriteTextLinks(text: string, opts: RewriteOptions): string {
 
 /** The open-tracking pixel: a 1×1 transparent GIF, kept out of the layout. */
 export function pixelTag(pixelUrl: string): string {
-  return `<img src="${escapeAttribute(pixelUrl)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+  return (
+    `<img src="${escapeAttribute(pixelUrl)}" width="1" height="1" alt="" ` +
+    `style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`
+  );
 }
 
 /** Inserts the pixel before the last </body>, or appends it when there is none. */

@@ -29,7 +29,9 @@ export async function isSuppressed(db: Database, customerId: number, email: stri
   return row !== undefined;
 }
 
-/** Adds the address with origin 'unsubscribe' (listed at `at`); false when an entry was there already (nothing changed). */
+/**
+ * Adds the address with origin 'unsubscribe' (listed at `at`); false when an entry was there already (nothing changed).
+ */
 export async function insertUnsubscribe(
   db: Database,
   customerId: number,

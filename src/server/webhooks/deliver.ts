@@ -131,7 +131,8 @@ export class WebhookSender {
     const started = performance.now();
     const headers = { ...prepared.headers };
     if (target.auth)
-      headers.authorization = `Basic ${Buffer.from(`${target.auth.username}:${target.auth.password}`).toString('base64')}`;
+      headers.authorization =
+        `Basic ` + `${Buffer.from(`${target.auth.username}:${target.auth.password}`).toString('base64')}`;
     if (prepared.body !== null) headers['content-length'] = String(Buffer.byteLength(prepared.body));
     const done = (r: Omit<AttemptResult, 'at' | 'durationMs'>): AttemptResult => ({
       at: now,

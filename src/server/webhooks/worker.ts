@@ -176,7 +176,10 @@ export class WebhookWorker {
     return claimed;
   }
 
-  /** Turns the claim's joined rows into targets (decrypting secrets only when the webhook changed) and builds missing payloads. */
+  /**
+   * Turns the claim's joined rows into targets (decrypting secrets only when the webhook changed) and builds missing
+   * payloads.
+   */
   #prepare(claimed: repo.ClaimedWithContext[]): void {
     const secrets = secretsOf(this.#ctx);
     for (const c of claimed) {

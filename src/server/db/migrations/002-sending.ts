@@ -23,9 +23,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn('revoked_at', 'timestamptz')
       .execute();
-    await sql`create index ${sql.raw(`${table}_customer_idx`)} on ${sql.table(table)} (customer_id) where revoked_at is null`.execute(
-      db,
-    );
+    await sql`create index ${sql.raw(`${table}_customer_idx`)} on ${sql.table(table)} (customer_id) where revoked_at
+      is null`.execute(db);
   }
 
   await db.schema

@@ -15,7 +15,8 @@ const COLUMNS = [
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const column of COLUMNS) await db.schema.alterTable('templates').addColumn(column, 'text').execute();
   // until now a save of a published template published it: what is stored is what was sent
-  await sql`update templates set published_subject = subject, published_text = content_text, published_from_name = from_name,
+  await sql`update templates set published_subject = subject, published_text = content_text, published_from_name =
+    from_name,
     published_from_email = from_email, published_reply_email = reply_email where status = 'published'`.execute(db);
 }
 

@@ -70,9 +70,11 @@ export async function syncGallery(db: Database): Promise<number> {
           .doUpdateSet({ ...columns, status: 'published', version: sql`templates.version + 1`, updated_at: sql`now()` })
           // another process may have written the same content since the read above
           .where(
-            sql<boolean>`(templates.name, templates.description, templates.subject, templates.content_html, templates.content_text,
+            sql<boolean>`(templates.name, templates.description, templates.subject, templates.content_html,
+              templates.content_text,
               templates.published_html, templates.published_subject, templates.published_text, templates.status)
-              is distinct from (excluded.name, excluded.description, excluded.subject, excluded.content_html, excluded.content_text,
+              is distinct from (excluded.name, excluded.description, excluded.subject, excluded.content_html,
+                excluded.content_text,
               excluded.published_html, excluded.published_subject, excluded.published_text, excluded.status)`,
           ),
       )
