@@ -43,17 +43,20 @@ const TAGS = [
   { name: 'Reference', description: 'This document.' },
 ];
 
-const made = new Map<string, Record<string, unknown>>();
+/** The OpenAPI 3.1 object the generator makes (openapi3-ts's OpenAPIObject). */
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+const made = new Map<string, OpenApiDocument>();
 const texts = new Map<string, string>();
 
 /** The document as an object, for `publicUrl` (made once per address; do not change it). */
-export function openApiDocument(publicUrl: string): Record<string, unknown> {
+export function openApiDocument(publicUrl: string): OpenApiDocument {
   let document = made.get(publicUrl);
   if (!document) made.set(publicUrl, (document = makeDocument(publicUrl)));
   return document;
 }
 
-function makeDocument(publicUrl: string): Record<string, unknown> {
+function makeDocument(publicUrl: string): OpenApiDocument {
   const registry = new OpenAPIRegistry();
   for (const [name, scheme] of Object.entries(SECURITY_SCHEMES))
     registry.registerComponent('securitySchemes', name, scheme);
@@ -102,7 +105,7 @@ function makeDocument(publicUrl: string): Record<string, unknown> {
       multipart: op.form?.mediaType === 'multipart/form-data' && op.path.endsWith('/groups'),
     });
   }
-  return document as unknown as Record<string, unknown>;
+  return document;
 }
 
 /** The document as JSON text, made on first use. */

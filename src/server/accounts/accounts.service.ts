@@ -59,7 +59,10 @@ export function customerToWire(c: CustomerView): CustomerWire {
 }
 
 export function userToWire(u: UserView): UserWire {
-  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yn(u[`can_${p}`])])) as unknown as UserWire;
+  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yn(u[`can_${p}`])])) as Record<
+    `user_can_${Permission}`,
+    YesNo
+  >;
   return { ...flags, user_id: u.id, user_name: u.name, user_email: u.email, user_profile_picture: u.picture_url };
 }
 

@@ -139,7 +139,7 @@ export async function listGroups(
     query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return {
-    rows: rows.map((r) => ({ ...(r as unknown as GroupRow), asset_count: Number(r.asset_count ?? 0) })),
+    rows: rows.map((r) => ({ ...(r as GroupRow), asset_count: Number(r.asset_count ?? 0) })),
     total: Number(count.n),
   };
 }

@@ -68,10 +68,11 @@ const MAX_POLICY_BYTES = 64 * 1024;
  * given to this service's config counts even when the process was started without it.
  */
 export function trustedCas(extraFile: string | undefined): string[] {
-  const get = (tls as unknown as { getCACertificates?: (kind: string) => string[] }).getCACertificates;
+  // absent before Node 22.15 (the engines field allows 22.12), which its typings do not say
+  const get: typeof tls.getCACertificates | undefined = tls.getCACertificates;
   const cas = new Set<string>(tls.rootCertificates);
   if (get) {
-    for (const kind of ['default', 'system']) {
+    for (const kind of ['default', 'system'] as const) {
       try {
         for (const c of get(kind)) cas.add(c);
       } catch {

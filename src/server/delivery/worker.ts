@@ -244,10 +244,11 @@ export class DeliveryWorker {
     const { config } = this.#ctx;
     const envelope = { from: verpAddress(config.secret!, tx.uuid, returnPathDomainOf(this.#ctx)), to: [tx.to_email] };
     // nodemailer's types say string; its signer passes the key to crypto.Sign, which takes a KeyObject
+    // (parsed once per domain): the intersection lets the KeyObject into the string-typed field
     const dkim = {
       domainName: message.domain,
       keySelector: message.dkim_selector,
-      privateKey: this.#privateKey(message) as unknown as string,
+      privateKey: this.#privateKey(message) as KeyObject & string,
     };
     // System mail (a system customer's: domain verification, and whatever later goes through
     // systemSender) is the service's own, not marketing: no pixel, no link rewriting and no

@@ -31,7 +31,7 @@ const STRESSED_IDLE_TIMEOUT_MS = 10_000;
 const IDLE_LINE = '421 4.4.2 Idle too long, closing connection\r\n';
 const SHUTDOWN_LINE = '421 4.3.2 Service shutting down, try again later\r\n';
 
-/** The connection object smtp-server keeps per session (the parts used here; not in its types). */
+/** The connection object smtp-server keeps per session: the parts of its SMTPConnection used here. */
 interface Connection {
   session: SMTPServerSession;
   send(code: number, message: string): void;
@@ -213,7 +213,7 @@ export async function startSubmissionServer(
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
+        if (stream.sizeExceeded) {
           return callback(
             smtpError(552, `5.3.4 Message exceeds the size limit of ${config.smtpMaxMessageBytes} bytes`),
           );
@@ -250,7 +250,7 @@ export async function startSubmissionServer(
     return undefined;
   };
 
-  const connections = () => smtp.connections as unknown as Set<Connection>;
+  const connections = (): Set<Connection> => smtp.connections;
   const closeSession = (session: SMTPServerSession) => {
     for (const c of connections()) if (c.session === session) c.send(421, SHUTDOWN_LINE.slice(4, -2));
   };
@@ -346,7 +346,7 @@ export async function startSubmissionServer(
 
 /** Checks and stores one message received over SMTP; resolves with the transaction uuids. */
 async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buffer): Promise<string> {
-  const customerId = session.user as unknown as number;
+  const customerId = session.user as number;
   if (findBareLineBreak(raw) >= 0)
     throw smtpError(554, '5.6.0 Message contains a bare CR or LF; lines must end with CRLF');
   const parsed = parseMessageHeaders(raw);

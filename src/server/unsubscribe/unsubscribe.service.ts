@@ -29,7 +29,7 @@ export const UNSUBSCRIBED_MESSAGE = 'You have been unsubscribed.';
 export const RESUBSCRIBED_MESSAGE = 'You have been resubscribed.';
 export const INVALID_LINK_MESSAGE = 'This unsubscribe link is not valid.';
 
-/** The transaction an id names; a malformed id is as unknown as a missing one (never a 500 from the uuid column). */
+/** The transaction an id names; a malformed id is treated like a missing one (never a 500 from the uuid column). */
 async function target(db: AppContext['db'], transactionId: string): Promise<UnsubscribeTarget> {
   const found = UUID.test(transactionId) ? await findTransactionByUuid(db, transactionId.toLowerCase()) : undefined;
   if (!found) throw new ApiError('not_found', INVALID_LINK_MESSAGE);
