@@ -5,7 +5,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode } from './error-codes.ts';
 
-export { ERROR_STATUS, type ErrorCode } from './error-codes.ts';
 const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 /** What each code means, for the document's error descriptions. */

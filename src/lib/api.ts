@@ -41,8 +41,6 @@ function createClient(redirectOnAuthError: boolean) {
 
 /** For every console call. */
 export const api = createClient(true);
-/** For the sign-in page, where 401 is an answer to show, not a reason to leave. */
-export const publicApi = createClient(false);
 
 /** A call's address: the path with its `{name}` parameters filled in, each encoded. */
 export function pathOf(template: string, params: Record<string, unknown> | undefined): string {
@@ -80,8 +78,6 @@ type CallOptionsArg<K extends CallKey> =
  * /v1/templates/search', { body })` checks the body and types the answer from the operation's schemas.
  */
 export const call = typedCall(api);
-/** The same for the sign-in page (no redirect on 401). */
-export const publicCall = typedCall(publicApi);
 
 /** The server's message from a failed call, or `fallback`. */
 export function errorMessage(err: unknown, fallback: string): string {

@@ -18,10 +18,6 @@ export const REPORT_LABELS: Record<ReportType, string> = {
   bounced: 'Bounced',
 };
 
-export function isReportType(value: string): value is ReportType {
-  return (REPORT_TYPES as readonly string[]).includes(value);
-}
-
 /** docs/console-reports.md §2: the title of each report page. */
 export function reportTitle(type: ReportType): string {
   return `Transaction Group: ${REPORT_LABELS[type]}`;

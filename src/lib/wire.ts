@@ -13,6 +13,5 @@ export type GroupWire = GroupPage['data'][number];
 export type WebhookLogWire = AnswerOf<'POST /v1/webhook-logs'>['data'][number];
 export type LogProgress = WebhookLogWire['progress'];
 export type WebhookLogDetail = AnswerOf<'GET /v1/webhook-logs/{id}'>;
-export type WebhookAttemptWire = WebhookLogDetail['attempts'][number];
 export type TemplateWire = AnswerOf<'GET /v1/templates/{id}'>['template'];
 export type SessionWire = AnswerOf<'GET /v1/verify_auth'>;

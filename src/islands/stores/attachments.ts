@@ -3,7 +3,7 @@
 // with its search, page and selected row; the link being edited with its files, uploads and
 // pending request; and the actions behind every button. Uploads go through XMLHttpRequest for
 // real upload progress (fetch has none).
-import { atom, computed } from 'nanostores';
+import { atom } from 'nanostores';
 import { call, errorMessage } from '../../lib/api.ts';
 import type { LinkState } from '../../lib/attachment-state.ts';
 import { addDaysToMoment } from '../../lib/dates.ts';
@@ -89,7 +89,6 @@ export function seedList(first: ListPage): void {
 }
 export const search = atom('');
 export const selectedId = atom<number | null>(null);
-export const selected = computed([list, selectedId], (l, id) => l.data.find((g) => g.id === id) ?? null);
 
 let latest = 0;
 export async function loadList(page = list.get().page): Promise<void> {

@@ -6,11 +6,11 @@
 import { atom } from 'nanostores';
 import { call, errorMessage } from '../../lib/api.ts';
 import { ALERT_MS } from '../../lib/timings.ts';
-import type { PageMeta, WebhookAttemptWire, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../lib/wire.ts';
+import type { PageMeta, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../lib/wire.ts';
 import { showAlert } from './alerts.ts';
 
 // the server's wire shapes (types only: nothing of the server reaches the browser)
-export type { WebhookAttemptWire as WebhookAttempt, WebhookLogDetail, WebhookLog };
+export type { WebhookLogDetail, WebhookLog };
 
 /** 'unset': nothing loaded in this browser yet; the island shows the page the server rendered (issue 19). */
 export type LogsState =

@@ -405,10 +405,7 @@ export type Customer = Selectable<CustomersTable>;
 export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
-export type Session = Selectable<SessionsTable>;
 export type Domain = Selectable<DomainsTable>;
-export type Transaction = Selectable<TransactionsTable>;
-export type Message = Selectable<MessagesTable>;
 
 /** Online attachments (migration 011, issue 15): a download link. */
 export interface AttachmentGroupsTable {
