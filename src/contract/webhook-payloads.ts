@@ -1,7 +1,7 @@
 // What the account's webhook receives (docs/webhooks.md), as OpenAPI `webhooks`: one entry per
 // event type, each with the `standard` and the `legacy` field sets and the signature headers.
 import { z } from '@hono/zod-openapi';
-import { WEBHOOK_EVENT_TYPES } from '../server/webhooks/outbox.ts';
+import type { WEBHOOK_EVENT_TYPES } from '../server/webhooks/outbox.ts';
 
 // What happened on the wire with direct MX delivery (issue 22); null through SMTP_RELAY_URL
 const WIRE_FIELDS = {

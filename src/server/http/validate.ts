@@ -2,7 +2,7 @@
 // but breaks the schema is 400 validation_failed with one entry per problem, so clients can fix
 // every field at once.
 import type { Context } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError } from './errors.ts';
 
 function describe(error: z.ZodError): { path: string; message: string }[] {
