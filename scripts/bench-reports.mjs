@@ -432,7 +432,8 @@ async function measureAll(engine, prepared) {
       for (const [k, p] of prepared.entries()) times[k].push(await timeCall(p.app, p.cookie, p.calls[c]));
     }
     for (const [k, p] of prepared.entries()) {
-      const r = (results[k][name] = summarise(times[k], p.calls[c]));
+      const r = summarise(times[k], p.calls[c]);
+      results[k][name] = r;
       log(
         `${engine} ${p.size}: ${name}: p50 ${r.p50_ms} ms, p95 ${r.p95_ms} ms${
           r.meets_target === false ? `  (target ` + `${r.target_p95_ms} ms)` : ''

@@ -392,8 +392,7 @@ async function startService(engineState, { roles, ports, sinkPort, workDir, labe
   const onData = (chunk) => {
     logStream.write(chunk);
     buffered += chunk.toString('utf8');
-    let nl;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
       let entry;
@@ -420,7 +419,10 @@ async function startService(engineState, { roles, ports, sinkPort, workDir, labe
     }
     if (Date.now() > until) throw new Error(`the service did not become ready in 120 s; log: ${logFile}`);
     const ready = await fetch(`http://127.0.0.1:${ports.http}/readyz`)
-      .then(async (res) => (await res.arrayBuffer(), res.ok))
+      .then(async (res) => {
+        await res.arrayBuffer();
+        return res.ok;
+      })
       .catch(() => false);
     if (ready && (!roles.includes('smtp') || (await tcpOpen(ports.smtp)))) break;
     await sleep(100);

@@ -206,7 +206,10 @@ try {
     statuses: Object.fromEntries(
       Object.entries(runs).map(([k, ws]) => [
         k,
-        ws.reduce((t, w) => (Object.entries(w.tally).forEach(([s, n]) => (t[s] = (t[s] ?? 0) + n)), t), {}),
+        ws.reduce((t, w) => {
+          for (const [s, n] of Object.entries(w.tally)) t[s] = (t[s] ?? 0) + n;
+          return t;
+        }, {}),
       ]),
     ),
   };

@@ -79,6 +79,7 @@ try {
       for (const name of created) await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     });
+    // biome-ignore lint/correctness/useHookAtTopLevel: the harness's method, not a React hook
     run.useDatabases(async () => {
       const name = `bench_webhooks_${process.pid}_${created.length}`;
       await admin.query(`create database ${name}`);

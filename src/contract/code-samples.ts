@@ -55,7 +55,9 @@ export function codeSamples(input: SampleInput): CodeSample[] {
     curl.push(`-H 'Content-Type: application/json'`, `--data '${json.replace(/'/g, "'\\''")}'`);
 
   const headers: string[] = [];
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own JavaScript template literal
   if (apiKey) headers.push('Authorization: `Bearer ${process.env.TRANSACT_API_KEY}`');
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own JavaScript template literal
   if (session) headers.push('Cookie: `transact_session=${process.env.TRANSACT_SESSION}`', "'Request-Type': 'ui'");
   if (json !== undefined && writes && !input.multipart) headers.push("'Content-Type': 'application/json'");
   const nodeLines = [`const res = await fetch('${url}', {`, `  method: '${method}',`];

@@ -52,7 +52,10 @@ const texts = new Map<string, string>();
 /** The document as an object, for `publicUrl` (made once per address; do not change it). */
 export function openApiDocument(publicUrl: string): OpenApiDocument {
   let document = made.get(publicUrl);
-  if (!document) made.set(publicUrl, (document = makeDocument(publicUrl)));
+  if (!document) {
+    document = makeDocument(publicUrl);
+    made.set(publicUrl, document);
+  }
   return document;
 }
 
@@ -111,6 +114,9 @@ function makeDocument(publicUrl: string): OpenApiDocument {
 /** The document as JSON text, made on first use. */
 export function openApiText(publicUrl: string): string {
   let text = texts.get(publicUrl);
-  if (text === undefined) texts.set(publicUrl, (text = JSON.stringify(openApiDocument(publicUrl))));
+  if (text === undefined) {
+    text = JSON.stringify(openApiDocument(publicUrl));
+    texts.set(publicUrl, text);
+  }
   return text;
 }

@@ -134,7 +134,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
 
   const pending = $status === 'pending' || $loadFailed;
   const add = (files: FileList | null) => {
-    if (!files || !files.length) return;
+    if (!files?.length) return;
     // a name still being typed is the name the first upload creates the link with
     if (editingName) commitEdit();
     void uploadFiles([...files]);

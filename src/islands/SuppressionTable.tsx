@@ -50,7 +50,7 @@ function Pager({ meta }: { meta: PageMeta }) {
         Displaying {first}-{shownTo} of {total}
       </p>
       {last > 1 && (
-        <nav className="pagination is-small" role="navigation" aria-label="Pages">
+        <nav className="pagination is-small" aria-label="Pages">
           <button type="button" className="pagination-previous" disabled={page <= 1} onClick={() => goToPage(page - 1)}>
             Previous
           </button>

@@ -124,7 +124,10 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
   return (
     <form
       className="template-editor"
-      onSubmit={(e) => (e.preventDefault(), void save())}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
       data-request-status={$status}
       data-testid="template-editor"
     >

@@ -69,7 +69,10 @@ export default function TemplatePicker({ initialTab = 'user' }: { initialTab?: T
                 role="tab"
                 href={`#${t.id}`}
                 aria-selected={tab === t.id}
-                onClick={(e) => (e.preventDefault(), setTab(t.id))}
+                onClick={(e) => {
+                  e.preventDefault();
+                  setTab(t.id);
+                }}
                 data-testid={`tab-${t.id}`}
               >
                 {t.label}
@@ -85,7 +88,10 @@ export default function TemplatePicker({ initialTab = 'user' }: { initialTab?: T
           placeholder="Search"
           aria-label="Search templates by name"
           value={text}
-          onChange={(e) => (setText(e.target.value), search.current(e.target.value.trim()))}
+          onChange={(e) => {
+            setText(e.target.value);
+            search.current(e.target.value.trim());
+          }}
           data-testid="picker-search"
         />
       </div>

@@ -344,6 +344,9 @@ async function execute(ctx: AppContext, command: string, values: Values, console
   }
 }
 
+/** The command line read by `options` (throws on an unknown option or a missing value). */
+const parseArgv = (argv: string[]) => parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+
 /**
  * Runs one command line (the arguments after `admin`) and resolves with its exit code; output goes
  * through `console`. Given `open`, the command runs on that context (tests keep one open across
@@ -354,9 +357,9 @@ export async function main(
   console: AdminOutput = globalThis.console,
   open?: AppContext,
 ): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgv>;
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgv(argv);
   } catch (err) {
     console.error(`admin: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -390,7 +393,7 @@ export async function main(
 
   if (open) return execute(open, command, { ...values, _positional: extra[0] }, console);
 
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (err) {

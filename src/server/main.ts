@@ -94,7 +94,7 @@ function rolesFromArgs(argv: string[]): string | undefined {
 
 async function main(): Promise<void> {
   const roleArg = rolesFromArgs(process.argv.slice(2));
-  let config;
+  let config: Config;
   try {
     config = loadConfig(roleArg ? { ...process.env, ROLES: roleArg } : process.env);
   } catch (err) {

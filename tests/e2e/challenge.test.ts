@@ -77,6 +77,7 @@ describe('/login?install_url= (parent platform sign-in)', () => {
     expect(call.method()).toBe('POST');
     expect(call.postDataJSON()).toEqual({ installUrl: `${PARENT}/install`, redirect: 'unauthorized' });
     await expect(page.title()).resolves.toBe('Loading');
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, what a person reads
     await expect(page.locator('[data-testid=challenge-card]').innerText()).resolves.toBe('Loading');
     await expect(page.textContent('[data-testid=version]')).resolves.toBe(`Version ${version}`);
     await screenshot(page, 'challenge-loading');

@@ -182,7 +182,7 @@ describe('islands from any page address (Chromium)', () => {
   // on this branch the shell's fixed side menu makes every console page 511 px wide at 390.
   it.each(Object.entries({ desktop: VIEWPORTS.desktop }))(
     'the Not Found page passes the page checks (%s)',
-    async (name, viewport) => {
+    async (_name, viewport) => {
       const { context, page } = await openPage(browser, server.baseUrl);
       await signInThroughForm(page, server.baseUrl, EMAIL, PASSWORD);
       await page.setViewportSize(viewport);

@@ -71,10 +71,12 @@ async function delivered(): Promise<{ to: string; uuid: string; headerUrl: strin
   const to = address();
   const { uuid } = await send(to);
   const deadline = Date.now() + 15_000;
-  let raw: string | undefined;
-  while (!(raw = sink.messages.find((m) => m.to.includes(to))?.raw.toString())) {
+  const delivered = () => sink.messages.find((m) => m.to.includes(to))?.raw.toString();
+  let raw = delivered();
+  while (!raw) {
     if (Date.now() > deadline) throw new Error(`no delivery to ${to}`);
     await new Promise((r) => setTimeout(r, 25));
+    raw = delivered();
   }
   const headerUrl = /^List-Unsubscribe:\s*<([^>]+)>/m.exec(raw.replace(/\r\n(?=[ \t])/g, ''))![1];
   expect(headerUrl).toBe(`${server.baseUrl}/header-unsubscribe/${uuid}`);

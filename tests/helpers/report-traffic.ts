@@ -178,7 +178,7 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
     );
     if (res.status !== 202) throw new Error(`POST /v1/mail: ${res.status} ${await res.text()}`);
     const data = ((await res.json()) as { data: { trans_uuid: string }[] }).data;
-    locals.forEach((local, i) => (uuid[local] = data[i].trans_uuid));
+    for (const [i, local] of locals.entries()) uuid[local] = data[i].trans_uuid;
   };
   await send('Orders', ORDERS, { headers: { 'X-Campaign': 'spring' } });
   await send('Welcome', WELCOME);

@@ -155,8 +155,12 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       let stdout = '';
       let stderr = '';
       const output = {
-        log: (...a: unknown[]) => void (stdout += `${format(...a)}\n`),
-        error: (...a: unknown[]) => void (stderr += `${format(...a)}\n`),
+        log: (...a: unknown[]) => {
+          stdout += `${format(...a)}\n`;
+        },
+        error: (...a: unknown[]) => {
+          stderr += `${format(...a)}\n`;
+        },
       };
       const code = await adminMain(args, output, ctx);
       if (code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${code}:\n${stderr}${stdout}`);

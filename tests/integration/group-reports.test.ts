@@ -92,7 +92,7 @@ beforeAll(async () => {
   receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
 
   const locals = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
-  (await send('Orders', locals)).forEach((id, i) => (uuid[locals[i]] = id));
+  for (const [i, id] of (await send('Orders', locals)).entries()) uuid[locals[i]] = id;
   [uuid.r7] = await send('Other', ['r7']);
   await until('5 + 1 deliveries and the 550', async () => {
     const rows = await Promise.all(Object.values(uuid).map(row));

@@ -89,7 +89,7 @@ beforeAll(async () => {
 
   const bulk = Array.from({ length: 12 }, (_, i) => `bulk${i + 1}@delta.example`);
   const s0 = await a.send('2025-03-01T10:00:00Z', 'Bulk', bulk);
-  s0.forEach((uuid, i) => (id[`bulk${i + 1}`] = uuid));
+  for (const [i, uuid] of s0.entries()) id[`bulk${i + 1}`] = uuid;
   [id.alice, id.bob] = await a.send('2025-03-10T12:00:00Z', 'Welcome', ['alice@alpha.example', 'bob@beta.example'], {
     headers: { 'X-Campaign': 'spring' },
   });

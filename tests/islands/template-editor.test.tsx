@@ -113,7 +113,7 @@ describe('Template editor: request states (docs/console-reports.md §4 "Editor r
     expect(screen.getByTestId<HTMLButtonElement>('save').disabled).toBe(true);
     expect(screen.getByTestId<HTMLButtonElement>('publish').disabled).toBe(true);
     const put = calls.find((c) => c.method === 'PUT');
-    expect((put?.body as { status?: string }).status).toBe('draft');
+    expect((put?.body as { status?: string } | undefined)?.status).toBe('draft');
     await act(async () => answer.resolve(json({ template: wire({ name: 'Receipt' }), message: 'Save complete' })));
     await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('resolved'));
     expect(alerts()).toContain('Save complete');
@@ -197,7 +197,7 @@ describe('Template editor: what Publish needs, at each field (issue 19)', () => 
     await openEditor();
     await click(screen.getByTestId('publish'));
     await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('rejected'));
-    expect((calls.find((c) => c.method === 'PUT')?.body as { status?: string }).status).toBe('published');
+    expect((calls.find((c) => c.method === 'PUT')?.body as { status?: string } | undefined)?.status).toBe('published');
     expect(screen.getByTestId('error-from-email').textContent).toMatch(/shop.example is not a verified sending domain/);
     expect(screen.getByTestId('error-html').textContent).toMatch(
       /line 2, column 5: parse error: expecting 'ID', got 'INVALID'/,

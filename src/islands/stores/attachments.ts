@@ -418,7 +418,7 @@ export async function uploadFiles(files: File[]): Promise<void> {
   try {
     groupId = await ensureGroup();
   } catch (err) {
-    items.forEach((i) => drop(i.item.key));
+    for (const i of items) drop(i.item.key);
     say('danger', `Unable to upload file: ${errorMessage(err, 'the link could not be created')}`);
     return;
   }

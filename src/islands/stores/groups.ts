@@ -1,7 +1,7 @@
 // The Groups tab of Transactions (docs/console.md §2, §4, §7): the query (search text, sort, page), the
 // loaded page of groups, and the actions behind its search box, sortable headers and pager.
 import { atom } from 'nanostores';
-import type { GroupPage, GroupWire } from '../../lib/wire.ts';
+import type { GroupWire } from '../../lib/wire.ts';
 import { call } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';

@@ -14,7 +14,6 @@ import {
   type FieldErrors,
   type PublishField,
   type TemplateFields,
-  type TemplateWire,
   fieldsFor,
   publishProblems,
   initialDifferentReplyTo,
@@ -69,11 +68,6 @@ function noteCompileError(problems: Problem[]): void {
   compileError.set(
     html ? { line: html.line!, column: html.column ?? 1, message: html.message ?? 'The HTML does not compile' } : null,
   );
-}
-
-interface DomainWire {
-  domain_domain: string;
-  domain_sending_verified: 'yes' | 'no';
 }
 
 /** Opens the editor: /templates/create/new (blank), /templates/create/{id} (a copy), /templates/edit/{id}. */

@@ -173,7 +173,7 @@ export function classifyRecipient(r: DsnRecipient): BounceClassification {
   // X.0.0 is "other or undefined" (RFC 3463 §3.1): a more specific code of the same class in the
   // diagnostic says more
   const status =
-    fromStatus && fromStatus.endsWith('.0.0') && fromDiagnostic?.[0] === fromStatus[0]
+    fromStatus?.endsWith('.0.0') && fromDiagnostic?.[0] === fromStatus[0]
       ? fromDiagnostic
       : (fromStatus ?? fromDiagnostic);
   const reason = diagnostic || (status ? `Status ${status}` : 'no status given');

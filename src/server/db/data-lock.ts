@@ -38,7 +38,7 @@ function alive(pid: number, started?: string): boolean {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
   const stat = procStat(pid);
-  if (!stat) return existsSync('/proc/self/stat') ? false : true; // gone between the two looks, or no /proc to ask
+  if (!stat) return !existsSync('/proc/self/stat'); // gone between the two looks, or no /proc to ask
   if (stat.state === 'Z' || stat.state === 'X') return false; // exited, waiting to be reaped
   return started === undefined || stat.started === started;
 }

@@ -64,7 +64,9 @@ export function createTransportPool(config: Config): TransportPool {
       async routeFor() {
         return { key: 'relay', transport: get('relay', relay) };
       },
-      close: () => pools.forEach((t) => t.close()),
+      close: () => {
+        for (const t of pools.values()) t.close();
+      },
     };
   }
 

@@ -148,7 +148,7 @@ export function checkDkim(lookup: Lookup, expected: string): DnsCheck {
   const found = lookup.values.join(' | ');
   const first = keys[0].tags;
   // RFC 6376 §3.6.1: v=, when present, is "DKIM1"; p= is required, and empty means revoked
-  if (!first || !first.has('p') || (first.has('v') && first.get('v') !== 'DKIM1')) {
+  if (!first?.has('p') || (first.has('v') && first.get('v') !== 'DKIM1')) {
     return {
       ok: false,
       found,

@@ -108,7 +108,7 @@ export async function requireSendingDomain(
   let hit = cache.get(key);
   if (!hit) {
     const domain = await repo.findCustomerDomain(ctx.db, customerId, fromDomain);
-    if (!domain || !domain.sending_verified) {
+    if (!domain?.sending_verified) {
       throw new ApiError(
         'domain_not_verified',
         `The domain ${fromDomain} is not a verified sending domain of this account`,

@@ -91,13 +91,13 @@ function verificationMail(from: Submission['from'], to: string, domain: string, 
     `The link works once and expires in ${VERIFICATION_TTL_HOURS} hours. If you did not expect this message, ignore ` +
       `it: nothing changes until the link is confirmed.`,
   ].join('\n');
-  const escape = (s: string) =>
+  const escapeHtml = (s: string) =>
     s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const html =
     `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
-<p>Someone asked to send email from <strong>${escape(domain)}</strong> through Transact.</p>
-<p>If that was you or your team, open this link and press Confirm to verify ${escape(domain)}:</p>
-<p><a href="${escape(url)}">Verify ${escape(domain)}</a></p>
+<p>Someone asked to send email from <strong>${escapeHtml(domain)}</strong> through Transact.</p>
+<p>If that was you or your team, open this link and press Confirm to verify ${escapeHtml(domain)}:</p>
+<p><a href="${escapeHtml(url)}">Verify ${escapeHtml(domain)}</a></p>
 <p style="color:#666">The link works once and expires in ${VERIFICATION_TTL_HOURS} hours. If you did not expect this ` +
     `message, ignore it: nothing changes until the link is confirmed.</p>
 </body></html>`;

@@ -167,7 +167,7 @@ export async function openDownload(
   if (check === 'expired')
     throw new ApiError('forbidden', 'This download link has expired: open the export page again');
   const job = await repo.findExport(ctx.db, session.customerId, id);
-  if (!job || job.status !== 'ready' || !job.file_key || job.expires_at <= now)
+  if (job?.status !== 'ready' || !job.file_key || job.expires_at <= now)
     throw new ApiError('not_found', 'No such export');
   const stat = await ctx.storage.stat(job.file_key);
   const body = await ctx.storage.get(job.file_key);
@@ -228,13 +228,13 @@ function exportMail(
     '',
     `The file is kept for ${what.retentionDays} days.`,
   ].join('\n');
-  const escape = (s: string) =>
+  const escapeHtml = (s: string) =>
     s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const html =
     `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
-<p>Your export of the ${escape(report)} report of <strong>${escape(what.groupName)}</strong> is ready (${what.rows} ` +
+<p>Your export of the ${escapeHtml(report)} report of <strong>${escapeHtml(what.groupName)}</strong> is ready (${what.rows} ` +
     `rows).</p>
-<p><a href="${escape(url)}">Download the report</a> (sign in with your account).</p>
+<p><a href="${escapeHtml(url)}">Download the report</a> (sign in with your account).</p>
 <p style="color:#666">The file is kept for ${what.retentionDays} days.</p>
 </body></html>`;
   return {

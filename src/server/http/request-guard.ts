@@ -39,8 +39,11 @@ export const PAGE_METHODS = ['GET', 'HEAD', 'POST'];
 
 const API_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
+/** What the guard and the HTTP server use of the API app (any env): its route list and its fetch. */
+export type ApiApp = Pick<Hono, 'routes' | 'fetch'>;
+
 /** The methods the API's routes serve at a path (HEAD wherever GET is); empty when no route has the path. */
-export function apiMethodsFinder(api: Hono<any>): (path: string) => string[] {
+export function apiMethodsFinder(api: ApiApp): (path: string) => string[] {
   let router: TrieRouter<true> | undefined;
   return (path) => {
     if (!router) {

@@ -7,11 +7,12 @@ import type { Duplex } from 'node:stream';
 import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
 import sirv from 'sirv';
-import type { Hono } from 'hono';
+
 import type { AppContext } from '../context.ts';
 import type { PageBridge } from '../page-bridge.ts';
 import { ApiError } from './errors.ts';
 import {
+  type ApiApp,
   FORBIDDEN_METHODS,
   PAGE_METHODS,
   apiMethodsFinder,
@@ -29,7 +30,7 @@ type NodeHandler = (
 
 export interface HttpServerOptions {
   ctx: AppContext;
-  api: Hono<any>;
+  api: ApiApp;
   /** Astro's middleware-mode handler (dist/server/entry.mjs). */
   pages?: NodeHandler;
   /** What pages get in Astro.locals. */
@@ -135,7 +136,7 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       return;
     }
     standardReasonPhrase(res);
-    compress(req as any, res as any, () => {
+    compress(req as Parameters<typeof compress>[0], res as Parameters<typeof compress>[1], () => {
       void opts.pages!(req, res, () => notFound(res), locals);
     });
   };

@@ -144,7 +144,7 @@ class AcceptQueue {
         const results = await this.ctx.db
           .transaction()
           .execute((trx) => writeJobs(trx, jobs, this.#notifyOthers, this.ctx));
-        jobs.forEach((job, i) => job.resolve(results[i]));
+        for (const [i, job] of jobs.entries()) job.resolve(results[i]);
       } catch (err) {
         if (jobs.length === 1) {
           jobs[0].reject(await this.#explain(jobs[0], err));

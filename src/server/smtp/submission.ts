@@ -19,7 +19,6 @@ import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
 import { databaseAnswers } from '../db/database.ts';
 import { belowFreeSpaceFloor } from '../storage/free-space.ts';
 import { parseMessageHeaders } from './headers.ts';
-import type { Address } from '../db/schema.ts';
 
 const MAX_AUTH_FAILURES = 5;
 const MAX_CLIENTS = 1000;
@@ -384,7 +383,7 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
   };
   const added = parsed.messageId ? null : `<${randomUUID()}@${domainOf(fromEmail)}>`;
   const messageIdHeader = added ?? parsed.messageId!;
-  let prepared;
+  let prepared: Awaited<ReturnType<typeof prepare>>;
   try {
     prepared = await prepare(ctx, customerId, submission, {
       raw: rewriteHeaders(raw, added),

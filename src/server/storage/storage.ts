@@ -2,7 +2,7 @@
 // scale): report exports (issue 13) and online attachments and branding logos (issue 15). Every
 // read and write is a stream, so memory stays bounded whatever the file's size. Keys are made by us
 // ('<area>/<uuid>'), never from a user's file name.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { type Dirent, createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -105,7 +105,7 @@ export function localStorage(root: string): Storage {
     },
     async *list(prefix) {
       const walk = async function* (dir: string): AsyncGenerator<StoredObject> {
-        let entries;
+        let entries: Dirent[];
         try {
           entries = await readdir(dir, { withFileTypes: true });
         } catch {

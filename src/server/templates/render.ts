@@ -96,7 +96,7 @@ export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; opti
   const optional = new Set<string>();
   let guarded = new Set<string>();
   const path = (n: Node | undefined, into: Set<string>) => {
-    if (!n || n.type !== 'PathExpression') return;
+    if (n?.type !== 'PathExpression') return;
     const p = n as hbs.AST.PathExpression;
     if (
       p.data ||
@@ -114,7 +114,7 @@ export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; opti
     if (n.type === 'SubExpression') {
       const s = n as hbs.AST.SubExpression;
       s.params.forEach(expr);
-      s.hash?.pairs.forEach((pair) => expr(pair.value));
+      for (const pair of s.hash?.pairs ?? []) expr(pair.value);
     } else path(n, required);
   };
   const walk = (program: hbs.AST.Program | undefined) => {
@@ -124,11 +124,11 @@ export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; opti
         const helper = m.params.length > 0 || (m.hash?.pairs.length ?? 0) > 0;
         if (!helper) path(m.path, required);
         m.params.forEach(expr);
-        m.hash?.pairs.forEach((pair) => expr(pair.value));
+        for (const pair of m.hash?.pairs ?? []) expr(pair.value);
       } else if (st.type === 'BlockStatement') {
         const b = st as hbs.AST.BlockStatement;
         const name = (b.path as hbs.AST.PathExpression).original;
-        if (name === 'if' || name === 'unless') b.params.forEach((p) => path(p, optional));
+        if (name === 'if' || name === 'unless') for (const p of b.params) path(p, optional);
         else b.params.forEach(expr);
         if (name === 'each' || name === 'with') {
           walk(b.inverse);
@@ -182,8 +182,11 @@ export function compile(source: RenderSource): CompiledTemplate {
   for (const ast of [asts.subject, asts.html, asts.text]) {
     if (!ast) continue;
     const v = variablesOf(ast);
-    v.required.forEach((n) => (required.add(n), all.add(n)));
-    v.optional.forEach((n) => all.add(n));
+    for (const n of v.required) {
+      required.add(n);
+      all.add(n);
+    }
+    for (const n of v.optional) all.add(n);
   }
   // strict: false and no prototype access (Handlebars' defaults since 4.6): a variable can only read
   // plain data; knownHelpersOnly keeps a template from calling anything but the built-in helpers

@@ -65,7 +65,7 @@ export async function withTemplate(
   if (body.html !== undefined || body.text !== undefined)
     throw bad('give a template or html/text, not both', `${prefix}html`);
   if (body.subject !== undefined && typeof body.subject !== 'string') throw bad('must be text', `${prefix}subject`);
-  let rendered;
+  let rendered: ReturnType<typeof renderForSend>;
   try {
     const template = await sendableTemplate(ctx, customerId, ref.id);
     rendered = renderForSend(template, ref.variables, body.subject as string | undefined);

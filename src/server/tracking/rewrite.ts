@@ -112,7 +112,7 @@ function rewriteAttributes(attributes: string, opts: RewriteOptions): string {
     const [whole, name, equals, dq, sq, bare] = m;
     const value = dq ?? sq ?? bare;
     // only the first href counts (HTML §13.2.5.33: a duplicate attribute is dropped)
-    if (!name || name.toLowerCase() !== 'href' || value === undefined || seenHref) {
+    if (name?.toLowerCase() !== 'href' || value === undefined || seenHref) {
       if (name?.toLowerCase() === 'href') seenHref = true;
       out += whole;
       continue;

@@ -109,7 +109,7 @@ export async function insertOutbox(
   for (const e of relevant) {
     const sub = subs.get(e.customer_id);
     const type = webhookTypeOf(e.type)!;
-    if (!sub || !sub.types.has(type)) continue;
+    if (!sub?.types.has(type)) continue;
     const at = e.at ?? new Date();
     rows.push({
       customer_id: e.customer_id,
