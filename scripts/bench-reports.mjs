@@ -436,7 +436,7 @@ async function measureAll(engine, prepared) {
       results[k][name] = r;
       log(
         `${engine} ${p.size}: ${name}: p50 ${r.p50_ms} ms, p95 ${r.p95_ms} ms${
-          r.meets_target === false ? `  (target ` + `${r.target_p95_ms} ms)` : ''
+          r.meets_target === false ? `  (target ${r.target_p95_ms} ms)` : ''
         }`,
       );
     }

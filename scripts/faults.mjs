@@ -428,7 +428,7 @@ async function casePostgres() {
     const page = await fetch(`${s.baseUrl}/`, { headers: { Cookie: cookie } });
     const html = await page.text();
     seen.console = `${page.status} ${
-      /Service temporarily unavailable/.test(html) ? '"Service temporarily ' + 'unavailable"' : html.slice(0, 80)
+      /Service temporarily unavailable/.test(html) ? '"Service temporarily unavailable"' : html.slice(0, 80)
     }`;
     if (page.status !== 503 || !/Service temporarily unavailable/.test(html))
       violations.push(`postgres: console during the stop: ${seen.console}`);
@@ -757,7 +757,7 @@ async function main() {
         result.skipped
           ? `skipped (${result.skipped})`
           : result.violations.length
-            ? `FAILED ` + `(${result.violations.length})`
+            ? `FAILED (${result.violations.length})`
             : 'ok'
       } in ${result.elapsed_s} s`,
     );

@@ -4,7 +4,10 @@
 // break at a space outside SQL quotes. Run `npm run format` after it (it re-indents the new lines);
 // `npm run lint` lists what is left (code Biome cannot break, .astro and .scss files) for a person.
 //
-//   node scripts/wrap-long-lines.mjs [file ...]    default: every file `node scripts/lint-rules.mjs` flags
+// A trailing comment that makes a line long moves above it. With --join, pieces of one string that
+// ended up on one line ('… the ' + 'search') are joined first, to be split again at a better place.
+//
+//   node scripts/wrap-long-lines.mjs [--join] [file ...]   default: the .ts, .tsx, .mjs files in src/, tests/, scripts/
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,14 +19,13 @@ const width = (s) => [...s].length;
 // words before a backtick that are not a tag
 const KEYWORDS = new Set(['return', 'await', 'yield', 'case', 'typeof', 'throw', 'in', 'of', 'new', 'else', 'void']);
 
-function flaggedFiles() {
-  const run = spawnSync(process.execPath, [path.join(root, 'scripts/lint-rules.mjs')], { cwd: root, encoding: 'utf8' });
-  const files = new Set();
-  for (const line of run.stderr.split('\n')) {
-    const m = /^([^:]+):\d+: line of/.exec(line);
-    if (m && /\.(ts|tsx|mjs)$/.test(m[1])) files.add(m[1]);
-  }
-  return [...files];
+/** Every .ts, .tsx and .mjs file git knows under src/, tests/ and scripts/. */
+function allFiles() {
+  const run = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src', 'tests', 'scripts'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  return run.stdout.split('\n').filter((f) => /\.(ts|tsx|mjs)$/.test(f) && !f.endsWith('010-templates.gallery.ts'));
 }
 
 /** Where the type arguments before a tagged template start (sql<Row>`…`), else `at` itself. */
@@ -48,7 +50,9 @@ function scan(text) {
   const tags = new Array(text.length);
   const ids = new Array(text.length); // which string or template a character belongs to
   const ends = []; // by id: the index of the closing quote or backtick
+  const starts = []; // by id: the index of the opening quote or backtick
   let id = -1;
+  const tagOf = []; // by id, for templates: the tag ('' for none)
   const stack = []; // for each open template: the brace depth of the ${ } it is in, and its tag
   let mode = 'code';
   let depth = 0;
@@ -65,9 +69,11 @@ function scan(text) {
       } else if (c === "'") {
         mode = 'sq';
         id = ends.push(-1) - 1;
+        starts[id] = i;
       } else if (c === '"') {
         mode = 'dq';
         id = ends.push(-1) - 1;
+        starts[id] = i;
       } else if (c === '`') {
         const tagEnd = typeArgumentsStart(text, i);
         const before = /([A-Za-z_$][\w$.]*)\s*$/.exec(text.slice(Math.max(0, tagEnd - 40), tagEnd));
@@ -75,6 +81,8 @@ function scan(text) {
         state[i] = 'code';
         mode = 'tpl';
         id = ends.push(-1) - 1;
+        starts[id] = i;
+        tagOf[id] = tag;
         stack.push({ depth, tag, id });
         lastSignificant = c;
         continue;
@@ -135,7 +143,7 @@ function scan(text) {
       mode = 'code';
     }
   }
-  return { state, tags, ids, ends };
+  return { state, tags, ids, ends, starts, tagOf };
 }
 
 /** Greedy word wrap of `words` into lines of `prefix + words` no wider than MAX. */
@@ -195,10 +203,62 @@ function wrapComments(lines) {
   return out;
 }
 
+/**
+ * Joins the pieces of a string that ended up on one line ('a ' + 'b' → 'a b', `a ` + `b` → `a b`): a
+ * split that did not help, or one the formatter put back together. Pieces a member access follows stay.
+ */
+function joinPieces(text) {
+  for (let pass = 0; pass < 50; pass++) {
+    const { state, ids, ends, starts, tagOf } = scan(text);
+    let at = -1;
+    for (let i = 0; i < text.length - 4 && at < 0; i++) {
+      const q = text[i];
+      if ((q !== "'" && q !== '`') || text.slice(i + 1, i + 4) !== ' + ' || text[i + 4] !== q) continue;
+      const closing = q === "'" ? state[i] === 'sq' && ends[ids[i]] === i : ends.indexOf(i) >= 0;
+      if (!closing) continue;
+      const second = starts.indexOf(i + 4);
+      if (second < 0 || ends[second] < 0) continue;
+      if (q === '`' && (tagOf[second] !== '' || tagOf[ends.indexOf(i)] !== '')) continue;
+      if (/[.[]/.test(text[ends[second] + 1] ?? '')) continue;
+      at = i;
+    }
+    if (at < 0) return text;
+    text = text.slice(0, at) + text.slice(at + 5);
+  }
+  return text;
+}
+
+/** The line from `start` to `end` of a scanned text without its trailing // comment (whole if none). */
+function codeOf(text, state, start, end) {
+  const line = text.slice(start, end);
+  for (let i = start; i < end; i++) {
+    if (state[i] === 'line' && text[i] === '/') {
+      const code = text.slice(start, i);
+      return code.trim() ? code.trimEnd() : line;
+    }
+  }
+  return line;
+}
+
+/** Moves the trailing comment of a long line above it (not in .tsx, where // can be JSX text). */
+function moveTrailingComments(text) {
+  const { state } = scan(text);
+  let start = 0;
+  const out = [];
+  for (const line of text.split('\n')) {
+    const end = start + line.length;
+    const code = width(line) > MAX ? codeOf(text, state, start, end) : line;
+    if (code === line) out.push(line);
+    else out.push(`${/^\s*/.exec(line)[0]}${line.slice(code.length).trim()}`, code);
+    start = end + 1;
+  }
+  return out.join('\n');
+}
+
 /** Splits a long line at a space inside a string: '…' and `…` pieces joined by +, sql`` by a line break. */
 function wrapStrings(text) {
   for (let pass = 0; pass < 20; pass++) {
-    const { state, tags, ids, ends } = scan(text);
+    const { state, tags, ids, ends, starts } = scan(text);
     // 'a b'.repeat(2) is not 'a ' + 'b'.repeat(2): no split in a string a member access follows
     const followed = (i) => ends[ids[i]] >= 0 && /[.[]/.test(text[ends[ids[i]] + 1] ?? '');
     let changed = false;
@@ -207,7 +267,8 @@ function wrapStrings(text) {
     for (const line of text.split('\n')) {
       const end = start + line.length;
       let cut = -1;
-      if (width(line) > MAX) {
+      const cuts = [];
+      if (width(line) > MAX && width(codeOf(text, state, start, end)) > MAX) {
         const indent = /^\s*/.exec(line)[0];
         let sqlQuote = false;
         for (let i = start; i < end; i++) {
@@ -216,7 +277,15 @@ function wrapStrings(text) {
           if (text[i] !== ' ' || width(text.slice(start, i + 1)) + 3 > MAX) continue;
           if (width(text.slice(start, i + 1)) <= indent.length + 10) continue;
           const ok = s === 'sq' || (s === 'tpl' && tags[i] === '') || (s === 'tpl' && tags[i] === 'sql' && !sqlQuote);
-          if (ok && !(tags[i] !== 'sql' && followed(i))) cut = i;
+          if (ok && !(tags[i] !== 'sql' && followed(i))) cuts.push(i);
+        }
+        cut = cuts.length > 0 ? cuts[cuts.length - 1] : -1;
+        // a short last piece reads badly ('… and the ' + 'search'): cut nearer the middle of the string
+        if (cut >= 0 && Math.min(ends[ids[cut]] < 0 ? end : ends[ids[cut]], end) - cut < 40) {
+          const first = Math.max(starts[ids[cut]], start);
+          const middle = (first + Math.min(ends[ids[cut]] < 0 ? end : ends[ids[cut]], end)) / 2;
+          const same = cuts.filter((i) => ids[i] === ids[cut] && i - first > 10);
+          if (same.length > 0) cut = same.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a));
         }
       }
       if (cut < 0) {
@@ -239,12 +308,16 @@ function wrapStrings(text) {
   return text;
 }
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : flaggedFiles();
+const join = process.argv.includes('--join');
+const named = process.argv.slice(2).filter((a) => a !== '--join');
+const files = named.length > 0 ? named : allFiles();
 let count = 0;
 for (const file of files) {
   const full = path.resolve(root, file);
   const before = readFileSync(full, 'utf8');
-  const after = wrapStrings(wrapComments(before.split('\n')).join('\n'));
+  const joined = join ? joinPieces(before) : before;
+  const moved = file.endsWith('.tsx') ? joined : moveTrailingComments(joined);
+  const after = wrapStrings(wrapComments(moved.split('\n')).join('\n'));
   if (after !== before) {
     writeFileSync(full, after);
     count++;

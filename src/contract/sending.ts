@@ -53,7 +53,8 @@ const idempotency = z.object({
     .optional()
     .openapi({
       description:
-        'Up to 256 printable characters. The same key with the same body within 24 h answers the first response again ' +
+        'Up to 256 printable characters. The same key with the ' +
+        'same body within 24 h answers the first response again ' +
         'and sends nothing; with another body it is 409.',
     }),
 });

@@ -128,7 +128,7 @@ export default function AttachmentList({ initial }: AttachmentListProps) {
                             <br />
                             <span
                               className={
-                                `tag ${g.state === 'expired' ? 'is-danger' : 'is-warning'} is-light ` + `link-state`
+                                `tag ${g.state === 'expired' ? 'is-danger' : 'is-warning'} ` + `is-light link-state`
                               }
                               data-testid="attachment-state"
                             >

@@ -57,12 +57,12 @@ export default function GettingStarted({ docsUrl }: { docsUrl?: string | null })
                       data-verified={d.domain_sending_verified}
                     >
                       {d.domain_sending_verified === 'yes' ? (
-                        // biome-ignore lint/a11y/useAriaPropsSupportedByRole: left as is (role="img" in a console change)
+                        // biome-ignore lint/a11y/useAriaPropsSupportedByRole: left as is (LINT-MERGE.md)
                         <span className="domain-state is-verified" title="Verified" aria-label="Verified">
                           ✔
                         </span>
                       ) : (
-                        // biome-ignore lint/a11y/useAriaPropsSupportedByRole: left as is (role="img" in a console change)
+                        // biome-ignore lint/a11y/useAriaPropsSupportedByRole: left as is (LINT-MERGE.md)
                         <span className="domain-state is-unverified" title="Not verified" aria-label="Not verified">
                           ✘
                         </span>

@@ -254,7 +254,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       for (const o of orgs)
         console.log(
           `enterprise ${o.enterprise_id} ${o.enterprise_name}${
-            o.customer_id ? `  ›  customer ${o.customer_id} ` + `${o.customer_name}` : ''
+            o.customer_id ? `  ›  customer ${o.customer_id} ${o.customer_name}` : ''
           }`,
         );
       for (const r of rows)

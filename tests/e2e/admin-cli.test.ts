@@ -99,7 +99,7 @@ describe('admin CLI', () => {
   });
 
   it(
-    'refuses the embedded data directory while the service runs (exit 3), or works alongside it on ' + 'PostgreSQL',
+    'refuses the embedded data directory while the service ' + 'runs (exit 3), or works alongside it on PostgreSQL',
     async () => {
       await server.start();
       const run = await server.adminRun('list');

@@ -290,7 +290,7 @@ describe('Transactional Dashboard', () => {
   });
 
   it(
-    'opens More Info with the custom headers and the timeline: delivered with the remote reply, opened, ' + 'clicked',
+    'opens More Info with the custom headers and the timeline: ' + 'delivered with the remote reply, opened, clicked',
     async () => {
       const { page } = tab;
       // buyer01, the oldest, is on the second page of the newest-first table
@@ -344,7 +344,7 @@ describe('Transactional Dashboard', () => {
   });
 
   it(
-    'picks a range in the calendar: one with nothing in it empties the table (with a retry) and the ' + 'breakdown',
+    'picks a range in the calendar: one with nothing in ' + 'it empties the table (with a retry) and the breakdown',
     async () => {
       const { page } = tab;
       const calendar = page.locator('.flatpickr-calendar.open');
@@ -385,7 +385,8 @@ describe('home (docs/console.md §4)', () => {
       );
       await expect(empty.page.$('[data-testid=transactions-range]')).resolves.toBeNull();
       await empty.page.waitForSelector('[data-testid=breakdown-empty]');
-      await expect(empty.page.textContent('[data-testid=quota-tooltip]')).resolves.toBe('0 of 10,000 ' + 'sent'); // the default monthly quota
+      // the default monthly quota
+      await expect(empty.page.textContent('[data-testid=quota-tooltip]')).resolves.toBe('0 of 10,000 sent');
       // Retry asks again
       const asked = empty.page.waitForRequest(
         (req) =>

@@ -161,7 +161,7 @@ describe('the demo account in the console', () => {
   });
 
   it(
-    'searches for a recipient and opens More Info with an order’s custom headers, and a mail without ' + 'any',
+    'searches for a recipient and opens More Info with ' + 'an order’s custom headers, and a mail without any',
     async () => {
       const { page } = tab;
       await openDashboard(page);

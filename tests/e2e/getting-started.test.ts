@@ -92,7 +92,7 @@ describe('a new customer, from sign-in to a first verified send', () => {
   });
 
   it(
-    'adds the domain: success message, the modal closes after 3 s, the domain is listed with a red ' + 'cross',
+    'adds the domain: success message, the modal closes ' + 'after 3 s, the domain is listed with a red cross',
     async () => {
       await tab.page.click('[data-testid=send-verification]');
       const success = await tab.page.waitForSelector('[data-testid=domain-success]');

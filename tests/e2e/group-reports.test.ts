@@ -214,7 +214,7 @@ describe('group report pages', () => {
   });
 
   it(
-    'renders the shell on the server: menu, title, labels, table headers and the Export button but on ' + 'Overview',
+    'renders the shell on the server: menu, title, labels, ' + 'table headers and the Export button but on Overview',
     async () => {
       const { page } = tab;
       for (const report of REPORTS) {

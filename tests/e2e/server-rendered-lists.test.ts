@@ -277,7 +277,7 @@ describe('layout (issue 19)', () => {
     ['390', VIEWPORTS.phone],
   ] as const) {
     it(
-      `a toast's Dismiss button never covers its text, at ${size} px (the shared Alerts island: Export, ` + `Settings)`,
+      `a toast's Dismiss button never covers its text, at ` + `${size} px (the shared Alerts island: Export, Settings)`,
       async () => {
         const on = await signedIn(SENDER, true, viewport);
         const page = await on.newPage();
@@ -324,7 +324,7 @@ describe('layout (issue 19)', () => {
 
   for (const [size, viewport] of WIDTHS) {
     it(
-      `report pages: one placement of the date range, the summary band whole, pagers on one row, at ${size} ` + `px`,
+      `report pages: one placement of the date range, the ` + `summary band whole, pagers on one row, at ${size} px`,
       async () => {
         const on = await signedIn(SENDER, true, viewport);
         const page = await on.newPage();

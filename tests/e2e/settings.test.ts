@@ -153,7 +153,7 @@ describe('Settings page', () => {
   });
 
   it(
-    'saves each toggle, disabled while saving and flipped only after the save, and keeps it after ' + 'reload',
+    'saves each toggle, disabled while saving and flipped ' + 'only after the save, and keeps it after reload',
     async () => {
       const { context, page } = await openSettings();
       const before = (await serverSettings(page)).settings;

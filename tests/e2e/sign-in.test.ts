@@ -65,7 +65,7 @@ describe('signing in at /login', () => {
 
 describe('route guard', () => {
   it(
-    'sends a signed-out visitor of /unauthorized to /login?url=unauthorized and back there after ' + 'sign-in',
+    'sends a signed-out visitor of /unauthorized to ' + '/login?url=unauthorized and back there after sign-in',
     async () => {
       const { context, page } = await openPage(browser, server.baseUrl);
       await page.goto(`${server.baseUrl}/unauthorized`);

@@ -222,7 +222,7 @@ describe('Suppression List page', () => {
   });
 
   it(
-    'searches by part of the address once typing has paused for 1000 ms, and shows No data. when nothing ' + 'matches',
+    'searches by part of the address once typing has paused ' + 'for 1000 ms, and shows No data. when nothing matches',
     async () => {
       const { context, page } = await openList(BROWSER);
       const searches = recordSearches(page);

@@ -119,7 +119,7 @@ describe('templates, from the gallery to a delivered message', () => {
   });
 
   it(
-    'Select Template: Blank Template first, My Templates empty, the gallery with eight templates and ' + 'search',
+    'Select Template: Blank Template first, My Templates ' + 'empty, the gallery with eight templates and search',
     async () => {
       await tab.page.click('[data-testid=create-template]');
       await tab.page.waitForURL('**/templates/create');

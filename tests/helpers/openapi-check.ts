@@ -113,7 +113,7 @@ export function responseChecker(publicUrl: string): ResponseChecker {
       if (!media)
         fail(
           `content type ${type || '(none)'} is not documented (documented: ${Object.keys(response.content).join(
-            ', ' + '',
+            ', ',
           )})`,
         );
       if (type !== 'application/json' || !media.schema) return;

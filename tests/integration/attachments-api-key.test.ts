@@ -38,7 +38,7 @@ async function upload(headers: Record<string, string>): Promise<Response> {
 
 describe('/v1/tracked-attachments with the API key', () => {
   it(
-    'creates a link with its file by Bearer key (no Request-Type needed), reads and lists it by Basic ' + 'key',
+    'creates a link with its file by Bearer key (no ' + 'Request-Type needed), reads and lists it by Basic key',
     async () => {
       const created = await upload({ Authorization: `Bearer ${key}` });
       expect(created.status).toBe(201);

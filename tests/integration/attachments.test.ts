@@ -40,7 +40,7 @@ function multipart(parts: Part[]): { body: Buffer; type: string } {
     chunks.push(
       Buffer.from(
         `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${
-          p.filename !== undefined ? `Content-Type: ` + `${p.type ?? 'application/octet-stream'}\r\n` : ''
+          p.filename !== undefined ? `Content-Type: ${p.type ?? 'application/octet-stream'}\r\n` : ''
         }\r\n`,
         'utf8',
       ),
@@ -314,7 +314,7 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
   );
 
   it(
-    'answers 413 while a file over ATTACHMENT_MAX_FILE_BYTES streams, and keeps nothing; refuses empty ' + 'files',
+    'answers 413 while a file over ATTACHMENT_MAX_FILE_BYTES ' + 'streams, and keeps nothing; refuses empty files',
     async () => {
       const { id } = await (await createGroup({ name: 'Limits' })).json();
       const before = await snapshot();
@@ -623,7 +623,7 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
       ).downloads;
 
     it(
-      'counts a range not at byte 0 from a client with no counted download, and refuses it once ' + 'exhausted',
+      'counts a range not at byte 0 from a client with ' + 'no counted download, and refuses it once exhausted',
       async () => {
         const group = await (
           await createGroup(
@@ -647,7 +647,7 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
     );
 
     it(
-      'serves a real resume uncounted, even after the download that took the last slot, per client and ' + 'file',
+      'serves a real resume uncounted, even after the ' + 'download that took the last slot, per client and file',
       async () => {
         const group = await createGroup(
           { name: 'Resume', options: { access_limit: 1 } },
@@ -682,7 +682,7 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
     );
 
     it(
-      'counts a resume from another client address or past the resume window; the sweep purges old ' + 'records',
+      'counts a resume from another client address or past ' + 'the resume window; the sweep purges old records',
       async () => {
         const group = await (
           await createGroup(

@@ -42,7 +42,7 @@ async function verifyAuth(cookie: string) {
 
 describe('bootstrapAdmin', () => {
   it(
-    'creates an enterprise, a customer and an administrator with every permission, using ' + 'TRANSACT_ADMIN_PASSWORD',
+    'creates an enterprise, a customer and an administrator ' + 'with every permission, using TRANSACT_ADMIN_PASSWORD',
     async () => {
       const result = await bootstrap({ adminEmail: 'owner@example.com', adminPassword: 'configured-password-1' });
       expect(result).toEqual({ created: true, email: 'owner@example.com', generatedPassword: undefined });

@@ -225,7 +225,7 @@ describe('the verification link', () => {
   });
 
   it(
-    'a new mail replaces the old link; a domain verified meanwhile by another account cannot be ' + 'confirmed',
+    'a new mail replaces the old link; a domain verified ' + 'meanwhile by another account cannot be confirmed',
     async () => {
       const { account, cookie } = await signedIn();
       const created = await (

@@ -358,7 +358,7 @@ describe('other exports', () => {
   });
 
   it(
-    'a worker stopped in the middle of an export (a deploy) gives the job back unspent and leaves no ' + 'file',
+    'a worker stopped in the middle of an export (a ' + 'deploy) gives the job back unspent and leaves no file',
     async () => {
       const id = await queue({ report_type: 'sent' });
       const row = () =>

@@ -413,7 +413,7 @@ describe('POST /v1/transaction/search', () => {
   });
 
   it(
-    'totals status filters and report types exactly from the transaction_counts rollup, beyond the count cap ' + 'too',
+    'totals status filters and report types exactly from ' + 'the transaction_counts rollup, beyond the count cap too',
     async () => {
       // a third customer with 2 × COUNT_CAP transactions in the default range (copies of one real
       // send, inserted with SQL: the triggers of migration 007 count them as any insert, though the

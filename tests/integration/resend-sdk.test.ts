@@ -156,7 +156,7 @@ describe('Resend SDK against /v1/emails', () => {
   });
 
   it(
-    'answers { data: null, error } with a message for a From on an unverified domain, and queues ' + 'nothing',
+    'answers { data: null, error } with a message for ' + 'a From on an unverified domain, and queues nothing',
     async () => {
       const before = await countTransactions();
       const { data, error } = await resend.emails.send({
@@ -232,7 +232,7 @@ describe('Resend SDK against /v1/emails', () => {
   });
 
   it(
-    'refuses what /v1/mail refuses too: a contentType that is not a MIME type, a group tag with a line ' + 'break',
+    'refuses what /v1/mail refuses too: a contentType that ' + 'is not a MIME type, a group tag with a line break',
     async () => {
       const before = await countTransactions();
       const email = { from: 'orders@shop.example', to: 'a@customer.example', subject: 'Hi', text: 'Hi' };

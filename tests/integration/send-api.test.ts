@@ -155,7 +155,7 @@ describe('POST /v1/mail', () => {
   });
 
   it(
-    'marks a 5xx recipient failed/bounced (hard) and suppresses it; the next send to it fails as ' + 'suppressed',
+    'marks a 5xx recipient failed/bounced (hard) and ' + 'suppresses it; the next send to it fails as suppressed',
     async () => {
       sink.replies.set('gone@customer.example', [550, '5.1.1 User unknown']);
       const res = await send({ from: 'orders@shop.example', to: 'gone@customer.example', subject: 'Hi', text: 'Hi' });

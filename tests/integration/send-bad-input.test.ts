@@ -284,7 +284,8 @@ describe('POST /v1/mail body size', () => {
   });
 
   it('refuses a message whose decoded attachments exceed 25 MB', { timeout: 60_000 }, async () => {
-    const content = Buffer.alloc(MAX_MESSAGE_BYTES + 1024 * 1024, 7).toString('base64'); // 26 MB decoded, ~35 MB of base64
+    // 26 MB decoded, ~35 MB of base64
+    const content = Buffer.alloc(MAX_MESSAGE_BYTES + 1024 * 1024, 7).toString('base64');
     const error = await refused(
       () => send({ ...good, attachments: [{ filename: 'big.bin', content }] }),
       400,

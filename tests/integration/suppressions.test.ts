@@ -55,7 +55,7 @@ async function searchJson(cookie: string, body: unknown) {
 
 describe('POST /v1/suppression', () => {
   it(
-    'adds trimmed, normalised addresses with origin user, merges duplicates and reports invalid lines by ' + 'number',
+    'adds trimmed, normalised addresses with origin user, ' + 'merges duplicates and reports invalid lines by number',
     async () => {
       const { account, cookie } = await signedInAccount();
       const res = await add(cookie, [
@@ -401,7 +401,7 @@ describe('who may call', () => {
 
 describe('the list and POST /v1/mail', () => {
   it(
-    'fails the next message to an address added here, queues it once deleted or with suppression ' + 'disabled',
+    'fails the next message to an address added here, ' + 'queues it once deleted or with suppression disabled',
     async () => {
       const { account, cookie } = await signedInAccount();
       await addDomain(app.ctx, account.customerId, 'list-send.example', { verified: true });

@@ -130,7 +130,7 @@ describe('the domain-verification mail', () => {
   });
 
   it(
-    'reaches a postmaster who unsubscribed from an earlier one and is on the customer’s suppression ' + 'list',
+    'reaches a postmaster who unsubscribed from an ' + 'earlier one and is on the customer’s suppression list',
     async () => {
       // the one-click unsubscribe of the first verification mail (its page answers any transaction
       // of ours, and mails sent before this rule carried the header) ...

@@ -213,7 +213,7 @@ describe('POST /v1/templates/search', () => {
   });
 
   it(
-    'migration 010 keeps its own copy: a gallery edit after it reaches the database through the sync at ' + 'start',
+    'migration 010 keeps its own copy: a gallery edit after ' + 'it reaches the database through the sync at start',
     async () => {
       // a database migrated before an edit: its row holds what 010 stored, the source holds something newer
       const key = GALLERY[0].key;
@@ -548,7 +548,7 @@ describe('sending by template', () => {
 });
 
 describe(
-  'issue 19: Publish needs a name, a subject and a from address at a verified domain; Save keeps ' + 'anything',
+  'issue 19: Publish needs a name, a subject and a from ' + 'address at a verified domain; Save keeps anything',
   () => {
     type Problem = { path: string; message: string; line?: number; column?: number };
     const refusal = async (res: Response) => {
@@ -557,7 +557,7 @@ describe(
     };
 
     it(
-      'an empty template is refused at Publish (PUT and POST) with each missing field named; nothing is ' + 'published',
+      'an empty template is refused at Publish (PUT and POST) ' + 'with each missing field named; nothing is published',
       async () => {
         const draft = await made(me.cookie, { name: '', from_email: '', subject: '', content_html: '' });
         const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));

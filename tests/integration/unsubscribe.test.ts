@@ -324,7 +324,7 @@ describe('POST /header-unsubscribe/{transactionId} (RFC 8058 one-click)', () => 
 
 describe('POST /v1/unsubscribe and POST /v1/resubscribe', () => {
   it(
-    'unsubscribe then resubscribe answer {message, redirect}; the next send is queued and delivered ' + 'again',
+    'unsubscribe then resubscribe answer {message, ' + 'redirect}; the next send is queued and delivered again',
     async () => {
       const to = address();
       const { uuid } = await delivered(to);
@@ -485,7 +485,8 @@ describe('GET and HEAD change nothing', () => {
         expect(page).toMatchObject({ kind: 'view', view: 'subscribed', status: 200 });
       }
     }
-    for (const method of ['GET', 'HEAD']) expect((await fetch(`${base}/v1/unsubscribe`, { method })).status).toBe(405); // POST only (issue 11: 405 for a method a route does not serve)
+    // POST only (issue 11: 405 for a method a route does not serve)
+    for (const method of ['GET', 'HEAD']) expect((await fetch(`${base}/v1/unsubscribe`, { method })).status).toBe(405);
     expect(await counts()).toEqual(before);
     expect(await suppression(to)).toBeUndefined();
   });

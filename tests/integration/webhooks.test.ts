@@ -538,7 +538,7 @@ describe('deliveries', () => {
 
 describe('Webhook Logs', () => {
   it(
-    'pages the log newest first, shows More info, replays with the same webhook-id, and 404s another ' + 'account',
+    'pages the log newest first, shows More info, replays ' + 'with the same webhook-id, and 404s another account',
     async () => {
       await saveWebhook();
       receiver.respond = () => ({ status: 500, body: 'x'.repeat(3000) });

@@ -132,7 +132,7 @@ describe('writing opens and clicks', () => {
 
 describe('writing delivery outcomes', () => {
   it(
-    'records a delivery whose outcome write failed once the database takes it, without sending the message ' + 'again',
+    'records a delivery whose outcome write failed once the ' + 'database takes it, without sending the message again',
     async () => {
       const tx = await send('dave@people.example');
       const copies = () => sink.messages.filter((m) => m.from.includes(tx.uuid.replace(/-/g, ''))).length;

@@ -119,7 +119,7 @@ afterEach(() => {
 
 describe('Online attachment editor: toggles (§4 Toggles)', () => {
   it(
-    'proposes an expiry a week ahead when switched on (issue 19) and clears it to null when switched ' + 'off',
+    'proposes an expiry a week ahead when switched on ' + '(issue 19) and clears it to null when switched off',
     async () => {
       const now = Date.UTC(2026, 10, 23, 17, 4, 31);
       const calls = await renderEditor(null, {
@@ -383,7 +383,7 @@ describe('Online attachment editor: uploads (§4 Upload, §8, §9)', () => {
       await pick(file);
       expect(rows('upload-row')).toEqual(['terms.pdf']);
       const upload = await until(() => FakeUpload.sent[0]);
-      expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ` + `${BASE}/groups`]); // the link, before the file
+      expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ${BASE}/groups`]); // the link, before the file
       expect(upload).toMatchObject({ method: 'POST', url: `${BASE}/groups/42/assets` });
       expect(upload.body!.get('asset')).toBeInstanceOf(File);
       expect(replace).toHaveBeenCalledWith(null, '', '/online-attachments/42/edit');

@@ -71,7 +71,7 @@ describe('Suppression table', () => {
   });
 
   it(
-    'starts from the first page the server rendered (issue 19): no load on mount, the next page loaded on ' + 'demand',
+    'starts from the first page the server rendered (issue ' + '19): no load on mount, the next page loaded on demand',
     async () => {
       const many = { data: ROWS, meta: { current_page: 1, per_page: 3, total: 6, last_page: 2 } };
       const second = {

@@ -205,7 +205,7 @@ describe('Template editor: what Publish needs, at each field (issue 19)', () => 
   });
 
   it(
-    'Save of a published template keeps its status without publishing, and says the changes are not sent ' + 'yet',
+    'Save of a published template keeps its status without ' + 'publishing, and says the changes are not sent yet',
     async () => {
       const calls = network(
         wire({ status: 'published', published_timestamp: '2026-11-23T10:00:00Z', unpublished_changes: false }),

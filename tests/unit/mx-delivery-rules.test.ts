@@ -197,7 +197,7 @@ describe('what happened on the wire, as shown and sent', () => {
   };
 
   it(
-    'reads "Delivered to mx2.example.com (192.0.2.3) over TLS 1.3" in the timeline, with the hosts tried ' + 'before',
+    'reads "Delivered to mx2.example.com (192.0.2.3) over ' + 'TLS 1.3" in the timeline, with the hosts tried before',
     () => {
       const view = eventView({ type: 'delivered', time: 0, data: wire });
       expect(view.details).toEqual([

@@ -43,7 +43,7 @@ const alternative = crlf([
 
 describe('rewriteTextParts', () => {
   it(
-    'rewrites both parts of multipart/alternative (quoted-printable and base64) and keeps the rest byte for ' + 'byte',
+    'rewrites both parts of multipart/alternative ' + '(quoted-printable and base64) and keeps the rest byte for byte',
     async () => {
       calls.length = 0;
       const out = rewriteTextParts(alternative, rewrite);

@@ -126,7 +126,8 @@ export async function deleteSelected(): Promise<void> {
   if (id === null) return;
   try {
     await call('DELETE /v1/tracked-attachments/groups/{id}', { params: { id: String(id) } });
-    showAlert('success', 'Template deleted ' + 'successfully'); // docs/console-reports.md §8: the message defined for group deletion
+    // docs/console-reports.md §8: the message defined for group deletion
+    showAlert('success', 'Template deleted successfully');
     await loadList();
   } catch {
     // docs/console-reports.md §8: delete errors are silent
@@ -436,7 +437,7 @@ export async function uploadFiles(files: File[]): Promise<void> {
       say(
         'danger',
         `Unable to upload file: ${
-          answer.body?.error?.message ?? (answer.status === 0 ? 'the connection ' + 'failed' : `HTTP ${answer.status}`)
+          answer.body?.error?.message ?? (answer.status === 0 ? 'the connection failed' : `HTTP ${answer.status}`)
         }`,
       );
     }

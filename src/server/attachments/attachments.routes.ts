@@ -82,7 +82,8 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
   serve(contract.deleteLink, guard, async (c, { params }) => {
     const customerId = c.get('customerId');
     await service.deleteGroup(ctx, customerId, idParam(params.id));
-    return c.json({ message: 'Template deleted ' + 'successfully' }); // docs/console-reports.md §8: the message defined for group deletion
+    // docs/console-reports.md §8: the message defined for group deletion
+    return c.json({ message: 'Template deleted successfully' });
   });
 
   serve(contract.addFiles, guard, async (c, { params }) => {

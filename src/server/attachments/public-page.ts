@@ -51,8 +51,8 @@ form{margin:0}
   // the link colours, under the link's name, so the recipient sees whose link it was
   const body = view.notice
     ? `<h1>${escapeHtml(view.notice.heading)}</h1>${
-        view.title ? `<p class="expiry" ` + `data-testid="link-name">${escapeHtml(view.title)}</p>` : ''
-      }<p class="notice" ` + `data-testid="notice">${escapeHtml(view.notice.text)}</p>`
+        view.title ? `<p class="expiry" data-testid="link-name">${escapeHtml(view.title)}</p>` : ''
+      }<p class="notice" data-testid="notice">${escapeHtml(view.notice.text)}</p>`
     : `<h1>${escapeHtml(view.title)}</h1>${expiry}<ul aria-label="Files">${view.files
         .map(
           (f) =>

@@ -82,7 +82,7 @@ export function loadShaping(file: string | undefined): Shaping {
     throw new Error(
       `SHAPING_FILE ${file}: ${
         err instanceof z.ZodError
-          ? err.issues.map((i) => `${i.path.join('.')}: ` + `${i.message}`).join('; ')
+          ? err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
           : (err as Error).message
       }`,
     );

@@ -232,7 +232,8 @@ function exportMail(
     s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const html =
     `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
-<p>Your export of the ${escapeHtml(report)} report of <strong>${escapeHtml(what.groupName)}</strong> is ready (${what.rows} ` +
+<p>Your export of the ${escapeHtml(report)} report of ` +
+    `<strong>${escapeHtml(what.groupName)}</strong> is ready (${what.rows} ` +
     `rows).</p>
 <p><a href="${escapeHtml(url)}">Download the report</a> (sign in with your account).</p>
 <p style="color:#666">The file is kept for ${what.retentionDays} days.</p>

@@ -242,7 +242,7 @@ async function publishedColumns(ctx: AppContext, customerId: number, t: Publisha
         `${problems
           .map((p) =>
             p.path === 'name' || p.path === 'subject' || p.path === 'from_email'
-              ? `${p.path}: ` + `${p.message}`
+              ? `${p.path}: ${p.message}`
               : `it does not compile: ${p.message}`,
           )
           .join('; ')}`,

@@ -23,7 +23,8 @@ interface Entity {
 }
 
 function splitEntity(entity: Buffer): Entity | null {
-  if (entity.subarray(0, 2).toString('latin1') === CRLF) return { head: '', body: entity.subarray(2) }; // no headers (RFC 2046 §5.1.1)
+  // no headers (RFC 2046 §5.1.1)
+  if (entity.subarray(0, 2).toString('latin1') === CRLF) return { head: '', body: entity.subarray(2) };
   const end = entity.indexOf('\r\n\r\n');
   if (end < 0) return null;
   return { head: entity.subarray(0, end + 2).toString('latin1'), body: entity.subarray(end + 4) };
