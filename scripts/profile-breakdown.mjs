@@ -30,9 +30,10 @@ const STAGES = [
   [
     'composing MIME (nodemailer)',
     (f) =>
-      /nodemailer\/(lib|dist\/esm|dist\/cjs)\/(mime-node|mail-composer|mime-funcs|mailer|qp|base64|addressparser|punycode)/.test(
-        f.url,
-      ),
+      new RegExp(
+        'nodemailer/(lib|dist/esm|dist/cjs)/' +
+          '(mime-node|mail-composer|mime-funcs|mailer|qp|base64|addressparser|punycode)',
+      ).test(f.url),
   ],
   ['SMTP in (smtp-server)', (f) => /smtp-server\//.test(f.url)],
   ['database client (pg, Kysely)', (f) => /node_modules\/(pg|pg-protocol|pg-pool|kysely|@electric-sql)\//.test(f.url)],

@@ -1,5 +1,5 @@
 // Breaks the lines over 120 characters that Biome's formatter leaves long, in .ts/.tsx/.mjs files:
-// comments are rewrapped (a one-line JSDoc becomes a block), single-quoted strings and untagged
+// comments are rewrapped (a one-line JSDoc becomes a block), quoted strings and untagged
 // template literals are split at a space into two pieces joined by +, and sql`` templates get a line
 // break at a space outside SQL quotes. Run `npm run format` after it (it re-indents the new lines);
 // `npm run lint` lists what is left (code Biome cannot break, .astro and .scss files) for a person.
@@ -256,7 +256,7 @@ function moveTrailingComments(text) {
 }
 
 /** Splits a long line at a space inside a string: '…' and `…` pieces joined by +, sql`` by a line break. */
-function wrapStrings(text) {
+function wrapStrings(text, tsx) {
   for (let pass = 0; pass < 20; pass++) {
     const { state, tags, ids, ends, starts } = scan(text);
     // 'a b'.repeat(2) is not 'a ' + 'b'.repeat(2): no split in a string a member access follows
@@ -276,7 +276,11 @@ function wrapStrings(text) {
           if (s === 'tpl' && tags[i] === 'sql' && text[i] === "'") sqlQuote = !sqlQuote;
           if (text[i] !== ' ' || width(text.slice(start, i + 1)) + 3 > MAX) continue;
           if (width(text.slice(start, i + 1)) <= indent.length + 10) continue;
-          const ok = s === 'sq' || (s === 'tpl' && tags[i] === '') || (s === 'tpl' && tags[i] === 'sql' && !sqlQuote);
+          const ok =
+            s === 'sq' ||
+            (s === 'dq' && (!tsx || /[(,:?[+]\s*$|^\s*$/.test(text.slice(start, starts[ids[i]])))) ||
+            (s === 'tpl' && tags[i] === '') ||
+            (s === 'tpl' && tags[i] === 'sql' && !sqlQuote);
           if (ok && !(tags[i] !== 'sql' && followed(i))) cuts.push(i);
         }
         cut = cuts.length > 0 ? cuts[cuts.length - 1] : -1;
@@ -296,6 +300,7 @@ function wrapStrings(text) {
         const head = text.slice(start, cut + 1);
         const tail = text.slice(cut + 1, end);
         if (s === 'sq') pieces.push(`${head}' +`, `${indent}  '${tail}`);
+        else if (s === 'dq') pieces.push(`${head}" +`, `${indent}  "${tail}`);
         else if (tags[cut] === '') pieces.push(`${head}\` +`, `${indent}  \`${tail}`);
         else pieces.push(head.trimEnd(), `${indent}  ${tail}`);
         changed = true;
@@ -317,7 +322,7 @@ for (const file of files) {
   const before = readFileSync(full, 'utf8');
   const joined = join ? joinPieces(before) : before;
   const moved = file.endsWith('.tsx') ? joined : moveTrailingComments(joined);
-  const after = wrapStrings(wrapComments(moved.split('\n')).join('\n'));
+  const after = wrapStrings(wrapComments(moved.split('\n')).join('\n'), file.endsWith('.tsx'));
   if (after !== before) {
     writeFileSync(full, after);
     count++;

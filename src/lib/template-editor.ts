@@ -78,7 +78,8 @@ export function withDifferentReplyTo(fields: TemplateFields, ticked: boolean): T
  * anywhere but images (which mail clients load too), no forms, no plugins.
  */
 export const PREVIEW_CSP =
-  "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; font-src data:; form-action 'none'; base-uri 'none'";
+  "default-src 'none'; img-src https: http: data:; style-src " +
+  "'unsafe-inline'; font-src data:; form-action 'none'; base-uri 'none'";
 
 export function previewDocument(renderedHtml: string): string {
   return (

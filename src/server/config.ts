@@ -70,7 +70,8 @@ export const SETTINGS = {
     kind: 'string',
     default: '16MB',
     description:
-      "PGlite: PostgreSQL's shared_buffers, in the process's own memory (PostgreSQL's default of 128MB costs that much memory for good; reads beyond it come from the operating system's page cache).",
+      "PGlite: PostgreSQL's shared_buffers, in the process's own memory (PostgreSQL's default of 128MB costs that " +
+      "much memory for good; reads beyond it come from the operating system's page cache).",
   },
   pgliteSyncCommits: {
     env: 'PGLITE_SYNC_COMMITS',
@@ -213,7 +214,8 @@ export const SETTINGS = {
     kind: 'int',
     default: '60',
     description:
-      "How often the worker role re-checks each sending domain's SPF, DKIM, DMARC and return-path records in DNS; 0 turns the periodic check off.",
+      "How often the worker role re-checks each sending domain's SPF, DKIM, " +
+      'DMARC and return-path records in DNS; 0 turns the periodic check off.',
   },
   mxPort: {
     env: 'MX_PORT',
@@ -254,7 +256,8 @@ export const SETTINGS = {
     kind: 'string',
     default: undefined,
     description:
-      "PEM file of extra certificate authorities (Node's own variable), also trusted for MTA-STS policy fetches and MX certificates under an enforce policy.",
+      "PEM file of extra certificate authorities (Node's own variable), also trusted for MTA-STS policy fetches and " +
+      'MX certificates under an enforce policy.',
   },
   heloName: {
     env: 'SMTP_HELO_NAME',
@@ -267,7 +270,9 @@ export const SETTINGS = {
     kind: 'string',
     default: undefined,
     description:
-      "Sender of the service's own mail (domain verification), e.g. `Transact <no-reply@mail.example.com>`; sent through the normal pipeline, DKIM-signed with a key of its own. Default: no-reply@ the host of PUBLIC_URL (transact.localhost when that is not a domain name).",
+      "Sender of the service's own mail (domain verification), e.g. `Transact <no-reply@mail.example.com>`; sent " +
+      'through the normal pipeline, DKIM-signed with a key of its own. Default: no-reply@ the host of PUBLIC_URL ' +
+      '(transact.localhost when that is not a domain name).',
   },
   returnPathDomain: {
     env: 'RETURN_PATH_DOMAIN',
@@ -286,7 +291,9 @@ export const SETTINGS = {
     kind: 'int',
     default: '1000',
     description:
-      "When delivery falls behind, how long a new SMTP message may wait before its MAIL FROM is answered (like Postfix's in_flow_delay): senders slow down to the delivery rate instead of filling the queue. The message is accepted after the wait either way; 0 turns the pause off.",
+      'When delivery falls behind, how long a new SMTP message may wait before its MAIL FROM is answered (like ' +
+      "Postfix's in_flow_delay): senders slow down to the delivery rate instead of filling the queue. The message " +
+      'is accepted after the wait either way; 0 turns the pause off.',
   },
   smtpInFlowLagMs: {
     env: 'SMTP_IN_FLOW_LAG_MS',
@@ -301,7 +308,9 @@ export const SETTINGS = {
     kind: 'int',
     default: '30',
     description:
-      "How long a claimed message stays with its worker without a renewal; the worker renews the leases of what it is delivering every third of this, so a crashed worker's messages are claimable again within it while a slow delivery is never taken twice.",
+      'How long a claimed message stays with its worker without a renewal; the worker renews the leases of what it ' +
+      "is delivering every third of this, so a crashed worker's messages are " +
+      'claimable again within it while a slow delivery is never taken twice.',
   },
   retryMaxHours: {
     env: 'RETRY_MAX_HOURS',

@@ -166,7 +166,11 @@ describe('admin CLI with the service environment of another host and ports (issu
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^api endpoint: http:\/\/localhost:4999\/v1\/mail$/m);
     expect(run.stderr).toMatch(
-      /^admin: addresses here use http:\/\/localhost:4999, but the service \(started \S+ with this data directory\) uses https:\/\/mail\.example\.test;/m,
+      new RegExp(
+        String.raw`^admin: addresses here use http://localhost:4999, but the service \(started \S+ ` +
+          String.raw`with this data directory\) uses https://mail\.example\.test;`,
+        'm',
+      ),
     );
     expect(run.stderr).toContain('PUBLIC_URL=https://mail.example.test');
   }, 180_000);

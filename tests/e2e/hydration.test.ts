@@ -219,10 +219,8 @@ async function changeRange({ page, errors }: ForeignTab): Promise<void> {
   );
   await days.first().waitFor();
   // the calendar fits the screen (one month on a phone): look at it
-  await screenshot(
-    page,
-    `hydration-calendar-${new URL(page.url()).pathname === '/' ? 'dashboard' : 'recipients'}-${page.viewportSize()!.width}`,
-  );
+  const pageName = new URL(page.url()).pathname === '/' ? 'dashboard' : 'recipients';
+  await screenshot(page, `hydration-calendar-${pageName}-${page.viewportSize()!.width}`);
   await days.nth(0).click();
   await days.nth(3).click();
   await page.waitForFunction(() => !document.querySelector('.flatpickr-calendar.open'));

@@ -560,9 +560,13 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     const expired = await createLink('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 });
     expect(expired.status).toBe(201);
     expect(expired.body.state).toBe('expired');
-    const expiredOn =
-      `Expired on ` +
-      `${new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })}`;
+    const expiryDay = new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    });
+    const expiredOn = `Expired on ${expiryDay}`;
     const limited = await createLink('Two downloads', { access_limit: 2 });
     expect(limited.status).toBe(201);
 
@@ -635,35 +639,40 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     await visitor.context.close();
   }, 180_000);
 
-  it("uses the console's one primary blue, not indigo (the attachment pages used Bulma's default #485fc7)", async () => {
-    const { page } = tab;
-    const colours = () =>
-      page.evaluate(() =>
-        [...document.querySelectorAll('main *')].flatMap((el) => {
-          const style = getComputedStyle(el);
-          return [style.color, style.backgroundColor, style.borderTopColor];
-        }),
+  it(
+    "uses the console's one primary blue, not indigo " + "(the attachment pages used Bulma's default #485fc7)",
+    async () => {
+      const { page } = tab;
+      const colours = () =>
+        page.evaluate(() =>
+          [...document.querySelectorAll('main *')].flatMap((el) => {
+            const style = getComputedStyle(el);
+            return [style.color, style.backgroundColor, style.borderTopColor];
+          }),
+        );
+      await page.goto(`${server.baseUrl}/templates`);
+      const primary = await page.evaluate(
+        () => getComputedStyle(document.querySelector('[data-testid=create-template]')!).backgroundColor,
       );
-    await page.goto(`${server.baseUrl}/templates`);
-    const primary = await page.evaluate(
-      () => getComputedStyle(document.querySelector('[data-testid=create-template]')!).backgroundColor,
-    );
-    await page.goto(`${server.baseUrl}/online-attachments`);
-    await hydrated(page, '[data-testid=attachment-table]');
-    expect(
-      await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=create-link]')!).backgroundColor),
-    ).toBe(primary);
-    expect(await colours()).not.toContain('rgb(72, 95, 199)');
-    await page.goto(`${server.baseUrl}/online-attachments/create`);
-    await hydrated(page, '[data-testid=attachment-save-exit]');
-    expect(
-      await page.evaluate(
-        () => getComputedStyle(document.querySelector('[data-testid=attachment-save-exit]')!).backgroundColor,
-      ),
-    ).toBe(primary);
-    expect(await colours()).not.toContain('rgb(72, 95, 199)');
-    await checkBoth(page, 'attachments-14-create-primary');
-  });
+      await page.goto(`${server.baseUrl}/online-attachments`);
+      await hydrated(page, '[data-testid=attachment-table]');
+      expect(
+        await page.evaluate(
+          () => getComputedStyle(document.querySelector('[data-testid=create-link]')!).backgroundColor,
+        ),
+      ).toBe(primary);
+      expect(await colours()).not.toContain('rgb(72, 95, 199)');
+      await page.goto(`${server.baseUrl}/online-attachments/create`);
+      await hydrated(page, '[data-testid=attachment-save-exit]');
+      expect(
+        await page.evaluate(
+          () => getComputedStyle(document.querySelector('[data-testid=attachment-save-exit]')!).backgroundColor,
+        ),
+      ).toBe(primary);
+      expect(await colours()).not.toContain('rgb(72, 95, 199)');
+      await checkBoth(page, 'attachments-14-create-primary');
+    },
+  );
 
   it('renders the empty list on the server for an account without links', async () => {
     for (const g of await tab.page.evaluate(

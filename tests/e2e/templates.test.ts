@@ -244,7 +244,10 @@ describe('templates, from the gallery to a delivered message', () => {
     await tab.page.waitForSelector('[data-testid=code-editor][data-ready=yes]');
     await tab.page.click('.cm-content');
     const evil =
-      '<p id="x">Hi</p><script>document.body.setAttribute("data-ran","yes");try{parent.document.body.setAttribute("data-ran","yes")}catch(e){}</script><img src="x" onerror="document.body.setAttribute(\'data-ran\',\'img\')"><a id="js" href="javascript:document.body.setAttribute(\'data-ran\',\'link\')">click</a>';
+      '<p id="x">Hi</p><script>document.body.setAttribute("data-ran","yes");' +
+      'try{parent.document.body.setAttribute("data-ran","yes")}catch(e){}</script>' +
+      '<img src="x" onerror="document.body.setAttribute(\'data-ran\',\'img\')">' +
+      '<a id="js" href="javascript:document.body.setAttribute(\'data-ran\',\'link\')">click</a>';
     await tab.page.keyboard.insertText(evil);
     const element = await tab.page.waitForSelector('[data-testid=template-preview]');
     expect(await element.getAttribute('sandbox')).toBe('');

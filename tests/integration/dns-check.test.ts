@@ -204,27 +204,31 @@ describe('DNS check refresher', () => {
 });
 
 describe('POST /v1/domains/{id}/check', () => {
-  it("checks the signed-in customer's domain on demand and answers its records with their results; another account gets 404", async () => {
-    const owner = await app.createAccount();
-    const cookie = await app.signIn(owner.email, owner.password);
-    const own = await addDomain(app.ctx, owner.customerId, 'route.example.test');
-    const ownRecords = dnsRecords(app.ctx, own);
-    for (const r of ownRecords.filter((x) => x.purpose !== 'dmarc')) dns.set(r.name, r.type, [r.value]);
+  it(
+    "checks the signed-in customer's domain on demand and answers " +
+      'its records with their results; another account gets 404',
+    async () => {
+      const owner = await app.createAccount();
+      const cookie = await app.signIn(owner.email, owner.password);
+      const own = await addDomain(app.ctx, owner.customerId, 'route.example.test');
+      const ownRecords = dnsRecords(app.ctx, own);
+      for (const r of ownRecords.filter((x) => x.purpose !== 'dmarc')) dns.set(r.name, r.type, [r.value]);
 
-    const res = await app.call('POST', `/v1/domains/${own.id}/check`, { cookie, body: {} });
-    expect(res.status).toBe(200);
-    const { domain: wire } = await res.json();
-    expect(wire.dns_checked_timestamp).not.toBeNull();
-    const ok = Object.fromEntries(
-      wire.dns_records.map((r: { purpose: string; check: { ok: boolean } }) => [r.purpose, r.check.ok]),
-    );
-    expect(ok).toEqual({ spf: true, dkim: true, dmarc: false, return_path: true });
+      const res = await app.call('POST', `/v1/domains/${own.id}/check`, { cookie, body: {} });
+      expect(res.status).toBe(200);
+      const { domain: wire } = await res.json();
+      expect(wire.dns_checked_timestamp).not.toBeNull();
+      const ok = Object.fromEntries(
+        wire.dns_records.map((r: { purpose: string; check: { ok: boolean } }) => [r.purpose, r.check.ok]),
+      );
+      expect(ok).toEqual({ spf: true, dkim: true, dmarc: false, return_path: true });
 
-    const stranger = await app.createAccount();
-    const strangerCookie = await app.signIn(stranger.email, stranger.password);
-    expect((await app.call('POST', `/v1/domains/${own.id}/check`, { cookie: strangerCookie, body: {} })).status).toBe(
-      404,
-    );
-    expect((await app.call('POST', `/v1/domains/${own.id}/check`, { body: {} })).status).toBe(401);
-  });
+      const stranger = await app.createAccount();
+      const strangerCookie = await app.signIn(stranger.email, stranger.password);
+      expect((await app.call('POST', `/v1/domains/${own.id}/check`, { cookie: strangerCookie, body: {} })).status).toBe(
+        404,
+      );
+      expect((await app.call('POST', `/v1/domains/${own.id}/check`, { body: {} })).status).toBe(401);
+    },
+  );
 });

@@ -321,35 +321,38 @@ describe('POST /v1/dashboard/overview', () => {
 });
 
 describe('users who may not send transactions (docs/console.md §6)', () => {
-  it("get 403 from the domain, getting-started and settings calls, which would show the account's secrets", async () => {
-    const { account: owner, cookie: ownerCookie } = await signedIn();
-    const created = await (
-      await create(ownerCookie, { domain_url: 'viewer.example', domain_verification_email: 'a@viewer.example' })
-    ).json();
-    const viewer = await app.createAccount({ permissions: ['domains_access'] });
-    await app.ctx.db
-      .updateTable('users')
-      .set({ customer_id: owner.customerId })
-      .where('id', '=', viewer.userId)
-      .execute();
-    const cookie = await app.signIn(viewer.email, viewer.password);
-    const id = created.domain.domain_id;
-    const calls: [string, string, unknown?][] = [
-      ['GET', '/v1/domains'],
-      ['POST', '/v1/domains', { domain_url: 'v2.example', domain_verification_email: 'a@v2.example' }],
-      ['GET', `/v1/domains/${id}`],
-      ['POST', `/v1/domains/${id}/verification`, {}],
-      ['POST', `/v1/domains/${id}/check`, {}],
-      ['GET', '/v1/get-started'],
-      ['GET', '/v1/ui-settings'],
-      ['GET', '/v1/webhooks'],
-    ];
-    for (const [method, path, body] of calls) {
-      const res = await app.call(method, path, { cookie, body });
-      expect(res.status, `${method} ${path}`).toBe(403);
-      expect((await res.json()).error.code).toBe('forbidden');
-    }
-    // the overview stays open to them: their home is the dashboard
-    expect((await app.call('POST', '/v1/dashboard/overview', { cookie, body: {} })).status).toBe(200);
-  });
+  it(
+    'get 403 from the domain, getting-started and settings ' + "calls, which would show the account's secrets",
+    async () => {
+      const { account: owner, cookie: ownerCookie } = await signedIn();
+      const created = await (
+        await create(ownerCookie, { domain_url: 'viewer.example', domain_verification_email: 'a@viewer.example' })
+      ).json();
+      const viewer = await app.createAccount({ permissions: ['domains_access'] });
+      await app.ctx.db
+        .updateTable('users')
+        .set({ customer_id: owner.customerId })
+        .where('id', '=', viewer.userId)
+        .execute();
+      const cookie = await app.signIn(viewer.email, viewer.password);
+      const id = created.domain.domain_id;
+      const calls: [string, string, unknown?][] = [
+        ['GET', '/v1/domains'],
+        ['POST', '/v1/domains', { domain_url: 'v2.example', domain_verification_email: 'a@v2.example' }],
+        ['GET', `/v1/domains/${id}`],
+        ['POST', `/v1/domains/${id}/verification`, {}],
+        ['POST', `/v1/domains/${id}/check`, {}],
+        ['GET', '/v1/get-started'],
+        ['GET', '/v1/ui-settings'],
+        ['GET', '/v1/webhooks'],
+      ];
+      for (const [method, path, body] of calls) {
+        const res = await app.call(method, path, { cookie, body });
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect((await res.json()).error.code).toBe('forbidden');
+      }
+      // the overview stays open to them: their home is the dashboard
+      expect((await app.call('POST', '/v1/dashboard/overview', { cookie, body: {} })).status).toBe(200);
+    },
+  );
 });

@@ -105,29 +105,35 @@ describe('the domain-verification mail', () => {
     expect(parsed.subject).toBe('Verify pm.example for sending');
   });
 
-  it("a customer's mail to the same kind of recipient still carries List-Unsubscribe (the rule is the system customer's)", async () => {
-    const shop = await app.createAccount();
-    await addDomain(app.ctx, shop.customerId, 'shop.example', { verified: true });
-    const apiKey = (await credentialsForConsole(app.ctx, shop.customerId)).apiCredentials.apiKey;
-    const res = await app.api.request('http://localhost:4321/v1/mail', {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        from: 'orders@shop.example',
-        to: 'buyer@pm.example',
-        subject: 'Order',
-        html: '<p>Thanks</p>',
-        group: 'Orders',
-      }),
-    });
-    expect(res.status).toBe(202);
-    await expect
-      .poll(() => sink.messages.some((m) => m.to.includes('buyer@pm.example')), { timeout: 15_000 })
-      .toBe(true);
-    const copy = sink.messages.find((m) => m.to.includes('buyer@pm.example'))!;
-    expect(headOf(copy)).toMatch(/^List-Unsubscribe:\s*<http:\/\/localhost:4321\/header-unsubscribe\/[0-9a-f-]{36}>/im);
-    expect(headOf(copy)).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/im);
-  });
+  it(
+    "a customer's mail to the same kind of recipient still " +
+      "carries List-Unsubscribe (the rule is the system customer's)",
+    async () => {
+      const shop = await app.createAccount();
+      await addDomain(app.ctx, shop.customerId, 'shop.example', { verified: true });
+      const apiKey = (await credentialsForConsole(app.ctx, shop.customerId)).apiCredentials.apiKey;
+      const res = await app.api.request('http://localhost:4321/v1/mail', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          from: 'orders@shop.example',
+          to: 'buyer@pm.example',
+          subject: 'Order',
+          html: '<p>Thanks</p>',
+          group: 'Orders',
+        }),
+      });
+      expect(res.status).toBe(202);
+      await expect
+        .poll(() => sink.messages.some((m) => m.to.includes('buyer@pm.example')), { timeout: 15_000 })
+        .toBe(true);
+      const copy = sink.messages.find((m) => m.to.includes('buyer@pm.example'))!;
+      expect(headOf(copy)).toMatch(
+        /^List-Unsubscribe:\s*<http:\/\/localhost:4321\/header-unsubscribe\/[0-9a-f-]{36}>/im,
+      );
+      expect(headOf(copy)).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/im);
+    },
+  );
 
   it(
     'reaches a postmaster who unsubscribed from an ' + 'earlier one and is on the customer’s suppression list',

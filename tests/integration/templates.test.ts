@@ -583,29 +583,35 @@ describe(
       },
     );
 
-    it("the placeholder name 'Untitled Template', a blank subject and an unverified domain are refused too", async () => {
-      const draft = await made(me.cookie, {
-        name: 'Untitled Template',
-        from_email: 'a@pending.example',
-        subject: '   ',
-        content_html: '<p/>',
-      });
-      const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
-      expect(error.details).toEqual([
-        { path: 'name', message: 'Give the template a name to publish it' },
-        { path: 'from_email', message: 'The domain pending.example is not a verified sending domain of this account' },
-        { path: 'subject', message: 'Give the template a subject to publish it' },
-      ]);
-      // the same request with the fields given publishes
-      const res = await put(me.cookie, draft.id, {
-        name: 'Order shipped',
-        from_email: 'ship@shop.example',
-        subject: 'Shipped',
-        status: 'published',
-      });
-      expect(res.status, await res.clone().text()).toBe(200);
-      expect(((await res.json()) as { template: Wire }).template.status).toBe('published');
-    });
+    it(
+      "the placeholder name 'Untitled Template', a blank " + 'subject and an unverified domain are refused too',
+      async () => {
+        const draft = await made(me.cookie, {
+          name: 'Untitled Template',
+          from_email: 'a@pending.example',
+          subject: '   ',
+          content_html: '<p/>',
+        });
+        const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
+        expect(error.details).toEqual([
+          { path: 'name', message: 'Give the template a name to publish it' },
+          {
+            path: 'from_email',
+            message: 'The domain pending.example is not a verified sending domain of this account',
+          },
+          { path: 'subject', message: 'Give the template a subject to publish it' },
+        ]);
+        // the same request with the fields given publishes
+        const res = await put(me.cookie, draft.id, {
+          name: 'Order shipped',
+          from_email: 'ship@shop.example',
+          subject: 'Shipped',
+          status: 'published',
+        });
+        expect(res.status, await res.clone().text()).toBe(200);
+        expect(((await res.json()) as { template: Wire }).template.status).toBe('published');
+      },
+    );
 
     it(
       'Save keeps a draft whose HTML does not compile; Publish refuses it with the whole parser message, line and ' +
@@ -692,26 +698,30 @@ describe(
 );
 
 describe('issue 19: POST /v1/templates/search takes a direction on the default key', () => {
-  it("sort 'ASC' / 'DESC' in any case orders by description; 'DESC' is the default; '-description' still works", async () => {
-    const { cookie } = await signedIn('sort-direction.example');
-    for (const [name, description] of [
-      ['One', 'b'],
-      ['Two', 'c'],
-      ['Three', 'a'],
-    ])
-      await made(cookie, { name, description, content_html: '<p/>' });
-    const names = async (body: unknown) => {
-      const res = await search(cookie, body);
-      expect(res.status, await res.clone().text()).toBe(200);
-      return ((await res.json()) as { data: Wire[] }).data.map((t) => t.name);
-    };
-    const descending = ['Two', 'One', 'Three'];
-    expect(await names({ page: 1 })).toEqual(descending);
-    for (const sort of ['DESC', 'desc', 'Desc', '-description'])
-      expect(await names({ sort, page: 1 })).toEqual(descending);
-    for (const sort of ['ASC', 'asc', 'aSc', 'description'])
-      expect(await names({ sort, page: 1 })).toEqual([...descending].reverse());
-    expect(await names({ templateType: 'user', sort: 'ASC' })).toEqual([...descending].reverse());
-    for (const sort of ['ascending', 'DESC ', 'up']) expect((await search(cookie, { sort, page: 1 })).status).toBe(400);
-  });
+  it(
+    "sort 'ASC' / 'DESC' in any case orders by description; " + "'DESC' is the default; '-description' still works",
+    async () => {
+      const { cookie } = await signedIn('sort-direction.example');
+      for (const [name, description] of [
+        ['One', 'b'],
+        ['Two', 'c'],
+        ['Three', 'a'],
+      ])
+        await made(cookie, { name, description, content_html: '<p/>' });
+      const names = async (body: unknown) => {
+        const res = await search(cookie, body);
+        expect(res.status, await res.clone().text()).toBe(200);
+        return ((await res.json()) as { data: Wire[] }).data.map((t) => t.name);
+      };
+      const descending = ['Two', 'One', 'Three'];
+      expect(await names({ page: 1 })).toEqual(descending);
+      for (const sort of ['DESC', 'desc', 'Desc', '-description'])
+        expect(await names({ sort, page: 1 })).toEqual(descending);
+      for (const sort of ['ASC', 'asc', 'aSc', 'description'])
+        expect(await names({ sort, page: 1 })).toEqual([...descending].reverse());
+      expect(await names({ templateType: 'user', sort: 'ASC' })).toEqual([...descending].reverse());
+      for (const sort of ['ascending', 'DESC ', 'up'])
+        expect((await search(cookie, { sort, page: 1 })).status).toBe(400);
+    },
+  );
 });

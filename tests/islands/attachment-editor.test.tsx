@@ -383,7 +383,8 @@ describe('Online attachment editor: uploads (§4 Upload, §8, §9)', () => {
       await pick(file);
       expect(rows('upload-row')).toEqual(['terms.pdf']);
       const upload = await until(() => FakeUpload.sent[0]);
-      expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ${BASE}/groups`]); // the link, before the file
+      // the link, before the file
+      expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ${BASE}/groups`]);
       expect(upload).toMatchObject({ method: 'POST', url: `${BASE}/groups/42/assets` });
       expect(upload.body!.get('asset')).toBeInstanceOf(File);
       expect(replace).toHaveBeenCalledWith(null, '', '/online-attachments/42/edit');

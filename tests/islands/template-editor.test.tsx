@@ -252,7 +252,8 @@ describe('Template editor: the HTML field (issue 19)', () => {
       const { store } = await openEditor();
       const error = await screen.findByTestId('error-html');
       expect(error.textContent).toBe(
-        "The HTML does not compile (line 79, column 12: parse error: expecting 'ID', got 'EOF'). Save keeps it as it is; Publish needs it to compile.",
+        'The HTML does not compile (line 79, column 12: parse error: expecting ' +
+          "'ID', got 'EOF'). Save keeps it as it is; Publish needs it to compile.",
       );
       expect(store.compileError.get()).toEqual({
         line: 79,

@@ -53,12 +53,16 @@ describe('reply-to rules', () => {
 });
 
 describe('create and re-create', () => {
-  it("re-creating your own template is a draft named '{name} (Copy)'; a gallery template keeps its name; edit keeps all", () => {
-    expect(fieldsFor('create', wire({}))).toMatchObject({ name: 'Receipt (Copy)', status: 'draft' });
-    expect(fieldsFor('create', wire({ type: 'system' }))).toMatchObject({ name: 'Receipt', status: 'draft' });
-    expect(fieldsFor('edit', wire({}))).toMatchObject({ name: 'Receipt', status: 'published' });
-    expect(fieldsFor('create', null).name).toBe('Untitled Template');
-  });
+  it(
+    "re-creating your own template is a draft named '{name} " +
+      "(Copy)'; a gallery template keeps its name; edit keeps all",
+    () => {
+      expect(fieldsFor('create', wire({}))).toMatchObject({ name: 'Receipt (Copy)', status: 'draft' });
+      expect(fieldsFor('create', wire({ type: 'system' }))).toMatchObject({ name: 'Receipt', status: 'draft' });
+      expect(fieldsFor('edit', wire({}))).toMatchObject({ name: 'Receipt', status: 'published' });
+      expect(fieldsFor('create', null).name).toBe('Untitled Template');
+    },
+  );
   it('the preview document starts with a CSP that forbids scripts', () => {
     expect(previewDocument('<p>x</p>')).toMatch(
       /^<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="default-src 'none';/,

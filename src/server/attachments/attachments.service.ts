@@ -458,7 +458,8 @@ function recipientMac(secret: string, transactionUuid: string, publicId: string)
 
 /** The per-recipient link put into mail: the public page with a token naming the transaction. */
 export function recipientLink(ctx: AppContext, publicId: string, transactionUuid: string): string {
-  return `${publicLink(ctx, publicId)}?r=${transactionUuid}.${recipientMac(ctx.config.secret!, transactionUuid, publicId)}`;
+  const mac = recipientMac(ctx.config.secret!, transactionUuid, publicId);
+  return `${publicLink(ctx, publicId)}?r=${transactionUuid}.${mac}`;
 }
 
 /** The transaction uuid a recipient token names, or undefined when it is forged or for another link. */

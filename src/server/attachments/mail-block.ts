@@ -52,12 +52,14 @@ async function blockFor(ctx: AppContext, groupId: number, transactionUuid: strin
     `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:24px ` +
     `0;border-collapse:collapse;width:100%;max-width:560px">` +
     `<tr><td style="padding:16px;border:1px solid ` +
-    `#dddddd;border-radius:6px;background:${b.page.colour};color:${b.page.text_colour};font-family:Arial,sans-serif;font-size:14px;line-height:1.5">` +
+    `#dddddd;border-radius:6px;background:${b.page.colour};color:${b.page.text_colour};` +
+    `font-family:Arial,sans-serif;font-size:14px;line-height:1.5">` +
     `<strong>${escapeHtml(group.name)}</strong><br>` +
     files.map((f) => `<span style="color:${b.link.text_colour}">${escapeHtml(f)}</span><br>`).join('') +
     (expiry ? `<span>${escapeHtml(expiry)}</span><br>` : '') +
     `<a href="${escapeHtml(link)}" style="display:inline-block;margin-top:8px;padding:8px ` +
-    `16px;border-radius:4px;background:${b.button.colour};color:${b.button.text_colour};text-decoration:none;font-weight:bold">Download files</a>` +
+    `16px;border-radius:4px;background:${b.button.colour};color:${b.button.text_colour};` +
+    `text-decoration:none;font-weight:bold">Download files</a>` +
     `</td></tr></table>`;
   const text =
     `\r\n\r\n${group.name}\r\n${files.join('\r\n')}${expiry ? `\r\n${expiry}` : ''}\r\nDownload: ` + `${link}\r\n`;

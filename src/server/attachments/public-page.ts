@@ -65,6 +65,7 @@ form{margin:0}
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ` +
     `content="width=device-width, initial-scale=1"><meta name="robots" ` +
-    `content="noindex"><title>${escapeHtml(view.notice?.heading ?? view.title)}</title><style>${css}</style></head><body><main>${logo}${body}</main></body></html>`
+    `content="noindex"><title>${escapeHtml(view.notice?.heading ?? view.title)}</title><style>${css}</style></head>` +
+    `<body><main>${logo}${body}</main></body></html>`
   );
 }

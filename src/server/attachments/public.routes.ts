@@ -99,7 +99,8 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     c.header('Referrer-Policy', 'no-referrer');
     c.header(
       'Content-Security-Policy',
-      "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; " +
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
     return c.html(renderPublicPage(view), status as 200);
   };

@@ -14,8 +14,20 @@ const NETWORK_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-const LOST_CONNECTION =
-  /connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)|cannot use a pool after calling end|client was closed and is not queryable|connection is closed/i;
+const LOST_CONNECTION = new RegExp(
+  [
+    'connection terminated',
+    'terminating connection',
+    'connection timeout',
+    'timeout exceeded when trying to connect',
+    'client has encountered a connection error',
+    'the database system is (starting up|shutting down|in recovery mode)',
+    'cannot use a pool after calling end',
+    'client was closed and is not queryable',
+    'connection is closed',
+  ].join('|'),
+  'i',
+);
 
 /**
  * True when `err` says the database is unreachable (stopped, restarting, connections dropped),

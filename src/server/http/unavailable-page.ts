@@ -12,7 +12,8 @@ export const UNAVAILABLE_PAGE =
   '<p>The service cannot reach its database for a moment. Nothing you entered was lost; this page tries again by ' +
   'itself.</p>' +
   '<p><a href="" style="color:#1d4ed8">Try again now</a></p>' +
-  '</main><script>setInterval(function(){fetch("/readyz",{cache:"no-store"}).then(function(r){if(r.ok)location.reload()},function(){})},10000)</script>' +
+  '</main><script>setInterval(function(){fetch("/readyz",{cache:"no-store"})' +
+  '.then(function(r){if(r.ok)location.reload()},function(){})},10000)</script>' +
   '</body></html>';
 
 /** The 503 answer carrying UNAVAILABLE_PAGE, with a Retry-After that matches its check. */
