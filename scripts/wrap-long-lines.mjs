@@ -25,7 +25,9 @@ function allFiles() {
     cwd: root,
     encoding: 'utf8',
   });
-  return run.stdout.split('\n').filter((f) => /\.(ts|tsx|mjs)$/.test(f) && !f.endsWith('010-templates.gallery.ts'));
+  return run.stdout
+    .split('\n')
+    .filter((f) => /\.(ts|tsx|mjs|astro)$/.test(f) && !f.endsWith('010-templates.gallery.ts'));
 }
 
 /** Where the type arguments before a tagged template start (sql<Row>`…`), else `at` itself. */
@@ -313,6 +315,93 @@ function wrapStrings(text, tsx) {
   return text;
 }
 
+/**
+ * An .astro template's long lines, broken where Astro's compiler drops the whitespace (its output stays
+ * byte for byte the same): between a tag's attributes, before a tag's >, and after the { of an expression. Text,
+ * the frontmatter and <script>/<style> bodies are left to a person.
+ */
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'wbr']);
+
+function wrapAstro(text) {
+  const fence = text.startsWith('---') ? text.indexOf('\n---', 3) : -1;
+  const bodyStart = fence < 0 ? 0 : text.indexOf('\n', fence + 1) + 1;
+  for (let pass = 0; pass < 50; pass++) {
+    // break points of the whole template: index → kind ('space': replace it, 'after': insert after it)
+    const points = new Map();
+    const stack = ['text'];
+    let quote = '';
+    let raw = ''; // inside <script> or <style>: until its closing tag
+    for (let i = bodyStart; i < text.length; i++) {
+      const c = text[i];
+      const top = stack[stack.length - 1];
+      if (raw) {
+        if (text.startsWith(`</${raw}`, i)) raw = '';
+        continue;
+      }
+      if (quote) {
+        if (c === quote) quote = '';
+        continue;
+      }
+      if (top === 'tag') {
+        if (c === '"' || c === "'") quote = c;
+        else if (c === '{') stack.push('js');
+        else if (c === ' ') points.set(i, 'space');
+        else if (c === '>') {
+          // <code\n> and </code\n> compile to <code> and </code>
+          if (text[i - 1] !== '/' && text[i - 1] !== ' ') points.set(i - 1, 'after');
+          stack.pop();
+          const open = text.lastIndexOf('<', i);
+          const name = /^<\/?([\w-]+)/.exec(text.slice(open))?.[1] ?? '';
+          const closing = text[open + 1] === '/';
+          const selfClosing = text[i - 1] === '/';
+          if (closing) {
+            if (stack.length > 1 && stack[stack.length - 1] === 'text') stack.pop();
+          } else if (!selfClosing && !VOID.has(name.toLowerCase())) {
+            if (name === 'script' || name === 'style') raw = name;
+            else stack.push('text');
+          }
+        }
+      } else if (top === 'js') {
+        if (c === '"' || c === "'" || c === '`') quote = c;
+        else if (c === '{') stack.push('js');
+        else if (c === '}') stack.pop();
+        else if (c === '<' && /[a-zA-Z/]/.test(text[i + 1] ?? '')) stack.push('tag');
+        else if (c === ' ') points.set(i, 'space');
+      } else if (c === '{') {
+        stack.push('js');
+        points.set(i, 'after');
+      } else if (c === '<' && /[a-zA-Z/]/.test(text[i + 1] ?? '')) {
+        if (text.startsWith('<!--', i)) continue;
+        stack.push('tag');
+      }
+    }
+    let changed = false;
+    let start = 0;
+    const out = [];
+    for (const line of text.split('\n')) {
+      const end = start + line.length;
+      let cut = -1;
+      if (start >= bodyStart && width(line) > MAX) {
+        const indent = /^\s*/.exec(line)[0];
+        for (let i = start + indent.length + 10; i < end && width(text.slice(start, i + 1)) <= MAX; i++) {
+          if (points.has(i)) cut = i;
+        }
+      }
+      if (cut < 0) out.push(line);
+      else {
+        const indent = /^\s*/.exec(line)[0];
+        const head = points.get(cut) === 'space' ? text.slice(start, cut) : text.slice(start, cut + 1);
+        out.push(head, `${indent}  ${text.slice(cut + 1, end).trimStart()}`);
+        changed = true;
+      }
+      start = end + 1;
+    }
+    text = out.join('\n');
+    if (!changed) break;
+  }
+  return text;
+}
+
 const join = process.argv.includes('--join');
 const named = process.argv.slice(2).filter((a) => a !== '--join');
 const files = named.length > 0 ? named : allFiles();
@@ -320,6 +409,18 @@ let count = 0;
 for (const file of files) {
   const full = path.resolve(root, file);
   const before = readFileSync(full, 'utf8');
+  if (file.endsWith('.astro')) {
+    // the frontmatter is TypeScript: its comments and strings as in a .ts file
+    const fence = before.startsWith('---\n') ? before.indexOf('\n---', 3) : -1;
+    const front = fence < 0 ? '' : before.slice(4, fence);
+    const wrappedFront = fence < 0 ? '' : wrapStrings(wrapComments(front.split('\n')).join('\n'), false);
+    const after = wrapAstro(fence < 0 ? before : `---\n${wrappedFront}${before.slice(fence)}`);
+    if (after !== before) {
+      writeFileSync(full, after);
+      count++;
+    }
+    continue;
+  }
   const joined = join ? joinPieces(before) : before;
   const moved = file.endsWith('.tsx') ? joined : moveTrailingComments(joined);
   const after = wrapStrings(wrapComments(moved.split('\n')).join('\n'), file.endsWith('.tsx'));
