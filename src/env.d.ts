@@ -5,6 +5,6 @@ declare namespace App {
     /** Server-side services for pages; set by the HTTP server or the dev integration. */
     bridge?: import('./server/page-bridge.ts').PageBridge;
     /** The signed-in session (verify_auth shape), resolved once by src/middleware.ts. */
-    session: import('./server/auth/auth.service.ts').SessionWire | null;
+    session: import('./lib/wire.ts').SessionWire | null;
   }
 }

@@ -13,7 +13,7 @@ import { insertEvents } from '../../src/server/events/events.repository.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
 import { saveWebhook } from '../../src/server/webhooks/webhooks.service.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../src/server/webhooks/outbox.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/contract/values.ts';
 
 const SECRET = 'bench-secret-bench-secret-bench-secret-00';
 

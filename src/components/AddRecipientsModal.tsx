@@ -3,6 +3,7 @@
 // closes; lines the server refused stay listed with their line numbers so they can be fixed.
 import { useState } from 'react';
 import type { AddOutcome } from '../islands/stores/suppressions.ts';
+import Modal from './Modal.tsx';
 
 interface Props {
   onClose(): void;
@@ -29,14 +30,7 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
   }
 
   return (
-    <div
-      className="modal is-active"
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby="add-recipients-title"
-      data-testid="add-recipients-modal"
-    >
-      <div className="modal-background" onClick={onClose} />
+    <Modal labelledBy="add-recipients-title" onClose={onClose} testId="add-recipients-modal">
       <form
         className="modal-card add-recipients"
         onSubmit={(e) => {
@@ -107,6 +101,6 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
           </button>
         </footer>
       </form>
-    </div>
+    </Modal>
   );
 }

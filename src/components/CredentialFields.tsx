@@ -1,21 +1,8 @@
 // The API and SMTP credential fields shown on Settings and on the getting-started page (docs/console.md
 // §2: "read-only copyable fields", the API key and SMTP password masked). Presentation only: the
 // page that uses them fetches the credentials.
+import type { ApiCredentials, SmtpCredentials } from '../lib/wire.ts';
 import CopyField from './CopyField.tsx';
-
-export interface ApiCredentials {
-  username: string;
-  apiKey: string;
-  /** The send endpoint: the base URL followed by /v1/mail. */
-  url: string;
-}
-
-export interface SmtpCredentials {
-  host: string;
-  port: number;
-  username: string;
-  password: string;
-}
 
 /** Username, API Key (masked), API Endpoint and, when given, a link to the documentation. */
 export function ApiCredentialFields({

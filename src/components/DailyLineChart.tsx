@@ -43,7 +43,7 @@ export default function DailyLineChart<Day extends { tstat_day: string }>({
     const parent = holder.current;
     let chart: { destroy(): void } | null = null;
     let cancelled = false;
-    void import('../lib/charts.ts').then(({ CountChart }) => {
+    void import('./charts/charts.ts').then(({ CountChart }) => {
       if (cancelled) return;
       const long = days.length > 366;
       const labels = days.map((d) => (long ? formatDay(d.tstat_day) : shortDay(d.tstat_day)));

@@ -57,7 +57,7 @@ export default function DateRangePicker({ range, onChange, testId }: Props) {
     if (loading.current || !input.current) return;
     loading.current = true;
     const field = input.current;
-    void import('../lib/date-picker.ts')
+    void import('./date-picker.ts')
       .then(async ({ createRangePicker, loadStylesheet }) => {
         await loadStylesheet();
         picker.current = createRangePicker(field, {

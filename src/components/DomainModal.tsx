@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { DOMAIN_PATTERN, INVALID_DOMAIN_MESSAGE } from '../lib/domain-name.ts';
 import { MODAL_ERROR_CLEAR_MS, MODAL_SUCCESS_CLOSE_MS } from '../lib/timings.ts';
+import Modal from './Modal.tsx';
 
 interface Props {
   onClose(): void;
@@ -34,8 +35,8 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
     setLoading(false);
     if (messages.includes(successMessage)) {
       setSuccess(
-        `${successMessage}. We sent a verification email to ${local.trim()}@${trimmed}: open the link in it to ` +
-          `verify the domain.`,
+        `${successMessage}. We sent a verification email to ` +
+          `${local.trim()}@${trimmed}: open the link in it to verify the domain.`,
       );
       timers.current.push(setTimeout(onClose, MODAL_SUCCESS_CLOSE_MS));
     } else {
@@ -45,14 +46,7 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
   }
 
   return (
-    <div
-      className="modal is-active"
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby="domain-modal-title"
-      data-testid="domain-modal"
-    >
-      <div className="modal-background" onClick={onClose} />
+    <Modal labelledBy="domain-modal-title" onClose={onClose} testId="domain-modal">
       <form
         className="modal-card"
         onSubmit={(e) => {
@@ -142,6 +136,6 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
           </button>
         </footer>
       </form>
-    </div>
+    </Modal>
   );
 }

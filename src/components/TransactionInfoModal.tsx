@@ -2,10 +2,10 @@
 // Headers only when the additional headers parse to a non-empty object; below them the
 // transaction's timeline (the addition): queued, sent, delivered or bounced with the remote
 // server's reply, opens, clicks, unsubscribes, oldest first.
-import { useEffect } from 'react';
 import { formatMoment, isoOf } from '../lib/dates.ts';
 import { addressText, customHeaders, eventView } from '../lib/transaction-info-view.ts';
 import type { InfoTransaction, TimelineState } from '../islands/stores/transaction-info.ts';
+import Modal from './Modal.tsx';
 
 interface Props {
   tx: InfoTransaction;
@@ -60,14 +60,6 @@ function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): v
 }
 
 export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTimeline }: Props) {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [onClose]);
-
   const headers = customHeaders(tx.tm_additional_headers);
   const fields: [string, string, string][] = [
     ['Transaction ID', tx.trans_uuid, 'info-id'],
@@ -77,14 +69,7 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
     ['Sent', tx.trans_date_sent !== 0 ? formatMoment(tx.trans_date_sent) : 'Not sent', 'info-sent'],
   ];
   return (
-    <div
-      className="modal is-active"
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby="transaction-info-title"
-      data-testid="transaction-info"
-    >
-      <div className="modal-background" onClick={onClose} />
+    <Modal labelledBy="transaction-info-title" onClose={onClose} testId="transaction-info">
       <div className="modal-card transaction-info">
         <header className="modal-card-head">
           <p className="modal-card-title" id="transaction-info-title">
@@ -130,6 +115,6 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
           </button>
         </footer>
       </div>
-    </div>
+    </Modal>
   );
 }

@@ -7,6 +7,7 @@ import { useId } from 'react';
 import { formatReportDate } from '../lib/dates.ts';
 import { PROGRESS_LABEL } from '../lib/webhook-progress.ts';
 import { closeLog, openLog, replayLog, replaying } from '../islands/stores/webhook-logs.ts';
+import Modal from './Modal.tsx';
 
 export default function WebhookLogModal() {
   const id = useId();
@@ -15,14 +16,7 @@ export default function WebhookLogModal() {
   if (!open) return null;
   const { detail } = open;
   return (
-    <div
-      className="modal is-active webhook-log-modal"
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby={`${id}-title`}
-      data-testid="webhook-log-modal"
-    >
-      <div className="modal-background" onClick={closeLog} />
+    <Modal labelledBy={`${id}-title`} onClose={closeLog} testId="webhook-log-modal" className="webhook-log-modal">
       <div className="modal-card">
         <header className="modal-card-head">
           <h2 className="modal-card-title" id={`${id}-title`}>
@@ -113,6 +107,6 @@ export default function WebhookLogModal() {
           </button>
         </footer>
       </div>
-    </div>
+    </Modal>
   );
 }

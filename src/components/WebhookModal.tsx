@@ -14,6 +14,7 @@ import {
   WEBHOOK_EVENTS,
   WEBHOOK_VERBS,
 } from '../islands/stores/webhook.ts';
+import Modal from './Modal.tsx';
 
 interface Props {
   webhook: Webhook | undefined;
@@ -77,14 +78,7 @@ export default function WebhookModal({ webhook, onClose }: Props) {
     test?.status_code !== null && test?.status_code !== undefined && test.status_code >= 200 && test.status_code < 300;
 
   return (
-    <div
-      className="modal is-active webhook-modal"
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby={`${id}-title`}
-      data-testid="webhook-modal"
-    >
-      <div className="modal-background" onClick={onClose} />
+    <Modal labelledBy={`${id}-title`} onClose={onClose} testId="webhook-modal" className="webhook-modal">
       <form
         className="modal-card"
         noValidate
@@ -282,6 +276,6 @@ export default function WebhookModal({ webhook, onClose }: Props) {
           </button>
         </footer>
       </form>
-    </div>
+    </Modal>
   );
 }

@@ -1,9 +1,8 @@
 // The console's account calls of the contract: sign-in and sign-out, the session, the parent
 // platform's challenge, Settings, Domains and Getting Started (docs/console.md §7, docs/console-reports.md §7 Auth).
 import { z } from '@hono/zod-openapi';
-import { PERMISSIONS, type Permission } from '../server/db/schema.ts';
-import { SENDING_OPTIONS } from '../server/settings/settings.repository.ts';
 import { operation } from './common.ts';
+import { PERMISSIONS, type Permission, SENDING_OPTIONS } from './values.ts';
 
 export const loginBody = z.object({
   email: z.string().trim().min(1, 'is required').max(254),

@@ -1,7 +1,7 @@
 // The console's calls typed from the contract: a call is named by its method and OpenAPI path
 // ('POST /v1/templates/search'), and its path parameters, query, body and answer are the types of
 // the operation's own schemas. Types only: browser files import this with `import type`, so no
-// schema code (and no server module the contract reads its limits from) reaches the browser.
+// schema code reaches the browser.
 import type { z } from 'zod';
 import type { accountOperations } from './account.ts';
 import type { reportOperations } from './reports.ts';
@@ -38,6 +38,16 @@ export type AnswerOf<K extends CallKey> = [Extract<OperationOf<K>['success'][num
 ]
   ? undefined
   : z.output<Extract<OperationOf<K>['success'][number], { schema: z.ZodType }>['schema']>;
+
+/**
+ * A call's success answers with their HTTP status, one `{ status, data }` per documented success
+ * (`{ status: 202, data: … }`); data is undefined for an answer without JSON (204).
+ */
+export type AnswerWithStatusOf<K extends CallKey> = OperationOf<K>['success'][number] extends infer S
+  ? S extends { status: infer N extends number }
+    ? { status: N; data: S extends { schema: infer T extends z.ZodType } ? z.output<T> : undefined }
+    : never
+  : never;
 
 /** The JSON body a call takes. */
 export type BodyOf<K extends CallKey> = Input<OperationOf<K>['body']>;

@@ -1,12 +1,17 @@
 // The report calls of the contract: the dashboard, the transaction and group searches, a
 // transaction's timeline, a group's reports, links and exports (docs/console.md §7, docs/console-reports.md §7).
 import { z } from '@hono/zod-openapi';
-import { dateField, pageField, textField, isUuid } from '../server/reports/report-input.ts';
-import { GROUP_SORT_KEYS } from '../server/reports/groups.service.ts';
-import { GROUP_REPORT_TYPES } from '../server/reports/group-reports.service.ts';
-import { MESSAGE_STATUSES, REPORT_TYPES } from '../server/reports/transactions.service.ts';
-import type { DeliveredStatus, EventType, TransStatus } from '../server/db/schema.ts';
 import { messageAnswer, operation } from './common.ts';
+import { dateField, isUuid, pageField, textField } from './fields.ts';
+import {
+  DELIVERED_STATUSES,
+  EVENT_TYPES,
+  GROUP_REPORT_TYPES,
+  GROUP_SORT_KEYS,
+  MESSAGE_STATUSES,
+  REPORT_TYPES,
+  TRANS_STATUSES,
+} from './values.ts';
 
 const SEARCH_TEXT_MAX = 320;
 const SORT_FIELD_MAX = 40;
@@ -108,8 +113,8 @@ const transaction = z.object({
   tm_from_name: z.string(),
   tm_from_email: z.string(),
   tm_additional_headers: z.string().openapi({ description: 'The custom headers as JSON text, `{}` when none.' }),
-  trans_delivered_status: z.enum(['pending', 'delivered', 'bounced', 'failed'] satisfies DeliveredStatus[]),
-  trans_status: z.enum(['queued', 'sent', 'failed', 'no_quota'] satisfies TransStatus[]),
+  trans_delivered_status: z.enum(DELIVERED_STATUSES),
+  trans_status: z.enum(TRANS_STATUSES),
   trans_group_uuid: z.string(),
   trans_group_name: z.string(),
   trans_read_count: z.number().int(),
@@ -136,19 +141,7 @@ const group = z.object({
 });
 
 const transactionEvent = z.object({
-  type: z.enum([
-    'queued',
-    'sent',
-    'delivered',
-    'deferred',
-    'failed',
-    'bounced',
-    'open',
-    'click',
-    'unsubscribe',
-    'resubscribe',
-    'download',
-  ] satisfies EventType[]),
+  type: z.enum(EVENT_TYPES),
   time: z.number().int().openapi({ description: 'Unix seconds (UTC).' }),
   data: z.object({
     reply: z.string().optional(),
@@ -217,8 +210,8 @@ const linkPage = z.object({
 
 const TAG = 'Reports';
 const dateHelp =
-  'Dates are `YYYY-MM-DD` (UTC days) or unix seconds; either spelling of a field (startDate or start_date) works, ' +
-  'both must agree.';
+  'Dates are `YYYY-MM-DD` (UTC days) or unix seconds; either spelling ' +
+  'of a field (startDate or start_date) works, both must agree.';
 
 export const getDashboard = operation({
   method: 'get',
@@ -303,8 +296,8 @@ export const searchGroups = operation({
   tag: TAG,
   summary: 'Search transaction groups',
   description:
-    `One page (10 rows) of the account’s transaction groups with their totals, by name; sort keys: ` +
-    `${GROUP_SORT_KEYS.join(', ')}.`,
+    `One page (10 rows) of the account’s transaction groups with ` +
+    `their totals, by name; sort keys: ${GROUP_SORT_KEYS.join(', ')}.`,
   access: 'session',
   body: groupSearchBody,
   bodyExample: { page: 1, searchQuery: 'newsletter' },
@@ -324,8 +317,8 @@ export const getTransactionEvents = operation({
   tag: TAG,
   summary: 'A transaction’s timeline',
   description:
-    'Every event of one transaction in order: accepted, sent, deferred, delivered, bounced, failed, opened, clicked, ' +
-    'unsubscribed, downloaded.',
+    'Every event of one transaction in order: accepted, sent, deferred, ' +
+    'delivered, bounced, failed, opened, clicked, unsubscribed, downloaded.',
   access: 'session',
   params: z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) }),
   success: [
@@ -373,8 +366,8 @@ export const postGroupOverview = operation({
   tag: TAG,
   summary: 'A group’s overview figures',
   description:
-    `Sent, delivered, failed, bounced, opened and clicked over the range, each with its share in per ` +
-    `cent. ${dateHelp}`,
+    `Sent, delivered, failed, bounced, opened and clicked over ` +
+    `the range, each with its share in per cent. ${dateHelp}`,
   access: 'session',
   body: groupOverviewBody,
   bodyExample: { group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', start_date: '2026-11-01', end_date: '2026-11-24' },
@@ -427,8 +420,8 @@ export const queueExport = operation({
   tag: 'Exports',
   summary: 'Export a report as CSV',
   description:
-    'Queues a CSV of the whole report (the report body with isExport: true); the requester gets a mail with a link ' +
-    'to it when it is written.',
+    'Queues a CSV of the whole report (the report body with isExport: ' +
+    'true); the requester gets a mail with a link to it when it is written.',
   access: 'session',
   body: reportBody,
   bodyExample: { report_type: 'sent', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', isExport: true },

@@ -2,8 +2,8 @@
 // "Tracked attachments"): search, one template, save, delete, live preview; download links with
 // their files and the download page's branding.
 import { z } from '@hono/zod-openapi';
-import { PAGE_SIZE, brandingInput, groupInput } from '../server/attachments/attachments.service.ts';
 import { messageAnswer, numericId, operation } from './common.ts';
+import { ATTACHMENT_PAGE_SIZE } from './values.ts';
 
 const SORTS = ['name', 'description', 'published', 'updated'] as const;
 export type TemplateSortParam = (typeof SORTS)[number] | `-${(typeof SORTS)[number]}`;
@@ -232,9 +232,37 @@ export const deleteTemplate = operation({
   errors: ['not_found', 'forbidden'],
 });
 
+// A link's name and options as the console and the API send them (create, change); the expiry's
+// window against the clock is checked by the server (src/server/attachments/attachments.service.ts).
+const name = z
+  .string()
+  .trim()
+  .max(200, { error: 'The name is at most 200 characters' })
+  .regex(/^[^\u0000-\u001f]*$/, { error: 'The name must not contain control characters' });
+const options = z.strictObject({
+  expiry_timestamp: z
+    .number({ error: 'expiry_timestamp must be unix seconds' })
+    .int({ error: 'expiry_timestamp must be whole unix seconds' })
+    .nonnegative({ error: 'expiry_timestamp must not be negative' })
+    .nullish(),
+  access_limit: z
+    .number({ error: 'access_limit must be a number' })
+    .int({ error: 'access_limit must be a whole number' })
+    .min(0, { error: 'access_limit must not be negative' })
+    .max(1_000_000_000, { error: 'access_limit is too large' })
+    .optional(),
+});
+export const groupInput = z.strictObject({ name: name.optional(), options: options.optional() });
+export type GroupInput = z.infer<typeof groupInput>;
+
+// The download page's colours (docs/console-reports.md §5); the logo is its own upload.
+const colour = z.string().regex(/^#[0-9a-fA-F]{6}$/, { error: 'Colours are #rrggbb' });
+const pair = z.strictObject({ colour, text_colour: colour });
+export const brandingInput = z.strictObject({ page: pair, button: pair, link: pair });
+
 export const attachmentListQuery = z.strictObject({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(PAGE_SIZE),
+  limit: z.coerce.number().int().min(1).max(100).default(ATTACHMENT_PAGE_SIZE),
   name: z.string().max(200).default(''),
 });
 

@@ -1,7 +1,7 @@
 // What the account's webhook receives (docs/webhooks.md), as OpenAPI `webhooks`: one entry per
 // event type, each with the `standard` and the `legacy` field sets and the signature headers.
 import { z } from '@hono/zod-openapi';
-import type { WEBHOOK_EVENT_TYPES } from '../server/webhooks/outbox.ts';
+import type { WebhookEventType } from './values.ts';
 
 // What happened on the wire with direct MX delivery (issue 22); null through SMTP_RELAY_URL
 const WIRE_FIELDS = {
@@ -18,7 +18,7 @@ const WIRE_FIELDS = {
     .openapi({ description: 'The MTA-STS mode that applied (RFC 8461): enforce or testing; null without a policy.' }),
 };
 
-const OWN_FIELDS: Record<(typeof WEBHOOK_EVENT_TYPES)[number] | 'test', Record<string, z.ZodType>> = {
+const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> = {
   sent: {
     smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer.' }),
     ...WIRE_FIELDS,
@@ -110,8 +110,8 @@ const signatureHeaders = z.object({
     description:
       '`v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), the key being the signing secret ' +
       'after its `whsec_` prefix, base64-decoded (Standard Webhooks). For GET and DELETE the signed text is the ' +
-      'query string added. Verify with a Standard Webhooks library: `new Webhook(secret).verify(rawBody, ' +
-      'headers)`.',
+      'query string added. Verify with a Standard Webhooks ' +
+      'library: `new Webhook(secret).verify(rawBody, headers)`.',
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
   }),
 });

@@ -2,10 +2,30 @@
 // secret and test event, the Webhook Logs with More info and Replay (docs/console.md §7, docs/console-reports.md §7),
 // and the Suppression List.
 import { z } from '@hono/zod-openapi';
-import { MAX_EMAILS_PER_REQUEST } from '../server/suppressions/suppressions.service.ts';
-import { WEBHOOK_EVENT_TYPES } from '../server/webhooks/outbox.ts';
-import { FIELD_SETS, WEBHOOK_VERBS, logSearch, webhookInput } from '../server/webhooks/webhooks.service.ts';
 import { messageAnswer, numericId, operation } from './common.ts';
+import { FIELD_SETS, MAX_EMAILS_PER_REQUEST, WEBHOOK_EVENT_TYPES, WEBHOOK_VERBS } from './values.ts';
+
+// The webhook object of docs/console.md §3 as the modal sends it back (created_timestamp, secret and
+// other read-only fields are ignored). An empty authentication type is null (§5).
+export const webhookInput = z.object({
+  url: z.string(),
+  verb: z.enum(WEBHOOK_VERBS),
+  status: z.enum(['enabled', 'disabled']),
+  auth_type: z.preprocess((v) => (v === '' ? null : v), z.enum(['basic']).nullable()).optional(),
+  auth_details: z
+    .object({ username: z.string().max(200), password: z.string().max(200) })
+    .nullable()
+    .optional(),
+  event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length),
+  field_set: z.enum(FIELD_SETS),
+});
+
+/** The Webhook Logs' page and sort. */
+export const logSearch = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  // the Date column's sort (docs/console-reports.md §2): newest first unless 'asc'
+  order_by: z.enum(['asc', 'desc']).default('desc'),
+});
 
 const webhook = z.object({
   url: z.string(),

@@ -53,7 +53,7 @@ function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: numb
   useEffect(() => {
     let picker: { destroy(): void } | undefined;
     let cancelled = false;
-    void import('../lib/expiry-picker.ts').then(({ createExpiryPicker }) => {
+    void import('../components/expiry-picker.ts').then(({ createExpiryPicker }) => {
       if (!cancelled && input.current) picker = createExpiryPicker(input.current, { value, onPick });
     });
     return () => {

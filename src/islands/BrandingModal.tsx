@@ -3,6 +3,7 @@
 // pickers Page (Text, Background), Button (Text, Background), Link (Text), Cancel and Update.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect, useState } from 'react';
+import Modal from '../components/Modal.tsx';
 import { logoProblem } from '../lib/logo-check.ts';
 import { type Branding, branding, deleteLogo, loadBranding, saveBranding } from './stores/attachments.ts';
 
@@ -52,14 +53,7 @@ export default function BrandingModal() {
         Customise Your Branding
       </button>
       {open && (
-        <div
-          className="modal is-active"
-          role="dialog"
-          aria-modal="true"
-          aria-labelledby="branding-title"
-          data-testid="branding-modal"
-        >
-          <div className="modal-background" onClick={() => setOpen(false)} />
+        <Modal labelledBy="branding-title" onClose={() => setOpen(false)} testId="branding-modal">
           <div className="modal-card">
             <header className="modal-card-head">
               <p className="modal-card-title" id="branding-title">
@@ -145,7 +139,7 @@ export default function BrandingModal() {
               </button>
             </footer>
           </div>
-        </div>
+        </Modal>
       )}
     </>
   );

@@ -1,7 +1,8 @@
 import { useEffect } from 'react';
 import Pagination from '../components/Pagination.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
-import type { LinkWire, ReportPageMeta } from '../lib/group-report.ts';
+import type { LinkWire } from '../lib/group-report.ts';
+import type { PageMeta } from '../lib/wire.ts';
 import { goToLinkPage, linkList, loadLinks, openReport, startLinks } from './stores/group-report.ts';
 import { useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
@@ -16,7 +17,7 @@ export default function ClicksLinksTable({
   first = null,
 }: {
   groupUuid: string;
-  first?: { data: LinkWire[]; meta: ReportPageMeta } | null;
+  first?: { data: LinkWire[]; meta: PageMeta } | null;
 }) {
   const $list = useSeededStore(linkList, first && { status: 'loaded', data: first.data, meta: first.meta });
   useEffect(() => {

@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'react';
-import { api, errorMessage, errorStatus } from '../lib/api.ts';
+import type { AnswerOf } from '../contract/client.ts';
+import { callWithStatus, errorMessage, errorStatus } from '../lib/api.ts';
 import { EXPORT_ALERT_MS } from '../lib/timings.ts';
 import { showAlert } from './stores/alerts.ts';
 
-/** POST /v1/transaction-groups/export-view's answer (docs/console-reports.md §3 "Export view response"). */
-interface ExportView {
-  fileName: string;
-  /** null while the worker is still writing the file (202). */
-  token: string | null;
-}
+/**
+ * POST /v1/transaction-groups/export-view's answer (docs/console-reports.md §3 "Export view response"): its
+ * token is null while the worker is still writing the file (202).
+ */
+type ExportView = NonNullable<AnswerOf<'POST /v1/transaction-groups/export-view'>>;
 
 type ViewState =
   | { status: 'loading' }
@@ -24,8 +24,8 @@ export function downloadPath(token: string, uuid: string): string {
 }
 
 async function fetchView(uuid: string): Promise<{ status: number; view: ExportView | null }> {
-  const res = await api.raw<ExportView>('/v1/transaction-groups/export-view', { method: 'POST', body: { uuid } });
-  return { status: res.status, view: res.status === 204 ? null : (res._data ?? null) };
+  const answer = await callWithStatus('POST /v1/transaction-groups/export-view', { body: { uuid } });
+  return { status: answer.status, view: answer.status === 204 ? null : (answer.data ?? null) };
 }
 
 /**

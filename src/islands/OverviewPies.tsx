@@ -47,7 +47,7 @@ function Pie({ spec, stats }: { spec: PieSpec; stats: OverviewStatsWire | null }
     // each chart gets an element of its own: frappe keeps observing its element after destroy()'s
     // last callback is queued, and must not find the next chart's drawing there
     const mount = document.createElement('div');
-    void import('../lib/pie-charts.ts').then(({ PieChart }) => {
+    void import('../components/charts/pie-charts.ts').then(({ PieChart }) => {
       if (cancelled) return;
       parent.append(mount);
       chart = new PieChart(mount, {

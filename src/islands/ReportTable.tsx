@@ -4,7 +4,8 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
 import { type DayRange, formatReportDate, isoOf } from '../lib/dates.ts';
-import type { ReportPageMeta, ReportTransactionWire, ReportType } from '../lib/group-report.ts';
+import type { ReportTransactionWire, ReportType } from '../lib/group-report.ts';
+import type { PageMeta } from '../lib/wire.ts';
 import {
   COLUMNS,
   REPORT_COLUMNS,
@@ -45,7 +46,7 @@ interface Props {
    * The first page and the range it covers, rendered on the server (issue 19) from the call that
    * also feeds the Activity chart; the island loads it itself when it is missing.
    */
-  first?: { data: ReportTransactionWire[]; meta: ReportPageMeta; range: DayRange } | null;
+  first?: { data: ReportTransactionWire[]; meta: PageMeta; range: DayRange } | null;
 }
 
 const DATE_COLUMNS: readonly ReportColumn[] = ['date_sent', 'date_failed', 'date_bounced', 'first_open', 'first_click'];

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
+import type { PageMeta } from '../lib/wire.ts';
 import {
-  type PageMeta,
   type Suppression,
   type SuppressionOrigin,
   checked,

@@ -9,8 +9,8 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TemplatePreview from '../components/TemplatePreview.tsx';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
+import type { PageMeta } from '../lib/wire.ts';
 import {
-  type PageMeta,
   type TemplateListState,
   checked,
   deleteChecked,

@@ -3,7 +3,7 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
 import { formatGroupDate, isoOf } from '../lib/dates.ts';
-import type { PageMeta } from './stores/transactions.ts';
+import type { PageMeta } from '../lib/wire.ts';
 import {
   type GroupSortKey,
   type GroupWire,

@@ -1,7 +1,7 @@
 // The console's one HTTP client (docs/console-reports.md §7, shared client): JSON, `Request-Type: ui`,
 // credentials included, 45 s timeout, and 401/403 answers send the browser to /unauthorized.
 import { FetchError, ofetch } from 'ofetch';
-import type { AnswerOf, CallKey, CallOptions } from '../contract/client.ts';
+import type { AnswerOf, AnswerWithStatusOf, CallKey, CallOptions } from '../contract/client.ts';
 import { REQUEST_TIMEOUT_MS } from './timings.ts';
 
 export interface ApiErrorBody {
@@ -51,21 +51,29 @@ export function pathOf(template: string, params: Record<string, unknown> | undef
   });
 }
 
-function typedCall(client: typeof api) {
-  return function call<K extends CallKey>(key: K, ...[options]: CallOptionsArg<K>): Promise<AnswerOf<K>> {
-    const at = key.indexOf(' ');
-    const opts = (options ?? {}) as {
-      params?: Record<string, unknown>;
-      query?: Record<string, unknown>;
-      body?: unknown;
-      signal?: AbortSignal;
-    };
-    return client<AnswerOf<K>>(pathOf(key.slice(at + 1), opts.params), {
+/** The address and fetch options of a call named 'METHOD /path'. */
+function requestOf(key: string, options: unknown) {
+  const at = key.indexOf(' ');
+  const opts = (options ?? {}) as {
+    params?: Record<string, unknown>;
+    query?: Record<string, unknown>;
+    body?: unknown;
+    signal?: AbortSignal;
+  };
+  return [
+    pathOf(key.slice(at + 1), opts.params),
+    {
       method: key.slice(0, at),
       ...(opts.query === undefined ? {} : { query: opts.query }),
       ...(opts.body === undefined ? {} : { body: opts.body as BodyInit | Record<string, unknown> }),
       ...(opts.signal ? { signal: opts.signal } : {}),
-    });
+    },
+  ] as const;
+}
+
+function typedCall(client: typeof api) {
+  return function call<K extends CallKey>(key: K, ...[options]: CallOptionsArg<K>): Promise<AnswerOf<K>> {
+    return client<AnswerOf<K>>(...requestOf(key, options));
   };
 }
 
@@ -78,6 +86,18 @@ type CallOptionsArg<K extends CallKey> =
  * /v1/templates/search', { body })` checks the body and types the answer from the operation's schemas.
  */
 export const call = typedCall(api);
+
+/**
+ * A console call whose success status matters (200 ready, 202 still preparing, 204 none): its
+ * answer with the status, typed per documented success. A refusal throws as with `call`.
+ */
+export async function callWithStatus<K extends CallKey>(
+  key: K,
+  ...[options]: CallOptionsArg<K>
+): Promise<AnswerWithStatusOf<K>> {
+  const response = await api.raw(...requestOf(key, options));
+  return { status: response.status, data: response._data } as AnswerWithStatusOf<K>;
+}
 
 /** The server's message from a failed call, or `fallback`. */
 export function errorMessage(err: unknown, fallback: string): string {

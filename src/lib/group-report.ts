@@ -1,12 +1,28 @@
 // The group report pages (docs/console-reports.md §2, §3, §7): their types, menu, titles, table columns,
 // sort keys and the chart series that fit each page, and the wire shapes of the report calls.
 // Browser-safe and pure, so pages (on the server) and islands read one definition.
-import type { AnswerOf } from '../contract/client.ts';
+import type { AnswerOf, BodyOf } from '../contract/client.ts';
+import { type DayRange, rangeToUnix } from './dates.ts';
 import type { SeriesTone } from './series-colours.ts';
+import type { Direction } from './wire.ts';
 
-/** The six report pages, in menu order (docs/console-reports.md §2). */
-export const REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
-export type ReportType = (typeof REPORT_TYPES)[number];
+/** A report page's type: the report call's `report_type` as the contract defines it (src/contract/reports.ts). */
+export type ReportType = NonNullable<BodyOf<'POST /v1/transaction-groups/reports'>['report_type']>;
+
+/**
+ * The six report pages, in menu order (docs/console-reports.md §2). A list the browser holds (the
+ * contract's enum is schema code, not shipped), kept to the contract's members both ways by the types.
+ */
+export const REPORT_TYPES = [
+  'overview',
+  'sent',
+  'opens',
+  'clicks',
+  'failed',
+  'bounced',
+] as const satisfies readonly ReportType[];
+// and every member of the contract's is in the list: a new one is a type error here until the menu has it
+true satisfies [Exclude<ReportType, (typeof REPORT_TYPES)[number]>] extends [never] ? true : never;
 
 /** The report's name in the menu and in the title 'Transaction Group: {report type}'. */
 export const REPORT_LABELS: Record<ReportType, string> = {
@@ -37,8 +53,6 @@ export type ReportAnswer = AnswerOf<'POST /v1/transaction-groups/reports'>;
 export type ReportTransactionWire = ReportAnswer['transactions']['data'][number];
 /** One day of a report's activity (docs/console-reports.md §3 "dailyStats entry"). */
 export type ReportDayWire = ReportAnswer['dailyStats'][number];
-/** Paging of a paged answer (docs/console.md §3). */
-export type ReportPageMeta = ReportAnswer['transactions']['meta'];
 /** overviewStats of POST /v1/transaction-groups/overview (docs/console-reports.md §3). */
 export type OverviewStatsWire = AnswerOf<'POST /v1/transaction-groups/overview'>['overviewStats'];
 export type StatShare = OverviewStatsWire['sent'];
@@ -146,4 +160,47 @@ export function summaryOf(stats: OverviewStatsWire, key: SummaryKey): { value: n
 export function percentText(percentage: number): string {
   if (!Number.isFinite(percentage)) return '0%';
   return `${Math.round(percentage * 10) / 10}%`;
+}
+
+/** A report table's query: page, search text and sort. */
+export interface ReportQuery {
+  page: number;
+  /** The search text in effect (the box's text once the 500 ms debounce has passed). */
+  text: string;
+  sort: { key: ReportSortKey; direction: Direction };
+}
+
+/** docs/console-reports.md §9: default report sort trans_id desc, page 1. */
+export const FIRST_REPORT_QUERY: ReportQuery = { page: 1, text: '', sort: { key: 'trans_id', direction: 'desc' } };
+
+/**
+ * POST v1/transaction-groups/reports's body (docs/console-reports.md §7) for a report, range and query: the
+ * store sends it, and the page renders the first one on the server with it.
+ */
+export function reportBodyFor(
+  groupUuid: string,
+  type: ReportType,
+  range: DayRange,
+  q: ReportQuery = FIRST_REPORT_QUERY,
+) {
+  return {
+    report_type: type,
+    group_uuid: groupUuid,
+    // start of the range's first day to the end of its last, unix seconds (docs/console-reports.md §7)
+    ...rangeToUnix(range),
+    page: q.page,
+    // as the transaction search: order the direction, order_by the key (the server also reads docs/console-reports.md
+    // §9's swapped form)
+    order: q.sort.direction,
+    order_by: q.sort.key,
+    search_query: q.text,
+  };
+}
+
+/**
+ * The links call's fields (docs/console-reports.md §7) for a report, range and page; the Links tab's first page renders
+ * on the server with them.
+ */
+export function linkFieldsFor(groupUuid: string, type: ReportType, range: DayRange, page = 1) {
+  return { report_type: type, group_uuid: groupUuid, ...rangeToUnix(range), page };
 }

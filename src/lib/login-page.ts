@@ -1,9 +1,14 @@
 // Behaviour of /login in plain DOM code: a public page ships no framework (budget: 2 KB of JS).
 
+import type { AnswerOf, BodyOf } from '../contract/client.ts';
+import type { ApiErrorBody } from './api.ts';
 import { safeNextPath } from './next-path.ts';
 
-const post = (path: string, body: unknown) =>
-  fetch(path, {
+/** The page's two calls, typed from the contract (plain fetch: the page ships no client). */
+type PageCall = 'POST /v1/auth/login' | 'POST /v1/auth/initiate-challenge';
+
+const post = <K extends PageCall>(key: K, body: BodyOf<K>) =>
+  fetch(key.slice('POST '.length), {
     method: 'POST',
     credentials: 'include',
     headers: { 'Content-Type': 'application/json', 'Request-Type': 'ui', Accept: 'application/json' },
@@ -28,12 +33,12 @@ export function signIn(form: HTMLFormElement): void {
     button.classList.add('is-loading');
     let message = 'Unable to sign in. Please try again.';
     try {
-      const res = await post('/v1/auth/login', { email, password });
+      const res = await post('POST /v1/auth/login', { email, password });
       if (res.ok) {
         window.location.assign(safeNextPath(form.dataset.next));
         return;
       }
-      message = (await res.json()).error?.message ?? message;
+      message = ((await res.json()) as ApiErrorBody).error?.message ?? message;
     } catch {
       // network failure: the generic message
     }
@@ -57,10 +62,10 @@ export function startChallenge(data: DOMStringMap): void {
   } catch {
     // not a URL: stay on our own error page
   }
-  post('/v1/auth/initiate-challenge', { installUrl, redirect: data.redirect || null })
+  post('POST /v1/auth/initiate-challenge', { installUrl, redirect: data.redirect || null })
     .then(async (res) => {
       if (!res.ok) throw new Error(String(res.status));
-      window.location.assign((await res.json()).redirectUrl);
+      window.location.assign(((await res.json()) as AnswerOf<'POST /v1/auth/initiate-challenge'>).redirectUrl);
     })
     .catch(() => window.location.assign(fallback));
 }

@@ -2,17 +2,18 @@
 // decided on the server before anything renders: null for a malformed, unknown or another
 // customer's group, and the page then answers 404 (never another account's data). Also the first
 // answers of its report calls, rendered on the server.
+import type { PageMeta } from './wire.ts';
 import { type DayRange, rangeEndingOn, utcDay } from './dates.ts';
 import { firstPage } from './first-page.ts';
-import type {
-  LinkAnswer,
-  ReportAnswer,
-  ReportDayWire,
-  ReportPageMeta,
-  ReportTransactionWire,
-  ReportType,
+import {
+  type LinkAnswer,
+  type ReportAnswer,
+  type ReportDayWire,
+  type ReportTransactionWire,
+  type ReportType,
+  linkFieldsFor,
+  reportBodyFor,
 } from './group-report.ts';
-import { linkFieldsFor, reportBodyFor } from '../islands/stores/group-report.ts';
 
 export interface ReportGroup {
   group_uuid: string;
@@ -27,7 +28,7 @@ export async function reportGroupOf(locals: App.Locals, hash: string | undefined
 
 /** A report page's first answer, rendered on the server (issue 19): the table's first page and the Activity series. */
 export interface FirstReport {
-  table: { data: ReportTransactionWire[]; meta: ReportPageMeta; range: DayRange };
+  table: { data: ReportTransactionWire[]; meta: PageMeta; range: DayRange };
   activity: { days: ReportDayWire[]; range: DayRange };
 }
 

@@ -1,6 +1,20 @@
 // What an unsubscribe page shows, decided on the server (so both pages work with JavaScript off):
 // a GET only looks the transaction up; a form POST makes the change and renders its result.
-import type { PageBridge } from '../server/page-bridge.ts';
+import type { AstroGlobal } from 'astro';
+import type { AnswerOf } from '../contract/client.ts';
+
+/**
+ * The two calls of the page bridge (src/server/page-bridge.ts) these pages make, typed here on the shared
+ * side: the form POST's outcome is the JSON call's answer, or the Error state's message.
+ */
+export interface SubscriptionBridge {
+  /** GET: whether the link names a transaction; changes nothing. */
+  isKnownTransaction(transactionId: string): Promise<boolean>;
+  /** The form POST (JavaScript off). */
+  changeSubscription(transactionId: string, action: 'unsubscribe' | 'resubscribe'): Promise<SubscriptionOutcome>;
+}
+
+export type SubscriptionOutcome = ({ ok: true } & AnswerOf<'POST /v1/unsubscribe'>) | { ok: false; message: string };
 
 export type SubscriptionView = 'subscribed' | 'unsubscribed' | 'error';
 
@@ -26,7 +40,7 @@ export function safeRedirect(url: string | null | undefined, base: string): stri
 }
 
 export async function subscriptionPage(
-  bridge: PageBridge,
+  bridge: SubscriptionBridge,
   request: Request,
   transactionId: string,
 ): Promise<SubscriptionPage> {
@@ -45,4 +59,33 @@ export async function subscriptionPage(
   return action === 'unsubscribe'
     ? { kind: 'view', view: 'unsubscribed', status: 200, message: outcome.message, notice: null }
     : { kind: 'view', view: 'subscribed', status: 200, message: outcome.message, notice: outcome.message };
+}
+
+/** What the pages' component (src/components/UnsubscribePage.astro) renders. */
+export interface SubscriptionCard {
+  transactionId: string;
+  view: SubscriptionView;
+  message: string;
+  notice: string | null;
+  /** The page answers the form's POST (JavaScript off). */
+  posted: boolean;
+}
+
+/**
+ * Both pages' server side: the redirect to answer with, or the card to render, its status set and the
+ * page kept out of caches (each visit shows the subscription as it is now).
+ */
+export async function openSubscriptionPage(astro: AstroGlobal): Promise<Response | SubscriptionCard> {
+  const transactionId = astro.params.transactionId ?? '';
+  const page = await subscriptionPage(astro.locals.bridge!, astro.request, transactionId);
+  if (page.kind === 'redirect') return astro.redirect(page.url, 303);
+  astro.response.status = page.status;
+  astro.response.headers.set('Cache-Control', 'no-store');
+  return {
+    transactionId,
+    view: page.view,
+    message: page.message,
+    notice: page.notice,
+    posted: astro.request.method === 'POST',
+  };
 }

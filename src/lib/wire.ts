@@ -2,8 +2,15 @@
 // (src/contract/*): type-only, so no schema code and no server module reaches the browser.
 import type { AnswerOf } from '../contract/client.ts';
 
-/** Paging of a paged answer (docs/console.md §3). */
-export type PageMeta = AnswerOf<'POST /v1/transaction/search'>['meta'];
+/** A list's sort direction, as the search calls take it. */
+export type Direction = 'asc' | 'desc';
+/**
+ * Paging of a paged answer (docs/console.md §3). `total_capped` is there only where the API may stop
+ * counting (the transaction and report searches); other lists' answers leave it out.
+ */
+export type PageMeta = Omit<AnswerOf<'POST /v1/transaction/search'>['meta'], 'total_capped'> & {
+  total_capped?: boolean;
+};
 export type TransactionPage = AnswerOf<'POST /v1/transaction/search'>;
 export type TransactionWire = TransactionPage['data'][number];
 export type TransactionEventWire = AnswerOf<'GET /v1/transactions/{uuid}/events'>['data'][number];
@@ -15,3 +22,5 @@ export type LogProgress = WebhookLogWire['progress'];
 export type WebhookLogDetail = AnswerOf<'GET /v1/webhook-logs/{id}'>;
 export type TemplateWire = AnswerOf<'GET /v1/templates/{id}'>['template'];
 export type SessionWire = AnswerOf<'GET /v1/verify_auth'>;
+export type ApiCredentials = AnswerOf<'GET /v1/ui-settings'>['credentials']['apiCredentials'];
+export type SmtpCredentials = AnswerOf<'GET /v1/ui-settings'>['credentials']['smtpCredentials'];

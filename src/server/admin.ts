@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, settingsTable } from './config.ts';
 import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
-import { PERMISSIONS, type Permission } from './db/schema.ts';
+import { PERMISSIONS, type Permission } from '../contract/values.ts';
 import { ApiError } from './http/errors.ts';
 import * as repo from './accounts/accounts.repository.ts';
 import { createUser, setPassword } from './accounts/accounts.service.ts';

@@ -14,14 +14,9 @@ import { customerDomain, domainToWire, type DomainWire } from './domains/domains
 import { ApiError } from './http/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
 import { findGroup } from './reports/groups.repository.ts';
-import { isUuid } from './reports/report-input.ts';
-import {
-  type BrandingWire,
-  type GroupWire,
-  PAGE_SIZE as ATTACHMENT_PAGE_SIZE,
-  getBranding,
-  listGroups,
-} from './attachments/attachments.service.ts';
+import { isUuid } from '../contract/fields.ts';
+import { ATTACHMENT_PAGE_SIZE } from '../contract/values.ts';
+import { type BrandingWire, type GroupWire, getBranding, listGroups } from './attachments/attachments.service.ts';
 import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
 import type { PageMeta } from './reports/report-input.ts';
 import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';
@@ -32,32 +27,15 @@ import { answerSuppressionSearch } from './suppressions/suppressions.routes.ts';
 import { answerDashboard } from './dashboard/dashboard.routes.ts';
 import { answerGroupSearch, answerTransactionSearch } from './reports/reports.routes.ts';
 import { answerGroupReport, answerLinks } from './reports/group-reports.routes.ts';
-import type { SuppressionPage } from './suppressions/suppressions.service.ts';
-import type { TransactionPage } from './reports/transactions.service.ts';
-import type { GroupPage } from './reports/groups.service.ts';
-import type { GroupReport, LinkWire } from './reports/group-reports.service.ts';
-
-/**
- * The first pages of the console's lists, rendered on the server (issue 19): each the answer of
- * the API call its island makes, to the body the island would send, through the same contract schema
- * (src/contract/*), check and service function as the route, so the server's rows are the rows the island would load.
- */
-export interface FirstPages {
-  suppressions(customerId: number, body: unknown): Promise<SuppressionPage>;
-  /** GET /v1/dashboard's latest transactions for its query. */
-  dashboard(customerId: number, query: unknown): Promise<TransactionPage>;
-  transactions(customerId: number, body: unknown): Promise<TransactionPage>;
-  groups(customerId: number, body: unknown): Promise<GroupPage>;
-  groupReport(customerId: number, body: unknown): Promise<GroupReport>;
-  links(customerId: number, body: unknown): Promise<{ data: LinkWire[]; meta: PageMeta }>;
-}
+import type { FirstPages } from '../lib/first-page.ts';
+import type { SubscriptionBridge } from '../lib/unsubscribe-view.ts';
 
 export interface PageSession {
   session: ResolvedSession;
   wire: SessionWire;
 }
 
-export interface PageBridge {
+export interface PageBridge extends SubscriptionBridge {
   /** Public settings pages need. */
   publicUrl: string;
   parentPlatformUrl: string | null;
@@ -73,13 +51,6 @@ export interface PageBridge {
   inspectVerificationLink(domainId: number, token: string): Promise<VerificationLinkState>;
   /** Confirms the verification link (its POST). */
   confirmVerificationLink(domainId: number, token: string): ReturnType<typeof confirmVerificationLink>;
-  /** Unsubscribe pages' GET: whether the link names a transaction; changes nothing. */
-  isKnownTransaction(transactionId: string): Promise<boolean>;
-  /** Unsubscribe pages' form POST (JavaScript off). */
-  changeSubscription(
-    transactionId: string,
-    action: 'unsubscribe' | 'resubscribe',
-  ): ReturnType<typeof changeSubscription>;
   /**
    * A group report page's group (docs/console-reports.md §2), or null: malformed, unknown or another customer's (the
    * page is then 404).
@@ -94,6 +65,11 @@ export interface PageBridge {
   webhookLogsFirstPage(customerId: number): Promise<{ data: WebhookLogWire[]; meta: PageMeta }>;
   /** The Templates list's first page as the island's first call asks for it (issue 19: rendered on the server). */
   templatesFirstPage(customerId: number): Promise<TemplatePage>;
+  /**
+   * The first pages of the console's lists, rendered on the server (issue 19): each the answer of the API
+   * call its island makes, to the body the island would send, through the same contract schema
+   * (src/contract/*), check and service function as the route, so the server's rows are the rows the island would load.
+   */
   firstPages: FirstPages;
 }
 

@@ -1,4 +1,5 @@
-// frappe-charts 1.6's pie chart, imported from its ES sources (src/lib/pie-charts.ts); the package ships no typings.
+// frappe-charts 1.6's pie chart, imported from its ES sources (src/components/charts/pie-charts.ts); the package ships
+// no typings.
 declare module 'frappe-charts/src/js/charts/PieChart' {
   import BaseChart from 'frappe-charts/src/js/charts/BaseChart';
   export interface PieChartOptions {

@@ -653,6 +653,10 @@ describe('group report pages', () => {
       expect(unknown?.status()).toBe(404);
       const malformed = await admin.page.goto(`${server.baseUrl}/groups/not-a-group/opens`);
       expect(malformed?.status()).toBe(404);
+      // the report type is the route's parameter: another one is 404, for the customer's own group too
+      const unknownType = await tab.page.goto(`${server.baseUrl}/groups/${group.group_uuid}/summary`);
+      expect(unknownType?.status()).toBe(404);
+      await expect(tab.page.textContent('[data-testid=not-found]')).resolves.toBe('Not Found');
     } finally {
       await admin.context.close();
     }

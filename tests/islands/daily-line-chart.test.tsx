@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import DailyLineChart, { type DailySeries } from '../../src/components/DailyLineChart.tsx';
 
 const drawn = vi.hoisted(() => ({ charts: [] as { options: any; destroyed: boolean }[] }));
-vi.mock('../../src/lib/charts.ts', () => ({
+vi.mock('../../src/components/charts/charts.ts', () => ({
   CountChart: class {
     record: { options: any; destroyed: boolean };
     constructor(parent: HTMLElement, options: unknown) {

@@ -1,7 +1,7 @@
 // Islands' calls go to the site root whatever the page's address (issue 11: from /groups/ or
 // /domains/5 a relative 'v1/x' resolved inside the page's folder).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { absolutePath, api, call, pathOf } from '../../src/lib/api.ts';
+import { absolutePath, api, call, callWithStatus, pathOf } from '../../src/lib/api.ts';
 
 describe('absolutePath', () => {
   it.each([
@@ -59,5 +59,32 @@ describe('the typed client', () => {
       ['/v1/templates/x%20y', 'DELETE', undefined],
       ['/v1/dashboard?startDate=2026-11-01', 'GET', undefined],
     ]);
+  });
+
+  it('callWithStatus answers the success status beside the JSON (none for a 204) and throws a refusal', async () => {
+    const answers = [
+      new Response('{"fileName":"a.csv","token":null,"state":"queued"}', {
+        status: 202,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      new Response(null, { status: 204 }),
+      new Response('{"error":{"code":"precondition_failed","message":"no"}}', {
+        status: 412,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+    ];
+    const requested: [string, string | undefined, unknown][] = [];
+    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init: RequestInit = {}) => {
+      requested.push([String(input), init.method, init.body]);
+      return answers.shift()!;
+    });
+    const view = 'POST /v1/transaction-groups/export-view';
+    expect(await callWithStatus(view, { body: { uuid: 'u' } })).toEqual({
+      status: 202,
+      data: { fileName: 'a.csv', token: null, state: 'queued' },
+    });
+    expect(await callWithStatus(view, { body: { uuid: 'u' } })).toEqual({ status: 204, data: undefined });
+    await expect(callWithStatus(view, { body: { uuid: 'u' } })).rejects.toMatchObject({ status: 412 });
+    expect(requested).toEqual(Array(3).fill(['/v1/transaction-groups/export-view', 'POST', '{"uuid":"u"}']));
   });
 });

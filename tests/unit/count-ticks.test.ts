@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTicks } from '../../src/lib/count-ticks.ts';
+import { countTicks } from '../../src/components/charts/count-ticks.ts';
 
 describe('countTicks', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatFileSize } from '../../src/lib/file-size.ts';
-import { sanitizeFileName } from '../../src/lib/file-names.ts';
+import { sanitizeFileName } from '../../src/server/attachments/file-names.ts';
 
 describe('formatFileSize (docs/console-reports.md §9: Bytes/KB/MB/GB/TB, base 1024)', () => {
   it('shows each unit', () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { canSendTransactions, sideMenu, topNavigation } from '../../src/lib/navigation.ts';
 import type { EnterpriseWire, UserWire } from '../../src/server/accounts/accounts.service.ts';
-import { PERMISSIONS, type Permission } from '../../src/server/db/schema.ts';
+import { PERMISSIONS, type Permission } from '../../src/contract/values.ts';
 
 const PARENT = 'https://parent.example';
 

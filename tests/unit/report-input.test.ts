@@ -3,16 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError } from '../../src/server/http/errors.ts';
-import {
-  dateField,
-  daysBetween,
-  pageField,
-  pageMeta,
-  parseDay,
-  rangeOf,
-  resolveSort,
-  seriesDays,
-} from '../../src/server/reports/report-input.ts';
+import { dateField, pageField, parseDay } from '../../src/contract/fields.ts';
+import { daysBetween, pageMeta, rangeOf, resolveSort, seriesDays } from '../../src/server/reports/report-input.ts';
 
 const code = (fn: () => unknown) => {
   try {

@@ -58,7 +58,7 @@ const BASE = '/v1/tracked-attachments';
 
 // ---- the list --------------------------------------------------------------------------------
 
-export interface ListState {
+export interface GroupListState {
   /** 'unset': nothing loaded in this browser yet; the island shows the page the server rendered */
   status: 'unset' | 'loading' | 'loaded' | 'failed';
   data: Group[];
@@ -67,7 +67,7 @@ export interface ListState {
   total: number;
 }
 
-export const list = atom<ListState>({ status: 'unset', data: [], page: 1, pages: 1, total: 0 });
+export const list = atom<GroupListState>({ status: 'unset', data: [], page: 1, pages: 1, total: 0 });
 
 /** The first page as the server rendered it (issue 19): what the list shows before any script runs. */
 export interface ListPage {

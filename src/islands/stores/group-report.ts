@@ -8,34 +8,23 @@ import { call } from '../../lib/api.ts';
 import { type Timers, realTimers, watchForAnswer } from '../../lib/answer-watch.ts';
 import { type DayRange, rangeToUnix } from '../../lib/dates.ts';
 import { debounced } from '../../lib/debounced.ts';
-import type {
-  LinkWire,
-  OverviewStatsWire,
-  ReportDayWire,
-  ReportPageMeta,
-  ReportSortKey,
-  ReportTransactionWire,
-  ReportType,
+import {
+  FIRST_REPORT_QUERY,
+  type LinkWire,
+  type OverviewStatsWire,
+  type ReportDayWire,
+  type ReportQuery,
+  type ReportSortKey,
+  type ReportTransactionWire,
+  type ReportType,
+  linkFieldsFor,
+  reportBodyFor,
 } from '../../lib/group-report.ts';
 import { EXPORT_ALERT_MS, OVERVIEW_RETRY_MS, REPORT_SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
+import type { Direction } from '../../lib/wire.ts';
 import { showAlert } from './alerts.ts';
 import { chosenRange, currentRange } from './date-range.ts';
-
-export type Direction = 'asc' | 'desc';
-
-export interface ReportQuery {
-  page: number;
-  /** The search text in effect (the box's text once the 500 ms debounce has passed). */
-  text: string;
-  sort: { key: ReportSortKey; direction: Direction };
-}
-
-export interface ListState<T> {
-  status: 'loading' | 'loaded' | 'failed';
-  /** The rows shown; kept while the next page loads so the table does not jump. */
-  data: T[];
-  meta: ReportPageMeta | null;
-}
+import type { ListState } from './list-state.ts';
 
 export interface ActivityState {
   status: 'loading' | 'loaded' | 'failed';
@@ -51,15 +40,12 @@ export interface OverviewState {
   stats: OverviewStatsWire | null;
 }
 
-/** docs/console-reports.md §9: default report sort trans_id desc, page 1. */
-export const FIRST_QUERY: ReportQuery = { page: 1, text: '', sort: { key: 'trans_id', direction: 'desc' } };
-
 /** docs/console-reports.md §8: the Export alerts, shown for 6 s (§9). */
 export const EXPORT_QUEUED =
   'Report queued successfully. We will send you an email when your report is ready to download.';
 export const EXPORT_FAILED = 'An error occurred when queuing the report. Please try again.';
 
-export const reportQuery = atom<ReportQuery>(FIRST_QUERY);
+export const reportQuery = atom<ReportQuery>(FIRST_REPORT_QUERY);
 export const reportSearchText = atom('');
 /** What a list shows before its first answer (and what the server renders). */
 export const LOADING_LIST = { status: 'loading', data: [], meta: null } as const satisfies ListState<never>;
@@ -95,33 +81,6 @@ function reportOf(): { groupUuid: string; type: ReportType } {
 }
 
 const rangeKey = (range: DayRange) => `${range.start}/${range.end}`;
-
-/**
- * POST v1/transaction-groups/reports's body (docs/console-reports.md §7) for a report, range and query; the page
- * renders the first one on the server with it.
- */
-export function reportBodyFor(groupUuid: string, type: ReportType, range: DayRange, q: ReportQuery = FIRST_QUERY) {
-  return {
-    report_type: type,
-    group_uuid: groupUuid,
-    // start of the range's first day to the end of its last, unix seconds (docs/console-reports.md §7)
-    ...rangeToUnix(range),
-    page: q.page,
-    // as the transaction search: order the direction, order_by the key (the server also reads docs/console-reports.md
-    // §9's swapped form)
-    order: q.sort.direction,
-    order_by: q.sort.key,
-    search_query: q.text,
-  };
-}
-
-/**
- * The links call's fields (docs/console-reports.md §7) for a report, range and page; the Links tab's first page renders
- * on the server with them.
- */
-export function linkFieldsFor(groupUuid: string, type: ReportType, range: DayRange, page = 1) {
-  return { report_type: type, group_uuid: groupUuid, ...rangeToUnix(range), page };
-}
 
 /** POST v1/transaction-groups/reports's body for the query in effect. */
 export function reportBody(q: ReportQuery = reportQuery.get()) {

@@ -1,11 +1,11 @@
 // The Groups tab of Transactions (docs/console.md §2, §4, §7): the query (search text, sort, page), the
 // loaded page of groups, and the actions behind its search box, sortable headers and pager.
 import { atom } from 'nanostores';
-import type { GroupWire } from '../../lib/wire.ts';
 import { call } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
-import type { Direction, ListState } from './transactions.ts';
+import type { Direction, GroupWire } from '../../lib/wire.ts';
+import type { ListState } from './list-state.ts';
 
 export type { GroupWire };
 

@@ -8,6 +8,7 @@ import { call, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { showAlert } from './alerts.ts';
+import type { ListState } from './list-state.ts';
 
 export type SuppressionOrigin = 'user' | 'bounce' | 'unsubscribe';
 export type OriginFilter = 'all' | SuppressionOrigin;
@@ -18,25 +19,11 @@ export interface Suppression {
   suppressed_timestamp: string;
 }
 
-export interface PageMeta {
-  current_page: number;
-  per_page: number;
-  total: number;
-  last_page: number;
-}
-
 export interface SuppressionQuery {
   page: number;
   /** The search text in effect (the box's text once the debounce has passed). */
   email: string;
   origin: OriginFilter;
-}
-
-export interface ListState {
-  status: 'loading' | 'loaded' | 'failed';
-  /** The rows shown; kept while the next page loads so the table does not jump. */
-  data: Suppression[];
-  meta: PageMeta | null;
 }
 
 /** A line of the textarea that was not added: its line number in the textarea, and why. */
@@ -55,7 +42,7 @@ export const FIRST_QUERY: SuppressionQuery = { page: 1, email: '', origin: 'all'
 export const query = atom<SuppressionQuery>(FIRST_QUERY);
 /** What the search box holds right now. */
 export const searchText = atom('');
-export const list = atom<ListState>({ status: 'loading', data: [], meta: null });
+export const list = atom<ListState<Suppression>>({ status: 'loading', data: [], meta: null });
 /** The address of the one checked row (docs/console-reports.md §4: delete needs exactly one checked row). */
 export const checked = atom<string | null>(null);
 export const deleting = atom(false);

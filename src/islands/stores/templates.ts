@@ -6,14 +6,9 @@ import { call, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import type { TemplateWire } from '../../lib/template-editor.ts';
+import type { PageMeta } from '../../lib/wire.ts';
 import { showAlert } from './alerts.ts';
-
-export interface PageMeta {
-  current_page: number;
-  per_page: number;
-  total: number;
-  last_page: number;
-}
+import type { ListState } from './list-state.ts';
 
 export type TemplateSort = 'name' | '-name' | 'description' | '-description';
 
@@ -23,12 +18,8 @@ export interface TemplateQuery {
   sort: TemplateSort;
 }
 
-export interface TemplateListState {
-  /** 'initial': nothing asked yet; the page shows the first page the server rendered. */
-  status: 'initial' | 'loading' | 'loaded' | 'failed';
-  data: TemplateWire[];
-  meta: PageMeta | null;
-}
+/** 'initial': nothing asked yet; the page shows the first page the server rendered. */
+export type TemplateListState = ListState<TemplateWire, 'initial'>;
 
 /** docs/console-reports.md §9: template search sorted by description, DESC by default. */
 export const FIRST_QUERY: TemplateQuery = { page: 1, name: '', sort: '-description' };

@@ -3,12 +3,13 @@
 // search box, the filter buttons, the sortable headers and the pager. One table per page, so one
 // module-level store; the date range comes from date-range.ts and a new one reloads from page 1.
 import { atom } from 'nanostores';
-import type { PageMeta, TransactionPage, TransactionWire } from '../../lib/wire.ts';
+import type { Direction, PageMeta, TransactionPage, TransactionWire } from '../../lib/wire.ts';
 import { call } from '../../lib/api.ts';
 import type { DayRange } from '../../lib/dates.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { chosenRange, currentRange } from './date-range.ts';
+import type { ListState } from './list-state.ts';
 
 export type { PageMeta, TransactionWire };
 
@@ -16,7 +17,6 @@ export type { PageMeta, TransactionWire };
 export type StatusFilter = 'all' | 'sent' | 'failed' | 'delivered';
 /** The sortable columns: Date, Opened, Clicks (keys of POST v1/transaction/search); trans_id is acceptance order. */
 export type TransactionSortKey = 'trans_id' | 'dateSent' | 'opens' | 'clicks';
-export type Direction = 'asc' | 'desc';
 
 export interface TransactionQuery {
   page: number;
@@ -24,13 +24,6 @@ export interface TransactionQuery {
   text: string;
   status: StatusFilter;
   sort: { key: TransactionSortKey; direction: Direction };
-}
-
-export interface ListState<T> {
-  status: 'loading' | 'loaded' | 'failed';
-  /** The rows shown; kept while the next page loads so the table does not jump. */
-  data: T[];
-  meta: PageMeta | null;
 }
 
 /** docs/console-reports.md §9: the default report sort, trans_id desc (newest first), page 1. */

@@ -2,7 +2,7 @@
 // and both credential blocks), and the action that saves one sending option (docs/console.md §4: a
 // toggle flips only after a successful save and is disabled while saving).
 import { atom, map } from 'nanostores';
-import type { ApiCredentials, SmtpCredentials } from '../../components/CredentialFields.tsx';
+import type { ApiCredentials, SmtpCredentials } from '../../lib/wire.ts';
 import { call, errorMessage } from '../../lib/api.ts';
 import { showAlert } from './alerts.ts';
 

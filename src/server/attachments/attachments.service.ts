@@ -5,7 +5,7 @@
 // which sweepOrphanBlobs removes.
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Transform, pipeline } from 'node:stream';
-import { z } from 'zod';
+import { type GroupInput, brandingInput, groupInput } from '../../contract/templates.ts';
 import type { AppContext } from '../context.ts';
 import type { BrandingSettings } from '../db/schema.ts';
 import { isStorageFull } from '../db/availability.ts';
@@ -13,7 +13,7 @@ import { ApiError } from '../http/errors.ts';
 import { check } from '../http/validate.ts';
 import { TooLargeError } from '../storage/storage.ts';
 import { type LinkState, linkState } from '../../lib/attachment-state.ts';
-import { sanitizeFileName } from '../../lib/file-names.ts';
+import { sanitizeFileName } from './file-names.ts';
 import {
   LOGO_MAX_BYTES,
   LOGO_TOO_LARGE,
@@ -27,8 +27,6 @@ import * as repo from './attachments.repository.ts';
 import type { AssetRow, GroupRow } from './attachments.repository.ts';
 
 export const BLOB_PREFIX = 'attachments/';
-/** docs/console-reports.md §9: attachment list page size. */
-export const PAGE_SIZE = 8;
 /** Clocks of browser and server differ a little; an expiry this close to now still counts as "now". */
 const CLOCK_SKEW_SECONDS = 60;
 
@@ -86,28 +84,7 @@ export function groupToWire(
   };
 }
 
-// ---- input -----------------------------------------------------------------------------------
-
-const name = z
-  .string()
-  .trim()
-  .max(200, { error: 'The name is at most 200 characters' })
-  .regex(/^[^\u0000-\u001f]*$/, { error: 'The name must not contain control characters' });
-const options = z.strictObject({
-  expiry_timestamp: z
-    .number({ error: 'expiry_timestamp must be unix seconds' })
-    .int({ error: 'expiry_timestamp must be whole unix seconds' })
-    .nonnegative({ error: 'expiry_timestamp must not be negative' })
-    .nullish(),
-  access_limit: z
-    .number({ error: 'access_limit must be a number' })
-    .int({ error: 'access_limit must be a whole number' })
-    .min(0, { error: 'access_limit must not be negative' })
-    .max(1_000_000_000, { error: 'access_limit is too large' })
-    .optional(),
-});
-export const groupInput = z.strictObject({ name: name.optional(), options: options.optional() });
-export type GroupInput = z.infer<typeof groupInput>;
+// ---- input (the shapes are the contract's: src/contract/templates.ts) ----------------------------
 
 /** docs/console-reports.md §5: the expiry lies between now and one year from now (0 or null: none). */
 function expiryOf(value: number | null | undefined, now: Date): Date | null {
@@ -169,8 +146,8 @@ async function storeUpload(
     if (isStorageFull(err))
       throw new ApiError(
         'storage_full',
-        'The server is out of storage space; the file was not stored. Try again later or ask the operator to free ' +
-          'space.',
+        'The server is out of storage space; the file was not ' +
+          'stored. Try again later or ask the operator to free space.',
       );
     throw err;
   }
@@ -350,10 +327,6 @@ export const DEFAULT_BRANDING: BrandingSettings = {
   button: { colour: '#0e78be', text_colour: '#ffffff' }, // white on it: 4.7:1 (WCAG AA)
   link: { colour: '#ffffff', text_colour: '#333333' },
 };
-
-const colour = z.string().regex(/^#[0-9a-fA-F]{6}$/, { error: 'Colours are #rrggbb' });
-const pair = z.strictObject({ colour, text_colour: colour });
-export const brandingInput = z.strictObject({ page: pair, button: pair, link: pair });
 
 export interface BrandingWire extends BrandingSettings {
   logo: { url: string; fileName: string } | null;

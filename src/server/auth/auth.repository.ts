@@ -1,6 +1,7 @@
 // Sessions, failed sign-in records and parent-platform challenges.
 import type { Database } from '../db/database.ts';
-import { PERMISSIONS, type Permission, type User } from '../db/schema.ts';
+import { PERMISSIONS, type Permission } from '../../contract/values.ts';
+import type { User } from '../db/schema.ts';
 
 export async function insertSession(
   db: Database,

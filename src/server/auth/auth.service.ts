@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { randomToken, sha256 } from '../crypto.ts';
 import type { Database } from '../db/database.ts';
-import { PERMISSIONS, type Permission } from '../db/schema.ts';
+import { PERMISSIONS, type Permission } from '../../contract/values.ts';
 import { ApiError } from '../http/errors.ts';
 import * as accounts from '../accounts/accounts.repository.ts';
 import { customerToWire, enterpriseToWire, permissionColumns, userToWire } from '../accounts/accounts.service.ts';

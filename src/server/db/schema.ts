@@ -1,5 +1,9 @@
 // Row types of every table, for Kysely. Migrations in ./migrations own the truth; keep these in step.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { DeliveredStatus, EventType, Permission, TransStatus } from '../../contract/values.ts';
+
+// the statuses and permissions are the contract's (what the API sends), named here for the tables
+export type { DeliveredStatus, EventType, Permission, TransStatus };
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -29,19 +33,6 @@ export interface CustomersTable {
   /** The customer our own mail (domain verification) is sent as; never signs in. */
   is_system: Generated<boolean>;
 }
-
-/** The permission flags of docs/console.md §3/§6, stored as booleans and sent as 'yes'/'no'. */
-export const PERMISSIONS = [
-  'super_administrator',
-  'customer_administrator',
-  'domains_access',
-  'archive_report_access',
-  'enterprise_templates',
-  'sms_edit',
-  'message_report_access',
-  'send_transactions',
-] as const;
-export type Permission = (typeof PERMISSIONS)[number];
 
 export interface UsersTable {
   id: Generated<number>;
@@ -168,9 +159,6 @@ export interface MessagesTable {
   attachment_group_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-export type TransStatus = 'queued' | 'sent' | 'failed' | 'no_quota';
-export type DeliveredStatus = 'pending' | 'delivered' | 'bounced' | 'failed';
-
 export interface TransactionsTable {
   id: Generated<number>;
   uuid: string;
@@ -213,19 +201,6 @@ export interface TransactionCountsTable {
   clicked: boolean;
   n: ColumnType<number, number, number>;
 }
-
-export type EventType =
-  | 'queued'
-  | 'sent'
-  | 'delivered'
-  | 'deferred'
-  | 'failed'
-  | 'bounced'
-  | 'open'
-  | 'click'
-  | 'unsubscribe'
-  | 'resubscribe'
-  | 'download';
 
 export interface EventsTable {
   id: Generated<number>;

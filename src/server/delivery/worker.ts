@@ -11,6 +11,7 @@ import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { domainOf } from '../sending/addresses.ts';
+import { ClaimLoop } from '../db/claim-loop.ts';
 import { inFlowOf, lagOfClaim } from './in-flow.ts';
 import { onQueued } from './queue-signal.ts';
 import {
@@ -67,11 +68,8 @@ const addressList = (list: Address[] | null | undefined) =>
 export class DeliveryWorker {
   readonly #ctx: AppContext;
   readonly #transports: TransportPool;
-  #running = false;
-  #inFlight = 0;
-  #wake: (() => void) | null = null;
+  readonly #loop: ClaimLoop<{ tx: ClaimedTransaction; message: LoadedMessage }>;
   readonly #outcomes: BatchWriter<Outcome>;
-  #loop: Promise<void> = Promise.resolve();
   #unsubscribe: () => void = () => {};
   #keys = new Map<number, KeyObject>();
   /** Straight to the recipients' MX hosts when there is no SMTP_RELAY_URL (direct.ts). */
@@ -102,13 +100,28 @@ export class DeliveryWorker {
         for (const { tx } of batch) if (this.#held.get(tx.id)?.attempts === tx.attempts) this.#held.delete(tx.id);
       },
     });
+    const concurrency = ctx.config.deliveryConcurrency;
+    this.#loop = new ClaimLoop({
+      what: 'due messages',
+      logger: ctx.logger,
+      pollMs: POLL_MS,
+      room: (inFlight) => {
+        // messages parked for a busy site's connection do not count (direct.ts): others still go
+        const free = concurrency - inFlight + (this.#direct?.parked ?? 0);
+        // while busy, wait for a quarter of the slots to free up and claim them together: one claim
+        // and one message load per chunk instead of two queries per delivered message
+        const enough = inFlight === 0 ? 1 : Math.max(1, Math.floor(concurrency / 4));
+        return free >= enough ? free : 0;
+      },
+      claim: (limit) => this.#claim(limit),
+      process: ({ tx, message }) => this.#deliver(tx, message),
+    });
   }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#unsubscribe = onQueued(this.#ctx, () => this.#wake?.());
-    this.#loop = this.#run();
+    if (this.#loop.running) return;
+    this.#unsubscribe = onQueued(this.#ctx, () => this.#loop.poke());
+    this.#loop.start();
     // the heartbeat: three renewals per lease, so one that fails (the database restarting) is not fatal
     const every = Math.max(1000, (this.#ctx.config.deliveryLeaseSeconds * 1000) / 3);
     this.#heartbeat = setInterval(() => void this.#renew(), every);
@@ -120,13 +133,9 @@ export class DeliveryWorker {
    * outcomes; whatever is still held then is released so another process takes it at once.
    */
   async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
-    const deadline = Date.now() + graceMs;
-    this.#running = false;
     this.#unsubscribe();
     inFlowOf(this.#ctx).close(); // nothing more is delivered here: no message waits for it
-    this.#wake?.();
-    await this.#loop;
-    while (this.#inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await this.#loop.stop(graceMs);
     await this.#outcomes.flush();
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
@@ -163,62 +172,27 @@ export class DeliveryWorker {
 
   /** Wakes the loop (from LISTEN/NOTIFY or tests). */
   poke(): void {
-    this.#wake?.();
+    this.#loop.poke();
   }
 
-  async #run(): Promise<void> {
-    const { config, logger } = this.#ctx;
-    while (this.#running) {
-      // messages parked for a busy site's connection do not count (direct.ts): others still go
-      const free = config.deliveryConcurrency - this.#inFlight + (this.#direct?.parked ?? 0);
-      // while busy, wait for a quarter of the slots to free up and claim them together: one claim
-      // and one message load per chunk instead of two queries per delivered message
-      const enough = this.#inFlight === 0 ? 1 : Math.max(1, Math.floor(config.deliveryConcurrency / 4));
-      let claimed: ClaimedTransaction[] = [];
-      if (free >= enough) {
-        try {
-          claimed = await claimDue(this.#ctx.db, free, config.deliveryLeaseSeconds);
-          // how far behind delivery is paces SMTP acceptance (in-flow.ts)
-          const lag = lagOfClaim(claimed, free);
-          if (lag !== null) inFlowOf(this.#ctx).observe(lag);
-        } catch (err) {
-          logger.error({ err }, 'claiming due messages failed');
-        }
-      }
-      if (claimed.length > 0) {
-        let messages: Map<number, LoadedMessage>;
-        try {
-          messages = new Map(
-            (
-              await loadMessages(
-                this.#ctx.db,
-                claimed.map((c) => c.message_id),
-              )
-            ).map((m) => [m.id, m]),
-          );
-        } catch (err) {
-          logger.error({ err }, 'loading messages failed'); // the lease brings them back
-          continue;
-        }
-        for (const tx of claimed) {
-          this.#held.set(tx.id, { id: tx.id, attempts: tx.attempts, since: Date.now() });
-          this.#inFlight++;
-          void this.#deliver(tx, messages.get(tx.message_id)!).finally(() => {
-            this.#inFlight--;
-            this.#wake?.();
-          });
-        }
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
-        this.#wake = () => {
-          clearTimeout(timer);
-          this.#wake = null;
-          resolve();
-        };
-      });
-    }
+  /** Claims up to `limit` due messages and loads them; they are held (their leases renewed) until recorded. */
+  async #claim(limit: number): Promise<{ tx: ClaimedTransaction; message: LoadedMessage }[]> {
+    const claimed = await claimDue(this.#ctx.db, limit, this.#ctx.config.deliveryLeaseSeconds);
+    // how far behind delivery is paces SMTP acceptance (in-flow.ts)
+    const lag = lagOfClaim(claimed, limit);
+    if (lag !== null) inFlowOf(this.#ctx).observe(lag);
+    if (claimed.length === 0) return [];
+    // a failed load leaves the claims to their leases, which bring them back
+    const messages = new Map(
+      (
+        await loadMessages(
+          this.#ctx.db,
+          claimed.map((c) => c.message_id),
+        )
+      ).map((m) => [m.id, m]),
+    );
+    for (const tx of claimed) this.#held.set(tx.id, { id: tx.id, attempts: tx.attempts, since: Date.now() });
+    return claimed.map((tx) => ({ tx, message: messages.get(tx.message_id)! }));
   }
 
   /**

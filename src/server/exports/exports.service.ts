@@ -11,10 +11,12 @@ import type { AppContext } from '../context.ts';
 import { safeEqual } from '../crypto.ts';
 import { systemSender } from '../domains/system-sender.ts';
 import { ApiError } from '../http/errors.ts';
-import { type GroupReportType, type ReportRange, groupOf } from '../reports/group-reports.service.ts';
+import type { GroupReportType } from '../../contract/values.ts';
+import { type ReportRange, groupOf } from '../reports/group-reports.service.ts';
 import { transactionFilter } from '../reports/transactions.service.ts';
 import { IdempotencyReplay, accept, prepare } from '../sending/sending.service.ts';
 import type { Submission } from '../sending/mail.schema.ts';
+import { ClaimLoop } from '../db/claim-loop.ts';
 import * as repo from './exports.repository.ts';
 import { exportRows, reportCsv } from './report-csv.ts';
 
@@ -233,8 +235,7 @@ function exportMail(
   const html =
     `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
 <p>Your export of the ${escapeHtml(report)} report of ` +
-    `<strong>${escapeHtml(what.groupName)}</strong> is ready (${what.rows} ` +
-    `rows).</p>
+    `<strong>${escapeHtml(what.groupName)}</strong> is ready (${what.rows} rows).</p>
 <p><a href="${escapeHtml(url)}">Download the report</a> (sign in with your account).</p>
 <p style="color:#666">The file is kept for ${what.retentionDays} days.</p>
 </body></html>`;
@@ -295,6 +296,12 @@ export async function runOneExport(ctx: AppContext, signal?: AbortSignal): Promi
   if (signal?.aborted) return false;
   const job = await repo.claimExport(ctx.db, EXPORT_LEASE_SECONDS);
   if (!job) return false;
+  await processExport(ctx, job, signal);
+  return true;
+}
+
+/** Writes a claimed job's file, records it and mails the link; a failure is recorded for a retry. */
+async function processExport(ctx: AppContext, job: repo.ExportRow, signal?: AbortSignal): Promise<void> {
   let file: { key: string; rows: number; size: number };
   try {
     file = await writeExport(ctx, job, signal);
@@ -303,7 +310,7 @@ export async function runOneExport(ctx: AppContext, signal?: AbortSignal): Promi
       // stopped for a deploy: the job goes back to the queue for the next process, attempt not spent
       await repo.releaseExport(ctx.db, job.id, job.attempts);
       ctx.logger.info({ exportUuid: job.uuid }, 'report export stopped with the worker; released');
-      return true;
+      return;
     }
     const final = job.attempts >= EXPORT_MAX_ATTEMPTS;
     ctx.logger.error({ err, exportUuid: job.uuid, attempt: job.attempts, final }, 'report export failed');
@@ -315,16 +322,15 @@ export async function runOneExport(ctx: AppContext, signal?: AbortSignal): Promi
       final,
       RETRY_SECONDS,
     );
-    return true;
+    return;
   }
   if (!(await repo.completeExport(ctx.db, job.id, job.attempts, file))) {
     // the lease ran out and another worker took the job over: its file has the same key
     ctx.logger.warn({ exportUuid: job.uuid }, 'report export finished after its lease');
-    return true;
+    return;
   }
   ctx.logger.info({ exportUuid: job.uuid, rows: file.rows, bytes: file.size }, 'report export written');
   await mailExport(ctx, job, file.rows);
-  return true;
 }
 
 /** Mails finished exports whose mail was never queued (a worker stopped in between). */
@@ -342,46 +348,45 @@ export async function purgeExpiredExports(ctx: AppContext, now = new Date()): Pr
   }
 }
 
-/** The worker role's export loop: jobs as they come (polled), unmailed ones and the purge now and then. */
+/**
+ * The worker role's export loop: jobs one at a time as they come (polled), unmailed ones and the purge now and then.
+ */
 export class ExportWorker {
-  #stopped = false;
-  #running: Promise<void> | null = null;
-  #timer: NodeJS.Timeout | null = null;
   #lastSweep = 0;
   // aborted when stop() runs out of its grace period: the export in progress stops and is released
   readonly #abort = new AbortController();
+  readonly #loop: ClaimLoop<repo.ExportRow>;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly opts: { pollMs?: number; sweepMs?: number } = {},
-  ) {}
+  ) {
+    this.#loop = new ClaimLoop({
+      what: 'report exports',
+      logger: ctx.logger,
+      pollMs: opts.pollMs ?? 2_000,
+      room: (inFlight) => (inFlight === 0 ? 1 : 0),
+      claim: async () => {
+        await this.#sweep();
+        if (this.#abort.signal.aborted) return [];
+        const job = await repo.claimExport(ctx.db, EXPORT_LEASE_SECONDS);
+        return job ? [job] : [];
+      },
+      process: (job) => processExport(ctx, job, this.#abort.signal),
+    });
+  }
 
   start(): void {
-    this.#schedule(0);
+    this.#loop.start();
   }
 
-  #schedule(ms: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.#tick().finally(() => (this.#running = null));
-    }, ms);
-    this.#timer.unref();
-  }
-
-  async #tick(): Promise<void> {
-    let busy = false;
-    try {
-      busy = await runOneExport(this.ctx, this.#abort.signal);
-      if (Date.now() - this.#lastSweep >= (this.opts.sweepMs ?? 600_000)) {
-        this.#lastSweep = Date.now();
-        await mailUnmailedExports(this.ctx);
-        const purged = await purgeExpiredExports(this.ctx);
-        if (purged > 0) this.ctx.logger.info({ purged }, 'expired report exports deleted');
-      }
-    } catch (err) {
-      this.ctx.logger.error({ err }, 'report export loop failed');
-    }
-    this.#schedule(busy ? 0 : (this.opts.pollMs ?? 2_000));
+  /** Every sweepMs (10 minutes): mails what a stopped worker left unmailed, deletes expired exports. */
+  async #sweep(): Promise<void> {
+    if (Date.now() - this.#lastSweep < (this.opts.sweepMs ?? 600_000)) return;
+    this.#lastSweep = Date.now();
+    await mailUnmailedExports(this.ctx);
+    const purged = await purgeExpiredExports(this.ctx);
+    if (purged > 0) this.ctx.logger.info({ purged }, 'expired report exports deleted');
   }
 
   /**
@@ -389,18 +394,8 @@ export class ExportWorker {
    * and given back to the queue (SHUTDOWN_GRACE_SECONDS: a deploy never waits on a long export).
    */
   async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    const running = this.#running;
-    if (!running) return;
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'grace over'>((resolve) => {
-      if (Number.isFinite(graceMs)) timer = setTimeout(() => resolve('grace over'), graceMs);
-    });
-    if ((await Promise.race([running.then(() => 'done' as const), graceOver])) === 'grace over') {
-      this.#abort.abort();
-      await running;
-    }
-    clearTimeout(timer);
+    if (await this.#loop.stop(graceMs)) return;
+    this.#abort.abort();
+    await this.#loop.idle();
   }
 }

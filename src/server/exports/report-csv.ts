@@ -10,7 +10,8 @@ import { stringify } from 'csv-stringify';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { formatUnix, REPORT_MOMENT } from '../../lib/dates.ts';
-import { type GroupReportType, failureReason, logDate } from '../reports/group-reports.service.ts';
+import type { GroupReportType } from '../../contract/values.ts';
+import { failureReason, logDate } from '../reports/group-reports.service.ts';
 import { matching, type TransactionFilter } from '../reports/transactions.repository.ts';
 import { unixSeconds } from '../reports/transactions.service.ts';
 

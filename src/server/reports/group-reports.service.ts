@@ -3,6 +3,8 @@
 // widget's figures and the Clicks report's Links tab. Every figure comes from a rollup (daily_stats,
 // transaction_counts, link_stats); only the rows of the page shown are read from transactions.
 import { sql } from 'kysely';
+import { isUuid } from '../../contract/fields.ts';
+import type { GroupReportType } from '../../contract/values.ts';
 import type { Database } from '../db/database.ts';
 import { type DailyStatWire, dailyStatToWire } from '../dashboard/dashboard.service.ts';
 import { ApiError } from '../http/errors.ts';
@@ -17,7 +19,6 @@ import {
   addDays,
   dayOf,
   daysBetween,
-  isUuid,
   pageMeta,
 } from './report-input.ts';
 import { type TransactionRow, transactionsByIds } from './transactions.repository.ts';
@@ -28,10 +29,6 @@ import {
   transactionToWire,
   unixSeconds,
 } from './transactions.service.ts';
-
-/** The report types of docs/console-reports.md §2 (one page each). */
-export const GROUP_REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
-export type GroupReportType = (typeof GROUP_REPORT_TYPES)[number];
 
 /** The longest range a report covers (issue 13, "ranges over 400 days" are refused). */
 export const MAX_REPORT_DAYS = 400;

@@ -1,28 +1,11 @@
 // The Groups tab (docs/console.md §2 Transactions): a search over the customer's transaction groups with
 // their all-time totals, and the one row → wire mapping (docs/console.md §3 "Transaction group").
+import type { GroupSortKey } from '../../contract/values.ts';
 import type { Database } from '../db/database.ts';
 import { NO_TOTALS, type StatTotals, totalsPerGroup } from './daily-stats.repository.ts';
 import * as repo from './groups.repository.ts';
 import { type Direction, type PageMeta, pageMeta } from './report-input.ts';
 import { unixSeconds } from './transactions.service.ts';
-
-/**
- * Sort keys of the groups table: group_last_send_date and failed are the spec's (docs/console-reports.md §2);
- * the others name the remaining columns the same way.
- */
-export const GROUP_SORT_KEYS = [
-  'group_last_send_date',
-  'group_create_date',
-  'group_name',
-  'requests',
-  'sent',
-  'failed',
-  'delivered',
-  'bounces',
-  'opens',
-  'clicks',
-] as const;
-export type GroupSortKey = (typeof GROUP_SORT_KEYS)[number];
 
 const ORDER_OF: Record<GroupSortKey, repo.GroupOrder> = {
   group_last_send_date: 'last_send',

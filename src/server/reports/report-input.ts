@@ -1,7 +1,8 @@
-// What the report calls (dashboard, transaction and group searches) read from a request: date
-// ranges in either spelling, pages, sort keys, and the page size. Pure, so the subtle rules (UTC
-// days, the swapped order/order_by of docs/console-reports.md §9) have their own table-driven tests.
-import { z } from 'zod';
+// What the report calls (dashboard, transaction and group searches) make of a request: date ranges
+// from either spelling of the contract's date fields (src/contract/fields.ts), sort keys, and the page
+// size. Pure, so the subtle rules (UTC days, the swapped order/order_by of docs/console-reports.md §9)
+// have their own table-driven tests.
+import type { DateBound } from '../../contract/fields.ts';
 import { ApiError } from '../http/errors.ts';
 
 /**
@@ -34,19 +35,7 @@ export const MAX_SERIES_DAYS = 731;
 /** The dashboard's default range (docs/console.md §2, §9): the last 29 days through today. */
 export const DEFAULT_RANGE_DAYS_BACK = 29;
 
-const MAX_PAGE = 10_000_000;
-// unix seconds up to 9999-12-31T23:59:59Z
-const MAX_UNIX_SECONDS = 253_402_300_799;
 const DAY_MS = 86_400_000;
-const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** 'YYYY-MM-DD' of a real calendar day, or null. */
-export function parseDay(text: string): string | null {
-  const m = DAY_PATTERN.exec(text);
-  if (!m) return null;
-  const at = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return at.toISOString().slice(0, 10) === text ? text : null;
-}
 
 /** The UTC day of a moment. */
 export function dayOf(at: Date): string {
@@ -63,50 +52,6 @@ export function daysBetween(first: string, last: string): string[] {
   const out: string[] = [];
   for (let day = first; day <= last; day = addDays(day, 1)) out.push(day);
   return out;
-}
-
-/**
- * One end of a date range as sent: a day 'YYYY-MM-DD' (docs/console.md §9, the API date format) or
- * unix seconds (docs/console-reports.md §7: report pages send start-of-day / end-of-day unix times).
- */
-export type DateBound = { day: string } | { unixSeconds: number };
-
-const dayText = z.string().refine((s) => parseDay(s) !== null, { message: 'must be a date YYYY-MM-DD' });
-const unixSeconds = z.number().int().min(0).max(MAX_UNIX_SECONDS);
-
-/** A date field: 'YYYY-MM-DD', unix seconds (number or digits), or empty/null for none. */
-export const dateField = z
-  .union(
-    [
-      z.literal('').transform(() => undefined),
-      z
-        .string()
-        .regex(/^\d{1,12}$/)
-        .transform(Number)
-        .pipe(unixSeconds)
-        .transform((n): DateBound => ({ unixSeconds: n })),
-      dayText.transform((day): DateBound => ({ day })),
-      unixSeconds.transform((n): DateBound => ({ unixSeconds: n })),
-    ],
-    { error: 'must be a date YYYY-MM-DD or unix seconds' },
-  )
-  .nullish()
-  .transform((v) => v ?? undefined);
-
-/** A page number: a positive integer, as a number or digits; absent or null means 1. */
-export const pageField = z
-  .union([z.number(), z.string().regex(/^\d+$/, 'must be a whole number').transform(Number)])
-  .pipe(z.number().int().min(1, 'must be 1 or more').max(MAX_PAGE))
-  .nullish()
-  .transform((v) => v ?? 1);
-
-/** Optional short text; empty or null means none. */
-export function textField(max: number) {
-  return z
-    .string()
-    .max(max)
-    .nullish()
-    .transform((v) => (v ?? '').trim() || undefined);
 }
 
 /**
@@ -242,11 +187,4 @@ export function pageMeta(page: number, perPage: number, total: number, capped: b
 /** Escapes LIKE's wildcards so user text matches literally (PostgreSQL's default escape is backslash). */
 export function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Whether `text` is a whole uuid (any case). */
-export function isUuid(text: string): boolean {
-  return UUID_PATTERN.test(text);
 }

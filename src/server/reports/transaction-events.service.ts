@@ -5,7 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
 import { ApiError } from '../http/errors.ts';
-import { isUuid } from './report-input.ts';
+import { isUuid } from '../../contract/fields.ts';
 import { findTransactionId } from './transactions.repository.ts';
 import { unixSeconds } from './transactions.service.ts';
 

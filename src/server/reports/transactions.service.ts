@@ -1,19 +1,12 @@
 // The transaction table of the Dashboard and the Recipients tab (docs/console.md §2): what a search
 // selects, how its total is found, and the one row → wire mapping (docs/console.md §3 "Transaction").
 import type { Database } from '../db/database.ts';
-import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
+import { isUuid } from '../../contract/fields.ts';
+import type { DeliveredStatus, MessageStatus, ReportType, TransStatus } from '../../contract/values.ts';
 import { sumRequests } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { sumTransactionCounts } from './transaction-counts.repository.ts';
-import {
-  COUNT_CAP,
-  TEXT_COUNT_CAP,
-  type Direction,
-  type PageMeta,
-  type TimeRange,
-  isUuid,
-  pageMeta,
-} from './report-input.ts';
+import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type PageMeta, type TimeRange, pageMeta } from './report-input.ts';
 import * as repo from './transactions.repository.ts';
 
 /** Sort keys of the transaction table: those of docs/console-reports.md §2 that a transaction has, plus opens. */
@@ -37,23 +30,6 @@ const ORDER_OF: Record<TransactionSortKey, repo.TransactionOrder> = {
   clicks: 'clicks',
   opens: 'opens',
 };
-
-/**
- * The status filter buttons All, Sent, Failed, Delivered (docs/console.md §2, §9):
- * - sent: trans_status 'sent' — the remote server took the message (it may have bounced later);
- *   queued transactions appear under All only;
- * - failed: trans_status 'failed' or 'no_quota' (docs/console.md §4: both display as failed);
- * - delivered: trans_delivered_status 'delivered' — taken and not bounced since.
- */
-export const MESSAGE_STATUSES = ['all', 'sent', 'failed', 'delivered'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-
-/**
- * reportType narrows the search to a group report's table (docs/console-reports.md §2: sent, opens, clicks,
- * failed, bounced); all and overview select everything.
- */
-export const REPORT_TYPES = ['all', 'overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
-export type ReportType = (typeof REPORT_TYPES)[number];
 
 const FAILURES: readonly TransStatus[] = ['failed', 'no_quota'];
 

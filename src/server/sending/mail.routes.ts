@@ -13,15 +13,8 @@ import { ApiError } from '../http/errors.ts';
 import type { ApiEnv } from '../http/middleware.ts';
 import { check, parseJsonBody } from '../http/validate.ts';
 import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare } from './sending.service.ts';
-import {
-  MAX_BATCH,
-  SubmissionError,
-  type Submission,
-  fromMailRequest,
-  fromResendRequest,
-  mailRequest,
-  resendRequest,
-} from './mail.schema.ts';
+import { MAX_BATCH } from '../../contract/values.ts';
+import { SubmissionError, type Submission, fromMailRequest, fromResendRequest } from './mail.schema.ts';
 import { findIdempotencyKey } from './idempotency.repository.ts';
 import { withTemplate } from '../templates/template-send.ts';
 
@@ -196,7 +189,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   // each handler reads its body itself: a template send is filled from its template before the check
   serve(contract.sendMail, auth, async (c) => {
     const { text, value } = await readJson(c);
-    const body = check(mailRequest, await withTemplate(ctx, c.get('customerId'), value, 'mail'));
+    const body = check(contract.mailRequest, await withTemplate(ctx, c.get('customerId'), value, 'mail'));
     return send(c, text, [submissionOrThrow(() => fromMailRequest(body))], ourAnswer);
   });
 
@@ -211,7 +204,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const items = await Promise.all(
       list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'mail', `${i}.`)),
     );
-    const submissions = eachSubmission(items, mailRequest, fromMailRequest);
+    const submissions = eachSubmission(items, contract.mailRequest, fromMailRequest);
     return send(
       c,
       text,
@@ -233,7 +226,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
 
   serve(contract.sendEmail, auth, async (c) => {
     const { text, value } = await readJson(c);
-    const body = check(resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
+    const body = check(contract.resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
     return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({
       status: 200,
       body: { id: accepted[0][0].trans_uuid },
@@ -246,7 +239,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const items = await Promise.all(
       list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)),
     );
-    const submissions = eachSubmission(items, resendRequest, fromResendRequest);
+    const submissions = eachSubmission(items, contract.resendRequest, fromResendRequest);
     return send(
       c,
       text,

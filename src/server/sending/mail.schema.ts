@@ -1,13 +1,12 @@
-// The send request shapes (docs/architecture.md §7 "Send"; Resend's API for /v1/emails), checked with zod and
-// normalised into one Submission. Unknown fields are reported; header names and values with CR or
-// LF are refused; attachments are base64 content only (no paths, no URLs).
-import { z } from 'zod';
+// The send requests (docs/architecture.md §7 "Send"; Resend's API for /v1/emails), checked by the
+// contract's schemas (src/contract/sending.ts), normalised here into one Submission: addresses parsed,
+// recipients counted, the size checked.
+import { MAX_RECIPIENTS } from '../../contract/values.ts';
+import type { MailRequest, ResendRequest } from '../../contract/sending.ts';
 import type { Address, StoredAttachment } from '../db/schema.ts';
 import { AddressError, parseAddress } from './addresses.ts';
 
-export const MAX_RECIPIENTS = 50;
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
-export const MAX_BATCH = 500;
 export const DEFAULT_GROUP = 'Default';
 
 export interface Submission {
@@ -27,160 +26,6 @@ export interface Submission {
   /** The integration ID of an online attachment link to add to the mail (issue 15). */
   onlineAttachmentId?: string;
 }
-
-const NO_LINE_BREAKS = /^[^\r\n]*$/;
-const HEADER_NAME = /^[!-9;-~]+$/; // printable ASCII without ':' (RFC 5322 §2.2)
-/** Headers we set ourselves; a client may not override them. */
-const RESERVED_HEADERS = new Set([
-  'from',
-  'to',
-  'cc',
-  'bcc',
-  'subject',
-  'reply-to',
-  'sender',
-  'message-id',
-  'date',
-  'return-path',
-  'dkim-signature',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-  'list-unsubscribe',
-  'list-unsubscribe-post',
-  'received',
-]);
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/**
- * One item or a list of them, read as a list. Normalising first (rather than a union of the two)
- * keeps zod's own messages: a union that fails both ways only says "Invalid input".
- */
-function oneOrMany<T extends z.ZodType>(item: T, max: number, tooMany: string) {
-  return z.preprocess(
-    (v) => (v === undefined || v === null || Array.isArray(v) ? v : [v]),
-    z.array(item).max(max, tooMany),
-  );
-}
-
-const TOO_MANY_RECIPIENTS = `a message may have at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together)`;
-const TOO_MANY_REPLY_TO = `a message may have at most ${MAX_RECIPIENTS} reply-to addresses`;
-
-const addressInput = z.union([
-  z.string().max(400),
-  z.strictObject({ email: z.string().max(320), name: z.string().max(200).nullish() }),
-]);
-const recipientList = oneOrMany(addressInput, MAX_RECIPIENTS, TOO_MANY_RECIPIENTS);
-const resendRecipientList = oneOrMany(z.string().max(400), MAX_RECIPIENTS, TOO_MANY_RECIPIENTS);
-
-const headerMap = z.record(z.string(), z.string().max(2000)).superRefine((headers, ctx) => {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name))
-      ctx.addIssue({ code: 'custom', message: `header name '${name}' is not a valid header name`, path: [name] });
-    else if (RESERVED_HEADERS.has(name.toLowerCase()))
-      ctx.addIssue({
-        code: 'custom',
-        message: `header '${name}' is set by the service and cannot be given`,
-        path: [name],
-      });
-    if (!NO_LINE_BREAKS.test(value))
-      ctx.addIssue({ code: 'custom', message: `header '${name}' contains a line break`, path: [name] });
-  }
-});
-
-const filename = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[^\r\n\u0000/\\]+$/, 'must be a plain file name (no path, no line breaks)');
-
-const contentType = z
-  .string()
-  .max(255)
-  .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like application/pdf');
-
-const attachmentSchema = z.strictObject({
-  filename,
-  content: z
-    .string()
-    .transform((s) => s.replace(/\s+/g, ''))
-    .refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
-  content_type: contentType.optional(),
-});
-
-const subject = z.string().max(998).regex(NO_LINE_BREAKS, 'must not contain a line break');
-const groupName = z.string().trim().min(1).max(100).regex(NO_LINE_BREAKS, 'must not contain a line break');
-
-export const mailRequest = z.strictObject({
-  from: addressInput,
-  to: recipientList,
-  cc: recipientList.optional(),
-  bcc: recipientList.optional(),
-  reply_to: oneOrMany(addressInput, MAX_RECIPIENTS, TOO_MANY_REPLY_TO).optional(),
-  subject,
-  html: z.string().optional(),
-  text: z.string().optional(),
-  headers: headerMap.optional(),
-  attachments: z.array(attachmentSchema).max(100).optional(),
-  group: groupName.optional(),
-  tags: z.array(z.string().max(100).regex(NO_LINE_BREAKS)).max(20).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  online_attachment_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[\w-]+$/, 'must be an integration ID')
-    .optional(),
-});
-export type MailRequest = z.infer<typeof mailRequest>;
-
-/** Resend's POST /emails body (https://resend.com/docs/api-reference/emails/send-email). */
-export const resendRequest = z.strictObject({
-  from: z.string().max(400),
-  to: resendRecipientList,
-  subject,
-  bcc: resendRecipientList.optional(),
-  cc: resendRecipientList.optional(),
-  reply_to: oneOrMany(z.string().max(400), MAX_RECIPIENTS, TOO_MANY_REPLY_TO).optional(),
-  html: z.string().optional(),
-  text: z.string().optional(),
-  react: z.never({ error: 'react content is rendered by the SDK; send html' }).optional(),
-  headers: headerMap.optional(),
-  attachments: z
-    .array(
-      z.strictObject({
-        filename,
-        content: z
-          .union([z.string(), z.array(z.number().int().min(0).max(255))])
-          .transform((c) => (typeof c === 'string' ? c.replace(/\s+/g, '') : Buffer.from(c).toString('base64')))
-          .refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
-        content_type: contentType.optional(),
-        path: z.never({ error: 'attachments by path or URL are not accepted; send base64 content' }).optional(),
-        content_id: z.string().max(255).optional(),
-      }),
-    )
-    .max(100)
-    .optional(),
-  tags: z
-    .array(
-      z.strictObject({
-        name: z.string().min(1).max(256).regex(NO_LINE_BREAKS, 'must not contain a line break'),
-        value: z.string().max(256).regex(NO_LINE_BREAKS, 'must not contain a line break'),
-      }),
-    )
-    .max(20)
-    .superRefine((tags, ctx) => {
-      // the "group" tag names the transaction group, which /v1/mail limits to 100 characters
-      tags.forEach((tag, i) => {
-        if (tag.name === 'group' && tag.value.trim().length > 100)
-          ctx.addIssue({ code: 'custom', message: 'a group name is at most 100 characters', path: [i, 'value'] });
-      });
-    })
-    .optional(),
-  scheduled_at: z.never({ error: 'scheduled sending is not supported' }).optional(),
-  topic_id: z.string().optional(),
-});
-export type ResendRequest = z.infer<typeof resendRequest>;
 
 export class SubmissionError extends Error {
   constructor(

@@ -1,10 +1,7 @@
 // The customer's sending options (docs/console.md §3 "UI settings"), stored as columns of `customers`.
 import type { Database } from '../db/database.ts';
 import type { Customer } from '../db/schema.ts';
-
-/** The options the Settings page toggles (docs/console.md §7 POST /v1/ui-settings). */
-export const SENDING_OPTIONS = ['track_opens', 'track_links', 'disable_suppression'] as const;
-export type SendingOption = (typeof SENDING_OPTIONS)[number];
+import { SENDING_OPTIONS, type SendingOption } from '../../contract/values.ts';
 
 export type SendingOptions = Pick<Customer, SendingOption>;
 

@@ -9,7 +9,7 @@ import { ApiError } from '../http/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { clearLookupCaches } from '../lookup-cache.ts';
-import { SENDING_OPTIONS } from './settings.repository.ts';
+import { SENDING_OPTIONS } from '../../contract/values.ts';
 import { setSendingOption, settingsToWire } from './settings.service.ts';
 
 export function settingsRoutes(ctx: AppContext): Hono<ApiEnv> {

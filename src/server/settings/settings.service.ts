@@ -1,5 +1,6 @@
 // Sending options of the Settings page (docs/console.md §2 Settings, §3 UI settings): who may change
 // them, the change itself, and the one mapping to the console's wire names.
+import type { SendingOption } from '../../contract/values.ts';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
@@ -30,7 +31,7 @@ export async function setSendingOption(
   ctx: AppContext,
   trx: Database,
   customerId: number,
-  option: repo.SendingOption,
+  option: SendingOption,
   value: boolean,
 ): Promise<UiSettingsWire> {
   const options = await repo.updateSendingOption(trx, customerId, option, value);

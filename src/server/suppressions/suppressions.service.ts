@@ -7,8 +7,6 @@ import { ApiError } from '../http/errors.ts';
 import { AddressError, parseEmail } from '../sending/addresses.ts';
 import * as repo from './suppressions.repository.ts';
 
-/** Lines one POST /v1/suppression may carry: a large paste, yet one bounded transaction. */
-export const MAX_EMAILS_PER_REQUEST = 10_000;
 /**
  * Rows per page of POST /v1/suppression/search; the spec names none for this list, so its fixture page size
  * (docs/console-reports.md §9: 10).

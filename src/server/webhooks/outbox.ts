@@ -7,12 +7,8 @@
 // transaction itself, which is always right, only one query dearer.
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/database.ts';
-import type { EventType } from '../db/schema.ts';
+import type { EventType, WebhookEventType } from '../../contract/values.ts';
 import { lookupCache } from '../lookup-cache.ts';
-
-/** The seven webhook event types (docs/console.md §3 Webhook event_types). */
-export const WEBHOOK_EVENT_TYPES = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
  * The webhook type of a recorded event. `queued`, `deferred` and `delivered` are not webhook events:

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { type logSearch, webhookInput } from '../../contract/webhooks.ts';
 import type { AppContext } from '../context.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { createResolver } from '../domains/resolver.ts';
@@ -13,15 +14,12 @@ import { check } from '../http/validate.ts';
 import { clearLookupCaches, invalidateLookups } from '../lookup-cache.ts';
 import type { Secrets } from '../secrets.ts';
 import { WebhookSender, USER_AGENT } from './deliver.ts';
-import { WEBHOOK_EVENT_TYPES } from './outbox.ts';
 import { buildPayload, flatten } from './payload.ts';
 import { webhookUrlProblem } from './url-guard.ts';
 import * as requests from './webhook-requests.repository.ts';
 import * as repo from './webhooks.repository.ts';
 import { attempt, recordAttempts } from './worker.ts';
 
-export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;
-export const FIELD_SETS = ['legacy', 'standard'] as const;
 export const SAVED_MESSAGE = 'Webhook saved successfully.';
 export const EMPTY_URL_MESSAGE = 'Webhook URL is empty';
 const LOG_PAGE_SIZE = 10;
@@ -87,21 +85,6 @@ export async function webhooksForConsole(ctx: AppContext, customerId: number): P
   }
   return rows.map((row) => webhookToWire(secrets, row));
 }
-
-// The webhook object of docs/console.md §3 as the modal sends it back (created_timestamp, secret and
-// other read-only fields are ignored). An empty authentication type is null (§5).
-export const webhookInput = z.object({
-  url: z.string(),
-  verb: z.enum(WEBHOOK_VERBS),
-  status: z.enum(['enabled', 'disabled']),
-  auth_type: z.preprocess((v) => (v === '' ? null : v), z.enum(['basic']).nullable()).optional(),
-  auth_details: z
-    .object({ username: z.string().max(200), password: z.string().max(200) })
-    .nullable()
-    .optional(),
-  event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length),
-  field_set: z.enum(FIELD_SETS),
-});
 
 /** Checks and saves the customer's one webhook; 400 with a message the modal shows on any problem. */
 export async function saveWebhook(ctx: AppContext, customerId: number, body: unknown): Promise<WebhookWire> {
@@ -303,12 +286,6 @@ function logToWire(row: requests.RequestRow): WebhookLogWire {
     next_attempt: row.status === 'pending' && row.next_attempt_at ? unix(row.next_attempt_at) : null,
   };
 }
-
-export const logSearch = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  // the Date column's sort (docs/console-reports.md §2): newest first unless 'asc'
-  order_by: z.enum(['asc', 'desc']).default('desc'),
-});
 
 export async function searchLogs(ctx: AppContext, customerId: number, input: z.infer<typeof logSearch>) {
   const { rows, total } = await requests.listRequests(ctx.db, customerId, {

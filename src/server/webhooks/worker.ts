@@ -6,6 +6,7 @@
 // jitter are injectable, so tests walk the three-day schedule without sleeping.
 import type { AppContext } from '../context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
+import { ClaimLoop } from '../db/claim-loop.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { invalidateLookups } from '../lookup-cache.ts';
 import { type AttemptResult, WebhookSender, type WebhookTarget } from './deliver.ts';
@@ -90,11 +91,7 @@ export class WebhookWorker {
   #inFlight = 0;
   // the last claim took all it asked for, so more may be due: finished requests wake the loop at once
   #backlog = false;
-  #running = false;
-  #wake: (() => void) | null = null;
-  // a wake-up that came while the loop was not waiting (mid-claim): it must not be lost
-  #woken = false;
-  #loop: Promise<void> = Promise.resolve();
+  readonly #loop: ClaimLoop<repo.ClaimedRequest>;
 
   constructor(ctx: AppContext, opts: WebhookWorkerOptions = {}) {
     this.#ctx = ctx;
@@ -114,26 +111,38 @@ export class WebhookWorker {
       flushSize: FLUSH_SIZE,
       write: (batch) => recordAttempts(ctx, batch),
     });
+    this.#loop = new ClaimLoop({
+      what: 'webhook requests',
+      logger: ctx.logger,
+      pollMs: POLL_MS,
+      room: () => {
+        // while busy, wait for half the slots and claim them together: a claim's cost in the database
+        // hardly depends on its size (bench:webhooks, PGlite: ~18 ms whether 16 or 32 rows), so
+        // fewer, bigger claims leave more of the one database connection to the results
+        const free = this.#concurrency - this.#inFlight;
+        const enough = this.#inFlight === 0 ? 1 : Math.max(1, Math.floor(this.#concurrency / 2));
+        return free >= enough ? free : 0;
+      },
+      claim: () => this.#claim(),
+      process: (request) => this.#deliver(request),
+      // a finished request wakes the loop only when more is due or its customer was at the limit (#deliver)
+      wakeWhenDone: false,
+    });
   }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#running = false;
-    this.poke();
-    await this.#loop;
-    while (this.#inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+    await this.#loop.stop();
+    while (this.#inFlight > 0) await new Promise((r) => setTimeout(r, 20)); // runOnce's, in tests
     await this.#writer.flush();
     this.#sender.close();
   }
 
   poke(): void {
-    this.#woken = true;
-    this.#wake?.();
+    this.#loop.poke();
   }
 
   /** Claims what is due now, sends it all and records the results (tests drive the worker with this). */
@@ -242,39 +251,6 @@ export class WebhookWorker {
       else this.#inFlightByCustomer.set(request.customer_id, n);
       // otherwise the poll comes soon enough, and a claim per finished request would cost more
       if (this.#backlog || n === this.#perCustomer - 1) this.poke();
-    }
-  }
-
-  async #run(): Promise<void> {
-    const { logger } = this.#ctx;
-    while (this.#running) {
-      let claimed: repo.ClaimedRequest[] = [];
-      // while busy, wait for half the slots and claim them together: a claim's cost in the database
-      // hardly depends on its size (bench:webhooks, PGlite: ~18 ms whether 16 or 32 rows), so
-      // fewer, bigger claims leave more of the one database connection to the results
-      const enough = this.#inFlight === 0 ? 1 : Math.max(1, Math.floor(this.#concurrency / 2));
-      if (this.#concurrency - this.#inFlight >= enough) {
-        this.#woken = false; // this claim sees whatever the wake-up was about
-        try {
-          claimed = await this.#claim();
-        } catch (err) {
-          logger.error({ err }, 'claiming webhook requests failed');
-        }
-      }
-      for (const c of claimed) void this.#deliver(c);
-      if (claimed.length > 0) continue;
-      if (this.#woken) {
-        this.#woken = false;
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
-        this.#wake = () => {
-          clearTimeout(timer);
-          this.#wake = null;
-          resolve();
-        };
-      });
     }
   }
 }

@@ -6,7 +6,7 @@ import type { Instance } from 'flatpickr/dist/types/instance';
 // as a URL, linked when the picker loads: a plain CSS import would be linked by every page whose
 // islands can load this module, costing them 2.8 KB of their 30 KB stylesheet budget up front
 import stylesheetUrl from 'flatpickr/dist/flatpickr.min.css?url';
-import { type DayRange, dayOfLocalDate, localDate } from './dates.ts';
+import { type DayRange, dayOfLocalDate, localDate } from '../lib/dates.ts';
 
 let stylesheet: Promise<void> | undefined;
 

@@ -2,9 +2,13 @@
 // 2 KB of JS): the forms become POST /v1/unsubscribe and /v1/resubscribe calls (docs/console-reports.md §7),
 // a returned redirect is followed (§4), a failure shows the Error state (§8), and the header
 // variant unsubscribes once on load (§2). Alerts vanish after 2 s (§9); the Error heading stays.
-import { ALERT_MS, REQUEST_TIMEOUT_MS } from './timings.ts';
+import type { AnswerOf, BodyOf } from '../contract/client.ts';
+import type { ApiErrorBody } from '../lib/api.ts';
+import { ALERT_MS, REQUEST_TIMEOUT_MS } from '../lib/timings.ts';
 
 type Call = 'unsubscribe' | 'resubscribe';
+/** Either call's answer, typed from the contract (plain fetch: the page ships no client); a refusal's error. */
+type Answer = Partial<AnswerOf<`POST /v1/${Call}`>> & ApiErrorBody;
 
 export function subscriptionPage(root: HTMLElement): void {
   const pick = (testId: string) => root.querySelector<HTMLElement>(`[data-testid=${testId}]`)!;
@@ -27,10 +31,11 @@ export function subscriptionPage(root: HTMLElement): void {
       const res = await fetch(`/v1/${call}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify({ transaction_id: root.dataset.transactionId }),
+        // the card always renders data-transaction-id
+        body: JSON.stringify({ transaction_id: root.dataset.transactionId! } satisfies BodyOf<`POST /v1/${Call}`>),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
-      const body = await res.json();
+      const body = (await res.json()) as Answer;
       if (res.ok) {
         const next = body.redirect ? new URL(body.redirect, location.href) : null;
         if (next && /^https?:$/.test(next.protocol)) return location.assign(next.href);

@@ -1,0 +1,98 @@
+// The lists and limits the contract's schemas are built from, defined once as plain values: the
+// server reads them from here (db/schema.ts its column types, the services their checks). No
+// schema code here, so db/schema.ts or a browser file may import it without pulling in zod.
+
+/** The permission flags of docs/console.md §3/§6, stored as booleans and sent as 'yes'/'no'. */
+export const PERMISSIONS = [
+  'super_administrator',
+  'customer_administrator',
+  'domains_access',
+  'archive_report_access',
+  'enterprise_templates',
+  'sms_edit',
+  'message_report_access',
+  'send_transactions',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** The options the Settings page toggles (docs/console.md §7 POST /v1/ui-settings). */
+export const SENDING_OPTIONS = ['track_opens', 'track_links', 'disable_suppression'] as const;
+export type SendingOption = (typeof SENDING_OPTIONS)[number];
+
+// ---- transactions and their events (docs/architecture.md: transaction status) --------------------
+
+export const TRANS_STATUSES = ['queued', 'sent', 'failed', 'no_quota'] as const;
+export type TransStatus = (typeof TRANS_STATUSES)[number];
+export const DELIVERED_STATUSES = ['pending', 'delivered', 'bounced', 'failed'] as const;
+export type DeliveredStatus = (typeof DELIVERED_STATUSES)[number];
+export const EVENT_TYPES = [
+  'queued',
+  'sent',
+  'delivered',
+  'deferred',
+  'failed',
+  'bounced',
+  'open',
+  'click',
+  'unsubscribe',
+  'resubscribe',
+  'download',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+// ---- reports (docs/console-reports.md §7, §9) --------------------------------------------------
+
+/**
+ * The status filter buttons All, Sent, Failed, Delivered (docs/console.md §2, §9):
+ * - sent: trans_status 'sent' — the remote server took the message (it may have bounced later);
+ *   queued transactions appear under All only;
+ * - failed: trans_status 'failed' or 'no_quota' (docs/console.md §4: both display as failed);
+ * - delivered: trans_delivered_status 'delivered' — taken and not bounced since.
+ */
+export const MESSAGE_STATUSES = ['all', 'sent', 'failed', 'delivered'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+/**
+ * reportType narrows the search to a group report's table (docs/console-reports.md §2: sent, opens, clicks,
+ * failed, bounced); all and overview select everything.
+ */
+export const REPORT_TYPES = ['all', 'overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+/** The report types of docs/console-reports.md §2 (one page each). */
+export const GROUP_REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const;
+export type GroupReportType = (typeof GROUP_REPORT_TYPES)[number];
+/**
+ * Sort keys of the groups table: group_last_send_date and failed are the spec's (docs/console-reports.md §2);
+ * the others name the remaining columns the same way.
+ */
+export const GROUP_SORT_KEYS = [
+  'group_last_send_date',
+  'group_create_date',
+  'group_name',
+  'requests',
+  'sent',
+  'failed',
+  'delivered',
+  'bounces',
+  'opens',
+  'clicks',
+] as const;
+export type GroupSortKey = (typeof GROUP_SORT_KEYS)[number];
+
+// ---- sending (docs/architecture.md §7 "Send") ----------------------------------------------------
+
+export const MAX_RECIPIENTS = 50;
+export const MAX_BATCH = 500;
+
+// ---- attachments, webhooks, suppression ----------------------------------------------------------
+
+/** docs/console-reports.md §9: attachment list page size. */
+export const ATTACHMENT_PAGE_SIZE = 8;
+
+/** The seven webhook event types (docs/console.md §3 Webhook event_types). */
+export const WEBHOOK_EVENT_TYPES = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;
+export const FIELD_SETS = ['legacy', 'standard'] as const;
+
+/** Lines one POST /v1/suppression may carry: a large paste, yet one bounded transaction. */
+export const MAX_EMAILS_PER_REQUEST = 10_000;
