@@ -34,6 +34,11 @@ export const REPORT_LABELS: Record<ReportType, string> = {
   bounced: 'Bounced',
 };
 
+/** Whether a path segment names one of the report types (the report page is 404 otherwise). */
+export function isReportType(value: string): value is ReportType {
+  return (REPORT_TYPES as readonly string[]).includes(value);
+}
+
 /** docs/console-reports.md §2: the title of each report page. */
 export function reportTitle(type: ReportType): string {
   return `Transaction Group: ${REPORT_LABELS[type]}`;
