@@ -1,13 +1,17 @@
 // Breaks the lines over 120 characters that Biome's formatter leaves long, in .ts/.tsx/.mjs files:
 // comments are rewrapped (a one-line JSDoc becomes a block), quoted strings and untagged
 // template literals are split at a space into two pieces joined by +, and sql`` templates get a line
-// break at a space outside SQL quotes. Run `npm run format` after it (it re-indents the new lines);
-// `npm run lint` lists what is left (code Biome cannot break, .astro and .scss files) for a person.
+// break at a space outside SQL quotes. A trailing comment that makes a line long moves above it.
+// In .astro files the frontmatter gets the same, and the template is broken only where the compiled
+// page stays the same (see wrapAstro). Run `npm run format` after it (it re-indents the new lines),
+// and again both until it changes nothing; `npm run lint` lists what is left for a person (.scss
+// files, text inside markup, code Biome cannot break).
 //
-// A trailing comment that makes a line long moves above it. With --join, pieces of one string that
-// ended up on one line ('… the ' + 'search') are joined first, to be split again at a better place.
+// With --join, pieces of one string that ended up on one line ('… the ' + 'search') are joined
+// first, to be split again at a better place.
 //
-//   node scripts/wrap-long-lines.mjs [--join] [file ...]   default: the .ts, .tsx, .mjs files in src/, tests/, scripts/
+//   node scripts/wrap-long-lines.mjs [--join] [file ...]
+//   default: the .ts, .tsx, .mjs and .astro files in src/, tests/ and scripts/
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
