@@ -26,7 +26,11 @@ export default defineConfig({
             groups: [
               { name: 'timings', test: /src[\\/]lib[\\/]timings\.ts/, priority: 2 },
               // the group report pages' own modules in one file rather than four of a few hundred bytes
-              { name: 'reports', priority: 0, test: /src[\\/]lib[\\/](group-report|abbreviate)\.ts|src[\\/]islands[\\/]stores[\\/]group-report\.ts/ },
+              {
+                name: 'reports',
+                priority: 0,
+                test: /src[\\/]lib[\\/](group-report|abbreviate)\.ts|src[\\/]islands[\\/]stores[\\/]group-report\.ts/,
+              },
               {
                 name: 'console-core',
                 priority: 1,

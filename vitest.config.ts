@@ -24,7 +24,9 @@ export default defineConfig({
           // flatpickr's stylesheet URL (date-picker.ts imports it with ?url) is a real path, not ''
           css: { include: [/flatpickr/] },
           // stylesheets are not fetched; a <link> reports 'load' (flatpickr's waits for it)
-          environmentOptions: { happyDOM: { url: 'http://console.test/', settings: { handleDisabledFileLoadingAsSuccess: true } } },
+          environmentOptions: {
+            happyDOM: { url: 'http://console.test/', settings: { handleDisabledFileLoadingAsSuccess: true } },
+          },
           // in a zone other than UTC, so a date written in the browser's zone instead of UTC shows (issue 11)
           env: { TZ: 'America/New_York' },
         },

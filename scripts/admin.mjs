@@ -6,7 +6,10 @@ import { builtStamp, sourceStamp } from './build-stamp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 if (builtStamp(root) !== sourceStamp(root)) {
-  const result = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const result = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 await import(path.join(root, 'dist/admin.mjs'));

@@ -31,7 +31,10 @@ const ROUTES = [
 const BUDGET = { console: { js: 100 * 1024, css: 30 * 1024 }, public: { js: 2 * 1024, css: 30 * 1024 } };
 
 if (builtStamp(root) !== sourceStamp(root)) {
-  const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (build.status !== 0) process.exit(1);
 }
 
@@ -65,14 +68,23 @@ async function whenReady() {
 }
 // the group report pages need a group with traffic: a small demo account, added after a first start
 // has created the administrator, with the service stopped (one process per embedded database)
-const first = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+const first = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], {
+  env,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 await whenReady();
 first.kill('SIGTERM');
 await new Promise((r) => first.once('exit', r));
-const demo = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), 'demo', '--transactions', '300'], { env, encoding: 'utf8' });
+const demo = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), 'demo', '--transactions', '300'], {
+  env,
+  encoding: 'utf8',
+});
 const demoPassword = /password:\s+(\S+)/.exec(demo.stdout ?? '')?.[1];
 if (demo.status !== 0 || !demoPassword) throw new Error(`npm run demo failed:\n${demo.stderr}${demo.stdout}`);
-const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], {
+  env,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 
 try {
   await whenReady();
@@ -90,43 +102,81 @@ try {
   });
   const demoCookie = /transact_session=[^;]+/.exec(demoLogin.headers.get('set-cookie') ?? '')?.[0];
   if (!demoCookie) throw new Error(`demo sign-in failed: ${demoLogin.status}`);
-  const groups = await (await fetch(`${base}/v1/transaction-groups/search`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base, Cookie: demoCookie },
-    body: JSON.stringify({ searchQuery: 'Orders' }),
-  })).json();
+  const groups = await (
+    await fetch(`${base}/v1/transaction-groups/search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base, Cookie: demoCookie },
+      body: JSON.stringify({ searchQuery: 'Orders' }),
+    })
+  ).json();
   const group = groups.data[0].group_uuid;
-  for (const report of ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced']) ROUTES.push({ route: `/groups/${group}/${report}`, kind: 'console', cookie: demoCookie });
+  for (const report of ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'])
+    ROUTES.push({ route: `/groups/${group}/${report}`, kind: 'console', cookie: demoCookie });
   ROUTES.push({ route: '/export/00000000-0000-4000-8000-000000000000', kind: 'console', cookie: demoCookie });
   // the dashboard with traffic (the chart and the breakdown), the template pages and the public pages
   // a recipient opens: unsubscribe and a download link
   const asDemo = (method, route, body, type = 'application/json') =>
-    fetch(`${base}${route}`, { method, headers: { 'Content-Type': type, 'Request-Type': 'ui', Origin: base, Cookie: demoCookie }, body: type === 'application/json' ? JSON.stringify(body) : body });
+    fetch(`${base}${route}`, {
+      method,
+      headers: { 'Content-Type': type, 'Request-Type': 'ui', Origin: base, Cookie: demoCookie },
+      body: type === 'application/json' ? JSON.stringify(body) : body,
+    });
   ROUTES.push({ route: '/', name: '/ (with traffic)', kind: 'console', cookie: demoCookie });
-  const template = await (await asDemo('POST', '/v1/templates', { name: 'Receipt', subject: 'Order {{order}}', content_html: '<p>Hello {{name}}</p>' })).json();
+  const template = await (
+    await asDemo('POST', '/v1/templates', {
+      name: 'Receipt',
+      subject: 'Order {{order}}',
+      content_html: '<p>Hello {{name}}</p>',
+    })
+  ).json();
   if (!template.template?.id) throw new Error(`template create failed: ${JSON.stringify(template)}`);
-  ROUTES.push({ route: '/templates', kind: 'console', cookie: demoCookie }, { route: '/templates/create', kind: 'console', cookie: demoCookie });
+  ROUTES.push(
+    { route: '/templates', kind: 'console', cookie: demoCookie },
+    { route: '/templates/create', kind: 'console', cookie: demoCookie },
+  );
   // the editor imports CodeMirror after its first paint: wait for it, to report that chunk apart
-  ROUTES.push({ route: `/templates/edit/${template.template.id}`, kind: 'console', cookie: demoCookie, lazyReady: '[data-testid=code-editor][data-ready=yes]' });
+  ROUTES.push({
+    route: `/templates/edit/${template.template.id}`,
+    kind: 'console',
+    cookie: demoCookie,
+    lazyReady: '[data-testid=code-editor][data-ready=yes]',
+  });
   const form = new FormData();
   form.append('group', JSON.stringify({ name: 'Invoices' }));
   form.append('asset', new Blob(['an invoice'], { type: 'text/plain' }), 'invoice.txt');
-  const link = await (await fetch(`${base}/v1/tracked-attachments/groups`, { method: 'POST', headers: { 'Request-Type': 'ui', Origin: base, Cookie: demoCookie }, body: form })).json();
+  const link = await (
+    await fetch(`${base}/v1/tracked-attachments/groups`, {
+      method: 'POST',
+      headers: { 'Request-Type': 'ui', Origin: base, Cookie: demoCookie },
+      body: form,
+    })
+  ).json();
   if (!link.preview_link) throw new Error(`download link create failed: ${JSON.stringify(link)}`);
   ROUTES.push({ route: new URL(link.preview_link).pathname, name: '/a/{id}', kind: 'public' });
   const sent = await (await asDemo('POST', '/v1/transaction/search', { page: 1 })).json();
   const transaction = sent.transactions?.data?.[0]?.trans_uuid ?? sent.data?.[0]?.trans_uuid;
   if (!transaction) throw new Error(`no transaction to unsubscribe from: ${JSON.stringify(sent).slice(0, 300)}`);
-  ROUTES.push({ route: `/unsubscribe/${transaction}`, name: '/unsubscribe/{id}', kind: 'public' }, { route: `/header-unsubscribe/${transaction}`, name: '/header-unsubscribe/{id}', kind: 'public' });
+  ROUTES.push(
+    { route: `/unsubscribe/${transaction}`, name: '/unsubscribe/{id}', kind: 'public' },
+    { route: `/header-unsubscribe/${transaction}`, name: '/header-unsubscribe/{id}', kind: 'public' },
+  );
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
   const results = [];
   for (const { route, name = route, kind, cookie: routeCookie = cookie, lazyReady } of ROUTES) {
     const context = await browser.newContext();
-    if (kind === 'console') await context.addCookies([{ name: 'transact_session', value: routeCookie.split('=')[1], url: base }]);
+    if (kind === 'console')
+      await context.addCookies([{ name: 'transact_session', value: routeCookie.split('=')[1], url: base }]);
     const page = await context.newPage();
     const assets = new Map();
     page.on('response', (res) => {
@@ -153,14 +203,16 @@ try {
       const body = Buffer.from(await (await fetch(url, { headers: { 'Accept-Encoding': 'identity' } })).arrayBuffer());
       const gz = gzipSync(body, { level: 9 }).length;
       const started = timeline.started[url];
-      if (type === 'script' && timeline.lazy !== null && started !== undefined && started >= timeline.lazy) lazyJs += gz;
+      if (type === 'script' && timeline.lazy !== null && started !== undefined && started >= timeline.lazy)
+        lazyJs += gz;
       else if (type === 'script') js += gz;
       else css += gz;
     }
     await context.close();
 
     const times = [];
-    const headers = kind === 'console' ? { Cookie: routeCookie, 'Accept-Encoding': 'gzip' } : { 'Accept-Encoding': 'gzip' };
+    const headers =
+      kind === 'console' ? { Cookie: routeCookie, 'Accept-Encoding': 'gzip' } : { 'Accept-Encoding': 'gzip' };
     for (let i = 0; i < REQUESTS; i++) {
       const t0 = performance.now();
       const res = await fetch(`${base}${route}`, { headers, redirect: 'manual' });
@@ -175,14 +227,24 @@ try {
       status: nav?.status(),
       js_gz_bytes: js,
       css_gz_bytes: css,
-      ...(timeline.lazy === null ? {} : { lazy_js_gz_bytes: lazyJs, lazy_after_first_paint: timeline.firstPaint !== null && timeline.lazy > timeline.firstPaint }),
-      render_ms: { median: +times[Math.floor(times.length / 2)].toFixed(2), p95: +times[Math.floor(times.length * 0.95)].toFixed(2) },
+      ...(timeline.lazy === null
+        ? {}
+        : {
+            lazy_js_gz_bytes: lazyJs,
+            lazy_after_first_paint: timeline.firstPaint !== null && timeline.lazy > timeline.firstPaint,
+          }),
+      render_ms: {
+        median: +times[Math.floor(times.length / 2)].toFixed(2),
+        p95: +times[Math.floor(times.length * 0.95)].toFixed(2),
+      },
       budget: { js_gz_bytes: budget.js, css_gz_bytes: budget.css },
       within_budget: js <= budget.js && css <= budget.css,
     });
   }
   await browser.close();
-  console.log(JSON.stringify({ benchmark: 'pages', requests_per_route: REQUESTS, engine: 'pglite', pages: results }, null, 2));
+  console.log(
+    JSON.stringify({ benchmark: 'pages', requests_per_route: REQUESTS, engine: 'pglite', pages: results }, null, 2),
+  );
 } finally {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));

@@ -30,7 +30,15 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { checkRollups, deriveLinkStats, deriveRollups, insertGroups, loadRows, resetSequences, SPAN_DAYS } from './bench/reports-data.mjs';
+import {
+  checkRollups,
+  deriveLinkStats,
+  deriveRollups,
+  insertGroups,
+  loadRows,
+  resetSequences,
+  SPAN_DAYS,
+} from './bench/reports-data.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const t0 = Date.now();
@@ -55,7 +63,8 @@ const EXPORT_MAX_SIZE = 1_000_000;
 const ENGINES = (opts.engine ?? 'postgres,pglite').split(',').filter(Boolean);
 for (const e of ENGINES) if (e !== 'pglite' && e !== 'postgres') fail(`unknown engine '${e}' (pglite, postgres)`);
 const SIZES = opts.quick ? [100_000] : (opts.sizes ?? '1e6,1e7').split(',').map((s) => Math.round(Number(s)));
-if (SIZES.some((n) => !Number.isFinite(n) || n < 1000)) fail(`--sizes takes numbers of 1000 or more, e.g. 1e6,1e7 (got '${opts.sizes}')`);
+if (SIZES.some((n) => !Number.isFinite(n) || n < 1000))
+  fail(`--sizes takes numbers of 1000 or more, e.g. 1e6,1e7 (got '${opts.sizes}')`);
 const REQUESTS = Number(opts.requests);
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRET = 'bench-reports-secret-bench-reports-secret';
@@ -72,7 +81,10 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
 
 const cleanups = [];
 async function cleanupAll() {
-  for (const fn of cleanups.splice(0).reverse()) await Promise.resolve().then(fn).catch((err) => log(`cleanup: ${err.message}`));
+  for (const fn of cleanups.splice(0).reverse())
+    await Promise.resolve()
+      .then(fn)
+      .catch((err) => log(`cleanup: ${err.message}`));
 }
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
@@ -93,7 +105,16 @@ async function bundleApp(workDir) {
     "export { runOneExport } from './src/server/exports/exports.service.ts';",
   ].join('\n');
   const outfile = path.join(workDir, 'app.mjs');
-  await build({ stdin: { contents: entry, resolveDir: root, loader: 'ts', sourcefile: 'bench-reports-entry.ts' }, outfile, bundle: true, platform: 'node', format: 'esm', target: 'node22', packages: 'external', logLevel: 'warning' });
+  await build({
+    stdin: { contents: entry, resolveDir: root, loader: 'ts', sourcefile: 'bench-reports-entry.ts' },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   symlinkSync(path.join(root, 'node_modules'), path.join(workDir, 'node_modules'), 'dir');
   return import(pathToFileURL(outfile).href);
 }
@@ -102,7 +123,10 @@ async function bundleApp(workDir) {
 async function freshDatabase(engine, workDir, size) {
   if (engine === 'pglite') {
     const dir = mkdtempSync(path.join(opts.keep ? os.tmpdir() : workDir, `transact-bench-reports-pglite-${size}-`));
-    return { env: { DATA_DIR: dir }, drop: async () => (opts.keep ? log(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })) };
+    return {
+      env: { DATA_DIR: dir },
+      drop: async () => (opts.keep ? log(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })),
+    };
   }
   const name = `transact_bench_reports_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -152,27 +176,61 @@ async function load(db, engine, account, size, now, groupCount) {
   await resetSequences(db);
   await deriveRollups(db, account.customerId);
   await deriveLinkStats(db, account.customerId, groupCount);
-  for (const table of ['transactions', 'messages', 'transaction_groups', 'daily_stats', 'transaction_counts', 'quota_usage', 'link_stats']) await sql.raw(`vacuum analyze ${table}`).execute(db);
+  for (const table of [
+    'transactions',
+    'messages',
+    'transaction_groups',
+    'daily_stats',
+    'transaction_counts',
+    'quota_usage',
+    'link_stats',
+  ])
+    await sql.raw(`vacuum analyze ${table}`).execute(db);
   const check = await checkRollups(db, account.customerId);
   if (!check.match) throw new Error(`the generated rollups disagree with the rows: ${check.mismatches.join(', ')}`);
-  return { load_seconds: round((Date.now() - started) / 1000, 1), rows_seconds: round(rowsSeconds, 1), rollups_match_rows: check.match, totals: check.totals };
+  return {
+    load_seconds: round((Date.now() - started) / 1000, 1),
+    rows_seconds: round(rowsSeconds, 1),
+    rollups_match_rows: check.match,
+    totals: check.totals,
+  };
 }
 
 const day = (at) => at.toISOString().slice(0, 10);
 const daysBefore = (at, n) => day(new Date(at.getTime() - n * 86_400_000));
 
-/** The calls the Dashboard and Transactions pages make, with the page's default range (the last 29 days through today). */
+/**
+ * The calls the Dashboard and Transactions pages make, with the page's default range (the last 29 days through today).
+ */
 function callsFor(now, sample) {
   const range = { startDate: daysBefore(now, 29), endDate: day(now) };
   const q = new URLSearchParams(range).toString();
-  const search = (name, body) => ({ name, kind: 'search', method: 'POST', path: '/v1/transaction/search', body: { ...range, ...body } });
+  const search = (name, body) => ({
+    name,
+    kind: 'search',
+    method: 'POST',
+    path: '/v1/transaction/search',
+    body: { ...range, ...body },
+  });
   const calls = [
     // the floor under every call: the session lookup and the stack, nothing else read
     { name: 'floor: GET /v1/verify_auth (session only)', kind: 'floor', method: 'GET', path: '/v1/verify_auth' },
     { name: 'GET /v1/dashboard', kind: 'summary', method: 'GET', path: `/v1/dashboard?${q}` },
     { name: 'GET /v1/dashboard/get-quota', kind: 'summary', method: 'GET', path: `/v1/dashboard/get-quota?${q}` },
-    { name: 'POST /v1/dashboard/overview (empty body: all-time total)', kind: 'summary', method: 'POST', path: '/v1/dashboard/overview', body: {} },
-    { name: 'POST /v1/dashboard/overview (default range: the chart)', kind: 'summary', method: 'POST', path: '/v1/dashboard/overview', body: range },
+    {
+      name: 'POST /v1/dashboard/overview (empty body: all-time total)',
+      kind: 'summary',
+      method: 'POST',
+      path: '/v1/dashboard/overview',
+      body: {},
+    },
+    {
+      name: 'POST /v1/dashboard/overview (default range: the chart)',
+      kind: 'summary',
+      method: 'POST',
+      path: '/v1/dashboard/overview',
+      body: range,
+    },
     search('search: default (trans_id desc)', {}),
     ...['sent', 'failed', 'delivered'].map((s) => search(`search: status ${s}`, { message_status: s })),
     ...['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens'].flatMap((key) =>
@@ -182,14 +240,43 @@ function callsFor(now, sample) {
     search(`search: address prefix '${sample.prefix}'`, { transaction_search_string: sample.prefix }),
     search("search: domain 'example.net'", { transaction_search_string: 'example.net' }),
     // the group report pages' tables (docs/console-reports.md §2) use the same search with a report type
-    ...['sent', 'opens', 'clicks', 'failed', 'bounced'].map((t) => search(`search: report type ${t}`, { reportType: t })),
+    ...['sent', 'opens', 'clicks', 'failed', 'bounced'].map((t) =>
+      search(`search: report type ${t}`, { reportType: t }),
+    ),
     search(`search: one group (${sample.groupShare} of the mail)`, { group_uuid: sample.groupUuid }),
     search(`search: one group, report type sent`, { group_uuid: sample.groupUuid, reportType: 'sent' }),
-    search('search: date range (7 days, two months ago)', { startDate: daysBefore(now, 66), endDate: daysBefore(now, 60) }),
-    { name: 'search: no date range (all time)', kind: 'search', method: 'POST', path: '/v1/transaction/search', body: {} },
-    { name: 'groups: default (last send desc)', kind: 'search', method: 'POST', path: '/v1/transaction-groups/search', body: {} },
-    { name: 'groups: sort by sent desc', kind: 'search', method: 'POST', path: '/v1/transaction-groups/search', body: { order: 'desc', orderBy: 'sent' } },
-    { name: "groups: name search 'ord'", kind: 'search', method: 'POST', path: '/v1/transaction-groups/search', body: { searchQuery: 'ord' } },
+    search('search: date range (7 days, two months ago)', {
+      startDate: daysBefore(now, 66),
+      endDate: daysBefore(now, 60),
+    }),
+    {
+      name: 'search: no date range (all time)',
+      kind: 'search',
+      method: 'POST',
+      path: '/v1/transaction/search',
+      body: {},
+    },
+    {
+      name: 'groups: default (last send desc)',
+      kind: 'search',
+      method: 'POST',
+      path: '/v1/transaction-groups/search',
+      body: {},
+    },
+    {
+      name: 'groups: sort by sent desc',
+      kind: 'search',
+      method: 'POST',
+      path: '/v1/transaction-groups/search',
+      body: { order: 'desc', orderBy: 'sent' },
+    },
+    {
+      name: "groups: name search 'ord'",
+      kind: 'search',
+      method: 'POST',
+      path: '/v1/transaction-groups/search',
+      body: { searchQuery: 'ord' },
+    },
     ...groupReportCalls(now, sample),
   ];
   return calls;
@@ -203,7 +290,13 @@ function groupReportCalls(now, sample) {
   const today = Date.parse(`${day(now)}T00:00:00Z`) / 1000;
   const range = { start_date: today - 29 * 86_400, end_date: today + 86_399 };
   const group = { group_uuid: sample.largestGroupUuid, ...range };
-  const report = (name, body) => ({ name: `group report: ${name}`, kind: 'search', method: 'POST', path: '/v1/transaction-groups/reports', body: { ...group, ...body } });
+  const report = (name, body) => ({
+    name: `group report: ${name}`,
+    kind: 'search',
+    method: 'POST',
+    path: '/v1/transaction-groups/reports',
+    body: { ...group, ...body },
+  });
   const query = new URLSearchParams(Object.entries(group).map(([k, v]) => [k, String(v)])).toString();
   return [
     ...['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'].map((t) => report(t, { report_type: t })),
@@ -212,13 +305,34 @@ function groupReportCalls(now, sample) {
     report('opens, sort firstOpenDate asc', { report_type: 'opens', order: 'firstOpenDate', order_by: 'asc' }),
     report('clicks, sort clicks desc', { report_type: 'clicks', order: 'clicks', order_by: 'desc' }),
     report('clicks, sort firstClickDate desc', { report_type: 'clicks', order: 'firstClickDate', order_by: 'desc' }),
-    report('bounced, sort bounceReceivedDated asc', { report_type: 'bounced', order: 'bounceReceivedDated', order_by: 'asc' }),
+    report('bounced, sort bounceReceivedDated asc', {
+      report_type: 'bounced',
+      order: 'bounceReceivedDated',
+      order_by: 'asc',
+    }),
     report(`sent, search '${sample.prefix}'`, { report_type: 'sent', search_query: sample.prefix }),
     report('sent, page 50', { report_type: 'sent', page: 50 }),
-    { name: 'group overview: POST', kind: 'summary', method: 'POST', path: '/v1/transaction-groups/overview', body: { ...group, report_type: 'overview' } },
+    {
+      name: 'group overview: POST',
+      kind: 'summary',
+      method: 'POST',
+      path: '/v1/transaction-groups/overview',
+      body: { ...group, report_type: 'overview' },
+    },
     { name: 'group overview: GET', kind: 'summary', method: 'GET', path: `/v1/transaction-groups/overview?${query}` },
-    { name: 'links: POST', kind: 'search', method: 'POST', path: '/v1/links', body: { ...group, report_type: 'clicks' } },
-    { name: 'links: GET page 1, sort unique_clicks', kind: 'search', method: 'GET', path: `/v1/links?${query}&page=1&order=unique_clicks&order_by=desc` },
+    {
+      name: 'links: POST',
+      kind: 'search',
+      method: 'POST',
+      path: '/v1/links',
+      body: { ...group, report_type: 'clicks' },
+    },
+    {
+      name: 'links: GET page 1, sort unique_clicks',
+      kind: 'search',
+      method: 'GET',
+      path: `/v1/links?${query}&page=1&order=unique_clicks&order_by=desc`,
+    },
   ];
 }
 
@@ -229,10 +343,21 @@ function groupReportCalls(now, sample) {
  */
 async function measureExport(p) {
   const today = Date.parse(`${day(new Date())}T00:00:00Z`) / 1000;
-  const body = { report_type: 'overview', group_uuid: p.largestGroupUuid, start_date: today - 399 * 86_400, end_date: today + 86_399, isExport: true };
+  const body = {
+    report_type: 'overview',
+    group_uuid: p.largestGroupUuid,
+    start_date: today - 399 * 86_400,
+    end_date: today + 86_399,
+    isExport: true,
+  };
   const res = await p.app.request('http://localhost:4321/v1/transaction-groups/reports/export', {
     method: 'POST',
-    headers: { Cookie: p.cookie, 'Request-Type': 'ui', Origin: 'http://localhost:4321', 'Content-Type': 'application/json' },
+    headers: {
+      Cookie: p.cookie,
+      'Request-Type': 'ui',
+      Origin: 'http://localhost:4321',
+      'Content-Type': 'application/json',
+    },
     body: JSON.stringify(body),
   });
   if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
@@ -248,10 +373,20 @@ async function measureExport(p) {
     clearInterval(sampler);
   }
   const seconds = (performance.now() - started) / 1000;
-  const { rows: [job] } = await sql`select status, row_count, size_bytes from exports where uuid = ${uuid}`.execute(p.ctx.db);
+  const {
+    rows: [job],
+  } = await sql`select status, row_count, size_bytes from exports where uuid = ${uuid}`.execute(p.ctx.db);
   if (job.status !== 'ready') throw new Error(`export ended ${job.status}`);
   const growth = (peak - before) / 2 ** 20;
-  return { rows: Number(job.row_count), seconds: round(seconds, 1), rows_per_second: Math.round(Number(job.row_count) / seconds), csv_mb: round(Number(job.size_bytes) / 2 ** 20, 1), peak_rss_growth_mb: round(growth, 1), target_rss_growth_mb: 100, meets_target: growth <= 100 };
+  return {
+    rows: Number(job.row_count),
+    seconds: round(seconds, 1),
+    rows_per_second: Math.round(Number(job.row_count) / seconds),
+    csv_mb: round(Number(job.size_bytes) / 2 ** 20, 1),
+    peak_rss_growth_mb: round(growth, 1),
+    target_rss_growth_mb: 100,
+    meets_target: growth <= 100,
+  };
 }
 
 /** Server time of one call: app.request (no socket) and reading the whole answer. */
@@ -272,7 +407,14 @@ function summarise(times, call) {
   const sorted = [...times].sort((a, b) => a - b);
   const target = { summary: TARGET.summary_p95_ms, search: TARGET.search_p95_ms }[call.kind] ?? null;
   const p95 = percentile(sorted, 95);
-  return { requests: sorted.length, p50_ms: round(percentile(sorted, 50)), p95_ms: round(p95), max_ms: round(sorted[sorted.length - 1]), target_p95_ms: target, meets_target: target === null ? null : p95 <= target };
+  return {
+    requests: sorted.length,
+    p50_ms: round(percentile(sorted, 50)),
+    p95_ms: round(p95),
+    max_ms: round(sorted[sorted.length - 1]),
+    target_p95_ms: target,
+    meets_target: target === null ? null : p95 <= target,
+  };
 }
 
 /**
@@ -290,8 +432,13 @@ async function measureAll(engine, prepared) {
       for (const [k, p] of prepared.entries()) times[k].push(await timeCall(p.app, p.cookie, p.calls[c]));
     }
     for (const [k, p] of prepared.entries()) {
-      const r = (results[k][name] = summarise(times[k], p.calls[c]));
-      log(`${engine} ${p.size}: ${name}: p50 ${r.p50_ms} ms, p95 ${r.p95_ms} ms${r.meets_target === false ? `  (target ${r.target_p95_ms} ms)` : ''}`);
+      const r = summarise(times[k], p.calls[c]);
+      results[k][name] = r;
+      log(
+        `${engine} ${p.size}: ${name}: p50 ${r.p50_ms} ms, p95 ${r.p95_ms} ms${
+          r.meets_target === false ? `  (target ${r.target_p95_ms} ms)` : ''
+        }`,
+      );
     }
   }
   return results;
@@ -302,7 +449,12 @@ async function prepare(mod, engine, size, workDir, layout) {
   log(`${engine} ${size} ${layout}: fresh database…`);
   const database = await freshDatabase(engine, workDir, size);
   cleanups.push(database.drop);
-  const config = mod.loadConfig({ TRANSACT_SECRET: SECRET, PUBLIC_URL: 'http://localhost:4321', LOG_LEVEL: 'silent', ...database.env });
+  const config = mod.loadConfig({
+    TRANSACT_SECRET: SECRET,
+    PUBLIC_URL: 'http://localhost:4321',
+    LOG_LEVEL: 'silent',
+    ...database.env,
+  });
   const { ctx, close } = await mod.createContext(config, { collectDefaultMetrics: false });
   cleanups.push(close);
   const closeAll = async () => {
@@ -314,9 +466,19 @@ async function prepare(mod, engine, size, workDir, layout) {
   try {
     const now = new Date();
     const enterprise = await mod.insertEnterprise(ctx.db, { name: 'Bench Enterprise' });
-    const customer = await mod.insertCustomer(ctx.db, { enterprise_id: enterprise.id, name: 'Bench Shop', monthly_quota: 2_000_000_000 });
+    const customer = await mod.insertCustomer(ctx.db, {
+      enterprise_id: enterprise.id,
+      name: 'Bench Shop',
+      monthly_quota: 2_000_000_000,
+    });
     const password = 'bench-password-123';
-    const user = await mod.createUser(ctx.db, { customerId: customer.id, email: 'bench@bench.example', name: 'Bench', password, permissions: 'all' });
+    const user = await mod.createUser(ctx.db, {
+      customerId: customer.id,
+      email: 'bench@bench.example',
+      name: 'Bench',
+      password,
+      permissions: 'all',
+    });
     const domain = await mod.addDomain(ctx, customer.id, 'bench.example', { verified: true });
     const account = { customerId: Number(customer.id), domainId: Number(domain.id), userId: user.id };
 
@@ -334,13 +496,29 @@ async function prepare(mod, engine, size, workDir, layout) {
     if (!cookie) throw new Error(`sign-in failed: ${login.status}`);
 
     // a transaction in the default range to search for by uuid, and an address that exists at every size
-    const { rows: [sample] } = await sql`select uuid from transactions where customer_id = ${account.customerId} and queued_at > ${new Date(now.getTime() - 10 * 86_400_000)} order by id limit 1`.execute(ctx.db);
+    const {
+      rows: [sample],
+    } = await sql`select uuid from transactions where customer_id = ${account.customerId} and queued_at >
+        ${new Date(now.getTime() - 10 * 86_400_000)} order by id limit 1`.execute(ctx.db);
     // the smallest group, as a group report page would search it
-    const { rows: [group] } = await sql`
-      select g.uuid, count(t.id)::float / ${size} as share from transaction_groups g join transactions t on t.group_id = g.id
+    const {
+      rows: [group],
+    } = await sql`
+      select g.uuid, count(t.id)::float / ${size} as share from transaction_groups g join transactions t on
+        t.group_id = g.id
        where g.customer_id = ${account.customerId} group by g.id order by count(t.id) limit 1`.execute(ctx.db);
-    const { rows: [largest] } = await sql`select uuid from transaction_groups where customer_id = ${account.customerId} and id = 1`.execute(ctx.db);
-    const calls = callsFor(now, { uuid: sample.uuid, prefix: 'ann.smith42@', groupUuid: group.uuid, groupShare: `${round(group.share * 100, 1)} %`, largestGroupUuid: largest.uuid });
+    const {
+      rows: [largest],
+    } = await sql`select uuid from transaction_groups where customer_id = ${account.customerId} and id = 1`.execute(
+      ctx.db,
+    );
+    const calls = callsFor(now, {
+      uuid: sample.uuid,
+      prefix: 'ann.smith42@',
+      groupUuid: group.uuid,
+      groupShare: `${round(group.share * 100, 1)} %`,
+      largestGroupUuid: largest.uuid,
+    });
     return { size, app, cookie, calls, loaded, close: closeAll, mod, ctx, largestGroupUuid: largest.uuid };
   } catch (err) {
     await closeAll();
@@ -352,9 +530,26 @@ const workDir = mkdtempSync(path.join(os.tmpdir(), 'transact-bench-reports-'));
 cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
 const output = {
   benchmark: 'reports',
-  method: 'server time in-process: app.request through the Hono app (no socket) with a signed-in session cookie; sequential requests, 5 warm-up requests per call and size, the sizes of an engine measured interleaved request by request',
-  machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30, 1), node: process.version },
-  data: { span_days: SPAN_DAYS, default_range: 'the last 29 days through today (the console default)', layouts: Object.fromEntries(LAYOUT_NAMES.map((l) => [l, `${LAYOUTS[l]} group(s); group 1, the largest, for the group report calls and the export`])) },
+  method:
+    'server time in-process: app.request through the Hono app (no socket) with a signed-in session cookie; ' +
+    'sequential requests, 5 warm-up requests per call and size, the sizes of an engine measured interleaved ' +
+    'request by request',
+  machine: {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memory_gb: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+  },
+  data: {
+    span_days: SPAN_DAYS,
+    default_range: 'the last 29 days through today (the console default)',
+    layouts: Object.fromEntries(
+      LAYOUT_NAMES.map((l) => [
+        l,
+        `${LAYOUTS[l]} group(s); group 1, the largest, for the group report calls and the export`,
+      ]),
+    ),
+  },
   requests_per_call: REQUESTS,
   targets: TARGET,
   engines: {},
@@ -362,39 +557,44 @@ const output = {
 let exitCode = 0;
 try {
   const mod = await bundleApp(workDir);
-  for (const engine of ENGINES) for (const layout of LAYOUT_NAMES) {
-    const sizes = engine === 'pglite' && !(opts.engine === 'pglite') ? SIZES.filter((n) => n <= 1_000_000) : SIZES;
-    const result = { sizes: {} };
-    const prepared = [];
-    try {
-      for (const size of sizes) prepared.push(await prepare(mod, engine, size, workDir, layout));
-      const measured = await measureAll(`${engine} ${layout}`, prepared);
-      for (const [k, p] of prepared.entries()) {
-        result.sizes[p.size] = { ...p.loaded, calls: measured[k] };
-        if (p.size <= EXPORT_MAX_SIZE) {
-          result.sizes[p.size].export = await measureExport(p);
-          log(`${engine} ${layout} ${p.size}: export ${JSON.stringify(result.sizes[p.size].export)}`);
+  for (const engine of ENGINES)
+    for (const layout of LAYOUT_NAMES) {
+      const sizes = engine === 'pglite' && !(opts.engine === 'pglite') ? SIZES.filter((n) => n <= 1_000_000) : SIZES;
+      const result = { sizes: {} };
+      const prepared = [];
+      try {
+        for (const size of sizes) prepared.push(await prepare(mod, engine, size, workDir, layout));
+        const measured = await measureAll(`${engine} ${layout}`, prepared);
+        for (const [k, p] of prepared.entries()) {
+          result.sizes[p.size] = { ...p.loaded, calls: measured[k] };
+          if (p.size <= EXPORT_MAX_SIZE) {
+            result.sizes[p.size].export = await measureExport(p);
+            log(`${engine} ${layout} ${p.size}: export ${JSON.stringify(result.sizes[p.size].export)}`);
+          }
+        }
+      } catch (err) {
+        log(`${engine}: failed: ${err.stack ?? err.message}`);
+        result.error = err.message;
+        exitCode = 1;
+      } finally {
+        for (const p of prepared) await p.close();
+      }
+      // how each call's time grows with the account: largest size over smallest (target ≤ 1.2)
+      const measured = sizes.filter((n) => result.sizes[n]?.calls);
+      if (measured.length >= 2) {
+        const [small, large] = [measured[0], measured[measured.length - 1]];
+        result.ratio = { of: `${large} / ${small}`, target: TARGET.ratio, p50: {}, p95: {} };
+        for (const name of Object.keys(result.sizes[large].calls)) {
+          result.ratio.p50[name] = round(
+            result.sizes[large].calls[name].p50_ms / result.sizes[small].calls[name].p50_ms,
+          );
+          result.ratio.p95[name] = round(
+            result.sizes[large].calls[name].p95_ms / result.sizes[small].calls[name].p95_ms,
+          );
         }
       }
-    } catch (err) {
-      log(`${engine}: failed: ${err.stack ?? err.message}`);
-      result.error = err.message;
-      exitCode = 1;
-    } finally {
-      for (const p of prepared) await p.close();
+      output.engines[engine] = { ...output.engines[engine], [layout]: result };
     }
-    // how each call's time grows with the account: largest size over smallest (target ≤ 1.2)
-    const measured = sizes.filter((n) => result.sizes[n]?.calls);
-    if (measured.length >= 2) {
-      const [small, large] = [measured[0], measured[measured.length - 1]];
-      result.ratio = { of: `${large} / ${small}`, target: TARGET.ratio, p50: {}, p95: {} };
-      for (const name of Object.keys(result.sizes[large].calls)) {
-        result.ratio.p50[name] = round(result.sizes[large].calls[name].p50_ms / result.sizes[small].calls[name].p50_ms);
-        result.ratio.p95[name] = round(result.sizes[large].calls[name].p95_ms / result.sizes[small].calls[name].p95_ms);
-      }
-    }
-    output.engines[engine] = { ...output.engines[engine], [layout]: result };
-  }
   output.seconds_total = round((Date.now() - t0) / 1000, 0);
   process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
 } catch (err) {

@@ -38,7 +38,16 @@
 // dropped afterwards.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, symlinkSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  symlinkSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  createWriteStream,
+} from 'node:fs';
 import http from 'node:http';
 import { connect, createServer } from 'node:net';
 import os from 'node:os';
@@ -57,10 +66,14 @@ const SERVICE_CORE = '1';
 
 // Everything this process does (its generators) belongs on the load core; re-run pinned.
 if (process.env.BENCH_SEND_PINNED !== '1') {
-  const child = spawn('taskset', ['-c', LOAD_CORE, process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...process.env, BENCH_SEND_PINNED: '1' },
-  });
+  const child = spawn(
+    'taskset',
+    ['-c', LOAD_CORE, process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_SEND_PINNED: '1' },
+    },
+  );
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   await new Promise(() => {});
@@ -115,13 +128,19 @@ const now = () => performance.timeOrigin + performance.now();
  */
 function limitOf(serverCpu, clientCpu) {
   if (serverCpu !== null && serverCpu >= 0.8) return 'server';
-  if (clientCpu !== null && clientCpu >= 0.8) return `load generator (the ceiling server used ${serverCpu} of its core)`;
+  if (clientCpu !== null && clientCpu >= 0.8)
+    return `load generator (the ceiling server used ${serverCpu} of its core)`;
   return `neither saturated (server ${serverCpu}, load generator ${clientCpu}; contention or latency)`;
 }
 
-/** (rate per CPU-second of the service) / (the same for the ceiling): steadier than the plain ratio when other work shares the cores. */
-const cpuNormalised = (rate, cpu, baseRate, baseCpu) => (cpu && baseCpu ? round(rate / cpu / (baseRate / baseCpu), 3) : null);
-const round = (x, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(digits)));
+/**
+ * (rate per CPU-second of the service) / (the same for the ceiling): steadier than the plain ratio when other work
+ * shares the cores.
+ */
+const cpuNormalised = (rate, cpu, baseRate, baseCpu) =>
+  cpu && baseCpu ? round(rate / cpu / (baseRate / baseCpu), 3) : null;
+const round = (x, digits = 1) =>
+  x === null || x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(digits));
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return null;
@@ -227,7 +246,10 @@ const cleanups = [];
 async function cleanupAll() {
   for (const child of children) await stopChild(child, 3000).catch(() => {});
   children.clear();
-  for (const fn of cleanups.splice(0).reverse()) await Promise.resolve().then(fn).catch((err) => log(`cleanup: ${err.message}`));
+  for (const fn of cleanups.splice(0).reverse())
+    await Promise.resolve()
+      .then(fn)
+      .catch((err) => log(`cleanup: ${err.message}`));
 }
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
@@ -240,8 +262,13 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 // the service
 
 function runAdmin(env, args) {
-  const res = spawnSync(process.execPath, [path.join(appDir, 'dist/admin.mjs'), ...args], { cwd: appDir, env, encoding: 'utf8' });
-  if (res.status !== 0) throw new Error(`admin ${args.slice(0, 2).join(' ')} failed (${res.status}): ${res.stderr || res.stdout}`);
+  const res = spawnSync(process.execPath, [path.join(appDir, 'dist/admin.mjs'), ...args], {
+    cwd: appDir,
+    env,
+    encoding: 'utf8',
+  });
+  if (res.status !== 0)
+    throw new Error(`admin ${args.slice(0, 2).join(' ')} failed (${res.status}): ${res.stderr || res.stdout}`);
   return res.stdout;
 }
 
@@ -259,7 +286,12 @@ function seed(env) {
 
 /** The database side of one engine: a seeded template and fresh copies of it. */
 async function prepareEngine(engine, workDir) {
-  const baseEnv = { ...process.env, LOG_LEVEL: 'warn', TRANSACT_ADMIN_PASSWORD: ADMIN_PASSWORD, TRANSACT_ADMIN_EMAIL: 'bench@example.com' };
+  const baseEnv = {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    TRANSACT_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    TRANSACT_ADMIN_EMAIL: 'bench@example.com',
+  };
   delete baseEnv.DATA_DIR;
   delete baseEnv.DATABASE_URL;
   delete baseEnv.TRANSACT_SECRET;
@@ -349,15 +381,18 @@ async function startService(engineState, { roles, ports, sinkPort, workDir, labe
   };
   const logFile = path.join(workDir, `service-${label}.log`);
   const logStream = createWriteStream(logFile);
-  const child = spawn('taskset', ['-c', SERVICE_CORE, process.execPath, path.join(root, 'dist/main.mjs'), '--roles', roles], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'taskset',
+    ['-c', SERVICE_CORE, process.execPath, path.join(root, 'dist/main.mjs'), '--roles', roles],
+    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.add(child);
   const errors = [];
   let buffered = '';
   const onData = (chunk) => {
     logStream.write(chunk);
     buffered += chunk.toString('utf8');
-    let nl;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
       let entry;
@@ -367,7 +402,8 @@ async function startService(engineState, { roles, ports, sinkPort, workDir, labe
         if (/error/i.test(line)) errors.push(line.slice(0, 300));
         continue;
       }
-      if (entry.level >= 50) errors.push(`${entry.msg}${entry.err?.message ? `: ${entry.err.message}` : ''}`.slice(0, 300));
+      if (entry.level >= 50)
+        errors.push(`${entry.msg}${entry.err?.message ? `: ${entry.err.message}` : ''}`.slice(0, 300));
     }
   };
   child.stdout.on('data', onData);
@@ -383,7 +419,10 @@ async function startService(engineState, { roles, ports, sinkPort, workDir, labe
     }
     if (Date.now() > until) throw new Error(`the service did not become ready in 120 s; log: ${logFile}`);
     const ready = await fetch(`http://127.0.0.1:${ports.http}/readyz`)
-      .then(async (res) => (await res.arrayBuffer(), res.ok))
+      .then(async (res) => {
+        await res.arrayBuffer();
+        return res.ok;
+      })
       .catch(() => false);
     if (ready && (!roles.includes('smtp') || (await tcpOpen(ports.smtp)))) break;
     await sleep(100);
@@ -412,8 +451,23 @@ async function startBenchDns() {
     const response = Packet.createResponseFromRequest(request);
     const [q] = request.questions;
     const name = q.name.toLowerCase();
-    if (name === 'sink.example' && q.type === Packet.TYPE.MX) response.answers.push({ name: q.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 300, priority: 10, exchange: 'mx.sink.example' });
-    else if (name === 'mx.sink.example' && q.type === Packet.TYPE.A) response.answers.push({ name: q.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 300, address: '127.0.0.1' });
+    if (name === 'sink.example' && q.type === Packet.TYPE.MX)
+      response.answers.push({
+        name: q.name,
+        type: Packet.TYPE.MX,
+        class: Packet.CLASS.IN,
+        ttl: 300,
+        priority: 10,
+        exchange: 'mx.sink.example',
+      });
+    else if (name === 'mx.sink.example' && q.type === Packet.TYPE.A)
+      response.answers.push({
+        name: q.name,
+        type: Packet.TYPE.A,
+        class: Packet.CLASS.IN,
+        ttl: 300,
+        address: '127.0.0.1',
+      });
     else if (name !== 'sink.example' && name !== 'mx.sink.example') response.header.rcode = Packet.RCODE.NXDOMAIN;
     send(response);
   });
@@ -425,7 +479,12 @@ async function startBenchDns() {
 // load generators
 
 function mailBody() {
-  return JSON.stringify({ from: 'Bench <bench@bench.example>', to: 'someone@sink.example', subject: 'Benchmark message', html: htmlBody(HTML_BYTES) });
+  return JSON.stringify({
+    from: 'Bench <bench@bench.example>',
+    to: 'someone@sink.example',
+    subject: 'Benchmark message',
+    html: htmlBody(HTML_BYTES),
+  });
 }
 
 /** Runs wrk pinned to the load core; returns requests/s and its error counts. */
@@ -434,7 +493,24 @@ async function wrk(url, script, seconds, serverPid) {
   const meter = cpuMeter(serverPid);
   meter.start();
   const res = await new Promise((resolve) => {
-    const child = spawn('taskset', ['-c', LOAD_CORE, 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'taskset',
+      [
+        '-c',
+        LOAD_CORE,
+        'wrk',
+        '-t1',
+        `-c${CONNECTIONS}`,
+        `-d${seconds}s`,
+        '--timeout',
+        '10s',
+        '--latency',
+        '-s',
+        script,
+        url,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const clientMeter = cpuMeter(child.pid);
     clientMeter.start();
     // sampled just before wrk ends (once it has exited, /proc no longer has it)
@@ -525,7 +601,9 @@ async function openLoop({ url, headers, body, rate, seconds, warmup, onAnswer, s
   agent.destroy();
   const measured = results.filter((r) => r.due >= start + warmup * 1000);
   const ok = measured.filter((r) => r.status >= 200 && r.status < 300);
-  const latencies = measured.map((r) => (r.status >= 200 && r.status < 300 ? r.latency : Infinity)).sort((a, b) => a - b);
+  const latencies = measured
+    .map((r) => (r.status >= 200 && r.status < 300 ? r.latency : Infinity))
+    .sort((a, b) => a - b);
   return {
     offered_rate: round(rate),
     achieved_rate: round(results.filter((r) => r.status >= 200 && r.status < 300).length / elapsed),
@@ -557,17 +635,24 @@ async function smtpLoad({ port, user, pass, seconds, warmup, serverPid }) {
     authMethod: 'PLAIN',
     name: 'client.bench.example',
   });
-  const text = 'Hello,\r\n\r\nThis is a small benchmark message sent over SMTP submission.\r\nIt has a few lines of plain text.\r\n\r\n-- \r\nBench\r\n';
+  const text =
+    'Hello,\r\n\r\nThis is a small benchmark message sent over SMTP submission.\r\nIt has a few lines of plain ' +
+    'text.\r\n\r\n-- \r\nBench\r\n';
   let seq = 0;
   const raw = () =>
-    `From: Bench <bench@bench.example>\r\nTo: someone@sink.example\r\nSubject: Benchmark message\r\nDate: ${new Date().toUTCString()}\r\nMessage-ID: <smtp-${process.pid}-${seq++}@bench.example>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${text}`;
+    `From: Bench <bench@bench.example>\r\nTo: someone@sink.example\r\nSubject: Benchmark message\r\nDate: ` +
+    `${new Date().toUTCString()}\r\nMessage-ID: <smtp-${process.pid}-${seq++}@bench.example>\r\nMIME-Version: ` +
+    `1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${text}`;
   const done = [];
   const errors = {};
   let running = true;
   const lane = async () => {
     while (running) {
       try {
-        await transport.sendMail({ envelope: { from: 'bench@bench.example', to: ['someone@sink.example'] }, raw: raw() });
+        await transport.sendMail({
+          envelope: { from: 'bench@bench.example', to: ['someone@sink.example'] },
+          raw: raw(),
+        });
         done.push(now());
       } catch (err) {
         const key = String(err.responseCode ?? err.code ?? err.message).slice(0, 80);
@@ -587,11 +672,14 @@ async function smtpLoad({ port, user, pass, seconds, warmup, serverPid }) {
   }, warmup * 1000);
   let serverCpu = null;
   let cpu;
-  setTimeout(() => {
-    serverCpu = meter.stop();
-    cpu = process.cpuUsage(clientCpu);
-    running = false;
-  }, (warmup + seconds) * 1000);
+  setTimeout(
+    () => {
+      serverCpu = meter.stop();
+      cpu = process.cpuUsage(clientCpu);
+      running = false;
+    },
+    (warmup + seconds) * 1000,
+  );
   await Promise.all(Array.from({ length: connections * 2 }, lane));
   transport.close();
   const inWindow = done.filter((t) => t >= measureFrom && t < measureTo).length;
@@ -708,11 +796,16 @@ async function benchEngine(engine, workDir) {
   const ports = { http: await freePort(), smtp: await freePort() };
   const base = `http://127.0.0.1:${ports.http}`;
   const body = mailBody();
-  const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${state.creds.apiKey}`, 'Content-Length': String(Buffer.byteLength(body)) };
+  const headers = {
+    'Content-Type': 'application/json',
+    Authorization: `Bearer ${state.creds.apiKey}`,
+    'Content-Length': String(Buffer.byteLength(body)),
+  };
   const script = path.join(workDir, 'post.lua');
   writeFileSync(
     script,
-    `wrk.method = "POST"\nwrk.body = [==[${body}]==]\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
+    `wrk.method = "POST"\nwrk.body = [==[${body}]==]\nwrk.headers["Content-Type"] = ` +
+      `"application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
   );
   const serviceErrors = {};
   const result = {};
@@ -736,7 +829,15 @@ async function benchEngine(engine, workDir) {
     await wrk(`${base}/v1/mail`, script, WARMUP, svc.pid);
     const api = await wrk(`${base}/v1/mail`, script, SECONDS, svc.pid);
     log(`${engine}: api ${api.rate} req/s (non-2xx ${api.non_2xx}); open loop at 80 %…`);
-    const open80 = await openLoop({ url: `${base}/v1/mail`, headers, body, rate: api.rate * 0.8, seconds: OPEN_SECONDS, warmup: 1, serverPid: svc.pid });
+    const open80 = await openLoop({
+      url: `${base}/v1/mail`,
+      headers,
+      body,
+      rate: api.rate * 0.8,
+      seconds: OPEN_SECONDS,
+      warmup: 1,
+      serverPid: svc.pid,
+    });
     log(`${engine}: api p99 ${open80.p99_ms} ms at ${open80.offered_rate} req/s`);
     // Where the time goes, on the same warm service: the floor of any API route in this stack
     // (server dispatch + Hono, no body, no database) and everything but the durable write (body read,
@@ -748,7 +849,9 @@ async function benchEngine(engine, workDir) {
     writeFileSync(floorScripts.get, 'wrk.method = "GET"\n');
     writeFileSync(
       floorScripts.reject,
-      `wrk.method = "POST"\nwrk.body = [==[${JSON.stringify({ ...JSON.parse(body), to: undefined })}]==]\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
+      `wrk.method = "POST"\nwrk.body = ` +
+        `[==[${JSON.stringify({ ...JSON.parse(body), to: undefined })}]==]\nwrk.headers["Content-Type"] = ` +
+        `"application/json"\nwrk.headers["Authorization"] = "Bearer ${state.creds.apiKey}"\n`,
     );
     const healthz = await wrk(`${base}/healthz`, floorScripts.get, SECONDS, svc.pid);
     const rejected = await wrk(`${base}/v1/mail`, floorScripts.reject, SECONDS, svc.pid);
@@ -762,7 +865,10 @@ async function benchEngine(engine, workDir) {
       target_ratio: TARGET.apiRatio,
       p99_ms_at_80pct: open80.p99_ms,
       target_p99_ms: TARGET.apiP99,
-      meets_targets: { ratio: api.rate / baseline.rate >= TARGET.apiRatio, p99: open80.p99_ms !== null && open80.p99_ms <= TARGET.apiP99 },
+      meets_targets: {
+        ratio: api.rate / baseline.rate >= TARGET.apiRatio,
+        p99: open80.p99_ms !== null && open80.p99_ms <= TARGET.apiP99,
+      },
       cpu_normalised_ratio: cpuNormalised(api.rate, api.server_cpu, baseline.rate, baseline.server_cpu),
       baseline_limited_by: limitOf(baseline.server_cpu, baseline.client_cpu),
       // the same service without the work a send needs: what the rest of the stack allows at most
@@ -773,7 +879,10 @@ async function benchEngine(engine, workDir) {
         rejected_send_ratio: round(rejected.rate / baseline.rate, 3),
         rejected_send_status: rejected.non_2xx > 0 ? 'non-2xx as expected' : 'unexpected 2xx',
       },
-      detail: { wrk: { connections: CONNECTIONS, seconds: SECONDS, service: api, baseline, healthz, rejected_send: rejected }, open_loop_80pct: open80 },
+      detail: {
+        wrk: { connections: CONNECTIONS, seconds: SECONDS, service: api, baseline, healthz, rejected_send: rejected },
+        open_loop_80pct: open80,
+      },
     };
   }
 
@@ -783,12 +892,26 @@ async function benchEngine(engine, workDir) {
     const noopPort = await freePort();
     const noop = await helper('noop-smtp.mjs', [noopPort], SERVICE_CORE);
     children.add(noop);
-    const smtpBaseline = await smtpLoad({ port: noopPort, user: 'anyone', pass: 'anything', seconds: SECONDS, warmup: WARMUP, serverPid: noop.pid });
+    const smtpBaseline = await smtpLoad({
+      port: noopPort,
+      user: 'anyone',
+      pass: 'anything',
+      seconds: SECONDS,
+      warmup: WARMUP,
+      serverPid: noop.pid,
+    });
     await stopChild(noop);
     children.delete(noop);
     log(`${engine}: smtp baseline ${smtpBaseline.rate} msg/s`);
     svc = await startService(state, { roles: 'web,smtp', ports, workDir, label: `${engine}-smtp` });
-    const smtp = await smtpLoad({ port: ports.smtp, user: state.creds.smtpUser, pass: state.creds.smtpPass, seconds: SECONDS, warmup: WARMUP, serverPid: svc.pid });
+    const smtp = await smtpLoad({
+      port: ports.smtp,
+      user: state.creds.smtpUser,
+      pass: state.creds.smtpPass,
+      seconds: SECONDS,
+      warmup: WARMUP,
+      serverPid: svc.pid,
+    });
     log(`${engine}: smtp ${smtp.rate} msg/s`);
     serviceErrors.smtp = svc.errors;
     await svc.stop();
@@ -800,7 +923,11 @@ async function benchEngine(engine, workDir) {
       meets_targets: { ratio: smtp.rate / smtpBaseline.rate >= TARGET.smtpRatio },
       cpu_normalised_ratio: cpuNormalised(smtp.rate, smtp.server_cpu, smtpBaseline.rate, smtpBaseline.server_cpu),
       baseline_limited_by: limitOf(smtpBaseline.server_cpu, smtpBaseline.client_cpu),
-      detail: { client: 'nodemailer pool, 32 connections × 10 messages each, AUTH PLAIN, 64 messages in flight', service: smtp, baseline: smtpBaseline },
+      detail: {
+        client: 'nodemailer pool, 32 connections × 10 messages each, AUTH PLAIN, 64 messages in flight',
+        service: smtp,
+        baseline: smtpBaseline,
+      },
     };
   }
 
@@ -811,7 +938,11 @@ async function benchEngine(engine, workDir) {
     /** nodemailer's pool sending straight into the sink, with or without DKIM signing. */
     async function direct(dkim) {
       log(`${engine}: end-to-end baseline (nodemailer pool → sink${dkim ? ', DKIM-signed' : ''})…`);
-      const child = await helper('direct-send.mjs', [sinkPort, WARMUP + SECONDS, DELIVERY_CONCURRENCY, HTML_BYTES, dkim ? 1 : 0], SERVICE_CORE);
+      const child = await helper(
+        'direct-send.mjs',
+        [sinkPort, WARMUP + SECONDS, DELIVERY_CONCURRENCY, HTML_BYTES, dkim ? 1 : 0],
+        SERVICE_CORE,
+      );
       children.add(child);
       const done = new Promise((r) => child.once('message', r));
       const meter = cpuMeter(child.pid);
@@ -884,7 +1015,13 @@ async function benchEngine(engine, workDir) {
 
     // --- direct MX: the same closed loop, no relay (MX lookup through a local DNS server) ---
     const benchDns = await startBenchDns();
-    svc = await startService(state, { roles: 'web,smtp,worker', ports, workDir, label: `${engine}-direct-mx`, env: { DNS_SERVERS: benchDns.address, MX_PORT: String(sinkPort) } });
+    svc = await startService(state, {
+      roles: 'web,smtp,worker',
+      ports,
+      workDir,
+      label: `${engine}-direct-mx`,
+      env: { DNS_SERVERS: benchDns.address, MX_PORT: String(sinkPort) },
+    });
     const direct_mx = await endToEndClosed({
       url: `${base}/v1/mail`,
       headers,
@@ -906,8 +1043,18 @@ async function benchEngine(engine, workDir) {
       ratio_vs_relay: round(direct_mx.delivered_per_s / closed.delivered_per_s, 3),
       target_ratio_vs_relay: TARGET.directMxRatio,
       meets_targets: { ratio_vs_relay: direct_mx.delivered_per_s / closed.delivered_per_s >= TARGET.directMxRatio },
-      cpu_normalised_ratio_vs_relay: cpuNormalised(direct_mx.delivered_per_s, direct_mx.server_cpu, closed.delivered_per_s, closed.server_cpu),
-      detail: { ...direct_mx, window: DELIVERY_CONCURRENCY * 4, http_concurrency: 32, shaping: 'defaults (10 connections per site, 100 messages per connection)' },
+      cpu_normalised_ratio_vs_relay: cpuNormalised(
+        direct_mx.delivered_per_s,
+        direct_mx.server_cpu,
+        closed.delivered_per_s,
+        closed.server_cpu,
+      ),
+      detail: {
+        ...direct_mx,
+        window: DELIVERY_CONCURRENCY * 4,
+        http_concurrency: 32,
+        shaping: 'defaults (10 connections per site, 100 messages per connection)',
+      },
     };
 
     await stopChild(sink.child);
@@ -926,21 +1073,37 @@ async function benchEngine(engine, workDir) {
       baseline_limited_by: limitOf(directCpu.process, directSinkCpu.process),
       p99_accept_to_arrival_ms_at_50pct: p99 === Infinity ? null : round(p99),
       target_p99_ms: TARGET.e2eP99,
-      meets_targets: { ratio: closed.delivered_per_s / e2eBaseline >= TARGET.e2eRatio, p99: p99 !== null && p99 <= TARGET.e2eP99 },
+      meets_targets: {
+        ratio: closed.delivered_per_s / e2eBaseline >= TARGET.e2eRatio,
+        p99: p99 !== null && p99 <= TARGET.e2eP99,
+      },
       detail: {
         delivery_concurrency: DELIVERY_CONCURRENCY,
         service_closed_loop: { ...closed, window: DELIVERY_CONCURRENCY * 4, http_concurrency: 32 },
-        baseline: { ...directReport, in_flight: DELIVERY_CONCURRENCY, max_connections: 8, sender_cpu: directCpu.process, sink_cpu: directSinkCpu.process, cores_busy: directCpu.cores_busy },
+        baseline: {
+          ...directReport,
+          in_flight: DELIVERY_CONCURRENCY,
+          max_connections: 8,
+          sender_cpu: directCpu.process,
+          sink_cpu: directSinkCpu.process,
+          cores_busy: directCpu.cores_busy,
+        },
         open_loop_50pct: {
           ...open50,
           matched: delays.length - notArrived,
           not_arrived: notArrived,
-          accept_to_arrival_ms: { p50: round(percentile(delays, 50)), p99: p99 === Infinity ? null : round(p99), max: round(delays[delays.length - 1]) },
+          accept_to_arrival_ms: {
+            p50: round(percentile(delays, 50)),
+            p99: p99 === Infinity ? null : round(p99),
+            max: round(delays[delays.length - 1]),
+          },
         },
       },
     };
   }
-  result.service_errors = Object.fromEntries(Object.entries(serviceErrors).map(([k, v]) => [k, { count: v.length, first: v.slice(0, 5) }]));
+  result.service_errors = Object.fromEntries(
+    Object.entries(serviceErrors).map(([k, v]) => [k, { count: v.length, first: v.slice(0, 5) }]),
+  );
   await closeState();
   cleanups.splice(cleanups.indexOf(closeState), 1);
   return result;
@@ -972,7 +1135,10 @@ function snapshotDist(dir) {
 for (let attempt = 1; builtStamp(root) !== sourceStamp(root); attempt++) {
   if (attempt > 2) fail('the build failed');
   log('building (dist is older than the sources)…');
-  const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', process.stderr, 'inherit'] });
+  const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], {
+    cwd: root,
+    stdio: ['ignore', process.stderr, 'inherit'],
+  });
   if (build.status !== 0) log('the build failed');
 }
 
@@ -989,7 +1155,14 @@ const output = {
     load_core: Number(LOAD_CORE),
     service_core: Number(SERVICE_CORE),
   },
-  settings: { seconds: SECONDS, warmup_seconds: WARMUP, open_loop_seconds: OPEN_SECONDS, connections: CONNECTIONS, delivery_concurrency: DELIVERY_CONCURRENCY, html_bytes: HTML_BYTES },
+  settings: {
+    seconds: SECONDS,
+    warmup_seconds: WARMUP,
+    open_loop_seconds: OPEN_SECONDS,
+    connections: CONNECTIONS,
+    delivery_concurrency: DELIVERY_CONCURRENCY,
+    html_bytes: HTML_BYTES,
+  },
   engines: {},
 };
 let exitCode = 0;

@@ -37,20 +37,36 @@ const TARGET = 0.9;
 const USER = { email: 'bench@template.example', password: 'bench-template-password-1' };
 
 const t0 = Date.now();
-const log = (m) => process.stderr.write(`[bench:template ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${m}\n`);
+const log = (m) =>
+  process.stderr.write(`[bench:template ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${m}\n`);
 // the generator belongs on the load core, the service on the other
 spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
 
-const { dataDir, env, admin } = embeddedService(root, 'bench-template', { email: 'admin@template.example', password: 'bench-admin-password-1' });
+const { dataDir, env, admin } = embeddedService(root, 'bench-template', {
+  email: 'admin@template.example',
+  password: 'bench-admin-password-1',
+});
 
 // The template: the same 2 KB HTML bench:send uses, with a greeting, an each-loop and escaped values
 const FILLER = htmlBody(2048).replace('<!doctype html><html><body>', '').replace('</body></html>', '');
 const TEMPLATE = {
   subject: 'Order {{order_number}} is confirmed',
-  html: `<!doctype html><html><body><p>Hello {{first_name}},</p>${FILLER}<ul>{{#each items}}<li>{{name}} × {{quantity}}</li>{{/each}}</ul><p>Total {{total}}</p></body></html>`,
+  html:
+    `<!doctype html><html><body><p>Hello {{first_name}},</p>${FILLER}<ul>{{#each items}}<li>{{name}} × ` +
+    `{{quantity}}</li>{{/each}}</ul><p>Total {{total}}</p></body></html>`,
 };
-const VARIABLES = { first_name: 'Ann', order_number: 'NW-10482', total: '£52.00', items: [{ name: 'Oak desk organiser', quantity: 1 }, { name: 'Recycled notebook, A5', quantity: 3 }] };
-const TEXT = 'Hello {{first_name}},\n\nThank you for your order {{order_number}}.\n{{#each items}}- {{name}} x {{quantity}}\n{{/each}}Total {{total}}\n';
+const VARIABLES = {
+  first_name: 'Ann',
+  order_number: 'NW-10482',
+  total: '£52.00',
+  items: [
+    { name: 'Oak desk organiser', quantity: 1 },
+    { name: 'Recycled notebook, A5', quantity: 3 },
+  ],
+};
+const TEXT =
+  'Hello {{first_name}},\n\nThank you for your order {{order_number}}.\n{{#each items}}- {{name}} x ' +
+  '{{quantity}}\n{{/each}}Total {{total}}\n';
 const FROM = { email: 'orders@template.example', name: 'Northwind' };
 
 /** Closed loop for `seconds`: CONNECTIONS requests in flight, each followed by the next. */
@@ -95,7 +111,14 @@ try {
   const base = `http://127.0.0.1:${port}`;
   service = spawn('taskset', ['-c', '1', process.execPath, path.join(root, 'dist/main.mjs'), '--roles', 'web'], {
     cwd: root,
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, BOUNCE_SMTP_PORT: '0', DNS_CHECK_INTERVAL_MINUTES: '0' },
+    env: {
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: base,
+      BOUNCE_SMTP_PORT: '0',
+      DNS_CHECK_INTERVAL_MINUTES: '0',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await whenReady(base, service);
@@ -125,18 +148,29 @@ try {
   });
   // the inline body is the template's own rendering (the editor's preview call), so both requests
   // ask for the same message; the text part is given too, as the template send makes one
-  const rendered = await consoleCall('/v1/templates/render', { subject: TEMPLATE.subject, content_html: template.content_html, variables: VARIABLES });
+  const rendered = await consoleCall('/v1/templates/render', {
+    subject: TEMPLATE.subject,
+    content_html: template.content_html,
+    variables: VARIABLES,
+  });
 
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` };
   const url = `${base}/v1/mail`;
   const bodies = {
     template: JSON.stringify({ to: 'someone@sink.example', template_id: template.id, variables: VARIABLES }),
     template_with_text: JSON.stringify({ to: 'someone@sink.example', template_id: withText.id, variables: VARIABLES }),
-    inline: JSON.stringify({ from: FROM, to: 'someone@sink.example', subject: rendered.subject, html: rendered.html, text: rendered.text }),
+    inline: JSON.stringify({
+      from: FROM,
+      to: 'someone@sink.example',
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text,
+    }),
   };
   for (const [kind, body] of Object.entries(bodies)) {
     const res = await fetch(url, { method: 'POST', headers, body });
-    if (res.status !== 202 && res.status !== 200) throw new Error(`${kind} send refused: ${res.status} ${await res.text()}`);
+    if (res.status !== 202 && res.status !== 200)
+      throw new Error(`${kind} send refused: ${res.status} ${await res.text()}`);
   }
 
   log(`warm-up ${WARMUP}s each…`);
@@ -170,7 +204,13 @@ try {
     meets_target: ratio >= TARGET,
     windows: Object.fromEntries(Object.entries(runs).map(([k, ws]) => [k, ws.map((w) => Number(w.per_s.toFixed(1)))])),
     statuses: Object.fromEntries(
-      Object.entries(runs).map(([k, ws]) => [k, ws.reduce((t, w) => (Object.entries(w.tally).forEach(([s, n]) => (t[s] = (t[s] ?? 0) + n)), t), {})]),
+      Object.entries(runs).map(([k, ws]) => [
+        k,
+        ws.reduce((t, w) => {
+          for (const [s, n] of Object.entries(w.tally)) t[s] = (t[s] ?? 0) + n;
+          return t;
+        }, {}),
+      ]),
     ),
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -20,17 +20,28 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { events: { type: 'string', default: '5000' }, messages: { type: 'string', default: '2000' }, only: { type: 'string' }, 'database-url': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '5000' },
+    messages: { type: 'string', default: '2000' },
+    only: { type: 'string' },
+    'database-url': { type: 'string' },
+  },
+});
 const log = (m) => process.stderr.write(`bench:webhooks: ${m}\n`);
 
-const RECEIVER = `
+const RECEIVER =
+  `
 const http = require('node:http');
-const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); }); });
+const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': ` +
+  `'text/plain' }); res.end('ok'); }); });
 s.keepAliveTimeout = 65000;
 s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));`;
-const SINK = `
+const SINK =
+  `
 const { SMTPServer } = require('smtp-server');
-const s = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false, onData(stream, _s, cb) { stream.resume(); stream.on('end', () => cb()); } });
+const s = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false, onData(stream, _s, cb) ` +
+  `{ stream.resume(); stream.on('end', () => cb()); } });
 s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.server.address().port) + '\\n'));`;
 
 function helper(source) {
@@ -47,7 +58,16 @@ const created = [];
 const cleanups = [];
 try {
   const outfile = path.join(workDir, 'run.mjs');
-  await build({ entryPoints: [path.join(root, 'scripts/bench/webhooks-run.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node22', packages: 'external', logLevel: 'warning' });
+  await build({
+    entryPoints: [path.join(root, 'scripts/bench/webhooks-run.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   symlinkSync(path.join(root, 'node_modules'), path.join(workDir, 'node_modules'), 'dir');
   const run = await import(pathToFileURL(outfile).href);
   const base = values['database-url'];
@@ -59,6 +79,7 @@ try {
       for (const name of created) await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     });
+    // biome-ignore lint/correctness/useHookAtTopLevel: the harness's method, not a React hook
     run.useDatabases(async () => {
       const name = `bench_webhooks_${process.pid}_${created.length}`;
       await admin.query(`create database ${name}`);
@@ -82,7 +103,12 @@ try {
     const worker = await run.workerRate(url, events);
     log(`bare client: ${events} requests`);
     const bare = await run.bareRate(url, events, worker.payload_bytes);
-    result.worker = { ...worker, bare_client_per_second: bare.per_second, ratio: worker.per_second / bare.per_second, target: 0.5 };
+    result.worker = {
+      ...worker,
+      bare_client_per_second: bare.per_second,
+      ratio: worker.per_second / bare.per_second,
+      target: 0.5,
+    };
   }
   if (values.only !== 'worker') {
     const messages = Number(values.messages);
@@ -92,7 +118,12 @@ try {
       runs[mode].push(await run.endToEnd(sink.port, mode === 'with' ? url : null, messages));
     }
     const best = (list) => Math.max(...list.map((r) => r.delivered_per_second));
-    result.end_to_end = { without_webhook: runs.without, with_webhook: runs.with, ratio_best: best(runs.with) / best(runs.without), target: 0.9 };
+    result.end_to_end = {
+      without_webhook: runs.without,
+      with_webhook: runs.with,
+      ratio_best: best(runs.with) / best(runs.without),
+      target: 0.9,
+    };
   }
   result.machine = { cpus: os.cpus().length, load: os.loadavg() };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -12,7 +12,10 @@ import { sourceStamp } from './build-stamp.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();
 
-const astro = spawnSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+const astro = spawnSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build', '--silent'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (astro.status !== 0) process.exit(astro.status ?? 1);
 
 await build({

@@ -22,7 +22,10 @@ const CONSOLE = 'docs/console.md';
 const REPORTS = 'docs/console-reports.md';
 const ARCH = 'docs/architecture.md';
 
-/** Which section of docs/architecture.md each file's plain "DESIGN.md" means (by path; by file name when the path moved). */
+/**
+ * Which section of docs/architecture.md each file's plain "DESIGN.md" means (by path; by file name when the path
+ * moved).
+ */
 const DESIGN_SECTIONS = {
   'src/server/sending/mail.schema.ts': '§7',
   'src/server/sending/sending.service.ts': '§5.1',
@@ -74,12 +77,28 @@ const DESIGN_PHRASES = [
 const OVERRIDES = [
   // the file's first line cites part one and part two; this is part one's rule (an empty auth type is null)
   { file: 'src/server/webhooks/webhooks.service.ts', text: 'spec §5: an empty authentication type', doc: CONSOLE },
-  { file: 'src/server/unsubscribe/unsubscribe.service.ts', text: 'The spec\'s "Unsubscribe response" (§3)', replace: `The "Unsubscribe response" of ${REPORTS} §3` },
+  {
+    file: 'src/server/unsubscribe/unsubscribe.service.ts',
+    text: 'The spec\'s "Unsubscribe response" (§3)',
+    replace: `The "Unsubscribe response" of ${REPORTS} §3`,
+  },
   { file: 'src/lib/next-path.ts', text: 'spec part two, route guard', replace: `${REPORTS} §2, route guard` },
   { file: 'tests/unit/next-path.test.ts', text: 'spec part two, route guard', replace: `${REPORTS} §2, route guard` },
-  { file: 'src/server/dashboard/dashboard.service.ts', text: "named like part two's dailyStats entry", replace: `named like the dailyStats entry of ${REPORTS} §3` },
-  { file: 'src/server/reports/groups.service.ts', text: "(part two's group list shows Requests)", replace: `(the group list of ${REPORTS} §2 shows Requests)` },
-  { file: 'src/server/exports/exports.service.ts', text: 'spec part two: EXPORT_RETENTION_DAYS', replace: `${REPORTS} §9: EXPORT_RETENTION_DAYS` },
+  {
+    file: 'src/server/dashboard/dashboard.service.ts',
+    text: "named like part two's dailyStats entry",
+    replace: `named like the dailyStats entry of ${REPORTS} §3`,
+  },
+  {
+    file: 'src/server/reports/groups.service.ts',
+    text: "(part two's group list shows Requests)",
+    replace: `(the group list of ${REPORTS} §2 shows Requests)`,
+  },
+  {
+    file: 'src/server/exports/exports.service.ts',
+    text: 'spec part two: EXPORT_RETENTION_DAYS',
+    replace: `${REPORTS} §9: EXPORT_RETENTION_DAYS`,
+  },
 ];
 
 // Words of one citation may be split over two comment lines ("spec core\n// §2"): a separator is
@@ -94,7 +113,11 @@ const EXTENSIONS = new Set(['.ts', '.tsx', '.astro', '.mjs', '.js', '.cjs', '.sc
 const SELF = 'scripts/cite-docs.mjs';
 
 function parseArgs(argv) {
-  const opts = { dryRun: false, verbose: false, root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..') };
+  const opts = {
+    dryRun: false,
+    verbose: false,
+    root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'),
+  };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--dry-run') opts.dryRun = true;
     else if (argv[i] === '--verbose') opts.verbose = true;
@@ -160,7 +183,13 @@ export function rewrite(rel, text) {
     const before = qualified.filter((q) => q.at < m.index).at(-1);
     const after = qualified.find((q) => q.at > m.index);
     const doc = override?.doc ?? before?.doc ?? after?.doc ?? CONSOLE;
-    const how = override ? 'override' : before ? 'nearest citation before' : after ? 'nearest citation after' : 'default (part one)';
+    const how = override
+      ? 'override'
+      : before
+        ? 'nearest citation before'
+        : after
+          ? 'nearest citation after'
+          : 'default (part one)';
     plainDocs.push(doc);
     const line = out.split('\n')[lineOf(out, m.index) - 1].trim();
     notes.push(`  ${rel}:${lineOf(out, m.index)} → ${doc} (${how}): ${line.slice(0, 110)}`);
@@ -206,7 +235,8 @@ function leftovers(rel, text) {
   text.split('\n').forEach((line, i) => {
     if (/\/shared\/|DESIGN\.md/.test(line)) found.push(`  ${rel}:${i + 1} ${line.trim().slice(0, 140)}`);
     else if (/\bSTYLE(\.md)? §/.test(line)) found.push(`  ${rel}:${i + 1} (STYLE) ${line.trim().slice(0, 140)}`);
-    else if (/\b[Ss]pec(?:'s|’s)? (?:part|core)\b/.test(line) || /\bpart two's\b/.test(line)) found.push(`  ${rel}:${i + 1} ${line.trim().slice(0, 140)}`);
+    else if (/\b[Ss]pec(?:'s|’s)? (?:part|core)\b/.test(line) || /\bpart two's\b/.test(line))
+      found.push(`  ${rel}:${i + 1} ${line.trim().slice(0, 140)}`);
   });
   return found;
 }
@@ -217,7 +247,9 @@ function main() {
   const notes = [];
   const left = [];
   let longer = 0;
-  const files = ['src', 'tests', 'scripts', 'README.md'].flatMap((r) => [...walk(opts.root, r)]).filter((rel) => rel !== SELF);
+  const files = ['src', 'tests', 'scripts', 'README.md']
+    .flatMap((r) => [...walk(opts.root, r)])
+    .filter((rel) => rel !== SELF);
   for (const rel of files) {
     const full = path.join(opts.root, rel);
     const text = readFileSync(full, 'utf8');
@@ -232,13 +264,16 @@ function main() {
     if (opts.verbose) console.log(`${rel}: ${JSON.stringify(counts)}`);
     if (!opts.dryRun) writeFileSync(full, out);
   }
-  const replaced = totals.reports + totals.console + totals.plainToConsole + totals.plainToReports + totals.design + totals.override;
+  const replaced =
+    totals.reports + totals.console + totals.plainToConsole + totals.plainToReports + totals.design + totals.override;
   console.log(`${opts.dryRun ? 'dry run: would change' : 'changed'} ${totals.files} files, ${replaced} replacements:`);
   console.log(`  part two → ${REPORTS}: ${totals.reports}; core → ${CONSOLE}: ${totals.console}`);
   console.log(`  unqualified "spec §N" → ${CONSOLE}: ${totals.plainToConsole}, → ${REPORTS}: ${totals.plainToReports}`);
   console.log(`  DESIGN.md → ${ARCH}: ${totals.design}; whole-phrase overrides: ${totals.override}`);
   console.log(`  lines newly over 120 characters: ${longer}`);
-  console.log(`unqualified "spec §N" and how each was decided (${notes.filter((n) => !n.includes('UNMAPPED')).length}):`);
+  console.log(
+    `unqualified "spec §N" and how each was decided (${notes.filter((n) => !n.includes('UNMAPPED')).length}):`,
+  );
   for (const n of notes) console.log(n);
   console.log(`mentions still pointing outside the repository or at "the spec" by part (${left.length}):`);
   for (const l of left) console.log(l);

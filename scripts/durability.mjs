@@ -18,7 +18,16 @@ import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { builtStamp, sourceStamp } from './build-stamp.mjs';
-import { admin, createdId, freePort, freshDatabase, serviceController, sleep, snapshotBuild, startSink } from './lib/service-harness.mjs';
+import {
+  admin,
+  createdId,
+  freePort,
+  freshDatabase,
+  serviceController,
+  sleep,
+  snapshotBuild,
+  startSink,
+} from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUN_SECONDS = Number(process.env.DURABILITY_SECONDS ?? 60);
@@ -35,12 +44,17 @@ const log = (line) => process.stderr.write(`durability: ${line}\n`);
 async function main() {
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    console.error('durability: set DATABASE_URL to a PostgreSQL server (a fresh database is created on it and dropped afterwards)');
+    console.error(
+      'durability: set DATABASE_URL to a PostgreSQL server (a fresh database is created on it and dropped afterwards)',
+    );
     return 2;
   }
   if (!existsSync(path.join(root, 'dist/main.mjs')) || builtStamp(root) !== sourceStamp(root)) {
     log('building (dist/ is missing or older than the sources)');
-    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     if (build.status !== 0) return build.status ?? 1;
   }
 
@@ -85,8 +99,25 @@ async function main() {
   try {
     // the account, made with the admin CLI before the first start
     const enterprise = createdId(await admin(dist, env, 'enterprise', 'create', '--name', 'Durability'), 'enterprise');
-    const customer = createdId(await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'), 'customer');
-    await admin(dist, env, 'user', 'create', '--customer', customer, '--email', 'owner@shop.example', '--name', 'Owner', '--password', 'durability-password', '--admin');
+    const customer = createdId(
+      await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'),
+      'customer',
+    );
+    await admin(
+      dist,
+      env,
+      'user',
+      'create',
+      '--customer',
+      customer,
+      '--email',
+      'owner@shop.example',
+      '--name',
+      'Owner',
+      '--password',
+      'durability-password',
+      '--admin',
+    );
     await admin(dist, env, 'domain', 'add', 'shop.example', '--customer', customer, '--verified');
     const creds = await admin(dist, env, 'credentials', 'show', '--customer', customer);
     const apiKey = /^api key:\s+(\S+)$/m.exec(creds)?.[1];
@@ -131,7 +162,9 @@ async function main() {
       try {
         return { status: res.status, body: JSON.parse(text) };
       } catch {
-        violations.push(`POST ${route} answered ${res.status} with a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
+        violations.push(
+          `POST ${route} answered ${res.status} with a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
+        );
         return null;
       }
     };
@@ -148,9 +181,14 @@ async function main() {
       for (let n = 0; !stopping; n++) {
         counts.submitted++;
         const res = await post('/v1/mail', JSON.stringify(message(`plain${id}-${n}`)));
-        if (res?.status === 202) ack(res.body.data.map((d) => d.trans_uuid), 'api');
+        if (res?.status === 202)
+          ack(
+            res.body.data.map((d) => d.trans_uuid),
+            'api',
+          );
         else counts.attempts_failed++;
-        if (res && res.status !== 202 && res.status < 500) violations.push(`POST /v1/mail answered ${res.status} ${JSON.stringify(res.body)}`);
+        if (res && res.status !== 202 && res.status < 500)
+          violations.push(`POST /v1/mail answered ${res.status} ${JSON.stringify(res.body)}`);
         await sleep(PACE_MS);
       }
     };
@@ -160,13 +198,19 @@ async function main() {
       for (let n = 0; !stopping; n++) {
         const key = `${batchSize ? 'batch' : 'idem'}${id}-${n}`;
         const route = batchSize ? '/v1/mail/batch' : '/v1/mail';
-        const body = JSON.stringify(batchSize ? Array.from({ length: batchSize }, (_, i) => message(`${key}-${i}`, `${key}/${i}`)) : message(key, key));
+        const body = JSON.stringify(
+          batchSize
+            ? Array.from({ length: batchSize }, (_, i) => message(`${key}-${i}`, `${key}/${i}`))
+            : message(key, key),
+        );
         counts.submitted++;
         const giveUpAt = Date.now() + 60_000;
         for (;;) {
           const res = await post(route, body, { 'Idempotency-Key': key });
           if (res?.status === 202) {
-            const uuids = batchSize ? res.body.data.flatMap((r) => r.map((d) => d.trans_uuid)) : res.body.data.map((d) => d.trans_uuid);
+            const uuids = batchSize
+              ? res.body.data.flatMap((r) => r.map((d) => d.trans_uuid))
+              : res.body.data.map((d) => d.trans_uuid);
             ack(uuids, 'api-idempotent');
             break;
           }
@@ -201,9 +245,18 @@ async function main() {
           socketTimeout: REQUEST_TIMEOUT_MS,
         });
         try {
-          const info = await transport.sendMail({ from: 'Shop <orders@shop.example>', to: `${tag}@customer.example`, subject: `Durability ${tag}`, text: `Message ${tag}` });
-          const uuids = /Queued as ((?:[0-9a-f-]{36}\s*)+)/.exec(info.response ?? '')?.[1].trim().split(/\s+/);
-          if (!/^250 /.test(info.response ?? '') || !uuids) violations.push(`SMTP ${tag}: unexpected answer '${info.response}'`);
+          const info = await transport.sendMail({
+            from: 'Shop <orders@shop.example>',
+            to: `${tag}@customer.example`,
+            subject: `Durability ${tag}`,
+            text: `Message ${tag}`,
+          });
+          const uuids = /Queued as ((?:[0-9a-f-]{36}\s*)+)/
+            .exec(info.response ?? '')?.[1]
+            .trim()
+            .split(/\s+/);
+          if (!/^250 /.test(info.response ?? '') || !uuids)
+            violations.push(`SMTP ${tag}: unexpected answer '${info.response}'`);
           else ack(uuids, 'smtp');
         } catch {
           counts.attempts_failed++; // refused, reset by a kill, or 4xx: not acknowledged
@@ -216,7 +269,8 @@ async function main() {
 
     // a submitter that throws is a bug in this script or an answer it cannot read: fail the run, but
     // let the others finish so the service is still stopped and the database dropped
-    const guarded = (name, run) => run().catch((err) => violations.push(`submitter ${name} crashed: ${err.stack ?? err}`));
+    const guarded = (name, run) =>
+      run().catch((err) => violations.push(`submitter ${name} crashed: ${err.stack ?? err}`));
     const submitters = [
       ...[0, 1, 2, 3].map((i) => guarded(`plain${i}`, () => plain(i))),
       ...[0, 1, 2, 3].map((i) => guarded(`idem${i}`, () => idempotent(i, 0))),
@@ -250,11 +304,13 @@ async function main() {
       if (queued === 0) break;
       await sleep(250);
     }
-    if (queued !== 0) violations.push(`${queued} transactions still queued ${DRAIN_TIMEOUT_MS / 1000} s after the last restart`);
+    if (queued !== 0)
+      violations.push(`${queued} transactions still queued ${DRAIN_TIMEOUT_MS / 1000} s after the last restart`);
     const drainedAt = Date.now();
     const stopCode = await service.stop('SIGTERM');
     if (stopCode !== 0) violations.push(`the service exited with ${stopCode} on SIGTERM (graceful shutdown)`);
-    for (const e of service.unexpectedExits) violations.push(`the service exited on its own (code ${e.code}, signal ${e.signal})`);
+    for (const e of service.unexpectedExits)
+      violations.push(`the service exited on its own (code ${e.code}, signal ${e.signal})`);
 
     // the checks
     const missing = [...acknowledged.keys()].filter((u) => !sink.arrivals.has(u));
@@ -262,14 +318,35 @@ async function main() {
     const redelivered = [...sink.arrivals.values()].filter((n) => n > 1).length;
     // at least once: a copy sent by a process that was then killed before recording it comes again;
     // a repeat with no kill in between means something else (an expired lease, a lost outcome)
-    const unexplained = sink.repeats.filter(([, before, after]) => !killedAt.some((t) => t >= before && t <= after + 100));
-    const redeliveredKeyed = [...sink.uuidsByKey.values()].filter((uuids) => [...uuids].some((u) => sink.arrivals.get(u) > 1)).length;
-    const statuses = (await db.query(`select status, count(*) as n from transactions group by status order by status`)).rows;
-    const notSent = Number(
-      (await db.query(`select count(*) as n from transactions where uuid = any($1::uuid[]) and status <> 'sent'`, [[...acknowledged.keys()]])).rows[0].n,
+    const unexplained = sink.repeats.filter(
+      ([, before, after]) => !killedAt.some((t) => t >= before && t <= after + 100),
     );
-    if (missing.length) violations.push(`${missing.length} acknowledged messages never arrived, e.g. ${missing.slice(0, 5).map((u) => `${u} (${acknowledged.get(u)})`).join(', ')}`);
-    if (duplicatedKeys.length) violations.push(`${duplicatedKeys.length} idempotency keys arrived under more than one trans_uuid, e.g. ${duplicatedKeys.slice(0, 5).map(([k, u]) => `${k}: ${[...u].join(' ')}`).join('; ')}`);
+    const redeliveredKeyed = [...sink.uuidsByKey.values()].filter((uuids) =>
+      [...uuids].some((u) => sink.arrivals.get(u) > 1),
+    ).length;
+    const statuses = (await db.query(`select status, count(*) as n from transactions group by status order by status`))
+      .rows;
+    const notSent = Number(
+      (
+        await db.query(`select count(*) as n from transactions where uuid = any($1::uuid[]) and status <> 'sent'`, [
+          [...acknowledged.keys()],
+        ])
+      ).rows[0].n,
+    );
+    if (missing.length)
+      violations.push(
+        `${missing.length} acknowledged messages never arrived, e.g. ${missing
+          .slice(0, 5)
+          .map((u) => `${u} (${acknowledged.get(u)})`)
+          .join(', ')}`,
+      );
+    if (duplicatedKeys.length)
+      violations.push(
+        `${duplicatedKeys.length} idempotency keys arrived under more than one trans_uuid, e.g. ${duplicatedKeys
+          .slice(0, 5)
+          .map(([k, u]) => `${k}: ${[...u].join(' ')}`)
+          .join('; ')}`,
+      );
     if (notSent) violations.push(`${notSent} acknowledged transactions are not status 'sent'`);
     if (sink.unparsed()) violations.push(`${sink.unparsed()} messages arrived without a VERP envelope sender`);
 

@@ -21,7 +21,16 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { builtStamp, sourceStamp } from './build-stamp.mjs';
-import { admin, createdId, freePort, freshDatabase, serviceController, sleep, snapshotBuild, startSink } from './lib/service-harness.mjs';
+import {
+  admin,
+  createdId,
+  freePort,
+  freshDatabase,
+  serviceController,
+  sleep,
+  snapshotBuild,
+  startSink,
+} from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENGINE = process.env.DATABASE_URL ? 'postgres' : 'pglite';
@@ -71,8 +80,25 @@ async function setup(name, { env: extra = {}, rcptDelayMs = 0, databaseUrl = pro
   if (database) env.DATABASE_URL = database.url;
   else delete env.DATABASE_URL;
   const enterprise = createdId(await admin(dist, env, 'enterprise', 'create', '--name', 'Faults'), 'enterprise');
-  const customer = createdId(await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'), 'customer');
-  await admin(dist, env, 'user', 'create', '--customer', customer, '--email', 'owner@shop.example', '--name', 'Owner', '--password', password, '--admin');
+  const customer = createdId(
+    await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'),
+    'customer',
+  );
+  await admin(
+    dist,
+    env,
+    'user',
+    'create',
+    '--customer',
+    customer,
+    '--email',
+    'owner@shop.example',
+    '--name',
+    'Owner',
+    '--password',
+    password,
+    '--admin',
+  );
   await admin(dist, env, 'domain', 'add', 'shop.example', '--customer', customer, '--verified');
   const creds = await admin(dist, env, 'credentials', 'show', '--customer', customer);
   const apiKey = /^api key:\s+(\S+)$/m.exec(creds)?.[1];
@@ -114,7 +140,12 @@ async function postMail(s, tag) {
   const res = await fetch(`${s.baseUrl}/v1/mail`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${s.apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'Shop <orders@shop.example>', to: `${tag}@customer.example`, subject: `Faults ${tag}`, text: `Message ${tag}` }),
+    body: JSON.stringify({
+      from: 'Shop <orders@shop.example>',
+      to: `${tag}@customer.example`,
+      subject: `Faults ${tag}`,
+      text: `Message ${tag}`,
+    }),
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   return { status: res.status, headers: res.headers, body: await res.json().catch(() => null) };
@@ -134,11 +165,24 @@ async function submitSmtp(s, tag, localAddress) {
     ...(localAddress ? { localAddress } : {}),
   });
   try {
-    const info = await transport.sendMail({ from: 'Shop <orders@shop.example>', to: `${tag}@customer.example`, subject: `Faults ${tag}`, text: `Message ${tag}` });
-    const uuids = /Queued as ((?:[0-9a-f-]{36}\s*)+)/.exec(info.response ?? '')?.[1].trim().split(/\s+/);
+    const info = await transport.sendMail({
+      from: 'Shop <orders@shop.example>',
+      to: `${tag}@customer.example`,
+      subject: `Faults ${tag}`,
+      text: `Message ${tag}`,
+    });
+    const uuids = /Queued as ((?:[0-9a-f-]{36}\s*)+)/
+      .exec(info.response ?? '')?.[1]
+      .trim()
+      .split(/\s+/);
     return { ok: Boolean(uuids), uuids: uuids ?? [], response: info.response };
   } catch (err) {
-    return { ok: false, code: err.responseCode, command: err.command, response: err.response ?? err.code ?? err.message };
+    return {
+      ok: false,
+      code: err.responseCode,
+      command: err.command,
+      response: err.response ?? err.code ?? err.message,
+    };
   } finally {
     transport.close();
   }
@@ -160,8 +204,10 @@ function startLoad(s, violations, { api = 4, smtp = 2, paceMs = 100, smtpFrom } 
         if (res.status === 202) for (const d of res.body.data) acknowledged.set(d.trans_uuid, 'api');
         const code = res.body?.error?.code;
         count(res.status === 202 ? '202' : `${res.status} ${code ?? ''}`.trim());
-        if (res.status === 503 && code === 'database_unavailable' && !res.headers.get('retry-after')) violations.push('a 503 database_unavailable without Retry-After');
-        if (res.status === 500 || (res.status !== 202 && res.status < 500)) violations.push(`POST /v1/mail answered ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status === 503 && code === 'database_unavailable' && !res.headers.get('retry-after'))
+          violations.push('a 503 database_unavailable without Retry-After');
+        if (res.status === 500 || (res.status !== 202 && res.status < 500))
+          violations.push(`POST /v1/mail answered ${res.status} ${JSON.stringify(res.body)}`);
       } catch {
         count('no answer'); // refused while down, reset by a kill, timed out
       }
@@ -177,7 +223,10 @@ function startLoad(s, violations, { api = 4, smtp = 2, paceMs = 100, smtpFrom } 
       await sleep(paceMs);
     }
   };
-  const running = [...Array.from({ length: api }, (_, i) => apiLoop(i)), ...Array.from({ length: smtp }, (_, i) => smtpLoop(i))];
+  const running = [
+    ...Array.from({ length: api }, (_, i) => apiLoop(i)),
+    ...Array.from({ length: smtp }, (_, i) => smtpLoop(i)),
+  ];
   return {
     acknowledged,
     answers,
@@ -207,7 +256,10 @@ async function settle(s, acknowledged, ms) {
 }
 
 function checkCounts(name, counts, violations) {
-  if (counts.lost > 0) violations.push(`${name}: ${counts.lost} acknowledged messages never arrived (e.g. ${counts.lost_examples.join(', ')})`);
+  if (counts.lost > 0)
+    violations.push(
+      `${name}: ${counts.lost} acknowledged messages never arrived (e.g. ${counts.lost_examples.join(', ')})`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -231,8 +283,17 @@ async function caseKill9() {
     await load.stop();
     const counts = await settle(s, load.acknowledged, 90_000 - (Date.now() - restartedAt));
     checkCounts('kill9', counts, violations);
-    for (const e of s.service.unexpectedExits) violations.push(`kill9: the service exited on its own (${JSON.stringify(e)})`);
-    return { case: 'kill9', kills: KILLS, ...counts, delivered_within_s_of_restart: Number(((Date.now() - restartedAt) / 1000).toFixed(1)), duplicates_per_kill: Number((counts.extra_copies / KILLS).toFixed(1)), answers: load.answers, violations };
+    for (const e of s.service.unexpectedExits)
+      violations.push(`kill9: the service exited on its own (${JSON.stringify(e)})`);
+    return {
+      case: 'kill9',
+      kills: KILLS,
+      ...counts,
+      delivered_within_s_of_restart: Number(((Date.now() - restartedAt) / 1000).toFixed(1)),
+      duplicates_per_kill: Number((counts.extra_copies / KILLS).toFixed(1)),
+      answers: load.answers,
+      violations,
+    };
   } finally {
     await s.close();
   }
@@ -262,9 +323,19 @@ async function caseSigterm() {
     const counts = await settle(s, load.acknowledged, 60_000);
     checkCounts('sigterm', counts, violations);
     if (counts.duplicated > 0) violations.push(`sigterm: ${counts.duplicated} messages delivered more than once`);
-    if (load.answers['smtp 421 at DATA']) violations.push(`sigterm: ${load.answers['smtp 421 at DATA']} SMTP transactions got 421 at DATA`);
-    for (const e of s.service.unexpectedExits) violations.push(`sigterm: the service exited on its own (${JSON.stringify(e)})`);
-    return { case: 'sigterm', restarts: RESTARTS, drain_ms_max: Math.max(...drains), start_ms_max: Math.max(...starts), ...counts, answers: load.answers, violations };
+    if (load.answers['smtp 421 at DATA'])
+      violations.push(`sigterm: ${load.answers['smtp 421 at DATA']} SMTP transactions got 421 at DATA`);
+    for (const e of s.service.unexpectedExits)
+      violations.push(`sigterm: the service exited on its own (${JSON.stringify(e)})`);
+    return {
+      case: 'sigterm',
+      restarts: RESTARTS,
+      drain_ms_max: Math.max(...drains),
+      start_ms_max: Math.max(...starts),
+      ...counts,
+      answers: load.answers,
+      violations,
+    };
   } finally {
     await s.close();
   }
@@ -272,16 +343,26 @@ async function caseSigterm() {
 
 /** A PostgreSQL cluster of this run's own on a free port (the shared server is never restarted). */
 async function privateCluster() {
-  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
+    : [];
   const bin = versions.length ? path.join('/usr/lib/postgresql', versions[0], 'bin') : '';
-  if (!bin || !existsSync(path.join(bin, 'pg_ctl'))) return { skipped: 'no PostgreSQL server binaries (/usr/lib/postgresql/*/bin)' };
+  if (!bin || !existsSync(path.join(bin, 'pg_ctl')))
+    return { skipped: 'no PostgreSQL server binaries (/usr/lib/postgresql/*/bin)' };
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'transact-faults-pg-'));
   // initdb refuses to run as root: as root, the cluster belongs to the postgres user
-  if (asRoot) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres']).stdout), Number(spawnSync('id', ['-g', 'postgres']).stdout));
+  if (asRoot)
+    chownSync(
+      dir,
+      Number(spawnSync('id', ['-u', 'postgres']).stdout),
+      Number(spawnSync('id', ['-g', 'postgres']).stdout),
+    );
   // asynchronous, so the submitters keep going while the cluster restarts
   const run = async (cmd, args) => {
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]] : [path.join(bin, cmd), args];
+    const [file, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]]
+      : [path.join(bin, cmd), args];
     try {
       await execFileAsync(file, argv, { encoding: 'utf8' });
     } catch (err) {
@@ -291,8 +372,11 @@ async function privateCluster() {
   const port = await freePort();
   const data = path.join(dir, 'data');
   await run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
-  const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c max_connections=100`;
-  const ctl = (...args) => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', opts, '-w', '-t', '60', ...args]);
+  const opts =
+    `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c ` +
+    `max_connections=100`;
+  const ctl = (...args) =>
+    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', opts, '-w', '-t', '60', ...args]);
   await ctl('start');
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -330,18 +414,24 @@ async function casePostgres() {
     const seen = {};
     const smtpProbe = await submitSmtp(s, `probe-${randomBytes(3).toString('hex')}`);
     seen.smtp = smtpProbe.ok ? 'accepted' : `${smtpProbe.code} at ${smtpProbe.command}: ${smtpProbe.response}`;
-    if (smtpProbe.ok || smtpProbe.code !== 451 || !/4\.3\.0/.test(smtpProbe.response)) violations.push(`postgres: SMTP during the stop: ${seen.smtp} (want 451 4.3.0)`);
+    if (smtpProbe.ok || smtpProbe.code !== 451 || !/4\.3\.0/.test(smtpProbe.response))
+      violations.push(`postgres: SMTP during the stop: ${seen.smtp} (want 451 4.3.0)`);
     const api = await postMail(s, `probe-${randomBytes(3).toString('hex')}`);
     seen.api = `${api.status} ${api.body?.error?.code} Retry-After ${api.headers.get('retry-after')}`;
-    if (api.status !== 503 || api.body?.error?.code !== 'database_unavailable' || !api.headers.get('retry-after')) violations.push(`postgres: API during the stop: ${seen.api}`);
+    if (api.status !== 503 || api.body?.error?.code !== 'database_unavailable' || !api.headers.get('retry-after'))
+      violations.push(`postgres: API during the stop: ${seen.api}`);
     const [ready, live] = await Promise.all([fetch(`${s.baseUrl}/readyz`), fetch(`${s.baseUrl}/healthz`)]);
     seen.readyz = ready.status;
     seen.healthz = live.status;
-    if (ready.status !== 503 || live.status !== 200) violations.push(`postgres: during the stop /readyz ${ready.status}, /healthz ${live.status}`);
+    if (ready.status !== 503 || live.status !== 200)
+      violations.push(`postgres: during the stop /readyz ${ready.status}, /healthz ${live.status}`);
     const page = await fetch(`${s.baseUrl}/`, { headers: { Cookie: cookie } });
     const html = await page.text();
-    seen.console = `${page.status} ${/Service temporarily unavailable/.test(html) ? '"Service temporarily unavailable"' : html.slice(0, 80)}`;
-    if (page.status !== 503 || !/Service temporarily unavailable/.test(html)) violations.push(`postgres: console during the stop: ${seen.console}`);
+    seen.console = `${page.status} ${
+      /Service temporarily unavailable/.test(html) ? '"Service temporarily unavailable"' : html.slice(0, 80)
+    }`;
+    if (page.status !== 503 || !/Service temporarily unavailable/.test(html))
+      violations.push(`postgres: console during the stop: ${seen.console}`);
     await sleep(Math.max(0, 20_000 - (Date.now() - stoppedAt)));
     await cluster.start();
     await until('the service ready again', async () => (await fetch(`${s.baseUrl}/readyz`)).status === 200, 30_000);
@@ -349,7 +439,8 @@ async function casePostgres() {
     if (pageAfter.status !== 200) violations.push(`postgres: console after the stop answered ${pageAfter.status}`);
     await sleep(3_000);
     await load.stop();
-    if (s.service.pid() !== pid || s.service.unexpectedExits.length) violations.push(`postgres: the service process did not survive (${JSON.stringify(s.service.unexpectedExits)})`);
+    if (s.service.pid() !== pid || s.service.unexpectedExits.length)
+      violations.push(`postgres: the service process did not survive (${JSON.stringify(s.service.unexpectedExits)})`);
     const counts = await settle(s, load.acknowledged, 60_000);
     checkCounts('postgres', counts, violations);
 
@@ -357,14 +448,40 @@ async function casePostgres() {
     await s.service.stop('SIGTERM');
     await cluster.stop();
     await s.service.start({ wait: false });
-    const waiting = await until('the stand-in /healthz', () => fetch(`${s.baseUrl}/healthz`).then((r) => r.status === 200, () => false), 120_000);
+    const waiting = await until(
+      'the stand-in /healthz',
+      () =>
+        fetch(`${s.baseUrl}/healthz`).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      120_000,
+    );
     const readyWhileDown = (await fetch(`${s.baseUrl}/readyz`)).status;
-    if (!waiting || readyWhileDown !== 503) violations.push(`postgres: started while down, /readyz answered ${readyWhileDown}`);
-    await until('two logged attempts', () => (s.service.output().match(/database unavailable at start/g) ?? []).length >= 2, 60_000);
+    if (!waiting || readyWhileDown !== 503)
+      violations.push(`postgres: started while down, /readyz answered ${readyWhileDown}`);
+    await until(
+      'two logged attempts',
+      () => (s.service.output().match(/database unavailable at start/g) ?? []).length >= 2,
+      60_000,
+    );
     await cluster.start();
-    await until('the service ready once PostgreSQL is back', async () => (await fetch(`${s.baseUrl}/readyz`).catch(() => ({ status: 0 }))).status === 200, 30_000);
-    for (const e of s.service.unexpectedExits) violations.push(`postgres: the service exited on its own (${JSON.stringify(e)})`);
-    return { case: 'postgres', restarts: 5, stop_s: 20, during_the_stop: seen, ...counts, answers: load.answers, violations };
+    await until(
+      'the service ready once PostgreSQL is back',
+      async () => (await fetch(`${s.baseUrl}/readyz`).catch(() => ({ status: 0 }))).status === 200,
+      30_000,
+    );
+    for (const e of s.service.unexpectedExits)
+      violations.push(`postgres: the service exited on its own (${JSON.stringify(e)})`);
+    return {
+      case: 'postgres',
+      restarts: 5,
+      stop_s: 20,
+      during_the_stop: seen,
+      ...counts,
+      answers: load.answers,
+      violations,
+    };
   } finally {
     await s?.close();
     await cluster.destroy();
@@ -396,14 +513,19 @@ async function caseDisk() {
     const seen = {};
     // acceptance: below MIN_FREE_SPACE_MB (100) the service refuses new mail, and serves the rest
     fill(60 * MB);
-    await until('a 507 storage_full from the API', async () => {
-      const r = await postMail(s, `full-${randomBytes(3).toString('hex')}`);
-      seen.api = `${r.status} ${r.body?.error?.code}: ${r.body?.error?.message}`;
-      return r.status === 507 && r.body?.error?.code === 'storage_full';
-    }, 5_000);
+    await until(
+      'a 507 storage_full from the API',
+      async () => {
+        const r = await postMail(s, `full-${randomBytes(3).toString('hex')}`);
+        seen.api = `${r.status} ${r.body?.error?.code}: ${r.body?.error?.message}`;
+        return r.status === 507 && r.body?.error?.code === 'storage_full';
+      },
+      5_000,
+    );
     const smtp = await submitSmtp(s, `full-${randomBytes(3).toString('hex')}`);
     seen.smtp = smtp.ok ? 'accepted' : `${smtp.code} at ${smtp.command}: ${smtp.response}`;
-    if (smtp.ok || smtp.code !== 452 || !/4\.3\.1/.test(smtp.response)) violations.push(`disk: SMTP below the floor: ${seen.smtp} (want 452 4.3.1)`);
+    if (smtp.ok || smtp.code !== 452 || !/4\.3\.1/.test(smtp.response))
+      violations.push(`disk: SMTP below the floor: ${seen.smtp} (want 452 4.3.1)`);
     const page = await fetch(`${s.baseUrl}/`, { headers: { Cookie: cookie } });
     seen.console = page.status;
     if (page.status !== 200) violations.push(`disk: the console answered ${page.status} below the floor`);
@@ -412,7 +534,8 @@ async function caseDisk() {
     // queued mail is still delivered while acceptance is refused
     const before = new Map(load.acknowledged);
     const whileFull = await settle(s, before, 30_000);
-    if (whileFull.lost) violations.push(`disk: ${whileFull.lost} queued messages not delivered while the disk was below the floor`);
+    if (whileFull.lost)
+      violations.push(`disk: ${whileFull.lost} queued messages not delivered while the disk was below the floor`);
 
     // uploads: a file that does not fit is 507 with a message, leaves nothing; the next one fits
     const group = await fetch(`${s.baseUrl}/v1/tracked-attachments/groups`, {
@@ -428,21 +551,35 @@ async function caseDisk() {
     const upload = async (bytes) => {
       const f = new FormData();
       f.append('asset', new Blob([Buffer.alloc(bytes, 7)]), `file-${bytes}.bin`);
-      const r = await fetch(`${s.baseUrl}/v1/tracked-attachments/groups/${groupId}/assets`, { method: 'POST', headers: { Cookie: cookie, 'Request-Type': 'ui', Origin: s.baseUrl }, body: f });
+      const r = await fetch(`${s.baseUrl}/v1/tracked-attachments/groups/${groupId}/assets`, {
+        method: 'POST',
+        headers: { Cookie: cookie, 'Request-Type': 'ui', Origin: s.baseUrl },
+        body: f,
+      });
       return { status: r.status, body: await r.json().catch(() => null) };
     };
     fill(30 * MB);
     const big = await upload(50 * MB);
     seen.upload = `${big.status} ${big.body?.error?.code}: ${big.body?.error?.message}`;
-    if (big.status !== 507 || big.body?.error?.code !== 'storage_full' || !/out of storage space/.test(big.body?.error?.message ?? '')) violations.push(`disk: an upload that does not fit answered ${seen.upload}`);
+    if (
+      big.status !== 507 ||
+      big.body?.error?.code !== 'storage_full' ||
+      !/out of storage space/.test(big.body?.error?.message ?? '')
+    )
+      violations.push(`disk: an upload that does not fit answered ${seen.upload}`);
     const partials = spawnSync('find', [s.dataDir, '-name', '*.partial-*'], { encoding: 'utf8' }).stdout.trim();
     if (partials) violations.push(`disk: partial files left behind: ${partials}`);
     const small = await upload(1 * MB);
-    if (small.status !== 201) violations.push(`disk: the next upload that fits answered ${small.status} ${JSON.stringify(small.body)}`);
+    if (small.status !== 201)
+      violations.push(`disk: the next upload that fits answered ${small.status} ${JSON.stringify(small.body)}`);
 
     // space freed: acceptance resumes without a restart
     rmSync(filler, { force: true });
-    await until('acceptance again once space is freed', async () => (await postMail(s, `freed-${randomBytes(3).toString('hex')}`)).status === 202, 5_000);
+    await until(
+      'acceptance again once space is freed',
+      async () => (await postMail(s, `freed-${randomBytes(3).toString('hex')}`)).status === 202,
+      5_000,
+    );
     await sleep(2_000);
     await load.stop();
     // the database opens cleanly afterwards
@@ -451,7 +588,8 @@ async function caseDisk() {
     await s.service.start();
     const counts = await settle(s, load.acknowledged, 60_000);
     checkCounts('disk', counts, violations);
-    for (const e of s.service.unexpectedExits) violations.push(`disk: the service exited on its own (${JSON.stringify(e)})`);
+    for (const e of s.service.unexpectedExits)
+      violations.push(`disk: the service exited on its own (${JSON.stringify(e)})`);
     return { case: 'disk', below_the_floor: seen, ...counts, answers: load.answers, violations };
   } finally {
     await s?.close();
@@ -504,21 +642,31 @@ async function caseIdle() {
     const refused = flood.filter((c) => /^421 4\.7\.0/.test(c.text)).length;
     if (greeted > 50) violations.push(`idle: ${greeted} connections from one address were greeted (limit 50)`);
     // every one answered by the service (not refused by the kernel before it listened)
-    if (greeted + refused !== flood.length) violations.push(`idle: of ${flood.length} connections ${flood.length - greeted - refused} got neither a 220 greeting nor 421 4.7.0`);
+    if (greeted + refused !== flood.length)
+      violations.push(
+        `idle: of ${flood.length} connections ${flood.length - greeted - refused} got neither a 220 greeting nor 421 ` +
+          `4.7.0`,
+      );
     for (let i = 0; i < 5; i++) await submitFrom('127.0.0.2', 'during a 1,000-connection flood from 127.0.0.1');
 
     // over half of maxClients in use: idle sessions are closed after 10 s with 421 4.4.2
     const started = Date.now();
-    const many = (await Promise.all(Array.from({ length: 11 }, (_, i) => idleConnections(s.smtpPort, 50, `127.0.1.${i + 1}`)))).flat();
+    const many = (
+      await Promise.all(Array.from({ length: 11 }, (_, i) => idleConnections(s.smtpPort, 50, `127.0.1.${i + 1}`)))
+    ).flat();
     all.push(...many);
     await submitFrom('127.0.0.3', 'under stress');
-    await until('the idle sessions closed under stress', () => many.every((c) => c.closed), 40_000, 250).catch((err) => {
-      throw new Error(`${err.message}: ${many.filter((c) => c.closed).length} of ${many.length} closed`);
-    });
+    await until('the idle sessions closed under stress', () => many.every((c) => c.closed), 40_000, 250).catch(
+      (err) => {
+        throw new Error(`${err.message}: ${many.filter((c) => c.closed).length} of ${many.length} closed`);
+      },
+    );
     const stressedClose = Math.max(...many.map((c) => c.closedAt)) - started;
     const with442 = many.filter((c) => /421 4\.4\.2/.test(c.text)).length;
-    if (with442 < many.length) violations.push(`idle: ${many.length - with442} of ${many.length} idle sessions closed without a 421 4.4.2 line`);
-    if (stressedClose > 25_000) violations.push(`idle: idle sessions under stress closed after ${stressedClose} ms (want about 10 s)`);
+    if (with442 < many.length)
+      violations.push(`idle: ${many.length - with442} of ${many.length} idle sessions closed without a 421 4.4.2 line`);
+    if (stressedClose > 25_000)
+      violations.push(`idle: idle sessions under stress closed after ${stressedClose} ms (want about 10 s)`);
     for (const c of flood) c.socket.destroy();
 
     // HTTP: connections that never send headers are closed (HTTP_HEADERS_TIMEOUT_SECONDS=3 here),
@@ -527,7 +675,12 @@ async function caseIdle() {
     const httpIdle = await idleConnections(port, 1000, '127.0.0.1');
     all.push(...httpIdle);
     const slow = (async () => {
-      const body = JSON.stringify({ from: 'Shop <orders@shop.example>', to: 'slow@customer.example', subject: 'Slow', text: 'Sent slowly' });
+      const body = JSON.stringify({
+        from: 'Shop <orders@shop.example>',
+        to: 'slow@customer.example',
+        subject: 'Slow',
+        text: 'Sent slowly',
+      });
       const stream = new ReadableStream({
         async start(controller) {
           for (let i = 0; i < body.length; i += Math.ceil(body.length / 6)) {
@@ -537,7 +690,12 @@ async function caseIdle() {
           controller.close();
         },
       });
-      const r = await fetch(`${s.baseUrl}/v1/mail`, { method: 'POST', headers: { Authorization: `Bearer ${s.apiKey}`, 'Content-Type': 'application/json' }, body: stream, duplex: 'half' });
+      const r = await fetch(`${s.baseUrl}/v1/mail`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${s.apiKey}`, 'Content-Type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      });
       const j = await r.json();
       if (r.status !== 202) violations.push(`idle: a slowly sent request answered ${r.status} ${JSON.stringify(j)}`);
       else for (const d of j.data) acknowledged.set(d.trans_uuid, 'api');
@@ -568,10 +726,17 @@ const CASES = { kill9: caseKill9, sigterm: caseSigterm, postgres: casePostgres, 
 
 async function main() {
   const wanted = process.argv.slice(2);
-  for (const name of wanted) if (!CASES[name]) throw new Error(`unknown case '${name}' (${Object.keys(CASES).join(', ')})`);
-  if (!process.env.FAULTS_DIST && (!existsSync(path.join(root, 'dist/main.mjs')) || builtStamp(root) !== sourceStamp(root))) {
+  for (const name of wanted)
+    if (!CASES[name]) throw new Error(`unknown case '${name}' (${Object.keys(CASES).join(', ')})`);
+  if (
+    !process.env.FAULTS_DIST &&
+    (!existsSync(path.join(root, 'dist/main.mjs')) || builtStamp(root) !== sourceStamp(root))
+  ) {
     log('building (dist/ is missing or older than the sources)');
-    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     if (build.status !== 0) return build.status ?? 1;
   }
   const started = Date.now();
@@ -587,11 +752,25 @@ async function main() {
       result = { case: name, violations: [`the case could not finish: ${err.stack ?? err}`] };
     }
     result.elapsed_s = Number(((Date.now() - t) / 1000).toFixed(1));
-    log(`case ${name}: ${result.skipped ? `skipped (${result.skipped})` : result.violations.length ? `FAILED (${result.violations.length})` : 'ok'} in ${result.elapsed_s} s`);
+    log(
+      `case ${name}: ${
+        result.skipped
+          ? `skipped (${result.skipped})`
+          : result.violations.length
+            ? `FAILED (${result.violations.length})`
+            : 'ok'
+      } in ${result.elapsed_s} s`,
+    );
     results.push(result);
   }
   const violations = results.flatMap((r) => r.violations ?? []);
-  console.log(JSON.stringify({ engine: ENGINE, elapsed_s: Number(((Date.now() - started) / 1000).toFixed(1)), cases: results }, null, 2));
+  console.log(
+    JSON.stringify(
+      { engine: ENGINE, elapsed_s: Number(((Date.now() - started) / 1000).toFixed(1)), cases: results },
+      null,
+      2,
+    ),
+  );
   if (violations.length) log(`FAILED: ${violations.length} violation(s)`);
   return violations.length ? 1 : 0;
 }

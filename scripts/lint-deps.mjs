@@ -26,7 +26,14 @@ const acceptNew = process.argv.includes('--accept-new');
 
 const run = spawnSync(
   process.execPath,
-  [path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs'), 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'],
+  [
+    path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs'),
+    'src',
+    '--config',
+    '.dependency-cruiser.cjs',
+    '--output-type',
+    'json',
+  ],
   { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
 );
 if (run.status !== 0 && !run.stdout) {
@@ -34,9 +41,11 @@ if (run.status !== 0 && !run.stdout) {
   process.exit(run.status ?? 2);
 }
 const { summary } = JSON.parse(run.stdout);
-for (const issue of summary.environment?.issues ?? []) process.stderr.write(`lint:deps: ${issue.name}: ${issue.description}\n`);
+for (const issue of summary.environment?.issues ?? [])
+  process.stderr.write(`lint:deps: ${issue.name}: ${issue.description}\n`);
 
-const key = (v) => [v.rule.name, v.type, v.from, v.to, v.dependencyTypes?.includes('type-only') ? 'type-only' : ''].join('|');
+const key = (v) =>
+  [v.rule.name, v.type, v.from, v.to, v.dependencyTypes?.includes('type-only') ? 'type-only' : ''].join('|');
 const current = summary.violations.filter((v) => v.rule.severity !== 'ignore');
 const known = existsSync(BASELINE) ? JSON.parse(readFileSync(BASELINE, 'utf8')) : [];
 const knownKeys = new Set(known.map(key));
@@ -56,8 +65,10 @@ const byRule = (list) =>
 if (update) {
   const kept = acceptNew ? current : current.filter((v) => knownKeys.has(key(v)));
   writeFileSync(BASELINE, `${JSON.stringify(kept, null, 2)}\n`);
-  console.log(`lint:deps: baseline written: ${kept.length} known violations (${byRule(kept) || 'none'}); ` +
-    `${fixed.length} fixed ones dropped${acceptNew ? `, ${added.length} new ones added` : ''}`);
+  console.log(
+    `lint:deps: baseline written: ${kept.length} known violations (${byRule(kept) || 'none'}); ` +
+      `${fixed.length} fixed ones dropped${acceptNew ? `, ${added.length} new ones added` : ''}`,
+  );
   if (!acceptNew && added.length) {
     console.log(`lint:deps: ${added.length} new violations were NOT added (fix them, or --accept-new with a reason):`);
     for (const v of added) console.log(`  ${describe(v)}`);
@@ -66,8 +77,10 @@ if (update) {
   process.exit(0);
 }
 
-console.log(`lint:deps: ${summary.totalCruised} modules, ${summary.totalDependenciesCruised} dependencies; ` +
-  `baseline ${known.length} known violations (${byRule(known) || 'none'})`);
+console.log(
+  `lint:deps: ${summary.totalCruised} modules, ${summary.totalDependenciesCruised} dependencies; ` +
+    `baseline ${known.length} known violations (${byRule(known) || 'none'})`,
+);
 for (const v of added) console.log(`  new   ${describe(v)}`);
 for (const v of fixed) console.log(`  fixed ${describe(v)}`);
 if (added.length) {
@@ -75,5 +88,9 @@ if (added.length) {
   for (const name of new Set(added.map((v) => v.rule.name))) console.log(`\n${name}: ${rules.get(name) ?? ''}`);
   console.log(`\nlint:deps: ${added.length} new violations of the layering (README: Architecture)`);
 }
-if (fixed.length) console.log(`lint:deps: ${fixed.length} known violations are fixed: run \`npm run lint:deps:baseline\` and commit the smaller baseline`);
+if (fixed.length)
+  console.log(
+    `lint:deps: ${fixed.length} known violations are fixed: run \`npm run lint:deps:baseline\` and commit the ` +
+      `smaller baseline`,
+  );
 process.exit(added.length || fixed.length ? 1 : 0);

@@ -17,21 +17,47 @@ const profile = JSON.parse(readFileSync(file, 'utf8'));
 
 /** Stages, innermost first: the first whose test matches a frame on the sample's stack (walking out) wins. */
 const STAGES = [
-  ['DKIM signing', (f) => /nodemailer\/(lib|dist\/esm|dist\/cjs)\/dkim\//.test(f.url) || (f.url === 'node:internal/crypto/sig' && f.functionName === 'sign')],
-  ['SMTP out (nodemailer)', (f) => /nodemailer\/(lib|dist\/esm|dist\/cjs)\/(smtp-connection|smtp-pool|smtp-transport)\//.test(f.url)],
-  ['composing MIME (nodemailer)', (f) => /nodemailer\/(lib|dist\/esm|dist\/cjs)\/(mime-node|mail-composer|mime-funcs|mailer|qp|base64|addressparser|punycode)/.test(f.url)],
+  [
+    'DKIM signing',
+    (f) =>
+      /nodemailer\/(lib|dist\/esm|dist\/cjs)\/dkim\//.test(f.url) ||
+      (f.url === 'node:internal/crypto/sig' && f.functionName === 'sign'),
+  ],
+  [
+    'SMTP out (nodemailer)',
+    (f) => /nodemailer\/(lib|dist\/esm|dist\/cjs)\/(smtp-connection|smtp-pool|smtp-transport)\//.test(f.url),
+  ],
+  [
+    'composing MIME (nodemailer)',
+    (f) =>
+      new RegExp(
+        'nodemailer/(lib|dist/esm|dist/cjs)/' +
+          '(mime-node|mail-composer|mime-funcs|mailer|qp|base64|addressparser|punycode)',
+      ).test(f.url),
+  ],
   ['SMTP in (smtp-server)', (f) => /smtp-server\//.test(f.url)],
   ['database client (pg, Kysely)', (f) => /node_modules\/(pg|pg-protocol|pg-pool|kysely|@electric-sql)\//.test(f.url)],
   ['tracking rewrite', (f) => /^(trackedContent|rewriteLinks|withTracking)/.test(f.functionName)],
   ['webhook outbox', (f) => /webhook/i.test(f.functionName) || /outbox/i.test(f.functionName)],
-  ['outcome write', (f) => /^(recordOutcomes|applyOutcomes|insertEvents|bumpDailyStats|rememberSites|requeueWaiting)$/.test(f.functionName)],
+  [
+    'outcome write',
+    (f) =>
+      /^(recordOutcomes|applyOutcomes|insertEvents|bumpDailyStats|rememberSites|requeueWaiting)$/.test(f.functionName),
+  ],
   ['claim and load', (f) => /^(claimDue|loadMessages|renewLeases)$/.test(f.functionName)],
-  ['acceptance (checks, insert)', (f) => /^(acceptData|accept|prepare|writeJobs|parseMessageHeaders|rewriteHeaders|findBareLineBreak)$/.test(f.functionName)],
+  [
+    'acceptance (checks, insert)',
+    (f) =>
+      /^(acceptData|accept|prepare|writeJobs|parseMessageHeaders|rewriteHeaders|findBareLineBreak)$/.test(
+        f.functionName,
+      ),
+  ],
   ['HTTP', (f) => /node_modules\/(hono|@hono)\//.test(f.url)],
   ['garbage collection', (f) => f.functionName === '(garbage collector)'],
 ];
 /** A socket write whose caller is not on the stack (written after a cork, from a later tick). */
-const SOCKET_WRITE = (f) => f.url === '' && /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(f.functionName);
+const SOCKET_WRITE = (f) =>
+  f.url === '' && /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(f.functionName);
 
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
@@ -62,6 +88,20 @@ const n = Number(messages) || 0;
 const stages = Object.fromEntries(
   [...totals]
     .sort((a, b) => b[1] - a[1])
-    .map(([s, us]) => [s, { share_pct: Math.round((1000 * us) / busy) / 10, ...(n ? { ms_per_message: Math.round(us / n) / 1000 } : {}) }]),
+    .map(([s, us]) => [
+      s,
+      { share_pct: Math.round((1000 * us) / busy) / 10, ...(n ? { ms_per_message: Math.round(us / n) / 1000 } : {}) },
+    ]),
 );
-console.log(JSON.stringify({ profile: file, busy_cpu_s: Math.round(busy / 1e4) / 100, ...(n ? { messages: n, busy_ms_per_message: Math.round(busy / n) / 1000 } : {}), stages }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      profile: file,
+      busy_cpu_s: Math.round(busy / 1e4) / 100,
+      ...(n ? { messages: n, busy_ms_per_message: Math.round(busy / n) / 1000 } : {}),
+      stages,
+    },
+    null,
+    2,
+  ),
+);

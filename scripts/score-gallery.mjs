@@ -26,9 +26,14 @@ function fail(message) {
 }
 
 if (!existsSync(path.join(root, 'dist/main.mjs'))) fail('dist/main.mjs is missing; run `npm run build` first');
-if (spawnSync('spamassassin', ['--version']).status !== 0) fail("SpamAssassin is not installed (Debian: apt-get install spamassassin)");
+if (spawnSync('spamassassin', ['--version']).status !== 0)
+  fail('SpamAssassin is not installed (Debian: apt-get install spamassassin)');
 
-const { dataDir, env, admin: runAdmin } = embeddedService(root, 'score-gallery', { email: 'admin@gallery.example', password: 'gallery-admin-password-1' });
+const {
+  dataDir,
+  env,
+  admin: runAdmin,
+} = embeddedService(root, 'score-gallery', { email: 'admin@gallery.example', password: 'gallery-admin-password-1' });
 function admin(args) {
   try {
     return runAdmin(args);
@@ -78,13 +83,26 @@ try {
   const base = `http://127.0.0.1:${httpPort}`;
   service = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], {
     cwd: root,
-    env: { ...env, PORT: String(httpPort), SMTP_PORT: String(smtpPort), BOUNCE_SMTP_PORT: '0', DNS_CHECK_INTERVAL_MINUTES: '0', HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}` },
+    env: {
+      ...env,
+      PORT: String(httpPort),
+      SMTP_PORT: String(smtpPort),
+      BOUNCE_SMTP_PORT: '0',
+      DNS_CHECK_INTERVAL_MINUTES: '0',
+      HOST: '127.0.0.1',
+      PUBLIC_URL: base,
+      SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}`,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await whenReady(base, service);
   const consoleHeaders = await signIn(base, USER);
   const consoleCall = async (method, url, body) => {
-    const res = await fetch(`${base}${url}`, { method, headers: consoleHeaders, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: consoleHeaders,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
     return res.json();
   };
@@ -100,33 +118,40 @@ try {
     if (!system) throw new Error(`the gallery has no '${g.name}'`);
     const full = (await consoleCall('GET', `/v1/templates/${system.id}`)).template;
     // a customer's own published copy, as 'Select' in the gallery then 'Publish' makes it
-    const created = (await consoleCall('POST', '/v1/templates', {
-      name: full.name,
-      subject: full.subject,
-      description: full.description,
-      content_html: full.content_html,
-      content_text: full.content_text,
-      from_name: 'Northwind Supply',
-      from_email: `hello@${DOMAIN}`,
-      reply_email: `support@${DOMAIN}`,
-      status: 'published',
-    })).template;
+    const created = (
+      await consoleCall('POST', '/v1/templates', {
+        name: full.name,
+        subject: full.subject,
+        description: full.description,
+        content_html: full.content_html,
+        content_text: full.content_text,
+        from_name: 'Northwind Supply',
+        from_email: `hello@${DOMAIN}`,
+        reply_email: `support@${DOMAIN}`,
+        status: 'published',
+      })
+    ).template;
     const before = received.length;
     const sent = await fetch(`${base}/v1/mail`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
       body: JSON.stringify({ to: RECIPIENT, template_id: created.id, variables: g.sample }),
     });
-    if (sent.status !== 202 && sent.status !== 200) throw new Error(`send ${g.key}: ${sent.status} ${await sent.text()}`);
+    if (sent.status !== 202 && sent.status !== 200)
+      throw new Error(`send ${g.key}: ${sent.status} ${await sent.text()}`);
     const deadline = Date.now() + 30_000;
     while (received.length === before) {
       if (Date.now() > deadline) throw new Error(`${g.key}: nothing arrived at the sink in 30 s`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const raw = received[before];
-    if (!/^DKIM-Signature:/im.test(raw.toString('latin1'))) throw new Error(`${g.key}: the message arrived without a DKIM signature`);
+    if (!/^DKIM-Signature:/im.test(raw.toString('latin1')))
+      throw new Error(`${g.key}: the message arrived without a DKIM signature`);
     const sa = spawnSync('spamassassin', ['-L', '-t'], { input: raw, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    const status = /^X-Spam-Status: [^\n]*(?:\n[ \t][^\n]*)*/m.exec(sa.stdout)?.[0].replace(/,\s+/g, ',').replace(/\s+/g, ' ');
+    const status = /^X-Spam-Status: [^\n]*(?:\n[ \t][^\n]*)*/m
+      .exec(sa.stdout)?.[0]
+      .replace(/,\s+/g, ',')
+      .replace(/\s+/g, ' ');
     const score = Number(/score=(-?[\d.]+)/.exec(status ?? '')?.[1]);
     if (!Number.isFinite(score)) throw new Error(`${g.key}: could not read SpamAssassin's score:\n${sa.stderr}`);
     scores[g.key] = score;

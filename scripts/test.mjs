@@ -10,7 +10,9 @@ import { builtStamp, sourceStamp } from './build-stamp.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!existsSync(chromium)) {
-  console.error(`npm test: Chromium not found at ${chromium}. Install it with: apt-get update && apt-get install -y chromium`);
+  console.error(
+    `npm test: Chromium not found at ${chromium}. Install it with: apt-get update && apt-get install -y chromium`,
+  );
   process.exit(1);
 }
 if (builtStamp(root) !== sourceStamp(root)) {
@@ -22,7 +24,14 @@ const report = path.join(root, 'test-results', 'vitest.json');
 console.log(`npm test: database ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'PGlite (embedded)'}`);
 const run = spawnSync(
   process.execPath,
-  [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  [
+    path.join(root, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+    ...process.argv.slice(2),
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 let summary = 'tests: 0 passed, 1 failed';

@@ -3,7 +3,9 @@
 import { createServer } from 'node:http';
 
 const port = Number(process.argv[2]);
-const answer = Buffer.from('{"data":[{"trans_uuid":"00000000-0000-0000-0000-000000000000","to":"x@example.com","status":"queued"}]}');
+const answer = Buffer.from(
+  '{"data":[{"trans_uuid":"00000000-0000-0000-0000-000000000000","to":"x@example.com","status":"queued"}]}',
+);
 const server = createServer((req, res) => {
   req.on('data', () => {});
   req.on('end', () => {

@@ -14,7 +14,13 @@ const dkim = signed
       domainName: 'bench.example',
       keySelector: 'bench',
       // parsed once, as the service does (PEM text would be parsed again for every signature)
-      privateKey: createPrivateKey(generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey),
+      privateKey: createPrivateKey(
+        generateKeyPairSync('rsa', {
+          modulusLength: 2048,
+          privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+          publicKeyEncoding: { type: 'spki', format: 'pem' },
+        }).privateKey,
+      ),
     }
   : undefined;
 const transport = nodemailer.createTransport({

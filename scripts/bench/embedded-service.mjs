@@ -22,12 +22,22 @@ export const freePort = () =>
  */
 export function embeddedService(root, prefix, admin) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
-  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', TRANSACT_ADMIN_EMAIL: admin.email, TRANSACT_ADMIN_PASSWORD: admin.password };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    TRANSACT_ADMIN_EMAIL: admin.email,
+    TRANSACT_ADMIN_PASSWORD: admin.password,
+  };
   delete env.DATABASE_URL;
   delete env.TRANSACT_SECRET;
   delete env.ROLES;
   const run = (args) => {
-    const res = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), ...args], { cwd: root, env, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), ...args], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+    });
     if (res.status !== 0) throw new Error(`admin ${args.slice(0, 2).join(' ')} failed: ${res.stderr || res.stdout}`);
     return res.stdout;
   };
@@ -37,7 +47,11 @@ export function embeddedService(root, prefix, admin) {
 /** Waits (up to 120 s) until the service spawned as `service` answers /readyz at `base`. */
 export async function whenReady(base, service) {
   const until = Date.now() + 120_000;
-  while (!(await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false))) {
+  while (
+    !(await fetch(`${base}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false))
+  ) {
     if (service.exitCode !== null) throw new Error('the service exited during start');
     if (Date.now() > until) throw new Error('the service did not become ready in 120 s');
     await new Promise((r) => setTimeout(r, 200));
@@ -49,5 +63,11 @@ export async function signIn(base, user) {
   const ui = { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base };
   const login = await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: ui, body: JSON.stringify(user) });
   if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
-  return { ...ui, Cookie: login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ') };
+  return {
+    ...ui,
+    Cookie: login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; '),
+  };
 }

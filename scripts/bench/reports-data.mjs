@@ -8,11 +8,107 @@
 import { sql } from 'kysely';
 
 /** Groups of the bench customer; the first ones get most of the mail. */
-export const GROUPS = ['Orders', 'Shipping updates', 'Password resets', 'Invoices', 'Welcome', 'Newsletter receipts', 'Abandoned carts', 'Reviews', 'Returns', 'Account alerts', 'Back in stock', 'Price drops', 'Loyalty', 'Referrals', 'Gift cards', 'Surveys', 'Subscriptions', 'Receipts', 'Two-factor codes', 'Wishlist'];
+export const GROUPS = [
+  'Orders',
+  'Shipping updates',
+  'Password resets',
+  'Invoices',
+  'Welcome',
+  'Newsletter receipts',
+  'Abandoned carts',
+  'Reviews',
+  'Returns',
+  'Account alerts',
+  'Back in stock',
+  'Price drops',
+  'Loyalty',
+  'Referrals',
+  'Gift cards',
+  'Surveys',
+  'Subscriptions',
+  'Receipts',
+  'Two-factor codes',
+  'Wishlist',
+];
 
-const FIRST = ['ann', 'ben', 'chloe', 'david', 'emma', 'finn', 'grace', 'hugo', 'isla', 'jack', 'kira', 'liam', 'maya', 'noah', 'olivia', 'paul', 'quinn', 'rosa', 'sam', 'tara', 'umar', 'vera', 'will', 'xena', 'yusuf', 'zoe', 'aisha', 'bruno', 'carmen', 'dmitri', 'elif', 'farah', 'gus', 'hana', 'ivan', 'jun', 'lena', 'marco', 'nia', 'oscar'];
-const LAST = ['smith', 'jones', 'brown', 'garcia', 'muller', 'rossi', 'nowak', 'silva', 'kim', 'chen', 'patel', 'okafor', 'dubois', 'novak', 'larsen', 'haddad', 'tanaka', 'costa', 'berg', 'walsh', 'moreau', 'khan', 'ivanova', 'fischer', 'lopez'];
-const DOMAINS = ['example.com', 'example.net', 'example.org', 'mail.example', 'inbox.example', 'post.example', 'web.example'];
+const FIRST = [
+  'ann',
+  'ben',
+  'chloe',
+  'david',
+  'emma',
+  'finn',
+  'grace',
+  'hugo',
+  'isla',
+  'jack',
+  'kira',
+  'liam',
+  'maya',
+  'noah',
+  'olivia',
+  'paul',
+  'quinn',
+  'rosa',
+  'sam',
+  'tara',
+  'umar',
+  'vera',
+  'will',
+  'xena',
+  'yusuf',
+  'zoe',
+  'aisha',
+  'bruno',
+  'carmen',
+  'dmitri',
+  'elif',
+  'farah',
+  'gus',
+  'hana',
+  'ivan',
+  'jun',
+  'lena',
+  'marco',
+  'nia',
+  'oscar',
+];
+const LAST = [
+  'smith',
+  'jones',
+  'brown',
+  'garcia',
+  'muller',
+  'rossi',
+  'nowak',
+  'silva',
+  'kim',
+  'chen',
+  'patel',
+  'okafor',
+  'dubois',
+  'novak',
+  'larsen',
+  'haddad',
+  'tanaka',
+  'costa',
+  'berg',
+  'walsh',
+  'moreau',
+  'khan',
+  'ivanova',
+  'fischer',
+  'lopez',
+];
+const DOMAINS = [
+  'example.com',
+  'example.net',
+  'example.org',
+  'mail.example',
+  'inbox.example',
+  'post.example',
+  'web.example',
+];
 
 /** Days of history the rows are spread over, ending now; the console's default range is the last 30. */
 export const SPAN_DAYS = 180;
@@ -21,7 +117,9 @@ const MESSAGES_PER_RECIPIENT = 10;
 
 /** `count` group names: GROUPS, then numbered copies of them (the 50-group layout of issue 13). */
 export function groupNames(count = GROUPS.length) {
-  return Array.from({ length: count }, (_, i) => (i < GROUPS.length ? GROUPS[i] : `${GROUPS[i % GROUPS.length]} ${1 + Math.floor(i / GROUPS.length)}`));
+  return Array.from({ length: count }, (_, i) =>
+    i < GROUPS.length ? GROUPS[i] : `${GROUPS[i % GROUPS.length]} ${1 + Math.floor(i / GROUPS.length)}`,
+  );
 }
 
 const array = (items) => `array[${items.map((s) => `'${s}'`).join(',')}]`;
@@ -34,7 +132,10 @@ const u = (seed) => `((abs(hashint8extended(i, ${seed})) % 1000000) / 1000000.0)
  */
 function recipientOf(recipients) {
   const k = `(abs(hashint8extended(i, 7)) % ${recipients})`;
-  return `(${array(FIRST)})[1 + ${k} % ${FIRST.length}] || '.' || (${array(LAST)})[1 + (${k} / ${FIRST.length}) % ${LAST.length}] || (${k} / 1000)::text || '@' || (${array(DOMAINS)})[1 + (${k} / 7) % ${DOMAINS.length}]`;
+  return (
+    `(${array(FIRST)})[1 + ${k} % ${FIRST.length}] || '.' || (${array(LAST)})[1 + (${k} / ${FIRST.length}) % ` +
+    `${LAST.length}] || (${k} / 1000)::text || '@' || (${array(DOMAINS)})[1 + (${k} / 7) % ${DOMAINS.length}]`
+  );
 }
 
 /** The rows' shared columns, computed once per row (a subquery both inserts use). */
@@ -74,38 +175,48 @@ export async function loadRows(db, { customerId, domainId, size, from, to, now, 
   await sql
     .raw(
       `insert into messages (id, customer_id, domain_id, from_email, from_name, to_header, subject, text, created_at)
-       select i, ${customerId}, ${domainId}, 'orders@bench.example', 'Bench Shop', jsonb_build_array(jsonb_build_object('email', to_email)),
+       select i, ${customerId}, ${domainId}, 'orders@bench.example', 'Bench Shop', ` +
+        `jsonb_build_array(jsonb_build_object('email', to_email)),
               (${array(groupNames(groupCount))})[group_id] || ' #' || i, 'Hello from Bench Shop', queued_at
          from (${rows(size, from, to, now, groupCount)}) r`,
     )
     .execute(db);
   await sql
     .raw(
-      `insert into transactions (id, uuid, customer_id, message_id, group_id, to_email, status, delivered_status, message_id_header,
+      `insert into transactions (id, uuid, customer_id, message_id, group_id, to_email, status, delivered_status, ` +
+        `message_id_header,
                                  queued_at, sent_at, attempts, next_attempt_at, last_reply, bounce_type, bounce_reason,
                                  open_count, click_count, first_open_at, first_click_at)
        select i, gen_random_uuid(), ${customerId}, i, group_id, to_email,
-              case fate when 'queued' then 'queued' when 'delivered' then 'sent' when 'later_hard' then 'sent' when 'later_soft' then 'sent'
+              case fate when 'queued' then 'queued' when 'delivered' then 'sent' when 'later_hard' then 'sent' when ` +
+        `'later_soft' then 'sent'
                         when 'no_quota' then 'no_quota' else 'failed' end,
               case fate when 'queued' then 'pending' when 'delivered' then 'delivered' when 'hard' then 'bounced'
                         when 'later_hard' then 'bounced' when 'later_soft' then 'bounced' else 'failed' end,
               '<' || i || '@bench.example>',
               queued_at,
               case when fate in ('delivered', 'later_hard', 'later_soft') then sent_at end,
-              case fate when 'queued' then 0 when 'soft' then 50 when 'suppressed' then 0 when 'no_quota' then 0 else 1 end,
+              case fate when 'queued' then 0 when 'soft' then 50 when 'suppressed' then 0 when 'no_quota' then 0 ` +
+        `else 1 end,
               case when fate = 'queued' then queued_at end,
-              case fate when 'queued' then null when 'hard' then '550 5.1.1 User unknown' when 'soft' then '421 4.3.2 Service not available'
+              case fate when 'queued' then null when 'hard' then '550 5.1.1 User unknown' when 'soft' then '421 ` +
+        `4.3.2 Service not available'
                         when 'suppressed' then 'suppressed: the recipient is on the suppression list'
                         when 'no_quota' then 'no_quota: the monthly sending quota is used up' else '250 2.0.0 OK' end,
-              case fate when 'hard' then 'hard' when 'later_hard' then 'hard' when 'soft' then 'soft' when 'later_soft' then 'soft' end,
-              case fate when 'hard' then '550 5.1.1 User unknown' when 'later_hard' then '5.1.1 The email account does not exist'
-                        when 'soft' then '421 4.3.2 Service not available' when 'later_soft' then '5.2.2 Mailbox full' end,
+              case fate when 'hard' then 'hard' when 'later_hard' then 'hard' when 'soft' then 'soft' when ` +
+        `'later_soft' then 'soft' end,
+              case fate when 'hard' then '550 5.1.1 User unknown' when 'later_hard' then '5.1.1 The email account ` +
+        `does not exist'
+                        when 'soft' then '421 4.3.2 Service not available' when 'later_soft' then '5.2.2 Mailbox ` +
+        `full' end,
               opens, clicks,
               case when opens > 0 then first_open end,
               case when clicks > 0 then least(${nowLit}, first_open + u11 * interval '10 minutes') end
          from (select f.*,
-                      case when fate = 'delivered' and u6 < 0.45 then 1 + floor(power(u7, 3) * 5)::int else 0 end as opens,
-                      case when fate = 'delivered' and u6 < 0.45 and u9 < 0.3 then 1 + floor(power(u10, 3) * 3)::int else 0 end as clicks,
+                      case when fate = 'delivered' and u6 < 0.45 then 1 + floor(power(u7, 3) * 5)::int else 0 end as ` +
+        `opens,
+                      case when fate = 'delivered' and u6 < 0.45 and u9 < 0.3 then 1 + floor(power(u10, 3) * 3)::int ` +
+        `else 0 end as clicks,
                       least(${nowLit}, sent_at + power(u8, 2) * interval '72 hours') as first_open
                  from (${fates(size, from, to, now, groupCount)}) f) t`,
     )
@@ -118,7 +229,8 @@ export async function insertGroups(db, customerId, now, groupCount = GROUPS.leng
   await sql
     .raw(
       `insert into transaction_groups (id, uuid, customer_id, name, created_at)
-       select n, gen_random_uuid(), ${customerId}, (${array(groupNames(groupCount))})[n], timestamptz '${created}' from generate_series(1, ${groupCount}) n`,
+       select n, gen_random_uuid(), ${customerId}, (${array(groupNames(groupCount))})[n], timestamptz '${created}' ` +
+        `from generate_series(1, ${groupCount}) n`,
     )
     .execute(db);
 }
@@ -128,19 +240,27 @@ export async function deriveRollups(db, customerId) {
   const utcDay = (column) => `(${column} at time zone 'UTC')::date`;
   await sql
     .raw(
-      `insert into daily_stats (customer_id, group_id, day, requests, sent, failed, delivered, bounced, bounces_hard, bounces_soft, opens, unique_opens, clicks, unique_clicks)
-       select ${customerId}, group_id, day, sum(requests), sum(sent), sum(failed), sum(delivered), sum(bounced), sum(bounces_hard), sum(bounces_soft),
+      `insert into daily_stats (customer_id, group_id, day, requests, sent, failed, delivered, bounced, ` +
+        `bounces_hard, bounces_soft, opens, unique_opens, clicks, unique_clicks)
+       select ${customerId}, group_id, day, sum(requests), sum(sent), sum(failed), sum(delivered), sum(bounced), ` +
+        `sum(bounces_hard), sum(bounces_soft),
               sum(opens), sum(unique_opens), sum(clicks), sum(unique_clicks)
-         from (select group_id, ${utcDay('queued_at')} as day, 1 as requests, 0 as sent, (status in ('failed', 'no_quota'))::int as failed, 0 as delivered,
-                      (delivered_status = 'bounced')::int as bounced, coalesce((bounce_type = 'hard')::int, 0) as bounces_hard,
-                      coalesce((bounce_type = 'soft')::int, 0) as bounces_soft, 0 as opens, 0 as unique_opens, 0 as clicks, 0 as unique_clicks
+         from (select group_id, ${utcDay('queued_at')} as day, 1 as requests, 0 as sent, (status in ('failed', ` +
+        `'no_quota'))::int as failed, 0 as delivered,
+                      (delivered_status = 'bounced')::int as bounced, coalesce((bounce_type = 'hard')::int, 0) as ` +
+        `bounces_hard,
+                      coalesce((bounce_type = 'soft')::int, 0) as bounces_soft, 0 as opens, 0 as unique_opens, 0 as ` +
+        `clicks, 0 as unique_clicks
                  from transactions where customer_id = ${customerId}
                union all
-               select group_id, ${utcDay('sent_at')}, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0 from transactions where customer_id = ${customerId} and status = 'sent'
+               select group_id, ${utcDay('sent_at')}, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0 from transactions where ` +
+        `customer_id = ${customerId} and status = 'sent'
                union all
-               select group_id, ${utcDay('first_open_at')}, 0, 0, 0, 0, 0, 0, 0, open_count, 1, 0, 0 from transactions where customer_id = ${customerId} and first_open_at is not null
+               select group_id, ${utcDay('first_open_at')}, 0, 0, 0, 0, 0, 0, 0, open_count, 1, 0, 0 from ` +
+        `transactions where customer_id = ${customerId} and first_open_at is not null
                union all
-               select group_id, ${utcDay('first_click_at')}, 0, 0, 0, 0, 0, 0, 0, 0, 0, click_count, 1 from transactions where customer_id = ${customerId} and first_click_at is not null) x
+               select group_id, ${utcDay('first_click_at')}, 0, 0, 0, 0, 0, 0, 0, 0, 0, click_count, 1 from ` +
+        `transactions where customer_id = ${customerId} and first_click_at is not null) x
         group by group_id, day`,
     )
     .execute(db);
@@ -149,13 +269,15 @@ export async function deriveRollups(db, customerId) {
     .raw(
       `insert into quota_usage (customer_id, month, used)
        select ${customerId}, date_trunc('month', queued_at at time zone 'UTC')::date, count(*)
-         from transactions where customer_id = ${customerId} and status <> 'no_quota' and not (status = 'failed' and bounce_type is null)
+         from transactions where customer_id = ${customerId} and status <> 'no_quota' and not (status = 'failed' and ` +
+        `bounce_type is null)
         group by 2`,
     )
     .execute(db);
   await sql
     .raw(
-      `update transaction_groups g set last_send_at = s.last from (select group_id, max(queued_at) as last from transactions where customer_id = ${customerId} group by group_id) s
+      `update transaction_groups g set last_send_at = s.last from (select group_id, max(queued_at) as last from ` +
+        `transactions where customer_id = ${customerId} group by group_id) s
         where g.id = s.group_id`,
     )
     .execute(db);
@@ -164,40 +286,62 @@ export async function deriveRollups(db, customerId) {
 /** The identity sequences continue after the explicit ids. */
 export async function resetSequences(db) {
   for (const table of ['messages', 'transactions', 'transaction_groups']) {
-    await sql.raw(`select setval(pg_get_serial_sequence('${table}', 'id'), (select coalesce(max(id), 1) from ${table}))`).execute(db);
+    await sql
+      .raw(`select setval(pg_get_serial_sequence('${table}', 'id'), (select coalesce(max(id), 1) from ${table}))`)
+      .execute(db);
   }
 }
 
 /** The rollups (daily_stats, transaction_counts) against the rows they summarize: every column must agree. */
 export async function checkRollups(db, customerId) {
-  const { rows: [s] } = await sql
+  const {
+    rows: [s],
+  } = await sql
     .raw(
-      `select sum(requests)::bigint requests, sum(sent)::bigint sent, sum(failed)::bigint failed, sum(delivered)::bigint delivered, sum(bounced)::bigint bounced,
-              sum(bounces_hard)::bigint bounces_hard, sum(bounces_soft)::bigint bounces_soft, sum(opens)::bigint opens, sum(unique_opens)::bigint unique_opens,
+      `select sum(requests)::bigint requests, sum(sent)::bigint sent, sum(failed)::bigint failed, ` +
+        `sum(delivered)::bigint delivered, sum(bounced)::bigint bounced,
+              sum(bounces_hard)::bigint bounces_hard, sum(bounces_soft)::bigint bounces_soft, sum(opens)::bigint ` +
+        `opens, sum(unique_opens)::bigint unique_opens,
               sum(clicks)::bigint clicks, sum(unique_clicks)::bigint unique_clicks
          from daily_stats where customer_id = ${customerId}`,
     )
     .execute(db);
-  const { rows: [t] } = await sql
+  const {
+    rows: [t],
+  } = await sql
     .raw(
-      `select count(*) requests, count(*) filter (where status = 'sent') sent, count(*) filter (where status in ('failed', 'no_quota')) failed,
-              count(*) filter (where status = 'sent') delivered, count(*) filter (where delivered_status = 'bounced') bounced,
-              count(*) filter (where bounce_type = 'hard') bounces_hard, count(*) filter (where bounce_type = 'soft') bounces_soft,
-              coalesce(sum(open_count), 0) opens, count(first_open_at) unique_opens, coalesce(sum(click_count), 0) clicks, count(first_click_at) unique_clicks
+      `select count(*) requests, count(*) filter (where status = 'sent') sent, count(*) filter (where status in ` +
+        `('failed', 'no_quota')) failed,
+              count(*) filter (where status = 'sent') delivered, count(*) filter (where delivered_status = ` +
+        `'bounced') bounced,
+              count(*) filter (where bounce_type = 'hard') bounces_hard, count(*) filter (where bounce_type = ` +
+        `'soft') bounces_soft,
+              coalesce(sum(open_count), 0) opens, count(first_open_at) unique_opens, coalesce(sum(click_count), 0) ` +
+        `clicks, count(first_click_at) unique_clicks
          from transactions where customer_id = ${customerId}`,
     )
     .execute(db);
   // transaction_counts is kept by the triggers of migration 007 as the rows were inserted
   const counted = (source, n, opened, clicked) =>
-    `select ${n} counts_all, ${n} filter (where status in ('failed', 'no_quota')) counts_failed, ${n} filter (where delivered_status = 'bounced') counts_bounced,
-            ${n} filter (where delivered_status = 'delivered') counts_delivered, ${n} filter (where ${opened}) counts_opened, ${n} filter (where ${clicked}) counts_clicked
+    `select ${n} counts_all, ${n} filter (where status in ('failed', 'no_quota')) counts_failed, ${n} filter (where ` +
+    `delivered_status = 'bounced') counts_bounced,
+            ${n} filter (where delivered_status = 'delivered') counts_delivered, ${n} filter (where ${opened}) ` +
+    `counts_opened, ${n} filter (where ${clicked}) counts_clicked
        from ${source} where customer_id = ${customerId}`;
-  const { rows: [cs] } = await sql.raw(counted('transaction_counts', 'sum(n)', 'opened', 'clicked')).execute(db);
-  const { rows: [ct] } = await sql.raw(counted('transactions', 'count(*)', 'open_count > 0', 'click_count > 0')).execute(db);
+  const {
+    rows: [cs],
+  } = await sql.raw(counted('transaction_counts', 'sum(n)', 'opened', 'clicked')).execute(db);
+  const {
+    rows: [ct],
+  } = await sql.raw(counted('transactions', 'count(*)', 'open_count > 0', 'click_count > 0')).execute(db);
   Object.assign(s, cs);
   Object.assign(t, ct);
   const mismatches = Object.keys(s).filter((k) => Number(s[k]) !== Number(t[k]));
-  return { match: mismatches.length === 0, mismatches, totals: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)])) };
+  return {
+    match: mismatches.length === 0,
+    mismatches,
+    totals: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)])),
+  };
 }
 
 /** Tracked links per group: each clicked transaction clicked one to three of them. */

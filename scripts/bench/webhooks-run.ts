@@ -25,8 +25,17 @@ export function useDatabases(factory: () => Promise<string>): void {
 
 async function setup(env: Record<string, string>) {
   const store = nextDatabase ? { DATABASE_URL: await nextDatabase() } : { DATA_DIR: 'memory://' };
-  const config = loadConfig({ TRANSACT_SECRET: SECRET, ...store, LOG_LEVEL: 'silent', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', ...env });
-  const { ctx, close } = await createContext(config, { logger: pino({ level: 'silent' }), collectDefaultMetrics: false });
+  const config = loadConfig({
+    TRANSACT_SECRET: SECRET,
+    ...store,
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    ...env,
+  });
+  const { ctx, close } = await createContext(config, {
+    logger: pino({ level: 'silent' }),
+    collectDefaultMetrics: false,
+  });
   const enterprise = await insertEnterprise(ctx.db, { name: 'Bench' });
   const customer = await insertCustomer(ctx.db, { enterprise_id: enterprise.id, name: 'Bench Shop' });
   await addDomain(ctx, customer.id, 'shop.example', { verified: true });
@@ -39,22 +48,51 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Events delivered per second by the webhook worker to `receiverUrl`. */
 export async function workerRate(receiverUrl: string, events: number) {
   const { ctx, close, customerId, apiKey } = await setup({});
-  await saveWebhook(ctx, customerId, { url: receiverUrl, verb: 'post', status: 'enabled', event_types: ['open'], field_set: 'standard' });
+  await saveWebhook(ctx, customerId, {
+    url: receiverUrl,
+    verb: 'post',
+    status: 'enabled',
+    event_types: ['open'],
+    field_set: 'standard',
+  });
   const api = createApi(ctx);
   // transactions to hang the events on (never delivered: no worker for mail here)
   for (let offset = 0; offset < events; offset += 500) {
-    const batch = Array.from({ length: Math.min(500, events - offset) }, (_, i) => ({ from: 'Shop <orders@shop.example>', to: `c${offset + i}@customer.example`, subject: `Order ${offset + i}`, text: 'Thanks', tags: ['bench'], metadata: { order: offset + i } }));
-    const res = await api.request('http://localhost/v1/mail/batch', { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify(batch) });
+    const batch = Array.from({ length: Math.min(500, events - offset) }, (_, i) => ({
+      from: 'Shop <orders@shop.example>',
+      to: `c${offset + i}@customer.example`,
+      subject: `Order ${offset + i}`,
+      text: 'Thanks',
+      tags: ['bench'],
+      metadata: { order: offset + i },
+    }));
+    const res = await api.request('http://localhost/v1/mail/batch', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(batch),
+    });
     if (res.status !== 202) throw new Error(`accept failed: ${res.status}`);
   }
   const txs = await ctx.db.selectFrom('transactions').select(['id', 'customer_id']).execute();
-  await insertEvents(ctx.db, txs.map((t) => ({ customer_id: Number(t.customer_id), transaction_id: Number(t.id), type: 'open' as const, data: { ip: '203.0.113.1', user_agent: 'Mail/1.0' } })), ctx);
+  await insertEvents(
+    ctx.db,
+    txs.map((t) => ({
+      customer_id: Number(t.customer_id),
+      transaction_id: Number(t.id),
+      type: 'open' as const,
+      data: { ip: '203.0.113.1', user_agent: 'Mail/1.0' },
+    })),
+    ctx,
+  );
   // one customer: the per-customer bound is the worker's concurrency here
   const worker = new WebhookWorker(ctx, { concurrency: 64, perCustomer: 64 });
   const started = performance.now();
   worker.start();
   // a cheap check (the partial index of due requests), not a count: it shares PGlite's one connection
-  while (await ctx.db.selectFrom('webhook_requests').select('id').where('status', '=', 'pending').limit(1).executeTakeFirst()) await sleep(50);
+  while (
+    await ctx.db.selectFrom('webhook_requests').select('id').where('status', '=', 'pending').limit(1).executeTakeFirst()
+  )
+    await sleep(50);
   const seconds = (performance.now() - started) / 1000;
   await worker.stop();
   const sample = await ctx.db.selectFrom('webhook_requests').select('payload').limit(1).executeTakeFirstOrThrow();
@@ -70,19 +108,29 @@ export async function bareRate(receiverUrl: string, requests: number, payloadByt
   const started = performance.now();
   const one = () =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request(receiverUrl, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
+      const req = http.request(
+        receiverUrl,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < requests) {
-      next++;
-      await one();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests) {
+        next++;
+        await one();
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
   return { requests, seconds, per_second: requests / seconds };
@@ -94,8 +142,18 @@ export async function bareRate(receiverUrl: string, requests: number, payloadByt
  * worker role). Returns delivered messages per second (accept → recorded outcome).
  */
 export async function endToEnd(sinkPort: number, receiverUrl: string | null, messages: number) {
-  const { ctx, close, customerId, apiKey } = await setup({ SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}`, DELIVERY_CONCURRENCY: '64' });
-  if (receiverUrl) await saveWebhook(ctx, customerId, { url: receiverUrl, verb: 'post', status: 'enabled', event_types: [...WEBHOOK_EVENT_TYPES], field_set: 'standard' });
+  const { ctx, close, customerId, apiKey } = await setup({
+    SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}`,
+    DELIVERY_CONCURRENCY: '64',
+  });
+  if (receiverUrl)
+    await saveWebhook(ctx, customerId, {
+      url: receiverUrl,
+      verb: 'post',
+      status: 'enabled',
+      event_types: [...WEBHOOK_EVENT_TYPES],
+      field_set: 'standard',
+    });
   const api = createApi(ctx);
   const delivery = new DeliveryWorker(ctx);
   const webhooks = new WebhookWorker(ctx);
@@ -104,16 +162,33 @@ export async function endToEnd(sinkPort: number, receiverUrl: string | null, mes
   const started = performance.now();
   let sent = 0;
   // 16 API clients posting one message each, as bench:send's end to end does (one recipient, HTML)
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (sent < messages) {
-      sent++;
-      const res = await api.request('http://localhost/v1/mail', { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'Shop <orders@shop.example>', to: `r${sent}@customer.example`, subject: 'Your order', html: `<p>${'Thanks for your order. '.repeat(80)}</p>` }) });
-      if (res.status !== 202) throw new Error(`send failed: ${res.status}`);
-    }
-  }));
-  while (await ctx.db.selectFrom('transactions').select('id').where('status', '=', 'queued').limit(1).executeTakeFirst()) await sleep(50);
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (sent < messages) {
+        sent++;
+        const res = await api.request('http://localhost/v1/mail', {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            from: 'Shop <orders@shop.example>',
+            to: `r${sent}@customer.example`,
+            subject: 'Your order',
+            html: `<p>${'Thanks for your order. '.repeat(80)}</p>`,
+          }),
+        });
+        if (res.status !== 202) throw new Error(`send failed: ${res.status}`);
+      }
+    }),
+  );
+  while (
+    await ctx.db.selectFrom('transactions').select('id').where('status', '=', 'queued').limit(1).executeTakeFirst()
+  )
+    await sleep(50);
   const seconds = (performance.now() - started) / 1000;
-  const { n: hooks } = await ctx.db.selectFrom('webhook_requests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const { n: hooks } = await ctx.db
+    .selectFrom('webhook_requests')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   await delivery.stop();
   await webhooks.stop();
   await close();

@@ -117,7 +117,8 @@ export async function freshDatabase(adminUrl) {
 export function snapshotBuild(dir, from = path.join(root, 'dist')) {
   cpSync(from, path.join(dir, 'dist'), { recursive: true });
   for (const file of ['main.mjs', 'admin.mjs', 'server/entry.mjs']) {
-    if (!existsSync(path.join(dir, 'dist', file))) throw new Error(`dist/${file} is missing (a build running at the same time?)`);
+    if (!existsSync(path.join(dir, 'dist', file)))
+      throw new Error(`dist/${file} is missing (a build running at the same time?)`);
   }
   symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   return path.join(dir, 'dist');
@@ -148,7 +149,8 @@ export function serviceController(dist, env, baseUrl) {
       if (!wait) return;
       const deadline = Date.now() + START_TIMEOUT_MS;
       while (Date.now() < deadline) {
-        if (c.exitCode !== null) throw new Error(`the service exited while starting (${c.exitCode}):\n${output.slice(-4000)}`);
+        if (c.exitCode !== null)
+          throw new Error(`the service exited while starting (${c.exitCode}):\n${output.slice(-4000)}`);
         try {
           if ((await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(1000) })).ok) return;
         } catch {
@@ -184,4 +186,3 @@ export function createdId(stdout, kind) {
   if (!m) throw new Error(`no '${kind} N created' in: ${stdout}`);
   return m[1];
 }
-

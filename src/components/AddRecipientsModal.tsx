@@ -39,12 +39,16 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
         }}
       >
         <header className="modal-card-head">
-          <p className="modal-card-title" id="add-recipients-title">Add Recipients</p>
+          <p className="modal-card-title" id="add-recipients-title">
+            Add Recipients
+          </p>
           <button type="button" className="delete" aria-label="Close" onClick={onClose} />
         </header>
         <section className="modal-card-body">
           <div className="field">
-            <label className="label" htmlFor="add-recipients-emails">Email addresses</label>
+            <label className="label" htmlFor="add-recipients-emails">
+              Email addresses
+            </label>
             <div className="control">
               <textarea
                 id="add-recipients-emails"
@@ -58,15 +62,20 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
                 data-testid="add-recipients-textarea"
               />
             </div>
-            <p className="help" id="add-recipients-help">One email address per line. Mail to these addresses will not be sent.</p>
+            <p className="help" id="add-recipients-help">
+              One email address per line. Mail to these addresses will not be sent.
+            </p>
           </div>
           {outcome?.ok && (
             <p className="notification is-warning is-light" data-testid="add-recipients-summary">
-              {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not added:
+              {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not
+              added:
             </p>
           )}
           {outcome && !outcome.ok && (
-            <p className="notification is-danger is-light" data-testid="add-recipients-error">{outcome.message}</p>
+            <p className="notification is-danger is-light" data-testid="add-recipients-error">
+              {outcome.message}
+            </p>
           )}
           {outcome && outcome.rejected.length > 0 && (
             <ul className="rejected-lines" data-testid="add-recipients-rejected">
@@ -79,8 +88,15 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
           )}
         </section>
         <footer className="modal-card-foot buttons is-right">
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="submit" className={`button is-primary${sending ? ' is-loading' : ''}`} disabled={empty || sending} data-testid="add-recipients-submit">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            className={`button is-primary${sending ? ' is-loading' : ''}`}
+            disabled={empty || sending}
+            data-testid="add-recipients-submit"
+          >
             Add Recipients
           </button>
         </footer>

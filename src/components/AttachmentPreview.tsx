@@ -16,38 +16,67 @@ export interface AttachmentPreviewProps {
   files: Pick<Asset, 'name' | 'size'>[];
 }
 
-export default function AttachmentPreview({ branding, previewLink, expiry, state = 'live', files }: AttachmentPreviewProps) {
+export default function AttachmentPreview({
+  branding,
+  previewLink,
+  expiry,
+  state = 'live',
+  files,
+}: AttachmentPreviewProps) {
   const notice = state === 'live' ? null : DEAD_LINK_NOTICES[state];
   return (
     <div className="attachment-preview" data-testid="attachment-preview">
       <p className="preview-link">
         {previewLink ? (
-          <a href={previewLink} target="_blank" rel="noopener" data-testid="preview-page-link">Preview Page</a>
+          <a href={previewLink} target="_blank" rel="noopener" data-testid="preview-page-link">
+            Preview Page
+          </a>
         ) : (
           <span className="has-text-grey">Preview Page (after the first save)</span>
         )}
       </p>
       <div className="preview-page" style={{ background: branding.page.colour, color: branding.page.text_colour }}>
         {branding.logo && <img className="preview-logo" src={branding.logo.url} alt="Logo" />}
-        <p className="preview-title" data-testid="preview-title">{notice ? notice.heading : 'Online Attachments'}</p>
+        <p className="preview-title" data-testid="preview-title">
+          {notice ? notice.heading : 'Online Attachments'}
+        </p>
         {expiry ? (
           <p className="preview-expiry" data-testid="preview-expiry">
             {state === 'expired' ? `Expired on ${formatLongDate(expiry)}` : `Expiry date: ${formatLongDate(expiry)}`}
           </p>
         ) : null}
         {notice ? (
-          <p className="preview-notice" style={{ background: branding.link.colour, color: branding.link.text_colour }} data-testid="preview-notice">
+          <p
+            className="preview-notice"
+            style={{ background: branding.link.colour, color: branding.link.text_colour }}
+            data-testid="preview-notice"
+          >
             {notice.text}
           </p>
         ) : (
           <ul className="preview-files">
             {files.map((f, i) => (
               <li key={`${f.name}-${i}`} style={{ background: branding.link.colour, color: branding.link.text_colour }}>
-                <span className="preview-file-name">{f.name}<small>{formatFileSize(f.size)}</small></span>
-                <span className="preview-download" style={{ background: branding.button.colour, color: branding.button.text_colour }}>Download</span>
+                <span className="preview-file-name">
+                  {f.name}
+                  <small>{formatFileSize(f.size)}</small>
+                </span>
+                <span
+                  className="preview-download"
+                  style={{ background: branding.button.colour, color: branding.button.text_colour }}
+                >
+                  Download
+                </span>
               </li>
             ))}
-            {files.length === 0 && <li className="preview-empty" style={{ background: branding.link.colour, color: branding.link.text_colour }}>No files yet</li>}
+            {files.length === 0 && (
+              <li
+                className="preview-empty"
+                style={{ background: branding.link.colour, color: branding.link.text_colour }}
+              >
+                No files yet
+              </li>
+            )}
           </ul>
         )}
       </div>

@@ -79,7 +79,10 @@ export default function CodeEditor({ value, onChange, label, describedBy, error 
             html(),
             lint.lintGutter(),
             EditorView.lineWrapping,
-            EditorView.contentAttributes.of({ 'aria-label': label, ...(describedBy ? { 'aria-describedby': describedBy } : {}) }),
+            EditorView.contentAttributes.of({
+              'aria-label': label,
+              ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+            }),
             EditorView.updateListener.of((update) => {
               if (update.docChanged) change.current(update.state.doc.toString());
             }),
@@ -107,7 +110,11 @@ export default function CodeEditor({ value, onChange, label, describedBy, error 
   }, [error, ready]);
 
   return (
-    <div className={`code-editor${error ? ' has-error' : ''}`} data-testid="code-editor" data-ready={ready ? 'yes' : 'no'}>
+    <div
+      className={`code-editor${error ? ' has-error' : ''}`}
+      data-testid="code-editor"
+      data-ready={ready ? 'yes' : 'no'}
+    >
       {!ready && (
         <textarea
           ref={textarea}

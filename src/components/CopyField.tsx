@@ -41,12 +41,18 @@ export default function CopyField({ label, value, masked = false, testId }: Copy
     return () => clearTimeout(timer);
   }, [copied]);
 
-  const copy = () => copyText(value).then(() => setCopied('copied'), () => setCopied('failed'));
+  const copy = () =>
+    copyText(value).then(
+      () => setCopied('copied'),
+      () => setCopied('failed'),
+    );
   const hidden = masked && !revealed;
 
   return (
     <div className="field copy-field" data-testid={prefix}>
-      <label className="label" htmlFor={id}>{label}</label>
+      <label className="label" htmlFor={id}>
+        {label}
+      </label>
       <div className="field has-addons">
         <div className="control is-expanded">
           <input
@@ -79,7 +85,10 @@ export default function CopyField({ label, value, masked = false, testId }: Copy
         <div className="control">
           <button
             type="button"
-            className={`button copy-button ${copied === 'copied' ? 'is-success' : copied === 'failed' ? 'is-danger' : 'is-primary is-light'}`}
+            className={
+              `button copy-button ` +
+              `${copied === 'copied' ? 'is-success' : copied === 'failed' ? 'is-danger' : 'is-primary is-light'}`
+            }
             aria-label={`Copy ${label}`}
             onClick={() => void copy()}
             data-testid={`${prefix}-copy`}
@@ -88,7 +97,9 @@ export default function CopyField({ label, value, masked = false, testId }: Copy
           </button>
         </div>
       </div>
-      <span className="is-sr-only" aria-live="polite">{copied === 'copied' ? `${label} copied` : copied === 'failed' ? `${label} could not be copied` : ''}</span>
+      <span className="is-sr-only" aria-live="polite">
+        {copied === 'copied' ? `${label} copied` : copied === 'failed' ? `${label} could not be copied` : ''}
+      </span>
     </div>
   );
 }

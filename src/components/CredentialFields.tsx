@@ -5,7 +5,13 @@ import type { ApiCredentials, SmtpCredentials } from '../lib/wire.ts';
 import CopyField from './CopyField.tsx';
 
 /** Username, API Key (masked), API Endpoint and, when given, a link to the documentation. */
-export function ApiCredentialFields({ credentials, docsUrl }: { credentials: ApiCredentials; docsUrl?: string | null }) {
+export function ApiCredentialFields({
+  credentials,
+  docsUrl,
+}: {
+  credentials: ApiCredentials;
+  docsUrl?: string | null;
+}) {
   return (
     <div className="credential-fields" data-testid="api-credentials">
       <CopyField label="Username" value={credentials.username} testId="api-username" />

@@ -26,7 +26,17 @@ interface Props<Day> {
  * legend and 'No data.' + Retry when the call failed or the range is empty. Short axis labels
  * ('Mar 1'; with the year beyond a year of days), the full date in the tooltip.
  */
-export default function DailyLineChart<Day extends { tstat_day: string }>({ status, days, series, height, className = '', testId, label, onRetry, retryTestId }: Props<Day>) {
+export default function DailyLineChart<Day extends { tstat_day: string }>({
+  status,
+  days,
+  series,
+  height,
+  className = '',
+  testId,
+  label,
+  onRetry,
+  retryTestId,
+}: Props<Day>) {
   const holder = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (status !== 'loaded' || days.length === 0 || !holder.current) return;
@@ -63,13 +73,18 @@ export default function DailyLineChart<Day extends { tstat_day: string }>({ stat
       <div ref={holder} className="chart-holder" data-testid={testId} role="img" aria-label={label} />
       <ul className="chart-legend-list" aria-hidden="true">
         {series.map((s) => (
-          <li key={s.name}><span className="legend-swatch" style={{ background: s.colour }} />{s.name}</li>
+          <li key={s.name}>
+            <span className="legend-swatch" style={{ background: s.colour }} />
+            {s.name}
+          </li>
         ))}
       </ul>
       {empty && (
         <p className="has-text-centered has-text-grey chart-empty">
           No data.{' '}
-          <button type="button" className="button is-small is-light" onClick={onRetry} data-testid={retryTestId}>Retry</button>
+          <button type="button" className="button is-small is-light" onClick={onRetry} data-testid={retryTestId}>
+            Retry
+          </button>
         </p>
       )}
     </div>

@@ -15,7 +15,18 @@ interface Props {
 
 function CalendarIcon() {
   return (
-    <svg className="date-range-icon" viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    <svg
+      className="date-range-icon"
+      viewBox="0 0 24 24"
+      width="16"
+      height="16"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+    >
       <rect x="3" y="4" width="18" height="18" rx="2" />
       <line x1="16" y1="2" x2="16" y2="6" />
       <line x1="8" y1="2" x2="8" y2="6" />
@@ -46,20 +57,22 @@ export default function DateRangePicker({ range, onChange, testId }: Props) {
     if (loading.current || !input.current) return;
     loading.current = true;
     const field = input.current;
-    void import('./date-picker.ts').then(async ({ createRangePicker, loadStylesheet }) => {
-      await loadStylesheet();
-      picker.current = createRangePicker(field, {
-        current: () => latest.current.range,
-        maxDay: utcDay(new Date()),
-        onPick: (picked) => latest.current.onChange(picked),
+    void import('./date-picker.ts')
+      .then(async ({ createRangePicker, loadStylesheet }) => {
+        await loadStylesheet();
+        picker.current = createRangePicker(field, {
+          current: () => latest.current.range,
+          maxDay: utcDay(new Date()),
+          onPick: (picked) => latest.current.onChange(picked),
+        });
+        // flatpickr sizes its two months in the next animation frame; opening after that places the
+        // calendar by its real width
+        const created = picker.current;
+        requestAnimationFrame(() => created.open());
+      })
+      .finally(() => {
+        loading.current = false;
       });
-      // flatpickr sizes its two months in the next animation frame; opening after that places the
-      // calendar by its real width
-      const created = picker.current;
-      requestAnimationFrame(() => created.open());
-    }).finally(() => {
-      loading.current = false;
-    });
   }
 
   return (

@@ -24,7 +24,13 @@ export default function DonutChart({ parts, caption, centre, testId }: Props) {
   const total = parts.reduce((n, p) => n + p.value, 0);
   let start = 0;
   return (
-    <svg className="donut" viewBox="0 0 42 42" role="img" aria-label={parts.map((p) => `${p.label} ${p.value}`).join(', ')} data-testid={testId}>
+    <svg
+      className="donut"
+      viewBox="0 0 42 42"
+      role="img"
+      aria-label={parts.map((p) => `${p.label} ${p.value}`).join(', ')}
+      data-testid={testId}
+    >
       <circle className="donut-ring" cx="21" cy="21" r={RADIUS} />
       {parts.map((part) => {
         if (part.value <= 0 || total === 0) return null;
@@ -33,13 +39,26 @@ export default function DonutChart({ parts, caption, centre, testId }: Props) {
         const offset = 25 - start;
         start += share;
         return (
-          <circle key={part.label} className={`donut-slice ${part.tone}`} cx="21" cy="21" r={RADIUS} strokeDasharray={`${share} ${100 - share}`} strokeDashoffset={offset} data-part={part.label}>
+          <circle
+            key={part.label}
+            className={`donut-slice ${part.tone}`}
+            cx="21"
+            cy="21"
+            r={RADIUS}
+            strokeDasharray={`${share} ${100 - share}`}
+            strokeDashoffset={offset}
+            data-part={part.label}
+          >
             <title>{`${part.label}: ${formatCount(part.value)} (${Math.round(share)}%)`}</title>
           </circle>
         );
       })}
-      <text className="donut-total" x="21" y="21">{centre ?? formatCount(total)}</text>
-      <text className="donut-caption" x="21" y="26">{caption}</text>
+      <text className="donut-total" x="21" y="21">
+        {centre ?? formatCount(total)}
+      </text>
+      <text className="donut-caption" x="21" y="26">
+        {caption}
+      </text>
     </svg>
   );
 }

@@ -16,10 +16,14 @@ interface Props {
   children: ReactNode;
 }
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), ' +
+  'textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 function focusables(root: HTMLElement): HTMLElement[] {
-  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest('fieldset:disabled') && el.getClientRects().length > 0);
+  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+    (el) => !el.closest('fieldset:disabled') && el.getClientRects().length > 0,
+  );
 }
 
 export default function Modal({ labelledBy, onClose, testId, className, children }: Props) {
@@ -53,13 +57,22 @@ export default function Modal({ labelledBy, onClose, testId, className, children
     return () => {
       document.removeEventListener('keydown', onKey);
       // back to the opener, unless the focus already went somewhere else on purpose
-      const lost = !document.activeElement || document.activeElement === document.body || dialog.contains(document.activeElement);
+      const lost =
+        !document.activeElement || document.activeElement === document.body || dialog.contains(document.activeElement);
       if (lost && before?.isConnected) before.focus();
     };
   }, []);
 
   return (
-    <div ref={root} className={`modal is-active${className ? ` ${className}` : ''}`} role="dialog" aria-modal="true" aria-labelledby={labelledBy} tabIndex={-1} data-testid={testId}>
+    <div
+      ref={root}
+      className={`modal is-active${className ? ` ${className}` : ''}`}
+      role="dialog"
+      aria-modal="true"
+      aria-labelledby={labelledBy}
+      tabIndex={-1}
+      data-testid={testId}
+    >
       <div className="modal-background" onClick={onClose} />
       {children}
     </div>

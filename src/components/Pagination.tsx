@@ -21,20 +21,28 @@ export default function Pagination({ meta, onPage, testId }: Props) {
   const first = (page - 1) * size + 1;
   const to = Math.min(total, page * size);
   const control = (label: string, target: number, disabled: boolean, id: string) => (
-    <button type="button" className="button is-small" disabled={disabled} onClick={() => onPage(target)} data-testid={`${testId}-${id}`}>
+    <button
+      type="button"
+      className="button is-small"
+      disabled={disabled}
+      onClick={() => onPage(target)}
+      data-testid={`${testId}-${id}`}
+    >
       {label}
     </button>
   );
   return (
     <div className="report-pager">
       <p className="has-text-grey" data-testid={`${testId}-range`}>
-        Displaying {formatCount(first)}-{formatCount(to)} of {capped ? `more than ${formatCount(total - 1)}` : formatCount(total)}
+        Displaying {formatCount(first)}-{formatCount(to)} of{' '}
+        {capped ? `more than ${formatCount(total - 1)}` : formatCount(total)}
       </p>
       <nav className="buttons has-addons" aria-label="Pages">
         {control('First', 1, page <= 1, 'first')}
         {control('Previous', page - 1, page <= 1, 'previous')}
         <span className="button is-small is-static" data-testid={`${testId}-page`}>
-          Page {formatCount(page)}{capped ? '' : ` of ${formatCount(last)}`}
+          Page {formatCount(page)}
+          {capped ? '' : ` of ${formatCount(last)}`}
         </span>
         {control('Next', page + 1, page >= last, 'next')}
         {control('Last', last, capped || page >= last, 'last')}

@@ -12,10 +12,16 @@ interface Props {
 export default function SortableHeader({ label, direction, onSort, className, testId }: Props) {
   const arrow = direction === 'asc' ? '▲' : direction === 'desc' ? '▼' : '↕';
   return (
-    <th className={className} aria-sort={direction === 'asc' ? 'ascending' : direction === 'desc' ? 'descending' : 'none'} data-testid={testId}>
+    <th
+      className={className}
+      aria-sort={direction === 'asc' ? 'ascending' : direction === 'desc' ? 'descending' : 'none'}
+      data-testid={testId}
+    >
       <button type="button" className={`sort-button${direction ? ' is-sorted' : ''}`} onClick={onSort}>
         {label}
-        <span className="sort-arrow" aria-hidden="true">{arrow}</span>
+        <span className="sort-arrow" aria-hidden="true">
+          {arrow}
+        </span>
       </button>
     </th>
   );

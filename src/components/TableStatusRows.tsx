@@ -17,7 +17,9 @@ export default function TableStatusRows({ columns, status, rows, what, onRetry, 
   if (status === 'loading') {
     return (
       <tr>
-        <td colSpan={columns} className="has-text-centered has-text-grey empty-row">Loading…</td>
+        <td colSpan={columns} className="has-text-centered has-text-grey empty-row">
+          Loading…
+        </td>
       </tr>
     );
   }
@@ -25,7 +27,9 @@ export default function TableStatusRows({ columns, status, rows, what, onRetry, 
     <tr>
       <td colSpan={columns} className="has-text-centered has-text-grey empty-row" data-testid={`${testId}-empty`}>
         {status === 'failed' ? `The ${what} could not be loaded.` : `No ${what} found.`}{' '}
-        <button type="button" className="button is-small is-light" onClick={onRetry} data-testid={`${testId}-retry`}>Retry</button>
+        <button type="button" className="button is-small is-light" onClick={onRetry} data-testid={`${testId}-retry`}>
+          Retry
+        </button>
       </td>
     </tr>
   );

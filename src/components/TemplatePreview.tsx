@@ -3,8 +3,21 @@
 // document that forbids scripts and every remote load but images.
 import { previewDocument } from '../lib/template-editor.ts';
 
-export default function TemplatePreview({ html, title, width }: { html: string | null; title: string; width?: number }) {
-  if (html === null) return <div className="template-preview is-loading-preview" aria-busy="true" data-testid="template-preview-loading">Rendering the preview…</div>;
+export default function TemplatePreview({
+  html,
+  title,
+  width,
+}: {
+  html: string | null;
+  title: string;
+  width?: number;
+}) {
+  if (html === null)
+    return (
+      <div className="template-preview is-loading-preview" aria-busy="true" data-testid="template-preview-loading">
+        Rendering the preview…
+      </div>
+    );
   return (
     <iframe
       className="template-preview"

@@ -15,12 +15,19 @@ interface Props {
 }
 
 function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): void }) {
-  if (timeline.status === 'loading') return <p className="has-text-grey" data-testid="timeline-loading">Loading…</p>;
+  if (timeline.status === 'loading')
+    return (
+      <p className="has-text-grey" data-testid="timeline-loading">
+        Loading…
+      </p>
+    );
   if (timeline.status === 'failed') {
     return (
       <p className="has-text-grey" data-testid="timeline-failed">
         The timeline could not be loaded.{' '}
-        <button type="button" className="button is-small is-light" onClick={onRetry}>Retry</button>
+        <button type="button" className="button is-small is-light" onClick={onRetry}>
+          Retry
+        </button>
       </p>
     );
   }
@@ -35,10 +42,14 @@ function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): v
             <div className="timeline-content">
               <p>
                 <strong data-testid="timeline-title">{view.title}</strong>{' '}
-                <time className="has-text-grey" dateTime={isoOf(event.time)}>{formatMoment(event.time)}</time>
+                <time className="has-text-grey" dateTime={isoOf(event.time)}>
+                  {formatMoment(event.time)}
+                </time>
               </p>
               {view.details.map((line, j) => (
-                <p key={j} className="timeline-detail" data-testid="timeline-detail">{line}</p>
+                <p key={j} className="timeline-detail" data-testid="timeline-detail">
+                  {line}
+                </p>
               ))}
             </div>
           </li>
@@ -61,7 +72,9 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
     <Modal labelledBy="transaction-info-title" onClose={onClose} testId="transaction-info">
       <div className="modal-card transaction-info">
         <header className="modal-card-head">
-          <p className="modal-card-title" id="transaction-info-title">Transaction Info</p>
+          <p className="modal-card-title" id="transaction-info-title">
+            Transaction Info
+          </p>
           <button type="button" className="delete" aria-label="Close" onClick={onClose} autoFocus />
         </header>
         {/* focusable, so a keyboard can scroll it when a small screen makes it scroll (WCAG 2.1.1) */}
@@ -76,7 +89,9 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
           </dl>
           {headers && (
             <section className="info-section" aria-labelledby="custom-headers-title" data-testid="info-headers">
-              <h3 className="title is-6" id="custom-headers-title">Custom Headers</h3>
+              <h3 className="title is-6" id="custom-headers-title">
+                Custom Headers
+              </h3>
               <dl className="info-fields">
                 {headers.map(([name, value]) => (
                   <div key={name} className="info-field">
@@ -88,12 +103,16 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
             </section>
           )}
           <section className="info-section" aria-labelledby="timeline-title">
-            <h3 className="title is-6" id="timeline-title">Timeline</h3>
+            <h3 className="title is-6" id="timeline-title">
+              Timeline
+            </h3>
             <Timeline timeline={timeline} onRetry={onRetryTimeline} />
           </section>
         </section>
         <footer className="modal-card-foot">
-          <button type="button" className="button" onClick={onClose} data-testid="info-close">Close</button>
+          <button type="button" className="button" onClick={onClose} data-testid="info-close">
+            Close
+          </button>
         </footer>
       </div>
     </Modal>

@@ -25,8 +25,24 @@ const COLUMNS = 8;
 function EyeIcon({ opened }: { opened: boolean }) {
   const label = opened ? 'Opened' : 'Not Opened';
   return (
-    <span className={`opened-icon${opened ? ' is-opened' : ''}`} role="img" aria-label={label} title={label} data-testid="opened-icon">
-      <svg viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    <span
+      className={`opened-icon${opened ? ' is-opened' : ''}`}
+      role="img"
+      aria-label={label}
+      title={label}
+      data-testid="opened-icon"
+    >
+      <svg
+        viewBox="0 0 24 24"
+        width="18"
+        height="18"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        aria-hidden="true"
+      >
         <path d="M1 12s4-8 11-8 11 8 11 8-4 8-11 8-11-8-11-8z" />
         <circle cx="12" cy="12" r="3" />
         {!opened && <line x1="3" y1="3" x2="21" y2="21" />}
@@ -42,22 +58,41 @@ function Row({ tx, onMoreInfo }: { tx: TransactionWire; onMoreInfo(tx: Transacti
   return (
     <tr data-testid="transaction-row" data-uuid={tx.trans_uuid}>
       <td className="date-cell" title={`${sent ? 'Sent' : 'Queued'} ${formatMoment(at)}`}>
-        <time dateTime={isoOf(at)} data-testid="transaction-date">{formatDate(at)}</time>
+        <time dateTime={isoOf(at)} data-testid="transaction-date">
+          {formatDate(at)}
+        </time>
         <span className="time-of-day">{formatTime(at)}</span>
       </td>
-      <td className="email-cell" data-testid="transaction-email"><EmailText email={tx.trans_to_email} /></td>
-      <td className="subject-cell" data-testid="transaction-subject">{tx.tm_subject}</td>
+      <td className="email-cell" data-testid="transaction-email">
+        <EmailText email={tx.trans_to_email} />
+      </td>
+      <td className="subject-cell" data-testid="transaction-subject">
+        {tx.tm_subject}
+      </td>
       <td className="status-cell">
         <span className={`status-dot is-${status.tone}`} aria-hidden="true" />
         <span data-testid="transaction-status">{status.label}</span>
       </td>
       <td className="group-cell">
-        <a href={`/groups/${encodeURIComponent(tx.trans_group_uuid)}/overview`} data-testid="transaction-group">{tx.trans_group_name}</a>
+        <a href={`/groups/${encodeURIComponent(tx.trans_group_uuid)}/overview`} data-testid="transaction-group">
+          {tx.trans_group_name}
+        </a>
       </td>
-      <td className="has-text-centered"><EyeIcon opened={tx.trans_read_count > 0} /></td>
-      <td className="clicks-cell" data-testid="transaction-clicks">{clicksText(tx.trans_click_count)}</td>
+      <td className="has-text-centered">
+        <EyeIcon opened={tx.trans_read_count > 0} />
+      </td>
+      <td className="clicks-cell" data-testid="transaction-clicks">
+        {clicksText(tx.trans_click_count)}
+      </td>
       <td className="has-text-right more-info-cell">
-        <button type="button" className="button is-small is-info is-light" onClick={() => onMoreInfo(tx)} data-testid="more-info">More Info</button>
+        <button
+          type="button"
+          className="button is-small is-info is-light"
+          onClick={() => onMoreInfo(tx)}
+          data-testid="more-info"
+        >
+          More Info
+        </button>
       </td>
     </tr>
   );
@@ -75,19 +110,48 @@ export default function TransactionTable({ list, sort, onSort, onPage, onRetry, 
         <table className="table is-fullwidth is-hoverable">
           <thead>
             <tr>
-              <SortableHeader label="Date" direction={direction('dateSent')} onSort={() => onSort('dateSent')} className="date-column" testId="sort-date" />
+              <SortableHeader
+                label="Date"
+                direction={direction('dateSent')}
+                onSort={() => onSort('dateSent')}
+                className="date-column"
+                testId="sort-date"
+              />
               <th>Recipient</th>
               <th>Subject</th>
               <th className="status-column">Status</th>
               <th>Group</th>
-              <SortableHeader label="Opened" direction={direction('opens')} onSort={() => onSort('opens')} className="opened-column" testId="sort-opened" />
-              <SortableHeader label="Clicks" direction={direction('clicks')} onSort={() => onSort('clicks')} className="clicks-column" testId="sort-clicks" />
-              <th className="more-info-cell"><span className="is-sr-only">More Info</span></th>
+              <SortableHeader
+                label="Opened"
+                direction={direction('opens')}
+                onSort={() => onSort('opens')}
+                className="opened-column"
+                testId="sort-opened"
+              />
+              <SortableHeader
+                label="Clicks"
+                direction={direction('clicks')}
+                onSort={() => onSort('clicks')}
+                className="clicks-column"
+                testId="sort-clicks"
+              />
+              <th className="more-info-cell">
+                <span className="is-sr-only">More Info</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {list.data.map((tx) => <Row key={tx.trans_uuid} tx={tx} onMoreInfo={onMoreInfo} />)}
-            <TableStatusRows columns={COLUMNS} status={list.status} rows={list.data.length} what="transactions" onRetry={onRetry} testId="transactions" />
+            {list.data.map((tx) => (
+              <Row key={tx.trans_uuid} tx={tx} onMoreInfo={onMoreInfo} />
+            ))}
+            <TableStatusRows
+              columns={COLUMNS}
+              status={list.status}
+              rows={list.data.length}
+              what="transactions"
+              onRetry={onRetry}
+              testId="transactions"
+            />
           </tbody>
         </table>
       </div>

@@ -19,7 +19,9 @@ export default function WebhookLogModal() {
     <Modal labelledBy={`${id}-title`} onClose={closeLog} testId="webhook-log-modal" className="webhook-log-modal">
       <div className="modal-card">
         <header className="modal-card-head">
-          <h2 className="modal-card-title" id={`${id}-title`}>Webhook request</h2>
+          <h2 className="modal-card-title" id={`${id}-title`}>
+            Webhook request
+          </h2>
           <button type="button" className="delete" aria-label="Close" onClick={closeLog} />
         </header>
         {/* focusable: on a phone the body scrolls, and keyboards must reach it */}
@@ -31,22 +33,32 @@ export default function WebhookLogModal() {
                 <dt>Event</dt>
                 <dd data-testid="webhook-log-event">{detail.log.event_type}</dd>
                 <dt>Status</dt>
-                <dd data-testid="webhook-log-detail-status">{PROGRESS_LABEL[detail.log.progress] ?? detail.log.status}</dd>
+                <dd data-testid="webhook-log-detail-status">
+                  {PROGRESS_LABEL[detail.log.progress] ?? detail.log.status}
+                </dd>
                 <dt>Method</dt>
                 <dd>{detail.request.method}</dd>
                 <dt>URL</dt>
-                <dd className="is-family-monospace" data-testid="webhook-log-url">{detail.request.url}</dd>
+                <dd className="is-family-monospace" data-testid="webhook-log-url">
+                  {detail.request.url}
+                </dd>
                 <dt>Field set</dt>
                 <dd>{detail.log.field_set}</dd>
                 <dt>Content type</dt>
                 <dd>{detail.log.content_type}</dd>
               </dl>
               <h3 className="title is-6">Headers</h3>
-              <pre className="webhook-log-pre" data-testid="webhook-log-headers">{Object.entries(detail.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre>
+              <pre className="webhook-log-pre" data-testid="webhook-log-headers">
+                {Object.entries(detail.request.headers)
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join('\n')}
+              </pre>
               {detail.request.payload && (
                 <>
                   <h3 className="title is-6">Payload</h3>
-                  <pre className="webhook-log-pre" data-testid="webhook-log-payload">{JSON.stringify(detail.request.payload, null, 2)}</pre>
+                  <pre className="webhook-log-pre" data-testid="webhook-log-payload">
+                    {JSON.stringify(detail.request.payload, null, 2)}
+                  </pre>
                 </>
               )}
               <h3 className="title is-6">Attempts</h3>
@@ -57,13 +69,23 @@ export default function WebhookLogModal() {
                     <p>
                       <strong>{formatReportDate(a.at)}</strong> · {a.duration_ms} ms ·{' '}
                       {a.status_code !== null ? (
-                        <span className={a.status_code >= 200 && a.status_code < 300 ? 'has-text-success' : 'has-text-danger'}>HTTP {a.status_code}</span>
+                        <span
+                          className={
+                            a.status_code >= 200 && a.status_code < 300 ? 'has-text-success' : 'has-text-danger'
+                          }
+                        >
+                          HTTP {a.status_code}
+                        </span>
                       ) : (
                         <span className="has-text-danger">{a.error}</span>
                       )}
                       {a.next_retry_at !== null && <> · next retry {formatReportDate(a.next_retry_at)}</>}
                     </p>
-                    {a.response_body ? <pre className="webhook-log-pre is-small" data-testid="webhook-log-response">{a.response_body}</pre> : null}
+                    {a.response_body ? (
+                      <pre className="webhook-log-pre is-small" data-testid="webhook-log-response">
+                        {a.response_body}
+                      </pre>
+                    ) : null}
                   </li>
                 ))}
               </ol>
@@ -71,8 +93,18 @@ export default function WebhookLogModal() {
           )}
         </section>
         <footer className="modal-card-foot buttons">
-          <button type="button" className="button" onClick={closeLog}>Close</button>
-          <button type="button" className={`button is-primary${busy ? ' is-loading' : ''}`} disabled={!detail || busy} onClick={() => void replayLog(open.id)} data-testid="webhook-log-replay">Replay</button>
+          <button type="button" className="button" onClick={closeLog}>
+            Close
+          </button>
+          <button
+            type="button"
+            className={`button is-primary${busy ? ' is-loading' : ''}`}
+            disabled={!detail || busy}
+            onClick={() => void replayLog(open.id)}
+            data-testid="webhook-log-replay"
+          >
+            Replay
+          </button>
         </footer>
       </div>
     </Modal>

@@ -4,7 +4,16 @@
 // every event. Ours beyond the spec: the signing secret (masked, copyable, Rotate) and Send test event.
 import { useId, useState } from 'react';
 import CopyField from './CopyField.tsx';
-import { defaultWebhook, rotateSecret, saveWebhook, sendTestEvent, type TestEventAnswer, type Webhook, WEBHOOK_EVENTS, WEBHOOK_VERBS } from '../islands/stores/webhook.ts';
+import {
+  defaultWebhook,
+  rotateSecret,
+  saveWebhook,
+  sendTestEvent,
+  type TestEventAnswer,
+  type Webhook,
+  WEBHOOK_EVENTS,
+  WEBHOOK_VERBS,
+} from '../islands/stores/webhook.ts';
 import Modal from './Modal.tsx';
 
 interface Props {
@@ -12,7 +21,15 @@ interface Props {
   onClose(): void;
 }
 
-const EVENT_LABELS: Record<string, string> = { sent: 'Sent', failed: 'Failed', bounce: 'Bounce', open: 'Open', click: 'Click', unsubscribe: 'Unsubscribe', resubscribe: 'Resubscribe' };
+const EVENT_LABELS: Record<string, string> = {
+  sent: 'Sent',
+  failed: 'Failed',
+  bounce: 'Bounce',
+  open: 'Open',
+  click: 'Click',
+  unsubscribe: 'Unsubscribe',
+  resubscribe: 'Resubscribe',
+};
 
 export default function WebhookModal({ webhook, onClose }: Props) {
   const id = useId();
@@ -24,11 +41,20 @@ export default function WebhookModal({ webhook, onClose }: Props) {
 
   function chooseAuth(type: string) {
     // docs/console.md §4: basic starts with empty credentials; none removes them
-    set(type === 'basic' ? { auth_type: 'basic', auth_details: { username: '', password: '' } } : { auth_type: null, auth_details: null });
+    set(
+      type === 'basic'
+        ? { auth_type: 'basic', auth_details: { username: '', password: '' } }
+        : { auth_type: null, auth_details: null },
+    );
   }
 
   function toggleEvent(event: string, on: boolean) {
-    setDraft((d) => ({ ...d, event_types: on ? WEBHOOK_EVENTS.filter((e) => e === event || d.event_types.includes(e)) : d.event_types.filter((e) => e !== event) }));
+    setDraft((d) => ({
+      ...d,
+      event_types: on
+        ? WEBHOOK_EVENTS.filter((e) => e === event || d.event_types.includes(e))
+        : d.event_types.filter((e) => e !== event),
+    }));
   }
 
   async function save() {
@@ -45,8 +71,11 @@ export default function WebhookModal({ webhook, onClose }: Props) {
   }
 
   const testText = (t: TestEventAnswer) =>
-    t.status_code !== null ? `The receiver answered ${t.status_code} in ${t.duration_ms} ms.` : `No answer: ${t.error ?? 'unknown error'}`;
-  const testOk = test?.status_code !== null && test?.status_code !== undefined && test.status_code >= 200 && test.status_code < 300;
+    t.status_code !== null
+      ? `The receiver answered ${t.status_code} in ${t.duration_ms} ms.`
+      : `No answer: ${t.error ?? 'unknown error'}`;
+  const testOk =
+    test?.status_code !== null && test?.status_code !== undefined && test.status_code >= 200 && test.status_code < 300;
 
   return (
     <Modal labelledBy={`${id}-title`} onClose={onClose} testId="webhook-modal" className="webhook-modal">
@@ -59,31 +88,63 @@ export default function WebhookModal({ webhook, onClose }: Props) {
         }}
       >
         <header className="modal-card-head">
-          <h2 className="modal-card-title" id={`${id}-title`}>Webhook</h2>
+          <h2 className="modal-card-title" id={`${id}-title`}>
+            Webhook
+          </h2>
           <button type="button" className="delete" aria-label="Close" onClick={onClose} />
         </header>
         <section className="modal-card-body">
           <div className="field">
-            <label className="label" htmlFor={`${id}-url`}>URL</label>
+            <label className="label" htmlFor={`${id}-url`}>
+              URL
+            </label>
             <div className="control">
-              <input id={`${id}-url`} className="input" type="url" inputMode="url" placeholder="https://example.com/webhooks/transact" value={draft.url} onChange={(e) => set({ url: e.target.value })} autoComplete="off" data-testid="webhook-url-input" />
+              <input
+                id={`${id}-url`}
+                className="input"
+                type="url"
+                inputMode="url"
+                placeholder="https://example.com/webhooks/transact"
+                value={draft.url}
+                onChange={(e) => set({ url: e.target.value })}
+                autoComplete="off"
+                data-testid="webhook-url-input"
+              />
             </div>
           </div>
           <div className="webhook-modal-row">
             <div className="field">
-              <label className="label" htmlFor={`${id}-verb`}>Method</label>
+              <label className="label" htmlFor={`${id}-verb`}>
+                Method
+              </label>
               <div className="control">
-                <select id={`${id}-verb`} className="input webhook-select" value={draft.verb} onChange={(e) => set({ verb: e.target.value as Webhook['verb'] })} data-testid="webhook-verb-select">
+                <select
+                  id={`${id}-verb`}
+                  className="input webhook-select"
+                  value={draft.verb}
+                  onChange={(e) => set({ verb: e.target.value as Webhook['verb'] })}
+                  data-testid="webhook-verb-select"
+                >
                   {WEBHOOK_VERBS.map((v) => (
-                    <option key={v} value={v}>{v.toUpperCase()}</option>
+                    <option key={v} value={v}>
+                      {v.toUpperCase()}
+                    </option>
                   ))}
                 </select>
               </div>
             </div>
             <div className="field">
-              <label className="label" htmlFor={`${id}-auth`}>Authentication</label>
+              <label className="label" htmlFor={`${id}-auth`}>
+                Authentication
+              </label>
               <div className="control">
-                <select id={`${id}-auth`} className="input webhook-select" value={draft.auth_type ?? ''} onChange={(e) => chooseAuth(e.target.value)} data-testid="webhook-auth-select">
+                <select
+                  id={`${id}-auth`}
+                  className="input webhook-select"
+                  value={draft.auth_type ?? ''}
+                  onChange={(e) => chooseAuth(e.target.value)}
+                  data-testid="webhook-auth-select"
+                >
                   <option value="">None</option>
                   <option value="basic">Basic</option>
                 </select>
@@ -91,19 +152,45 @@ export default function WebhookModal({ webhook, onClose }: Props) {
             </div>
             <div className="field webhook-active">
               <label className="checkbox">
-                <input type="checkbox" checked={draft.status === 'enabled'} onChange={(e) => set({ status: e.target.checked ? 'enabled' : 'disabled' })} data-testid="webhook-active" /> Active
+                <input
+                  type="checkbox"
+                  checked={draft.status === 'enabled'}
+                  onChange={(e) => set({ status: e.target.checked ? 'enabled' : 'disabled' })}
+                  data-testid="webhook-active"
+                />{' '}
+                Active
               </label>
             </div>
           </div>
           {draft.auth_type === 'basic' && draft.auth_details && (
             <div className="webhook-modal-row" data-testid="webhook-basic-fields">
               <div className="field">
-                <label className="label" htmlFor={`${id}-user`}>Username</label>
-                <input id={`${id}-user`} className="input" type="text" autoComplete="off" value={draft.auth_details.username} onChange={(e) => set({ auth_details: { ...draft.auth_details!, username: e.target.value } })} data-testid="webhook-username" />
+                <label className="label" htmlFor={`${id}-user`}>
+                  Username
+                </label>
+                <input
+                  id={`${id}-user`}
+                  className="input"
+                  type="text"
+                  autoComplete="off"
+                  value={draft.auth_details.username}
+                  onChange={(e) => set({ auth_details: { ...draft.auth_details!, username: e.target.value } })}
+                  data-testid="webhook-username"
+                />
               </div>
               <div className="field">
-                <label className="label" htmlFor={`${id}-password`}>Password</label>
-                <input id={`${id}-password`} className="input" type="password" autoComplete="new-password" value={draft.auth_details.password} onChange={(e) => set({ auth_details: { ...draft.auth_details!, password: e.target.value } })} data-testid="webhook-password" />
+                <label className="label" htmlFor={`${id}-password`}>
+                  Password
+                </label>
+                <input
+                  id={`${id}-password`}
+                  className="input"
+                  type="password"
+                  autoComplete="new-password"
+                  value={draft.auth_details.password}
+                  onChange={(e) => set({ auth_details: { ...draft.auth_details!, password: e.target.value } })}
+                  data-testid="webhook-password"
+                />
               </div>
             </div>
           )}
@@ -112,7 +199,13 @@ export default function WebhookModal({ webhook, onClose }: Props) {
             <div className="webhook-events">
               {WEBHOOK_EVENTS.map((event) => (
                 <label key={event} className="checkbox">
-                  <input type="checkbox" checked={draft.event_types.includes(event)} onChange={(e) => toggleEvent(event, e.target.checked)} data-testid={`webhook-event-${event}`} /> {EVENT_LABELS[event]}
+                  <input
+                    type="checkbox"
+                    checked={draft.event_types.includes(event)}
+                    onChange={(e) => toggleEvent(event, e.target.checked)}
+                    data-testid={`webhook-event-${event}`}
+                  />{' '}
+                  {EVENT_LABELS[event]}
                 </label>
               ))}
             </div>
@@ -122,7 +215,15 @@ export default function WebhookModal({ webhook, onClose }: Props) {
             <div className="webhook-events">
               {(['standard', 'legacy'] as const).map((fs) => (
                 <label key={fs} className="radio">
-                  <input type="radio" name={`${id}-field-set`} value={fs} checked={draft.field_set === fs} onChange={() => set({ field_set: fs })} data-testid={`webhook-field-set-${fs}`} /> {fs === 'standard' ? 'Standard' : 'Legacy'}
+                  <input
+                    type="radio"
+                    name={`${id}-field-set`}
+                    value={fs}
+                    checked={draft.field_set === fs}
+                    onChange={() => set({ field_set: fs })}
+                    data-testid={`webhook-field-set-${fs}`}
+                  />{' '}
+                  {fs === 'standard' ? 'Standard' : 'Legacy'}
                 </label>
               ))}
             </div>
@@ -131,18 +232,48 @@ export default function WebhookModal({ webhook, onClose }: Props) {
             <div className="webhook-secret">
               <CopyField label="Signing secret" value={webhook.secret} masked testId="webhook-secret" />
               <div className="buttons">
-                <button type="button" className="button is-small" onClick={() => void rotateSecret()} data-testid="webhook-rotate">Rotate secret</button>
-                <button type="button" className={`button is-small${testing ? ' is-loading' : ''}`} onClick={() => void runTest()} disabled={testing} data-testid="webhook-test">Send test event</button>
+                <button
+                  type="button"
+                  className="button is-small"
+                  onClick={() => void rotateSecret()}
+                  data-testid="webhook-rotate"
+                >
+                  Rotate secret
+                </button>
+                <button
+                  type="button"
+                  className={`button is-small${testing ? ' is-loading' : ''}`}
+                  onClick={() => void runTest()}
+                  disabled={testing}
+                  data-testid="webhook-test"
+                >
+                  Send test event
+                </button>
               </div>
               {test && (
-                <p className={`help ${testOk ? 'has-text-success' : 'has-text-danger'}`} role="status" data-testid="webhook-test-result">{testText(test)}</p>
+                <p
+                  className={`help ${testOk ? 'has-text-success' : 'has-text-danger'}`}
+                  role="status"
+                  data-testid="webhook-test-result"
+                >
+                  {testText(test)}
+                </p>
               )}
             </div>
           )}
         </section>
         <footer className="modal-card-foot buttons">
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="submit" className={`button is-primary${saving ? ' is-loading' : ''}`} disabled={saving} data-testid="webhook-save">Save</button>
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            className={`button is-primary${saving ? ' is-loading' : ''}`}
+            disabled={saving}
+            data-testid="webhook-save"
+          >
+            Save
+          </button>
         </footer>
       </form>
     </Modal>

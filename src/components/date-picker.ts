@@ -65,7 +65,8 @@ export function createRangePicker(field: HTMLElement, options: RangePickerOption
     onReady: (_selected, _text, picker) => showEnd(picker),
     onOpen: (_selected, _text, picker) => showEnd(picker),
     onClose(selected, _text, picker) {
-      if (selected.length === 2) options.onPick({ start: dayOfLocalDate(selected[0]), end: dayOfLocalDate(selected[1]) });
+      if (selected.length === 2)
+        options.onPick({ start: dayOfLocalDate(selected[0]), end: dayOfLocalDate(selected[1]) });
       // one day clicked and the picker left: back to the range in effect
       else picker.setDate(dates(options.current()), false);
     },

@@ -15,9 +15,17 @@ export interface ExpiryPickerOptions {
 // zone, so it is handed dates whose local fields are the UTC ones, and read back the same way.
 const utcAsLocal = (ms: number) => {
   const d = new Date(ms);
-  return new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds());
+  return new Date(
+    d.getUTCFullYear(),
+    d.getUTCMonth(),
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  );
 };
-const localAsUtc = (d: Date) => Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
+const localAsUtc = (d: Date) =>
+  Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
 
 export function createExpiryPicker(input: HTMLInputElement, options: ExpiryPickerOptions): Instance {
   void loadStylesheet();

@@ -17,7 +17,10 @@ export const challengeBody = z.object({
 export const callbackQuery = z.object({ assertion: z.string().min(1).max(8192) });
 
 const yesNo = z.enum(['yes', 'no']);
-const permissionFlags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yesNo])) as Record<`user_can_${Permission}`, typeof yesNo>;
+const permissionFlags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yesNo])) as Record<
+  `user_can_${Permission}`,
+  typeof yesNo
+>;
 const sessionAnswer = z.object({
   isAuthenticated: z.boolean(),
   enterprise: z
@@ -32,7 +35,13 @@ const sessionAnswer = z.object({
     .nullable(),
   customer: z.object({ customer_id: z.number().int(), customer_name: z.string() }).nullable(),
   user: z
-    .object({ ...permissionFlags, user_id: z.number().int(), user_name: z.string(), user_email: z.string(), user_profile_picture: z.string().nullable() })
+    .object({
+      ...permissionFlags,
+      user_id: z.number().int(),
+      user_name: z.string(),
+      user_email: z.string(),
+      user_profile_picture: z.string().nullable(),
+    })
     .openapi({ description: 'The user, with a `user_can_<permission>` flag (yes/no) per permission.' })
     .nullable(),
   backendUrl: z.string(),
@@ -40,12 +49,25 @@ const sessionAnswer = z.object({
 
 // docs/console.md §7: "one key (track_opens, track_links or disable_suppression) set to the new boolean"
 export const sendingOptionChange = z
-  .strictObject({ track_opens: z.boolean().optional(), track_links: z.boolean().optional(), disable_suppression: z.boolean().optional() })
+  .strictObject({
+    track_opens: z.boolean().optional(),
+    track_links: z.boolean().optional(),
+    disable_suppression: z.boolean().optional(),
+  })
   .refine((body) => Object.keys(body).length === 1, { message: `send exactly one of ${SENDING_OPTIONS.join(', ')}` });
 
-const settings = z.object({ tsetting_track_opens: z.boolean(), tsetting_track_links: z.boolean(), tsetting_disable_suppression: z.boolean() });
+const settings = z.object({
+  tsetting_track_opens: z.boolean(),
+  tsetting_track_links: z.boolean(),
+  tsetting_disable_suppression: z.boolean(),
+});
 const apiCredentials = z.object({ username: z.string(), apiKey: z.string(), url: z.string() });
-const smtpCredentials = z.object({ host: z.string(), port: z.number().int(), username: z.string(), password: z.string() });
+const smtpCredentials = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  username: z.string(),
+  password: z.string(),
+});
 
 export const createDomainBody = z.strictObject({
   domain_url: z.string().max(300),
@@ -67,23 +89,32 @@ const domain = z.object({
       type: z.enum(['TXT', 'CNAME']),
       name: z.string(),
       value: z.string(),
-      check: z.object({ ok: z.boolean(), found: z.string().nullable(), expected: z.string(), detail: z.string().optional() }).nullable().openapi({ description: 'The last DNS check of this record, null before any.' }),
+      check: z
+        .object({ ok: z.boolean(), found: z.string().nullable(), expected: z.string(), detail: z.string().optional() })
+        .nullable()
+        .openapi({ description: 'The last DNS check of this record, null before any.' }),
     }),
   ),
 });
 
-const domainParams = z.object({ id: z.string().openapi({ description: 'The domain id; anything but digits answers 404.', example: '7' }) });
+const domainParams = z.object({
+  id: z.string().openapi({ description: 'The domain id; anything but digits answers 404.', example: '7' }),
+});
 
 export const login = operation({
   method: 'post',
   path: '/v1/auth/login',
   tag: 'Sign-in',
   summary: 'Sign in',
-  description: 'Checks the email and password and sets the session cookie. After repeated failures for one email or one address, further tries get 429 for a while. Unknown email and wrong password give the same answer.',
+  description:
+    'Checks the email and password and sets the session cookie. After repeated failures for one email or one ' +
+    'address, further tries get 429 for a while. Unknown email and wrong password give the same answer.',
   access: 'public',
   body: loginBody,
   bodyExample: { email: 'ada@example.com', password: 'correct horse battery staple' },
-  success: [{ status: 200, description: 'Signed in: the session, as GET /v1/verify_auth answers it.', schema: sessionAnswer }],
+  success: [
+    { status: 200, description: 'Signed in: the session, as GET /v1/verify_auth answers it.', schema: sessionAnswer },
+  ],
   errors: ['invalid_json', 'validation_failed', 'invalid_credentials', 'csrf_failed', 'too_many_requests'],
 });
 
@@ -92,9 +123,18 @@ export const logout = operation({
   path: '/v1/logout',
   tag: 'Sign-in',
   summary: 'Sign out',
-  description: 'Ends the session and clears its cookie; answers where the browser should go next (the parent platform, or the sign-in page).',
+  description:
+    'Ends the session and clears its cookie; answers where the browser should go next (the parent platform, or the ' +
+    'sign-in page).',
   access: 'public',
-  success: [{ status: 200, description: 'Signed out.', schema: z.object({ redirect: z.string() }), example: { redirect: '/login' } }],
+  success: [
+    {
+      status: 200,
+      description: 'Signed out.',
+      schema: z.object({ redirect: z.string() }),
+      example: { redirect: '/login' },
+    },
+  ],
   errors: ['csrf_failed'],
 });
 
@@ -114,7 +154,9 @@ export const initiateChallenge = operation({
   path: '/v1/auth/initiate-challenge',
   tag: 'Sign-in',
   summary: 'Start a sign-in through the parent platform',
-  description: 'Sets a short-lived challenge cookie and answers the parent platform address the browser goes to; the platform sends it back to GET /v1/auth/callback with a signed assertion.',
+  description:
+    'Sets a short-lived challenge cookie and answers the parent platform address the browser goes to; the platform ' +
+    'sends it back to GET /v1/auth/callback with a signed assertion.',
   access: 'public',
   body: challengeBody,
   success: [{ status: 200, description: 'Where to send the browser.', schema: z.object({ redirectUrl: z.string() }) }],
@@ -126,11 +168,15 @@ export const authCallback = operation({
   path: '/v1/auth/callback',
   tag: 'Sign-in',
   summary: 'Finish a sign-in through the parent platform',
-  description: 'Checks the platform’s signed assertion against the challenge cookie, starts a session and redirects into the console; any refusal redirects to /unauthorized instead of answering JSON.',
+  description:
+    'Checks the platform’s signed assertion against the challenge cookie, starts a session and redirects into the ' +
+    'console; any refusal redirects to /unauthorized instead of answering JSON.',
   access: 'public',
   query: callbackQuery,
   checkedByHandler: true,
-  success: [{ status: 302, description: 'To the console page asked for, or to /unauthorized when the assertion is refused.' }],
+  success: [
+    { status: 302, description: 'To the console page asked for, or to /unauthorized when the assertion is refused.' },
+  ],
   errors: [],
 });
 
@@ -141,7 +187,16 @@ export const getSettings = operation({
   summary: 'Sending options and credentials',
   description: 'The account’s sending options (open and link tracking, suppression) and its API and SMTP credentials.',
   access: 'session',
-  success: [{ status: 200, description: 'Settings and credentials.', schema: z.object({ settings, credentials: z.object({ apiCredentials, smtpCredentials, isReseller: z.boolean() }) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'Settings and credentials.',
+      schema: z.object({
+        settings,
+        credentials: z.object({ apiCredentials, smtpCredentials, isReseller: z.boolean() }),
+      }),
+    },
+  ],
   errors: ['forbidden', 'not_found'],
 });
 
@@ -174,12 +229,20 @@ export const createDomain = operation({
   path: '/v1/domains',
   tag: 'Domains',
   summary: 'Add a sending domain',
-  description: 'Adds a domain and mails a verification link to an address at it. Refusals carry `messages` (the problems as a list) beside the error.',
+  description:
+    'Adds a domain and mails a verification link to an address at it. Refusals carry `messages` (the problems as a ' +
+    'list) beside the error.',
   access: 'session',
   body: createDomainBody,
   checkedByHandler: true,
   bodyExample: { domain_url: 'example.com', domain_verification_email: 'postmaster@example.com' },
-  success: [{ status: 201, description: 'Created; the verification mail is on its way.', schema: z.object({ messages: z.array(z.string()), domain }) }],
+  success: [
+    {
+      status: 201,
+      description: 'Created; the verification mail is on its way.',
+      schema: z.object({ messages: z.array(z.string()), domain }),
+    },
+  ],
   errors: ['invalid_json', 'validation_failed', 'forbidden', 'conflict', 'too_many_requests'],
 });
 
@@ -214,7 +277,8 @@ export const checkDomain = operation({
   path: '/v1/domains/{id}/check',
   tag: 'Domains',
   summary: 'Check the DNS records now',
-  description: 'Looks up the domain’s SPF, DKIM, DMARC and return-path records and answers the domain with each result.',
+  description:
+    'Looks up the domain’s SPF, DKIM, DMARC and return-path records and answers the domain with each result.',
   access: 'session',
   params: domainParams,
   success: [{ status: 200, description: 'The domain with fresh checks.', schema: z.object({ domain }) }],
@@ -228,8 +292,28 @@ export const getStarted = operation({
   summary: 'Getting Started',
   description: 'What the Getting Started page shows: the domains and the API and SMTP credentials.',
   access: 'session',
-  success: [{ status: 200, description: 'Domains and credentials.', schema: z.object({ domains: z.array(domain), apiCredentials, smtpCredentials, isReseller: z.boolean() }) }],
+  success: [
+    {
+      status: 200,
+      description: 'Domains and credentials.',
+      schema: z.object({ domains: z.array(domain), apiCredentials, smtpCredentials, isReseller: z.boolean() }),
+    },
+  ],
   errors: ['forbidden', 'not_found'],
 });
 
-export const accountOperations = [login, logout, verifyAuth, initiateChallenge, authCallback, getSettings, changeSetting, listDomains, createDomain, getDomain, resendVerification, checkDomain, getStarted];
+export const accountOperations = [
+  login,
+  logout,
+  verifyAuth,
+  initiateChallenge,
+  authCallback,
+  getSettings,
+  changeSetting,
+  listDomains,
+  createDomain,
+  getDomain,
+  resendVerification,
+  checkDomain,
+  getStarted,
+];

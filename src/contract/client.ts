@@ -19,15 +19,23 @@ type AnyOperation =
   | (typeof referenceOperations)[number];
 
 /** 'GET /v1/dashboard', 'POST /v1/templates/search', 'DELETE /v1/suppression/{email}', … */
-export type CallKey = AnyOperation extends infer O ? (O extends { method: infer M extends string; path: infer P extends string } ? `${Uppercase<M>} ${P}` : never) : never;
+export type CallKey = AnyOperation extends infer O
+  ? O extends { method: infer M extends string; path: infer P extends string }
+    ? `${Uppercase<M>} ${P}`
+    : never
+  : never;
 
 /** The operation a key names. */
-export type OperationOf<K extends CallKey> = K extends `${infer M} ${infer P}` ? Extract<AnyOperation, { method: Lowercase<M>; path: P }> : never;
+export type OperationOf<K extends CallKey> = K extends `${infer M} ${infer P}`
+  ? Extract<AnyOperation, { method: Lowercase<M>; path: P }>
+  : never;
 
 type Input<T> = T extends z.ZodType ? z.input<T> : never;
 
 /** The JSON answer of a call's success (a union when it has several); undefined when it answers no JSON. */
-export type AnswerOf<K extends CallKey> = [Extract<OperationOf<K>['success'][number], { schema: z.ZodType }>] extends [never]
+export type AnswerOf<K extends CallKey> = [Extract<OperationOf<K>['success'][number], { schema: z.ZodType }>] extends [
+  never,
+]
   ? undefined
   : z.output<Extract<OperationOf<K>['success'][number], { schema: z.ZodType }>['schema']>;
 
@@ -49,7 +57,9 @@ export type QueryOf<K extends CallKey> = Input<OperationOf<K>['query']>;
 export type ParamsOf<K extends CallKey> = Input<OperationOf<K>['params']>;
 
 /** What a call is given beside its key: path parameters when it has some, its query and its body. */
-export type CallOptions<K extends CallKey> = ([ParamsOf<K>] extends [never] ? { params?: undefined } : { params: ParamsOf<K> }) & {
+export type CallOptions<K extends CallKey> = ([ParamsOf<K>] extends [never]
+  ? { params?: undefined }
+  : { params: ParamsOf<K> }) & {
   query?: [QueryOf<K>] extends [never] ? undefined : QueryOf<K>;
   /** The JSON body; a FormData for the calls that take a multipart form (uploads). */
   body?: ([BodyOf<K>] extends [never] ? Record<string, never> : BodyOf<K>) | FormData;

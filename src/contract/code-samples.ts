@@ -29,9 +29,12 @@ function python(value: unknown, level = 0): string {
   if (value === true) return 'True';
   if (value === false) return 'False';
   if (typeof value === 'string' || typeof value === 'number') return JSON.stringify(value);
-  if (Array.isArray(value)) return value.length === 0 ? '[]' : `[\n${value.map((v) => pad + python(v, level + 1)).join(',\n')},\n${end}]`;
+  if (Array.isArray(value))
+    return value.length === 0 ? '[]' : `[\n${value.map((v) => pad + python(v, level + 1)).join(',\n')},\n${end}]`;
   const entries = Object.entries(value as Record<string, unknown>);
-  return entries.length === 0 ? '{}' : `{\n${entries.map(([k, v]) => `${pad}${JSON.stringify(k)}: ${python(v, level + 1)}`).join(',\n')},\n${end}}`;
+  return entries.length === 0
+    ? '{}'
+    : `{\n${entries.map(([k, v]) => `${pad}${JSON.stringify(k)}: ${python(v, level + 1)}`).join(',\n')},\n${end}}`;
 }
 
 /** The samples of one operation. */
@@ -46,16 +49,27 @@ export function codeSamples(input: SampleInput): CodeSample[] {
   const curl = [`curl -X ${method} '${url}'`];
   if (apiKey) curl.push(`-H "Authorization: Bearer $TRANSACT_API_KEY"`);
   if (session) curl.push(`-b "transact_session=$TRANSACT_SESSION"`, `-H 'Request-Type: ui'`);
-  if (input.multipart) curl.push(`-F 'group={"name":"Invoice 1042","options":{"access_limit":3}}'`, `-F 'asset=@invoice-1042.pdf'`);
-  else if (json !== undefined && writes) curl.push(`-H 'Content-Type: application/json'`, `--data '${json.replace(/'/g, "'\\''")}'`);
+  if (input.multipart)
+    curl.push(`-F 'group={"name":"Invoice 1042","options":{"access_limit":3}}'`, `-F 'asset=@invoice-1042.pdf'`);
+  else if (json !== undefined && writes)
+    curl.push(`-H 'Content-Type: application/json'`, `--data '${json.replace(/'/g, "'\\''")}'`);
 
   const headers: string[] = [];
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own JavaScript template literal
   if (apiKey) headers.push('Authorization: `Bearer ${process.env.TRANSACT_API_KEY}`');
-  if (session) headers.push("Cookie: `transact_session=${process.env.TRANSACT_SESSION}`", "'Request-Type': 'ui'");
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own JavaScript template literal
+  if (session) headers.push('Cookie: `transact_session=${process.env.TRANSACT_SESSION}`', "'Request-Type': 'ui'");
   if (json !== undefined && writes && !input.multipart) headers.push("'Content-Type': 'application/json'");
   const nodeLines = [`const res = await fetch('${url}', {`, `  method: '${method}',`];
   if (headers.length) nodeLines.push(`  headers: { ${headers.join(', ')} },`);
-  if (input.multipart) nodeLines.splice(0, 0, "const form = new FormData();", "form.set('group', JSON.stringify({ name: 'Invoice 1042', options: { access_limit: 3 } }));", "form.set('asset', new Blob([await readFile('invoice-1042.pdf')]), 'invoice-1042.pdf');");
+  if (input.multipart)
+    nodeLines.splice(
+      0,
+      0,
+      'const form = new FormData();',
+      "form.set('group', JSON.stringify({ name: 'Invoice 1042', options: { access_limit: 3 } }));",
+      "form.set('asset', new Blob([await readFile('invoice-1042.pdf')]), 'invoice-1042.pdf');",
+    );
   if (input.multipart) nodeLines.push('  body: form,');
   else if (json !== undefined && writes) nodeLines.push(`  body: JSON.stringify(${indent(json, '  ')}),`);
   nodeLines.push('});', 'console.log(res.status, await res.json());');
@@ -64,10 +78,18 @@ export function codeSamples(input: SampleInput): CodeSample[] {
   const pyLines = ['import os', 'import requests', ''];
   const pyArgs = [`'${url}'`];
   if (apiKey) pyArgs.push("headers={'Authorization': f\"Bearer {os.environ['TRANSACT_API_KEY']}\"}");
-  if (session) pyArgs.push("headers={'Request-Type': 'ui'}", "cookies={'transact_session': os.environ['TRANSACT_SESSION']}");
-  if (input.multipart) pyArgs.push("data={'group': '{\"name\": \"Invoice 1042\", \"options\": {\"access_limit\": 3}}'}", "files={'asset': open('invoice-1042.pdf', 'rb')}");
+  if (session)
+    pyArgs.push("headers={'Request-Type': 'ui'}", "cookies={'transact_session': os.environ['TRANSACT_SESSION']}");
+  if (input.multipart)
+    pyArgs.push(
+      'data={\'group\': \'{"name": "Invoice 1042", "options": {"access_limit": 3}}\'}',
+      "files={'asset': open('invoice-1042.pdf', 'rb')}",
+    );
   else if (input.body !== undefined && writes) pyArgs.push(`json=${python(input.body, 1).trimEnd()}`);
-  pyLines.push(`res = requests.${method.toLowerCase()}(\n    ${pyArgs.join(',\n    ')},\n)`, 'print(res.status_code, res.json())');
+  pyLines.push(
+    `res = requests.${method.toLowerCase()}(\n    ${pyArgs.join(',\n    ')},\n)`,
+    'print(res.status_code, res.json())',
+  );
 
   const samples: CodeSample[] = [
     { lang: 'Shell', label: 'curl', source: curl.join(' \\\n  ') },

@@ -5,14 +5,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode } from './error-codes.ts';
 
-export { ERROR_STATUS, type ErrorCode } from './error-codes.ts';
 const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 /** What each code means, for the document's error descriptions. */
 const ERROR_MEANING: Record<ErrorCode, string> = {
   bad_request: 'the request is malformed (a control character in the address, a wrong form body)',
   invalid_json: 'the body is not JSON, or nests more than 64 levels deep',
-  validation_failed: 'a field is missing, of the wrong type, too long or out of range; `details` lists each problem with its path',
+  validation_failed:
+    'a field is missing, of the wrong type, too long or out of range; `details` lists each problem with its path',
   webhook_url_not_allowed: 'the webhook URL points at a private or loopback address',
   unauthorized: 'no valid session cookie or API key',
   invalid_credentials: 'the email or password is wrong',
@@ -29,7 +29,8 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   too_many_requests: 'too many tries; wait and try again',
   internal: 'an unexpected failure on our side',
   unavailable: 'the service cannot take the request just now',
-  database_unavailable: 'the database cannot be reached for a moment; nothing was changed (Retry-After says when to try again)',
+  database_unavailable:
+    'the database cannot be reached for a moment; nothing was changed (Retry-After says when to try again)',
   storage_full: 'the server is out of storage space; nothing was stored (Retry-After says when to try again)',
 };
 
@@ -39,11 +40,25 @@ export const errorEnvelope = z
     error: z.object({
       code: z.enum(ERROR_CODES).openapi({ description: 'A stable, machine-readable reason.' }),
       message: z.string().openapi({ description: 'A sentence for people; may change wording.' }),
-      details: z.unknown().optional().openapi({ description: 'For validation_failed: `[{ path, message }]`, one entry per problem.' }),
+      details: z
+        .unknown()
+        .optional()
+        .openapi({ description: 'For validation_failed: `[{ path, message }]`, one entry per problem.' }),
     }),
-    messages: z.array(z.string()).optional().openapi({ description: 'POST /v1/domains only: the same problems as a list, for the console’s modal.' }),
+    messages: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'POST /v1/domains only: the same problems as a list, for the console’s modal.' }),
   })
-  .openapi('Error', { example: { error: { code: 'validation_failed', message: 'Invalid request: subject: Required', details: [{ path: 'subject', message: 'Required' }] } } });
+  .openapi('Error', {
+    example: {
+      error: {
+        code: 'validation_failed',
+        message: 'Invalid request: subject: Required',
+        details: [{ path: 'subject', message: 'Required' }],
+      },
+    },
+  });
 
 /**
  * Who may call an operation. `session`: the console's cookie (calls that change state also carry
@@ -52,13 +67,23 @@ export const errorEnvelope = z
 export type Access = 'public' | 'session' | 'apiKey' | 'sessionOrApiKey';
 
 export const SECURITY_SCHEMES = {
-  bearerApiKey: { type: 'http', scheme: 'bearer', description: 'The account’s API key (Settings → Credentials): `Authorization: Bearer <apiKey>`.' },
-  basicApiKey: { type: 'http', scheme: 'basic', description: 'HTTP Basic with the account’s SMTP username and its API key as the password (`username:apiKey`).' },
+  bearerApiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The account’s API key (Settings → Credentials): `Authorization: Bearer <apiKey>`.',
+  },
+  basicApiKey: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'HTTP Basic with the account’s SMTP username and its API key as the password (`username:apiKey`).',
+  },
   sessionCookie: {
     type: 'apiKey',
     in: 'cookie',
     name: 'transact_session',
-    description: 'The console’s session cookie, set by POST /v1/auth/login. Calls that change state must also send the header `Request-Type: ui` (and, from a browser, a same-origin Origin), or they get 403 csrf_failed.',
+    description:
+      'The console’s session cookie, set by POST /v1/auth/login. Calls that change state must also send the header ' +
+      '`Request-Type: ui` (and, from a browser, a same-origin Origin), or they get 403 csrf_failed.',
   },
 } as const;
 
@@ -161,12 +186,30 @@ export function operation<
   const codes = [...new Set([...implicitErrors(spec.access, spec.method), ...spec.errors])];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
-  const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType | object; example?: unknown }> }> = {};
+  const responses: Record<
+    string,
+    { description: string; content?: Record<string, { schema: z.ZodType | object; example?: unknown }> }
+  > = {};
   for (const s of spec.success) {
     responses[String(s.status)] = {
       description: s.description,
-      ...(s.schema ? { content: { 'application/json': { schema: s.schema, ...(s.example === undefined ? {} : { example: s.example }) } } } : {}),
-      ...(s.content ? { content: Object.fromEntries(Object.entries(s.content).map(([type, description]) => [type, { schema: { type: 'string', format: 'binary', description } }])) } : {}),
+      ...(s.schema
+        ? {
+            content: {
+              'application/json': { schema: s.schema, ...(s.example === undefined ? {} : { example: s.example }) },
+            },
+          }
+        : {}),
+      ...(s.content
+        ? {
+            content: Object.fromEntries(
+              Object.entries(s.content).map(([type, description]) => [
+                type,
+                { schema: { type: 'string', format: 'binary', description } },
+              ]),
+            ),
+          }
+        : {}),
     };
   }
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
@@ -176,9 +219,25 @@ export function operation<
     };
   }
   const body = spec.body
-    ? { body: { required: !spec.body.safeParse({}).success, content: { 'application/json': { schema: spec.body, ...(spec.bodyExample === undefined ? {} : { example: spec.bodyExample }) } } } }
+    ? {
+        body: {
+          required: !spec.body.safeParse({}).success,
+          content: {
+            'application/json': {
+              schema: spec.body,
+              ...(spec.bodyExample === undefined ? {} : { example: spec.bodyExample }),
+            },
+          },
+        },
+      }
     : spec.form
-      ? { body: { required: true, description: spec.form.description, content: { [spec.form.mediaType]: { schema: spec.form.schema } } } }
+      ? {
+          body: {
+            required: true,
+            description: spec.form.description,
+            content: { [spec.form.mediaType]: { schema: spec.form.schema } },
+          },
+        }
       : {};
   const route = createRoute({
     method: spec.method,
@@ -196,11 +255,18 @@ export function operation<
     },
     responses,
   } as Parameters<typeof createRoute>[0]);
-  return { ...spec, route, honoPath: spec.honoPath ?? spec.path.replace(/\{(\w+)\}/g, ':$1'), id: operationId(spec.method, spec.path) };
+  return {
+    ...spec,
+    route,
+    honoPath: spec.honoPath ?? spec.path.replace(/\{(\w+)\}/g, ':$1'),
+    id: operationId(spec.method, spec.path),
+  };
 }
 
 /** A JSON object answer's `{ message }`. */
 export const messageAnswer = z.object({ message: z.string() });
 
 /** A path id that is digits; anything else answers 404 like an unknown id. */
-export const numericId = z.string().openapi({ description: 'A numeric id; anything else answers 404 like an unknown id.', example: '42' });
+export const numericId = z
+  .string()
+  .openapi({ description: 'A numeric id; anything else answers 404 like an unknown id.', example: '42' });

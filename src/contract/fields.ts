@@ -27,12 +27,20 @@ const unixSeconds = z.number().int().min(0).max(MAX_UNIX_SECONDS);
 
 /** A date field: 'YYYY-MM-DD', unix seconds (number or digits), or empty/null for none. */
 export const dateField = z
-  .union([
-    z.literal('').transform(() => undefined),
-    z.string().regex(/^\d{1,12}$/).transform(Number).pipe(unixSeconds).transform((n): DateBound => ({ unixSeconds: n })),
-    dayText.transform((day): DateBound => ({ day })),
-    unixSeconds.transform((n): DateBound => ({ unixSeconds: n })),
-  ], { error: 'must be a date YYYY-MM-DD or unix seconds' })
+  .union(
+    [
+      z.literal('').transform(() => undefined),
+      z
+        .string()
+        .regex(/^\d{1,12}$/)
+        .transform(Number)
+        .pipe(unixSeconds)
+        .transform((n): DateBound => ({ unixSeconds: n })),
+      dayText.transform((day): DateBound => ({ day })),
+      unixSeconds.transform((n): DateBound => ({ unixSeconds: n })),
+    ],
+    { error: 'must be a date YYYY-MM-DD or unix seconds' },
+  )
   .nullish()
   .transform((v) => v ?? undefined);
 

@@ -7,4 +7,11 @@ import { templateOperations } from './templates.ts';
 import { webhookOperations } from './webhooks.ts';
 import { referenceOperations } from './reference.ts';
 
-export const operations: readonly Operation[] = [...sendingOperations, ...templateOperations, ...reportOperations, ...webhookOperations, ...accountOperations, ...referenceOperations];
+export const operations: readonly Operation[] = [
+  ...sendingOperations,
+  ...templateOperations,
+  ...reportOperations,
+  ...webhookOperations,
+  ...accountOperations,
+  ...referenceOperations,
+];

@@ -7,9 +7,17 @@ export const getOpenApi = operation({
   path: '/v1/openapi.json',
   tag: 'Reference',
   summary: 'This document',
-  description: 'The OpenAPI 3.1 document of every /v1 call, made from the schemas the server validates with. The page /docs/api shows it with code samples.',
+  description:
+    'The OpenAPI 3.1 document of every /v1 call, made from the schemas the server validates with. The page /docs/api ' +
+    'shows it with code samples.',
   access: 'public',
-  success: [{ status: 200, description: 'The OpenAPI document.', schema: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'The OpenAPI document.',
+      schema: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
+    },
+  ],
   errors: [],
 });
 

@@ -4,7 +4,13 @@ import { z } from '@hono/zod-openapi';
 import { messageAnswer, operation } from './common.ts';
 import { dateField, isUuid, pageField, textField } from './fields.ts';
 import {
-  DELIVERED_STATUSES, EVENT_TYPES, GROUP_REPORT_TYPES, GROUP_SORT_KEYS, MESSAGE_STATUSES, REPORT_TYPES, TRANS_STATUSES,
+  DELIVERED_STATUSES,
+  EVENT_TYPES,
+  GROUP_REPORT_TYPES,
+  GROUP_SORT_KEYS,
+  MESSAGE_STATUSES,
+  REPORT_TYPES,
+  TRANS_STATUSES,
 } from './values.ts';
 
 const SEARCH_TEXT_MAX = 320;
@@ -74,7 +80,13 @@ export const linksQuery = reportBody.extend({ report_type: reportType.optional()
 
 export const exportViewBody = z.strictObject({ uuid: z.string().max(64) });
 
-const pageMeta = z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int(), total_capped: z.boolean() });
+const pageMeta = z.object({
+  current_page: z.number().int(),
+  per_page: z.number().int(),
+  total: z.number().int(),
+  last_page: z.number().int(),
+  total_capped: z.boolean(),
+});
 
 const dailyStat = z.object({
   tstat_day: z.string().openapi({ example: '2026-11-24' }),
@@ -150,7 +162,10 @@ const transactionEvent = z.object({
     tls_cipher: z.string().optional(),
     mta_sts: z.enum(['enforce', 'testing']).optional().openapi({ description: 'The MTA-STS mode that applied.' }),
     mta_sts_failure: z.string().optional().openapi({ description: 'Under testing: what enforce would have refused.' }),
-    tried: z.array(z.object({ host: z.string(), address: z.string().nullable(), reply: z.string() })).optional().openapi({ description: 'Every host and address tried in the attempt and its answer, in order.' }),
+    tried: z
+      .array(z.object({ host: z.string(), address: z.string().nullable(), reply: z.string() }))
+      .optional()
+      .openapi({ description: 'Every host and address tried in the attempt and its answer, in order.' }),
   }),
 });
 
@@ -182,22 +197,41 @@ const overviewStats = z.object({
 });
 
 const linkPage = z.object({
-  data: z.array(z.object({ tll_url: z.string(), tm_subject: z.string(), click_count: z.number().int(), unique_click_count: z.number().int() })),
+  data: z.array(
+    z.object({
+      tll_url: z.string(),
+      tm_subject: z.string(),
+      click_count: z.number().int(),
+      unique_click_count: z.number().int(),
+    }),
+  ),
   meta: pageMeta,
 });
 
 const TAG = 'Reports';
-const dateHelp = 'Dates are `YYYY-MM-DD` (UTC days) or unix seconds; either spelling of a field (startDate or start_date) works, both must agree.';
+const dateHelp =
+  'Dates are `YYYY-MM-DD` (UTC days) or unix seconds; either spelling ' +
+  'of a field (startDate or start_date) works, both must agree.';
 
 export const getDashboard = operation({
   method: 'get',
   path: '/v1/dashboard',
   tag: TAG,
   summary: 'Dashboard figures',
-  description: `The total of transactions accepted in the range and the first page of the latest transactions. ${dateHelp} Other query parameters are ignored.`,
+  description:
+    `The total of transactions accepted in the range and the first page of the latest transactions. ` +
+    `${dateHelp} Other query parameters are ignored.`,
   access: 'session',
   query: dashboardQuery,
-  success: [{ status: 200, description: 'The range’s total and its first page of transactions.', schema: z.object({ data: z.object({ overviewStats: z.object({ total: z.number().int() }), transactionStats: transactionPage }) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'The range’s total and its first page of transactions.',
+      schema: z.object({
+        data: z.object({ overviewStats: z.object({ total: z.number().int() }), transactionStats: transactionPage }),
+      }),
+    },
+  ],
   errors: ['validation_failed'],
 });
 
@@ -208,7 +242,14 @@ export const getQuota = operation({
   summary: 'This month’s sending quota',
   description: 'How many messages the account sent this calendar month (UTC) and how many it may send.',
   access: 'session',
-  success: [{ status: 200, description: 'The month’s usage.', schema: z.object({ quota: z.object({ sent: z.number().int(), maximum: z.number().int() }) }), example: { quota: { sent: 120, maximum: 10000 } } }],
+  success: [
+    {
+      status: 200,
+      description: 'The month’s usage.',
+      schema: z.object({ quota: z.object({ sent: z.number().int(), maximum: z.number().int() }) }),
+      example: { quota: { sent: 120, maximum: 10000 } },
+    },
+  ],
   errors: ['not_found'],
 });
 
@@ -217,11 +258,19 @@ export const postDashboardOverview = operation({
   path: '/v1/dashboard/overview',
   tag: TAG,
   summary: 'Overview total and daily series',
-  description: `The total of transactions accepted in the range (all time for an empty body) and one entry per day of the chart’s range (the last 29 days through today by default, at most 731 days). ${dateHelp}`,
+  description:
+    `The total of transactions accepted in the range (all time for an empty body) and one entry per day ` +
+    `of the chart’s range (the last 29 days through today by default, at most 731 days). ${dateHelp}`,
   access: 'session',
   body: overviewBody,
   bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24' },
-  success: [{ status: 200, description: 'The total and the daily series, zeros included.', schema: z.object({ overviewStats: z.object({ total: z.number().int() }), dailyStats: z.array(dailyStat) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'The total and the daily series, zeros included.',
+      schema: z.object({ overviewStats: z.object({ total: z.number().int() }), dailyStats: z.array(dailyStat) }),
+    },
+  ],
   errors: ['invalid_json', 'validation_failed'],
 });
 
@@ -230,7 +279,10 @@ export const searchTransactions = operation({
   path: '/v1/transaction/search',
   tag: TAG,
   summary: 'Search transactions',
-  description: `One page (10 rows) of the account’s transactions, newest first unless sorted otherwise: by status, report type, group, recipient or text (a transaction uuid, or the start of an address or domain). ${dateHelp} An unknown field, sort key or status is refused.`,
+  description:
+    `One page (10 rows) of the account’s transactions, newest first unless sorted otherwise: by status, ` +
+    `report type, group, recipient or text (a transaction uuid, or the start of an address or domain). ${dateHelp} ` +
+    `An unknown field, sort key or status is refused.`,
   access: 'session',
   body: transactionSearchBody,
   bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24', page: 1, message_status: 'delivered' },
@@ -243,11 +295,19 @@ export const searchGroups = operation({
   path: '/v1/transaction-groups/search',
   tag: TAG,
   summary: 'Search transaction groups',
-  description: `One page (10 rows) of the account’s transaction groups with their totals, by name; sort keys: ${GROUP_SORT_KEYS.join(', ')}.`,
+  description:
+    `One page (10 rows) of the account’s transaction groups with ` +
+    `their totals, by name; sort keys: ${GROUP_SORT_KEYS.join(', ')}.`,
   access: 'session',
   body: groupSearchBody,
   bodyExample: { page: 1, searchQuery: 'newsletter' },
-  success: [{ status: 200, description: 'One page of groups and the paging block.', schema: z.object({ data: z.array(group), meta: pageMeta }) }],
+  success: [
+    {
+      status: 200,
+      description: 'One page of groups and the paging block.',
+      schema: z.object({ data: z.array(group), meta: pageMeta }),
+    },
+  ],
   errors: ['invalid_json', 'validation_failed'],
 });
 
@@ -256,10 +316,14 @@ export const getTransactionEvents = operation({
   path: '/v1/transactions/{uuid}/events',
   tag: TAG,
   summary: 'A transaction’s timeline',
-  description: 'Every event of one transaction in order: accepted, sent, deferred, delivered, bounced, failed, opened, clicked, unsubscribed, downloaded.',
+  description:
+    'Every event of one transaction in order: accepted, sent, deferred, ' +
+    'delivered, bounced, failed, opened, clicked, unsubscribed, downloaded.',
   access: 'session',
   params: z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) }),
-  success: [{ status: 200, description: 'The events, oldest first.', schema: z.object({ data: z.array(transactionEvent) }) }],
+  success: [
+    { status: 200, description: 'The events, oldest first.', schema: z.object({ data: z.array(transactionEvent) }) },
+  ],
   errors: ['not_found'],
 });
 
@@ -268,11 +332,29 @@ export const groupReport = operation({
   path: '/v1/transaction-groups/reports',
   tag: TAG,
   summary: 'A group’s report',
-  description: `One page of a report (overview, sent, opens, clicks, failed, bounced) over a group’s transactions, with the group’s daily series (the last 29 days by default, at most 400). ${dateHelp} A malformed, unknown or another account’s group_uuid answers 404.`,
+  description:
+    `One page of a report (overview, sent, opens, clicks, failed, bounced) over a group’s transactions, ` +
+    `with the group’s daily series (the last 29 days by default, at most 400). ${dateHelp} A malformed, unknown or ` +
+    `another account’s group_uuid answers 404.`,
   access: 'session',
   body: reportBody,
-  bodyExample: { report_type: 'opens', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', start_date: '2026-11-01', end_date: '2026-11-24', page: 1 },
-  success: [{ status: 200, description: 'The page of rows and the daily series.', schema: z.object({ transactions: z.object({ data: z.array(reportTransaction), meta: pageMeta }), dailyStats: z.array(dailyStat) }) }],
+  bodyExample: {
+    report_type: 'opens',
+    group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4',
+    start_date: '2026-11-01',
+    end_date: '2026-11-24',
+    page: 1,
+  },
+  success: [
+    {
+      status: 200,
+      description: 'The page of rows and the daily series.',
+      schema: z.object({
+        transactions: z.object({ data: z.array(reportTransaction), meta: pageMeta }),
+        dailyStats: z.array(dailyStat),
+      }),
+    },
+  ],
   errors: ['invalid_json', 'validation_failed', 'not_found'],
 });
 
@@ -283,7 +365,9 @@ export const postGroupOverview = operation({
   path: '/v1/transaction-groups/overview',
   tag: TAG,
   summary: 'A group’s overview figures',
-  description: `Sent, delivered, failed, bounced, opened and clicked over the range, each with its share in per cent. ${dateHelp}`,
+  description:
+    `Sent, delivered, failed, bounced, opened and clicked over ` +
+    `the range, each with its share in per cent. ${dateHelp}`,
   access: 'session',
   body: groupOverviewBody,
   bodyExample: { group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', start_date: '2026-11-01', end_date: '2026-11-24' },
@@ -308,7 +392,9 @@ export const postLinks = operation({
   path: '/v1/links',
   tag: TAG,
   summary: 'A group’s clicked links',
-  description: 'One page (10 rows) of the links clicked in a group’s messages with their click counts; sort keys clicks (default), unique_clicks, link, subject; search_query matches part of the URL or subject.',
+  description:
+    'One page (10 rows) of the links clicked in a group’s messages with their click counts; sort keys clicks ' +
+    '(default), unique_clicks, link, subject; search_query matches part of the URL or subject.',
   access: 'session',
   body: reportBody,
   bodyExample: { report_type: 'clicks', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', page: 1 },
@@ -333,11 +419,20 @@ export const queueExport = operation({
   path: '/v1/transaction-groups/reports/export',
   tag: 'Exports',
   summary: 'Export a report as CSV',
-  description: 'Queues a CSV of the whole report (the report body with isExport: true); the requester gets a mail with a link to it when it is written.',
+  description:
+    'Queues a CSV of the whole report (the report body with isExport: ' +
+    'true); the requester gets a mail with a link to it when it is written.',
   access: 'session',
   body: reportBody,
   bodyExample: { report_type: 'sent', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', isExport: true },
-  success: [{ status: 200, description: 'Queued.', schema: messageAnswer.extend({ uuid: z.string() }), example: { message: 'Report queued', uuid: '9b2e…' } }],
+  success: [
+    {
+      status: 200,
+      description: 'Queued.',
+      schema: messageAnswer.extend({ uuid: z.string() }),
+      example: { message: 'Report queued', uuid: '9b2e…' },
+    },
+  ],
   errors: ['invalid_json', 'validation_failed', 'not_found'],
 });
 
@@ -350,8 +445,22 @@ export const viewExport = operation({
   access: 'session',
   body: exportViewBody,
   success: [
-    { status: 200, description: 'Ready: the token downloads it.', schema: z.object({ fileName: z.string(), token: z.string(), state: z.literal('ready'), rows: z.number().int(), expiresAt: z.number() }) },
-    { status: 202, description: 'Still being written: ask again later.', schema: z.object({ fileName: z.string(), token: z.null(), state: z.literal('queued') }) },
+    {
+      status: 200,
+      description: 'Ready: the token downloads it.',
+      schema: z.object({
+        fileName: z.string(),
+        token: z.string(),
+        state: z.literal('ready'),
+        rows: z.number().int(),
+        expiresAt: z.number(),
+      }),
+    },
+    {
+      status: 202,
+      description: 'Still being written: ask again later.',
+      schema: z.object({ fileName: z.string(), token: z.null(), state: z.literal('queued') }),
+    },
     { status: 204, description: 'No such export: unknown, expired, or another account’s.' },
   ],
   errors: ['invalid_json', 'validation_failed', 'precondition_failed', 'unprocessable'],

@@ -13,8 +13,23 @@ const NO_LINE_BREAKS = /^[^\r\n]*$/;
 const HEADER_NAME = /^[!-9;-~]+$/; // printable ASCII without ':' (RFC 5322 §2.2)
 /** Headers we set ourselves; a client may not override them. */
 const RESERVED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'subject', 'reply-to', 'sender', 'message-id', 'date', 'return-path', 'dkim-signature',
-  'mime-version', 'content-type', 'content-transfer-encoding', 'list-unsubscribe', 'list-unsubscribe-post', 'received',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'reply-to',
+  'sender',
+  'message-id',
+  'date',
+  'return-path',
+  'dkim-signature',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
+  'received',
 ]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -23,33 +38,54 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * keeps zod's own messages: a union that fails both ways only says "Invalid input".
  */
 function oneOrMany<T extends z.ZodType>(item: T, max: number, tooMany: string) {
-  return z.preprocess((v) => (v === undefined || v === null || Array.isArray(v) ? v : [v]), z.array(item).max(max, tooMany));
+  return z.preprocess(
+    (v) => (v === undefined || v === null || Array.isArray(v) ? v : [v]),
+    z.array(item).max(max, tooMany),
+  );
 }
 
 const TOO_MANY_RECIPIENTS = `a message may have at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together)`;
 const TOO_MANY_REPLY_TO = `a message may have at most ${MAX_RECIPIENTS} reply-to addresses`;
 
-const addressInput = z.union([z.string().max(400), z.strictObject({ email: z.string().max(320), name: z.string().max(200).nullish() })]);
+const addressInput = z.union([
+  z.string().max(400),
+  z.strictObject({ email: z.string().max(320), name: z.string().max(200).nullish() }),
+]);
 const recipientList = oneOrMany(addressInput, MAX_RECIPIENTS, TOO_MANY_RECIPIENTS);
 const resendRecipientList = oneOrMany(z.string().max(400), MAX_RECIPIENTS, TOO_MANY_RECIPIENTS);
 
-const headerMap = z
-  .record(z.string(), z.string().max(2000))
-  .superRefine((headers, ctx) => {
-    for (const [name, value] of Object.entries(headers)) {
-      if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', message: `header name '${name}' is not a valid header name`, path: [name] });
-      else if (RESERVED_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: 'custom', message: `header '${name}' is set by the service and cannot be given`, path: [name] });
-      if (!NO_LINE_BREAKS.test(value)) ctx.addIssue({ code: 'custom', message: `header '${name}' contains a line break`, path: [name] });
-    }
-  });
+const headerMap = z.record(z.string(), z.string().max(2000)).superRefine((headers, ctx) => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name))
+      ctx.addIssue({ code: 'custom', message: `header name '${name}' is not a valid header name`, path: [name] });
+    else if (RESERVED_HEADERS.has(name.toLowerCase()))
+      ctx.addIssue({
+        code: 'custom',
+        message: `header '${name}' is set by the service and cannot be given`,
+        path: [name],
+      });
+    if (!NO_LINE_BREAKS.test(value))
+      ctx.addIssue({ code: 'custom', message: `header '${name}' contains a line break`, path: [name] });
+  }
+});
 
-const filename = z.string().min(1).max(255).regex(/^[^\r\n\u0000/\\]+$/, 'must be a plain file name (no path, no line breaks)');
+const filename = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\r\n\u0000/\\]+$/, 'must be a plain file name (no path, no line breaks)');
 
-const contentType = z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like application/pdf');
+const contentType = z
+  .string()
+  .max(255)
+  .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type like application/pdf');
 
 const attachmentSchema = z.strictObject({
   filename,
-  content: z.string().transform((s) => s.replace(/\s+/g, '')).refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
+  content: z
+    .string()
+    .transform((s) => s.replace(/\s+/g, ''))
+    .refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
   content_type: contentType.optional(),
 });
 
@@ -70,7 +106,12 @@ export const mailRequest = z.strictObject({
   group: groupName.optional(),
   tags: z.array(z.string().max(100).regex(NO_LINE_BREAKS)).max(20).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
-  online_attachment_id: z.string().min(1).max(64).regex(/^[\w-]+$/, 'must be an integration ID').optional(),
+  online_attachment_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[\w-]+$/, 'must be an integration ID')
+    .optional(),
 });
 export type MailRequest = z.infer<typeof mailRequest>;
 
@@ -90,7 +131,10 @@ export const resendRequest = z.strictObject({
     .array(
       z.strictObject({
         filename,
-        content: z.union([z.string(), z.array(z.number().int().min(0).max(255))]).transform((c) => (typeof c === 'string' ? c.replace(/\s+/g, '') : Buffer.from(c).toString('base64'))).refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
+        content: z
+          .union([z.string(), z.array(z.number().int().min(0).max(255))])
+          .transform((c) => (typeof c === 'string' ? c.replace(/\s+/g, '') : Buffer.from(c).toString('base64')))
+          .refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
         content_type: contentType.optional(),
         path: z.never({ error: 'attachments by path or URL are not accepted; send base64 content' }).optional(),
         content_id: z.string().max(255).optional(),
@@ -99,12 +143,18 @@ export const resendRequest = z.strictObject({
     .max(100)
     .optional(),
   tags: z
-    .array(z.strictObject({ name: z.string().min(1).max(256).regex(NO_LINE_BREAKS, 'must not contain a line break'), value: z.string().max(256).regex(NO_LINE_BREAKS, 'must not contain a line break') }))
+    .array(
+      z.strictObject({
+        name: z.string().min(1).max(256).regex(NO_LINE_BREAKS, 'must not contain a line break'),
+        value: z.string().max(256).regex(NO_LINE_BREAKS, 'must not contain a line break'),
+      }),
+    )
     .max(20)
     .superRefine((tags, ctx) => {
       // the "group" tag names the transaction group, which /v1/mail limits to 100 characters
       tags.forEach((tag, i) => {
-        if (tag.name === 'group' && tag.value.trim().length > 100) ctx.addIssue({ code: 'custom', message: 'a group name is at most 100 characters', path: [i, 'value'] });
+        if (tag.name === 'group' && tag.value.trim().length > 100)
+          ctx.addIssue({ code: 'custom', message: 'a group name is at most 100 characters', path: [i, 'value'] });
       });
     })
     .optional(),
@@ -116,19 +166,30 @@ export type ResendRequest = z.infer<typeof resendRequest>;
 // ---- the calls -----------------------------------------------------------------------------------
 
 const templateFields = {
-  template_id: z.string().max(200).openapi({ description: 'A published template’s id or alias: its subject, HTML and text are rendered with `variables`.' }),
-  variables: z.record(z.string(), z.unknown()).optional().openapi({ description: 'The template’s variables; every variable it uses must be given.' }),
+  template_id: z.string().max(200).openapi({
+    description: 'A published template’s id or alias: its subject, HTML and text are rendered with `variables`.',
+  }),
+  variables: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .openapi({ description: 'The template’s variables; every variable it uses must be given.' }),
 };
 /** A send: the message itself, or a template with its variables (fields given beside it win). */
-export const mailSend = z.union([
-  mailRequest,
-  mailRequest.partial({ subject: true }).extend(templateFields),
+export const mailSend = z.union([mailRequest, mailRequest.partial({ subject: true }).extend(templateFields)]);
+export const mailBatch = z.union([
+  z.array(mailSend).min(1).max(MAX_BATCH),
+  z.object({ messages: z.array(mailSend).min(1).max(MAX_BATCH) }),
 ]);
-export const mailBatch = z.union([z.array(mailSend).min(1).max(MAX_BATCH), z.object({ messages: z.array(mailSend).min(1).max(MAX_BATCH) })]);
 
 // Resend's fields we refuse are `never` in the check; the document states them as refused instead
-const refused = (why: string) => z.unknown().optional().openapi({ description: `Refused: ${why}.`, not: {} });
-const resendAttachment = resendRequest.shape.attachments.unwrap().element.extend({ path: refused('send base64 content') });
+const refused = (why: string) =>
+  z
+    .unknown()
+    .optional()
+    .openapi({ description: `Refused: ${why}.`, not: {} });
+const resendAttachment = resendRequest.shape.attachments
+  .unwrap()
+  .element.extend({ path: refused('send base64 content') });
 const resendDocumented = resendRequest.extend({
   react: refused('render it to html first'),
   scheduled_at: refused('scheduled sending is not supported'),
@@ -136,23 +197,45 @@ const resendDocumented = resendRequest.extend({
 });
 export const resendSend = z.union([
   resendDocumented,
-  resendDocumented.partial({ subject: true }).extend({ template: z.strictObject({ id: z.string().max(200), variables: z.record(z.string(), z.unknown()).optional() }) }),
+  resendDocumented.partial({ subject: true }).extend({
+    template: z.strictObject({ id: z.string().max(200), variables: z.record(z.string(), z.unknown()).optional() }),
+  }),
 ]);
 export const resendBatch = z.array(resendSend).min(1).max(100);
 
 const idempotency = z.object({
-  'idempotency-key': z.string().min(1).max(256).optional().openapi({
-    description: 'Up to 256 printable characters. The same key with the same body within 24 h answers the first response again and sends nothing; with another body it is 409.',
-  }),
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .openapi({
+      description:
+        'Up to 256 printable characters. The same key with the ' +
+        'same body within 24 h answers the first response again ' +
+        'and sends nothing; with another body it is 409.',
+    }),
 });
 
 const accepted = z.object({
-  trans_uuid: z.string().openapi({ description: 'The transaction of this recipient: reports, webhooks and the unsubscribe link name it.' }),
+  trans_uuid: z
+    .string()
+    .openapi({ description: 'The transaction of this recipient: reports, webhooks and the unsubscribe link name it.' }),
   to: z.string(),
-  status: z.string().openapi({ description: '`queued`, or `suppressed` when the address is on the suppression list (nothing is sent to it).' }),
+  status: z.string().openapi({
+    description: '`queued`, or `suppressed` when the address is on the suppression list (nothing is sent to it).',
+  }),
 });
 
-const sendErrors = ['invalid_json', 'validation_failed', 'domain_not_verified', 'missing_variables', 'conflict', 'too_many_requests', 'not_found'] as const;
+const sendErrors = [
+  'invalid_json',
+  'validation_failed',
+  'domain_not_verified',
+  'missing_variables',
+  'conflict',
+  'too_many_requests',
+  'not_found',
+] as const;
 const TAG = 'Sending';
 const example = {
   from: { email: 'receipts@example.com', name: 'Example Shop' },
@@ -168,13 +251,25 @@ export const sendMail = operation({
   tag: TAG,
   summary: 'Send a message',
   description:
-    'Accepts one message for every recipient in to, cc and bcc (50 at most) and answers once it is stored; delivery follows. The From domain must be a verified sending domain. Give `html` and/or `text`, or a `template_id` with `variables`. `online_attachment_id` adds a tracked download link (see Tracked attachments) to the message, one per recipient.',
+    'Accepts one message for every recipient in to, cc and bcc (50 at most) and answers once it is stored; delivery ' +
+    'follows. The From domain must be a verified sending domain. Give `html` and/or `text`, or a `template_id` ' +
+    'with `variables`. `online_attachment_id` adds a tracked download link (see Tracked attachments) to the ' +
+    'message, one per recipient.',
   access: 'apiKey',
   body: mailSend,
   bodyExample: example,
   checkedByHandler: true,
   headers: idempotency,
-  success: [{ status: 202, description: 'Accepted: one transaction per recipient.', schema: z.object({ data: z.array(accepted) }), example: { data: [{ trans_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', to: 'ada@example.org', status: 'queued' }] } }],
+  success: [
+    {
+      status: 202,
+      description: 'Accepted: one transaction per recipient.',
+      schema: z.object({ data: z.array(accepted) }),
+      example: {
+        data: [{ trans_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', to: 'ada@example.org', status: 'queued' }],
+      },
+    },
+  ],
   errors: [...sendErrors],
 });
 
@@ -183,17 +278,30 @@ export const sendMailBatch = operation({
   path: '/v1/mail/batch',
   tag: TAG,
   summary: 'Send a batch of messages',
-  description: `Up to ${MAX_BATCH} messages in one request (a list, or { messages: [...] }), each as POST /v1/mail takes it; all are accepted together or none (a problem names the message's index, e.g. \`3.subject\`).`,
+  description:
+    `Up to ${MAX_BATCH} messages in one request (a list, or { messages: [...] }), each as POST /v1/mail ` +
+    `takes it; all are accepted together or none (a problem names the message's index, e.g. \`3.subject\`).`,
   access: 'apiKey',
   body: mailBatch,
   bodyExample: [example],
   checkedByHandler: true,
   headers: idempotency,
-  success: [{ status: 202, description: 'Accepted: per message, its recipients’ transactions.', schema: z.object({ data: z.array(z.array(accepted)) }) }],
+  success: [
+    {
+      status: 202,
+      description: 'Accepted: per message, its recipients’ transactions.',
+      schema: z.object({ data: z.array(z.array(accepted)) }),
+    },
+  ],
   errors: [...sendErrors],
 });
 
-const resendExample = { from: 'Example Shop <receipts@example.com>', to: ['ada@example.org'], subject: 'Your receipt', html: '<p>Thank you for your order.</p>' };
+const resendExample = {
+  from: 'Example Shop <receipts@example.com>',
+  to: ['ada@example.org'],
+  subject: 'Your receipt',
+  html: '<p>Thank you for your order.</p>',
+};
 
 export const sendEmail = operation({
   method: 'post',
@@ -201,13 +309,23 @@ export const sendEmail = operation({
   tag: 'Resend-compatible',
   summary: 'Send a message (Resend’s shape)',
   description:
-    'Resend’s POST /emails, so the official `resend` SDK works with its base URL set to this service’s /v1. Answers the transaction uuid of the first recipient as `id`. Refusals carry Resend’s `name`, `message` and `statusCode` beside our `error`. Not supported: `react` (render it to html first), `scheduled_at`, attachments by `path`.',
+    'Resend’s POST /emails, so the official `resend` SDK works with its base URL set to this service’s /v1. Answers ' +
+    'the transaction uuid of the first recipient as `id`. Refusals carry Resend’s `name`, `message` and ' +
+    '`statusCode` beside our `error`. Not supported: `react` (render it to html first), `scheduled_at`, ' +
+    'attachments by `path`.',
   access: 'apiKey',
   body: resendSend,
   bodyExample: resendExample,
   checkedByHandler: true,
   headers: idempotency,
-  success: [{ status: 200, description: 'Accepted.', schema: z.object({ id: z.string() }), example: { id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' } }],
+  success: [
+    {
+      status: 200,
+      description: 'Accepted.',
+      schema: z.object({ id: z.string() }),
+      example: { id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
+    },
+  ],
   errors: [...sendErrors],
 });
 
@@ -222,7 +340,13 @@ export const sendEmailBatch = operation({
   bodyExample: [resendExample],
   checkedByHandler: true,
   headers: idempotency,
-  success: [{ status: 200, description: 'Accepted: one id per message.', schema: z.object({ data: z.array(z.object({ id: z.string() })) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'Accepted: one id per message.',
+      schema: z.object({ data: z.array(z.object({ id: z.string() })) }),
+    },
+  ],
   errors: [...sendErrors],
 });
 
@@ -234,7 +358,9 @@ export const unsubscribe = operation({
   path: '/v1/unsubscribe',
   tag: 'Unsubscribe',
   summary: 'Unsubscribe a recipient',
-  description: 'Made by the recipient’s unsubscribe page: the transaction uuid from the link is the only credential. The address goes on the account’s suppression list.',
+  description:
+    'Made by the recipient’s unsubscribe page: the transaction uuid from the link is the only credential. The ' +
+    'address goes on the account’s suppression list.',
   access: 'public',
   body: transactionBody,
   bodyExample: { transaction_id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },

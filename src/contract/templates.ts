@@ -14,7 +14,10 @@ const sortParam = z.union([
   z.enum([...SORTS, ...SORTS.map((s) => `-${s}` as const)]),
   z
     .string()
-    .regex(/^(asc|desc)$/i, 'a key (name, description, published, updated; "-" before it for descending), or ASC or DESC')
+    .regex(
+      /^(asc|desc)$/i,
+      'a key (name, description, published, updated; "-" before it for descending), or ASC or DESC',
+    )
     .transform((dir): TemplateSortParam => (dir.toLowerCase() === 'asc' ? 'description' : '-description')),
 ]);
 
@@ -44,15 +47,25 @@ export const templateBody = z.strictObject({
   unpublished_changes: z.boolean().optional(),
   name: text(200),
   status: z.enum(['draft', 'published']).optional(),
-  alias: z.string().max(100).regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, dot, dash and underscore').nullish(),
+  alias: z
+    .string()
+    .max(100)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, dot, dash and underscore')
+    .nullish(),
   from_name: text(200).refine((v) => !v || !/[\r\n]/.test(v), 'must not contain a line break'),
   from_email: text(320),
   reply_email: text(320),
   subject: text(998).refine((v) => !v || !/[\r\n]/.test(v), 'must not contain a line break'),
   description: text(1000),
   // the byte limit (413) is the service's; this only bounds what is parsed at all
-  content_html: z.string().max(4 * 1024 * 1024).nullish(),
-  content_text: z.string().max(4 * 1024 * 1024).nullish(),
+  content_html: z
+    .string()
+    .max(4 * 1024 * 1024)
+    .nullish(),
+  content_text: z
+    .string()
+    .max(4 * 1024 * 1024)
+    .nullish(),
 });
 
 export const renderBody = z.strictObject({
@@ -78,9 +91,16 @@ const template = z.object({
   created_timestamp: z.string(),
   updated_timestamp: z.string(),
   published_timestamp: z.string().nullable(),
-  unpublished_changes: z.boolean().openapi({ description: 'Published, and saved since: sends still use the published version.' }),
+  unpublished_changes: z
+    .boolean()
+    .openapi({ description: 'Published, and saved since: sends still use the published version.' }),
 });
-const templateParams = z.object({ id: z.string().openapi({ description: 'The template uuid; anything else answers 404.', example: '0d9f6c2e-1b7a-4d8e-9f10-3c2b1a0e9d8c' }) });
+const templateParams = z.object({
+  id: z.string().openapi({
+    description: 'The template uuid; anything else answers 404.',
+    example: '0d9f6c2e-1b7a-4d8e-9f10-3c2b1a0e9d8c',
+  }),
+});
 const saved = z.object({ template, message: z.string() });
 const TAG = 'Templates';
 
@@ -89,11 +109,28 @@ export const searchTemplates = operation({
   path: '/v1/templates/search',
   tag: TAG,
   summary: 'Search templates',
-  description: 'One page of templates by name: the account’s own ({template_name, sort, page}) or, for the Select Template page, the system gallery or the account’s by status ({templateName, templateType, templateStatus}). Sort by name, description, published or updated, `-` first for descending; or only `ASC`/`DESC` on the description.',
+  description:
+    'One page of templates by name: the account’s own ({template_name, sort, page}) or, for the Select Template ' +
+    'page, the system gallery or the account’s by status ({templateName, templateType, templateStatus}). Sort by ' +
+    'name, description, published or updated, `-` first for descending; or only `ASC`/`DESC` on the description.',
   access: 'session',
   body: templateSearchBody,
   bodyExample: { template_name: 'receipt', sort: '-updated', page: 1 },
-  success: [{ status: 200, description: 'One page of templates.', schema: z.object({ data: z.array(template), meta: z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'One page of templates.',
+      schema: z.object({
+        data: z.array(template),
+        meta: z.object({
+          current_page: z.number().int(),
+          per_page: z.number().int(),
+          total: z.number().int(),
+          last_page: z.number().int(),
+        }),
+      }),
+    },
+  ],
   errors: ['invalid_json', 'validation_failed', 'forbidden'],
 });
 
@@ -102,11 +139,23 @@ export const renderTemplate = operation({
   path: '/v1/templates/render',
   tag: TAG,
   summary: 'Preview a template',
-  description: 'Renders a subject, HTML and text with sample variables, as a send would; answers the variables the template uses.',
+  description:
+    'Renders a subject, HTML and text with sample variables, as a send would; answers the variables the template uses.',
   access: 'session',
   body: renderBody,
   bodyExample: { subject: 'Hello {{name}}', content_html: '<p>Hi {{name}}</p>', variables: { name: 'Ada' } },
-  success: [{ status: 200, description: 'The rendered parts.', schema: z.object({ subject: z.string().nullable(), html: z.string(), text: z.string(), variables: z.array(z.string()) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'The rendered parts.',
+      schema: z.object({
+        subject: z.string().nullable(),
+        html: z.string(),
+        text: z.string(),
+        variables: z.array(z.string()),
+      }),
+    },
+  ],
   errors: ['invalid_json', 'validation_failed', 'unprocessable', 'forbidden'],
 });
 
@@ -127,10 +176,18 @@ export const createTemplate = operation({
   path: '/v1/templates',
   tag: TAG,
   summary: 'Create a template',
-  description: 'Saves a new template (Handlebars in subject, HTML and text). Publishing checks that it renders; `alias` names it for sends by alias.',
+  description:
+    'Saves a new template (Handlebars in subject, HTML and text). Publishing checks that it renders; `alias` names ' +
+    'it for sends by alias.',
   access: 'session',
   body: templateBody,
-  bodyExample: { name: 'Receipt', alias: 'receipt', subject: 'Your receipt {{number}}', content_html: '<p>Thanks, {{name}}</p>', status: 'draft' },
+  bodyExample: {
+    name: 'Receipt',
+    alias: 'receipt',
+    subject: 'Your receipt {{number}}',
+    content_html: '<p>Thanks, {{name}}</p>',
+    status: 'draft',
+  },
   success: [{ status: 201, description: 'Saved.', schema: saved }],
   errors: ['invalid_json', 'validation_failed', 'conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
 });
@@ -145,7 +202,15 @@ export const updateTemplate = operation({
   params: templateParams,
   body: templateBody,
   success: [{ status: 200, description: 'Saved.', schema: saved }],
-  errors: ['invalid_json', 'validation_failed', 'not_found', 'conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
+  errors: [
+    'invalid_json',
+    'validation_failed',
+    'not_found',
+    'conflict',
+    'payload_too_large',
+    'unprocessable',
+    'forbidden',
+  ],
 });
 
 export const deleteTemplate = operation({
@@ -156,16 +221,36 @@ export const deleteTemplate = operation({
   description: 'Deletes one of the account’s templates.',
   access: 'session',
   params: templateParams,
-  success: [{ status: 200, description: 'Deleted.', schema: messageAnswer, example: { message: 'Template deleted successfully' } }],
+  success: [
+    {
+      status: 200,
+      description: 'Deleted.',
+      schema: messageAnswer,
+      example: { message: 'Template deleted successfully' },
+    },
+  ],
   errors: ['not_found', 'forbidden'],
 });
 
 // A link's name and options as the console and the API send them (create, change); the expiry's
 // window against the clock is checked by the server (src/server/attachments/attachments.service.ts).
-const name = z.string().trim().max(200, { error: 'The name is at most 200 characters' }).regex(/^[^\u0000-\u001f]*$/, { error: 'The name must not contain control characters' });
+const name = z
+  .string()
+  .trim()
+  .max(200, { error: 'The name is at most 200 characters' })
+  .regex(/^[^\u0000-\u001f]*$/, { error: 'The name must not contain control characters' });
 const options = z.strictObject({
-  expiry_timestamp: z.number({ error: 'expiry_timestamp must be unix seconds' }).int({ error: 'expiry_timestamp must be whole unix seconds' }).nonnegative({ error: 'expiry_timestamp must not be negative' }).nullish(),
-  access_limit: z.number({ error: 'access_limit must be a number' }).int({ error: 'access_limit must be a whole number' }).min(0, { error: 'access_limit must not be negative' }).max(1_000_000_000, { error: 'access_limit is too large' }).optional(),
+  expiry_timestamp: z
+    .number({ error: 'expiry_timestamp must be unix seconds' })
+    .int({ error: 'expiry_timestamp must be whole unix seconds' })
+    .nonnegative({ error: 'expiry_timestamp must not be negative' })
+    .nullish(),
+  access_limit: z
+    .number({ error: 'access_limit must be a number' })
+    .int({ error: 'access_limit must be a whole number' })
+    .min(0, { error: 'access_limit must not be negative' })
+    .max(1_000_000_000, { error: 'access_limit is too large' })
+    .optional(),
 });
 export const groupInput = z.strictObject({ name: name.optional(), options: options.optional() });
 export type GroupInput = z.infer<typeof groupInput>;
@@ -187,10 +272,16 @@ const link = z.object({
   name: z.string(),
   created_timestamp: z.number().int(),
   preview_link: z.string(),
-  integration_id: z.string().openapi({ description: 'What a send names as `online_attachment_id` to put this link in a message.' }),
+  integration_id: z
+    .string()
+    .openapi({ description: 'What a send names as `online_attachment_id` to put this link in a message.' }),
   options: z.object({ expiry_timestamp: z.number().int().nullable(), access_limit: z.number().int() }),
   downloads: z.number().int(),
-  state: z.enum(['live', 'expired', 'exhausted']).openapi({ description: 'Whether recipients can still download: `expired` past its expiry, `exhausted` at its download limit (the public page then answers 410).' }),
+  state: z.enum(['live', 'expired', 'exhausted']).openapi({
+    description:
+      'Whether recipients can still download: `expired` past its expiry, `exhausted` at its download limit (the ' +
+      'public page then answers 410).',
+  }),
   asset_count: z.number().int(),
   assets: z.array(asset),
 });
@@ -204,9 +295,19 @@ export const createLink = operation({
   path: '/v1/tracked-attachments/groups',
   tag: ATTACH,
   summary: 'Create a download link',
-  description: `Creates a tracked download link, optionally with its first file. Multipart: \`group\` (JSON: name, options { expiry_timestamp, access_limit }) first, then \`asset\` (a file). A send that names its integration_id as \`online_attachment_id\` carries the link, per recipient. ${both}`,
+  description:
+    `Creates a tracked download link, optionally with its first file. Multipart: \`group\` (JSON: name, ` +
+    `options { expiry_timestamp, access_limit }) first, then \`asset\` (a file). A send that names its ` +
+    `integration_id as \`online_attachment_id\` carries the link, per recipient. ${both}`,
   access: 'sessionOrApiKey',
-  form: { mediaType: 'multipart/form-data', description: 'group: JSON text; asset: a file (optional).', schema: z.object({ group: z.string().openapi({ example: '{"name":"Invoice 1042","options":{"access_limit":3}}' }), asset: z.string().optional().openapi({ format: 'binary' }) }) },
+  form: {
+    mediaType: 'multipart/form-data',
+    description: 'group: JSON text; asset: a file (optional).',
+    schema: z.object({
+      group: z.string().openapi({ example: '{"name":"Invoice 1042","options":{"access_limit":3}}' }),
+      asset: z.string().optional().openapi({ format: 'binary' }),
+    }),
+  },
   success: [{ status: 201, description: 'The link.', schema: link }],
   errors: ['invalid_json', 'validation_failed', 'payload_too_large'],
 });
@@ -219,7 +320,23 @@ export const listLinks = operation({
   description: `One page of the account’s links, newest first, by part of the name. ${both}`,
   access: 'sessionOrApiKey',
   query: attachmentListQuery,
-  success: [{ status: 200, description: 'One page of links.', schema: z.object({ data: z.array(link), pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), pages: z.number().int() }) }).openapi({ description: 'The links and the paging fields.' }) }],
+  success: [
+    {
+      status: 200,
+      description: 'One page of links.',
+      schema: z
+        .object({
+          data: z.array(link),
+          pagination: z.object({
+            page: z.number().int(),
+            limit: z.number().int(),
+            total: z.number().int(),
+            pages: z.number().int(),
+          }),
+        })
+        .openapi({ description: 'The links and the paging fields.' }),
+    },
+  ],
   errors: ['validation_failed'],
 });
 
@@ -269,7 +386,11 @@ export const addFiles = operation({
   description: `Uploads up to 20 files (multipart field \`asset\`), streamed to storage. ${both}`,
   access: 'sessionOrApiKey',
   params: linkParams,
-  form: { mediaType: 'multipart/form-data', description: 'asset: one or more files.', schema: z.object({ asset: z.string().openapi({ format: 'binary' }) }) },
+  form: {
+    mediaType: 'multipart/form-data',
+    description: 'asset: one or more files.',
+    schema: z.object({ asset: z.string().openapi({ format: 'binary' }) }),
+  },
   success: [{ status: 201, description: 'The files added.', schema: z.object({ assets: z.array(asset) }) }],
   errors: ['validation_failed', 'not_found', 'payload_too_large'],
 });
@@ -302,9 +423,15 @@ export const saveBranding = operation({
   path: '/v1/tracked-attachments/branding',
   tag: ATTACH,
   summary: 'Save download page branding',
-  description: `Multipart: \`settings\` (JSON: page, button and link, each { colour, text_colour } as #rrggbb) and optionally \`asset\` (a PNG, JPEG or GIF logo). ${both}`,
+  description:
+    `Multipart: \`settings\` (JSON: page, button and link, each { colour, text_colour } as #rrggbb) and ` +
+    `optionally \`asset\` (a PNG, JPEG or GIF logo). ${both}`,
   access: 'sessionOrApiKey',
-  form: { mediaType: 'multipart/form-data', description: 'settings: JSON text; asset: the logo (optional).', schema: z.object({ settings: z.string(), asset: z.string().optional().openapi({ format: 'binary' }) }) },
+  form: {
+    mediaType: 'multipart/form-data',
+    description: 'settings: JSON text; asset: the logo (optional).',
+    schema: z.object({ settings: z.string(), asset: z.string().optional().openapi({ format: 'binary' }) }),
+  },
   success: [{ status: 200, description: 'Saved.', schema: branding.extend({ message: z.string() }) }],
   errors: ['invalid_json', 'validation_failed', 'payload_too_large'],
 });
@@ -316,7 +443,13 @@ export const getLogo = operation({
   summary: 'The download page logo',
   description: `The logo image as uploaded. ${both}`,
   access: 'sessionOrApiKey',
-  success: [{ status: 200, description: 'The image.', content: { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF' } }],
+  success: [
+    {
+      status: 200,
+      description: 'The image.',
+      content: { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF' },
+    },
+  ],
   errors: ['not_found'],
 });
 
@@ -331,4 +464,22 @@ export const deleteLogo = operation({
   errors: ['not_found'],
 });
 
-export const templateOperations = [searchTemplates, renderTemplate, getTemplate, createTemplate, updateTemplate, deleteTemplate, createLink, listLinks, getLink, updateLink, deleteLink, addFiles, deleteFile, getBranding, saveBranding, getLogo, deleteLogo];
+export const templateOperations = [
+  searchTemplates,
+  renderTemplate,
+  getTemplate,
+  createTemplate,
+  updateTemplate,
+  deleteTemplate,
+  createLink,
+  listLinks,
+  getLink,
+  updateLink,
+  deleteLink,
+  addFiles,
+  deleteFile,
+  getBranding,
+  saveBranding,
+  getLogo,
+  deleteLogo,
+];

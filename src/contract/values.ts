@@ -26,7 +26,17 @@ export type TransStatus = (typeof TRANS_STATUSES)[number];
 export const DELIVERED_STATUSES = ['pending', 'delivered', 'bounced', 'failed'] as const;
 export type DeliveredStatus = (typeof DELIVERED_STATUSES)[number];
 export const EVENT_TYPES = [
-  'queued', 'sent', 'delivered', 'deferred', 'failed', 'bounced', 'open', 'click', 'unsubscribe', 'resubscribe', 'download',
+  'queued',
+  'sent',
+  'delivered',
+  'deferred',
+  'failed',
+  'bounced',
+  'open',
+  'click',
+  'unsubscribe',
+  'resubscribe',
+  'download',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -55,7 +65,15 @@ export type GroupReportType = (typeof GROUP_REPORT_TYPES)[number];
  * the others name the remaining columns the same way.
  */
 export const GROUP_SORT_KEYS = [
-  'group_last_send_date', 'group_create_date', 'group_name', 'requests', 'sent', 'failed', 'delivered', 'bounces', 'opens',
+  'group_last_send_date',
+  'group_create_date',
+  'group_name',
+  'requests',
+  'sent',
+  'failed',
+  'delivered',
+  'bounces',
+  'opens',
   'clicks',
 ] as const;
 export type GroupSortKey = (typeof GROUP_SORT_KEYS)[number];

@@ -7,15 +7,32 @@ import type { WebhookEventType } from './values.ts';
 const WIRE_FIELDS = {
   mx_host: z.string().nullable().openapi({ description: 'The MX host that answered (direct delivery).' }),
   mx_address: z.string().nullable().openapi({ description: 'The IP address of that host.' }),
-  tls_version: z.string().nullable().openapi({ description: 'The TLS version of the connection, e.g. TLSv1.3; null without TLS.' }),
+  tls_version: z
+    .string()
+    .nullable()
+    .openapi({ description: 'The TLS version of the connection, e.g. TLSv1.3; null without TLS.' }),
   tls_cipher: z.string().nullable().openapi({ description: 'The TLS cipher; null without TLS.' }),
-  mta_sts: z.string().nullable().openapi({ description: 'The MTA-STS mode that applied (RFC 8461): enforce or testing; null without a policy.' }),
+  mta_sts: z
+    .string()
+    .nullable()
+    .openapi({ description: 'The MTA-STS mode that applied (RFC 8461): enforce or testing; null without a policy.' }),
 };
 
 const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> = {
-  sent: { smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer.' }), ...WIRE_FIELDS },
-  failed: { smtp_reply: z.string().nullable().openapi({ description: 'The last answer, or why it was not sent.' }), bounce_type: z.enum(['soft']).nullable(), ...WIRE_FIELDS },
-  bounce: { bounce_type: z.enum(['hard', 'soft']).nullable(), bounce_reason: z.string().nullable(), smtp_status: z.string().nullable().openapi({ description: 'From a bounce report, e.g. 5.1.1.' }) },
+  sent: {
+    smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer.' }),
+    ...WIRE_FIELDS,
+  },
+  failed: {
+    smtp_reply: z.string().nullable().openapi({ description: 'The last answer, or why it was not sent.' }),
+    bounce_type: z.enum(['soft']).nullable(),
+    ...WIRE_FIELDS,
+  },
+  bounce: {
+    bounce_type: z.enum(['hard', 'soft']).nullable(),
+    bounce_reason: z.string().nullable(),
+    smtp_status: z.string().nullable().openapi({ description: 'From a bounce report, e.g. 5.1.1.' }),
+  },
   open: { user_agent: z.string().nullable(), ip: z.string().nullable() },
   click: { url: z.string().nullable(), user_agent: z.string().nullable(), ip: z.string().nullable() },
   unsubscribe: { via: z.enum(['page', 'one_click', 'mailto']).nullable() },
@@ -51,7 +68,11 @@ function standard(type: keyof typeof OWN_FIELDS) {
           metadata: z.record(z.string(), z.unknown()).nullable(),
           ...OWN_FIELDS[type],
         });
-  return z.object({ type: z.literal(`email.${type}`), created_at: z.string().openapi({ description: 'When the event happened, ISO 8601 UTC.' }), data });
+  return z.object({
+    type: z.literal(`email.${type}`),
+    created_at: z.string().openapi({ description: 'When the event happened, ISO 8601 UTC.' }),
+    data,
+  });
 }
 
 function legacy(type: keyof typeof OWN_FIELDS) {
@@ -72,15 +93,25 @@ function legacy(type: keyof typeof OWN_FIELDS) {
           metadata: z.string().nullable().openapi({ description: 'JSON text.' }),
           ...OWN_FIELDS[type],
         };
-  return z.object({ event: z.literal(type), timestamp: z.number().int().openapi({ description: 'Unix seconds.' }), ...common });
+  return z.object({
+    event: z.literal(type),
+    timestamp: z.number().int().openapi({ description: 'Unix seconds.' }),
+    ...common,
+  });
 }
 
 const signatureHeaders = z.object({
-  'webhook-id': z.string().openapi({ description: 'The same for every retry and replay of one event: drop repeats by it.', example: 'msg_2b7f0c' }),
+  'webhook-id': z.string().openapi({
+    description: 'The same for every retry and replay of one event: drop repeats by it.',
+    example: 'msg_2b7f0c',
+  }),
   'webhook-timestamp': z.string().openapi({ description: 'Unix seconds of this attempt.', example: '1795446245' }),
   'webhook-signature': z.string().openapi({
     description:
-      '`v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), the key being the signing secret after its `whsec_` prefix, base64-decoded (Standard Webhooks). For GET and DELETE the signed text is the query string added. Verify with a Standard Webhooks library: `new Webhook(secret).verify(rawBody, headers)`.',
+      '`v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), the key being the signing secret ' +
+      'after its `whsec_` prefix, base64-decoded (Standard Webhooks). For GET and DELETE the signed text is the ' +
+      'query string added. Verify with a Standard Webhooks ' +
+      'library: `new Webhook(secret).verify(rawBody, headers)`.',
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
   }),
 });

@@ -12,7 +12,10 @@ export const webhookInput = z.object({
   verb: z.enum(WEBHOOK_VERBS),
   status: z.enum(['enabled', 'disabled']),
   auth_type: z.preprocess((v) => (v === '' ? null : v), z.enum(['basic']).nullable()).optional(),
-  auth_details: z.object({ username: z.string().max(200), password: z.string().max(200) }).nullable().optional(),
+  auth_details: z
+    .object({ username: z.string().max(200), password: z.string().max(200) })
+    .nullable()
+    .optional(),
   event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length),
   field_set: z.enum(FIELD_SETS),
 });
@@ -43,7 +46,9 @@ const logEntry = z.object({
   url: z.string(),
   status: z.string().openapi({ description: 'success, pending (queued, replayed or retrying) or failed' }),
   progress: z.enum(['queued', 'replayed', 'retrying', 'success', 'failed']).openapi({
-    description: '`queued` never tried yet, `replayed` queued again by Replay and not tried since, `retrying` the last try failed and another is due, `success` or `failed`.',
+    description:
+      '`queued` never tried yet, `replayed` queued again by Replay and not tried since, `retrying` the last try ' +
+      'failed and another is due, `success` or `failed`.',
   }),
   verb: z.string(),
   field_set: z.string(),
@@ -64,7 +69,9 @@ export const getWebhooks = operation({
   path: '/v1/webhooks',
   tag: TAG,
   summary: 'The account’s webhook',
-  description: 'The webhook (a list of at most one) with its URL, method, events, field set, basic-auth details and signing secret.',
+  description:
+    'The webhook (a list of at most one) with its URL, method, events, field set, basic-auth details and signing ' +
+    'secret.',
   access: 'session',
   success: [{ status: 200, description: 'The webhook, if any.', schema: z.object({ data: z.array(webhook) }) }],
   errors: ['forbidden'],
@@ -75,10 +82,19 @@ export const saveWebhook = operation({
   path: '/v1/webhooks',
   tag: TAG,
   summary: 'Save the webhook',
-  description: 'Creates or replaces the account’s webhook. The URL must be http(s) and reach a public address; other fields of the object as GET answers it are ignored.',
+  description:
+    'Creates or replaces the account’s webhook. The URL must be http(s) and reach a public address; other fields of ' +
+    'the object as GET answers it are ignored.',
   access: 'session',
   body: webhookInput,
-  bodyExample: { url: 'https://hooks.example.com/transact', verb: 'post', status: 'enabled', auth_type: null, event_types: ['sent', 'bounce'], field_set: 'standard' },
+  bodyExample: {
+    url: 'https://hooks.example.com/transact',
+    verb: 'post',
+    status: 'enabled',
+    auth_type: null,
+    event_types: ['sent', 'bounce'],
+    field_set: 'standard',
+  },
   checkedByHandler: true,
   success: [{ status: 200, description: 'Saved.', schema: messageAnswer.extend({ data: webhook }) }],
   errors: ['invalid_json', 'validation_failed', 'webhook_url_not_allowed', 'forbidden'],
@@ -100,9 +116,21 @@ export const testWebhook = operation({
   path: '/v1/webhooks/test',
   tag: TAG,
   summary: 'Send a test event',
-  description: 'Sends an `email.test` event to the webhook now (logged, never retried) and answers what the endpoint replied.',
+  description:
+    'Sends an `email.test` event to the webhook now (logged, never retried) and answers what the endpoint replied.',
   access: 'session',
-  success: [{ status: 200, description: 'The endpoint’s answer.', schema: z.object({ id: z.number().int(), status_code: z.number().int().nullable(), error: z.string().nullable(), duration_ms: z.number() }) }],
+  success: [
+    {
+      status: 200,
+      description: 'The endpoint’s answer.',
+      schema: z.object({
+        id: z.number().int(),
+        status_code: z.number().int().nullable(),
+        error: z.string().nullable(),
+        duration_ms: z.number(),
+      }),
+    },
+  ],
   errors: ['forbidden', 'not_found', 'conflict'],
 });
 
@@ -115,7 +143,21 @@ export const searchWebhookLogs = operation({
   access: 'session',
   body: logSearch,
   bodyExample: { page: 1, order_by: 'desc' },
-  success: [{ status: 200, description: 'One page of requests.', schema: z.object({ data: z.array(logEntry), meta: z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'One page of requests.',
+      schema: z.object({
+        data: z.array(logEntry),
+        meta: z.object({
+          current_page: z.number().int(),
+          per_page: z.number().int(),
+          total: z.number().int(),
+          last_page: z.number().int(),
+        }),
+      }),
+    },
+  ],
   errors: ['invalid_json', 'validation_failed'],
 });
 
@@ -124,7 +166,8 @@ export const getWebhookLog = operation({
   path: '/v1/webhook-logs/{id}',
   tag: TAG,
   summary: 'One webhook request in full',
-  description: 'The request as sent (secrets hidden) and every attempt with the endpoint’s status and the start of its answer.',
+  description:
+    'The request as sent (secrets hidden) and every attempt with the endpoint’s status and the start of its answer.',
   access: 'session',
   params: logParams,
   success: [
@@ -133,8 +176,22 @@ export const getWebhookLog = operation({
       description: 'The request and its attempts.',
       schema: z.object({
         log: logEntry,
-        request: z.object({ method: z.string(), url: z.string(), headers: z.record(z.string(), z.string()), payload: z.record(z.string(), z.unknown()).nullable() }),
-        attempts: z.array(z.object({ at: z.number().int(), duration_ms: z.number(), status_code: z.number().int().nullable(), error: z.string().nullable(), response_body: z.string().nullable(), next_retry_at: z.number().int().nullable() })),
+        request: z.object({
+          method: z.string(),
+          url: z.string(),
+          headers: z.record(z.string(), z.string()),
+          payload: z.record(z.string(), z.unknown()).nullable(),
+        }),
+        attempts: z.array(
+          z.object({
+            at: z.number().int(),
+            duration_ms: z.number(),
+            status_code: z.number().int().nullable(),
+            error: z.string().nullable(),
+            response_body: z.string().nullable(),
+            next_retry_at: z.number().int().nullable(),
+          }),
+        ),
       }),
     },
   ],
@@ -171,11 +228,23 @@ export const addSuppressions = operation({
   path: '/v1/suppression',
   tag: 'Suppression',
   summary: 'Add addresses to the suppression list',
-  description: `Puts up to ${MAX_EMAILS_PER_REQUEST} addresses on the list; mail to them is not sent. Lines that are not addresses are reported, not refused.`,
+  description:
+    `Puts up to ${MAX_EMAILS_PER_REQUEST} addresses on the list; mail to them is not sent. Lines that are ` +
+    `not addresses are reported, not refused.`,
   access: 'session',
   body: addSuppressionsBody,
   bodyExample: { emails: ['old@example.com', 'gone@example.org'] },
-  success: [{ status: 200, description: 'How many were added, how many were there already, and the lines refused.', schema: z.object({ added: z.number().int(), already: z.number().int(), invalid: z.array(z.object({ line: z.number().int(), value: z.string(), message: z.string() })) }) }],
+  success: [
+    {
+      status: 200,
+      description: 'How many were added, how many were there already, and the lines refused.',
+      schema: z.object({
+        added: z.number().int(),
+        already: z.number().int(),
+        invalid: z.array(z.object({ line: z.number().int(), value: z.string(), message: z.string() })),
+      }),
+    },
+  ],
   errors: ['invalid_json', 'validation_failed', 'forbidden'],
 });
 
@@ -184,7 +253,8 @@ export const searchSuppressions = operation({
   path: '/v1/suppression/search',
   tag: 'Suppression',
   summary: 'Search the suppression list',
-  description: 'One page of suppressed addresses, by the start of an address and by origin (user, bounce, unsubscribe).',
+  description:
+    'One page of suppressed addresses, by the start of an address and by origin (user, bounce, unsubscribe).',
   access: 'session',
   body: searchSuppressionsBody,
   bodyExample: { page: 1, email: 'old@', suppressed_origin: 'bounce' },
@@ -192,7 +262,21 @@ export const searchSuppressions = operation({
     {
       status: 200,
       description: 'One page of entries.',
-      schema: z.object({ data: z.array(z.object({ email: z.string(), origin: z.enum(['user', 'bounce', 'unsubscribe']), suppressed_timestamp: z.string() })), meta: z.object({ current_page: z.number().int(), per_page: z.number().int(), total: z.number().int(), last_page: z.number().int() }) }),
+      schema: z.object({
+        data: z.array(
+          z.object({
+            email: z.string(),
+            origin: z.enum(['user', 'bounce', 'unsubscribe']),
+            suppressed_timestamp: z.string(),
+          }),
+        ),
+        meta: z.object({
+          current_page: z.number().int(),
+          per_page: z.number().int(),
+          total: z.number().int(),
+          last_page: z.number().int(),
+        }),
+      }),
     },
   ],
   errors: ['invalid_json', 'validation_failed', 'forbidden'],
@@ -207,8 +291,26 @@ export const deleteSuppression = operation({
   description: 'Mail to the address is sent again. The address is URL-encoded in the path.',
   access: 'session',
   params: z.object({ email: z.string().openapi({ example: 'old@example.com' }) }),
-  success: [{ status: 200, description: 'Removed.', schema: messageAnswer, example: { message: 'Suppression Deleted Successfully' } }],
+  success: [
+    {
+      status: 200,
+      description: 'Removed.',
+      schema: messageAnswer,
+      example: { message: 'Suppression Deleted Successfully' },
+    },
+  ],
   errors: ['validation_failed', 'forbidden', 'not_found'],
 });
 
-export const webhookOperations = [getWebhooks, saveWebhook, rotateSecret, testWebhook, searchWebhookLogs, getWebhookLog, replayWebhookLog, addSuppressions, searchSuppressions, deleteSuppression];
+export const webhookOperations = [
+  getWebhooks,
+  saveWebhook,
+  rotateSecret,
+  testWebhook,
+  searchWebhookLogs,
+  getWebhookLog,
+  replayWebhookLog,
+  addSuppressions,
+  searchSuppressions,
+  deleteSuppression,
+];

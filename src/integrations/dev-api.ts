@@ -11,7 +11,9 @@ export default function devApi(): AstroIntegration {
     name: 'transact-dev-api',
     hooks: {
       'astro:server:setup': ({ server }) => {
-        let runtime: Promise<{ area(url: string): string; api(req: IncomingMessage, res: ServerResponse): void; bridge: object }> | undefined;
+        let runtime:
+          | Promise<{ area(url: string): string; api(req: IncomingMessage, res: ServerResponse): void; bridge: object }>
+          | undefined;
         server.middlewares.use((req, res, next) => {
           runtime ??= server.ssrLoadModule('/src/server/dev-runtime.ts').then((m) => m.startDevRuntime());
           runtime

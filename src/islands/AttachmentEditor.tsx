@@ -1,7 +1,7 @@
 // The online attachment create/edit page (docs/console-reports.md §2, §4, §5): the editable name (Edit/Save,
-// default Untitled; Enter or leaving the field keeps it, Escape cancels: issue 19), tabs Files (drag-and-drop or Browse Computer, 'N file(s) uploaded', each file
-// with its size, delete icon and upload progress) and Settings (expiry toggle with its picker,
-// access limit toggle with a number, the integration ID), the live preview, and Save / Save & Exit.
+// default Untitled; Enter or leaving the field keeps it, Escape cancels: issue 19), tabs Files (drag-and-drop or Browse
+// Computer, 'N file(s) uploaded', each file with its size, delete icon and upload progress) and Settings (expiry toggle
+// with its picker, access limit toggle with a number, the integration ID), the live preview, and Save / Save & Exit.
 // The page is disabled while a request is pending.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect, useRef, useState } from 'react';
@@ -10,12 +10,38 @@ import CopyField from '../components/CopyField.tsx';
 import { linkState } from '../lib/attachment-state.ts';
 import { formatFileSize } from '../lib/file-size.ts';
 import {
-  branding, commitName, deleteFile, draft, expiryError, fileMessage, loadBranding, loadFailed, loadGroup, pickExpiry, requestStatus, save, toggleAccessLimit, toggleExpiry, updateDraft, uploadFiles, uploads,
+  branding,
+  commitName,
+  deleteFile,
+  draft,
+  expiryError,
+  fileMessage,
+  loadBranding,
+  loadFailed,
+  loadGroup,
+  pickExpiry,
+  requestStatus,
+  save,
+  toggleAccessLimit,
+  toggleExpiry,
+  updateDraft,
+  uploadFiles,
+  uploads,
 } from './stores/attachments.ts';
 
 function TrashIcon() {
   return (
-    <svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    <svg
+      viewBox="0 0 24 24"
+      width="16"
+      height="16"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+    >
       <polyline points="3 6 5 6 21 6" />
       <path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6" />
     </svg>
@@ -38,7 +64,9 @@ function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: numb
   }, []);
   return (
     <div className="field">
-      <label className="label" htmlFor="attachment-expiry">Expiry date and time (UTC)</label>
+      <label className="label" htmlFor="attachment-expiry">
+        Expiry date and time (UTC)
+      </label>
       <input
         id="attachment-expiry"
         ref={input}
@@ -49,7 +77,11 @@ function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: numb
         aria-describedby={error ? 'attachment-expiry-error' : undefined}
         data-testid="attachment-expiry"
       />
-      {error && <p id="attachment-expiry-error" className="help is-danger" role="alert" data-testid="attachment-expiry-error">{error}</p>}
+      {error && (
+        <p id="attachment-expiry-error" className="help is-danger" role="alert" data-testid="attachment-expiry-error">
+          {error}
+        </p>
+      )}
     </div>
   );
 }
@@ -102,7 +134,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
 
   const pending = $status === 'pending' || $loadFailed;
   const add = (files: FileList | null) => {
-    if (!files || !files.length) return;
+    if (!files?.length) return;
     // a name still being typed is the name the first upload creates the link with
     if (editingName) commitEdit();
     void uploadFiles([...files]);
@@ -122,7 +154,9 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                 commitEdit();
               }}
             >
-              <label className="is-sr-only" htmlFor="attachment-name-input">Link name</label>
+              <label className="is-sr-only" htmlFor="attachment-name-input">
+                Link name
+              </label>
               <input
                 id="attachment-name-input"
                 className="input"
@@ -142,12 +176,27 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                 }}
                 data-testid="attachment-name-input"
               />
-              <button type="submit" className="button" data-testid="attachment-name-save">Save</button>
+              <button type="submit" className="button" data-testid="attachment-name-save">
+                Save
+              </button>
             </form>
           ) : (
             <>
-              <h2 className="title is-4" data-testid="attachment-name">{$draft.name}</h2>
-              <button type="button" ref={editButton} className="button is-small" onClick={() => { cancelling.current = false; setEditingName(true); }} data-testid="attachment-name-edit">Edit</button>
+              <h2 className="title is-4" data-testid="attachment-name">
+                {$draft.name}
+              </h2>
+              <button
+                type="button"
+                ref={editButton}
+                className="button is-small"
+                onClick={() => {
+                  cancelling.current = false;
+                  setEditingName(true);
+                }}
+                data-testid="attachment-name-edit"
+              >
+                Edit
+              </button>
             </>
           )}
         </div>
@@ -155,8 +204,34 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
           <section className="card editor-panel" aria-label="Link">
             <div className="tabs">
               <ul role="tablist">
-                <li role="presentation" className={tab === 'files' ? 'is-active' : undefined}><a role="tab" aria-selected={tab === 'files'} href="#files" onClick={(e) => { e.preventDefault(); setTab('files'); }} data-testid="tab-files">Files</a></li>
-                <li role="presentation" className={tab === 'settings' ? 'is-active' : undefined}><a role="tab" aria-selected={tab === 'settings'} href="#settings" onClick={(e) => { e.preventDefault(); setTab('settings'); }} data-testid="tab-settings">Settings</a></li>
+                <li role="presentation" className={tab === 'files' ? 'is-active' : undefined}>
+                  <a
+                    role="tab"
+                    aria-selected={tab === 'files'}
+                    href="#files"
+                    onClick={(e) => {
+                      e.preventDefault();
+                      setTab('files');
+                    }}
+                    data-testid="tab-files"
+                  >
+                    Files
+                  </a>
+                </li>
+                <li role="presentation" className={tab === 'settings' ? 'is-active' : undefined}>
+                  <a
+                    role="tab"
+                    aria-selected={tab === 'settings'}
+                    href="#settings"
+                    onClick={(e) => {
+                      e.preventDefault();
+                      setTab('settings');
+                    }}
+                    data-testid="tab-settings"
+                  >
+                    Settings
+                  </a>
+                </li>
               </ul>
             </div>
             <div className="card-content">
@@ -164,30 +239,77 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                 <div role="tabpanel" aria-label="Files">
                   <div
                     className={`dropzone${dragging ? ' is-dragging' : ''}`}
-                    onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+                    onDragOver={(e) => {
+                      e.preventDefault();
+                      setDragging(true);
+                    }}
                     onDragLeave={() => setDragging(false)}
-                    onDrop={(e) => { e.preventDefault(); setDragging(false); add(e.dataTransfer.files); }}
+                    onDrop={(e) => {
+                      e.preventDefault();
+                      setDragging(false);
+                      add(e.dataTransfer.files);
+                    }}
                     data-testid="dropzone"
                   >
                     <p>Drag and drop files here, or</p>
-                    <button type="button" className="button is-primary is-light" onClick={() => browse.current?.click()} data-testid="browse">Browse Computer</button>
-                    <input ref={browse} type="file" multiple hidden onChange={(e) => { add(e.target.files); e.target.value = ''; }} data-testid="file-input" aria-label="Files to upload" />
+                    <button
+                      type="button"
+                      className="button is-primary is-light"
+                      onClick={() => browse.current?.click()}
+                      data-testid="browse"
+                    >
+                      Browse Computer
+                    </button>
+                    <input
+                      ref={browse}
+                      type="file"
+                      multiple
+                      hidden
+                      onChange={(e) => {
+                        add(e.target.files);
+                        e.target.value = '';
+                      }}
+                      data-testid="file-input"
+                      aria-label="Files to upload"
+                    />
                   </div>
-                  <p className="files-count" data-testid="files-count">{count} file(s) uploaded</p>
-                  {$message && <p className={`help is-${$message.kind}`} role="status" data-testid="file-message">{$message.text}</p>}
+                  <p className="files-count" data-testid="files-count">
+                    {count} file(s) uploaded
+                  </p>
+                  {$message && (
+                    <p className={`help is-${$message.kind}`} role="status" data-testid="file-message">
+                      {$message.text}
+                    </p>
+                  )}
                   <ul className="file-list">
                     {$draft.assets.map((a) => (
                       <li key={a.id} data-testid="file-row">
                         <span className="file-name">{a.name}</span>
                         <span className="file-size has-text-grey">{formatFileSize(a.size)}</span>
-                        <button type="button" className="button is-small is-white" aria-label={`Delete ${a.name}`} onClick={() => void deleteFile(a.id)} data-testid="file-delete"><TrashIcon /></button>
+                        <button
+                          type="button"
+                          className="button is-small is-white"
+                          aria-label={`Delete ${a.name}`}
+                          onClick={() => void deleteFile(a.id)}
+                          data-testid="file-delete"
+                        >
+                          <TrashIcon />
+                        </button>
                       </li>
                     ))}
                     {$uploads.map((u) => (
                       <li key={u.key} data-testid="upload-row">
                         <span className="file-name">{u.name}</span>
                         <span className="file-size has-text-grey">{formatFileSize(u.size)}</span>
-                        <progress className="progress is-small is-primary" value={Math.round(u.progress * 100)} max={100} aria-label={`Uploading ${u.name}`} data-testid="upload-progress">{Math.round(u.progress * 100)}%</progress>
+                        <progress
+                          className="progress is-small is-primary"
+                          value={Math.round(u.progress * 100)}
+                          max={100}
+                          aria-label={`Uploading ${u.name}`}
+                          data-testid="upload-progress"
+                        >
+                          {Math.round(u.progress * 100)}%
+                        </progress>
                       </li>
                     ))}
                   </ul>
@@ -197,19 +319,46 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                   <h2 className="title is-6">Link settings</h2>
                   <div className="field">
                     <label className="checkbox switch-label">
-                      <input type="checkbox" checked={$draft.expiry !== null} onChange={(e) => toggleExpiry(e.target.checked)} data-testid="expiry-toggle" /> The link expires
+                      <input
+                        type="checkbox"
+                        checked={$draft.expiry !== null}
+                        onChange={(e) => toggleExpiry(e.target.checked)}
+                        data-testid="expiry-toggle"
+                      />{' '}
+                      The link expires
                     </label>
                   </div>
-                  {$draft.expiry !== null && <ExpiryField value={$draft.expiry} onPick={(v) => pickExpiry(v)} error={$expiryError} />}
+                  {$draft.expiry !== null && (
+                    <ExpiryField value={$draft.expiry} onPick={(v) => pickExpiry(v)} error={$expiryError} />
+                  )}
                   <div className="field">
                     <label className="checkbox switch-label">
-                      <input type="checkbox" checked={$draft.accessLimit > 0} onChange={(e) => toggleAccessLimit(e.target.checked)} data-testid="limit-toggle" /> Limit the number of downloads
+                      <input
+                        type="checkbox"
+                        checked={$draft.accessLimit > 0}
+                        onChange={(e) => toggleAccessLimit(e.target.checked)}
+                        data-testid="limit-toggle"
+                      />{' '}
+                      Limit the number of downloads
                     </label>
                   </div>
                   {$draft.accessLimit > 0 && (
                     <div className="field">
-                      <label className="label" htmlFor="attachment-limit">Access limit</label>
-                      <input id="attachment-limit" className="input" type="number" min={1} step={1} value={$draft.accessLimit} onChange={(e) => updateDraft({ accessLimit: Math.max(1, Math.floor(Number(e.target.value) || 1)) })} data-testid="attachment-limit" />
+                      <label className="label" htmlFor="attachment-limit">
+                        Access limit
+                      </label>
+                      <input
+                        id="attachment-limit"
+                        className="input"
+                        type="number"
+                        min={1}
+                        step={1}
+                        value={$draft.accessLimit}
+                        onChange={(e) =>
+                          updateDraft({ accessLimit: Math.max(1, Math.floor(Number(e.target.value) || 1)) })
+                        }
+                        data-testid="attachment-limit"
+                      />
                     </div>
                   )}
                   <h2 className="title is-6">Integration ID</h2>
@@ -218,7 +367,10 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                   ) : (
                     <p className="has-text-grey">Save the link to get its integration ID.</p>
                   )}
-                  <p className="help">Send it as <code>online_attachment_id</code> with POST /v1/mail, or in the <code>X-Transact-Attachments</code> header over SMTP.</p>
+                  <p className="help">
+                    Send it as <code>online_attachment_id</code> with POST /v1/mail, or in the{' '}
+                    <code>X-Transact-Attachments</code> header over SMTP.
+                  </p>
                 </div>
               )}
             </div>
@@ -230,15 +382,36 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                 previewLink={$draft.previewLink}
                 expiry={$draft.expiry}
                 // what the recipient would see with these settings now (a saved link only has downloads)
-                state={$draft.id === null ? 'live' : linkState({ expiry: $draft.expiry, accessLimit: $draft.accessLimit, downloads: $draft.downloads }, Date.now() / 1000)}
+                state={
+                  $draft.id === null
+                    ? 'live'
+                    : linkState(
+                        { expiry: $draft.expiry, accessLimit: $draft.accessLimit, downloads: $draft.downloads },
+                        Date.now() / 1000,
+                      )
+                }
                 files={[...$draft.assets, ...$uploads]}
               />
             </div>
           </aside>
         </div>
         <footer className="editor-footer buttons is-right">
-          <button type="button" className={`button${pending ? ' is-loading' : ''}`} onClick={() => void save(false)} data-testid="attachment-save">Save</button>
-          <button type="button" className={`button is-primary${pending ? ' is-loading' : ''}`} onClick={() => void save(true)} data-testid="attachment-save-exit">Save &amp; Exit</button>
+          <button
+            type="button"
+            className={`button${pending ? ' is-loading' : ''}`}
+            onClick={() => void save(false)}
+            data-testid="attachment-save"
+          >
+            Save
+          </button>
+          <button
+            type="button"
+            className={`button is-primary${pending ? ' is-loading' : ''}`}
+            onClick={() => void save(true)}
+            data-testid="attachment-save-exit"
+          >
+            Save &amp; Exit
+          </button>
         </footer>
       </fieldset>
     </div>

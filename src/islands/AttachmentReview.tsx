@@ -16,22 +16,37 @@ export default function AttachmentReview({ id }: { id: number }) {
   return (
     <section className="card" aria-busy={pending} data-testid="attachment-review">
       <div className="card-content">
-        <h2 className="title is-5" data-testid="review-name">{$draft.id === null ? '…' : $draft.name}</h2>
+        <h2 className="title is-5" data-testid="review-name">
+          {$draft.id === null ? '…' : $draft.name}
+        </h2>
         <dl className="review-settings">
           <dt>Expiry date</dt>
           <dd data-testid="review-expiry">{$draft.expiry ? formatLongDate($draft.expiry) : 'Never'}</dd>
           <dt>Access limit</dt>
           <dd data-testid="review-limit">{$draft.accessLimit > 0 ? $draft.accessLimit : 'No limit'}</dd>
         </dl>
-        {$draft.integrationId && <CopyField label="Integration ID" value={$draft.integrationId} testId="integration-id" />}
+        {$draft.integrationId && (
+          <CopyField label="Integration ID" value={$draft.integrationId} testId="integration-id" />
+        )}
         <h3 className="title is-6">Files</h3>
         <ul className="file-list">
           {$draft.assets.map((a) => (
-            <li key={a.id} data-testid="file-row"><span className="file-name">{a.name}</span><span className="file-size has-text-grey">{formatFileSize(a.size)}</span></li>
+            <li key={a.id} data-testid="file-row">
+              <span className="file-name">{a.name}</span>
+              <span className="file-size has-text-grey">{formatFileSize(a.size)}</span>
+            </li>
           ))}
         </ul>
         <div className="buttons is-right">
-          <button type="button" className={`button is-primary${pending ? ' is-loading' : ''}`} disabled={pending || $draft.id === null} onClick={() => void saveReview()} data-testid="review-save">Save</button>
+          <button
+            type="button"
+            className={`button is-primary${pending ? ' is-loading' : ''}`}
+            disabled={pending || $draft.id === null}
+            onClick={() => void saveReview()}
+            data-testid="review-save"
+          >
+            Save
+          </button>
         </div>
       </div>
     </section>

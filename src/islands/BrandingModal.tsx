@@ -49,28 +49,55 @@ export default function BrandingModal() {
 
   return (
     <>
-      <button type="button" className="button" onClick={show} data-testid="branding-open">Customise Your Branding</button>
+      <button type="button" className="button" onClick={show} data-testid="branding-open">
+        Customise Your Branding
+      </button>
       {open && (
         <Modal labelledBy="branding-title" onClose={() => setOpen(false)} testId="branding-modal">
           <div className="modal-card">
             <header className="modal-card-head">
-              <p className="modal-card-title" id="branding-title">Customise Your Branding</p>
+              <p className="modal-card-title" id="branding-title">
+                Customise Your Branding
+              </p>
               <button type="button" className="delete" aria-label="Close" onClick={() => setOpen(false)} />
             </header>
             <section className="modal-card-body">
               <fieldset disabled={pending}>
                 <div className="field">
-                  <label className="label" htmlFor="branding-logo">Logo</label>
+                  <label className="label" htmlFor="branding-logo">
+                    Logo
+                  </label>
                   {$branding.logo && (
                     <div className="branding-current">
-                      <img src={`${$branding.logo.url}?v=${encodeURIComponent($branding.logo.fileName)}`} alt="Current logo" />
+                      <img
+                        src={`${$branding.logo.url}?v=${encodeURIComponent($branding.logo.fileName)}`}
+                        alt="Current logo"
+                      />
                       <span>{$branding.logo.fileName}</span>
-                      <button type="button" className="button is-small is-danger is-light" onClick={() => void deleteLogo()} data-testid="branding-logo-delete">Delete logo</button>
+                      <button
+                        type="button"
+                        className="button is-small is-danger is-light"
+                        onClick={() => void deleteLogo()}
+                        data-testid="branding-logo-delete"
+                      >
+                        Delete logo
+                      </button>
                     </div>
                   )}
-                  <input id="branding-logo" className="input" type="file" accept=".png,.jpg,.jpeg,.gif,image/png,image/jpeg,image/gif" onChange={(e) => void pick(e.target.files?.[0])} data-testid="branding-logo" />
+                  <input
+                    id="branding-logo"
+                    className="input"
+                    type="file"
+                    accept=".png,.jpg,.jpeg,.gif,image/png,image/jpeg,image/gif"
+                    onChange={(e) => void pick(e.target.files?.[0])}
+                    data-testid="branding-logo"
+                  />
                   <p className="help">Accepted: jpeg, jpg, gif, png. Maximum 500KB.</p>
-                  {problem && <p className="help is-danger" role="alert" data-testid="branding-logo-error">{problem}</p>}
+                  {problem && (
+                    <p className="help is-danger" role="alert" data-testid="branding-logo-error">
+                      {problem}
+                    </p>
+                  )}
                 </div>
                 {(['page', 'button', 'link'] as const).map((group) => (
                   <div className="field branding-row" key={group}>
@@ -78,7 +105,14 @@ export default function BrandingModal() {
                     <div className="branding-pickers">
                       {PICKERS.filter((p) => p.group === group).map((p) => (
                         <label className="branding-picker" key={p.key}>
-                          <input type="color" value={settings[group][p.key]} onChange={(e) => setSettings({ ...settings, [group]: { ...settings[group], [p.key]: e.target.value } })} data-testid={`branding-${group}-${p.key}`} />
+                          <input
+                            type="color"
+                            value={settings[group][p.key]}
+                            onChange={(e) =>
+                              setSettings({ ...settings, [group]: { ...settings[group], [p.key]: e.target.value } })
+                            }
+                            data-testid={`branding-${group}-${p.key}`}
+                          />
                           <span>{p.label}</span>
                         </label>
                       ))}
@@ -91,8 +125,18 @@ export default function BrandingModal() {
               </fieldset>
             </section>
             <footer className="modal-card-foot buttons">
-              <button type="button" className="button" onClick={() => setOpen(false)} disabled={pending}>Cancel</button>
-              <button type="button" className={`button is-primary${pending ? ' is-loading' : ''}`} onClick={() => void update()} disabled={pending || problem !== null} data-testid="branding-update">Update</button>
+              <button type="button" className="button" onClick={() => setOpen(false)} disabled={pending}>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className={`button is-primary${pending ? ' is-loading' : ''}`}
+                onClick={() => void update()}
+                disabled={pending || problem !== null}
+                data-testid="branding-update"
+              >
+                Update
+              </button>
             </footer>
           </div>
         </Modal>

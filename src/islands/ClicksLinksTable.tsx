@@ -12,7 +12,13 @@ import { formatCount } from '../lib/numbers.ts';
  * Unique Clicks — one row per link and subject, unique clicks counting the transactions that clicked it.
  * `first`: the first page, rendered on the server (issue 19); the island loads it itself when it is missing.
  */
-export default function ClicksLinksTable({ groupUuid, first = null }: { groupUuid: string; first?: { data: LinkWire[]; meta: PageMeta } | null }) {
+export default function ClicksLinksTable({
+  groupUuid,
+  first = null,
+}: {
+  groupUuid: string;
+  first?: { data: LinkWire[]; meta: PageMeta } | null;
+}) {
   const $list = useSeededStore(linkList, first && { status: 'loaded', data: first.data, meta: first.meta });
   useEffect(() => {
     openReport(groupUuid, 'clicks');
@@ -34,14 +40,29 @@ export default function ClicksLinksTable({ groupUuid, first = null }: { groupUui
             {$list.data.map((link) => (
               <tr key={`${link.tll_url}\n${link.tm_subject}`} data-testid="link-row">
                 <td className="link-cell" data-testid="link-url">
-                  <a href={link.tll_url} target="_blank" rel="noopener noreferrer nofollow">{link.tll_url}</a>
+                  <a href={link.tll_url} target="_blank" rel="noopener noreferrer nofollow">
+                    {link.tll_url}
+                  </a>
                 </td>
-                <td className="subject-cell" data-testid="link-subject">{link.tm_subject}</td>
-                <td className="count-cell" data-testid="link-clicks">{formatCount(link.click_count)}</td>
-                <td className="count-cell" data-testid="link-unique-clicks">{formatCount(link.unique_click_count)}</td>
+                <td className="subject-cell" data-testid="link-subject">
+                  {link.tm_subject}
+                </td>
+                <td className="count-cell" data-testid="link-clicks">
+                  {formatCount(link.click_count)}
+                </td>
+                <td className="count-cell" data-testid="link-unique-clicks">
+                  {formatCount(link.unique_click_count)}
+                </td>
               </tr>
             ))}
-            <TableStatusRows columns={4} status={$list.status} rows={$list.data.length} what="links" onRetry={() => void loadLinks()} testId="links" />
+            <TableStatusRows
+              columns={4}
+              status={$list.status}
+              rows={$list.data.length}
+              what="links"
+              onRetry={() => void loadLinks()}
+              testId="links"
+            />
           </tbody>
         </table>
       </div>

@@ -26,13 +26,19 @@ export default function DashboardBreakdown() {
     <div className="breakdown" aria-busy={$overview.status === 'idle' || $overview.status === 'loading'}>
       <div className="donut-holder">
         {$overview.status === 'loaded' && outcomes > 0 && (
-          <DonutChart parts={rows.map(([label, value, tone]) => ({ label, value, tone: `is-${tone}` }))} caption="messages" testId="breakdown-chart" />
+          <DonutChart
+            parts={rows.map(([label, value, tone]) => ({ label, value, tone: `is-${tone}` }))}
+            caption="messages"
+            testId="breakdown-chart"
+          />
         )}
         {(($overview.status === 'loaded' && outcomes === 0) || $overview.status === 'failed') && (
           <p className="has-text-centered has-text-grey chart-empty" data-testid="breakdown-empty">
             No Data
             {$overview.status === 'failed' && (
-              <button type="button" className="button is-small is-light" onClick={() => void loadOverview()}>Retry</button>
+              <button type="button" className="button is-small is-light" onClick={() => void loadOverview()}>
+                Retry
+              </button>
             )}
           </p>
         )}
@@ -40,7 +46,10 @@ export default function DashboardBreakdown() {
       <dl className="breakdown-stats" data-testid="breakdown-stats">
         {rows.map(([label, value, tone]) => (
           <div key={label} className="breakdown-stat">
-            <dt><span className={`status-dot is-${tone}`} aria-hidden="true" />{label}</dt>
+            <dt>
+              <span className={`status-dot is-${tone}`} aria-hidden="true" />
+              {label}
+            </dt>
             <dd data-testid={`breakdown-${tone}`}>
               {formatCount(value)} <span className="has-text-grey">{percentOf(value, totals)}</span>
             </dd>

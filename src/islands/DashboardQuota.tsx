@@ -18,9 +18,20 @@ export default function DashboardQuota() {
     <div className="quota" aria-busy={status === 'loading' || status === 'idle'}>
       <div className="quota-heading">
         <h2 className="title is-6">Monthly Quota</h2>
-        {status === 'loaded' && <span className="has-text-grey" data-testid="quota-percent">{Math.round(share * 100)}%</span>}
+        {status === 'loaded' && (
+          <span className="has-text-grey" data-testid="quota-percent">
+            {Math.round(share * 100)}%
+          </span>
+        )}
         {status === 'failed' && (
-          <button type="button" className="button is-small is-light" onClick={() => void loadQuota()} data-testid="quota-retry">Retry</button>
+          <button
+            type="button"
+            className="button is-small is-light"
+            onClick={() => void loadQuota()}
+            data-testid="quota-retry"
+          >
+            Retry
+          </button>
         )}
       </div>
       <div className="quota-bar" tabIndex={0} aria-describedby="quota-tooltip" data-testid="quota-bar">
@@ -28,7 +39,9 @@ export default function DashboardQuota() {
           {text}
         </progress>
         {status === 'loaded' && (
-          <span className="quota-tooltip" role="tooltip" id="quota-tooltip" data-testid="quota-tooltip">{text}</span>
+          <span className="quota-tooltip" role="tooltip" id="quota-tooltip" data-testid="quota-tooltip">
+            {text}
+          </span>
         )}
       </div>
     </div>

@@ -23,7 +23,10 @@ export interface DomainDetail {
   dns_records: { purpose: string; type: string; name: string; value: string; check: DnsCheck | null }[];
 }
 
-/** When the records were last checked: 'MMMM D, YYYY HH:mm UTC' (docs/console.md §9; the same text on the server and in any browser). */
+/**
+ * When the records were last checked: 'MMMM D, YYYY HH:mm UTC' (docs/console.md §9; the same text on the server and in
+ * any browser).
+ */
 function LastChecked({ iso }: { iso: string }) {
   const at = unixOfIso(iso);
   return <time dateTime={iso}>{formatDateTime(at)} UTC</time>;
@@ -51,7 +54,10 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
   async function resend() {
     setSending(true);
     try {
-      const answer = await call('POST /v1/domains/{id}/verification', { params: { id: String(domain.domain_id) }, body: {} });
+      const answer = await call('POST /v1/domains/{id}/verification', {
+        params: { id: String(domain.domain_id) },
+        body: {},
+      });
       setDomain(answer.domain);
       showAlert('success', answer.messages.join(', '));
     } catch (err) {
@@ -66,14 +72,33 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
     <>
       <div className="box" data-testid="verification-state" data-verified={domain.domain_sending_verified}>
         {verified ? (
-          <p><span className="domain-state is-verified" aria-hidden="true">✔</span> Verified for sending.</p>
+          <p>
+            <span className="domain-state is-verified" aria-hidden="true">
+              ✔
+            </span>{' '}
+            Verified for sending.
+          </p>
         ) : (
           <>
             <p className="mb-3">
-              <span className="domain-state is-unverified" aria-hidden="true">✘</span> Not verified yet.
-              {domain.domain_verification_email && <> We sent a link to <strong>{domain.domain_verification_email}</strong>; open it and press Confirm.</>}
+              <span className="domain-state is-unverified" aria-hidden="true">
+                ✘
+              </span>{' '}
+              Not verified yet.
+              {domain.domain_verification_email && (
+                <>
+                  {' '}
+                  We sent a link to <strong>{domain.domain_verification_email}</strong>; open it and press Confirm.
+                </>
+              )}
             </p>
-            <button type="button" className={`button is-small${sending ? ' is-loading' : ''}`} disabled={sending || !domain.domain_verification_email} onClick={() => void resend()} data-testid="resend-verification">
+            <button
+              type="button"
+              className={`button is-small${sending ? ' is-loading' : ''}`}
+              disabled={sending || !domain.domain_verification_email}
+              onClick={() => void resend()}
+              data-testid="resend-verification"
+            >
               Send a new verification email
             </button>
           </>
@@ -83,19 +108,47 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
         <header className="card-header">
           <p className="card-header-title">DNS records</p>
           <div className="card-header-icon">
-            <button type="button" className={`button is-small is-primary${checking ? ' is-loading' : ''}`} disabled={checking} onClick={() => void check()} data-testid="check-dns">Check now</button>
+            <button
+              type="button"
+              className={`button is-small is-primary${checking ? ' is-loading' : ''}`}
+              disabled={checking}
+              onClick={() => void check()}
+              data-testid="check-dns"
+            >
+              Check now
+            </button>
           </div>
         </header>
         <div className="card-content">
           <p className="mb-4 has-text-grey" data-testid="dns-checked">
             Publish these records at your DNS provider so receivers can authenticate your mail.{' '}
-            {domain.dns_checked_timestamp ? <>Last checked <LastChecked iso={domain.dns_checked_timestamp} />.</> : 'Not checked yet.'}
+            {domain.dns_checked_timestamp ? (
+              <>
+                Last checked <LastChecked iso={domain.dns_checked_timestamp} />.
+              </>
+            ) : (
+              'Not checked yet.'
+            )}
           </p>
           {domain.dns_records.map((r) => (
-            <div className="dns-record" key={r.purpose} data-testid="dns-record" data-purpose={r.purpose} data-ok={r.check ? String(r.check.ok) : 'unchecked'}>
+            <div
+              className="dns-record"
+              key={r.purpose}
+              data-testid="dns-record"
+              data-purpose={r.purpose}
+              data-ok={r.check ? String(r.check.ok) : 'unchecked'}
+            >
               <p className="dns-record-title">
                 <strong>{PURPOSE[r.purpose] ?? r.purpose}</strong> <span className="tag">{r.type}</span>{' '}
-                {r.check === null ? <span className="tag is-light">Not checked</span> : r.check.ok ? <span className="tag is-success">Found</span> : <span className="tag is-danger" title={r.check.detail}>{r.check.detail ?? 'Not found'}</span>}
+                {r.check === null ? (
+                  <span className="tag is-light">Not checked</span>
+                ) : r.check.ok ? (
+                  <span className="tag is-success">Found</span>
+                ) : (
+                  <span className="tag is-danger" title={r.check.detail}>
+                    {r.check.detail ?? 'Not found'}
+                  </span>
+                )}
               </p>
               <CopyField label="Name" value={r.name} testId={`dns-${r.purpose}-name`} />
               <CopyField label="Value" value={r.value} testId={`dns-${r.purpose}-value`} />

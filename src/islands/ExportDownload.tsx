@@ -16,7 +16,9 @@ type ViewState =
   | { status: 'preparing'; view: ExportView }
   | { status: 'none' | 'unauthorized' | 'error' };
 
-/** The download address of an export (docs/console-reports.md §7): a short-lived token bound to the user and the export. */
+/**
+ * The download address of an export (docs/console-reports.md §7): a short-lived token bound to the user and the export.
+ */
 export function downloadPath(token: string, uuid: string): string {
   return `/v1/transaction-groups/export-download/${encodeURIComponent(token)}/${encodeURIComponent(uuid)}`;
 }
@@ -43,7 +45,8 @@ export default function ExportDownload({ uuid }: { uuid: string }) {
     fetchView(uuid)
       .then(({ status, view }) => {
         if (gone) return;
-        if ((status === 200 || status === 0) && view?.token) setState({ status: 'ready', view: { ...view, token: view.token } });
+        if ((status === 200 || status === 0) && view?.token)
+          setState({ status: 'ready', view: { ...view, token: view.token } });
         // our API's addition: 202 while the worker still writes the file (the mail comes when it is done)
         else if (status === 202 && view) setState({ status: 'preparing', view });
         else {
@@ -55,7 +58,11 @@ export default function ExportDownload({ uuid }: { uuid: string }) {
         if (gone) return;
         const status = errorStatus(err);
         setState({ status: status === 412 ? 'unauthorized' : 'error' });
-        showAlert('danger', status === undefined ? 'Unknown error.' : errorMessage(err, 'Unknown error.'), EXPORT_ALERT_MS);
+        showAlert(
+          'danger',
+          status === undefined ? 'Unknown error.' : errorMessage(err, 'Unknown error.'),
+          EXPORT_ALERT_MS,
+        );
       });
     return () => {
       gone = true;
@@ -75,11 +82,17 @@ export default function ExportDownload({ uuid }: { uuid: string }) {
 
   switch (state.status) {
     case 'loading':
-      return <p className="has-text-grey" data-testid="export-loading">Loading…</p>;
+      return (
+        <p className="has-text-grey" data-testid="export-loading">
+          Loading…
+        </p>
+      );
     case 'ready':
       return (
         <div className="export-file" data-testid="export-ready">
-          <p className="export-file-name" data-testid="export-file-name">{state.view.fileName}</p>
+          <p className="export-file-name" data-testid="export-file-name">
+            {state.view.fileName}
+          </p>
           <a
             className={`button is-primary${downloading ? ' is-loading' : ''}`}
             href={downloadPath(state.view.token, uuid)}
@@ -97,17 +110,40 @@ export default function ExportDownload({ uuid }: { uuid: string }) {
       return (
         <div className="export-file" data-testid="export-preparing">
           <div>
-            <p className="export-file-name" data-testid="export-file-name">{state.view.fileName}</p>
-            <p className="has-text-grey">The report is still being prepared. We will send you an email when it is ready to download.</p>
+            <p className="export-file-name" data-testid="export-file-name">
+              {state.view.fileName}
+            </p>
+            <p className="has-text-grey">
+              The report is still being prepared. We will send you an email when it is ready to download.
+            </p>
           </div>
-          <button type="button" className="button" onClick={() => setAttempt((n) => n + 1)} data-testid="export-check-again">Check again</button>
+          <button
+            type="button"
+            className="button"
+            onClick={() => setAttempt((n) => n + 1)}
+            data-testid="export-check-again"
+          >
+            Check again
+          </button>
         </div>
       );
     case 'none':
-      return <p className="export-state" data-testid="export-state">No Export Found.</p>;
+      return (
+        <p className="export-state" data-testid="export-state">
+          No Export Found.
+        </p>
+      );
     case 'unauthorized':
-      return <p className="export-state" data-testid="export-state">Unauthorized</p>;
+      return (
+        <p className="export-state" data-testid="export-state">
+          Unauthorized
+        </p>
+      );
     default:
-      return <p className="export-state" data-testid="export-state">Unknown Error.</p>;
+      return (
+        <p className="export-state" data-testid="export-state">
+          Unknown Error.
+        </p>
+      );
   }
 }

@@ -14,7 +14,17 @@ export default function LogoutButton({ label = 'Logout', children }: { label?: s
     }
   }
   return (
-    <a href="/login" className="menu-link" title={label} data-testid="logout" aria-disabled={busy} onClick={(e) => { e.preventDefault(); if (!busy) void logout(); }}>
+    <a
+      href="/login"
+      className="menu-link"
+      title={label}
+      data-testid="logout"
+      aria-disabled={busy}
+      onClick={(e) => {
+        e.preventDefault();
+        if (!busy) void logout();
+      }}
+    >
       {children}
       <span className="menu-label">{label}</span>
     </a>

@@ -16,7 +16,11 @@ const STATS: { key: Outcome; label: string }[] = [
 ];
 
 function Count({ value, testId }: { value: number; testId: string }) {
-  return <span title={formatCount(value)} data-testid={testId}>{abbreviateCount(value)}</span>;
+  return (
+    <span title={formatCount(value)} data-testid={testId}>
+      {abbreviateCount(value)}
+    </span>
+  );
 }
 
 /**
@@ -34,7 +38,11 @@ export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: str
   const stats: OverviewStatsWire | null = $overview.stats;
   const hasData = stats !== null && typeof stats.total === 'number' && stats.total > 0;
   return (
-    <div className="breakdown overview-delivery" aria-busy={$overview.status === 'waiting'} data-testid="overview-delivery">
+    <div
+      className="breakdown overview-delivery"
+      aria-busy={$overview.status === 'waiting'}
+      data-testid="overview-delivery"
+    >
       <div className="donut-holder">
         {hasData ? (
           <DonutChart
@@ -51,7 +59,14 @@ export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: str
           <p className="has-text-centered has-text-grey chart-empty" data-testid="delivery-empty">
             No Data
             {($overview.status === 'late' || $overview.status === 'failed') && (
-              <button type="button" className="button is-small is-light" onClick={() => void loadOverviewStats()} data-testid="delivery-retry">Retry</button>
+              <button
+                type="button"
+                className="button is-small is-light"
+                onClick={() => void loadOverviewStats()}
+                data-testid="delivery-retry"
+              >
+                Retry
+              </button>
             )}
           </p>
         )}
@@ -59,16 +74,31 @@ export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: str
       <dl className="breakdown-stats" data-testid="delivery-stats">
         {STATS.map(({ key, label }) => (
           <div key={key} className="breakdown-stat">
-            <dt>{key !== 'sent' && <span className={`status-dot is-${key}`} aria-hidden="true" />}{label}</dt>
+            <dt>
+              {key !== 'sent' && <span className={`status-dot is-${key}`} aria-hidden="true" />}
+              {label}
+            </dt>
             <dd>
-              {stats ? <Count value={stats[key].value} testId={`delivery-${key}`} /> : <span data-testid={`delivery-${key}`}>–</span>}{' '}
-              <span className="has-text-grey" data-testid={`delivery-${key}-share`}>{stats ? percentText(stats[key].percentage) : ''}</span>
+              {stats ? (
+                <Count value={stats[key].value} testId={`delivery-${key}`} />
+              ) : (
+                <span data-testid={`delivery-${key}`}>–</span>
+              )}{' '}
+              <span className="has-text-grey" data-testid={`delivery-${key}-share`}>
+                {stats ? percentText(stats[key].percentage) : ''}
+              </span>
             </dd>
           </div>
         ))}
         <div className="breakdown-stat">
           <dt>Transactions</dt>
-          <dd>{stats ? <Count value={stats.total} testId="delivery-total" /> : <span data-testid="delivery-total">–</span>}</dd>
+          <dd>
+            {stats ? (
+              <Count value={stats.total} testId="delivery-total" />
+            ) : (
+              <span data-testid="delivery-total">–</span>
+            )}
+          </dd>
         </div>
       </dl>
     </div>

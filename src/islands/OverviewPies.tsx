@@ -11,7 +11,10 @@ interface PieSpec {
   parts(stats: OverviewStatsWire): { label: string; share: StatShare; colour: string; tone: string }[];
 }
 
-/** Opens and clicks of the delivered messages (docs/console-reports.md §2; percentages of delivered, as the API gives them). */
+/**
+ * Opens and clicks of the delivered messages (docs/console-reports.md §2; percentages of delivered, as the API gives
+ * them).
+ */
 const PIES: PieSpec[] = [
   {
     id: 'opens',
@@ -66,16 +69,34 @@ function Pie({ spec, stats }: { spec: PieSpec; stats: OverviewStatsWire | null }
 
   return (
     <section className="card report-pie" aria-labelledby={`pie-${spec.id}-title`} data-testid={`pie-${spec.id}`}>
-      <header className="card-header"><h2 className="card-header-title" id={`pie-${spec.id}-title`}>{spec.title}</h2></header>
+      <header className="card-header">
+        <h2 className="card-header-title" id={`pie-${spec.id}-title`}>
+          {spec.title}
+        </h2>
+      </header>
       <div className="card-content">
-        <div ref={holder} className="chart-holder pie-holder" role="img" aria-label={parts.map((p) => `${p.label} ${p.share.value}`).join(', ') || spec.title} data-testid={`pie-${spec.id}-chart`} />
-        {stats && whole === 0 && <p className="has-text-centered has-text-grey chart-empty" data-testid={`pie-${spec.id}-empty`}>No Data</p>}
+        <div
+          ref={holder}
+          className="chart-holder pie-holder"
+          role="img"
+          aria-label={parts.map((p) => `${p.label} ${p.share.value}`).join(', ') || spec.title}
+          data-testid={`pie-${spec.id}-chart`}
+        />
+        {stats && whole === 0 && (
+          <p className="has-text-centered has-text-grey chart-empty" data-testid={`pie-${spec.id}-empty`}>
+            No Data
+          </p>
+        )}
         <dl className="pie-legend">
           {parts.map((p) => (
             <div key={p.label} className="pie-legend-item">
-              <dt><span className="legend-dot" style={{ background: p.colour }} aria-hidden="true" />{p.label}</dt>
+              <dt>
+                <span className="legend-dot" style={{ background: p.colour }} aria-hidden="true" />
+                {p.label}
+              </dt>
               <dd data-testid={`pie-${spec.id}-${p.tone}`}>
-                <span title={formatCount(p.share.value)}>{abbreviateCount(p.share.value)}</span> <span className="has-text-grey">{percentText(p.share.percentage)}</span>
+                <span title={formatCount(p.share.value)}>{abbreviateCount(p.share.value)}</span>{' '}
+                <span className="has-text-grey">{percentText(p.share.percentage)}</span>
               </dd>
             </div>
           ))}
@@ -94,7 +115,9 @@ export default function OverviewPies({ groupUuid }: { groupUuid: string }) {
   }, []);
   return (
     <div className="report-pies">
-      {PIES.map((spec) => <Pie key={spec.id} spec={spec} stats={$overview.stats} />)}
+      {PIES.map((spec) => (
+        <Pie key={spec.id} spec={spec} stats={$overview.stats} />
+      ))}
     </div>
   );
 }

@@ -11,10 +11,23 @@ import { useSeededStore } from '../lib/island-hooks.ts';
  * one point per UTC day of the range. `first`: the series and its range from the call the server
  * made for the page's table (issue 19), so the chart draws without calling again.
  */
-export default function ReportActivityChart({ groupUuid, type, first = null }: { groupUuid: string; type: ReportType; first?: { days: ReportDayWire[]; range: DayRange } | null }) {
+export default function ReportActivityChart({
+  groupUuid,
+  type,
+  first = null,
+}: {
+  groupUuid: string;
+  type: ReportType;
+  first?: { days: ReportDayWire[]; range: DayRange } | null;
+}) {
   const $activity = useSeededStore(activity, first && { status: 'loaded' as const, days: first.days });
   const series = useMemo(
-    () => ACTIVITY_SERIES[type].map((s) => ({ name: s.name, value: (d: ReportDayWire) => d[s.key], colour: SERIES_COLOURS[s.tone] })),
+    () =>
+      ACTIVITY_SERIES[type].map((s) => ({
+        name: s.name,
+        value: (d: ReportDayWire) => d[s.key],
+        colour: SERIES_COLOURS[s.tone],
+      })),
     [type],
   );
   useEffect(() => {

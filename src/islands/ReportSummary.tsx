@@ -1,6 +1,13 @@
 import { useEffect } from 'react';
 import { abbreviateCount } from '../lib/abbreviate.ts';
-import { PAGE_SUMMARY, type ReportType, SUMMARY_KEYS, SUMMARY_LABELS, percentText, summaryOf } from '../lib/group-report.ts';
+import {
+  PAGE_SUMMARY,
+  type ReportType,
+  SUMMARY_KEYS,
+  SUMMARY_LABELS,
+  percentText,
+  summaryOf,
+} from '../lib/group-report.ts';
 import { openReport, overviewStats, startOverviewStats } from './stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
@@ -22,13 +29,25 @@ export default function ReportSummary({ groupUuid, type }: { groupUuid: string; 
       {SUMMARY_KEYS.map((key) => {
         const entry = stats ? summaryOf(stats, key) : null;
         return (
-          <div key={key} className={`summary-item${PAGE_SUMMARY[type] === key ? ' is-current' : ''}`} data-testid={`summary-${key}`}>
+          <div
+            key={key}
+            className={`summary-item${PAGE_SUMMARY[type] === key ? ' is-current' : ''}`}
+            data-testid={`summary-${key}`}
+          >
             <dt>{SUMMARY_LABELS[key]}</dt>
             <dd>
-              <span className="summary-value" title={entry ? formatCount(entry.value) : undefined} data-testid={`summary-${key}-value`}>
+              <span
+                className="summary-value"
+                title={entry ? formatCount(entry.value) : undefined}
+                data-testid={`summary-${key}-value`}
+              >
                 {entry ? abbreviateCount(entry.value) : '–'}
               </span>
-              {entry && entry.percentage !== null && <span className="summary-share" data-testid={`summary-${key}-share`}>{percentText(entry.percentage)}</span>}
+              {entry && entry.percentage !== null && (
+                <span className="summary-share" data-testid={`summary-${key}-share`}>
+                  {percentText(entry.percentage)}
+                </span>
+              )}
             </dd>
           </div>
         );

@@ -6,9 +6,33 @@ import TableStatusRows from '../components/TableStatusRows.tsx';
 import { type DayRange, formatReportDate, isoOf } from '../lib/dates.ts';
 import type { ReportTransactionWire, ReportType } from '../lib/group-report.ts';
 import type { PageMeta } from '../lib/wire.ts';
-import { COLUMNS, REPORT_COLUMNS, type ReportColumn, bounceTypeText, fromText, hasMoreInfo, reportStatus, rowMoment } from '../lib/report-table-view.ts';
-import { goToReportPage, loadReport, openReport, reportList, reportQuery, reportRendered, sortReport, startReport } from './stores/group-report.ts';
-import { closeTransactionInfo, loadTimeline, showTransactionInfo, shownTransaction, timeline } from './stores/transaction-info.ts';
+import {
+  COLUMNS,
+  REPORT_COLUMNS,
+  type ReportColumn,
+  bounceTypeText,
+  fromText,
+  hasMoreInfo,
+  reportStatus,
+  rowMoment,
+} from '../lib/report-table-view.ts';
+import {
+  goToReportPage,
+  loadReport,
+  openReport,
+  reportList,
+  reportQuery,
+  reportRendered,
+  sortReport,
+  startReport,
+} from './stores/group-report.ts';
+import {
+  closeTransactionInfo,
+  loadTimeline,
+  showTransactionInfo,
+  shownTransaction,
+  timeline,
+} from './stores/transaction-info.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
@@ -32,7 +56,13 @@ function Cell({ column, row }: { column: ReportColumn; row: ReportTransactionWir
     const at = rowMoment(row, column);
     return (
       <td className="date-cell">
-        {at > 0 ? <time dateTime={isoOf(at)} data-testid="report-date">{formatReportDate(at)}</time> : <span data-testid="report-date">-</span>}
+        {at > 0 ? (
+          <time dateTime={isoOf(at)} data-testid="report-date">
+            {formatReportDate(at)}
+          </time>
+        ) : (
+          <span data-testid="report-date">-</span>
+        )}
       </td>
     );
   }
@@ -42,13 +72,25 @@ function Cell({ column, row }: { column: ReportColumn; row: ReportTransactionWir
       return (
         <td className="from-cell" title={fromText(row)} data-testid="report-from">
           {row.tm_from_name || <EmailText email={row.tm_from_email} />}
-          {row.tm_from_name && <span className="from-address"><EmailText email={row.tm_from_email} /></span>}
+          {row.tm_from_name && (
+            <span className="from-address">
+              <EmailText email={row.tm_from_email} />
+            </span>
+          )}
         </td>
       );
     case 'to':
-      return <td className="email-cell" data-testid="report-to"><EmailText email={row.trans_to_email} /></td>;
+      return (
+        <td className="email-cell" data-testid="report-to">
+          <EmailText email={row.trans_to_email} />
+        </td>
+      );
     case 'subject':
-      return <td className="subject-cell" data-testid="report-subject">{row.tm_subject}</td>;
+      return (
+        <td className="subject-cell" data-testid="report-subject">
+          {row.tm_subject}
+        </td>
+      );
     case 'status': {
       const status = reportStatus(row);
       return (
@@ -59,15 +101,31 @@ function Cell({ column, row }: { column: ReportColumn; row: ReportTransactionWir
       );
     }
     case 'reason':
-      return <td className="reason-cell" data-testid="report-reason">{row.trans_bounce_reason || '-'}</td>;
+      return (
+        <td className="reason-cell" data-testid="report-reason">
+          {row.trans_bounce_reason || '-'}
+        </td>
+      );
     case 'bounce_type':
       return <td data-testid="report-bounce-type">{bounceTypeText(row.trans_bounce_type)}</td>;
     case 'total_opens':
-      return <td className="count-cell" data-testid="report-total-opens">{formatCount(row.ts_total_opens ?? row.trans_read_count)}</td>;
+      return (
+        <td className="count-cell" data-testid="report-total-opens">
+          {formatCount(row.ts_total_opens ?? row.trans_read_count)}
+        </td>
+      );
     case 'total_clicks':
-      return <td className="count-cell" data-testid="report-total-clicks">{formatCount(row.ts_total_clicks ?? row.trans_click_count)}</td>;
+      return (
+        <td className="count-cell" data-testid="report-total-clicks">
+          {formatCount(row.ts_total_clicks ?? row.trans_click_count)}
+        </td>
+      );
     case 'unique_clicks':
-      return <td className="count-cell" data-testid="report-unique-clicks">{formatCount(row.ts_unique_clicks)}</td>;
+      return (
+        <td className="count-cell" data-testid="report-unique-clicks">
+          {formatCount(row.ts_unique_clicks)}
+        </td>
+      );
     default:
       return <td />;
   }
@@ -92,7 +150,12 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
   const moreInfo = hasMoreInfo(type);
   const count = columns.length + (moreInfo ? 1 : 0);
   return (
-    <div className="report-table group-report-table" aria-busy={$list.status === 'loading'} data-testid="report-table" data-report={type}>
+    <div
+      className="report-table group-report-table"
+      aria-busy={$list.status === 'loading'}
+      data-testid="report-table"
+      data-report={type}
+    >
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable">
           <thead>
@@ -101,7 +164,12 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
                 const { label, sort } = COLUMNS[column];
                 const counts = column === 'total_opens' || column === 'total_clicks' || column === 'unique_clicks';
                 const className = counts ? 'count-column' : DATE_COLUMNS.includes(column) ? 'date-column' : undefined;
-                if (!sort) return <th key={column} className={className} data-testid={`column-${column}`}>{label}</th>;
+                if (!sort)
+                  return (
+                    <th key={column} className={className} data-testid={`column-${column}`}>
+                      {label}
+                    </th>
+                  );
                 // the first column (the date) also stands for the default trans_id order
                 const standsForDefault = i === 0;
                 const sorted = $query.sort.key === sort || (standsForDefault && $query.sort.key === 'trans_id');
@@ -116,19 +184,27 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
                   />
                 );
               })}
-              {moreInfo && <th><span className="is-sr-only">More Info</span></th>}
+              {moreInfo && (
+                <th>
+                  <span className="is-sr-only">More Info</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
             {$list.data.map((row) => (
               <tr key={row.trans_uuid} data-testid="report-row" data-uuid={row.trans_uuid}>
-                {columns.map((column) => <Cell key={column} column={column} row={row} />)}
+                {columns.map((column) => (
+                  <Cell key={column} column={column} row={row} />
+                ))}
                 {moreInfo && (
                   <td className="has-text-right">
                     <button
                       type="button"
                       className="button is-small is-info is-light"
-                      onClick={() => showTransactionInfo({ ...row, tm_additional_headers: row.tm_additional_headers ?? '{}' })}
+                      onClick={() =>
+                        showTransactionInfo({ ...row, tm_additional_headers: row.tm_additional_headers ?? '{}' })
+                      }
                       data-testid="more-info"
                     >
                       More Info
@@ -137,14 +213,26 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
                 )}
               </tr>
             ))}
-            <TableStatusRows columns={count} status={$list.status} rows={$list.data.length} what="transactions" onRetry={() => void loadReport()} testId="report" />
+            <TableStatusRows
+              columns={count}
+              status={$list.status}
+              rows={$list.data.length}
+              what="transactions"
+              onRetry={() => void loadReport()}
+              testId="report"
+            />
           </tbody>
         </table>
       </div>
       {$list.meta && <Pagination meta={$list.meta} onPage={goToReportPage} testId="report" />}
       {moreInfo && $shown && (
         <Suspense fallback={null}>
-          <TransactionInfoModal tx={$shown} timeline={$timeline} onClose={closeTransactionInfo} onRetryTimeline={() => void loadTimeline()} />
+          <TransactionInfoModal
+            tx={$shown}
+            timeline={$timeline}
+            onClose={closeTransactionInfo}
+            onRetryTimeline={() => void loadTimeline()}
+          />
         </Suspense>
       )}
     </div>

@@ -1,11 +1,22 @@
 import { useEffect } from 'react';
-import { type SendingOption, loadUiSettings, optionValue, saveSendingOption, savingOptions, uiSettings } from './stores/ui-settings.ts';
+import {
+  type SendingOption,
+  loadUiSettings,
+  optionValue,
+  saveSendingOption,
+  savingOptions,
+  uiSettings,
+} from './stores/ui-settings.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 const OPTIONS: { option: SendingOption; label: string; help: string }[] = [
   { option: 'track_opens', label: 'Track Opens', help: 'Add an invisible image to HTML mail to count opens.' },
   { option: 'track_links', label: 'Track Link Clicks', help: 'Send links through this service to count clicks.' },
-  { option: 'disable_suppression', label: 'Disable Suppressions', help: 'Send even to addresses on the suppression list.' },
+  {
+    option: 'disable_suppression',
+    label: 'Disable Suppressions',
+    help: 'Send even to addresses on the suppression list.',
+  },
 ];
 
 /**
@@ -21,7 +32,9 @@ export default function SendingOptions() {
     return (
       <p className="has-text-grey" data-testid="sending-options-failed">
         The sending options could not be loaded.{' '}
-        <button type="button" className="button is-small is-text" onClick={() => void loadUiSettings()}>Retry</button>
+        <button type="button" className="button is-small is-text" onClick={() => void loadUiSettings()}>
+          Retry
+        </button>
       </p>
     );
   }
@@ -33,8 +46,12 @@ export default function SendingOptions() {
         return (
           <li key={option} className="sending-option">
             <div>
-              <label htmlFor={id} className="has-text-weight-semibold">{label}</label>
-              <p className="help" id={`${id}-help`}>{help}</p>
+              <label htmlFor={id} className="has-text-weight-semibold">
+                {label}
+              </label>
+              <p className="help" id={`${id}-help`}>
+                {help}
+              </p>
             </div>
             <input
               id={id}

@@ -9,7 +9,16 @@ export default function SettingsCredentials({ kind, docsUrl }: { kind: 'api' | '
   useEffect(() => void loadUiSettings(), []);
 
   if ($settings.status === 'loading') return <p className="has-text-grey">Loading…</p>;
-  if ($settings.status === 'failed') return <p className="has-text-grey" data-testid={`${kind}-credentials-failed`}>The credentials could not be loaded.</p>;
+  if ($settings.status === 'failed')
+    return (
+      <p className="has-text-grey" data-testid={`${kind}-credentials-failed`}>
+        The credentials could not be loaded.
+      </p>
+    );
   const { apiCredentials, smtpCredentials } = $settings.credentials;
-  return kind === 'api' ? <ApiCredentialFields credentials={apiCredentials} docsUrl={docsUrl} /> : <SmtpCredentialFields credentials={smtpCredentials} />;
+  return kind === 'api' ? (
+    <ApiCredentialFields credentials={apiCredentials} docsUrl={docsUrl} />
+  ) : (
+    <SmtpCredentialFields credentials={smtpCredentials} />
+  );
 }

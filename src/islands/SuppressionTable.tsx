@@ -1,17 +1,35 @@
 import { useEffect } from 'react';
 import type { PageMeta } from '../lib/wire.ts';
-import { type Suppression, type SuppressionOrigin, checked, deleteChecked, deleting, goToPage, list, loadSuppressions, startSuppressions, toggleChecked } from './stores/suppressions.ts';
+import {
+  type Suppression,
+  type SuppressionOrigin,
+  checked,
+  deleteChecked,
+  deleting,
+  goToPage,
+  list,
+  loadSuppressions,
+  startSuppressions,
+  toggleChecked,
+} from './stores/suppressions.ts';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 
 const ORIGIN_LABEL: Record<SuppressionOrigin, string> = { user: 'User', bounce: 'Bounce', unsubscribe: 'Unsubscribe' };
 const ORIGIN_TAG: Record<SuppressionOrigin, string> = { user: 'is-info', bounce: 'is-warning', unsubscribe: 'is-dark' };
 
-/** When an address was suppressed: 'D MMM YYYY - HH:mm' in UTC (docs/console-reports.md §9, the reports' format), the zone in its tooltip. */
+/**
+ * When an address was suppressed: 'D MMM YYYY - HH:mm' in UTC (docs/console-reports.md §9, the reports' format), the
+ * zone in its tooltip.
+ */
 function SuppressedAt({ iso }: { iso: string }) {
   const at = unixOfIso(iso);
   const text = formatReportDate(at);
-  return <time dateTime={iso} title={`${text} UTC`}>{text}</time>;
+  return (
+    <time dateTime={iso} title={`${text} UTC`}>
+      {text}
+    </time>
+  );
 }
 
 /** Page numbers around the current one, with the first and last always shown; null marks a gap. */
@@ -28,18 +46,32 @@ function Pager({ meta }: { meta: PageMeta }) {
   const shownTo = Math.min(total, page * size);
   return (
     <div className="suppression-pager">
-      <p className="has-text-grey" data-testid="suppression-range">Displaying {first}-{shownTo} of {total}</p>
+      <p className="has-text-grey" data-testid="suppression-range">
+        Displaying {first}-{shownTo} of {total}
+      </p>
       {last > 1 && (
-        <nav className="pagination is-small" role="navigation" aria-label="Pages">
-          <button type="button" className="pagination-previous" disabled={page <= 1} onClick={() => goToPage(page - 1)}>Previous</button>
-          <button type="button" className="pagination-next" disabled={page >= last} onClick={() => goToPage(page + 1)}>Next</button>
+        <nav className="pagination is-small" aria-label="Pages">
+          <button type="button" className="pagination-previous" disabled={page <= 1} onClick={() => goToPage(page - 1)}>
+            Previous
+          </button>
+          <button type="button" className="pagination-next" disabled={page >= last} onClick={() => goToPage(page + 1)}>
+            Next
+          </button>
           <ul className="pagination-list">
             {pageNumbers(page, last).map((p, i) =>
               p === null ? (
-                <li key={`gap-${i}`}><span className="pagination-ellipsis">&hellip;</span></li>
+                <li key={`gap-${i}`}>
+                  <span className="pagination-ellipsis">&hellip;</span>
+                </li>
               ) : (
                 <li key={p}>
-                  <button type="button" className={`pagination-link${p === page ? ' is-current' : ''}`} aria-label={`Page ${p}`} aria-current={p === page ? 'page' : undefined} onClick={() => goToPage(p)}>
+                  <button
+                    type="button"
+                    className={`pagination-link${p === page ? ' is-current' : ''}`}
+                    aria-label={`Page ${p}`}
+                    aria-current={p === page ? 'page' : undefined}
+                    onClick={() => goToPage(p)}
+                  >
                     {p}
                   </button>
                 </li>
@@ -54,7 +86,17 @@ function Pager({ meta }: { meta: PageMeta }) {
 
 function TrashIcon() {
   return (
-    <svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    <svg
+      viewBox="0 0 24 24"
+      width="16"
+      height="16"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+    >
       <polyline points="3 6 5 6 21 6" />
       <path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6" />
       <path d="M10 11v6M14 11v6" />
@@ -79,7 +121,9 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
     return (
       <p className="has-text-grey suppression-failed" data-testid="suppression-failed">
         The suppression list could not be loaded.{' '}
-        <button type="button" className="button is-small is-text" onClick={() => void loadSuppressions()}>Retry</button>
+        <button type="button" className="button is-small is-text" onClick={() => void loadSuppressions()}>
+          Retry
+        </button>
       </p>
     );
   }
@@ -110,7 +154,11 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
           </thead>
           <tbody>
             {$list.data.map((row) => (
-              <tr key={row.email} className={$checked === row.email ? 'is-selected' : undefined} data-testid="suppression-row">
+              <tr
+                key={row.email}
+                className={$checked === row.email ? 'is-selected' : undefined}
+                data-testid="suppression-row"
+              >
                 <td className="check-column">
                   <input
                     type="checkbox"
@@ -121,19 +169,31 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
                     data-testid="suppression-check"
                   />
                 </td>
-                <td className="email-cell" data-testid="suppression-email">{row.email}</td>
-                <td><span className={`tag ${ORIGIN_TAG[row.origin]} is-light`} data-testid="suppression-origin">{ORIGIN_LABEL[row.origin]}</span></td>
-                <td className="date-cell"><SuppressedAt iso={row.suppressed_timestamp} /></td>
+                <td className="email-cell" data-testid="suppression-email">
+                  {row.email}
+                </td>
+                <td>
+                  <span className={`tag ${ORIGIN_TAG[row.origin]} is-light`} data-testid="suppression-origin">
+                    {ORIGIN_LABEL[row.origin]}
+                  </span>
+                </td>
+                <td className="date-cell">
+                  <SuppressedAt iso={row.suppressed_timestamp} />
+                </td>
               </tr>
             ))}
             {$list.status === 'loaded' && $list.data.length === 0 && (
               <tr>
-                <td colSpan={4} className="has-text-centered has-text-grey empty-row" data-testid="suppression-empty">No data.</td>
+                <td colSpan={4} className="has-text-centered has-text-grey empty-row" data-testid="suppression-empty">
+                  No data.
+                </td>
               </tr>
             )}
             {loading && $list.data.length === 0 && (
               <tr>
-                <td colSpan={4} className="has-text-centered has-text-grey empty-row">Loading…</td>
+                <td colSpan={4} className="has-text-centered has-text-grey empty-row">
+                  Loading…
+                </td>
               </tr>
             )}
           </tbody>

@@ -28,14 +28,29 @@ import {
 
 /** A field's inline message (issue 19), linked to its input by id. */
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  return message ? <p className="help is-danger" id={id} data-testid={id}>{message}</p> : null;
+  return message ? (
+    <p className="help is-danger" id={id} data-testid={id}>
+      {message}
+    </p>
+  ) : null;
 }
 
 /** The attributes that tie an input to its inline message. */
-const invalid = (id: string, message: string | undefined) => (message ? { 'aria-invalid': true, 'aria-describedby': id } : {});
+const invalid = (id: string, message: string | undefined) =>
+  message ? { 'aria-invalid': true, 'aria-describedby': id } : {};
 
 /** The from address as a local part and one of the verified domains. */
-function FromAddress({ value, domains, error, onChange }: { value: string; domains: string[]; error: string | undefined; onChange(v: string): void }) {
+function FromAddress({
+  value,
+  domains,
+  error,
+  onChange,
+}: {
+  value: string;
+  domains: string[];
+  error: string | undefined;
+  onChange(v: string): void;
+}) {
   const at = value.lastIndexOf('@');
   const local = at >= 0 ? value.slice(0, at) : value;
   const domain = at >= 0 ? value.slice(at + 1) : (domains[0] ?? '');
@@ -44,15 +59,34 @@ function FromAddress({ value, domains, error, onChange }: { value: string; domai
   return (
     <div className="field has-addons from-address">
       <p className="control is-expanded">
-        <input id="from-local" className={`input${error ? ' is-danger' : ''}`} type="text" value={local} placeholder="hello" {...invalid('error-from-email', error)} onChange={(e) => onChange(join(e.target.value.replace(/@.*/, ''), domain))} data-testid="from-local" />
+        <input
+          id="from-local"
+          className={`input${error ? ' is-danger' : ''}`}
+          type="text"
+          value={local}
+          placeholder="hello"
+          {...invalid('error-from-email', error)}
+          onChange={(e) => onChange(join(e.target.value.replace(/@.*/, ''), domain))}
+          data-testid="from-local"
+        />
       </p>
-      <p className="control"><span className="button is-static">@</span></p>
+      <p className="control">
+        <span className="button is-static">@</span>
+      </p>
       <p className="control">
         <span className={`select${error ? ' is-danger' : ''}`}>
-          <select aria-label="From domain" value={domain} {...invalid('error-from-email', error)} onChange={(e) => onChange(join(local, e.target.value))} data-testid="from-domain">
+          <select
+            aria-label="From domain"
+            value={domain}
+            {...invalid('error-from-email', error)}
+            onChange={(e) => onChange(join(local, e.target.value))}
+            data-testid="from-domain"
+          >
             {options.length === 0 && <option value="">No verified domain</option>}
             {options.map((d) => (
-              <option key={d} value={d}>{domains.includes(d) ? d : `${d} (not verified)`}</option>
+              <option key={d} value={d}>
+                {domains.includes(d) ? d : `${d} (not verified)`}
+              </option>
             ))}
           </select>
         </span>
@@ -74,78 +108,219 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
   const $unpublished = useIslandStore(unpublishedChanges);
   useEffect(() => void openEditor(mode, hash), [mode, hash]);
 
-  if ($load === 'loading') return <p className="has-text-grey-dark" aria-busy="true">Loading…</p>;
-  if ($load === 'failed') return <p className="has-text-grey-dark" data-testid="editor-failed">Error in getting templates. <a href="/templates">Back to Templates</a></p>;
+  if ($load === 'loading')
+    return (
+      <p className="has-text-grey-dark" aria-busy="true">
+        Loading…
+      </p>
+    );
+  if ($load === 'failed')
+    return (
+      <p className="has-text-grey-dark" data-testid="editor-failed">
+        Error in getting templates. <a href="/templates">Back to Templates</a>
+      </p>
+    );
   const pending = $status === 'pending';
   return (
-    <form className="template-editor" onSubmit={(e) => (e.preventDefault(), void save())} data-request-status={$status} data-testid="template-editor">
+    <form
+      className="template-editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+      data-request-status={$status}
+      data-testid="template-editor"
+    >
       <div className="editor-fields card">
         <div className="card-content">
           <div className="field">
-            <label className="label" htmlFor="template-name">Name</label>
-            <input id="template-name" className={`input${$errors.name ? ' is-danger' : ''}`} type="text" value={$fields.name} placeholder="Untitled Template" {...invalid('error-name', $errors.name)} onChange={(e) => setField('name', e.target.value)} data-testid="field-name" />
+            <label className="label" htmlFor="template-name">
+              Name
+            </label>
+            <input
+              id="template-name"
+              className={`input${$errors.name ? ' is-danger' : ''}`}
+              type="text"
+              value={$fields.name}
+              placeholder="Untitled Template"
+              {...invalid('error-name', $errors.name)}
+              onChange={(e) => setField('name', e.target.value)}
+              data-testid="field-name"
+            />
             <FieldError id="error-name" message={$errors.name} />
           </div>
           <div className="columns">
             <div className="column is-5 field">
-              <label className="label" htmlFor="from-name">From name</label>
-              <input id="from-name" className="input" type="text" value={$fields.from_name} onChange={(e) => setField('from_name', e.target.value)} data-testid="field-from-name" />
+              <label className="label" htmlFor="from-name">
+                From name
+              </label>
+              <input
+                id="from-name"
+                className="input"
+                type="text"
+                value={$fields.from_name}
+                onChange={(e) => setField('from_name', e.target.value)}
+                data-testid="field-from-name"
+              />
             </div>
             <div className="column field from-field">
-              <label className="label" htmlFor="from-local">From email</label>
-              <FromAddress value={$fields.from_email} domains={$domains} error={$errors.from_email} onChange={setFromEmail} />
+              <label className="label" htmlFor="from-local">
+                From email
+              </label>
+              <FromAddress
+                value={$fields.from_email}
+                domains={$domains}
+                error={$errors.from_email}
+                onChange={setFromEmail}
+              />
               <FieldError id="error-from-email" message={$errors.from_email} />
             </div>
           </div>
           <div className="field">
             <label className="checkbox">
-              <input type="checkbox" checked={$different} onChange={(e) => setDifferentReplyTo(e.target.checked)} data-testid="different-reply-to" /> Use different reply to Email
+              <input
+                type="checkbox"
+                checked={$different}
+                onChange={(e) => setDifferentReplyTo(e.target.checked)}
+                data-testid="different-reply-to"
+              />{' '}
+              Use different reply to Email
             </label>
           </div>
           <div className="field">
-            <label className="label" htmlFor="reply-email">Reply to email</label>
-            <input id="reply-email" className="input" type="email" value={$fields.reply_email} readOnly={!$different} onChange={(e) => setField('reply_email', e.target.value)} data-testid="field-reply-email" />
+            <label className="label" htmlFor="reply-email">
+              Reply to email
+            </label>
+            <input
+              id="reply-email"
+              className="input"
+              type="email"
+              value={$fields.reply_email}
+              readOnly={!$different}
+              onChange={(e) => setField('reply_email', e.target.value)}
+              data-testid="field-reply-email"
+            />
           </div>
           <div className="field">
-            <label className="label" htmlFor="subject">Subject</label>
-            <input id="subject" className={`input${$errors.subject ? ' is-danger' : ''}`} type="text" value={$fields.subject} {...invalid('error-subject', $errors.subject)} onChange={(e) => setField('subject', e.target.value)} data-testid="field-subject" />
+            <label className="label" htmlFor="subject">
+              Subject
+            </label>
+            <input
+              id="subject"
+              className={`input${$errors.subject ? ' is-danger' : ''}`}
+              type="text"
+              value={$fields.subject}
+              {...invalid('error-subject', $errors.subject)}
+              onChange={(e) => setField('subject', e.target.value)}
+              data-testid="field-subject"
+            />
             <FieldError id="error-subject" message={$errors.subject} />
           </div>
           <div className="field">
-            <label className="label" htmlFor="description">Description</label>
-            <input id="description" className="input" type="text" value={$fields.description} onChange={(e) => setField('description', e.target.value)} data-testid="field-description" />
+            <label className="label" htmlFor="description">
+              Description
+            </label>
+            <input
+              id="description"
+              className="input"
+              type="text"
+              value={$fields.description}
+              onChange={(e) => setField('description', e.target.value)}
+              data-testid="field-description"
+            />
           </div>
           <div className="field">
-            <span className="label" id="html-label">HTML</span>
-            <CodeEditor value={$fields.content_html} onChange={(v) => setField('content_html', v)} label="Template HTML" describedBy={$compile ? 'error-html' : undefined} error={$compile} />
+            <span className="label" id="html-label">
+              HTML
+            </span>
+            <CodeEditor
+              value={$fields.content_html}
+              onChange={(v) => setField('content_html', v)}
+              label="Template HTML"
+              describedBy={$compile ? 'error-html' : undefined}
+              error={$compile}
+            />
             {$compile && (
               <p className="help is-danger compile-error" id="error-html" role="status" data-testid="error-html">
-                The HTML does not compile ({$compile.message.replace(/^content_html /, '')}). Save keeps it as it is; Publish needs it to compile.
+                The HTML does not compile ({$compile.message.replace(/^content_html /, '')}). Save keeps it as it is;
+                Publish needs it to compile.
               </p>
             )}
-            <p className="help">Variables in Handlebars: <code>{'{{first_name}}'}</code>, <code>{'{{#if coupon}}…{{/if}}'}</code>, <code>{'{{#each items}}…{{/each}}'}</code>.</p>
+            <p className="help">
+              Variables in Handlebars: <code>{'{{first_name}}'}</code>, <code>{'{{#if coupon}}…{{/if}}'}</code>,{' '}
+              <code>{'{{#each items}}…{{/each}}'}</code>.
+            </p>
           </div>
           <div className="field">
-            <label className="label" htmlFor="content-text">Text part</label>
-            <textarea id="content-text" className="textarea is-family-monospace" rows={5} value={$fields.content_text} placeholder="Leave empty to send a text part made from the HTML" onChange={(e) => setField('content_text', e.target.value)} data-testid="field-content-text" />
+            <label className="label" htmlFor="content-text">
+              Text part
+            </label>
+            <textarea
+              id="content-text"
+              className="textarea is-family-monospace"
+              rows={5}
+              value={$fields.content_text}
+              placeholder="Leave empty to send a text part made from the HTML"
+              onChange={(e) => setField('content_text', e.target.value)}
+              data-testid="field-content-text"
+            />
           </div>
           <div className="buttons">
-            <button type="submit" className={`button is-primary${pending ? ' is-loading' : ''}`} disabled={pending} data-testid="save">Save</button>
-            <button type="button" className="button is-success" disabled={pending} onClick={() => void publish()} data-testid="publish">Publish</button>
-            <span className={`tag ${$fields.status === 'published' ? 'is-success' : ''} is-light`} data-testid="template-status">{$fields.status === 'published' ? 'Published' : 'Draft'}</span>
-            {$fields.status === 'published' && $unpublished && <span className="help" data-testid="unpublished-changes">Saved changes are not sent until you publish them.</span>}
+            <button
+              type="submit"
+              className={`button is-primary${pending ? ' is-loading' : ''}`}
+              disabled={pending}
+              data-testid="save"
+            >
+              Save
+            </button>
+            <button
+              type="button"
+              className="button is-success"
+              disabled={pending}
+              onClick={() => void publish()}
+              data-testid="publish"
+            >
+              Publish
+            </button>
+            <span
+              className={`tag ${$fields.status === 'published' ? 'is-success' : ''} is-light`}
+              data-testid="template-status"
+            >
+              {$fields.status === 'published' ? 'Published' : 'Draft'}
+            </span>
+            {$fields.status === 'published' && $unpublished && (
+              <span className="help" data-testid="unpublished-changes">
+                Saved changes are not sent until you publish them.
+              </span>
+            )}
           </div>
         </div>
       </div>
       <div className="editor-preview card">
         <div className="card-content">
           <h2 className="title is-6">Preview</h2>
-          <p className="template-subject" data-testid="preview-subject">{$preview.subject || ' '}</p>
-          {$preview.error && <p className="help is-danger" data-testid="preview-error">{$preview.error}</p>}
+          <p className="template-subject" data-testid="preview-subject">
+            {$preview.subject || ' '}
+          </p>
+          {$preview.error && (
+            <p className="help is-danger" data-testid="preview-error">
+              {$preview.error}
+            </p>
+          )}
           <TemplatePreview html={$preview.html} title="Template preview" />
           <div className="field mt-3">
-            <label className="label" htmlFor="sample-variables">Sample variables (JSON)</label>
-            <textarea id="sample-variables" className="textarea is-family-monospace" rows={6} value={$sample} onChange={(e) => setSampleText(e.target.value)} data-testid="sample-variables" />
+            <label className="label" htmlFor="sample-variables">
+              Sample variables (JSON)
+            </label>
+            <textarea
+              id="sample-variables"
+              className="textarea is-family-monospace"
+              rows={6}
+              value={$sample}
+              onChange={(e) => setSampleText(e.target.value)}
+              data-testid="sample-variables"
+            />
           </div>
         </div>
       </div>

@@ -10,12 +10,29 @@ import SortableHeader from '../components/SortableHeader.tsx';
 import TemplatePreview from '../components/TemplatePreview.tsx';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import type { PageMeta } from '../lib/wire.ts';
-import { type TemplateListState, checked, deleteChecked, deleting, goToPage, list, preview, previewHtml, previewed, query, searchText, sortByName, startWith, toggleChecked, typeSearch } from './stores/templates.ts';
+import {
+  type TemplateListState,
+  checked,
+  deleteChecked,
+  deleting,
+  goToPage,
+  list,
+  preview,
+  previewHtml,
+  previewed,
+  query,
+  searchText,
+  sortByName,
+  startWith,
+  toggleChecked,
+  typeSearch,
+} from './stores/templates.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
 
 export default function TemplateLibrary({ initial }: { initial: { data: TemplateWire[]; meta: PageMeta } }) {
   const $stored = useIslandStore(list);
-  const $list: TemplateListState = $stored.status === 'initial' ? { status: 'loaded', data: initial.data, meta: initial.meta } : $stored;
+  const $list: TemplateListState =
+    $stored.status === 'initial' ? { status: 'loaded', data: initial.data, meta: initial.meta } : $stored;
   const $query = useIslandStore(query);
   const $search = useIslandStore(searchText);
   const $checked = useIslandStore(checked);
@@ -30,45 +47,95 @@ export default function TemplateLibrary({ initial }: { initial: { data: Template
       <div className="template-list">
         <div className="template-toolbar">
           <div className="control template-search">
-            <input className="input" type="search" placeholder="Search" aria-label="Search templates by name" value={$search} onChange={(e) => typeSearch(e.target.value)} data-testid="template-search" />
+            <input
+              className="input"
+              type="search"
+              placeholder="Search"
+              aria-label="Search templates by name"
+              value={$search}
+              onChange={(e) => typeSearch(e.target.value)}
+              data-testid="template-search"
+            />
           </div>
-          <button type="button" className={`button is-danger is-light${$deleting ? ' is-loading' : ''}`} disabled={$checked === null || $deleting} onClick={() => void deleteChecked()} data-testid="delete-template">
+          <button
+            type="button"
+            className={`button is-danger is-light${$deleting ? ' is-loading' : ''}`}
+            disabled={$checked === null || $deleting}
+            onClick={() => void deleteChecked()}
+            data-testid="delete-template"
+          >
             Delete
           </button>
         </div>
         <div className="table-container">
-          <table className="table is-fullwidth is-hoverable template-table" aria-busy={$list.status === 'loading'} data-testid="template-table">
+          <table
+            className="table is-fullwidth is-hoverable template-table"
+            aria-busy={$list.status === 'loading'}
+            data-testid="template-table"
+          >
             <thead>
               <tr>
-                <th className="check-column"><span className="is-sr-only">Select</span></th>
+                <th className="check-column">
+                  <span className="is-sr-only">Select</span>
+                </th>
                 <SortableHeader label="Name" direction={direction} onSort={sortByName} testId="sort-name" />
                 <th className="date-column">Last Published</th>
               </tr>
             </thead>
             <tbody>
               {$list.data.map((t) => (
-                <tr key={t.id} className={$previewed?.id === t.id ? 'is-selected' : undefined} data-testid="template-row">
+                <tr
+                  key={t.id}
+                  className={$previewed?.id === t.id ? 'is-selected' : undefined}
+                  data-testid="template-row"
+                >
                   <td className="check-column">
-                    <input type="checkbox" aria-label={`Select ${t.name}`} checked={$checked === t.id} disabled={$deleting || ($checked !== null && $checked !== t.id)} onChange={() => toggleChecked(t.id)} data-testid="template-check" />
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${t.name}`}
+                      checked={$checked === t.id}
+                      disabled={$deleting || ($checked !== null && $checked !== t.id)}
+                      onChange={() => toggleChecked(t.id)}
+                      data-testid="template-check"
+                    />
                   </td>
                   <td>
-                    <button type="button" className="template-name" onClick={() => void preview(t)} data-testid="template-name">{t.name}</button>
+                    <button
+                      type="button"
+                      className="template-name"
+                      onClick={() => void preview(t)}
+                      data-testid="template-name"
+                    >
+                      {t.name}
+                    </button>
                     {t.status === 'draft' && <span className="tag is-light ml-2">Draft</span>}
                   </td>
-                  <td className="date-cell">{t.published_timestamp ? formatReportDate(unixOfIso(t.published_timestamp)) : '—'}</td>
+                  <td className="date-cell">
+                    {t.published_timestamp ? formatReportDate(unixOfIso(t.published_timestamp)) : '—'}
+                  </td>
                 </tr>
               ))}
               {$list.data.length === 0 && (
                 <tr>
-                  <td colSpan={3} className="has-text-centered has-text-grey-dark empty-row" data-testid="template-empty">
-                    {$list.status === 'loading' ? 'Loading…' : $list.status === 'failed' ? 'Error in getting templates' : 'No templates found'}
+                  <td
+                    colSpan={3}
+                    className="has-text-centered has-text-grey-dark empty-row"
+                    data-testid="template-empty"
+                  >
+                    {$list.status === 'loading'
+                      ? 'Loading…'
+                      : $list.status === 'failed'
+                        ? 'Error in getting templates'
+                        : 'No templates found'}
                   </td>
                 </tr>
               )}
             </tbody>
           </table>
         </div>
-        {$list.meta && <Pagination meta={{ ...$list.meta, total_capped: false }} onPage={goToPage} testId="templates" />}
+        {$list.meta && (
+          <Pagination meta={{ ...$list.meta, total_capped: false }} onPage={goToPage} testId="templates" />
+        )}
       </div>
       <aside className="template-preview-panel card" aria-label="Template preview" data-testid="template-preview-panel">
         {$previewed ? (
@@ -81,8 +148,18 @@ export default function TemplateLibrary({ initial }: { initial: { data: Template
               <TemplatePreview html={$html} title={`Preview of ${$previewed.name}`} />
             </div>
             <footer className="card-footer">
-              <a className="card-footer-item" href={`/templates/edit/${$previewed.id}`} data-testid="preview-edit">Edit</a>
-              {$previewed.status === 'published' && <a className="card-footer-item" href={`/templates/create/${$previewed.id}`} data-testid="preview-recreate">Re-create</a>}
+              <a className="card-footer-item" href={`/templates/edit/${$previewed.id}`} data-testid="preview-edit">
+                Edit
+              </a>
+              {$previewed.status === 'published' && (
+                <a
+                  className="card-footer-item"
+                  href={`/templates/create/${$previewed.id}`}
+                  data-testid="preview-recreate"
+                >
+                  Re-create
+                </a>
+              )}
             </footer>
           </>
         ) : (

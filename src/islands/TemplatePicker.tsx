@@ -22,7 +22,9 @@ function Card({ title, text, href, testId }: { title: string; text: string; href
         <p className="has-text-grey-dark">{text}</p>
       </div>
       <footer className="card-footer">
-        <a className="card-footer-item" href={href} aria-label={`Select ${title}`}>Select</a>
+        <a className="card-footer-item" href={href} aria-label={`Select ${title}`}>
+          Select
+        </a>
       </footer>
     </div>
   );
@@ -32,13 +34,19 @@ export default function TemplatePicker({ initialTab = 'user' }: { initialTab?: T
   const [tab, setTab] = useState<Tab>(initialTab);
   const [text, setText] = useState('');
   const [name, setName] = useState('');
-  const [state, setState] = useState<{ status: 'loading' | 'loaded' | 'failed'; data: TemplateWire[] }>({ status: 'loading', data: [] });
+  const [state, setState] = useState<{ status: 'loading' | 'loaded' | 'failed'; data: TemplateWire[] }>({
+    status: 'loading',
+    data: [],
+  });
   const search = useRef(debounced(SEARCH_DEBOUNCE_MS, (value: string) => setName(value)));
 
   useEffect(() => {
     let current = true;
     setState((s) => ({ ...s, status: 'loading' }));
-    const body = tab === 'system' ? { templateName: name, templateType: 'system', templateStatus: 'published', sort: 'name' } : { templateName: name, templateType: 'user', sort: 'name' };
+    const body =
+      tab === 'system'
+        ? { templateName: name, templateType: 'system', templateStatus: 'published', sort: 'name' }
+        : { templateName: name, templateType: 'user', sort: 'name' };
     call('POST /v1/templates/search', { body })
       .then((answer) => current && setState({ status: 'loaded', data: answer.data }))
       .catch(() => {
@@ -57,21 +65,63 @@ export default function TemplatePicker({ initialTab = 'user' }: { initialTab?: T
         <ul role="tablist">
           {TABS.map((t) => (
             <li key={t.id} role="presentation" className={tab === t.id ? 'is-active' : undefined}>
-              <a role="tab" href={`#${t.id}`} aria-selected={tab === t.id} onClick={(e) => (e.preventDefault(), setTab(t.id))} data-testid={`tab-${t.id}`}>{t.label}</a>
+              <a
+                role="tab"
+                href={`#${t.id}`}
+                aria-selected={tab === t.id}
+                onClick={(e) => {
+                  e.preventDefault();
+                  setTab(t.id);
+                }}
+                data-testid={`tab-${t.id}`}
+              >
+                {t.label}
+              </a>
             </li>
           ))}
         </ul>
       </div>
       <div className="control template-search mb-4">
-        <input className="input" type="search" placeholder="Search" aria-label="Search templates by name" value={text} onChange={(e) => (setText(e.target.value), search.current(e.target.value.trim()))} data-testid="picker-search" />
+        <input
+          className="input"
+          type="search"
+          placeholder="Search"
+          aria-label="Search templates by name"
+          value={text}
+          onChange={(e) => {
+            setText(e.target.value);
+            search.current(e.target.value.trim());
+          }}
+          data-testid="picker-search"
+        />
       </div>
-      <div className="template-cards" role="tabpanel" aria-busy={state.status === 'loading'} data-testid="template-cards">
-        <Card title="Blank Template" text="Start from an empty page." href="/templates/create/new" testId="card-blank" />
+      <div
+        className="template-cards"
+        role="tabpanel"
+        aria-busy={state.status === 'loading'}
+        data-testid="template-cards"
+      >
+        <Card
+          title="Blank Template"
+          text="Start from an empty page."
+          href="/templates/create/new"
+          testId="card-blank"
+        />
         {state.data.map((t) => (
-          <Card key={t.id} title={t.name} text={t.description || t.subject || ''} href={`/templates/create/${t.id}`} testId="template-card" />
+          <Card
+            key={t.id}
+            title={t.name}
+            text={t.description || t.subject || ''}
+            href={`/templates/create/${t.id}`}
+            testId="template-card"
+          />
         ))}
       </div>
-      {state.status === 'loaded' && state.data.length === 0 && <p className="has-text-grey-dark mt-4" data-testid="picker-empty">No templates found</p>}
+      {state.status === 'loaded' && state.data.length === 0 && (
+        <p className="has-text-grey-dark mt-4" data-testid="picker-empty">
+          No templates found
+        </p>
+      )}
     </div>
   );
 }

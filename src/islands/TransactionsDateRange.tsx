@@ -11,5 +11,11 @@ import { chooseRange, chosenRange, currentRange } from './stores/date-range.ts';
 export default function TransactionsDateRange({ today }: { today: string }) {
   const $chosen = useIslandStore(chosenRange);
   const hydrated = useHydrated();
-  return <DateRangePicker range={currentRange($chosen, hydrated ? undefined : today)} onChange={chooseRange} testId="date-range" />;
+  return (
+    <DateRangePicker
+      range={currentRange($chosen, hydrated ? undefined : today)}
+      onChange={chooseRange}
+      testId="date-range"
+    />
+  );
 }

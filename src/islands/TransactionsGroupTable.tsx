@@ -4,7 +4,16 @@ import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
 import { formatGroupDate, isoOf } from '../lib/dates.ts';
 import type { PageMeta } from '../lib/wire.ts';
-import { type GroupSortKey, type GroupWire, goToGroupPage, groupList, groupQuery, loadGroups, sortGroups, startGroups } from './stores/groups.ts';
+import {
+  type GroupSortKey,
+  type GroupWire,
+  goToGroupPage,
+  groupList,
+  groupQuery,
+  loadGroups,
+  sortGroups,
+  startGroups,
+} from './stores/groups.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
@@ -24,7 +33,11 @@ const COLUMNS = 3 + COUNTS.length;
  * group's report; sortable headers, the pager, a retry control when it has no data (§8). `first`:
  * the first page, rendered on the server (issue 19); the island loads it itself when it is missing.
  */
-export default function TransactionsGroupTable({ first = null }: { first?: { data: GroupWire[]; meta: PageMeta } | null }) {
+export default function TransactionsGroupTable({
+  first = null,
+}: {
+  first?: { data: GroupWire[]; meta: PageMeta } | null;
+}) {
   const $list = useSeededStore(groupList, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $query = useIslandStore(groupQuery);
   useEffect(() => startGroups(first !== null), []);
@@ -48,28 +61,52 @@ export default function TransactionsGroupTable({ first = null }: { first?: { dat
               {header('group_name', 'Group')}
               {header('group_last_send_date', 'Last Send Date', 'date-column')}
               {COUNTS.map((c) => header(c.key, c.label, 'count-column'))}
-              <th><span className="is-sr-only">Report</span></th>
+              <th>
+                <span className="is-sr-only">Report</span>
+              </th>
             </tr>
           </thead>
           <tbody>
             {$list.data.map((g) => (
               <tr key={g.group_uuid} data-testid="group-row" data-uuid={g.group_uuid}>
                 <td>
-                  <p className="group-name" data-testid="group-name">{g.group_name}</p>
+                  <p className="group-name" data-testid="group-name">
+                    {g.group_name}
+                  </p>
                   <p className="has-text-grey is-size-7 group-created">
-                    Created <time dateTime={isoOf(g.group_create_date)} data-testid="group-created">{formatGroupDate(g.group_create_date)}</time>
+                    Created{' '}
+                    <time dateTime={isoOf(g.group_create_date)} data-testid="group-created">
+                      {formatGroupDate(g.group_create_date)}
+                    </time>
                   </p>
                 </td>
-                <td className="date-cell" data-testid="group-last-send">{formatGroupDate(g.group_last_send_date)}</td>
+                <td className="date-cell" data-testid="group-last-send">
+                  {formatGroupDate(g.group_last_send_date)}
+                </td>
                 {COUNTS.map((c) => (
-                  <td key={c.key} className="count-cell" data-testid={`group-${c.key}`}>{formatCount(c.value(g))}</td>
+                  <td key={c.key} className="count-cell" data-testid={`group-${c.key}`}>
+                    {formatCount(c.value(g))}
+                  </td>
                 ))}
                 <td className="has-text-right">
-                  <a className="button is-small is-info is-light" href={`/groups/${encodeURIComponent(g.group_uuid)}/overview`} data-testid="group-report">View Report</a>
+                  <a
+                    className="button is-small is-info is-light"
+                    href={`/groups/${encodeURIComponent(g.group_uuid)}/overview`}
+                    data-testid="group-report"
+                  >
+                    View Report
+                  </a>
                 </td>
               </tr>
             ))}
-            <TableStatusRows columns={COLUMNS} status={$list.status} rows={$list.data.length} what="groups" onRetry={() => void loadGroups()} testId="groups" />
+            <TableStatusRows
+              columns={COLUMNS}
+              status={$list.status}
+              rows={$list.data.length}
+              what="groups"
+              onRetry={() => void loadGroups()}
+              testId="groups"
+            />
           </tbody>
         </table>
       </div>

@@ -8,7 +8,10 @@ const STATUSES: { status: StatusFilter; label: string }[] = [
   { status: 'delivered', label: 'Delivered' },
 ];
 
-/** The Recipients tab's status filter buttons All, Sent, Failed, Delivered (docs/console.md §2, §9); a change goes to page 1 (§4). */
+/**
+ * The Recipients tab's status filter buttons All, Sent, Failed, Delivered (docs/console.md §2, §9); a change goes to
+ * page 1 (§4).
+ */
 export default function TransactionsStatusFilter() {
   const $query = useIslandStore(transactionQuery);
   return (

@@ -1,7 +1,22 @@
 import { Suspense, lazy, useEffect } from 'react';
 import TransactionTable from '../components/TransactionTable.tsx';
-import { closeTransactionInfo, loadTimeline, showTransactionInfo, shownTransaction, timeline } from './stores/transaction-info.ts';
-import { type PageMeta, type TransactionWire, goToTransactionPage, loadTransactions, sortTransactions, startTransactionTable, transactionList, transactionQuery } from './stores/transactions.ts';
+import {
+  closeTransactionInfo,
+  loadTimeline,
+  showTransactionInfo,
+  shownTransaction,
+  timeline,
+} from './stores/transaction-info.ts';
+import {
+  type PageMeta,
+  type TransactionWire,
+  goToTransactionPage,
+  loadTransactions,
+  sortTransactions,
+  startTransactionTable,
+  transactionList,
+  transactionQuery,
+} from './stores/transactions.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 
 // loaded with the first More Info click: most visits open no modal (and the page's script budget is tight)
@@ -33,7 +48,12 @@ export default function TransactionsTable({ source, first = null }: Props) {
       />
       {$shown && (
         <Suspense fallback={null}>
-          <TransactionInfoModal tx={$shown} timeline={$timeline} onClose={closeTransactionInfo} onRetryTimeline={() => void loadTimeline()} />
+          <TransactionInfoModal
+            tx={$shown}
+            timeline={$timeline}
+            onClose={closeTransactionInfo}
+            onRetryTimeline={() => void loadTimeline()}
+          />
         </Suspense>
       )}
     </>

@@ -5,7 +5,17 @@ import SortableHeader from '../components/SortableHeader.tsx';
 import { formatReportDate } from '../lib/dates.ts';
 import { PROGRESS_LABEL, PROGRESS_TAG } from '../lib/webhook-progress.ts';
 import type { PageMeta } from '../lib/wire.ts';
-import { goToPage, loadLogs, logs, openLog, order, seedLogs, showLog, toggleOrder, type WebhookLog } from './stores/webhook-logs.ts';
+import {
+  goToPage,
+  loadLogs,
+  logs,
+  openLog,
+  order,
+  seedLogs,
+  showLog,
+  toggleOrder,
+  type WebhookLog,
+} from './stores/webhook-logs.ts';
 
 const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));
 
@@ -25,14 +35,20 @@ export default function WebhookLogs({ initial }: { initial: { data: WebhookLog[]
   return (
     <>
       <div className="table-container">
-        <table className="table is-fullwidth is-hoverable webhook-logs-table" data-testid="webhook-logs-table" aria-busy={state.status === 'loading'}>
+        <table
+          className="table is-fullwidth is-hoverable webhook-logs-table"
+          data-testid="webhook-logs-table"
+          aria-busy={state.status === 'loading'}
+        >
           <thead>
             <tr>
               <SortableHeader label="Date" direction={$order} onSort={toggleOrder} testId="sort-date" />
               <th className="webhook-log-url">URL</th>
               <th className="webhook-log-event">Event Triggered</th>
               <th>Status</th>
-              <th><span className="is-sr-only">More info</span></th>
+              <th>
+                <span className="is-sr-only">More info</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -45,20 +61,37 @@ export default function WebhookLogs({ initial }: { initial: { data: WebhookLog[]
                 <td className="webhook-log-url is-family-monospace">{log.url}</td>
                 <td className="webhook-log-event">{log.event_type}</td>
                 <td>
-                  <span className={`tag ${PROGRESS_TAG[log.progress] ?? 'is-light'}`} data-testid="webhook-log-status" data-progress={log.progress}>{PROGRESS_LABEL[log.progress] ?? log.status}</span>
+                  <span
+                    className={`tag ${PROGRESS_TAG[log.progress] ?? 'is-light'}`}
+                    data-testid="webhook-log-status"
+                    data-progress={log.progress}
+                  >
+                    {PROGRESS_LABEL[log.progress] ?? log.status}
+                  </span>
                 </td>
                 <td className="has-text-right">
-                  <button type="button" className="button is-small" onClick={() => void showLog(log.id)} data-testid="webhook-log-more">More info</button>
+                  <button
+                    type="button"
+                    className="button is-small"
+                    onClick={() => void showLog(log.id)}
+                    data-testid="webhook-log-more"
+                  >
+                    More info
+                  </button>
                 </td>
               </tr>
             ))}
             {state.data.length === 0 && (
               <tr>
                 <td colSpan={5} className="has-text-centered has-text-grey empty-row" data-testid="webhook-logs-empty">
-                  {state.status === 'loading' ? 'Loading…' : state.status === 'failed' ? (
+                  {state.status === 'loading' ? (
+                    'Loading…'
+                  ) : state.status === 'failed' ? (
                     <>
                       The webhook logs could not be loaded.{' '}
-                      <button type="button" className="button is-small is-light" onClick={() => void loadLogs()}>Retry</button>
+                      <button type="button" className="button is-small is-light" onClick={() => void loadLogs()}>
+                        Retry
+                      </button>
                     </>
                   ) : (
                     'You have no logged events'
@@ -69,7 +102,9 @@ export default function WebhookLogs({ initial }: { initial: { data: WebhookLog[]
           </tbody>
         </table>
       </div>
-      {state.meta && state.meta.total > 0 && <Pagination meta={state.meta} onPage={goToPage} testId="webhook-logs-pager" />}
+      {state.meta && state.meta.total > 0 && (
+        <Pagination meta={state.meta} onPage={goToPage} testId="webhook-logs-pager" />
+      )}
       {open && (
         <Suspense fallback={null}>
           <WebhookLogModal />

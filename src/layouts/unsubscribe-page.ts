@@ -14,7 +14,7 @@ export function subscriptionPage(root: HTMLElement): void {
   const pick = (testId: string) => root.querySelector<HTMLElement>(`[data-testid=${testId}]`)!;
   const show = (view: string) => {
     root.dataset.state = view;
-    root.querySelectorAll<HTMLElement>('[data-view]').forEach((s) => (s.hidden = s.dataset.view !== view));
+    for (const s of root.querySelectorAll<HTMLElement>('[data-view]')) s.hidden = s.dataset.view !== view;
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flash = (alert: HTMLElement, message?: string) => {
@@ -54,12 +54,12 @@ export function subscriptionPage(root: HTMLElement): void {
     flash(pick('subscription-error'), error);
     show('error');
   };
-  root.querySelectorAll<HTMLFormElement>('form[data-call]').forEach((form) =>
+  for (const form of root.querySelectorAll<HTMLFormElement>('form[data-call]')) {
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void run(form.dataset.call as Call, form.querySelector('button')!);
-    }),
-  );
+    });
+  }
   if (root.dataset.state === 'error') flash(pick('subscription-error'));
   if (root.dataset.auto) void run('unsubscribe', pick('unsubscribe-button') as HTMLButtonElement);
 }

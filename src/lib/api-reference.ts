@@ -48,9 +48,11 @@ export function typeLabel(schema: JsonSchema | undefined, components: Components
   if (alternatives) return [...new Set(alternatives.map((a) => typeLabel(a, components)))].join(' | ');
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   const labels = types.map((t) => {
-    if (t === 'array') return `array of ${typeLabel(s.items, components)}${s.maxItems !== undefined ? ` (≤ ${s.maxItems})` : ''}`;
+    if (t === 'array')
+      return `array of ${typeLabel(s.items, components)}${s.maxItems !== undefined ? ` (≤ ${s.maxItems})` : ''}`;
     if (t === 'string' && s.maxLength !== undefined) return `string (≤ ${s.maxLength})`;
-    if ((t === 'integer' || t === 'number') && s.maximum !== undefined) return `${t} (${s.minimum ?? '…'}–${s.maximum})`;
+    if ((t === 'integer' || t === 'number') && s.maximum !== undefined)
+      return `${t} (${s.minimum ?? '…'}–${s.maximum})`;
     return t;
   });
   return labels.join(' | ') || 'any';
@@ -76,5 +78,9 @@ export function fieldRows(schema: JsonSchema | undefined, components: Components
 
 /** An anchor id for an operation. */
 export function anchorOf(method: string, path: string): string {
-  return `${method}-${path}`.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/-+$/, '').toLowerCase();
+  return `${method}-${path}`
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/-+$/, '')
+    .toLowerCase();
 }

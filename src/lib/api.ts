@@ -28,7 +28,11 @@ function createClient(redirectOnAuthError: boolean) {
       if (typeof context.request === 'string') context.request = absolutePath(context.request);
     },
     onResponseError({ response }) {
-      if (redirectOnAuthError && (response.status === 401 || response.status === 403) && typeof window !== 'undefined') {
+      if (
+        redirectOnAuthError &&
+        (response.status === 401 || response.status === 403) &&
+        typeof window !== 'undefined'
+      ) {
         window.location.assign('/unauthorized');
       }
     },
@@ -37,8 +41,6 @@ function createClient(redirectOnAuthError: boolean) {
 
 /** For every console call. */
 export const api = createClient(true);
-/** For the sign-in page, where 401 is an answer to show, not a reason to leave. */
-export const publicApi = createClient(false);
 
 /** A call's address: the path with its `{name}` parameters filled in, each encoded. */
 export function pathOf(template: string, params: Record<string, unknown> | undefined): string {
@@ -52,7 +54,12 @@ export function pathOf(template: string, params: Record<string, unknown> | undef
 /** The address and fetch options of a call named 'METHOD /path'. */
 function requestOf(key: string, options: unknown) {
   const at = key.indexOf(' ');
-  const opts = (options ?? {}) as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; signal?: AbortSignal };
+  const opts = (options ?? {}) as {
+    params?: Record<string, unknown>;
+    query?: Record<string, unknown>;
+    body?: unknown;
+    signal?: AbortSignal;
+  };
   return [
     pathOf(key.slice(at + 1), opts.params),
     {
@@ -71,21 +78,23 @@ function typedCall(client: typeof api) {
 }
 
 /** The options are required when the call has path parameters. */
-type CallOptionsArg<K extends CallKey> = CallOptions<K> extends { params: object } ? [options: CallOptions<K>] : [options?: CallOptions<K>];
+type CallOptionsArg<K extends CallKey> =
+  CallOptions<K> extends { params: object } ? [options: CallOptions<K>] : [options?: CallOptions<K>];
 
 /**
  * Every console call, typed from the contract (src/contract/client.ts): `call('POST
  * /v1/templates/search', { body })` checks the body and types the answer from the operation's schemas.
  */
 export const call = typedCall(api);
-/** The same for the sign-in page (no redirect on 401). */
-export const publicCall = typedCall(publicApi);
 
 /**
  * A console call whose success status matters (200 ready, 202 still preparing, 204 none): its
  * answer with the status, typed per documented success. A refusal throws as with `call`.
  */
-export async function callWithStatus<K extends CallKey>(key: K, ...[options]: CallOptionsArg<K>): Promise<AnswerWithStatusOf<K>> {
+export async function callWithStatus<K extends CallKey>(
+  key: K,
+  ...[options]: CallOptionsArg<K>
+): Promise<AnswerWithStatusOf<K>> {
   const response = await api.raw(...requestOf(key, options));
   return { status: response.status, data: response._data } as AnswerWithStatusOf<K>;
 }

@@ -35,6 +35,12 @@ export function stateLabel(state: LinkState, expiry: number | null): string | nu
 
 /** What the public page says instead of the files of a dead link; the console's preview says the same. */
 export const DEAD_LINK_NOTICES: Record<Exclude<LinkState, 'live'>, { heading: string; text: string }> = {
-  expired: { heading: 'This link has expired', text: 'The files of this link can no longer be downloaded. Ask the sender for a new link.' },
-  exhausted: { heading: 'Download limit reached', text: 'This link has been downloaded as many times as its sender allowed. Ask the sender for a new link.' },
+  expired: {
+    heading: 'This link has expired',
+    text: 'The files of this link can no longer be downloaded. Ask the sender for a new link.',
+  },
+  exhausted: {
+    heading: 'Download limit reached',
+    text: 'This link has been downloaded as many times as its sender allowed. Ask the sender for a new link.',
+  },
 };

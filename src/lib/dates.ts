@@ -6,20 +6,23 @@
 // so a server-rendered date never differs from the hydrated one (React error #418).
 import dayjs, { type Dayjs, type PluginFunc } from 'dayjs';
 
-/** The fields of a dayjs instance this module's UTC support sets (dayjs's own names). */
-interface Fields {
-  $d: Date;
-  $u?: boolean;
-  $y: number;
-  $M: number;
-  $D: number;
-  $W: number;
-  $H: number;
-  $m: number;
-  $s: number;
-  $ms: number;
-  parse(cfg: { utc?: boolean }): void;
-  init(): void;
+// The fields and steps of a dayjs instance this module's UTC support uses (dayjs's own names, as
+// its plugins use them; dayjs's typings leave them out)
+declare module 'dayjs' {
+  interface Dayjs {
+    $d: Date;
+    $u?: boolean;
+    $y: number;
+    $M: number;
+    $D: number;
+    $W: number;
+    $H: number;
+    $m: number;
+    $s: number;
+    $ms: number;
+    parse(cfg: { utc?: boolean }): void;
+    init(): void;
+  }
 }
 
 /**
@@ -29,17 +32,22 @@ interface Fields {
  * sets the flag from that option and reads the fields with the UTC getters.
  */
 const utcFields: PluginFunc = (_option, Dayjs) => {
-  const proto = Dayjs.prototype as unknown as Fields;
+  const proto = Dayjs.prototype;
   const { parse, init } = proto;
-  proto.parse = function (this: Fields, cfg) {
+  proto.parse = function (this: Dayjs, cfg) {
     this.$u = cfg.utc === true;
     parse.call(this, cfg);
   };
-  proto.init = function (this: Fields) {
+  proto.init = function (this: Dayjs) {
     if (!this.$u) return init.call(this);
     const d = this.$d;
     [this.$y, this.$M, this.$D, this.$W] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCDay()];
-    [this.$H, this.$m, this.$s, this.$ms] = [d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()];
+    [this.$H, this.$m, this.$s, this.$ms] = [
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+    ];
   };
 };
 dayjs.extend(utcFields);

@@ -11,7 +11,8 @@ export const MAX_DOMAIN_LENGTH = 253;
 export function domainNameProblem(domain: string): string | null {
   if (!DOMAIN_PATTERN.test(domain)) return INVALID_DOMAIN_MESSAGE;
   if (domain.length > MAX_DOMAIN_LENGTH) return `A domain name may have at most ${MAX_DOMAIN_LENGTH} characters`;
-  if (domain.split('.').some((label) => label.length > MAX_LABEL_LENGTH)) return `Each part of a domain name may have at most ${MAX_LABEL_LENGTH} characters`;
+  if (domain.split('.').some((label) => label.length > MAX_LABEL_LENGTH))
+    return `Each part of a domain name may have at most ${MAX_LABEL_LENGTH} characters`;
   return null;
 }
 

@@ -22,7 +22,10 @@ export interface FirstPages {
  * `load`'s answer for the signed-in customer, or null when there is no bridge or session, or the
  * call fails: the island then loads the page itself and shows its own failure and Retry (docs/console.md §8).
  */
-export async function firstPage<T>(locals: App.Locals, load: (pages: FirstPages, customerId: number) => Promise<T>): Promise<T | null> {
+export async function firstPage<T>(
+  locals: App.Locals,
+  load: (pages: FirstPages, customerId: number) => Promise<T>,
+): Promise<T | null> {
   const customerId = locals.session?.customer?.customer_id;
   if (!locals.bridge || customerId === undefined) return null;
   try {

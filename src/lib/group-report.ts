@@ -13,7 +13,14 @@ export type ReportType = NonNullable<BodyOf<'POST /v1/transaction-groups/reports
  * The six report pages, in menu order (docs/console-reports.md §2). A list the browser holds (the
  * contract's enum is schema code, not shipped), kept to the contract's members both ways by the types.
  */
-export const REPORT_TYPES = ['overview', 'sent', 'opens', 'clicks', 'failed', 'bounced'] as const satisfies readonly ReportType[];
+export const REPORT_TYPES = [
+  'overview',
+  'sent',
+  'opens',
+  'clicks',
+  'failed',
+  'bounced',
+] as const satisfies readonly ReportType[];
 // and every member of the contract's is in the list: a new one is a type error here until the menu has it
 true satisfies [Exclude<ReportType, (typeof REPORT_TYPES)[number]>] extends [never] ? true : never;
 
@@ -27,6 +34,7 @@ export const REPORT_LABELS: Record<ReportType, string> = {
   bounced: 'Bounced',
 };
 
+/** Whether a path segment names one of the report types (the report page is 404 otherwise). */
 export function isReportType(value: string): value is ReportType {
   return (REPORT_TYPES as readonly string[]).includes(value);
 }
@@ -44,7 +52,9 @@ export function reportPath(groupUuid: string, type: ReportType): string {
 // The wire shapes of the report calls, from the contract's answer schemas (src/contract/reports.ts)
 /** POST v1/transaction-groups/reports (docs/console-reports.md §7). */
 export type ReportAnswer = AnswerOf<'POST /v1/transaction-groups/reports'>;
-/** One transaction row of a report (docs/console-reports.md §3 "Transaction row"). Dates are unix seconds; 0 means none. */
+/**
+ * One transaction row of a report (docs/console-reports.md §3 "Transaction row"). Dates are unix seconds; 0 means none.
+ */
 export type ReportTransactionWire = ReportAnswer['transactions']['data'][number];
 /** One day of a report's activity (docs/console-reports.md §3 "dailyStats entry"). */
 export type ReportDayWire = ReportAnswer['dailyStats'][number];
@@ -59,7 +69,14 @@ export type LinkWire = LinkAnswer['data'][number];
  * Sort keys of the report call (docs/console-reports.md §2 "Sort keys seen", default desc); trans_id is the
  * default order (docs/console-reports.md §9: trans_id desc, page 1), acceptance order.
  */
-export type ReportSortKey = 'trans_id' | 'dateSent' | 'bounceReceivedDated' | 'firstOpenDate' | 'firstClickDate' | 'clicks' | 'opens';
+export type ReportSortKey =
+  | 'trans_id'
+  | 'dateSent'
+  | 'bounceReceivedDated'
+  | 'firstOpenDate'
+  | 'firstClickDate'
+  | 'clicks'
+  | 'opens';
 
 /** docs/console-reports.md §2: an Export button on every page except Overview. */
 export function hasExport(type: ReportType): boolean {
@@ -118,7 +135,15 @@ export const SUMMARY_LABELS: Record<SummaryKey, string> = {
   uniqueClicks: 'Clicked',
 };
 
-export const SUMMARY_KEYS: readonly SummaryKey[] = ['total', 'sent', 'delivered', 'bounced', 'failed', 'uniqueOpens', 'uniqueClicks'];
+export const SUMMARY_KEYS: readonly SummaryKey[] = [
+  'total',
+  'sent',
+  'delivered',
+  'bounced',
+  'failed',
+  'uniqueOpens',
+  'uniqueClicks',
+];
 
 /** The summary entry a report page is about (highlighted in its band). */
 export const PAGE_SUMMARY: Record<ReportType, SummaryKey> = {
@@ -157,21 +182,30 @@ export const FIRST_REPORT_QUERY: ReportQuery = { page: 1, text: '', sort: { key:
  * POST v1/transaction-groups/reports's body (docs/console-reports.md §7) for a report, range and query: the
  * store sends it, and the page renders the first one on the server with it.
  */
-export function reportBodyFor(groupUuid: string, type: ReportType, range: DayRange, q: ReportQuery = FIRST_REPORT_QUERY) {
+export function reportBodyFor(
+  groupUuid: string,
+  type: ReportType,
+  range: DayRange,
+  q: ReportQuery = FIRST_REPORT_QUERY,
+) {
   return {
     report_type: type,
     group_uuid: groupUuid,
     // start of the range's first day to the end of its last, unix seconds (docs/console-reports.md §7)
     ...rangeToUnix(range),
     page: q.page,
-    // as the transaction search: order the direction, order_by the key (the server also reads docs/console-reports.md §9's swapped form)
+    // as the transaction search: order the direction, order_by the key (the server also reads docs/console-reports.md
+    // §9's swapped form)
     order: q.sort.direction,
     order_by: q.sort.key,
     search_query: q.text,
   };
 }
 
-/** The links call's fields (docs/console-reports.md §7) for a report, range and page; the Links tab's first page renders on the server with them. */
+/**
+ * The links call's fields (docs/console-reports.md §7) for a report, range and page; the Links tab's first page renders
+ * on the server with them.
+ */
 export function linkFieldsFor(groupUuid: string, type: ReportType, range: DayRange, page = 1) {
   return { report_type: type, group_uuid: groupUuid, ...rangeToUnix(range), page };
 }

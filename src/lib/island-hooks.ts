@@ -19,7 +19,11 @@ const never = () => () => {};
 
 /** False on the server and while hydrating, true once the island is live in the browser. */
 export function useHydrated(): boolean {
-  return useSyncExternalStore(never, () => true, () => false);
+  return useSyncExternalStore(
+    never,
+    () => true,
+    () => false,
+  );
 }
 
 /**

@@ -21,7 +21,9 @@ export function extensionOf(name: string): string {
 /** The image type the first bytes show, or a name for what they are instead (for the message). */
 export function sniffImage(head: Uint8Array): { ok: true; mime: string } | { ok: false; type: string } {
   for (const [mime, magic] of MAGIC) if (magic.every((b, i) => head[i] === b)) return { ok: true, mime };
-  const text = String.fromCharCode(...head.subarray(0, 256)).trimStart().toLowerCase();
+  const text = String.fromCharCode(...head.subarray(0, 256))
+    .trimStart()
+    .toLowerCase();
   if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg'))) return { ok: false, type: 'svg' };
   if (text.startsWith('<')) return { ok: false, type: 'html' };
   return { ok: false, type: 'unknown' };

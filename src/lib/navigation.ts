@@ -68,7 +68,11 @@ export function topNavigation(session: Wire): NavGroup[] {
     });
   }
   if (yes(user.user_can_enterprise_templates)) {
-    groups.push({ id: 'templates', label: 'Templates', entries: [link('enterprise-templates', 'Enterprise Templates', '/enterprise/templates')] });
+    groups.push({
+      id: 'templates',
+      label: 'Templates',
+      entries: [link('enterprise-templates', 'Enterprise Templates', '/enterprise/templates')],
+    });
   }
 
   const products: NavEntry[] = [link('bulk', 'Bulk Email and SMS', '/')];

@@ -5,7 +5,15 @@
 import type { PageMeta } from './wire.ts';
 import { type DayRange, rangeEndingOn, utcDay } from './dates.ts';
 import { firstPage } from './first-page.ts';
-import { type LinkAnswer, type ReportAnswer, type ReportDayWire, type ReportTransactionWire, type ReportType, linkFieldsFor, reportBodyFor } from './group-report.ts';
+import {
+  type LinkAnswer,
+  type ReportAnswer,
+  type ReportDayWire,
+  type ReportTransactionWire,
+  type ReportType,
+  linkFieldsFor,
+  reportBodyFor,
+} from './group-report.ts';
 
 export interface ReportGroup {
   group_uuid: string;
@@ -28,9 +36,15 @@ export interface FirstReport {
  * The report call the page's islands would make first (the default range, the default query),
  * made on the server through the page bridge; null when it fails (the islands then make it).
  */
-export async function firstReport(locals: App.Locals, groupUuid: string, type: ReportType): Promise<FirstReport | null> {
+export async function firstReport(
+  locals: App.Locals,
+  groupUuid: string,
+  type: ReportType,
+): Promise<FirstReport | null> {
   const range = rangeEndingOn(utcDay(new Date()));
-  const answer: ReportAnswer | null = await firstPage(locals, (pages, customerId) => pages.groupReport(customerId, reportBodyFor(groupUuid, type, range)));
+  const answer: ReportAnswer | null = await firstPage(locals, (pages, customerId) =>
+    pages.groupReport(customerId, reportBodyFor(groupUuid, type, range)),
+  );
   if (!answer) return null;
   return { table: { ...answer.transactions, range }, activity: { days: answer.dailyStats, range } };
 }

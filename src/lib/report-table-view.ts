@@ -69,10 +69,14 @@ export function hasMoreInfo(type: ReportType): boolean {
  * failed), with the tone of its dot; a bounce reads Bounced in amber like the transaction table,
  * and a message still waiting reads Queued.
  */
-export function reportStatus(row: Pick<ReportTransactionWire, 'trans_delivered_status' | 'trans_status'>): { label: string; tone: 'delivered' | 'bounced' | 'failed' } {
+export function reportStatus(row: Pick<ReportTransactionWire, 'trans_delivered_status' | 'trans_status'>): {
+  label: string;
+  tone: 'delivered' | 'bounced' | 'failed';
+} {
   if (row.trans_delivered_status === 'delivered') return { label: 'Delivered', tone: 'delivered' };
   if (row.trans_delivered_status === 'bounced') return { label: 'Bounced', tone: 'bounced' };
-  if (row.trans_delivered_status === 'pending' && (row.trans_status === undefined || row.trans_status === 'queued')) return { label: 'Queued', tone: 'failed' };
+  if (row.trans_delivered_status === 'pending' && (row.trans_status === undefined || row.trans_status === 'queued'))
+    return { label: 'Queued', tone: 'failed' };
   return { label: 'Failed', tone: 'failed' };
 }
 
@@ -88,7 +92,10 @@ export function bounceTypeText(type: string | null): string {
 }
 
 /** The moment a report row's date column shows: the report's own moment, else sent, else queued. */
-export function rowMoment(row: Pick<ReportTransactionWire, 'log_date' | 'trans_date_sent' | 'trans_date_queued'>, column: ReportColumn): number {
+export function rowMoment(
+  row: Pick<ReportTransactionWire, 'log_date' | 'trans_date_sent' | 'trans_date_queued'>,
+  column: ReportColumn,
+): number {
   if (column === 'date_sent') return row.trans_date_sent || row.trans_date_queued;
   return row.log_date || row.trans_date_sent || row.trans_date_queued;
 }

@@ -2,7 +2,10 @@
 
 export type SeriesTone = 'sent' | 'delivered' | 'bounced' | 'failed' | 'opens' | 'clicks' | 'hard' | 'soft' | 'unique';
 
-/** docs/console.md §9 and docs/console-reports.md §9: delivered green, bounced yellow, failed red; calm tones for the rest. */
+/**
+ * docs/console.md §9 and docs/console-reports.md §9: delivered green, bounced yellow, failed red; calm tones for the
+ * rest.
+ */
 export const SERIES_COLOURS: Record<SeriesTone, string> = {
   sent: '#3273dc',
   delivered: '#23a26d',
@@ -14,4 +17,3 @@ export const SERIES_COLOURS: Record<SeriesTone, string> = {
   soft: '#e67e22',
   unique: '#34495e',
 };
-

@@ -23,7 +23,17 @@ export type { TemplateWire };
 /** docs/console-reports.md §9. */
 export const DEFAULT_TEMPLATE_NAME = 'Untitled Template';
 
-export const BLANK: TemplateFields = { name: DEFAULT_TEMPLATE_NAME, status: 'draft', from_name: '', from_email: '', reply_email: '', subject: '', description: '', content_html: '', content_text: '' };
+export const BLANK: TemplateFields = {
+  name: DEFAULT_TEMPLATE_NAME,
+  status: 'draft',
+  from_name: '',
+  from_email: '',
+  reply_email: '',
+  subject: '',
+  description: '',
+  content_html: '',
+  content_text: '',
+};
 
 /**
  * The editor's fields for /templates/create/{hash} (a new draft from a template) and
@@ -67,10 +77,15 @@ export function withDifferentReplyTo(fields: TemplateFields, ticked: boolean): T
  * comes first so it governs the whole document: no script of any kind, nothing loaded from
  * anywhere but images (which mail clients load too), no forms, no plugins.
  */
-export const PREVIEW_CSP = "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; font-src data:; form-action 'none'; base-uri 'none'";
+export const PREVIEW_CSP =
+  "default-src 'none'; img-src https: http: data:; style-src " +
+  "'unsafe-inline'; font-src data:; form-action 'none'; base-uri 'none'";
 
 export function previewDocument(renderedHtml: string): string {
-  return `<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><meta name="referrer" content="no-referrer">${renderedHtml}`;
+  return (
+    `<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><meta name="referrer" ` +
+    `content="no-referrer">${renderedHtml}`
+  );
 }
 
 /** The fields Publish needs, each with its inline message (issue 19). */
@@ -82,14 +97,19 @@ export type FieldErrors = Partial<Record<PublishField, string>>;
  * 422): a name of its own (the placeholder 'Untitled Template' is not one), a from address at one
  * of the account's sending-verified domains, a subject.
  */
-export function publishProblems(fields: Pick<TemplateFields, 'name' | 'from_email' | 'subject'>, verifiedDomains: readonly string[]): FieldErrors {
+export function publishProblems(
+  fields: Pick<TemplateFields, 'name' | 'from_email' | 'subject'>,
+  verifiedDomains: readonly string[],
+): FieldErrors {
   const problems: FieldErrors = {};
-  if (!fields.name.trim() || fields.name.trim() === DEFAULT_TEMPLATE_NAME) problems.name = 'Give the template a name to publish it';
+  if (!fields.name.trim() || fields.name.trim() === DEFAULT_TEMPLATE_NAME)
+    problems.name = 'Give the template a name to publish it';
   const at = fields.from_email.lastIndexOf('@');
   if (at <= 0) problems.from_email = 'Choose a from address at one of your verified domains';
   else {
     const domain = fields.from_email.slice(at + 1);
-    if (!verifiedDomains.some((d) => d.toLowerCase() === domain.toLowerCase())) problems.from_email = `The domain ${domain} is not a verified sending domain of this account`;
+    if (!verifiedDomains.some((d) => d.toLowerCase() === domain.toLowerCase()))
+      problems.from_email = `The domain ${domain} is not a verified sending domain of this account`;
   }
   if (!fields.subject.trim()) problems.subject = 'Give the template a subject to publish it';
   return problems;
@@ -98,6 +118,12 @@ export function publishProblems(fields: Pick<TemplateFields, 'name' | 'from_emai
 /** Sample values for the preview: each variable the template reads, keeping what the user typed. */
 export function sampleVariables(names: string[], current: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const name of names) out[name] = name in current ? current[name] : name === 'items' ? [{ name: 'Item', quantity: 1, price: '10.00' }] : name.replace(/_/g, ' ');
+  for (const name of names)
+    out[name] =
+      name in current
+        ? current[name]
+        : name === 'items'
+          ? [{ name: 'Item', quantity: 1, price: '10.00' }]
+          : name.replace(/_/g, ' ');
   return out;
 }

@@ -22,7 +22,10 @@ export function customHeaders(json: string): [string, string][] | null {
     return null;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const entries = Object.entries(parsed).map(([name, value]): [string, string] => [name, typeof value === 'string' ? value : JSON.stringify(value)]);
+  const entries = Object.entries(parsed).map(([name, value]): [string, string] => [
+    name,
+    typeof value === 'string' ? value : JSON.stringify(value),
+  ]);
   return entries.length > 0 ? entries : null;
 }
 
@@ -40,7 +43,11 @@ const EVENT_TITLES: Record<TransactionEventWire['type'], string> = {
   download: 'Downloaded',
 };
 
-const VIA: Record<string, string> = { page: 'on the unsubscribe page', one_click: 'with the one-click header', mail: 'by mail' };
+const VIA: Record<string, string> = {
+  page: 'on the unsubscribe page',
+  one_click: 'with the one-click header',
+  mail: 'by mail',
+};
 
 /** 'mx2.example.com (192.0.2.3) over TLS 1.3' — where a message went and how (issue 22). */
 export function wireText(d: TransactionEventWire['data']): string | null {
@@ -53,12 +60,18 @@ export function wireText(d: TransactionEventWire['data']): string | null {
 /** The hosts tried before the last one, and the MTA-STS policy, a line each. */
 function wireDetails(d: TransactionEventWire['data'], details: string[]): void {
   const tried = d.tried ?? [];
-  for (const hop of tried.slice(0, -1)) details.push(`Tried ${hop.address ? `${hop.host} (${hop.address})` : hop.host}: ${hop.reply}`);
-  if (d.mta_sts) details.push(`MTA-STS policy: ${d.mta_sts}${d.mta_sts_failure ? ` (would refuse: ${d.mta_sts_failure})` : ''}`);
+  for (const hop of tried.slice(0, -1))
+    details.push(`Tried ${hop.address ? `${hop.host} (${hop.address})` : hop.host}: ${hop.reply}`);
+  if (d.mta_sts)
+    details.push(`MTA-STS policy: ${d.mta_sts}${d.mta_sts_failure ? ` (would refuse: ${d.mta_sts_failure})` : ''}`);
 }
 
 /** A timeline entry: its title and the details worth a line each (the remote reply first). */
-export function eventView(event: TransactionEventWire): { title: string; tone: StatusTone | 'neutral'; details: string[] } {
+export function eventView(event: TransactionEventWire): {
+  title: string;
+  tone: StatusTone | 'neutral';
+  details: string[];
+} {
   const d = event.data;
   const details: string[] = [];
   let title = EVENT_TITLES[event.type];

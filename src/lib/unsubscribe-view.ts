@@ -22,7 +22,10 @@ export type SubscriptionPage =
   | { kind: 'redirect'; url: string }
   | { kind: 'view'; view: SubscriptionView; status: number; message: string; notice: string | null };
 
-/** The Error state's text when the link names no transaction (docs/console-reports.md §8: the server message or 'Error'). */
+/**
+ * The Error state's text when the link names no transaction (docs/console-reports.md §8: the server message or
+ * 'Error').
+ */
 export const INVALID_LINK = 'This unsubscribe link is not valid.';
 
 /** A returned redirect is followed only to a web page (never javascript: or data:). */
@@ -36,7 +39,11 @@ export function safeRedirect(url: string | null | undefined, base: string): stri
   }
 }
 
-export async function subscriptionPage(bridge: SubscriptionBridge, request: Request, transactionId: string): Promise<SubscriptionPage> {
+export async function subscriptionPage(
+  bridge: SubscriptionBridge,
+  request: Request,
+  transactionId: string,
+): Promise<SubscriptionPage> {
   if (request.method !== 'POST') {
     // GET and HEAD change nothing (docs/architecture.md §8: link scanners must not unsubscribe anyone)
     return (await bridge.isKnownTransaction(transactionId))
@@ -74,5 +81,11 @@ export async function openSubscriptionPage(astro: AstroGlobal): Promise<Response
   if (page.kind === 'redirect') return astro.redirect(page.url, 303);
   astro.response.status = page.status;
   astro.response.headers.set('Cache-Control', 'no-store');
-  return { transactionId, view: page.view, message: page.message, notice: page.notice, posted: astro.request.method === 'POST' };
+  return {
+    transactionId,
+    view: page.view,
+    message: page.message,
+    notice: page.notice,
+    posted: astro.request.method === 'POST',
+  };
 }

@@ -8,7 +8,9 @@ export type Direction = 'asc' | 'desc';
  * Paging of a paged answer (docs/console.md §3). `total_capped` is there only where the API may stop
  * counting (the transaction and report searches); other lists' answers leave it out.
  */
-export type PageMeta = Omit<AnswerOf<'POST /v1/transaction/search'>['meta'], 'total_capped'> & { total_capped?: boolean };
+export type PageMeta = Omit<AnswerOf<'POST /v1/transaction/search'>['meta'], 'total_capped'> & {
+  total_capped?: boolean;
+};
 export type TransactionPage = AnswerOf<'POST /v1/transaction/search'>;
 export type TransactionWire = TransactionPage['data'][number];
 export type TransactionEventWire = AnswerOf<'GET /v1/transactions/{uuid}/events'>['data'][number];
@@ -18,7 +20,6 @@ export type GroupWire = GroupPage['data'][number];
 export type WebhookLogWire = AnswerOf<'POST /v1/webhook-logs'>['data'][number];
 export type LogProgress = WebhookLogWire['progress'];
 export type WebhookLogDetail = AnswerOf<'GET /v1/webhook-logs/{id}'>;
-export type WebhookAttemptWire = WebhookLogDetail['attempts'][number];
 export type TemplateWire = AnswerOf<'GET /v1/templates/{id}'>['template'];
 export type SessionWire = AnswerOf<'GET /v1/verify_auth'>;
 export type ApiCredentials = AnswerOf<'GET /v1/ui-settings'>['credentials']['apiCredentials'];

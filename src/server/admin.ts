@@ -75,9 +75,24 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'] & { _positional?: string };
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'] & {
+  _positional?: string;
+};
 
-const COMMANDS = ['enterprise create', 'customer create', 'user create', 'user password', 'domain add', 'credentials show', 'credentials rotate', 'list', 'demo', 'queue', 'queue suspend', 'queue resume'];
+const COMMANDS = [
+  'enterprise create',
+  'customer create',
+  'user create',
+  'user password',
+  'domain add',
+  'credentials show',
+  'credentials rotate',
+  'list',
+  'demo',
+  'queue',
+  'queue suspend',
+  'queue resume',
+];
 /** Commands of one word. */
 const SINGLE = ['list', 'demo'];
 
@@ -108,9 +123,13 @@ function permissionsFrom(values: Values): Permission[] | 'all' {
   let granted: Permission[];
   if (values.admin) granted = [...PERMISSIONS];
   else if (values.permissions) {
-    const names = values.permissions.split(',').map((p) => p.trim()).filter(Boolean);
+    const names = values.permissions
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
     const unknown = names.filter((n) => !(PERMISSIONS as readonly string[]).includes(n));
-    if (unknown.length) throw new UsageError(`unknown permission(s): ${unknown.join(', ')} (known: ${PERMISSIONS.join(', ')})`);
+    if (unknown.length)
+      throw new UsageError(`unknown permission(s): ${unknown.join(', ')} (known: ${PERMISSIONS.join(', ')})`);
     granted = names as Permission[];
     if (!granted.includes('send_transactions')) granted.push('send_transactions');
   } else granted = ['send_transactions'];
@@ -122,7 +141,8 @@ async function resolveCustomerId(ctx: AppContext, ref: string): Promise<number> 
   if (/^\d+$/.test(ref)) return Number(ref);
   const matches = await repo.findCustomerByName(ctx.db, ref);
   if (matches.length === 0) throw new DomainError('not_found', `No customer named '${ref}'`);
-  if (matches.length > 1) throw new DomainError('conflict', `${matches.length} customers are named '${ref}'; use the id`);
+  if (matches.length > 1)
+    throw new DomainError('conflict', `${matches.length} customers are named '${ref}'; use the id`);
   return matches[0].id;
 }
 
@@ -131,7 +151,8 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
   switch (command) {
     case 'enterprise create': {
       const colour = values.colour ?? '#243447';
-      if (!/^#[0-9a-f]{3,8}$/i.test(colour)) throw new UsageError(`--colour must be a hex colour like #1f6feb, got '${colour}'`);
+      if (!/^#[0-9a-f]{3,8}$/i.test(colour))
+        throw new UsageError(`--colour must be a hex colour like #1f6feb, got '${colour}'`);
       const e = await repo.insertEnterprise(ctx.db, {
         name: required(values, 'name'),
         header_colour: colour,
@@ -144,7 +165,8 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     }
     case 'customer create': {
       const enterpriseId = positiveInt(required(values, 'enterprise'), 'enterprise');
-      if (!(await repo.findEnterprise(ctx.db, enterpriseId))) throw new DomainError('not_found', `No enterprise with id ${enterpriseId}`);
+      if (!(await repo.findEnterprise(ctx.db, enterpriseId)))
+        throw new DomainError('not_found', `No enterprise with id ${enterpriseId}`);
       const c = await repo.insertCustomer(ctx.db, {
         enterprise_id: enterpriseId,
         name: required(values, 'name'),
@@ -179,31 +201,48 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     }
     case 'domain add': {
       const name = values._positional;
-      if (!name) throw new UsageError('domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified]');
+      if (!name)
+        throw new UsageError('domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified]');
       const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId))) throw new DomainError('not_found', `No customer with id ${customerId}`);
+      if (!(await repo.findCustomer(ctx.db, customerId)))
+        throw new DomainError('not_found', `No customer with id ${customerId}`);
       const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
-      console.log(`domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ${domain.sending_verified ? 'sending-verified' : 'not verified'})`);
+      console.log(
+        `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ` +
+          `${domain.sending_verified ? 'sending-verified' : 'not verified'})`,
+      );
       console.log('Publish these DNS records:');
-      for (const r of dnsRecords(ctx, domain)) console.log(`  ${r.purpose.padEnd(11)} ${r.type.padEnd(5)} ${r.name}  "${r.value}"`);
+      for (const r of dnsRecords(ctx, domain))
+        console.log(`  ${r.purpose.padEnd(11)} ${r.type.padEnd(5)} ${r.name}  "${r.value}"`);
       return;
     }
     case 'credentials rotate': {
       const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId))) throw new DomainError('not_found', `No customer with id ${customerId}`);
+      if (!(await repo.findCustomer(ctx.db, customerId)))
+        throw new DomainError('not_found', `No customer with id ${customerId}`);
       await rotateCredentials(ctx, customerId);
       const creds = await credentialsForConsole(ctx, customerId);
       console.log(`credentials rotated for customer ${customerId}; the old API key and SMTP password no longer work`);
       console.log(`api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}`);
-      console.log(`smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`);
+      console.log(
+        `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
+          `${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`,
+      );
       return;
     }
     case 'credentials show': {
       const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId))) throw new DomainError('not_found', `No customer with id ${customerId}`);
+      if (!(await repo.findCustomer(ctx.db, customerId)))
+        throw new DomainError('not_found', `No customer with id ${customerId}`);
       const creds = await credentialsForConsole(ctx, customerId);
-      console.log(`api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}\napi endpoint: ${creds.apiCredentials.url}`);
-      console.log(`smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`);
+      console.log(
+        `api username: ${creds.apiCredentials.username}\napi key:      ` +
+          `${creds.apiCredentials.apiKey}\napi endpoint: ${creds.apiCredentials.url}`,
+      );
+      console.log(
+        `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
+          `${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`,
+      );
       return;
     }
     case 'list': {
@@ -213,27 +252,63 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
         console.log(JSON.stringify({ organisations: orgs, users: rows }, null, 2));
         return;
       }
-      for (const o of orgs) console.log(`enterprise ${o.enterprise_id} ${o.enterprise_name}${o.customer_id ? `  ›  customer ${o.customer_id} ${o.customer_name}` : ''}`);
-      for (const r of rows) console.log(`user ${r.user_id} ${r.email} (${r.user_name})  ›  customer ${r.customer_id} ${r.customer_name}`);
+      for (const o of orgs)
+        console.log(
+          `enterprise ${o.enterprise_id} ${o.enterprise_name}${
+            o.customer_id ? `  ›  customer ${o.customer_id} ` + `${o.customer_name}` : ''
+          }`,
+        );
+      for (const r of rows)
+        console.log(`user ${r.user_id} ${r.email} (${r.user_name})  ›  customer ${r.customer_id} ${r.customer_name}`);
       return;
     }
     case 'demo': {
-      const transactions = values.transactions === undefined ? DEFAULT_DEMO_TRANSACTIONS : positiveInt(values.transactions, 'transactions');
-      if (transactions < 1 || transactions > 10_000_000) throw new UsageError('--transactions must be between 1 and 10000000');
-      const demo = await fillDemo(ctx, { transactions, replace: values.replace ?? false, progress: (line) => console.error(line) });
-      if (demo.admin.generatedPassword) console.log(`The empty database got its first administrator first: ${demo.admin.email} / ${demo.admin.generatedPassword}`);
+      const transactions =
+        values.transactions === undefined
+          ? DEFAULT_DEMO_TRANSACTIONS
+          : positiveInt(values.transactions, 'transactions');
+      if (transactions < 1 || transactions > 10_000_000)
+        throw new UsageError('--transactions must be between 1 and 10000000');
+      const demo = await fillDemo(ctx, {
+        transactions,
+        replace: values.replace ?? false,
+        progress: (line) => console.error(line),
+      });
+      if (demo.admin.generatedPassword)
+        console.log(
+          `The empty database got its first administrator first: ${demo.admin.email} / ${demo.admin.generatedPassword}`,
+        );
       const c = demo.counts;
-      console.log(`${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`);
-      console.log(`  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft bounces, ${c.failed} failed (suppressed), ${c.opens} opens, ${c.clicks} clicks, ${c.unsubscribes} unsubscribes`);
-      console.log(`Sign in at ${ctx.config.publicUrl}/login (start the service with npm start)\n  email:    ${demo.email}\n  password: ${demo.password}`);
+      console.log(
+        `${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ` +
+          `${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`,
+      );
+      console.log(
+        `  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft ` +
+          `bounces, ${c.failed} failed (suppressed), ${c.opens} ` +
+          `opens, ${c.clicks} clicks, ${c.unsubscribes} unsubscribes`,
+      );
+      console.log(
+        `Sign in at ${ctx.config.publicUrl}/login (start the service with ` +
+          `npm start)\n  email:    ${demo.email}\n  password: ${demo.password}`,
+      );
       // the same addresses the console and `credentials show` give: all from this environment's settings
       const creds = await credentialsForConsole(ctx, demo.customerId);
-      console.log(`API endpoint ${creds.apiCredentials.url}, SMTP ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} (keys: npm run admin -- credentials show --customer '${DEMO_CUSTOMER}')`);
+      console.log(
+        `API endpoint ${creds.apiCredentials.url}, SMTP ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
+          `(keys: npm run admin -- credentials show --customer '${DEMO_CUSTOMER}')`,
+      );
       return;
     }
     case 'queue': {
       const rows = await listSites(ctx.db);
-      console.log(values.json ? JSON.stringify(rows, null, 2) : rows.length ? formatSites(rows) : 'No destination sites yet (direct MX delivery records them as it goes).');
+      console.log(
+        values.json
+          ? JSON.stringify(rows, null, 2)
+          : rows.length
+            ? formatSites(rows)
+            : 'No destination sites yet (direct MX delivery records them as it goes).',
+      );
       return;
     }
     case 'queue suspend': {
@@ -275,10 +350,16 @@ async function execute(ctx: AppContext, command: string, values: Values, console
  * through `console`. Given `open`, the command runs on that context (tests keep one open across
  * commands) instead of opening the database the environment names.
  */
-export async function main(argv: string[], console: AdminOutput = globalThis.console, open?: AppContext): Promise<number> {
-  let parsed;
+const parseArgv = (argv: string[]) => parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+
+export async function main(
+  argv: string[],
+  console: AdminOutput = globalThis.console,
+  open?: AppContext,
+): Promise<number> {
+  let parsed: ReturnType<typeof parseArgv>;
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgv(argv);
   } catch (err) {
     console.error(`admin: ${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -301,14 +382,18 @@ export async function main(argv: string[], console: AdminOutput = globalThis.con
   const words = queueAction ? 2 : SINGLE.includes(positionals[0]) || positionals[0] === 'queue' ? 1 : 2;
   const command = positionals.slice(0, words).join(' ');
   const extra = positionals.slice(words);
-  if (!COMMANDS.includes(command) || extra.length > (command === 'domain add' || queueAction ? 1 : 0) || (queueAction && extra.length === 0)) {
+  if (
+    !COMMANDS.includes(command) ||
+    extra.length > (command === 'domain add' || queueAction ? 1 : 0) ||
+    (queueAction && extra.length === 0)
+  ) {
     console.error(`admin: unknown command '${positionals.join(' ')}'\n\n${USAGE}`);
     return 2;
   }
 
   if (open) return execute(open, command, { ...values, _positional: extra[0] }, console);
 
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (err) {
@@ -320,7 +405,11 @@ export async function main(argv: string[], console: AdminOutput = globalThis.con
   }
   if (SHOWS_ADDRESSES.includes(command)) {
     // the usual cause of wrong addresses: the CLI run without the service's environment (issue 11)
-    const cli = { publicUrl: config.publicUrl, publicUrlSet: Boolean(process.env.PUBLIC_URL), databaseUrl: Boolean(config.databaseUrl) };
+    const cli = {
+      publicUrl: config.publicUrl,
+      publicUrlSet: Boolean(process.env.PUBLIC_URL),
+      databaseUrl: Boolean(config.databaseUrl),
+    };
     const warning = addressWarning(cli, readServiceRecord(config.dataPath));
     if (warning) console.error(warning);
   }

@@ -50,7 +50,9 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   // the send endpoints take attachments; every other call is a console call with a small body
   const sendLimit = limitBody(ctx.config.sendBodyLimitBytes);
   const consoleLimit = limitBody(ctx.config.consoleBodyLimitBytes);
-  app.use('/v1/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next)));
+  app.use('/v1/*', (c, next) =>
+    SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next),
+  );
   app.route('/v1', mailRoutes(ctx));
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages

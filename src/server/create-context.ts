@@ -32,7 +32,10 @@ function ensureSecret(config: Config): Config {
 }
 
 /** `loadDataDir`: an embedded database's starting data directory (see openDatabase); tests pass a migrated template. */
-export async function createContext(config: Config, opts: { logger?: Logger; collectDefaultMetrics?: boolean; loadDataDir?: Blob } = {}): Promise<ContextHandle> {
+export async function createContext(
+  config: Config,
+  opts: { logger?: Logger; collectDefaultMetrics?: boolean; loadDataDir?: Blob } = {},
+): Promise<ContextHandle> {
   const logger = opts.logger ?? pino({ level: config.logLevel, base: { pid: process.pid } });
   const full = ensureSecret(config);
   const handle = await openDatabase({

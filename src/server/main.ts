@@ -46,12 +46,23 @@ async function createContextWaiting(config: Config, logger: Logger): ReturnType<
       } catch (err) {
         const waited = (Date.now() - started) / 1000;
         if (!config.databaseUrl || !isDatabaseUnavailable(err) || waited >= config.databaseWaitSeconds) throw err;
-        const delay = Math.min(10_000, 1000 * 2 ** (attempt - 1), Math.max(0, config.databaseWaitSeconds - waited) * 1000);
-        logger.warn({ attempt, err: (err as Error).message, retryInMs: delay, waitedSeconds: Math.round(waited) }, 'database unavailable at start; waiting for it');
+        const delay = Math.min(
+          10_000,
+          1000 * 2 ** (attempt - 1),
+          Math.max(0, config.databaseWaitSeconds - waited) * 1000,
+        );
+        logger.warn(
+          { attempt, err: (err as Error).message, retryInMs: delay, waitedSeconds: Math.round(waited) },
+          'database unavailable at start; waiting for it',
+        );
         if (!standIn && config.roles.includes('web')) {
           standIn = createPlainServer((req, res) => {
             const live = req.url === '/healthz';
-            res.writeHead(live ? 200 : 503, { 'Content-Type': 'application/json', 'Retry-After': '5', 'Cache-Control': 'no-store' });
+            res.writeHead(live ? 200 : 503, {
+              'Content-Type': 'application/json',
+              'Retry-After': '5',
+              'Cache-Control': 'no-store',
+            });
             res.end(JSON.stringify(live ? { status: 'ok' } : { status: 'database unreachable' }));
           });
           standIn.keepAliveTimeout = 1000;
@@ -83,7 +94,7 @@ function rolesFromArgs(argv: string[]): string | undefined {
 
 async function main(): Promise<void> {
   const roleArg = rolesFromArgs(process.argv.slice(2));
-  let config;
+  let config: Config;
   try {
     config = loadConfig(roleArg ? { ...process.env, ROLES: roleArg } : process.env);
   } catch (err) {
@@ -107,7 +118,10 @@ async function main(): Promise<void> {
     }
   }
 
-  const { ctx, close } = await createContextWaiting(config, pino({ level: config.logLevel, base: { pid: process.pid } }));
+  const { ctx, close } = await createContextWaiting(
+    config,
+    pino({ level: config.logLevel, base: { pid: process.pid } }),
+  );
   const { logger } = ctx;
   ctx.lifecycle.state = 'starting';
   if (ctx.engine === 'pglite' && config.roles.includes('worker')) {
@@ -121,7 +135,9 @@ async function main(): Promise<void> {
     if (boot.generatedPassword) {
       // printed once, to the terminal only; never logged
       process.stdout.write(
-        `\n  First administrator created.\n  Sign in at ${config.publicUrl}/login\n  email:    ${boot.email}\n  password: ${boot.generatedPassword}\n  (shown once; change it with: npm run admin -- user password --email ${boot.email})\n\n`,
+        `\n  First administrator created.\n  Sign in at ${config.publicUrl}/login\n  email:    ${boot.email}\n  ` +
+          `password: ${boot.generatedPassword}\n  (shown once; change it with: npm run admin -- user password ` +
+          `--email ${boot.email})\n\n`,
       );
     }
   }
@@ -134,11 +150,14 @@ async function main(): Promise<void> {
     ctx.lifecycle.state = 'draining';
     logger.info({ signal }, 'draining');
     // the roles finish within the grace period themselves; this only catches one that hangs
-    const force = setTimeout(() => {
-      logger.error('drain took too long; exiting');
-      unlock();
-      process.exit(1);
-    }, (config.shutdownGraceSeconds + 10) * 1000);
+    const force = setTimeout(
+      () => {
+        logger.error('drain took too long; exiting');
+        unlock();
+        process.exit(1);
+      },
+      (config.shutdownGraceSeconds + 10) * 1000,
+    );
     force.unref();
     await Promise.allSettled(stops.map((stop) => stop()));
     await close();
@@ -201,7 +220,10 @@ async function main(): Promise<void> {
     );
   }
   const unlisten = config.databaseUrl
-    ? listenForChanges(config.databaseUrl, logger, { queued: () => notifyQueued(ctx), changed: () => clearLookupCaches(ctx) })
+    ? listenForChanges(config.databaseUrl, logger, {
+        queued: () => notifyQueued(ctx),
+        changed: () => clearLookupCaches(ctx),
+      })
     : async () => {};
   stops.push(unlisten);
   if (config.roles.includes('smtp')) {
@@ -230,7 +252,12 @@ async function main(): Promise<void> {
     timer.unref();
     stops.push(async () => {
       clearInterval(timer);
-      await Promise.all([worker.stop(config.shutdownGraceSeconds * 1000), webhooks.stop(), exportWorker.stop(config.shutdownGraceSeconds * 1000), stopDnsRefresher()]);
+      await Promise.all([
+        worker.stop(config.shutdownGraceSeconds * 1000),
+        webhooks.stop(),
+        exportWorker.stop(config.shutdownGraceSeconds * 1000),
+        stopDnsRefresher(),
+      ]);
     });
   }
   logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');

@@ -9,8 +9,13 @@ import { localStorage, type Storage } from './storage/storage.ts';
 
 export function openStorage(config: Config): Storage {
   if (config.storageUrl) {
-    return s3Storage(parseS3Url(config.storageUrl, { accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey }));
+    return s3Storage(
+      parseS3Url(config.storageUrl, { accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey }),
+    );
   }
-  const root = config.dataDir === 'memory://' ? mkdtempSync(path.join(tmpdir(), 'transact-files-')) : path.join(config.dataPath, 'files');
+  const root =
+    config.dataDir === 'memory://'
+      ? mkdtempSync(path.join(tmpdir(), 'transact-files-'))
+      : path.join(config.dataPath, 'files');
   return localStorage(root);
 }

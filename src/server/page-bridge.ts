@@ -6,7 +6,11 @@ import type { ResolvedSession } from './accounts/accounts.service.ts';
 import { type SessionWire, resolveSession, sessionToWire } from './auth/auth.service.ts';
 import { isSecureRequest, sessionCookieOptions, type CookieOptions } from './http/session-cookie.ts';
 import { hasVerifiedDomainAndTraffic } from './stats/stats.repository.ts';
-import { confirmVerificationLink, inspectVerificationLink, type VerificationLinkState } from './verification/verification.service.ts';
+import {
+  confirmVerificationLink,
+  inspectVerificationLink,
+  type VerificationLinkState,
+} from './verification/verification.service.ts';
 import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
 import { DomainError } from './core/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
@@ -48,10 +52,16 @@ export interface PageBridge extends SubscriptionBridge {
   inspectVerificationLink(domainId: number, token: string): Promise<VerificationLinkState>;
   /** Confirms the verification link (its POST). */
   confirmVerificationLink(domainId: number, token: string): ReturnType<typeof confirmVerificationLink>;
-  /** A group report page's group (docs/console-reports.md §2), or null: malformed, unknown or another customer's (the page is then 404). */
+  /**
+   * A group report page's group (docs/console-reports.md §2), or null: malformed, unknown or another customer's (the
+   * page is then 404).
+   */
   reportGroup(customerId: number, groupUuid: string): Promise<{ group_uuid: string; group_name: string } | null>;
   /** Online Attachments' first page and the branding (issue 19: the list renders on the server). */
-  attachmentsFirstPage(customerId: number): Promise<{ list: { data: GroupWire[]; pagination: { page: number; limit: number; total: number; pages: number } }; branding: BrandingWire }>;
+  attachmentsFirstPage(customerId: number): Promise<{
+    list: { data: GroupWire[]; pagination: { page: number; limit: number; total: number; pages: number } };
+    branding: BrandingWire;
+  }>;
   /** Webhook Logs' first page, newest first (issue 19: the list renders on the server). */
   webhookLogsFirstPage(customerId: number): Promise<{ data: WebhookLogWire[]; meta: PageMeta }>;
   /** The Templates list's first page as the island's first call asks for it (issue 19: rendered on the server). */
@@ -95,17 +105,29 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       return group ? { group_uuid: group.uuid, group_name: group.name } : null;
     },
     async attachmentsFirstPage(customerId) {
-      const [list, branding] = await Promise.all([listGroups(ctx, customerId, { page: 1, limit: ATTACHMENT_PAGE_SIZE, name: '' }), getBranding(ctx, customerId)]);
+      const [list, branding] = await Promise.all([
+        listGroups(ctx, customerId, { page: 1, limit: ATTACHMENT_PAGE_SIZE, name: '' }),
+        getBranding(ctx, customerId),
+      ]);
       return { list, branding };
     },
     async webhookLogsFirstPage(customerId) {
       const { data, meta } = await searchLogs(ctx, customerId, { page: 1, order_by: 'desc' });
       return { data, meta: { ...meta, total_capped: false } }; // as the island reads the API's answer
     },
-    templatesFirstPage: (customerId) => searchTemplates(ctx, customerId, { name: '', type: 'user', status: null, sort: 'description', order: 'desc', page: 1 }),
+    templatesFirstPage: (customerId) =>
+      searchTemplates(ctx, customerId, {
+        name: '',
+        type: 'user',
+        status: null,
+        sort: 'description',
+        order: 'desc',
+        page: 1,
+      }),
     firstPages: {
       suppressions: (customerId, body) => answerSuppressionSearch(ctx, customerId, check(searchSuppressionsBody, body)),
-      dashboard: async (customerId, query) => (await answerDashboard(ctx, customerId, check(dashboardQuery, query))).transactionStats,
+      dashboard: async (customerId, query) =>
+        (await answerDashboard(ctx, customerId, check(dashboardQuery, query))).transactionStats,
       transactions: (customerId, body) => answerTransactionSearch(ctx, customerId, check(transactionSearchBody, body)),
       groups: (customerId, body) => answerGroupSearch(ctx, customerId, check(groupSearchBody, body)),
       groupReport: (customerId, body) => answerGroupReport(ctx, customerId, check(reportBody, body)),

@@ -7,17 +7,31 @@ import type { Duplex } from 'node:stream';
 import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
 import sirv from 'sirv';
-import type { Hono } from 'hono';
+import type { ApiApp } from './http/request-guard.ts';
 import type { AppContext } from './core/context.ts';
 import type { PageBridge } from './page-bridge.ts';
 import { DomainError } from './core/errors.ts';
-import { FORBIDDEN_METHODS, PAGE_METHODS, apiMethodsFinder, badTarget, canonicalPageLocation, methodNotAllowed, refuse, refuseOnSocket } from './http/request-guard.ts';
+import {
+  FORBIDDEN_METHODS,
+  PAGE_METHODS,
+  apiMethodsFinder,
+  badTarget,
+  canonicalPageLocation,
+  methodNotAllowed,
+  refuse,
+  refuseOnSocket,
+} from './http/request-guard.ts';
 
-type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void, locals?: object) => void | Promise<void>;
+type NodeHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (err?: unknown) => void,
+  locals?: object,
+) => void | Promise<void>;
 
 export interface HttpServerOptions {
   ctx: AppContext;
-  api: Hono<any>;
+  api: ApiApp;
   /** Astro's middleware-mode handler (dist/server/entry.mjs). */
   pages?: NodeHandler;
   /** What pages get in Astro.locals. */
@@ -47,7 +61,11 @@ const NOT_FOUND_PAGE =
 
 /** Paths no page matches: answered here, since Astro's own fallback renders without our locals. */
 function notFound(res: ServerResponse): void {
-  res.writeHead(404, 'Not Found', { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(404, 'Not Found', {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
   res.end(NOT_FOUND_PAGE);
 }
 
@@ -76,7 +94,10 @@ export function createHttpServer(opts: HttpServerOptions): Server {
         etag: true,
         setHeaders(res, pathname) {
           // hashed build output never changes under one name
-          res.setHeader('Cache-Control', pathname.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
+          res.setHeader(
+            'Cache-Control',
+            pathname.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
+          );
         },
       })
     : undefined;
@@ -88,7 +109,7 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       return;
     }
     standardReasonPhrase(res);
-    compress(req as any, res as any, () => {
+    compress(req as Parameters<typeof compress>[0], res as Parameters<typeof compress>[1], () => {
       void opts.pages!(req, res, () => notFound(res), locals);
     });
   };
@@ -109,7 +130,10 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       ctx.metrics.httpRequests.inc({ area, method: req.method ?? '?', status: String(res.statusCode) });
       ctx.metrics.httpDuration.observe({ area }, seconds);
       if (area !== 'static') {
-        ctx.logger.info({ requestId, method: req.method, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+        ctx.logger.info(
+          { requestId, method: req.method, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 },
+          'request',
+        );
       }
     });
     const url = req.url ?? '/';
@@ -118,7 +142,12 @@ export function createHttpServer(opts: HttpServerOptions): Server {
     // answered 500 inside Hono and Astro), and pages only answer GET, HEAD and POST.
     if (area === 'api' ? FORBIDDEN_METHODS.has(method) : !PAGE_METHODS.includes(method)) {
       const allowed = area === 'api' ? apiMethodsAt(url.split('?', 1)[0]) : PAGE_METHODS;
-      refuse(res, allowed.length > 0 ? methodNotAllowed(method, allowed) : new DomainError('not_found', `No route ${method} ${url.split('?', 1)[0]}`));
+      refuse(
+        res,
+        allowed.length > 0
+          ? methodNotAllowed(method, allowed)
+          : new DomainError('not_found', `No route ${method} ${url.split('?', 1)[0]}`),
+      );
       return;
     }
     const badAddress = badTarget(url);
@@ -126,14 +155,19 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       refuse(res, badAddress);
       return;
     }
-    const canonical = area === 'page' && (method === 'GET' || method === 'HEAD') ? canonicalPageLocation(url) : undefined;
+    const canonical =
+      area === 'page' && (method === 'GET' || method === 'HEAD') ? canonicalPageLocation(url) : undefined;
     if (canonical) {
       res.writeHead(301, { Location: canonical, 'Cache-Control': 'no-store' });
       res.end();
       return;
     }
     // RFC 8058 one-click POSTs arrive cross-site without Origin, which Astro's origin check refuses
-    if (area === 'api' || (req.method === 'POST' && ONE_CLICK_PATH.test(req.url ?? '')) || ATTACHMENT_PATH.test(req.url ?? '')) {
+    if (
+      area === 'api' ||
+      (req.method === 'POST' && ONE_CLICK_PATH.test(req.url ?? '')) ||
+      ATTACHMENT_PATH.test(req.url ?? '')
+    ) {
       void apiListener(req, res);
     } else if (area === 'static' && serveStatic) {
       serveStatic(req, res, () => renderPage(req, res));
@@ -151,7 +185,8 @@ export function createHttpServer(opts: HttpServerOptions): Server {
   // A method Node's parser does not know (`FOO / HTTP/1.1`) fails before any request exists; it
   // gets the same 405. Other parse errors keep Node's own answers (its default listener's codes).
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    const inResponse = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    const inResponse =
+      (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
     if (err.code === 'ECONNRESET' || !socket.writable || inResponse) {
       socket.destroy();
       return;
@@ -160,7 +195,14 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       refuseOnSocket(socket, methodNotAllowed('This method', PAGE_METHODS));
       return;
     }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? 408
+            : 400;
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
   });
   return server;

@@ -21,7 +21,11 @@ afterAll(async () => {
 
 describe('admin CLI', () => {
   it('answers bad arguments with exit 2 and the usage on stderr', async () => {
-    for (const args of [['user', 'create', '--bogus'], ['frobnicate'], ['user', 'create', '--customer', '1', '--email', 'x@example.com']]) {
+    for (const args of [
+      ['user', 'create', '--bogus'],
+      ['frobnicate'],
+      ['user', 'create', '--customer', '1', '--email', 'x@example.com'],
+    ]) {
       const run = await server.adminRun(...args);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr, args.join(' ')).toMatch(/^admin: /);
@@ -33,16 +37,50 @@ describe('admin CLI', () => {
   });
 
   it('refuses a user for a customer that does not exist with exit 1', async () => {
-    const byName = await server.adminRun('user', 'create', '--customer', 'No Such Customer', '--email', 'nobody@example.com', '--name', 'Nobody');
+    const byName = await server.adminRun(
+      'user',
+      'create',
+      '--customer',
+      'No Such Customer',
+      '--email',
+      'nobody@example.com',
+      '--name',
+      'Nobody',
+    );
     expect(byName).toMatchObject({ code: 1, stderr: "admin: No customer named 'No Such Customer'\n" });
-    const byId = await server.adminRun('user', 'create', '--customer', '999', '--email', 'nobody@example.com', '--name', 'Nobody');
+    const byId = await server.adminRun(
+      'user',
+      'create',
+      '--customer',
+      '999',
+      '--email',
+      'nobody@example.com',
+      '--name',
+      'Nobody',
+    );
     expect(byId).toMatchObject({ code: 1, stderr: 'admin: No customer with id 999\n' });
   });
 
   it('lists the organisations and users it created', async () => {
-    const enterprise = createdId(await cli(server, 'enterprise', 'create', '--name', 'Listed Enterprise'), 'enterprise');
-    const customer = createdId(await cli(server, 'customer', 'create', '--enterprise', String(enterprise), '--name', 'Listed Customer'), 'customer');
-    const created = await cli(server, 'user', 'create', '--customer', 'Listed Customer', '--email', 'listed@example.com', '--name', 'Listed User');
+    const enterprise = createdId(
+      await cli(server, 'enterprise', 'create', '--name', 'Listed Enterprise'),
+      'enterprise',
+    );
+    const customer = createdId(
+      await cli(server, 'customer', 'create', '--enterprise', String(enterprise), '--name', 'Listed Customer'),
+      'customer',
+    );
+    const created = await cli(
+      server,
+      'user',
+      'create',
+      '--customer',
+      'Listed Customer',
+      '--email',
+      'listed@example.com',
+      '--name',
+      'Listed User',
+    );
     expect(created).toMatch(/^password: \S{12,}$/m); // generated and shown once when --password is omitted
     const user = createdId(created, 'user');
 
@@ -50,22 +88,32 @@ describe('admin CLI', () => {
     expect(list).toContain(`enterprise ${enterprise} Listed Enterprise  ›  customer ${customer} Listed Customer`);
     expect(list).toContain(`user ${user} listed@example.com (Listed User)  ›  customer ${customer} Listed Customer`);
     const json = JSON.parse(await cli(server, 'list', '--json'));
-    expect(json.users).toContainEqual(expect.objectContaining({ user_id: user, email: 'listed@example.com', customer_id: customer, enterprise_id: enterprise }));
+    expect(json.users).toContainEqual(
+      expect.objectContaining({
+        user_id: user,
+        email: 'listed@example.com',
+        customer_id: customer,
+        enterprise_id: enterprise,
+      }),
+    );
   });
 
-  it('refuses the embedded data directory while the service runs (exit 3), or works alongside it on PostgreSQL', async () => {
-    await server.start();
-    const run = await server.adminRun('list');
-    if (server.embedded) {
-      expect(run.code).toBe(3);
-      expect(run.stderr).toContain('is in use by the Transact service');
-      expect(run.stderr).toContain(`port ${server.port}`);
-      expect(run.stderr).toContain('stop it first, or use DATABASE_URL');
-    } else {
-      expect(run.code).toBe(0);
-      expect(run.stdout).toContain('listed@example.com');
-    }
-  });
+  it(
+    'refuses the embedded data directory while the service ' + 'runs (exit 3), or works alongside it on PostgreSQL',
+    async () => {
+      await server.start();
+      const run = await server.adminRun('list');
+      if (server.embedded) {
+        expect(run.code).toBe(3);
+        expect(run.stderr).toContain('is in use by the Transact service');
+        expect(run.stderr).toContain(`port ${server.port}`);
+        expect(run.stderr).toContain('stop it first, or use DATABASE_URL');
+      } else {
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('listed@example.com');
+      }
+    },
+  );
 });
 
 describe('admin CLI with the service environment of another host and ports (issue 11)', () => {
@@ -78,8 +126,14 @@ describe('admin CLI with the service environment of another host and ports (issu
   });
 
   it('credentials show prints the configured API endpoint and SMTP host and port', async () => {
-    const enterprise = createdId(await other.admin('enterprise', 'create', '--name', 'Configured Enterprise'), 'enterprise');
-    createdId(await other.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Configured Shop'), 'customer');
+    const enterprise = createdId(
+      await other.admin('enterprise', 'create', '--name', 'Configured Enterprise'),
+      'enterprise',
+    );
+    createdId(
+      await other.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Configured Shop'),
+      'customer',
+    );
     const shown = await other.adminRun('credentials', 'show', '--customer', 'Configured Shop');
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^api endpoint: https:\/\/mail\.example\.test\/v1\/mail$/m);
@@ -92,7 +146,9 @@ describe('admin CLI with the service environment of another host and ports (issu
     const run = await other.adminRun('demo', '--transactions', '20');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Sign in at https://mail.example.test/login');
-    expect(run.stdout).toContain(`API endpoint https://mail.example.test/v1/mail, SMTP smtp.example.test:${other.env.SMTP_PORT}`);
+    expect(run.stdout).toContain(
+      `API endpoint https://mail.example.test/v1/mail, SMTP smtp.example.test:${other.env.SMTP_PORT}`,
+    );
     expect(run.stdout).not.toMatch(/localhost|:4321|:2525/);
     expect(run.stderr).not.toContain('PUBLIC_URL is not set');
   });
@@ -100,10 +156,22 @@ describe('admin CLI with the service environment of another host and ports (issu
   it("says so when its PUBLIC_URL differs from the service's, naming the service's", async () => {
     await other.start();
     await other.halt();
-    const run = await other.adminRunWith({ PUBLIC_URL: undefined, PORT: '4999' }, 'credentials', 'show', '--customer', 'Configured Shop');
+    const run = await other.adminRunWith(
+      { PUBLIC_URL: undefined, PORT: '4999' },
+      'credentials',
+      'show',
+      '--customer',
+      'Configured Shop',
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^api endpoint: http:\/\/localhost:4999\/v1\/mail$/m);
-    expect(run.stderr).toMatch(/^admin: addresses here use http:\/\/localhost:4999, but the service \(started \S+ with this data directory\) uses https:\/\/mail\.example\.test;/m);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        String.raw`^admin: addresses here use http://localhost:4999, but the service \(started \S+ ` +
+          String.raw`with this data directory\) uses https://mail\.example\.test;`,
+        'm',
+      ),
+    );
     expect(run.stderr).toContain('PUBLIC_URL=https://mail.example.test');
   }, 180_000);
 });
@@ -129,7 +197,13 @@ describe("admin CLI run with exactly the service's environment, PUBLIC_URL unset
     expect(shown.code).toBe(0);
     expect(shown.stderr).toBe('');
     // the same CLI given another PUBLIC_URL is told which one the service uses
-    const elsewhere = await plain.adminRunWith({ PUBLIC_URL: 'https://elsewhere.example.test' }, 'credentials', 'show', '--customer', 'Demo Shop');
+    const elsewhere = await plain.adminRunWith(
+      { PUBLIC_URL: 'https://elsewhere.example.test' },
+      'credentials',
+      'show',
+      '--customer',
+      'Demo Shop',
+    );
     expect(elsewhere.stderr).toContain(`but the service (started `);
     expect(elsewhere.stderr).toContain(`uses http://localhost:${plain.port};`);
   }, 180_000);

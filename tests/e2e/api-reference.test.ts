@@ -22,9 +22,14 @@ afterAll(async () => {
 });
 
 describe('/docs/api', () => {
-  for (const [name, viewport] of [['1440', VIEWPORTS.desktop], ['390', VIEWPORTS.phone]] as const) {
+  for (const [name, viewport] of [
+    ['1440', VIEWPORTS.desktop],
+    ['390', VIEWPORTS.phone],
+  ] as const) {
     it(`shows every operation of the document signed out, from our origin only, at ${name}`, async () => {
-      const doc = (await (await fetch(`${server.baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+      const doc = (await (await fetch(`${server.baseUrl}/v1/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
       const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
       const { page, foreign, context } = await openPage(browser, server.baseUrl, { viewport });
       try {

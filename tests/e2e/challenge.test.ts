@@ -29,7 +29,12 @@ async function assertion(challenge: string, secret = SECRET): Promise<string> {
     nonce: challenge,
     enterprise: { id: 'ent-9', name: 'Parent Ent', pmailer_url: PARENT, header_colour: '#116611' },
     customer: { id: 'cust-9', name: 'Parent Customer' },
-    user: { id: 'user-9', email: 'parent.user@example.com', name: 'Parent User', permissions: { send_transactions: 'yes' } },
+    user: {
+      id: 'user-9',
+      email: 'parent.user@example.com',
+      name: 'Parent User',
+      permissions: { send_transactions: 'yes' },
+    },
   })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuer(PARENT)
@@ -72,6 +77,7 @@ describe('/login?install_url= (parent platform sign-in)', () => {
     expect(call.method()).toBe('POST');
     expect(call.postDataJSON()).toEqual({ installUrl: `${PARENT}/install`, redirect: 'unauthorized' });
     await expect(page.title()).resolves.toBe('Loading');
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, what a person reads
     await expect(page.locator('[data-testid=challenge-card]').innerText()).resolves.toBe('Loading');
     await expect(page.textContent('[data-testid=version]')).resolves.toBe(`Version ${version}`);
     await screenshot(page, 'challenge-loading');
@@ -84,7 +90,9 @@ describe('/login?install_url= (parent platform sign-in)', () => {
     await expect(page.textContent('[data-testid=unauthorized]')).resolves.toBe('Unauthorized');
     await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Parent User');
     await expect(page.textContent('[data-testid=customer-name]')).resolves.toBe('Parent Customer');
-    await expect(page.locator('[data-testid=header]').evaluate((el) => getComputedStyle(el).backgroundColor)).resolves.toBe('rgb(17, 102, 17)');
+    await expect(
+      page.locator('[data-testid=header]').evaluate((el) => getComputedStyle(el).backgroundColor),
+    ).resolves.toBe('rgb(17, 102, 17)');
     await screenshot(page, 'challenge-signed-in');
 
     // a real session: the dashboard opens without the sign-in form
@@ -115,7 +123,9 @@ describe('/login?install_url= (parent platform sign-in)', () => {
     page.on('request', (request) => {
       if (request.isNavigationRequest()) visited.push(request.url());
     });
-    await page.goto(`${server.baseUrl}/login?install_url=${encodeURIComponent('http://evil.example/install')}&url=unauthorized`);
+    await page.goto(
+      `${server.baseUrl}/login?install_url=${encodeURIComponent('http://evil.example/install')}&url=unauthorized`,
+    );
     await page.waitForURL((url) => url.pathname === '/login' && !url.searchParams.has('install_url'));
     // the challenge was refused, the page went to /unauthorized, which (signed out) is the sign-in page
     expect(visited.map((u) => new URL(u).pathname)).toContain('/unauthorized');

@@ -27,17 +27,38 @@ beforeAll(async () => {
   dns.set('mx1.wire.test', 'A', ['127.0.0.2']); // nothing listens there: connection refused
   dns.set('mx2.wire.test', 'A', ['127.0.0.3']);
   mx2 = await startMxHost('127.0.0.3', mxPort, { tls: await ca.issue(['mx2.wire.test']) });
-  server = await prepareServer({ DNS_SERVERS: dns.address, MX_PORT: String(mxPort), RETURN_PATH_DOMAIN: 'rp.shop.example', MX_TIMEOUT_SECONDS: '5' });
+  server = await prepareServer({
+    DNS_SERVERS: dns.address,
+    MX_PORT: String(mxPort),
+    RETURN_PATH_DOMAIN: 'rp.shop.example',
+    MX_TIMEOUT_SECONDS: '5',
+  });
   const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Wire Enterprise'), 'enterprise');
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Wire Shop');
-  await server.admin('user', 'create', '--customer', 'Wire Shop', '--email', EMAIL, '--name', 'Wire User', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Wire Shop',
+    '--email',
+    EMAIL,
+    '--name',
+    'Wire User',
+    '--password',
+    PASSWORD,
+  );
   await server.admin('domain', 'add', 'shop.example', '--customer', 'Wire Shop', '--verified');
   const apiKey = /^api key:\s+(\S+)$/m.exec(await server.admin('credentials', 'show', '--customer', 'Wire Shop'))![1];
   await server.start();
   const res = await fetch(`${server.baseUrl}/v1/mail`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'Shop <orders@shop.example>', to: 'ann@wire.test', subject: 'On the wire', text: 'Hello' }),
+    body: JSON.stringify({
+      from: 'Shop <orders@shop.example>',
+      to: 'ann@wire.test',
+      subject: 'On the wire',
+      text: 'Hello',
+    }),
   });
   expect(res.status).toBe(202);
   uuid = ((await res.json()) as { data: { trans_uuid: string }[] }).data[0].trans_uuid;
@@ -52,7 +73,9 @@ afterAll(async () => {
 
 describe('More Info shows where a message went and how', () => {
   for (const viewport of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
-    it(`at ${viewport.width} px: delivered to the second MX over TLS, the refused first one listed`, { timeout: 120_000 }, async () => {
+    it(`at ${viewport.width} px: delivered to the second MX over TLS, the refused first one listed`, {
+      timeout: 120_000,
+    }, async () => {
       await expect.poll(() => mx2.messages.length, { timeout: 60_000 }).toBe(1);
       expect(mx2.messages[0].secure).toBe(true);
       const { page } = await openPage(browser, server.baseUrl, { viewport });
@@ -71,7 +94,10 @@ describe('More Info shows where a message went and how', () => {
         .toContain('Delivered');
       await page.click(`[data-testid=transaction-row][data-uuid="${uuid}"] [data-testid=more-info]`);
       await page.waitForSelector('[data-testid=timeline]');
-      const details = await page.$$eval('[data-testid=timeline-event][data-type=delivered] [data-testid=timeline-detail]', (els) => els.map((e) => e.textContent));
+      const details = await page.$$eval(
+        '[data-testid=timeline-event][data-type=delivered] [data-testid=timeline-detail]',
+        (els) => els.map((e) => e.textContent),
+      );
       expect(details[0]).toMatch(/^Delivered to mx2\.wire\.test \(127\.0\.0\.3\) over TLS 1\.[23]$/);
       expect(details).toContainEqual(expect.stringMatching(/^Tried mx1\.wire\.test \(127\.0\.0\.2\): /));
       await checkPage(page, `delivery-wire-more-info-${viewport.width}`, ['[data-testid=transaction-info]']);

@@ -7,7 +7,15 @@ import type { Browser } from 'playwright-core';
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hydrated, launchBrowser, location, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import {
+  hydrated,
+  launchBrowser,
+  location,
+  openPage,
+  screenshot,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { dkimResult } from '../helpers/dkim.ts';
@@ -22,10 +30,25 @@ let tab: TestPage;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
-  server = await prepareServer({ SMTP_RELAY_URL: sink.url, SYSTEM_FROM: 'Transact <no-reply@transact.test>', SMTP_ALLOW_INSECURE_AUTH: 'true' });
+  server = await prepareServer({
+    SMTP_RELAY_URL: sink.url,
+    SYSTEM_FROM: 'Transact <no-reply@transact.test>',
+    SMTP_ALLOW_INSECURE_AUTH: 'true',
+  });
   const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Walk Enterprise'), 'enterprise');
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Walk Customer');
-  await server.admin('user', 'create', '--customer', 'Walk Customer', '--email', EMAIL, '--name', 'Walk User', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Walk Customer',
+    '--email',
+    EMAIL,
+    '--name',
+    'Walk User',
+    '--password',
+    PASSWORD,
+  );
   await server.start();
   browser = await launchBrowser();
   tab = await openPage(browser, server.baseUrl);
@@ -68,20 +91,23 @@ describe('a new customer, from sign-in to a first verified send', () => {
     expect(await tab.page.isDisabled('[data-testid=send-verification]')).toBe(false);
   });
 
-  it('adds the domain: success message, the modal closes after 3 s, the domain is listed with a red cross', async () => {
-    await tab.page.click('[data-testid=send-verification]');
-    const success = await tab.page.waitForSelector('[data-testid=domain-success]');
-    expect(await success.textContent()).toContain('Domain Created');
-    await screenshot(tab.page, 'getting-started-3-domain-created');
-    const shownAt = Date.now();
-    await tab.page.waitForSelector('[data-testid=domain-modal]', { state: 'detached', timeout: 6000 });
-    expect(Date.now() - shownAt).toBeGreaterThan(2500);
-    const row = await tab.page.waitForSelector('[data-testid=domain-row][data-domain="walk.example"]');
-    expect(await row.getAttribute('data-verified')).toBe('no');
-    await screenshot(tab.page, 'getting-started-4-domain-listed');
-  });
+  it(
+    'adds the domain: success message, the modal closes ' + 'after 3 s, the domain is listed with a red cross',
+    async () => {
+      await tab.page.click('[data-testid=send-verification]');
+      const success = await tab.page.waitForSelector('[data-testid=domain-success]');
+      expect(await success.textContent()).toContain('Domain Created');
+      await screenshot(tab.page, 'getting-started-3-domain-created');
+      const shownAt = Date.now();
+      await tab.page.waitForSelector('[data-testid=domain-modal]', { state: 'detached', timeout: 6000 });
+      expect(Date.now() - shownAt).toBeGreaterThan(2500);
+      const row = await tab.page.waitForSelector('[data-testid=domain-row][data-domain="walk.example"]');
+      expect(await row.getAttribute('data-verified')).toBe('no');
+      await screenshot(tab.page, 'getting-started-4-domain-listed');
+    },
+  );
 
-  it('shows the server\'s message for a domain already added, then clears it after 5 s', async () => {
+  it("shows the server's message for a domain already added, then clears it after 5 s", async () => {
     await tab.page.click('[data-testid=add-domain]');
     await tab.page.fill('[data-testid=domain-input]', 'walk.example');
     await tab.page.fill('[data-testid=local-input]', 'postmaster');
@@ -153,22 +179,45 @@ describe('a new customer, from sign-in to a first verified send', () => {
     const api = await fetch(`${server.baseUrl}/v1/mail`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ from: 'Shop <hello@walk.example>', to: 'buyer@customer.example', subject: 'Sent over the API', html: '<p>Hello</p>' }),
+      body: JSON.stringify({
+        from: 'Shop <hello@walk.example>',
+        to: 'buyer@customer.example',
+        subject: 'Sent over the API',
+        html: '<p>Hello</p>',
+      }),
     });
     expect(api.status).toBe(202);
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, ignoreTLS: true, auth: { user: smtp.username, pass: smtp.password } });
-    await transport.sendMail({ from: 'Shop <hello@walk.example>', to: 'buyer@customer.example', subject: 'Sent over SMTP', text: 'Hello' });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: smtp.username, pass: smtp.password },
+    });
+    await transport.sendMail({
+      from: 'Shop <hello@walk.example>',
+      to: 'buyer@customer.example',
+      subject: 'Sent over SMTP',
+      text: 'Hello',
+    });
     transport.close();
 
     const messages = await sink.waitFor(3, 20_000);
     // the DKIM key as the domain's page shows it for publishing
-    const rowLink = await tab.page.getAttribute('[data-testid=domain-row][data-domain="walk.example"] [data-testid=domain-edit]', 'href');
+    const rowLink = await tab.page.getAttribute(
+      '[data-testid=domain-row][data-domain="walk.example"] [data-testid=domain-edit]',
+      'href',
+    );
     await tab.page.goto(`${server.baseUrl}${rowLink}`);
     await hydrated(tab.page, '[data-testid=dns-record]');
     await screenshot(tab.page, 'getting-started-9-domain-details');
     const dkimName = await inputValue('dns-dkim-name-input');
     const publicKey = /p=(\S+)/.exec(await inputValue('dns-dkim-value-input'))![1];
-    const domain = { domain: 'walk.example', dkim_selector: dkimName.split('._domainkey.')[0], dkim_public_key: publicKey };
+    const domain = {
+      domain: 'walk.example',
+      dkim_selector: dkimName.split('._domainkey.')[0],
+      dkim_public_key: publicKey,
+    };
     for (const subject of ['Sent over the API', 'Sent over SMTP']) {
       const mail = messages.find((m) => m.raw.toString('utf8').includes(`Subject: ${subject}`));
       expect(mail, subject).toBeDefined();

@@ -8,7 +8,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
-import { SCREENSHOTS, animationsDone, hydrated, hydratedInView, launchBrowser, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import {
+  SCREENSHOTS,
+  animationsDone,
+  hydrated,
+  hydratedInView,
+  launchBrowser,
+  openPage,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 
@@ -58,10 +67,19 @@ interface OverviewStats {
 }
 
 /** A console call from the signed-in page, as its islands make them. */
-function api<T>(page: Page, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
+function api<T>(
+  page: Page,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   return page.evaluate(
     async ({ method, path, body }) => {
-      const res = await fetch(path, { method, headers: { 'Request-Type': 'ui', 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(path, {
+        method,
+        headers: { 'Request-Type': 'ui', 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null };
     },
@@ -79,8 +97,10 @@ function recordPosts(page: Page, path: string): Record<string, unknown>[] {
 }
 
 const attached = { state: 'attached' } as const;
-const settled = (page: Page, table = 'report-table') => page.waitForSelector(`[data-testid=${table}][aria-busy=false]`, attached);
-const shownUuids = (page: Page) => page.$$eval('[data-testid=report-row]', (rows) => rows.map((r) => (r as HTMLElement).dataset.uuid));
+const settled = (page: Page, table = 'report-table') =>
+  page.waitForSelector(`[data-testid=${table}][aria-busy=false]`, attached);
+const shownUuids = (page: Page) =>
+  page.$$eval('[data-testid=report-row]', (rows) => rows.map((r) => (r as HTMLElement).dataset.uuid));
 const number = (n: number) => n.toLocaleString('en-US');
 
 async function openReport(page: Page, report: Report, hash = ''): Promise<void> {
@@ -109,7 +129,12 @@ async function check(page: Page, name: string, controls: readonly string[]): Pro
 }
 
 /** A report page's main controls: its title, the report menu, the date range and the table or chart. */
-const REPORT_CONTROLS = ['[data-testid=page-title]', '[data-testid=report-menu]', '[data-testid=date-range]', '[data-testid=activity-chart]'];
+const REPORT_CONTROLS = [
+  '[data-testid=page-title]',
+  '[data-testid=report-menu]',
+  '[data-testid=date-range]',
+  '[data-testid=activity-chart]',
+];
 const EXPORT_CONTROLS = ['[data-testid=page-title]', '[data-testid=export-state], [data-testid=export-download]'];
 
 /**
@@ -120,7 +145,16 @@ const EXPORT_CONTROLS = ['[data-testid=page-title]', '[data-testid=export-state]
 function firstBody(report: Report): Record<string, unknown> {
   const now = new Date();
   const endOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) / 1000 - 1;
-  return { report_type: report, group_uuid: group.group_uuid, start_date: endOfToday + 1 - 30 * 86_400, end_date: endOfToday, page: 1, order: 'desc', order_by: 'trans_id', search_query: '' };
+  return {
+    report_type: report,
+    group_uuid: group.group_uuid,
+    start_date: endOfToday + 1 - 30 * 86_400,
+    end_date: endOfToday,
+    page: 1,
+    order: 'desc',
+    order_by: 'trans_id',
+    search_query: '',
+  };
 }
 
 /** The range of the page's first report call, as the API takes it. */
@@ -133,13 +167,29 @@ beforeAll(async () => {
   const out = await server.admin('demo', '--transactions', String(TRANSACTIONS));
   const password = /password:\s+(\S+)/.exec(out)?.[1];
   if (!password) throw new Error(`no password in the demo's output:\n${out}`);
-  await server.admin('user', 'create', '--customer', 'Demo Shop', '--email', COLLEAGUE_EMAIL, '--name', 'Colleague', '--password', COLLEAGUE_PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Demo Shop',
+    '--email',
+    COLLEAGUE_EMAIL,
+    '--name',
+    'Colleague',
+    '--password',
+    COLLEAGUE_PASSWORD,
+  );
   await server.start();
   browser = await launchBrowser();
   tab = await openPage(browser, server.baseUrl);
   await signInThroughForm(tab.page, server.baseUrl, DEMO_EMAIL, password);
   // the demo's busiest group: orders, with opens and clicks on two links
-  const groups = await api<{ data: { group_uuid: string; group_name: string }[] }>(tab.page, 'POST', '/v1/transaction-groups/search', { searchQuery: 'Orders' });
+  const groups = await api<{ data: { group_uuid: string; group_name: string }[] }>(
+    tab.page,
+    'POST',
+    '/v1/transaction-groups/search',
+    { searchQuery: 'Orders' },
+  );
   group = groups.body.data.find((g) => g.group_name === 'Orders')!;
   if (!group) throw new Error(`no Orders group: ${JSON.stringify(groups.body)}`);
 }, 300_000);
@@ -154,77 +204,122 @@ describe('group report pages', () => {
     await page.goto(`${server.baseUrl}/groups`);
     await hydrated(page, '[data-testid=group-table]');
     await page.waitForSelector(`[data-testid=group-row][data-uuid="${group.group_uuid}"]`);
-    await Promise.all([page.waitForURL(`**/groups/${group.group_uuid}/overview`), page.click(`[data-testid=group-row][data-uuid="${group.group_uuid}"] [data-testid=group-report]`)]);
+    await Promise.all([
+      page.waitForURL(`**/groups/${group.group_uuid}/overview`),
+      page.click(`[data-testid=group-row][data-uuid="${group.group_uuid}"] [data-testid=group-report]`),
+    ]);
     const res = await page.goto(`${server.baseUrl}/groups/${group.group_uuid}`);
     expect(res?.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe(`/groups/${group.group_uuid}/overview`);
   });
 
-  it('renders the shell on the server: menu, title, labels, table headers and the Export button but on Overview', async () => {
-    const { page } = tab;
-    for (const report of REPORTS) {
-      const html = await (await page.request.get(`${server.baseUrl}/groups/${group.group_uuid}/${report}`)).text();
-      const label = report.charAt(0).toUpperCase() + report.slice(1);
-      expect(html).toContain(`Transaction Group: ${label}`);
-      for (const entry of ['Overview', 'Sent', 'Opens', 'Clicks', 'Failed', 'Bounced', 'Back to Transactions', 'Activity']) expect(html).toContain(`>${entry}<`);
-      expect(html.includes('data-testid="report-export"')).toBe(report !== 'overview');
-    }
-    const headers = async (report: Report) => {
-      await openReport(page, report);
-      return page.$$eval('[data-testid=report-table] thead th', (ths) => ths.map((th) => th.textContent!.replace(/[▲▼↕]/g, '').trim()));
-    };
-    expect(await headers('sent')).toEqual(['Date Sent', 'From', 'Subject', 'To Email', 'Status', 'More Info']);
-    expect(await headers('failed')).toEqual(['Date Failed', 'To Email', 'Subject', 'Reason']);
-    expect(await headers('bounced')).toEqual(['Date Bounced', 'To Email', 'Subject', 'Type', 'Reason']);
-    expect(await headers('opens')).toEqual(['First Open Date', 'To Email', 'Subject', 'Total Opens']);
-    expect(await headers('clicks')).toEqual(['First Clicked Date', 'To Email', 'Subject', 'Total Clicks', 'Unique Clicks']);
-    await page.click('[data-testid=tab-links]');
-    await visibleIsland(page, 'link-table');
-    expect(await page.$$eval('[data-testid=link-table] thead th', (ths) => ths.map((th) => th.textContent!.trim()))).toEqual(['Link', 'Subject', 'Total Clicks', 'Unique Clicks']);
-  });
+  it(
+    'renders the shell on the server: menu, title, labels, ' + 'table headers and the Export button but on Overview',
+    async () => {
+      const { page } = tab;
+      for (const report of REPORTS) {
+        const html = await (await page.request.get(`${server.baseUrl}/groups/${group.group_uuid}/${report}`)).text();
+        const label = report.charAt(0).toUpperCase() + report.slice(1);
+        expect(html).toContain(`Transaction Group: ${label}`);
+        for (const entry of [
+          'Overview',
+          'Sent',
+          'Opens',
+          'Clicks',
+          'Failed',
+          'Bounced',
+          'Back to Transactions',
+          'Activity',
+        ])
+          expect(html).toContain(`>${entry}<`);
+        expect(html.includes('data-testid="report-export"')).toBe(report !== 'overview');
+      }
+      const headers = async (report: Report) => {
+        await openReport(page, report);
+        return page.$$eval('[data-testid=report-table] thead th', (ths) =>
+          ths.map((th) => th.textContent!.replace(/[▲▼↕]/g, '').trim()),
+        );
+      };
+      expect(await headers('sent')).toEqual(['Date Sent', 'From', 'Subject', 'To Email', 'Status', 'More Info']);
+      expect(await headers('failed')).toEqual(['Date Failed', 'To Email', 'Subject', 'Reason']);
+      expect(await headers('bounced')).toEqual(['Date Bounced', 'To Email', 'Subject', 'Type', 'Reason']);
+      expect(await headers('opens')).toEqual(['First Open Date', 'To Email', 'Subject', 'Total Opens']);
+      expect(await headers('clicks')).toEqual([
+        'First Clicked Date',
+        'To Email',
+        'Subject',
+        'Total Clicks',
+        'Unique Clicks',
+      ]);
+      await page.click('[data-testid=tab-links]');
+      await visibleIsland(page, 'link-table');
+      expect(
+        await page.$$eval('[data-testid=link-table] thead th', (ths) => ths.map((th) => th.textContent!.trim())),
+      ).toEqual(['Link', 'Subject', 'Total Clicks', 'Unique Clicks']);
+    },
+  );
 
-  it('draws the Overview: Activity chart, open and click pies, the donut widget with the overview figures, the latest sent table', async () => {
-    const { page } = tab;
-    const reports = recordPosts(page, '/v1/transaction-groups/reports');
-    const overviews = recordPosts(page, '/v1/transaction-groups/overview');
-    await openReport(page, 'overview');
-    await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Transaction Group: Overview');
-    await expect(page.textContent('[data-testid=group-name]')).resolves.toBe('Orders');
-    await expect(page.$$eval('[data-testid=activity-chart] .line-graph-path', (p) => p.length)).resolves.toBe(6);
+  it(
+    'draws the Overview: Activity chart, open and click pies, the donut widget with the overview figures, the ' +
+      'latest sent table',
+    async () => {
+      const { page } = tab;
+      const reports = recordPosts(page, '/v1/transaction-groups/reports');
+      const overviews = recordPosts(page, '/v1/transaction-groups/overview');
+      await openReport(page, 'overview');
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Transaction Group: Overview');
+      await expect(page.textContent('[data-testid=group-name]')).resolves.toBe('Orders');
+      await expect(page.$$eval('[data-testid=activity-chart] .line-graph-path', (p) => p.length)).resolves.toBe(6);
 
-    // the first report call was made on the server (issue 19); the overview stats, in the browser,
-    // cover the same range: the last 29 days through today, start of day to end of day in unix seconds
-    expect(reports).toEqual([]);
-    const body = firstBody('overview');
-    expect(overviews[0]).toMatchObject({ group_uuid: group.group_uuid, ...rangeOf(body) });
+      // the first report call was made on the server (issue 19); the overview stats, in the browser,
+      // cover the same range: the last 29 days through today, start of day to end of day in unix seconds
+      expect(reports).toEqual([]);
+      const body = firstBody('overview');
+      expect(overviews[0]).toMatchObject({ group_uuid: group.group_uuid, ...rangeOf(body) });
 
-    const { body: answer } = await api<{ overviewStats: OverviewStats }>(page, 'POST', '/v1/transaction-groups/overview', overviews[0]);
-    const stats = answer.overviewStats;
-    expect(stats.total).toBeGreaterThan(100);
-    await visibleIsland(page, 'overview-delivery');
-    await page.waitForSelector('[data-testid=delivery-donut]');
-    await expect(page.$$eval('[data-testid=delivery-donut] .donut-slice', (s) => s.map((x) => x.getAttribute('data-part')))).resolves.toEqual(['Delivered', 'Bounced', 'Failed']);
-    // abbreviated counts, the exact figure in the tooltip
-    const abbreviated = (n: number) => (n < 1000 ? String(n) : `${Math.round(n / 100) / 10}k`);
-    await expect(page.textContent('[data-testid=delivery-total]')).resolves.toBe(abbreviated(stats.total));
-    await expect(page.getAttribute('[data-testid=delivery-total]', 'title')).resolves.toBe(number(stats.total));
-    await expect(page.textContent('[data-testid=delivery-delivered]')).resolves.toBe(abbreviated(stats.delivered.value));
-    await expect(page.textContent('[data-testid=delivery-delivered-share]')).resolves.toBe(`${Math.round(stats.delivered.percentage * 10) / 10}%`);
-    await expect(page.textContent('[data-testid=delivery-sent]')).resolves.toBe(abbreviated(stats.sent.value));
-    await expect(page.textContent('[data-testid=summary-total-value]')).resolves.toBe(abbreviated(stats.total));
+      const { body: answer } = await api<{ overviewStats: OverviewStats }>(
+        page,
+        'POST',
+        '/v1/transaction-groups/overview',
+        overviews[0],
+      );
+      const stats = answer.overviewStats;
+      expect(stats.total).toBeGreaterThan(100);
+      await visibleIsland(page, 'overview-delivery');
+      await page.waitForSelector('[data-testid=delivery-donut]');
+      await expect(
+        page.$$eval('[data-testid=delivery-donut] .donut-slice', (s) => s.map((x) => x.getAttribute('data-part'))),
+      ).resolves.toEqual(['Delivered', 'Bounced', 'Failed']);
+      // abbreviated counts, the exact figure in the tooltip
+      const abbreviated = (n: number) => (n < 1000 ? String(n) : `${Math.round(n / 100) / 10}k`);
+      await expect(page.textContent('[data-testid=delivery-total]')).resolves.toBe(abbreviated(stats.total));
+      await expect(page.getAttribute('[data-testid=delivery-total]', 'title')).resolves.toBe(number(stats.total));
+      await expect(page.textContent('[data-testid=delivery-delivered]')).resolves.toBe(
+        abbreviated(stats.delivered.value),
+      );
+      await expect(page.textContent('[data-testid=delivery-delivered-share]')).resolves.toBe(
+        `${Math.round(stats.delivered.percentage * 10) / 10}%`,
+      );
+      await expect(page.textContent('[data-testid=delivery-sent]')).resolves.toBe(abbreviated(stats.sent.value));
+      await expect(page.textContent('[data-testid=summary-total-value]')).resolves.toBe(abbreviated(stats.total));
 
-    // the pies: opened and clicked of the delivered
-    await visibleIsland(page, 'pie-clicks');
-    await page.waitForSelector('[data-testid=pie-opens-chart][data-drawn] svg path', attached);
-    await page.waitForSelector('[data-testid=pie-clicks-chart][data-drawn] svg path', attached);
-    await expect(page.textContent('[data-testid=pie-opens-opened]')).resolves.toContain(abbreviated(stats.uniqueOpens.value));
-    await expect(page.textContent('[data-testid=pie-clicks-not-clicked]')).resolves.toContain(abbreviated(stats.notClicked.value));
+      // the pies: opened and clicked of the delivered
+      await visibleIsland(page, 'pie-clicks');
+      await page.waitForSelector('[data-testid=pie-opens-chart][data-drawn] svg path', attached);
+      await page.waitForSelector('[data-testid=pie-clicks-chart][data-drawn] svg path', attached);
+      await expect(page.textContent('[data-testid=pie-opens-opened]')).resolves.toContain(
+        abbreviated(stats.uniqueOpens.value),
+      );
+      await expect(page.textContent('[data-testid=pie-clicks-not-clicked]')).resolves.toContain(
+        abbreviated(stats.notClicked.value),
+      );
 
-    const { body: report } = await api<ReportAnswer>(page, 'POST', '/v1/transaction-groups/reports', body);
-    expect(await shownUuids(page)).toEqual(report.transactions.data.map((r) => r.trans_uuid));
-    await expect(page.getAttribute('[data-testid=view-all]', 'href')).resolves.toBe('/groups');
-    expect(await page.$('[data-testid=report-export]')).toBeNull();
-  });
+      const { body: report } = await api<ReportAnswer>(page, 'POST', '/v1/transaction-groups/reports', body);
+      expect(await shownUuids(page)).toEqual(report.transactions.data.map((r) => r.trans_uuid));
+      await expect(page.getAttribute('[data-testid=view-all]', 'href')).resolves.toBe('/groups');
+      expect(await page.$('[data-testid=report-export]')).toBeNull();
+    },
+  );
 
   it('opens More Info with the event timeline on Overview and Sent', async () => {
     const { page } = tab;
@@ -235,7 +330,9 @@ describe('group report pages', () => {
       await page.waitForSelector('[data-testid=transaction-info]');
       await expect(page.textContent('[data-testid=info-id]')).resolves.toBe(first);
       await page.waitForSelector('[data-testid=timeline-event]');
-      const types = await page.$$eval('[data-testid=timeline-event]', (events) => events.map((e) => (e as HTMLElement).dataset.type));
+      const types = await page.$$eval('[data-testid=timeline-event]', (events) =>
+        events.map((e) => (e as HTMLElement).dataset.type),
+      );
       expect(types[0]).toBe('queued');
       await page.click('[data-testid=info-close]');
       await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
@@ -252,13 +349,17 @@ describe('group report pages', () => {
     const { body: first } = await api<ReportAnswer>(page, 'POST', '/v1/transaction-groups/reports', firstBody('sent'));
     expect(await shownUuids(page)).toEqual(first.transactions.data.map((r) => r.trans_uuid));
     expect(first.transactions.meta.total).toBeGreaterThan(20);
-    await expect(page.textContent('[data-testid=report-range]')).resolves.toBe(`Displaying 1-10 of ${number(first.transactions.meta.total)}`);
+    await expect(page.textContent('[data-testid=report-range]')).resolves.toBe(
+      `Displaying 1-10 of ${number(first.transactions.meta.total)}`,
+    );
     // dates 'D MMM YYYY - HH:mm'
     const dates = await page.$$eval('[data-testid=report-date]', (cells) => cells.map((c) => c.textContent));
     for (const d of dates) expect(d).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4} - \d{2}:\d{2}$/);
 
     await page.click('[data-testid=report-next]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 11-20 '));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 11-20 '),
+    );
     await settled(page);
     expect(reports.at(-1)).toMatchObject({ page: 2 });
     const { body: second } = await api<ReportAnswer>(page, 'POST', '/v1/transaction-groups/reports', reports.at(-1));
@@ -266,7 +367,9 @@ describe('group report pages', () => {
 
     // the date header: the default newest-first order turned round, from page 1
     await page.click('[data-testid=column-date_sent] button');
-    await page.waitForFunction(() => document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 1-10 '));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 1-10 '),
+    );
     await settled(page);
     expect(reports.at(-1)).toMatchObject({ order_by: 'dateSent', order: 'asc', page: 1 });
     const { body: sorted } = await api<ReportAnswer>(page, 'POST', '/v1/transaction-groups/reports', reports.at(-1));
@@ -294,7 +397,9 @@ describe('group report pages', () => {
       expect(body.transactions.meta.total, report).toBeGreaterThan(0);
       expect(await shownUuids(page)).toEqual(body.transactions.data.map((r) => r.trans_uuid));
       // the table's date is the report's own moment (log_date)
-      const shown = await page.$$eval('[data-testid=report-date]', (cells) => cells.map((c) => c.getAttribute('datetime')));
+      const shown = await page.$$eval('[data-testid=report-date]', (cells) =>
+        cells.map((c) => c.getAttribute('datetime')),
+      );
       expect(shown).toEqual(body.transactions.data.map((r) => new Date(r.log_date * 1000).toISOString()));
       if (report === 'bounced') {
         const types = await page.$$eval('[data-testid=report-bounce-type]', (cells) => cells.map((c) => c.textContent));
@@ -302,7 +407,10 @@ describe('group report pages', () => {
       }
       if (report !== 'opens') {
         const reasons = await page.$$eval('[data-testid=report-reason]', (cells) => cells.map((c) => c.textContent));
-        expect(reasons.some((r) => r && r !== '-'), report).toBe(true);
+        expect(
+          reasons.some((r) => r && r !== '-'),
+          report,
+        ).toBe(true);
       }
     }
   });
@@ -313,7 +421,9 @@ describe('group report pages', () => {
     await openReport(page, 'clicks');
     await expect(page.isVisible('[data-testid=recipients-panel]')).resolves.toBe(true);
     await expect(page.isVisible('[data-testid=links-panel]')).resolves.toBe(false);
-    const totals = await page.$$eval('[data-testid=report-total-clicks]', (cells) => cells.map((c) => Number(c.textContent)));
+    const totals = await page.$$eval('[data-testid=report-total-clicks]', (cells) =>
+      cells.map((c) => Number(c.textContent)),
+    );
     expect(totals.length).toBeGreaterThan(0);
     for (const t of totals) expect(t).toBeGreaterThan(0);
 
@@ -325,11 +435,25 @@ describe('group report pages', () => {
     await visibleIsland(page, 'link-table');
     await settled(page, 'link-table');
     expect(links).toEqual([]); // the first page came with the page (issue 19)
-    const firstLinks = { report_type: 'clicks', group_uuid: group.group_uuid, ...rangeOf(firstBody('clicks')), page: 1 };
-    const { body } = await api<{ data: { tll_url: string; click_count: number; unique_click_count: number }[] }>(page, 'POST', '/v1/links', firstLinks);
+    const firstLinks = {
+      report_type: 'clicks',
+      group_uuid: group.group_uuid,
+      ...rangeOf(firstBody('clicks')),
+      page: 1,
+    };
+    const { body } = await api<{ data: { tll_url: string; click_count: number; unique_click_count: number }[] }>(
+      page,
+      'POST',
+      '/v1/links',
+      firstLinks,
+    );
     expect(body.data.length).toBeGreaterThan(0);
-    expect(await page.$$eval('[data-testid=link-url]', (cells) => cells.map((c) => c.textContent))).toEqual(body.data.map((l) => l.tll_url));
-    expect(await page.$$eval('[data-testid=link-clicks]', (cells) => cells.map((c) => c.textContent))).toEqual(body.data.map((l) => number(l.click_count)));
+    expect(await page.$$eval('[data-testid=link-url]', (cells) => cells.map((c) => c.textContent))).toEqual(
+      body.data.map((l) => l.tll_url),
+    );
+    expect(await page.$$eval('[data-testid=link-clicks]', (cells) => cells.map((c) => c.textContent))).toEqual(
+      body.data.map((l) => number(l.click_count)),
+    );
     for (const l of body.data) expect(l.unique_click_count).toBeLessThanOrEqual(l.click_count);
     // opened at #links, the Links tab shows first
     await page.goto(`${server.baseUrl}/groups/${group.group_uuid}/clicks#links`);
@@ -343,7 +467,9 @@ describe('group report pages', () => {
     const overviews = recordPosts(page, '/v1/transaction-groups/overview');
     await openReport(page, 'sent');
     await page.click('[data-testid=report-next]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 11-20 '));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 11-20 '),
+    );
     await settled(page);
     // pick the last 7 days in the calendar
     await page.click('[data-testid=date-range]');
@@ -355,7 +481,9 @@ describe('group report pages', () => {
     await days.nth(todayIndex - 6).click();
     await days.nth(todayIndex).click();
     await page.waitForSelector('.flatpickr-calendar.open', { state: 'detached' }).catch(() => undefined);
-    await page.waitForFunction(() => document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 1-10 '));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 1-10 '),
+    );
     await settled(page);
     expect(reports.length).toBeGreaterThan(before);
     const last = reports.at(-1)!;
@@ -364,74 +492,101 @@ describe('group report pages', () => {
     expect(overviews.at(-1)).toMatchObject(rangeOf(last));
   });
 
-  it('queues an export from a report page and says so for 6 s; the worker writes it and /export/{uuid} downloads it', async () => {
-    const { page } = tab;
-    await openReport(page, 'bounced');
-    await visibleIsland(page, 'report-export');
-    const [response] = await Promise.all([
-      page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/transaction-groups/reports/export'),
-      page.click('[data-testid=report-export]'),
-    ]);
-    expect(response.status()).toBe(200);
-    const queued = (await response.json()) as { uuid: string };
-    expect(response.request().postDataJSON()).toMatchObject({ report_type: 'bounced', group_uuid: group.group_uuid, isExport: true });
-    await expect(page.textContent('[data-testid=alert]')).resolves.toContain(EXPORT_QUEUED);
-    await page.waitForSelector('[data-testid=alert]', { state: 'detached', timeout: 8_000 });
+  it(
+    'queues an export from a report page and says so for 6 s; the worker writes it and /export/{uuid} downloads ' +
+      'it',
+    async () => {
+      const { page } = tab;
+      await openReport(page, 'bounced');
+      await visibleIsland(page, 'report-export');
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/transaction-groups/reports/export'),
+        page.click('[data-testid=report-export]'),
+      ]);
+      expect(response.status()).toBe(200);
+      const queued = (await response.json()) as { uuid: string };
+      expect(response.request().postDataJSON()).toMatchObject({
+        report_type: 'bounced',
+        group_uuid: group.group_uuid,
+        isExport: true,
+      });
+      await expect(page.textContent('[data-testid=alert]')).resolves.toContain(EXPORT_QUEUED);
+      await page.waitForSelector('[data-testid=alert]', { state: 'detached', timeout: 8_000 });
 
-    // the worker writes the file (its own loop; asked until it answers 200)
-    await expect.poll(async () => (await api(page, 'POST', '/v1/transaction-groups/export-view', { uuid: queued.uuid })).status, { timeout: 30_000, interval: 250 }).toBe(200);
-    await page.goto(`${server.baseUrl}/export/${queued.uuid}`);
-    await hydrated(page, '[data-testid=export-download]');
-    await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Report Export Download');
-    const fileName = await page.textContent('[data-testid=export-file-name]');
-    expect(fileName).toMatch(/\.csv$/);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-download]')]);
-    expect(download.suggestedFilename()).toBe(fileName);
-    // saved through the connection: the run's shared Chromium keeps its downloads to itself
-    const path = `${SCREENSHOTS}/group-export-download.csv`;
-    await download.saveAs(path);
-    const { readFileSync } = await import('node:fs');
-    const csv = readFileSync(path, 'utf8');
-    const lines = csv.trim().split(/\r?\n/);
-    expect(lines.length).toBeGreaterThan(1);
-    expect(lines[0]).toMatch(/Email/i);
-    try {
-      for (const viewport of Object.values(VIEWPORTS)) {
-        await page.setViewportSize(viewport);
-        await page.reload();
-        await hydrated(page, '[data-testid=export-download]');
-        await check(page, `export-200-${viewport.width}`, EXPORT_CONTROLS);
+      // the worker writes the file (its own loop; asked until it answers 200)
+      await expect
+        .poll(
+          async () => (await api(page, 'POST', '/v1/transaction-groups/export-view', { uuid: queued.uuid })).status,
+          {
+            timeout: 30_000,
+            interval: 250,
+          },
+        )
+        .toBe(200);
+      await page.goto(`${server.baseUrl}/export/${queued.uuid}`);
+      await hydrated(page, '[data-testid=export-download]');
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Report Export Download');
+      const fileName = await page.textContent('[data-testid=export-file-name]');
+      expect(fileName).toMatch(/\.csv$/);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('[data-testid=export-download]'),
+      ]);
+      expect(download.suggestedFilename()).toBe(fileName);
+      // saved through the connection: the run's shared Chromium keeps its downloads to itself
+      const path = `${SCREENSHOTS}/group-export-download.csv`;
+      await download.saveAs(path);
+      const { readFileSync } = await import('node:fs');
+      const csv = readFileSync(path, 'utf8');
+      const lines = csv.trim().split(/\r?\n/);
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines[0]).toMatch(/Email/i);
+      try {
+        for (const viewport of Object.values(VIEWPORTS)) {
+          await page.setViewportSize(viewport);
+          await page.reload();
+          await hydrated(page, '[data-testid=export-download]');
+          await check(page, `export-200-${viewport.width}`, EXPORT_CONTROLS);
+        }
+      } finally {
+        await page.setViewportSize(VIEWPORTS.desktop);
       }
-    } finally {
-      await page.setViewportSize(VIEWPORTS.desktop);
-    }
 
-    // another user of the same account: 412 'Unauthorized'
-    const colleague = await openPage(browser, server.baseUrl);
-    try {
-      await signInThroughForm(colleague.page, server.baseUrl, COLLEAGUE_EMAIL, COLLEAGUE_PASSWORD);
-      await colleague.page.goto(`${server.baseUrl}/export/${queued.uuid}`);
-      await hydrated(colleague.page, '[data-testid=export-state]');
-      await expect(colleague.page.textContent('[data-testid=export-state]')).resolves.toBe('Unauthorized');
-      await colleague.page.waitForSelector('[data-testid=alert].is-danger');
-      await colleague.page.setViewportSize(VIEWPORTS.phone);
-      await colleague.page.reload();
-      await hydrated(colleague.page, '[data-testid=export-state]');
-      await check(colleague.page, 'export-412-390', EXPORT_CONTROLS);
-    } finally {
-      await colleague.context.close();
-    }
-  });
+      // another user of the same account: 412 'Unauthorized'
+      const colleague = await openPage(browser, server.baseUrl);
+      try {
+        await signInThroughForm(colleague.page, server.baseUrl, COLLEAGUE_EMAIL, COLLEAGUE_PASSWORD);
+        await colleague.page.goto(`${server.baseUrl}/export/${queued.uuid}`);
+        await hydrated(colleague.page, '[data-testid=export-state]');
+        await expect(colleague.page.textContent('[data-testid=export-state]')).resolves.toBe('Unauthorized');
+        await colleague.page.waitForSelector('[data-testid=alert].is-danger');
+        await colleague.page.setViewportSize(VIEWPORTS.phone);
+        await colleague.page.reload();
+        await hydrated(colleague.page, '[data-testid=export-state]');
+        await check(colleague.page, 'export-412-390', EXPORT_CONTROLS);
+      } finally {
+        await colleague.context.close();
+      }
+    },
+  );
 
   it('answers Export failures with the failure alert', async () => {
     const { page } = tab;
     await openReport(page, 'failed');
     await visibleIsland(page, 'report-export');
     // the API refuses only input this page never sends, so the call is answered with a server error here
-    await page.route('**/v1/transaction-groups/reports/export', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":{"code":"internal","message":"x"}}' }));
+    await page.route('**/v1/transaction-groups/reports/export', (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: '{"error":{"code":"internal","message":"x"}}',
+      }),
+    );
     try {
       await page.click('[data-testid=report-export]');
-      await expect(page.textContent('[data-testid=alert].is-danger')).resolves.toContain('An error occurred when queuing the report. Please try again.');
+      await expect(page.textContent('[data-testid=alert].is-danger')).resolves.toContain(
+        'An error occurred when queuing the report. Please try again.',
+      );
     } finally {
       await page.unroute('**/v1/transaction-groups/reports/export');
     }
@@ -488,7 +643,11 @@ describe('group report pages', () => {
     const admin = await openPage(browser, server.baseUrl);
     try {
       await signInThroughForm(admin.page, server.baseUrl, 'admin@example.com', 'admin-password-123');
-      for (const path of [`/groups/${group.group_uuid}/overview`, `/groups/${group.group_uuid}/sent`, `/groups/${group.group_uuid}`]) {
+      for (const path of [
+        `/groups/${group.group_uuid}/overview`,
+        `/groups/${group.group_uuid}/sent`,
+        `/groups/${group.group_uuid}`,
+      ]) {
         const res = await admin.page.goto(`${server.baseUrl}${path}`);
         expect(res?.status(), path).toBe(404);
         await expect(admin.page.textContent('[data-testid=not-found]')).resolves.toBe('Not Found');
@@ -519,13 +678,17 @@ describe('group report pages', () => {
             await visibleIsland(page, 'pie-clicks');
             await page.waitForSelector('[data-testid=pie-clicks-chart][data-drawn]', attached);
           }
-          await check(page, `group-${report}-${viewport.width}`, [...REPORT_CONTROLS, report === 'clicks' ? '[data-testid=tab-links]' : '[data-testid=report-table]']);
+          await check(page, `group-${report}-${viewport.width}`, [
+            ...REPORT_CONTROLS,
+            report === 'clicks' ? '[data-testid=tab-links]' : '[data-testid=report-table]',
+          ]);
         }
         await openReport(page, 'clicks', '#links');
         await settled(page, 'link-table');
         await check(page, `group-clicks-links-${viewport.width}`, [...REPORT_CONTROLS, '[data-testid=link-table]']);
         // the report menu reaches every report at this width (it scrolls sideways when narrow)
-        for (const entry of [...REPORTS, 'back']) await page.locator(`[data-report-menu=${entry}]`).scrollIntoViewIfNeeded({ timeout: 2_000 });
+        for (const entry of [...REPORTS, 'back'])
+          await page.locator(`[data-report-menu=${entry}]`).scrollIntoViewIfNeeded({ timeout: 2_000 });
       } finally {
         await page.setViewportSize(VIEWPORTS.desktop);
       }
@@ -544,13 +707,20 @@ describe('group report pages hydrate in another zone and locale (issue 11: React
 
   /** Each <time> in the page's tables reads as the date module writes its moment in UTC. */
   async function expectUtcTimes(page: Page, label: string): Promise<void> {
-    const times = await page.$$eval('[data-testid=report-date][datetime]', (els) => els.map((e) => ({ iso: e.getAttribute('datetime')!, text: e.textContent })));
+    const times = await page.$$eval('[data-testid=report-date][datetime]', (els) =>
+      els.map((e) => ({ iso: e.getAttribute('datetime')!, text: e.textContent })),
+    );
     expect(times.length, label).toBeGreaterThan(0);
     for (const t of times) expect(t.text, label).toBe(formatReportDate(unixOfIso(t.iso)));
   }
 
-  it('loads Overview, Sent and Clicks (both tabs) in America/New_York with de-DE, and changes the range, without a console or page error', async () => {
-    const foreign = await openPage(browser, server.baseUrl, { viewport: VIEWPORTS.phone, timezoneId: 'America/New_York', locale: 'de-DE' });
+  it('loads Overview, Sent and Clicks (both tabs) in America/New_York with de-DE, and changes the range, without a ' +
+    'console or page error', async () => {
+    const foreign = await openPage(browser, server.baseUrl, {
+      viewport: VIEWPORTS.phone,
+      timezoneId: 'America/New_York',
+      locale: 'de-DE',
+    });
     const { page } = foreign;
     const errors: string[] = [];
     page.on('console', (msg) => {
@@ -559,7 +729,12 @@ describe('group report pages hydrate in another zone and locale (issue 11: React
     page.on('pageerror', (err) => errors.push(`pageerror: ${err.name}: ${err.message} (${page.url()}) ${err.stack}`));
     try {
       await signInThroughForm(page, server.baseUrl, COLLEAGUE_EMAIL, COLLEAGUE_PASSWORD);
-      for (const [report, hash] of [['overview', ''], ['sent', ''], ['clicks', ''], ['clicks', '#links']] as const) {
+      for (const [report, hash] of [
+        ['overview', ''],
+        ['sent', ''],
+        ['clicks', ''],
+        ['clicks', '#links'],
+      ] as const) {
         const label = `${report}${hash}`;
         const html = await (await page.request.get(`${server.baseUrl}/groups/${group.group_uuid}/${report}`)).text();
         await openReport(page, report, hash);
@@ -583,7 +758,9 @@ describe('group report pages hydrate in another zone and locale (issue 11: React
       await days.nth(Math.max(0, todayIndex - 6)).click();
       await days.nth(todayIndex).click();
       await page.waitForSelector('.flatpickr-calendar.open', { state: 'detached' }).catch(() => undefined);
-      await page.waitForFunction(() => document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 1-'));
+      await page.waitForFunction(() =>
+        document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 1-'),
+      );
       await settled(page);
       expect(await rangeText(page)).toMatch(/^[A-Z][a-z]+ \d{1,2}, \d{4} - [A-Z][a-z]+ \d{1,2}, \d{4}$/);
       await expectUtcTimes(page, 'sent, last 7 days');

@@ -3,15 +3,32 @@
 // locale (de-DE) differ from the server's, at 1440×900 and at 390×844; the date range changes on the
 // Dashboard and on the Recipients tab. Any console error or uncaught page error fails the test, the
 // dates the server rendered read the same once the islands have hydrated, and every <time> reads
-// as the date module writes its moment in UTC (docs/console.md §9, docs/console-reports.md §9), whatever the browser's zone.
+// as the date module writes its moment in UTC (docs/console.md §9, docs/console-reports.md §9), whatever the browser's
+// zone.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatGroupDate, formatLongDate, formatMoment, formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
+import {
+  formatDate,
+  formatDateTime,
+  formatGroupDate,
+  formatLongDate,
+  formatMoment,
+  formatReportDate,
+  unixOfIso,
+} from '../../src/lib/dates.ts';
 import { launchBrowser, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { VIEWPORTS } from '../helpers/page-checks.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { DOMAIN, EMPTY_SENDER, PASSWORD, SENDER, apiSignIn, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
+import {
+  DOMAIN,
+  EMPTY_SENDER,
+  PASSWORD,
+  SENDER,
+  apiSignIn,
+  startReportTraffic,
+  type ReportTraffic,
+} from '../helpers/report-traffic.ts';
 
 let dns: DnsTestServer;
 let traffic: ReportTraffic;
@@ -36,8 +53,15 @@ beforeAll(async () => {
   browser = await launchBrowser();
   // the domain's page shows when its records were last checked: check them once (nothing published)
   const base = traffic.server.baseUrl;
-  const headers = { 'Request-Type': 'ui', Origin: base, Cookie: await apiSignIn(base, SENDER), 'Content-Type': 'application/json' };
-  const { domains } = (await (await fetch(`${base}/v1/domains`, { headers })).json()) as { domains: { domain_id: number; domain_domain: string }[] };
+  const headers = {
+    'Request-Type': 'ui',
+    Origin: base,
+    Cookie: await apiSignIn(base, SENDER),
+    'Content-Type': 'application/json',
+  };
+  const { domains } = (await (await fetch(`${base}/v1/domains`, { headers })).json()) as {
+    domains: { domain_id: number; domain_domain: string }[];
+  };
   domainId = domains.find((d) => d.domain_domain === DOMAIN)!.domain_id;
   const check = await fetch(`${base}/v1/domains/${domainId}/check`, { method: 'POST', headers, body: '{}' });
   if (!check.ok) throw new Error(`POST /v1/domains/${domainId}/check: ${check.status}`);
@@ -46,7 +70,14 @@ beforeAll(async () => {
   const hook = await fetch(`${base}/v1/webhooks`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ url: `${receiver.url}/hook`, verb: 'post', status: 'enabled', auth_type: null, event_types: ['sent'], field_set: 'standard' }),
+    body: JSON.stringify({
+      url: `${receiver.url}/hook`,
+      verb: 'post',
+      status: 'enabled',
+      auth_type: null,
+      event_types: ['sent'],
+      field_set: 'standard',
+    }),
   });
   if (!hook.ok) throw new Error(`POST /v1/webhooks: ${hook.status} ${await hook.text()}`);
   const test = await fetch(`${base}/v1/webhooks/test`, { method: 'POST', headers, body: '{}' });
@@ -58,7 +89,11 @@ beforeAll(async () => {
     const form = new FormData();
     form.append('group', JSON.stringify({ name, options }));
     form.append('asset', new Blob(['figures\n'], { type: 'text/plain' }), 'report-q1.txt');
-    const res = await fetch(`${base}/v1/tracked-attachments/groups`, { method: 'POST', headers: formHeaders, body: form });
+    const res = await fetch(`${base}/v1/tracked-attachments/groups`, {
+      method: 'POST',
+      headers: formHeaders,
+      body: form,
+    });
     if (res.status !== 201) throw new Error(`POST groups: ${res.status} ${await res.text()}`);
     return (await res.json()) as { id: number; preview_link: string; assets: { id: number }[] };
   };
@@ -66,7 +101,9 @@ beforeAll(async () => {
   const normal = await create('Quarterly reports', { access_limit: 5 });
   attachmentId = normal.id;
   publicPaths.normal = pathOf(normal.preview_link);
-  publicPaths.expired = pathOf((await create('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 })).preview_link);
+  publicPaths.expired = pathOf(
+    (await create('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 })).preview_link,
+  );
   const once = await create('Once only', { access_limit: 1 });
   publicPaths.exhausted = pathOf(once.preview_link);
   const download = await fetch(`${once.preview_link}/files/${once.assets[0].id}`, { method: 'POST' });
@@ -87,7 +124,11 @@ type ForeignTab = TestPage & { errors: string[]; islandOrder: Map<string, number
 
 /** A context in another zone and locale than the server's, recording every console error and page error. */
 async function foreignBrowser(viewport: { width: number; height: number }): Promise<ForeignTab> {
-  const tab = await openPage(browser, traffic.server.baseUrl, { viewport, timezoneId: 'America/New_York', locale: 'de-DE' });
+  const tab = await openPage(browser, traffic.server.baseUrl, {
+    viewport,
+    timezoneId: 'America/New_York',
+    locale: 'de-DE',
+  });
   const errors: string[] = [];
   tab.page.on('console', (msg) => {
     if (msg.type() === 'error') errors.push(`console: ${msg.text()} (${tab.page.url()})`);
@@ -106,22 +147,32 @@ async function foreignBrowser(viewport: { width: number; height: number }): Prom
 
 /** Texts of the server-rendered date elements: from the HTML the server sends, or from the live page. */
 async function dateTexts(page: Page, html?: string): Promise<Record<string, string>> {
-  return page.evaluate(({ selectors, html }) => {
-    const doc = html === undefined ? document : new DOMParser().parseFromString(html, 'text/html');
-    const out: Record<string, string> = {};
-    for (const selector of selectors) {
-      const el = doc.querySelector(selector);
-      if (!el) continue;
-      // a parsed document's inputs have no live value: the server's value attribute is the text
-      out[selector] = el instanceof HTMLInputElement ? (html === undefined ? el.value : (el.getAttribute('value') ?? '')) : (el.textContent ?? '').replace(/\s+/g, ' ').trim();
-    }
-    return out;
-  }, { selectors: SERVER_DATES, html });
+  return page.evaluate(
+    ({ selectors, html }) => {
+      const doc = html === undefined ? document : new DOMParser().parseFromString(html, 'text/html');
+      const out: Record<string, string> = {};
+      for (const selector of selectors) {
+        const el = doc.querySelector(selector);
+        if (!el) continue;
+        // a parsed document's inputs have no live value: the server's value attribute is the text
+        out[selector] =
+          el instanceof HTMLInputElement
+            ? html === undefined
+              ? el.value
+              : (el.getAttribute('value') ?? '')
+            : (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+      }
+      return out;
+    },
+    { selectors: SERVER_DATES, html },
+  );
 }
 
 /** Every <time datetime> on the page: its moment and its text. */
 function times(page: Page): Promise<{ datetime: string; text: string }[]> {
-  return page.$$eval('time[datetime]', (els) => els.map((el) => ({ datetime: el.getAttribute('datetime')!, text: (el.textContent ?? '').trim() })));
+  return page.$$eval('time[datetime]', (els) =>
+    els.map((el) => ({ datetime: el.getAttribute('datetime')!, text: (el.textContent ?? '').trim() })),
+  );
 }
 
 /**
@@ -130,7 +181,8 @@ function times(page: Page): Promise<{ datetime: string; text: string }[]> {
  */
 async function settled(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
-  for (const island of await page.locator('astro-island[ssr]').all()) await island.scrollIntoViewIfNeeded().catch(() => undefined);
+  for (const island of await page.locator('astro-island[ssr]').all())
+    await island.scrollIntoViewIfNeeded().catch(() => undefined);
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0);
   await page.waitForLoadState('networkidle');
@@ -141,7 +193,8 @@ async function visit(tab: ForeignTab, path: string): Promise<void> {
   const url = `${traffic.server.baseUrl}${path}`;
   const server = await (await tab.context.request.get(url)).text();
   tab.islandOrder.clear();
-  for (const [, script] of server.matchAll(/component-url="([^"]+)"/g)) if (!tab.islandOrder.has(script)) tab.islandOrder.set(script, tab.islandOrder.size);
+  for (const [, script] of server.matchAll(/component-url="([^"]+)"/g))
+    if (!tab.islandOrder.has(script)) tab.islandOrder.set(script, tab.islandOrder.size);
   await tab.page.goto(url);
   await settled(tab.page);
   expect(tab.errors, path).toEqual([]);
@@ -151,7 +204,9 @@ async function visit(tab: ForeignTab, path: string): Promise<void> {
   for (const time of await times(tab.page)) {
     const expected = FORMATS.map((format) => format(unixOfIso(time.datetime)));
     // the zone may follow the moment ('… 13:30 UTC')
-    expect(expected, `${path}: <time datetime="${time.datetime}">${time.text}</time> in UTC`).toContain(time.text.replace(/ UTC$/, ''));
+    expect(expected, `${path}: <time datetime="${time.datetime}">${time.text}</time> in UTC`).toContain(
+      time.text.replace(/ UTC$/, ''),
+    );
   }
 }
 
@@ -159,18 +214,26 @@ async function visit(tab: ForeignTab, path: string): Promise<void> {
 async function changeRange({ page, errors }: ForeignTab): Promise<void> {
   const before = await page.inputValue('[data-testid=date-range]');
   await page.click('[data-testid=date-range]');
-  const days = page.locator('.flatpickr-calendar.open .flatpickr-day:not(.flatpickr-disabled):not(.prevMonthDay):not(.nextMonthDay)');
+  const days = page.locator(
+    '.flatpickr-calendar.open .flatpickr-day:not(.flatpickr-disabled):not(.prevMonthDay):not(.nextMonthDay)',
+  );
   await days.first().waitFor();
   // the calendar fits the screen (one month on a phone): look at it
-  await screenshot(page, `hydration-calendar-${new URL(page.url()).pathname === '/' ? 'dashboard' : 'recipients'}-${page.viewportSize()!.width}`);
+  const pageName = new URL(page.url()).pathname === '/' ? 'dashboard' : 'recipients';
+  await screenshot(page, `hydration-calendar-${pageName}-${page.viewportSize()!.width}`);
   await days.nth(0).click();
   await days.nth(3).click();
   await page.waitForFunction(() => !document.querySelector('.flatpickr-calendar.open'));
-  await page.waitForFunction((old) => (document.querySelector('[data-testid=date-range]') as HTMLInputElement).value !== old, before);
+  await page.waitForFunction(
+    (old) => (document.querySelector('[data-testid=date-range]') as HTMLInputElement).value !== old,
+    before,
+  );
   await settled(page);
   expect(errors, 'after a new date range').toEqual([]);
   // the range the field shows is written by the date module: 'MMMM D, YYYY - MMMM D, YYYY'
-  expect(await page.inputValue('[data-testid=date-range]')).toMatch(/^[A-Z][a-z]+ \d{1,2}, \d{4} - [A-Z][a-z]+ \d{1,2}, \d{4}$/);
+  expect(await page.inputValue('[data-testid=date-range]')).toMatch(
+    /^[A-Z][a-z]+ \d{1,2}, \d{4} - [A-Z][a-z]+ \d{1,2}, \d{4}$/,
+  );
 }
 
 describe.each([
@@ -194,7 +257,9 @@ describe.each([
       await visit(tab, '/suppression-list');
       await tab.page.waitForSelector('[data-testid=suppression-row] time');
       await visit(tab, `/domains/${domainId}`);
-      await expect(tab.page.textContent('[data-testid=dns-checked]')).resolves.toMatch(/Last checked [A-Z][a-z]+ \d{1,2}, \d{4} \d{2}:\d{2} UTC\./);
+      await expect(tab.page.textContent('[data-testid=dns-checked]')).resolves.toMatch(
+        /Last checked [A-Z][a-z]+ \d{1,2}, \d{4} \d{2}:\d{2} UTC\./,
+      );
       await visit(tab, '/unauthorized');
       expect(tab.errors).toEqual([]);
     } finally {
@@ -242,7 +307,10 @@ describe.each([
   it('renders the refused download pages (410) as the server did', async () => {
     const tab = await foreignBrowser(viewport);
     try {
-      const headings = { [publicPaths.expired]: 'This link has expired', [publicPaths.exhausted]: 'Download limit reached' };
+      const headings = {
+        [publicPaths.expired]: 'This link has expired',
+        [publicPaths.exhausted]: 'Download limit reached',
+      };
       for (const [path, heading] of Object.entries(headings)) {
         const answer = await tab.page.goto(`${traffic.server.baseUrl}${path}`);
         expect(answer?.status(), path).toBe(410);

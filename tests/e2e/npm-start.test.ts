@@ -78,10 +78,17 @@ describe('npm start', () => {
       npm.stderr!.on('data', (d) => (output += d));
       const npmExited = new Promise<void>((resolve) => npm!.once('exit', () => resolve()));
 
-      await until('the service to answer /readyz', async () => {
-        if (npm!.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-        return fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
-      }, 90_000);
+      await until(
+        'the service to answer /readyz',
+        async () => {
+          if (npm!.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+          return fetch(`http://127.0.0.1:${port}/readyz`).then(
+            (r) => r.ok,
+            () => false,
+          );
+        },
+        90_000,
+      );
       servicePid = (JSON.parse(readFileSync(path.join(dataDir, 'transact.pid'), 'utf8')) as { pid: number }).pid;
       expect(servicePid).not.toBe(npm.pid); // npm runs it through a shell: a process of its own
 

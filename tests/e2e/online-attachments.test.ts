@@ -10,7 +10,18 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCREENSHOTS, animationsDone, PARENT, hydrated, launchBrowser, location, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import {
+  SCREENSHOTS,
+  animationsDone,
+  PARENT,
+  hydrated,
+  launchBrowser,
+  location,
+  openPage,
+  screenshot,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -60,16 +71,35 @@ function png(w: number, h: number, rgb: [number, number, number]): Buffer {
   ihdr[9] = 2;
   const row = Buffer.concat([Buffer.from([0]), Buffer.concat(Array.from({ length: w }, () => Buffer.from(rgb)))]);
   const raw = Buffer.concat(Array.from({ length: h }, () => row));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'transact-attachments-e2e-'));
   sink = await startSmtpSink();
   server = await prepareServer({ SMTP_RELAY_URL: sink.url });
-  const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Files Enterprise', '--parent-url', PARENT), 'enterprise');
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Files Enterprise', '--parent-url', PARENT),
+    'enterprise',
+  );
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Files Customer');
-  await server.admin('user', 'create', '--customer', 'Files Customer', '--email', EMAIL, '--name', 'Files User', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Files Customer',
+    '--email',
+    EMAIL,
+    '--name',
+    'Files User',
+    '--password',
+    PASSWORD,
+  );
   await server.admin('domain', 'add', 'files.example', '--customer', 'Files Customer', '--verified');
   apiKey = /tsk_[A-Za-z0-9_-]+/.exec(await server.admin('credentials', 'show', '--customer', 'Files Customer'))![0];
   await server.start();
@@ -84,9 +114,15 @@ afterAll(async () => {
   await sink?.close();
 });
 
-/** checkPage at desktop, tablet and phone sizes (issue 11: the whole page, shell included), back to desktop afterwards. */
+/**
+ * checkPage at desktop, tablet and phone sizes (issue 11: the whole page, shell included), back to desktop afterwards.
+ */
 async function checkBoth(page: Page, name: string): Promise<void> {
-  for (const [viewport, suffix] of [[VIEWPORTS.desktop, '1440'], [VIEWPORTS.tablet, '768'], [VIEWPORTS.phone, '390']] as const) {
+  for (const [viewport, suffix] of [
+    [VIEWPORTS.desktop, '1440'],
+    [VIEWPORTS.tablet, '768'],
+    [VIEWPORTS.phone, '390'],
+  ] as const) {
     await page.setViewportSize(viewport);
     // under 1024 px the side menu slides off-canvas: the screenshot waits until it is gone
     await animationsDone(page);
@@ -106,7 +142,11 @@ describe('online attachments', () => {
     await expect(page.textContent('[data-testid=attachment-empty]')).resolves.toBe('No links available');
     await expect(page.getAttribute('[data-testid=create-link]', 'href')).resolves.toBe('/online-attachments/create');
     await expect(page.getAttribute('[data-testid=attachment-search]', 'placeholder')).resolves.toBe('Search');
-    expect(await page.$$eval('.side-menu a, nav a', (links) => links.some((a) => a.getAttribute('href') === '/online-attachments'))).toBe(true);
+    expect(
+      await page.$$eval('.side-menu a, nav a', (links) =>
+        links.some((a) => a.getAttribute('href') === '/online-attachments'),
+      ),
+    ).toBe(true);
     await checkBoth(page, 'attachments-1-empty');
   });
 
@@ -118,7 +158,9 @@ describe('online attachments', () => {
     const fake = path.join(dir, 'logo.png');
     writeFileSync(fake, '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
     await page.setInputFiles('[data-testid=branding-logo]', fake);
-    await expect(page.waitForSelector('[data-testid=branding-logo-error]').then((e) => e.textContent())).resolves.toBe("File type 'svg' not allowed");
+    await expect(page.waitForSelector('[data-testid=branding-logo-error]').then((e) => e.textContent())).resolves.toBe(
+      "File type 'svg' not allowed",
+    );
     expect(await page.isDisabled('[data-testid=branding-update]')).toBe(true);
     const logo = path.join(dir, 'brand.png');
     writeFileSync(logo, png(96, 40, [230, 57, 70]));
@@ -135,7 +177,8 @@ describe('online attachments', () => {
     await page.waitForSelector('[data-testid=branding-modal]', { state: 'detached' });
   });
 
-  it('creates a link: name, two files uploaded with a visible progress bar, expiry and limit, Save & Exit', async () => {
+  it('creates a link: name, two files uploaded with a visible progress bar, expiry and limit, Save & ' +
+    'Exit', async () => {
     const { page } = tab;
     await page.click('[data-testid=create-link]');
     await page.waitForURL('**/online-attachments/create');
@@ -159,7 +202,12 @@ describe('online attachments', () => {
     // a slow uplink, so the upload takes a few seconds and its progress shows
     const cdp = await tab.context.newCDPSession(page);
     await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 20,
+      downloadThroughput: -1,
+      uploadThroughput: 256 * 1024,
+    });
     const first = path.join(dir, 'report-q1.pdf');
     const second = path.join(dir, 'report-q2.csv');
     writeFileSync(first, Buffer.alloc(600 * 1024, 65));
@@ -171,8 +219,15 @@ describe('online attachments', () => {
       return bar !== null && bar.value > 0 && bar.value < 100;
     });
     await page.screenshot({ path: path.join('test-results', 'attachments-4-uploading.png') });
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=file-row]').length === 2, undefined, { timeout: 30_000 });
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=file-row]').length === 2, undefined, {
+      timeout: 30_000,
+    });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
     await expect(page.textContent('[data-testid=files-count]')).resolves.toBe('2 file(s) uploaded');
     const sizes = await page.$$eval('[data-testid=file-row] .file-size', (cells) => cells.map((c) => c.textContent));
     expect(sizes).toEqual(['600 KB', '300 KB']);
@@ -180,25 +235,39 @@ describe('online attachments', () => {
     expect(location(page)).toMatch(/^\/online-attachments\/\d+\/edit$/);
     groupId = Number(/\/online-attachments\/(\d+)\/edit/.exec(location(page))![1]);
     // stored under that name by the upload alone, before any Save
-    const stored = await page.evaluate(async () => (await (await fetch('/v1/tracked-attachments/groups')).json()).data.map((g: { name: string }) => g.name));
+    const stored = await page.evaluate(async () =>
+      (await (await fetch('/v1/tracked-attachments/groups')).json()).data.map((g: { name: string }) => g.name),
+    );
     expect(stored).toEqual(['Quarterly reports']);
 
     await page.click('[data-testid=tab-settings]');
     // a zone ahead of UTC, where 20:00 UTC is already the next day: the picker must still show UTC
     await cdp.send('Emulation.setTimezoneOverride', { timezoneId: 'Asia/Kolkata' });
     await page.click('[data-testid=expiry-toggle]');
-    await page.waitForFunction(() => Boolean((document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr?: unknown })?._flatpickr));
+    await page.waitForFunction(() =>
+      Boolean(
+        (document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr?: unknown })
+          ?._flatpickr,
+      ),
+    );
     const expiry = new Date(Date.now() + 10 * 86_400_000);
     expiry.setUTCHours(20, 0, 0, 0);
     expirySeconds = expiry.getTime() / 1000;
     // the picker shows UTC: its text is the moment's UTC date and time
     const text = expiry.toISOString().slice(0, 19).replace('T', ' ');
     await page.evaluate((value) => {
-      const input = document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr: { setDate(d: string, fire: boolean): void } };
+      const input = document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & {
+        _flatpickr: { setDate(d: string, fire: boolean): void };
+      };
       input._flatpickr.setDate(value, true);
     }, text);
     await expect(page.inputValue('[data-testid=attachment-expiry]')).resolves.toBe(text);
-    const longDate = expiry.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+    const longDate = expiry.toLocaleDateString('en-GB', {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    });
     await expect(page.textContent('[data-testid=preview-expiry]')).resolves.toBe(`Expiry date: ${longDate}`);
     await page.click('[data-testid=limit-toggle]');
     await page.fill('[data-testid=attachment-limit]', '3');
@@ -224,7 +293,10 @@ describe('online attachments', () => {
     expect(previewLink).toMatch(/\/a\/[A-Za-z0-9_-]{22}$/);
     await expect(page.textContent('[data-testid=attachment-pane]')).resolves.toContain('report-q2.csv');
     // what was stored is the UTC moment picked, whatever the browser's zone
-    const stored = await page.evaluate(async (id) => (await (await fetch(`/v1/tracked-attachments/groups/${id}`)).json()).options, groupId);
+    const stored = await page.evaluate(
+      async (id) => (await (await fetch(`/v1/tracked-attachments/groups/${id}`)).json()).options,
+      groupId,
+    );
     expect(stored).toEqual({ expiry_timestamp: expirySeconds, access_limit: 3 });
     await checkBoth(page, 'attachments-6-list');
   });
@@ -234,8 +306,12 @@ describe('online attachments', () => {
     const { page } = visitor;
     await page.goto(previewLink);
     await expect(page.evaluate(() => getComputedStyle(document.body).backgroundColor)).resolves.toBe('rgb(30, 58, 95)');
-    await expect(page.evaluate(() => getComputedStyle(document.querySelector('button')!).backgroundColor)).resolves.toBe('rgb(255, 209, 102)');
-    await expect(page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth)).resolves.toBe(96);
+    await expect(
+      page.evaluate(() => getComputedStyle(document.querySelector('button')!).backgroundColor),
+    ).resolves.toBe('rgb(255, 209, 102)');
+    await expect(
+      page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth),
+    ).resolves.toBe(96);
     await expect(page.textContent('h1')).resolves.toBe('Quarterly reports');
     await expect(page.textContent('[data-testid=expiry]')).resolves.toMatch(/^Expiry date: \d+ \w+ \d{4}$/);
     expect(await page.evaluate(() => document.scripts.length)).toBe(0);
@@ -247,17 +323,34 @@ describe('online attachments', () => {
     const res = await fetch(`${server.baseUrl}/v1/mail`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ from: 'reports@files.example', to: 'reader@customer.example', subject: 'Your reports', html: '<p>Here they are.</p>', online_attachment_id: integrationId }),
+      body: JSON.stringify({
+        from: 'reports@files.example',
+        to: 'reader@customer.example',
+        subject: 'Your reports',
+        html: '<p>Here they are.</p>',
+        online_attachment_id: integrationId,
+      }),
     });
     expect(res.status).toBe(202);
     const uuid = (await res.json()).data[0].trans_uuid as string;
-    await expect.poll(() => sink.messages.some((m) => m.from.includes(uuid.replace(/-/g, ''))), { timeout: 20_000 }).toBe(true);
-    const raw = sink.messages.find((m) => m.from.includes(uuid.replace(/-/g, '')))!.raw.toString('latin1').replace(/=\r\n/g, '').replace(/=3D/g, '=');
-    const link = new RegExp(`${server.baseUrl.replace(/[.:/]/g, '\\$&')}/a/[A-Za-z0-9_-]{22}\\?r=[0-9a-f-]{36}\\.[A-Za-z0-9_-]{22}`).exec(raw)![0];
+    await expect
+      .poll(() => sink.messages.some((m) => m.from.includes(uuid.replace(/-/g, ''))), { timeout: 20_000 })
+      .toBe(true);
+    const raw = sink.messages
+      .find((m) => m.from.includes(uuid.replace(/-/g, '')))!
+      .raw.toString('latin1')
+      .replace(/=\r\n/g, '')
+      .replace(/=3D/g, '=');
+    const link = new RegExp(
+      `${server.baseUrl.replace(/[.:/]/g, '\\$&')}/a/[A-Za-z0-9_-]{22}\\?r=[0-9a-f-]{36}\\.[A-Za-z0-9_-]{22}`,
+    ).exec(raw)![0];
 
     const reader = await openPage(browser, server.baseUrl);
     await reader.page.goto(link);
-    const [download] = await Promise.all([reader.page.waitForEvent('download'), reader.page.click('button[aria-label="Download report-q1.pdf"]')]);
+    const [download] = await Promise.all([
+      reader.page.waitForEvent('download'),
+      reader.page.click('button[aria-label="Download report-q1.pdf"]'),
+    ]);
     expect(download.suggestedFilename()).toBe('report-q1.pdf');
     // saved through the connection: the run's shared Chromium keeps its downloads to itself
     const saved = `${SCREENSHOTS}/online-attachment-download.pdf`;
@@ -270,7 +363,9 @@ describe('online attachments', () => {
     await hydrated(page, `[data-testid=transaction-row][data-uuid="${uuid}"] [data-testid=more-info]`);
     await page.click(`[data-testid=transaction-row][data-uuid="${uuid}"] [data-testid=more-info]`);
     await page.waitForSelector('[data-testid=timeline-event][data-type=download]');
-    await expect(page.textContent('[data-testid=timeline-event][data-type=download]')).resolves.toContain('report-q1.pdf');
+    await expect(page.textContent('[data-testid=timeline-event][data-type=download]')).resolves.toContain(
+      'report-q1.pdf',
+    );
   });
 
   it('downloads until the access limit, then refuses with a page', async () => {
@@ -278,7 +373,10 @@ describe('online attachments', () => {
     const { page } = visitor;
     await page.goto(previewLink);
     for (let i = 0; i < 2; i++) {
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('button[aria-label="Download report-q2.csv"]')]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('button[aria-label="Download report-q2.csv"]'),
+      ]);
       expect(download.suggestedFilename()).toBe('report-q2.csv');
     }
     // the third download of this page is the fourth of the link (one came through the mail)
@@ -295,10 +393,16 @@ describe('online attachments', () => {
       }
       await expect(page.textContent('h1'), reached).resolves.toBe('Download limit reached');
       await expect(page.textContent('[data-testid=link-name]')).resolves.toBe('Quarterly reports');
-      await expect(page.evaluate(() => getComputedStyle(document.body).backgroundColor)).resolves.toBe('rgb(30, 58, 95)');
+      await expect(page.evaluate(() => getComputedStyle(document.body).backgroundColor)).resolves.toBe(
+        'rgb(30, 58, 95)',
+      );
       await expect(page.evaluate(() => getComputedStyle(document.body).color)).resolves.toBe('rgb(255, 255, 255)');
-      await page.waitForFunction(() => (document.querySelector('img.logo') as HTMLImageElement | null)?.complete === true);
-      await expect(page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth)).resolves.toBe(96);
+      await page.waitForFunction(
+        () => (document.querySelector('img.logo') as HTMLImageElement | null)?.complete === true,
+      );
+      await expect(
+        page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth),
+      ).resolves.toBe(96);
       await expect(page.locator('button').count()).resolves.toBe(0);
     }
     await visitor.context.close();
@@ -324,7 +428,9 @@ describe('online attachments', () => {
     const { page } = tab;
     await page.goto(`${server.baseUrl}/online-attachments/${groupId}/review`);
     await hydrated(page, '[data-testid=attachment-review]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=review-name]')?.textContent === 'Quarterly reports');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=review-name]')?.textContent === 'Quarterly reports',
+    );
     await expect(page.textContent('[data-testid=review-limit]')).resolves.toBe('3');
     await checkBoth(page, 'attachments-9-review');
     await page.click('[data-testid=review-save]');
@@ -358,12 +464,24 @@ describe('online attachments: expiry, link states and the list without JavaScrip
         const form = new FormData();
         form.append('group', JSON.stringify({ name, options }));
         form.append('asset', new Blob(['figures\n'], { type: 'text/plain' }), 'figures.txt');
-        const res = await fetch('/v1/tracked-attachments/groups', { method: 'POST', headers: { 'Request-Type': 'ui' }, body: form });
+        const res = await fetch('/v1/tracked-attachments/groups', {
+          method: 'POST',
+          headers: { 'Request-Type': 'ui' },
+          body: form,
+        });
         return { status: res.status, body: await res.json() };
       },
       { name, options },
     );
-  const storedGroups = () => tab.page.evaluate(async () => (await (await fetch('/v1/tracked-attachments/groups')).json()).data as { name: string; state: string; options: { expiry_timestamp: number | null } }[]);
+  const storedGroups = () =>
+    tab.page.evaluate(
+      async () =>
+        (await (await fetch('/v1/tracked-attachments/groups')).json()).data as {
+          name: string;
+          state: string;
+          options: { expiry_timestamp: number | null };
+        }[],
+    );
 
   it('ticking "The link expires" and saving makes a live link a week ahead', async () => {
     const { page } = tab;
@@ -375,7 +493,12 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     await page.click('[data-testid=tab-settings]');
     const before = Math.floor(Date.now() / 1000);
     await page.click('[data-testid=expiry-toggle]');
-    await page.waitForFunction(() => Boolean((document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr?: unknown })?._flatpickr));
+    await page.waitForFunction(() =>
+      Boolean(
+        (document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr?: unknown })
+          ?._flatpickr,
+      ),
+    );
     const shown = await page.inputValue('[data-testid=attachment-expiry]');
     const proposed = Date.parse(`${shown.replace(' ', 'T')}Z`) / 1000;
     expect(proposed).toBeGreaterThanOrEqual(before + WEEK);
@@ -386,7 +509,9 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     expect(saved).toMatchObject({ state: 'live', options: { expiry_timestamp: proposed } });
     // the edit page in name-edit mode has its heading
     await hydrated(page, '[data-testid=attachment-editor]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=attachment-name]')?.textContent === 'Weekly figures');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=attachment-name]')?.textContent === 'Weekly figures',
+    );
     await page.click('[data-testid=attachment-name-edit]');
     await expect(page.locator('h1').allTextContents()).resolves.toEqual(['Edit Download Link']);
     await checkBoth(page, 'attachments-10-edit-name-edit');
@@ -401,10 +526,17 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     await hydrated(page, '[data-testid=attachment-editor]');
     await page.click('[data-testid=tab-settings]');
     await page.click('[data-testid=expiry-toggle]');
-    await page.waitForFunction(() => Boolean((document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr?: unknown })?._flatpickr));
+    await page.waitForFunction(() =>
+      Boolean(
+        (document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr?: unknown })
+          ?._flatpickr,
+      ),
+    );
     const soon = new Date(Date.now() + 120_000).toISOString().slice(0, 19).replace('T', ' ');
     await page.evaluate((value) => {
-      const input = document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & { _flatpickr: { setDate(d: string, fire: boolean): void } };
+      const input = document.querySelector('[data-testid=attachment-expiry]') as HTMLInputElement & {
+        _flatpickr: { setDate(d: string, fire: boolean): void };
+      };
       input._flatpickr.setDate(value, true);
     }, soon);
     await expect(page.inputValue('[data-testid=attachment-expiry]')).resolves.toBe(soon);
@@ -413,7 +545,9 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     const groupsBefore = (await storedGroups()).length;
     await page.click('[data-testid=attachment-save]');
     // the message is at the field, on the Settings tab the page switched to
-    await expect(page.waitForSelector('[data-testid=attachment-expiry-error]').then((e) => e.textContent())).resolves.toBe('The expiry must be in the future');
+    await expect(
+      page.waitForSelector('[data-testid=attachment-expiry-error]').then((e) => e.textContent()),
+    ).resolves.toBe('The expiry must be in the future');
     await expect(page.getAttribute('[data-testid=attachment-expiry]', 'aria-invalid')).resolves.toBe('true');
     await checkBoth(page, 'attachments-11-expiry-refused');
     expect(location(page)).toBe('/online-attachments/create');
@@ -421,20 +555,35 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     await clocked.context.close();
   });
 
-  it('shows the same first rows with JavaScript off as with it on, with states and without a hydration error', async () => {
+  it('shows the same first rows with JavaScript off as with it on, with states and without a hydration ' +
+    'error', async () => {
     const expired = await createLink('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 });
     expect(expired.status).toBe(201);
     expect(expired.body.state).toBe('expired');
-    const expiredOn = `Expired on ${new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })}`;
+    const expiryDay = new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    });
+    const expiredOn = `Expired on ${expiryDay}`;
     const limited = await createLink('Two downloads', { access_limit: 2 });
     expect(limited.status).toBe(201);
 
     const rows = (page: Page) =>
-      page.$$eval('[data-testid=attachment-row]', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent!.trim())));
+      page.$$eval('[data-testid=attachment-row]', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent!.trim())),
+      );
     const storage = await tab.context.storageState();
     const views: Record<string, { rows: string[][]; pane: string }> = {};
     for (const javaScriptEnabled of [false, true]) {
-      const viewer = await openPage(browser, server.baseUrl, { storageState: storage, javaScriptEnabled, timezoneId: 'America/New_York', locale: 'de-DE', viewport: VIEWPORTS.desktop });
+      const viewer = await openPage(browser, server.baseUrl, {
+        storageState: storage,
+        javaScriptEnabled,
+        timezoneId: 'America/New_York',
+        locale: 'de-DE',
+        viewport: VIEWPORTS.desktop,
+      });
       const { page } = viewer;
       const errors: string[] = [];
       page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -442,7 +591,10 @@ describe('online attachments: expiry, link states and the list without JavaScrip
       await page.goto(`${server.baseUrl}/online-attachments`);
       if (javaScriptEnabled) await hydrated(page, '[data-testid=attachment-table]');
       await page.waitForSelector('[data-testid=attachment-row].is-selected');
-      views[String(javaScriptEnabled)] = { rows: await rows(page), pane: (await page.textContent('[data-testid=attachment-pane]'))!.trim() };
+      views[String(javaScriptEnabled)] = {
+        rows: await rows(page),
+        pane: (await page.textContent('[data-testid=attachment-pane]'))!.trim(),
+      };
       const name = `attachments-12-list-js-${javaScriptEnabled ? 'on' : 'off'}`;
       // axe runs as a script in the page: with JavaScript off only the screenshots (the DOM is the same)
       const check = javaScriptEnabled ? checkPage : screenshot;
@@ -457,7 +609,12 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     }
     expect(views.false).toEqual(views.true);
     const byName = Object.fromEntries(views.true.rows.map((r) => [r[0].split('Created on')[0], r]));
-    expect(byName['Two downloads']).toEqual([expect.stringMatching(/^Two downloadsCreated on /), '1', '2 of 2 left', 'Never']);
+    expect(byName['Two downloads']).toEqual([
+      expect.stringMatching(/^Two downloadsCreated on /),
+      '1',
+      '2 of 2 left',
+      'Never',
+    ]);
     expect(byName['Last year'][0]).toContain(expiredOn);
     expect(byName['Last year'][3]).toBe(expiredOn);
     expect(byName['Weekly figures'][2]).toBe('No limit');
@@ -468,42 +625,71 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     expect(answer?.status()).toBe(410);
     await expect(visitor.page.textContent('h1')).resolves.toBe('This link has expired');
     await expect(visitor.page.textContent('[data-testid=link-name]')).resolves.toBe('Last year');
-    await expect(visitor.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).resolves.toBe('rgb(30, 58, 95)');
-    await visitor.page.waitForFunction(() => (document.querySelector('img.logo') as HTMLImageElement | null)?.complete === true);
-    await expect(visitor.page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth)).resolves.toBe(96);
+    await expect(visitor.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).resolves.toBe(
+      'rgb(30, 58, 95)',
+    );
+    await visitor.page.waitForFunction(
+      () => (document.querySelector('img.logo') as HTMLImageElement | null)?.complete === true,
+    );
+    await expect(
+      visitor.page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth),
+    ).resolves.toBe(96);
     await expect(visitor.page.locator('button').count()).resolves.toBe(0);
     await checkBoth(visitor.page, 'attachments-13-expired-link');
     await visitor.context.close();
   }, 180_000);
 
-  it("uses the console's one primary blue, not indigo (the attachment pages used Bulma's default #485fc7)", async () => {
-    const { page } = tab;
-    const colours = () =>
-      page.evaluate(() =>
-        [...document.querySelectorAll('main *')].flatMap((el) => {
-          const style = getComputedStyle(el);
-          return [style.color, style.backgroundColor, style.borderTopColor];
-        }),
+  it(
+    "uses the console's one primary blue, not indigo " + "(the attachment pages used Bulma's default #485fc7)",
+    async () => {
+      const { page } = tab;
+      const colours = () =>
+        page.evaluate(() =>
+          [...document.querySelectorAll('main *')].flatMap((el) => {
+            const style = getComputedStyle(el);
+            return [style.color, style.backgroundColor, style.borderTopColor];
+          }),
+        );
+      await page.goto(`${server.baseUrl}/templates`);
+      const primary = await page.evaluate(
+        () => getComputedStyle(document.querySelector('[data-testid=create-template]')!).backgroundColor,
       );
-    await page.goto(`${server.baseUrl}/templates`);
-    const primary = await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=create-template]')!).backgroundColor);
-    await page.goto(`${server.baseUrl}/online-attachments`);
-    await hydrated(page, '[data-testid=attachment-table]');
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=create-link]')!).backgroundColor)).toBe(primary);
-    expect(await colours()).not.toContain('rgb(72, 95, 199)');
-    await page.goto(`${server.baseUrl}/online-attachments/create`);
-    await hydrated(page, '[data-testid=attachment-save-exit]');
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('[data-testid=attachment-save-exit]')!).backgroundColor)).toBe(primary);
-    expect(await colours()).not.toContain('rgb(72, 95, 199)');
-    await checkBoth(page, 'attachments-14-create-primary');
-  });
+      await page.goto(`${server.baseUrl}/online-attachments`);
+      await hydrated(page, '[data-testid=attachment-table]');
+      expect(
+        await page.evaluate(
+          () => getComputedStyle(document.querySelector('[data-testid=create-link]')!).backgroundColor,
+        ),
+      ).toBe(primary);
+      expect(await colours()).not.toContain('rgb(72, 95, 199)');
+      await page.goto(`${server.baseUrl}/online-attachments/create`);
+      await hydrated(page, '[data-testid=attachment-save-exit]');
+      expect(
+        await page.evaluate(
+          () => getComputedStyle(document.querySelector('[data-testid=attachment-save-exit]')!).backgroundColor,
+        ),
+      ).toBe(primary);
+      expect(await colours()).not.toContain('rgb(72, 95, 199)');
+      await checkBoth(page, 'attachments-14-create-primary');
+    },
+  );
 
   it('renders the empty list on the server for an account without links', async () => {
-    for (const g of await tab.page.evaluate(async () => (await (await fetch('/v1/tracked-attachments/groups?limit=100')).json()).data as { id: number }[])) {
-      const gone = await tab.page.evaluate(async (id) => (await fetch(`/v1/tracked-attachments/groups/${id}`, { method: 'DELETE', headers: { 'Request-Type': 'ui' } })).status, g.id);
+    for (const g of await tab.page.evaluate(
+      async () => (await (await fetch('/v1/tracked-attachments/groups?limit=100')).json()).data as { id: number }[],
+    )) {
+      const gone = await tab.page.evaluate(
+        async (id) =>
+          (await fetch(`/v1/tracked-attachments/groups/${id}`, { method: 'DELETE', headers: { 'Request-Type': 'ui' } }))
+            .status,
+        g.id,
+      );
       expect(gone).toBe(200);
     }
-    const viewer = await openPage(browser, server.baseUrl, { storageState: await tab.context.storageState(), javaScriptEnabled: false });
+    const viewer = await openPage(browser, server.baseUrl, {
+      storageState: await tab.context.storageState(),
+      javaScriptEnabled: false,
+    });
     await viewer.page.goto(`${server.baseUrl}/online-attachments`);
     await expect(viewer.page.textContent('[data-testid=attachment-empty]')).resolves.toBe('No links available');
     await viewer.context.close();

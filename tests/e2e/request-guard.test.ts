@@ -22,7 +22,18 @@ beforeAll(async () => {
   server = await prepareServer({ DNS_SERVERS: '127.0.0.1:9' });
   const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Guard Enterprise'), 'enterprise');
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Guard Customer');
-  await server.admin('user', 'create', '--customer', 'Guard Customer', '--email', EMAIL, '--name', 'Guard User', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Guard Customer',
+    '--email',
+    EMAIL,
+    '--name',
+    'Guard User',
+    '--password',
+    PASSWORD,
+  );
   const added = await server.admin('domain', 'add', 'guard.example', '--customer', 'Guard Customer');
   domainId = Number(/^domain (\d+) added/m.exec(added)![1]);
   await server.start();
@@ -41,21 +52,26 @@ afterAll(async () => {
 });
 
 const send = (request: string) => rawRequest(server.port, request);
-const get = (path: string, headers = '') => send(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`);
+const get = (path: string, headers = '') =>
+  send(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`);
 const errorCode = (body: string) => (JSON.parse(body) as { error: { code: string } }).error.code;
 
 describe('the outside sweep over a socket', () => {
   it('JSON nested 100,000 deep on POST /v1/auth/login answers 400 invalid_json', async () => {
     const body = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const res = await send(
-      `POST /v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nRequest-Type: ui\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `POST /v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nRequest-Type: ` +
+        `ui\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
     );
     expect(res.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(errorCode(res.body)).toBe('invalid_json');
   });
 
   it('a NUL in a path parameter (DELETE /v1/suppression/%00) answers 400 bad_request', async () => {
-    const res = await send(`DELETE /v1/suppression/%00 HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nRequest-Type: ui\r\nConnection: close\r\n\r\n`);
+    const res = await send(
+      `DELETE /v1/suppression/%00 HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nRequest-Type: ` +
+        `ui\r\nConnection: close\r\n\r\n`,
+    );
     expect(res.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(errorCode(res.body)).toBe('bad_request');
   });
@@ -134,7 +150,10 @@ describe('islands from any page address (Chromium)', () => {
     // both tables' first pages come rendered from the server (issue 19), so the island's first call
     // is a sort; recorded from here, so no call of the page signed in on counts
     const calls = apiCalls(page);
-    await Promise.all([page.waitForResponse((res) => new URL(res.url()).pathname.endsWith('/transaction-groups/search')), page.click('[data-testid=sort-group-sent] button')]);
+    await Promise.all([
+      page.waitForResponse((res) => new URL(res.url()).pathname.endsWith('/transaction-groups/search')),
+      page.click('[data-testid=sort-group-sent] button'),
+    ]);
     await page.waitForSelector('[data-testid=group-table][aria-busy=false]');
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((c) => / \/v1\//.test(c))).toBe(true);
@@ -161,15 +180,18 @@ describe('islands from any page address (Chromium)', () => {
 
   // The phone viewport (VIEWPORTS.phone) joins once the responsive shell of issue 11 is merged:
   // on this branch the shell's fixed side menu makes every console page 511 px wide at 390.
-  it.each(Object.entries({ desktop: VIEWPORTS.desktop }))('the Not Found page passes the page checks (%s)', async (name, viewport) => {
-    const { context, page } = await openPage(browser, server.baseUrl);
-    await signInThroughForm(page, server.baseUrl, EMAIL, PASSWORD);
-    await page.setViewportSize(viewport);
-    const response = await page.goto(`${server.baseUrl}/no-such-page/`);
-    expect(location(page)).toBe('/no-such-page');
-    expect(response!.status()).toBe(404);
-    expect(await page.textContent('[data-testid=not-found]')).toBe('Not Found');
-    await checkPage(page, `not-found-${viewport.width}`);
-    await context.close();
-  });
+  it.each(Object.entries({ desktop: VIEWPORTS.desktop }))(
+    'the Not Found page passes the page checks (%s)',
+    async (_name, viewport) => {
+      const { context, page } = await openPage(browser, server.baseUrl);
+      await signInThroughForm(page, server.baseUrl, EMAIL, PASSWORD);
+      await page.setViewportSize(viewport);
+      const response = await page.goto(`${server.baseUrl}/no-such-page/`);
+      expect(location(page)).toBe('/no-such-page');
+      expect(response!.status()).toBe(404);
+      expect(await page.textContent('[data-testid=not-found]')).toBe('Not Found');
+      await checkPage(page, `not-found-${viewport.width}`);
+      await context.close();
+    },
+  );
 });

@@ -11,7 +11,14 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hydratedInView, launchBrowser, screenshot } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
-import { EMPTY_SENDER, SENDER, addressOf, apiSignIn, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
+import {
+  EMPTY_SENDER,
+  SENDER,
+  addressOf,
+  apiSignIn,
+  startReportTraffic,
+  type ReportTraffic,
+} from '../helpers/report-traffic.ts';
 
 let traffic: ReportTraffic;
 let browser: Browser;
@@ -29,10 +36,34 @@ interface ListCase {
 }
 
 const LISTS: ListCase[] = [
-  { name: 'suppression-list', path: () => '/suppression-list', rows: '[data-testid=suppression-row]', call: '/v1/suppression/search', island: '[data-testid=suppression-table]' },
-  { name: 'dashboard', path: () => '/', rows: '[data-testid=latest-card] [data-testid=transaction-row]', call: '/v1/dashboard?', island: '[data-testid=transaction-table]' },
-  { name: 'groups', path: () => '/groups', rows: '[data-testid=group-row]', call: '/v1/transaction-groups/search', island: '[data-testid=group-table]' },
-  { name: 'recipients', path: () => '/groups#recipients', rows: '[data-testid=recipients-panel] [data-testid=transaction-row]', call: '/v1/transaction/search', island: '[data-testid=transaction-table]' },
+  {
+    name: 'suppression-list',
+    path: () => '/suppression-list',
+    rows: '[data-testid=suppression-row]',
+    call: '/v1/suppression/search',
+    island: '[data-testid=suppression-table]',
+  },
+  {
+    name: 'dashboard',
+    path: () => '/',
+    rows: '[data-testid=latest-card] [data-testid=transaction-row]',
+    call: '/v1/dashboard?',
+    island: '[data-testid=transaction-table]',
+  },
+  {
+    name: 'groups',
+    path: () => '/groups',
+    rows: '[data-testid=group-row]',
+    call: '/v1/transaction-groups/search',
+    island: '[data-testid=group-table]',
+  },
+  {
+    name: 'recipients',
+    path: () => '/groups#recipients',
+    rows: '[data-testid=recipients-panel] [data-testid=transaction-row]',
+    call: '/v1/transaction/search',
+    island: '[data-testid=transaction-table]',
+  },
   ...(['overview', 'sent', 'opens', 'clicks'] as const).map((report) => ({
     name: `report-${report}`,
     path: () => `/groups/${groups.Orders}/${report}`,
@@ -40,12 +71,34 @@ const LISTS: ListCase[] = [
     call: '/v1/transaction-groups/reports',
     island: '[data-testid=report-table]',
   })),
-  { name: 'report-links', path: () => `/groups/${groups.Orders}/clicks#links`, rows: '[data-testid=link-row]', call: '/v1/links', island: '[data-testid=link-table]' },
-  { name: 'report-bounced', path: () => `/groups/${groups.Welcome}/bounced`, rows: '[data-testid=report-row]', call: '/v1/transaction-groups/reports', island: '[data-testid=report-table]' },
-  { name: 'report-failed', path: () => `/groups/${groups.Receipts}/failed`, rows: '[data-testid=report-row]', call: '/v1/transaction-groups/reports', island: '[data-testid=report-table]' },
+  {
+    name: 'report-links',
+    path: () => `/groups/${groups.Orders}/clicks#links`,
+    rows: '[data-testid=link-row]',
+    call: '/v1/links',
+    island: '[data-testid=link-table]',
+  },
+  {
+    name: 'report-bounced',
+    path: () => `/groups/${groups.Welcome}/bounced`,
+    rows: '[data-testid=report-row]',
+    call: '/v1/transaction-groups/reports',
+    island: '[data-testid=report-table]',
+  },
+  {
+    name: 'report-failed',
+    path: () => `/groups/${groups.Receipts}/failed`,
+    rows: '[data-testid=report-row]',
+    call: '/v1/transaction-groups/reports',
+    island: '[data-testid=report-table]',
+  },
 ];
 
-async function signedIn(email: string, javaScriptEnabled: boolean, viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<BrowserContext> {
+async function signedIn(
+  email: string,
+  javaScriptEnabled: boolean,
+  viewport: { width: number; height: number } = VIEWPORTS.desktop,
+): Promise<BrowserContext> {
   const base = traffic.server.baseUrl;
   const context = await browser.newContext({ javaScriptEnabled, viewport });
   const [name, value] = (await apiSignIn(base, email)).split('=');
@@ -55,7 +108,9 @@ async function signedIn(email: string, javaScriptEnabled: boolean, viewport: { w
 
 /** Each row's text, cell by cell (textContent: rows of a hidden tab count too). */
 function rowTexts(page: Page, selector: string): Promise<string[][]> {
-  return page.$$eval(selector, (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())));
+  return page.$$eval(selector, (rows) =>
+    rows.map((row) => [...row.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+  );
 }
 
 beforeAll(async () => {
@@ -68,7 +123,8 @@ beforeAll(async () => {
     headers: { 'Request-Type': 'ui', Origin: base, Cookie: cookie, 'Content-Type': 'application/json' },
     body: '{}',
   });
-  for (const g of ((await res.json()) as { data: { group_uuid: string; group_name: string }[] }).data) groups[g.group_name] = g.group_uuid;
+  for (const g of ((await res.json()) as { data: { group_uuid: string; group_name: string }[] }).data)
+    groups[g.group_name] = g.group_uuid;
   if (!groups.Orders || !groups.Welcome || !groups.Receipts) throw new Error(`groups: ${JSON.stringify(groups)}`);
 }, 240_000);
 afterAll(async () => {
@@ -114,7 +170,9 @@ describe('lists rendered on the server', () => {
     expect(await page.textContent('[data-testid=suppression-empty]')).toBe('No data.');
     await page.goto(`${traffic.server.baseUrl}/groups`);
     expect((await page.textContent('[data-testid=groups-empty]'))?.trim()).toMatch(/^No groups found\./);
-    expect((await page.textContent('[data-testid=recipients-panel] [data-testid=transactions-empty]'))?.trim()).toMatch(/^No transactions found\./);
+    expect((await page.textContent('[data-testid=recipients-panel] [data-testid=transactions-empty]'))?.trim()).toMatch(
+      /^No transactions found\./,
+    );
     await off.close();
   });
 
@@ -136,25 +194,44 @@ describe('lists rendered on the server', () => {
     await on.close();
   });
 
-  for (const [size, viewport] of [['1440', VIEWPORTS.desktop], ['768', VIEWPORTS.tablet], ['390', VIEWPORTS.phone]] as const) {
-    it(`the Dashboard's latest transactions show rows, not 'Loading…', before they are scrolled to, at ${size} px; axe passes`, async () => {
-      const on = await signedIn(SENDER, true, viewport);
-      const page = await on.newPage();
-      await page.goto(traffic.server.baseUrl);
-      await page.waitForLoadState('networkidle');
-      const table = page.locator('[data-testid=latest-card] [data-testid=transaction-table]');
-      expect(await table.textContent()).not.toContain('Loading…');
-      expect(await page.locator('[data-testid=latest-card] [data-testid=transaction-email]').first().textContent()).toContain(addressOf('gone01'));
-      await checkPage(page, `server-rendered-dashboard-${size}`, ['[data-testid=latest-card] [data-testid=transaction-row]']);
-      await on.close();
-    });
+  for (const [size, viewport] of [
+    ['1440', VIEWPORTS.desktop],
+    ['768', VIEWPORTS.tablet],
+    ['390', VIEWPORTS.phone],
+  ] as const) {
+    it(
+      `the Dashboard's latest transactions show rows, not 'Loading…', before they are scrolled to, at ${size} px; ` +
+        `axe passes`,
+      async () => {
+        const on = await signedIn(SENDER, true, viewport);
+        const page = await on.newPage();
+        await page.goto(traffic.server.baseUrl);
+        await page.waitForLoadState('networkidle');
+        const table = page.locator('[data-testid=latest-card] [data-testid=transaction-table]');
+        expect(await table.textContent()).not.toContain('Loading…');
+        expect(
+          await page.locator('[data-testid=latest-card] [data-testid=transaction-email]').first().textContent(),
+        ).toContain(addressOf('gone01'));
+        await checkPage(page, `server-rendered-dashboard-${size}`, [
+          '[data-testid=latest-card] [data-testid=transaction-row]',
+        ]);
+        await on.close();
+      },
+    );
   }
 
-  for (const [size, viewport] of [['1440', VIEWPORTS.desktop], ['390', VIEWPORTS.phone]] as const) {
+  for (const [size, viewport] of [
+    ['1440', VIEWPORTS.desktop],
+    ['390', VIEWPORTS.phone],
+  ] as const) {
     it(`the Suppression List, /groups and a report page pass axe and fit at ${size} px`, async () => {
       const on = await signedIn(SENDER, true, viewport);
       const page = await on.newPage();
-      for (const [name, path] of [['suppression-list', '/suppression-list'], ['groups', '/groups'], ['report-sent', `/groups/${groups.Orders}/sent`]] as const) {
+      for (const [name, path] of [
+        ['suppression-list', '/suppression-list'],
+        ['groups', '/groups'],
+        ['report-sent', `/groups/${groups.Orders}/sent`],
+      ] as const) {
         await page.goto(`${traffic.server.baseUrl}${path}`);
         await page.waitForLoadState('networkidle');
         await checkPage(page, `server-rendered-${name}-${size}`, ['[data-testid=page-title]']);
@@ -188,88 +265,125 @@ function placement(title: Box, range: Box): 'beside' | 'under' | 'other' {
   return 'other';
 }
 
-const WIDTHS = [['1440', VIEWPORTS.desktop], ['768', VIEWPORTS.tablet], ['390', VIEWPORTS.phone]] as const;
+const WIDTHS = [
+  ['1440', VIEWPORTS.desktop],
+  ['768', VIEWPORTS.tablet],
+  ['390', VIEWPORTS.phone],
+] as const;
 
 describe('layout (issue 19)', () => {
-  for (const [size, viewport] of [['1440', VIEWPORTS.desktop], ['390', VIEWPORTS.phone]] as const) {
-    it(`a toast's Dismiss button never covers its text, at ${size} px (the shared Alerts island: Export, Settings)`, async () => {
-      const on = await signedIn(SENDER, true, viewport);
-      const page = await on.newPage();
-      // Export's long success message on a report page
-      await page.goto(`${traffic.server.baseUrl}/groups/${groups.Orders}/sent`);
-      await hydratedInView(page, '[data-testid=report-export]');
-      await page.click('[data-testid=report-export]');
-      const alert = page.locator('[data-testid=alert]').first();
-      await alert.waitFor({ state: 'visible' });
-      const text = await box(alert.locator('.alert-text'));
-      const dismiss = await box(alert.locator('.delete'));
-      expect(intersects(text, dismiss), `text ${JSON.stringify(text)}, button ${JSON.stringify(dismiss)}`).toBe(false);
-      expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
-      await screenshot(page, `toast-export-${size}`);
-      // a failed save on Settings: the danger toast with the server's message
-      await page.route('**/v1/ui-settings', (route) =>
-        route.request().method() === 'POST'
-          ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'internal', message: 'Internal server error while saving the tracking settings' } }) })
-          : route.continue(),
-      );
-      await page.goto(`${traffic.server.baseUrl}/settings`);
-      // the switch stays disabled until the island has loaded the settings; a forced click on it
-      // before then did nothing (the toast this waits for never came). click() waits until it is enabled.
-      await page.waitForSelector('astro-island:not([ssr]) [data-testid=toggle-track_links]');
-      await page.locator('[data-testid=toggle-track_links]').click();
-      const danger = page.locator('[data-testid=alert].is-danger');
-      await danger.waitFor({ state: 'visible' });
-      const dangerText = await box(danger.locator('.alert-text'));
-      const dangerDismiss = await box(danger.locator('.delete'));
-      expect(intersects(dangerText, dangerDismiss)).toBe(false);
-      await checkPage(page, `toast-settings-${size}`, ['[data-testid=alert]']);
-      await on.close();
-    });
+  for (const [size, viewport] of [
+    ['1440', VIEWPORTS.desktop],
+    ['390', VIEWPORTS.phone],
+  ] as const) {
+    it(
+      `a toast's Dismiss button never covers its text, at ` + `${size} px (the shared Alerts island: Export, Settings)`,
+      async () => {
+        const on = await signedIn(SENDER, true, viewport);
+        const page = await on.newPage();
+        // Export's long success message on a report page
+        await page.goto(`${traffic.server.baseUrl}/groups/${groups.Orders}/sent`);
+        await hydratedInView(page, '[data-testid=report-export]');
+        await page.click('[data-testid=report-export]');
+        const alert = page.locator('[data-testid=alert]').first();
+        await alert.waitFor({ state: 'visible' });
+        const text = await box(alert.locator('.alert-text'));
+        const dismiss = await box(alert.locator('.delete'));
+        expect(intersects(text, dismiss), `text ${JSON.stringify(text)}, button ${JSON.stringify(dismiss)}`).toBe(
+          false,
+        );
+        expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
+        await screenshot(page, `toast-export-${size}`);
+        // a failed save on Settings: the danger toast with the server's message
+        await page.route('**/v1/ui-settings', (route) =>
+          route.request().method() === 'POST'
+            ? route.fulfill({
+                status: 500,
+                contentType: 'application/json',
+                body: JSON.stringify({
+                  error: { code: 'internal', message: 'Internal server error while saving the tracking settings' },
+                }),
+              })
+            : route.continue(),
+        );
+        await page.goto(`${traffic.server.baseUrl}/settings`);
+        // the switch stays disabled until the island has loaded the settings; a forced click on it
+        // before then did nothing (the toast this waits for never came). click() waits until it is enabled.
+        await page.waitForSelector('astro-island:not([ssr]) [data-testid=toggle-track_links]');
+        await page.locator('[data-testid=toggle-track_links]').click();
+        const danger = page.locator('[data-testid=alert].is-danger');
+        await danger.waitFor({ state: 'visible' });
+        const dangerText = await box(danger.locator('.alert-text'));
+        const dangerDismiss = await box(danger.locator('.delete'));
+        expect(intersects(dangerText, dangerDismiss)).toBe(false);
+        await checkPage(page, `toast-settings-${size}`, ['[data-testid=alert]']);
+        await on.close();
+      },
+    );
   }
 
   for (const [size, viewport] of WIDTHS) {
-    it(`report pages: one placement of the date range, the summary band whole, pagers on one row, at ${size} px`, async () => {
-      const on = await signedIn(SENDER, true, viewport);
-      const page = await on.newPage();
-      const placements: Record<string, string> = {};
-      // each report on a group it has rows for (an empty table has no pager: Orders has no failed
-      // or bounced transaction, Receipts' one failed and Welcome's two bounced)
-      const groupOf: Record<string, string> = { overview: 'Orders', sent: 'Orders', opens: 'Orders', clicks: 'Orders', failed: 'Receipts', bounced: 'Welcome' };
-      for (const [report, group] of Object.entries(groupOf)) {
-        await page.goto(`${traffic.server.baseUrl}/groups/${groups[group]}/${report}`);
-        await page.waitForSelector('[data-testid=summary-sent-share]');
-        placements[report] = placement(await box(page.locator('.group-report .report-title')), await box(page.locator('.group-report [data-testid=date-range]')));
-        // every card's share on its figure's line, or every card's under it: never one card alone
-        const relations = await page.$$eval('[data-testid=report-summary] .summary-item', (items) =>
-          items
-            .map((item) => {
-              const value = item.querySelector('.summary-value')!.getBoundingClientRect();
-              const share = item.querySelector('.summary-share')?.getBoundingClientRect();
-              return share ? (share.top < value.bottom - 1 ? 'beside' : 'under') : null;
-            })
-            .filter((r) => r !== null),
-        );
-        expect(new Set(relations).size, `${report}: ${relations.join(', ')}`).toBe(1);
-        // nothing cut off: no label, figure or share wider than its box
-        const clipped = await page.$$eval('[data-testid=report-summary] :is(dt, dd, .summary-value, .summary-share)', (els) =>
-          els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => `${el.className || el.tagName}: ${el.textContent}`),
-        );
-        expect(clipped, report).toEqual([]);
-        await expectOnOneRow(page, '.report-pager .buttons', report);
-      }
-      expect(new Set(Object.values(placements)).size, JSON.stringify(placements)).toBe(1);
-      // beside the title above Bulma's mobile width (769 px and up), under it at 768 and below
-      // (src/styles/group-reports.scss): beside, a 768 px screen leaves the title a third of its row
-      expect(Object.values(placements)[0]).toBe(size === '1440' ? 'beside' : 'under');
-      await screenshot(page, `report-layout-${size}`);
+    it(
+      `report pages: one placement of the date range, the ` + `summary band whole, pagers on one row, at ${size} px`,
+      async () => {
+        const on = await signedIn(SENDER, true, viewport);
+        const page = await on.newPage();
+        const placements: Record<string, string> = {};
+        // each report on a group it has rows for (an empty table has no pager: Orders has no failed
+        // or bounced transaction, Receipts' one failed and Welcome's two bounced)
+        const groupOf: Record<string, string> = {
+          overview: 'Orders',
+          sent: 'Orders',
+          opens: 'Orders',
+          clicks: 'Orders',
+          failed: 'Receipts',
+          bounced: 'Welcome',
+        };
+        for (const [report, group] of Object.entries(groupOf)) {
+          await page.goto(`${traffic.server.baseUrl}/groups/${groups[group]}/${report}`);
+          await page.waitForSelector('[data-testid=summary-sent-share]');
+          placements[report] = placement(
+            await box(page.locator('.group-report .report-title')),
+            await box(page.locator('.group-report [data-testid=date-range]')),
+          );
+          // every card's share on its figure's line, or every card's under it: never one card alone
+          const relations = await page.$$eval('[data-testid=report-summary] .summary-item', (items) =>
+            items
+              .map((item) => {
+                const value = item.querySelector('.summary-value')!.getBoundingClientRect();
+                const share = item.querySelector('.summary-share')?.getBoundingClientRect();
+                return share ? (share.top < value.bottom - 1 ? 'beside' : 'under') : null;
+              })
+              .filter((r) => r !== null),
+          );
+          expect(new Set(relations).size, `${report}: ${relations.join(', ')}`).toBe(1);
+          // nothing cut off: no label, figure or share wider than its box
+          const clipped = await page.$$eval(
+            '[data-testid=report-summary] :is(dt, dd, .summary-value, .summary-share)',
+            (els) =>
+              els
+                .filter((el) => el.scrollWidth > el.clientWidth + 1)
+                .map((el) => `${el.className || el.tagName}: ${el.textContent}`),
+          );
+          expect(clipped, report).toEqual([]);
+          await expectOnOneRow(page, '.report-pager .buttons', report);
+        }
+        expect(new Set(Object.values(placements)).size, JSON.stringify(placements)).toBe(1);
+        // beside the title above Bulma's mobile width (769 px and up), under it at 768 and below
+        // (src/styles/group-reports.scss): beside, a 768 px screen leaves the title a third of its row
+        expect(Object.values(placements)[0]).toBe(size === '1440' ? 'beside' : 'under');
+        await screenshot(page, `report-layout-${size}`);
 
-      await page.goto(`${traffic.server.baseUrl}/groups`);
-      await expectOnOneRow(page, '[data-testid=groups-panel] .report-pager .buttons', 'groups');
-      await page.click('[data-testid=tab-recipients]');
-      await expectOnOneRow(page, '[data-testid=recipients-panel] .report-pager .buttons', 'recipients');
-      await checkPage(page, `groups-pager-${size}`, ['[data-testid=recipients-panel] [data-testid=transactions-last]']);
-      await on.close();
-    });
+        await page.goto(`${traffic.server.baseUrl}/groups`);
+        await expectOnOneRow(page, '[data-testid=groups-panel] .report-pager .buttons', 'groups');
+        await page.click('[data-testid=tab-recipients]');
+        await expectOnOneRow(page, '[data-testid=recipients-panel] .report-pager .buttons', 'recipients');
+        await checkPage(page, `groups-pager-${size}`, [
+          '[data-testid=recipients-panel] [data-testid=transactions-last]',
+        ]);
+        await on.close();
+      },
+    );
   }
 });
 
@@ -280,7 +394,11 @@ async function expectOnOneRow(page: Page, selector: string, label: string): Prom
   const { tops, right, cardRight } = await pager.evaluate((nav) => {
     const buttons = [...nav.children].map((b) => b.getBoundingClientRect());
     const card = nav.closest('.card')!.getBoundingClientRect();
-    return { tops: buttons.map((b) => Math.round(b.top)), right: Math.max(...buttons.map((b) => b.right)), cardRight: card.right };
+    return {
+      tops: buttons.map((b) => Math.round(b.top)),
+      right: Math.max(...buttons.map((b) => b.right)),
+      cardRight: card.right,
+    };
   });
   expect(new Set(tops).size, `${label}: pager rows at ${tops.join(', ')}`).toBe(1);
   expect(right, `${label}: the pager reaches past its card`).toBeLessThanOrEqual(cardRight);

@@ -3,7 +3,16 @@
 // and the API and SMTP credentials, masked, revealable and copyable.
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PARENT, hydrated, launchBrowser, location, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import {
+  PARENT,
+  hydrated,
+  launchBrowser,
+  location,
+  openPage,
+  screenshot,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const PASSWORD = 'user-password-123';
@@ -16,10 +25,36 @@ let browser: Browser;
 
 beforeAll(async () => {
   server = await prepareServer();
-  const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Settings Enterprise', '--parent-url', PARENT), 'enterprise');
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Settings Enterprise', '--parent-url', PARENT),
+    'enterprise',
+  );
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Settings Customer');
-  await server.admin('user', 'create', '--customer', 'Settings Customer', '--email', SENDER, '--name', 'Settings Sender', '--password', PASSWORD);
-  await server.admin('user', 'create', '--customer', 'Settings Customer', '--email', VIEWER, '--name', 'Settings Viewer', '--password', PASSWORD, '--no-send');
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Settings Customer',
+    '--email',
+    SENDER,
+    '--name',
+    'Settings Sender',
+    '--password',
+    PASSWORD,
+  );
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Settings Customer',
+    '--email',
+    VIEWER,
+    '--name',
+    'Settings Viewer',
+    '--password',
+    PASSWORD,
+    '--no-send',
+  );
   await server.start();
   browser = await launchBrowser();
 });
@@ -53,7 +88,10 @@ async function serverSettings(page: Page) {
     const res = await fetch('/v1/ui-settings', { headers: { 'Request-Type': 'ui' } });
     return (await res.json()) as {
       settings: Record<string, boolean>;
-      credentials: { apiCredentials: { username: string; apiKey: string; url: string }; smtpCredentials: { password: string } };
+      credentials: {
+        apiCredentials: { username: string; apiKey: string; url: string };
+        smtpCredentials: { password: string };
+      };
     };
   });
 }
@@ -99,7 +137,9 @@ describe('Settings page', () => {
     await expect(page.inputValue('[data-testid=smtp-port-input]')).resolves.toBe(server.env.SMTP_PORT);
     await expect(page.getAttribute('[data-testid=api-docs-link]', 'href')).resolves.toBe(`${PARENT}/api-docs`);
     // the accessible names tie each field to its label
-    await expect(page.getByLabel('API Key', { exact: true }).inputValue()).resolves.toBe(credentials.apiCredentials.apiKey);
+    await expect(page.getByLabel('API Key', { exact: true }).inputValue()).resolves.toBe(
+      credentials.apiCredentials.apiKey,
+    );
     await screenshot(page, 'settings-page');
 
     await page.getByRole('button', { name: 'Show API Key' }).click();
@@ -112,44 +152,53 @@ describe('Settings page', () => {
     await context.close();
   });
 
-  it('saves each toggle, disabled while saving and flipped only after the save, and keeps it after reload', async () => {
-    const { context, page } = await openSettings();
-    const before = (await serverSettings(page)).settings;
-    for (const option of OPTIONS) {
-      const wire = `tsetting_${option}`;
-      const was = before[wire];
-      const release = await holdSaves(page);
-      await toggle(page, option).click();
-      await expect.poll(() => toggle(page, option).isDisabled()).toBe(true);
-      await expect(toggle(page, option).isChecked()).resolves.toBe(was);
-      // the others stay usable
-      for (const other of OPTIONS.filter((o) => o !== option)) await expect(toggle(page, other).isDisabled()).resolves.toBe(false);
-      if (option === 'track_opens') await screenshot(page, 'settings-toggle-saving');
-      release();
-      await expect.poll(() => toggle(page, option).isChecked()).toBe(!was);
-      await expect.poll(() => toggle(page, option).isDisabled()).toBe(false);
-      await page.unroute('**/v1/ui-settings');
-      await expect.poll(async () => (await serverSettings(page)).settings[wire]).toBe(!was);
-    }
+  it(
+    'saves each toggle, disabled while saving and flipped ' + 'only after the save, and keeps it after reload',
+    async () => {
+      const { context, page } = await openSettings();
+      const before = (await serverSettings(page)).settings;
+      for (const option of OPTIONS) {
+        const wire = `tsetting_${option}`;
+        const was = before[wire];
+        const release = await holdSaves(page);
+        await toggle(page, option).click();
+        await expect.poll(() => toggle(page, option).isDisabled()).toBe(true);
+        await expect(toggle(page, option).isChecked()).resolves.toBe(was);
+        // the others stay usable
+        for (const other of OPTIONS.filter((o) => o !== option))
+          await expect(toggle(page, other).isDisabled()).resolves.toBe(false);
+        if (option === 'track_opens') await screenshot(page, 'settings-toggle-saving');
+        release();
+        await expect.poll(() => toggle(page, option).isChecked()).toBe(!was);
+        await expect.poll(() => toggle(page, option).isDisabled()).toBe(false);
+        await page.unroute('**/v1/ui-settings');
+        await expect.poll(async () => (await serverSettings(page)).settings[wire]).toBe(!was);
+      }
 
-    await page.reload();
-    await settingsLoaded(page);
-    for (const option of OPTIONS) await expect(toggle(page, option).isChecked(), option).resolves.toBe(!before[`tsetting_${option}`]);
-    await screenshot(page, 'settings-toggled');
+      await page.reload();
+      await settingsLoaded(page);
+      for (const option of OPTIONS)
+        await expect(toggle(page, option).isChecked(), option).resolves.toBe(!before[`tsetting_${option}`]);
+      await screenshot(page, 'settings-toggled');
 
-    // and back, so the page ends as it began
-    for (const option of OPTIONS) {
-      await toggle(page, option).click();
-      await expect.poll(() => toggle(page, option).isChecked()).toBe(before[`tsetting_${option}`]);
-    }
-    await context.close();
-  });
+      // and back, so the page ends as it began
+      for (const option of OPTIONS) {
+        await toggle(page, option).click();
+        await expect.poll(() => toggle(page, option).isChecked()).toBe(before[`tsetting_${option}`]);
+      }
+      await context.close();
+    },
+  );
 
   it('leaves a toggle as it was and shows a danger alert when the save fails', async () => {
     const { context, page } = await openSettings();
     await page.route('**/v1/ui-settings', (route) =>
       route.request().method() === 'POST'
-        ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'internal', message: 'Internal server error' } }) })
+        ? route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: { code: 'internal', message: 'Internal server error' } }),
+          })
         : route.continue(),
     );
     const was = await toggle(page, 'track_links').isChecked();

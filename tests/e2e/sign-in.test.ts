@@ -3,7 +3,15 @@
 // parent platform address.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hydrated, launchBrowser, location, openPage, screenshot, signInThroughForm, submitLoginForm } from '../helpers/browser.ts';
+import {
+  hydrated,
+  launchBrowser,
+  location,
+  openPage,
+  screenshot,
+  signInThroughForm,
+  submitLoginForm,
+} from '../helpers/browser.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
 import { SESSION_COOKIE } from '../../src/server/http/session-cookie.ts';
 
@@ -41,7 +49,11 @@ describe('signing in at /login', () => {
 
     await page.fill('#password', ADMIN.password);
     await Promise.all([page.waitForURL(`${server.baseUrl}/`), page.click('button[type=submit]')]);
-    expect((await context.cookies()).find((c) => c.name === SESSION_COOKIE)).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect((await context.cookies()).find((c) => c.name === SESSION_COOKIE)).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/',
+    });
     // a new account has no verified domain yet, so home is the getting-started page (docs/console.md §4)
     await expect(page.textContent('[data-testid=page-title]')).resolves.toBe("Let's get started");
     await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');
@@ -52,16 +64,19 @@ describe('signing in at /login', () => {
 });
 
 describe('route guard', () => {
-  it('sends a signed-out visitor of /unauthorized to /login?url=unauthorized and back there after sign-in', async () => {
-    const { context, page } = await openPage(browser, server.baseUrl);
-    await page.goto(`${server.baseUrl}/unauthorized`);
-    expect(location(page)).toBe('/login?url=unauthorized');
-    await submitLoginForm(page, ADMIN.email, ADMIN.password);
-    expect(location(page)).toBe('/unauthorized');
-    await expect(page.textContent('[data-testid=unauthorized]')).resolves.toBe('Unauthorized');
-    await screenshot(page, 'guard-unauthorized-after-sign-in');
-    await context.close();
-  });
+  it(
+    'sends a signed-out visitor of /unauthorized to ' + '/login?url=unauthorized and back there after sign-in',
+    async () => {
+      const { context, page } = await openPage(browser, server.baseUrl);
+      await page.goto(`${server.baseUrl}/unauthorized`);
+      expect(location(page)).toBe('/login?url=unauthorized');
+      await submitLoginForm(page, ADMIN.email, ADMIN.password);
+      expect(location(page)).toBe('/unauthorized');
+      await expect(page.textContent('[data-testid=unauthorized]')).resolves.toBe('Unauthorized');
+      await screenshot(page, 'guard-unauthorized-after-sign-in');
+      await context.close();
+    },
+  );
 
   it('sends a signed-out visitor of /settings to /login?url=settings and back to /settings', async () => {
     const { context, page } = await openPage(browser, server.baseUrl);
@@ -77,21 +92,25 @@ describe('route guard', () => {
     await context.close();
   });
 
-  it('sends a signed-out visitor of a page that does not exist (/no-such-page) back there after sign-in: 404 in the shell', async () => {
-    const { context, page } = await openPage(browser, server.baseUrl);
-    await page.goto(`${server.baseUrl}/no-such-page`);
-    expect(location(page)).toBe('/login?url=no-such-page');
-    const [response] = await Promise.all([
-      page.waitForResponse((r) => new URL(r.url()).pathname === '/no-such-page'),
-      submitLoginForm(page, ADMIN.email, ADMIN.password),
-    ]);
-    expect(location(page)).toBe('/no-such-page');
-    expect(response.status()).toBe(404);
-    await expect(page.textContent('[data-testid=not-found]')).resolves.toBe('Not Found');
-    await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');
-    await screenshot(page, 'guard-not-found');
-    await context.close();
-  });
+  it(
+    'sends a signed-out visitor of a page that does not exist (/no-such-page) back there after sign-in: 404 in the ' +
+      'shell',
+    async () => {
+      const { context, page } = await openPage(browser, server.baseUrl);
+      await page.goto(`${server.baseUrl}/no-such-page`);
+      expect(location(page)).toBe('/login?url=no-such-page');
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => new URL(r.url()).pathname === '/no-such-page'),
+        submitLoginForm(page, ADMIN.email, ADMIN.password),
+      ]);
+      expect(location(page)).toBe('/no-such-page');
+      expect(response.status()).toBe(404);
+      await expect(page.textContent('[data-testid=not-found]')).resolves.toBe('Not Found');
+      await expect(page.textContent('[data-testid=user-name]')).resolves.toBe('Administrator');
+      await screenshot(page, 'guard-not-found');
+      await context.close();
+    },
+  );
 
   it('keeps the query of the original page in the url parameter', async () => {
     const { context, page } = await openPage(browser, server.baseUrl);

@@ -5,7 +5,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SuppressionOrigin } from '../../src/server/db/schema.ts';
-import { animationsDone, PARENT, hydrated, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import {
+  animationsDone,
+  PARENT,
+  hydrated,
+  launchBrowser,
+  location,
+  openPage,
+  screenshot as saveScreenshot,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const PASSWORD = 'user-password-123';
@@ -28,18 +38,56 @@ let browser: Browser;
 
 beforeAll(async () => {
   server = await prepareServer();
-  const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Suppression Enterprise', '--parent-url', PARENT), 'enterprise');
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Suppression Enterprise', '--parent-url', PARENT),
+    'enterprise',
+  );
   const customers: number[] = [];
-  for (const [name, email] of [['Browse Customer', BROWSER], ['Edit Customer', EDITOR], ['Empty Customer', EMPTY]]) {
-    customers.push(createdId(await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', name), 'customer'));
-    await server.admin('user', 'create', '--customer', name, '--email', email, '--name', name.replace('Customer', 'User'), '--password', PASSWORD);
+  for (const [name, email] of [
+    ['Browse Customer', BROWSER],
+    ['Edit Customer', EDITOR],
+    ['Empty Customer', EMPTY],
+  ]) {
+    customers.push(
+      createdId(
+        await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', name),
+        'customer',
+      ),
+    );
+    await server.admin(
+      'user',
+      'create',
+      '--customer',
+      name,
+      '--email',
+      email,
+      '--name',
+      name.replace('Customer', 'User'),
+      '--password',
+      PASSWORD,
+    );
   }
-  await server.admin('user', 'create', '--customer', 'Browse Customer', '--email', VIEWER, '--name', 'Viewer', '--password', PASSWORD, '--no-send');
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Browse Customer',
+    '--email',
+    VIEWER,
+    '--name',
+    'Viewer',
+    '--password',
+    PASSWORD,
+    '--no-send',
+  );
   // bounce and unsubscribe entries come from mail flows; seed them directly before the service
   // holds the (embedded) database
   const db = await server.database();
   for (const customerId of customers.slice(0, 2)) {
-    await db.insertInto('suppressions').values(SEEDED.map((e) => ({ customer_id: customerId, email: e.email, origin: e.origin, created_at: e.at }))).execute();
+    await db
+      .insertInto('suppressions')
+      .values(SEEDED.map((e) => ({ customer_id: customerId, email: e.email, origin: e.origin, created_at: e.at })))
+      .execute();
   }
   await server.start();
   browser = await launchBrowser();
@@ -72,7 +120,8 @@ async function settled(page: Page): Promise<void> {
   await page.waitForSelector('.suppression-table[aria-busy=false]');
 }
 
-const shownEmails = (page: Page) => page.$$eval('[data-testid=suppression-email]', (cells) => cells.map((c) => c.textContent));
+const shownEmails = (page: Page) =>
+  page.$$eval('[data-testid=suppression-email]', (cells) => cells.map((c) => c.textContent));
 const range = (page: Page) => page.textContent('[data-testid=suppression-range]');
 
 /** The customer's whole list as the server holds it, read through the page's own session. */
@@ -96,7 +145,8 @@ async function serverList(page: Page): Promise<{ email: string; origin: string }
 function recordSearches(page: Page): { body: Record<string, unknown>; at: number }[] {
   const seen: { body: Record<string, unknown>; at: number }[] = [];
   page.on('request', (req) => {
-    if (req.method() === 'POST' && new URL(req.url()).pathname === '/v1/suppression/search') seen.push({ body: req.postDataJSON(), at: Date.now() });
+    if (req.method() === 'POST' && new URL(req.url()).pathname === '/v1/suppression/search')
+      seen.push({ body: req.postDataJSON(), at: Date.now() });
   });
   return seen;
 }
@@ -107,7 +157,9 @@ describe('Suppression List page', () => {
     await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Suppression List');
     await expect(page.title()).resolves.toBe('Suppression List · Transactional');
     await expect(page.getAttribute('[data-menu=suppression-list]', 'class')).resolves.toContain('is-active');
-    await expect(page.$$eval('[data-testid=suppression-table] thead th', (ths) => ths.map((th) => th.textContent))).resolves.toEqual(['', 'Email', 'Origin', 'Date']);
+    await expect(
+      page.$$eval('[data-testid=suppression-table] thead th', (ths) => ths.map((th) => th.textContent)),
+    ).resolves.toEqual(['', 'Email', 'Origin', 'Date']);
     expect(await shownEmails(page)).toEqual(NEWEST_FIRST.slice(0, 10));
     const firstRow = page.locator('[data-testid=suppression-row]').first();
     await expect(firstRow.locator('[data-testid=suppression-origin]').textContent()).resolves.toBe('Unsubscribe');
@@ -134,58 +186,81 @@ describe('Suppression List page', () => {
     await expect.poll(() => shownEmails(page)).toEqual(NEWEST_FIRST.slice(10));
 
     await page.click('[data-testid=origin-bounce]');
-    const bounces = SEEDED.filter((e) => e.origin === 'bounce').reverse().map((e) => e.email);
+    const bounces = SEEDED.filter((e) => e.origin === 'bounce')
+      .reverse()
+      .map((e) => e.email);
     await expect.poll(() => shownEmails(page)).toEqual(bounces);
     expect(searches.at(-1)!.body).toEqual({ page: 1, email: '', suppressed_origin: 'bounce' });
-    await expect(page.$$eval('[data-testid=suppression-origin]', (tags) => [...new Set(tags.map((t) => t.textContent))])).resolves.toEqual(['Bounce']);
+    await expect(
+      page.$$eval('[data-testid=suppression-origin]', (tags) => [...new Set(tags.map((t) => t.textContent))]),
+    ).resolves.toEqual(['Bounce']);
     await expect(page.getAttribute('[data-testid=origin-bounce]', 'aria-pressed')).resolves.toBe('true');
     await expect(page.getAttribute('[data-testid=origin-all]', 'aria-pressed')).resolves.toBe('false');
     await expect(range(page)).resolves.toBe('Displaying 1-4 of 4');
     await screenshot(page, 'suppression-list-bounce');
 
     await page.click('[data-testid=origin-user]');
-    await expect.poll(() => shownEmails(page)).toEqual(SEEDED.filter((e) => e.origin === 'user').reverse().map((e) => e.email));
+    await expect
+      .poll(() => shownEmails(page))
+      .toEqual(
+        SEEDED.filter((e) => e.origin === 'user')
+          .reverse()
+          .map((e) => e.email),
+      );
     await page.click('[data-testid=origin-unsubscribe]');
-    await expect.poll(() => shownEmails(page)).toEqual(SEEDED.filter((e) => e.origin === 'unsubscribe').reverse().map((e) => e.email));
+    await expect
+      .poll(() => shownEmails(page))
+      .toEqual(
+        SEEDED.filter((e) => e.origin === 'unsubscribe')
+          .reverse()
+          .map((e) => e.email),
+      );
     await page.click('[data-testid=origin-all]');
     await expect.poll(() => shownEmails(page)).toEqual(NEWEST_FIRST.slice(0, 10));
     expect(searches.at(-1)!.body).toEqual({ page: 1, email: '', suppressed_origin: 'all' });
     await context.close();
   });
 
-  it('searches by part of the address once typing has paused for 1000 ms, and shows No data. when nothing matches', async () => {
-    const { context, page } = await openList(BROWSER);
-    const searches = recordSearches(page);
-    // when the box last changed, by the page's clock (the same machine's as ours)
-    await page.$eval('[data-testid=suppression-search]', (input) =>
-      input.addEventListener('input', () => ((window as unknown as { lastInput: number }).lastInput = Date.now())),
-    );
-    // keystrokes 150 ms apart: none of them may trigger a search on its own
-    await page.locator('[data-testid=suppression-search]').pressSequentially('SON1', { delay: 150 });
-    const typed = await page.evaluate(() => (window as unknown as { lastInput: number }).lastInput);
-    await expect.poll(() => searches.length, { timeout: 3_000 }).toBe(1);
-    expect(searches[0].body).toEqual({ page: 1, email: 'SON1', suppressed_origin: 'all' });
-    expect(searches[0].at - typed).toBeGreaterThanOrEqual(950);
-    await expect.poll(() => shownEmails(page)).toEqual(['person11@example.org', 'person10@example.org']);
-    // one search in all, 950 ms or more after the last keystroke: no keystroke searched on its own
-    expect(searches).toHaveLength(1);
-    await expect(range(page)).resolves.toBe('Displaying 1-2 of 2');
-    await screenshot(page, 'suppression-list-search');
+  it(
+    'searches by part of the address once typing has paused ' + 'for 1000 ms, and shows No data. when nothing matches',
+    async () => {
+      const { context, page } = await openList(BROWSER);
+      const searches = recordSearches(page);
+      // when the box last changed, by the page's clock (the same machine's as ours)
+      await page.$eval('[data-testid=suppression-search]', (input) =>
+        input.addEventListener('input', () => ((window as unknown as { lastInput: number }).lastInput = Date.now())),
+      );
+      // keystrokes 150 ms apart: none of them may trigger a search on its own
+      await page.locator('[data-testid=suppression-search]').pressSequentially('SON1', { delay: 150 });
+      const typed = await page.evaluate(() => (window as unknown as { lastInput: number }).lastInput);
+      await expect.poll(() => searches.length, { timeout: 3_000 }).toBe(1);
+      expect(searches[0].body).toEqual({ page: 1, email: 'SON1', suppressed_origin: 'all' });
+      expect(searches[0].at - typed).toBeGreaterThanOrEqual(950);
+      await expect.poll(() => shownEmails(page)).toEqual(['person11@example.org', 'person10@example.org']);
+      // one search in all, 950 ms or more after the last keystroke: no keystroke searched on its own
+      expect(searches).toHaveLength(1);
+      await expect(range(page)).resolves.toBe('Displaying 1-2 of 2');
+      await screenshot(page, 'suppression-list-search');
 
-    await page.fill('[data-testid=suppression-search]', 'nobody-here');
-    await page.waitForSelector('[data-testid=suppression-empty]');
-    await expect(page.textContent('[data-testid=suppression-empty]')).resolves.toBe('No data.');
-    await expect(page.locator('[data-testid=suppression-row]').count()).resolves.toBe(0);
-    await screenshot(page, 'suppression-list-no-match');
-    expect(searches).toHaveLength(2);
+      await page.fill('[data-testid=suppression-search]', 'nobody-here');
+      await page.waitForSelector('[data-testid=suppression-empty]');
+      await expect(page.textContent('[data-testid=suppression-empty]')).resolves.toBe('No data.');
+      await expect(page.locator('[data-testid=suppression-row]').count()).resolves.toBe(0);
+      await screenshot(page, 'suppression-list-no-match');
+      expect(searches).toHaveLength(2);
 
-    // the origin filter keeps the search text
-    await page.fill('[data-testid=suppression-search]', 'person0');
-    await expect.poll(() => shownEmails(page), { timeout: 3_000 }).toEqual(NEWEST_FIRST.filter((e) => e.startsWith('person0')));
-    await page.click('[data-testid=origin-bounce]');
-    await expect.poll(() => shownEmails(page)).toEqual(['person07@example.org', 'person04@example.org', 'person01@example.org']);
-    await context.close();
-  });
+      // the origin filter keeps the search text
+      await page.fill('[data-testid=suppression-search]', 'person0');
+      await expect
+        .poll(() => shownEmails(page), { timeout: 3_000 })
+        .toEqual(NEWEST_FIRST.filter((e) => e.startsWith('person0')));
+      await page.click('[data-testid=origin-bounce]');
+      await expect
+        .poll(() => shownEmails(page))
+        .toEqual(['person07@example.org', 'person04@example.org', 'person01@example.org']);
+      await context.close();
+    },
+  );
 
   it('deletes exactly one checked row: the other checkboxes are disabled while one is checked', async () => {
     const { context, page } = await openList(EDITOR);
@@ -200,7 +275,9 @@ describe('Suppression List page', () => {
     await screenshot(page, 'suppression-list-checked');
     await checks.nth(1).uncheck();
     await expect(deleteButton.isDisabled()).resolves.toBe(true);
-    await expect(checks.evaluateAll((boxes) => boxes.every((b) => !(b as HTMLInputElement).disabled))).resolves.toBe(true);
+    await expect(checks.evaluateAll((boxes) => boxes.every((b) => !(b as HTMLInputElement).disabled))).resolves.toBe(
+      true,
+    );
 
     const target = NEWEST_FIRST[1];
     await page.getByLabel(`Select ${target}`).check();
@@ -210,7 +287,11 @@ describe('Suppression List page', () => {
     await expect(alert.textContent()).resolves.toBe('Suppression Deleted Successfully');
     await expect.poll(() => shownEmails(page)).toEqual(NEWEST_FIRST.filter((e) => e !== target).slice(0, 10));
     await expect(range(page)).resolves.toBe('Displaying 1-10 of 11');
-    await expect(checks.evaluateAll((boxes) => boxes.every((b) => !(b as HTMLInputElement).checked && !(b as HTMLInputElement).disabled))).resolves.toBe(true);
+    await expect(
+      checks.evaluateAll((boxes) =>
+        boxes.every((b) => !(b as HTMLInputElement).checked && !(b as HTMLInputElement).disabled),
+      ),
+    ).resolves.toBe(true);
     expect((await serverList(page)).map((e) => e.email)).not.toContain(target);
     await screenshot(page, 'suppression-list-deleted');
     await context.close();
@@ -228,25 +309,39 @@ describe('Suppression List page', () => {
     await modal.waitFor({ state: 'visible' });
     await expect(modal.locator('.modal-card-title').textContent()).resolves.toBe('Add Recipients');
     await expect(page.locator('[data-testid=add-recipients-submit]').isDisabled()).resolves.toBe(true);
-    await page.fill('[data-testid=add-recipients-textarea]', '  New.One@Example.COM\n\nnot-an-address\n\nnew-two@example.com\n');
+    await page.fill(
+      '[data-testid=add-recipients-textarea]',
+      '  New.One@Example.COM\n\nnot-an-address\n\nnew-two@example.com\n',
+    );
     await page.click('[data-testid=add-recipients-submit]');
 
     const alert = page.locator('[data-testid=alert].is-success');
     await alert.waitFor({ state: 'visible' });
     await expect(alert.textContent()).resolves.toBe('Suppression successfully added.');
     // the invalid line, by its number in the textarea (blank lines count)
-    await expect(page.textContent('[data-testid=add-recipients-rejected]')).resolves.toBe("Line 3: 'not-an-address' is not a valid email address");
-    await expect(page.textContent('[data-testid=add-recipients-summary]')).resolves.toContain('2 addresses added, 0 already on the list');
+    await expect(page.textContent('[data-testid=add-recipients-rejected]')).resolves.toBe(
+      "Line 3: 'not-an-address' is not a valid email address",
+    );
+    await expect(page.textContent('[data-testid=add-recipients-summary]')).resolves.toContain(
+      '2 addresses added, 0 already on the list',
+    );
     await screenshot(page, 'suppression-add-invalid-line');
     await page.click('[data-testid=add-recipients-modal] button:has-text("Cancel")');
     await expect(modal.count()).resolves.toBe(0);
 
     await expect.poll(() => page.getAttribute('[data-testid=origin-all]', 'aria-pressed')).toBe('true');
-    await expect.poll(async () => (await shownEmails(page)).slice(0, 2).sort()).toEqual(['New.One@example.com', 'new-two@example.com']);
-    await expect(page.locator('[data-testid=suppression-row]').first().locator('[data-testid=suppression-origin]').textContent()).resolves.toBe('User');
+    await expect
+      .poll(async () => (await shownEmails(page)).slice(0, 2).sort())
+      .toEqual(['New.One@example.com', 'new-two@example.com']);
+    await expect(
+      page.locator('[data-testid=suppression-row]').first().locator('[data-testid=suppression-origin]').textContent(),
+    ).resolves.toBe('User');
     const stored = await serverList(page);
     expect(stored.filter((e) => e.email.startsWith('New.One') || e.email.startsWith('new-two'))).toEqual(
-      expect.arrayContaining([{ email: 'New.One@example.com', origin: 'user' }, { email: 'new-two@example.com', origin: 'user' }]),
+      expect.arrayContaining([
+        { email: 'New.One@example.com', origin: 'user' },
+        { email: 'new-two@example.com', origin: 'user' },
+      ]),
     );
 
     // every line valid: the modal closes by itself
@@ -266,9 +361,13 @@ describe('Suppression List page', () => {
     await page.click('[data-testid=add-recipients-submit]');
     const alert = page.locator('[data-testid=alert].is-danger');
     await alert.waitFor({ state: 'visible' });
-    await expect(alert.textContent()).resolves.toBe("No address was added: 'first wrong' is not a valid email address (and 1 more invalid line)");
+    await expect(alert.textContent()).resolves.toBe(
+      "No address was added: 'first wrong' is not a valid email address (and 1 more invalid line)",
+    );
     await expect(page.textContent('[data-testid=add-recipients-error]')).resolves.toContain('No address was added');
-    await expect(page.$$eval('[data-testid=add-recipients-rejected] li', (lis) => lis.map((li) => li.textContent))).resolves.toEqual([
+    await expect(
+      page.$$eval('[data-testid=add-recipients-rejected] li', (lis) => lis.map((li) => li.textContent)),
+    ).resolves.toEqual([
       "Line 1: 'first wrong' is not a valid email address",
       "Line 2: 'second@wrong' is not a valid email address",
     ]);

@@ -26,9 +26,16 @@ afterAll(async () => {
 });
 
 describe.each(GALLERY.map((t) => [t.key, t] as const))('gallery template %s', (key, template) => {
-  const rendered = render(compile({ subject: template.subject, html: template.html, text: template.text }), template.sample);
+  const rendered = render(
+    compile({ subject: template.subject, html: template.html, text: template.text }),
+    template.sample,
+  );
   // what the seed stores as published_html (src/server/templates/gallery/seed.ts)
-  const html = juice(rendered.html, { preserveMediaQueries: true, applyWidthAttributes: true, applyHeightAttributes: false });
+  const html = juice(rendered.html, {
+    preserveMediaQueries: true,
+    applyWidthAttributes: true,
+    applyHeightAttributes: false,
+  });
 
   it('has a subject and a text part carrying every link of the HTML', () => {
     expect(rendered.subject?.trim()).toBeTruthy();
@@ -42,6 +49,7 @@ describe.each(GALLERY.map((t) => [t.key, t] as const))('gallery template %s', (k
     await page.setContent(html, { waitUntil: 'domcontentloaded' });
     const { images, text } = await page.evaluate(() => ({
       images: [...document.images].map((img) => img.getAttribute('alt') ?? ''),
+      // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, what a person reads
       text: document.body.innerText,
     }));
     for (const alt of images) expect(alt.trim(), 'an image without alt text').not.toBe('');
@@ -50,8 +58,11 @@ describe.each(GALLERY.map((t) => [t.key, t] as const))('gallery template %s', (k
     await expectFitsViewport(page, `gallery-${key}-${width}`);
     if (width === 375) {
       // one column: every column cell takes the row's whole width (the media query stacks them)
-      const narrow = await page.evaluate(() =>
-        [...document.querySelectorAll('.col')].filter((el) => el.getBoundingClientRect().width < (el.parentElement?.getBoundingClientRect().width ?? 0) * 0.8).length,
+      const narrow = await page.evaluate(
+        () =>
+          [...document.querySelectorAll('.col')].filter(
+            (el) => el.getBoundingClientRect().width < (el.parentElement?.getBoundingClientRect().width ?? 0) * 0.8,
+          ).length,
       );
       expect(narrow).toBe(0);
     }

@@ -6,7 +6,15 @@
 // first rows with JavaScript off and on, with no hydration error. axe and screenshots via checkPage.
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, hydrated, launchBrowser, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import {
+  animationsDone,
+  hydrated,
+  launchBrowser,
+  openPage,
+  screenshot,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
 import { checkPage, expectFitsViewport, expectShown, VIEWPORTS } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 
@@ -22,14 +30,39 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   server = await prepareServer();
-  const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Publish Enterprise'), 'enterprise');
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Publish Enterprise'),
+    'enterprise',
+  );
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Publish Customer');
-  await server.admin('user', 'create', '--customer', 'Publish Customer', '--email', EMAIL, '--name', 'Publisher', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Publish Customer',
+    '--email',
+    EMAIL,
+    '--name',
+    'Publisher',
+    '--password',
+    PASSWORD,
+  );
   await server.admin('domain', 'add', DOMAIN, '--customer', 'Publish Customer', '--verified');
   // a second account that has no templates
   const empty = createdId(await server.admin('enterprise', 'create', '--name', 'Empty Enterprise'), 'enterprise');
   await server.admin('customer', 'create', '--enterprise', String(empty), '--name', 'Empty Customer');
-  await server.admin('user', 'create', '--customer', 'Empty Customer', '--email', EMPTY_EMAIL, '--name', 'Empty', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Empty Customer',
+    '--email',
+    EMPTY_EMAIL,
+    '--name',
+    'Empty',
+    '--password',
+    PASSWORD,
+  );
   await server.start();
   browser = await launchBrowser();
   tab = await openPage(browser, server.baseUrl);
@@ -43,12 +76,25 @@ afterAll(async () => {
 });
 
 /** A console call from the signed-in browser context (its session cookie, the console's headers). */
-async function consoleCall<T>(method: 'POST' | 'PUT', path: string, body: unknown): Promise<{ status: number; body: T }> {
-  const res = await tab.context.request.fetch(`${server.baseUrl}${path}`, { method, data: body, headers: { 'Request-Type': 'ui', Origin: server.baseUrl } });
+async function consoleCall<T>(
+  method: 'POST' | 'PUT',
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: T }> {
+  const res = await tab.context.request.fetch(`${server.baseUrl}${path}`, {
+    method,
+    data: body,
+    headers: { 'Request-Type': 'ui', Origin: server.baseUrl },
+  });
   return { status: res.status(), body: (await res.json()) as T };
 }
 
-async function atSizes(page: Page, name: string, controls: readonly string[], sizes: readonly (readonly ['1440' | '768' | '390', { readonly width: number; readonly height: number }])[]) {
+async function atSizes(
+  page: Page,
+  name: string,
+  controls: readonly string[],
+  sizes: readonly (readonly ['1440' | '768' | '390', { readonly width: number; readonly height: number }])[],
+) {
   try {
     for (const [label, size] of sizes) {
       await page.setViewportSize(size);
@@ -59,8 +105,15 @@ async function atSizes(page: Page, name: string, controls: readonly string[], si
     await page.setViewportSize(VIEWPORTS.desktop);
   }
 }
-const DESKTOP_AND_PHONE = [['1440', VIEWPORTS.desktop], ['390', VIEWPORTS.phone]] as const;
-const ALL_SIZES = [['1440', VIEWPORTS.desktop], ['768', VIEWPORTS.tablet], ['390', VIEWPORTS.phone]] as const;
+const DESKTOP_AND_PHONE = [
+  ['1440', VIEWPORTS.desktop],
+  ['390', VIEWPORTS.phone],
+] as const;
+const ALL_SIZES = [
+  ['1440', VIEWPORTS.desktop],
+  ['768', VIEWPORTS.tablet],
+  ['390', VIEWPORTS.phone],
+] as const;
 
 /**
  * checkPage without axe, for a page with JavaScript off: axe runs as script in the page, which such
@@ -84,11 +137,18 @@ describe('Publish needs a name, a from address and a subject (issue 19)', () => 
     await tab.page.click('[data-testid=publish]');
     await tab.page.waitForSelector('[data-testid=error-name]');
     expect(await tab.page.textContent('[data-testid=error-name]')).toBe('Give the template a name to publish it');
-    expect(await tab.page.textContent('[data-testid=error-from-email]')).toBe('Choose a from address at one of your verified domains');
+    expect(await tab.page.textContent('[data-testid=error-from-email]')).toBe(
+      'Choose a from address at one of your verified domains',
+    );
     expect(await tab.page.textContent('[data-testid=error-subject]')).toBe('Give the template a subject to publish it');
     expect(await tab.page.getAttribute('[data-testid=field-name]', 'aria-invalid')).toBe('true');
     expect(new URL(tab.page.url()).pathname).toBe('/templates/create/new');
-    await atSizes(tab.page, 'template-publish-refused', ['[data-testid=error-name]', '[data-testid=error-subject]', '[data-testid=publish]'], DESKTOP_AND_PHONE);
+    await atSizes(
+      tab.page,
+      'template-publish-refused',
+      ['[data-testid=error-name]', '[data-testid=error-subject]', '[data-testid=publish]'],
+      DESKTOP_AND_PHONE,
+    );
     const { body } = await consoleCall<{ meta: { total: number } }>('POST', '/v1/templates/search', { page: 1 });
     expect(body.meta.total).toBe(0);
 
@@ -103,7 +163,11 @@ describe('Publish needs a name, a from address and a subject (issue 19)', () => 
   });
 
   it('the server refuses the same publish from an API call (422 naming the fields)', async () => {
-    const { status, body } = await consoleCall<{ error: { details: { path: string }[] } }>('POST', '/v1/templates', { name: '', content_html: '<p>x</p>', status: 'published' });
+    const { status, body } = await consoleCall<{ error: { details: { path: string }[] } }>('POST', '/v1/templates', {
+      name: '',
+      content_html: '<p>x</p>',
+      status: 'published',
+    });
     expect(status).toBe(422);
     expect(body.error.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
   });
@@ -117,7 +181,9 @@ describe('drafts that do not compile (issue 19)', () => {
     await tab.page.click('.cm-content');
     await tab.page.keyboard.insertText('<p>Hello</p>\n<p>{{first_name}</p>\n<p>Bye</p>');
     const error = await tab.page.waitForSelector('[data-testid=error-html]', { timeout: 15_000 });
-    expect(await error.textContent()).toMatch(/^The HTML does not compile \(line 2, column 16: parse error: expecting .*'CLOSE'.*, got 'INVALID'\)/);
+    expect(await error.textContent()).toMatch(
+      /^The HTML does not compile \(line 2, column 16: parse error: expecting .*'CLOSE'.*, got 'INVALID'\)/,
+    );
     // the lint gutter marks line 2, and the text from the column to the line's end
     await tab.page.waitForSelector('.cm-gutter-lint .cm-lint-marker-error');
     expect(await tab.page.textContent('.cm-lintRange-error')).toBe('}</p>');
@@ -127,7 +193,12 @@ describe('drafts that do not compile (issue 19)', () => {
     await tab.page.waitForFunction(() => window.location.pathname.startsWith('/templates/edit/'));
     expect(await tab.page.textContent('[data-testid=template-status]')).toBe('Draft');
     expect(await tab.page.$('[data-testid=error-html]')).not.toBeNull();
-    await atSizes(tab.page, 'template-compile-error', ['[data-testid=error-html]', '[data-testid=code-editor]', '[data-testid=save]'], DESKTOP_AND_PHONE);
+    await atSizes(
+      tab.page,
+      'template-compile-error',
+      ['[data-testid=error-html]', '[data-testid=code-editor]', '[data-testid=save]'],
+      DESKTOP_AND_PHONE,
+    );
 
     // reloaded, the draft is there as typed, its error shown again
     await tab.page.reload();
@@ -146,7 +217,7 @@ describe('the HTML field before CodeMirror (issue 19)', () => {
     const held = async (route: Route) => {
       const response = await route.fetch();
       const body = await response.text();
-      if (body.includes(".cm-content")) await released;
+      if (body.includes('.cm-content')) await released;
       await route.fulfill({ response, body });
     };
     await tab.page.route('**/_astro/*.js', held);
@@ -157,7 +228,12 @@ describe('the HTML field before CodeMirror (issue 19)', () => {
       await plain.fill('<p>Typed early</p>\n{{#if}}');
       // the compile error names its line while there is no gutter to mark it
       await tab.page.waitForSelector('[data-testid=error-html]:has-text("line 2")', { timeout: 15_000 });
-      await atSizes(tab.page, 'template-editor-plain', ['[data-testid=code-editor-plain]', '[data-testid=error-html]'], DESKTOP_AND_PHONE);
+      await atSizes(
+        tab.page,
+        'template-editor-plain',
+        ['[data-testid=code-editor-plain]', '[data-testid=error-html]'],
+        DESKTOP_AND_PHONE,
+      );
       release();
       await tab.page.waitForSelector('[data-testid=code-editor][data-ready=yes]', { timeout: 15_000 });
       expect(await tab.page.$('[data-testid=code-editor-plain]')).toBeNull();
@@ -185,11 +261,18 @@ describe('the from domain (issue 19)', () => {
           const context = document.createElement('canvas').getContext('2d')!;
           context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
           const text = context.measureText(select.selectedOptions[0].text).width;
-          return { text, room: select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), value: select.value };
+          return {
+            text,
+            room: select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+            value: select.value,
+          };
         });
         expect(fit.value).toBe(DOMAIN);
         expect(fit.text, `at ${label}`).toBeLessThanOrEqual(fit.room);
-        await checkPage(tab.page, `template-from-domain-${label}`, ['[data-testid=from-local]', '[data-testid=from-domain]']);
+        await checkPage(tab.page, `template-from-domain-${label}`, [
+          '[data-testid=from-local]',
+          '[data-testid=from-domain]',
+        ]);
       }
     } finally {
       await tab.page.setViewportSize(VIEWPORTS.desktop);
@@ -201,16 +284,25 @@ describe('the Templates list rendered on the server (issue 19)', () => {
   it('shows the same first page with JavaScript off and on, without a hydration error', async () => {
     // 12 templates: the first page holds 10 of them, sorted by description, DESC
     for (let i = 0; i < 11; i++) {
-      const { status } = await consoleCall('POST', '/v1/templates', { name: `Template ${String(i).padStart(2, '0')}`, description: `d${String(i).padStart(2, '0')}`, content_html: '<p>Hi</p>' });
+      const { status } = await consoleCall('POST', '/v1/templates', {
+        name: `Template ${String(i).padStart(2, '0')}`,
+        description: `d${String(i).padStart(2, '0')}`,
+        content_html: '<p>Hi</p>',
+      });
       expect(status).toBe(201);
     }
     const { body } = await consoleCall<{ data: { name: string }[] }>('POST', '/v1/templates/search', { page: 1 });
     const expected = body.data.map((t) => t.name);
     expect(expected).toHaveLength(10);
-    const rowNames = (page: Page) => page.$$eval('[data-testid=template-row] [data-testid=template-name]', (cells) => cells.map((c) => c.textContent));
+    const rowNames = (page: Page) =>
+      page.$$eval('[data-testid=template-row] [data-testid=template-name]', (cells) => cells.map((c) => c.textContent));
 
     // openPage: the same signed-in storage, and requests to other sites aborted (nothing external loads)
-    const { context: noScript, page } = await openPage(browser, server.baseUrl, { storageState: await tab.context.storageState(), javaScriptEnabled: false, viewport: VIEWPORTS.desktop });
+    const { context: noScript, page } = await openPage(browser, server.baseUrl, {
+      storageState: await tab.context.storageState(),
+      javaScriptEnabled: false,
+      viewport: VIEWPORTS.desktop,
+    });
     try {
       await page.goto(`${server.baseUrl}/templates`);
       expect(await rowNames(page)).toEqual(expected);
@@ -230,18 +322,30 @@ describe('the Templates list rendered on the server (issue 19)', () => {
     expect(await rowNames(tab.page)).toEqual(expected);
     expect(pageErrors.filter((e) => /#418|hydrat/i.test(e))).toEqual([]);
     // the island has it: sorting asks the server for the next order
-    const byName = (await consoleCall<{ data: { name: string }[] }>('POST', '/v1/templates/search', { sort: 'name', page: 1 })).body.data.map((t) => t.name);
+    const byName = (
+      await consoleCall<{ data: { name: string }[] }>('POST', '/v1/templates/search', { sort: 'name', page: 1 })
+    ).body.data.map((t) => t.name);
     await tab.page.click('[data-testid=sort-name] button');
-    await tab.page.waitForFunction((first) => document.querySelector('[data-testid=template-row] [data-testid=template-name]')?.textContent === first, byName[0]);
+    await tab.page.waitForFunction(
+      (first) =>
+        document.querySelector('[data-testid=template-row] [data-testid=template-name]')?.textContent === first,
+      byName[0],
+    );
     expect(await rowNames(tab.page)).toEqual(byName);
     await atSizes(tab.page, 'templates-list-ssr', ['[data-testid=template-table]'], DESKTOP_AND_PHONE);
   }, 180_000);
 
   it('an empty list says so without JavaScript', async () => {
-    const { context: other, page } = await openPage(browser, server.baseUrl, { javaScriptEnabled: false, viewport: VIEWPORTS.desktop });
+    const { context: other, page } = await openPage(browser, server.baseUrl, {
+      javaScriptEnabled: false,
+      viewport: VIEWPORTS.desktop,
+    });
     try {
       // the account with no templates, signed in through the API (the context keeps its cookie)
-      const login = await other.request.post(`${server.baseUrl}/v1/auth/login`, { data: { email: EMPTY_EMAIL, password: PASSWORD }, headers: { 'Request-Type': 'ui', Origin: server.baseUrl } });
+      const login = await other.request.post(`${server.baseUrl}/v1/auth/login`, {
+        data: { email: EMPTY_EMAIL, password: PASSWORD },
+        headers: { 'Request-Type': 'ui', Origin: server.baseUrl },
+      });
       expect(login.status()).toBe(200);
       await page.goto(`${server.baseUrl}/templates`);
       expect(await page.textContent('[data-testid=template-empty]')).toBe('No templates found');

@@ -8,7 +8,16 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCREENSHOTS, animationsDone, hydrated, launchBrowser, location, openPage, signInThroughForm, type TestPage } from '../helpers/browser.ts';
+import {
+  SCREENSHOTS,
+  animationsDone,
+  hydrated,
+  launchBrowser,
+  location,
+  openPage,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
 import { checkPage, VIEWPORTS } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -25,9 +34,23 @@ let apiKey = '';
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await prepareServer({ SMTP_RELAY_URL: sink.url });
-  const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Template Enterprise'), 'enterprise');
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Template Enterprise'),
+    'enterprise',
+  );
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Template Customer');
-  await server.admin('user', 'create', '--customer', 'Template Customer', '--email', EMAIL, '--name', 'Author', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Template Customer',
+    '--email',
+    EMAIL,
+    '--name',
+    'Author',
+    '--password',
+    PASSWORD,
+  );
   await server.admin('domain', 'add', 'templates.example', '--customer', 'Template Customer', '--verified');
   const creds = await server.admin('credentials', 'show', '--customer', 'Template Customer');
   apiKey = /api key:\s+(\S+)/.exec(creds)![1];
@@ -47,7 +70,11 @@ afterAll(async () => {
 /** checkPage at 1440×900, 768×1024 and 390×844 (the responsive shell: burger under 1024 px). */
 async function allSizes(page: Page, name: string, controls: readonly string[]) {
   try {
-    for (const [label, size] of [['1440', VIEWPORTS.desktop], ['768', VIEWPORTS.tablet], ['390', VIEWPORTS.phone]] as const) {
+    for (const [label, size] of [
+      ['1440', VIEWPORTS.desktop],
+      ['768', VIEWPORTS.tablet],
+      ['390', VIEWPORTS.phone],
+    ] as const) {
       await page.setViewportSize(size);
       // the shell's side menu animates on a resize; look at the page once it has settled
       await animationsDone(page);
@@ -58,9 +85,27 @@ async function allSizes(page: Page, name: string, controls: readonly string[]) {
   }
 }
 
-const LIST_CONTROLS = ['[data-testid=page-title]', '[data-testid=create-template]', '[data-testid=template-search]', '[data-testid=delete-template]'];
-const PICKER_CONTROLS = ['[data-testid=page-title]', '[data-testid=tab-user]', '[data-testid=tab-system]', '[data-testid=picker-search]'];
-const EDITOR_CONTROLS = ['[data-testid=field-name]', '[data-testid=from-local]', '[data-testid=field-subject]', '[data-testid=code-editor]', '[data-testid=template-preview]', '[data-testid=save]', '[data-testid=publish]'];
+const LIST_CONTROLS = [
+  '[data-testid=page-title]',
+  '[data-testid=create-template]',
+  '[data-testid=template-search]',
+  '[data-testid=delete-template]',
+];
+const PICKER_CONTROLS = [
+  '[data-testid=page-title]',
+  '[data-testid=tab-user]',
+  '[data-testid=tab-system]',
+  '[data-testid=picker-search]',
+];
+const EDITOR_CONTROLS = [
+  '[data-testid=field-name]',
+  '[data-testid=from-local]',
+  '[data-testid=field-subject]',
+  '[data-testid=code-editor]',
+  '[data-testid=template-preview]',
+  '[data-testid=save]',
+  '[data-testid=publish]',
+];
 
 describe('templates, from the gallery to a delivered message', () => {
   let templateId = '';
@@ -73,23 +118,26 @@ describe('templates, from the gallery to a delivered message', () => {
     await allSizes(tab.page, 'templates-empty', LIST_CONTROLS);
   });
 
-  it('Select Template: Blank Template first, My Templates empty, the gallery with eight templates and search', async () => {
-    await tab.page.click('[data-testid=create-template]');
-    await tab.page.waitForURL('**/templates/create');
-    expect(await tab.page.textContent('[data-testid=page-title]')).toBe('Select Template');
-    await hydrated(tab.page, '[data-testid=template-cards]');
-    const first = await tab.page.$('[data-testid=template-cards] > :first-child');
-    expect(await first?.textContent()).toContain('Blank Template');
-    expect(await (await first!.$('a'))!.getAttribute('href')).toBe('/templates/create/new');
-    await allSizes(tab.page, 'templates-mine', PICKER_CONTROLS);
-    await tab.page.click('[data-testid=tab-system]');
-    await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length >= 8);
-    await allSizes(tab.page, 'templates-gallery', PICKER_CONTROLS);
-    await tab.page.fill('[data-testid=picker-search]', 'welcome');
-    await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length === 1);
-    await tab.page.click('[data-testid=template-card] a');
-    await tab.page.waitForURL('**/templates/create/*');
-  });
+  it(
+    'Select Template: Blank Template first, My Templates ' + 'empty, the gallery with eight templates and search',
+    async () => {
+      await tab.page.click('[data-testid=create-template]');
+      await tab.page.waitForURL('**/templates/create');
+      expect(await tab.page.textContent('[data-testid=page-title]')).toBe('Select Template');
+      await hydrated(tab.page, '[data-testid=template-cards]');
+      const first = await tab.page.$('[data-testid=template-cards] > :first-child');
+      expect(await first?.textContent()).toContain('Blank Template');
+      expect(await (await first!.$('a'))!.getAttribute('href')).toBe('/templates/create/new');
+      await allSizes(tab.page, 'templates-mine', PICKER_CONTROLS);
+      await tab.page.click('[data-testid=tab-system]');
+      await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length >= 8);
+      await allSizes(tab.page, 'templates-gallery', PICKER_CONTROLS);
+      await tab.page.fill('[data-testid=picker-search]', 'welcome');
+      await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length === 1);
+      await tab.page.click('[data-testid=template-card] a');
+      await tab.page.waitForURL('**/templates/create/*');
+    },
+  );
 
   it('the editor: a copy of the gallery template, the reply-to rules, the live preview', async () => {
     await hydrated(tab.page, '[data-testid=template-editor]');
@@ -125,7 +173,9 @@ describe('templates, from the gallery to a delivered message', () => {
   it('Save shows Save complete and moves to the edit address', async () => {
     await tab.page.click('[data-testid=save]');
     await tab.page.waitForSelector('text=Save complete', { timeout: 10_000 });
-    await tab.page.waitForFunction(() => window.location.pathname.startsWith('/templates/edit/'), undefined, { timeout: 5_000 });
+    await tab.page.waitForFunction(() => window.location.pathname.startsWith('/templates/edit/'), undefined, {
+      timeout: 5_000,
+    });
     templateId = location(tab.page).split('/').pop()!;
     expect(await tab.page.textContent('[data-testid=template-status]')).toBe('Draft');
   });
@@ -138,10 +188,18 @@ describe('templates, from the gallery to a delivered message', () => {
     expect(Date.now() - clicked).toBeGreaterThanOrEqual(900);
     await hydrated(tab.page, '[data-testid=template-table]');
     await tab.page.waitForSelector('[data-testid=template-row]:has-text("Our welcome")');
-    const frame = await (await tab.page.waitForSelector('[data-testid=template-preview-panel] [data-testid=template-preview]')).contentFrame();
+    const frame = await (
+      await tab.page.waitForSelector('[data-testid=template-preview-panel] [data-testid=template-preview]')
+    ).contentFrame();
     await frame!.waitForSelector('text=Go to your account');
-    expect(await tab.page.getAttribute('[data-testid=preview-recreate]', 'href')).toBe(`/templates/create/${templateId}`);
-    await allSizes(tab.page, 'templates-list', [...LIST_CONTROLS, '[data-testid=template-table]', '[data-testid=template-preview-panel]']);
+    expect(await tab.page.getAttribute('[data-testid=preview-recreate]', 'href')).toBe(
+      `/templates/create/${templateId}`,
+    );
+    await allSizes(tab.page, 'templates-list', [
+      ...LIST_CONTROLS,
+      '[data-testid=template-table]',
+      '[data-testid=template-preview-panel]',
+    ]);
   });
 
   it('sends by template id with the API key; the rendered message arrives at the sink', async () => {
@@ -149,7 +207,17 @@ describe('templates, from the gallery to a delivered message', () => {
     const res = await fetch(`${server.baseUrl}/v1/mail`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ to: 'ann@customer.example', template_id: templateId, variables: { first_name: 'Ann', company_name: 'Acme', company_address: '1 Road', email: 'ann@customer.example', action_url: 'https://acme.example/a' } }),
+      body: JSON.stringify({
+        to: 'ann@customer.example',
+        template_id: templateId,
+        variables: {
+          first_name: 'Ann',
+          company_name: 'Acme',
+          company_address: '1 Road',
+          email: 'ann@customer.example',
+          action_url: 'https://acme.example/a',
+        },
+      }),
     });
     expect(res.status, await res.clone().text()).toBe(202);
     const [message] = (await sink.waitFor(before + 1, 30_000)).slice(before);
@@ -175,7 +243,11 @@ describe('templates, from the gallery to a delivered message', () => {
     await hydrated(tab.page, '[data-testid=template-editor]');
     await tab.page.waitForSelector('[data-testid=code-editor][data-ready=yes]');
     await tab.page.click('.cm-content');
-    const evil = '<p id="x">Hi</p><script>document.body.setAttribute("data-ran","yes");try{parent.document.body.setAttribute("data-ran","yes")}catch(e){}</script><img src="x" onerror="document.body.setAttribute(\'data-ran\',\'img\')"><a id="js" href="javascript:document.body.setAttribute(\'data-ran\',\'link\')">click</a>';
+    const evil =
+      '<p id="x">Hi</p><script>document.body.setAttribute("data-ran","yes");' +
+      'try{parent.document.body.setAttribute("data-ran","yes")}catch(e){}</script>' +
+      '<img src="x" onerror="document.body.setAttribute(\'data-ran\',\'img\')">' +
+      '<a id="js" href="javascript:document.body.setAttribute(\'data-ran\',\'link\')">click</a>';
     await tab.page.keyboard.insertText(evil);
     const element = await tab.page.waitForSelector('[data-testid=template-preview]');
     expect(await element.getAttribute('sandbox')).toBe('');
@@ -185,7 +257,11 @@ describe('templates, from the gallery to a delivered message', () => {
     await tab.page.waitForTimeout(300);
     expect(await frame!.evaluate(() => document.body.getAttribute('data-ran'))).toBeNull();
     expect(await tab.page.evaluate(() => document.body.getAttribute('data-ran'))).toBeNull();
-    expect(await frame!.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content'))).toMatch(/default-src 'none'/);
+    expect(
+      await frame!.evaluate(() =>
+        document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content'),
+      ),
+    ).toMatch(/default-src 'none'/);
   });
 
   it('deletes the one checked template: Template deleted successfully', async () => {

@@ -6,8 +6,24 @@
 // empty state with a retry control.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, launchBrowser, location, openPage, screenshot as saveScreenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
-import { EMPTY_VIEWER, PASSWORD, SENDER, SUPPRESSED, addressOf, startReportTraffic, type ReportTraffic } from '../helpers/report-traffic.ts';
+import {
+  animationsDone,
+  launchBrowser,
+  location,
+  openPage,
+  screenshot as saveScreenshot,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
+import {
+  EMPTY_VIEWER,
+  PASSWORD,
+  SENDER,
+  SUPPRESSED,
+  addressOf,
+  startReportTraffic,
+  type ReportTraffic,
+} from '../helpers/report-traffic.ts';
 import { formatGroupDate } from '../../src/lib/dates.ts';
 
 let traffic: ReportTraffic;
@@ -35,16 +51,19 @@ const attached = { state: 'attached' } as const;
 const groupsSettled = (page: Page) => page.waitForSelector('[data-testid=group-table][aria-busy=false]', attached);
 const tableSettled = (page: Page) => page.waitForSelector('[data-testid=transaction-table][aria-busy=false]', attached);
 /** Waits until the island holding `selector` is hydrated, shown or not. */
-const hydratedIn = (page: Page, selector: string) => page.waitForSelector(`astro-island:not([ssr]) ${selector}`, attached);
+const hydratedIn = (page: Page, selector: string) =>
+  page.waitForSelector(`astro-island:not([ssr]) ${selector}`, attached);
 const groupNames = (page: Page) => page.$$eval('[data-testid=group-name]', (cells) => cells.map((c) => c.textContent));
-const shownEmails = (page: Page) => page.$$eval('[data-testid=transaction-email]', (cells) => cells.map((c) => c.textContent));
+const shownEmails = (page: Page) =>
+  page.$$eval('[data-testid=transaction-email]', (cells) => cells.map((c) => c.textContent));
 const visible = (page: Page, testId: string) => page.isVisible(`[data-testid=${testId}]`);
 
 /** Records the bodies of the page's POST calls to `path`, with when they left. */
 function recordPosts(page: Page, path: string): { body: Record<string, unknown>; at: number }[] {
   const seen: { body: Record<string, unknown>; at: number }[] = [];
   page.on('request', (req) => {
-    if (req.method() === 'POST' && new URL(req.url()).pathname === path) seen.push({ body: req.postDataJSON(), at: Date.now() });
+    if (req.method() === 'POST' && new URL(req.url()).pathname === path)
+      seen.push({ body: req.postDataJSON(), at: Date.now() });
   });
   return seen;
 }
@@ -75,24 +94,48 @@ describe('Transactions: the Groups tab', () => {
     expect(await visible(page, 'groups-panel')).toBe(true);
     expect(await visible(page, 'recipients-panel')).toBe(false);
 
-    await expect(page.$$eval('[data-testid=group-table] thead th', (ths) => ths.map((th) => th.textContent?.replace(/[▲▼↕]/g, '').trim())))
-      .resolves.toEqual(['Group', 'Last Send Date', 'Sent', 'Failed', 'Delivered', 'Bounces', 'Opens', 'Link Clicks', 'Report']);
+    await expect(
+      page.$$eval('[data-testid=group-table] thead th', (ths) =>
+        ths.map((th) => th.textContent?.replace(/[▲▼↕]/g, '').trim()),
+      ),
+    ).resolves.toEqual([
+      'Group',
+      'Last Send Date',
+      'Sent',
+      'Failed',
+      'Delivered',
+      'Bounces',
+      'Opens',
+      'Link Clicks',
+      'Report',
+    ]);
     expect(await groupNames(page)).toEqual(['Receipts', 'Welcome', 'Orders']);
     await expect(page.textContent('[data-testid=groups-range]')).resolves.toBe('Displaying 1-3 of 3');
 
-    const row = (name: string) => page.locator('[data-testid=group-row]', { has: page.locator(`[data-testid=group-name]:text-is("${name}")`) });
+    const row = (name: string) =>
+      page.locator('[data-testid=group-row]', { has: page.locator(`[data-testid=group-name]:text-is("${name}")`) });
     const counts = (name: string) =>
-      row(name).evaluate((tr) => ['sent', 'failed', 'delivered', 'bounces', 'opens', 'clicks'].map((k) => Number(tr.querySelector(`[data-testid=group-${k}]`)!.textContent)));
+      row(name).evaluate((tr) =>
+        ['sent', 'failed', 'delivered', 'bounces', 'opens', 'clicks'].map((k) =>
+          Number(tr.querySelector(`[data-testid=group-${k}]`)!.textContent),
+        ),
+      );
     expect(await counts('Orders')).toEqual([8, 0, 8, 0, 2, 1]);
     expect(await counts('Welcome')).toEqual([3, 2, 3, 2, 0, 0]);
     expect(await counts('Receipts')).toEqual([0, 1, 0, 0, 0, 0]);
     await expect(row('Welcome').locator('[data-testid=group-created]').textContent()).resolves.toBe(groupDate());
     await expect(row('Welcome').locator('[data-testid=group-last-send]').textContent()).resolves.toBe(groupDate());
     const uuid = await row('Welcome').getAttribute('data-uuid');
-    await expect(row('Welcome').locator('[data-testid=group-report]').getAttribute('href')).resolves.toBe(`/groups/${uuid}/overview`);
+    await expect(row('Welcome').locator('[data-testid=group-report]').getAttribute('href')).resolves.toBe(
+      `/groups/${uuid}/overview`,
+    );
     // the transaction table's group link names the same report
     const welcomeRow = await tab.page.evaluate(async () => {
-      const res = await fetch('/v1/transaction/search', { method: 'POST', headers: { 'Request-Type': 'ui', 'Content-Type': 'application/json' }, body: JSON.stringify({ transaction_search_string: 'new01' }) });
+      const res = await fetch('/v1/transaction/search', {
+        method: 'POST',
+        headers: { 'Request-Type': 'ui', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ transaction_search_string: 'new01' }),
+      });
       return ((await res.json()) as { data: { trans_group_uuid: string }[] }).data[0];
     });
     expect(welcomeRow.trans_group_uuid).toBe(uuid);
@@ -144,9 +187,15 @@ describe('Transactions: the Recipients tab', () => {
     expect(await visible(page, 'groups-panel')).toBe(false);
     await expect(page.getAttribute('[data-tab=recipients]', 'class')).resolves.toContain('is-active');
     await expect(page.getAttribute('[data-testid=tab-recipients]', 'aria-selected')).resolves.toBe('true');
-    await expect(page.textContent('[data-testid=transactions-range]')).resolves.toBe(`Displaying 1-10 of ${traffic.total}`);
-    await expect(page.getAttribute('[data-testid=transaction-search]', 'placeholder')).resolves.toBe('Search by Recipient Email or Transaction ID');
-    await expect(page.inputValue('[data-testid=date-range]')).resolves.toMatch(/^[A-Z][a-z]+ \d{1,2}, \d{4} - [A-Z][a-z]+ \d{1,2}, \d{4}$/);
+    await expect(page.textContent('[data-testid=transactions-range]')).resolves.toBe(
+      `Displaying 1-10 of ${traffic.total}`,
+    );
+    await expect(page.getAttribute('[data-testid=transaction-search]', 'placeholder')).resolves.toBe(
+      'Search by Recipient Email or Transaction ID',
+    );
+    await expect(page.inputValue('[data-testid=date-range]')).resolves.toMatch(
+      /^[A-Z][a-z]+ \d{1,2}, \d{4} - [A-Z][a-z]+ \d{1,2}, \d{4}$/,
+    );
     await screenshot(page, 'transactions-3-recipients');
     await page.goBack();
     await page.waitForFunction(() => window.location.hash === '' || window.location.hash === '#groups');
@@ -179,7 +228,9 @@ describe('Transactions: the Recipients tab', () => {
     expect(searches.at(-1)!.body).toMatchObject({ message_status: 'failed', page: 1 });
     await expect(range()).resolves.toBe('Displaying 1-3 of 3');
     expect(await shownEmails(page)).toEqual(['gone01', 'gone02', 'gone01'].map(addressOf));
-    await expect(page.$$eval('[data-testid=transaction-status]', (cells) => cells.map((c) => c.textContent))).resolves.toEqual(['Failed', 'Bounced', 'Bounced']);
+    await expect(
+      page.$$eval('[data-testid=transaction-status]', (cells) => cells.map((c) => c.textContent)),
+    ).resolves.toEqual(['Failed', 'Bounced', 'Bounced']);
     await expect(page.getAttribute('[data-testid=status-failed]', 'aria-pressed')).resolves.toBe('true');
     await expect(page.getAttribute('[data-testid=status-all]', 'aria-pressed')).resolves.toBe('false');
     await screenshot(page, 'transactions-4-failed');
@@ -188,7 +239,9 @@ describe('Transactions: the Recipients tab', () => {
     await tableSettled(page);
     expect(searches.at(-1)!.body).toMatchObject({ message_status: 'delivered', page: 1 });
     await expect(range()).resolves.toBe('Displaying 1-10 of 11');
-    await expect(page.$$eval('[data-testid=transaction-status]', (cells) => [...new Set(cells.map((c) => c.textContent))])).resolves.toEqual(['Delivered']);
+    await expect(
+      page.$$eval('[data-testid=transaction-status]', (cells) => [...new Set(cells.map((c) => c.textContent))]),
+    ).resolves.toEqual(['Delivered']);
     await page.click('[data-testid=transactions-next]');
     await tableSettled(page);
     await expect(range()).resolves.toBe('Displaying 11-11 of 11');
@@ -215,7 +268,9 @@ describe('Transactions: the Recipients tab', () => {
     await page.waitForSelector('[data-testid=timeline]');
     await expect(page.textContent('[data-testid=info-to]')).resolves.toBe(addressOf('gone01'));
     await expect(page.textContent('[data-testid=info-subject]')).resolves.toBe('Receipts for you');
-    const events = await page.$$eval('[data-testid=timeline-event]', (items) => items.map((li) => (li as HTMLElement).dataset.type));
+    const events = await page.$$eval('[data-testid=timeline-event]', (items) =>
+      items.map((li) => (li as HTMLElement).dataset.type),
+    );
     expect(events).toEqual(['queued', 'failed']);
     await expect(page.textContent('[data-testid=timeline-event][data-type=failed]')).resolves.toMatch(/suppress/i);
     await screenshot(page, 'transactions-5-more-info-suppressed');

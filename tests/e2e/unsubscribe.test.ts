@@ -13,7 +13,9 @@ import { createdId, prepareServer, type RunningServer } from '../helpers/server.
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 
 const SUBSCRIBED = 'You are subscribed, click the button below to unsubscribe';
-const UNSUBSCRIBED = 'You have been unsubscribed successfully and we are sorry to see you go. If this was a mistake, Please click on the button to re-subscribe again.';
+const UNSUBSCRIBED =
+  'You have been unsubscribed successfully and we are sorry to see you go. If this was a mistake, Please click on ' +
+  'the button to re-subscribe again.';
 /** spec: public pages ship at most 2 KB of JavaScript */
 const JS_BUDGET_BYTES = 2048;
 
@@ -25,8 +27,14 @@ let apiKey = '';
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await prepareServer({ SMTP_RELAY_URL: sink.url });
-  const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Unsubscribe Enterprise'), 'enterprise');
-  const customer = createdId(await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Unsubscribe Customer'), 'customer');
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Unsubscribe Enterprise'),
+    'enterprise',
+  );
+  const customer = createdId(
+    await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Unsubscribe Customer'),
+    'customer',
+  );
   await server.admin('domain', 'add', 'shop.example', '--customer', String(customer), '--verified');
   apiKey = /^api key:\s+(\S+)$/m.exec(await server.admin('credentials', 'show', '--customer', String(customer)))![1];
   await server.start();
@@ -46,7 +54,12 @@ async function send(to: string): Promise<{ uuid: string; status: string }> {
   const res = await fetch(`${server.baseUrl}/v1/mail`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'Shop <orders@shop.example>', to, subject: 'Your order', text: 'Thanks for your order.' }),
+    body: JSON.stringify({
+      from: 'Shop <orders@shop.example>',
+      to,
+      subject: 'Your order',
+      text: 'Thanks for your order.',
+    }),
   });
   expect(res.status).toBe(202);
   const [{ trans_uuid: uuid, status }] = (await res.json()).data as { trans_uuid: string; status: string }[];
@@ -58,10 +71,12 @@ async function delivered(): Promise<{ to: string; uuid: string; headerUrl: strin
   const to = address();
   const { uuid } = await send(to);
   const deadline = Date.now() + 15_000;
-  let raw: string | undefined;
-  while (!(raw = sink.messages.find((m) => m.to.includes(to))?.raw.toString())) {
+  const delivered = () => sink.messages.find((m) => m.to.includes(to))?.raw.toString();
+  let raw = delivered();
+  while (!raw) {
     if (Date.now() > deadline) throw new Error(`no delivery to ${to}`);
     await new Promise((r) => setTimeout(r, 25));
+    raw = delivered();
   }
   const headerUrl = /^List-Unsubscribe:\s*<([^>]+)>/m.exec(raw.replace(/\r\n(?=[ \t])/g, ''))![1];
   expect(headerUrl).toBe(`${server.baseUrl}/header-unsubscribe/${uuid}`);
@@ -73,10 +88,14 @@ const suppressed = async (to: string) => (await send(to)).status === 'failed';
 /** A POST with exactly these headers: node:http adds no Origin, as a mailbox provider's may not. */
 function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -87,7 +106,8 @@ const visible = (page: Page, testId: string) => page.isVisible(`[data-testid=${t
 /** The states on screen: exactly one, or the hidden ones leak through the CSS. */
 const shown = async (page: Page) => {
   const views: string[] = [];
-  for (const view of ['subscribed', 'unsubscribed', 'error']) if (await page.isVisible(`[data-view=${view}]`)) views.push(view);
+  for (const view of ['subscribed', 'unsubscribed', 'error'])
+    if (await page.isVisible(`[data-view=${view}]`)) views.push(view);
   return views;
 };
 
@@ -146,7 +166,9 @@ describe('/unsubscribe/{transactionId} with JavaScript', () => {
     const { pageUrl } = await delivered();
     await tab.page.goto(pageUrl);
     await tab.page.waitForLoadState('load');
-    await tab.page.route('**/v1/unsubscribe', (route) => route.fulfill({ status: 503, contentType: 'text/plain', body: 'down' }));
+    await tab.page.route('**/v1/unsubscribe', (route) =>
+      route.fulfill({ status: 503, contentType: 'text/plain', body: 'down' }),
+    );
     await tab.page.click('[data-testid=unsubscribe-button]');
     await tab.page.waitForSelector('[data-testid=error-heading]', { state: 'visible' });
     const shownAt = Date.now();
@@ -164,8 +186,17 @@ describe('/unsubscribe/{transactionId} with JavaScript', () => {
     await tab.page.goto(pageUrl);
     await tab.page.waitForLoadState('load');
     // the service answers redirect: null today; a redirect (a customer's landing page) must be followed
-    await tab.page.route('**/v1/unsubscribe', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ message: 'ok', redirect: '/login?from=unsubscribe' }) }));
-    await Promise.all([tab.page.waitForURL((url) => url.pathname === '/login'), tab.page.click('[data-testid=unsubscribe-button]')]);
+    await tab.page.route('**/v1/unsubscribe', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ message: 'ok', redirect: '/login?from=unsubscribe' }),
+      }),
+    );
+    await Promise.all([
+      tab.page.waitForURL((url) => url.pathname === '/login'),
+      tab.page.click('[data-testid=unsubscribe-button]'),
+    ]);
     expect(location(tab.page)).toBe('/login?from=unsubscribe');
     await tab.page.unroute('**/v1/unsubscribe');
   });
@@ -205,7 +236,11 @@ describe('both pages with JavaScript off', () => {
     const { to, pageUrl } = await delivered();
     await page.goto(pageUrl);
     expect(await text(page, 'subscribed-text')).toBe(SUBSCRIBED);
-    await Promise.all([page.waitForLoadState('load'), page.waitForURL(pageUrl), page.click('[data-testid=unsubscribe-button]')]);
+    await Promise.all([
+      page.waitForLoadState('load'),
+      page.waitForURL(pageUrl),
+      page.click('[data-testid=unsubscribe-button]'),
+    ]);
     await page.waitForSelector('[data-testid=unsubscribed-text]', { state: 'visible' });
     expect(await text(page, 'unsubscribed-text')).toBe(UNSUBSCRIBED);
     expect(await shown(page)).toEqual(['unsubscribed']);
@@ -248,10 +283,18 @@ describe('both pages with JavaScript off', () => {
 describe('the List-Unsubscribe URL outside a browser', () => {
   it('a one-click POST with no Origin, or a foreign one, unsubscribes (Astro never sees it)', async () => {
     const first = await delivered();
-    expect(await post(first.headerUrl, 'List-Unsubscribe=One-Click', { 'Content-Type': 'application/x-www-form-urlencoded' })).toBe(200);
+    expect(
+      await post(first.headerUrl, 'List-Unsubscribe=One-Click', {
+        'Content-Type': 'application/x-www-form-urlencoded',
+      }),
+    ).toBe(200);
     expect(await suppressed(first.to)).toBe(true);
     const second = await delivered();
-    const res = await fetch(second.headerUrl, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.provider.example' }, body: 'List-Unsubscribe=One-Click' });
+    const res = await fetch(second.headerUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://mail.provider.example' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     expect(res.status).toBe(200);
     expect(await suppressed(second.to)).toBe(true);
   });
@@ -266,7 +309,12 @@ describe('the List-Unsubscribe URL outside a browser', () => {
 
   it('a cross-site form POST to /unsubscribe is refused by the origin check, changing nothing', async () => {
     const { to, pageUrl } = await delivered();
-    expect(await post(pageUrl, 'action=unsubscribe', { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://evil.example' })).toBe(403);
+    expect(
+      await post(pageUrl, 'action=unsubscribe', {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Origin: 'https://evil.example',
+      }),
+    ).toBe(403);
     expect(await suppressed(to)).toBe(false);
   });
 });
@@ -280,7 +328,9 @@ describe('JavaScript shipped by the pages', () => {
     });
     await tab.page.goto(`${server.baseUrl}/${path}/${randomUUID()}`);
     await tab.page.waitForLoadState('networkidle');
-    const inline = await tab.page.$$eval('script:not([src])', (scripts) => scripts.reduce((n, s) => n + new TextEncoder().encode(s.textContent ?? '').length, 0));
+    const inline = await tab.page.$$eval('script:not([src])', (scripts) =>
+      scripts.reduce((n, s) => n + new TextEncoder().encode(s.textContent ?? '').length, 0),
+    );
     const external = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
     expect(inline + external).toBeGreaterThan(0); // the script is there at all
     expect(inline + external).toBeLessThanOrEqual(JS_BUDGET_BYTES);

@@ -5,7 +5,15 @@
 // reach that receiver; its worker role delivers replays.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { animationsDone, PARENT, hydrated, launchBrowser, openPage, screenshot, signInThroughForm } from '../helpers/browser.ts';
+import {
+  animationsDone,
+  PARENT,
+  hydrated,
+  launchBrowser,
+  openPage,
+  screenshot,
+  signInThroughForm,
+} from '../helpers/browser.ts';
 import { checkPage, VIEWPORTS } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -22,11 +30,36 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   server = await prepareServer({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
-  const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Webhook Enterprise', '--parent-url', PARENT), 'enterprise');
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Webhook Enterprise', '--parent-url', PARENT),
+    'enterprise',
+  );
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Webhook Customer');
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Quiet Customer');
-  await server.admin('user', 'create', '--customer', 'Webhook Customer', '--email', SENDER, '--name', 'Webhook Sender', '--password', PASSWORD);
-  await server.admin('user', 'create', '--customer', 'Quiet Customer', '--email', EMPTY, '--name', 'Quiet Sender', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Webhook Customer',
+    '--email',
+    SENDER,
+    '--name',
+    'Webhook Sender',
+    '--password',
+    PASSWORD,
+  );
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Quiet Customer',
+    '--email',
+    EMPTY,
+    '--name',
+    'Quiet Sender',
+    '--password',
+    PASSWORD,
+  );
   await server.start();
   browser = await launchBrowser();
 }, 300_000); // five CLI runs and a server start: slow on a loaded machine
@@ -116,7 +149,9 @@ describe('the Webhook modal', () => {
     await page.click('[data-testid=webhook-save]');
     await page.waitForSelector('.notification.is-danger[data-testid=alert]');
     await expect(alertTexts(page)).resolves.toEqual([expect.stringContaining('link-local')]);
-    const saved = await page.evaluate(async () => (await (await fetch('/v1/webhooks', { headers: { 'Request-Type': 'ui' } })).json()).data);
+    const saved = await page.evaluate(
+      async () => (await (await fetch('/v1/webhooks', { headers: { 'Request-Type': 'ui' } })).json()).data,
+    );
     expect(saved).toEqual([]);
     await page.context().close();
   });
@@ -151,7 +186,9 @@ describe('the Webhook modal', () => {
     receiver.received.length = 0;
     await page.click('[data-testid=webhook-test]');
     await page.waitForSelector('[data-testid=webhook-test-result]');
-    await expect(page.textContent('[data-testid=webhook-test-result]')).resolves.toMatch(/^The receiver answered 200 in \d+ ms\.$/);
+    await expect(page.textContent('[data-testid=webhook-test-result]')).resolves.toMatch(
+      /^The receiver answered 200 in \d+ ms\.$/,
+    );
     expect(receiver.received).toHaveLength(1);
     expect(receiver.received[0].method).toBe('PUT');
     expect(JSON.parse(receiver.received[0].body)).toMatchObject({ event: 'test' });
@@ -173,7 +210,10 @@ describe('Webhook Logs', () => {
     await page.goto(`${server.baseUrl}/webhook-logs`);
     await hydrated(page, '[data-testid=webhook-log-row]');
     await expect(page.locator('[data-testid=webhook-log-row]').count()).resolves.toBe(2);
-    await expect(page.locator('[data-testid=webhook-log-status]').allTextContents()).resolves.toEqual(['Failed', 'Success']);
+    await expect(page.locator('[data-testid=webhook-log-status]').allTextContents()).resolves.toEqual([
+      'Failed',
+      'Success',
+    ]);
     await expect(page.getAttribute('[data-testid=webhook-setup-link]', 'href')).resolves.toBe('/settings');
     await page.setViewportSize(VIEWPORTS.desktop);
     await checkPage(page, 'webhook-logs-1440');
@@ -182,10 +222,14 @@ describe('Webhook Logs', () => {
 
     // Date sorts oldest first on a click
     await page.click('[data-testid=sort-date] button');
-    await page.waitForFunction(() => document.querySelector('[data-testid=webhook-log-status]')?.textContent === 'Success');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=webhook-log-status]')?.textContent === 'Success',
+    );
 
     await page.click('[data-testid=sort-date] button');
-    await page.waitForFunction(() => document.querySelector('[data-testid=webhook-log-status]')?.textContent === 'Failed');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=webhook-log-status]')?.textContent === 'Failed',
+    );
     await page.locator('[data-testid=webhook-log-more]').first().click();
     await page.waitForSelector('[data-testid=webhook-log-attempt]');
     await expect(page.textContent('[data-testid=webhook-log-url]')).resolves.toBe(`${receiver.url}/hook`);
@@ -208,17 +252,30 @@ describe('Webhook Logs', () => {
     await page.evaluate(() => ((window as Window & { notReloaded?: boolean }).notReloaded = true));
     await page.click('[data-testid=webhook-log-replay]');
     await page.waitForSelector('.notification.is-success[data-testid=alert]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=webhook-log-detail-status]')?.textContent === 'Replayed, queued');
-    await expect(page.locator('[data-testid=webhook-log-status]').first().textContent()).resolves.toBe('Replayed, queued');
-    await expect(page.locator('[data-testid=webhook-log-status]').first().getAttribute('class')).resolves.not.toContain('is-warning');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=webhook-log-detail-status]')?.textContent === 'Replayed, queued',
+    );
+    await expect(page.locator('[data-testid=webhook-log-status]').first().textContent()).resolves.toBe(
+      'Replayed, queued',
+    );
+    await expect(page.locator('[data-testid=webhook-log-status]').first().getAttribute('class')).resolves.not.toContain(
+      'is-warning',
+    );
     // only a screenshot while held: the worker gives up on an answer after 10 s (a failure, then
     // 'Retrying'), and axe on a loaded machine can take longer; the page is checked after the answer
     await screenshot(page, 'webhook-logs-replayed-1440');
     answer();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=webhook-log-attempt]').length === 2, undefined, { timeout: 15_000 });
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid=webhook-log-attempt]').length === 2,
+      undefined,
+      { timeout: 15_000 },
+    );
     await expect(page.textContent('[data-testid=webhook-log-detail-status]')).resolves.toBe('Success');
     await page.click('[data-testid=webhook-log-modal] .delete');
-    await expect(page.locator('[data-testid=webhook-log-status]').allTextContents()).resolves.toEqual(['Success', 'Success']);
+    await expect(page.locator('[data-testid=webhook-log-status]').allTextContents()).resolves.toEqual([
+      'Success',
+      'Success',
+    ]);
     expect(await page.evaluate(() => (window as Window & { notReloaded?: boolean }).notReloaded)).toBe(true);
     await checkPage(page, 'webhook-logs-replay-done-1440');
     expect(receiver.received).toHaveLength(1);
@@ -226,15 +283,23 @@ describe('Webhook Logs', () => {
     await page.context().close();
   }, 240_000); // eleven page checks
 
-  it('renders the first page on the server: the same rows with JavaScript off as on, no hydration error (issue 19)', async () => {
+  it('renders the first page on the server: the same rows with JavaScript off as on, no hydration error (issue ' +
+    '19)', async () => {
     const page = await signedIn();
-    const rows = (p: Page) => p.$$eval('[data-testid=webhook-log-row]', (trs) => trs.map((tr) => tr.textContent!.trim()));
+    const rows = (p: Page) =>
+      p.$$eval('[data-testid=webhook-log-row]', (trs) => trs.map((tr) => tr.textContent!.trim()));
     const storage = await page.context().storageState();
     await page.context().close();
     const errors: string[] = [];
     const seen: Record<string, string[]> = {};
     for (const javaScriptEnabled of [false, true]) {
-      const { page: viewer, context } = await openPage(browser, server.baseUrl, { storageState: storage, javaScriptEnabled, timezoneId: 'America/New_York', locale: 'de-DE', viewport: VIEWPORTS.desktop });
+      const { page: viewer, context } = await openPage(browser, server.baseUrl, {
+        storageState: storage,
+        javaScriptEnabled,
+        timezoneId: 'America/New_York',
+        locale: 'de-DE',
+        viewport: VIEWPORTS.desktop,
+      });
       viewer.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
       viewer.on('pageerror', (e) => errors.push(e.message));
       await viewer.goto(`${server.baseUrl}/webhook-logs`);
@@ -256,14 +321,20 @@ describe('Webhook Logs', () => {
 
   it('says there is nothing logged for a customer without requests, also with JavaScript off', async () => {
     const page = await signedIn(EMPTY);
-    const { page: viewer, context } = await openPage(browser, server.baseUrl, { storageState: await page.context().storageState(), javaScriptEnabled: false, viewport: VIEWPORTS.desktop });
+    const { page: viewer, context } = await openPage(browser, server.baseUrl, {
+      storageState: await page.context().storageState(),
+      javaScriptEnabled: false,
+      viewport: VIEWPORTS.desktop,
+    });
     await viewer.goto(`${server.baseUrl}/webhook-logs`);
     await expect(viewer.textContent('[data-testid=webhook-logs-empty]')).resolves.toBe('You have no logged events');
     await screenshot(viewer, 'webhook-logs-empty-no-js-1440');
     await context.close();
     await page.goto(`${server.baseUrl}/webhook-logs`);
     await hydrated(page, '[data-testid=webhook-logs-table]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=webhook-logs-empty]')?.textContent === 'You have no logged events');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=webhook-logs-empty]')?.textContent === 'You have no logged events',
+    );
     await page.setViewportSize(VIEWPORTS.desktop);
     await checkPage(page, 'webhook-logs-empty-1440');
     await checkNarrow(page, 'webhook-logs-empty');

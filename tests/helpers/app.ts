@@ -18,7 +18,11 @@ export interface TestApp {
   ctx: AppContext;
   api: ReturnType<typeof createApi>;
   /** app.request with JSON helpers; `cookie` sends a session. */
-  call(method: string, path: string, opts?: { body?: unknown; raw?: string; cookie?: string; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; raw?: string; cookie?: string; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** An enterprise, customer and user; returns their ids and the password. */
   createAccount(opts?: AccountOptions): Promise<TestAccount>;
   /** Signs in through POST /v1/auth/login and returns the Cookie header value. */
@@ -31,7 +35,13 @@ export interface AccountOptions {
   password?: string;
   name?: string;
   permissions?: readonly Permission[] | 'all';
-  enterprise?: { name?: string; header_colour?: string; logo_url?: string | null; parent_url?: string | null; sms_enabled?: boolean };
+  enterprise?: {
+    name?: string;
+    header_colour?: string;
+    logo_url?: string | null;
+    parent_url?: string | null;
+    sms_enabled?: boolean;
+  };
   customerName?: string;
 }
 
@@ -47,7 +57,13 @@ let counter = 0;
 
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config = loadConfig({ TRANSACT_SECRET: TEST_SECRET, PUBLIC_URL: ORIGIN, LOG_LEVEL: 'silent', ...database.env, ...env });
+  const config = loadConfig({
+    TRANSACT_SECRET: TEST_SECRET,
+    PUBLIC_URL: ORIGIN,
+    LOG_LEVEL: 'silent',
+    ...database.env,
+    ...env,
+  });
   const { ctx, close } = await createContext(config, {
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     collectDefaultMetrics: false,
@@ -75,14 +91,18 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     let body: string | undefined;
     if (opts.raw !== undefined) body = opts.raw;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['Content-Type'] = 'application/json';
     return api.request(`${ORIGIN}${path}`, { method, headers, body });
   };
 
   const createAccount: TestApp['createAccount'] = async (opts = {}) => {
     counter += 1;
     const enterprise = await accounts.insertEnterprise(ctx.db, { name: `Enterprise ${counter}`, ...opts.enterprise });
-    const customer = await accounts.insertCustomer(ctx.db, { enterprise_id: enterprise.id, name: opts.customerName ?? `Customer ${counter}` });
+    const customer = await accounts.insertCustomer(ctx.db, {
+      enterprise_id: enterprise.id,
+      name: opts.customerName ?? `Customer ${counter}`,
+    });
     const password = opts.password ?? 'a-long-enough-password';
     const email = opts.email ?? `user${counter}-${Date.now()}@example.com`;
     const user = await createUser(ctx.db, {

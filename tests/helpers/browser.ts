@@ -19,7 +19,16 @@ export const LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64">' +
   '<rect width="64" height="64" rx="12" fill="#fff"/><circle cx="32" cy="32" r="18" fill="#f5a623"/></svg>';
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+];
 
 /**
  * The run's shared Chromium (tests/helpers/browser-server.ts) when there is one, else a Chromium of
@@ -43,7 +52,11 @@ export interface TestPage {
  * except the parent platform's /logo.svg; routes a test adds afterwards take precedence. `options`
  * (viewport, timezoneId, locale…) override the context's defaults.
  */
-export async function openPage(browser: Browser, baseUrl: string, options: BrowserContextOptions = {}): Promise<TestPage> {
+export async function openPage(
+  browser: Browser,
+  baseUrl: string,
+  options: BrowserContextOptions = {},
+): Promise<TestPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
   const foreign: string[] = [];
   const own = new URL(baseUrl).origin;
@@ -90,7 +103,9 @@ function countShortTimers(): void {
  * is pending and the animations are over, the charts are as they stay.
  */
 export async function chartsDrawn(page: Page): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as { shortTimersPending?: () => number }).shortTimersPending?.() === 0);
+  await page.waitForFunction(
+    () => (window as unknown as { shortTimersPending?: () => number }).shortTimersPending?.() === 0,
+  );
   await animationsDone(page);
 }
 
@@ -117,7 +132,10 @@ export async function hydrated(page: Page, selector: string): Promise<void> {
   await page.waitForSelector(`astro-island:not([ssr]) ${selector}`);
 }
 
-/** Scrolls to the island holding `selector` (a `client:visible` one hydrates only when shown) and waits until it is hydrated. */
+/**
+ * Scrolls to the island holding `selector` (a `client:visible` one hydrates only when shown) and waits until it is
+ * hydrated.
+ */
 export async function hydratedInView(page: Page, selector: string): Promise<void> {
   await page.locator(selector).first().scrollIntoViewIfNeeded();
   await hydrated(page, selector);
@@ -146,7 +164,11 @@ export function location(page: Page): string {
 /** The ids of the top-navigation links (a[data-nav]) and side-menu links (a[data-menu]) on the page. */
 export async function navigationIds(page: Page): Promise<{ top: string[]; side: string[] }> {
   return {
-    top: await page.$$eval('[data-testid=top-nav] a[data-nav]', (links) => links.map((a) => (a as HTMLElement).dataset.nav!)),
-    side: await page.$$eval('[data-testid=side-menu] a[data-menu]', (links) => links.map((a) => (a as HTMLElement).dataset.menu!)),
+    top: await page.$$eval('[data-testid=top-nav] a[data-nav]', (links) =>
+      links.map((a) => (a as HTMLElement).dataset.nav!),
+    ),
+    side: await page.$$eval('[data-testid=side-menu] a[data-menu]', (links) =>
+      links.map((a) => (a as HTMLElement).dataset.menu!),
+    ),
   };
 }

@@ -5,7 +5,10 @@ import type { Domain } from '../../src/server/db/schema.ts';
 import { dkimRecordName } from '../../src/server/domains/domains.service.ts';
 
 const { dkimVerify } = createRequire(import.meta.url)('mailauth/lib/dkim/verify') as {
-  dkimVerify(input: Buffer, options: { resolver: (name: string, type: string) => Promise<string[][]> }): Promise<{ results: { status: { result: string }; signingDomain: string }[] }>;
+  dkimVerify(
+    input: Buffer,
+    options: { resolver: (name: string, type: string) => Promise<string[][]> },
+  ): Promise<{ results: { status: { result: string }; signingDomain: string }[] }>;
 };
 
 /** The first DKIM result of a raw message, with `domain`'s published key as the only DNS record. */

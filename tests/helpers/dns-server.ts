@@ -37,7 +37,8 @@ export async function startDnsServer(): Promise<DnsTestServer> {
   function resource(name: string, type: RecordType, value: string | string[]): Partial<Resource> {
     // TTL 0: a test changes records between lookups, so no resolver may cache them
     const base = { name, class: P.CLASS.IN, ttl: 0 };
-    if (type === 'TXT') return { ...base, type: P.TYPE.TXT, data: (Array.isArray(value) ? value : [value]).flatMap(chunks) };
+    if (type === 'TXT')
+      return { ...base, type: P.TYPE.TXT, data: (Array.isArray(value) ? value : [value]).flatMap(chunks) };
     const text = String(value);
     if (type === 'CNAME') return { ...base, type: P.TYPE.CNAME, domain: text };
     if (type === 'A') return { ...base, type: P.TYPE.A, address: text };
@@ -61,7 +62,8 @@ export async function startDnsServer(): Promise<DnsTestServer> {
         const records = zone.get(name)!;
         const alias = type === 'CNAME' ? undefined : records.get('CNAME')?.[0];
         if (alias === undefined) {
-          for (const value of records.get(type) ?? []) response.answers.push(P.createResourceFromQuestion(question, resource(question.name, type, value)));
+          for (const value of records.get(type) ?? [])
+            response.answers.push(P.createResourceFromQuestion(question, resource(question.name, type, value)));
           break;
         }
         response.answers.push(P.createResourceFromQuestion(question, resource(name, 'CNAME', alias)));
@@ -89,7 +91,10 @@ export async function startDnsServer(): Promise<DnsTestServer> {
       failing.add(key(name));
     },
     async close() {
-      await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
+      await Promise.all([
+        new Promise<void>((resolve) => udp.close(() => resolve())),
+        new Promise<void>((resolve) => tcp.close(() => resolve())),
+      ]);
     },
   };
 }

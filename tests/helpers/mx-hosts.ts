@@ -66,7 +66,11 @@ export interface MxHost {
 }
 
 /** An SMTP server on `address`:`port`; STARTTLS with `tls` (a CA-issued pair), or none. */
-export async function startMxHost(address: string, port: number, opts: { tls?: { key: string; cert: string } } = {}): Promise<MxHost> {
+export async function startMxHost(
+  address: string,
+  port: number,
+  opts: { tls?: { key: string; cert: string } } = {},
+): Promise<MxHost> {
   const host: MxHost = { address, messages: [], mode: 'accept', connections: 0, close: async () => {} };
   const server = new SMTPServer({
     authOptional: true,
@@ -74,14 +78,19 @@ export async function startMxHost(address: string, port: number, opts: { tls?: {
     ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert } : { disabledCommands: ['STARTTLS'] }),
     onConnect(_session, callback) {
       host.connections++;
-      if (host.mode === '421') return callback(Object.assign(new Error('4.7.0 Too many connections, slow down'), { responseCode: 421 }));
+      if (host.mode === '421')
+        return callback(Object.assign(new Error('4.7.0 Too many connections, slow down'), { responseCode: 421 }));
       callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        host.messages.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks), secure: session.secure });
+        host.messages.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+          secure: session.secure,
+        });
         callback(null);
       });
     },
@@ -114,7 +123,11 @@ export interface PolicyServer {
 }
 
 /** The HTTPS server of `mta-sts.<domain>` for every domain given, with a CA-issued certificate. */
-export async function startPolicyServer(address: string, port: number, tls: { key: string; cert: string }): Promise<PolicyServer> {
+export async function startPolicyServer(
+  address: string,
+  port: number,
+  tls: { key: string; cert: string },
+): Promise<PolicyServer> {
   const policies = new Map<string, string>();
   const fetches = new Map<string, number>();
   const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {

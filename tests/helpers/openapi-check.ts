@@ -31,10 +31,14 @@ function compile(doc: Doc): Compiled[] {
   const out: Compiled[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     const params = (path.match(/\{/g) ?? []).length;
-    const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '([^/]+)').replace(/\{\w+\}/g, '([^/]+)');
+    const source = path
+      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+      .replace(/\\?\{\w+\\?\}/g, '([^/]+)')
+      .replace(/\{\w+\}/g, '([^/]+)');
     // the suppression address may hold an encoded slash: its last parameter takes the rest
     const pattern = new RegExp(`^${path.endsWith('}') ? source.replace(/\(\[\^\/\]\+\)$/, '(.+)') : source}$`);
-    for (const [method, op] of Object.entries(item)) out.push({ method: method.toUpperCase(), path, pattern, rank: params, op });
+    for (const [method, op] of Object.entries(item))
+      out.push({ method: method.toUpperCase(), path, pattern, rank: params, op });
   }
   return out.sort((a, b) => a.rank - b.rank);
 }
@@ -43,7 +47,16 @@ function compile(doc: Doc): Compiled[] {
 async function bodyText(res: Response): Promise<string> {
   const raw = Buffer.from(await res.clone().arrayBuffer());
   const encoding = (res.headers.get('content-encoding') ?? '').trim().toLowerCase();
-  const plain = encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : encoding === 'deflate' ? inflateSync(raw) : encoding === 'zstd' ? zstdDecompressSync(raw) : raw;
+  const plain =
+    encoding === 'gzip'
+      ? gunzipSync(raw)
+      : encoding === 'br'
+        ? brotliDecompressSync(raw)
+        : encoding === 'deflate'
+          ? inflateSync(raw)
+          : encoding === 'zstd'
+            ? zstdDecompressSync(raw)
+            : raw;
   return plain.toString('utf8');
 }
 
@@ -82,17 +95,27 @@ export function responseChecker(publicUrl: string): ResponseChecker {
         if (res.status < 400) fail('no operation documents this call');
         if (type !== 'application/json') fail('an undocumented call must answer the error envelope');
         // a HEAD answer has no body to check (its GET's would be the envelope)
-        if (method !== 'HEAD' && !validatorOf(envelope)(JSON.parse(text))) fail('an undocumented call must answer the error envelope');
+        if (method !== 'HEAD' && !validatorOf(envelope)(JSON.parse(text)))
+          fail('an undocumented call must answer the error envelope');
         return;
       }
       const response = found.op.responses[String(res.status)];
-      if (!response) fail(`status ${res.status} is not documented for ${found.method} ${found.path} (documented: ${Object.keys(found.op.responses).join(', ')})`);
+      if (!response)
+        fail(
+          `status ${res.status} is not documented for ${found.method} ${found.path} (documented: ` +
+            `${Object.keys(found.op.responses).join(', ')})`,
+        );
       if (!response.content || text === '') {
         if (text !== '' && response.content === undefined) fail('a body where none is documented');
         return;
       }
       const media = response.content[type];
-      if (!media) fail(`content type ${type || '(none)'} is not documented (documented: ${Object.keys(response.content).join(', ')})`);
+      if (!media)
+        fail(
+          `content type ${type || '(none)'} is not documented (documented: ${Object.keys(response.content).join(
+            ', ',
+          )})`,
+        );
       if (type !== 'application/json' || !media.schema) return;
       const validate = validatorOf(media.schema);
       if (!validate(JSON.parse(text))) fail(ajv.errorsText(validate.errors, { separator: '; ' }));

@@ -26,7 +26,9 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => {
       // each element with axe's reason (for contrast: the two colours and the ratio)
-      const nodes = v.nodes.slice(0, 6).map((n) => `\n  ${n.target.join(' ')}: ${[...n.any, ...n.all].map((c) => c.message).join('; ')}`);
+      const nodes = v.nodes
+        .slice(0, 6)
+        .map((n) => `\n  ${n.target.join(' ')}: ${[...n.any, ...n.all].map((c) => c.message).join('; ')}`);
       return `${v.impact} ${v.id}: ${v.help} (${v.nodes.length} element(s))${nodes.join('')}`;
     });
 }
@@ -34,7 +36,8 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
 /** Throws listing every serious or critical axe violation. */
 export async function expectAccessible(page: Page, label: string): Promise<void> {
   const problems = await accessibilityProblems(page);
-  if (problems.length > 0) throw new Error(`${label}: ${problems.length} accessibility violation(s):\n${problems.join('\n')}`);
+  if (problems.length > 0)
+    throw new Error(`${label}: ${problems.length} accessibility violation(s):\n${problems.join('\n')}`);
 }
 
 /** Throws when the document is wider than the viewport (the page scrolls sideways). */
@@ -46,10 +49,15 @@ export async function expectFitsViewport(page: Page, label: string): Promise<voi
     const culprits = [...document.body.querySelectorAll('*')]
       .filter((el) => past(el) && !(el.parentElement && el.parentElement !== document.body && past(el.parentElement)))
       .slice(0, 5)
-      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')} (right ${Math.round(el.getBoundingClientRect().right)})`);
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')} (right ` +
+          `${Math.round(el.getBoundingClientRect().right)})`,
+      );
     return { scroll: document.documentElement.scrollWidth, viewport: width, culprits };
   });
-  if (scroll > viewport) throw new Error(`${label}: the document is ${scroll}px wide in a ${viewport}px viewport: ${culprits.join(', ')}`);
+  if (scroll > viewport)
+    throw new Error(`${label}: the document is ${scroll}px wide in a ${viewport}px viewport: ${culprits.join(', ')}`);
 }
 
 /**

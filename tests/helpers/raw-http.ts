@@ -49,7 +49,8 @@ export function rawRequest(port: number, request: string, timeoutMs = 10_000): P
         if (body.length < Number(headers['content-length'])) return undefined;
         body = body.subarray(0, Number(headers['content-length']));
       } else if (headers['transfer-encoding'] === 'chunked') {
-        if (body.indexOf('\r\n0\r\n\r\n') === -1 && !body.subarray(0, 5).equals(Buffer.from('0\r\n\r\n'))) return undefined;
+        if (body.indexOf('\r\n0\r\n\r\n') === -1 && !body.subarray(0, 5).equals(Buffer.from('0\r\n\r\n')))
+          return undefined;
         body = dechunk(body);
       } else if (!socket.readableEnded) return undefined;
       return { statusLine, status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') };

@@ -40,7 +40,11 @@ export interface ReportTraffic {
 }
 
 async function post(base: string, path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
-  return fetch(`${base}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Signs in over the API and returns the Cookie header value. */
@@ -66,40 +70,115 @@ async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs 
  */
 export async function startReportTraffic(extraEnv: Record<string, string> = {}): Promise<ReportTraffic> {
   const sink = await startSmtpSink();
-  for (const local of BOUNCED) sink.replies.set(addressOf(local), [550, `5.1.1 <${addressOf(local)}>: Recipient address rejected: User unknown`]);
-  const server = await prepareServer({ SMTP_RELAY_URL: sink.url, SYSTEM_FROM: 'Transact <no-reply@transact.test>', ...extraEnv });
-  const enterprise = createdId(await server.admin('enterprise', 'create', '--name', 'Reports Enterprise', '--parent-url', PARENT), 'enterprise');
-  await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Reports Customer', '--quota', String(QUOTA));
+  for (const local of BOUNCED)
+    sink.replies.set(addressOf(local), [550, `5.1.1 <${addressOf(local)}>: Recipient address rejected: User unknown`]);
+  const server = await prepareServer({
+    SMTP_RELAY_URL: sink.url,
+    SYSTEM_FROM: 'Transact <no-reply@transact.test>',
+    ...extraEnv,
+  });
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Reports Enterprise', '--parent-url', PARENT),
+    'enterprise',
+  );
+  await server.admin(
+    'customer',
+    'create',
+    '--enterprise',
+    String(enterprise),
+    '--name',
+    'Reports Customer',
+    '--quota',
+    String(QUOTA),
+  );
   await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Empty Customer');
-  await server.admin('user', 'create', '--customer', 'Reports Customer', '--email', SENDER, '--name', 'Report Sender', '--password', PASSWORD);
-  await server.admin('user', 'create', '--customer', 'Reports Customer', '--email', VIEWER, '--name', 'Report Viewer', '--password', PASSWORD, '--no-send');
-  await server.admin('user', 'create', '--customer', 'Empty Customer', '--email', EMPTY_VIEWER, '--name', 'Empty Viewer', '--password', PASSWORD, '--no-send');
-  await server.admin('user', 'create', '--customer', 'Empty Customer', '--email', EMPTY_SENDER, '--name', 'Empty Sender', '--password', PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Reports Customer',
+    '--email',
+    SENDER,
+    '--name',
+    'Report Sender',
+    '--password',
+    PASSWORD,
+  );
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Reports Customer',
+    '--email',
+    VIEWER,
+    '--name',
+    'Report Viewer',
+    '--password',
+    PASSWORD,
+    '--no-send',
+  );
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Empty Customer',
+    '--email',
+    EMPTY_VIEWER,
+    '--name',
+    'Empty Viewer',
+    '--password',
+    PASSWORD,
+    '--no-send',
+  );
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Empty Customer',
+    '--email',
+    EMPTY_SENDER,
+    '--name',
+    'Empty Sender',
+    '--password',
+    PASSWORD,
+  );
   await server.admin('domain', 'add', DOMAIN, '--customer', 'Reports Customer', '--verified');
-  const apiKey = /api key:\s+(\S+)/.exec(await server.admin('credentials', 'show', '--customer', 'Reports Customer'))![1];
+  const apiKey = /api key:\s+(\S+)/.exec(
+    await server.admin('credentials', 'show', '--customer', 'Reports Customer'),
+  )![1];
   await server.start();
   const base = server.baseUrl;
 
   // opens and clicks are tracked for this customer (Settings' toggles, docs/console.md §2)
   const cookie = await apiSignIn(base, SENDER);
   for (const option of ['track_opens', 'track_links']) {
-    const res = await post(base, '/v1/ui-settings', { [option]: true }, { 'Request-Type': 'ui', Origin: base, Cookie: cookie });
+    const res = await post(
+      base,
+      '/v1/ui-settings',
+      { [option]: true },
+      { 'Request-Type': 'ui', Origin: base, Cookie: cookie },
+    );
     if (!res.ok) throw new Error(`POST /v1/ui-settings ${option}: ${res.status}`);
   }
 
   const uuid: Record<string, string> = {};
   const send = async (group: string, locals: string[], extra: Record<string, unknown> = {}) => {
-    const res = await post(base, '/v1/mail', {
-      from: { email: `news@${DOMAIN}`, name: 'News Desk' },
-      to: locals.map(addressOf),
-      subject: `${group} for you`,
-      html: `<p>Hello from ${group}. <a href="https://${DOMAIN}/${group.toLowerCase()}">See more</a></p>`,
-      group,
-      ...extra,
-    }, { Authorization: `Bearer ${apiKey}` });
+    const res = await post(
+      base,
+      '/v1/mail',
+      {
+        from: { email: `news@${DOMAIN}`, name: 'News Desk' },
+        to: locals.map(addressOf),
+        subject: `${group} for you`,
+        html: `<p>Hello from ${group}. <a href="https://${DOMAIN}/${group.toLowerCase()}">See more</a></p>`,
+        group,
+        ...extra,
+      },
+      { Authorization: `Bearer ${apiKey}` },
+    );
     if (res.status !== 202) throw new Error(`POST /v1/mail: ${res.status} ${await res.text()}`);
     const data = ((await res.json()) as { data: { trans_uuid: string }[] }).data;
-    locals.forEach((local, i) => (uuid[local] = data[i].trans_uuid));
+    for (const [i, local] of locals.entries()) uuid[local] = data[i].trans_uuid;
   };
   await send('Orders', ORDERS, { headers: { 'X-Campaign': 'spring' } });
   await send('Welcome', WELCOME);
@@ -107,11 +186,24 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
   // the worker delivers 11 and bounces 2; the hard bounce suppresses gone01
   await waitUntil('11 deliveries', async () => sink.messages.length >= ORDERS.length + WELCOME.length);
   const search = async (body: Record<string, unknown>) => {
-    const res = await post(base, '/v1/transaction/search', body, { 'Request-Type': 'ui', Origin: base, Cookie: cookie });
-    return (await res.json()) as { data: { trans_uuid: string; trans_read_count: number; trans_click_count: number }[]; meta: { total: number } };
+    const res = await post(base, '/v1/transaction/search', body, {
+      'Request-Type': 'ui',
+      Origin: base,
+      Cookie: cookie,
+    });
+    return (await res.json()) as {
+      data: { trans_uuid: string; trans_read_count: number; trans_click_count: number }[];
+      meta: { total: number };
+    };
   };
-  await waitUntil('the bounces', async () => (await search({ message_status: 'failed' })).meta.total === BOUNCED.length);
-  await waitUntil('every delivery recorded', async () => (await search({ message_status: 'delivered' })).meta.total === ORDERS.length + WELCOME.length);
+  await waitUntil(
+    'the bounces',
+    async () => (await search({ message_status: 'failed' })).meta.total === BOUNCED.length,
+  );
+  await waitUntil(
+    'every delivery recorded',
+    async () => (await search({ message_status: 'delivered' })).meta.total === ORDERS.length + WELCOME.length,
+  );
   await send('Receipts', ['gone01'], {});
   uuid[SUPPRESSED] = uuid.gone01;
   delete uuid.gone01;
@@ -119,7 +211,10 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
   uuid.gone01 = (await search({ transaction_search_string: addressOf('gone01'), order: 'asc' })).data[0].trans_uuid;
 
   // buyer01 opens and clicks, buyer02 opens: the pixel and the link of their delivered copies
-  for (const [local, click] of [['buyer01', true], ['buyer02', false]] as const) {
+  for (const [local, click] of [
+    ['buyer01', true],
+    ['buyer02', false],
+  ] as const) {
     const copy = sink.messages.find((m) => m.to.includes(addressOf(local)))!;
     const html = String((await simpleParser(copy.raw)).html);
     const pixel = /src="([^"]*\/t\/o\/[^"]+)"/.exec(html)![1];

@@ -13,7 +13,13 @@ export interface TestS3 {
 
 export async function startS3(bucket = 'transact'): Promise<TestS3> {
   const directory = mkdtempSync(path.join(tmpdir(), 'transact-s3-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const { port } = await server.run();
   return {
     env: {

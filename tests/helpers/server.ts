@@ -68,7 +68,8 @@ export interface RunningServer {
 }
 
 export async function prepareServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
-  if (!existsSync(path.join(dist, 'main.mjs'))) throw new Error(`${path.join(dist, 'main.mjs')} is missing: run \`npm run build\` first`);
+  if (!existsSync(path.join(dist, 'main.mjs')))
+    throw new Error(`${path.join(dist, 'main.mjs')} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-e2e-'));
   const template = inject('pgliteTemplateDir');
@@ -108,7 +109,8 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
   };
   const seedingContext = async () => {
     // PGlite is one process's: the running service holds the data directory (adminRun shows the refusal)
-    if (started && !env.DATABASE_URL) throw new Error('the embedded database is the running service\'s: seed before start(), or use adminRun()');
+    if (started && !env.DATABASE_URL)
+      throw new Error("the embedded database is the running service's: seed before start(), or use adminRun()");
     seeding ??= createContext(loadConfig(childEnv), { logger: pino({ level: 'warn' }), collectDefaultMetrics: false });
     return (await seeding).ctx;
   };
@@ -118,7 +120,9 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
     const runEnv = { ...childEnv, ...changes };
     for (const [name, value] of Object.entries(changes)) if (value === undefined) delete runEnv[name];
     try {
-      const { stdout, stderr } = await execFileAsync(process.execPath, [path.join(dist, 'admin.mjs'), ...args], { env: runEnv });
+      const { stdout, stderr } = await execFileAsync(process.execPath, [path.join(dist, 'admin.mjs'), ...args], {
+        env: runEnv,
+      });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const failed = err as { code?: unknown; stdout?: string; stderr?: string };
@@ -138,7 +142,6 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
     started = false; // the data directory is free again for admin()
   };
 
-
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
@@ -151,7 +154,14 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       const ctx = await seedingContext();
       let stdout = '';
       let stderr = '';
-      const output = { log: (...a: unknown[]) => void (stdout += `${format(...a)}\n`), error: (...a: unknown[]) => void (stderr += `${format(...a)}\n`) };
+      const output = {
+        log: (...a: unknown[]) => {
+          stdout += `${format(...a)}\n`;
+        },
+        error: (...a: unknown[]) => {
+          stderr += `${format(...a)}\n`;
+        },
+      };
       const code = await adminMain(args, output, ctx);
       if (code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${code}:\n${stderr}${stdout}`);
       return stdout;
@@ -160,7 +170,10 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       await closeSeeding();
       started = true;
       halted = false;
-      child = spawn(process.execPath, [path.join(dist, 'main.mjs')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(process.execPath, [path.join(dist, 'main.mjs')], {
+        env: childEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout!.on('data', (d) => (log += d));
       child.stderr!.on('data', (d) => (log += d));
       const deadline = Date.now() + 60_000;
@@ -179,7 +192,10 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
     halt,
     async stop() {
       await closeSeeding();
-      const crashed = child && child.exitCode !== null && !halted ? `the service exited by itself (code ${child.exitCode}):\n${log}` : undefined;
+      const crashed =
+        child && child.exitCode !== null && !halted
+          ? `the service exited by itself (code ${child.exitCode}):\n${log}`
+          : undefined;
       await halt();
       rmSync(dataDir, { recursive: true, force: true });
       await database?.close();

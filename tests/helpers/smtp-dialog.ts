@@ -18,11 +18,13 @@ export async function openDialog(port: number): Promise<Dialog> {
   let buffer = '';
   const waiters: ((reply: string) => void)[] = [];
   let ended = false;
-  const closed = new Promise<void>((resolve) => socket.once('close', () => {
-    ended = true;
-    while (waiters.length) waiters.shift()!('(closed)');
-    resolve();
-  }));
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      ended = true;
+      while (waiters.length) waiters.shift()!('(closed)');
+      resolve();
+    }),
+  );
   socket.on('data', (chunk) => {
     buffer += chunk.toString('latin1');
     for (;;) {

@@ -29,12 +29,22 @@ export interface WebhookReceiver {
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const receiver: WebhookReceiver = { url: '', received: [], respond: () => ({ status: 200, body: 'ok' }), close: async () => {} };
+  const receiver: WebhookReceiver = {
+    url: '',
+    received: [],
+    respond: () => ({ status: 200, body: 'ok' }),
+    close: async () => {},
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const got = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const got = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       receiver.received.push(got);
       const reply = receiver.respond(got);
       const answer = () => {

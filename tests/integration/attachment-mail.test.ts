@@ -41,12 +41,18 @@ async function deliveredCopy(uuid: string): Promise<SunkMessage> {
 }
 
 const sendApi = (body: Record<string, unknown>) =>
-  app.api.request(`${ORIGIN}/v1/mail`, { method: 'POST', headers: { Authorization: `Bearer ${shopKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  app.api.request(`${ORIGIN}/v1/mail`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${shopKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 async function linkedGroup(customerId: number, name: string) {
   const key = `attachments/test-${customerId}-${Date.now()}`;
   await app.ctx.storage.put(key, Readable.from([Buffer.from('the invoice bytes')]));
-  return createGroup(app.ctx, customerId, { name }, [{ key, name: 'invoice.pdf', size: 17, contentType: 'application/pdf' }]);
+  return createGroup(app.ctx, customerId, { name }, [
+    { key, name: 'invoice.pdf', size: 17, contentType: 'application/pdf' },
+  ]);
 }
 
 /** Downloads through a link found in mail: the page, then its first file's form POST. */
@@ -55,7 +61,11 @@ async function downloadThrough(link: string): Promise<Response> {
   const page = await (await app.api.request(`${ORIGIN}${url.pathname}${url.search}`)).text();
   const action = /<form method="post" action="([^"]+)"><input type="hidden" name="r" value="([^"]+)">/.exec(page);
   expect(action, page).not.toBeNull();
-  return app.api.request(`${ORIGIN}${action![1]}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `r=${encodeURIComponent(action![2])}` });
+  return app.api.request(`${ORIGIN}${action![1]}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `r=${encodeURIComponent(action![2])}`,
+  });
 }
 
 async function timeline(uuid: string) {
@@ -93,7 +103,14 @@ afterAll(async () => {
 
 describe('online attachments in mail', () => {
   it('adds a per-recipient link to API mail; its download is a download event on that transaction', async () => {
-    const res = await sendApi({ from: 'orders@shop.example', to: ['ann@customer.example', 'bob@customer.example'], subject: 'Invoice', html: '<html><body><p>Hello</p></body></html>', text: 'Hello', online_attachment_id: integrationId });
+    const res = await sendApi({
+      from: 'orders@shop.example',
+      to: ['ann@customer.example', 'bob@customer.example'],
+      subject: 'Invoice',
+      html: '<html><body><p>Hello</p></body></html>',
+      text: 'Hello',
+      online_attachment_id: integrationId,
+    });
     expect(res.status).toBe(202);
     const [ann, bob] = (await res.json()).data.map((d: { trans_uuid: string }) => d.trans_uuid);
     const annCopy = await deliveredCopy(ann);
@@ -117,7 +134,11 @@ describe('online attachments in mail', () => {
     expect(downloads).toHaveLength(1);
     expect(downloads[0].data).toMatchObject({ file: 'invoice.pdf', link: 'Your invoices' });
     expect((await timeline(bob)).some((e) => e.type === 'download')).toBe(false);
-    const row = await app.ctx.db.selectFrom('attachment_groups').select('downloads').where('id', '=', groupId).executeTakeFirstOrThrow();
+    const row = await app.ctx.db
+      .selectFrom('attachment_groups')
+      .select('downloads')
+      .where('id', '=', groupId)
+      .executeTakeFirstOrThrow();
     expect(row.downloads).toBe(1);
 
     // a forged recipient token still downloads (the link is public) but records nothing
@@ -125,14 +146,31 @@ describe('online attachments in mail', () => {
     const page = await (await app.api.request(`${ORIGIN}/a/${annLink[1]}?r=${forged}`)).text();
     expect(page).not.toContain('name="r"');
     const fileId = /action="\/a\/[^/]+\/files\/(\d+)"/.exec(page)![1];
-    const forgedDownload = await app.api.request(`${ORIGIN}/a/${annLink[1]}/files/${fileId}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `r=${forged}` });
+    const forgedDownload = await app.api.request(`${ORIGIN}/a/${annLink[1]}/files/${fileId}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `r=${forged}`,
+    });
     expect(forgedDownload.status).toBe(200);
     expect((await timeline(ann)).filter((e) => e.type === 'download')).toHaveLength(1);
   });
 
   it('takes X-Transact-Attachments over SMTP and removes it before delivery', async () => {
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user: smtpUser, pass: smtpPass }, tls: { rejectUnauthorized: false } });
-    const info = await transport.sendMail({ from: 'orders@shop.example', to: 'cat@customer.example', subject: 'By SMTP', html: '<p>Hi</p>', text: 'Hi', headers: { 'X-Transact-Attachments': integrationId } });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      auth: { user: smtpUser, pass: smtpPass },
+      tls: { rejectUnauthorized: false },
+    });
+    const info = await transport.sendMail({
+      from: 'orders@shop.example',
+      to: 'cat@customer.example',
+      subject: 'By SMTP',
+      html: '<p>Hi</p>',
+      text: 'Hi',
+      headers: { 'X-Transact-Attachments': integrationId },
+    });
     transport.close();
     const uuid = String(info.response).match(/[0-9a-f-]{36}/)![0];
     const copy = await deliveredCopy(uuid);
@@ -147,15 +185,41 @@ describe('online attachments in mail', () => {
   });
 
   it("refuses an unknown or another customer's integration ID and stores nothing", async () => {
-    const before = await app.ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const before = await app.ctx.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     for (const id of ['oa_unknown', otherIntegrationId, '../x']) {
-      const res = await sendApi({ from: 'orders@shop.example', to: 'ann@customer.example', subject: 'x', text: 'x', online_attachment_id: id });
+      const res = await sendApi({
+        from: 'orders@shop.example',
+        to: 'ann@customer.example',
+        subject: 'x',
+        text: 'x',
+        online_attachment_id: id,
+      });
       expect(res.status, id).toBe(400);
     }
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user: smtpUser, pass: smtpPass }, tls: { rejectUnauthorized: false } });
-    await expect(transport.sendMail({ from: 'orders@shop.example', to: 'cat@customer.example', subject: 'x', text: 'x', headers: { 'X-Transact-Attachments': otherIntegrationId } })).rejects.toThrow(/550/);
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      auth: { user: smtpUser, pass: smtpPass },
+      tls: { rejectUnauthorized: false },
+    });
+    await expect(
+      transport.sendMail({
+        from: 'orders@shop.example',
+        to: 'cat@customer.example',
+        subject: 'x',
+        text: 'x',
+        headers: { 'X-Transact-Attachments': otherIntegrationId },
+      }),
+    ).rejects.toThrow(/550/);
     transport.close();
-    const after = await app.ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const after = await app.ctx.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n).toEqual(before.n);
   });
 });

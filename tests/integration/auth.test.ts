@@ -92,14 +92,18 @@ describe('POST /v1/auth/login', () => {
     const retryAfter = Number(res.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(880);
     expect(retryAfter).toBeLessThanOrEqual(900);
-    expect(await res.json()).toEqual({ error: { code: 'too_many_requests', message: expect.stringMatching(/minute/) } });
+    expect(await res.json()).toEqual({
+      error: { code: 'too_many_requests', message: expect.stringMatching(/minute/) },
+    });
     expect(sessionSetCookie(res)).toBeUndefined();
     expect(await sessionsOf(account.userId)).toEqual([]);
   });
 
   it('lets no more than 5 tries through when they arrive together', async () => {
     const account = await app.createAccount();
-    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => login(account.email, `wrong-password-${i}`).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => login(account.email, `wrong-password-${i}`).then((r) => r.status)),
+    );
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
     expect(statuses.filter((s) => s !== 401).every((s) => s === 429)).toBe(true);
   });
@@ -160,12 +164,15 @@ describe('POST /v1/auth/login behind a TLS proxy (PUBLIC_URL https, TRUST_PROXY)
   it('throttles one client address (X-Forwarded-For) across emails', async () => {
     const account = await proxied.createAccount();
     const attacker = { 'X-Forwarded-For': '203.0.113.7, 10.0.0.1' };
-    for (let i = 0; i < 5; i++) expect((await login(`someone${i}@example.com`, 'guess-guess', attacker, proxied)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await login(`someone${i}@example.com`, 'guess-guess', attacker, proxied)).status).toBe(401);
     const res = await login(account.email, account.password, attacker, proxied);
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     // the same user from another address is not blocked
-    expect((await login(account.email, account.password, { 'X-Forwarded-For': '198.51.100.2' }, proxied)).status).toBe(200);
+    expect((await login(account.email, account.password, { 'X-Forwarded-For': '198.51.100.2' }, proxied)).status).toBe(
+      200,
+    );
   });
 });
 
@@ -192,7 +199,11 @@ describe('GET /v1/verify_auth', () => {
         sms_enabled: true,
       },
     });
-    await app.ctx.db.updateTable('users').set({ picture_url: 'https://cdn.example/ann.png' }).where('id', '=', account.userId).execute();
+    await app.ctx.db
+      .updateTable('users')
+      .set({ picture_url: 'https://cdn.example/ann.png' })
+      .where('id', '=', account.userId)
+      .execute();
     const { body } = await verifyAuth(await app.signIn(account.email, account.password));
     expect(body).toEqual({
       isAuthenticated: true,
@@ -239,7 +250,9 @@ describe('GET /v1/verify_auth', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].token_hash).toBe(sha256(token));
     expect(JSON.stringify(rows)).not.toContain(token);
-    const { rows: found } = await sql<{ n: number }>`select count(*)::int as n from sessions where token_hash = ${token}`.execute(app.ctx.db);
+    const { rows: found } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from sessions where token_hash = ${token}`.execute(app.ctx.db);
     expect(found[0].n).toBe(0);
   });
 
@@ -247,7 +260,11 @@ describe('GET /v1/verify_auth', () => {
     const account = await app.createAccount();
     const cookie = await app.signIn(account.email, account.password);
     expect((await verifyAuth(cookie)).body.isAuthenticated).toBe(true);
-    await app.ctx.db.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', account.userId).execute();
+    await app.ctx.db
+      .updateTable('sessions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('user_id', '=', account.userId)
+      .execute();
     const { res, body } = await verifyAuth(cookie);
     expect(body).toEqual(SIGNED_OUT);
     expect(sessionSetCookie(res)).toBeUndefined();
@@ -264,7 +281,11 @@ describe('GET /v1/verify_auth', () => {
     const account = await app.createAccount();
     const cookie = await app.signIn(account.email, account.password);
     const halfway = new Date(Date.now() + (TTL_SECONDS / 2) * 1000);
-    await app.ctx.db.updateTable('sessions').set({ expires_at: halfway }).where('user_id', '=', account.userId).execute();
+    await app.ctx.db
+      .updateTable('sessions')
+      .set({ expires_at: halfway })
+      .where('user_id', '=', account.userId)
+      .execute();
     const { res, body } = await verifyAuth(cookie);
     expect(body.isAuthenticated).toBe(true);
     const resent = sessionSetCookie(res)!;
@@ -298,7 +319,7 @@ describe('POST /v1/logout', () => {
     expect((await verifyAuth(otherCookie)).body.isAuthenticated).toBe(true);
   });
 
-  it("answers /login when the enterprise has no parent platform", async () => {
+  it('answers /login when the enterprise has no parent platform', async () => {
     const account = await app.createAccount();
     const cookie = await app.signIn(account.email, account.password);
     const res = await app.call('POST', '/v1/logout', { cookie });

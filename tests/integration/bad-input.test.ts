@@ -17,8 +17,20 @@ const LIMIT = 1024 * 1024;
 /** Rows in the tables a sign-in or challenge could write. */
 async function writes() {
   const count = async (table: 'sessions' | 'login_failures' | 'auth_challenges' | 'users') =>
-    Number((await app.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  return { sessions: await count('sessions'), failures: await count('login_failures'), challenges: await count('auth_challenges'), users: await count('users') };
+    Number(
+      (
+        await app.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return {
+    sessions: await count('sessions'),
+    failures: await count('login_failures'),
+    challenges: await count('auth_challenges'),
+    users: await count('users'),
+  };
 }
 
 /** Fails when a response body looks like it carries a stack trace or a source path. */
@@ -56,7 +68,11 @@ describe('POST /v1/auth/login with bad input', () => {
 
   it('answers 400 validation_failed with one detail per wrong field', async () => {
     const before = await writes();
-    const error = await errorBody(await app.call('POST', '/v1/auth/login', { body: { email: 5, password: ['x'] } }), 400, 'validation_failed');
+    const error = await errorBody(
+      await app.call('POST', '/v1/auth/login', { body: { email: 5, password: ['x'] } }),
+      400,
+      'validation_failed',
+    );
     expect(error.details!.map((d) => d.path).sort()).toEqual(['email', 'password']);
     for (const detail of error.details!) expect(detail.message).toEqual(expect.any(String));
     expect(await writes()).toEqual(before);
@@ -67,7 +83,11 @@ describe('POST /v1/auth/login with bad input', () => {
     ['no password', { email: 'a@example.com' }, ['password']],
     ['empty strings', { email: '', password: '' }, ['email', 'password']],
     ['a blank email', { email: '   ', password: 'a-long-enough-password' }, ['email']],
-    ['an email over 254 characters', { email: `${'a'.repeat(250)}@example.com`, password: 'a-long-enough-password' }, ['email']],
+    [
+      'an email over 254 characters',
+      { email: `${'a'.repeat(250)}@example.com`, password: 'a-long-enough-password' },
+      ['email'],
+    ],
     ['a password over 1024 characters', { email: 'a@example.com', password: 'p'.repeat(1025) }, ['password']],
   ])('answers 400 validation_failed for %s, naming %j', async (_label, body, paths) => {
     const before = await writes();
@@ -76,14 +96,19 @@ describe('POST /v1/auth/login with bad input', () => {
     expect(await writes()).toEqual(before);
   });
 
-  it.each([['null'], ['[]'], ['"a@example.com"'], ['42']])('answers 400 validation_failed for the body %s', async (raw) => {
-    const error = await errorBody(await app.call('POST', '/v1/auth/login', { raw }), 400, 'validation_failed');
-    expect(error.details).toEqual([{ path: '(body)', message: expect.any(String) }]);
-  });
+  it.each([['null'], ['[]'], ['"a@example.com"'], ['42']])(
+    'answers 400 validation_failed for the body %s',
+    async (raw) => {
+      const error = await errorBody(await app.call('POST', '/v1/auth/login', { raw }), 400, 'validation_failed');
+      expect(error.details).toEqual([{ path: '(body)', message: expect.any(String) }]);
+    },
+  );
 
   it('answers 400 (not 500) for text PostgreSQL cannot store (NUL)', async () => {
     const before = await writes();
-    const res = await app.call('POST', '/v1/auth/login', { body: { email: 'a\u0000@example.com', password: 'a-long-enough-password' } });
+    const res = await app.call('POST', '/v1/auth/login', {
+      body: { email: 'a\u0000@example.com', password: 'a-long-enough-password' },
+    });
     const error = await errorBody(res, 400, 'validation_failed');
     expect(error.details).toEqual([{ path: 'email', message: expect.any(String) }]);
     expect(await writes()).toEqual(before);
@@ -126,7 +151,11 @@ describe('POST /v1/auth/login with bad input', () => {
 
 describe('POST /v1/auth/initiate-challenge with bad input', () => {
   it('answers 400 validation_failed for a missing installUrl', async () => {
-    const error = await errorBody(await app.call('POST', '/v1/auth/initiate-challenge', { body: { redirect: 'groups' } }), 400, 'validation_failed');
+    const error = await errorBody(
+      await app.call('POST', '/v1/auth/initiate-challenge', { body: { redirect: 'groups' } }),
+      400,
+      'validation_failed',
+    );
     expect(error.details!.map((d) => d.path)).toEqual(['installUrl']);
   });
 });
@@ -147,7 +176,9 @@ describe('unexpected errors', () => {
     // break the database under the API: the next sign-in meets an error no service expects
     await sql`alter table login_failures rename to login_failures_away`.execute(app.ctx.db);
     try {
-      const res = await app.call('POST', '/v1/auth/login', { body: { email: account.email, password: account.password } });
+      const res = await app.call('POST', '/v1/auth/login', {
+        body: { email: account.email, password: account.password },
+      });
       const error = await errorBody(res, 500, 'internal');
       expect(error).toEqual({ code: 'internal', message: 'Internal server error' });
     } finally {

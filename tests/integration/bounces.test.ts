@@ -52,7 +52,16 @@ interface Sent {
 const transaction = (uuid: string) =>
   app.ctx.db
     .selectFrom('transactions')
-    .select(['id', 'group_id', 'to_email', 'message_id_header', 'status', 'delivered_status', 'bounce_type', 'bounce_reason'])
+    .select([
+      'id',
+      'group_id',
+      'to_email',
+      'message_id_header',
+      'status',
+      'delivered_status',
+      'bounce_type',
+      'bounce_reason',
+    ])
     .where('uuid', '=', uuid)
     .executeTakeFirstOrThrow();
 
@@ -66,46 +75,108 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   }
 }
 
-/** Sends one message through the API (in its own group, so its stats stand alone) and waits for the worker's attempt. */
+/**
+ * Sends one message through the API (in its own group, so its stats stand alone) and waits for the worker's attempt.
+ */
 async function send(to: string, until: 'delivered' | 'deferred' = 'delivered'): Promise<Sent> {
   const res = await app.api.request('http://localhost:4321/v1/mail', {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'Shop <orders@shop.example>', to, subject: 'Your order', text: 'Thanks for your order.', group: `bounce-${randomUUID()}` }),
+    body: JSON.stringify({
+      from: 'Shop <orders@shop.example>',
+      to,
+      subject: 'Your order',
+      text: 'Thanks for your order.',
+      group: `bounce-${randomUUID()}`,
+    }),
   });
   expect(res.status).toBe(202);
   const [{ trans_uuid: uuid }] = (await res.json()).data as { trans_uuid: string }[];
   if (until === 'delivered') {
-    await waitFor('delivery', async () => ((await transaction(uuid)).delivered_status === 'delivered' ? true : undefined));
+    await waitFor('delivery', async () =>
+      (await transaction(uuid)).delivered_status === 'delivered' ? true : undefined,
+    );
   } else {
     await waitFor('a deferred attempt', async () => {
-      const deferred = await app.ctx.db.selectFrom('events').innerJoin('transactions', 'transactions.id', 'events.transaction_id').select('events.id').where('transactions.uuid', '=', uuid).where('events.type', '=', 'deferred').executeTakeFirst();
+      const deferred = await app.ctx.db
+        .selectFrom('events')
+        .innerJoin('transactions', 'transactions.id', 'events.transaction_id')
+        .select('events.id')
+        .where('transactions.uuid', '=', uuid)
+        .where('events.type', '=', 'deferred')
+        .executeTakeFirst();
       return deferred ? true : undefined;
     });
   }
   const row = await transaction(uuid);
-  return { uuid, id: row.id, groupId: row.group_id, to: row.to_email, messageId: row.message_id_header, verp: verpAddress(TEST_SECRET, uuid, RETURN_PATH) };
+  return {
+    uuid,
+    id: row.id,
+    groupId: row.group_id,
+    to: row.to_email,
+    messageId: row.message_id_header,
+    verp: verpAddress(TEST_SECRET, uuid, RETURN_PATH),
+  };
 }
 
-const client = () => nodemailer.createTransport({ host: '127.0.0.1', port: receiver.port, secure: false, tls: { rejectUnauthorized: false } });
+const client = () =>
+  nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: receiver.port,
+    secure: false,
+    tls: { rejectUnauthorized: false },
+  });
 
 /** Sends a DSN to `to` with a null reverse path, as RFC 5321 §4.5.5 requires of notifications. */
 async function deliverDsn(to: string, raw: string) {
   return client().sendMail({ envelope: { from: '', to: [to] }, raw });
 }
 
-const fixtureFor = (file: string, sent: Sent) => dsnFixture(file, { verp: sent.verp, recipient: sent.to, messageId: sent.messageId });
+const fixtureFor = (file: string, sent: Sent) =>
+  dsnFixture(file, { verp: sent.verp, recipient: sent.to, messageId: sent.messageId });
 
 async function statsOf(sent: Sent) {
-  const rows = await app.ctx.db.selectFrom('daily_stats').selectAll().where('customer_id', '=', account.customerId).where('group_id', '=', sent.groupId).execute();
-  const sum = (col: 'sent' | 'delivered' | 'failed' | 'bounced' | 'bounces_hard' | 'bounces_soft') => rows.reduce((n, r) => n + Number(r[col]), 0);
-  return { sent: sum('sent'), delivered: sum('delivered'), failed: sum('failed'), bounced: sum('bounced'), hard: sum('bounces_hard'), soft: sum('bounces_soft') };
+  const rows = await app.ctx.db
+    .selectFrom('daily_stats')
+    .selectAll()
+    .where('customer_id', '=', account.customerId)
+    .where('group_id', '=', sent.groupId)
+    .execute();
+  const sum = (col: 'sent' | 'delivered' | 'failed' | 'bounced' | 'bounces_hard' | 'bounces_soft') =>
+    rows.reduce((n, r) => n + Number(r[col]), 0);
+  return {
+    sent: sum('sent'),
+    delivered: sum('delivered'),
+    failed: sum('failed'),
+    bounced: sum('bounced'),
+    hard: sum('bounces_hard'),
+    soft: sum('bounces_soft'),
+  };
 }
 
-const bouncedEvents = (sent: Sent) => app.ctx.db.selectFrom('events').select(['type', 'data']).where('transaction_id', '=', sent.id).where('type', '=', 'bounced').execute();
+const bouncedEvents = (sent: Sent) =>
+  app.ctx.db
+    .selectFrom('events')
+    .select(['type', 'data'])
+    .where('transaction_id', '=', sent.id)
+    .where('type', '=', 'bounced')
+    .execute();
 const suppression = (email: string) =>
-  app.ctx.db.selectFrom('suppressions').select(['origin']).where('customer_id', '=', account.customerId).where('email', '=', email).executeTakeFirst();
-const count = async (table: 'events' | 'suppressions' | 'daily_stats') => Number((await app.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  app.ctx.db
+    .selectFrom('suppressions')
+    .select(['origin'])
+    .where('customer_id', '=', account.customerId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+const count = async (table: 'events' | 'suppressions' | 'daily_stats') =>
+  Number(
+    (
+      await app.ctx.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('bounce receiver: asynchronous DSNs', () => {
   it.each([
@@ -120,7 +191,12 @@ describe('bounce receiver: asynchronous DSNs', () => {
     const info = await deliverDsn(sent.verp, fixtureFor(file, sent));
     expect(info.response).toMatch(/^250 /);
 
-    expect(await transaction(sent.uuid)).toMatchObject({ status: 'sent', delivered_status: 'bounced', bounce_type: 'hard', bounce_reason: expect.stringMatching(reason) });
+    expect(await transaction(sent.uuid)).toMatchObject({
+      status: 'sent',
+      delivered_status: 'bounced',
+      bounce_type: 'hard',
+      bounce_reason: expect.stringMatching(reason),
+    });
     const events = await bouncedEvents(sent);
     expect(events).toHaveLength(1);
     expect(events[0].data).toEqual({ type: 'hard', status, reason: expect.stringMatching(reason) });
@@ -143,27 +219,44 @@ describe('bounce receiver: asynchronous DSNs', () => {
   it('records a mailbox-full DSN the remote gave up on as a soft bounce, without suppressing', async () => {
     const sent = await send(`full-${randomUUID().slice(0, 8)}@customer.example`);
     await deliverDsn(sent.verp, fixtureFor('sendmail-mailbox-full.eml', sent));
-    expect(await transaction(sent.uuid)).toMatchObject({ status: 'sent', delivered_status: 'bounced', bounce_type: 'soft', bounce_reason: expect.stringContaining('4.2.2') });
+    expect(await transaction(sent.uuid)).toMatchObject({
+      status: 'sent',
+      delivered_status: 'bounced',
+      bounce_type: 'soft',
+      bounce_reason: expect.stringContaining('4.2.2'),
+    });
     expect((await bouncedEvents(sent))[0].data).toMatchObject({ type: 'soft', status: '4.2.2' });
     expect(await statsOf(sent)).toEqual({ sent: 1, delivered: 1, failed: 0, bounced: 1, hard: 0, soft: 1 });
     expect(await suppression(sent.to)).toBeUndefined();
   });
 
-  it.each(['postfix-delayed.eml', 'auto-reply.eml'])('accepts %s and changes nothing: it is not a bounce', async (file) => {
-    const sent = await send(`later-${randomUUID().slice(0, 8)}@customer.example`);
-    const before = { events: await count('events'), stats: await statsOf(sent) };
-    const info = await deliverDsn(sent.verp, fixtureFor(file, sent));
-    expect(info.response).toMatch(/^250 /);
-    expect(await transaction(sent.uuid)).toMatchObject({ status: 'sent', delivered_status: 'delivered', bounce_type: null, bounce_reason: null });
-    expect(await count('events')).toBe(before.events);
-    expect(await statsOf(sent)).toEqual(before.stats);
-    expect(await suppression(sent.to)).toBeUndefined();
-  });
+  it.each(['postfix-delayed.eml', 'auto-reply.eml'])(
+    'accepts %s and changes nothing: it is not a bounce',
+    async (file) => {
+      const sent = await send(`later-${randomUUID().slice(0, 8)}@customer.example`);
+      const before = { events: await count('events'), stats: await statsOf(sent) };
+      const info = await deliverDsn(sent.verp, fixtureFor(file, sent));
+      expect(info.response).toMatch(/^250 /);
+      expect(await transaction(sent.uuid)).toMatchObject({
+        status: 'sent',
+        delivered_status: 'delivered',
+        bounce_type: null,
+        bounce_reason: null,
+      });
+      expect(await count('events')).toBe(before.events);
+      expect(await statsOf(sent)).toEqual(before.stats);
+      expect(await suppression(sent.to)).toBeUndefined();
+    },
+  );
 
   it('ignores a DSN about another message sent with our VERP address (backscatter)', async () => {
     const sent = await send(`spoofed-${randomUUID().slice(0, 8)}@customer.example`);
     const eventsBefore = await count('events');
-    const raw = dsnFixture('postfix-user-unknown.eml', { verp: sent.verp, recipient: sent.to, messageId: '<spam-123@elsewhere.example>' });
+    const raw = dsnFixture('postfix-user-unknown.eml', {
+      verp: sent.verp,
+      recipient: sent.to,
+      messageId: '<spam-123@elsewhere.example>',
+    });
     expect((await deliverDsn(sent.verp, raw)).response).toMatch(/^250 /);
     expect(await transaction(sent.uuid)).toMatchObject({ delivered_status: 'delivered', bounce_type: null });
     expect(await count('events')).toBe(eventsBefore);
@@ -176,40 +269,67 @@ describe('bounce receiver: asynchronous DSNs', () => {
     const sent = await send(to, 'deferred');
     expect(await transaction(sent.uuid)).toMatchObject({ status: 'queued', delivered_status: 'pending' });
     await deliverDsn(sent.verp, fixtureFor('postfix-user-unknown.eml', sent));
-    expect(await transaction(sent.uuid)).toMatchObject({ status: 'failed', delivered_status: 'bounced', bounce_type: 'hard' });
-    const next = await app.ctx.db.selectFrom('transactions').select(['next_attempt_at']).where('id', '=', sent.id).executeTakeFirstOrThrow();
+    expect(await transaction(sent.uuid)).toMatchObject({
+      status: 'failed',
+      delivered_status: 'bounced',
+      bounce_type: 'hard',
+    });
+    const next = await app.ctx.db
+      .selectFrom('transactions')
+      .select(['next_attempt_at'])
+      .where('id', '=', sent.id)
+      .executeTakeFirstOrThrow();
     expect(next.next_attempt_at).toBeNull();
     expect(await statsOf(sent)).toEqual({ sent: 0, delivered: 0, failed: 1, bounced: 1, hard: 1, soft: 0 });
     expect(await suppression(to)).toEqual({ origin: 'bounce' });
   });
 
   it('does not suppress when the customer switched suppression off', async () => {
-    await app.ctx.db.updateTable('customers').set({ disable_suppression: true }).where('id', '=', account.customerId).execute();
+    await app.ctx.db
+      .updateTable('customers')
+      .set({ disable_suppression: true })
+      .where('id', '=', account.customerId)
+      .execute();
     try {
       const sent = await send(`kept-${randomUUID().slice(0, 8)}@customer.example`);
       await deliverDsn(sent.verp, fixtureFor('postfix-user-unknown.eml', sent));
       expect(await transaction(sent.uuid)).toMatchObject({ delivered_status: 'bounced', bounce_type: 'hard' });
       expect(await suppression(sent.to)).toBeUndefined();
     } finally {
-      await app.ctx.db.updateTable('customers').set({ disable_suppression: false }).where('id', '=', account.customerId).execute();
+      await app.ctx.db
+        .updateTable('customers')
+        .set({ disable_suppression: false })
+        .where('id', '=', account.customerId)
+        .execute();
     }
   });
 });
 
 describe('bounce receiver: SMTP RCPT TO', () => {
-  const before = async () => ({ events: await count('events'), suppressions: await count('suppressions'), stats: await count('daily_stats') });
+  const before = async () => ({
+    events: await count('events'),
+    suppressions: await count('suppressions'),
+    stats: await count('daily_stats'),
+  });
 
   it('accepts a valid token of an unknown transaction and drops the message', async () => {
     const counts = await before();
     const verp = verpAddress(TEST_SECRET, randomUUID(), RETURN_PATH);
-    const raw = dsnFixture('postfix-user-unknown.eml', { verp, recipient: 'nobody@customer.example', messageId: '<x@shop.example>' });
+    const raw = dsnFixture('postfix-user-unknown.eml', {
+      verp,
+      recipient: 'nobody@customer.example',
+      messageId: '<x@shop.example>',
+    });
     expect((await deliverDsn(verp, raw)).response).toMatch(/^250 /);
     expect(await before()).toEqual(counts);
   });
 
   it.each([
     ['a forged token', () => verpAddress('another-secret-another-secret-another-secret', randomUUID(), RETURN_PATH)],
-    ['a token with its MAC cut', () => verpAddress(TEST_SECRET, randomUUID(), RETURN_PATH).replace(/\.[0-9a-f]{12}@/, '@')],
+    [
+      'a token with its MAC cut',
+      () => verpAddress(TEST_SECRET, randomUUID(), RETURN_PATH).replace(/\.[0-9a-f]{12}@/, '@'),
+    ],
     ['a valid token at another domain', () => verpAddress(TEST_SECRET, randomUUID(), 'elsewhere.example')],
     ['a stranger (relay attempt)', () => 'someone@gmail.com'],
     ['a local part without a token', () => `postmaster@${RETURN_PATH}`],
@@ -225,7 +345,10 @@ describe('bounce receiver: SMTP RCPT TO', () => {
     const counts = await before();
     const sent = await send(`forged-${randomUUID().slice(0, 8)}@customer.example`);
     const forged = sent.verp.replace(/\.[0-9a-f]{12}@/, `.${'0'.repeat(12)}@`);
-    await expect(deliverDsn(forged, fixtureFor('postfix-user-unknown.eml', sent))).rejects.toMatchObject({ responseCode: 550, command: 'RCPT TO' });
+    await expect(deliverDsn(forged, fixtureFor('postfix-user-unknown.eml', sent))).rejects.toMatchObject({
+      responseCode: 550,
+      command: 'RCPT TO',
+    });
     expect(await transaction(sent.uuid)).toMatchObject({ delivered_status: 'delivered' });
     expect((await before()).suppressions).toBe(counts.suppressions);
   });
@@ -241,7 +364,9 @@ describe('bounce receiver: SMTP RCPT TO', () => {
 
   it(`refuses a message over ${MAX_BOUNCE_BYTES} bytes with 552`, async () => {
     const sent = await send(`big-${randomUUID().slice(0, 8)}@customer.example`);
-    const raw = fixtureFor('postfix-user-unknown.eml', sent) + `${'y'.repeat(998)}\r\n`.repeat(Math.ceil(MAX_BOUNCE_BYTES / 1000) + 10);
+    const raw =
+      fixtureFor('postfix-user-unknown.eml', sent) +
+      `${'y'.repeat(998)}\r\n`.repeat(Math.ceil(MAX_BOUNCE_BYTES / 1000) + 10);
     await expect(deliverDsn(sent.verp, raw)).rejects.toMatchObject({ responseCode: 552 });
     expect(await transaction(sent.uuid)).toMatchObject({ delivered_status: 'delivered' });
   });

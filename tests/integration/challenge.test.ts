@@ -59,7 +59,9 @@ function sign(claims: object, opts: SignOptions = {}): Promise<string> {
 }
 
 async function initiate(redirect: string | null = 'groups?page=2') {
-  const res = await app.call('POST', '/v1/auth/initiate-challenge', { body: { installUrl: `${PARENT}/install/abc`, redirect } });
+  const res = await app.call('POST', '/v1/auth/initiate-challenge', {
+    body: { installUrl: `${PARENT}/install/abc`, redirect },
+  });
   expect(res.status).toBe(200);
   const cookieLine = res.headers.getSetCookie().find((l) => l.startsWith('transact_challenge='))!;
   const nonce = /transact_challenge=([^;]+)/.exec(cookieLine)![1];
@@ -69,7 +71,9 @@ async function initiate(redirect: string | null = 'groups?page=2') {
 
 function callback(assertion: string | undefined, nonce: string | undefined) {
   const query = assertion === undefined ? '' : `?assertion=${encodeURIComponent(assertion)}`;
-  return app.call('GET', `/v1/auth/callback${query}`, { cookie: nonce === undefined ? undefined : `transact_challenge=${nonce}` });
+  return app.call('GET', `/v1/auth/callback${query}`, {
+    cookie: nonce === undefined ? undefined : `transact_challenge=${nonce}`,
+  });
 }
 
 function sessionCookieOf(res: Response): string | undefined {
@@ -92,18 +96,22 @@ async function expectRefused(res: Response) {
 }
 
 describe('POST /v1/auth/initiate-challenge', () => {
-  it('answers a redirectUrl on the parent platform with the challenge and our callback, and sets the challenge cookie', async () => {
-    const { nonce, cookieLine, redirectUrl } = await initiate();
-    expect(nonce.length).toBeGreaterThanOrEqual(32);
-    const url = new URL(redirectUrl);
-    expect(url.origin).toBe(PARENT);
-    expect(url.searchParams.get('challenge')).toBe(nonce);
-    expect(url.searchParams.get('callback')).toBe(`${ORIGIN}/v1/auth/callback`);
-    expect(cookieLine).toMatch(/; HttpOnly/i);
-    expect(cookieLine).toMatch(/; SameSite=Lax/i);
-    expect(cookieLine).toMatch(/; Path=\/v1\/auth/);
-    expect(cookieLine).toMatch(/; Max-Age=600/);
-  });
+  it(
+    'answers a redirectUrl on the parent platform with the challenge and our callback, and sets the challenge ' +
+      'cookie',
+    async () => {
+      const { nonce, cookieLine, redirectUrl } = await initiate();
+      expect(nonce.length).toBeGreaterThanOrEqual(32);
+      const url = new URL(redirectUrl);
+      expect(url.origin).toBe(PARENT);
+      expect(url.searchParams.get('challenge')).toBe(nonce);
+      expect(url.searchParams.get('callback')).toBe(`${ORIGIN}/v1/auth/callback`);
+      expect(cookieLine).toMatch(/; HttpOnly/i);
+      expect(cookieLine).toMatch(/; SameSite=Lax/i);
+      expect(cookieLine).toMatch(/; Path=\/v1\/auth/);
+      expect(cookieLine).toMatch(/; Max-Age=600/);
+    },
+  );
 
   it('gives every challenge its own nonce', async () => {
     const a = await initiate();
@@ -111,22 +119,28 @@ describe('POST /v1/auth/initiate-challenge', () => {
     expect(a.nonce).not.toBe(b.nonce);
   });
 
-  it.each(['https://evil.example/install', 'https://parent.example.evil.com/install', 'http://parent.example/install', 'https://parent.example:8443/install'])(
-    'answers 403 for the foreign installUrl %s and stores no challenge',
-    async (installUrl) => {
-      const before = await app.ctx.db.selectFrom('auth_challenges').selectAll().execute();
-      const res = await app.call('POST', '/v1/auth/initiate-challenge', { body: { installUrl, redirect: null } });
-      expect(res.status).toBe(403);
-      expect(await res.json()).toEqual({ error: { code: 'forbidden', message: expect.any(String) } });
-      expect(res.headers.getSetCookie().some((l) => l.startsWith('transact_challenge='))).toBe(false);
-      expect(await app.ctx.db.selectFrom('auth_challenges').selectAll().execute()).toEqual(before);
-    },
-  );
+  it.each([
+    'https://evil.example/install',
+    'https://parent.example.evil.com/install',
+    'http://parent.example/install',
+    'https://parent.example:8443/install',
+  ])('answers 403 for the foreign installUrl %s and stores no challenge', async (installUrl) => {
+    const before = await app.ctx.db.selectFrom('auth_challenges').selectAll().execute();
+    const res = await app.call('POST', '/v1/auth/initiate-challenge', { body: { installUrl, redirect: null } });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: { code: 'forbidden', message: expect.any(String) } });
+    expect(res.headers.getSetCookie().some((l) => l.startsWith('transact_challenge='))).toBe(false);
+    expect(await app.ctx.db.selectFrom('auth_challenges').selectAll().execute()).toEqual(before);
+  });
 
   it('answers 400 when installUrl is not a URL or the redirect holds NUL', async () => {
-    const notUrl = await app.call('POST', '/v1/auth/initiate-challenge', { body: { installUrl: 'parent dot example', redirect: null } });
+    const notUrl = await app.call('POST', '/v1/auth/initiate-challenge', {
+      body: { installUrl: 'parent dot example', redirect: null },
+    });
     expect(notUrl.status).toBe(400);
-    const nul = await app.call('POST', '/v1/auth/initiate-challenge', { body: { installUrl: PARENT, redirect: 'groups\u0000' } });
+    const nul = await app.call('POST', '/v1/auth/initiate-challenge', {
+      body: { installUrl: PARENT, redirect: 'groups\u0000' },
+    });
     expect(nul.status).toBe(400);
   });
 });
@@ -198,7 +212,10 @@ describe('GET /v1/auth/callback', () => {
     ['a wrong secret', { secret: 'not-the-parent-platform-secret-at-all' }],
     ['a wrong audience', { audience: 'https://other-transact.example' }],
     ['a wrong issuer', { issuer: 'https://evil.example' }],
-    ['an expired token', { issuedAt: Math.floor(Date.now() / 1000) - 600, expiresAt: Math.floor(Date.now() / 1000) - 300 }],
+    [
+      'an expired token',
+      { issuedAt: Math.floor(Date.now() / 1000) - 600, expiresAt: Math.floor(Date.now() / 1000) - 300 },
+    ],
     ['a token issued over 5 minutes ago', { issuedAt: Math.floor(Date.now() / 1000) - 360, expiresAt: '10m' }],
   ])('refuses an assertion with %s and creates no user', async (_label, opts) => {
     const { nonce } = await initiate();
@@ -227,7 +244,10 @@ describe('GET /v1/auth/callback', () => {
 
   it('refuses an expired challenge', async () => {
     const { nonce } = await initiate();
-    await app.ctx.db.updateTable('auth_challenges').set({ expires_at: new Date(Date.now() - 1000) }).execute();
+    await app.ctx.db
+      .updateTable('auth_challenges')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .execute();
     const claims = claimsFor(nonce);
     await expectRefused(await callback(await sign(claims), nonce));
     expect(await usersWithExternalId(claims.user.id)).toEqual([]);
@@ -278,7 +298,11 @@ describe('GET /v1/auth/callback', () => {
     expect(secondBody.user.user_can_customer_administrator).toBe('no');
     expect(secondBody.user.user_can_domains_access).toBe('yes');
     expect(await usersWithExternalId(firstClaims.user.id)).toHaveLength(1);
-    const enterprises = await app.ctx.db.selectFrom('enterprises').selectAll().where('external_id', '=', firstClaims.enterprise.id).execute();
+    const enterprises = await app.ctx.db
+      .selectFrom('enterprises')
+      .selectAll()
+      .where('external_id', '=', firstClaims.enterprise.id)
+      .execute();
     expect(enterprises).toHaveLength(1);
   });
 

@@ -23,12 +23,34 @@ afterAll(() => app.close());
 
 const withBody = operations.filter((op) => op.body !== undefined && op.method !== 'get');
 const pathOf = (path: string) => path.replace(/\{[^}]+\}/g, '1');
-const authOf = (access: string): Record<string, string> => (access === 'apiKey' ? { Authorization: `Bearer ${apiKey}` } : {});
+const authOf = (access: string): Record<string, string> =>
+  access === 'apiKey' ? { Authorization: `Bearer ${apiKey}` } : {};
 
 /** Strings that have broken services before: controls, NUL, lone surrogates, long runs. */
-const nasty = fc.oneof(fc.string(), fc.constantFrom('\u0000', 'a\u0000b', '\ud800', '\r\n', '\u001b[2J', 'x'.repeat(70_000), '<script>', "'; drop table x;--"));
+const nasty = fc.oneof(
+  fc.string(),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\r\n',
+    '\u001b[2J',
+    'x'.repeat(70_000),
+    '<script>',
+    "'; drop table x;--",
+  ),
+);
 const json = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.double(), nasty, fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double(),
+    nasty,
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 4 }),
+  ),
 })).value;
 
 async function expectNo5xx(res: Response, what: string): Promise<void> {
@@ -40,28 +62,52 @@ async function expectNo5xx(res: Response, what: string): Promise<void> {
 describe('every JSON operation of the contract', () => {
   for (const op of withBody) {
     const where = `${op.method.toUpperCase()} ${op.path}`;
-    it(`${where}: arbitrary JSON, wrong-typed fields, deep nesting, huge arrays and a wrong content type never give a 5xx`, async () => {
-      const fields = Object.keys((op.body as { shape?: object }).shape ?? {});
-      const wrongTyped = fields.length ? fc.dictionary(fc.constantFrom(...fields), json, { maxKeys: fields.length }) : json;
-      await fc.assert(
-        fc.asyncProperty(fc.oneof(json, wrongTyped), async (body) => {
-          const res = await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, body, headers: authOf(op.access) });
-          await expectNo5xx(res, where);
-        }),
-        { numRuns: 12 },
-      );
-      const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
-      await expectNo5xx(await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: deep, headers: authOf(op.access) }), `${where} deep`);
-      const huge = JSON.stringify(Array.from({ length: 20_000 }, () => ({})));
-      await expectNo5xx(await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: huge, headers: authOf(op.access) }), `${where} huge`);
-      const text = await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: 'a=1', headers: { ...authOf(op.access), 'Content-Type': 'application/x-www-form-urlencoded' } });
-      expect(text.status, `${where} form body`).toBeGreaterThanOrEqual(400);
-      await expectNo5xx(text, `${where} form body`);
-    });
+    it(
+      `${where}: arbitrary JSON, wrong-typed fields, deep nesting, huge arrays and a wrong content type never give ` +
+        `a 5xx`,
+      async () => {
+        const fields = Object.keys((op.body as { shape?: object }).shape ?? {});
+        const wrongTyped = fields.length
+          ? fc.dictionary(fc.constantFrom(...fields), json, { maxKeys: fields.length })
+          : json;
+        await fc.assert(
+          fc.asyncProperty(fc.oneof(json, wrongTyped), async (body) => {
+            const res = await app.call(op.method.toUpperCase(), pathOf(op.path), {
+              cookie,
+              body,
+              headers: authOf(op.access),
+            });
+            await expectNo5xx(res, where);
+          }),
+          { numRuns: 12 },
+        );
+        const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+        await expectNo5xx(
+          await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: deep, headers: authOf(op.access) }),
+          `${where} deep`,
+        );
+        const huge = JSON.stringify(Array.from({ length: 20_000 }, () => ({})));
+        await expectNo5xx(
+          await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, raw: huge, headers: authOf(op.access) }),
+          `${where} huge`,
+        );
+        const text = await app.call(op.method.toUpperCase(), pathOf(op.path), {
+          cookie,
+          raw: 'a=1',
+          headers: { ...authOf(op.access), 'Content-Type': 'application/x-www-form-urlencoded' },
+        });
+        expect(text.status, `${where} form body`).toBeGreaterThanOrEqual(400);
+        await expectNo5xx(text, `${where} form body`);
+      },
+    );
 
     if (op.bodyExample !== undefined) {
       it(`${where}: its documented example is never refused as malformed`, async () => {
-        const res = await app.call(op.method.toUpperCase(), pathOf(op.path), { cookie, body: op.bodyExample, headers: authOf(op.access) });
+        const res = await app.call(op.method.toUpperCase(), pathOf(op.path), {
+          cookie,
+          body: op.bodyExample,
+          headers: authOf(op.access),
+        });
         const answer = res.status >= 400 ? (await res.json()).error.code : null;
         // the example may name things this account lacks (a domain, a group): those refusals are stated
         expect(['invalid_json', 'validation_failed', 'bad_request'], `${where}: ${answer}`).not.toContain(answer);

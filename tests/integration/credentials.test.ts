@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole, customerForSmtpLogin, rotateCredentials, API_KEY_PREFIX } from '../../src/server/credentials/credentials.service.ts';
+import {
+  credentialsForConsole,
+  customerForSmtpLogin,
+  rotateCredentials,
+  API_KEY_PREFIX,
+} from '../../src/server/credentials/credentials.service.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -23,7 +28,11 @@ describe('GET /v1/ui-settings', () => {
     const res = await app.call('GET', '/v1/ui-settings', { cookie });
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.settings).toEqual({ tsetting_track_opens: true, tsetting_track_links: true, tsetting_disable_suppression: false });
+    expect(body.settings).toEqual({
+      tsetting_track_opens: true,
+      tsetting_track_links: true,
+      tsetting_disable_suppression: false,
+    });
     expect(body.credentials.isReseller).toBe(false);
     expect(body.credentials.apiCredentials).toMatchObject({ url: 'http://localhost:4321/v1/mail' });
     expect(body.credentials.apiCredentials.apiKey.startsWith(API_KEY_PREFIX)).toBe(true);
@@ -32,7 +41,11 @@ describe('GET /v1/ui-settings', () => {
     const again = await (await app.call('GET', '/v1/ui-settings', { cookie })).json();
     expect(again.credentials).toEqual(body.credentials);
     // stored sealed, not in clear
-    const row = await app.ctx.db.selectFrom('api_keys').select(['secret_sealed', 'lookup_digest']).where('customer_id', '=', account.customerId).executeTakeFirstOrThrow();
+    const row = await app.ctx.db
+      .selectFrom('api_keys')
+      .select(['secret_sealed', 'lookup_digest'])
+      .where('customer_id', '=', account.customerId)
+      .executeTakeFirstOrThrow();
     expect(row.secret_sealed).not.toContain(body.credentials.apiCredentials.apiKey);
     expect(row.lookup_digest).not.toContain(body.credentials.apiCredentials.apiKey);
   });
@@ -56,6 +69,8 @@ describe('credentials rotation', () => {
     expect((await revoked.json()).error.code).toBe('unauthorized');
     expect((await send(fresh.apiCredentials.apiKey)).status).toBe(202);
     expect(await customerForSmtpLogin(app.ctx, old.smtpCredentials.username, old.smtpCredentials.password)).toBeNull();
-    expect(await customerForSmtpLogin(app.ctx, fresh.smtpCredentials.username, fresh.smtpCredentials.password)).toBe(account.customerId);
+    expect(await customerForSmtpLogin(app.ctx, fresh.smtpCredentials.username, fresh.smtpCredentials.password)).toBe(
+      account.customerId,
+    );
   });
 });

@@ -31,7 +31,10 @@ async function signedIn(cookie: string): Promise<boolean> {
 }
 
 async function countSessions(): Promise<number> {
-  const row = await app.ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await app.ctx.db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -40,7 +43,9 @@ describe('POST /v1/logout', () => {
     const cookie = await app.signIn(account.email, account.password);
     await expectCsrfRefusal(await send('POST', '/v1/logout', { Cookie: cookie, Origin: ORIGIN }));
     await expectCsrfRefusal(await send('POST', '/v1/logout', { Cookie: cookie }));
-    await expectCsrfRefusal(await send('POST', '/v1/logout', { Cookie: cookie, Origin: ORIGIN, 'Request-Type': 'api' }));
+    await expectCsrfRefusal(
+      await send('POST', '/v1/logout', { Cookie: cookie, Origin: ORIGIN, 'Request-Type': 'api' }),
+    );
     expect(await signedIn(cookie)).toBe(true);
   });
 
@@ -48,14 +53,18 @@ describe('POST /v1/logout', () => {
     'refuses Origin %s and the session keeps working',
     async (origin) => {
       const cookie = await app.signIn(account.email, account.password);
-      await expectCsrfRefusal(await send('POST', '/v1/logout', { Cookie: cookie, Origin: origin, 'Request-Type': 'ui' }));
+      await expectCsrfRefusal(
+        await send('POST', '/v1/logout', { Cookie: cookie, Origin: origin, 'Request-Type': 'ui' }),
+      );
       expect(await signedIn(cookie)).toBe(true);
     },
   );
 
   it('refuses a cross-site request that names no Origin but says so in Sec-Fetch-Site', async () => {
     const cookie = await app.signIn(account.email, account.password);
-    await expectCsrfRefusal(await send('POST', '/v1/logout', { Cookie: cookie, 'Request-Type': 'ui', 'Sec-Fetch-Site': 'cross-site' }));
+    await expectCsrfRefusal(
+      await send('POST', '/v1/logout', { Cookie: cookie, 'Request-Type': 'ui', 'Sec-Fetch-Site': 'cross-site' }),
+    );
     expect(await signedIn(cookie)).toBe(true);
   });
 
@@ -66,14 +75,24 @@ describe('POST /v1/logout', () => {
     expect(await signedIn(first)).toBe(false);
 
     const second = await app.signIn(account.email, account.password);
-    const sameSite = await send('POST', '/v1/logout', { Cookie: second, 'Request-Type': 'ui', 'Sec-Fetch-Site': 'same-origin' });
+    const sameSite = await send('POST', '/v1/logout', {
+      Cookie: second,
+      'Request-Type': 'ui',
+      'Sec-Fetch-Site': 'same-origin',
+    });
     expect(sameSite.status).toBe(200);
     expect(await signedIn(second)).toBe(false);
   });
 
   it('accepts the PUBLIC_URL origin when the request reaches us under another host name (reverse proxy)', async () => {
     const cookie = await app.signIn(account.email, account.password);
-    const res = await send('POST', '/v1/logout', { Cookie: cookie, Origin: ORIGIN, 'Request-Type': 'ui' }, undefined, 'http://127.0.0.1:4321');
+    const res = await send(
+      'POST',
+      '/v1/logout',
+      { Cookie: cookie, Origin: ORIGIN, 'Request-Type': 'ui' },
+      undefined,
+      'http://127.0.0.1:4321',
+    );
     expect(res.status).toBe(200);
     expect(await signedIn(cookie)).toBe(false);
   });
@@ -82,7 +101,12 @@ describe('POST /v1/logout', () => {
 describe('POST /v1/auth/login', () => {
   it('refuses a sign-in without Request-Type: ui, even with the right password, and starts no session', async () => {
     const before = await countSessions();
-    const res = await send('POST', '/v1/auth/login', { Origin: ORIGIN }, { email: account.email, password: account.password });
+    const res = await send(
+      'POST',
+      '/v1/auth/login',
+      { Origin: ORIGIN },
+      { email: account.email, password: account.password },
+    );
     await expectCsrfRefusal(res);
     expect(res.headers.getSetCookie()).toEqual([]);
     expect(await countSessions()).toBe(before);
@@ -103,15 +127,32 @@ describe('POST /v1/auth/login', () => {
   it('does not count a refused call as a failed sign-in', async () => {
     const throttled = await app.createAccount();
     for (let i = 0; i < 6; i++) {
-      await expectCsrfRefusal(await send('POST', '/v1/auth/login', { Origin: ORIGIN }, { email: throttled.email, password: 'wrong-password' }));
+      await expectCsrfRefusal(
+        await send(
+          'POST',
+          '/v1/auth/login',
+          { Origin: ORIGIN },
+          { email: throttled.email, password: 'wrong-password' },
+        ),
+      );
     }
-    expect((await app.call('POST', '/v1/auth/login', { body: { email: throttled.email, password: throttled.password } })).status).toBe(200);
+    expect(
+      (await app.call('POST', '/v1/auth/login', { body: { email: throttled.email, password: throttled.password } }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe('POST /v1/auth/initiate-challenge', () => {
   it('refuses a call without Request-Type: ui', async () => {
-    await expectCsrfRefusal(await send('POST', '/v1/auth/initiate-challenge', { Origin: ORIGIN }, { installUrl: 'https://parent.example', redirect: null }));
+    await expectCsrfRefusal(
+      await send(
+        'POST',
+        '/v1/auth/initiate-challenge',
+        { Origin: ORIGIN },
+        { installUrl: 'https://parent.example', redirect: null },
+      ),
+    );
   });
 });
 

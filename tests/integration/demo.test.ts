@@ -55,7 +55,9 @@ async function rowCounts(customerId: number) {
       from transactions where customer_id = ${customerId}`.execute(app.ctx.db);
   const counts = Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
   // every delivery is one 'delivered' event; a later DSN turns the row bounced but leaves it sent and delivered once
-  counts.delivered = await one(sql`select count(*) n from events where customer_id = ${customerId} and type = 'delivered'`);
+  counts.delivered = await one(
+    sql`select count(*) n from events where customer_id = ${customerId} and type = 'delivered'`,
+  );
   return counts;
 }
 
@@ -75,36 +77,64 @@ describe('npm run demo', () => {
   it('keeps daily_stats equal to the rows they count, in total and per day', async () => {
     const counts = await rowCounts(demo.customerId);
     const sums = await rollup(demo.customerId);
-    for (const column of Object.keys(sums)) expect({ column, value: sums[column] }).toEqual({ column, value: counts[column] });
+    for (const column of Object.keys(sums))
+      expect({ column, value: sums[column] }).toEqual({ column, value: counts[column] });
     expect(counts.requests).toBe(TRANSACTIONS);
     expect(counts.queued).toBe(0); // nothing is left for a worker to deliver
     expect(sums.opens).toBe(demo.counts.opens);
     expect(sums.clicks).toBe(demo.counts.clicks);
 
     // per UTC day: requests by acceptance day, opens and clicks by the day of their events
-    const { rows: days } = await sql<{ day: string; requests: number; opens: number; clicks: number; rows: number; open_events: number; click_events: number }>`
-      with s as (select to_char(day, 'YYYY-MM-DD') d, sum(requests)::int requests, sum(opens)::int opens, sum(clicks)::int clicks
+    const { rows: days } = await sql<{
+      day: string;
+      requests: number;
+      opens: number;
+      clicks: number;
+      rows: number;
+      open_events: number;
+      click_events: number;
+    }>`
+      with s as (select to_char(day, 'YYYY-MM-DD') d, sum(requests)::int
+        requests, sum(opens)::int opens, sum(clicks)::int clicks
                    from daily_stats where customer_id = ${demo.customerId} group by day),
-           t as (select to_char(queued_at at time zone 'UTC', 'YYYY-MM-DD') d, count(*)::int n from transactions where customer_id = ${demo.customerId} group by 1),
-           e as (select to_char(at at time zone 'UTC', 'YYYY-MM-DD') d, count(*) filter (where type = 'open')::int opens, count(*) filter (where type = 'click')::int clicks
+           t as (select to_char(queued_at at time zone 'UTC', 'YYYY-MM-DD') d, count(*)::int n from transactions
+             where customer_id = ${demo.customerId} group by 1),
+           e as (select to_char(at at time zone 'UTC', 'YYYY-MM-DD') d, count(*) filter (where type = 'open')::int
+             opens, count(*) filter (where type = 'click')::int clicks
                    from events where customer_id = ${demo.customerId} group by 1)
-      select s.d as day, s.requests, s.opens, s.clicks, coalesce(t.n, 0) as rows, coalesce(e.opens, 0) as open_events, coalesce(e.clicks, 0) as click_events
+      select s.d as day, s.requests, s.opens, s.clicks, coalesce(t.n, 0) as rows, coalesce(e.opens, 0) as
+        open_events, coalesce(e.clicks, 0) as click_events
         from s left join t on t.d = s.d left join e on e.d = s.d order by s.d`.execute(app.ctx.db);
     // 30 days, today's only as far as now (just after midnight UTC it may have no rows yet)
     expect(days.length).toBeGreaterThanOrEqual(29);
-    for (const d of days) expect({ day: d.day, requests: d.requests, opens: d.opens, clicks: d.clicks }).toEqual({ day: d.day, requests: d.rows, opens: d.open_events, clicks: d.click_events });
+    for (const d of days)
+      expect({ day: d.day, requests: d.requests, opens: d.opens, clicks: d.clicks }).toEqual({
+        day: d.day,
+        requests: d.rows,
+        opens: d.open_events,
+        clicks: d.click_events,
+      });
 
     // suppressed: every hard bounce and unsubscribe put its recipient on the list
     const suppressed = await one(sql`select count(*) n from suppressions where customer_id = ${demo.customerId}`);
     expect(suppressed).toBeGreaterThan(0);
-    expect(await one(sql`select count(*) n from events where customer_id = ${demo.customerId} and type = 'unsubscribe'`)).toBe(demo.counts.unsubscribes);
+    expect(
+      await one(sql`select count(*) n from events where customer_id = ${demo.customerId} and type = 'unsubscribe'`),
+    ).toBe(demo.counts.unsubscribes);
   });
 
-  it('keeps transaction_counts (migration 007) equal to the rows by day, group and state, through delivery, bounces, opens and clicks', async () => {
-    expect(await countsDrift(app.ctx.db, demo.customerId)).toEqual([]);
-    const states = await one(sql`select count(distinct (status, delivered_status, opened, clicked)) n from transaction_counts where customer_id = ${demo.customerId} and n > 0`);
-    expect(states).toBeGreaterThanOrEqual(5); // delivered, opened, clicked, bounced, failed at least
-  });
+  it(
+    'keeps transaction_counts (migration 007) equal to the rows by ' +
+      'day, group and state, through delivery, bounces, opens and clicks',
+    async () => {
+      expect(await countsDrift(app.ctx.db, demo.customerId)).toEqual([]);
+      const states = await one(
+        sql`select count(distinct (status, delivered_status, opened, clicked)) n from transaction_counts where
+        customer_id = ${demo.customerId} and n > 0`,
+      );
+      expect(states).toBeGreaterThanOrEqual(5); // delivered, opened, clicked, bounced, failed at least
+    },
+  );
 
   it('answers the report calls for the demo user', async () => {
     const dashboard = await app.call('GET', '/v1/dashboard', { cookie });
@@ -129,14 +159,32 @@ describe('npm run demo', () => {
     const failed = await app.call('POST', '/v1/transaction/search', { cookie, body: { message_status: 'failed' } });
     expect(failed.status).toBe(200);
     const failedPage = await failed.json();
-    expect(failedPage.meta.total).toBe(demo.counts.failed + (await one(sql`select count(*) n from transactions where customer_id = ${demo.customerId} and status = 'failed' and bounce_type is not null`)));
+    expect(failedPage.meta.total).toBe(
+      demo.counts.failed +
+        (await one(
+          sql`select count(*) n from transactions where customer_id =
+            ${demo.customerId} and status = 'failed' and bounce_type is not null`,
+        )),
+    );
     expect(failedPage.data.every((t: { trans_status: string }) => t.trans_status === 'failed')).toBe(true);
 
     const groups = await app.call('POST', '/v1/transaction-groups/search', { cookie, body: {} });
     expect(groups.status).toBe(200);
     const groupPage = await groups.json();
-    expect(groupPage.data.map((g: { group_name: string }) => g.group_name).sort()).toEqual(['Invoices', 'Newsletter receipts', 'Orders', 'Password resets', 'Shipping updates', 'Welcome']);
-    expect(groupPage.data.reduce((sum: number, g: { groupStats: { tgs_total_requests: number } }) => sum + g.groupStats.tgs_total_requests, 0)).toBe(TRANSACTIONS);
+    expect(groupPage.data.map((g: { group_name: string }) => g.group_name).sort()).toEqual([
+      'Invoices',
+      'Newsletter receipts',
+      'Orders',
+      'Password resets',
+      'Shipping updates',
+      'Welcome',
+    ]);
+    expect(
+      groupPage.data.reduce(
+        (sum: number, g: { groupStats: { tgs_total_requests: number } }) => sum + g.groupStats.tgs_total_requests,
+        0,
+      ),
+    ).toBe(TRANSACTIONS);
   });
 
   it('pages the tracking sorts as one ordered list, the last pages (walked from the end) included', async () => {
@@ -152,30 +200,53 @@ describe('npm run demo', () => {
         // never opened or clicked rows last in both directions; ties in acceptance order
         const { rows } = await sql<{ uuid: string }>`
           select uuid from transactions where customer_id = ${demo.customerId}
-           order by ${sql.ref(column)} ${sql.raw(order)} nulls last, queued_at ${sql.raw(order)}, id ${sql.raw(order)}`.execute(app.ctx.db);
+           order by ${sql.ref(column)} ${sql.raw(order)}
+             nulls last, queued_at ${sql.raw(order)}, id ${sql.raw(order)}`.execute(app.ctx.db);
         for (const page of [1, 2, lastPage / 2, lastPage / 2 + 1, lastPage - 1, lastPage].map(Math.floor)) {
-          const res = await app.call('POST', '/v1/transaction/search', { cookie, body: { order_by: key, order, page } });
+          const res = await app.call('POST', '/v1/transaction/search', {
+            cookie,
+            body: { order_by: key, order, page },
+          });
           const { data } = await res.json();
           const expected = rows.slice((page - 1) * 10, page * 10).map((r) => r.uuid);
-          expect({ key, order, page, uuids: data.map((t: { trans_uuid: string }) => t.trans_uuid) }).toEqual({ key, order, page, uuids: expected });
+          expect({ key, order, page, uuids: data.map((t: { trans_uuid: string }) => t.trans_uuid) }).toEqual({
+            key,
+            order,
+            page,
+            uuids: expected,
+          });
         }
       }
     }
   });
 
   it('refuses a second run, and --replace deletes the old account with all its history', async () => {
-    await expect(fillDemo(app.ctx, { transactions: 50 })).rejects.toSatisfy((err) => err instanceof DomainError && err.code === 'conflict');
+    await expect(fillDemo(app.ctx, { transactions: 50 })).rejects.toSatisfy(
+      (err) => err instanceof DomainError && err.code === 'conflict',
+    );
     const again = await fillDemo(app.ctx, { transactions: 200, replace: true, days: 7 });
     expect(again.replaced).toBe(true);
     expect(again.customerId).not.toBe(demo.customerId);
-    for (const table of ['transactions', 'events', 'daily_stats', 'transaction_counts', 'quota_usage', 'suppressions', 'transaction_groups'] as const) {
-      expect({ table, left: await one(sql`select count(*) n from ${sql.table(table)} where customer_id = ${demo.customerId}`) }).toEqual({ table, left: 0 });
+    for (const table of [
+      'transactions',
+      'events',
+      'daily_stats',
+      'transaction_counts',
+      'quota_usage',
+      'suppressions',
+      'transaction_groups',
+    ] as const) {
+      expect({
+        table,
+        left: await one(sql`select count(*) n from ${sql.table(table)} where customer_id = ${demo.customerId}`),
+      }).toEqual({ table, left: 0 });
     }
     const customers = await app.ctx.db.selectFrom('customers').select('id').where('name', '=', DEMO_CUSTOMER).execute();
     expect(customers.map((c) => Number(c.id))).toEqual([again.customerId]);
     const sums = await rollup(again.customerId);
     const counts = await rowCounts(again.customerId);
-    for (const column of Object.keys(sums)) expect({ column, value: sums[column] }).toEqual({ column, value: counts[column] });
+    for (const column of Object.keys(sums))
+      expect({ column, value: sums[column] }).toEqual({ column, value: counts[column] });
     expect(await countsDrift(app.ctx.db, again.customerId)).toEqual([]);
     // the old password is gone with the old user; the new one signs in
     await expect(app.signIn(DEMO_USER_EMAIL, demo.password)).rejects.toThrow();

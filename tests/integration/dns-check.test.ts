@@ -46,7 +46,12 @@ describe('runDnsCheck', () => {
   it('finds nothing when nothing is published', async () => {
     const results = await runDnsCheck(app.ctx, domain.id);
     for (const purpose of ['spf', 'dkim', 'dmarc', 'return_path'] as const) {
-      expect(results[purpose]).toEqual({ ok: false, found: null, expected: record(purpose).value, detail: 'No record found' });
+      expect(results[purpose]).toEqual({
+        ok: false,
+        found: null,
+        expected: record(purpose).value,
+        detail: 'No record found',
+      });
     }
   });
 
@@ -71,13 +76,21 @@ describe('runDnsCheck', () => {
     const otherKey = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
     dns.set(record('dkim').name, 'TXT', [otherKey]);
     const results = await runDnsCheck(app.ctx, domain.id);
-    expect(results.dkim).toMatchObject({ ok: false, found: otherKey, detail: "The published key (p=) is not this domain's DKIM key" });
+    expect(results.dkim).toMatchObject({
+      ok: false,
+      found: otherKey,
+      detail: "The published key (p=) is not this domain's DKIM key",
+    });
     expect(results.spf.ok && results.dmarc.ok && results.return_path.ok).toBe(true);
   });
 
   it('rejects two SPF records (RFC 7208 §4.5 permerror)', async () => {
     publishAll();
-    dns.set(domain.domain, 'TXT', [record('spf').value, 'v=spf1 include:_spf.google.com ~all', 'google-site-verification=abc']);
+    dns.set(domain.domain, 'TXT', [
+      record('spf').value,
+      'v=spf1 include:_spf.google.com ~all',
+      'google-site-verification=abc',
+    ]);
     const { spf } = await runDnsCheck(app.ctx, domain.id);
     expect(spf.ok).toBe(false);
     expect(spf.detail).toContain('2 SPF records found');
@@ -191,23 +204,31 @@ describe('DNS check refresher', () => {
 });
 
 describe('POST /v1/domains/{id}/check', () => {
-  it("checks the signed-in customer's domain on demand and answers its records with their results; another account gets 404", async () => {
-    const owner = await app.createAccount();
-    const cookie = await app.signIn(owner.email, owner.password);
-    const own = await addDomain(app.ctx, owner.customerId, 'route.example.test');
-    const ownRecords = dnsRecords(app.ctx, own);
-    for (const r of ownRecords.filter((x) => x.purpose !== 'dmarc')) dns.set(r.name, r.type, [r.value]);
+  it(
+    "checks the signed-in customer's domain on demand and answers " +
+      'its records with their results; another account gets 404',
+    async () => {
+      const owner = await app.createAccount();
+      const cookie = await app.signIn(owner.email, owner.password);
+      const own = await addDomain(app.ctx, owner.customerId, 'route.example.test');
+      const ownRecords = dnsRecords(app.ctx, own);
+      for (const r of ownRecords.filter((x) => x.purpose !== 'dmarc')) dns.set(r.name, r.type, [r.value]);
 
-    const res = await app.call('POST', `/v1/domains/${own.id}/check`, { cookie, body: {} });
-    expect(res.status).toBe(200);
-    const { domain: wire } = await res.json();
-    expect(wire.dns_checked_timestamp).not.toBeNull();
-    const ok = Object.fromEntries(wire.dns_records.map((r: { purpose: string; check: { ok: boolean } }) => [r.purpose, r.check.ok]));
-    expect(ok).toEqual({ spf: true, dkim: true, dmarc: false, return_path: true });
+      const res = await app.call('POST', `/v1/domains/${own.id}/check`, { cookie, body: {} });
+      expect(res.status).toBe(200);
+      const { domain: wire } = await res.json();
+      expect(wire.dns_checked_timestamp).not.toBeNull();
+      const ok = Object.fromEntries(
+        wire.dns_records.map((r: { purpose: string; check: { ok: boolean } }) => [r.purpose, r.check.ok]),
+      );
+      expect(ok).toEqual({ spf: true, dkim: true, dmarc: false, return_path: true });
 
-    const stranger = await app.createAccount();
-    const strangerCookie = await app.signIn(stranger.email, stranger.password);
-    expect((await app.call('POST', `/v1/domains/${own.id}/check`, { cookie: strangerCookie, body: {} })).status).toBe(404);
-    expect((await app.call('POST', `/v1/domains/${own.id}/check`, { body: {} })).status).toBe(401);
-  });
+      const stranger = await app.createAccount();
+      const strangerCookie = await app.signIn(stranger.email, stranger.password);
+      expect((await app.call('POST', `/v1/domains/${own.id}/check`, { cookie: strangerCookie, body: {} })).status).toBe(
+        404,
+      );
+      expect((await app.call('POST', `/v1/domains/${own.id}/check`, { body: {} })).status).toBe(401);
+    },
+  );
 });

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { confirmVerificationLink, inspectVerificationLink } from '../../src/server/verification/verification.service.ts';
+import {
+  confirmVerificationLink,
+  inspectVerificationLink,
+} from '../../src/server/verification/verification.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 
 let app: TestApp;
@@ -35,37 +38,94 @@ async function mailedLink(domain: string): Promise<{ id: number; token: string; 
 describe('POST /v1/domains', () => {
   it("creates the domain, answers 'Domain Created' and queues a verification mail from the system sender", async () => {
     const { account, cookie } = await signedIn();
-    const res = await create(cookie, { domain_url: 'Shop.Example', domain_verification_email: 'postmaster@shop.example' });
+    const res = await create(cookie, {
+      domain_url: 'Shop.Example',
+      domain_verification_email: 'postmaster@shop.example',
+    });
     expect(res.status).toBe(201);
     const body = await res.json();
     expect(body.messages).toEqual(['Domain Created']);
-    expect(body.domain).toMatchObject({ domain_domain: 'shop.example', domain_sending_verified: 'no', domain_verification_email: 'postmaster@shop.example' });
-    expect(body.domain.dns_records.map((r: { purpose: string }) => r.purpose)).toEqual(['spf', 'dkim', 'dmarc', 'return_path']);
+    expect(body.domain).toMatchObject({
+      domain_domain: 'shop.example',
+      domain_sending_verified: 'no',
+      domain_verification_email: 'postmaster@shop.example',
+    });
+    expect(body.domain.dns_records.map((r: { purpose: string }) => r.purpose)).toEqual([
+      'spf',
+      'dkim',
+      'dmarc',
+      'return_path',
+    ]);
 
     const link = await mailedLink('shop.example');
-    expect(link).toMatchObject({ id: body.domain.domain_id, to: 'postmaster@shop.example', from: 'no-reply@transact.test' });
+    expect(link).toMatchObject({
+      id: body.domain.domain_id,
+      to: 'postmaster@shop.example',
+      from: 'no-reply@transact.test',
+    });
     // sent as the system customer: nothing in the customer's own totals
     const overview = await (await app.call('POST', '/v1/dashboard/overview', { cookie, body: {} })).json();
     expect(overview.overviewStats).toEqual({ total: 0 });
-    const queued = await app.ctx.db.selectFrom('transactions').innerJoin('customers', 'customers.id', 'transactions.customer_id').select(['customers.is_system', 'transactions.status']).where('transactions.to_email', '=', 'postmaster@shop.example').executeTakeFirstOrThrow();
+    const queued = await app.ctx.db
+      .selectFrom('transactions')
+      .innerJoin('customers', 'customers.id', 'transactions.customer_id')
+      .select(['customers.is_system', 'transactions.status'])
+      .where('transactions.to_email', '=', 'postmaster@shop.example')
+      .executeTakeFirstOrThrow();
     expect(queued).toEqual({ is_system: true, status: 'queued' });
     // only a hash of the token is stored
-    const stored = await app.ctx.db.selectFrom('domains').selectAll().where('id', '=', link.id).executeTakeFirstOrThrow();
+    const stored = await app.ctx.db
+      .selectFrom('domains')
+      .selectAll()
+      .where('id', '=', link.id)
+      .executeTakeFirstOrThrow();
     expect(stored.verification_token_hash).not.toContain(link.token);
     expect(stored.customer_id).toBe(account.customerId);
   });
 
   const bad: [string, unknown, RegExp][] = [
-    ['a name without a top-level part', { domain_url: 'localhost', domain_verification_email: 'a@localhost' }, /^Please enter a valid domain name$/],
-    ['a top-level part of 11 letters', { domain_url: 'shop.abcdefghijk', domain_verification_email: 'a@shop.abcdefghijk' }, /^Please enter a valid domain name$/],
-    ['a digit in the top-level part', { domain_url: 'shop.c0m', domain_verification_email: 'a@shop.c0m' }, /^Please enter a valid domain name$/],
-    ['spaces', { domain_url: 'my shop.example', domain_verification_email: 'a@my shop.example' }, /^Please enter a valid domain name$/],
-    ['a label over 63 characters', { domain_url: `${'a'.repeat(64)}.example`, domain_verification_email: `a@${'a'.repeat(64)}.example` }, /at most 63 characters/],
+    [
+      'a name without a top-level part',
+      { domain_url: 'localhost', domain_verification_email: 'a@localhost' },
+      /^Please enter a valid domain name$/,
+    ],
+    [
+      'a top-level part of 11 letters',
+      { domain_url: 'shop.abcdefghijk', domain_verification_email: 'a@shop.abcdefghijk' },
+      /^Please enter a valid domain name$/,
+    ],
+    [
+      'a digit in the top-level part',
+      { domain_url: 'shop.c0m', domain_verification_email: 'a@shop.c0m' },
+      /^Please enter a valid domain name$/,
+    ],
+    [
+      'spaces',
+      { domain_url: 'my shop.example', domain_verification_email: 'a@my shop.example' },
+      /^Please enter a valid domain name$/,
+    ],
+    [
+      'a label over 63 characters',
+      { domain_url: `${'a'.repeat(64)}.example`, domain_verification_email: `a@${'a'.repeat(64)}.example` },
+      /at most 63 characters/,
+    ],
     ['no local part', { domain_url: 'shop2.example', domain_verification_email: '@shop2.example' }, /before the @/],
-    ['an address at another domain', { domain_url: 'shop2.example', domain_verification_email: 'me@gmail.example' }, /must be an address at shop2\.example/],
-    ['a quoted local part', { domain_url: 'shop2.example', domain_verification_email: '"a b"@shop2.example' }, /cannot be the first part/],
+    [
+      'an address at another domain',
+      { domain_url: 'shop2.example', domain_verification_email: 'me@gmail.example' },
+      /must be an address at shop2\.example/,
+    ],
+    [
+      'a quoted local part',
+      { domain_url: 'shop2.example', domain_verification_email: '"a b"@shop2.example' },
+      /cannot be the first part/,
+    ],
     ['a missing field', { domain_url: 'shop2.example' }, /domain_verification_email/],
-    ['an unknown field', { domain_url: 'shop2.example', domain_verification_email: 'a@shop2.example', verified: true }, /verified/],
+    [
+      'an unknown field',
+      { domain_url: 'shop2.example', domain_verification_email: 'a@shop2.example', verified: true },
+      /verified/,
+    ],
   ];
   for (const [what, body, message] of bad) {
     it(`refuses ${what} with a message and creates nothing`, async () => {
@@ -75,14 +135,20 @@ describe('POST /v1/domains', () => {
       const answer = await res.json();
       expect(answer.error.code).toBe('validation_failed');
       expect(answer.messages.join(', ')).toMatch(message);
-      const count = await app.ctx.db.selectFrom('domains').select((eb) => eb.fn.countAll<string>().as('n')).where('customer_id', '=', account.customerId).executeTakeFirstOrThrow();
+      const count = await app.ctx.db
+        .selectFrom('domains')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('customer_id', '=', account.customerId)
+        .executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(0);
     });
   }
 
   it('refuses a domain the account already has, and one verified by another account', async () => {
     const { cookie } = await signedIn();
-    expect((await create(cookie, { domain_url: 'twice.example', domain_verification_email: 'a@twice.example' })).status).toBe(201);
+    expect(
+      (await create(cookie, { domain_url: 'twice.example', domain_verification_email: 'a@twice.example' })).status,
+    ).toBe(201);
     const again = await create(cookie, { domain_url: 'TWICE.example', domain_verification_email: 'a@twice.example' });
     expect(again.status).toBe(409);
     expect((await again.json()).messages).toEqual(['twice.example is already added to this account']);
@@ -95,9 +161,19 @@ describe('POST /v1/domains', () => {
   });
 
   it('needs a session and the console headers', async () => {
-    expect((await app.call('POST', '/v1/domains', { body: { domain_url: 'x.example', domain_verification_email: 'a@x.example' } })).status).toBe(401);
+    expect(
+      (
+        await app.call('POST', '/v1/domains', {
+          body: { domain_url: 'x.example', domain_verification_email: 'a@x.example' },
+        })
+      ).status,
+    ).toBe(401);
     const { cookie } = await signedIn();
-    const res = await app.call('POST', '/v1/domains', { cookie, body: { domain_url: 'x.example', domain_verification_email: 'a@x.example' }, headers: { Origin: 'https://evil.example' } });
+    const res = await app.call('POST', '/v1/domains', {
+      cookie,
+      body: { domain_url: 'x.example', domain_verification_email: 'a@x.example' },
+      headers: { Origin: 'https://evil.example' },
+    });
     expect(res.status).toBe(403);
   });
 });
@@ -107,11 +183,17 @@ describe('the verification link', () => {
     const { cookie } = await signedIn();
     await create(cookie, { domain_url: 'confirm.example', domain_verification_email: 'it@confirm.example' });
     const link = await mailedLink('confirm.example');
-    expect(await inspectVerificationLink(app.ctx, link.id, link.token)).toEqual({ state: 'ready', domain: 'confirm.example' });
+    expect(await inspectVerificationLink(app.ctx, link.id, link.token)).toEqual({
+      state: 'ready',
+      domain: 'confirm.example',
+    });
     let domains = (await (await app.call('GET', '/v1/domains', { cookie })).json()).domains;
     expect(domains[0].domain_sending_verified).toBe('no');
 
-    expect(await confirmVerificationLink(app.ctx, link.id, link.token)).toEqual({ state: 'verified', domain: 'confirm.example' });
+    expect(await confirmVerificationLink(app.ctx, link.id, link.token)).toEqual({
+      state: 'verified',
+      domain: 'confirm.example',
+    });
     domains = (await (await app.call('GET', '/v1/domains', { cookie })).json()).domains;
     expect(domains[0].domain_sending_verified).toBe('yes');
     expect(await confirmVerificationLink(app.ctx, link.id, link.token)).toEqual({ state: 'invalid' });
@@ -128,42 +210,75 @@ describe('the verification link', () => {
     expect(await confirmVerificationLink(app.ctx, one.id, flipped)).toEqual({ state: 'invalid' });
     expect(await confirmVerificationLink(app.ctx, one.id, 'short')).toEqual({ state: 'invalid' });
 
-    await app.ctx.db.updateTable('domains').set({ verification_expires_at: sql<Date>`now() - interval '1 minute'` }).where('id', '=', one.id).execute();
-    expect(await confirmVerificationLink(app.ctx, one.id, one.token)).toEqual({ state: 'expired', domain: 'one.example' });
-    const row = await app.ctx.db.selectFrom('domains').select('sending_verified').where('id', '=', one.id).executeTakeFirstOrThrow();
+    await app.ctx.db
+      .updateTable('domains')
+      .set({ verification_expires_at: sql<Date>`now() - interval '1 minute'` })
+      .where('id', '=', one.id)
+      .execute();
+    expect(await confirmVerificationLink(app.ctx, one.id, one.token)).toEqual({
+      state: 'expired',
+      domain: 'one.example',
+    });
+    const row = await app.ctx.db
+      .selectFrom('domains')
+      .select('sending_verified')
+      .where('id', '=', one.id)
+      .executeTakeFirstOrThrow();
     expect(row.sending_verified).toBe(false);
   });
 
-  it('a new mail replaces the old link; a domain verified meanwhile by another account cannot be confirmed', async () => {
-    const { account, cookie } = await signedIn();
-    const created = await (await create(cookie, { domain_url: 'again.example', domain_verification_email: 'a@again.example' })).json();
-    const first = await mailedLink('again.example');
-    const resend = await app.call('POST', `/v1/domains/${created.domain.domain_id}/verification`, { cookie, body: { email: 'b@again.example' } });
-    expect(resend.status).toBe(200);
-    expect((await resend.json()).messages).toEqual(['Verification email sent to b@again.example']);
-    const second = await mailedLink('again.example');
-    expect(second.to).toBe('b@again.example');
-    expect(await inspectVerificationLink(app.ctx, first.id, first.token)).toEqual({ state: 'invalid' });
+  it(
+    'a new mail replaces the old link; a domain verified ' + 'meanwhile by another account cannot be confirmed',
+    async () => {
+      const { account, cookie } = await signedIn();
+      const created = await (
+        await create(cookie, { domain_url: 'again.example', domain_verification_email: 'a@again.example' })
+      ).json();
+      const first = await mailedLink('again.example');
+      const resend = await app.call('POST', `/v1/domains/${created.domain.domain_id}/verification`, {
+        cookie,
+        body: { email: 'b@again.example' },
+      });
+      expect(resend.status).toBe(200);
+      expect((await resend.json()).messages).toEqual(['Verification email sent to b@again.example']);
+      const second = await mailedLink('again.example');
+      expect(second.to).toBe('b@again.example');
+      expect(await inspectVerificationLink(app.ctx, first.id, first.token)).toEqual({ state: 'invalid' });
 
-    const rival = await app.createAccount();
-    await addDomain(app.ctx, rival.customerId, 'again.example', { verified: true, trusted: true });
-    expect(await confirmVerificationLink(app.ctx, second.id, second.token)).toEqual({ state: 'taken', domain: 'again.example' });
-    const mine = await app.ctx.db.selectFrom('domains').select('sending_verified').where('customer_id', '=', account.customerId).executeTakeFirstOrThrow();
-    expect(mine.sending_verified).toBe(false);
-  });
+      const rival = await app.createAccount();
+      await addDomain(app.ctx, rival.customerId, 'again.example', { verified: true, trusted: true });
+      expect(await confirmVerificationLink(app.ctx, second.id, second.token)).toEqual({
+        state: 'taken',
+        domain: 'again.example',
+      });
+      const mine = await app.ctx.db
+        .selectFrom('domains')
+        .select('sending_verified')
+        .where('customer_id', '=', account.customerId)
+        .executeTakeFirstOrThrow();
+      expect(mine.sending_verified).toBe(false);
+    },
+  );
 });
 
 describe('GET /v1/domains/{id} and GET /v1/get-started', () => {
   it("answers the account's own domain; another account's id is 404", async () => {
     const { cookie } = await signedIn();
-    const created = await (await create(cookie, { domain_url: 'mine.example', domain_verification_email: 'a@mine.example' })).json();
+    const created = await (
+      await create(cookie, { domain_url: 'mine.example', domain_verification_email: 'a@mine.example' })
+    ).json();
     const id = created.domain.domain_id;
     const res = await app.call('GET', `/v1/domains/${id}`, { cookie });
     expect(res.status).toBe(200);
     expect((await res.json()).domain.domain_domain).toBe('mine.example');
 
     const stranger = await signedIn();
-    for (const [method, path] of [['GET', `/v1/domains/${id}`], ['POST', `/v1/domains/${id}/verification`], ['GET', '/v1/domains/abc'], ['GET', '/v1/domains/99999999']] as const) {
+    for (const [method, path] of [
+      ['GET', `/v1/domains/${id}`],
+      ['POST', `/v1/domains/${id}/verification`],
+      ['GET', '/v1/domains/abc'],
+      ['GET', '/v1/domains/99999999'],
+    ] as const) {
       const r = await app.call(method, path, { cookie: stranger.cookie, body: method === 'POST' ? {} : undefined });
       expect(r.status, `${method} ${path}`).toBe(404);
     }
@@ -176,7 +291,11 @@ describe('GET /v1/domains/{id} and GET /v1/get-started', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     const creds = await credentialsForConsole(app.ctx, account.customerId);
-    expect(body).toMatchObject({ apiCredentials: creds.apiCredentials, smtpCredentials: creds.smtpCredentials, isReseller: false });
+    expect(body).toMatchObject({
+      apiCredentials: creds.apiCredentials,
+      smtpCredentials: creds.smtpCredentials,
+      isReseller: false,
+    });
     expect(body.domains.map((d: { domain_domain: string }) => d.domain_domain)).toEqual(['start.example']);
     expect((await app.call('GET', '/v1/get-started')).status).toBe(401);
   });
@@ -190,7 +309,13 @@ describe('POST /v1/dashboard/overview', () => {
     const res = await app.api.request('http://localhost:4321/v1/mail', {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiCredentials.apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ from: 'a@count.example', to: ['x@r.example', 'y@r.example'], cc: 'z@r.example', subject: 'Hi', text: 'Hi' }),
+      body: JSON.stringify({
+        from: 'a@count.example',
+        to: ['x@r.example', 'y@r.example'],
+        cc: 'z@r.example',
+        subject: 'Hi',
+        text: 'Hi',
+      }),
     });
     expect(res.status).toBe(202);
     const overview = await (await app.call('POST', '/v1/dashboard/overview', { cookie, body: {} })).json();
@@ -199,29 +324,38 @@ describe('POST /v1/dashboard/overview', () => {
 });
 
 describe('users who may not send transactions (docs/console.md §6)', () => {
-  it('get 403 from the domain, getting-started and settings calls, which would show the account\'s secrets', async () => {
-    const { account: owner, cookie: ownerCookie } = await signedIn();
-    const created = await (await create(ownerCookie, { domain_url: 'viewer.example', domain_verification_email: 'a@viewer.example' })).json();
-    const viewer = await app.createAccount({ permissions: ['domains_access'] });
-    await app.ctx.db.updateTable('users').set({ customer_id: owner.customerId }).where('id', '=', viewer.userId).execute();
-    const cookie = await app.signIn(viewer.email, viewer.password);
-    const id = created.domain.domain_id;
-    const calls: [string, string, unknown?][] = [
-      ['GET', '/v1/domains'],
-      ['POST', '/v1/domains', { domain_url: 'v2.example', domain_verification_email: 'a@v2.example' }],
-      ['GET', `/v1/domains/${id}`],
-      ['POST', `/v1/domains/${id}/verification`, {}],
-      ['POST', `/v1/domains/${id}/check`, {}],
-      ['GET', '/v1/get-started'],
-      ['GET', '/v1/ui-settings'],
-      ['GET', '/v1/webhooks'],
-    ];
-    for (const [method, path, body] of calls) {
-      const res = await app.call(method, path, { cookie, body });
-      expect(res.status, `${method} ${path}`).toBe(403);
-      expect((await res.json()).error.code).toBe('forbidden');
-    }
-    // the overview stays open to them: their home is the dashboard
-    expect((await app.call('POST', '/v1/dashboard/overview', { cookie, body: {} })).status).toBe(200);
-  });
+  it(
+    'get 403 from the domain, getting-started and settings ' + "calls, which would show the account's secrets",
+    async () => {
+      const { account: owner, cookie: ownerCookie } = await signedIn();
+      const created = await (
+        await create(ownerCookie, { domain_url: 'viewer.example', domain_verification_email: 'a@viewer.example' })
+      ).json();
+      const viewer = await app.createAccount({ permissions: ['domains_access'] });
+      await app.ctx.db
+        .updateTable('users')
+        .set({ customer_id: owner.customerId })
+        .where('id', '=', viewer.userId)
+        .execute();
+      const cookie = await app.signIn(viewer.email, viewer.password);
+      const id = created.domain.domain_id;
+      const calls: [string, string, unknown?][] = [
+        ['GET', '/v1/domains'],
+        ['POST', '/v1/domains', { domain_url: 'v2.example', domain_verification_email: 'a@v2.example' }],
+        ['GET', `/v1/domains/${id}`],
+        ['POST', `/v1/domains/${id}/verification`, {}],
+        ['POST', `/v1/domains/${id}/check`, {}],
+        ['GET', '/v1/get-started'],
+        ['GET', '/v1/ui-settings'],
+        ['GET', '/v1/webhooks'],
+      ];
+      for (const [method, path, body] of calls) {
+        const res = await app.call(method, path, { cookie, body });
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect((await res.json()).error.code).toBe('forbidden');
+      }
+      // the overview stays open to them: their home is the dashboard
+      expect((await app.call('POST', '/v1/dashboard/overview', { cookie, body: {} })).status).toBe(200);
+    },
+  );
 });

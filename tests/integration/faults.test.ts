@@ -22,13 +22,20 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function appWith(env: Record<string, string>): Promise<{ app: TestApp; apiKey: string; smtpUser: string; smtpPass: string }> {
+async function appWith(
+  env: Record<string, string>,
+): Promise<{ app: TestApp; apiKey: string; smtpUser: string; smtpPass: string }> {
   const app = await createTestApp(env);
   cleanups.push(() => app.close());
   const { customerId } = await app.createAccount();
   await addDomain(app.ctx, customerId, 'faults.example', { verified: true });
   const creds = await credentialsForConsole(app.ctx, customerId);
-  return { app, apiKey: creds.apiCredentials.apiKey, smtpUser: creds.smtpCredentials.username, smtpPass: creds.smtpCredentials.password };
+  return {
+    app,
+    apiKey: creds.apiCredentials.apiKey,
+    smtpUser: creds.smtpCredentials.username,
+    smtpPass: creds.smtpCredentials.password,
+  };
 }
 
 async function submission(app: TestApp): Promise<SubmissionServer> {
@@ -45,11 +52,17 @@ const sendApi = (app: TestApp, apiKey: string, to = 'ann@people.example') =>
   });
 
 describe('the acceptance floor (MIN_FREE_SPACE_MB)', () => {
-  it('refuses new mail with 507 storage_full and SMTP 452 4.3.1 while the disk under DATA_DIR is below it, and serves reads', { timeout: 120_000 }, async () => {
+  it('refuses new mail with 507 storage_full and SMTP 452 4.3.1 while the disk under DATA_DIR is below it, and ' +
+    'serves reads', {
+    timeout: 120_000,
+  }, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-floor-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     // a floor above any real disk's free space: the statfs answer is real, the disk "full"
-    const { app, apiKey, smtpUser, smtpPass } = await appWith({ DATA_DIR: dataDir, MIN_FREE_SPACE_MB: String(1024 * 1024 * 1024) });
+    const { app, apiKey, smtpUser, smtpPass } = await appWith({
+      DATA_DIR: dataDir,
+      MIN_FREE_SPACE_MB: String(1024 * 1024 * 1024),
+    });
     const res = await sendApi(app, apiKey);
     expect(res.status).toBe(507);
     expect(res.headers.get('retry-after')).toBe('60');
@@ -60,8 +73,16 @@ describe('the acceptance floor (MIN_FREE_SPACE_MB)', () => {
     expect((await app.api.request(`${ORIGIN}/readyz`)).status).toBe(200);
 
     const smtp = await submission(app);
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user: smtpUser, pass: smtpPass }, tls: { rejectUnauthorized: false } });
-    const refused = await transport.sendMail({ from: 'shop@faults.example', to: 'ann@people.example', subject: 'Faults', text: 'Hello' }).catch((err) => err);
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      auth: { user: smtpUser, pass: smtpPass },
+      tls: { rejectUnauthorized: false },
+    });
+    const refused = await transport
+      .sendMail({ from: 'shop@faults.example', to: 'ann@people.example', subject: 'Faults', text: 'Hello' })
+      .catch((err) => err);
     transport.close();
     expect(refused).toBeInstanceOf(Error);
     expect(refused.responseCode).toBe(452);
@@ -80,55 +101,69 @@ describe('the acceptance floor (MIN_FREE_SPACE_MB)', () => {
 describe('PostgreSQL out of disk space (its own disk, seen as a failing insert)', () => {
   // PostgreSQL-only, and needs root to mount a small tmpfs; on PGlite the disk under DATA_DIR is the
   // database's, covered above and by the fault suite's disk case
-  it.runIf(process.env.DATABASE_URL)('answers 507 storage_full, stores nothing, and accepts again once space is freed', { timeout: 120_000 }, async () => {
-    expect(process.getuid?.(), 'mounting a tmpfs for the tablespace needs root').toBe(0);
-    const adminUrl = process.env.DATABASE_URL!;
-    const dir = mkdtempSync(path.join(tmpdir(), 'transact-pg-disk-'));
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { encoding: 'utf8' });
-    expect(mounted.status, mounted.stderr).toBe(0);
-    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout);
-    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout);
-    chownSync(dir, uid, gid);
-    const suffix = Math.random().toString(36).slice(2, 10);
-    const [tablespace, name] = [`transact_small_${suffix}`, `transact_disk_${suffix}`];
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    cleanups.push(async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.query(`drop tablespace if exists ${tablespace}`);
-      await admin.end();
-      spawnSync('umount', ['-l', dir]);
-      rmSync(dir, { recursive: true, force: true });
-    });
-    await admin.query(`create tablespace ${tablespace} location '${dir}'`);
-    // a migrated database whose tables all live on the small disk (WAL stays on the cluster's own)
-    const template = await createTestDatabase();
-    const templateName = new URL(template.env.DATABASE_URL!).pathname.slice(1);
-    await admin.query(`create database ${name} template ${templateName} tablespace ${tablespace}`);
-    await template.close();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const { app, apiKey } = await appWith({ DATABASE_URL: url.toString(), MIN_FREE_SPACE_MB: '0' });
-    const countTransactions = async () => Number((await app.ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    const before = await countTransactions();
-    // fill what is left of the tablespace's disk
-    const filler = path.join(dir, 'filler');
-    spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M', 'count=64'], { encoding: 'utf8' });
-    const refused = await sendApi(app, apiKey);
-    expect(refused.status).toBe(507);
-    const body = (await refused.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('storage_full');
-    expect(body.error.message).toMatch(/out of storage space/);
-    expect(refused.headers.get('retry-after')).toBeTruthy();
-    expect(await countTransactions()).toBe(before); // reads work, nothing was stored
-    rmSync(filler);
-    expect((await sendApi(app, apiKey)).status).toBe(202);
-    expect(await countTransactions()).toBe(before + 1);
-  });
+  it.runIf(process.env.DATABASE_URL)(
+    'answers 507 storage_full, stores nothing, and accepts again once space is freed',
+    { timeout: 120_000 },
+    async () => {
+      expect(process.getuid?.(), 'mounting a tmpfs for the tablespace needs root').toBe(0);
+      const adminUrl = process.env.DATABASE_URL!;
+      const dir = mkdtempSync(path.join(tmpdir(), 'transact-pg-disk-'));
+      const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { encoding: 'utf8' });
+      expect(mounted.status, mounted.stderr).toBe(0);
+      const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout);
+      const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout);
+      chownSync(dir, uid, gid);
+      const suffix = Math.random().toString(36).slice(2, 10);
+      const [tablespace, name] = [`transact_small_${suffix}`, `transact_disk_${suffix}`];
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      cleanups.push(async () => {
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.query(`drop tablespace if exists ${tablespace}`);
+        await admin.end();
+        spawnSync('umount', ['-l', dir]);
+        rmSync(dir, { recursive: true, force: true });
+      });
+      await admin.query(`create tablespace ${tablespace} location '${dir}'`);
+      // a migrated database whose tables all live on the small disk (WAL stays on the cluster's own)
+      const template = await createTestDatabase();
+      const templateName = new URL(template.env.DATABASE_URL!).pathname.slice(1);
+      await admin.query(`create database ${name} template ${templateName} tablespace ${tablespace}`);
+      await template.close();
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      const { app, apiKey } = await appWith({ DATABASE_URL: url.toString(), MIN_FREE_SPACE_MB: '0' });
+      const countTransactions = async () =>
+        Number(
+          (
+            await app.ctx.db
+              .selectFrom('transactions')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await countTransactions();
+      // fill what is left of the tablespace's disk
+      const filler = path.join(dir, 'filler');
+      spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M', 'count=64'], { encoding: 'utf8' });
+      const refused = await sendApi(app, apiKey);
+      expect(refused.status).toBe(507);
+      const body = (await refused.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('storage_full');
+      expect(body.error.message).toMatch(/out of storage space/);
+      expect(refused.headers.get('retry-after')).toBeTruthy();
+      expect(await countTransactions()).toBe(before); // reads work, nothing was stored
+      rmSync(filler);
+      expect((await sendApi(app, apiKey)).status).toBe(202);
+      expect(await countTransactions()).toBe(before + 1);
+    },
+  );
 });
 
 describe('delivery leases', () => {
-  it('renews the lease of a delivery slower than the lease, so a second worker never takes it', { timeout: 120_000 }, async () => {
+  it('renews the lease of a delivery slower than the lease, so a second worker never takes it', {
+    timeout: 120_000,
+  }, async () => {
     // a receiver that holds RCPT for over two leases (6 s, renewed every 2 s)
     let arrivals = 0;
     const slow = new SMTPServer({
@@ -155,7 +190,8 @@ describe('delivery leases', () => {
     const second = new DeliveryWorker(app.ctx);
     cleanups.push(() => Promise.all([first.stop(), second.stop()]).then(() => {}));
     first.start();
-    const row = () => app.ctx.db.selectFrom('transactions').select(['status', 'attempts', 'locked_until']).executeTakeFirstOrThrow();
+    const row = () =>
+      app.ctx.db.selectFrom('transactions').select(['status', 'attempts', 'locked_until']).executeTakeFirstOrThrow();
     await expect.poll(async () => (await row()).locked_until !== null, { timeout: 10_000 }).toBe(true);
     second.start(); // polls every second: without renewals it would claim the row after 6 s
     await expect.poll(async () => (await row()).status, { timeout: 60_000, interval: 100 }).toBe('sent');
@@ -165,7 +201,9 @@ describe('delivery leases', () => {
 });
 
 describe('SMTP connections per client address', () => {
-  it('answers 421 4.7.0 beyond SMTP_MAX_CONNECTIONS_PER_IP and greets another address', { timeout: 120_000 }, async () => {
+  it('answers 421 4.7.0 beyond SMTP_MAX_CONNECTIONS_PER_IP and greets another address', {
+    timeout: 120_000,
+  }, async () => {
     const { app } = await appWith({ SMTP_MAX_CONNECTIONS_PER_IP: '3' });
     const smtp = await submission(app);
     const open = (localAddress: string) =>
@@ -194,7 +232,12 @@ describe('SMTP connections per client address', () => {
         tls: { rejectUnauthorized: false },
         auth: { user: smtpUser, pass: smtpPass },
       });
-      const info = await transport.sendMail({ from: 'shop@faults.example', to: 'ann@people.example', subject: `TLS ${i}`, text: 'Hello' });
+      const info = await transport.sendMail({
+        from: 'shop@faults.example',
+        to: 'ann@people.example',
+        subject: `TLS ${i}`,
+        text: 'Hello',
+      });
       expect(info.response).toMatch(/^250 /);
       transport.close();
     }

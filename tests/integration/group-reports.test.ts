@@ -63,7 +63,12 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20
   }
 }
 
-const row = (id: string) => app.ctx.db.selectFrom('transactions').select(['status', 'delivered_status', 'message_id_header', 'to_email']).where('uuid', '=', id).executeTakeFirstOrThrow();
+const row = (id: string) =>
+  app.ctx.db
+    .selectFrom('transactions')
+    .select(['status', 'delivered_status', 'message_id_header', 'to_email'])
+    .where('uuid', '=', id)
+    .executeTakeFirstOrThrow();
 
 /** The HTML of the delivered copy of a transaction (its VERP sender carries the uuid). */
 async function deliveredHtml(id: string): Promise<string> {
@@ -87,7 +92,7 @@ beforeAll(async () => {
   receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
 
   const locals = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
-  (await send('Orders', locals)).forEach((id, i) => (uuid[locals[i]] = id));
+  for (const [i, id] of (await send('Orders', locals)).entries()) uuid[locals[i]] = id;
   [uuid.r7] = await send('Other', ['r7']);
   await until('5 + 1 deliveries and the 550', async () => {
     const rows = await Promise.all(Object.values(uuid).map(row));
@@ -95,16 +100,26 @@ beforeAll(async () => {
   });
   // r4's mailbox is full: the remote gives up later and sends a DSN (soft bounce)
   const r4 = await row(uuid.r4);
-  const dsn = dsnFixture('sendmail-mailbox-full.eml', { verp: verpAddress(TEST_SECRET, uuid.r4, RETURN_PATH), recipient: r4.to_email, messageId: r4.message_id_header });
-  await nodemailer.createTransport({ host: '127.0.0.1', port: receiver.port, secure: false, tls: { rejectUnauthorized: false } }).sendMail({ envelope: { from: '', to: [verpAddress(TEST_SECRET, uuid.r4, RETURN_PATH)] }, raw: dsn });
+  const dsn = dsnFixture('sendmail-mailbox-full.eml', {
+    verp: verpAddress(TEST_SECRET, uuid.r4, RETURN_PATH),
+    recipient: r4.to_email,
+    messageId: r4.message_id_header,
+  });
+  await nodemailer
+    .createTransport({ host: '127.0.0.1', port: receiver.port, secure: false, tls: { rejectUnauthorized: false } })
+    .sendMail({ envelope: { from: '', to: [verpAddress(TEST_SECRET, uuid.r4, RETURN_PATH)] }, raw: dsn });
   await until('the soft bounce', async () => (await row(uuid.r4)).delivered_status === 'bounced');
   // r6 bounced hard, so it is suppressed: sent again it fails at acceptance
   [uuid['r6-again']] = await send('Orders', ['r6']);
 
   // opens: r1 twice, r2 once; clicks: r1 on A twice and B once, r2 on A, r3 on B
-  const hit = (url: string) => app.api.request(url.replace(/^https?:\/\/[^/]+/, ORIGIN), { headers: { 'User-Agent': 'Mozilla/5.0 (GroupReports)' } });
+  const hit = (url: string) =>
+    app.api.request(url.replace(/^https?:\/\/[^/]+/, ORIGIN), {
+      headers: { 'User-Agent': 'Mozilla/5.0 (GroupReports)' },
+    });
   const pixel = async (local: string) => /src="([^"]*\/t\/o\/[^"]+)"/.exec(await deliveredHtml(uuid[local]))![1];
-  const links = async (local: string) => [...(await deliveredHtml(uuid[local])).matchAll(/href="([^"]*\/t\/c\/[^"]+)"/g)].map((m) => m[1]);
+  const links = async (local: string) =>
+    [...(await deliveredHtml(uuid[local])).matchAll(/href="([^"]*\/t\/c\/[^"]+)"/g)].map((m) => m[1]);
   for (const local of ['r1', 'r1', 'r2']) await hit(await pixel(local));
   const [r1a, r1b] = await links('r1');
   const [r2a] = await links('r2');
@@ -120,11 +135,26 @@ beforeAll(async () => {
   otherGroup = groups.find((g) => g.customer_id === shop.customerId && g.name === 'Other')!.uuid;
   const res = await app.api.request(`${ORIGIN}/v1/mail`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${(await credentialsForConsole(app.ctx, other.customerId)).apiCredentials.apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'news@other.example', to: 'x@people.example', subject: 'Hi', text: 'Hi', group: 'Orders' }),
+    headers: {
+      Authorization: `Bearer ${(await credentialsForConsole(app.ctx, other.customerId)).apiCredentials.apiKey}`,
+      'Content-Type': 'application/json',
+    },
+    body: JSON.stringify({
+      from: 'news@other.example',
+      to: 'x@people.example',
+      subject: 'Hi',
+      text: 'Hi',
+      group: 'Orders',
+    }),
   });
   expect(res.status).toBe(202);
-  otherCustomersGroup = (await app.ctx.db.selectFrom('transaction_groups').select('uuid').where('customer_id', '=', other.customerId).executeTakeFirstOrThrow()).uuid;
+  otherCustomersGroup = (
+    await app.ctx.db
+      .selectFrom('transaction_groups')
+      .select('uuid')
+      .where('customer_id', '=', other.customerId)
+      .executeTakeFirstOrThrow()
+  ).uuid;
 }, 60_000);
 
 afterAll(async () => {
@@ -135,12 +165,18 @@ afterAll(async () => {
 });
 
 interface ReportWire {
-  transactions: { data: Record<string, unknown>[]; meta: { total: number; current_page: number; last_page: number; per_page: number; total_capped: boolean } };
+  transactions: {
+    data: Record<string, unknown>[];
+    meta: { total: number; current_page: number; last_page: number; per_page: number; total_capped: boolean };
+  };
   dailyStats: Record<string, number | string>[];
 }
 
 async function report(body: Record<string, unknown>, as = cookie): Promise<ReportWire> {
-  const res = await app.call('POST', '/v1/transaction-groups/reports', { cookie: as, body: { group_uuid: orders, ...body } });
+  const res = await app.call('POST', '/v1/transaction-groups/reports', {
+    cookie: as,
+    body: { group_uuid: orders, ...body },
+  });
   expect(res.status, await res.clone().text()).toBe(200);
   return res.json();
 }
@@ -164,9 +200,16 @@ describe('POST /v1/transaction-groups/reports', () => {
     };
     for (const [type, rows] of Object.entries(expected)) {
       const { transactions } = await report({ report_type: type, ...consoleRange() });
-      // uuids are random, so acceptance ties within one request are broken by id: compare as sets where the order is a tie
+      // uuids are random, so acceptance ties within one request are broken by id: compare as sets where the order is a
+      // tie
       expect(new Set(locals(transactions.data)), type).toEqual(new Set(rows));
-      expect(transactions.meta, type).toEqual({ current_page: 1, per_page: 10, total: rows.length, last_page: 1, total_capped: false });
+      expect(transactions.meta, type).toEqual({
+        current_page: 1,
+        per_page: 10,
+        total: rows.length,
+        last_page: 1,
+        total_capped: false,
+      });
     }
   });
 
@@ -189,15 +232,33 @@ describe('POST /v1/transaction-groups/reports', () => {
       trans_bounce_type: '',
     });
     expect(typeof r1.trans_id).toBe('number');
-    const firstClick = await app.ctx.db.selectFrom('transactions').select('first_click_at').where('uuid', '=', uuid.r1).executeTakeFirstOrThrow();
+    const firstClick = await app.ctx.db
+      .selectFrom('transactions')
+      .select('first_click_at')
+      .where('uuid', '=', uuid.r1)
+      .executeTakeFirstOrThrow();
     expect(r1.log_date).toBe(Math.floor(firstClick.first_click_at!.getTime() / 1000));
-    expect(clicks.find((r) => r.trans_uuid === uuid.r3)).toMatchObject({ ts_total_clicks: 1, ts_unique_clicks: 1, ts_total_opens: 0 });
+    expect(clicks.find((r) => r.trans_uuid === uuid.r3)).toMatchObject({
+      ts_total_clicks: 1,
+      ts_unique_clicks: 1,
+      ts_total_opens: 0,
+    });
 
     const bounced = (await report({ report_type: 'bounced' })).transactions.data;
-    expect(bounced.find((r) => r.trans_uuid === uuid.r6)).toMatchObject({ trans_bounce_type: 'hard', trans_bounce_reason: expect.stringMatching(/^550 .*User unknown/), trans_delivered_status: 'bounced' });
+    expect(bounced.find((r) => r.trans_uuid === uuid.r6)).toMatchObject({
+      trans_bounce_type: 'hard',
+      trans_bounce_reason: expect.stringMatching(/^550 .*User unknown/),
+      trans_delivered_status: 'bounced',
+    });
     const r4 = bounced.find((r) => r.trans_uuid === uuid.r4)!;
     expect(r4).toMatchObject({ trans_bounce_type: 'soft', trans_delivered_status: 'bounced' });
-    const bounceEvent = await app.ctx.db.selectFrom('events').innerJoin('transactions as t', 't.id', 'events.transaction_id').select('events.at').where('t.uuid', '=', uuid.r4).where('events.type', '=', 'bounced').executeTakeFirstOrThrow();
+    const bounceEvent = await app.ctx.db
+      .selectFrom('events')
+      .innerJoin('transactions as t', 't.id', 'events.transaction_id')
+      .select('events.at')
+      .where('t.uuid', '=', uuid.r4)
+      .where('events.type', '=', 'bounced')
+      .executeTakeFirstOrThrow();
     expect(r4.log_date).toBe(Math.floor(bounceEvent.at.getTime() / 1000));
 
     const failed = (await report({ report_type: 'failed' })).transactions.data;
@@ -207,9 +268,13 @@ describe('POST /v1/transaction-groups/reports', () => {
   it('sorts by the spec’s keys, either way round, and pages', async () => {
     const opens = await report({ report_type: 'opens', order: 'opens', order_by: 'desc' });
     expect(locals(opens.transactions.data)).toEqual(['r1', 'r2']);
-    expect(locals((await report({ report_type: 'opens', order: 'asc', order_by: 'opens' })).transactions.data)).toEqual(['r2', 'r1']);
+    expect(locals((await report({ report_type: 'opens', order: 'asc', order_by: 'opens' })).transactions.data)).toEqual(
+      ['r2', 'r1'],
+    );
     const firstOpen = await report({ report_type: 'opens', order: 'firstOpenDate', order_by: 'asc' });
-    expect(firstOpen.transactions.data.map((r) => r.log_date)).toEqual([...firstOpen.transactions.data.map((r) => r.log_date as number)].sort((x, y) => x - y));
+    expect(firstOpen.transactions.data.map((r) => r.log_date)).toEqual(
+      [...firstOpen.transactions.data.map((r) => r.log_date as number)].sort((x, y) => x - y),
+    );
     const page2 = await report({ report_type: 'overview', page: 2 });
     expect(page2.transactions.data).toEqual([]);
     expect(page2.transactions.meta).toMatchObject({ current_page: 2, total: 7, last_page: 1 });
@@ -263,20 +328,30 @@ describe('/v1/transaction-groups/overview', () => {
   };
 
   it('POST answers each figure with its share (of the total; opens and clicks of the delivered)', async () => {
-    const res = await app.call('POST', '/v1/transaction-groups/overview', { cookie, body: { group_uuid: orders, report_type: 'overview', ...consoleRange() } });
+    const res = await app.call('POST', '/v1/transaction-groups/overview', {
+      cookie,
+      body: { group_uuid: orders, report_type: 'overview', ...consoleRange() },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(expected);
   });
 
   it('GET answers the same from the query string', async () => {
     const { start_date, end_date } = consoleRange();
-    const res = await app.call('GET', `/v1/transaction-groups/overview?group_uuid=${orders}&start_date=${start_date}&end_date=${end_date}`, { cookie });
+    const res = await app.call(
+      'GET',
+      `/v1/transaction-groups/overview?group_uuid=${orders}&start_date=${start_date}&end_date=${end_date}`,
+      { cookie },
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(expected);
   });
 
   it('answers zeros (no division by zero) for a range without traffic', async () => {
-    const res = await app.call('POST', '/v1/transaction-groups/overview', { cookie, body: { group_uuid: orders, start_date: '2020-01-01', end_date: '2020-01-31' } });
+    const res = await app.call('POST', '/v1/transaction-groups/overview', {
+      cookie,
+      body: { group_uuid: orders, start_date: '2020-01-01', end_date: '2020-01-31' },
+    });
     const { overviewStats } = await res.json();
     expect(overviewStats.total).toBe(0);
     expect(overviewStats.delivered).toEqual({ value: 0, percentage: 0 });
@@ -286,7 +361,10 @@ describe('/v1/transaction-groups/overview', () => {
 
 describe('v1/links', () => {
   it('POST answers one row per URL and subject with total and unique clicks', async () => {
-    const res = await app.call('POST', '/v1/links', { cookie, body: { report_type: 'clicks', group_uuid: orders, ...consoleRange() } });
+    const res = await app.call('POST', '/v1/links', {
+      cookie,
+      body: { report_type: 'clicks', group_uuid: orders, ...consoleRange() },
+    });
     expect(res.status).toBe(200);
     const body = await res.json();
     // A: r1 twice and r2 once (2 transactions); B: r1 and r3 once each (2 transactions)
@@ -316,7 +394,12 @@ describe('v1/links', () => {
       .where('links.clicks', '>', 0)
       .execute();
     const sum = (url: string) => rows.filter((r) => r.url === url).reduce((n, r) => n + r.clicks, 0);
-    expect([sum(LINK_A), rows.filter((r) => r.url === LINK_A).length, sum(LINK_B), rows.filter((r) => r.url === LINK_B).length]).toEqual([3, 2, 2, 2]);
+    expect([
+      sum(LINK_A),
+      rows.filter((r) => r.url === LINK_A).length,
+      sum(LINK_B),
+      rows.filter((r) => r.url === LINK_B).length,
+    ]).toEqual([3, 2, 2, 2]);
   });
 });
 
@@ -327,46 +410,72 @@ describe('bad input', () => {
     ['POST', '/v1/transaction-groups/reports/export'],
   ];
 
-  it.each(calls)('%s %s: 400 for an unknown report type, start after end, over 400 days, a bad page or sort key', async (method, path) => {
-    const bad: Record<string, unknown>[] = [
-      { report_type: 'everything' },
-      { report_type: 'sent', start_date: startOfToday(), end_date: startOfToday() - 86_400 },
-      { report_type: 'sent', start_date: '2024-01-01', end_date: '2025-02-05' },
-      { report_type: 'sent', page: 'two' },
-      { report_type: 'sent', page: 0 },
-      { report_type: 'sent', order: 'recipient_password', order_by: 'desc' },
-      { report_type: 'sent', order: 'trans_id', order_by: 'sideways' },
-      { report_type: 'sent', colour: 'red' },
-    ];
-    for (const body of bad) {
-      const res = await app.call(method, path, { cookie, body: { group_uuid: orders, ...body } });
-      expect(res.status, JSON.stringify(body)).toBe(400);
-      expect((await res.json()).error.code).toBe('validation_failed');
-    }
-    // 400 days is allowed, 401 is not
-    const edge = await app.call('POST', '/v1/transaction-groups/reports', { cookie, body: { group_uuid: orders, report_type: 'sent', start_date: '2024-01-01', end_date: '2025-02-03' } });
-    expect(edge.status).toBe(200);
-  });
+  it.each(calls)(
+    '%s %s: 400 for an unknown report type, start after end, over 400 days, a bad page or sort key',
+    async (method, path) => {
+      const bad: Record<string, unknown>[] = [
+        { report_type: 'everything' },
+        { report_type: 'sent', start_date: startOfToday(), end_date: startOfToday() - 86_400 },
+        { report_type: 'sent', start_date: '2024-01-01', end_date: '2025-02-05' },
+        { report_type: 'sent', page: 'two' },
+        { report_type: 'sent', page: 0 },
+        { report_type: 'sent', order: 'recipient_password', order_by: 'desc' },
+        { report_type: 'sent', order: 'trans_id', order_by: 'sideways' },
+        { report_type: 'sent', colour: 'red' },
+      ];
+      for (const body of bad) {
+        const res = await app.call(method, path, { cookie, body: { group_uuid: orders, ...body } });
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect((await res.json()).error.code).toBe('validation_failed');
+      }
+      // 400 days is allowed, 401 is not
+      const edge = await app.call('POST', '/v1/transaction-groups/reports', {
+        cookie,
+        body: { group_uuid: orders, report_type: 'sent', start_date: '2024-01-01', end_date: '2025-02-03' },
+      });
+      expect(edge.status).toBe(200);
+    },
+  );
 
-  it.each(calls)('%s %s: 404 for a malformed, unknown or another customer’s group, nothing of theirs', async (method, path) => {
-    for (const group of ['not-a-uuid', '00000000-0000-4000-8000-000000000000', otherCustomersGroup, undefined]) {
-      const res = await app.call(method, path, { cookie, body: { report_type: 'sent', group_uuid: group } });
-      expect(res.status, String(group)).toBe(404);
-      expect(await res.json()).toEqual({ error: { code: 'not_found', message: 'No such transaction group' } });
-    }
-    // and the other customer sees its own group
-    const own = await app.call('POST', '/v1/transaction-groups/reports', { cookie: otherCookie, body: { report_type: 'sent', group_uuid: otherCustomersGroup } });
-    expect(own.status).toBe(200);
-  });
+  it.each(calls)(
+    '%s %s: 404 for a malformed, unknown or another customer’s group, nothing of theirs',
+    async (method, path) => {
+      for (const group of ['not-a-uuid', '00000000-0000-4000-8000-000000000000', otherCustomersGroup, undefined]) {
+        const res = await app.call(method, path, { cookie, body: { report_type: 'sent', group_uuid: group } });
+        expect(res.status, String(group)).toBe(404);
+        expect(await res.json()).toEqual({ error: { code: 'not_found', message: 'No such transaction group' } });
+      }
+      // and the other customer sees its own group
+      const own = await app.call('POST', '/v1/transaction-groups/reports', {
+        cookie: otherCookie,
+        body: { report_type: 'sent', group_uuid: otherCustomersGroup },
+      });
+      expect(own.status).toBe(200);
+    },
+  );
 
   it('the overview: 404 for another customer’s group, 400 for a bad range; GET links: 400 for a bad page', async () => {
-    expect((await app.call('POST', '/v1/transaction-groups/overview', { cookie, body: { group_uuid: otherCustomersGroup } })).status).toBe(404);
-    expect((await app.call('GET', `/v1/transaction-groups/overview?group_uuid=${orders}&start_date=2024-01-01&end_date=2025-06-01`, { cookie })).status).toBe(400);
+    expect(
+      (await app.call('POST', '/v1/transaction-groups/overview', { cookie, body: { group_uuid: otherCustomersGroup } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await app.call(
+          'GET',
+          `/v1/transaction-groups/overview?group_uuid=${orders}&start_date=2024-01-01&end_date=2025-06-01`,
+          { cookie },
+        )
+      ).status,
+    ).toBe(400);
     expect((await app.call('GET', `/v1/links?group_uuid=${orders}&page=abc`, { cookie })).status).toBe(400);
   });
 
   it('needs a session', async () => {
-    expect((await app.call('POST', '/v1/transaction-groups/reports', { body: { report_type: 'sent', group_uuid: orders } })).status).toBe(401);
+    expect(
+      (await app.call('POST', '/v1/transaction-groups/reports', { body: { report_type: 'sent', group_uuid: orders } }))
+        .status,
+    ).toBe(401);
     expect((await app.call('GET', `/v1/links?group_uuid=${orders}`)).status).toBe(401);
   });
 });
@@ -374,7 +483,11 @@ describe('bad input', () => {
 describe('migration 009', () => {
   it('builds link_stats from the clicks already recorded', async () => {
     const snapshot = () =>
-      app.ctx.db.selectFrom('link_stats').select(['customer_id', 'group_id', 'day', 'url', 'subject', 'clicks', 'unique_clicks']).orderBy('url').execute();
+      app.ctx.db
+        .selectFrom('link_stats')
+        .select(['customer_id', 'group_id', 'day', 'url', 'subject', 'clicks', 'unique_clicks'])
+        .orderBy('url')
+        .execute();
     const before = await snapshot();
     expect(before.map((r) => [r.url, Number(r.clicks), Number(r.unique_clicks)])).toEqual([
       [LINK_B, 2, 2],

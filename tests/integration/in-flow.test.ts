@@ -60,7 +60,12 @@ afterEach(async () => {
 async function setUp(env: Record<string, string>) {
   const sink = await startGatedSink();
   cleanup.push(() => sink.close());
-  const app: TestApp = await createTestApp({ SMTP_RELAY_URL: sink.url, HOST: '127.0.0.1', DELIVERY_CONCURRENCY: '2', ...env });
+  const app: TestApp = await createTestApp({
+    SMTP_RELAY_URL: sink.url,
+    HOST: '127.0.0.1',
+    DELIVERY_CONCURRENCY: '2',
+    ...env,
+  });
   cleanup.push(() => app.close());
   const account = await app.createAccount();
   await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
@@ -70,8 +75,20 @@ async function setUp(env: Record<string, string>) {
   const worker = new DeliveryWorker(app.ctx);
   worker.start();
   cleanup.push(() => worker.stop(0));
-  const client = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user: username, pass: password }, tls: { rejectUnauthorized: false } });
-  const send = (i: number) => client.sendMail({ from: 'orders@shop.example', to: `r${i}@customer.example`, subject: `Message ${i}`, text: 'Hello' });
+  const client = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    auth: { user: username, pass: password },
+    tls: { rejectUnauthorized: false },
+  });
+  const send = (i: number) =>
+    client.sendMail({
+      from: 'orders@shop.example',
+      to: `r${i}@customer.example`,
+      subject: `Message ${i}`,
+      text: 'Hello',
+    });
   const dialog = async () => {
     const d = await openDialog(smtp.port);
     cleanup.push(async () => d.end());
@@ -84,7 +101,11 @@ async function setUp(env: Record<string, string>) {
 
 /** Makes the messages still queued look accepted a minute ago: the next claim then shows delivery a minute behind. */
 const ageQueue = (app: TestApp) =>
-  app.ctx.db.updateTable('transactions').set({ queued_at: sql`now() - interval '1 minute'` }).where('status', '=', 'queued').execute();
+  app.ctx.db
+    .updateTable('transactions')
+    .set({ queued_at: sql`now() - interval '1 minute'` })
+    .where('status', '=', 'queued')
+    .execute();
 
 describe('SMTP flow control (in_flow_delay)', () => {
   it('the worker reports how long the oldest message it takes waited, and 0 once the queue is drained', async () => {
@@ -129,23 +150,29 @@ describe('SMTP flow control (in_flow_delay)', () => {
     expect(flow.lagMs).toBe(0);
     expect(await d.command('RCPT TO:<late@customer.example>')).toMatch(/^250/);
     expect(await d.command('DATA')).toMatch(/^354/);
-    expect(await d.raw('From: orders@shop.example\r\nTo: late@customer.example\r\nSubject: Late\r\n\r\nHello\r\n.\r\n')).toMatch(/^250/);
+    expect(
+      await d.raw('From: orders@shop.example\r\nTo: late@customer.example\r\nSubject: Late\r\n\r\nHello\r\n.\r\n'),
+    ).toMatch(/^250/);
     await vi.waitFor(() => expect(sink.arrived).toBe(3));
   });
 
-  it('after SMTP_IN_FLOW_DELAY_MS the message is accepted although delivery is still behind (slowed, never refused)', async () => {
-    const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '200' });
-    const flow = inFlowOf(app.ctx);
-    for (let i = 0; i < 2; i++) await send(i);
-    await vi.waitFor(() => expect(sink.holding).toBe(2));
-    flow.observe(60_000);
-    const d = await dialog();
-    const started = Date.now();
-    expect(await d.command('MAIL FROM:<orders@shop.example>')).toMatch(/^250/);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
-    expect(flow.lagMs).toBe(60_000); // still behind: the pause ran out, it did not catch up
-    d.end();
-    sink.release();
-    await vi.waitFor(() => expect(sink.arrived).toBe(2));
-  });
+  it(
+    'after SMTP_IN_FLOW_DELAY_MS the message is accepted although delivery is still behind (slowed, never ' +
+      'refused)',
+    async () => {
+      const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '200' });
+      const flow = inFlowOf(app.ctx);
+      for (let i = 0; i < 2; i++) await send(i);
+      await vi.waitFor(() => expect(sink.holding).toBe(2));
+      flow.observe(60_000);
+      const d = await dialog();
+      const started = Date.now();
+      expect(await d.command('MAIL FROM:<orders@shop.example>')).toMatch(/^250/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+      expect(flow.lagMs).toBe(60_000); // still behind: the pause ran out, it did not catch up
+      d.end();
+      sink.release();
+      await vi.waitFor(() => expect(sink.arrived).toBe(2));
+    },
+  );
 });

@@ -10,7 +10,8 @@ import { createTestCa, freePort, startPolicyServer, type PolicyServer } from '..
 
 const DOMAIN = 'cache.test';
 const HOST = `mta-sts.${DOMAIN}`;
-const policyText = (mode: string, maxAge = 86_400) => `version: STSv1\nmode: ${mode}\nmx: mx.${DOMAIN}\nmax_age: ${maxAge}\n`;
+const policyText = (mode: string, maxAge = 86_400) =>
+  `version: STSv1\nmode: ${mode}\nmx: mx.${DOMAIN}\nmax_age: ${maxAge}\n`;
 
 let dns: DnsTestServer;
 let server: PolicyServer;

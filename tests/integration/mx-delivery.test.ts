@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ORIGIN, type TestApp } from '../helpers/app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
-import { createTestCa, freePort, startMxHost, startPolicyServer, type MxHost, type PolicyServer, type TestCa } from '../helpers/mx-hosts.ts';
+import {
+  createTestCa,
+  freePort,
+  startMxHost,
+  startPolicyServer,
+  type MxHost,
+  type PolicyServer,
+  type TestCa,
+} from '../helpers/mx-hosts.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
@@ -45,7 +53,11 @@ async function timeline(uuid: string): Promise<TransactionEventWire[]> {
   return ((await res.json()) as { data: TransactionEventWire[] }).data;
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -56,7 +68,8 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
 }
 
 /** Waits for the transaction's event of `type` and returns it. */
-const eventOf = (uuid: string, type: string, timeoutMs?: number) => until(`${uuid} ${type}`, async () => (await timeline(uuid)).find((e) => e.type === type), timeoutMs);
+const eventOf = (uuid: string, type: string, timeoutMs?: number) =>
+  until(`${uuid} ${type}`, async () => (await timeline(uuid)).find((e) => e.type === type), timeoutMs);
 
 beforeAll(async () => {
   dns = await startDnsServer();
@@ -126,7 +139,7 @@ describe('every MX in turn', () => {
     expect((await eventOf(uuids[0], 'delivered')).data.mx_host).toMatch(/^mx[ab]\.equal\.test$/);
   });
 
-  it('delivers to the domain\'s own address when it has no MX (implicit MX)', async () => {
+  it("delivers to the domain's own address when it has no MX (implicit MX)", async () => {
     dns.set('implicit.test', 'A', ['127.0.0.6']);
     const own = await host('127.0.0.6');
     const [uuid] = await send(['cat@implicit.test']);
@@ -144,39 +157,49 @@ describe('every MX in turn', () => {
 });
 
 describe('destination sites', () => {
-  it('halves and pauses a site that answers 421, lets other sites through meanwhile, and delivers everything once it recovers', async () => {
-    dns.set('busy.test', 'MX', ['10 mx.busy.test']);
-    dns.set('mx.busy.test', 'A', ['127.0.0.7']);
-    dns.set('calm.test', 'MX', ['10 mx.calm.test']);
-    dns.set('mx.calm.test', 'A', ['127.0.0.8']);
-    const busy = await host('127.0.0.7');
-    const calm = await host('127.0.0.8');
-    busy.mode = '421';
-    const busyIds = await send(Array.from({ length: 6 }, (_, i) => `b${i}@busy.test`));
-    await until('busy site paused', async () => (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test' && s.paused_until));
-    const calmIds = await send(Array.from({ length: 4 }, (_, i) => `c${i}@calm.test`));
-    // the other site is not held up by the paused one
-    await until('calm site delivered', () => calm.messages.length === 4);
-    const row = (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test')!;
-    // 10 halved; halved again when the 421s go on after the first (1 s) pause
-    expect([5, 2, 1]).toContain(row.conn_limit);
-    expect(row.last_reply).toMatch(/^421/);
-    expect(busy.messages).toHaveLength(0);
-    busy.mode = 'accept';
-    await until('busy site delivered', () => busy.messages.length === 6, 30_000);
-    // waiting for the site spent no retries: each message was delivered by its first counted attempt
-    const rows = await until('busy site recorded', async () => {
-      const r = await app.ctx.db.selectFrom('transactions').select(['uuid', 'attempts', 'status']).where('uuid', 'in', busyIds).execute();
-      return r.every((x) => x.status === 'sent') && r;
-    });
-    expect(Math.max(...rows.map((r) => r.attempts))).toBeLessThanOrEqual(2);
-    for (const id of calmIds) expect((await eventOf(id, 'delivered')).data.mx_host).toBe('mx.calm.test');
-    // deliveries after the pause raise the limit again, step by step
-    await until('limit raised', async () => {
-      const after = (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test')!;
-      return after.conn_limit === null || after.conn_limit > row.conn_limit!;
-    });
-  });
+  it(
+    'halves and pauses a site that answers 421, lets other sites through meanwhile, and delivers everything once it ' +
+      'recovers',
+    async () => {
+      dns.set('busy.test', 'MX', ['10 mx.busy.test']);
+      dns.set('mx.busy.test', 'A', ['127.0.0.7']);
+      dns.set('calm.test', 'MX', ['10 mx.calm.test']);
+      dns.set('mx.calm.test', 'A', ['127.0.0.8']);
+      const busy = await host('127.0.0.7');
+      const calm = await host('127.0.0.8');
+      busy.mode = '421';
+      const busyIds = await send(Array.from({ length: 6 }, (_, i) => `b${i}@busy.test`));
+      await until('busy site paused', async () =>
+        (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test' && s.paused_until),
+      );
+      const calmIds = await send(Array.from({ length: 4 }, (_, i) => `c${i}@calm.test`));
+      // the other site is not held up by the paused one
+      await until('calm site delivered', () => calm.messages.length === 4);
+      const row = (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test')!;
+      // 10 halved; halved again when the 421s go on after the first (1 s) pause
+      expect([5, 2, 1]).toContain(row.conn_limit);
+      expect(row.last_reply).toMatch(/^421/);
+      expect(busy.messages).toHaveLength(0);
+      busy.mode = 'accept';
+      await until('busy site delivered', () => busy.messages.length === 6, 30_000);
+      // waiting for the site spent no retries: each message was delivered by its first counted attempt
+      const rows = await until('busy site recorded', async () => {
+        const r = await app.ctx.db
+          .selectFrom('transactions')
+          .select(['uuid', 'attempts', 'status'])
+          .where('uuid', 'in', busyIds)
+          .execute();
+        return r.every((x) => x.status === 'sent') && r;
+      });
+      expect(Math.max(...rows.map((r) => r.attempts))).toBeLessThanOrEqual(2);
+      for (const id of calmIds) expect((await eventOf(id, 'delivered')).data.mx_host).toBe('mx.calm.test');
+      // deliveries after the pause raise the limit again, step by step
+      await until('limit raised', async () => {
+        const after = (await listSites(app.ctx.db)).find((s) => s.site === 'mx.busy.test')!;
+        return after.conn_limit === null || after.conn_limit > row.conn_limit!;
+      });
+    },
+  );
 });
 
 describe('MTA-STS', () => {
@@ -224,7 +247,9 @@ describe('MTA-STS', () => {
     expect(delivered.data).toMatchObject({ mta_sts: 'testing' });
     expect(delivered.data.mta_sts_failure).toMatch(/no STARTTLS/);
     expect(delivered.data.tls_version).toBeUndefined();
-    expect(eventView(delivered).details).toContainEqual(expect.stringMatching(/MTA-STS policy: testing \(would refuse/));
+    expect(eventView(delivered).details).toContainEqual(
+      expect.stringMatching(/MTA-STS policy: testing \(would refuse/),
+    );
     const metrics = await (await app.api.request(`${ORIGIN}/metrics`)).text();
     expect(metrics).toMatch(/transact_mta_sts_testing_failures_total\S* [1-9]/);
   });

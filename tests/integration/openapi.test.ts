@@ -6,7 +6,16 @@ import { type TestApp, createTestApp } from '../helpers/app.ts';
 import { responseChecker } from '../helpers/openapi-check.ts';
 
 let app: TestApp;
-let doc: { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, { summary?: string; description?: string; responses: Record<string, unknown>; tags?: string[] }>>; webhooks?: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
+let doc: {
+  openapi: string;
+  servers: { url: string }[];
+  paths: Record<
+    string,
+    Record<string, { summary?: string; description?: string; responses: Record<string, unknown>; tags?: string[] }>
+  >;
+  webhooks?: Record<string, unknown>;
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 beforeAll(async () => {
   app = await createTestApp({ PUBLIC_URL: 'https://mail.example.test' });
@@ -26,7 +35,11 @@ describe('GET /v1/openapi.json', () => {
 
   it('names this installation as its server and the three ways to authenticate', () => {
     expect(doc.servers).toEqual([{ url: 'https://mail.example.test', description: expect.any(String) }]);
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['basicApiKey', 'bearerApiKey', 'sessionCookie']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'basicApiKey',
+      'bearerApiKey',
+      'sessionCookie',
+    ]);
   });
 
   it('describes every operation in words, with a tag, a success and the error envelope', () => {
@@ -37,22 +50,41 @@ describe('GET /v1/openapi.json', () => {
         expect((op.description ?? '').length, where).toBeGreaterThan(20);
         expect(op.tags?.length, where).toBe(1);
         const statuses = Object.keys(op.responses);
-        expect(statuses.some((s) => s.startsWith('2') || s === '302'), where).toBe(true);
-        expect(statuses.some((s) => s.startsWith('4')), where).toBe(true);
+        expect(
+          statuses.some((s) => s.startsWith('2') || s === '302'),
+          where,
+        ).toBe(true);
+        expect(
+          statuses.some((s) => s.startsWith('4')),
+          where,
+        ).toBe(true);
       }
     }
   });
 
   it('carries the webhook payloads of every event type', () => {
-    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(['email.bounce', 'email.click', 'email.failed', 'email.open', 'email.resubscribe', 'email.sent', 'email.test', 'email.unsubscribe']);
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([
+      'email.bounce',
+      'email.click',
+      'email.failed',
+      'email.open',
+      'email.resubscribe',
+      'email.sent',
+      'email.test',
+      'email.unsubscribe',
+    ]);
   });
 
   it('backs the helper that checks every answer: an undocumented status or shape is refused', async () => {
     const checker = responseChecker('https://mail.example.test');
     const url = 'https://mail.example.test/v1/dashboard/get-quota';
     await expect(checker.check('GET', url, Response.json({ quota: { sent: 1, maximum: 2 } }))).resolves.toBeUndefined();
-    await expect(checker.check('GET', url, Response.json({ quota: { sent: 'one' } }))).rejects.toThrow(/not as documented/);
-    await expect(checker.check('GET', url, Response.json({}, { status: 418 }))).rejects.toThrow(/418 is not documented/);
+    await expect(checker.check('GET', url, Response.json({ quota: { sent: 'one' } }))).rejects.toThrow(
+      /not as documented/,
+    );
+    await expect(checker.check('GET', url, Response.json({}, { status: 418 }))).rejects.toThrow(
+      /418 is not documented/,
+    );
   });
 
   it('agrees with the router: every /v1 route is documented, every operation is served', () => {
@@ -63,7 +95,8 @@ describe('GET /v1/openapi.json', () => {
       served.add(`${route.method} ${route.path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}')}`);
     }
     const documented = new Set<string>();
-    for (const [path, item] of Object.entries(doc.paths)) for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path}`);
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path}`);
     expect([...served].filter((r) => !documented.has(r)).sort(), 'served but not documented').toEqual([]);
     expect([...documented].filter((r) => !served.has(r)).sort(), 'documented but not served').toEqual([]);
   });

@@ -25,7 +25,20 @@ async function syncsPerAck(commits: number, syncCommits: boolean): Promise<numbe
   const dir = mkdtempSync(path.join(tmpdir(), 'transact-pglite-sync-'));
   dirs.push(dir);
   const trace = path.join(dir, 'strace.out');
-  await execFileAsync('strace', ['-f', '-e', 'trace=fdatasync,fsync,write', '-e', 'signal=none', '-o', trace, process.execPath, fixture, path.join(dir, 'data'), String(commits), String(syncCommits)]);
+  await execFileAsync('strace', [
+    '-f',
+    '-e',
+    'trace=fdatasync,fsync,write',
+    '-e',
+    'signal=none',
+    '-o',
+    trace,
+    process.execPath,
+    fixture,
+    path.join(dir, 'data'),
+    String(commits),
+    String(syncCommits),
+  ]);
   const counts: number[] = [];
   let since = -1; // until "ready": table creation and the start-up sweep
   for (const line of readFileSync(trace, 'utf8').split('\n')) {
@@ -78,7 +91,7 @@ describe('the sweep of the data files at start', () => {
 });
 
 describe('PGlite memory (issue 24)', () => {
-  it('opens with PGLITE_SHARED_BUFFERS (16MB by default) instead of initdb\'s 128MB', async () => {
+  it("opens with PGLITE_SHARED_BUFFERS (16MB by default) instead of initdb's 128MB", async () => {
     const { loadConfig } = await import('../../src/server/core/config.ts');
     const { openDatabase } = await import('../../src/server/db/database.ts');
     const { sql } = await import('kysely');

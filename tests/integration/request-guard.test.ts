@@ -36,13 +36,20 @@ async function expectError(res: Response, status: number, code: string) {
 }
 
 async function suppressionCount() {
-  const row = await app.ctx.db.selectFrom('suppressions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await app.ctx.db
+    .selectFrom('suppressions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 describe('JSON bodies nested too deep', () => {
   it('POST /v1/auth/login (signed out) answers 400 invalid_json for [ x100,000 ]', async () => {
-    const error = await expectError(await app.call('POST', '/v1/auth/login', { raw: nested(100_000) }), 400, 'invalid_json');
+    const error = await expectError(
+      await app.call('POST', '/v1/auth/login', { raw: nested(100_000) }),
+      400,
+      'invalid_json',
+    );
     expect(error.message).toContain(String(MAX_JSON_DEPTH));
   });
 
@@ -52,9 +59,21 @@ describe('JSON bodies nested too deep', () => {
   });
 
   it(`takes ${MAX_JSON_DEPTH} levels (then checks the schema) and refuses ${MAX_JSON_DEPTH + 1}`, async () => {
-    await expectError(await app.call('POST', '/v1/auth/login', { raw: nested(MAX_JSON_DEPTH) }), 400, 'validation_failed');
-    await expectError(await app.call('POST', '/v1/auth/login', { raw: nested(MAX_JSON_DEPTH + 1) }), 400, 'invalid_json');
-    const deepField = JSON.stringify({ email: account.email, password: account.password, extra: JSON.parse(nested(MAX_JSON_DEPTH + 1)) });
+    await expectError(
+      await app.call('POST', '/v1/auth/login', { raw: nested(MAX_JSON_DEPTH) }),
+      400,
+      'validation_failed',
+    );
+    await expectError(
+      await app.call('POST', '/v1/auth/login', { raw: nested(MAX_JSON_DEPTH + 1) }),
+      400,
+      'invalid_json',
+    );
+    const deepField = JSON.stringify({
+      email: account.email,
+      password: account.password,
+      extra: JSON.parse(nested(MAX_JSON_DEPTH + 1)),
+    });
     await expectError(await app.call('POST', '/v1/auth/login', { raw: deepField }), 400, 'invalid_json');
   });
 
@@ -67,7 +86,10 @@ describe('JSON bodies nested too deep', () => {
       });
       await expectError(res, 400, 'invalid_json');
     }
-    const queued = await app.ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const queued = await app.ctx.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(queued.n)).toBe(0);
   });
 
@@ -76,12 +98,17 @@ describe('JSON bodies nested too deep', () => {
     const session = await app.signIn(account.email, account.password);
     const routes = new Map<string, string>();
     for (const route of app.api.routes) {
-      if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)) routes.set(`${route.method} ${route.path}`, route.path);
+      if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method))
+        routes.set(`${route.method} ${route.path}`, route.path);
     }
     expect(routes.size).toBeGreaterThan(10);
     for (const [key, path] of routes) {
       const concrete = path.replace(/:\w+(\{[^}]*\})?/g, '1');
-      const res = await app.call(key.split(' ')[0], concrete, { raw: nested(100_000), cookie: session, headers: { Authorization: `Bearer ${apiKey}` } });
+      const res = await app.call(key.split(' ')[0], concrete, {
+        raw: nested(100_000),
+        cookie: session,
+        headers: { Authorization: `Bearer ${apiKey}` },
+      });
       expect({ key, status: res.status }).toEqual({ key, status: expect.toSatisfy((s: number) => s < 500) });
     }
   });
@@ -110,7 +137,9 @@ describe('control characters in the path or query', () => {
   });
 
   it('leaves ordinary escapes alone', async () => {
-    const res = await app.call('DELETE', `/v1/suppression/${encodeURIComponent('not listed+x@example.com')}`, { cookie });
+    const res = await app.call('DELETE', `/v1/suppression/${encodeURIComponent('not listed+x@example.com')}`, {
+      cookie,
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -137,7 +166,9 @@ describe('methods a route does not serve', () => {
 describe('over a socket, through the one HTTP server', () => {
   let server: Server;
   let port: number;
-  /** Stands in for Astro's handler the way it answers: a page for /groups, else a 404 that keeps its Response's 'OK'. */
+  /**
+   * Stands in for Astro's handler the way it answers: a page for /groups, else a 404 that keeps its Response's 'OK'.
+   */
   const pages = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url?.split('?')[0] === '/groups') {
       res.writeHead(200, { 'Content-Type': 'text/html' });
@@ -191,11 +222,17 @@ describe('over a socket, through the one HTTP server', () => {
     expect(res.statusLine).toBe('HTTP/1.1 400 Bad Request');
   });
 
-  it.each(['/v1/suppression/%00', '/groups%00', '/groups?from=%00', '/_astro/x%01.js'])('GET %s answers 400 bad_request', async (path) => {
-    const res = await rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
-    expect(res.status).toBe(400);
-    expect(JSON.parse(res.body).error.code).toBe('bad_request');
-  });
+  it.each(['/v1/suppression/%00', '/groups%00', '/groups?from=%00', '/_astro/x%01.js'])(
+    'GET %s answers 400 bad_request',
+    async (path) => {
+      const res = await rawRequest(
+        port,
+        `GET ${path} HTTP/1.1\r\nHost: localhost\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body).error.code).toBe('bad_request');
+    },
+  );
 
   it.each([
     ['/groups/', '/groups'],
@@ -215,9 +252,16 @@ describe('over a socket, through the one HTTP server', () => {
   });
 
   it('redirects only pages: / itself, the API and POSTs are left alone', async () => {
-    expect((await rawRequest(port, 'GET /groups HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).status).toBe(200);
-    expect((await rawRequest(port, 'GET /v1/verify_auth/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).status).toBe(404);
-    const post = await rawRequest(port, 'POST /groups/ HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    expect(
+      (await rawRequest(port, 'GET /groups HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).status,
+    ).toBe(200);
+    expect(
+      (await rawRequest(port, 'GET /v1/verify_auth/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).status,
+    ).toBe(404);
+    const post = await rawRequest(
+      port,
+      'POST /groups/ HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+    );
     expect(post.status).not.toBe(301);
   });
 
@@ -230,7 +274,8 @@ describe('over a socket, through the one HTTP server', () => {
     const body = nested(100_000);
     const res = await rawRequest(
       port,
-      `POST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nRequest-Type: ui\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `POST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nRequest-Type: ` +
+        `ui\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
     );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error.code).toBe('invalid_json');

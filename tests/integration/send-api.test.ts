@@ -17,7 +17,6 @@ let domain: Domain;
 let apiKey: string;
 let apiUser: string;
 
-
 const send = (body: unknown, headers: Record<string, string> = {}) =>
   app.api.request('http://localhost:4321/v1/mail', {
     method: 'POST',
@@ -25,7 +24,15 @@ const send = (body: unknown, headers: Record<string, string> = {}) =>
     body: JSON.stringify(body),
   });
 
-const countTransactions = async () => Number((await app.ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const countTransactions = async () =>
+  Number(
+    (
+      await app.ctx.db
+        .selectFrom('transactions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -58,15 +65,31 @@ describe('POST /v1/mail', () => {
       text: 'Thanks for your order',
       headers: { 'X-Order': '1001' },
       group: 'Orders',
-      attachments: [{ filename: 'receipt.txt', content: Buffer.from('receipt 1001').toString('base64'), content_type: 'text/plain' }],
+      attachments: [
+        {
+          filename: 'receipt.txt',
+          content: Buffer.from('receipt 1001').toString('base64'),
+          content_type: 'text/plain',
+        },
+      ],
     });
     expect(res.status).toBe(202);
     const { data } = await res.json();
-    expect(data.map((d: { to: string }) => d.to)).toEqual(['ann@customer.example', 'bob@customer.example', 'carol@customer.example', 'dave@customer.example']);
+    expect(data.map((d: { to: string }) => d.to)).toEqual([
+      'ann@customer.example',
+      'bob@customer.example',
+      'carol@customer.example',
+      'dave@customer.example',
+    ]);
 
     const messages = (await sink.waitFor(before + 4)).slice(before);
     const envelopeTo = messages.flatMap((m) => m.to).sort();
-    expect(envelopeTo).toEqual(['ann@customer.example', 'bob@customer.example', 'carol@customer.example', 'dave@customer.example']);
+    expect(envelopeTo).toEqual([
+      'ann@customer.example',
+      'bob@customer.example',
+      'carol@customer.example',
+      'dave@customer.example',
+    ]);
     for (const m of messages) {
       expect(m.from).toMatch(/^bounces\+[0-9a-f]{32}\.[0-9a-f]{12}@rp\.transact\.test$/);
       const text = m.raw.toString();
@@ -83,49 +106,121 @@ describe('POST /v1/mail', () => {
     const ids = new Set(messages.map((m) => /^Message-ID: (<[^>]+>)/im.exec(m.raw.toString())?.[1]));
     expect(ids.size).toBe(4);
 
-    await expect.poll(async () => (await app.ctx.db.selectFrom('transactions').select(['status', 'delivered_status']).where('uuid', '=', data[0].trans_uuid).executeTakeFirstOrThrow())).toEqual({ status: 'sent', delivered_status: 'delivered' });
-    const events = await app.ctx.db.selectFrom('events').innerJoin('transactions', 'transactions.id', 'events.transaction_id').select('events.type').where('transactions.uuid', '=', data[0].trans_uuid).orderBy('events.id').execute();
+    await expect
+      .poll(
+        async () =>
+          await app.ctx.db
+            .selectFrom('transactions')
+            .select(['status', 'delivered_status'])
+            .where('uuid', '=', data[0].trans_uuid)
+            .executeTakeFirstOrThrow(),
+      )
+      .toEqual({ status: 'sent', delivered_status: 'delivered' });
+    const events = await app.ctx.db
+      .selectFrom('events')
+      .innerJoin('transactions', 'transactions.id', 'events.transaction_id')
+      .select('events.type')
+      .where('transactions.uuid', '=', data[0].trans_uuid)
+      .orderBy('events.id')
+      .execute();
     expect(events.map((e) => e.type)).toEqual(['queued', 'sent', 'delivered']);
-    const group = await app.ctx.db.selectFrom('transaction_groups').selectAll().where('customer_id', '=', account.customerId).where('name', '=', 'Orders').executeTakeFirstOrThrow();
-    await expect.poll(async () => (await app.ctx.db.selectFrom('daily_stats').select(['sent', 'delivered']).where('group_id', '=', group.id).executeTakeFirst())).toEqual({ sent: 4, delivered: 4 });
+    const group = await app.ctx.db
+      .selectFrom('transaction_groups')
+      .selectAll()
+      .where('customer_id', '=', account.customerId)
+      .where('name', '=', 'Orders')
+      .executeTakeFirstOrThrow();
+    await expect
+      .poll(
+        async () =>
+          await app.ctx.db
+            .selectFrom('daily_stats')
+            .select(['sent', 'delivered'])
+            .where('group_id', '=', group.id)
+            .executeTakeFirst(),
+      )
+      .toEqual({ sent: 4, delivered: 4 });
   });
 
   it('accepts Basic username:apiKey', async () => {
     const res = await app.api.request('http://localhost:4321/v1/mail', {
       method: 'POST',
-      headers: { Authorization: `Basic ${Buffer.from(`${apiUser}:${apiKey}`).toString('base64')}`, 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${apiUser}:${apiKey}`).toString('base64')}`,
+        'Content-Type': 'application/json',
+      },
       body: JSON.stringify({ from: 'orders@shop.example', to: 'erin@customer.example', subject: 'Hi', text: 'Hi' }),
     });
     expect(res.status).toBe(202);
   });
 
-  it('marks a 5xx recipient failed/bounced (hard) and suppresses it; the next send to it fails as suppressed', async () => {
-    sink.replies.set('gone@customer.example', [550, '5.1.1 User unknown']);
-    const res = await send({ from: 'orders@shop.example', to: 'gone@customer.example', subject: 'Hi', text: 'Hi' });
-    const [{ trans_uuid }] = (await res.json()).data;
-    await expect
-      .poll(async () => app.ctx.db.selectFrom('transactions').select(['status', 'delivered_status', 'bounce_type']).where('uuid', '=', trans_uuid).executeTakeFirstOrThrow(), { timeout: 10_000 })
-      .toEqual({ status: 'failed', delivered_status: 'bounced', bounce_type: 'hard' });
-    const suppression = await app.ctx.db.selectFrom('suppressions').selectAll().where('customer_id', '=', account.customerId).where('email', '=', 'gone@customer.example').executeTakeFirst();
-    expect(suppression?.origin).toBe('bounce');
+  it(
+    'marks a 5xx recipient failed/bounced (hard) and ' + 'suppresses it; the next send to it fails as suppressed',
+    async () => {
+      sink.replies.set('gone@customer.example', [550, '5.1.1 User unknown']);
+      const res = await send({ from: 'orders@shop.example', to: 'gone@customer.example', subject: 'Hi', text: 'Hi' });
+      const [{ trans_uuid }] = (await res.json()).data;
+      await expect
+        .poll(
+          async () =>
+            app.ctx.db
+              .selectFrom('transactions')
+              .select(['status', 'delivered_status', 'bounce_type'])
+              .where('uuid', '=', trans_uuid)
+              .executeTakeFirstOrThrow(),
+          { timeout: 10_000 },
+        )
+        .toEqual({ status: 'failed', delivered_status: 'bounced', bounce_type: 'hard' });
+      const suppression = await app.ctx.db
+        .selectFrom('suppressions')
+        .selectAll()
+        .where('customer_id', '=', account.customerId)
+        .where('email', '=', 'gone@customer.example')
+        .executeTakeFirst();
+      expect(suppression?.origin).toBe('bounce');
 
-    const again = await send({ from: 'orders@shop.example', to: 'gone@customer.example', subject: 'Hi again', text: 'Hi' });
-    expect(again.status).toBe(202);
-    const [second] = (await again.json()).data;
-    expect(second.status).toBe('failed');
-    const row = await app.ctx.db.selectFrom('transactions').select(['status', 'delivered_status', 'last_reply']).where('uuid', '=', second.trans_uuid).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: 'failed', delivered_status: 'failed' });
-    expect(row.last_reply).toMatch(/suppress/);
-  });
+      const again = await send({
+        from: 'orders@shop.example',
+        to: 'gone@customer.example',
+        subject: 'Hi again',
+        text: 'Hi',
+      });
+      expect(again.status).toBe(202);
+      const [second] = (await again.json()).data;
+      expect(second.status).toBe('failed');
+      const row = await app.ctx.db
+        .selectFrom('transactions')
+        .select(['status', 'delivered_status', 'last_reply'])
+        .where('uuid', '=', second.trans_uuid)
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ status: 'failed', delivered_status: 'failed' });
+      expect(row.last_reply).toMatch(/suppress/);
+    },
+  );
 
   it('keeps a 4xx recipient queued for a retry with a deferred event', async () => {
     sink.replies.set('later@customer.example', [450, '4.2.0 Greylisted, try again in 600 seconds']);
     const res = await send({ from: 'orders@shop.example', to: 'later@customer.example', subject: 'Hi', text: 'Hi' });
     const [{ trans_uuid }] = (await res.json()).data;
     await expect
-      .poll(async () => (await app.ctx.db.selectFrom('events').innerJoin('transactions', 'transactions.id', 'events.transaction_id').select('events.type').where('transactions.uuid', '=', trans_uuid).execute()).map((e) => e.type), { timeout: 10_000 })
+      .poll(
+        async () =>
+          (
+            await app.ctx.db
+              .selectFrom('events')
+              .innerJoin('transactions', 'transactions.id', 'events.transaction_id')
+              .select('events.type')
+              .where('transactions.uuid', '=', trans_uuid)
+              .execute()
+          ).map((e) => e.type),
+        { timeout: 10_000 },
+      )
       .toContain('deferred');
-    const row = await app.ctx.db.selectFrom('transactions').select(['status', 'next_attempt_at', 'attempts']).where('uuid', '=', trans_uuid).executeTakeFirstOrThrow();
+    const row = await app.ctx.db
+      .selectFrom('transactions')
+      .select(['status', 'next_attempt_at', 'attempts'])
+      .where('uuid', '=', trans_uuid)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('queued');
     expect(row.attempts).toBe(1);
     // the server asked for 600 s, more than the first step of the schedule

@@ -27,7 +27,11 @@ afterAll(async () => app?.close());
 
 const good = { from: 'Shop <orders@shop.example>', to: 'ann@customer.example', subject: 'Your order', text: 'Thanks' };
 
-function post(path: string, body: unknown, opts: { raw?: string; headers?: Record<string, string>; target?: TestApp } = {}) {
+function post(
+  path: string,
+  body: unknown,
+  opts: { raw?: string; headers?: Record<string, string>; target?: TestApp } = {},
+) {
   return (opts.target ?? app).api.request(`http://localhost:4321${path}`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', ...opts.headers },
@@ -38,7 +42,15 @@ const send = (body: unknown, opts: Parameters<typeof post>[2] = {}) => post('/v1
 
 /** Rows a send writes: one message per request, one transaction per recipient. */
 async function queued(target: TestApp = app) {
-  const count = async (table: 'messages' | 'transactions') => Number((await target.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async (table: 'messages' | 'transactions') =>
+    Number(
+      (
+        await target.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { messages: await count('messages'), transactions: await count('transactions') };
 }
 
@@ -58,7 +70,12 @@ interface ErrorBody {
 }
 
 /** Runs the request and checks it was refused with `status`/`code` and wrote nothing. */
-async function refused(request: () => Response | Promise<Response>, status: number, code: string, target: TestApp = app): Promise<ErrorBody> {
+async function refused(
+  request: () => Response | Promise<Response>,
+  status: number,
+  code: string,
+  target: TestApp = app,
+): Promise<ErrorBody> {
   const before = await queued(target);
   const res = await request();
   const text = await res.text();
@@ -81,13 +98,20 @@ describe('POST /v1/mail bad input', () => {
     expect(await queued()).toEqual({ messages: before.messages + 1, transactions: before.transactions + 1 });
   });
 
-  it.each(['{"from":', "{from: 'a@shop.example'}", 'from=a@shop.example', '', '{"subject":"x",}'])('answers 400 invalid_json for the body %j', async (raw) => {
-    const error = await refused(() => send(undefined, { raw }), 400, 'invalid_json');
-    expect(error.message).toMatch(/not valid JSON/);
-  });
+  it.each(['{"from":', "{from: 'a@shop.example'}", 'from=a@shop.example', '', '{"subject":"x",}'])(
+    'answers 400 invalid_json for the body %j',
+    async (raw) => {
+      const error = await refused(() => send(undefined, { raw }), 400, 'invalid_json');
+      expect(error.message).toMatch(/not valid JSON/);
+    },
+  );
 
   it('answers 400 validation_failed with one detail per wrong or missing field', async () => {
-    const error = await refused(() => send({ from: 5, to: ['ann@customer.example'], text: ['x'] }), 400, 'validation_failed');
+    const error = await refused(
+      () => send({ from: 5, to: ['ann@customer.example'], text: ['x'] }),
+      400,
+      'validation_failed',
+    );
     expect(error.details!.map((d) => d.path).sort()).toEqual(['from', 'subject', 'text']);
     expect(error.message).toContain('subject');
   });
@@ -106,10 +130,13 @@ describe('POST /v1/mail bad input', () => {
     expect(error.message).toContain(domain);
   });
 
-  it.each(['Hello\r\nBcc: victim@example.com', 'Hello\nBcc: victim@example.com', 'Hello\rthere'])('refuses a line break in the subject (%j)', async (subject) => {
-    const error = await refused(() => send({ ...good, subject }), 400, 'validation_failed');
-    expect(error.details).toEqual([{ path: 'subject', message: expect.stringMatching(/line break/) }]);
-  });
+  it.each(['Hello\r\nBcc: victim@example.com', 'Hello\nBcc: victim@example.com', 'Hello\rthere'])(
+    'refuses a line break in the subject (%j)',
+    async (subject) => {
+      const error = await refused(() => send({ ...good, subject }), 400, 'validation_failed');
+      expect(error.details).toEqual([{ path: 'subject', message: expect.stringMatching(/line break/) }]);
+    },
+  );
 
   it('refuses a NUL character in the subject', async () => {
     const error = await refused(() => send({ ...good, subject: 'Hello\u0000there' }), 400, 'validation_failed');
@@ -136,7 +163,11 @@ describe('POST /v1/mail bad input', () => {
   it('refuses 51 recipients in to, and 51 over to, cc and bcc together', async () => {
     let error = await refused(() => send({ ...good, to: recipients(51) }), 400, 'validation_failed');
     expect(error.message).toMatch(/at most 50 recipients/);
-    error = await refused(() => send({ ...good, to: recipients(20, 't'), cc: recipients(20, 'c'), bcc: recipients(11, 'b') }), 400, 'validation_failed');
+    error = await refused(
+      () => send({ ...good, to: recipients(20, 't'), cc: recipients(20, 'c'), bcc: recipients(11, 'b') }),
+      400,
+      'validation_failed',
+    );
     expect(error.message).toMatch(/at most 50 recipients.*has 51/);
   });
 
@@ -176,30 +207,58 @@ describe('POST /v1/mail bad input', () => {
   });
 
   it('refuses a template_id the account does not have (templates: tests/integration/templates.test.ts)', async () => {
-    const error = await refused(() => send({ from: good.from, to: good.to, subject: 'Hi', template_id: 'welcome' }), 404, 'not_found');
+    const error = await refused(
+      () => send({ from: good.from, to: good.to, subject: 'Hi', template_id: 'welcome' }),
+      404,
+      'not_found',
+    );
     expect(error.message).toMatch(/No template 'welcome'/);
   });
 
   it('refuses an Idempotency-Key longer than 256 characters, and takes one of 256', async () => {
-    const error = await refused(() => send(good, { headers: { 'Idempotency-Key': 'k'.repeat(257) } }), 400, 'validation_failed');
+    const error = await refused(
+      () => send(good, { headers: { 'Idempotency-Key': 'k'.repeat(257) } }),
+      400,
+      'validation_failed',
+    );
     expect(error.message).toMatch(/Idempotency-Key/);
     expect((await send(good, { headers: { 'Idempotency-Key': 'k'.repeat(256) } })).status).toBe(202);
   });
 
   it('refuses text that PostgreSQL cannot store (a lone UTF-16 surrogate) with a 400, not a 500', async () => {
-    const error = await refused(() => send(undefined, { raw: JSON.stringify({ ...good, to: { email: 'ann@customer.example', name: 'Ann' } }).replace('"Ann"', '"Ann \\ud800"') }), 400, 'validation_failed');
+    const error = await refused(
+      () =>
+        send(undefined, {
+          raw: JSON.stringify({ ...good, to: { email: 'ann@customer.example', name: 'Ann' } }).replace(
+            '"Ann"',
+            '"Ann \\ud800"',
+          ),
+        }),
+      400,
+      'validation_failed',
+    );
     expect(error.message).toMatch(/to\.name/);
-    const metadata = await refused(() => send(undefined, { raw: JSON.stringify({ ...good, metadata: { order: 'x' } }).replace('"x"', '"\\udc00"') }), 400, 'validation_failed');
+    const metadata = await refused(
+      () => send(undefined, { raw: JSON.stringify({ ...good, metadata: { order: 'x' } }).replace('"x"', '"\\udc00"') }),
+      400,
+      'validation_failed',
+    );
     expect(metadata.message).toMatch(/metadata\.order/);
   });
 
-  it.each([['[]'], ['null'], ['"mail"'], ['42'], ['{"from":{"email":{}},"to":[[]],"subject":{},"text":1}'], ['{"to":{"email":"a@b.example","name":{"x":1}}}'], ['{"headers":[1,2]}'], ['{"attachments":{"0":{}}}']])(
-    'answers a 4xx, never a 500, for the odd body %s',
-    async (raw) => {
-      const error = await refused(() => send(undefined, { raw }), 400, 'validation_failed');
-      expect(error.details!.length).toBeGreaterThan(0);
-    },
-  );
+  it.each([
+    ['[]'],
+    ['null'],
+    ['"mail"'],
+    ['42'],
+    ['{"from":{"email":{}},"to":[[]],"subject":{},"text":1}'],
+    ['{"to":{"email":"a@b.example","name":{"x":1}}}'],
+    ['{"headers":[1,2]}'],
+    ['{"attachments":{"0":{}}}'],
+  ])('answers a 4xx, never a 500, for the odd body %s', async (raw) => {
+    const error = await refused(() => send(undefined, { raw }), 400, 'validation_failed');
+    expect(error.details!.length).toBeGreaterThan(0);
+  });
 });
 
 describe('POST /v1/mail body size', () => {
@@ -210,7 +269,12 @@ describe('POST /v1/mail body size', () => {
       await addDomain(small.ctx, owner.customerId, 'shop.example', { verified: true });
       const key = (await credentialsForConsole(small.ctx, owner.customerId)).apiCredentials.apiKey;
       const headers = { Authorization: `Bearer ${key}` };
-      const error = await refused(() => send({ ...good, text: 'x'.repeat(100_001) }, { target: small, headers }), 413, 'payload_too_large', small);
+      const error = await refused(
+        () => send({ ...good, text: 'x'.repeat(100_001) }, { target: small, headers }),
+        413,
+        'payload_too_large',
+        small,
+      );
       expect(error.message).toMatch(/larger than 100000 bytes/);
       // just under the limit goes through
       expect((await send({ ...good, text: 'x'.repeat(90_000) }, { target: small, headers })).status).toBe(202);
@@ -220,18 +284,28 @@ describe('POST /v1/mail body size', () => {
   });
 
   it('refuses a message whose decoded attachments exceed 25 MB', { timeout: 60_000 }, async () => {
-    const content = Buffer.alloc(MAX_MESSAGE_BYTES + 1024 * 1024, 7).toString('base64'); // 26 MB decoded, ~35 MB of base64
-    const error = await refused(() => send({ ...good, attachments: [{ filename: 'big.bin', content }] }), 400, 'validation_failed');
+    // 26 MB decoded, ~35 MB of base64
+    const content = Buffer.alloc(MAX_MESSAGE_BYTES + 1024 * 1024, 7).toString('base64');
+    const error = await refused(
+      () => send({ ...good, attachments: [{ filename: 'big.bin', content }] }),
+      400,
+      'validation_failed',
+    );
     expect(error.message).toMatch(/attachments: the message is larger than 25 MB/);
   });
 });
 
 describe('POST /v1/mail API key', () => {
-  const withAuth = (authorization?: string) => send(good, { headers: authorization === undefined ? { Authorization: '' } : { Authorization: authorization } });
+  const withAuth = (authorization?: string) =>
+    send(good, { headers: authorization === undefined ? { Authorization: '' } : { Authorization: authorization } });
 
   it('answers 401 without an API key, naming the header to send', async () => {
     const before = await queued();
-    const res = await app.api.request('http://localhost:4321/v1/mail', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(good) });
+    const res = await app.api.request('http://localhost:4321/v1/mail', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(good),
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     const { error } = await res.json();
@@ -248,7 +322,10 @@ describe('POST /v1/mail API key', () => {
     ['Basic with no username', () => `Basic ${Buffer.from(`:${apiKey}`).toString('base64')}`],
     ['an unknown key', `Bearer tsk_${'A'.repeat(40)}`],
     ['a key without our prefix', 'Bearer re_123456789'],
-    ['the right key under a wrong Basic username', () => `Basic ${Buffer.from(`${apiUser}x:${apiKey}`).toString('base64')}`],
+    [
+      'the right key under a wrong Basic username',
+      () => `Basic ${Buffer.from(`${apiUser}x:${apiKey}`).toString('base64')}`,
+    ],
     ['the right key in the username of Basic', () => `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`],
   ])('answers 401 unauthorized for %s', async (_, header) => {
     const authorization = typeof header === 'function' ? header() : header;
@@ -264,7 +341,14 @@ describe('POST /v1/mail API key', () => {
     expect((await send(body, { headers: { Authorization: `Bearer ${old.apiKey}` } })).status).toBe(202);
     await rotateCredentials(app.ctx, owner.customerId);
     await refused(() => send(body, { headers: { Authorization: `Bearer ${old.apiKey}` } }), 401, 'unauthorized');
-    await refused(() => send(body, { headers: { Authorization: `Basic ${Buffer.from(`${old.username}:${old.apiKey}`).toString('base64')}` } }), 401, 'unauthorized');
+    await refused(
+      () =>
+        send(body, {
+          headers: { Authorization: `Basic ${Buffer.from(`${old.username}:${old.apiKey}`).toString('base64')}` },
+        }),
+      401,
+      'unauthorized',
+    );
     const fresh = (await credentialsForConsole(app.ctx, owner.customerId)).apiCredentials;
     expect(fresh.apiKey).not.toBe(old.apiKey);
     expect((await send(body, { headers: { Authorization: `Bearer ${fresh.apiKey}` } })).status).toBe(202);
@@ -292,12 +376,20 @@ describe('POST /v1/mail/batch bad input', () => {
   });
 
   it('refuses the whole batch when one message has a bad address, naming its index', async () => {
-    const error = await refused(() => batch({ messages: [good, { ...good, to: 'not an address' }] }), 400, 'validation_failed');
+    const error = await refused(
+      () => batch({ messages: [good, { ...good, to: 'not an address' }] }),
+      400,
+      'validation_failed',
+    );
     expect(error.details).toEqual([{ path: '1.to.0', message: expect.stringMatching(/not a valid email address/) }]);
   });
 
   it('refuses the whole batch when one message is from an unverified domain, naming its index', async () => {
-    const error = await refused(() => batch([good, good, good, { ...good, from: 'orders@pending.example' }]), 422, 'domain_not_verified');
+    const error = await refused(
+      () => batch([good, good, good, { ...good, from: 'orders@pending.example' }]),
+      422,
+      'domain_not_verified',
+    );
     expect(error.message).toContain('pending.example');
     expect(error.details).toEqual([{ path: '3.from', message: expect.stringContaining('pending.example') }]);
   });

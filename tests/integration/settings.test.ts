@@ -24,10 +24,16 @@ async function settingsOf(cookie: string) {
 }
 
 async function optionColumns(customerId: number) {
-  return app.ctx.db.selectFrom('customers').select(['track_opens', 'track_links', 'disable_suppression']).where('id', '=', customerId).executeTakeFirstOrThrow();
+  return app.ctx.db
+    .selectFrom('customers')
+    .select(['track_opens', 'track_links', 'disable_suppression'])
+    .where('id', '=', customerId)
+    .executeTakeFirstOrThrow();
 }
 
-async function signedInAccount(opts: Parameters<TestApp['createAccount']>[0] = {}): Promise<{ account: TestAccount; cookie: string }> {
+async function signedInAccount(
+  opts: Parameters<TestApp['createAccount']>[0] = {},
+): Promise<{ account: TestAccount; cookie: string }> {
   const account = await app.createAccount(opts);
   return { account, cookie: await app.signIn(account.email, account.password) };
 }
@@ -68,7 +74,9 @@ describe('POST /v1/ui-settings', () => {
     const { account, cookie } = await signedInAccount();
     const res = await app.call('POST', '/v1/ui-settings', { cookie, body });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: 'validation_failed', message: expect.any(String), details: expect.any(Array) } });
+    expect(await res.json()).toEqual({
+      error: { code: 'validation_failed', message: expect.any(String), details: expect.any(Array) },
+    });
     expect(await optionColumns(account.customerId)).toEqual(DEFAULT_COLUMNS);
   });
 
@@ -83,8 +91,15 @@ describe('POST /v1/ui-settings', () => {
   it('refuses a call without the console CSRF header, or from another site, and changes nothing', async () => {
     const { account, cookie } = await signedInAccount();
     const post = (headers: Record<string, string>) =>
-      app.api.request(`${ORIGIN}/v1/ui-settings`, { method: 'POST', headers: { Cookie: cookie, 'Content-Type': 'application/json', ...headers }, body: '{"track_opens":false}' });
-    for (const res of [await post({ Origin: ORIGIN }), await post({ 'Request-Type': 'ui', Origin: 'https://evil.example' })]) {
+      app.api.request(`${ORIGIN}/v1/ui-settings`, {
+        method: 'POST',
+        headers: { Cookie: cookie, 'Content-Type': 'application/json', ...headers },
+        body: '{"track_opens":false}',
+      });
+    for (const res of [
+      await post({ Origin: ORIGIN }),
+      await post({ 'Request-Type': 'ui', Origin: 'https://evil.example' }),
+    ]) {
       expect(res.status).toBe(403);
       expect((await res.json()).error.code).toBe('csrf_failed');
     }
@@ -161,7 +176,11 @@ describe('GET /v1/webhooks', () => {
         },
       ],
     });
-    const stored = await app.ctx.db.selectFrom('webhooks').select('auth_details_sealed').where('customer_id', '=', owner.account.customerId).executeTakeFirstOrThrow();
+    const stored = await app.ctx.db
+      .selectFrom('webhooks')
+      .select('auth_details_sealed')
+      .where('customer_id', '=', owner.account.customerId)
+      .executeTakeFirstOrThrow();
     expect(stored.auth_details_sealed).not.toContain('s3cret');
 
     expect(await (await app.call('GET', '/v1/webhooks', { cookie: other.cookie })).json()).toEqual({ data: [] });
@@ -171,10 +190,24 @@ describe('GET /v1/webhooks', () => {
     const { account, cookie } = await signedInAccount();
     await app.ctx.db
       .insertInto('webhooks')
-      .values({ customer_id: account.customerId, url: 'https://hooks.example/open', auth_type: '', event_types: JSON.stringify(['open']) })
+      .values({
+        customer_id: account.customerId,
+        url: 'https://hooks.example/open',
+        auth_type: '',
+        event_types: JSON.stringify(['open']),
+      })
       .execute();
     const { data } = await (await app.call('GET', '/v1/webhooks', { cookie })).json();
-    expect(data).toEqual([expect.objectContaining({ url: 'https://hooks.example/open', verb: 'post', status: 'enabled', auth_type: null, auth_details: null, field_set: 'standard' })]);
+    expect(data).toEqual([
+      expect.objectContaining({
+        url: 'https://hooks.example/open',
+        verb: 'post',
+        status: 'enabled',
+        auth_type: null,
+        auth_details: null,
+        field_set: 'standard',
+      }),
+    ]);
   });
 
   it('answers 401 without a session', async () => {
@@ -187,26 +220,42 @@ describe('Disable Suppressions', () => {
     const { account, cookie } = await signedInAccount();
     await addDomain(app.ctx, account.customerId, 'settings-supp.example', { verified: true });
     const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
-    await app.ctx.db.insertInto('suppressions').values({ customer_id: account.customerId, email: 'gone@q.example', origin: 'bounce' }).execute();
+    await app.ctx.db
+      .insertInto('suppressions')
+      .values({ customer_id: account.customerId, email: 'gone@q.example', origin: 'bounce' })
+      .execute();
     const send = async () => {
       const res = await app.api.request(`${ORIGIN}/v1/mail`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ from: 'news@settings-supp.example', to: 'gone@q.example', subject: 'Settings', text: 'Settings' }),
+        body: JSON.stringify({
+          from: 'news@settings-supp.example',
+          to: 'gone@q.example',
+          subject: 'Settings',
+          text: 'Settings',
+        }),
       });
       expect(res.status).toBe(202);
       const [accepted] = (await res.json()).data as { trans_uuid: string; status: string }[];
-      return app.ctx.db.selectFrom('transactions').select(['status', 'last_reply']).where('uuid', '=', accepted.trans_uuid).executeTakeFirstOrThrow();
+      return app.ctx.db
+        .selectFrom('transactions')
+        .select(['status', 'last_reply'])
+        .where('uuid', '=', accepted.trans_uuid)
+        .executeTakeFirstOrThrow();
     };
 
     const blocked = await send();
     expect(blocked.status).toBe('failed');
     expect(blocked.last_reply).toMatch(/suppress/);
 
-    expect((await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: true } })).status).toBe(200);
+    expect((await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: true } })).status).toBe(
+      200,
+    );
     expect((await send()).status).toBe('queued');
 
-    expect((await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: false } })).status).toBe(200);
+    expect((await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: false } })).status).toBe(
+      200,
+    );
     expect((await send()).status).toBe('failed');
   });
 });

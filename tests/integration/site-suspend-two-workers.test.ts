@@ -46,9 +46,15 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...extra,
 });
 
-/** `npm run admin -- queue …` against the test database; its standard output. Not spawnSync: the DNS server it asks lives in this process. */
+/**
+ * `npm run admin -- queue …` against the test database; its standard output. Not spawnSync: the DNS server it asks
+ * lives in this process.
+ */
 async function admin(...args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [path.join(root, 'dist/admin.mjs'), 'queue', ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, 'dist/admin.mjs'), 'queue', ...args], {
+    env: env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -58,7 +64,8 @@ async function admin(...args: string[]): Promise<string> {
   return out;
 }
 
-const count = async (query: ReturnType<typeof sql<{ n: string }>>) => Number((await query.execute(app.ctx.db)).rows[0].n);
+const count = async (query: ReturnType<typeof sql<{ n: string }>>) =>
+  Number((await query.execute(app.ctx.db)).rows[0].n);
 
 describe.skipIf(!process.env.DATABASE_URL)('a suspended site, two worker processes on PostgreSQL', () => {
   beforeAll(async () => {
@@ -83,11 +90,16 @@ describe.skipIf(!process.env.DATABASE_URL)('a suspended site, two worker process
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('delivers nothing to the site in either process until it is resumed, then everything once', { timeout: 120_000 }, async () => {
+  it('delivers nothing to the site in either process until it is resumed, then everything once', {
+    timeout: 120_000,
+  }, async () => {
     // suspended by its recipient domain, before any mail for it is queued
     expect(await admin('suspend', 'held.test')).toMatch(/^Suspended mx\.held\.test until resumed/);
     for (let i = 0; i < 2; i++) {
-      const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs'), '--roles', 'worker'], { env: env({ PGAPPNAME: `site-suspend-${i}`, DELIVERY_CONCURRENCY: '8' }), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs'), '--roles', 'worker'], {
+        env: env({ PGAPPNAME: `site-suspend-${i}`, DELIVERY_CONCURRENCY: '8' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       logs.push('');
       child.stdout!.on('data', (d) => (logs[i] += d));
       child.stderr!.on('data', (d) => (logs[i] += d));
@@ -96,23 +108,44 @@ describe.skipIf(!process.env.DATABASE_URL)('a suspended site, two worker process
     const res = await app.api.request(`${ORIGIN}/v1/mail/batch`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(Array.from({ length: MESSAGES }, (_, i) => ({ from: 'orders@shop.example', to: `r${i}@held.test`, subject: `Order ${i}`, text: 'Thanks' }))),
+      body: JSON.stringify(
+        Array.from({ length: MESSAGES }, (_, i) => ({
+          from: 'orders@shop.example',
+          to: `r${i}@held.test`,
+          subject: `Order ${i}`,
+          text: 'Thanks',
+        })),
+      ),
     });
     expect(res.status).toBe(202);
 
     // every message has been taken by a worker, found its site suspended and gone back to wait
     // without spending an attempt
     await expect
-      .poll(async () => {
-        for (const [i, c] of children.entries()) if (c.exitCode !== null) throw new Error(`worker ${i} exited:\n${logs[i]}`);
-        return count(sql<{ n: string }>`select count(*) as n from transactions where site = 'mx.held.test' and status = 'queued' and attempts = 0`);
-      }, { timeout: 60_000, interval: 100 })
+      .poll(
+        async () => {
+          for (const [i, c] of children.entries())
+            if (c.exitCode !== null) throw new Error(`worker ${i} exited:\n${logs[i]}`);
+          return count(
+            sql<{
+              n: string;
+            }>`select count(*) as n from transactions where site = 'mx.held.test' and status = 'queued' and attempts
+              = 0`,
+          );
+        },
+        { timeout: 60_000, interval: 100 },
+      )
       .toBe(MESSAGES);
     expect(mx.connections).toBe(0);
     expect(await admin()).toMatch(/mx\.held\.test\s+20\s+0\s+shaping\s+until resumed/);
 
     expect(await admin('resume', 'mx.held.test')).toMatch(/^Resumed mx\.held\.test: \d+ waiting message/);
-    await expect.poll(() => count(sql<{ n: string }>`select count(*) as n from transactions where status = 'sent' and attempts = 1`), { timeout: 60_000, interval: 100 }).toBe(MESSAGES);
+    await expect
+      .poll(
+        () => count(sql<{ n: string }>`select count(*) as n from transactions where status = 'sent' and attempts = 1`),
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe(MESSAGES);
     expect(mx.messages).toHaveLength(MESSAGES);
     expect(new Set(mx.messages.map((m) => m.to[0])).size).toBe(MESSAGES);
 

@@ -17,7 +17,15 @@ let account: TestAccount;
 let user: string;
 let pass: string;
 
-const countTransactions = async () => Number((await app.ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const countTransactions = async () =>
+  Number(
+    (
+      await app.ctx.db
+        .selectFrom('transactions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -39,32 +47,47 @@ afterAll(async () => {
 });
 
 const client = () =>
-  nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user, pass }, tls: { rejectUnauthorized: false } });
+  nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    auth: { user, pass },
+    tls: { rejectUnauthorized: false },
+  });
 
 describe('SMTP submission', () => {
-  it('accepts an authenticated message over STARTTLS, delivers it to every envelope recipient (Bcc too) and drops X-Transact-Group', async () => {
-    const before = sink.messages.length;
-    const info = await client().sendMail({
-      from: 'Shop <orders@shop.example>',
-      to: 'ann@customer.example',
-      bcc: 'hidden@customer.example',
-      subject: 'Over SMTP',
-      text: 'Hello over SMTP',
-      headers: { 'X-Transact-Group': 'Receipts' },
-    });
-    expect(info.response).toMatch(/^250 .*Queued as [0-9a-f-]{36} [0-9a-f-]{36}/);
-    const messages = (await sink.waitFor(before + 2)).slice(before);
-    expect(messages.flatMap((m) => m.to).sort()).toEqual(['ann@customer.example', 'hidden@customer.example']);
-    for (const m of messages) {
-      const text = m.raw.toString();
-      expect(text).not.toMatch(/X-Transact-Group/i);
-      expect(text).not.toMatch(/^Bcc:/im);
-      expect(text).toMatch(/^DKIM-Signature: .*d=shop\.example/im);
-      expect(text).toContain('Hello over SMTP');
-    }
-    const group = await app.ctx.db.selectFrom('transaction_groups').select('id').where('customer_id', '=', account.customerId).where('name', '=', 'Receipts').executeTakeFirst();
-    expect(group).toBeDefined();
-  });
+  it(
+    'accepts an authenticated message over STARTTLS, delivers it to every envelope recipient (Bcc too) and drops ' +
+      'X-Transact-Group',
+    async () => {
+      const before = sink.messages.length;
+      const info = await client().sendMail({
+        from: 'Shop <orders@shop.example>',
+        to: 'ann@customer.example',
+        bcc: 'hidden@customer.example',
+        subject: 'Over SMTP',
+        text: 'Hello over SMTP',
+        headers: { 'X-Transact-Group': 'Receipts' },
+      });
+      expect(info.response).toMatch(/^250 .*Queued as [0-9a-f-]{36} [0-9a-f-]{36}/);
+      const messages = (await sink.waitFor(before + 2)).slice(before);
+      expect(messages.flatMap((m) => m.to).sort()).toEqual(['ann@customer.example', 'hidden@customer.example']);
+      for (const m of messages) {
+        const text = m.raw.toString();
+        expect(text).not.toMatch(/X-Transact-Group/i);
+        expect(text).not.toMatch(/^Bcc:/im);
+        expect(text).toMatch(/^DKIM-Signature: .*d=shop\.example/im);
+        expect(text).toContain('Hello over SMTP');
+      }
+      const group = await app.ctx.db
+        .selectFrom('transaction_groups')
+        .select('id')
+        .where('customer_id', '=', account.customerId)
+        .where('name', '=', 'Receipts')
+        .executeTakeFirst();
+      expect(group).toBeDefined();
+    },
+  );
 
   it('refuses MAIL before AUTH with 530', async () => {
     const d = await openDialog(smtp.port);
@@ -91,7 +114,14 @@ describe('SMTP submission', () => {
     expect(await d.command('MAIL FROM:<orders@shop.example> SIZE=999999999')).toMatch(/^552/);
     d.end();
     const before = await countTransactions();
-    await expect(client().sendMail({ from: 'orders@shop.example', to: 'ann@customer.example', subject: 'Big', text: 'x'.repeat(300_000) })).rejects.toMatchObject({ responseCode: 552 });
+    await expect(
+      client().sendMail({
+        from: 'orders@shop.example',
+        to: 'ann@customer.example',
+        subject: 'Big',
+        text: 'x'.repeat(300_000),
+      }),
+    ).rejects.toMatchObject({ responseCode: 552 });
     expect(await countTransactions()).toBe(before);
   });
 
@@ -103,7 +133,9 @@ describe('SMTP submission', () => {
 
   it('refuses a From domain that is not verified with 550 5.7.1', async () => {
     const before = await countTransactions();
-    await expect(client().sendMail({ from: 'x@unverified.example', to: 'ann@customer.example', subject: 'No', text: 'No' })).rejects.toMatchObject({ responseCode: 550 });
+    await expect(
+      client().sendMail({ from: 'x@unverified.example', to: 'ann@customer.example', subject: 'No', text: 'No' }),
+    ).rejects.toMatchObject({ responseCode: 550 });
     expect(await countTransactions()).toBe(before);
   });
 
@@ -121,7 +153,8 @@ describe('SMTP submission', () => {
     const smuggled =
       'From: orders@shop.example\r\nTo: ann@customer.example\r\nSubject: first\r\n\r\nfirst body' +
       sequence +
-      'MAIL FROM:<orders@shop.example>\r\nRCPT TO:<victim@customer.example>\r\nDATA\r\nFrom: orders@shop.example\r\nSubject: smuggled\r\n\r\nsmuggled\r\n.\r\n';
+      'MAIL FROM:<orders@shop.example>\r\nRCPT TO:<victim@customer.example>\r\nDATA\r\nFrom: ' +
+      'orders@shop.example\r\nSubject: smuggled\r\n\r\nsmuggled\r\n.\r\n';
     const reply = await d.raw(smuggled);
     expect(reply).toMatch(/^554 5\.6\.0/);
     expect(await d.command('QUIT')).toMatch(/^221/);

@@ -77,7 +77,9 @@ describe.each(backends)('storage: %s', (backend) => {
 
   it('refuses a body over maxBytes with TooLargeError and leaves nothing behind', async () => {
     await expect(storage.put('limit/small', bytes(1000), { maxBytes: 999 })).rejects.toBeInstanceOf(TooLargeError);
-    await expect(storage.put('limit/big', bytes(10 * 1024 * 1024), { maxBytes: 8 * 1024 * 1024 + 1 })).rejects.toBeInstanceOf(TooLargeError);
+    await expect(
+      storage.put('limit/big', bytes(10 * 1024 * 1024), { maxBytes: 8 * 1024 * 1024 + 1 }),
+    ).rejects.toBeInstanceOf(TooLargeError);
     expect(await keys(storage, 'limit/')).toEqual([]);
     expect(await storage.stat('limit/big')).toBeUndefined();
     // exactly the limit is fine

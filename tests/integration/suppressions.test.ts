@@ -15,14 +15,20 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-async function signedInAccount(opts: Parameters<TestApp['createAccount']>[0] = {}): Promise<{ account: TestAccount; cookie: string }> {
+async function signedInAccount(
+  opts: Parameters<TestApp['createAccount']>[0] = {},
+): Promise<{ account: TestAccount; cookie: string }> {
   const account = await app.createAccount(opts);
   return { account, cookie: await app.signIn(account.email, account.password) };
 }
 
 /** The customer's list as stored, sorted by address. */
 async function listOf(customerId: number) {
-  const rows = await app.ctx.db.selectFrom('suppressions').select(['email', 'origin', 'created_at']).where('customer_id', '=', customerId).execute();
+  const rows = await app.ctx.db
+    .selectFrom('suppressions')
+    .select(['email', 'origin', 'created_at'])
+    .where('customer_id', '=', customerId)
+    .execute();
   return rows.sort((a, b) => (a.email < b.email ? -1 : 1));
 }
 
@@ -35,33 +41,49 @@ async function seed(customerId: number, entries: { email: string; origin: Suppre
 
 const add = (cookie: string, emails: unknown) => app.call('POST', '/v1/suppression', { cookie, body: { emails } });
 const search = (cookie: string, body: unknown) => app.call('POST', '/v1/suppression/search', { cookie, body });
-const remove = (cookie: string, email: string) => app.call('DELETE', `/v1/suppression/${encodeURIComponent(email)}`, { cookie });
+const remove = (cookie: string, email: string) =>
+  app.call('DELETE', `/v1/suppression/${encodeURIComponent(email)}`, { cookie });
 
 async function searchJson(cookie: string, body: unknown) {
   const res = await search(cookie, body);
   expect(res.status).toBe(200);
-  return (await res.json()) as { data: { email: string; origin: string; suppressed_timestamp: string }[]; meta: Record<string, number> };
+  return (await res.json()) as {
+    data: { email: string; origin: string; suppressed_timestamp: string }[];
+    meta: Record<string, number>;
+  };
 }
 
 describe('POST /v1/suppression', () => {
-  it('adds trimmed, normalised addresses with origin user, merges duplicates and reports invalid lines by number', async () => {
-    const { account, cookie } = await signedInAccount();
-    const res = await add(cookie, ['  Alice@Example.COM ', 'alice@example.com', '', 'not-an-address', '   ', 'bob@Bücher.example', 'ALICE@EXAMPLE.COM', 'carol@x']);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
-      added: 2,
-      already: 0,
-      invalid: [
-        { line: 4, value: 'not-an-address', message: "'not-an-address' is not a valid email address" },
-        { line: 8, value: 'carol@x', message: "'carol@x' is not a valid email address" },
-      ],
-    });
-    // the local part keeps its case (parseEmail); the domain is lower-cased and in ASCII form
-    expect((await listOf(account.customerId)).map(({ email, origin }) => ({ email, origin }))).toEqual([
-      { email: 'Alice@example.com', origin: 'user' },
-      { email: 'bob@xn--bcher-kva.example', origin: 'user' },
-    ]);
-  });
+  it(
+    'adds trimmed, normalised addresses with origin user, ' + 'merges duplicates and reports invalid lines by number',
+    async () => {
+      const { account, cookie } = await signedInAccount();
+      const res = await add(cookie, [
+        '  Alice@Example.COM ',
+        'alice@example.com',
+        '',
+        'not-an-address',
+        '   ',
+        'bob@Bücher.example',
+        'ALICE@EXAMPLE.COM',
+        'carol@x',
+      ]);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        added: 2,
+        already: 0,
+        invalid: [
+          { line: 4, value: 'not-an-address', message: "'not-an-address' is not a valid email address" },
+          { line: 8, value: 'carol@x', message: "'carol@x' is not a valid email address" },
+        ],
+      });
+      // the local part keeps its case (parseEmail); the domain is lower-cased and in ASCII form
+      expect((await listOf(account.customerId)).map(({ email, origin }) => ({ email, origin }))).toEqual([
+        { email: 'Alice@example.com', origin: 'user' },
+        { email: 'bob@xn--bcher-kva.example', origin: 'user' },
+      ]);
+    },
+  );
 
   it('leaves an address already on the list as it was, in any spelling', async () => {
     const { account, cookie } = await signedInAccount();
@@ -83,7 +105,10 @@ describe('POST /v1/suppression', () => {
     const emails = Array.from({ length: 10_000 }, (_, i) => `r${i}@bulk.example`);
     const tooMany = await add(cookie, [...emails, 'one-more@bulk.example']);
     expect(tooMany.status).toBe(400);
-    expect((await tooMany.json()).error).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('at most 10000') });
+    expect((await tooMany.json()).error).toMatchObject({
+      code: 'validation_failed',
+      message: expect.stringContaining('at most 10000'),
+    });
     expect(await listOf(account.customerId)).toEqual([]);
 
     const res = await add(cookie, emails);
@@ -97,7 +122,9 @@ describe('POST /v1/suppression', () => {
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.error.code).toBe('validation_failed');
-    expect(body.error.message).toBe("No address was added: 'nope' is not a valid email address (and 2 more invalid lines)");
+    expect(body.error.message).toBe(
+      "No address was added: 'nope' is not a valid email address (and 2 more invalid lines)",
+    );
     expect(body.error.details.map((d: { line: number }) => d.line)).toEqual([1, 3, 4]);
     expect(await listOf(account.customerId)).toEqual([]);
   });
@@ -140,12 +167,28 @@ describe('POST /v1/suppression/search', () => {
     cookie = signed.cookie;
     const origins: SuppressionOrigin[] = ['user', 'bounce', 'unsubscribe'];
     for (let i = 0; i < 20; i++) {
-      entries.push({ email: `person${String(i).padStart(2, '0')}@Example.org`, origin: origins[i % 3], at: new Date(Date.UTC(2024, 2, 1, 10, i)).toISOString() });
+      entries.push({
+        email: `person${String(i).padStart(2, '0')}@Example.org`,
+        origin: origins[i % 3],
+        at: new Date(Date.UTC(2024, 2, 1, 10, i)).toISOString(),
+      });
     }
     // LIKE's wildcards and escape character, literally in addresses
-    entries.push({ email: 'a_b@wild.example', origin: 'user', at: new Date(Date.UTC(2024, 2, 1, 10, 20)).toISOString() });
-    entries.push({ email: 'axb@wild.example', origin: 'user', at: new Date(Date.UTC(2024, 2, 1, 10, 21)).toISOString() });
-    entries.push({ email: '100%@wild.example', origin: 'bounce', at: new Date(Date.UTC(2024, 2, 1, 10, 22)).toISOString() });
+    entries.push({
+      email: 'a_b@wild.example',
+      origin: 'user',
+      at: new Date(Date.UTC(2024, 2, 1, 10, 20)).toISOString(),
+    });
+    entries.push({
+      email: 'axb@wild.example',
+      origin: 'user',
+      at: new Date(Date.UTC(2024, 2, 1, 10, 21)).toISOString(),
+    });
+    entries.push({
+      email: '100%@wild.example',
+      origin: 'bounce',
+      at: new Date(Date.UTC(2024, 2, 1, 10, 22)).toISOString(),
+    });
     await seed(signed.account.customerId, entries);
     // another customer's entries that match every search below
     const other = await app.createAccount();
@@ -160,7 +203,11 @@ describe('POST /v1/suppression/search', () => {
   it('answers the first page, newest first, with paging meta', async () => {
     const page = await searchJson(cookie, { page: 1, email: '', suppressed_origin: '' });
     expect(page.meta).toEqual({ current_page: 1, per_page: 10, total: 23, last_page: 3 });
-    expect(page.data).toEqual(newestFirst().slice(0, 10).map((e) => ({ email: e.email, origin: e.origin, suppressed_timestamp: e.at })));
+    expect(page.data).toEqual(
+      newestFirst()
+        .slice(0, 10)
+        .map((e) => ({ email: e.email, origin: e.origin, suppressed_timestamp: e.at })),
+    );
   });
 
   it('pages through every entry exactly once', async () => {
@@ -177,7 +224,18 @@ describe('POST /v1/suppression/search', () => {
 
   it('matches a part of the address, in any case', async () => {
     const page = await searchJson(cookie, { page: 1, email: 'SON1' });
-    expect(page.data.map((d) => d.email)).toEqual(['person19@Example.org', 'person18@Example.org', 'person17@Example.org', 'person16@Example.org', 'person15@Example.org', 'person14@Example.org', 'person13@Example.org', 'person12@Example.org', 'person11@Example.org', 'person10@Example.org']);
+    expect(page.data.map((d) => d.email)).toEqual([
+      'person19@Example.org',
+      'person18@Example.org',
+      'person17@Example.org',
+      'person16@Example.org',
+      'person15@Example.org',
+      'person14@Example.org',
+      'person13@Example.org',
+      'person12@Example.org',
+      'person11@Example.org',
+      'person10@Example.org',
+    ]);
     expect(page.meta.total).toBe(10);
     expect((await searchJson(cookie, { page: 1, email: ' example.ORG ' })).meta.total).toBe(20);
     expect((await searchJson(cookie, { page: 1, email: 'nobody' })).data).toEqual([]);
@@ -264,10 +322,17 @@ describe('tenant isolation', () => {
     const other = await signedInAccount();
     await add(owner.cookie, ['secret@owner.example']);
 
-    expect(await searchJson(other.cookie, { page: 1, email: 'secret' })).toEqual({ data: [], meta: { current_page: 1, per_page: 10, total: 0, last_page: 1 } });
+    expect(await searchJson(other.cookie, { page: 1, email: 'secret' })).toEqual({
+      data: [],
+      meta: { current_page: 1, per_page: 10, total: 0, last_page: 1 },
+    });
     expect((await remove(other.cookie, 'secret@owner.example')).status).toBe(404);
     // the same address on the other customer's list is new there, not 'already'
-    expect(await (await add(other.cookie, ['secret@owner.example'])).json()).toEqual({ added: 1, already: 0, invalid: [] });
+    expect(await (await add(other.cookie, ['secret@owner.example'])).json()).toEqual({
+      added: 1,
+      already: 0,
+      invalid: [],
+    });
     expect((await remove(other.cookie, 'secret@owner.example')).status).toBe(200);
     expect((await listOf(owner.account.customerId)).map((r) => r.email)).toEqual(['secret@owner.example']);
   });
@@ -279,10 +344,20 @@ describe('who may call', () => {
     await add(sender.cookie, ['kept@example.com']);
     // a colleague of the same customer without the send permission
     const email = `viewer-${Date.now()}@example.com`;
-    await createUser(app.ctx.db, { customerId: sender.account.customerId, email, name: 'Viewer', password: 'a-long-enough-password', permissions: ['domains_access'] });
+    await createUser(app.ctx.db, {
+      customerId: sender.account.customerId,
+      email,
+      name: 'Viewer',
+      password: 'a-long-enough-password',
+      permissions: ['domains_access'],
+    });
     const cookie = await app.signIn(email, 'a-long-enough-password');
 
-    for (const res of [await add(cookie, ['new@example.com']), await search(cookie, { page: 1 }), await remove(cookie, 'kept@example.com')]) {
+    for (const res of [
+      await add(cookie, ['new@example.com']),
+      await search(cookie, { page: 1 }),
+      await remove(cookie, 'kept@example.com'),
+    ]) {
       expect(res.status).toBe(403);
       expect(await res.json()).toEqual({ error: { code: 'forbidden', message: expect.any(String) } });
     }
@@ -304,7 +379,11 @@ describe('who may call', () => {
         headers: { Cookie: cookie, 'Content-Type': 'application/json', ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const refused: Record<string, string>[] = [{ Origin: ORIGIN }, { 'Request-Type': 'ui', Origin: 'https://evil.example' }, { 'Request-Type': 'ui', 'Sec-Fetch-Site': 'cross-site' }];
+    const refused: Record<string, string>[] = [
+      { Origin: ORIGIN },
+      { 'Request-Type': 'ui', Origin: 'https://evil.example' },
+      { 'Request-Type': 'ui', 'Sec-Fetch-Site': 'cross-site' },
+    ];
     for (const headers of refused) {
       const answers = [
         await request('POST', '/v1/suppression', headers, { emails: ['added@example.com'] }),
@@ -321,33 +400,36 @@ describe('who may call', () => {
 });
 
 describe('the list and POST /v1/mail', () => {
-  it('fails the next message to an address added here, queues it once deleted or with suppression disabled', async () => {
-    const { account, cookie } = await signedInAccount();
-    await addDomain(app.ctx, account.customerId, 'list-send.example', { verified: true });
-    const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
-    const send = async (to: string) => {
-      const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ from: `news@list-send.example`, to, subject: 'Suppressed?', text: 'Hello' }),
-      });
-      expect(res.status).toBe(202);
-      return ((await res.json()).data as { status: string }[])[0].status;
-    };
+  it(
+    'fails the next message to an address added here, ' + 'queues it once deleted or with suppression disabled',
+    async () => {
+      const { account, cookie } = await signedInAccount();
+      await addDomain(app.ctx, account.customerId, 'list-send.example', { verified: true });
+      const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
+      const send = async (to: string) => {
+        const res = await app.api.request(`${ORIGIN}/v1/mail`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ from: `news@list-send.example`, to, subject: 'Suppressed?', text: 'Hello' }),
+        });
+        expect(res.status).toBe(202);
+        return ((await res.json()).data as { status: string }[])[0].status;
+      };
 
-    expect(await send('Blocked@q.example')).toBe('queued');
-    // added in another spelling: the domain's case never matters, the local part's neither for matching
-    expect((await add(cookie, ['blocked@Q.EXAMPLE'])).status).toBe(200);
-    expect(await send('Blocked@q.example')).toBe('failed');
-    expect(await send('blocked@q.example')).toBe('failed');
+      expect(await send('Blocked@q.example')).toBe('queued');
+      // added in another spelling: the domain's case never matters, the local part's neither for matching
+      expect((await add(cookie, ['blocked@Q.EXAMPLE'])).status).toBe(200);
+      expect(await send('Blocked@q.example')).toBe('failed');
+      expect(await send('blocked@q.example')).toBe('failed');
 
-    const disable = await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: true } });
-    expect(disable.status).toBe(200);
-    expect(await send('blocked@q.example')).toBe('queued');
-    await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: false } });
-    expect(await send('blocked@q.example')).toBe('failed');
+      const disable = await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: true } });
+      expect(disable.status).toBe(200);
+      expect(await send('blocked@q.example')).toBe('queued');
+      await app.call('POST', '/v1/ui-settings', { cookie, body: { disable_suppression: false } });
+      expect(await send('blocked@q.example')).toBe('failed');
 
-    expect((await remove(cookie, 'BLOCKED@q.example')).status).toBe(200);
-    expect(await send('blocked@q.example')).toBe('queued');
-  });
+      expect((await remove(cookie, 'BLOCKED@q.example')).status).toBe(200);
+      expect(await send('blocked@q.example')).toBe('queued');
+    },
+  );
 });

@@ -33,7 +33,12 @@ describe('TRACKING_URL', () => {
     const res = await app.api.request(`${ORIGIN}/v1/mail`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ from: 'a@shop.example', to: 'b@customer.example', subject: 'Hosts', html: '<p><a href="https://shop.example/x">x</a></p>' }),
+      body: JSON.stringify({
+        from: 'a@shop.example',
+        to: 'b@customer.example',
+        subject: 'Hosts',
+        html: '<p><a href="https://shop.example/x">x</a></p>',
+      }),
     });
     expect(res.status).toBe(202);
     const [mail] = await sink.waitFor(1, 15_000);
@@ -42,7 +47,10 @@ describe('TRACKING_URL', () => {
     expect(html).toMatch(new RegExp(`href="${TRACKING}/t/c/[\\w-]+"`));
     expect(html).toMatch(new RegExp(`<img src="${TRACKING}/t/o/[\\w.-]+"`));
     expect(html).not.toContain(`${ORIGIN}/t/`);
-    const headerBlock = mail.raw.toString('utf8').split('\r\n\r\n')[0].replace(/\r\n[ \t]+/g, ' ');
+    const headerBlock = mail.raw
+      .toString('utf8')
+      .split('\r\n\r\n')[0]
+      .replace(/\r\n[ \t]+/g, ' ');
     expect(headerBlock).toMatch(new RegExp(`^List-Unsubscribe: <${ORIGIN}/header-unsubscribe/`, 'm'));
   });
 });

@@ -32,7 +32,11 @@ const TRACKED_LINK = new RegExp(`${ORIGIN}/t/c/[A-Za-z0-9_-]{22}`, 'g');
 const PIXEL = new RegExp(`<img src="${ORIGIN}/t/o/([0-9a-f]{32}\\.[A-Za-z0-9_-]{22})"`, 'g');
 
 async function setTracking(customerId: number, on: boolean): Promise<void> {
-  await app.ctx.db.updateTable('customers').set({ track_opens: on, track_links: on }).where('id', '=', customerId).execute();
+  await app.ctx.db
+    .updateTable('customers')
+    .set({ track_opens: on, track_links: on })
+    .where('id', '=', customerId)
+    .execute();
 }
 
 async function send(apiKey: string, body: Record<string, unknown>): Promise<string> {
@@ -56,9 +60,14 @@ async function deliveredCopy(uuid: string): Promise<SunkMessage> {
 const linkPaths = (content: string): string[] => [...content.matchAll(TRACKED_LINK)].map((m) => new URL(m[0]).pathname);
 /** The path of the (only) pixel of a delivered HTML part. */
 const pixelPath = (html: string): string => `/t/o/${[...html.matchAll(PIXEL)][0][1]}`;
-const hit = (path: string, method = 'GET') => app.api.request(`${ORIGIN}${path}`, { method, headers: { 'User-Agent': UA } });
+const hit = (path: string, method = 'GET') =>
+  app.api.request(`${ORIGIN}${path}`, { method, headers: { 'User-Agent': UA } });
 const transaction = (uuid: string) =>
-  app.ctx.db.selectFrom('transactions').select(['id', 'group_id', 'open_count', 'click_count', 'first_open_at', 'first_click_at']).where('uuid', '=', uuid).executeTakeFirstOrThrow();
+  app.ctx.db
+    .selectFrom('transactions')
+    .select(['id', 'group_id', 'open_count', 'click_count', 'first_open_at', 'first_click_at'])
+    .where('uuid', '=', uuid)
+    .executeTakeFirstOrThrow();
 const events = async (uuid: string, type: EventType) =>
   app.ctx.db
     .selectFrom('events')
@@ -77,13 +86,25 @@ const linksOf = async (uuid: string) =>
     .orderBy('links.url')
     .execute();
 const stats = async (groupId: number) =>
-  app.ctx.db.selectFrom('daily_stats').select(['opens', 'unique_opens', 'clicks', 'unique_clicks']).where('group_id', '=', groupId).executeTakeFirstOrThrow();
+  app.ctx.db
+    .selectFrom('daily_stats')
+    .select(['opens', 'unique_opens', 'clicks', 'unique_clicks'])
+    .where('group_id', '=', groupId)
+    .executeTakeFirstOrThrow();
 /** Everything the tracking endpoints can move, to show that a request moved nothing. */
 const snapshot = async () => ({
-  transactions: await app.ctx.db.selectFrom('transactions').select(['id', 'open_count', 'click_count']).orderBy('id').execute(),
+  transactions: await app.ctx.db
+    .selectFrom('transactions')
+    .select(['id', 'open_count', 'click_count'])
+    .orderBy('id')
+    .execute(),
   links: await app.ctx.db.selectFrom('links').select(['id', 'clicks']).orderBy('id').execute(),
   events: await app.ctx.db.selectFrom('events').select('id').where('type', 'in', ['open', 'click']).execute(),
-  stats: await app.ctx.db.selectFrom('daily_stats').select(['group_id', 'opens', 'clicks']).orderBy('group_id').execute(),
+  stats: await app.ctx.db
+    .selectFrom('daily_stats')
+    .select(['group_id', 'opens', 'clicks'])
+    .orderBy('group_id')
+    .execute(),
 });
 
 const HTML = [
@@ -95,7 +116,9 @@ const HTML = [
   `<p><a href="${ORIGIN}/unsubscribe/some-token">Unsubscribe</a></p>`,
   '</body></html>',
 ].join('\n');
-const TEXT = 'Your order: https://shop.example/orders/1?ref=mail&utm=x\nAll orders: https://shop.example/orders.\nPrivate: https+notrack://shop.example/private';
+const TEXT =
+  'Your order: https://shop.example/orders/1?ref=mail&utm=x\nAll orders: https://shop.example/orders.\nPrivate: ' +
+  'https+notrack://shop.example/private';
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -129,7 +152,14 @@ describe('open and click tracking of POST /v1/mail', () => {
   let text: string;
 
   it('delivers the HTML with a pixel and tracked links and the text with tracked URLs, DKIM intact', async () => {
-    uuid = await send(shopKey, { from: 'orders@shop.example', to: 'ann@customer.example', subject: 'Tracked', html: HTML, text: TEXT, group: 'Tracked API' });
+    uuid = await send(shopKey, {
+      from: 'orders@shop.example',
+      to: 'ann@customer.example',
+      subject: 'Tracked',
+      html: HTML,
+      text: TEXT,
+      group: 'Tracked API',
+    });
     const copy = await deliveredCopy(uuid);
     expect((await dkimResult(copy.raw, shopDomain)).status.result).toBe('pass');
     const parsed = await simpleParser(copy.raw);
@@ -153,7 +183,11 @@ describe('open and click tracking of POST /v1/mail', () => {
 
     // the order link appears in both parts: one row, one token; entities decoded for the stored URL
     const links = await linksOf(uuid);
-    expect(links.map((l) => l.url)).toEqual(['http://shop.example/help', 'https://shop.example/orders', 'https://shop.example/orders/1?ref=mail&utm=x']);
+    expect(links.map((l) => l.url)).toEqual([
+      'http://shop.example/help',
+      'https://shop.example/orders',
+      'https://shop.example/orders/1?ref=mail&utm=x',
+    ]);
     expect(links.every((l) => l.customer_id === shop.customerId && l.clicks === 0)).toBe(true);
     const orderToken = links.find((l) => l.url.endsWith('utm=x'))!.token;
     expect(html).toContain(`/t/c/${orderToken}`);
@@ -167,7 +201,11 @@ describe('open and click tracking of POST /v1/mail', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('image/gif');
       expect(res.headers.get('cache-control')).toContain('no-store');
-      expect(Buffer.from(await res.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a');
+      expect(
+        Buffer.from(await res.arrayBuffer())
+          .subarray(0, 6)
+          .toString(),
+      ).toBe('GIF89a');
     }
     await flushTracking(app.ctx);
     const tx = await transaction(uuid);
@@ -199,7 +237,11 @@ describe('open and click tracking of POST /v1/mail', () => {
     expect(byUrl.get('https://shop.example/orders')).toMatchObject({ clicks: 1 });
     expect(byUrl.get('http://shop.example/help')).toMatchObject({ clicks: 0, first_click_at: null });
     const clicks = await events(uuid, 'click');
-    expect(clicks.map((c) => (c.data as { url: string }).url)).toEqual(['https://shop.example/orders/1?ref=mail&utm=x', 'https://shop.example/orders/1?ref=mail&utm=x', 'https://shop.example/orders']);
+    expect(clicks.map((c) => (c.data as { url: string }).url)).toEqual([
+      'https://shop.example/orders/1?ref=mail&utm=x',
+      'https://shop.example/orders/1?ref=mail&utm=x',
+      'https://shop.example/orders',
+    ]);
     expect(clicks[0].data).toMatchObject({ user_agent: UA });
     expect(await stats(tx.group_id)).toMatchObject({ opens: 2, unique_opens: 1, clicks: 3, unique_clicks: 1 });
   });
@@ -226,7 +268,12 @@ describe('open and click tracking of POST /v1/mail', () => {
     const before = await snapshot();
     const link = linkPaths(html)[0];
     const tampered = link.slice(0, -1) + (link.endsWith('A') ? 'B' : 'A');
-    for (const path of [tampered, `/t/c/${randomBytes(16).toString('base64url').slice(0, 22)}`, '/t/c/short', '/t/c/..%2F..%2Fv1']) {
+    for (const path of [
+      tampered,
+      `/t/c/${randomBytes(16).toString('base64url').slice(0, 22)}`,
+      '/t/c/short',
+      '/t/c/..%2F..%2Fv1',
+    ]) {
       const res = await hit(path);
       expect(res.status).toBe(404);
       expect(res.headers.get('location')).toBeNull();
@@ -244,7 +291,12 @@ describe('open and click tracking of POST /v1/mail', () => {
   });
 
   it("cannot turn one customer's tokens against another customer's transaction", async () => {
-    const theirs = await send(otherKey, { from: 'news@other.example', to: 'bob@customer.example', subject: 'Other', html: '<p><a href="https://other.example/x">x</a></p>' });
+    const theirs = await send(otherKey, {
+      from: 'news@other.example',
+      to: 'bob@customer.example',
+      subject: 'Other',
+      html: '<p><a href="https://other.example/x">x</a></p>',
+    });
     await deliveredCopy(theirs);
     const before = await snapshot();
     // our open token's MAC with their transaction's uuid in front
@@ -257,7 +309,9 @@ describe('open and click tracking of POST /v1/mail', () => {
     await flushTracking(app.ctx);
     const after = await snapshot();
     const theirTx = await transaction(theirs);
-    expect(after.transactions.find((t) => t.id === theirTx.id)).toEqual(before.transactions.find((t) => t.id === theirTx.id));
+    expect(after.transactions.find((t) => t.id === theirTx.id)).toEqual(
+      before.transactions.find((t) => t.id === theirTx.id),
+    );
     expect((await linksOf(theirs)).map((l) => l.clicks)).toEqual([0]);
     expect((await transaction(uuid)).click_count).toBe(5);
   });
@@ -265,14 +319,22 @@ describe('open and click tracking of POST /v1/mail', () => {
 
 describe('open and click tracking of SMTP submissions', () => {
   it('rewrites the text and HTML parts of the raw message; DKIM passes and the rest is kept', async () => {
-    const client = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user: smtpUser, pass: smtpPass }, tls: { rejectUnauthorized: false } });
+    const client = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      auth: { user: smtpUser, pass: smtpPass },
+      tls: { rejectUnauthorized: false },
+    });
     const info = await client.sendMail({
       from: 'Shop <orders@shop.example>',
       to: 'carol@customer.example',
       subject: 'Über SMTP',
       headers: { 'X-Transact-Group': 'Tracked SMTP' },
       text: `Grüße! Track https://shop.example/smtp-text?a=1&b=2 ${'long '.repeat(20)}end`,
-      html: '<html><body><p>Grüße <a href="https://shop.example/smtp-html?a=1&amp;b=2">go</a> <a href="mailto:x@shop.example">m</a></p></body></html>',
+      html:
+        '<html><body><p>Grüße <a href="https://shop.example/smtp-html?a=1&amp;b=2">go</a> <a ' +
+        'href="mailto:x@shop.example">m</a></p></body></html>',
       attachments: [{ filename: 'note.txt', content: 'https://shop.example/in-attachment' }],
     });
     const uuid = /Queued as ([0-9a-f-]{36})/.exec(info.response)![1];
@@ -282,9 +344,16 @@ describe('open and click tracking of SMTP submissions', () => {
     expect(parsed.subject).toBe('Über SMTP');
     expect(parsed.text).toMatch(new RegExp(`^Grüße! Track ${ORIGIN}/t/c/[A-Za-z0-9_-]{22} (long ){20}end`));
     expect([...(parsed.html as string).matchAll(PIXEL)]).toHaveLength(1);
-    expect(parsed.html).toMatch(new RegExp(`<p>Grüße <a href="${ORIGIN}/t/c/[A-Za-z0-9_-]{22}">go</a> <a href="mailto:x@shop.example">m</a></p>`));
-    expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['note.txt', 'https://shop.example/in-attachment']]);
-    expect((await linksOf(uuid)).map((l) => l.url)).toEqual(['https://shop.example/smtp-html?a=1&b=2', 'https://shop.example/smtp-text?a=1&b=2']);
+    expect(parsed.html).toMatch(
+      new RegExp(`<p>Grüße <a href="${ORIGIN}/t/c/[A-Za-z0-9_-]{22}">go</a> <a href="mailto:x@shop.example">m</a></p>`),
+    );
+    expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([
+      ['note.txt', 'https://shop.example/in-attachment'],
+    ]);
+    expect((await linksOf(uuid)).map((l) => l.url)).toEqual([
+      'https://shop.example/smtp-html?a=1&b=2',
+      'https://shop.example/smtp-text?a=1&b=2',
+    ]);
 
     const res = await hit(linkPaths(parsed.html as string)[0]);
     expect(res.headers.get('location')).toBe('https://shop.example/smtp-html?a=1&b=2');
@@ -300,14 +369,32 @@ describe('tracking settings and retries', () => {
   it('sends the content as stored, +notrack resolved, when the customer has tracking off', async () => {
     await setTracking(shop.customerId, false);
     try {
-      const uuid = await send(shopKey, { from: 'orders@shop.example', to: 'dan@customer.example', subject: 'Untracked', html: HTML, text: TEXT });
+      const uuid = await send(shopKey, {
+        from: 'orders@shop.example',
+        to: 'dan@customer.example',
+        subject: 'Untracked',
+        html: HTML,
+        text: TEXT,
+      });
       const parsed = await simpleParser((await deliveredCopy(uuid)).raw);
       expect(parsed.html).toBe(HTML.replace('https+notrack://', 'https://'));
       expect(parsed.text).toBe(TEXT.replace('https+notrack://', 'https://'));
       expect(await linksOf(uuid)).toEqual([]);
 
-      const client = nodemailer.createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, auth: { user: smtpUser, pass: smtpPass }, tls: { rejectUnauthorized: false } });
-      const info = await client.sendMail({ from: 'orders@shop.example', to: 'dan@customer.example', subject: 'Untracked SMTP', html: '<a href="https://shop.example/raw">r</a>', text: 'https://shop.example/raw' });
+      const client = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: smtp.port,
+        secure: false,
+        auth: { user: smtpUser, pass: smtpPass },
+        tls: { rejectUnauthorized: false },
+      });
+      const info = await client.sendMail({
+        from: 'orders@shop.example',
+        to: 'dan@customer.example',
+        subject: 'Untracked SMTP',
+        html: '<a href="https://shop.example/raw">r</a>',
+        text: 'https://shop.example/raw',
+      });
       const raw = (await deliveredCopy(/Queued as ([0-9a-f-]{36})/.exec(info.response)![1])).raw;
       const rawParsed = await simpleParser(raw);
       expect(rawParsed.html).toBe('<a href="https://shop.example/raw">r</a>');
@@ -319,13 +406,23 @@ describe('tracking settings and retries', () => {
 
   it('writes the same links on a retried delivery, not duplicates', async () => {
     sink.replies.set('later@customer.example', [451, '4.3.0 Try again later']);
-    const uuid = await send(shopKey, { from: 'orders@shop.example', to: 'later@customer.example', subject: 'Retry', html: HTML, text: TEXT });
+    const uuid = await send(shopKey, {
+      from: 'orders@shop.example',
+      to: 'later@customer.example',
+      subject: 'Retry',
+      html: HTML,
+      text: TEXT,
+    });
     await expect.poll(async () => (await events(uuid, 'deferred')).length, { timeout: 15_000 }).toBe(1);
     const first = await linksOf(uuid);
     expect(first).toHaveLength(3);
 
     sink.replies.delete('later@customer.example');
-    await app.ctx.db.updateTable('transactions').set({ next_attempt_at: new Date() }).where('uuid', '=', uuid).execute();
+    await app.ctx.db
+      .updateTable('transactions')
+      .set({ next_attempt_at: new Date() })
+      .where('uuid', '=', uuid)
+      .execute();
     worker.poke();
     const parsed = await simpleParser((await deliveredCopy(uuid)).raw);
     expect(await linksOf(uuid)).toEqual(first);

@@ -41,14 +41,22 @@ async function send(group: string, count: number, first = 0): Promise<string[]> 
 }
 
 async function counts() {
-  const { rows } = await sql<{ status: string; delivered_status: string; opened: boolean; clicked: boolean; n: number }>`
+  const { rows } = await sql<{
+    status: string;
+    delivered_status: string;
+    opened: boolean;
+    clicked: boolean;
+    n: number;
+  }>`
     select status, delivered_status, opened, clicked, sum(n)::int n from transaction_counts
      where customer_id = ${customerId} group by 1, 2, 3, 4 having sum(n) <> 0 order by 1, 2, 3, 4`.execute(app.ctx.db);
   return rows;
 }
 
 const update = (set: ReturnType<typeof sql>, uuids: string[]) =>
-  sql`update transactions set ${set} where uuid in (${sql.join(uuids.map((u) => sql`${u}::uuid`))})`.execute(app.ctx.db);
+  sql`update transactions set ${set} where uuid in (${sql.join(uuids.map((u) => sql`${u}::uuid`))})`.execute(
+    app.ctx.db,
+  );
 
 let orders: string[];
 let receipts: string[];
@@ -57,7 +65,9 @@ describe('transaction_counts', () => {
   it('counts each accepted transaction once, in its group and day, queued and pending', async () => {
     orders = await send('Orders', 6);
     receipts = await send('Receipts', 4, 100);
-    expect(await counts()).toEqual([{ status: 'queued', delivered_status: 'pending', opened: false, clicked: false, n: 10 }]);
+    expect(await counts()).toEqual([
+      { status: 'queued', delivered_status: 'pending', opened: false, clicked: false, n: 10 },
+    ]);
     expect(await countsDrift(app.ctx.db, customerId)).toEqual([]);
   });
 
@@ -79,14 +89,18 @@ describe('transaction_counts', () => {
 
     // a claim's lease, and a second open of an opened message: no counted column changes state
     const before = await sql`select * from transaction_counts order by 1, 2, 3, 4, 5, 6, 7`.execute(app.ctx.db);
-    await update(sql`next_attempt_at = now() + interval '5 minutes', attempts = attempts + 1`, [...orders, ...receipts]);
+    await update(sql`next_attempt_at = now() + interval '5 minutes', attempts = attempts + 1`, [
+      ...orders,
+      ...receipts,
+    ]);
     await update(sql`open_count = open_count + 1`, orders.slice(0, 2));
     const after = await sql`select * from transaction_counts order by 1, 2, 3, 4, 5, 6, 7`.execute(app.ctx.db);
     expect(after.rows).toEqual(before.rows);
   });
 
   it('subtracts deleted transactions', async () => {
-    await sql`delete from transactions where uuid in (${sql.join([orders[5], receipts[3]].map((u) => sql`${u}::uuid`))})`.execute(app.ctx.db);
+    await sql`delete from transactions where uuid in
+      (${sql.join([orders[5], receipts[3]].map((u) => sql`${u}::uuid`))})`.execute(app.ctx.db);
     expect(await countsDrift(app.ctx.db, customerId)).toEqual([]);
     expect((await counts()).reduce((sum, c) => sum + c.n, 0)).toBe(8);
   });
@@ -97,7 +111,9 @@ describe('transaction_counts', () => {
     const down = await migrator(app.ctx.db).migrateTo('006-report-speed');
     expect(down.error).toBeUndefined();
     expect(down.results?.map((r) => [r.migrationName, r.status]).at(-1)).toEqual(['007-transaction-counts', 'Success']);
-    const { rows } = await sql<{ t: string | null }>`select to_regclass('transaction_counts')::text as t`.execute(app.ctx.db);
+    const { rows } = await sql<{ t: string | null }>`select to_regclass('transaction_counts')::text as t`.execute(
+      app.ctx.db,
+    );
     expect(rows[0].t).toBeNull();
 
     // changes while the rollup does not exist

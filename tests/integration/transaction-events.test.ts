@@ -29,7 +29,13 @@ async function send(to: string): Promise<string> {
   const res = await app.api.request(`${ORIGIN}/v1/mail`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'orders@events.example', to, subject: 'Your order', html: '<p><a href="https://events.example/orders/7">Order 7</a></p>', group: 'Orders' }),
+    body: JSON.stringify({
+      from: 'orders@events.example',
+      to,
+      subject: 'Your order',
+      html: '<p><a href="https://events.example/orders/7">Order 7</a></p>',
+      group: 'Orders',
+    }),
   });
   expect(res.status).toBe(202);
   return (await res.json()).data[0].trans_uuid;
@@ -56,16 +62,26 @@ async function settledAs(id: string, type: string): Promise<void> {
 
 beforeAll(async () => {
   sink = await startSmtpSink();
-  sink.replies.set('gone@customer.example', [550, '5.1.1 <gone@customer.example>: Recipient address rejected: User unknown']);
+  sink.replies.set('gone@customer.example', [
+    550,
+    '5.1.1 <gone@customer.example>: Recipient address rejected: User unknown',
+  ]);
   app = await createTestApp({ SMTP_RELAY_URL: sink.url, HOST: '127.0.0.1', RETURN_PATH_DOMAIN: 'rp.transact.test' });
   shop = await app.createAccount();
   const other = await app.createAccount();
   await addDomain(app.ctx, shop.customerId, 'events.example', { verified: true });
-  await app.ctx.db.updateTable('customers').set({ track_opens: true, track_links: true }).where('id', '=', shop.customerId).execute();
+  await app.ctx.db
+    .updateTable('customers')
+    .set({ track_opens: true, track_links: true })
+    .where('id', '=', shop.customerId)
+    .execute();
   apiKey = (await credentialsForConsole(app.ctx, shop.customerId)).apiCredentials.apiKey;
   shopCookie = await app.signIn(shop.email, shop.password);
   otherCookie = await app.signIn(other.email, other.password);
-  const suppressed = await app.call('POST', '/v1/suppression', { cookie: shopCookie, body: { emails: ['blocked@customer.example'] } });
+  const suppressed = await app.call('POST', '/v1/suppression', {
+    cookie: shopCookie,
+    body: { emails: ['blocked@customer.example'] },
+  });
   expect(suppressed.status).toBe(200);
   worker = new DeliveryWorker(app.ctx);
   worker.start();
@@ -96,7 +112,7 @@ describe('GET /v1/transactions/{trans_uuid}/events', () => {
     expect(list.map((e) => e.time)).toEqual([...list.map((e) => e.time)].sort((a, b) => a - b));
   });
 
-  it('gives a bounce its hard type and the remote server\'s 550 reply', async () => {
+  it("gives a bounce its hard type and the remote server's 550 reply", async () => {
     const list = await timeline(uuid.bounced);
     expect(list.map((e) => e.type)).toEqual(['queued', 'bounced']);
     expect(list[1].data.bounce_type).toBe('hard');
@@ -112,7 +128,9 @@ describe('GET /v1/transactions/{trans_uuid}/events', () => {
 
   it('appends opens, clicks (with the link) and an unsubscribe', async () => {
     const ua = 'Mozilla/5.0 (EventsTest)';
-    const open = await app.api.request(`${ORIGIN}/t/o/${openToken(TEST_SECRET, uuid.delivered)}`, { headers: { 'User-Agent': ua } });
+    const open = await app.api.request(`${ORIGIN}/t/o/${openToken(TEST_SECRET, uuid.delivered)}`, {
+      headers: { 'User-Agent': ua },
+    });
     expect(open.status).toBe(200);
     const link = await app.ctx.db
       .selectFrom('links')
@@ -138,7 +156,7 @@ describe('GET /v1/transactions/{trans_uuid}/events', () => {
     expect(await timeline(uuid.bounced.toUpperCase())).toEqual(lower);
   });
 
-  it('is 404 for another customer\'s transaction, an unknown uuid and a malformed one', async () => {
+  it("is 404 for another customer's transaction, an unknown uuid and a malformed one", async () => {
     const foreign = await events(uuid.delivered, otherCookie);
     expect(foreign.status).toBe(404);
     expect((await foreign.json()).error.code).toBe('not_found');

@@ -47,7 +47,10 @@ function startWorker(name: string, databaseUrl: string, sink: SmtpSink): WorkerP
     LOG_LEVEL: 'warn',
     DELIVERY_CONCURRENCY: '16',
   };
-  const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs'), '--roles', 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs'), '--roles', 'worker'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
@@ -110,7 +113,9 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
 
     // Hold the queue until both processes are polling it, so that they compete for the same rows
     // instead of the first one up draining everything before the second has started.
-    await sql`update transactions set next_attempt_at = now() + interval '1 hour' where status = 'queued'`.execute(app.ctx.db);
+    await sql`update transactions set next_attempt_at = now() + interval '1 hour' where status = 'queued'`.execute(
+      app.ctx.db,
+    );
     const databaseUrl = app.ctx.config.databaseUrl!;
     for (let i = 0; i < 2; i++) workers.push(startWorker(`two-workers-${i}`, databaseUrl, await startSmtpSink()));
     await expect
@@ -119,7 +124,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
           for (const w of workers) if (exited(w)) throw new Error(`a worker exited early:\n${w.output()}`);
           const [{ n }] = await rows(
             sql<{ n: string }>`select count(distinct application_name) as n from pg_stat_activity
-                                where datname = current_database() and application_name like 'two-workers-%' and query like '%skip locked%'`,
+                                where datname = current_database() and application_name like 'two-workers-%' and
+                                  query like '%skip locked%'`,
           );
           return Number(n);
         },
@@ -135,7 +141,9 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
       .poll(
         async () => {
           for (const w of workers) if (exited(w)) throw new Error(`a worker exited:\n${w.output()}`);
-          const [{ n }] = await rows(sql<{ n: string }>`select count(*) as n from transactions where status = 'queued'`);
+          const [{ n }] = await rows(
+            sql<{ n: string }>`select count(*) as n from transactions where status = 'queued'`,
+          );
           return { queued: Number(n), delivered: delivered() >= MESSAGES };
         },
         { timeout: 60_000, interval: 100 },
@@ -144,24 +152,38 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
     const drainedMs = Date.now() - released;
     // graceful shutdown: both drain and exit 0 on SIGTERM; once both have exited, nothing of theirs
     // can still be on the wire, so a duplicate would be in the sinks by now
-    const exits = workers.map((w) => new Promise<number | null>((resolve) => w.child.once('exit', (code) => resolve(code))));
+    const exits = workers.map(
+      (w) => new Promise<number | null>((resolve) => w.child.once('exit', (code) => resolve(code))),
+    );
     for (const w of workers) w.child.kill('SIGTERM');
     expect(await Promise.all(exits)).toEqual([0, 0]);
 
     const arrivals = new Map<string, number>();
-    for (const uuid of workers.flatMap((w) => w.sink.messages.map((m) => transUuid(m.raw)))) arrivals.set(uuid, (arrivals.get(uuid) ?? 0) + 1);
+    for (const uuid of workers.flatMap((w) => w.sink.messages.map((m) => transUuid(m.raw))))
+      arrivals.set(uuid, (arrivals.get(uuid) ?? 0) + 1);
     expect(delivered()).toBe(MESSAGES);
     expect([...arrivals.values()].filter((n) => n !== 1)).toEqual([]);
     expect([...arrivals.keys()].sort()).toEqual([...accepted].sort());
 
-    const statuses = await rows(sql<{ status: string; delivered_status: string; n: string }>`select status, delivered_status, count(*) as n from transactions group by 1, 2`);
-    expect(statuses.map((s) => ({ ...s, n: Number(s.n) }))).toEqual([{ status: 'sent', delivered_status: 'delivered', n: MESSAGES }]);
+    const statuses = await rows(
+      sql<{
+        status: string;
+        delivered_status: string;
+        n: string;
+      }>`select status, delivered_status, count(*) as n from transactions group by 1, 2`,
+    );
+    expect(statuses.map((s) => ({ ...s, n: Number(s.n) }))).toEqual([
+      { status: 'sent', delivered_status: 'delivered', n: MESSAGES },
+    ]);
     const [{ sent }] = await rows(sql<{ sent: string }>`select count(*) as sent from events where type = 'sent'`);
     expect(Number(sent)).toBe(MESSAGES);
 
     const perProcess = workers.map((w) => w.sink.messages.length);
     expect(Math.min(...perProcess)).toBeGreaterThan(0);
 
-    console.info(`two workers: ${MESSAGES} accepted in ${acceptedMs} ms, both processes up in ${released - started - acceptedMs} ms, drained in ${drainedMs} ms (${perProcess.join(' + ')})`);
+    console.info(
+      `two workers: ${MESSAGES} accepted in ${acceptedMs} ms, both processes up in ` +
+        `${released - started - acceptedMs} ms, drained in ${drainedMs} ms (${perProcess.join(' + ')})`,
+    );
   });
 });

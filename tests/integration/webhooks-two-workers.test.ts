@@ -41,7 +41,10 @@ function startWorker(name: string, databaseUrl: string) {
     LOG_LEVEL: 'warn',
     WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
   };
-  const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs'), '--roles', 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs'), '--roles', 'worker'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
@@ -71,16 +74,40 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
     const account = await app.createAccount();
     await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
     const apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-    await saveWebhook(app.ctx, account.customerId, { url: `${receiver.url}/hook`, verb: 'post', status: 'enabled', event_types: ['open'], field_set: 'standard' });
+    await saveWebhook(app.ctx, account.customerId, {
+      url: `${receiver.url}/hook`,
+      verb: 'post',
+      status: 'enabled',
+      event_types: ['open'],
+      field_set: 'standard',
+    });
     for (let offset = 0; offset < EVENTS; offset += BATCH) {
-      const batch = Array.from({ length: BATCH }, (_, i) => ({ from: 'orders@shop.example', to: `c${offset + i}@customer.example`, subject: 'Hi', text: 'Hello' }));
-      const res = await app.api.request(`${ORIGIN}/v1/mail/batch`, { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify(batch) });
+      const batch = Array.from({ length: BATCH }, (_, i) => ({
+        from: 'orders@shop.example',
+        to: `c${offset + i}@customer.example`,
+        subject: 'Hi',
+        text: 'Hello',
+      }));
+      const res = await app.api.request(`${ORIGIN}/v1/mail/batch`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(batch),
+      });
       expect(res.status).toBe(202);
     }
     // the mail stays queued (not what is tested here); each transaction gets one open
     await sql`update transactions set next_attempt_at = now() + interval '1 day'`.execute(app.ctx.db);
     const txs = await app.ctx.db.selectFrom('transactions').select(['id', 'customer_id']).execute();
-    await insertEvents(app.ctx.db, txs.map((t) => ({ customer_id: Number(t.customer_id), transaction_id: Number(t.id), type: 'open' as const, data: { ip: '203.0.113.1', user_agent: 'Mail' } })), app.ctx);
+    await insertEvents(
+      app.ctx.db,
+      txs.map((t) => ({
+        customer_id: Number(t.customer_id),
+        transaction_id: Number(t.id),
+        type: 'open' as const,
+        data: { ip: '203.0.113.1', user_agent: 'Mail' },
+      })),
+      app.ctx,
+    );
     // held until both processes poll, so they compete for the same rows
     await sql`update webhook_requests set next_attempt_at = now() + interval '1 hour'`.execute(app.ctx.db);
     const databaseUrl = app.ctx.config.databaseUrl!;
@@ -91,7 +118,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
           for (const c of children) if (exited(c)) throw new Error(`a worker exited early:\n${c.output()}`);
           const [{ n }] = await rows(
             sql<{ n: string }>`select count(distinct application_name) as n from pg_stat_activity
-                                where datname = current_database() and application_name like 'webhook-workers-%' and query like '%webhook_requests%'`,
+                                where datname = current_database() and application_name like 'webhook-workers-%' and
+                                  query like '%webhook_requests%'`,
           );
           return Number(n);
         },
@@ -105,7 +133,9 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
       .poll(
         async () => {
           for (const c of children) if (exited(c)) throw new Error(`a worker exited:\n${c.output()}`);
-          const [{ n }] = await rows(sql<{ n: string }>`select count(*) as n from webhook_requests where status <> 'success'`);
+          const [{ n }] = await rows(
+            sql<{ n: string }>`select count(*) as n from webhook_requests where status <> 'success'`,
+          );
           return Number(n);
         },
         { timeout: 120_000, interval: 200 },
@@ -114,12 +144,15 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
     const drainedMs = Date.now() - released;
     // both exit 0 on SIGTERM; once they have exited nothing of theirs is on the wire, so a duplicate
     // would have reached the receiver by now
-    const exits = children.map((c) => new Promise<number | null>((resolve) => c.child.once('exit', (code) => resolve(code))));
+    const exits = children.map(
+      (c) => new Promise<number | null>((resolve) => c.child.once('exit', (code) => resolve(code))),
+    );
     for (const c of children) c.child.kill('SIGTERM');
     expect(await Promise.all(exits)).toEqual([0, 0]);
 
     const arrivals = new Map<string, number>();
-    for (const r of receiver.received) arrivals.set(String(r.headers['webhook-id']), (arrivals.get(String(r.headers['webhook-id'])) ?? 0) + 1);
+    for (const r of receiver.received)
+      arrivals.set(String(r.headers['webhook-id']), (arrivals.get(String(r.headers['webhook-id'])) ?? 0) + 1);
     expect(receiver.received).toHaveLength(EVENTS);
     expect([...arrivals.values()].filter((n) => n !== 1)).toEqual([]);
     const [{ attempts }] = await rows(sql<{ attempts: string }>`select count(*) as attempts from webhook_attempts`);

@@ -61,7 +61,16 @@ afterEach(async () => worker.stop());
 async function saveWebhook(overrides: Record<string, unknown> = {}, who = cookie) {
   return app.call('POST', '/v1/webhooks', {
     cookie: who,
-    body: { url: `${receiver.url}/hook`, verb: 'post', status: 'enabled', auth_type: null, auth_details: null, event_types: ALL, field_set: 'standard', ...overrides },
+    body: {
+      url: `${receiver.url}/hook`,
+      verb: 'post',
+      status: 'enabled',
+      auth_type: null,
+      auth_details: null,
+      event_types: ALL,
+      field_set: 'standard',
+      ...overrides,
+    },
   });
 }
 
@@ -74,7 +83,15 @@ async function send(to: string): Promise<string> {
   const res = await app.api.request('http://localhost:4321/v1/mail', {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'Shop <orders@shop.example>', to, subject: `Order for ${to}`, text: 'Thanks', group: 'Orders', tags: ['order'], metadata: { order: 42 } }),
+    body: JSON.stringify({
+      from: 'Shop <orders@shop.example>',
+      to,
+      subject: `Order for ${to}`,
+      text: 'Thanks',
+      group: 'Orders',
+      tags: ['order'],
+      metadata: { order: 42 },
+    }),
   });
   expect(res.status).toBe(202);
   return (await res.json()).data[0].trans_uuid;
@@ -85,7 +102,11 @@ async function deliverAll(kind: 'delivered' | 'permanent') {
   const claimed = await claimDue(app.ctx.db, 100, 300);
   await recordOutcomes(
     app.ctx,
-    claimed.map((tx) => ({ tx, at: new Date(), result: kind === 'delivered' ? { kind, reply: '250 2.0.0 OK queued' } : { kind, reply: '550 5.1.1 No such user' } })),
+    claimed.map((tx) => ({
+      tx,
+      at: new Date(),
+      result: kind === 'delivered' ? { kind, reply: '250 2.0.0 OK queued' } : { kind, reply: '550 5.1.1 No such user' },
+    })),
   );
   return claimed;
 }
@@ -94,10 +115,17 @@ const pendingRows = () => app.ctx.db.selectFrom('webhook_requests').selectAll().
 const verifier = () => currentWebhook().then((w) => new Webhook(w.secret));
 
 function verify(wh: Webhook, req: ReceivedRequest): unknown {
-  const signed = req.method === 'GET' || req.method === 'DELETE' ? new URL(req.url, 'http://x').search.slice(1) : req.body;
-  const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+  const signed =
+    req.method === 'GET' || req.method === 'DELETE' ? new URL(req.url, 'http://x').search.slice(1) : req.body;
+  const headers = {
+    'webhook-id': String(req.headers['webhook-id']),
+    'webhook-timestamp': String(req.headers['webhook-timestamp']),
+    'webhook-signature': String(req.headers['webhook-signature']),
+  };
   // GET and DELETE: the signature covers the query string (docs/webhooks.md)
-  return req.method === 'GET' || req.method === 'DELETE' ? wh.verify(signed, headers, { jsonParse: false }) : wh.verify(signed, headers);
+  return req.method === 'GET' || req.method === 'DELETE'
+    ? wh.verify(signed, headers, { jsonParse: false })
+    : wh.verify(signed, headers);
 }
 
 describe('saving the webhook', () => {
@@ -106,7 +134,15 @@ describe('saving the webhook', () => {
     expect(res.status).toBe(200);
     expect((await res.json()).message).toBe('Webhook saved successfully.');
     const saved = await currentWebhook();
-    expect(saved).toMatchObject({ url: `${receiver.url}/hook`, verb: 'post', status: 'enabled', auth_type: null, auth_details: null, event_types: ALL, field_set: 'standard' });
+    expect(saved).toMatchObject({
+      url: `${receiver.url}/hook`,
+      verb: 'post',
+      status: 'enabled',
+      auth_type: null,
+      auth_details: null,
+      event_types: ALL,
+      field_set: 'standard',
+    });
     expect(saved.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
     const rotated = await app.call('POST', '/v1/webhooks/secret', { cookie });
     expect(rotated.status).toBe(200);
@@ -115,7 +151,11 @@ describe('saving the webhook', () => {
     expect((await currentWebhook()).secret).toBe(secret);
     // a second save keeps the secret
     await saveWebhook({ auth_type: 'basic', auth_details: { username: 'hook', password: 'p@ss' } });
-    expect(await currentWebhook()).toMatchObject({ secret, auth_type: 'basic', auth_details: { username: 'hook', password: 'p@ss' } });
+    expect(await currentWebhook()).toMatchObject({
+      secret,
+      auth_type: 'basic',
+      auth_details: { username: 'hook', password: 'p@ss' },
+    });
   });
 
   // every spelling of a forbidden host (the SSRF table of issue 12)
@@ -159,7 +199,8 @@ describe('saving the webhook', () => {
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.error.message).toContain(message);
-    if (url.trim() && !message.includes('empty')) expect(['webhook_url_not_allowed', 'validation_failed']).toContain(body.error.code);
+    if (url.trim() && !message.includes('empty'))
+      expect(['webhook_url_not_allowed', 'validation_failed']).toContain(body.error.code);
     expect(await currentWebhook(otherCookie)).toBeUndefined();
   });
 
@@ -198,67 +239,110 @@ describe('deliveries', () => {
     expect((await saveWebhook()).status).toBe(200);
   });
 
-  it.each(['standard', 'legacy'])('every event type reaches the receiver, signed, with the %s payload', async (fieldSet) => {
-    await saveWebhook({ field_set: fieldSet });
-    const wh = await verifier();
-    // sent (and delivered, which is not a webhook event), then open, click, unsubscribe, resubscribe
-    const uuid = await send('ann@customer.example');
-    const [tx] = await deliverAll('delivered');
-    recordOpen(app.ctx, uuid, { ip: '203.0.113.9', userAgent: 'Mail/1.0' });
-    await insertLinks(app.ctx.db, [{ token: `tok-${fieldSet}`, customer_id: customerId, transaction_id: tx.id, url: 'https://shop.example/track' }]);
-    recordClick(app.ctx, (await findLink(app.ctx.db, `tok-${fieldSet}`))!, { ip: '203.0.113.9', userAgent: 'Mail/1.0' });
-    await flushTracking(app.ctx);
-    await unsubscribe(app.ctx, uuid, 'page');
-    await resubscribe(app.ctx, uuid, 'page');
-    // bounce: a hard bounce at delivery
-    await send(`bob-${fieldSet}@customer.example`);
-    await deliverAll('permanent');
-    // failed: a suppressed recipient is recorded as failed at acceptance
-    await app.call('POST', '/v1/suppression', { cookie, body: { emails: ['carl@customer.example'] } });
-    await send('carl@customer.example');
-
-    now = new Date();
-    expect(await worker.runOnce()).toBe(7);
-    expect(receiver.received).toHaveLength(7);
-    const bodies = receiver.received.map((r) => verify(wh, r) as Record<string, unknown>);
-    for (const r of receiver.received) {
-      expect(r.method).toBe('POST');
-      expect(r.headers['content-type']).toBe('application/json');
-      expect(r.headers['user-agent']).toMatch(/^Transact-Webhooks/);
-      expect(r.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
-    }
-    if (fieldSet === 'standard') {
-      const byType = new Map(bodies.map((b) => [b.type, b as { type: string; created_at: string; data: Record<string, unknown> }]));
-      expect([...byType.keys()].sort()).toEqual(['email.bounce', 'email.click', 'email.failed', 'email.open', 'email.resubscribe', 'email.sent', 'email.unsubscribe']);
-      expect(byType.get('email.sent')!.data).toMatchObject({
-        transaction_id: uuid,
-        group: { name: 'Orders' },
-        from: { email: 'orders@shop.example', name: 'Shop' },
-        to: { email: 'ann@customer.example' },
-        subject: 'Order for ann@customer.example',
-        tags: ['order'],
-        metadata: { order: 42 },
-        smtp_reply: '250 2.0.0 OK queued',
+  it.each(['standard', 'legacy'])(
+    'every event type reaches the receiver, signed, with the %s payload',
+    async (fieldSet) => {
+      await saveWebhook({ field_set: fieldSet });
+      const wh = await verifier();
+      // sent (and delivered, which is not a webhook event), then open, click, unsubscribe, resubscribe
+      const uuid = await send('ann@customer.example');
+      const [tx] = await deliverAll('delivered');
+      recordOpen(app.ctx, uuid, { ip: '203.0.113.9', userAgent: 'Mail/1.0' });
+      await insertLinks(app.ctx.db, [
+        { token: `tok-${fieldSet}`, customer_id: customerId, transaction_id: tx.id, url: 'https://shop.example/track' },
+      ]);
+      recordClick(app.ctx, (await findLink(app.ctx.db, `tok-${fieldSet}`))!, {
+        ip: '203.0.113.9',
+        userAgent: 'Mail/1.0',
       });
-      expect(byType.get('email.sent')!.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
-      expect(byType.get('email.open')!.data).toMatchObject({ user_agent: 'Mail/1.0', ip: '203.0.113.9' });
-      expect(byType.get('email.click')!.data).toMatchObject({ url: 'https://shop.example/track', ip: '203.0.113.9' });
-      expect(byType.get('email.bounce')!.data).toMatchObject({ bounce_type: 'hard', bounce_reason: '550 5.1.1 No such user' });
-      expect(byType.get('email.failed')!.data).toMatchObject({ to: { email: 'carl@customer.example' } });
-      expect(byType.get('email.unsubscribe')!.data).toMatchObject({ via: 'page' });
-    } else {
-      const byType = new Map(bodies.map((b) => [b.event, b]));
-      expect([...byType.keys()].sort()).toEqual(['bounce', 'click', 'failed', 'open', 'resubscribe', 'sent', 'unsubscribe']);
-      const sent = byType.get('sent')!;
-      expect(sent).toMatchObject({ trans_uuid: uuid, trans_to_email: 'ann@customer.example', tm_subject: 'Order for ann@customer.example', tm_from_email: 'orders@shop.example', trans_group_name: 'Orders', tags: 'order', metadata: '{"order":42}' });
-      expect(typeof sent.timestamp).toBe('number');
-      for (const b of bodies) for (const v of Object.values(b)) expect(typeof v === 'object' && v !== null).toBe(false);
-    }
-    expect((await pendingRows()).every((r) => r.status === 'success' && r.attempts === 1)).toBe(true);
-  });
+      await flushTracking(app.ctx);
+      await unsubscribe(app.ctx, uuid, 'page');
+      await resubscribe(app.ctx, uuid, 'page');
+      // bounce: a hard bounce at delivery
+      await send(`bob-${fieldSet}@customer.example`);
+      await deliverAll('permanent');
+      // failed: a suppressed recipient is recorded as failed at acceptance
+      await app.call('POST', '/v1/suppression', { cookie, body: { emails: ['carl@customer.example'] } });
+      await send('carl@customer.example');
+
+      now = new Date();
+      expect(await worker.runOnce()).toBe(7);
+      expect(receiver.received).toHaveLength(7);
+      const bodies = receiver.received.map((r) => verify(wh, r) as Record<string, unknown>);
+      for (const r of receiver.received) {
+        expect(r.method).toBe('POST');
+        expect(r.headers['content-type']).toBe('application/json');
+        expect(r.headers['user-agent']).toMatch(/^Transact-Webhooks/);
+        expect(r.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+      }
+      if (fieldSet === 'standard') {
+        const byType = new Map(
+          bodies.map((b) => [b.type, b as { type: string; created_at: string; data: Record<string, unknown> }]),
+        );
+        expect([...byType.keys()].sort()).toEqual([
+          'email.bounce',
+          'email.click',
+          'email.failed',
+          'email.open',
+          'email.resubscribe',
+          'email.sent',
+          'email.unsubscribe',
+        ]);
+        expect(byType.get('email.sent')!.data).toMatchObject({
+          transaction_id: uuid,
+          group: { name: 'Orders' },
+          from: { email: 'orders@shop.example', name: 'Shop' },
+          to: { email: 'ann@customer.example' },
+          subject: 'Order for ann@customer.example',
+          tags: ['order'],
+          metadata: { order: 42 },
+          smtp_reply: '250 2.0.0 OK queued',
+        });
+        expect(byType.get('email.sent')!.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+        expect(byType.get('email.open')!.data).toMatchObject({ user_agent: 'Mail/1.0', ip: '203.0.113.9' });
+        expect(byType.get('email.click')!.data).toMatchObject({ url: 'https://shop.example/track', ip: '203.0.113.9' });
+        expect(byType.get('email.bounce')!.data).toMatchObject({
+          bounce_type: 'hard',
+          bounce_reason: '550 5.1.1 No such user',
+        });
+        expect(byType.get('email.failed')!.data).toMatchObject({ to: { email: 'carl@customer.example' } });
+        expect(byType.get('email.unsubscribe')!.data).toMatchObject({ via: 'page' });
+      } else {
+        const byType = new Map(bodies.map((b) => [b.event, b]));
+        expect([...byType.keys()].sort()).toEqual([
+          'bounce',
+          'click',
+          'failed',
+          'open',
+          'resubscribe',
+          'sent',
+          'unsubscribe',
+        ]);
+        const sent = byType.get('sent')!;
+        expect(sent).toMatchObject({
+          trans_uuid: uuid,
+          trans_to_email: 'ann@customer.example',
+          tm_subject: 'Order for ann@customer.example',
+          tm_from_email: 'orders@shop.example',
+          trans_group_name: 'Orders',
+          tags: 'order',
+          metadata: '{"order":42}',
+        });
+        expect(typeof sent.timestamp).toBe('number');
+        for (const b of bodies)
+          for (const v of Object.values(b)) expect(typeof v === 'object' && v !== null).toBe(false);
+      }
+      expect((await pendingRows()).every((r) => r.status === 'success' && r.attempts === 1)).toBe(true);
+    },
+  );
 
   it.each(['post', 'put', 'patch', 'get', 'delete'])('%s carries the payload (body or query), signed', async (verb) => {
-    await saveWebhook({ verb, field_set: 'legacy', auth_type: 'basic', auth_details: { username: 'hook', password: 's3cret' } });
+    await saveWebhook({
+      verb,
+      field_set: 'legacy',
+      auth_type: 'basic',
+      auth_details: { username: 'hook', password: 's3cret' },
+    });
     const wh = await verifier();
     const res = await app.call('POST', '/v1/webhooks/test', { cookie });
     expect(res.status).toBe(200);
@@ -280,7 +364,11 @@ describe('deliveries', () => {
     await send('dora@customer.example');
     await deliverAll('delivered'); // sent: not subscribed
     expect(await pendingRows()).toHaveLength(0);
-    const [tx] = await app.ctx.db.selectFrom('transactions').select(['id']).where('to_email', '=', 'dora@customer.example').execute();
+    const [tx] = await app.ctx.db
+      .selectFrom('transactions')
+      .select(['id'])
+      .where('to_email', '=', 'dora@customer.example')
+      .execute();
     await expect(
       app.ctx.db.transaction().execute(async (trx) => {
         await insertEvents(trx, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open' }], app.ctx);
@@ -299,8 +387,17 @@ describe('deliveries', () => {
   });
 
   async function oneOpenEvent() {
-    const [tx] = await app.ctx.db.selectFrom('transactions').select(['id']).where('customer_id', '=', customerId).limit(1).execute();
-    await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }], app.ctx);
+    const [tx] = await app.ctx.db
+      .selectFrom('transactions')
+      .select(['id'])
+      .where('customer_id', '=', customerId)
+      .limit(1)
+      .execute();
+    await insertEvents(
+      app.ctx.db,
+      [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }],
+      app.ctx,
+    );
     const [row] = await pendingRows();
     return row;
   }
@@ -325,7 +422,11 @@ describe('deliveries', () => {
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([row.msg_id]));
     const detail = await (await app.call('GET', `/v1/webhook-logs/${row.id}`, { cookie })).json();
     expect(detail.attempts).toHaveLength(10);
-    expect(detail.attempts[0]).toMatchObject({ status_code: 500, response_body: '<b>down</b>', next_retry_at: expect.any(Number) });
+    expect(detail.attempts[0]).toMatchObject({
+      status_code: 500,
+      response_body: '<b>down</b>',
+      next_retry_at: expect.any(Number),
+    });
     expect(detail.attempts[9].next_retry_at).toBeNull();
   });
 
@@ -392,7 +493,9 @@ describe('deliveries', () => {
   });
 
   it("a killed worker's claim comes back when its lease expires, and its late result is not written", async () => {
-    const { claimDueRequests, applyRequestUpdates } = await import('../../src/server/webhooks/webhook-requests.repository.ts');
+    const { claimDueRequests, applyRequestUpdates } = await import(
+      '../../src/server/webhooks/webhook-requests.repository.ts'
+    );
     await oneOpenEvent();
     // a worker claims and dies before sending
     const [dead] = await claimDueRequests(app.ctx.db, { now, limit: 10, perCustomer: 10, busy: [], leaseSeconds: 120 });
@@ -404,13 +507,27 @@ describe('deliveries', () => {
     const [r] = await pendingRows();
     expect(r).toMatchObject({ status: 'success', attempts: 2 });
     // the dead worker's attempt, written late, changes nothing
-    const late = await applyRequestUpdates(app.ctx.db, [{ id: dead.id, attempts: dead.attempts, status: 'failed', next_attempt_at: null, retry_step: 0, last_status_code: 500, url: '', verb: '', payload: null, at: now }]);
+    const late = await applyRequestUpdates(app.ctx.db, [
+      {
+        id: dead.id,
+        attempts: dead.attempts,
+        status: 'failed',
+        next_attempt_at: null,
+        retry_step: 0,
+        last_status_code: 500,
+        url: '',
+        verb: '',
+        payload: null,
+        at: now,
+      },
+    ]);
     expect(late.size).toBe(0);
     expect((await pendingRows())[0].status).toBe('success');
   });
 
   it('does not follow a redirect', async () => {
-    receiver.respond = (req) => (req.url === '/hook' ? { status: 302, headers: { Location: `${receiver.url}/elsewhere` } } : { status: 200 });
+    receiver.respond = (req) =>
+      req.url === '/hook' ? { status: 302, headers: { Location: `${receiver.url}/elsewhere` } } : { status: 200 };
     await oneOpenEvent();
     await worker.runOnce();
     const [r] = await pendingRows();
@@ -420,66 +537,126 @@ describe('deliveries', () => {
 });
 
 describe('Webhook Logs', () => {
-  it('pages the log newest first, shows More info, replays with the same webhook-id, and 404s another account', async () => {
-    await saveWebhook();
-    receiver.respond = () => ({ status: 500, body: 'x'.repeat(3000) });
-    const [tx] = await app.ctx.db.selectFrom('transactions').select(['id']).where('customer_id', '=', customerId).limit(1).execute();
-    for (let i = 0; i < 12; i++) await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'click', at: now, data: { url: `https://shop.example/${i}` } }], app.ctx);
-    // at most WEBHOOK_CONCURRENCY_PER_CUSTOMER (8) of one customer per claim
-    expect(await worker.runOnce()).toBe(8);
-    expect(await worker.runOnce()).toBe(4);
-    const page1 = await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json();
-    expect(page1.meta).toEqual({ current_page: 1, per_page: 10, total: 12, last_page: 2 });
-    // failed once, tried again later: 'retrying' (issue 19 names what the console shows)
-    expect(page1.data[0]).toMatchObject({ url: `${receiver.url}/hook`, status: 'pending', progress: 'retrying', verb: 'post', field_set: 'standard', content_type: 'application/json', event_type: 'click', payload: { type: 'email.click' } });
-    expect(page1.data[0].id).toBeGreaterThan(page1.data[9].id);
-    const asc = await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 2, order_by: 'asc' } })).json();
-    expect(asc.data).toHaveLength(2);
-    expect(asc.data[1].id).toBe(page1.data[0].id);
+  it(
+    'pages the log newest first, shows More info, replays ' + 'with the same webhook-id, and 404s another account',
+    async () => {
+      await saveWebhook();
+      receiver.respond = () => ({ status: 500, body: 'x'.repeat(3000) });
+      const [tx] = await app.ctx.db
+        .selectFrom('transactions')
+        .select(['id'])
+        .where('customer_id', '=', customerId)
+        .limit(1)
+        .execute();
+      for (let i = 0; i < 12; i++)
+        await insertEvents(
+          app.ctx.db,
+          [
+            {
+              customer_id: customerId,
+              transaction_id: Number(tx.id),
+              type: 'click',
+              at: now,
+              data: { url: `https://shop.example/${i}` },
+            },
+          ],
+          app.ctx,
+        );
+      // at most WEBHOOK_CONCURRENCY_PER_CUSTOMER (8) of one customer per claim
+      expect(await worker.runOnce()).toBe(8);
+      expect(await worker.runOnce()).toBe(4);
+      const page1 = await (
+        await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })
+      ).json();
+      expect(page1.meta).toEqual({ current_page: 1, per_page: 10, total: 12, last_page: 2 });
+      // failed once, tried again later: 'retrying' (issue 19 names what the console shows)
+      expect(page1.data[0]).toMatchObject({
+        url: `${receiver.url}/hook`,
+        status: 'pending',
+        progress: 'retrying',
+        verb: 'post',
+        field_set: 'standard',
+        content_type: 'application/json',
+        event_type: 'click',
+        payload: { type: 'email.click' },
+      });
+      expect(page1.data[0].id).toBeGreaterThan(page1.data[9].id);
+      const asc = await (
+        await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 2, order_by: 'asc' } })
+      ).json();
+      expect(asc.data).toHaveLength(2);
+      expect(asc.data[1].id).toBe(page1.data[0].id);
 
-    const id = page1.data[0].id;
-    const detail = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
-    expect(detail.request).toMatchObject({ method: 'POST', url: `${receiver.url}/hook`, payload: { type: 'email.click' } });
-    expect(detail.request.headers['webhook-id']).toBe(page1.data[0].webhook_id);
-    expect(detail.attempts[0].response_body).toHaveLength(1024);
+      const id = page1.data[0].id;
+      const detail = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
+      expect(detail.request).toMatchObject({
+        method: 'POST',
+        url: `${receiver.url}/hook`,
+        payload: { type: 'email.click' },
+      });
+      expect(detail.request.headers['webhook-id']).toBe(page1.data[0].webhook_id);
+      expect(detail.attempts[0].response_body).toHaveLength(1024);
 
-    const other = await app.createAccount();
-    const otherCookie = await app.signIn(other.email, other.password);
-    expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie: otherCookie })).status).toBe(404);
-    expect((await app.call('GET', `/v1/webhook-logs/${id}`, { cookie: otherCookie })).status).toBe(404);
-    expect((await app.call('POST', '/v1/webhook-logs/abc/replay', { cookie })).status).toBe(404);
-    expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 0 } })).status).toBe(400);
-    expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { order_by: 'sideways' } })).status).toBe(400);
+      const other = await app.createAccount();
+      const otherCookie = await app.signIn(other.email, other.password);
+      expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie: otherCookie })).status).toBe(404);
+      expect((await app.call('GET', `/v1/webhook-logs/${id}`, { cookie: otherCookie })).status).toBe(404);
+      expect((await app.call('POST', '/v1/webhook-logs/abc/replay', { cookie })).status).toBe(404);
+      expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 0 } })).status).toBe(400);
+      expect((await app.call('POST', '/v1/webhook-logs', { cookie, body: { order_by: 'sideways' } })).status).toBe(400);
 
-    // an event not yet tried reads 'queued'
-    await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }], app.ctx);
-    const fresh = (await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json()).data[0];
-    expect(fresh).toMatchObject({ event_type: 'open', status: 'pending', progress: 'queued' });
-    await app.ctx.db.deleteFrom('webhook_requests').where('id', '=', fresh.id).execute();
+      // an event not yet tried reads 'queued'
+      await insertEvents(
+        app.ctx.db,
+        [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }],
+        app.ctx,
+      );
+      const fresh = (
+        await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json()
+      ).data[0];
+      expect(fresh).toMatchObject({ event_type: 'open', status: 'pending', progress: 'queued' });
+      await app.ctx.db.deleteFrom('webhook_requests').where('id', '=', fresh.id).execute();
 
-    receiver.received.length = 0;
-    receiver.respond = () => ({ status: 204 });
-    expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie })).status).toBe(202);
-    // replayed: queued again, nothing failed since (not 'retrying'), in the list and in More info
-    const replayed = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
-    expect(replayed.log).toMatchObject({ status: 'pending', progress: 'replayed' });
-    const listed = (await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json()).data.find((l: { id: number }) => l.id === id);
-    expect(listed.progress).toBe('replayed');
-    now = new Date();
-    await worker.runOnce(); // due now, although the schedule said 5 s
-    expect(receiver.received).toHaveLength(1);
-    expect(receiver.received[0].headers['webhook-id']).toBe(page1.data[0].webhook_id);
-    const after = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
-    expect(after.log).toMatchObject({ status: 'success', progress: 'success' });
-    expect(after.attempts).toHaveLength(2);
-  });
+      receiver.received.length = 0;
+      receiver.respond = () => ({ status: 204 });
+      expect((await app.call('POST', `/v1/webhook-logs/${id}/replay`, { cookie })).status).toBe(202);
+      // replayed: queued again, nothing failed since (not 'retrying'), in the list and in More info
+      const replayed = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
+      expect(replayed.log).toMatchObject({ status: 'pending', progress: 'replayed' });
+      const listed = (
+        await (await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })).json()
+      ).data.find((l: { id: number }) => l.id === id);
+      expect(listed.progress).toBe('replayed');
+      now = new Date();
+      await worker.runOnce(); // due now, although the schedule said 5 s
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0].headers['webhook-id']).toBe(page1.data[0].webhook_id);
+      const after = await (await app.call('GET', `/v1/webhook-logs/${id}`, { cookie })).json();
+      expect(after.log).toMatchObject({ status: 'success', progress: 'success' });
+      expect(after.attempts).toHaveLength(2);
+    },
+  );
 
   it('purges requests older than WEBHOOK_LOG_RETENTION_DAYS, keeping pending ones', async () => {
     await saveWebhook();
-    const [tx] = await app.ctx.db.selectFrom('transactions').select(['id']).where('customer_id', '=', customerId).limit(1).execute();
-    for (let i = 0; i < 3; i++) await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }], app.ctx);
+    const [tx] = await app.ctx.db
+      .selectFrom('transactions')
+      .select(['id'])
+      .where('customer_id', '=', customerId)
+      .limit(1)
+      .execute();
+    for (let i = 0; i < 3; i++)
+      await insertEvents(
+        app.ctx.db,
+        [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }],
+        app.ctx,
+      );
     await worker.runOnce();
-    await insertEvents(app.ctx.db, [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }], app.ctx);
+    await insertEvents(
+      app.ctx.db,
+      [{ customer_id: customerId, transaction_id: Number(tx.id), type: 'open', at: now }],
+      app.ctx,
+    );
     now = new Date(now.getTime() + 31 * 86_400_000);
     expect(await worker.purge()).toBe(3);
     expect((await pendingRows()).map((r) => r.status)).toEqual(['pending']);
@@ -487,21 +664,31 @@ describe('Webhook Logs', () => {
 });
 
 describe('the connect-time guard (request-filtering-agent)', () => {
-  it('refuses to dial a private address when it is not in WEBHOOK_ALLOWED_NETWORKS, by IP or by a name resolving to it', async () => {
-    const { WebhookSender } = await import('../../src/server/webhooks/deliver.ts');
-    const strict = new WebhookSender({ allowedNetworks: [] });
-    const target = { verb: 'post', msgId: 'msg_1', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', auth: null, payload: { type: 'email.test' } };
-    const port = new URL(receiver.url).port;
-    for (const url of [`${receiver.url}/hook`, `http://localhost:${port}/hook`]) {
-      const result = await strict.send({ ...target, url }, new Date());
-      expect(result.statusCode).toBeNull();
-      expect(result.error).toMatch(/not allowed/);
-    }
-    strict.close();
-    expect(receiver.received).toHaveLength(0);
-    // the same request with the network allowed arrives
-    const lenient = new WebhookSender({ allowedNetworks: ['127.0.0.0/8'] });
-    expect((await lenient.send({ ...target, url: `${receiver.url}/hook` }, new Date())).statusCode).toBe(200);
-    lenient.close();
-  });
+  it(
+    'refuses to dial a private address when it is not in WEBHOOK_ALLOWED_NETWORKS, by IP or by a name resolving to ' +
+      'it',
+    async () => {
+      const { WebhookSender } = await import('../../src/server/webhooks/deliver.ts');
+      const strict = new WebhookSender({ allowedNetworks: [] });
+      const target = {
+        verb: 'post',
+        msgId: 'msg_1',
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        auth: null,
+        payload: { type: 'email.test' },
+      };
+      const port = new URL(receiver.url).port;
+      for (const url of [`${receiver.url}/hook`, `http://localhost:${port}/hook`]) {
+        const result = await strict.send({ ...target, url }, new Date());
+        expect(result.statusCode).toBeNull();
+        expect(result.error).toMatch(/not allowed/);
+      }
+      strict.close();
+      expect(receiver.received).toHaveLength(0);
+      // the same request with the network allowed arrives
+      const lenient = new WebhookSender({ allowedNetworks: ['127.0.0.0/8'] });
+      expect((await lenient.send({ ...target, url: `${receiver.url}/hook` }, new Date())).statusCode).toBe(200);
+      lenient.close();
+    },
+  );
 });

@@ -35,25 +35,61 @@ async function send(to: string): Promise<{ uuid: string; id: number }> {
   const res = await app.api.request(`${ORIGIN}/v1/mail`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'news@retry.example', to: [to], subject: 'Tracked', html: '<p><a href="https://retry.example/a">A</a></p>' }),
+    body: JSON.stringify({
+      from: 'news@retry.example',
+      to: [to],
+      subject: 'Tracked',
+      html: '<p><a href="https://retry.example/a">A</a></p>',
+    }),
   });
   expect(res.status).toBe(202);
   const uuid = (await res.json()).data[0].trans_uuid as string;
-  const row = await app.ctx.db.selectFrom('transactions').select('id').where('uuid', '=', uuid).executeTakeFirstOrThrow();
+  const row = await app.ctx.db
+    .selectFrom('transactions')
+    .select('id')
+    .where('uuid', '=', uuid)
+    .executeTakeFirstOrThrow();
   return { uuid, id: Number(row.id) };
 }
 
 /** The path of the transaction's tracked link, stored as the worker stores it before delivery. */
 async function clickPath(tx: { uuid: string; id: number }): Promise<string> {
-  const content = await trackedContent(app.ctx, { ...tx, customer_id: customerId }, { html: '<p><a href="https://retry.example/a">A</a></p>', text: null, raw: null, track_opens: true, track_links: true });
+  const content = await trackedContent(
+    app.ctx,
+    { ...tx, customer_id: customerId },
+    {
+      html: '<p><a href="https://retry.example/a">A</a></p>',
+      text: null,
+      raw: null,
+      track_opens: true,
+      track_links: true,
+    },
+  );
   return /\/t\/c\/[A-Za-z0-9_-]{22}/.exec(content.html!)![0];
 }
 
-const transaction = (id: number) => app.ctx.db.selectFrom('transactions').select(['status', 'delivered_status']).where('id', '=', id).executeTakeFirstOrThrow();
-const get = async (path: string) => (await app.api.request(`${ORIGIN}${path}`, { headers: { 'User-Agent': 'RetryTest' } })).status;
-const counters = (id: number) => app.ctx.db.selectFrom('transactions').select(['open_count', 'click_count']).where('id', '=', id).executeTakeFirstOrThrow();
+const transaction = (id: number) =>
+  app.ctx.db
+    .selectFrom('transactions')
+    .select(['status', 'delivered_status'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+const get = async (path: string) =>
+  (await app.api.request(`${ORIGIN}${path}`, { headers: { 'User-Agent': 'RetryTest' } })).status;
+const counters = (id: number) =>
+  app.ctx.db
+    .selectFrom('transactions')
+    .select(['open_count', 'click_count'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 const hitEvents = async (id: number) =>
-  Number((await sql<{ n: string }>`select count(*) n from events where transaction_id = ${id} and type in ('open', 'click')`.execute(app.ctx.db)).rows[0].n);
+  Number(
+    (
+      await sql<{
+        n: string;
+      }>`select count(*) n from events where transaction_id = ${id} and type in ('open', 'click')`.execute(app.ctx.db)
+    ).rows[0].n,
+  );
 
 describe('writing opens and clicks', () => {
   it('keeps hits whose write fails for a passing reason and writes them once the database takes them', async () => {
@@ -95,28 +131,37 @@ describe('writing opens and clicks', () => {
 });
 
 describe('writing delivery outcomes', () => {
-  it('records a delivery whose outcome write failed once the database takes it, without sending the message again', async () => {
-    const tx = await send('dave@people.example');
-    const copies = () => sink.messages.filter((m) => m.from.includes(tx.uuid.replace(/-/g, ''))).length;
-    await sql`alter table events rename to events_away`.execute(app.ctx.db);
-    // the worker's log says when writing the outcome has failed
-    const logged: string[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
-    const worker = new DeliveryWorker({ ...app.ctx, logger });
-    try {
-      worker.start();
-      worker.poke();
-      await expect.poll(copies, { timeout: 15_000 }).toBe(1);
-      await expect.poll(() => logged.some((line) => line.includes('recording delivery outcomes failed')), { timeout: 15_000 }).toBe(true);
-      // the outcome could not be written: the row stays queued (under its lease)
-      expect(await transaction(tx.id)).toEqual({ status: 'queued', delivered_status: 'pending' });
-    } finally {
-      await sql`alter table events_away rename to events`.execute(app.ctx.db);
-    }
-    await expect.poll(() => transaction(tx.id), { timeout: 15_000 }).toEqual({ status: 'sent', delivered_status: 'delivered' });
-    await worker.stop();
-    const { rows } = await sql<{ type: string }>`select type from events where transaction_id = ${tx.id} order by id`.execute(app.ctx.db);
-    expect(rows.map((r) => r.type)).toEqual(['queued', 'sent', 'delivered']);
-    expect(copies()).toBe(1);
-  });
+  it(
+    'records a delivery whose outcome write failed once the ' + 'database takes it, without sending the message again',
+    async () => {
+      const tx = await send('dave@people.example');
+      const copies = () => sink.messages.filter((m) => m.from.includes(tx.uuid.replace(/-/g, ''))).length;
+      await sql`alter table events rename to events_away`.execute(app.ctx.db);
+      // the worker's log says when writing the outcome has failed
+      const logged: string[] = [];
+      const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
+      const worker = new DeliveryWorker({ ...app.ctx, logger });
+      try {
+        worker.start();
+        worker.poke();
+        await expect.poll(copies, { timeout: 15_000 }).toBe(1);
+        await expect
+          .poll(() => logged.some((line) => line.includes('recording delivery outcomes failed')), { timeout: 15_000 })
+          .toBe(true);
+        // the outcome could not be written: the row stays queued (under its lease)
+        expect(await transaction(tx.id)).toEqual({ status: 'queued', delivered_status: 'pending' });
+      } finally {
+        await sql`alter table events_away rename to events`.execute(app.ctx.db);
+      }
+      await expect
+        .poll(() => transaction(tx.id), { timeout: 15_000 })
+        .toEqual({ status: 'sent', delivered_status: 'delivered' });
+      await worker.stop();
+      const { rows } = await sql<{
+        type: string;
+      }>`select type from events where transaction_id = ${tx.id} order by id`.execute(app.ctx.db);
+      expect(rows.map((r) => r.type)).toEqual(['queued', 'sent', 'delivered']);
+      expect(copies()).toBe(1);
+    },
+  );
 });

@@ -47,7 +47,10 @@ class FakeUpload {
   responseType = '';
   private readonly listeners = new EventTarget();
   private readonly uploadListeners = new EventTarget();
-  readonly upload = { addEventListener: (type: string, listener: (e: ProgressEvent) => void) => this.uploadListeners.addEventListener(type, listener as EventListener) };
+  readonly upload = {
+    addEventListener: (type: string, listener: (e: ProgressEvent) => void) =>
+      this.uploadListeners.addEventListener(type, listener as EventListener),
+  };
   open(method: string, url: string) {
     this.method = method;
     this.url = url;
@@ -74,7 +77,10 @@ let assign: MockInstance<(url: string | URL) => void>;
 
 /** The editor for link `id` (null: the create page) and the layout's alerts, with fresh stores. */
 async function renderEditor(id: number | null, routes: Record<string, Route>): Promise<Call[]> {
-  const calls = stubNetwork({ [`GET ${BASE}/branding`]: () => json({ error: { code: 'not_found', message: 'none' } }, 404), ...routes });
+  const calls = stubNetwork({
+    [`GET ${BASE}/branding`]: () => json({ error: { code: 'not_found', message: 'none' } }, 404),
+    ...routes,
+  });
   vi.resetModules();
   const { default: AttachmentEditor } = await import('../../src/islands/AttachmentEditor.tsx');
   const { default: Alerts } = await import('../../src/islands/Alerts.tsx');
@@ -112,36 +118,43 @@ afterEach(() => {
 });
 
 describe('Online attachment editor: toggles (§4 Toggles)', () => {
-  it('proposes an expiry a week ahead when switched on (issue 19) and clears it to null when switched off', async () => {
-    const now = Date.UTC(2026, 10, 23, 17, 4, 31);
-    const calls = await renderEditor(null, {
-      [`POST ${BASE}/groups`]: (call) => json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201),
-    });
-    await click(byTestId('tab-settings'));
-    const expiry = byTestId<HTMLInputElement>('expiry-toggle');
-    expect(expiry.checked).toBe(false);
-    expect(screen.queryByTestId('attachment-expiry')).toBeNull();
+  it(
+    'proposes an expiry a week ahead when switched on ' + '(issue 19) and clears it to null when switched off',
+    async () => {
+      const now = Date.UTC(2026, 10, 23, 17, 4, 31);
+      const calls = await renderEditor(null, {
+        [`POST ${BASE}/groups`]: (call) =>
+          json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201),
+      });
+      await click(byTestId('tab-settings'));
+      const expiry = byTestId<HTMLInputElement>('expiry-toggle');
+      expect(expiry.checked).toBe(false);
+      expect(screen.queryByTestId('attachment-expiry')).toBeNull();
 
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(now);
-    await click(expiry);
-    expect(expiry.checked).toBe(true);
-    expect(byTestId('attachment-expiry')).toBeTruthy();
-    const { draft } = await import('../../src/islands/stores/attachments.ts');
-    const weekAhead = Math.floor(now / 1000) + 7 * 86_400;
-    expect(draft.get().expiry).toBe(weekAhead);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(now);
+      await click(expiry);
+      expect(expiry.checked).toBe(true);
+      expect(byTestId('attachment-expiry')).toBeTruthy();
+      const { draft } = await import('../../src/islands/stores/attachments.ts');
+      const weekAhead = Math.floor(now / 1000) + 7 * 86_400;
+      expect(draft.get().expiry).toBe(weekAhead);
 
-    await click(byTestId('attachment-save'));
-    await until(() => saves(calls).length);
-    expect(groupSent(saves(calls)[0]!)).toEqual({ name: 'Untitled', options: { expiry_timestamp: weekAhead, access_limit: 0 } });
-    await until(() => byTestId('attachment-editor').getAttribute('aria-busy') === 'false'); // saved
-    expect(expiry.checked).toBe(true);
+      await click(byTestId('attachment-save'));
+      await until(() => saves(calls).length);
+      expect(groupSent(saves(calls)[0]!)).toEqual({
+        name: 'Untitled',
+        options: { expiry_timestamp: weekAhead, access_limit: 0 },
+      });
+      await until(() => byTestId('attachment-editor').getAttribute('aria-busy') === 'false'); // saved
+      expect(expiry.checked).toBe(true);
 
-    await click(expiry);
-    expect(expiry.checked).toBe(false);
-    expect(screen.queryByTestId('attachment-expiry')).toBeNull();
-    expect(draft.get().expiry).toBeNull();
-  });
+      await click(expiry);
+      expect(expiry.checked).toBe(false);
+      expect(screen.queryByTestId('attachment-expiry')).toBeNull();
+      expect(draft.get().expiry).toBeNull();
+    },
+  );
 
   it('refuses at the field an expiry that is no longer in the future, and sends nothing', async () => {
     const now = Date.UTC(2026, 10, 23, 17, 4, 31);
@@ -172,13 +185,19 @@ describe('Online attachment editor: toggles (§4 Toggles)', () => {
     expect(screen.queryByTestId('attachment-expiry-error')).toBeNull();
     await click(byTestId('attachment-save'));
     await until(() => saves(calls).length);
-    expect(groupSent(saves(calls)[0]!)).toMatchObject({ options: { expiry_timestamp: Math.floor(now / 1000) + 15 * 86_400 } });
+    expect(groupSent(saves(calls)[0]!)).toMatchObject({
+      options: { expiry_timestamp: Math.floor(now / 1000) + 15 * 86_400 },
+    });
   });
 
   it('shows the access limit number while the limit is on, and sets 0 and hides it when switched off', async () => {
     const calls = await renderEditor(7, {
       [`GET ${BASE}/groups/7`]: () => json(group(7, { expiry_timestamp: null, access_limit: 5 })),
-      [`PATCH ${BASE}/groups/7`]: (call) => json({ ...group(7), options: (call.body as { options: { expiry_timestamp: null; access_limit: number } }).options }),
+      [`PATCH ${BASE}/groups/7`]: (call) =>
+        json({
+          ...group(7),
+          options: (call.body as { options: { expiry_timestamp: null; access_limit: number } }).options,
+        }),
     });
     await click(byTestId('tab-settings'));
     const limit = byTestId<HTMLInputElement>('limit-toggle');
@@ -191,10 +210,15 @@ describe('Online attachment editor: toggles (§4 Toggles)', () => {
     await click(byTestId('attachment-save'));
     await until(() => saves(calls).length);
     expect(saves(calls)[0]).toMatchObject({ method: 'PATCH', path: `${BASE}/groups/7` });
-    expect(groupSent(saves(calls)[0]!)).toEqual({ name: 'Price lists', options: { expiry_timestamp: null, access_limit: 0 } });
+    expect(groupSent(saves(calls)[0]!)).toEqual({
+      name: 'Price lists',
+      options: { expiry_timestamp: null, access_limit: 0 },
+    });
 
     // on again: a limit of at least one download, editable
-    await vi.waitFor(() => expect(byTestId<HTMLFieldSetElement>('attachment-editor').getAttribute('aria-busy')).toBe('false'));
+    await vi.waitFor(() =>
+      expect(byTestId<HTMLFieldSetElement>('attachment-editor').getAttribute('aria-busy')).toBe('false'),
+    );
     await click(limit);
     expect(byTestId<HTMLInputElement>('attachment-limit').value).toBe('1');
     await act(async () => void fireEvent.change(byTestId('attachment-limit'), { target: { value: '3' } }));
@@ -208,7 +232,10 @@ describe('Online attachment editor: saving (§4 Save flows, §8)', () => {
     const calls = await renderEditor(null, { [`POST ${BASE}/groups`]: () => created.promise });
     await click(byTestId('attachment-save'));
     expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ${BASE}/groups`]);
-    expect(groupSent(saves(calls)[0]!)).toEqual({ name: 'Untitled', options: { expiry_timestamp: null, access_limit: 0 } });
+    expect(groupSent(saves(calls)[0]!)).toEqual({
+      name: 'Untitled',
+      options: { expiry_timestamp: null, access_limit: 0 },
+    });
     expect(byTestId('attachment-editor').getAttribute('aria-busy')).toBe('true'); // disabled while pending
     expect(assign).not.toHaveBeenCalled();
 
@@ -238,7 +265,8 @@ describe('Online attachment editor: saving (§4 Save flows, §8)', () => {
   it("says 'Unable to save: {server message}' in a danger alert and stays on the page", async () => {
     await renderEditor(7, {
       [`GET ${BASE}/groups/7`]: () => json(group(7)),
-      [`PATCH ${BASE}/groups/7`]: () => json({ error: { code: 'invalid', message: 'The access limit must be a whole number' } }, 422),
+      [`PATCH ${BASE}/groups/7`]: () =>
+        json({ error: { code: 'invalid', message: 'The access limit must be a whole number' } }, 422),
     });
     await vi.waitFor(() => expect(byTestId('attachment-name').textContent).toBe('Price lists'));
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
@@ -264,32 +292,46 @@ describe('Online attachment editor: the name (issue 19)', () => {
   it('keeps a name confirmed with Enter, and the first upload creates the link with it', async () => {
     vi.stubGlobal('XMLHttpRequest', FakeUpload);
     vi.spyOn(window.history, 'replaceState').mockImplementation(() => {});
-    const calls = await renderEditor(null, { [`POST ${BASE}/groups`]: (call) => json({ ...group(42), name: (groupSent(call) as { name: string }).name, assets: [], asset_count: 0 }, 201) });
+    const calls = await renderEditor(null, {
+      [`POST ${BASE}/groups`]: (call) =>
+        json({ ...group(42), name: (groupSent(call) as { name: string }).name, assets: [], asset_count: 0 }, 201),
+    });
     const input = await typeName('  Price lists 2027 ');
     await act(async () => void fireEvent.submit(input.form!)); // what Enter in the field does
     expect(byTestId('attachment-name').textContent).toBe('Price lists 2027');
     expect(document.activeElement).toBe(byTestId('attachment-name-edit'));
-    await act(async () => void fireEvent.change(byTestId('file-input'), { target: { files: [new File(['x'], 'prices.pdf')] } }));
+    await act(
+      async () => void fireEvent.change(byTestId('file-input'), { target: { files: [new File(['x'], 'prices.pdf')] } }),
+    );
     await until(() => FakeUpload.sent[0]);
-    expect(saves(calls).map((c) => groupSent(c))).toEqual([{ name: 'Price lists 2027', options: { expiry_timestamp: null, access_limit: 0 } }]);
+    expect(saves(calls).map((c) => groupSent(c))).toEqual([
+      { name: 'Price lists 2027', options: { expiry_timestamp: null, access_limit: 0 } },
+    ]);
   });
 
   it('keeps the name when the field is left, and when a file is dropped while it is typed', async () => {
     vi.stubGlobal('XMLHttpRequest', FakeUpload);
     vi.spyOn(window.history, 'replaceState').mockImplementation(() => {});
-    const calls = await renderEditor(null, { [`POST ${BASE}/groups`]: () => json({ ...group(42), assets: [], asset_count: 0 }, 201) });
+    const calls = await renderEditor(null, {
+      [`POST ${BASE}/groups`]: () => json({ ...group(42), assets: [], asset_count: 0 }, 201),
+    });
     await act(async () => void fireEvent.blur(await typeName('Left behind')));
     expect(byTestId('attachment-name').textContent).toBe('Left behind');
 
     await typeName('Dropped in');
-    await act(async () => void fireEvent.drop(byTestId('dropzone'), { dataTransfer: { files: [new File(['x'], 'a.txt')] } }));
+    await act(
+      async () => void fireEvent.drop(byTestId('dropzone'), { dataTransfer: { files: [new File(['x'], 'a.txt')] } }),
+    );
     await until(() => FakeUpload.sent[0]);
     expect(byTestId('attachment-name').textContent).toBe('Dropped in');
     expect((groupSent(saves(calls)[0]!) as { name: string }).name).toBe('Dropped in');
   });
 
   it('Escape cancels the edit and keeps the name it had', async () => {
-    const calls = await renderEditor(null, { [`POST ${BASE}/groups`]: (call) => json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201) });
+    const calls = await renderEditor(null, {
+      [`POST ${BASE}/groups`]: (call) =>
+        json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201),
+    });
     const input = await typeName('Never mind');
     await act(async () => void fireEvent.keyDown(input, { key: 'Escape' }));
     // leaving the field as it goes must not keep what Escape cancelled
@@ -323,36 +365,47 @@ describe('Online attachment editor: load failure (§4, §8, §9)', () => {
 });
 
 describe('Online attachment editor: uploads (§4 Upload, §8, §9)', () => {
-  const pick = (file: File) => act(async () => void fireEvent.change(byTestId('file-input'), { target: { files: [file] } }));
-  const rows = (testId: string) => screen.queryAllByTestId(testId).map((row) => row.querySelector('.file-name')!.textContent);
+  const pick = (file: File) =>
+    act(async () => void fireEvent.change(byTestId('file-input'), { target: { files: [file] } }));
+  const rows = (testId: string) =>
+    screen.queryAllByTestId(testId).map((row) => row.querySelector('.file-name')!.textContent);
 
-  it('creates the link first on a new page, shows the file pending with its progress, then the returned asset; the message clears after 4 s', async () => {
-    vi.stubGlobal('XMLHttpRequest', FakeUpload);
-    const replace = vi.spyOn(window.history, 'replaceState').mockImplementation(() => {});
-    const calls = await renderEditor(null, { [`POST ${BASE}/groups`]: () => json({ ...group(42), assets: [], asset_count: 0 }, 201) });
-    const file = new File(['x'.repeat(4096)], 'terms.pdf', { type: 'application/pdf' });
-    await pick(file);
-    expect(rows('upload-row')).toEqual(['terms.pdf']);
-    const upload = await until(() => FakeUpload.sent[0]);
-    expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ${BASE}/groups`]); // the link, before the file
-    expect(upload).toMatchObject({ method: 'POST', url: `${BASE}/groups/42/assets` });
-    expect(upload.body!.get('asset')).toBeInstanceOf(File);
-    expect(replace).toHaveBeenCalledWith(null, '', '/online-attachments/42/edit');
+  it(
+    'creates the link first on a new page, shows the file pending with its progress, then the returned asset; the ' +
+      'message clears after 4 s',
+    async () => {
+      vi.stubGlobal('XMLHttpRequest', FakeUpload);
+      const replace = vi.spyOn(window.history, 'replaceState').mockImplementation(() => {});
+      const calls = await renderEditor(null, {
+        [`POST ${BASE}/groups`]: () => json({ ...group(42), assets: [], asset_count: 0 }, 201),
+      });
+      const file = new File(['x'.repeat(4096)], 'terms.pdf', { type: 'application/pdf' });
+      await pick(file);
+      expect(rows('upload-row')).toEqual(['terms.pdf']);
+      const upload = await until(() => FakeUpload.sent[0]);
+      // the link, before the file
+      expect(saves(calls).map((c) => `${c.method} ${c.path}`)).toEqual([`POST ${BASE}/groups`]);
+      expect(upload).toMatchObject({ method: 'POST', url: `${BASE}/groups/42/assets` });
+      expect(upload.body!.get('asset')).toBeInstanceOf(File);
+      expect(replace).toHaveBeenCalledWith(null, '', '/online-attachments/42/edit');
 
-    await act(async () => upload.progress(1024, 4096));
-    expect(byTestId<HTMLProgressElement>('upload-progress').getAttribute('value')).toBe('25');
+      await act(async () => upload.progress(1024, 4096));
+      expect(byTestId<HTMLProgressElement>('upload-progress').getAttribute('value')).toBe('25');
 
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    await act(async () => upload.answer(201, { assets: [{ id: 9, name: 'terms.pdf', size: 4096, content_type: 'application/pdf' }] }));
-    expect(rows('upload-row')).toEqual([]);
-    expect(rows('file-row')).toEqual(['terms.pdf']);
-    expect(byTestId('files-count').textContent).toBe('1 file(s) uploaded');
-    expect(byTestId('file-message').textContent).toBe('terms.pdf uploaded');
-    await act(() => vi.advanceTimersByTimeAsync(3_999));
-    expect(screen.queryByTestId('file-message')).not.toBeNull();
-    await act(() => vi.advanceTimersByTimeAsync(1));
-    expect(screen.queryByTestId('file-message')).toBeNull();
-  });
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      await act(async () =>
+        upload.answer(201, { assets: [{ id: 9, name: 'terms.pdf', size: 4096, content_type: 'application/pdf' }] }),
+      );
+      expect(rows('upload-row')).toEqual([]);
+      expect(rows('file-row')).toEqual(['terms.pdf']);
+      expect(byTestId('files-count').textContent).toBe('1 file(s) uploaded');
+      expect(byTestId('file-message').textContent).toBe('terms.pdf uploaded');
+      await act(() => vi.advanceTimersByTimeAsync(3_999));
+      expect(screen.queryByTestId('file-message')).not.toBeNull();
+      await act(() => vi.advanceTimersByTimeAsync(1));
+      expect(screen.queryByTestId('file-message')).toBeNull();
+    },
+  );
 
   it("removes a refused file and says 'Unable to upload file: {server message}' for 4 s", async () => {
     vi.stubGlobal('XMLHttpRequest', FakeUpload);
@@ -364,7 +417,9 @@ describe('Online attachment editor: uploads (§4 Upload, §8, §9)', () => {
     expect(saves(calls)).toEqual([]); // the link exists: nothing created
 
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    await act(async () => upload.answer(413, { error: { code: 'too_large', message: 'The file is larger than 25 MB' } }));
+    await act(async () =>
+      upload.answer(413, { error: { code: 'too_large', message: 'The file is larger than 25 MB' } }),
+    );
     expect(rows('upload-row')).toEqual([]);
     expect(rows('file-row')).toEqual(['prices.pdf']);
     expect(byTestId('file-message').textContent).toBe('Unable to upload file: The file is larger than 25 MB');

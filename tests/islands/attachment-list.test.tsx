@@ -8,7 +8,11 @@ import { json, stubNetwork } from './network.ts';
 
 const BASE = '/v1/tracked-attachments';
 
-function link(id: number, name: string, extra: { expiry?: number | null; limit?: number; downloads?: number; state?: 'live' | 'expired' | 'exhausted' } = {}) {
+function link(
+  id: number,
+  name: string,
+  extra: { expiry?: number | null; limit?: number; downloads?: number; state?: 'live' | 'expired' | 'exhausted' } = {},
+) {
   return {
     id,
     name,
@@ -56,26 +60,29 @@ async function renderList() {
 }
 
 describe('Online Attachments list island', () => {
-  it("shows the server's first page with each link's state, and previews a used-up link as recipients see it", async () => {
-    const calls = stubNetwork({ [`GET ${BASE}/branding`]: () => json(BRANDING) });
-    await renderList();
-    expect(column('attachment-name')).toEqual(['Used up', 'Last year', 'Fresh']);
-    expect(column('attachment-downloads')).toEqual(['0 of 2 left', 'No limit', '4 of 5 left']);
-    expect(column('attachment-expires')).toEqual(['Never', 'Expired on 3 March 2026', 'Never']);
-    expect(column('attachment-state')).toEqual(['Download limit reached', 'Expired on 3 March 2026']);
-    // the first row is selected and previewed: the notice instead of Download buttons
-    expect(screen.getAllByTestId('attachment-row')[0].className).toBe('is-selected');
-    expect(screen.getByTestId('pane-state').textContent).toBe('Download limit reached · 0 of 2 left');
-    expect(screen.getByTestId('preview-title').textContent).toBe('Download limit reached');
-    expect(screen.queryByText('Download')).toBeNull();
-    await act(() => new Promise<void>((resolve) => setImmediate(resolve)));
-    expect(calls.map((c) => c.path)).toEqual([`${BASE}/branding`]); // the list itself is not asked for again
+  it(
+    "shows the server's first page with each link's state, " + 'and previews a used-up link as recipients see it',
+    async () => {
+      const calls = stubNetwork({ [`GET ${BASE}/branding`]: () => json(BRANDING) });
+      await renderList();
+      expect(column('attachment-name')).toEqual(['Used up', 'Last year', 'Fresh']);
+      expect(column('attachment-downloads')).toEqual(['0 of 2 left', 'No limit', '4 of 5 left']);
+      expect(column('attachment-expires')).toEqual(['Never', 'Expired on 3 March 2026', 'Never']);
+      expect(column('attachment-state')).toEqual(['Download limit reached', 'Expired on 3 March 2026']);
+      // the first row is selected and previewed: the notice instead of Download buttons
+      expect(screen.getAllByTestId('attachment-row')[0].className).toBe('is-selected');
+      expect(screen.getByTestId('pane-state').textContent).toBe('Download limit reached · 0 of 2 left');
+      expect(screen.getByTestId('preview-title').textContent).toBe('Download limit reached');
+      expect(screen.queryByText('Download')).toBeNull();
+      await act(() => new Promise<void>((resolve) => setImmediate(resolve)));
+      expect(calls.map((c) => c.path)).toEqual([`${BASE}/branding`]); // the list itself is not asked for again
 
-    await act(async () => screen.getAllByTestId('attachment-row')[2].click());
-    expect(screen.getByTestId('pane-state').textContent).toBe('Live · 4 of 5 left');
-    expect(screen.getByTestId('preview-title').textContent).toBe('Online Attachments');
-    expect(screen.getByText('Download')).toBeTruthy();
-  });
+      await act(async () => screen.getAllByTestId('attachment-row')[2].click());
+      expect(screen.getByTestId('pane-state').textContent).toBe('Live · 4 of 5 left');
+      expect(screen.getByTestId('preview-title').textContent).toBe('Online Attachments');
+      expect(screen.getByText('Download')).toBeTruthy();
+    },
+  );
 
   it('searches through the API', async () => {
     const calls = stubNetwork({

@@ -22,7 +22,11 @@ vi.mock('../../src/components/charts/charts.ts', () => ({
   },
 }));
 
-interface Day { tstat_day: string; sent: number; opens: number }
+interface Day {
+  tstat_day: string;
+  sent: number;
+  opens: number;
+}
 const SERIES: DailySeries<Day>[] = [
   { name: 'Sent', value: (d) => d.sent, colour: '#3273dc' },
   { name: 'Opens', value: (d) => d.opens, colour: '#8e6ad8' },
@@ -33,7 +37,18 @@ const DAYS: Day[] = [
 ];
 
 function draw(status: 'idle' | 'loading' | 'loaded' | 'failed', days: Day[], onRetry = vi.fn()) {
-  const view = render(<DailyLineChart status={status} days={days} series={SERIES} height={200} testId="chart" label="Daily sent, opens" onRetry={onRetry} retryTestId="retry" />);
+  const view = render(
+    <DailyLineChart
+      status={status}
+      days={days}
+      series={SERIES}
+      height={200}
+      testId="chart"
+      label="Daily sent, opens"
+      onRetry={onRetry}
+      retryTestId="retry"
+    />,
+  );
   return { ...view, onRetry };
 }
 
@@ -43,7 +58,10 @@ describe('DailyLineChart', () => {
   it('is busy while loading, with the legend and no empty text', () => {
     const { container } = draw('loading', []);
     expect(container.firstElementChild?.getAttribute('aria-busy')).toBe('true');
-    expect([...container.querySelectorAll('.chart-legend-list li')].map((li) => li.textContent)).toEqual(['Sent', 'Opens']);
+    expect([...container.querySelectorAll('.chart-legend-list li')].map((li) => li.textContent)).toEqual([
+      'Sent',
+      'Opens',
+    ]);
     expect(screen.queryByTestId('retry')).toBeNull();
     expect(screen.getByRole('img', { name: 'Daily sent, opens' })).toBeTruthy();
   });
@@ -66,10 +84,27 @@ describe('DailyLineChart', () => {
     expect(screen.getByTestId('chart').querySelector('svg')).not.toBeNull();
     const [{ options }] = drawn.charts;
     expect(options.height).toBe(200);
-    expect(options.data).toEqual({ labels: ['Nov 21', 'Nov 22'], datasets: [{ name: 'Sent', values: [3, 5] }, { name: 'Opens', values: [1, 2] }] });
+    expect(options.data).toEqual({
+      labels: ['Nov 21', 'Nov 22'],
+      datasets: [
+        { name: 'Sent', values: [3, 5] },
+        { name: 'Opens', values: [1, 2] },
+      ],
+    });
     expect(options.colors).toEqual(['#3273dc', '#8e6ad8']);
     expect(options.tooltipOptions.formatTooltipX('Nov 22')).toMatch(/22.*2026|2026.*22/);
-    rerender(<DailyLineChart status="loading" days={[]} series={SERIES} height={200} testId="chart" label="Daily sent, opens" onRetry={vi.fn()} retryTestId="retry" />);
+    rerender(
+      <DailyLineChart
+        status="loading"
+        days={[]}
+        series={SERIES}
+        height={200}
+        testId="chart"
+        label="Daily sent, opens"
+        onRetry={vi.fn()}
+        retryTestId="retry"
+      />,
+    );
     expect(screen.getByTestId('chart').dataset.drawn).toBeUndefined();
     expect(screen.getByTestId('chart').childElementCount).toBe(0);
     expect(drawn.charts[0].destroyed).toBe(true);

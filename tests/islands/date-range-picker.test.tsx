@@ -38,7 +38,7 @@ describe('Date range picker', () => {
     expect(field().value).toBe('March 2, 2026 - March 31, 2026');
   });
 
-  it('hydrates the server\'s range without a mismatch, then shows the browser\'s day', async () => {
+  it("hydrates the server's range without a mismatch, then shows the browser's day", async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const TransactionsDateRange = await freshIsland();
     // the server renders a second before midnight UTC, the browser hydrates two seconds later
@@ -51,7 +51,11 @@ describe('Date range picker', () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     const recoverable: unknown[] = [];
     await act(async () => {
-      render(<TransactionsDateRange today="2026-03-30" />, { container, hydrate: true, onRecoverableError: (error) => recoverable.push(error) });
+      render(<TransactionsDateRange today="2026-03-30" />, {
+        container,
+        hydrate: true,
+        onRecoverableError: (error) => recoverable.push(error),
+      });
     });
     expect(recoverable).toEqual([]);
     expect(logged.mock.calls).toEqual([]);
@@ -65,8 +69,13 @@ describe('Date range picker', () => {
     const TransactionsDateRange = await freshIsland();
     render(<TransactionsDateRange today="2026-03-30" />);
     await act(async () => field().click());
-    await vi.waitFor(() => expect(document.querySelector('.flatpickr-calendar.open')).not.toBeNull(), { timeout: 5000 });
-    const label = (selector: string) => document.querySelector(`.flatpickr-calendar .flatpickr-day.${selector}:not(.prevMonthDay):not(.nextMonthDay)`)?.getAttribute('aria-label');
+    await vi.waitFor(() => expect(document.querySelector('.flatpickr-calendar.open')).not.toBeNull(), {
+      timeout: 5000,
+    });
+    const label = (selector: string) =>
+      document
+        .querySelector(`.flatpickr-calendar .flatpickr-day.${selector}:not(.prevMonthDay):not(.nextMonthDay)`)
+        ?.getAttribute('aria-label');
     expect([label('startRange'), label('endRange')]).toEqual(['March 1, 2026', 'March 30, 2026']);
     // flatpickr works on an input of its own: the field React renders is untouched
     expect(field().className).toBe('input');

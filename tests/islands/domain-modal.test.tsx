@@ -15,7 +15,8 @@ const GET_STARTED = {
 
 const send = () => screen.getByRole<HTMLButtonElement>('button', { name: 'Send Verification Email' });
 const domainField = () => screen.getByLabelText<HTMLInputElement>('Domain');
-const type = (field: HTMLInputElement, text: string) => act(async () => void fireEvent.change(field, { target: { value: text } }));
+const type = (field: HTMLInputElement, text: string) =>
+  act(async () => void fireEvent.change(field, { target: { value: text } }));
 
 /** The getting-started island, loaded, with the modal open. */
 async function openModal() {
@@ -47,32 +48,39 @@ afterEach(() => {
 });
 
 describe('Domain modal', () => {
-  it('says an invalid domain is invalid, asks for the address once a domain is typed, and enables Send only when both are valid', async () => {
-    stubNetwork({ 'GET /v1/get-started': () => json(GET_STARTED) });
-    await openModal();
-    expect(screen.queryByLabelText('Verification email')).toBeNull();
-    expect(send().disabled).toBe(true);
+  it(
+    'says an invalid domain is invalid, asks for the address once a domain is typed, and enables Send only when ' +
+      'both are valid',
+    async () => {
+      stubNetwork({ 'GET /v1/get-started': () => json(GET_STARTED) });
+      await openModal();
+      expect(screen.queryByLabelText('Verification email')).toBeNull();
+      expect(send().disabled).toBe(true);
 
-    await type(domainField(), 'not a domain');
-    expect(screen.getByTestId('domain-invalid').textContent).toBe('Please enter a valid domain name');
-    expect(screen.getByLabelText('Verification email')).toBeTruthy();
-    await type(screen.getByLabelText<HTMLInputElement>('Verification email'), 'postmaster');
-    expect(send().disabled).toBe(true);
+      await type(domainField(), 'not a domain');
+      expect(screen.getByTestId('domain-invalid').textContent).toBe('Please enter a valid domain name');
+      expect(screen.getByLabelText('Verification email')).toBeTruthy();
+      await type(screen.getByLabelText<HTMLInputElement>('Verification email'), 'postmaster');
+      expect(send().disabled).toBe(true);
 
-    await type(domainField(), 'shop.example');
-    expect(screen.queryByTestId('domain-invalid')).toBeNull();
-    expect(screen.getByTestId('domain-suffix').textContent).toBe('@shop.example');
-    expect(send().disabled).toBe(false);
+      await type(domainField(), 'shop.example');
+      expect(screen.queryByTestId('domain-invalid')).toBeNull();
+      expect(screen.getByTestId('domain-suffix').textContent).toBe('@shop.example');
+      expect(send().disabled).toBe(false);
 
-    await type(screen.getByLabelText<HTMLInputElement>('Verification email'), '  ');
-    expect(send().disabled).toBe(true);
-    await type(domainField(), '');
-    expect(screen.queryByLabelText('Verification email')).toBeNull();
-  });
+      await type(screen.getByLabelText<HTMLInputElement>('Verification email'), '  ');
+      expect(send().disabled).toBe(true);
+      await type(domainField(), '');
+      expect(screen.queryByLabelText('Verification email')).toBeNull();
+    },
+  );
 
   it('disables Send while the request is in flight, shows the success and closes 3 s later', async () => {
     const created = later();
-    const calls = stubNetwork({ 'GET /v1/get-started': () => json(GET_STARTED), 'POST /v1/domains': () => created.promise });
+    const calls = stubNetwork({
+      'GET /v1/get-started': () => json(GET_STARTED),
+      'POST /v1/domains': () => created.promise,
+    });
     await openModal();
     await type(domainField(), 'shop.example');
     await type(screen.getByLabelText<HTMLInputElement>('Verification email'), 'postmaster');
@@ -80,7 +88,11 @@ describe('Domain modal', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     await act(async () => send().click());
     expect(send().disabled).toBe(true);
-    expect(calls.find((c) => c.method === 'POST')).toEqual({ method: 'POST', path: '/v1/domains', body: { domain_url: 'shop.example', domain_verification_email: 'postmaster@shop.example' } });
+    expect(calls.find((c) => c.method === 'POST')).toEqual({
+      method: 'POST',
+      path: '/v1/domains',
+      body: { domain_url: 'shop.example', domain_verification_email: 'postmaster@shop.example' },
+    });
 
     created.resolve(json({ messages: ['Domain Created'] }));
     expect((await until(() => screen.queryByTestId('domain-success'))).textContent).toContain('Domain Created');
@@ -90,7 +102,7 @@ describe('Domain modal', () => {
     expect(screen.queryByRole('dialog')).toBeNull();
   });
 
-  it('shows the server\'s error and clears it 5 s later, the modal staying open', async () => {
+  it("shows the server's error and clears it 5 s later, the modal staying open", async () => {
     stubNetwork({
       'GET /v1/get-started': () => json(GET_STARTED),
       'POST /v1/domains': () => json({ messages: ['Domain already exists'] }, 422),

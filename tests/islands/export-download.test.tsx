@@ -60,7 +60,10 @@ describe('Export download', () => {
   });
 
   it('412: Unauthorized, the alert saying the server’s message', async () => {
-    stubNetwork({ [VIEW]: () => json({ error: { code: 'precondition_failed', message: 'This export belongs to another user.' } }, 412) });
+    stubNetwork({
+      [VIEW]: () =>
+        json({ error: { code: 'precondition_failed', message: 'This export belongs to another user.' } }, 412),
+    });
     const page = await renderExport();
     expect((await screen.findByTestId('export-state')).textContent).toBe('Unauthorized');
     expect(page.alerts()).toEqual(['danger: This export belongs to another user.']);

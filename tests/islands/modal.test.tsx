@@ -10,17 +10,31 @@ function Page() {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button type="button" onClick={() => setOpen(true)} data-testid="opener">Open</button>
-      <button type="button" data-testid="behind">Behind</button>
+      <button type="button" onClick={() => setOpen(true)} data-testid="opener">
+        Open
+      </button>
+      <button type="button" data-testid="behind">
+        Behind
+      </button>
       {open && (
         <Modal labelledBy="t-title" onClose={() => setOpen(false)} testId="modal">
           <div className="modal-card">
             <header className="modal-card-head">
-              <p className="modal-card-title" id="t-title">Title</p>
-              <button type="button" className="delete" aria-label="Close" onClick={() => setOpen(false)} data-testid="first" />
+              <p className="modal-card-title" id="t-title">
+                Title
+              </p>
+              <button
+                type="button"
+                className="delete"
+                aria-label="Close"
+                onClick={() => setOpen(false)}
+                data-testid="first"
+              />
             </header>
             <footer className="modal-card-foot">
-              <button type="button" className="button" data-testid="last">OK</button>
+              <button type="button" className="button" data-testid="last">
+                OK
+              </button>
             </footer>
           </div>
         </Modal>
@@ -37,7 +51,8 @@ async function openModal() {
   return screen.getByTestId('modal');
 }
 
-const key = (init: KeyboardEventInit) => act(async () => void fireEvent.keyDown(document.activeElement ?? document.body, init));
+const key = (init: KeyboardEventInit) =>
+  act(async () => void fireEvent.keyDown(document.activeElement ?? document.body, init));
 
 describe('Modal', () => {
   afterEach(cleanup);

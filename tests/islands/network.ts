@@ -32,13 +32,18 @@ export function later(): { promise: Promise<Response>; resolve(response: Respons
 export function stubNetwork(routes: Record<string, Route>): Call[] {
   const calls: Call[] = [];
   vi.stubGlobal('fetch', async (input: RequestInfo | URL, init: RequestInit = {}) => {
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, 'http://console.test');
+    const url = new URL(
+      typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+      'http://console.test',
+    );
     const method = (init.method ?? 'GET').toUpperCase();
     const body = typeof init.body === 'string' ? JSON.parse(init.body) : (init.body ?? null);
     const call = { method, path: url.pathname, body };
     calls.push(call);
     const route = routes[`${method} ${url.pathname}`];
-    return route ? route(call) : json({ error: { code: 'not_found', message: `no route ${method} ${url.pathname}` } }, 404);
+    return route
+      ? route(call)
+      : json({ error: { code: 'not_found', message: `no route ${method} ${url.pathname}` } }, 404);
   });
   return calls;
 }

@@ -25,13 +25,22 @@ function manualTimers() {
   const pending = new Map<number, { fn: () => void; ms: number }>();
   let next = 0;
   const timers: Timers = {
-    setTimeout: (fn, ms) => (pending.set(++next, { fn, ms }), next),
+    setTimeout: (fn, ms) => {
+      pending.set(++next, { fn, ms });
+      return next;
+    },
     clearTimeout: (handle) => void pending.delete(handle as number),
   };
   return {
     timers,
     delays: () => [...pending.values()].map((t) => t.ms),
-    runAll: () => act(() => [...pending.entries()].forEach(([id, t]) => (pending.delete(id), t.fn()))),
+    runAll: () =>
+      act(() => {
+        for (const [id, t] of [...pending.entries()]) {
+          pending.delete(id);
+          t.fn();
+        }
+      }),
   };
 }
 
@@ -71,7 +80,9 @@ describe('Overview delivery widget', () => {
   });
 
   it("shows 'No Data' without Retry when the range has no transactions", async () => {
-    const empty = Object.fromEntries(Object.entries(STATS).map(([k, v]) => [k, typeof v === 'number' ? 0 : share(0, 0)]));
+    const empty = Object.fromEntries(
+      Object.entries(STATS).map(([k, v]) => [k, typeof v === 'number' ? 0 : share(0, 0)]),
+    );
     stubNetwork({ 'POST /v1/transaction-groups/overview': () => json({ overviewStats: empty }) });
     const clock = manualTimers();
     await renderWidget(clock.timers);

@@ -31,7 +31,9 @@ describe('Sending Options', () => {
     render(<SendingOptions />);
     expect(screen.getByRole<HTMLInputElement>('switch', { name: 'Track Opens' }).disabled).toBe(true);
     await act(async () => answer.resolve(json(LOADED)));
-    await vi.waitFor(() => expect(screen.getByRole<HTMLInputElement>('switch', { name: 'Track Opens' }).disabled).toBe(false));
+    await vi.waitFor(() =>
+      expect(screen.getByRole<HTMLInputElement>('switch', { name: 'Track Opens' }).disabled).toBe(false),
+    );
     expect(screen.getByRole<HTMLInputElement>('switch', { name: 'Track Opens' }).checked).toBe(false);
     expect(screen.getByRole<HTMLInputElement>('switch', { name: 'Track Link Clicks' }).checked).toBe(true);
   });
@@ -60,12 +62,17 @@ describe('Sending Options', () => {
 
   it('disables a toggle while its save is in flight and flips it only after the server accepted it', async () => {
     const save = later();
-    const calls = stubNetwork({ 'GET /v1/ui-settings': () => json(LOADED), 'POST /v1/ui-settings': () => save.promise });
+    const calls = stubNetwork({
+      'GET /v1/ui-settings': () => json(LOADED),
+      'POST /v1/ui-settings': () => save.promise,
+    });
     const { opens, links } = await renderSendingOptions();
     await vi.waitFor(() => expect(opens.disabled).toBe(false));
 
     await act(async () => opens.click());
-    expect(calls.filter((c) => c.method === 'POST')).toEqual([{ method: 'POST', path: '/v1/ui-settings', body: { track_opens: true } }]);
+    expect(calls.filter((c) => c.method === 'POST')).toEqual([
+      { method: 'POST', path: '/v1/ui-settings', body: { track_opens: true } },
+    ]);
     expect(opens.disabled).toBe(true);
     expect(opens.checked).toBe(false); // not before the server said yes
     expect(links.disabled).toBe(false); // only the option being saved waits

@@ -54,7 +54,9 @@ describe('Suppression table', () => {
     await act(async () => box('cy@people.example').click());
     await act(async () => deleteButton().click());
     await vi.waitFor(() => expect(calls.some((c) => c.method === 'DELETE')).toBe(true));
-    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.path)).toEqual(['/v1/suppression/cy%40people.example']);
+    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.path)).toEqual([
+      '/v1/suppression/cy%40people.example',
+    ]);
   });
 
   it('writes each date in UTC as D MMM YYYY - HH:mm', async () => {
@@ -68,18 +70,26 @@ describe('Suppression table', () => {
     ]);
   });
 
-  it('starts from the first page the server rendered (issue 19): no load on mount, the next page loaded on demand', async () => {
-    const many = { data: ROWS, meta: { current_page: 1, per_page: 3, total: 6, last_page: 2 } };
-    const second = { data: [{ email: 'dee@people.example', origin: 'user', suppressed_timestamp: '2026-03-02T00:00:00.000Z' }], meta: { current_page: 2, per_page: 3, total: 6, last_page: 2 } };
-    const calls = stubNetwork({ 'POST /v1/suppression/search': (call) => json((call.body as { page: number }).page === 2 ? second : many) });
-    vi.resetModules();
-    const { default: SuppressionTable } = await import('../../src/islands/SuppressionTable.tsx');
-    render(<SuppressionTable first={many as never} />);
-    expect(screen.getByText('ann@people.example')).toBeTruthy();
-    await act(async () => {});
-    expect(calls).toEqual([]);
-    await act(async () => screen.getByRole('button', { name: 'Next' }).click());
-    await screen.findByText('dee@people.example');
-    expect(calls.map((c) => c.body)).toEqual([{ page: 2, email: '', suppressed_origin: 'all' }]);
-  });
+  it(
+    'starts from the first page the server rendered (issue ' + '19): no load on mount, the next page loaded on demand',
+    async () => {
+      const many = { data: ROWS, meta: { current_page: 1, per_page: 3, total: 6, last_page: 2 } };
+      const second = {
+        data: [{ email: 'dee@people.example', origin: 'user', suppressed_timestamp: '2026-03-02T00:00:00.000Z' }],
+        meta: { current_page: 2, per_page: 3, total: 6, last_page: 2 },
+      };
+      const calls = stubNetwork({
+        'POST /v1/suppression/search': (call) => json((call.body as { page: number }).page === 2 ? second : many),
+      });
+      vi.resetModules();
+      const { default: SuppressionTable } = await import('../../src/islands/SuppressionTable.tsx');
+      render(<SuppressionTable first={many as never} />);
+      expect(screen.getByText('ann@people.example')).toBeTruthy();
+      await act(async () => {});
+      expect(calls).toEqual([]);
+      await act(async () => screen.getByRole('button', { name: 'Next' }).click());
+      await screen.findByText('dee@people.example');
+      expect(calls.map((c) => c.body)).toEqual([{ page: 2, email: '', suppressed_origin: 'all' }]);
+    },
+  );
 });

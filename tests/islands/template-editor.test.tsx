@@ -34,7 +34,11 @@ function wire(over: Record<string, unknown> = {}) {
 
 const DOMAINS = { domains: [{ domain_domain: 'shop.example', domain_sending_verified: 'yes' }] };
 
-function network(template: Record<string, unknown>, put?: Route, render: Route = () => json({ html: '<p>Hi</p>', subject: 'Your receipt', variables: [] })) {
+function network(
+  template: Record<string, unknown>,
+  put?: Route,
+  render: Route = () => json({ html: '<p>Hi</p>', subject: 'Your receipt', variables: [] }),
+) {
   return stubNetwork({
     [`GET /v1/templates/${ID}`]: () => json({ template }),
     'GET /v1/domains': () => json(DOMAINS),
@@ -58,7 +62,8 @@ const fromLocal = () => screen.getByTestId<HTMLInputElement>('from-local');
 const replyTo = () => screen.getByTestId<HTMLInputElement>('field-reply-email');
 const box = () => screen.getByRole<HTMLInputElement>('checkbox', { name: 'Use different reply to Email' });
 const editor = () => screen.getByTestId('template-editor');
-const type = (field: HTMLInputElement, text: string) => act(async () => void fireEvent.change(field, { target: { value: text } }));
+const type = (field: HTMLInputElement, text: string) =>
+  act(async () => void fireEvent.change(field, { target: { value: text } }));
 const click = (el: HTMLElement) => act(async () => void fireEvent.click(el));
 
 beforeEach(() => vi.unstubAllGlobals());
@@ -108,7 +113,7 @@ describe('Template editor: request states (docs/console-reports.md §4 "Editor r
     expect(screen.getByTestId<HTMLButtonElement>('save').disabled).toBe(true);
     expect(screen.getByTestId<HTMLButtonElement>('publish').disabled).toBe(true);
     const put = calls.find((c) => c.method === 'PUT');
-    expect((put?.body as { status?: string }).status).toBe('draft');
+    expect((put?.body as { status?: string } | undefined)?.status).toBe('draft');
     await act(async () => answer.resolve(json({ template: wire({ name: 'Receipt' }), message: 'Save complete' })));
     await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('resolved'));
     expect(alerts()).toContain('Save complete');
@@ -116,7 +121,9 @@ describe('Template editor: request states (docs/console-reports.md §4 "Editor r
   });
 
   it("rejected with the server's message", async () => {
-    network(wire(), () => json({ error: { code: 'validation_failed', message: 'reply_email: must be an email address' } }, 400));
+    network(wire(), () =>
+      json({ error: { code: 'validation_failed', message: 'reply_email: must be an email address' } }, 400),
+    );
     const { alerts } = await openEditor();
     await click(screen.getByTestId('save'));
     await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('rejected'));
@@ -140,7 +147,9 @@ describe('Template editor: what Publish needs, at each field (issue 19)', () => 
     expect(calls.some((c) => c.method === 'PUT')).toBe(false);
     expect(editor().dataset.requestStatus).toBe('rejected');
     expect(screen.getByTestId('error-name').textContent).toBe('Give the template a name to publish it');
-    expect(screen.getByTestId('error-from-email').textContent).toBe('Choose a from address at one of your verified domains');
+    expect(screen.getByTestId('error-from-email').textContent).toBe(
+      'Choose a from address at one of your verified domains',
+    );
     expect(screen.getByTestId('error-subject').textContent).toBe('Give the template a subject to publish it');
     const name = screen.getByTestId<HTMLInputElement>('field-name');
     expect(name.getAttribute('aria-invalid')).toBe('true');
@@ -163,47 +172,99 @@ describe('Template editor: what Publish needs, at each field (issue 19)', () => 
 
   it("the server's 422 details land at their fields (a domain that stopped being verified, the HTML)", async () => {
     const refused = () =>
-      json({ error: { code: 'unprocessable', message: 'The template cannot be published: …', details: [
-        { path: 'content_html', line: 2, column: 5, message: 'content_html line 2, column 5: parse error: expecting \'ID\', got \'INVALID\'' },
-        { path: 'from_email', message: 'The domain shop.example is not a verified sending domain of this account' },
-      ] } }, 422);
+      json(
+        {
+          error: {
+            code: 'unprocessable',
+            message: 'The template cannot be published: …',
+            details: [
+              {
+                path: 'content_html',
+                line: 2,
+                column: 5,
+                message: "content_html line 2, column 5: parse error: expecting 'ID', got 'INVALID'",
+              },
+              {
+                path: 'from_email',
+                message: 'The domain shop.example is not a verified sending domain of this account',
+              },
+            ],
+          },
+        },
+        422,
+      );
     const calls = network(wire(), refused);
     await openEditor();
     await click(screen.getByTestId('publish'));
     await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('rejected'));
-    expect((calls.find((c) => c.method === 'PUT')?.body as { status?: string }).status).toBe('published');
+    expect((calls.find((c) => c.method === 'PUT')?.body as { status?: string } | undefined)?.status).toBe('published');
     expect(screen.getByTestId('error-from-email').textContent).toMatch(/shop.example is not a verified sending domain/);
-    expect(screen.getByTestId('error-html').textContent).toMatch(/line 2, column 5: parse error: expecting 'ID', got 'INVALID'/);
+    expect(screen.getByTestId('error-html').textContent).toMatch(
+      /line 2, column 5: parse error: expecting 'ID', got 'INVALID'/,
+    );
   });
 
-  it('Save of a published template keeps its status without publishing, and says the changes are not sent yet', async () => {
-    const calls = network(wire({ status: 'published', published_timestamp: '2026-11-23T10:00:00Z', unpublished_changes: false }), () =>
-      json({ template: wire({ status: 'published', unpublished_changes: true }), message: 'Save complete' }));
-    await openEditor();
-    expect(screen.queryByTestId('unpublished-changes')).toBeNull();
-    await click(screen.getByTestId('save'));
-    await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('resolved'));
-    expect(calls.find((c) => c.method === 'PUT')?.body).not.toHaveProperty('status');
-    expect(screen.getByTestId('template-status').textContent).toBe('Published');
-    expect(screen.getByTestId('unpublished-changes').textContent).toMatch(/not sent until you publish/);
-  });
+  it(
+    'Save of a published template keeps its status without ' + 'publishing, and says the changes are not sent yet',
+    async () => {
+      const calls = network(
+        wire({ status: 'published', published_timestamp: '2026-11-23T10:00:00Z', unpublished_changes: false }),
+        () => json({ template: wire({ status: 'published', unpublished_changes: true }), message: 'Save complete' }),
+      );
+      await openEditor();
+      expect(screen.queryByTestId('unpublished-changes')).toBeNull();
+      await click(screen.getByTestId('save'));
+      await vi.waitFor(() => expect(editor().dataset.requestStatus).toBe('resolved'));
+      expect(calls.find((c) => c.method === 'PUT')?.body).not.toHaveProperty('status');
+      expect(screen.getByTestId('template-status').textContent).toBe('Published');
+      expect(screen.getByTestId('unpublished-changes').textContent).toMatch(/not sent until you publish/);
+    },
+  );
 });
 
 describe('Template editor: the HTML field (issue 19)', () => {
-  it('a compile error found by the preview is shown beside the editor with its line, and goes when the HTML compiles', async () => {
-    let broken = true;
-    network(wire(), undefined, () =>
-      broken
-        ? json({ error: { code: 'unprocessable', message: 'The template does not compile: …', details: [{ path: 'content_html', line: 79, column: 12, message: "content_html line 79, column 12: parse error: expecting 'ID', got 'EOF'" }] } }, 422)
-        : json({ html: '<p>Hi</p>', subject: 'Your receipt', variables: [] }));
-    const { store } = await openEditor();
-    const error = await screen.findByTestId('error-html');
-    expect(error.textContent).toBe("The HTML does not compile (line 79, column 12: parse error: expecting 'ID', got 'EOF'). Save keeps it as it is; Publish needs it to compile.");
-    expect(store.compileError.get()).toEqual({ line: 79, column: 12, message: "content_html line 79, column 12: parse error: expecting 'ID', got 'EOF'" });
-    broken = false;
-    await act(async () => store.renderPreview());
-    expect(screen.queryByTestId('error-html')).toBeNull();
-  });
+  it(
+    'a compile error found by the preview is shown beside the editor with its line, and goes when the HTML ' +
+      'compiles',
+    async () => {
+      let broken = true;
+      network(wire(), undefined, () =>
+        broken
+          ? json(
+              {
+                error: {
+                  code: 'unprocessable',
+                  message: 'The template does not compile: …',
+                  details: [
+                    {
+                      path: 'content_html',
+                      line: 79,
+                      column: 12,
+                      message: "content_html line 79, column 12: parse error: expecting 'ID', got 'EOF'",
+                    },
+                  ],
+                },
+              },
+              422,
+            )
+          : json({ html: '<p>Hi</p>', subject: 'Your receipt', variables: [] }),
+      );
+      const { store } = await openEditor();
+      const error = await screen.findByTestId('error-html');
+      expect(error.textContent).toBe(
+        'The HTML does not compile (line 79, column 12: parse error: expecting ' +
+          "'ID', got 'EOF'). Save keeps it as it is; Publish needs it to compile.",
+      );
+      expect(store.compileError.get()).toEqual({
+        line: 79,
+        column: 12,
+        message: "content_html line 79, column 12: parse error: expecting 'ID', got 'EOF'",
+      });
+      broken = false;
+      await act(async () => store.renderPreview());
+      expect(screen.queryByTestId('error-html')).toBeNull();
+    },
+  );
 
   it('is a plain textarea first; CodeMirror takes over what was typed in it', async () => {
     network(wire());

@@ -50,7 +50,12 @@ describe('Templates list: the first page from the server (issue 19)', () => {
     expect(names()).toEqual(['Template 3', 'Template 2', 'Template 1']);
 
     const mismatches: unknown[] = [];
-    await act(async () => void hydrateRoot(container, <TemplateLibrary initial={FIRST} />, { onRecoverableError: (err) => mismatches.push(err) }));
+    await act(
+      async () =>
+        void hydrateRoot(container, <TemplateLibrary initial={FIRST} />, {
+          onRecoverableError: (err) => mismatches.push(err),
+        }),
+    );
     expect(mismatches).toEqual([]);
     expect(names()).toEqual(['Template 3', 'Template 2', 'Template 1']);
     await vi.waitFor(() => expect(screen.queryByTestId('template-preview')).not.toBeNull());
@@ -58,7 +63,11 @@ describe('Templates list: the first page from the server (issue 19)', () => {
 
     await act(async () => void fireEvent.click(screen.getByRole('button', { name: /Name/ })));
     await vi.waitFor(() => expect(names()).toEqual(['Template 1', 'Template 2', 'Template 3']));
-    expect(calls.find((c) => c.path === '/v1/templates/search')?.body).toEqual({ template_name: '', sort: 'name', page: 1 });
+    expect(calls.find((c) => c.path === '/v1/templates/search')?.body).toEqual({
+      template_name: '',
+      sort: 'name',
+      page: 1,
+    });
   }, 30_000);
 
   it("an empty first page is 'No templates found' on the server and after hydration", async () => {
@@ -71,7 +80,12 @@ describe('Templates list: the first page from the server (issue 19)', () => {
     document.body.append(container);
     expect(screen.getByTestId('template-empty').textContent).toBe('No templates found');
     const mismatches: unknown[] = [];
-    await act(async () => void hydrateRoot(container, <TemplateLibrary initial={empty} />, { onRecoverableError: (err) => mismatches.push(err) }));
+    await act(
+      async () =>
+        void hydrateRoot(container, <TemplateLibrary initial={empty} />, {
+          onRecoverableError: (err) => mismatches.push(err),
+        }),
+    );
     expect(mismatches).toEqual([]);
     expect(screen.getByTestId('template-empty').textContent).toBe('No templates found');
   }, 30_000);

@@ -23,7 +23,8 @@ const SAVED = {
 
 const modal = () => screen.getByTestId('webhook-modal');
 const byTestId = <T extends HTMLElement>(id: string) => within(modal()).getByTestId<T>(id);
-const change = (field: HTMLElement, value: string) => act(async () => void fireEvent.change(field, { target: { value } }));
+const change = (field: HTMLElement, value: string) =>
+  act(async () => void fireEvent.change(field, { target: { value } }));
 const click = (element: HTMLElement) => act(async () => element.click());
 const posts = (calls: Call[]) => calls.filter((c) => c.method === 'POST');
 
@@ -84,7 +85,8 @@ describe('Webhook modal', () => {
     expect(within(modal()).queryByTestId('webhook-basic-fields')).toBeNull();
     expect(byTestId<HTMLInputElement>('webhook-field-set-standard').checked).toBe(true);
     expect(byTestId<HTMLInputElement>('webhook-field-set-legacy').checked).toBe(false);
-    for (const event of ALL_EVENTS) expect(byTestId<HTMLInputElement>(`webhook-event-${event}`).checked, event).toBe(true);
+    for (const event of ALL_EVENTS)
+      expect(byTestId<HTMLInputElement>(`webhook-event-${event}`).checked, event).toBe(true);
   });
 
   it('saves a new webhook with its defaults as the POST /v1/webhooks body', async () => {
@@ -97,7 +99,15 @@ describe('Webhook modal', () => {
       {
         method: 'POST',
         path: '/v1/webhooks',
-        body: { url: 'https://hooks.example/new', verb: 'post', status: 'enabled', auth_type: null, auth_details: null, event_types: ALL_EVENTS, field_set: 'standard' },
+        body: {
+          url: 'https://hooks.example/new',
+          verb: 'post',
+          status: 'enabled',
+          auth_type: null,
+          auth_details: null,
+          event_types: ALL_EVENTS,
+          field_set: 'standard',
+        },
       },
     ]);
   });
@@ -123,7 +133,11 @@ describe('Webhook modal', () => {
     await change(byTestId('webhook-verb-select'), 'patch');
     await click(byTestId('webhook-save'));
     const saved = await until(() => posts(calls)[0]);
-    expect(saved.body).toMatchObject({ status: 'disabled', verb: 'patch', event_types: ['sent', 'failed', 'bounce', 'unsubscribe', 'resubscribe'] });
+    expect(saved.body).toMatchObject({
+      status: 'disabled',
+      verb: 'patch',
+      event_types: ['sent', 'failed', 'bounce', 'unsubscribe', 'resubscribe'],
+    });
   });
 
   it('shows a saved webhook, resets the credentials to empty on Basic and removes them on None (§4, §5)', async () => {
@@ -150,7 +164,13 @@ describe('Webhook modal', () => {
     const body = saved.body as Record<string, unknown>;
     expect(body.auth_type).toBeNull();
     expect(body.auth_details ?? null).toBeNull(); // no credentials sent
-    expect(body).toMatchObject({ url: SAVED.url, verb: 'put', status: 'enabled', event_types: ['sent', 'bounce'], field_set: 'legacy' });
+    expect(body).toMatchObject({
+      url: SAVED.url,
+      verb: 'put',
+      status: 'enabled',
+      event_types: ['sent', 'bounce'],
+      field_set: 'legacy',
+    });
   });
 
   it('sends the Basic credentials typed after choosing Basic', async () => {
@@ -184,7 +204,9 @@ describe('Webhook modal', () => {
 
   it("shows the server's message in a danger alert when the save is refused, and does not reload (§8)", async () => {
     const reload = vi.spyOn(window.location, 'reload').mockImplementation(() => {});
-    await openModal(undefined, () => json({ error: { code: 'invalid_url', message: 'The webhook URL must use http or https' } }, 422));
+    await openModal(undefined, () =>
+      json({ error: { code: 'invalid_url', message: 'The webhook URL must use http or https' } }, 422),
+    );
     await change(byTestId('webhook-url-input'), 'ftp://hooks.example');
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     await click(byTestId('webhook-save'));

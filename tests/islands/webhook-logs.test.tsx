@@ -31,11 +31,21 @@ function detail(id: number, progress: Progress, results: number[]) {
   return {
     log: log(id, progress, results.length),
     request: { method: 'POST', url: 'https://hooks.example/in', headers: {}, payload: { type: 'email.sent' } },
-    attempts: results.map((code, i) => ({ at: 1_795_000_100 + i, duration_ms: 12, status_code: code, error: null, response_body: null, next_retry_at: null })),
+    attempts: results.map((code, i) => ({
+      at: 1_795_000_100 + i,
+      duration_ms: 12,
+      status_code: code,
+      error: null,
+      response_body: null,
+      next_retry_at: null,
+    })),
   };
 }
 
-const FIRST = { data: [log(2, 'failed'), log(1, 'success')], meta: { current_page: 1, per_page: 10, total: 2, last_page: 1, total_capped: false } };
+const FIRST = {
+  data: [log(2, 'failed'), log(1, 'success')],
+  meta: { current_page: 1, per_page: 10, total: 2, last_page: 1, total_capped: false },
+};
 const statuses = () => screen.getAllByTestId('webhook-log-status').map((s) => s.textContent);
 
 async function renderLogs() {
@@ -68,14 +78,23 @@ describe('Webhook Logs island', () => {
     expect(calls).toEqual([]);
     await act(async () => screen.getByTestId('sort-date').querySelector('button')!.click());
     await vi.waitFor(() => expect(statuses()).toEqual(['Success', 'Failed']));
-    expect(calls.map((c) => [c.method, c.path, c.body])).toEqual([['POST', '/v1/webhook-logs', { page: 1, order_by: 'asc' }]]);
+    expect(calls.map((c) => [c.method, c.path, c.body])).toEqual([
+      ['POST', '/v1/webhook-logs', { page: 1, order_by: 'asc' }],
+    ]);
   });
 
   it("says 'Replayed, queued' after Replay and shows the new attempt's result when it is recorded", async () => {
     let reads = 0;
     // the third read after the replay finds the new attempt
     const calls = stubNetwork({
-      'GET /v1/webhook-logs/2': () => json(reads++ === 0 ? detail(2, 'failed', [500]) : reads < 4 ? detail(2, 'replayed', [500]) : detail(2, 'success', [500, 200])),
+      'GET /v1/webhook-logs/2': () =>
+        json(
+          reads++ === 0
+            ? detail(2, 'failed', [500])
+            : reads < 4
+              ? detail(2, 'replayed', [500])
+              : detail(2, 'success', [500, 200]),
+        ),
       'POST /v1/webhook-logs/2/replay': () => json({ message: 'Queued again.' }, 202),
     });
     await renderLogs();

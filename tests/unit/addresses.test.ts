@@ -5,7 +5,7 @@ describe('parseEmail', () => {
   it.each([
     ['user@example.com', 'user@example.com'],
     ['  First.Last+tag@Example.COM ', 'First.Last+tag@example.com'],
-    ['o\'brien@mail.example.org', "o'brien@mail.example.org"],
+    ["o'brien@mail.example.org", "o'brien@mail.example.org"],
     ['user@bücher.example', 'user@xn--bcher-kva.example'],
   ])('%s → %s', (input, expected) => {
     expect(parseEmail(input)).toBe(expected);
@@ -35,7 +35,10 @@ describe('parseAddress', () => {
   it('reads a display name', () => {
     expect(parseAddress('Jane Doe <jane@example.com>')).toEqual({ email: 'jane@example.com', name: 'Jane Doe' });
     expect(parseAddress('"Doe, Jane" <jane@example.com>')).toEqual({ email: 'jane@example.com', name: 'Doe, Jane' });
-    expect(parseAddress({ email: 'jane@example.com', name: ' Jane ' })).toEqual({ email: 'jane@example.com', name: 'Jane' });
+    expect(parseAddress({ email: 'jane@example.com', name: ' Jane ' })).toEqual({
+      email: 'jane@example.com',
+      name: 'Jane',
+    });
   });
 
   it('refuses header injection and nested brackets', () => {

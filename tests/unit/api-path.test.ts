@@ -35,7 +35,9 @@ describe('the typed client', () => {
 
   it('fills path parameters, each encoded, and refuses a call missing one', () => {
     expect(pathOf('/v1/suppression/{email}', { email: 'a/b@example.com' })).toBe('/v1/suppression/a%2Fb%40example.com');
-    expect(pathOf('/v1/tracked-attachments/groups/{id}/assets/{assetId}', { id: 4, assetId: '7' })).toBe('/v1/tracked-attachments/groups/4/assets/7');
+    expect(pathOf('/v1/tracked-attachments/groups/{id}/assets/{assetId}', { id: 4, assetId: '7' })).toBe(
+      '/v1/tracked-attachments/groups/4/assets/7',
+    );
     expect(() => pathOf('/v1/templates/{id}', {})).toThrow('no value for {id}');
   });
 
@@ -43,7 +45,10 @@ describe('the typed client', () => {
     const requested: { url: string; method?: string; body?: unknown }[] = [];
     vi.stubGlobal('fetch', async (input: RequestInfo | URL, init: RequestInit = {}) => {
       requested.push({ url: String(input), method: init.method, body: init.body });
-      return new Response('{"data":[],"meta":{"current_page":1,"per_page":10,"total":0,"last_page":1,"total_capped":false}}', { headers: { 'Content-Type': 'application/json' } });
+      return new Response(
+        '{"data":[],"meta":{"current_page":1,"per_page":10,"total":0,"last_page":1,"total_capped":false}}',
+        { headers: { 'Content-Type': 'application/json' } },
+      );
     });
     const answer = await call('POST /v1/transaction/search', { body: { page: 2 } });
     expect(answer.meta.current_page).toBe(1);
@@ -58,9 +63,15 @@ describe('the typed client', () => {
 
   it('callWithStatus answers the success status beside the JSON (none for a 204) and throws a refusal', async () => {
     const answers = [
-      new Response('{"fileName":"a.csv","token":null,"state":"queued"}', { status: 202, headers: { 'Content-Type': 'application/json' } }),
+      new Response('{"fileName":"a.csv","token":null,"state":"queued"}', {
+        status: 202,
+        headers: { 'Content-Type': 'application/json' },
+      }),
       new Response(null, { status: 204 }),
-      new Response('{"error":{"code":"precondition_failed","message":"no"}}', { status: 412, headers: { 'Content-Type': 'application/json' } }),
+      new Response('{"error":{"code":"precondition_failed","message":"no"}}', {
+        status: 412,
+        headers: { 'Content-Type': 'application/json' },
+      }),
     ];
     const requested: [string, string | undefined, unknown][] = [];
     vi.stubGlobal('fetch', async (input: RequestInfo | URL, init: RequestInit = {}) => {
@@ -68,7 +79,10 @@ describe('the typed client', () => {
       return answers.shift()!;
     });
     const view = 'POST /v1/transaction-groups/export-view';
-    expect(await callWithStatus(view, { body: { uuid: 'u' } })).toEqual({ status: 202, data: { fileName: 'a.csv', token: null, state: 'queued' } });
+    expect(await callWithStatus(view, { body: { uuid: 'u' } })).toEqual({
+      status: 202,
+      data: { fileName: 'a.csv', token: null, state: 'queued' },
+    });
     expect(await callWithStatus(view, { body: { uuid: 'u' } })).toEqual({ status: 204, data: undefined });
     await expect(callWithStatus(view, { body: { uuid: 'u' } })).rejects.toMatchObject({ status: 412 });
     expect(requested).toEqual(Array(3).fill(['/v1/transaction-groups/export-view', 'POST', '{"uuid":"u"}']));

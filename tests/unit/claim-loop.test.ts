@@ -55,20 +55,24 @@ describe('ClaimLoop', () => {
     expect(h.done.sort()).toEqual([1, 2, 3]);
   });
 
-  it('a poke that comes while a claim is running is not lost: the loop claims again instead of waiting for the poll', async () => {
-    const h = harness();
-    let open!: () => void;
-    h.gate(new Promise<void>((r) => (open = r)));
-    h.loop.start();
-    await h.until(() => h.claims.length === 1); // the first claim is running, the queue is still empty
-    h.queue.push(7);
-    h.loop.poke();
-    h.gate(null);
-    open();
-    await h.until(() => h.finish.has(7)); // the poll is a minute away: only the kept wake-up explains this
-    h.finish.get(7)!();
-    await h.loop.stop();
-  });
+  it(
+    'a poke that comes while a claim is running is not lost: ' +
+      'the loop claims again instead of waiting for the poll',
+    async () => {
+      const h = harness();
+      let open!: () => void;
+      h.gate(new Promise<void>((r) => (open = r)));
+      h.loop.start();
+      await h.until(() => h.claims.length === 1); // the first claim is running, the queue is still empty
+      h.queue.push(7);
+      h.loop.poke();
+      h.gate(null);
+      open();
+      await h.until(() => h.finish.has(7)); // the poll is a minute away: only the kept wake-up explains this
+      h.finish.get(7)!();
+      await h.loop.stop();
+    },
+  );
 
   it('with wakeWhenDone false, a finished item does not start a claim by itself', async () => {
     const h = harness({ wakeWhenDone: false });
@@ -87,16 +91,19 @@ describe('ClaimLoop', () => {
     await h.loop.stop();
   });
 
-  it('stop() answers false when items are still in flight at the end of the grace period; idle() waits for them', async () => {
-    const h = harness();
-    h.queue.push(1);
-    h.loop.start();
-    await h.until(() => h.finish.has(1));
-    expect(await h.loop.stop(10)).toBe(false);
-    expect(h.loop.running).toBe(false);
-    const idle = h.loop.idle();
-    h.finish.get(1)!();
-    await idle;
-    expect(h.loop.inFlight).toBe(0);
-  });
+  it(
+    'stop() answers false when items are still in flight ' + 'at the end of the grace period; idle() waits for them',
+    async () => {
+      const h = harness();
+      h.queue.push(1);
+      h.loop.start();
+      await h.until(() => h.finish.has(1));
+      expect(await h.loop.stop(10)).toBe(false);
+      expect(h.loop.running).toBe(false);
+      const idle = h.loop.idle();
+      h.finish.get(1)!();
+      await idle;
+      expect(h.loop.inFlight).toBe(0);
+    },
+  );
 });

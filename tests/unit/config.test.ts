@@ -97,7 +97,9 @@ describe('loadConfig', () => {
   });
 
   it('refuses a DATABASE_URL that is not PostgreSQL and a TRANSACT_SECRET shorter than 32 characters', () => {
-    expect(configError({ DATABASE_URL: 'mysql://db.example/transact', TRANSACT_SECRET: SECRET })).toContain('DATABASE_URL');
+    expect(configError({ DATABASE_URL: 'mysql://db.example/transact', TRANSACT_SECRET: SECRET })).toContain(
+      'DATABASE_URL',
+    );
     expect(configError({ TRANSACT_SECRET: 'short' })).toContain('TRANSACT_SECRET');
   });
 
@@ -110,7 +112,9 @@ describe('loadConfig', () => {
     writeFileSync(file, 'admin-password-from-file\n');
     expect(loadConfig({ TRANSACT_ADMIN_PASSWORD_FILE: file }).adminPassword).toBe('admin-password-from-file');
     writeFileSync(file, 'postgres://db.example/transact\n');
-    expect(loadConfig({ DATABASE_URL_FILE: file, TRANSACT_SECRET: SECRET }).databaseUrl).toBe('postgres://db.example/transact');
+    expect(loadConfig({ DATABASE_URL_FILE: file, TRANSACT_SECRET: SECRET }).databaseUrl).toBe(
+      'postgres://db.example/transact',
+    );
   });
 
   it('names the _FILE variable when its file cannot be read', () => {

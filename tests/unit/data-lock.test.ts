@@ -12,7 +12,8 @@ const LOCK_MODULE = fileURLToPath(new URL('../../src/server/db/data-lock.ts', im
 
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 function tempDir(): string {
@@ -27,9 +28,13 @@ async function holdInChild(dir: string, info: { role: string; port?: number }): 
     process.stdout.write('locked\\n');
     setInterval(() => {}, 1000);
   `;
-  const child = spawn(process.execPath, ['--no-warnings', '--experimental-transform-types', '--input-type=module', '-e', script], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--no-warnings', '--experimental-transform-types', '--input-type=module', '-e', script],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     let err = '';
@@ -79,26 +84,44 @@ describe('lockDataDir', () => {
     await kill(holder);
     expect(existsSync(path.join(dir, 'transact.pid'))).toBe(true);
     const release = lockDataDir(dir, { role: 'the admin CLI' });
-    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8'))).toMatchObject({ pid: process.pid, role: 'the admin CLI' });
+    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      role: 'the admin CLI',
+    });
     release();
   });
 
   it('takes over a pid file naming a pid that no longer runs', () => {
     const dir = tempDir();
-    writeFileSync(path.join(dir, 'transact.pid'), JSON.stringify({ pid: deadPid(), role: 'the Transact service', port: 4321 }));
+    writeFileSync(
+      path.join(dir, 'transact.pid'),
+      JSON.stringify({ pid: deadPid(), role: 'the Transact service', port: 4321 }),
+    );
     const release = lockDataDir(dir, { role: 'the Transact service', port: 4322 });
-    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8'))).toMatchObject({ pid: process.pid, role: 'the Transact service', port: 4322 });
+    expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      role: 'the Transact service',
+      port: 4322,
+    });
     release();
   });
 
-  it('takes over the pid file of a zombie: a process killed but not yet reaped by its parent', { timeout: 15_000 }, async () => {
+  it('takes over the pid file of a zombie: a process killed but not yet reaped by its parent', {
+    timeout: 15_000,
+  }, async () => {
     const dir = tempDir();
     // perl (Debian's perl-base is always there) forks a child that exits at once and never reaps it;
     // (sh with `sleep 0 & …; exec sleep 30` could reap its child itself when it exited before the exec)
-    const parent = spawn('perl', ['-e', '$| = 1; my $pid = fork(); exit 0 unless $pid; print "$pid\n"; sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn('perl', ['-e', '$| = 1; my $pid = fork(); exit 0 unless $pid; print "$pid\n"; sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     children.push(parent);
-    const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))));
-    await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 10_000 }).toBe('Z');
+    const zombie = Number(
+      await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))),
+    );
+    await expect
+      .poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 10_000 })
+      .toBe('Z');
     expect(() => process.kill(zombie, 0)).not.toThrow(); // the signal check alone calls it alive
     writeFileSync(path.join(dir, 'transact.pid'), JSON.stringify({ pid: zombie, role: 'the Transact service' }));
     const release = lockDataDir(dir, { role: 'the Transact service' });
@@ -110,7 +133,10 @@ describe('lockDataDir', () => {
     const dir = tempDir();
     const other = spawn('sleep', ['30'], { stdio: 'ignore' });
     children.push(other);
-    writeFileSync(path.join(dir, 'transact.pid'), JSON.stringify({ pid: other.pid, role: 'the Transact service', started: '1' }));
+    writeFileSync(
+      path.join(dir, 'transact.pid'),
+      JSON.stringify({ pid: other.pid, role: 'the Transact service', started: '1' }),
+    );
     const release = lockDataDir(dir, { role: 'the Transact service' });
     expect(JSON.parse(readFileSync(path.join(dir, 'transact.pid'), 'utf8')).pid).toBe(process.pid);
     release();

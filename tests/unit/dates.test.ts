@@ -2,7 +2,24 @@
 // 29 days back to today in UTC days (as the API counts them), the 'MMMM D, YYYY' display, the
 // groups' 'DD MMMM YYYY', and days picked in a calendar as 'YYYY-MM-DD'.
 import { describe, expect, it } from 'vitest';
-import { addDays, dayOfLocalDate, defaultRange, rangeEndingOn, formatDate, formatDateTime, formatDay, formatGroupDate, formatLongDate, formatMoment, formatRange, formatReportDate, formatTime, localDate, rangeToUnix, shortDay } from '../../src/lib/dates.ts';
+import {
+  addDays,
+  dayOfLocalDate,
+  defaultRange,
+  rangeEndingOn,
+  formatDate,
+  formatDateTime,
+  formatDay,
+  formatGroupDate,
+  formatLongDate,
+  formatMoment,
+  formatRange,
+  formatReportDate,
+  formatTime,
+  localDate,
+  rangeToUnix,
+  shortDay,
+} from '../../src/lib/dates.ts';
 
 /** Unix seconds of a UTC wall-clock time (the console shows every moment in UTC). */
 const local = (y: number, m: number, d: number, h = 0, min = 0, s = 0) => Date.UTC(y, m - 1, d, h, min, s) / 1000;
@@ -19,7 +36,7 @@ describe('defaultRange', () => {
 });
 
 describe('rangeEndingOn', () => {
-  it('is the default range ending on a given day (the server\'s today, while an island hydrates)', () => {
+  it("is the default range ending on a given day (the server's today, while an island hydrates)", () => {
     expect(rangeEndingOn('2025-03-30')).toEqual({ start: '2025-03-01', end: '2025-03-30' });
     expect(rangeEndingOn('2024-03-29')).toEqual(defaultRange(new Date('2024-03-29T23:59:59Z')));
     expect(() => rangeEndingOn('2025-02-30')).toThrow();
@@ -83,7 +100,10 @@ describe('display formats', () => {
   });
 
   it('a range on the wire runs from the start of its first day to the end of its last (UTC)', () => {
-    expect(rangeToUnix({ start: '2026-11-01', end: '2026-11-23' })).toEqual({ start_date: local(2026, 11, 1), end_date: local(2026, 11, 23, 23, 59, 59) });
+    expect(rangeToUnix({ start: '2026-11-01', end: '2026-11-23' })).toEqual({
+      start_date: local(2026, 11, 1),
+      end_date: local(2026, 11, 23, 23, 59, 59),
+    });
   });
 
   it('refuses what is not a day', () => {

@@ -6,12 +6,32 @@ import { breakdownOf, percentOf } from '../../src/lib/delivery-breakdown.ts';
 import type { DailyStatWire } from '../../src/server/reports/daily-stats.ts';
 
 function day(tstat_day: string, counts: Partial<DailyStatWire>): DailyStatWire {
-  return { tstat_day, requests: 0, sent: 0, failed: 0, delivered: 0, bounced: 0, bounces_hard: 0, bounces_soft: 0, opens: 0, unique_opens: 0, link_clicks: 0, unique_clicks: 0, ...counts };
+  return {
+    tstat_day,
+    requests: 0,
+    sent: 0,
+    failed: 0,
+    delivered: 0,
+    bounced: 0,
+    bounces_hard: 0,
+    bounces_soft: 0,
+    opens: 0,
+    unique_opens: 0,
+    link_clicks: 0,
+    unique_clicks: 0,
+    ...counts,
+  };
 }
 
 describe('breakdownOf', () => {
   it('is all zeros for a range with nothing in it', () => {
-    expect(breakdownOf([day('2025-03-01', {}), day('2025-03-02', {})])).toEqual({ delivered: 0, bounced: 0, failed: 0, sent: 0, requests: 0 });
+    expect(breakdownOf([day('2025-03-01', {}), day('2025-03-02', {})])).toEqual({
+      delivered: 0,
+      bounced: 0,
+      failed: 0,
+      sent: 0,
+      requests: 0,
+    });
   });
 
   it('sums the days, taking the bounces out of the failures', () => {
@@ -22,7 +42,11 @@ describe('breakdownOf', () => {
     ];
     const totals = breakdownOf(days);
     expect(totals).toEqual({ delivered: 11, bounced: 2, failed: 1, sent: 11, requests: 14 });
-    expect([percentOf(totals.delivered, totals), percentOf(totals.bounced, totals), percentOf(totals.failed, totals)]).toEqual(['79%', '14%', '7%']);
+    expect([
+      percentOf(totals.delivered, totals),
+      percentOf(totals.bounced, totals),
+      percentOf(totals.failed, totals),
+    ]).toEqual(['79%', '14%', '7%']);
   });
 
   it('never counts fewer than no failures (a DSN bounce after delivery is not a failure)', () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { checkDkim, checkDmarc, checkReturnPath, checkSpf, type Lookup, NO_RECORD, parseTagList, sameHostName } from '../../src/server/domains/dns-check.ts';
+import {
+  checkDkim,
+  checkDmarc,
+  checkReturnPath,
+  checkSpf,
+  type Lookup,
+  NO_RECORD,
+  parseTagList,
+  sameHostName,
+} from '../../src/server/domains/dns-check.ts';
 
 const found = (...values: string[]): Lookup => ({ kind: 'found', values });
 const NONE: Lookup = { kind: 'none' };
@@ -7,10 +16,30 @@ const SERVFAIL: Lookup = { kind: 'failed', code: 'ESERVFAIL' };
 
 describe('parseTagList (RFC 6376 §3.2)', () => {
   it.each([
-    ['v=DKIM1; k=rsa; p=MIIB', [['v', 'DKIM1'], ['k', 'rsa'], ['p', 'MIIB']]],
-    ['  v = DKIM1 ;p=MI IB ;', [['v', 'DKIM1'], ['p', 'MI IB']]],
+    [
+      'v=DKIM1; k=rsa; p=MIIB',
+      [
+        ['v', 'DKIM1'],
+        ['k', 'rsa'],
+        ['p', 'MIIB'],
+      ],
+    ],
+    [
+      '  v = DKIM1 ;p=MI IB ;',
+      [
+        ['v', 'DKIM1'],
+        ['p', 'MI IB'],
+      ],
+    ],
     ['p=', [['p', '']]],
-    ['v=DMARC1; p=reject; rua=mailto:d@example.com', [['v', 'DMARC1'], ['p', 'reject'], ['rua', 'mailto:d@example.com']]],
+    [
+      'v=DMARC1; p=reject; rua=mailto:d@example.com',
+      [
+        ['v', 'DMARC1'],
+        ['p', 'reject'],
+        ['rua', 'mailto:d@example.com'],
+      ],
+    ],
   ] as const)('%s', (text, tags) => {
     expect([...parseTagList(text)!]).toEqual(tags);
   });

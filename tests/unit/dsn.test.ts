@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type DsnRecipient, MAX_REASON_LENGTH, classifyBounce, classifyRecipient, cleanDiagnostic, pickRecipient, saysNoSuchAddress } from '../../src/server/bounces/dsn.ts';
+import {
+  type DsnRecipient,
+  MAX_REASON_LENGTH,
+  classifyBounce,
+  classifyRecipient,
+  cleanDiagnostic,
+  pickRecipient,
+  saysNoSuchAddress,
+} from '../../src/server/bounces/dsn.ts';
 import { fieldGroups, parseBounce, parseDeliveryStatus } from '../../src/server/bounces/parse-dsn.ts';
 import { dsnFixture } from '../helpers/dsn-fixture.ts';
 
@@ -63,7 +71,9 @@ describe('classifyRecipient (RFC 3463 / RFC 3464 §2.3.3)', () => {
   });
 
   it('gives the diagnostic as the reason, or says what decided', () => {
-    expect(classifyRecipient(block('failed', '5.1.1', 'smtp; 550 5.1.1 User unknown')).reason).toBe('550 5.1.1 User unknown');
+    expect(classifyRecipient(block('failed', '5.1.1', 'smtp; 550 5.1.1 User unknown')).reason).toBe(
+      '550 5.1.1 User unknown',
+    );
     expect(classifyRecipient(block('failed', '5.1.1')).reason).toBe('Status 5.1.1');
     expect(classifyRecipient(block('delayed', '4.4.1', 'X-Postfix; timed out')).reason).toBe('Action: delayed');
   });
@@ -92,7 +102,11 @@ describe('cleanDiagnostic', () => {
     ['smtp; 550 5.1.1 User unknown', '550 5.1.1 User unknown'],
     ['SMTP;  452 4.2.2   Mailbox\r\n    full', '452 4.2.2 Mailbox full'],
     ['X-Postfix; Host or domain name not found', 'Host or domain name not found'],
-    ['smtp; 550-5.1.1 The account does not exist. Please try\r\n 550-5.1.1 double-checking.\r\n 550 5.1.1  https://support.example/p - gsmtp', '550 5.1.1 The account does not exist. Please try double-checking. https://support.example/p - gsmtp'],
+    [
+      'smtp; 550-5.1.1 The account does not exist. Please try\r\n 550-5.1.1 double-checking.\r\n 550 5.1.1  ' +
+        'https://support.example/p - gsmtp',
+      '550 5.1.1 The account does not exist. Please try double-checking. https://support.example/p - gsmtp',
+    ],
     ['smtp; 554-Rejected\r\n 554-for policy\r\n 554 reasons', '554 Rejected for policy reasons'],
     ['no type at all', 'no type at all'],
   ])('%j → %j', (input, output) => {
@@ -111,7 +125,12 @@ describe('pickRecipient', () => {
   const blocks: DsnRecipient[] = [
     { ...others, finalRecipient: 'list@customer.example', action: 'expanded' },
     { ...others, finalRecipient: 'bob@customer.example', action: 'failed' },
-    { ...others, finalRecipient: 'forwarded@elsewhere.example', originalRecipient: 'Ann@Customer.example', action: 'delivered' },
+    {
+      ...others,
+      finalRecipient: 'forwarded@elsewhere.example',
+      originalRecipient: 'Ann@Customer.example',
+      action: 'delivered',
+    },
   ];
 
   it('takes the block about the recipient (Final- or Original-Recipient, any case)', () => {
@@ -128,8 +147,18 @@ describe('pickRecipient', () => {
 
 describe('classifyBounce without a delivery-status part', () => {
   it.each([
-    ['qmail', 'Hi. This is the qmail-send program.\n<ann@customer.example>:\nSorry, no mailbox here by that name. (#5.1.1)\n', 'hard', '5.1.1'],
-    ['plain text, SMTP reply', 'Delivery failed.\n  550 5.1.1 <ann@customer.example>... User unknown\n', 'hard', '5.1.1'],
+    [
+      'qmail',
+      'Hi. This is the qmail-send program.\n<ann@customer.example>:\nSorry, no mailbox here by that name. (#5.1.1)\n',
+      'hard',
+      '5.1.1',
+    ],
+    [
+      'plain text, SMTP reply',
+      'Delivery failed.\n  550 5.1.1 <ann@customer.example>... User unknown\n',
+      'hard',
+      '5.1.1',
+    ],
     ['plain text, no code', 'Your message could not be delivered: the address does not exist.', 'hard', null],
     ['wrapped across lines', 'The recipient\nis unknown here.', 'hard', null],
     ['out of office', 'I am out of the office until 20 January.', 'not_a_bounce', null],
@@ -142,9 +171,13 @@ describe('classifyBounce without a delivery-status part', () => {
   });
 
   it('quotes the line that says so', () => {
-    expect(classifyBounce({ isReport: false, recipients: [], text: 'Hi.\n<a@b.example>:\nSorry, no mailbox here by that name. (#5.1.1)\n\nBye' }).reason).toBe(
-      'Sorry, no mailbox here by that name. (#5.1.1)',
-    );
+    expect(
+      classifyBounce({
+        isReport: false,
+        recipients: [],
+        text: 'Hi.\n<a@b.example>:\nSorry, no mailbox here by that name. (#5.1.1)\n\nBye',
+      }).reason,
+    ).toBe('Sorry, no mailbox here by that name. (#5.1.1)');
   });
 
   it('follows the delivery report over the human text', () => {
@@ -174,7 +207,10 @@ describe('parseDeliveryStatus (RFC 3464 §2.1)', () => {
       '',
     ].join('\r\n');
     const { perMessage, recipients } = parseDeliveryStatus(body);
-    expect(perMessage).toEqual({ 'reporting-mta': 'dns; mx.customer.example', 'arrival-date': 'Tue, 14 Jan 2025   10:12:02 +0000' });
+    expect(perMessage).toEqual({
+      'reporting-mta': 'dns; mx.customer.example',
+      'arrival-date': 'Tue, 14 Jan 2025   10:12:02 +0000',
+    });
     expect(recipients).toEqual([
       {
         finalRecipient: 'ann@customer.example',
@@ -183,28 +219,60 @@ describe('parseDeliveryStatus (RFC 3464 §2.1)', () => {
         status: '5.1.1',
         diagnosticCode: 'smtp; 550 5.1.1 <ann@customer.example>: Recipient\taddress rejected: User unknown',
       },
-      { finalRecipient: 'Bob@Customer.example', originalRecipient: 'bob@customer.example', action: 'delayed', status: '4.4.1', diagnosticCode: null },
+      {
+        finalRecipient: 'Bob@Customer.example',
+        originalRecipient: 'bob@customer.example',
+        action: 'delayed',
+        status: '4.4.1',
+        diagnosticCode: null,
+      },
     ]);
   });
 
   it('copes with leading blank lines and a report that has no per-message group', () => {
-    const { perMessage, recipients } = parseDeliveryStatus('\n\nFinal-Recipient: rfc822; a@b.example\nAction: failed\nStatus: 5.1.1\n');
+    const { perMessage, recipients } = parseDeliveryStatus(
+      '\n\nFinal-Recipient: rfc822; a@b.example\nAction: failed\nStatus: 5.1.1\n',
+    );
     expect(perMessage).toEqual({});
     expect(recipients.map((r) => r.status)).toEqual(['5.1.1']);
   });
 
   it('keeps the first of a repeated field and skips lines that are not fields', () => {
-    expect(fieldGroups('Status: 5.1.1\nnot a field\nStatus: 4.4.1\n  folded into the ignored copy\n')).toEqual([{ status: '5.1.1' }]);
+    expect(fieldGroups('Status: 5.1.1\nnot a field\nStatus: 4.4.1\n  folded into the ignored copy\n')).toEqual([
+      { status: '5.1.1' },
+    ]);
   });
 });
 
 describe('parseBounce on real-world shapes', () => {
-  const values = { verp: 'bounces+0123456789abcdef0123456789abcdef.0123456789ab@rp.transact.test', recipient: 'nobody@customer.example', messageId: '<order-1001@shop.example>' };
+  const values = {
+    verp: 'bounces+0123456789abcdef0123456789abcdef.0123456789ab@rp.transact.test',
+    recipient: 'nobody@customer.example',
+    messageId: '<order-1001@shop.example>',
+  };
 
   it.each([
-    ['postfix-user-unknown.eml', true, 'hard', '5.1.1', /^550 5\.1\.1 <nobody@customer\.example>: Recipient address rejected: User unknown in virtual mailbox table$/],
-    ['exchange-recipient-not-found.eml', true, 'hard', '5.1.10', /^550 5\.1\.10 RESOLVER\.ADR\.RecipientNotFound; Recipient not found by SMTP address lookup$/],
-    ['gmail-no-such-user.eml', true, 'hard', '5.1.1', /^550 5\.1\.1 The email account that you tried to reach does not exist\. Please try double-checking .* - gsmtp$/],
+    [
+      'postfix-user-unknown.eml',
+      true,
+      'hard',
+      '5.1.1',
+      /^550 5\.1\.1 <nobody@customer\.example>: Recipient address rejected: User unknown in virtual mailbox table$/,
+    ],
+    [
+      'exchange-recipient-not-found.eml',
+      true,
+      'hard',
+      '5.1.10',
+      /^550 5\.1\.10 RESOLVER\.ADR\.RecipientNotFound; Recipient not found by SMTP address lookup$/,
+    ],
+    [
+      'gmail-no-such-user.eml',
+      true,
+      'hard',
+      '5.1.1',
+      /^550 5\.1\.1 The email account that you tried to reach does not exist\. Please try double-checking .* - gsmtp$/,
+    ],
     ['sendmail-mailbox-full.eml', true, 'soft', '4.2.2', /^452 4\.2\.2 <nobody@customer\.example>\.\.\. Mailbox full$/],
     ['postfix-delayed.eml', true, 'not_a_bounce', '4.4.1', /^Action: delayed$/],
     ['qmail-plain-text.eml', false, 'hard', '5.1.1', /^Sorry, no mailbox here by that name\. \(#5\.1\.1\)$/],
@@ -236,7 +304,9 @@ describe('parseBounce on real-world shapes', () => {
         originalRecipient: 'nobody@customer.example',
         action: 'failed',
         status: '5.1.1',
-        diagnosticCode: 'smtp; 550 5.1.1 <nobody@customer.example>: Recipient address    rejected: User unknown in virtual mailbox table',
+        diagnosticCode:
+          'smtp; 550 5.1.1 <nobody@customer.example>: Recipient address    rejected: User unknown in virtual mailbox ' +
+          'table',
       },
     ]);
   });

@@ -36,7 +36,9 @@ describe('logoProblem (docs/console-reports.md §5, checked in the browser and o
     expect(logoProblem('logo.png', 100, png)).toBeNull();
     expect(logoProblem('logo.svg', 100, png)).toBe("File type 'svg' not allowed");
     expect(logoProblem('logo.png', 524_288, png)).toBe('File size exceeds the maximum file size');
-    expect(logoProblem('logo.png', 100, new TextEncoder().encode('<svg xmlns="x">'))).toBe("File type 'svg' not allowed");
+    expect(logoProblem('logo.png', 100, new TextEncoder().encode('<svg xmlns="x">'))).toBe(
+      "File type 'svg' not allowed",
+    );
     expect(logoProblem('logo.jpeg', 100, new TextEncoder().encode('<html>'))).toBe("File type 'html' not allowed");
     expect(logoProblem('logo', 100, png)).toBe("File type 'unknown' not allowed");
   });

@@ -16,13 +16,35 @@ describe('orderMx', () => {
     const draws = [0.9, 0.1, 0.5];
     let i = 0;
     const random = () => draws[i++ % draws.length];
-    expect(orderMx([{ exchange: 'b.example', priority: 10 }, { exchange: 'a.example', priority: 5 }], random)).toMatchObject({ kind: 'hosts', hosts: ['a.example', 'b.example'] });
+    expect(
+      orderMx(
+        [
+          { exchange: 'b.example', priority: 10 },
+          { exchange: 'a.example', priority: 5 },
+        ],
+        random,
+      ),
+    ).toMatchObject({ kind: 'hosts', hosts: ['a.example', 'b.example'] });
     i = 0;
     // draws 0.9 and 0.1: the second record of the tie goes first
-    expect(orderMx([{ exchange: 'x.example', priority: 10 }, { exchange: 'y.example', priority: 10 }, { exchange: 'z.example', priority: 20 }], random)).toMatchObject({ hosts: ['y.example', 'x.example', 'z.example'] });
+    expect(
+      orderMx(
+        [
+          { exchange: 'x.example', priority: 10 },
+          { exchange: 'y.example', priority: 10 },
+          { exchange: 'z.example', priority: 20 },
+        ],
+        random,
+      ),
+    ).toMatchObject({ hosts: ['y.example', 'x.example', 'z.example'] });
     expect(orderMx([{ exchange: '', priority: 0 }])).toEqual({ kind: 'null' });
     expect(orderMx([{ exchange: '.', priority: 0 }])).toEqual({ kind: 'null' });
-    expect(orderMx([{ exchange: 'MX.Example.', priority: 1 }, { exchange: 'mx.example', priority: 2 }])).toMatchObject({ hosts: ['mx.example'] });
+    expect(
+      orderMx([
+        { exchange: 'MX.Example.', priority: 1 },
+        { exchange: 'mx.example', priority: 2 },
+      ]),
+    ).toMatchObject({ hosts: ['mx.example'] });
   });
 
   it('makes one site of one MX host set, whatever its order and case', () => {
@@ -67,17 +89,36 @@ describe('isSlowDown', () => {
 describe('shaping', () => {
   const shaping = shapingFrom({
     default: { max_connections: 20 },
-    sites: { '*.google.com': { max_connections: 5, max_messages_per_second: 50 }, 'example.org': { max_messages_per_connection: 10 }, 'a.example,b.example': { max_connections: 2 } },
+    sites: {
+      '*.google.com': { max_connections: 5, max_messages_per_second: 50 },
+      'example.org': { max_messages_per_connection: 10 },
+      'a.example,b.example': { max_connections: 2 },
+    },
   });
   const table: [{ hosts: string[]; domain?: string; name: string }, object][] = [
-    [{ hosts: ['aspmx.l.google.com', 'alt1.aspmx.l.google.com'], domain: 'shop.example', name: 'x' }, { maxConnections: 5, maxMessagesPerConnection: 100, maxMessagesPerSecond: 50 }],
-    [{ hosts: ['mx.example.org'], domain: 'example.org', name: 'mx.example.org' }, { maxConnections: 20, maxMessagesPerConnection: 10 }],
-    [{ hosts: ['a.example', 'b.example'], name: 'a.example,b.example' }, { maxConnections: 2, maxMessagesPerConnection: 100 }],
-    [{ hosts: ['mx.other.example'], domain: 'other.example', name: 'mx.other.example' }, { maxConnections: 20, maxMessagesPerConnection: 100, maxMessagesPerSecond: undefined }],
+    [
+      { hosts: ['aspmx.l.google.com', 'alt1.aspmx.l.google.com'], domain: 'shop.example', name: 'x' },
+      { maxConnections: 5, maxMessagesPerConnection: 100, maxMessagesPerSecond: 50 },
+    ],
+    [
+      { hosts: ['mx.example.org'], domain: 'example.org', name: 'mx.example.org' },
+      { maxConnections: 20, maxMessagesPerConnection: 10 },
+    ],
+    [
+      { hosts: ['a.example', 'b.example'], name: 'a.example,b.example' },
+      { maxConnections: 2, maxMessagesPerConnection: 100 },
+    ],
+    [
+      { hosts: ['mx.other.example'], domain: 'other.example', name: 'mx.other.example' },
+      { maxConnections: 20, maxMessagesPerConnection: 100, maxMessagesPerSecond: undefined },
+    ],
   ];
   it.each(table)('%j → %j', (site, limits) => expect(shaping.limitsFor(site)).toMatchObject(limits));
   it('defaults to 10 connections and 100 messages per connection, and refuses unknown keys', () => {
-    expect(shapingFrom({}).limitsFor({ hosts: ['mx.example'], name: 'mx.example' })).toEqual({ maxConnections: 10, maxMessagesPerConnection: 100 });
+    expect(shapingFrom({}).limitsFor({ hosts: ['mx.example'], name: 'mx.example' })).toEqual({
+      maxConnections: 10,
+      maxMessagesPerConnection: 100,
+    });
     expect(() => shapingFrom({ default: { max_conections: 3 } })).toThrow();
     expect(matchesPattern('*.google.com', 'google.com')).toBe(false);
     expect(matchesPattern('*.google.com', 'a.b.google.com.')).toBe(true);
@@ -97,8 +138,14 @@ describe('MTA-STS', () => {
   it.each(txt)('TXT %j → id %s', (records, id) => expect(parseStsTxt(records)).toBe(id));
 
   it('parses policies and refuses broken ones', () => {
-    expect(parseStsPolicy('version: STSv1\r\nmode: enforce\r\nmx: mail.example.com\r\nmx: *.example.net\r\nmax_age: 604800\r\n')).toEqual({ mode: 'enforce', mx: ['mail.example.com', '*.example.net'], maxAge: 604800 });
-    expect(parseStsPolicy('version: STSv1\nmode: testing\nmx: mx.example\nmax_age: 86400')).toMatchObject({ mode: 'testing' });
+    expect(
+      parseStsPolicy(
+        'version: STSv1\r\nmode: enforce\r\nmx: mail.example.com\r\nmx: *.example.net\r\nmax_age: 604800\r\n',
+      ),
+    ).toEqual({ mode: 'enforce', mx: ['mail.example.com', '*.example.net'], maxAge: 604800 });
+    expect(parseStsPolicy('version: STSv1\nmode: testing\nmx: mx.example\nmax_age: 86400')).toMatchObject({
+      mode: 'testing',
+    });
     expect(parseStsPolicy('version: STSv1\nmode: none\nmax_age: 86400')).toMatchObject({ mode: 'none', mx: [] });
     expect(parseStsPolicy('version: STSv2\nmode: enforce\nmx: a\nmax_age: 1')).toBeNull();
     expect(parseStsPolicy('version: STSv1\nmode: enforce\nmax_age: 1')).toBeNull(); // no mx
@@ -125,8 +172,12 @@ describe('blockedUntil', () => {
     expect(blockedUntil(base, now)).toBeNull();
     expect(blockedUntil({ ...base, pausedUntil: later }, now)?.until).toEqual(later);
     expect(blockedUntil({ ...base, pausedUntil: new Date('2025-12-31T23:59:00Z') }, now)).toBeNull();
-    expect(blockedUntil({ ...base, suspendedUntil: new Date('9999-12-31T00:00:00Z') }, now)?.until).toEqual(new Date(now.getTime() + 60_000));
-    expect(blockedUntil({ ...base, suspendedUntil: new Date('2026-01-01T00:00:30Z') }, now)?.reason).toMatch(/suspended/);
+    expect(blockedUntil({ ...base, suspendedUntil: new Date('9999-12-31T00:00:00Z') }, now)?.until).toEqual(
+      new Date(now.getTime() + 60_000),
+    );
+    expect(blockedUntil({ ...base, suspendedUntil: new Date('2026-01-01T00:00:30Z') }, now)?.reason).toMatch(
+      /suspended/,
+    );
   });
 });
 
@@ -145,29 +196,66 @@ describe('what happened on the wire, as shown and sent', () => {
     ],
   };
 
-  it('reads "Delivered to mx2.example.com (192.0.2.3) over TLS 1.3" in the timeline, with the hosts tried before', () => {
-    const view = eventView({ type: 'delivered', time: 0, data: wire });
-    expect(view.details).toEqual([
-      'Delivered to mx2.example.com (192.0.2.3) over TLS 1.3',
-      'Remote server: 250 2.0.0 OK',
-      'Tried mx1.example.com (192.0.2.2): ECONNECTION: connect ECONNREFUSED 192.0.2.2:25',
-      'MTA-STS policy: enforce',
-    ]);
-    expect(wireText({ mx_host: 'mx.example.org', mx_address: '198.51.100.7' })).toBe('mx.example.org (198.51.100.7) without TLS');
-    expect(wireText({ reply: '250 OK' })).toBeNull(); // through a relay: nothing to say
-  });
+  it(
+    'reads "Delivered to mx2.example.com (192.0.2.3) over ' + 'TLS 1.3" in the timeline, with the hosts tried before',
+    () => {
+      const view = eventView({ type: 'delivered', time: 0, data: wire });
+      expect(view.details).toEqual([
+        'Delivered to mx2.example.com (192.0.2.3) over TLS 1.3',
+        'Remote server: 250 2.0.0 OK',
+        'Tried mx1.example.com (192.0.2.2): ECONNECTION: connect ECONNREFUSED 192.0.2.2:25',
+        'MTA-STS policy: enforce',
+      ]);
+      expect(wireText({ mx_host: 'mx.example.org', mx_address: '198.51.100.7' })).toBe(
+        'mx.example.org (198.51.100.7) without TLS',
+      );
+      expect(wireText({ reply: '250 OK' })).toBeNull(); // through a relay: nothing to say
+    },
+  );
 
   it('keeps the wire fields through the event wire mapping', () => {
-    const wired = eventToWire({ type: 'delivered', at: new Date(0), data: { ...wire, site: 'mx1.example.com,mx2.example.com', mta_sts: 'bogus' } });
+    const wired = eventToWire({
+      type: 'delivered',
+      at: new Date(0),
+      data: { ...wire, site: 'mx1.example.com,mx2.example.com', mta_sts: 'bogus' },
+    });
     expect(wired.data).toMatchObject({ mx_host: 'mx2.example.com', tls_version: 'TLSv1.3', tried: wire.tried });
     expect(wired.data.mta_sts).toBeUndefined();
   });
 
   it('carries them in email.sent and email.failed, flat in both field sets, null through a relay', () => {
-    const tx = { uuid: 'u', message_id_header: '<m>', group_uuid: 'g', group_name: 'Orders', from_email: 'a@shop.example', from_name: null, to_email: 'b@example.com', to_name: null, subject: 's', tags: null, metadata: null };
+    const tx = {
+      uuid: 'u',
+      message_id_header: '<m>',
+      group_uuid: 'g',
+      group_name: 'Orders',
+      from_email: 'a@shop.example',
+      from_name: null,
+      to_email: 'b@example.com',
+      to_name: null,
+      subject: 's',
+      tags: null,
+      metadata: null,
+    };
     const sent = standardPayload({ type: 'sent', at: new Date(0), data: wire }, tx).data as Record<string, unknown>;
-    expect(sent).toMatchObject({ smtp_reply: '250 2.0.0 OK', mx_host: 'mx2.example.com', mx_address: '192.0.2.3', tls_version: 'TLSv1.3', tls_cipher: 'TLS_AES_256_GCM_SHA384', mta_sts: 'enforce' });
-    expect(legacyPayload({ type: 'failed', at: new Date(0), data: { ...wire, reply: '451 later', bounce_type: 'soft' } }, tx)).toMatchObject({ smtp_reply: '451 later', mx_host: 'mx2.example.com', tls_version: 'TLSv1.3' });
-    expect(standardPayload({ type: 'sent', at: new Date(0), data: { reply: '250 OK' } }, tx).data).toMatchObject({ mx_host: null, tls_version: null, mta_sts: null });
+    expect(sent).toMatchObject({
+      smtp_reply: '250 2.0.0 OK',
+      mx_host: 'mx2.example.com',
+      mx_address: '192.0.2.3',
+      tls_version: 'TLSv1.3',
+      tls_cipher: 'TLS_AES_256_GCM_SHA384',
+      mta_sts: 'enforce',
+    });
+    expect(
+      legacyPayload(
+        { type: 'failed', at: new Date(0), data: { ...wire, reply: '451 later', bounce_type: 'soft' } },
+        tx,
+      ),
+    ).toMatchObject({ smtp_reply: '451 later', mx_host: 'mx2.example.com', tls_version: 'TLSv1.3' });
+    expect(standardPayload({ type: 'sent', at: new Date(0), data: { reply: '250 OK' } }, tx).data).toMatchObject({
+      mx_host: null,
+      tls_version: null,
+      mta_sts: null,
+    });
   });
 });

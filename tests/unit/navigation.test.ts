@@ -22,7 +22,13 @@ function enterprise(overrides: Partial<EnterpriseWire> = {}): EnterpriseWire {
 /** A user with exactly the named permissions set to 'yes' (send_transactions too only when named). */
 function user(granted: Permission[] = []): UserWire {
   const flags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, granted.includes(p) ? 'yes' : 'no']));
-  return { ...flags, user_id: 1, user_name: 'Ann', user_email: 'ann@example.com', user_profile_picture: null } as UserWire;
+  return {
+    ...flags,
+    user_id: 1,
+    user_name: 'Ann',
+    user_email: 'ann@example.com',
+    user_profile_picture: null,
+  } as UserWire;
 }
 
 function topIds(granted: Permission[], ent: Partial<EnterpriseWire> = {}): string[] {
@@ -39,7 +45,11 @@ describe('topNavigation', () => {
   it.each<[string, Permission[], boolean]>([
     ['a super administrator', ['super_administrator'], true],
     ['a customer administrator', ['customer_administrator'], true],
-    ['a user with every other permission', PERMISSIONS.filter((p) => p !== 'super_administrator' && p !== 'customer_administrator'), false],
+    [
+      'a user with every other permission',
+      PERMISSIONS.filter((p) => p !== 'super_administrator' && p !== 'customer_administrator'),
+      false,
+    ],
     ['a user with no permission', [], false],
   ])('%s sees Customer Profile, Branding and Enterprise and Resellers: %s', (_who, granted, shown) => {
     const ids = topIds(granted);
@@ -48,7 +58,9 @@ describe('topNavigation', () => {
   });
 
   it('puts My Customers and Enterprise Profile in the Enterprise and Resellers group', () => {
-    const group = topNavigation({ enterprise: enterprise(), user: user(['super_administrator']) }).find((g) => g.id === 'enterprise')!;
+    const group = topNavigation({ enterprise: enterprise(), user: user(['super_administrator']) }).find(
+      (g) => g.id === 'enterprise',
+    )!;
     expect(group.label).toBe('Enterprise and Resellers');
     expect(group.entries.map((e) => e.label)).toEqual(expect.arrayContaining(['My Customers', 'Enterprise Profile']));
   });
@@ -77,7 +89,10 @@ describe('topNavigation', () => {
   });
 
   it('links every parent-platform entry to the enterprise parent URL', () => {
-    const groups = topNavigation({ enterprise: enterprise({ enterprise_pmailer_url: `${PARENT}/` }), user: user([...PERMISSIONS]) });
+    const groups = topNavigation({
+      enterprise: enterprise({ enterprise_pmailer_url: `${PARENT}/` }),
+      user: user([...PERMISSIONS]),
+    });
     const links = groups.flatMap((g) => g.entries).filter((e) => e.id !== 'transactional-email');
     expect(links.length).toBeGreaterThan(0);
     for (const entry of links) expect(entry.href.startsWith(`${PARENT}/`), entry.href).toBe(true);
@@ -85,7 +100,9 @@ describe('topNavigation', () => {
   });
 
   it.each([null, ''])('shows no top navigation when the parent URL is %j', (url) => {
-    expect(topNavigation({ enterprise: enterprise({ enterprise_pmailer_url: url }), user: user([...PERMISSIONS]) })).toEqual([]);
+    expect(
+      topNavigation({ enterprise: enterprise({ enterprise_pmailer_url: url }), user: user([...PERMISSIONS]) }),
+    ).toEqual([]);
   });
 
   it('shows no top navigation when signed out', () => {
@@ -114,9 +131,21 @@ describe('sideMenu', () => {
     for (const id of ALWAYS) expect(ids, id).toContain(id);
   });
 
-  it('keeps the order of docs/console.md §2: Dashboard, Groups, Suppression List, Templates, Online Attachments, Webhook Logs, Settings', () => {
-    expect(sideIds('yes')).toEqual(['dashboard', 'groups', 'suppression-list', 'templates', 'online-attachments', 'webhook-logs', 'settings']);
-  });
+  it(
+    'keeps the order of docs/console.md §2: Dashboard, Groups, Suppression List, Templates, Online Attachments, ' +
+      'Webhook Logs, Settings',
+    () => {
+      expect(sideIds('yes')).toEqual([
+        'dashboard',
+        'groups',
+        'suppression-list',
+        'templates',
+        'online-attachments',
+        'webhook-logs',
+        'settings',
+      ]);
+    },
+  );
 });
 
 describe('canSendTransactions', () => {

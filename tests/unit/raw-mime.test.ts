@@ -33,30 +33,37 @@ const alternative = crlf([
   'Content-Type: text/html; charset="UTF-8"',
   'Content-Transfer-Encoding: base64',
   '',
-  ...Buffer.from('<p>Grüße <a href="https://shop.example/h">shop</a></p>', 'utf8').toString('base64').match(/.{1,20}/g)!,
+  ...Buffer.from('<p>Grüße <a href="https://shop.example/h">shop</a></p>', 'utf8')
+    .toString('base64')
+    .match(/.{1,20}/g)!,
   '----alt-b--',
   'epilogue stays',
   '',
 ]);
 
 describe('rewriteTextParts', () => {
-  it('rewrites both parts of multipart/alternative (quoted-printable and base64) and keeps the rest byte for byte', async () => {
-    calls.length = 0;
-    const out = rewriteTextParts(alternative, rewrite);
-    expect(calls).toEqual(['plain', 'html']);
-    expect(headOf(out)).toBe(headOf(alternative));
-    const parsed = await simpleParser(out);
-    expect(parsed.text).toBe(`Grüße! Visit https://mail.transact.test/t/c/a?b=1 or ${longWord} https://mail.transact.test/t/c/soft`);
-    expect(parsed.html).toBe('<p>Grüße <a href="https://mail.transact.test/t/c/h">shop</a></p>');
-    expect(parsed.subject).toBe('Grüße');
-    const text = out.toString('latin1');
-    expect(text).toContain('\r\nThis is a multi-part message in MIME format.\r\n----alt-b\r\n');
-    expect(text.endsWith('\r\n----alt-b--\r\nepilogue stays\r\n')).toBe(true);
-    // encoders keep each part's transfer encoding and lines of at most 76 characters
-    expect(text).toMatch(/Content-Transfer-Encoding: quoted-printable\r\n\r\nGr=C3=BC/);
-    expect(text.split('\r\n').every((l) => l.length <= 78)).toBe(true);
-    expect(text.split('\r\n').every((l) => !/^[A-Za-z0-9+/=]{77,}$/.test(l))).toBe(true);
-  });
+  it(
+    'rewrites both parts of multipart/alternative ' + '(quoted-printable and base64) and keeps the rest byte for byte',
+    async () => {
+      calls.length = 0;
+      const out = rewriteTextParts(alternative, rewrite);
+      expect(calls).toEqual(['plain', 'html']);
+      expect(headOf(out)).toBe(headOf(alternative));
+      const parsed = await simpleParser(out);
+      expect(parsed.text).toBe(
+        `Grüße! Visit https://mail.transact.test/t/c/a?b=1 or ${longWord} https://mail.transact.test/t/c/soft`,
+      );
+      expect(parsed.html).toBe('<p>Grüße <a href="https://mail.transact.test/t/c/h">shop</a></p>');
+      expect(parsed.subject).toBe('Grüße');
+      const text = out.toString('latin1');
+      expect(text).toContain('\r\nThis is a multi-part message in MIME format.\r\n----alt-b\r\n');
+      expect(text.endsWith('\r\n----alt-b--\r\nepilogue stays\r\n')).toBe(true);
+      // encoders keep each part's transfer encoding and lines of at most 76 characters
+      expect(text).toMatch(/Content-Transfer-Encoding: quoted-printable\r\n\r\nGr=C3=BC/);
+      expect(text.split('\r\n').every((l) => l.length <= 78)).toBe(true);
+      expect(text.split('\r\n').every((l) => !/^[A-Za-z0-9+/=]{77,}$/.test(l))).toBe(true);
+    },
+  );
 
   it('leaves attachments of multipart/mixed untouched, text ones included', async () => {
     const pdf = Buffer.from('%PDF-1.4 https://shop.example/in-a-pdf').toString('base64');
@@ -102,7 +109,9 @@ describe('rewriteTextParts', () => {
     const out = rewriteTextParts(raw, rewrite);
     expect(calls).toEqual(['plain', 'html']);
     const text = out.toString('latin1');
-    expect(text).toContain('\r\n--mixed-alt\r\nContent-Type: text/plain\r\n\r\nHi https://mail.transact.test/t/c/t\r\n--mixed-alt\r\n');
+    expect(text).toContain(
+      '\r\n--mixed-alt\r\nContent-Type: text/plain\r\n\r\nHi https://mail.transact.test/t/c/t\r\n--mixed-alt\r\n',
+    );
     expect(text).toContain('<a href="https://mail.transact.test/t/c/h">h</a>\r\n--mixed-alt--');
     expect(text).toContain(`filename=links.txt\r\n\r\n${attached}\r\n--mixed\r\n`);
     expect(text).toContain(`base64\r\n\r\n${pdf}\r\n--mixed\r\n`);
@@ -115,7 +124,9 @@ describe('rewriteTextParts', () => {
 
   it('rewrites a single-part message', () => {
     const raw = crlf(['From: orders@shop.example', 'Subject: one', '', 'See https://shop.example/x.', '']);
-    expect(rewriteTextParts(raw, rewrite).toString()).toBe(crlf(['From: orders@shop.example', 'Subject: one', '', 'See https://mail.transact.test/t/c/x.', '']).toString());
+    expect(rewriteTextParts(raw, rewrite).toString()).toBe(
+      crlf(['From: orders@shop.example', 'Subject: one', '', 'See https://mail.transact.test/t/c/x.', '']).toString(),
+    );
   });
 
   it('returns the same buffer when nothing changes', () => {
@@ -127,11 +138,17 @@ describe('rewriteTextParts', () => {
 
   it('relabels a rewritten non-UTF-8 part as UTF-8 and keeps its text', async () => {
     const raw = Buffer.concat([
-      Buffer.from('Subject: latin\r\nContent-Type: text/plain; charset=iso-8859-1; format=flowed\r\nContent-Transfer-Encoding: 8bit\r\n\r\n', 'latin1'),
+      Buffer.from(
+        'Subject: latin\r\nContent-Type: text/plain; charset=iso-8859-1; format=flowed\r\nContent-Transfer-Encoding: ' +
+          '8bit\r\n\r\n',
+        'latin1',
+      ),
       Buffer.from('Café https://shop.example/c\r\n', 'latin1'),
     ]);
     const out = rewriteTextParts(raw, rewrite);
-    expect(headOf(out)).toBe('Subject: latin\r\nContent-Type: text/plain; charset=utf-8; format=flowed\r\nContent-Transfer-Encoding: 8bit');
+    expect(headOf(out)).toBe(
+      'Subject: latin\r\nContent-Type: text/plain; charset=utf-8; format=flowed\r\nContent-Transfer-Encoding: 8bit',
+    );
     expect((await simpleParser(out)).text).toBe('Café https://mail.transact.test/t/c/c');
   });
 
@@ -146,7 +163,9 @@ describe('rewriteTextParts', () => {
     const out = rewriteTextParts(raw, grow);
     expect(headOf(out)).toBe('Content-Type: text/plain\r\nContent-Transfer-Encoding: quoted-printable');
     // (mailparser keeps a quoted-printable body's final line break)
-    expect((await simpleParser(out)).text?.trimEnd()).toBe(`${'y'.repeat(990)} https://mail.transact.test/t/c/${'z'.repeat(40)}`);
+    expect((await simpleParser(out)).text?.trimEnd()).toBe(
+      `${'y'.repeat(990)} https://mail.transact.test/t/c/${'z'.repeat(40)}`,
+    );
   });
 
   it('does not take a longer boundary that starts with the same characters for a delimiter', () => {
@@ -160,7 +179,9 @@ describe('rewriteTextParts', () => {
       '--b--',
       '',
     ]);
-    expect(rewriteTextParts(raw, rewrite).toString()).toContain('\r\n--bb is not a delimiter https://mail.transact.test/t/c/1\r\n--b--');
+    expect(rewriteTextParts(raw, rewrite).toString()).toContain(
+      '\r\n--bb is not a delimiter https://mail.transact.test/t/c/1\r\n--b--',
+    );
   });
 
   it('leaves a part in a charset it cannot decode alone', () => {

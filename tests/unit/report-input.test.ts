@@ -36,7 +36,9 @@ describe('dateField', () => {
     ['', undefined],
     [null, undefined],
   ])('reads %j', (value, bound) => expect(parse(value)).toMatchObject({ success: true, data: { d: bound } }));
-  it.each([['2025-02-30'], ['yesterday'], [-1], [1.5], [true]])('refuses %j', (value) => expect(parse(value).success).toBe(false));
+  it.each([['2025-02-30'], ['yesterday'], [-1], [1.5], [true]])('refuses %j', (value) =>
+    expect(parse(value).success).toBe(false),
+  );
 });
 
 describe('pageField', () => {
@@ -60,18 +62,30 @@ describe('rangeOf', () => {
     });
   });
   it('includes the whole last second of a unix end, and is not whole days', () => {
-    const range = rangeOf({ start_date: { unixSeconds: Date.parse('2025-03-12T00:00:00Z') / 1000 }, end_date: { unixSeconds: Date.parse('2025-03-12T23:59:59Z') / 1000 } });
+    const range = rangeOf({
+      start_date: { unixSeconds: Date.parse('2025-03-12T00:00:00Z') / 1000 },
+      end_date: { unixSeconds: Date.parse('2025-03-12T23:59:59Z') / 1000 },
+    });
     expect(range.before).toEqual(new Date('2025-03-13T00:00:00Z'));
     expect(range).toMatchObject({ wholeDays: false, firstDay: '2025-03-12', lastDay: '2025-03-12' });
   });
   it('takes either spelling, equal values in both, and is open without bounds', () => {
     expect(rangeOf({ start_date: { day: '2025-03-12' } }).from).toEqual(new Date('2025-03-12T00:00:00Z'));
-    expect(rangeOf({ startDate: { day: '2025-03-12' }, start_date: { unixSeconds: Date.parse('2025-03-12T00:00:00Z') / 1000 } }).firstDay).toBe('2025-03-12');
+    expect(
+      rangeOf({
+        startDate: { day: '2025-03-12' },
+        start_date: { unixSeconds: Date.parse('2025-03-12T00:00:00Z') / 1000 },
+      }).firstDay,
+    ).toBe('2025-03-12');
     expect(rangeOf({})).toEqual({ from: null, before: null, wholeDays: true, firstDay: null, lastDay: null });
   });
   it('refuses different spellings and a start after the end', () => {
-    expect(code(() => rangeOf({ startDate: { day: '2025-03-12' }, start_date: { day: '2025-03-11' } }))).toBe('validation_failed');
-    expect(code(() => rangeOf({ startDate: { day: '2025-03-12' }, endDate: { day: '2025-03-11' } }))).toBe('validation_failed');
+    expect(code(() => rangeOf({ startDate: { day: '2025-03-12' }, start_date: { day: '2025-03-11' } }))).toBe(
+      'validation_failed',
+    );
+    expect(code(() => rangeOf({ startDate: { day: '2025-03-12' }, endDate: { day: '2025-03-11' } }))).toBe(
+      'validation_failed',
+    );
   });
 });
 
@@ -82,11 +96,19 @@ describe('seriesDays', () => {
     expect(daysBetween('2025-03-02', today)).toHaveLength(30);
   });
   it('closes an open end at today, an open start 29 days before the end', () => {
-    expect(seriesDays(rangeOf({ startDate: { day: '2025-03-20' } }), today)).toEqual({ first: '2025-03-20', last: today });
-    expect(seriesDays(rangeOf({ endDate: { day: '2025-02-10' } }), today)).toEqual({ first: '2025-01-12', last: '2025-02-10' });
+    expect(seriesDays(rangeOf({ startDate: { day: '2025-03-20' } }), today)).toEqual({
+      first: '2025-03-20',
+      last: today,
+    });
+    expect(seriesDays(rangeOf({ endDate: { day: '2025-02-10' } }), today)).toEqual({
+      first: '2025-01-12',
+      last: '2025-02-10',
+    });
   });
   it('refuses more than two years of days', () => {
-    expect(code(() => seriesDays(rangeOf({ startDate: { day: '2020-01-01' }, endDate: { day: '2025-01-01' } }), today))).toBe('validation_failed');
+    expect(
+      code(() => seriesDays(rangeOf({ startDate: { day: '2020-01-01' }, endDate: { day: '2025-01-01' } }), today)),
+    ).toBe('validation_failed');
   });
   it('crosses months and leap days', () => {
     expect(daysBetween('2024-02-28', '2024-03-01')).toEqual(['2024-02-28', '2024-02-29', '2024-03-01']);
@@ -95,7 +117,8 @@ describe('seriesDays', () => {
 
 describe('resolveSort', () => {
   const keys = ['trans_id', 'dateSent'] as const;
-  const sort = (direction?: string, key?: string) => resolveSort(keys, 'trans_id', { direction, key, directionName: 'order', keyName: 'order_by' });
+  const sort = (direction?: string, key?: string) =>
+    resolveSort(keys, 'trans_id', { direction, key, directionName: 'order', keyName: 'order_by' });
   it.each([
     [undefined, undefined, { key: 'trans_id', direction: 'desc' }],
     ['asc', undefined, { key: 'trans_id', direction: 'asc' }],
@@ -109,12 +132,20 @@ describe('resolveSort', () => {
     ['asc', 'subject'],
     ['subject', undefined],
     ['asc', 'desc'],
-  ])('refuses order %s, order_by %s', (direction, key) => expect(code(() => sort(direction, key))).toBe('validation_failed'));
+  ])('refuses order %s, order_by %s', (direction, key) =>
+    expect(code(() => sort(direction, key))).toBe('validation_failed'),
+  );
 });
 
 describe('pageMeta', () => {
   it('has at least one page', () => {
-    expect(pageMeta(1, 10, 0, false)).toEqual({ current_page: 1, per_page: 10, total: 0, last_page: 1, total_capped: false });
+    expect(pageMeta(1, 10, 0, false)).toEqual({
+      current_page: 1,
+      per_page: 10,
+      total: 0,
+      last_page: 1,
+      total_capped: false,
+    });
     expect(pageMeta(2, 10, 21, false).last_page).toBe(3);
   });
 });

@@ -5,7 +5,10 @@ const raw = (head: string) => Buffer.from(`${head}\r\n\r\nX-Transact-Group: stay
 
 describe('rewriteHeaders', () => {
   it('drops X-Transact-Group with its continuation lines, but not from the body', () => {
-    const out = rewriteHeaders(raw('From: a@x.example\r\nX-Transact-Group: Long\r\n name\r\nSubject: s'), null).toString();
+    const out = rewriteHeaders(
+      raw('From: a@x.example\r\nX-Transact-Group: Long\r\n name\r\nSubject: s'),
+      null,
+    ).toString();
     expect(out).toBe('From: a@x.example\r\nSubject: s\r\n\r\nX-Transact-Group: stays in the body\r\n');
   });
 

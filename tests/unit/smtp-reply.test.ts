@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyNetworkError, classifyReply, nextAttemptAt, retryHintSeconds } from '../../src/server/delivery/smtp-reply.ts';
+import {
+  classifyNetworkError,
+  classifyReply,
+  nextAttemptAt,
+  retryHintSeconds,
+} from '../../src/server/delivery/smtp-reply.ts';
 
 describe('classifyReply (RFC 5321 §4.2.1)', () => {
   it.each([
@@ -19,7 +24,10 @@ describe('classifyReply (RFC 5321 §4.2.1)', () => {
   });
 
   it('carries the delay a server asked for', () => {
-    expect(classifyReply(450, '4.2.0 Greylisted, please try again in 300 seconds')).toEqual({ kind: 'temporary', retryAfterSeconds: 300 });
+    expect(classifyReply(450, '4.2.0 Greylisted, please try again in 300 seconds')).toEqual({
+      kind: 'temporary',
+      retryAfterSeconds: 300,
+    });
     expect(classifyReply(550, 'try again in 300 seconds').retryAfterSeconds).toBeUndefined();
   });
 });
@@ -65,7 +73,9 @@ describe('nextAttemptAt (about 1, 5, 15, 30 min, then hourly, up to 48 h)', () =
   });
 
   it('honours a longer delay asked by the server', () => {
-    expect(minutes(nextAttemptAt({ attempts: 1, queuedAt, now: queuedAt, maxHours: 48, retryAfterSeconds: 600 }), queuedAt)).toBe(10);
+    expect(
+      minutes(nextAttemptAt({ attempts: 1, queuedAt, now: queuedAt, maxHours: 48, retryAfterSeconds: 600 }), queuedAt),
+    ).toBe(10);
   });
 
   it('gives up when the next try would fall after the deadline', () => {

@@ -4,7 +4,12 @@ import { parseS3Url } from '../../src/server/storage/s3-storage.ts';
 
 describe('STORAGE_URL (issue 15)', () => {
   it('reads bucket, endpoint, region and addressing', () => {
-    expect(parseS3Url('s3://files?endpoint=http://127.0.0.1:9000&region=eu-west-1', { accessKeyId: 'a', secretAccessKey: 'b' })).toEqual({
+    expect(
+      parseS3Url('s3://files?endpoint=http://127.0.0.1:9000&region=eu-west-1', {
+        accessKeyId: 'a',
+        secretAccessKey: 'b',
+      }),
+    ).toEqual({
       bucket: 'files',
       endpoint: 'http://127.0.0.1:9000',
       region: 'eu-west-1',
@@ -13,7 +18,12 @@ describe('STORAGE_URL (issue 15)', () => {
       secretAccessKey: 'b',
     });
     // AWS itself: no endpoint, virtual-hosted addressing, the default region
-    expect(parseS3Url('s3://files')).toMatchObject({ bucket: 'files', endpoint: undefined, region: 'us-east-1', forcePathStyle: false });
+    expect(parseS3Url('s3://files')).toMatchObject({
+      bucket: 'files',
+      endpoint: undefined,
+      region: 'us-east-1',
+      forcePathStyle: false,
+    });
     expect(parseS3Url('s3://files?endpoint=https://s3.example&path_style=false').forcePathStyle).toBe(false);
   });
 

@@ -23,15 +23,52 @@ describe('the text part of a template without one', () => {
   });
 
   const CASES: [string, string, Record<string, unknown>][] = [
-    ['a list by #each', '<p>Hello {{first_name}},</p><ul>{{#each items}}<li>{{name}} × {{quantity}}</li>{{/each}}</ul><p>Total {{total}}</p>', { first_name: 'Ann', items: [{ name: 'Tea', quantity: 2 }, { name: 'Cup', quantity: 1 }], total: '£9' }],
+    [
+      'a list by #each',
+      '<p>Hello {{first_name}},</p><ul>{{#each items}}<li>{{name}} × {{quantity}}</li>{{/each}}</ul><p>Total ' +
+        '{{total}}</p>',
+      {
+        first_name: 'Ann',
+        items: [
+          { name: 'Tea', quantity: 2 },
+          { name: 'Cup', quantity: 1 },
+        ],
+        total: '£9',
+      },
+    ],
     ['an empty list', '<ul>{{#each items}}<li>{{name}}</li>{{/each}}</ul><p>End</p>', { items: [] }],
-    ['#if around paragraphs, true', '<p>A</p>{{#if vip}}<p>Thanks, {{name}}</p>{{else}}<p>Join us</p>{{/if}}<p>B</p>', { vip: true, name: 'Ann' }],
-    ['#if around paragraphs, false', '<p>A</p>{{#if vip}}<p>Thanks, {{name}}</p>{{else}}<p>Join us</p>{{/if}}<p>B</p>', { vip: false }],
-    ['a link to a variable, and one whose text is its address', '<p><a href="{{url}}">Open</a> or <a href="{{url}}">{{url}}</a></p>', { url: 'https://shop.example/o/1' }],
-    ['values with markup and entities', '<p>{{note}} &amp; {{other}}</p>', { note: '<b>bold</b> & "quoted"', other: 'a &amp; b' }],
+    [
+      '#if around paragraphs, true',
+      '<p>A</p>{{#if vip}}<p>Thanks, {{name}}</p>{{else}}<p>Join us</p>{{/if}}<p>B</p>',
+      { vip: true, name: 'Ann' },
+    ],
+    [
+      '#if around paragraphs, false',
+      '<p>A</p>{{#if vip}}<p>Thanks, {{name}}</p>{{else}}<p>Join us</p>{{/if}}<p>B</p>',
+      { vip: false },
+    ],
+    [
+      'a link to a variable, and one whose text is its address',
+      '<p><a href="{{url}}">Open</a> or <a href="{{url}}">{{url}}</a></p>',
+      { url: 'https://shop.example/o/1' },
+    ],
+    [
+      'values with markup and entities',
+      '<p>{{note}} &amp; {{other}}</p>',
+      { note: '<b>bold</b> & "quoted"', other: 'a &amp; b' },
+    ],
     ['a heading keeps its case', '<h1>Welcome, {{name}}</h1><p>Text</p>', { name: 'Ann' }],
     ['a long paragraph', `<p>${'word '.repeat(40)}{{name}} ${'more '.repeat(30)}</p>`, { name: 'Ann' }],
-    ['a table row per item', '<table>{{#each rows}}<tr><td>{{a}}</td><td>{{b}}</td></tr>{{/each}}</table>', { rows: [{ a: 1, b: 2 }, { a: 3, b: 4 }] }],
+    [
+      'a table row per item',
+      '<table>{{#each rows}}<tr><td>{{a}}</td><td>{{b}}</td></tr>{{/each}}</table>',
+      {
+        rows: [
+          { a: 1, b: 2 },
+          { a: 3, b: 4 },
+        ],
+      },
+    ],
   ];
   it.each(CASES)('reads as the rendered HTML converted: %s', (_, html, variables) => {
     const { derived, sent, perSend } = both(html, variables);
@@ -55,8 +92,17 @@ describe('the text part of a template without one', () => {
   });
 
   it('writes a table row as one line, its cells side by side, and keeps a heading as written', () => {
-    const html = '<h1>Thanks, {{name}}</h1><table>{{#each items}}<tr><td>{{title}} × {{n}}</td><td>{{price}}</td></tr>{{/each}}</table><p><a href="{{url}}">Track it</a></p>';
-    const { derived, sent } = both(html, { name: 'Ann', items: [{ title: 'Tea', n: 2, price: '£4' }, { title: 'Cup', n: 1, price: '£6' }], url: 'https://shop.example/t/1' });
+    const html =
+      '<h1>Thanks, {{name}}</h1><table>{{#each items}}<tr><td>{{title}} × ' +
+      '{{n}}</td><td>{{price}}</td></tr>{{/each}}</table><p><a href="{{url}}">Track it</a></p>';
+    const { derived, sent } = both(html, {
+      name: 'Ann',
+      items: [
+        { title: 'Tea', n: 2, price: '£4' },
+        { title: 'Cup', n: 1, price: '£6' },
+      ],
+      url: 'https://shop.example/t/1',
+    });
     expect(derived).toBe(true);
     expect(sent).toBe('Thanks, Ann\n\nTea × 2 £4\nCup × 1 £6\n\nTrack it [https://shop.example/t/1]');
   });

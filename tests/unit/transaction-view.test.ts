@@ -25,13 +25,17 @@ describe('statusOf', () => {
   });
 });
 
-describe('the table\'s date and clicks', () => {
+describe("the table's date and clicks", () => {
   it('shows the sent date, or the queued date when the sent date is 0 (docs/console.md §2)', () => {
     expect(shownDate({ trans_date_sent: 1_700_000_100, trans_date_queued: 1_700_000_000 })).toBe(1_700_000_100);
     expect(shownDate({ trans_date_sent: 0, trans_date_queued: 1_700_000_000 })).toBe(1_700_000_000);
   });
 
-  it.each([[0, '0 link(s)'], [1, '1 link(s)'], [12, '12 link(s)']])('%i clicks read %j', (n, text) => {
+  it.each([
+    [0, '0 link(s)'],
+    [1, '1 link(s)'],
+    [12, '12 link(s)'],
+  ])('%i clicks read %j', (n, text) => {
     expect(clicksText(n)).toBe(text);
   });
 
@@ -43,7 +47,13 @@ describe('the table\'s date and clicks', () => {
 
 describe('customHeaders (the modal shows them only for a non-empty object)', () => {
   it.each([
-    ['{"X-Campaign":"spring","X-Id":"7"}', [['X-Campaign', 'spring'], ['X-Id', '7']]],
+    [
+      '{"X-Campaign":"spring","X-Id":"7"}',
+      [
+        ['X-Campaign', 'spring'],
+        ['X-Id', '7'],
+      ],
+    ],
     ['{"X-Count":3}', [['X-Count', '3']]],
     ['{}', null],
     ['', null],
@@ -58,19 +68,52 @@ describe('customHeaders (the modal shows them only for a non-empty object)', () 
 });
 
 describe('eventView', () => {
-  const event = (type: TransactionEventWire['type'], data: TransactionEventWire['data'] = {}): TransactionEventWire => ({ type, time: 1_700_000_000, data });
+  const event = (
+    type: TransactionEventWire['type'],
+    data: TransactionEventWire['data'] = {},
+  ): TransactionEventWire => ({ type, time: 1_700_000_000, data });
 
   it.each<[TransactionEventWire, string, string, string[]]>([
     [event('queued'), 'Queued', 'neutral', ['Accepted for delivery']],
     [event('sent', { attempt: 2, reply: '250 Ok' }), 'Sent', 'neutral', ['Attempt 2']],
-    [event('delivered', { attempt: 1, reply: '250 2.0.0 Ok: queued as 1234' }), 'Delivered', 'delivered', ['Remote server: 250 2.0.0 Ok: queued as 1234']],
-    [event('bounced', { bounce_type: 'hard', reply: '550 5.1.1 User unknown', attempt: 1 }), 'Bounced (hard)', 'bounced', ['Remote server: 550 5.1.1 User unknown']],
+    [
+      event('delivered', { attempt: 1, reply: '250 2.0.0 Ok: queued as 1234' }),
+      'Delivered',
+      'delivered',
+      ['Remote server: 250 2.0.0 Ok: queued as 1234'],
+    ],
+    [
+      event('bounced', { bounce_type: 'hard', reply: '550 5.1.1 User unknown', attempt: 1 }),
+      'Bounced (hard)',
+      'bounced',
+      ['Remote server: 550 5.1.1 User unknown'],
+    ],
     // a DSN: its status and diagnostic, no SMTP reply
-    [event('bounced', { bounce_type: 'soft', status: '4.2.2', reason: 'Mailbox full' }), 'Bounced (soft)', 'bounced', ['Status 4.2.2', 'Mailbox full']],
-    [event('failed', { reason: 'Recipient is on the suppression list' }), 'Failed', 'failed', ['Recipient is on the suppression list']],
-    [event('failed', { reply: '451 Try later', bounce_type: 'soft', attempt: 9 }), 'Failed', 'failed', ['Remote server: 451 Try later']],
+    [
+      event('bounced', { bounce_type: 'soft', status: '4.2.2', reason: 'Mailbox full' }),
+      'Bounced (soft)',
+      'bounced',
+      ['Status 4.2.2', 'Mailbox full'],
+    ],
+    [
+      event('failed', { reason: 'Recipient is on the suppression list' }),
+      'Failed',
+      'failed',
+      ['Recipient is on the suppression list'],
+    ],
+    [
+      event('failed', { reply: '451 Try later', bounce_type: 'soft', attempt: 9 }),
+      'Failed',
+      'failed',
+      ['Remote server: 451 Try later'],
+    ],
     [event('open', { user_agent: 'Mozilla/5.0', ip: '203.0.113.9' }), 'Opened', 'neutral', ['Mozilla/5.0']],
-    [event('click', { url: 'https://shop.example/a', user_agent: 'Mozilla/5.0' }), 'Clicked', 'neutral', ['https://shop.example/a']],
+    [
+      event('click', { url: 'https://shop.example/a', user_agent: 'Mozilla/5.0' }),
+      'Clicked',
+      'neutral',
+      ['https://shop.example/a'],
+    ],
     [event('unsubscribe', { via: 'one_click' }), 'Unsubscribed', 'neutral', ['with the one-click header']],
     [event('resubscribe', { via: 'page' }), 'Resubscribed', 'neutral', ['on the unsubscribe page']],
   ])('%j reads %s', (e, title, tone, details) => {
@@ -78,7 +121,9 @@ describe('eventView', () => {
   });
 
   it('tells when a deferred message is tried next', () => {
-    const view = eventView(event('deferred', { reply: '421 Busy', next_attempt_at: Date.UTC(2025, 2, 1, 10, 0, 0) / 1000 }));
+    const view = eventView(
+      event('deferred', { reply: '421 Busy', next_attempt_at: Date.UTC(2025, 2, 1, 10, 0, 0) / 1000 }),
+    );
     expect(view.details).toEqual(['Remote server: 421 Busy', 'Next attempt March 1, 2025 10:00:00']);
   });
 });

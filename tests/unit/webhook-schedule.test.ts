@@ -9,7 +9,9 @@ const after = (d: Date | null) => (d ? (d.getTime() - now.getTime()) / 1000 : nu
 
 describe('nextRetryAt', () => {
   it('walks 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (about three days), then stops', () => {
-    expect(RETRY_DELAYS_SECONDS.map((_, step) => after(nextRetryAt(step, now, () => 0.5)))).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
+    expect(RETRY_DELAYS_SECONDS.map((_, step) => after(nextRetryAt(step, now, () => 0.5)))).toEqual([
+      5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400,
+    ]);
     expect(RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0) / 86400).toBeCloseTo(3.0, 0);
     expect(nextRetryAt(RETRY_DELAYS_SECONDS.length, now, () => 0.5)).toBeNull();
   });
@@ -36,7 +38,9 @@ describe('parseRetryAfter', () => {
 
 describe('flatten', () => {
   it('joins nested keys with dots, arrays with commas, null as empty', () => {
-    expect(flatten({ type: 'email.sent', data: { to: { email: 'a@b.c', name: null }, tags: ['x', 'y'], n: 3 } })).toEqual([
+    expect(
+      flatten({ type: 'email.sent', data: { to: { email: 'a@b.c', name: null }, tags: ['x', 'y'], n: 3 } }),
+    ).toEqual([
       ['type', 'email.sent'],
       ['data.to.email', 'a@b.c'],
       ['data.to.name', ''],

@@ -2,16 +2,11 @@
 // redraw in that window (its ResizeObserver fires when the page's layout shifts, as on a phone while
 // the islands below hydrate) calls container.removeChild(svg) on an svg that is not there and
 // throws NotFoundError as an uncaught page error (issue 11's hydration check on the report pages).
-
-interface FrappeInternals {
-  svg: SVGSVGElement | null;
-  container: HTMLElement;
-  makeChartArea(): void;
-}
+import type BaseChart from 'frappe-charts/src/js/charts/BaseChart';
 
 /** Makes `chart`'s later redraws drop the animated copy instead of throwing. Returns the chart. */
-export function guardRedraw<T extends object>(chart: T): T {
-  const c = chart as unknown as FrappeInternals;
+export function guardRedraw<T extends BaseChart>(chart: T): T {
+  const c: BaseChart = chart;
   const makeChartArea = c.makeChartArea.bind(c);
   c.makeChartArea = () => {
     if (c.svg && c.svg.parentNode !== c.container) {

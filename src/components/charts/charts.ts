@@ -21,7 +21,12 @@ export class CountChart extends AxisChart {
     const ticks = countTicks(Math.max(0, ...values));
     const scaleMultiplier = this.height / ticks[ticks.length - 1];
     const zeroLine = this.height;
-    this.state.yAxis = { labels: ticks, positions: ticks.map((t) => zeroLine - t * scaleMultiplier), scaleMultiplier, zeroLine };
+    this.state.yAxis = {
+      labels: ticks,
+      positions: ticks.map((t) => zeroLine - t * scaleMultiplier),
+      scaleMultiplier,
+      zeroLine,
+    };
     this.calcDatasetPoints();
     this.calcYExtremes();
     this.calcYRegions();

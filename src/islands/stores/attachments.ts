@@ -3,7 +3,7 @@
 // with its search, page and selected row; the link being edited with its files, uploads and
 // pending request; and the actions behind every button. Uploads go through XMLHttpRequest for
 // real upload progress (fetch has none).
-import { atom, computed } from 'nanostores';
+import { atom } from 'nanostores';
 import { call, errorMessage } from '../../lib/api.ts';
 import type { LinkState } from '../../lib/attachment-state.ts';
 import { addDaysToMoment } from '../../lib/dates.ts';
@@ -78,12 +78,17 @@ export interface ListPage {
 /** Takes over the page the server rendered, selecting its first row as a load would. */
 export function seedList(first: ListPage): void {
   if (list.get().status !== 'unset') return;
-  list.set({ status: 'loaded', data: first.data, page: first.pagination.page, pages: first.pagination.pages, total: first.pagination.total });
+  list.set({
+    status: 'loaded',
+    data: first.data,
+    page: first.pagination.page,
+    pages: first.pagination.pages,
+    total: first.pagination.total,
+  });
   selectedId.set(first.data[0]?.id ?? null);
 }
 export const search = atom('');
 export const selectedId = atom<number | null>(null);
-export const selected = computed([list, selectedId], (l, id) => l.data.find((g) => g.id === id) ?? null);
 
 let latest = 0;
 export async function loadList(page = list.get().page): Promise<void> {
@@ -94,7 +99,13 @@ export async function loadList(page = list.get().page): Promise<void> {
       query: { page, limit: LIST_PAGE_SIZE, name: search.get() },
     });
     if (request !== latest) return;
-    list.set({ status: 'loaded', data: answer.data, page: answer.pagination.page, pages: answer.pagination.pages, total: answer.pagination.total });
+    list.set({
+      status: 'loaded',
+      data: answer.data,
+      page: answer.pagination.page,
+      pages: answer.pagination.pages,
+      total: answer.pagination.total,
+    });
     // docs/console-reports.md §2: the first row is selected after load
     selectedId.set(answer.data[0]?.id ?? null);
   } catch {
@@ -115,7 +126,8 @@ export async function deleteSelected(): Promise<void> {
   if (id === null) return;
   try {
     await call('DELETE /v1/tracked-attachments/groups/{id}', { params: { id: String(id) } });
-    showAlert('success', 'Template deleted successfully'); // docs/console-reports.md §8: the message defined for group deletion
+    // docs/console-reports.md §8: the message defined for group deletion
+    showAlert('success', 'Template deleted successfully');
     await loadList();
   } catch {
     // docs/console-reports.md §8: delete errors are silent
@@ -147,7 +159,12 @@ export async function saveBranding(settings: Omit<Branding, 'logo'>, logo: File 
     showAlert('success', 'Branding settings saved successful');
     return true;
   } catch (err) {
-    showAlert('danger', errorMessage(err, '') ? `Unable to save branding settings: ${errorMessage(err, '')}` : 'Unable to save branding settings');
+    showAlert(
+      'danger',
+      errorMessage(err, '')
+        ? `Unable to save branding settings: ${errorMessage(err, '')}`
+        : 'Unable to save branding settings',
+    );
     return false;
   }
 }
@@ -186,7 +203,17 @@ export interface Draft {
   assets: Asset[];
 }
 
-export const NEW_DRAFT: Draft = { id: null, name: 'Untitled', expiry: null, accessLimit: 0, downloads: 0, state: 'live', integrationId: null, previewLink: null, assets: [] };
+export const NEW_DRAFT: Draft = {
+  id: null,
+  name: 'Untitled',
+  expiry: null,
+  accessLimit: 0,
+  downloads: 0,
+  state: 'live',
+  integrationId: null,
+  previewLink: null,
+  assets: [],
+};
 export const draft = atom<Draft>(NEW_DRAFT);
 export const uploads = atom<Upload[]>([]);
 /** Editor request status (docs/console-reports.md §4): the page is disabled while pending. */
@@ -208,7 +235,17 @@ function say(kind: 'success' | 'danger', text: string): void {
 }
 
 function fromGroup(g: Group): Draft {
-  return { id: g.id, name: g.name, expiry: g.options.expiry_timestamp, accessLimit: g.options.access_limit, downloads: g.downloads, state: g.state, integrationId: g.integration_id, previewLink: g.preview_link, assets: g.assets };
+  return {
+    id: g.id,
+    name: g.name,
+    expiry: g.options.expiry_timestamp,
+    accessLimit: g.options.access_limit,
+    downloads: g.downloads,
+    state: g.state,
+    integrationId: g.integration_id,
+    previewLink: g.preview_link,
+    assets: g.assets,
+  };
 }
 
 export function updateDraft(changes: Partial<Draft>): void {
@@ -247,7 +284,10 @@ export function toggleAccessLimit(on: boolean): void {
 }
 
 /** docs/console-reports.md §4 Load failure: 'Unable to get attachments', then the list after 5 s. */
-export async function loadGroup(id: number, go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
+export async function loadGroup(
+  id: number,
+  go: (path: string) => void = (p) => window.location.assign(p),
+): Promise<void> {
   requestStatus.set('pending');
   try {
     draft.set(fromGroup(await call('GET /v1/tracked-attachments/groups/{id}', { params: { id: String(id) } })));
@@ -274,7 +314,10 @@ async function createGroup(d: Draft): Promise<Group> {
  * docs/console-reports.md §4 Save flows: Save on a new page creates the link and goes to its edit page; Save on an
  * existing one updates it; Save & Exit shows 'Save successful' and goes to the list after 2 s.
  */
-export async function save(exit: boolean, go: (path: string) => void = (p) => window.location.assign(p)): Promise<void> {
+export async function save(
+  exit: boolean,
+  go: (path: string) => void = (p) => window.location.assign(p),
+): Promise<void> {
   const d = draft.get();
   // a time that passed while the page was open is refused here, at the field, before the server would
   const problem = expiryProblem(d.expiry);
@@ -282,7 +325,10 @@ export async function save(exit: boolean, go: (path: string) => void = (p) => wi
   if (problem) return;
   requestStatus.set('pending');
   try {
-    const group = d.id === null ? await createGroup(d) : await call('PATCH /v1/tracked-attachments/groups/{id}', { params: { id: String(d.id) }, body: groupBody(d) });
+    const group =
+      d.id === null
+        ? await createGroup(d)
+        : await call('PATCH /v1/tracked-attachments/groups/{id}', { params: { id: String(d.id) }, body: groupBody(d) });
     draft.set({ ...fromGroup(group), assets: group.assets });
     requestStatus.set('resolved');
     if (exit) {
@@ -320,7 +366,9 @@ interface UploadAnswer {
   body: { assets?: Asset[]; error?: { message?: string } } | null;
 }
 
-/** POSTs one file with upload progress (XMLHttpRequest: fetch reports none). No timeout (docs/console-reports.md §7). */
+/**
+ * POSTs one file with upload progress (XMLHttpRequest: fetch reports none). No timeout (docs/console-reports.md §7).
+ */
 function sendFile(groupId: number, file: File, onProgress: (fraction: number) => void): Promise<UploadAnswer> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
@@ -361,19 +409,24 @@ async function ensureGroup(): Promise<number> {
 
 /** Uploads files one after another: each is a pending item replaced by its asset, or removed. */
 export async function uploadFiles(files: File[]): Promise<void> {
-  const items = files.map((f) => ({ file: f, item: { key: `u${++uploadKey}`, name: f.name, size: f.size, status: 'uploading' as const, progress: 0 } }));
+  const items = files.map((f) => ({
+    file: f,
+    item: { key: `u${++uploadKey}`, name: f.name, size: f.size, status: 'uploading' as const, progress: 0 },
+  }));
   uploads.set([...uploads.get(), ...items.map((i) => i.item)]);
   const drop = (key: string) => uploads.set(uploads.get().filter((u) => u.key !== key));
   let groupId: number;
   try {
     groupId = await ensureGroup();
   } catch (err) {
-    items.forEach((i) => drop(i.item.key));
+    for (const i of items) drop(i.item.key);
     say('danger', `Unable to upload file: ${errorMessage(err, 'the link could not be created')}`);
     return;
   }
   for (const { file, item } of items) {
-    const answer = await sendFile(groupId, file, (progress) => uploads.set(uploads.get().map((u) => (u.key === item.key ? { ...u, progress } : u))));
+    const answer = await sendFile(groupId, file, (progress) =>
+      uploads.set(uploads.get().map((u) => (u.key === item.key ? { ...u, progress } : u))),
+    );
     drop(item.key);
     const asset = answer.body?.assets?.[0];
     if (answer.status === 201 && asset) {
@@ -381,7 +434,12 @@ export async function uploadFiles(files: File[]): Promise<void> {
       say('success', `${file.name} uploaded`);
     } else {
       if (answer.status === 401 || answer.status === 403) window.location.assign('/unauthorized');
-      say('danger', `Unable to upload file: ${answer.body?.error?.message ?? (answer.status === 0 ? 'the connection failed' : `HTTP ${answer.status}`)}`);
+      say(
+        'danger',
+        `Unable to upload file: ${
+          answer.body?.error?.message ?? (answer.status === 0 ? 'the connection failed' : `HTTP ${answer.status}`)
+        }`,
+      );
     }
   }
 }
@@ -390,7 +448,9 @@ export async function deleteFile(assetId: number): Promise<void> {
   const d = draft.get();
   if (d.id === null) return;
   try {
-    await call('DELETE /v1/tracked-attachments/groups/{id}/assets/{assetId}', { params: { id: String(d.id), assetId: String(assetId) } });
+    await call('DELETE /v1/tracked-attachments/groups/{id}/assets/{assetId}', {
+      params: { id: String(d.id), assetId: String(assetId) },
+    });
     updateDraft({ assets: draft.get().assets.filter((a) => a.id !== assetId) });
   } catch {
     say('danger', 'Unable to delete file');

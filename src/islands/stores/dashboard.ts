@@ -48,7 +48,6 @@ export function ensureOverview(): void {
 
 /** Loads the quota; the range is sent as docs/console.md §7 says, though the quota is per calendar month. */
 export async function loadQuota(): Promise<void> {
-  const range = currentRange();
   quota.set({ ...quota.get(), status: 'loading' });
   try {
     const answer = await call('GET /v1/dashboard/get-quota');

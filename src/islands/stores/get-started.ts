@@ -33,14 +33,17 @@ export async function loadGetStarted(): Promise<void> {
 
 export const DOMAIN_CREATED = 'Domain Created';
 
-/** POST v1/domains; resolves with the answer's messages (docs/console.md §8: anything but 'Domain Created' is an error). */
+/**
+ * POST v1/domains; resolves with the answer's messages (docs/console.md §8: anything but 'Domain Created' is an error).
+ */
 export async function createDomain(domain: string, email: string): Promise<string[]> {
   try {
     const answer = await call('POST /v1/domains', { body: { domain_url: domain, domain_verification_email: email } });
     if (answer.messages.includes(DOMAIN_CREATED)) void loadGetStarted();
     return answer.messages;
   } catch (err) {
-    const body = err instanceof FetchError ? (err.data as (ApiErrorBody & { messages?: string[] }) | undefined) : undefined;
+    const body =
+      err instanceof FetchError ? (err.data as (ApiErrorBody & { messages?: string[] }) | undefined) : undefined;
     return body?.messages ?? [body?.error?.message ?? 'The domain could not be added. Try again.'];
   }
 }

@@ -41,7 +41,8 @@ export interface OverviewState {
 }
 
 /** docs/console-reports.md §8: the Export alerts, shown for 6 s (§9). */
-export const EXPORT_QUEUED = 'Report queued successfully. We will send you an email when your report is ready to download.';
+export const EXPORT_QUEUED =
+  'Report queued successfully. We will send you an email when your report is ready to download.';
 export const EXPORT_FAILED = 'An error occurred when queuing the report. Please try again.';
 
 export const reportQuery = atom<ReportQuery>(FIRST_REPORT_QUERY);
@@ -66,7 +67,10 @@ let latestLinks = 0;
 let activityRange = '';
 let overviewTimers: Timers = realTimers;
 
-/** Each island names the page's group and report when it mounts (in an effect: never on the server); the first one sets them. */
+/**
+ * Each island names the page's group and report when it mounts (in an effect: never on the server); the first one sets
+ * them.
+ */
 export function openReport(groupUuid: string, type: ReportType): void {
   report ??= { groupUuid, type };
 }
@@ -136,7 +140,8 @@ export async function loadOverviewStats(): Promise<void> {
   const answered = watchForAnswer(
     OVERVIEW_RETRY_MS,
     () => {
-      if (request === latestOverview && overviewStats.get().status === 'waiting') overviewStats.set({ status: 'late', stats: null });
+      if (request === latestOverview && overviewStats.get().status === 'waiting')
+        overviewStats.set({ status: 'late', stats: null });
     },
     overviewTimers,
   );
@@ -172,9 +177,7 @@ export async function loadLinks(): Promise<void> {
   linkList.set({ ...linkList.get(), status: 'loading' });
   try {
     const answer =
-      page === 1
-        ? await call('POST /v1/links', { body: fields })
-        : await call('GET /v1/links', { query: fields });
+      page === 1 ? await call('POST /v1/links', { body: fields }) : await call('GET /v1/links', { query: fields });
     if (request === latestLinks) linkList.set({ status: 'loaded', data: answer.data, meta: answer.meta });
   } catch {
     if (request === latestLinks) linkList.set({ status: 'failed', data: [], meta: null });
@@ -203,7 +206,10 @@ const searchAfterPause = debounced(REPORT_SEARCH_DEBOUNCE_MS, (text: string) => 
   if (text !== reportQuery.get().text) changeQuery({ text, page: 1 });
 });
 
-/** The recipient search changed: search once typing has paused (docs/console.md §9: report filters 500 ms), from page 1 (§4). */
+/**
+ * The recipient search changed: search once typing has paused (docs/console.md §9: report filters 500 ms), from page 1
+ * (§4).
+ */
 export function typeReportSearch(text: string): void {
   reportSearchText.set(text);
   searchAfterPause(text.trim());

@@ -4,13 +4,21 @@ import { atom } from 'nanostores';
 import { call } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
-import type { Direction, GroupPage, GroupWire } from '../../lib/wire.ts';
+import type { Direction, GroupWire } from '../../lib/wire.ts';
 import type { ListState } from './list-state.ts';
 
 export type { GroupWire };
 
 /** Sortable columns, as POST /v1/transaction-groups/search names them (docs/console-reports.md §2: default desc). */
-export type GroupSortKey = 'group_name' | 'group_last_send_date' | 'sent' | 'failed' | 'delivered' | 'bounces' | 'opens' | 'clicks';
+export type GroupSortKey =
+  | 'group_name'
+  | 'group_last_send_date'
+  | 'sent'
+  | 'failed'
+  | 'delivered'
+  | 'bounces'
+  | 'opens'
+  | 'clicks';
 
 export interface GroupQuery {
   page: number;

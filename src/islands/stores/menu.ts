@@ -9,6 +9,7 @@ export function toggleMenu(): void {
   const collapsed = !menuCollapsed.get();
   menuCollapsed.set(collapsed);
   document.body.classList.toggle('menu-collapsed', collapsed);
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and older Safari
   document.cookie = `${MENU_COOKIE}=${collapsed ? 'collapsed' : 'expanded'}; Path=/; Max-Age=31536000; SameSite=Lax`;
 }
 

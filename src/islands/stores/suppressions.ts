@@ -7,7 +7,6 @@ import { FetchError } from 'ofetch';
 import { call, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
-import type { PageMeta } from '../../lib/wire.ts';
 import { showAlert } from './alerts.ts';
 import type { ListState } from './list-state.ts';
 
@@ -20,14 +19,12 @@ export interface Suppression {
   suppressed_timestamp: string;
 }
 
-
 export interface SuppressionQuery {
   page: number;
   /** The search text in effect (the box's text once the debounce has passed). */
   email: string;
   origin: OriginFilter;
 }
-
 
 /** A line of the textarea that was not added: its line number in the textarea, and why. */
 export interface RejectedLine {
@@ -109,7 +106,10 @@ export function toggleChecked(email: string): void {
   else if (current === null) checked.set(email);
 }
 
-/** Deletes the checked address. Success: the spec's message and a reload; failure is silent (docs/console-reports.md §8). */
+/**
+ * Deletes the checked address. Success: the spec's message and a reload; failure is silent (docs/console-reports.md
+ * §8).
+ */
 export async function deleteChecked(): Promise<void> {
   const email = checked.get();
   if (email === null || deleting.get()) return;
@@ -136,7 +136,10 @@ interface AddAnswer {
 }
 
 function isInvalidList(value: unknown): value is AddAnswer['invalid'] {
-  return Array.isArray(value) && value.every((v) => typeof v === 'object' && v !== null && typeof (v as { line?: unknown }).line === 'number');
+  return (
+    Array.isArray(value) &&
+    value.every((v) => typeof v === 'object' && v !== null && typeof (v as { line?: unknown }).line === 'number')
+  );
 }
 
 /**
@@ -149,7 +152,8 @@ export async function addRecipients(text: string): Promise<AddOutcome> {
   const lines = text.split(/\r\n|\r|\n/).map((value, i) => ({ value: value.trim(), line: i + 1 }));
   const kept = lines.filter((l) => l.value !== '');
   // the server numbers the lines it received; map them back to the textarea's
-  const toTextarea = (invalid: AddAnswer['invalid']): RejectedLine[] => invalid.map((i) => ({ ...i, line: kept[i.line - 1]?.line ?? i.line }));
+  const toTextarea = (invalid: AddAnswer['invalid']): RejectedLine[] =>
+    invalid.map((i) => ({ ...i, line: kept[i.line - 1]?.line ?? i.line }));
   try {
     const answer = await call('POST /v1/suppression', { body: { emails: kept.map((l) => l.value) } });
     showAlert('success', 'Suppression successfully added.');
@@ -160,7 +164,10 @@ export async function addRecipients(text: string): Promise<AddOutcome> {
   } catch (err) {
     const message = errorMessage(err, 'Error in adding suppressions');
     showAlert('danger', message);
-    const details = err instanceof FetchError ? (err.data as { error?: { details?: unknown } } | undefined)?.error?.details : undefined;
+    const details =
+      err instanceof FetchError
+        ? (err.data as { error?: { details?: unknown } } | undefined)?.error?.details
+        : undefined;
     return { ok: false, message, rejected: isInvalidList(details) ? toTextarea(details) : [] };
   }
 }

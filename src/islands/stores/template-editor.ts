@@ -9,7 +9,18 @@ import { FetchError } from 'ofetch';
 import { call, errorMessage } from '../../lib/api.ts';
 import { debounced } from '../../lib/debounced.ts';
 import { EDITOR_DEBOUNCE_MS, PUBLISH_REDIRECT_MS } from '../../lib/timings.ts';
-import { BLANK, type FieldErrors, type PublishField, type TemplateFields, type TemplateWire, fieldsFor, publishProblems, initialDifferentReplyTo, sampleVariables, withDifferentReplyTo, withFromEmail } from '../../lib/template-editor.ts';
+import {
+  BLANK,
+  type FieldErrors,
+  type PublishField,
+  type TemplateFields,
+  fieldsFor,
+  publishProblems,
+  initialDifferentReplyTo,
+  sampleVariables,
+  withDifferentReplyTo,
+  withFromEmail,
+} from '../../lib/template-editor.ts';
 import { showAlert } from './alerts.ts';
 
 export type RequestStatus = 'idle' | 'pending' | 'resolved' | 'rejected';
@@ -23,7 +34,11 @@ export const loadStatus = atom<'loading' | 'loaded' | 'failed'>('loading');
 /** The customer's verified sending domains (GET v1/domains). */
 export const verifiedDomains = atom<string[]>([]);
 export const sampleText = atom('{}');
-export const preview = atom<{ html: string | null; subject: string; error: string | null }>({ html: null, subject: '', error: null });
+export const preview = atom<{ html: string | null; subject: string; error: string | null }>({
+  html: null,
+  subject: '',
+  error: null,
+});
 /** Why the last Publish was refused, at each field (cleared when that field changes). */
 export const fieldErrors = atom<FieldErrors>({});
 /** Where the HTML does not compile (from the preview's render or a refused Publish), or null. */
@@ -50,12 +65,9 @@ const FIELDS: readonly PublishField[] = ['name', 'from_email', 'subject', 'conte
 /** Notes the HTML's compile error from a refused call (or clears it when the HTML compiled). */
 function noteCompileError(problems: Problem[]): void {
   const html = problems.find((p) => p.path === 'content_html' && typeof p.line === 'number');
-  compileError.set(html ? { line: html.line!, column: html.column ?? 1, message: html.message ?? 'The HTML does not compile' } : null);
-}
-
-interface DomainWire {
-  domain_domain: string;
-  domain_sending_verified: 'yes' | 'no';
+  compileError.set(
+    html ? { line: html.line!, column: html.column ?? 1, message: html.message ?? 'The HTML does not compile' } : null,
+  );
 }
 
 /** Opens the editor: /templates/create/new (blank), /templates/create/{id} (a copy), /templates/edit/{id}. */
@@ -63,7 +75,9 @@ export async function openEditor(mode: 'create' | 'edit', hash: string): Promise
   loadStatus.set('loading');
   try {
     const [template, domains] = await Promise.all([
-      hash === 'new' && mode === 'create' ? Promise.resolve(null) : call('GET /v1/templates/{id}', { params: { id: hash } }).then((a) => a.template),
+      hash === 'new' && mode === 'create'
+        ? Promise.resolve(null)
+        : call('GET /v1/templates/{id}', { params: { id: hash } }).then((a) => a.template),
       call('GET /v1/domains').then((a) => a.domains),
     ]);
     verifiedDomains.set(domains.filter((d) => d.domain_sending_verified === 'yes').map((d) => d.domain_domain));
@@ -99,7 +113,9 @@ function clearFieldError(name: keyof TemplateFields): void {
   }
 }
 
-/** docs/console-reports.md §4: the from address carries reply-to along unless 'Use different reply to Email' is ticked. */
+/**
+ * docs/console-reports.md §4: the from address carries reply-to along unless 'Use different reply to Email' is ticked.
+ */
 export function setFromEmail(value: string): void {
   fields.set(withFromEmail(fields.get(), value, differentReplyTo.get()));
   clearFieldError('from_email');
@@ -148,7 +164,12 @@ export async function renderPreview(): Promise<void> {
     const problems = problemsOf(err);
     noteCompileError(problems);
     // the HTML's error is shown beside the editor; the preview says only what else went wrong
-    preview.set({ ...preview.get(), error: compileError.get() ? 'The preview shows the last HTML that compiled.' : errorMessage(err, 'The preview could not be rendered.') });
+    preview.set({
+      ...preview.get(),
+      error: compileError.get()
+        ? 'The preview shows the last HTML that compiled.'
+        : errorMessage(err, 'The preview could not be rendered.'),
+    });
   }
 }
 
@@ -182,7 +203,8 @@ export async function save(status?: 'published'): Promise<boolean> {
     fields.set({ ...fields.get(), status: answer.template.status, name: answer.template.name });
     unpublishedChanges.set(answer.template.unpublished_changes);
     fieldErrors.set({});
-    if (!id && typeof window !== 'undefined') window.history.replaceState(null, '', `/templates/edit/${answer.template.id}`);
+    if (!id && typeof window !== 'undefined')
+      window.history.replaceState(null, '', `/templates/edit/${answer.template.id}`);
     requestStatus.set('resolved');
     showAlert('success', 'Save complete');
     // a kept draft that does not compile shows its error beside the editor at once
@@ -192,7 +214,8 @@ export async function save(status?: 'published'): Promise<boolean> {
     requestStatus.set('rejected');
     const problems = problemsOf(err);
     const errors: FieldErrors = {};
-    for (const p of problems) if (FIELDS.includes(p.path as PublishField) && p.message) errors[p.path as PublishField] = p.message;
+    for (const p of problems)
+      if (FIELDS.includes(p.path as PublishField) && p.message) errors[p.path as PublishField] = p.message;
     fieldErrors.set(errors);
     if (problems.some((p) => p.path === 'content_html')) noteCompileError(problems);
     showAlert('danger', errorMessage(err, 'Error in saving template'));
@@ -201,6 +224,8 @@ export async function save(status?: 'published'): Promise<boolean> {
 }
 
 /** Publish: sets published and saves, then returns to /templates after 1 s (docs/console-reports.md §4, §9). */
-export async function publish(navigate: (path: string) => void = (path) => window.location.assign(path)): Promise<void> {
+export async function publish(
+  navigate: (path: string) => void = (path) => window.location.assign(path),
+): Promise<void> {
   if (await save('published')) setTimeout(() => navigate('/templates'), PUBLISH_REDIRECT_MS);
 }

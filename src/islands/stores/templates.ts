@@ -101,9 +101,13 @@ export async function preview(template: TemplateWire | null): Promise<void> {
   previewHtml.set(null);
   if (!template) return;
   try {
-    const first = await call('POST /v1/templates/render', { body: { content_html: template.content_html, subject: template.subject } });
+    const first = await call('POST /v1/templates/render', {
+      body: { content_html: template.content_html, subject: template.subject },
+    });
     const variables = Object.fromEntries(first.variables.map((v) => [v, `{{${v}}}`]));
-    const answer = await call('POST /v1/templates/render', { body: { content_html: template.content_html, subject: template.subject, variables } });
+    const answer = await call('POST /v1/templates/render', {
+      body: { content_html: template.content_html, subject: template.subject, variables },
+    });
     if (previewed.get()?.id === template.id) previewHtml.set(answer.html);
   } catch {
     // a draft that does not compile: show it as authored

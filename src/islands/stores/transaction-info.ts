@@ -6,8 +6,20 @@ import { call } from '../../lib/api.ts';
 
 export type { TransactionEventWire };
 
-/** What the modal shows of a transaction: the tables of the Dashboard, Transactions and the group reports all have it. */
-export type InfoTransaction = Pick<TransactionWire, 'trans_uuid' | 'trans_date_sent' | 'trans_to_email' | 'trans_to_name' | 'tm_subject' | 'tm_from_email' | 'tm_from_name' | 'tm_additional_headers'>;
+/**
+ * What the modal shows of a transaction: the tables of the Dashboard, Transactions and the group reports all have it.
+ */
+export type InfoTransaction = Pick<
+  TransactionWire,
+  | 'trans_uuid'
+  | 'trans_date_sent'
+  | 'trans_to_email'
+  | 'trans_to_name'
+  | 'tm_subject'
+  | 'tm_from_email'
+  | 'tm_from_name'
+  | 'tm_additional_headers'
+>;
 
 export interface TimelineState {
   status: 'loading' | 'loaded' | 'failed';

@@ -26,9 +26,13 @@ export interface TransactionQuery {
   sort: { key: TransactionSortKey; direction: Direction };
 }
 
-
 /** docs/console-reports.md §9: the default report sort, trans_id desc (newest first), page 1. */
-export const FIRST_QUERY: TransactionQuery = { page: 1, text: '', status: 'all', sort: { key: 'trans_id', direction: 'desc' } };
+export const FIRST_QUERY: TransactionQuery = {
+  page: 1,
+  text: '',
+  status: 'all',
+  sort: { key: 'trans_id', direction: 'desc' },
+};
 
 export const transactionQuery = atom<TransactionQuery>(FIRST_QUERY);
 /** What the search box holds right now. */
@@ -45,7 +49,13 @@ function dateFields(range: DayRange) {
 }
 
 function isFirstView(q: TransactionQuery): boolean {
-  return q.page === 1 && q.text === '' && q.status === 'all' && q.sort.key === FIRST_QUERY.sort.key && q.sort.direction === FIRST_QUERY.sort.direction;
+  return (
+    q.page === 1 &&
+    q.text === '' &&
+    q.status === 'all' &&
+    q.sort.key === FIRST_QUERY.sort.key &&
+    q.sort.direction === FIRST_QUERY.sort.direction
+  );
 }
 
 /** GET /v1/dashboard's query for a range (the dashboard renders its first page on the server with it). */
@@ -53,7 +63,10 @@ export function dashboardQueryOf(range: DayRange) {
   return { startDate: range.start, endDate: range.end };
 }
 
-/** POST v1/transaction/search's body for a query and range (the Recipients tab renders its first page on the server with it). */
+/**
+ * POST v1/transaction/search's body for a query and range (the Recipients tab renders its first page on the server with
+ * it).
+ */
 export function searchBodyOf(q: TransactionQuery, range: DayRange) {
   return {
     reportType: 'all' as const,
@@ -87,7 +100,10 @@ export async function loadTransactions(): Promise<void> {
   }
 }
 
-/** The table's island mounted: remember where its first page comes from and load it, unless the server rendered it (issue 19). */
+/**
+ * The table's island mounted: remember where its first page comes from and load it, unless the server rendered it
+ * (issue 19).
+ */
 export function startTransactionTable(from: 'dashboard' | 'search', rendered = false): void {
   source = from;
   if (!rendered) void loadTransactions();

@@ -6,14 +6,16 @@
 import { atom } from 'nanostores';
 import { call, errorMessage } from '../../lib/api.ts';
 import { ALERT_MS } from '../../lib/timings.ts';
-import type { PageMeta, WebhookAttemptWire, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../lib/wire.ts';
+import type { PageMeta, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../lib/wire.ts';
 import { showAlert } from './alerts.ts';
 
 // the server's wire shapes (types only: nothing of the server reaches the browser)
-export type { WebhookAttemptWire as WebhookAttempt, WebhookLogDetail, WebhookLog };
+export type { WebhookLogDetail, WebhookLog };
 
 /** 'unset': nothing loaded in this browser yet; the island shows the page the server rendered (issue 19). */
-export type LogsState = { status: 'unset' | 'loading' | 'failed'; data: WebhookLog[]; meta: PageMeta | null } | { status: 'loaded'; data: WebhookLog[]; meta: PageMeta };
+export type LogsState =
+  | { status: 'unset' | 'loading' | 'failed'; data: WebhookLog[]; meta: PageMeta | null }
+  | { status: 'loaded'; data: WebhookLog[]; meta: PageMeta };
 
 export const logs = atom<LogsState>({ status: 'unset', data: [], meta: null });
 
@@ -38,7 +40,8 @@ export async function loadLogs(): Promise<void> {
   logs.set({ ...logs.get(), status: 'loading' } as LogsState);
   try {
     const answer = await call('POST /v1/webhook-logs', { body: { page: page.get(), order_by: order.get() } });
-    if (mine === request) logs.set({ status: 'loaded', data: answer.data, meta: { ...answer.meta, total_capped: false } });
+    if (mine === request)
+      logs.set({ status: 'loaded', data: answer.data, meta: { ...answer.meta, total_capped: false } });
   } catch {
     if (mine === request) logs.set({ status: 'failed', data: [], meta: null });
   }
@@ -73,7 +76,8 @@ export function closeLog(): void {
 /** The entry's row on the page shown, replaced by what the server says now. */
 function updateRow(log: WebhookLog): void {
   const state = logs.get();
-  if (state.data.some((l) => l.id === log.id)) logs.set({ ...state, data: state.data.map((l) => (l.id === log.id ? log : l)) } as LogsState);
+  if (state.data.some((l) => l.id === log.id))
+    logs.set({ ...state, data: state.data.map((l) => (l.id === log.id ? log : l)) } as LogsState);
 }
 
 /** Reads the entry and shows it in its row and, when open, in More info. */

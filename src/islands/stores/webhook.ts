@@ -17,16 +17,28 @@ export const RELOAD_AFTER_SAVE_MS = 2_000;
 
 type WebhookWire = AnswerOf<'GET /v1/webhooks'>['data'][number];
 /** The webhook as GET /v1/webhooks answers it; a new one has no timestamp, secret or reason yet. */
-export type Webhook = Omit<WebhookWire, 'created_timestamp' | 'secret' | 'disabled_reason'> & Partial<Pick<WebhookWire, 'created_timestamp' | 'secret' | 'disabled_reason'>>;
+export type Webhook = Omit<WebhookWire, 'created_timestamp' | 'secret' | 'disabled_reason'> &
+  Partial<Pick<WebhookWire, 'created_timestamp' | 'secret' | 'disabled_reason'>>;
 
-export type WebhookState = { status: 'loading' } | { status: 'failed' } | { status: 'loaded'; webhook: Webhook | undefined };
+export type WebhookState =
+  | { status: 'loading' }
+  | { status: 'failed' }
+  | { status: 'loaded'; webhook: Webhook | undefined };
 
 export const webhookState = atom<WebhookState>({ status: 'loading' });
 export const webhookModalOpen = atom(false);
 
 /** docs/console.md §9: post, enabled, standard, all seven events */
 export function defaultWebhook(): Webhook {
-  return { url: '', verb: 'post', status: 'enabled', auth_type: null, auth_details: null, event_types: [...WEBHOOK_EVENTS], field_set: 'standard' };
+  return {
+    url: '',
+    verb: 'post',
+    status: 'enabled',
+    auth_type: null,
+    auth_details: null,
+    event_types: [...WEBHOOK_EVENTS],
+    field_set: 'standard',
+  };
 }
 
 let loading: Promise<void> | undefined;
@@ -42,13 +54,20 @@ export function loadWebhook(): Promise<void> {
 }
 
 /** Saves the webhook; true when the server accepted it (the page then reloads after 2 s). */
-export async function saveWebhook(draft: Webhook, reload: () => void = () => window.location.reload()): Promise<boolean> {
+export async function saveWebhook(
+  draft: Webhook,
+  reload: () => void = () => window.location.reload(),
+): Promise<boolean> {
   if (draft.url.trim() === '') {
     showAlert('danger', EMPTY_URL_MESSAGE, ALERT_MS);
     return false;
   }
   // docs/console.md §5: an empty authentication type is sent as null
-  const body = { ...draft, auth_type: draft.auth_type || null, auth_details: draft.auth_type ? draft.auth_details : null };
+  const body = {
+    ...draft,
+    auth_type: draft.auth_type || null,
+    auth_details: draft.auth_type ? draft.auth_details : null,
+  };
   try {
     await call('POST /v1/webhooks', { body });
     showAlert('success', SAVED_MESSAGE, RELOAD_AFTER_SAVE_MS);
@@ -64,7 +83,8 @@ export async function rotateSecret(): Promise<void> {
   try {
     const { secret } = await call('POST /v1/webhooks/secret');
     const state = webhookState.get();
-    if (state.status === 'loaded' && state.webhook) webhookState.set({ status: 'loaded', webhook: { ...state.webhook, secret } });
+    if (state.status === 'loaded' && state.webhook)
+      webhookState.set({ status: 'loaded', webhook: { ...state.webhook, secret } });
     showAlert('success', 'A new signing secret is in use.', ALERT_MS);
   } catch (err) {
     showAlert('danger', errorMessage(err, 'The secret could not be rotated.'), ALERT_MS);

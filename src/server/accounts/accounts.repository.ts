@@ -5,14 +5,31 @@ import type { Customer, Enterprise, NewUser, User, UserUpdate } from '../db/sche
 
 export async function insertEnterprise(
   db: Database,
-  row: { name: string; header_colour?: string; logo_url?: string | null; parent_url?: string | null; sms_enabled?: boolean; external_id?: string | null },
+  row: {
+    name: string;
+    header_colour?: string;
+    logo_url?: string | null;
+    parent_url?: string | null;
+    sms_enabled?: boolean;
+    external_id?: string | null;
+  },
 ): Promise<Enterprise> {
-  return db.insertInto('enterprises').values({ header_colour: '#243447', ...row }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('enterprises')
+    .values({ header_colour: '#243447', ...row })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function insertCustomer(
   db: Database,
-  row: { enterprise_id: number; name: string; monthly_quota?: number; is_reseller?: boolean; external_id?: string | null },
+  row: {
+    enterprise_id: number;
+    name: string;
+    monthly_quota?: number;
+    is_reseller?: boolean;
+    external_id?: string | null;
+  },
 ): Promise<Customer> {
   return db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
 }
@@ -41,14 +58,25 @@ export async function findUserByEmail(db: Database, email: string): Promise<User
   return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
 }
 
-export async function findByExternalId<T extends 'enterprises' | 'customers' | 'users'>(db: Database, table: T, externalId: string) {
-  return db.selectFrom(table as 'users').selectAll().where('external_id', '=', externalId).executeTakeFirst() as Promise<
+export async function findByExternalId<T extends 'enterprises' | 'customers' | 'users'>(
+  db: Database,
+  table: T,
+  externalId: string,
+) {
+  return db
+    .selectFrom(table as 'users')
+    .selectAll()
+    .where('external_id', '=', externalId)
+    .executeTakeFirst() as Promise<
     T extends 'enterprises' ? Enterprise | undefined : T extends 'customers' ? Customer | undefined : User | undefined
   >;
 }
 
 export async function countUsers(db: Database): Promise<number> {
-  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -76,7 +104,12 @@ export async function listEnterprisesAndCustomers(db: Database) {
   return db
     .selectFrom('enterprises')
     .leftJoin('customers', 'customers.enterprise_id', 'enterprises.id')
-    .select(['enterprises.id as enterprise_id', 'enterprises.name as enterprise_name', 'customers.id as customer_id', 'customers.name as customer_name'])
+    .select([
+      'enterprises.id as enterprise_id',
+      'enterprises.name as enterprise_name',
+      'customers.id as customer_id',
+      'customers.name as customer_name',
+    ])
     .orderBy('enterprises.id')
     .orderBy('customers.id')
     .execute();

@@ -38,7 +38,10 @@ export type UserWire = {
 const yn = (value: boolean): YesNo => (value ? 'yes' : 'no');
 
 /** The enterprise columns the console shows. */
-export type EnterpriseView = Pick<Enterprise, 'id' | 'name' | 'header_colour' | 'logo_url' | 'parent_url' | 'sms_enabled'>;
+export type EnterpriseView = Pick<
+  Enterprise,
+  'id' | 'name' | 'header_colour' | 'logo_url' | 'parent_url' | 'sms_enabled'
+>;
 export type CustomerView = Pick<Customer, 'id' | 'name'>;
 export type UserView = Pick<User, 'id' | 'name' | 'email' | 'picture_url' | `can_${Permission}`>;
 
@@ -74,17 +77,24 @@ export function customerToWire(c: CustomerView): CustomerWire {
 }
 
 export function userToWire(u: UserView): UserWire {
-  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yn(u[`can_${p}`])])) as unknown as UserWire;
+  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`user_can_${p}`, yn(u[`can_${p}`])])) as Record<
+    `user_can_${Permission}`,
+    YesNo
+  >;
   return { ...flags, user_id: u.id, user_name: u.name, user_email: u.email, user_profile_picture: u.picture_url };
 }
 
 /** Column values for a set of permissions: the named ones on, the rest off (send stays on unless named off). */
 export function permissionColumns(granted: readonly Permission[] | 'all'): Record<`can_${Permission}`, boolean> {
-  return Object.fromEntries(PERMISSIONS.map((p) => [`can_${p}`, granted === 'all' || granted.includes(p)])) as Record<`can_${Permission}`, boolean>;
+  return Object.fromEntries(PERMISSIONS.map((p) => [`can_${p}`, granted === 'all' || granted.includes(p)])) as Record<
+    `can_${Permission}`,
+    boolean
+  >;
 }
 
 // A dotless domain is allowed (as in HTML's email rule): the default TRANSACT_ADMIN_EMAIL is admin@localhost.
-export const EMAIL_PATTERN = /^[^\s@"'<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
+export const EMAIL_PATTERN =
+  /^[^\s@"'<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
 
 /** Hashes a password with argon2id (the library's defaults: 19 MiB, 2 passes). */
 export function hashPassword(password: string): Promise<string> {
@@ -105,12 +115,15 @@ export interface CreateUserInput {
 /** Creates a console user; the email must be new and the customer must exist. */
 export async function createUser(db: Database, input: CreateUserInput): Promise<User> {
   const email = input.email.trim();
-  if (!EMAIL_PATTERN.test(email)) throw new DomainError('validation_failed', `'${input.email}' is not a valid email address`);
+  if (!EMAIL_PATTERN.test(email))
+    throw new DomainError('validation_failed', `'${input.email}' is not a valid email address`);
   if (input.password != null && input.password.length < MIN_PASSWORD_LENGTH) {
     throw new DomainError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
-  if (!(await repo.findCustomer(db, input.customerId))) throw new DomainError('not_found', `No customer with id ${input.customerId}`);
-  if (await repo.findUserByEmail(db, email)) throw new DomainError('conflict', `A user with email ${email} already exists`);
+  if (!(await repo.findCustomer(db, input.customerId)))
+    throw new DomainError('not_found', `No customer with id ${input.customerId}`);
+  if (await repo.findUserByEmail(db, email))
+    throw new DomainError('conflict', `A user with email ${email} already exists`);
   return repo.insertUser(db, {
     customer_id: input.customerId,
     email,
@@ -152,7 +165,10 @@ export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Pr
     if ((await repo.countUsers(trx)) > 0) return { created: false };
     const generatedPassword = ctx.config.adminPassword ? undefined : randomToken(12);
     const password = ctx.config.adminPassword ?? generatedPassword!;
-    const enterprise = await repo.insertEnterprise(trx, { name: 'Transact', parent_url: ctx.config.parentPlatformUrl ?? null });
+    const enterprise = await repo.insertEnterprise(trx, {
+      name: 'Transact',
+      parent_url: ctx.config.parentPlatformUrl ?? null,
+    });
     const customer = await repo.insertCustomer(trx, { enterprise_id: enterprise.id, name: 'My Company' });
     await ensureCredentials(ctx, trx, customer.id);
     const user = await createUser(trx, {

@@ -27,43 +27,110 @@ export interface AssetRow {
   created_at: Date;
 }
 
-const GROUP_COLUMNS = ['id', 'customer_id', 'public_id', 'integration_id', 'name', 'expires_at', 'access_limit', 'downloads', 'created_at'] as const;
+const GROUP_COLUMNS = [
+  'id',
+  'customer_id',
+  'public_id',
+  'integration_id',
+  'name',
+  'expires_at',
+  'access_limit',
+  'downloads',
+  'created_at',
+] as const;
 const ASSET_COLUMNS = ['id', 'group_id', 'name', 'content_type', 'size', 'storage_key', 'created_at'] as const;
 
-export async function insertGroup(db: Database, row: { customer_id: number; public_id: string; integration_id: string; name: string; expires_at: Date | null; access_limit: number }): Promise<GroupRow> {
-  return db.insertInto('attachment_groups').values(row).returning(GROUP_COLUMNS).executeTakeFirstOrThrow() as Promise<GroupRow>;
+export async function insertGroup(
+  db: Database,
+  row: {
+    customer_id: number;
+    public_id: string;
+    integration_id: string;
+    name: string;
+    expires_at: Date | null;
+    access_limit: number;
+  },
+): Promise<GroupRow> {
+  return db
+    .insertInto('attachment_groups')
+    .values(row)
+    .returning(GROUP_COLUMNS)
+    .executeTakeFirstOrThrow() as Promise<GroupRow>;
 }
 
 export async function findGroup(db: Database, customerId: number, id: number): Promise<GroupRow | undefined> {
-  return db.selectFrom('attachment_groups').select(GROUP_COLUMNS).where('customer_id', '=', customerId).where('id', '=', id).executeTakeFirst() as Promise<GroupRow | undefined>;
+  return db
+    .selectFrom('attachment_groups')
+    .select(GROUP_COLUMNS)
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .executeTakeFirst() as Promise<GroupRow | undefined>;
 }
 
 export async function findGroupByPublicId(db: Database, publicId: string): Promise<GroupRow | undefined> {
-  return db.selectFrom('attachment_groups').select(GROUP_COLUMNS).where('public_id', '=', publicId).executeTakeFirst() as Promise<GroupRow | undefined>;
+  return db
+    .selectFrom('attachment_groups')
+    .select(GROUP_COLUMNS)
+    .where('public_id', '=', publicId)
+    .executeTakeFirst() as Promise<GroupRow | undefined>;
 }
 
-export async function findGroupByIntegrationId(db: Database, customerId: number, integrationId: string): Promise<GroupRow | undefined> {
-  return db.selectFrom('attachment_groups').select(GROUP_COLUMNS).where('customer_id', '=', customerId).where('integration_id', '=', integrationId).executeTakeFirst() as Promise<GroupRow | undefined>;
+export async function findGroupByIntegrationId(
+  db: Database,
+  customerId: number,
+  integrationId: string,
+): Promise<GroupRow | undefined> {
+  return db
+    .selectFrom('attachment_groups')
+    .select(GROUP_COLUMNS)
+    .where('customer_id', '=', customerId)
+    .where('integration_id', '=', integrationId)
+    .executeTakeFirst() as Promise<GroupRow | undefined>;
 }
 
-export async function updateGroup(db: Database, customerId: number, id: number, changes: { name?: string; expires_at?: Date | null; access_limit?: number }): Promise<GroupRow | undefined> {
+export async function updateGroup(
+  db: Database,
+  customerId: number,
+  id: number,
+  changes: { name?: string; expires_at?: Date | null; access_limit?: number },
+): Promise<GroupRow | undefined> {
   if (Object.keys(changes).length === 0) return findGroup(db, customerId, id);
-  return db.updateTable('attachment_groups').set(changes).where('customer_id', '=', customerId).where('id', '=', id).returning(GROUP_COLUMNS).executeTakeFirst() as Promise<GroupRow | undefined>;
+  return db
+    .updateTable('attachment_groups')
+    .set(changes)
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .returning(GROUP_COLUMNS)
+    .executeTakeFirst() as Promise<GroupRow | undefined>;
 }
 
 export async function deleteGroup(db: Database, customerId: number, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('attachment_groups').where('customer_id', '=', customerId).where('id', '=', id).executeTakeFirst();
+  const result = await db
+    .deleteFrom('attachment_groups')
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
 /** One page of the customer's links, newest first, with their file counts; `name` filters by substring. */
-export async function listGroups(db: Database, customerId: number, opts: { name: string; limit: number; offset: number }): Promise<{ rows: (GroupRow & { asset_count: number })[]; total: number }> {
+export async function listGroups(
+  db: Database,
+  customerId: number,
+  opts: { name: string; limit: number; offset: number },
+): Promise<{ rows: (GroupRow & { asset_count: number })[]; total: number }> {
   let query = db.selectFrom('attachment_groups').where('customer_id', '=', customerId);
   if (opts.name) query = query.where(sql<boolean>`position(lower(${opts.name}) in lower(name)) > 0`);
   const [rows, count] = await Promise.all([
     query
       .select(GROUP_COLUMNS.map((c) => `attachment_groups.${c}` as const))
-      .select((eb) => eb.selectFrom('attachment_assets').whereRef('attachment_assets.group_id', '=', 'attachment_groups.id').select(eb.fn.countAll<number>().as('n')).as('asset_count'))
+      .select((eb) =>
+        eb
+          .selectFrom('attachment_assets')
+          .whereRef('attachment_assets.group_id', '=', 'attachment_groups.id')
+          .select(eb.fn.countAll<number>().as('n'))
+          .as('asset_count'),
+      )
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(opts.limit)
@@ -71,24 +138,55 @@ export async function listGroups(db: Database, customerId: number, opts: { name:
       .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows: rows.map((r) => ({ ...(r as unknown as GroupRow), asset_count: Number(r.asset_count ?? 0) })), total: Number(count.n) };
+  return {
+    rows: rows.map((r) => ({ ...(r as GroupRow), asset_count: Number(r.asset_count ?? 0) })),
+    total: Number(count.n),
+  };
 }
 
-export async function insertAsset(db: Database, row: { group_id: number; customer_id: number; name: string; content_type: string; size: number; storage_key: string }): Promise<AssetRow> {
-  return db.insertInto('attachment_assets').values(row).returning(ASSET_COLUMNS).executeTakeFirstOrThrow() as Promise<AssetRow>;
+export async function insertAsset(
+  db: Database,
+  row: { group_id: number; customer_id: number; name: string; content_type: string; size: number; storage_key: string },
+): Promise<AssetRow> {
+  return db
+    .insertInto('attachment_assets')
+    .values(row)
+    .returning(ASSET_COLUMNS)
+    .executeTakeFirstOrThrow() as Promise<AssetRow>;
 }
 
 export async function listAssets(db: Database, groupIds: number[]): Promise<AssetRow[]> {
   if (groupIds.length === 0) return [];
-  return db.selectFrom('attachment_assets').select(ASSET_COLUMNS).where('group_id', 'in', groupIds).orderBy('id').execute() as Promise<AssetRow[]>;
+  return db
+    .selectFrom('attachment_assets')
+    .select(ASSET_COLUMNS)
+    .where('group_id', 'in', groupIds)
+    .orderBy('id')
+    .execute() as Promise<AssetRow[]>;
 }
 
 export async function findAsset(db: Database, groupId: number, assetId: number): Promise<AssetRow | undefined> {
-  return db.selectFrom('attachment_assets').select(ASSET_COLUMNS).where('group_id', '=', groupId).where('id', '=', assetId).executeTakeFirst() as Promise<AssetRow | undefined>;
+  return db
+    .selectFrom('attachment_assets')
+    .select(ASSET_COLUMNS)
+    .where('group_id', '=', groupId)
+    .where('id', '=', assetId)
+    .executeTakeFirst() as Promise<AssetRow | undefined>;
 }
 
-export async function deleteAsset(db: Database, customerId: number, groupId: number, assetId: number): Promise<AssetRow | undefined> {
-  return db.deleteFrom('attachment_assets').where('customer_id', '=', customerId).where('group_id', '=', groupId).where('id', '=', assetId).returning(ASSET_COLUMNS).executeTakeFirst() as Promise<AssetRow | undefined>;
+export async function deleteAsset(
+  db: Database,
+  customerId: number,
+  groupId: number,
+  assetId: number,
+): Promise<AssetRow | undefined> {
+  return db
+    .deleteFrom('attachment_assets')
+    .where('customer_id', '=', customerId)
+    .where('group_id', '=', groupId)
+    .where('id', '=', assetId)
+    .returning(ASSET_COLUMNS)
+    .executeTakeFirst() as Promise<AssetRow | undefined>;
 }
 
 /** Every storage key a row refers to (assets and logos), for the sweep. */
@@ -127,12 +225,21 @@ export async function claimDownload(db: Database, groupId: number, now: Date): P
 export const RESUME_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Records a counted download; call in the transaction of claimDownload so both commit or neither. */
-export async function recordDownload(db: Database, row: { group_id: number; asset_id: number; client: string; at: Date }): Promise<void> {
+export async function recordDownload(
+  db: Database,
+  row: { group_id: number; asset_id: number; client: string; at: Date },
+): Promise<void> {
   await db.insertInto('attachment_downloads').values(row).execute();
 }
 
 /** True when `client` has a download of this file on this link counted within the resume window. */
-export async function hasRecentDownload(db: Database, groupId: number, assetId: number, client: string, now: Date): Promise<boolean> {
+export async function hasRecentDownload(
+  db: Database,
+  groupId: number,
+  assetId: number,
+  client: string,
+  now: Date,
+): Promise<boolean> {
   const row = await db
     .selectFrom('attachment_downloads')
     .select('id')
@@ -147,7 +254,10 @@ export async function hasRecentDownload(db: Database, groupId: number, assetId: 
 
 /** Removes download records past the resume window (the worker's hourly sweep); answers how many. */
 export async function purgeDownloads(db: Database, now = new Date()): Promise<number> {
-  const res = await db.deleteFrom('attachment_downloads').where('at', '<=', new Date(now.getTime() - RESUME_WINDOW_MS)).executeTakeFirst();
+  const res = await db
+    .deleteFrom('attachment_downloads')
+    .where('at', '<=', new Date(now.getTime() - RESUME_WINDOW_MS))
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
 
@@ -159,13 +269,31 @@ export interface BrandingRow {
 }
 
 export async function findBranding(db: Database, customerId: number): Promise<BrandingRow | undefined> {
-  return db.selectFrom('attachment_branding').select(['settings', 'logo_key', 'logo_name', 'logo_type']).where('customer_id', '=', customerId).executeTakeFirst() as Promise<BrandingRow | undefined>;
+  return db
+    .selectFrom('attachment_branding')
+    .select(['settings', 'logo_key', 'logo_name', 'logo_type'])
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst() as Promise<BrandingRow | undefined>;
 }
 
 /** Saves the settings, and the logo when one is given; answers the logo key it replaced. */
-export async function saveBranding(db: Database, customerId: number, settings: BrandingSettings, logo: { key: string; name: string; type: string } | null): Promise<string | null> {
-  const before = await db.selectFrom('attachment_branding').select('logo_key').where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
-  const values = { settings: JSON.stringify(settings), ...(logo ? { logo_key: logo.key, logo_name: logo.name, logo_type: logo.type } : {}), updated_at: new Date() };
+export async function saveBranding(
+  db: Database,
+  customerId: number,
+  settings: BrandingSettings,
+  logo: { key: string; name: string; type: string } | null,
+): Promise<string | null> {
+  const before = await db
+    .selectFrom('attachment_branding')
+    .select('logo_key')
+    .where('customer_id', '=', customerId)
+    .forUpdate()
+    .executeTakeFirst();
+  const values = {
+    settings: JSON.stringify(settings),
+    ...(logo ? { logo_key: logo.key, logo_name: logo.name, logo_type: logo.type } : {}),
+    updated_at: new Date(),
+  };
   await db
     .insertInto('attachment_branding')
     .values({ customer_id: customerId, ...values })
@@ -175,9 +303,18 @@ export async function saveBranding(db: Database, customerId: number, settings: B
 }
 
 export async function clearLogo(db: Database, customerId: number): Promise<string | null> {
-  const before = await db.selectFrom('attachment_branding').select('logo_key').where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
+  const before = await db
+    .selectFrom('attachment_branding')
+    .select('logo_key')
+    .where('customer_id', '=', customerId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!before?.logo_key) return null;
-  await db.updateTable('attachment_branding').set({ logo_key: null, logo_name: null, logo_type: null, updated_at: new Date() }).where('customer_id', '=', customerId).execute();
+  await db
+    .updateTable('attachment_branding')
+    .set({ logo_key: null, logo_name: null, logo_type: null, updated_at: new Date() })
+    .where('customer_id', '=', customerId)
+    .execute();
   return before.logo_key;
 }
 

@@ -50,7 +50,10 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
       const group = await service.createGroup(ctx, customerId, service.parseGroupInput(fields.group), stored);
       return c.json(group, 201);
     } catch (err) {
-      await service.discard(ctx, stored.map((s) => s.key));
+      await service.discard(
+        ctx,
+        stored.map((s) => s.key),
+      );
       throw err;
     }
   });
@@ -78,7 +81,8 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
   serve(contract.deleteLink, guard, async (c, { params }) => {
     const customerId = c.get('customerId');
     await service.deleteGroup(ctx, customerId, idParam(params.id));
-    return c.json({ message: 'Template deleted successfully' }); // docs/console-reports.md §8: the message defined for group deletion
+    // docs/console-reports.md §8: the message defined for group deletion
+    return c.json({ message: 'Template deleted successfully' });
   });
 
   serve(contract.addFiles, guard, async (c, { params }) => {
@@ -97,11 +101,15 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
         },
         { files: 20 },
       );
-      if (stored.length === 0) throw new DomainError('validation_failed', "Send the file in the multipart field 'asset'");
+      if (stored.length === 0)
+        throw new DomainError('validation_failed', "Send the file in the multipart field 'asset'");
       const assets = await service.addAssets(ctx, customerId, id, stored);
       return c.json({ assets }, 201);
     } catch (err) {
-      await service.discard(ctx, stored.map((s) => s.key));
+      await service.discard(
+        ctx,
+        stored.map((s) => s.key),
+      );
       throw err;
     }
   });
@@ -128,7 +136,11 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
         c,
         async (file, fieldsSoFar) => {
           if (fieldsSoFar.settings !== undefined) service.parseBrandingInput(fieldsSoFar.settings);
-          if (file.field !== 'asset') throw new DomainError('validation_failed', `Unexpected file field '${file.field}'; send the logo as 'asset'`);
+          if (file.field !== 'asset')
+            throw new DomainError(
+              'validation_failed',
+              `Unexpected file field '${file.field}'; send the logo as 'asset'`,
+            );
           logo = await service.storeLogo(ctx, file);
           return logo;
         },

@@ -14,7 +14,14 @@ import { check } from '../http/validate.ts';
 import { TooLargeError } from '../storage/storage.ts';
 import { type LinkState, linkState } from '../../lib/attachment-state.ts';
 import { sanitizeFileName } from './file-names.ts';
-import { LOGO_MAX_BYTES, LOGO_TOO_LARGE, LOGO_TYPES, extensionOf, sniffImage, typeNotAllowed } from '../../lib/logo-check.ts';
+import {
+  LOGO_MAX_BYTES,
+  LOGO_TOO_LARGE,
+  LOGO_TYPES,
+  extensionOf,
+  sniffImage,
+  typeNotAllowed,
+} from '../../lib/logo-check.ts';
 import type { MultipartFile } from './multipart.ts';
 import * as repo from './attachments.repository.ts';
 import type { AssetRow, GroupRow } from './attachments.repository.ts';
@@ -56,7 +63,13 @@ export function assetToWire(row: AssetRow): AssetWire {
 }
 
 /** The one row → wire mapping of a link. */
-export function groupToWire(ctx: AppContext, row: GroupRow, assets: AssetRow[], assetCount = assets.length, now = new Date()): GroupWire {
+export function groupToWire(
+  ctx: AppContext,
+  row: GroupRow,
+  assets: AssetRow[],
+  assetCount = assets.length,
+  now = new Date(),
+): GroupWire {
   const expiry = seconds(row.expires_at);
   return {
     id: Number(row.id),
@@ -80,8 +93,14 @@ function expiryOf(value: number | null | undefined, now: Date): Date | null {
   const nowSeconds = now.getTime() / 1000;
   const yearAhead = new Date(now);
   yearAhead.setUTCFullYear(yearAhead.getUTCFullYear() + 1);
-  if (value < nowSeconds - CLOCK_SKEW_SECONDS) throw new DomainError('validation_failed', 'The expiry date must be in the future', { details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }] });
-  if (value > yearAhead.getTime() / 1000 + CLOCK_SKEW_SECONDS) throw new DomainError('validation_failed', 'The expiry date must be within one year from now', { details: [{ path: 'options.expiry_timestamp', message: 'more than one year ahead' }] });
+  if (value < nowSeconds - CLOCK_SKEW_SECONDS)
+    throw new DomainError('validation_failed', 'The expiry date must be in the future', {
+      details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }],
+    });
+  if (value > yearAhead.getTime() / 1000 + CLOCK_SKEW_SECONDS)
+    throw new DomainError('validation_failed', 'The expiry date must be within one year from now', {
+      details: [{ path: 'options.expiry_timestamp', message: 'more than one year ahead' }],
+    });
   return new Date(value * 1000);
 }
 
@@ -108,7 +127,10 @@ const token = () => randomBytes(16).toString('base64url');
 const MIME = /^[\w.+-]+\/[\w.+-]+$/;
 
 /** Streams one uploaded file to storage (bounded by ATTACHMENT_MAX_FILE_BYTES); nothing stays on failure. */
-async function storeUpload(ctx: AppContext, file: MultipartFile): Promise<{ key: string; name: string; size: number; contentType: string }> {
+async function storeUpload(
+  ctx: AppContext,
+  file: MultipartFile,
+): Promise<{ key: string; name: string; size: number; contentType: string }> {
   if (file.field !== 'asset') {
     file.stream.resume();
     throw new DomainError('validation_failed', `Unexpected file field '${file.field}'; send the file as 'asset'`);
@@ -119,16 +141,27 @@ async function storeUpload(ctx: AppContext, file: MultipartFile): Promise<{ key:
   try {
     ({ size } = await ctx.storage.put(key, file.stream, { maxBytes, contentType: 'application/octet-stream' }));
   } catch (err) {
-    if (err instanceof TooLargeError) throw new DomainError('payload_too_large', `The file is larger than the limit of ${maxBytes} bytes`);
+    if (err instanceof TooLargeError)
+      throw new DomainError('payload_too_large', `The file is larger than the limit of ${maxBytes} bytes`);
     // the disk filled up under this file (issue 23): storage.put has removed what it wrote
-    if (isStorageFull(err)) throw new DomainError('storage_full', 'The server is out of storage space; the file was not stored. Try again later or ask the operator to free space.');
+    if (isStorageFull(err))
+      throw new DomainError(
+        'storage_full',
+        'The server is out of storage space; the file was not ' +
+          'stored. Try again later or ask the operator to free space.',
+      );
     throw err;
   }
   if (size === 0) {
     await ctx.storage.delete(key);
     throw new DomainError('validation_failed', 'The file is empty');
   }
-  return { key, name: sanitizeFileName(file.filename), size, contentType: MIME.test(file.mimeType) ? file.mimeType.toLowerCase() : 'application/octet-stream' };
+  return {
+    key,
+    name: sanitizeFileName(file.filename),
+    size,
+    contentType: MIME.test(file.mimeType) ? file.mimeType.toLowerCase() : 'application/octet-stream',
+  };
 }
 
 export interface Stored {
@@ -142,12 +175,24 @@ export const uploadHandler = (ctx: AppContext) => (file: MultipartFile) => store
 
 /** Removes blobs of a request that failed after they were written. */
 export async function discard(ctx: AppContext, keys: string[]): Promise<void> {
-  await Promise.all(keys.map((key) => ctx.storage.delete(key).catch((err: Error) => ctx.logger.warn({ err, key }, 'could not remove a blob; the sweep will'))));
+  await Promise.all(
+    keys.map((key) =>
+      ctx.storage
+        .delete(key)
+        .catch((err: Error) => ctx.logger.warn({ err, key }, 'could not remove a blob; the sweep will')),
+    ),
+  );
 }
 
 // ---- groups ----------------------------------------------------------------------------------
 
-export async function createGroup(ctx: AppContext, customerId: number, input: GroupInput, files: Stored[], now = new Date()): Promise<GroupWire> {
+export async function createGroup(
+  ctx: AppContext,
+  customerId: number,
+  input: GroupInput,
+  files: Stored[],
+  now = new Date(),
+): Promise<GroupWire> {
   const expires_at = expiryOf(input.options?.expiry_timestamp, now);
   return inTransaction(ctx.db, async (trx) => {
     const group = await repo.insertGroup(trx, {
@@ -159,7 +204,17 @@ export async function createGroup(ctx: AppContext, customerId: number, input: Gr
       access_limit: input.options?.access_limit ?? 0,
     });
     const assets: AssetRow[] = [];
-    for (const f of files) assets.push(await repo.insertAsset(trx, { group_id: group.id, customer_id: customerId, name: f.name, content_type: f.contentType, size: f.size, storage_key: f.key }));
+    for (const f of files)
+      assets.push(
+        await repo.insertAsset(trx, {
+          group_id: group.id,
+          customer_id: customerId,
+          name: f.name,
+          content_type: f.contentType,
+          size: f.size,
+          storage_key: f.key,
+        }),
+      );
     return groupToWire(ctx, group, assets);
   });
 }
@@ -171,7 +226,13 @@ export async function getGroup(ctx: AppContext, customerId: number, id: number):
 }
 
 /** PATCH: only the fields given change (docs/console-reports.md §7). */
-export async function updateGroup(ctx: AppContext, customerId: number, id: number, input: GroupInput, now = new Date()): Promise<GroupWire> {
+export async function updateGroup(
+  ctx: AppContext,
+  customerId: number,
+  id: number,
+  input: GroupInput,
+  now = new Date(),
+): Promise<GroupWire> {
   const changes: { name?: string; expires_at?: Date | null; access_limit?: number } = {};
   if (input.name !== undefined) changes.name = input.name || 'Untitled';
   if (input.options && 'expiry_timestamp' in input.options) {
@@ -187,7 +248,9 @@ export async function updateGroup(ctx: AppContext, customerId: number, id: numbe
   return groupToWire(ctx, group, await repo.listAssets(ctx.db, [group.id]));
 }
 
-/** Deletes the link and then its blobs (the rows go first, so a failed blob delete leaves an orphan the sweep removes). */
+/**
+ * Deletes the link and then its blobs (the rows go first, so a failed blob delete leaves an orphan the sweep removes).
+ */
 export async function deleteGroup(ctx: AppContext, customerId: number, id: number): Promise<void> {
   const keys = await inTransaction(ctx.db, async (trx) => {
     const group = await repo.findGroup(trx, customerId, id);
@@ -199,9 +262,20 @@ export async function deleteGroup(ctx: AppContext, customerId: number, id: numbe
   await discard(ctx, keys);
 }
 
-export async function listGroups(ctx: AppContext, customerId: number, q: { page: number; limit: number; name: string }) {
-  const { rows, total } = await repo.listGroups(ctx.db, customerId, { name: q.name, limit: q.limit, offset: (q.page - 1) * q.limit });
-  const assets = await repo.listAssets(ctx.db, rows.map((r) => r.id));
+export async function listGroups(
+  ctx: AppContext,
+  customerId: number,
+  q: { page: number; limit: number; name: string },
+) {
+  const { rows, total } = await repo.listGroups(ctx.db, customerId, {
+    name: q.name,
+    limit: q.limit,
+    offset: (q.page - 1) * q.limit,
+  });
+  const assets = await repo.listAssets(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   const byGroup = new Map<number, AssetRow[]>();
   for (const a of assets) byGroup.set(Number(a.group_id), [...(byGroup.get(Number(a.group_id)) ?? []), a]);
   return {
@@ -210,17 +284,37 @@ export async function listGroups(ctx: AppContext, customerId: number, q: { page:
   };
 }
 
-export async function addAssets(ctx: AppContext, customerId: number, id: number, files: Stored[]): Promise<AssetWire[]> {
+export async function addAssets(
+  ctx: AppContext,
+  customerId: number,
+  id: number,
+  files: Stored[],
+): Promise<AssetWire[]> {
   return inTransaction(ctx.db, async (trx) => {
     const group = await repo.findGroup(trx, customerId, id);
     if (!group) throw new DomainError('not_found', 'No such download link');
     const rows: AssetRow[] = [];
-    for (const f of files) rows.push(await repo.insertAsset(trx, { group_id: group.id, customer_id: customerId, name: f.name, content_type: f.contentType, size: f.size, storage_key: f.key }));
+    for (const f of files)
+      rows.push(
+        await repo.insertAsset(trx, {
+          group_id: group.id,
+          customer_id: customerId,
+          name: f.name,
+          content_type: f.contentType,
+          size: f.size,
+          storage_key: f.key,
+        }),
+      );
     return rows.map(assetToWire);
   });
 }
 
-export async function deleteAsset(ctx: AppContext, customerId: number, groupId: number, assetId: number): Promise<void> {
+export async function deleteAsset(
+  ctx: AppContext,
+  customerId: number,
+  groupId: number,
+  assetId: number,
+): Promise<void> {
   const row = await repo.deleteAsset(ctx.db, customerId, groupId, assetId);
   if (!row) throw new DomainError('not_found', 'No such file');
   await discard(ctx, [row.storage_key]);
@@ -271,7 +365,10 @@ export function parseBrandingInput(text: string | undefined): BrandingSettings {
 }
 
 /** docs/console-reports.md §5: the logo's name must say png, jpg, jpeg or gif, and its bytes must be one. */
-export async function storeLogo(ctx: AppContext, file: MultipartFile): Promise<{ key: string; name: string; type: string }> {
+export async function storeLogo(
+  ctx: AppContext,
+  file: MultipartFile,
+): Promise<{ key: string; name: string; type: string }> {
   const name = sanitizeFileName(file.filename);
   const ext = extensionOf(name);
   if (!(LOGO_TYPES as readonly string[]).includes(ext)) {
@@ -318,7 +415,12 @@ export async function storeLogo(ctx: AppContext, file: MultipartFile): Promise<{
   return { key, name, type: (sniffed as { mime: string }).mime };
 }
 
-export async function saveBranding(ctx: AppContext, customerId: number, settings: BrandingSettings, logo: { key: string; name: string; type: string } | null): Promise<BrandingWire> {
+export async function saveBranding(
+  ctx: AppContext,
+  customerId: number,
+  settings: BrandingSettings,
+  logo: { key: string; name: string; type: string } | null,
+): Promise<BrandingWire> {
   const replaced = await inTransaction(ctx.db, (trx) => repo.saveBranding(trx, customerId, settings, logo));
   if (replaced) await discard(ctx, [replaced]);
   return getBranding(ctx, customerId);
@@ -335,12 +437,16 @@ export async function deleteLogo(ctx: AppContext, customerId: number): Promise<v
 const MAC_CHARS = 22;
 
 function recipientMac(secret: string, transactionUuid: string, publicId: string): string {
-  return createHmac('sha256', secret).update(`attachment:${transactionUuid}:${publicId}`).digest('base64url').slice(0, MAC_CHARS);
+  return createHmac('sha256', secret)
+    .update(`attachment:${transactionUuid}:${publicId}`)
+    .digest('base64url')
+    .slice(0, MAC_CHARS);
 }
 
 /** The per-recipient link put into mail: the public page with a token naming the transaction. */
 export function recipientLink(ctx: AppContext, publicId: string, transactionUuid: string): string {
-  return `${publicLink(ctx, publicId)}?r=${transactionUuid}.${recipientMac(ctx.config.secret!, transactionUuid, publicId)}`;
+  const mac = recipientMac(ctx.config.secret!, transactionUuid, publicId);
+  return `${publicLink(ctx, publicId)}?r=${transactionUuid}.${mac}`;
 }
 
 /** The transaction uuid a recipient token names, or undefined when it is forged or for another link. */

@@ -29,13 +29,24 @@ function bodyStream(c: Context): Readable {
  * order, and its result collected. When onFile fails the rest of the body is not read and the
  * error is thrown (files already handled stay handled: callers clean up their own results).
  */
-export async function readMultipart<T>(c: Context, onFile: (file: MultipartFile, fields: Record<string, string>) => Promise<T>, limits: { files: number }): Promise<{ fields: Record<string, string>; files: T[] }> {
+export async function readMultipart<T>(
+  c: Context,
+  onFile: (file: MultipartFile, fields: Record<string, string>) => Promise<T>,
+  limits: { files: number },
+): Promise<{ fields: Record<string, string>; files: T[] }> {
   const type = c.req.header('content-type') ?? '';
-  if (!/^multipart\/form-data/i.test(type)) throw new DomainError('bad_request', 'Send the request as multipart/form-data');
+  if (!/^multipart\/form-data/i.test(type))
+    throw new DomainError('bad_request', 'Send the request as multipart/form-data');
   let parser: busboy.Busboy;
   try {
     // 1 MB buffers: busboy's 16–64 KB defaults cost a third of the upload rate in npm run bench:attachments
-    parser = busboy({ headers: { 'content-type': type }, limits: { files: limits.files, fieldSize: MAX_FIELD_BYTES, fields: 10 }, defParamCharset: 'utf8', highWaterMark: 1 << 20, fileHwm: 1 << 20 });
+    parser = busboy({
+      headers: { 'content-type': type },
+      limits: { files: limits.files, fieldSize: MAX_FIELD_BYTES, fields: 10 },
+      defParamCharset: 'utf8',
+      highWaterMark: 1 << 20,
+      fileHwm: 1 << 20,
+    });
   } catch {
     throw new DomainError('bad_request', 'The multipart body has no boundary');
   }
@@ -71,8 +82,12 @@ export async function readMultipart<T>(c: Context, onFile: (file: MultipartFile,
         }
       });
     });
-    parser.on('filesLimit', () => fail(new DomainError('validation_failed', `Send at most ${limits.files} file(s) per request`)));
-    parser.on('error', (err: Error) => fail(new DomainError('bad_request', `The multipart body is malformed: ${err.message}`)));
+    parser.on('filesLimit', () =>
+      fail(new DomainError('validation_failed', `Send at most ${limits.files} file(s) per request`)),
+    );
+    parser.on('error', (err: Error) =>
+      fail(new DomainError('bad_request', `The multipart body is malformed: ${err.message}`)),
+    );
     parser.on('close', () => {
       void pending.then(() => {
         if (!failed) resolve({ fields, files });

@@ -31,7 +31,10 @@ const NOTICES: Record<Refusal | 'missing', { heading: string; text: string }> = 
 
 function stateOf(group: repo.GroupRow, now: Date): Refusal | null {
   const expiry = group.expires_at ? new Date(group.expires_at).getTime() / 1000 : null;
-  const state = linkState({ expiry, accessLimit: group.access_limit, downloads: group.downloads }, now.getTime() / 1000);
+  const state = linkState(
+    { expiry, accessLimit: group.access_limit, downloads: group.downloads },
+    now.getTime() / 1000,
+  );
   return state === 'live' ? null : state;
 }
 
@@ -57,13 +60,20 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
  * so the table holds no addresses.
  */
 function clientDigest(ctx: AppContext, ip: string | null, transactionUuid: string | undefined): string {
-  return createHmac('sha256', ctx.config.secret!).update(`attachment-client:${ip ?? ''}:${transactionUuid ?? ''}`).digest('base64url');
+  return createHmac('sha256', ctx.config.secret!)
+    .update(`attachment-client:${ip ?? ''}:${transactionUuid ?? ''}`)
+    .digest('base64url');
 }
 
 export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () => new Date()): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
-  const page = async (c: Context<ApiEnv>, group: repo.GroupRow | undefined, status: number, refusal: Refusal | 'missing' | null) => {
+  const page = async (
+    c: Context<ApiEnv>,
+    group: repo.GroupRow | undefined,
+    status: number,
+    refusal: Refusal | 'missing' | null,
+  ) => {
     const branding = group ? await publicBranding(ctx, group) : undefined;
     const recipient = c.req.query('r') ?? null;
     const view: PublicPageView = {
@@ -79,7 +89,11 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     c.header('Cache-Control', 'no-store');
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
-    c.header('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; " +
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     return c.html(renderPublicPage(view), status as 200);
   };
 
@@ -98,7 +112,11 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     const body = branding?.logo_key ? await ctx.storage.get(branding.logo_key) : undefined;
     if (!branding?.logo_type || !body) return c.body(null, 404);
     return new Response(Readable.toWeb(body) as ReadableStream, {
-      headers: { 'Content-Type': branding.logo_type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=300' },
+      headers: {
+        'Content-Type': branding.logo_type,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'public, max-age=300',
+      },
     });
   });
 

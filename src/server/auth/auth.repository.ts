@@ -38,7 +38,10 @@ export async function findLiveSession(db: Database, tokenHash: string) {
     .where('sessions.expires_at', '>', new Date())
     .executeTakeFirst();
   if (!row) return undefined;
-  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`can_${p}`, row[`can_${p}`]])) as Pick<User, `can_${Permission}`>;
+  const flags = Object.fromEntries(PERMISSIONS.map((p) => [`can_${p}`, row[`can_${p}`]])) as Pick<
+    User,
+    `can_${Permission}`
+  >;
   return {
     tokenHash: row.token_hash,
     expiresAt: new Date(row.expires_at),
@@ -90,7 +93,11 @@ export async function oldestFailureSince(db: Database, key: string, since: Date)
 
 /** Records one failure per key; returns the ids of the new rows. */
 export async function recordFailures(db: Database, keys: string[]): Promise<number[]> {
-  const rows = await db.insertInto('login_failures').values(keys.map((key) => ({ key }))).returning('id').execute();
+  const rows = await db
+    .insertInto('login_failures')
+    .values(keys.map((key) => ({ key })))
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -106,7 +113,10 @@ export async function pruneFailures(db: Database, before: Date): Promise<void> {
   await db.deleteFrom('login_failures').where('at', '<', before).execute();
 }
 
-export async function insertChallenge(db: Database, row: { nonce_hash: string; redirect: string | null; expires_at: Date }): Promise<void> {
+export async function insertChallenge(
+  db: Database,
+  row: { nonce_hash: string; redirect: string | null; expires_at: Date },
+): Promise<void> {
   await db.insertInto('auth_challenges').values(row).execute();
 }
 

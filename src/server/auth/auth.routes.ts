@@ -18,8 +18,16 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   serve(contract.login, [csrf], async (c, { body }) => {
     const userId = await auth.login(ctx, { email: body.email, password: body.password, ip: clientIp(c) });
-    const token = await auth.startSession(ctx, userId, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
-    setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)));
+    const token = await auth.startSession(ctx, userId, {
+      ip: clientIp(c),
+      userAgent: c.req.header('user-agent') ?? null,
+    });
+    setCookie(
+      c,
+      SESSION_COOKIE,
+      token,
+      sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)),
+    );
     const session = await auth.resolveSession(ctx, token);
     return c.json(auth.sessionToWire(ctx, session));
   });
@@ -37,7 +45,10 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
   });
 
   serve(contract.initiateChallenge, [csrf], async (c, { body }) => {
-    const { nonce, redirectUrl } = await auth.initiateChallenge(ctx, { installUrl: body.installUrl, redirect: body.redirect ?? null });
+    const { nonce, redirectUrl } = await auth.initiateChallenge(ctx, {
+      installUrl: body.installUrl,
+      redirect: body.redirect ?? null,
+    });
     setCookie(c, CHALLENGE_COOKIE, nonce, {
       httpOnly: true,
       sameSite: 'lax',
@@ -55,8 +66,16 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
       const { assertion } = check(contract.callbackQuery, c.req.query());
       const { userId, redirect } = await auth.completeChallenge(ctx, assertion, getCookie(c, CHALLENGE_COOKIE));
       deleteCookie(c, CHALLENGE_COOKIE, { path: '/v1/auth' });
-      const token = await auth.startSession(ctx, userId, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
-      setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)));
+      const token = await auth.startSession(ctx, userId, {
+        ip: clientIp(c),
+        userAgent: c.req.header('user-agent') ?? null,
+      });
+      setCookie(
+        c,
+        SESSION_COOKIE,
+        token,
+        sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)),
+      );
       return c.redirect(safeNextPath(redirect), 302);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;

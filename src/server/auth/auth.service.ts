@@ -36,7 +36,11 @@ async function verifyOrWaste(passwordHash: string | null, password: string): Pro
 }
 
 /** Creates a session for the user and returns the cookie token. */
-export async function startSession(ctx: AppContext, userId: number, client: { ip: string | null; userAgent: string | null }): Promise<string> {
+export async function startSession(
+  ctx: AppContext,
+  userId: number,
+  client: { ip: string | null; userAgent: string | null },
+): Promise<string> {
   const token = randomToken(32);
   await repo.insertSession(ctx.db, {
     token_hash: sha256(token),
@@ -77,7 +81,8 @@ export async function endSession(ctx: AppContext, token: string | undefined): Pr
 
 /** The verify_auth answer for a session (or the signed-out answer). */
 export function sessionToWire(ctx: AppContext, session: ResolvedSession | null): SessionWire {
-  if (!session) return { isAuthenticated: false, enterprise: null, customer: null, user: null, backendUrl: ctx.config.publicUrl };
+  if (!session)
+    return { isAuthenticated: false, enterprise: null, customer: null, user: null, backendUrl: ctx.config.publicUrl };
   return {
     isAuthenticated: true,
     enterprise: enterpriseToWire(session.enterprise),
@@ -97,7 +102,10 @@ export function logoutDestination(session: ResolvedSession | null): string {
  * `loginWindowSeconds`, further tries get 429 until the oldest failure leaves the window. Unknown
  * email and wrong password give the same answer.
  */
-export async function login(ctx: AppContext, input: { email: string; password: string; ip: string | null }): Promise<number> {
+export async function login(
+  ctx: AppContext,
+  input: { email: string; password: string; ip: string | null },
+): Promise<number> {
   const { config, db } = ctx;
   const emailKey = `email:${input.email.trim().toLowerCase()}`;
   const keys = input.ip ? [emailKey, `ip:${input.ip}`] : [emailKey];
@@ -110,10 +118,17 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   if (blocked) {
     await repo.deleteFailures(db, attempt);
     const oldest = await repo.oldestFailureSince(db, blocked, since);
-    const retryAfter = Math.max(1, Math.ceil(((oldest?.getTime() ?? Date.now()) + config.loginWindowSeconds * 1000 - Date.now()) / 1000));
-    throw new DomainError('too_many_requests', `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`, {
-      retryAfterSeconds: retryAfter,
-    });
+    const retryAfter = Math.max(
+      1,
+      Math.ceil(((oldest?.getTime() ?? Date.now()) + config.loginWindowSeconds * 1000 - Date.now()) / 1000),
+    );
+    throw new DomainError(
+      'too_many_requests',
+      `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+      {
+        retryAfterSeconds: retryAfter,
+      },
+    );
   }
   const user = await accounts.findUserByEmail(db, input.email.trim());
   const ok = await verifyOrWaste(user?.password_hash ?? null, input.password);
@@ -134,7 +149,10 @@ export async function pruneAuthTables(ctx: AppContext): Promise<void> {
 export const CHALLENGE_TTL_SECONDS = 600;
 
 /** Starts a challenge: returns the nonce (for the browser cookie) and the parent platform URL to visit. */
-export async function initiateChallenge(ctx: AppContext, input: { installUrl: string; redirect: string | null }): Promise<{ nonce: string; redirectUrl: string }> {
+export async function initiateChallenge(
+  ctx: AppContext,
+  input: { installUrl: string; redirect: string | null },
+): Promise<{ nonce: string; redirectUrl: string }> {
   const parent = ctx.config.parentPlatformUrl;
   if (!parent) throw new DomainError('not_found', 'Sign-in through a parent platform is not configured');
   let install: URL;
@@ -143,7 +161,8 @@ export async function initiateChallenge(ctx: AppContext, input: { installUrl: st
   } catch {
     throw new DomainError('validation_failed', 'installUrl is not a URL');
   }
-  if (install.origin !== new URL(parent).origin) throw new DomainError('forbidden', 'installUrl is not the configured parent platform');
+  if (install.origin !== new URL(parent).origin)
+    throw new DomainError('forbidden', 'installUrl is not the configured parent platform');
   const nonce = randomToken(24);
   await repo.insertChallenge(ctx.db, {
     nonce_hash: sha256(nonce),
@@ -164,7 +183,10 @@ export const assertionClaims = z.object({
   enterprise: z.object({
     id: z.union([z.string(), z.number()]).transform(String),
     name: z.string().min(1).max(200),
-    header_colour: z.string().regex(/^#[0-9a-f]{3,8}$/i).optional(),
+    header_colour: z
+      .string()
+      .regex(/^#[0-9a-f]{3,8}$/i)
+      .optional(),
     logo: z.url().nullable().optional(),
     pmailer_url: z.url().nullable().optional(),
     sms_enabled: yesNo.optional(),
@@ -189,9 +211,14 @@ export type AssertionClaims = z.infer<typeof assertionClaims>;
  * = us, at most 5 minutes old), checks it answers this browser's challenge, upserts the accounts and
  * returns the user id and the redirect stored with the challenge.
  */
-export async function completeChallenge(ctx: AppContext, assertion: string, browserNonce: string | undefined): Promise<{ userId: number; redirect: string | null }> {
+export async function completeChallenge(
+  ctx: AppContext,
+  assertion: string,
+  browserNonce: string | undefined,
+): Promise<{ userId: number; redirect: string | null }> {
   const { parentPlatformUrl, parentPlatformSecret, publicUrl } = ctx.config;
-  if (!parentPlatformUrl || !parentPlatformSecret) throw new DomainError('not_found', 'Sign-in through a parent platform is not configured');
+  if (!parentPlatformUrl || !parentPlatformSecret)
+    throw new DomainError('not_found', 'Sign-in through a parent platform is not configured');
   let payload: unknown;
   try {
     ({ payload } = await jwtVerify(assertion, new TextEncoder().encode(parentPlatformSecret), {
@@ -206,7 +233,8 @@ export async function completeChallenge(ctx: AppContext, assertion: string, brow
   const parsed = assertionClaims.safeParse(payload);
   if (!parsed.success) throw new DomainError('unauthorized', 'The sign-in assertion lacks required claims');
   const claims = parsed.data;
-  if (!browserNonce || browserNonce !== claims.nonce) throw new DomainError('unauthorized', 'The sign-in assertion does not answer this browser’s challenge');
+  if (!browserNonce || browserNonce !== claims.nonce)
+    throw new DomainError('unauthorized', 'The sign-in assertion does not answer this browser’s challenge');
   const challenge = await repo.takeChallenge(ctx.db, sha256(claims.nonce));
   if (!challenge) throw new DomainError('unauthorized', 'The sign-in challenge has expired or was already used');
   const userId = await inTransaction(ctx.db, (trx) => upsertFromAssertion(ctx, trx, claims));
@@ -229,7 +257,11 @@ async function upsertFromAssertion(ctx: AppContext, db: Database, claims: Assert
     .returning('id')
     .executeTakeFirstOrThrow();
   const c = claims.customer;
-  const customerValues = { name: c.name, enterprise_id: enterprise.id, ...(c.is_reseller !== undefined ? { is_reseller: c.is_reseller } : {}) };
+  const customerValues = {
+    name: c.name,
+    enterprise_id: enterprise.id,
+    ...(c.is_reseller !== undefined ? { is_reseller: c.is_reseller } : {}),
+  };
   const customer = await db
     .insertInto('customers')
     .values({ ...customerValues, external_id: c.id })

@@ -14,7 +14,12 @@ export function sessionMiddleware(ctx: AppContext): MiddlewareHandler<ApiEnv> {
     const session = await resolveSession(ctx, token);
     c.set('session', session);
     if (session?.extended && token) {
-      setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)));
+      setCookie(
+        c,
+        SESSION_COOKIE,
+        token,
+        sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)),
+      );
     }
     await next();
   };

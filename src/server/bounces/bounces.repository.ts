@@ -28,11 +28,20 @@ export async function lockTransactionByUuid(db: Database, uuid: string): Promise
  * or was sent (it stays sent; docs/architecture.md §5.3). Returns false
  * when the row was in neither state, so nothing was changed.
  */
-export async function markBounced(db: Database, id: number, bounce: { type: 'hard' | 'soft'; reason: string }): Promise<boolean> {
+export async function markBounced(
+  db: Database,
+  id: number,
+  bounce: { type: 'hard' | 'soft'; reason: string },
+): Promise<boolean> {
   const result = await db
     .updateTable('transactions')
     .set((eb) => ({
-      status: eb.case().when('status', '=', 'queued').then('failed' as const).else(eb.ref('status')).end(),
+      status: eb
+        .case()
+        .when('status', '=', 'queued')
+        .then('failed' as const)
+        .else(eb.ref('status'))
+        .end(),
       delivered_status: 'bounced',
       next_attempt_at: null,
       locked_until: null,
@@ -40,7 +49,12 @@ export async function markBounced(db: Database, id: number, bounce: { type: 'har
       bounce_reason: bounce.reason,
     }))
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'sent'), eb('delivered_status', 'in', ['pending', 'delivered'])])]))
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'queued'),
+        eb.and([eb('status', '=', 'sent'), eb('delivered_status', 'in', ['pending', 'delivered'])]),
+      ]),
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -56,6 +70,10 @@ export async function suppressBounced(db: Database, customerId: number, email: s
 
 /** Whether the customer has switched suppression off (then bounces do not add to the list). */
 export async function suppressionDisabled(db: Database, customerId: number): Promise<boolean> {
-  const row = await db.selectFrom('customers').select('disable_suppression').where('id', '=', customerId).executeTakeFirst();
+  const row = await db
+    .selectFrom('customers')
+    .select('disable_suppression')
+    .where('id', '=', customerId)
+    .executeTakeFirst();
   return row?.disable_suppression ?? false;
 }

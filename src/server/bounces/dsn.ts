@@ -92,7 +92,8 @@ const NO_SUCH_ADDRESS: RegExp[] = [
   /\binvalid\s+(?:recipient|mailbox)\b/i,
 ];
 
-const MAILBOX_FULL = /\b(?:mailbox|inbox|account)\b[^.\n]{0,30}?\b(?:full|over\s*quota)\b|\bover\s*quota\b|\bquota\s+exceeded\b/i;
+const MAILBOX_FULL =
+  /\b(?:mailbox|inbox|account)\b[^.\n]{0,30}?\b(?:full|over\s*quota)\b|\bover\s*quota\b|\bquota\s+exceeded\b/i;
 
 /** True when the text clearly says the address does not exist. */
 export function saysNoSuchAddress(text: string): boolean {
@@ -135,7 +136,9 @@ export function cleanDiagnostic(diagnostic: string): string {
   if (first) {
     const [prefix, code, enhanced] = first;
     const repeat = new RegExp(` ${code}[ -]${enhanced ? `${enhanced.replace(/\./g, '\\.')} ` : ''}`, 'g');
-    text = `${code} ${enhanced ? `${enhanced} ` : ''}${text.slice(prefix.length).replace(repeat, ' ')}`.replace(/\s+/g, ' ').trim();
+    text = `${code} ${enhanced ? `${enhanced} ` : ''}${text.slice(prefix.length).replace(repeat, ' ')}`
+      .replace(/\s+/g, ' ')
+      .trim();
   }
   return truncate(text);
 }
@@ -152,7 +155,11 @@ function truncate(text: string): string {
 export function pickRecipient(recipients: DsnRecipient[], address?: string): DsnRecipient | undefined {
   const wanted = address?.toLowerCase();
   return (
-    (wanted ? recipients.find((r) => r.finalRecipient?.toLowerCase() === wanted || r.originalRecipient?.toLowerCase() === wanted) : undefined) ??
+    (wanted
+      ? recipients.find(
+          (r) => r.finalRecipient?.toLowerCase() === wanted || r.originalRecipient?.toLowerCase() === wanted,
+        )
+      : undefined) ??
     recipients.find((r) => r.action === 'failed') ??
     recipients[0]
   );
@@ -165,7 +172,10 @@ export function classifyRecipient(r: DsnRecipient): BounceClassification {
   const fromDiagnostic = diagnostic ? codeInText(diagnostic) : null;
   // X.0.0 is "other or undefined" (RFC 3463 §3.1): a more specific code of the same class in the
   // diagnostic says more
-  const status = fromStatus && fromStatus.endsWith('.0.0') && fromDiagnostic?.[0] === fromStatus[0] ? fromDiagnostic : (fromStatus ?? fromDiagnostic);
+  const status =
+    fromStatus?.endsWith('.0.0') && fromDiagnostic?.[0] === fromStatus[0]
+      ? fromDiagnostic
+      : (fromStatus ?? fromDiagnostic);
   const reason = diagnostic || (status ? `Status ${status}` : 'no status given');
   const action = r.action?.toLowerCase() ?? null;
 
@@ -174,7 +184,9 @@ export function classifyRecipient(r: DsnRecipient): BounceClassification {
   // handover. A block without Action is judged by its status.
   if (action !== null && action !== 'failed') return { kind: 'not_a_bounce', status, reason: `Action: ${action}` };
   if (status === null) {
-    return saysNoSuchAddress(diagnostic) ? { kind: 'hard', status, reason } : { kind: 'not_a_bounce', status, reason: 'no status code in the delivery report' };
+    return saysNoSuchAddress(diagnostic)
+      ? { kind: 'hard', status, reason }
+      : { kind: 'not_a_bounce', status, reason: 'no status code in the delivery report' };
   }
   // class 2 is success (RFC 3463 §3.1)
   if (status.startsWith('2.')) return { kind: 'not_a_bounce', status, reason };
@@ -198,7 +210,16 @@ export function classifyBounce(fields: BounceFields, recipient?: string): Bounce
   const block = fields.isReport ? pickRecipient(fields.recipients, recipient) : undefined;
   if (block) return classifyRecipient(block);
   const line = noSuchAddressLine(fields.text);
-  if (line === null) return { kind: 'not_a_bounce', status: null, reason: 'no delivery status and no statement that the address does not exist' };
+  if (line === null)
+    return {
+      kind: 'not_a_bounce',
+      status: null,
+      reason: 'no delivery status and no statement that the address does not exist',
+    };
   const status = codeInText(line);
-  return { kind: 'hard', status: status?.startsWith('5.') ? status : null, reason: truncate(line.replace(/\s+/g, ' ').trim()) };
+  return {
+    kind: 'hard',
+    status: status?.startsWith('5.') ? status : null,
+    reason: truncate(line.replace(/\s+/g, ' ').trim()),
+  };
 }

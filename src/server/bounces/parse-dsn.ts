@@ -91,7 +91,12 @@ function messageIdIn(value: string | undefined): string | null {
 
 /** Parses a received message; never throws on odd content (missing parts just stay empty). */
 export async function parseBounce(raw: Buffer | string): Promise<ParsedBounce> {
-  const mail = await simpleParser(raw, { keepDeliveryStatus: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+  const mail = await simpleParser(raw, {
+    keepDeliveryStatus: true,
+    skipImageLinks: true,
+    skipTextLinks: true,
+    skipTextToHtml: true,
+  });
   let perMessage: Record<string, string> = {};
   let recipients: DsnRecipient[] = [];
   let isReport = false;

@@ -35,7 +35,12 @@ export type BounceOutcome = 'recorded' | 'unknown_transaction' | 'not_a_bounce' 
  * change, a `bounced` event, daily_stats (only the first time: a repeated DSN counts once) and,
  * for a hard bounce, a suppression.
  */
-export async function recordBounce(ctx: AppContext, uuid: string, parsed: ParsedBounce, at = new Date()): Promise<BounceOutcome> {
+export async function recordBounce(
+  ctx: AppContext,
+  uuid: string,
+  parsed: ParsedBounce,
+  at = new Date(),
+): Promise<BounceOutcome> {
   return inTransaction(ctx.db, async (trx) => {
     const tx = await lockTransactionByUuid(trx, uuid);
     if (!tx) return 'unknown_transaction';
@@ -47,7 +52,19 @@ export async function recordBounce(ctx: AppContext, uuid: string, parsed: Parsed
     const type = bounce.kind;
     const wasQueued = tx.status === 'queued';
     if (!(await markBounced(trx, tx.id, { type, reason: bounce.reason }))) return 'already_final';
-    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'bounced', at, data: { type, status: bounce.status, reason: bounce.reason } }], ctx);
+    await insertEvents(
+      trx,
+      [
+        {
+          customer_id: tx.customer_id,
+          transaction_id: tx.id,
+          type: 'bounced',
+          at,
+          data: { type, status: bounce.status, reason: bounce.reason },
+        },
+      ],
+      ctx,
+    );
     await bumpDailyStats(trx, [
       {
         customer_id: tx.customer_id,
@@ -55,11 +72,16 @@ export async function recordBounce(ctx: AppContext, uuid: string, parsed: Parsed
         day: statDay(at),
         // a queued message ends here as failed, as the worker counts a synchronous bounce; a sent
         // one stays counted as sent and delivered
-        counts: { ...(wasQueued ? { failed: 1 } : {}), bounced: 1, [type === 'hard' ? 'bounces_hard' : 'bounces_soft']: 1 },
+        counts: {
+          ...(wasQueued ? { failed: 1 } : {}),
+          bounced: 1,
+          [type === 'hard' ? 'bounces_hard' : 'bounces_soft']: 1,
+        },
       },
     ]);
     // docs/architecture.md §5.3: a hard bounce suppresses the recipient unless the customer disabled suppression
-    if (type === 'hard' && !(await suppressionDisabled(trx, tx.customer_id))) await suppressBounced(trx, tx.customer_id, tx.to_email, at);
+    if (type === 'hard' && !(await suppressionDisabled(trx, tx.customer_id)))
+      await suppressBounced(trx, tx.customer_id, tx.to_email, at);
     return 'recorded';
   });
 }
@@ -79,7 +101,10 @@ export interface BounceReceiver {
 }
 
 /** Starts the bounce receiver on BOUNCE_SMTP_PORT (opts.port 0 picks a free port, for tests). */
-export async function startBounceReceiver(ctx: AppContext, opts: { port?: number; host?: string } = {}): Promise<BounceReceiver> {
+export async function startBounceReceiver(
+  ctx: AppContext,
+  opts: { port?: number; host?: string } = {},
+): Promise<BounceReceiver> {
   const { config, logger } = ctx;
   const secret = config.secret!;
   const returnPathDomain = returnPathDomainOf(ctx).toLowerCase();
@@ -106,19 +131,29 @@ export async function startBounceReceiver(ctx: AppContext, opts: { port?: number
 
     onRcptTo(address, session, callback) {
       // RFC 5321 §3.6.2: an open relay is not acceptable; nothing but our own VERP and unsubscribe addresses
-      if (!transactionOf(address.address) && !unsubscribeOf(address.address)) return callback(smtpError(550, '5.7.1 Relaying denied: this server only accepts bounces for its own return path'));
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
+      if (!transactionOf(address.address) && !unsubscribeOf(address.address))
+        return callback(
+          smtpError(550, '5.7.1 Relaying denied: this server only accepts bounces for its own return path'),
+        );
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS)
+        return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
       callback();
     },
 
     onData(stream, session, callback) {
-      const targets = [...new Set(session.envelope.rcptTo.map((r) => transactionOf(r.address)))].filter((uuid) => uuid !== null);
-      const unsubscribes = [...new Set(session.envelope.rcptTo.map((r) => unsubscribeOf(r.address)))].filter((uuid) => uuid !== null);
+      const targets = [...new Set(session.envelope.rcptTo.map((r) => transactionOf(r.address)))].filter(
+        (uuid) => uuid !== null,
+      );
+      const unsubscribes = [...new Set(session.envelope.rcptTo.map((r) => unsubscribeOf(r.address)))].filter(
+        (uuid) => uuid !== null,
+      );
       readStream(stream)
         .then(async (raw) => {
-          if (raw === null) return callback(smtpError(552, `5.3.4 Message exceeds the size limit of ${MAX_BOUNCE_BYTES} bytes`));
+          if (raw === null)
+            return callback(smtpError(552, `5.3.4 Message exceeds the size limit of ${MAX_BOUNCE_BYTES} bytes`));
           // RFC 2369 §3.2 mailto: the message itself is the request, whatever it says
-          for (const uuid of unsubscribes) logger.info({ uuid, found: await unsubscribeByMail(ctx, uuid) }, 'unsubscribe by mail');
+          for (const uuid of unsubscribes)
+            logger.info({ uuid, found: await unsubscribeByMail(ctx, uuid) }, 'unsubscribe by mail');
           if (targets.length === 0) return callback(null, '2.0.0 Unsubscribe received');
           let parsed: ParsedBounce;
           try {

@@ -26,7 +26,8 @@ export function parseEmail(value: string): string {
   if (at <= 0 || email.length > 320) throw new AddressError(`'${value}' is not a valid email address`);
   const local = email.slice(0, at);
   const domain = normalizeDomain(email.slice(at + 1));
-  if (local.length > 64 || !LOCAL.test(local) || !domain) throw new AddressError(`'${value}' is not a valid email address`);
+  if (local.length > 64 || !LOCAL.test(local) || !domain)
+    throw new AddressError(`'${value}' is not a valid email address`);
   return `${local}@${domain}`;
 }
 
@@ -36,7 +37,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export function parseAddress(value: string | { email: string; name?: string | null }): Address {
   if (typeof value !== 'string') {
     const name = value.name?.trim() || null;
-    if (name && (CONTROL.test(name) || name.length > 200)) throw new AddressError(`The name for ${value.email} contains control characters or is too long`);
+    if (name && (CONTROL.test(name) || name.length > 200))
+      throw new AddressError(`The name for ${value.email} contains control characters or is too long`);
     return { email: parseEmail(value.email), name };
   }
   if (CONTROL.test(value)) throw new AddressError('An address contains a line break or control character');

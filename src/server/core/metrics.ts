@@ -44,7 +44,9 @@ export function createMetrics(collectDefaults = true): Metrics {
     }),
     deliveryLag: new Gauge({
       name: 'transact_delivery_lag_seconds',
-      help: 'Time the oldest first attempt in the delivery worker\'s last claim had waited since acceptance (0: keeping up)',
+      help:
+        "Time the oldest first attempt in the delivery worker's " +
+        'last claim had waited since acceptance (0: keeping up)',
       registers: [registry],
     }),
   };

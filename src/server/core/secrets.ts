@@ -19,7 +19,12 @@ export function createSecrets(masterSecret: string): Secrets {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', encKey, iv);
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+      return [
+        'v1',
+        iv.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+        data.toString('base64url'),
+      ].join('.');
     },
     decrypt(sealed) {
       const [version, iv, tag, data] = sealed.split('.');

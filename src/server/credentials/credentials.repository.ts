@@ -4,17 +4,37 @@ import type { Database } from '../db/database.ts';
 type Kind = 'api_keys' | 'smtp_credentials';
 
 export async function findActive(db: Database, kind: Kind, customerId: number) {
-  return db.selectFrom(kind).selectAll().where('customer_id', '=', customerId).where('revoked_at', 'is', null).orderBy('id', 'desc').executeTakeFirst();
+  return db
+    .selectFrom(kind)
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
 }
 
 export async function findActiveByDigest(db: Database, kind: Kind, digest: string) {
-  return db.selectFrom(kind).select(['id', 'customer_id', 'username', 'secret_sealed']).where('lookup_digest', '=', digest).where('revoked_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom(kind)
+    .select(['id', 'customer_id', 'username', 'secret_sealed'])
+    .where('lookup_digest', '=', digest)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
 }
 
-export async function insertCredential(db: Database, kind: Kind, row: { customer_id: number; username: string; secret_sealed: string; lookup_digest: string }) {
+export async function insertCredential(
+  db: Database,
+  kind: Kind,
+  row: { customer_id: number; username: string; secret_sealed: string; lookup_digest: string },
+) {
   return db.insertInto(kind).values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function revokeAll(db: Database, kind: Kind, customerId: number): Promise<void> {
-  await db.updateTable(kind).set({ revoked_at: new Date() }).where('customer_id', '=', customerId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable(kind)
+    .set({ revoked_at: new Date() })
+    .where('customer_id', '=', customerId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

@@ -40,14 +40,18 @@ async function createApiKey(db: Database, secrets: Secrets, customerId: number) 
   const apiKey = `${API_KEY_PREFIX}${randomToken(30)}`;
   return repo.insertCredential(db, 'api_keys', {
     customer_id: customerId,
-    username: `api-${customerId}-${randomToken(4).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`,
+    username: `api-${customerId}-${randomToken(4)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, 'x')}`,
     secret_sealed: secrets.encrypt(apiKey),
     lookup_digest: secrets.digest(apiKey),
   });
 }
 
 async function createSmtpCredential(db: Database, secrets: Secrets, customerId: number) {
-  const username = `smtp-${customerId}-${randomToken(4).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`;
+  const username = `smtp-${customerId}-${randomToken(4)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')}`;
   return repo.insertCredential(db, 'smtp_credentials', {
     customer_id: customerId,
     username,
@@ -57,12 +61,17 @@ async function createSmtpCredential(db: Database, secrets: Secrets, customerId: 
 }
 
 /** Creates whichever of the two credentials the customer lacks (idempotent, safe under concurrency). */
-export async function ensureCredentials(ctx: Pick<AppContext, 'config'>, db: Database, customerId: number): Promise<void> {
+export async function ensureCredentials(
+  ctx: Pick<AppContext, 'config'>,
+  db: Database,
+  customerId: number,
+): Promise<void> {
   const secrets = secretsOf(ctx);
   const body = async (trx: Database) => {
     await sql`select pg_advisory_xact_lock(7346002, ${customerId}::int)`.execute(trx);
     if (!(await repo.findActive(trx, 'api_keys', customerId))) await createApiKey(trx, secrets, customerId);
-    if (!(await repo.findActive(trx, 'smtp_credentials', customerId))) await createSmtpCredential(trx, secrets, customerId);
+    if (!(await repo.findActive(trx, 'smtp_credentials', customerId)))
+      await createSmtpCredential(trx, secrets, customerId);
   };
   // callers creating the customer pass their transaction; the lock then lasts until their commit
   if (db.isTransaction) await body(db);
@@ -84,7 +93,10 @@ export async function rotateCredentials(ctx: Pick<AppContext, 'config' | 'db'>, 
 }
 
 /** The credentials as the console shows them (creating them on first use). */
-export async function credentialsForConsole(ctx: AppContext, customerId: number): Promise<{ apiCredentials: ApiCredentialsWire; smtpCredentials: SmtpCredentialsWire }> {
+export async function credentialsForConsole(
+  ctx: AppContext,
+  customerId: number,
+): Promise<{ apiCredentials: ApiCredentialsWire; smtpCredentials: SmtpCredentialsWire }> {
   let api = await repo.findActive(ctx.db, 'api_keys', customerId);
   let smtp = await repo.findActive(ctx.db, 'smtp_credentials', customerId);
   if (!api || !smtp) {
@@ -94,7 +106,11 @@ export async function credentialsForConsole(ctx: AppContext, customerId: number)
   }
   const secrets = secretsOf(ctx);
   return {
-    apiCredentials: { username: api!.username, apiKey: secrets.decrypt(api!.secret_sealed), url: `${ctx.config.publicUrl}/v1/mail` },
+    apiCredentials: {
+      username: api!.username,
+      apiKey: secrets.decrypt(api!.secret_sealed),
+      url: `${ctx.config.publicUrl}/v1/mail`,
+    },
     smtpCredentials: {
       host: ctx.config.smtpPublicHost ?? new URL(ctx.config.publicUrl).hostname,
       port: ctx.config.smtpPort,
@@ -121,7 +137,11 @@ export async function customerForApiKey(ctx: AppContext, apiKey: string, usernam
 }
 
 /** The customer an SMTP username/password pair belongs to, or null. */
-export async function customerForSmtpLogin(ctx: AppContext, username: string, password: string): Promise<number | null> {
+export async function customerForSmtpLogin(
+  ctx: AppContext,
+  username: string,
+  password: string,
+): Promise<number | null> {
   if (username.length > 200 || password.length > 200) return null;
   const secrets = secretsOf(ctx);
   const row = await repo.findActiveByDigest(ctx.db, 'smtp_credentials', secrets.digest(username));

@@ -3,7 +3,11 @@
 import type { Database } from '../db/database.ts';
 
 /** The customer's monthly limit and what was used in `month` (its first day, YYYY-MM-01); undefined for no customer. */
-export async function quotaOf(db: Database, customerId: number, month: string): Promise<{ used: number; maximum: number } | undefined> {
+export async function quotaOf(
+  db: Database,
+  customerId: number,
+  month: string,
+): Promise<{ used: number; maximum: number } | undefined> {
   const row = await db
     .selectFrom('customers as c')
     .leftJoin('quota_usage as q', (join) => join.onRef('q.customer_id', '=', 'c.id').on('q.month', '=', month))

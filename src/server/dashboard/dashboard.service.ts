@@ -4,7 +4,6 @@
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
-import type { Database } from '../db/database.ts';
 import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, sumRequests, totalsPerDay } from '../reports/daily-stats.repository.ts';
 import { type DailyStatWire, dailyStatToWire } from '../reports/daily-stats.ts';
@@ -27,7 +26,12 @@ export function rangeTotal(ctx: AppContext, customerId: number, range: TimeRange
  * chart — every day present, zeros where nothing happened. Without a range the series covers the
  * dashboard's default (the last 29 days through today, docs/console.md §9) while the total stays all time.
  */
-export async function overview(ctx: AppContext, customerId: number, range: TimeRange, now: Date): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
+export async function overview(
+  ctx: AppContext,
+  customerId: number,
+  range: TimeRange,
+  now: Date,
+): Promise<{ overviewStats: { total: number }; dailyStats: DailyStatWire[] }> {
   const { db } = ctx;
   const { first, last } = seriesDays(range, dayOf(now));
   // a range with both ends is exactly the series' days: its total is the series' sum, not another query
@@ -43,8 +47,11 @@ export async function overview(ctx: AppContext, customerId: number, range: TimeR
 }
 
 /** GET /v1/dashboard: the range's total and the first page of its latest transactions (newest first). */
-export async function dashboardData(ctx: AppContext, customerId: number, range: TimeRange): Promise<{ overviewStats: { total: number }; transactionStats: TransactionPage }> {
-  const { db } = ctx;
+export async function dashboardData(
+  ctx: AppContext,
+  customerId: number,
+  range: TimeRange,
+): Promise<{ overviewStats: { total: number }; transactionStats: TransactionPage }> {
   const transactionStats = await searchTransactions(ctx, customerId, {
     range,
     page: 1,
@@ -67,14 +74,21 @@ export async function dashboardData(ctx: AppContext, customerId: number, range: 
  * `sent` is what the month's sends used of the quota (transactions accepted for delivery; those
  * refused as no_quota or suppressed use none).
  */
-export async function quota(ctx: AppContext, customerId: number, now: Date): Promise<{ quota: { sent: number; maximum: number } }> {
+export async function quota(
+  ctx: AppContext,
+  customerId: number,
+  now: Date,
+): Promise<{ quota: { sent: number; maximum: number } }> {
   const { db } = ctx;
   const found = await quotaOf(db, customerId, firstOfMonth(now));
   if (!found) throw new DomainError('not_found', 'No such customer');
   return { quota: { sent: found.used, maximum: found.maximum } };
 }
 
-/** GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue 19). */
+/**
+ * GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue
+ * 19).
+ */
 export function answerDashboard(ctx: AppContext, customerId: number, query: z.infer<typeof contract.dashboardQuery>) {
   return dashboardData(ctx, customerId, rangeOf(query));
 }

@@ -1,11 +1,33 @@
 // What the service does when its database is away or its disks are full (issue 23): errors that
 // mean "the database cannot be reached right now" or "there is no room to write" are recognised
-// here once (no imports: the console's middleware uses it too), so the API answers 503 database_unavailable / 507 storage_full, SMTP a 4xx the client
-// retries, and nothing is acknowledged that was not committed.
+// here once (no imports: the console's middleware uses it too), so the API answers 503 database_unavailable / 507
+// storage_full, SMTP a 4xx the client retries, and nothing is acknowledged that was not committed.
 
 // network errors of the driver's socket, and pg's own words for a connection that went away
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const LOST_CONNECTION = /connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)|cannot use a pool after calling end|client was closed and is not queryable|connection is closed/i;
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const LOST_CONNECTION = new RegExp(
+  [
+    'connection terminated',
+    'terminating connection',
+    'connection timeout',
+    'timeout exceeded when trying to connect',
+    'client has encountered a connection error',
+    'the database system is (starting up|shutting down|in recovery mode)',
+    'cannot use a pool after calling end',
+    'client was closed and is not queryable',
+    'connection is closed',
+  ].join('|'),
+  'i',
+);
 
 /**
  * True when `err` says the database is unreachable (stopped, restarting, connections dropped),
@@ -16,7 +38,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
-    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')
+      return true;
     if (NETWORK_CODES.has(code) && !('routine' in err)) return true;
   }
   if (typeof message === 'string' && LOST_CONNECTION.test(message)) return true;

@@ -121,7 +121,11 @@ export class BatchWriter<T> {
     const permanent = isPermanentDatabaseError(err);
     const again = permanent ? [] : failed.filter((p) => ++p.attempts < MAX_ATTEMPTS);
     const lost = failed.length - again.length;
-    if (lost > 0) logger.error({ err, count: lost, attempts: permanent ? 1 : MAX_ATTEMPTS }, `${what} given up: the database would not record them`);
+    if (lost > 0)
+      logger.error(
+        { err, count: lost, attempts: permanent ? 1 : MAX_ATTEMPTS },
+        `${what} given up: the database would not record them`,
+      );
     else logger.warn({ err, count: failed.length }, `recording ${what} failed; trying again`);
     this.#retrying.push(...again);
     const over = this.#retrying.length - MAX_RETRYING;

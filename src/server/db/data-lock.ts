@@ -13,7 +13,8 @@ export class DataDirBusyError extends Error {
   ) {
     super(
       `${dataPath} is in use by ${holder.role} (pid ${holder.pid}${holder.port ? `, port ${holder.port}` : ''}). ` +
-        'The embedded database allows one process at a time: stop it first, or use DATABASE_URL (PostgreSQL) to run several.',
+        'The embedded database allows one process at a time: stop it first, or use DATABASE_URL (PostgreSQL) to run ' +
+        'several.',
     );
   }
 }
@@ -37,7 +38,7 @@ function alive(pid: number, started?: string): boolean {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
   const stat = procStat(pid);
-  if (!stat) return existsSync('/proc/self/stat') ? false : true; // gone between the two looks, or no /proc to ask
+  if (!stat) return !existsSync('/proc/self/stat'); // gone between the two looks, or no /proc to ask
   if (stat.state === 'Z' || stat.state === 'X') return false; // exited, waiting to be reaped
   return started === undefined || stat.started === started;
 }

@@ -35,7 +35,11 @@ export async function openDatabase(opts: {
     // int8 (counts, ids) as numbers: every value we store fits in 2^53.
     pg.types.setTypeParser(20, (v: string) => Number(v));
     // a connection attempt to a server that does not answer fails instead of hanging (issue 23)
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: 5000,
+    });
     pool.on('error', () => {
       // an idle client lost its connection; the pool replaces it on next use
     });
@@ -58,7 +62,9 @@ export async function openDatabase(opts: {
   // shared_buffers lives in PGlite's WebAssembly memory, which never shrinks: initdb's 128MB is most
   // of the process's memory, while the queue's working set is small and every read of a data file
   // goes through the operating system's page cache anyway (README: Benchmarks)
-  const startParams = opts.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers}`] : undefined;
+  const startParams = opts.sharedBuffers
+    ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers}`]
+    : undefined;
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
@@ -92,7 +98,10 @@ export function databaseAnswers(db: Database): Promise<boolean> {
   const now = Date.now();
   const last = probes.get(db);
   if (last && now - last.at < PROBE_TTL_MS) return last.answer;
-  const answer = Promise.race([databaseReachable(db), new Promise<boolean>((resolve) => setTimeout(resolve, PROBE_TIMEOUT_MS, false).unref())]);
+  const answer = Promise.race([
+    databaseReachable(db),
+    new Promise<boolean>((resolve) => setTimeout(resolve, PROBE_TIMEOUT_MS, false).unref()),
+  ]);
   probes.set(db, { at: now, answer });
   return answer;
 }

@@ -33,7 +33,10 @@ export class GroupWrite<T> {
     while (this.#waiting.length > 0) {
       let count = 0;
       let take = 0;
-      while (take < this.#waiting.length && (take === 0 || count + this.#waiting[take].items.length <= this.#maxItems)) {
+      while (
+        take < this.#waiting.length &&
+        (take === 0 || count + this.#waiting[take].items.length <= this.#maxItems)
+      ) {
         count += this.#waiting[take].items.length;
         take++;
       }

@@ -45,6 +45,8 @@ export async function migrateToLatest(db: Database): Promise<void> {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     // the cause tells "the database is unreachable" apart: main.ts waits for it at start-up
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`, { cause: error });
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`, {
+      cause: error,
+    });
   }
 }

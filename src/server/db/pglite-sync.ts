@@ -64,9 +64,19 @@ export class PgliteSync {
    * `command` is the statement's tag (COMMIT, INSERT, …).
    */
   async afterStatement(pglite: PGlite, command: string | undefined): Promise<void> {
-    if (command === undefined || command === 'SELECT' || command === 'BEGIN' || command === 'ROLLBACK' || command === 'SHOW' || command === 'SET') return;
+    if (
+      command === undefined ||
+      command === 'SELECT' ||
+      command === 'BEGIN' ||
+      command === 'ROLLBACK' ||
+      command === 'SHOW' ||
+      command === 'SET'
+    )
+      return;
     if (pglite.isInTransaction()) return;
-    const { rows } = await pglite.query<{ name: string }>('select pg_walfile_name(pg_current_wal_insert_lsn()) as name');
+    const { rows } = await pglite.query<{ name: string }>(
+      'select pg_walfile_name(pg_current_wal_insert_lsn()) as name',
+    );
     await this.#syncWal(rows[0].name);
     const mtime = statSync(this.#control).mtimeMs;
     if (mtime !== this.#controlMtime) {
@@ -85,7 +95,8 @@ export class PgliteSync {
       const previous = this.#segment;
       // the commit may have crossed into a new segment: the ones in between, and the new names
       for (const name of readdirSync(this.#walDir)) {
-        if (WAL_FILE.test(name) && previous !== null && name >= previous && name < current) await syncFile(path.join(this.#walDir, name), false, -Infinity);
+        if (WAL_FILE.test(name) && previous !== null && name >= previous && name < current)
+          await syncFile(path.join(this.#walDir, name), false, -Infinity);
       }
       await syncFile(this.#walDir, true, -Infinity);
       await this.#handle?.close();

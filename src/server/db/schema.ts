@@ -159,7 +159,6 @@ export interface MessagesTable {
   attachment_group_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-
 export interface TransactionsTable {
   id: Generated<number>;
   uuid: string;
@@ -203,7 +202,6 @@ export interface TransactionCountsTable {
   n: ColumnType<number, number, number>;
 }
 
-
 export interface EventsTable {
   id: Generated<number>;
   customer_id: number;
@@ -213,7 +211,19 @@ export interface EventsTable {
   data: Json<Record<string, unknown> | null> | null;
 }
 
-export const STAT_COLUMNS = ['requests', 'sent', 'failed', 'delivered', 'bounced', 'bounces_hard', 'bounces_soft', 'opens', 'unique_opens', 'clicks', 'unique_clicks'] as const;
+export const STAT_COLUMNS = [
+  'requests',
+  'sent',
+  'failed',
+  'delivered',
+  'bounced',
+  'bounces_hard',
+  'bounces_soft',
+  'opens',
+  'unique_opens',
+  'clicks',
+  'unique_clicks',
+] as const;
 export type StatColumn = (typeof STAT_COLUMNS)[number];
 
 export type DailyStatsTable = {
@@ -370,10 +380,7 @@ export type Customer = Selectable<CustomersTable>;
 export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
-export type Session = Selectable<SessionsTable>;
 export type Domain = Selectable<DomainsTable>;
-export type Transaction = Selectable<TransactionsTable>;
-export type Message = Selectable<MessagesTable>;
 
 /** Online attachments (migration 011, issue 15): a download link. */
 export interface AttachmentGroupsTable {

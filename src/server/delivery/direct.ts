@@ -98,7 +98,12 @@ export class DirectDelivery {
   readonly #maxParked: number;
   #parked = 0;
 
-  constructor(opts: { config: Config; logger: Logger; sites: SiteRegistry; onStsFailure?: (domain: string, reason: string) => void }) {
+  constructor(opts: {
+    config: Config;
+    logger: Logger;
+    sites: SiteRegistry;
+    onStsFailure?: (domain: string, reason: string) => void;
+  }) {
     this.#config = opts.config;
     this.#logger = opts.logger;
     this.sites = opts.sites;
@@ -123,7 +128,8 @@ export class DirectDelivery {
   async deliver(domain: string, envelope: { from: string; to: string[] }, raw: Buffer): Promise<DirectResult> {
     const plan = await this.#plan(domain);
     if (plan.kind === 'null') return { kind: 'permanent', reply: `${domain} does not accept mail (null MX, RFC 7505)` };
-    if (plan.kind === 'none') return plan.permanent ? { kind: 'permanent', reply: plan.reason } : { kind: 'temporary', reply: plan.reason };
+    if (plan.kind === 'none')
+      return plan.permanent ? { kind: 'permanent', reply: plan.reason } : { kind: 'temporary', reply: plan.reason };
     const site = siteOf(plan.hosts);
     const limits = this.#shaping.limitsFor({ hosts: plan.hosts, domain, name: site });
     try {
@@ -134,9 +140,24 @@ export class DirectDelivery {
     }
   }
 
-  async #attempt(domain: string, hosts: string[], site: string, limits: SiteLimits, raw: Buffer, envelope: { from: string; to: string[] }): Promise<DirectResult> {
+  async #attempt(
+    domain: string,
+    hosts: string[],
+    site: string,
+    limits: SiteLimits,
+    raw: Buffer,
+    envelope: { from: string; to: string[] },
+  ): Promise<DirectResult> {
     const policy = await this.#sts.policyFor(domain).catch(() => null);
-    const wire: Wire = { site, mx_host: null, mx_address: null, tls_version: null, tls_cipher: null, mta_sts: policy?.mode === 'enforce' || policy?.mode === 'testing' ? policy.mode : null, tried: [] };
+    const wire: Wire = {
+      site,
+      mx_host: null,
+      mx_address: null,
+      tls_version: null,
+      tls_cipher: null,
+      mta_sts: policy?.mode === 'enforce' || policy?.mode === 'testing' ? policy.mode : null,
+      tried: [],
+    };
     const enforce = policy?.mode === 'enforce';
     let lastReply = `no MX host of ${domain} could be reached`;
     let slowedUntil: Date | null = null;
@@ -165,7 +186,8 @@ export class DirectDelivery {
           const reply = f.response ?? `${f.code ?? 'ERROR'}: ${f.message ?? 'connection failed'}`;
           wire.tried.push({ host, address, reply });
           lastReply = enforce ? `MTA-STS enforce: ${reply}` : reply;
-          if (isSlowDown(f.responseCode, reply)) slowedUntil = await this.sites.slowDown(site, limits.maxConnections, reply);
+          if (isSlowDown(f.responseCode, reply))
+            slowedUntil = await this.sites.slowDown(site, limits.maxConnections, reply);
           continue; // any failure to set a session up moves on to the next address or host
         }
         wire.mx_host = host;
@@ -175,7 +197,9 @@ export class DirectDelivery {
         if (policy?.mode === 'testing' && session.certProblem) this.#stsFailure(wire, domain, session.certProblem);
         await this.#pace(site, limits);
         try {
-          const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => session.conn.send(envelope, raw, (err, i) => (err ? reject(err) : resolve(i))));
+          const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) =>
+            session.conn.send(envelope, raw, (err, i) => (err ? reject(err) : resolve(i))),
+          );
           const reply = String(info.response ?? '250 OK');
           wire.tried.push({ host, address, reply });
           this.#release(session, true, limits);
@@ -188,7 +212,8 @@ export class DirectDelivery {
           const reply = f.response ?? `${f.code ?? 'ERROR'}: ${f.message ?? 'delivery failed'}`;
           wire.tried.push({ host, address, reply });
           lastReply = reply;
-          if (isSlowDown(f.responseCode, reply)) slowedUntil = await this.sites.slowDown(site, limits.maxConnections, reply);
+          if (isSlowDown(f.responseCode, reply))
+            slowedUntil = await this.sites.slowDown(site, limits.maxConnections, reply);
           const verdict = verdictOf(f);
           if (verdict === 'next-host') continue;
           this.sites.tally(site, verdict === 'permanent' ? 'failed' : 'deferred', reply);
@@ -269,7 +294,8 @@ export class DirectDelivery {
       }
       // every slot is taken: an idle connection of this site to another host gives its slot up
       if (this.#closeOneIdle(site)) continue;
-      if (Date.now() > deadline || this.#parked >= this.#maxParked) throw new Blocked(new Date(Date.now() + SHORT_WAIT_MS), `waiting for a connection to ${site}`);
+      if (Date.now() > deadline || this.#parked >= this.#maxParked)
+        throw new Blocked(new Date(Date.now() + SHORT_WAIT_MS), `waiting for a connection to ${site}`);
       this.#parked++;
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -302,7 +328,18 @@ export class DirectDelivery {
       requireTLS: enforce,
       tls: { servername: host, rejectUnauthorized: enforce, ca: this.#ca, minVersion: 'TLSv1.2' },
     });
-    const session: Session = { conn, key, site, slot, sent: 0, renewAt: Date.now() + SiteRegistry.SLOT_RENEW_MS, tlsVersion: null, tlsCipher: null, certProblem: null, dead: false };
+    const session: Session = {
+      conn,
+      key,
+      site,
+      slot,
+      sent: 0,
+      renewAt: Date.now() + SiteRegistry.SLOT_RENEW_MS,
+      tlsVersion: null,
+      tlsCipher: null,
+      certProblem: null,
+      dead: false,
+    };
     return new Promise((resolve, reject) => {
       let settled = false;
       const fail = (err: Error) => {
@@ -315,7 +352,14 @@ export class DirectDelivery {
         } else this.#forget(session);
       };
       conn.on('error', fail);
-      conn.on('end', () => fail(Object.assign(new Error(`connection to ${host} (${address}) closed`), { code: 'ECONNECTION', command: 'CONN' })));
+      conn.on('end', () =>
+        fail(
+          Object.assign(new Error(`connection to ${host} (${address}) closed`), {
+            code: 'ECONNECTION',
+            command: 'CONN',
+          }),
+        ),
+      );
       conn.connect(() => {
         if (settled) return;
         settled = true;
@@ -324,7 +368,11 @@ export class DirectDelivery {
           session.tlsVersion = socket.getProtocol();
           session.tlsCipher = socket.getCipher()?.name ?? null;
           const identity = socket.authorized ? tls.checkServerIdentity(host, socket.getPeerCertificate()) : undefined;
-          session.certProblem = !socket.authorized ? `certificate of ${host} not trusted (${String(socket.authorizationError)})` : identity ? `certificate not valid for ${host}` : null;
+          session.certProblem = !socket.authorized
+            ? `certificate of ${host} not trusted (${String(socket.authorizationError)})`
+            : identity
+              ? `certificate not valid for ${host}`
+              : null;
         } else {
           session.certProblem = `${host} offered no STARTTLS`;
         }
@@ -366,7 +414,11 @@ export class DirectDelivery {
   #forget(session: Session): void {
     clearTimeout(session.idleTimer);
     const list = this.#idle.get(session.key);
-    if (list) this.#idle.set(session.key, list.filter((s) => s !== session));
+    if (list)
+      this.#idle.set(
+        session.key,
+        list.filter((s) => s !== session),
+      );
     if (session.slot >= 0) {
       const slot = session.slot;
       session.slot = -1;

@@ -91,7 +91,11 @@ export function inFlowOf(ctx: AppContext): InFlow {
  * keeps up), else how long the oldest first attempt in it waited since acceptance. Retries are left
  * out: they wait by design (their backoff), not because delivery is behind.
  */
-export function lagOfClaim(claimed: { attempts: number; queued_at: Date }[], asked: number, now = Date.now()): number | null {
+export function lagOfClaim(
+  claimed: { attempts: number; queued_at: Date }[],
+  asked: number,
+  now = Date.now(),
+): number | null {
   if (claimed.length < asked) return 0;
   let oldest = Number.POSITIVE_INFINITY;
   for (const c of claimed) if (c.attempts === 1 && c.queued_at.getTime() < oldest) oldest = c.queued_at.getTime();

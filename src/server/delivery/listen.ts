@@ -5,7 +5,11 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 
 /** Calls `onNotify` for every notification; reconnects after errors. Returns a stop function. */
-export function listenForChanges(databaseUrl: string, logger: Logger, handlers: { queued(): void; changed(): void }): () => Promise<void> {
+export function listenForChanges(
+  databaseUrl: string,
+  logger: Logger,
+  handlers: { queued(): void; changed(): void },
+): () => Promise<void> {
   let client: pg.Client | null = null;
   let stopped = false;
   let retry: NodeJS.Timeout | null = null;

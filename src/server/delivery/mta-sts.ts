@@ -68,10 +68,11 @@ const MAX_POLICY_BYTES = 64 * 1024;
  * given to this service's config counts even when the process was started without it.
  */
 export function trustedCas(extraFile: string | undefined): string[] {
-  const get = (tls as unknown as { getCACertificates?: (kind: string) => string[] }).getCACertificates;
+  // absent before Node 22.15 (the engines field allows 22.12), which its typings do not say
+  const get: typeof tls.getCACertificates | undefined = tls.getCACertificates;
   const cas = new Set<string>(tls.rootCertificates);
   if (get) {
-    for (const kind of ['default', 'system']) {
+    for (const kind of ['default', 'system'] as const) {
       try {
         for (const c of get(kind)) cas.add(c);
       } catch {
@@ -128,7 +129,10 @@ export class MtaSts {
     return cached && cached.expires > now ? usable(cached.policy) : null;
   }
 
-  /** The policy id the TXT record publishes; null when there is none (or no valid one); undefined when the lookup failed. */
+  /**
+   * The policy id the TXT record publishes; null when there is none (or no valid one); undefined when the lookup
+   * failed.
+   */
   async #txtId(domain: string): Promise<string | null | undefined> {
     const hit = this.#txt.get(domain);
     if (hit && hit.until > Date.now()) return hit.id;
@@ -158,10 +162,20 @@ export class MtaSts {
           agent: false,
           // the policy host's address through DNS_SERVERS too
           lookup: (hostname, opts, cb) => {
-            const done = cb as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+            const done = cb as (
+              err: Error | null,
+              address: string | { address: string; family: number }[],
+              family?: number,
+            ) => void;
             this.#resolver.resolve4(hostname).then(
               // net asks for every address at once when it may try several (autoSelectFamily)
-              (addrs) => ((opts as { all?: boolean }).all ? done(null, addrs.map((address) => ({ address, family: 4 }))) : done(null, addrs[0], 4)),
+              (addrs) =>
+                (opts as { all?: boolean }).all
+                  ? done(
+                      null,
+                      addrs.map((address) => ({ address, family: 4 })),
+                    )
+                  : done(null, addrs[0], 4),
               (err: Error) => done(err, '', 4),
             );
           },

@@ -43,7 +43,8 @@ export async function resolveMxPlan(resolver: Resolver, domain: string): Promise
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOTFOUND') return { kind: 'none', reason: `${domain} does not exist`, permanent: true };
-    if (code !== 'ENODATA') return { kind: 'none', reason: `MX lookup for ${domain} failed (${code})`, permanent: false };
+    if (code !== 'ENODATA')
+      return { kind: 'none', reason: `MX lookup for ${domain} failed (${code})`, permanent: false };
   }
   // no MX records: the domain's own address is its implicit MX (RFC 5321 §5.1)
   return { kind: 'hosts', hosts: [normal(domain)], implicit: true };
@@ -51,6 +52,9 @@ export async function resolveMxPlan(resolver: Resolver, domain: string): Promise
 
 /** A host's IPv4 then IPv6 addresses; a host without any is skipped by the caller. */
 export async function addressesOf(resolver: Resolver, host: string): Promise<string[]> {
-  const [v4, v6] = await Promise.all([resolver.resolve4(host).catch(() => [] as string[]), resolver.resolve6(host).catch(() => [] as string[])]);
+  const [v4, v6] = await Promise.all([
+    resolver.resolve4(host).catch(() => [] as string[]),
+    resolver.resolve6(host).catch(() => [] as string[]),
+  ]);
   return [...v4, ...v6];
 }

@@ -19,13 +19,21 @@ export async function findSite(ctx: AppContext, ref: string): Promise<string> {
   if (sites.includes(name)) return name;
   const byHost = sites.filter((s) => s.split(',').includes(name));
   if (byHost.length === 1) return byHost[0];
-  if (byHost.length > 1) throw new DomainError('conflict', `${name} is an MX host of ${byHost.length} sites: ${byHost.join('; ')}`);
+  if (byHost.length > 1)
+    throw new DomainError('conflict', `${name} is an MX host of ${byHost.length} sites: ${byHost.join('; ')}`);
   const plan = await resolveMxPlan(createResolver(ctx.config), name);
   if (plan.kind === 'hosts') return siteOf(plan.hosts);
-  throw new DomainError('not_found', `No site '${name}', and no MX host of a known site or recipient domain by that name`);
+  throw new DomainError(
+    'not_found',
+    `No site '${name}', and no MX host of a known site or recipient domain by that name`,
+  );
 }
 
-export async function suspend(ctx: AppContext, ref: string, minutes: number | null): Promise<{ site: string; until: Date | null }> {
+export async function suspend(
+  ctx: AppContext,
+  ref: string,
+  minutes: number | null,
+): Promise<{ site: string; until: Date | null }> {
   const site = await findSite(ctx, ref);
   const until = minutes === null ? null : new Date(Date.now() + minutes * 60_000);
   await suspendSite(ctx.db, site, until);
@@ -40,12 +48,27 @@ export async function resume(ctx: AppContext, ref: string): Promise<{ site: stri
   return { site, due };
 }
 
-const when = (d: Date | null, now: Date) => (d && d > now ? (d.getTime() >= UNTIL_RESUMED.getTime() ? 'until resumed' : `${formatUnix(Math.floor(d.getTime() / 1000), 'YYYY-MM-DD HH:mm:ss')}Z`) : '');
+const when = (d: Date | null, now: Date) =>
+  d && d > now
+    ? d.getTime() >= UNTIL_RESUMED.getTime()
+      ? 'until resumed'
+      : `${formatUnix(Math.floor(d.getTime() / 1000), 'YYYY-MM-DD HH:mm:ss')}Z`
+    : '';
 
 /** The `queue` table: one line per site, busiest first. */
 export function formatSites(rows: SiteRow[], now = new Date()): string {
   const head = ['SITE', 'QUEUED', 'IN FLIGHT', 'LIMIT', 'PAUSED UNTIL', 'SUSPENDED', 'LAST REPLY'];
-  const lines = rows.map((r) => [r.site, String(r.queued), String(r.in_flight), r.conn_limit === null ? 'shaping' : String(r.conn_limit), when(r.paused_until && new Date(r.paused_until), now), when(r.suspended_until && new Date(r.suspended_until), now), (r.last_reply ?? '').slice(0, 60)]);
+  const lines = rows.map((r) => [
+    r.site,
+    String(r.queued),
+    String(r.in_flight),
+    r.conn_limit === null ? 'shaping' : String(r.conn_limit),
+    when(r.paused_until && new Date(r.paused_until), now),
+    when(r.suspended_until && new Date(r.suspended_until), now),
+    (r.last_reply ?? '').slice(0, 60),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  return [head, ...lines].map((l) => l.map((cell, i) => (i === l.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')).join('\n');
+  return [head, ...lines]
+    .map((l) => l.map((cell, i) => (i === l.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '))
+    .join('\n');
 }

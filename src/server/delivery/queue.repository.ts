@@ -31,7 +31,8 @@ export async function claimDue(db: Database, limit: number, leaseSeconds: number
         order by next_attempt_at
         limit ${limit}
         for update skip locked)
-    returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts, queued_at`.execute(db);
+    returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts,
+      queued_at`.execute(db);
   return result.rows.map((r) => ({ ...r, queued_at: new Date(r.queued_at) }));
 }
 
@@ -89,7 +90,9 @@ export async function applyOutcomes(db: Database, updates: OutcomeUpdate[]): Pro
   if (updates.length === 0) return new Set();
   const rows = updates.map(
     (u) =>
-      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.delivered_status}::text, ${u.sent_at}::timestamptz, ${u.next_attempt_at}::timestamptz, ${u.last_reply}::text, ${u.bounce_type}::text, ${u.bounce_reason}::text)`,
+      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.delivered_status}::text,
+        ${u.sent_at}::timestamptz, ${u.next_attempt_at}::timestamptz, ${u.last_reply}::text, ${u.bounce_type}::text,
+          ${u.bounce_reason}::text)`,
   );
   const result = await sql<{ id: number }>`
     update transactions as t
@@ -101,7 +104,8 @@ export async function applyOutcomes(db: Database, updates: OutcomeUpdate[]): Pro
            last_reply = v.last_reply,
            bounce_type = coalesce(v.bounce_type, t.bounce_type),
            bounce_reason = coalesce(v.bounce_reason, t.bounce_reason)
-      from (values ${sql.join(rows)}) as v(id, attempts, status, delivered_status, sent_at, next_attempt_at, last_reply, bounce_type, bounce_reason)
+      from (values ${sql.join(rows)}) as v(id, attempts, status, delivered_status, sent_at, next_attempt_at,
+        last_reply, bounce_type, bounce_reason)
      where t.id = v.id and t.attempts = v.attempts and t.status = 'queued'
     returning t.id`.execute(db);
   return new Set(result.rows.map((r) => Number(r.id)));
@@ -111,7 +115,11 @@ export async function applyOutcomes(db: Database, updates: OutcomeUpdate[]): Pro
  * The heartbeat (issue 23): pushes the lease of claims this worker still holds `leaseSeconds`
  * ahead, each guarded by its attempt number so a claim that was taken over is left alone.
  */
-export async function renewLeases(db: Database, held: { id: number; attempts: number }[], leaseSeconds: number): Promise<number> {
+export async function renewLeases(
+  db: Database,
+  held: { id: number; attempts: number }[],
+  leaseSeconds: number,
+): Promise<number> {
   if (held.length === 0) return 0;
   const rows = held.map((h) => sql`(${h.id}::bigint, ${h.attempts}::int)`);
   const result = await sql`
@@ -135,7 +143,9 @@ export async function releaseClaims(db: Database, held?: { id: number; attempts:
         update transactions as t
            set next_attempt_at = now(), locked_until = null
           from (values ${sql.join(held.map((h) => sql`(${h.id}::bigint, ${h.attempts}::int)`))}) as v(id, attempts)
-         where t.id = v.id and t.attempts = v.attempts and t.status = 'queued' and t.locked_until is not null`.execute(db)
+         where t.id = v.id and t.attempts = v.attempts and t.status = 'queued' and t.locked_until is not null`.execute(
+        db,
+      )
     : await sql`
         update transactions set next_attempt_at = now(), locked_until = null
          where status = 'queued' and locked_until is not null and locked_until > now()`.execute(db);

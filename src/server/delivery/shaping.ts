@@ -60,7 +60,12 @@ export function shapingFrom(data: unknown): Shaping {
   return {
     limitsFor(site) {
       // the first override whose pattern names the site, one of its MX hosts or the domain wins
-      const hit = overrides.find((o) => o.pattern.toLowerCase() === site.name || site.hosts.some((h) => matchesPattern(o.pattern, h)) || (site.domain !== undefined && matchesPattern(o.pattern, site.domain)));
+      const hit = overrides.find(
+        (o) =>
+          o.pattern.toLowerCase() === site.name ||
+          site.hosts.some((h) => matchesPattern(o.pattern, h)) ||
+          (site.domain !== undefined && matchesPattern(o.pattern, site.domain)),
+      );
       return hit ? merge(base, hit.limits) : base;
     },
   };
@@ -74,6 +79,12 @@ export function loadShaping(file: string | undefined): Shaping {
   try {
     return shapingFrom(data);
   } catch (err) {
-    throw new Error(`SHAPING_FILE ${file}: ${err instanceof z.ZodError ? err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : (err as Error).message}`);
+    throw new Error(
+      `SHAPING_FILE ${file}: ${
+        err instanceof z.ZodError
+          ? err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+          : (err as Error).message
+      }`,
+    );
   }
 }

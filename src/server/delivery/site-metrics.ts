@@ -10,13 +10,31 @@ const NAMED_SITES = 10;
 const registered = new WeakSet<object>();
 
 /** The rows to report: the busiest `NAMED_SITES` as they are, the rest summed into `other`. */
-export function boundedSites(rows: SiteRow[], now = new Date()): { site: string; queued: number; inFlight: number; paused: number; delivered: number; deferred: number; failed: number }[] {
-  const busiest = [...rows].sort((a, b) => b.queued + b.in_flight - (a.queued + a.in_flight) || b.delivered + b.deferred + b.failed - (a.delivered + a.deferred + a.failed));
+export function boundedSites(
+  rows: SiteRow[],
+  now = new Date(),
+): {
+  site: string;
+  queued: number;
+  inFlight: number;
+  paused: number;
+  delivered: number;
+  deferred: number;
+  failed: number;
+}[] {
+  const busiest = [...rows].sort(
+    (a, b) =>
+      b.queued + b.in_flight - (a.queued + a.in_flight) ||
+      b.delivered + b.deferred + b.failed - (a.delivered + a.deferred + a.failed),
+  );
   const view = (r: SiteRow) => ({
     site: r.site,
     queued: r.queued,
     inFlight: r.in_flight,
-    paused: (r.paused_until && new Date(r.paused_until) > now) || (r.suspended_until && new Date(r.suspended_until) > now) ? 1 : 0,
+    paused:
+      (r.paused_until && new Date(r.paused_until) > now) || (r.suspended_until && new Date(r.suspended_until) > now)
+        ? 1
+        : 0,
     delivered: Number(r.delivered),
     deferred: Number(r.deferred),
     failed: Number(r.failed),
@@ -24,7 +42,18 @@ export function boundedSites(rows: SiteRow[], now = new Date()): { site: string;
   const named = busiest.slice(0, NAMED_SITES).map(view);
   const rest = busiest.slice(NAMED_SITES).map(view);
   if (rest.length === 0) return named;
-  const other = rest.reduce((sum, r) => ({ site: 'other', queued: sum.queued + r.queued, inFlight: sum.inFlight + r.inFlight, paused: sum.paused + r.paused, delivered: sum.delivered + r.delivered, deferred: sum.deferred + r.deferred, failed: sum.failed + r.failed }), { site: 'other', queued: 0, inFlight: 0, paused: 0, delivered: 0, deferred: 0, failed: 0 });
+  const other = rest.reduce(
+    (sum, r) => ({
+      site: 'other',
+      queued: sum.queued + r.queued,
+      inFlight: sum.inFlight + r.inFlight,
+      paused: sum.paused + r.paused,
+      delivered: sum.delivered + r.delivered,
+      deferred: sum.deferred + r.deferred,
+      failed: sum.failed + r.failed,
+    }),
+    { site: 'other', queued: 0, inFlight: 0, paused: 0, delivered: 0, deferred: 0, failed: 0 },
+  );
   return [...named, other];
 }
 
@@ -53,7 +82,11 @@ export function registerSiteMetrics(ctx: AppContext): void {
     });
   gauge('transact_site_queued', 'Messages queued for a destination site (after their first attempt)', (r) => r.queued);
   gauge('transact_site_in_flight', 'Connections open to a destination site across worker processes', (r) => r.inFlight);
-  gauge('transact_site_paused', 'Whether a destination site is paused or suspended (sites summed as other: how many)', (r) => r.paused);
+  gauge(
+    'transact_site_paused',
+    'Whether a destination site is paused or suspended (sites summed as other: how many)',
+    (r) => r.paused,
+  );
   new Counter({
     name: 'transact_site_outcomes_total',
     help: 'Delivery outcomes by destination site, across worker processes',

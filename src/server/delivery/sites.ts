@@ -23,7 +23,8 @@ export function blockedUntil(state: SiteState, now: Date): { until: Date; reason
     const until = new Date(Math.min(state.suspendedUntil.getTime(), now.getTime() + 60_000));
     return { until, reason: 'site suspended by an operator' };
   }
-  if (state.pausedUntil && state.pausedUntil > now) return { until: state.pausedUntil, reason: 'site paused after a slow-down reply' };
+  if (state.pausedUntil && state.pausedUntil > now)
+    return { until: state.pausedUntil, reason: 'site paused after a slow-down reply' };
   return null;
 }
 
@@ -63,13 +64,20 @@ export class SiteRegistry {
     if (entry && Date.now() - entry.read < READ_EVERY_MS) return entry.state;
     if (entry?.pending) return entry.pending;
     const pending = this.#read(site);
-    this.#states.set(site, { state: entry?.state ?? { connLimit: null, pausedUntil: null, suspendedUntil: null, holders: 0 }, read: entry?.read ?? 0, pending });
+    this.#states.set(site, {
+      state: entry?.state ?? { connLimit: null, pausedUntil: null, suspendedUntil: null, holders: 0 },
+      read: entry?.read ?? 0,
+      pending,
+    });
     try {
       const state = await pending;
       this.#states.set(site, { state, read: Date.now() });
       return state;
     } catch (err) {
-      this.#states.set(site, { state: entry?.state ?? { connLimit: null, pausedUntil: null, suspendedUntil: null, holders: 0 }, read: entry?.read ?? 0 });
+      this.#states.set(site, {
+        state: entry?.state ?? { connLimit: null, pausedUntil: null, suspendedUntil: null, holders: 0 },
+        read: entry?.read ?? 0,
+      });
       throw err;
     }
   }
@@ -80,13 +88,23 @@ export class SiteRegistry {
   }
 
   async #read(site: string): Promise<SiteState> {
-    const { rows } = await sql<{ conn_limit: number | null; paused_until: Date | null; suspended_until: Date | null; holders: string }>`
+    const { rows } = await sql<{
+      conn_limit: number | null;
+      paused_until: Date | null;
+      suspended_until: Date | null;
+      holders: string;
+    }>`
       select s.conn_limit, s.paused_until, s.suspended_until,
              (select count(distinct holder) from delivery_site_slots where site = ${site} and until > now()) as holders
         from (select 1) one left join delivery_sites s on s.site = ${site}`.execute(this.#db);
     const r = rows[0];
     const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-    return { connLimit: r?.conn_limit ?? null, pausedUntil: date(r?.paused_until ?? null), suspendedUntil: date(r?.suspended_until ?? null), holders: Number(r?.holders ?? 0) };
+    return {
+      connLimit: r?.conn_limit ?? null,
+      pausedUntil: date(r?.paused_until ?? null),
+      suspendedUntil: date(r?.suspended_until ?? null),
+      holders: Number(r?.holders ?? 0),
+    };
   }
 
   /** Leases a free connection slot below `limit`; null when all are taken (here or elsewhere). */
@@ -105,11 +123,13 @@ export class SiteRegistry {
 
   /** Extends a slot's lease (a connection kept busy for longer than the lease). */
   async renewSlot(site: string, slot: number): Promise<void> {
-    await sql`update delivery_site_slots set until = now() + make_interval(secs => ${SLOT_LEASE_SECONDS}) where site = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(this.#db);
+    await sql`update delivery_site_slots set until = now() + make_interval(secs => ${SLOT_LEASE_SECONDS}) where site
+      = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(this.#db);
   }
 
   async releaseSlot(site: string, slot: number): Promise<void> {
-    await sql`delete from delivery_site_slots where site = ${site} and slot = ${slot} and holder = ${this.holder}`.execute(this.#db);
+    await sql`delete from delivery_site_slots where site = ${site} and slot = ${slot} and holder =
+      ${this.holder}`.execute(this.#db);
   }
 
   static readonly SLOT_RENEW_MS = (SLOT_LEASE_SECONDS / 2) * 1000;
@@ -124,11 +144,14 @@ export class SiteRegistry {
     const base = this.#basePauseSeconds;
     const { rows } = await sql<{ paused_until: Date }>`
       insert into delivery_sites as d (site, conn_limit, paused_until, pause_seconds, last_reply, last_reply_at)
-      values (${site}, ${Math.max(1, Math.floor(maxConnections / 2))}, now() + make_interval(secs => ${base}), ${base}, ${reply}, now())
+      values (${site}, ${Math.max(1, Math.floor(maxConnections / 2))}, now() + make_interval(secs => ${base}),
+        ${base}, ${reply}, now())
       on conflict (site) do update set
         conn_limit = greatest(1, coalesce(d.conn_limit, ${maxConnections}) / 2),
-        pause_seconds = least(${MAX_PAUSE_SECONDS}, case when d.pause_seconds > 0 then d.pause_seconds * 2 else ${base} end),
-        paused_until = now() + make_interval(secs => least(${MAX_PAUSE_SECONDS}, case when d.pause_seconds > 0 then d.pause_seconds * 2 else ${base} end)),
+        pause_seconds = least(${MAX_PAUSE_SECONDS}, case when d.pause_seconds > 0 then d.pause_seconds * 2 else
+          ${base} end),
+        paused_until = now() + make_interval(secs => least(${MAX_PAUSE_SECONDS}, case when d.pause_seconds > 0 then
+          d.pause_seconds * 2 else ${base} end)),
         last_reply = excluded.last_reply,
         last_reply_at = now()
        where d.paused_until is null or d.paused_until <= now()
@@ -149,8 +172,10 @@ export class SiteRegistry {
     if (cached && cached.connLimit === null && cached.pausedUntil === null) return;
     await sql`
       update delivery_sites
-         set conn_limit = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else conn_limit + 1 end,
-             paused_until = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else paused_until end,
+         set conn_limit = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else
+           conn_limit + 1 end,
+             paused_until = case when conn_limit is null or conn_limit + 1 >= ${maxConnections} then null else
+               paused_until end,
              pause_seconds = 0
        where site = ${site} and (conn_limit is not null or pause_seconds > 0 or paused_until is not null)
          and (paused_until is null or paused_until <= now())`.execute(this.#db);
@@ -170,11 +195,16 @@ export class SiteRegistry {
 
   async flush(): Promise<void> {
     if (this.#tallies.size === 0) return;
-    const rows = [...this.#tallies].map(([site, t]) => sql`(${site}::text, ${t.delivered}::bigint, ${t.deferred}::bigint, ${t.failed}::bigint, ${t.lastReply ?? null}::text)`);
+    const rows = [...this.#tallies].map(
+      ([site, t]) =>
+        sql`(${site}::text, ${t.delivered}::bigint, ${t.deferred}::bigint, ${t.failed}::bigint,
+          ${t.lastReply ?? null}::text)`,
+    );
     this.#tallies.clear();
     await sql`
       insert into delivery_sites as d (site, delivered, deferred, failed, last_reply, last_reply_at)
-      select site, delivered, deferred, failed, last_reply, now() from (values ${sql.join(rows)}) as v(site, delivered, deferred, failed, last_reply)
+      select site, delivered, deferred, failed, last_reply, now() from (values ${sql.join(rows)}) as v(site,
+        delivered, deferred, failed, last_reply)
       on conflict (site) do update set
         delivered = d.delivered + excluded.delivered,
         deferred = d.deferred + excluded.deferred,
@@ -191,11 +221,15 @@ export class SiteRegistry {
 }
 
 /** Sends messages that wait for their site back to the queue without spending an attempt. */
-export async function requeueWaiting(db: Database, rows: { id: number; attempts: number; until: Date; site: string }[]): Promise<void> {
+export async function requeueWaiting(
+  db: Database,
+  rows: { id: number; attempts: number; until: Date; site: string }[],
+): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => sql`(${r.id}::bigint, ${r.attempts}::int, ${r.until}::timestamptz, ${r.site}::text)`);
   await sql`
-    update transactions as t set attempts = t.attempts - 1, next_attempt_at = v.until, locked_until = null, site = v.site
+    update transactions as t set attempts = t.attempts - 1, next_attempt_at = v.until, locked_until = null, site =
+      v.site
       from (values ${sql.join(values)}) as v(id, attempts, until, site)
      where t.id = v.id and t.attempts = v.attempts and t.status = 'queued'`.execute(db);
 }
@@ -204,7 +238,8 @@ export async function requeueWaiting(db: Database, rows: { id: number; attempts:
 export async function rememberSites(db: Database, rows: { id: number; site: string }[]): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => sql`(${r.id}::bigint, ${r.site}::text)`);
-  await sql`update transactions as t set site = v.site from (values ${sql.join(values)}) as v(id, site) where t.id = v.id and t.status = 'queued'`.execute(db);
+  await sql`update transactions as t set site = v.site from (values ${sql.join(values)}) as v(id, site) where t.id =
+    v.id and t.status = 'queued'`.execute(db);
 }
 
 export interface SiteRow {
@@ -223,11 +258,13 @@ export interface SiteRow {
 /** Every known site with its queue (`admin queue`, /metrics). Queued messages never tried have no site yet. */
 export async function listSites(db: Database): Promise<SiteRow[]> {
   const { rows } = await sql<SiteRow>`
-    with q as (select site, count(*)::int as queued from transactions where status = 'queued' and site is not null group by site),
+    with q as (select site, count(*)::int as queued from transactions where status = 'queued' and site is not null
+      group by site),
          f as (select site, count(*)::int as in_flight from delivery_site_slots where until > now() group by site)
     select coalesce(s.site, q.site) as site, coalesce(q.queued, 0) as queued, coalesce(f.in_flight, 0) as in_flight,
            s.conn_limit, s.paused_until, s.suspended_until, s.last_reply,
-           coalesce(s.delivered, 0)::int as delivered, coalesce(s.deferred, 0)::int as deferred, coalesce(s.failed, 0)::int as failed
+           coalesce(s.delivered, 0)::int as delivered, coalesce(s.deferred, 0)::int as deferred, coalesce(s.failed,
+             0)::int as failed
       from delivery_sites s full join q on q.site = s.site left join f on f.site = coalesce(s.site, q.site)
      order by coalesce(q.queued, 0) desc, coalesce(s.delivered, 0) desc, 1`.execute(db);
   return rows.map((r) => ({ ...r, queued: Number(r.queued), in_flight: Number(r.in_flight) }));
@@ -245,7 +282,8 @@ export async function resumeSite(db: Database, site: string): Promise<number> {
   await sql`update delivery_sites set suspended_until = null, paused_until = null where site = ${site}`.execute(db);
   const { rows } = await sql<{ id: number }>`
     update transactions set next_attempt_at = now()
-     where status = 'queued' and site = ${site} and next_attempt_at > now() and (locked_until is null or locked_until <= now())
+     where status = 'queued' and site = ${site} and next_attempt_at > now() and (locked_until is null or
+       locked_until <= now())
     returning id`.execute(db);
   return rows.length;
 }

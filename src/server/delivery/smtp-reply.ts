@@ -12,7 +12,8 @@ export interface Classified {
   retryAfterSeconds?: number;
 }
 
-const RETRY_HINT = /(?:try|retry)(?:\s+again)?\s+(?:in|after)\s+(\d+)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)\b/i;
+const RETRY_HINT =
+  /(?:try|retry)(?:\s+again)?\s+(?:in|after)\s+(\d+)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)\b/i;
 
 /** The delay a server asked for in its reply text, in seconds. */
 export function retryHintSeconds(text: string): number | undefined {
@@ -51,7 +52,13 @@ const SCHEDULE_SECONDS = [60, 300, 900, 1800];
  * When to try again after `attempts` failed attempts, or null when the message has been retried
  * for longer than `maxHours` since it was queued and must fail (soft bounce).
  */
-export function nextAttemptAt(opts: { attempts: number; queuedAt: Date; now: Date; maxHours: number; retryAfterSeconds?: number }): Date | null {
+export function nextAttemptAt(opts: {
+  attempts: number;
+  queuedAt: Date;
+  now: Date;
+  maxHours: number;
+  retryAfterSeconds?: number;
+}): Date | null {
   const base = SCHEDULE_SECONDS[opts.attempts - 1] ?? 3600;
   const delay = Math.max(base, opts.retryAfterSeconds ?? 0);
   const next = new Date(opts.now.getTime() + delay * 1000);

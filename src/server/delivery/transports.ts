@@ -55,20 +55,25 @@ export function createTransportPool(config: Config): TransportPool {
         port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 587)),
         secure: url.protocol === 'smtps:',
         name: heloName,
-        auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+        auth: url.username
+          ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
+          : undefined,
         tls: { rejectUnauthorized: url.searchParams.get('tls_verify') !== 'false' },
       });
     return {
       async routeFor() {
         return { key: 'relay', transport: get('relay', relay) };
       },
-      close: () => pools.forEach((t) => t.close()),
+      close: () => {
+        for (const t of pools.values()) t.close();
+      },
     };
   }
 
   // without a relay the worker delivers to each recipient domain's MX hosts itself (direct.ts)
   return {
-    routeFor: (domain) => Promise.reject(new NoRouteError(`no relay for ${domain}: direct MX delivery goes through direct.ts`, 'ENORELAY')),
+    routeFor: (domain) =>
+      Promise.reject(new NoRouteError(`no relay for ${domain}: direct MX delivery goes through direct.ts`, 'ENORELAY')),
     close: () => {},
   };
 }

@@ -14,7 +14,16 @@ import { domainOf } from '../core/addresses.ts';
 import { ClaimLoop } from '../db/claim-loop.ts';
 import { onQueued } from '../core/queue-signal.ts';
 import { inFlowOf, lagOfClaim } from './in-flow.ts';
-import { applyOutcomes, claimDue, type ClaimedTransaction, type LoadedMessage, loadMessages, type OutcomeUpdate, releaseClaims, renewLeases } from './queue.repository.ts';
+import {
+  applyOutcomes,
+  claimDue,
+  type ClaimedTransaction,
+  type LoadedMessage,
+  loadMessages,
+  type OutcomeUpdate,
+  releaseClaims,
+  renewLeases,
+} from './queue.repository.ts';
 import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
 import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';
 import { verpAddress } from './verp.ts';
@@ -54,7 +63,8 @@ const FLUSH_SIZE = 500;
 // lease runs out and another attempt takes it (the writer gives up after about four minutes).
 const MAX_HOLD_MS = 10 * 60_000;
 
-const addressList = (list: Address[] | null | undefined) => (list ?? []).map((a) => (a.name ? { name: a.name, address: a.email } : a.email));
+const addressList = (list: Address[] | null | undefined) =>
+  (list ?? []).map((a) => (a.name ? { name: a.name, address: a.email } : a.email));
 
 export class DeliveryWorker {
   readonly #ctx: AppContext;
@@ -75,7 +85,12 @@ export class DeliveryWorker {
     this.#direct =
       transports || ctx.config.smtpRelayUrl
         ? null
-        : new DirectDelivery({ config: ctx.config, logger: ctx.logger, sites: new SiteRegistry(ctx.db, { basePauseSeconds: ctx.config.sitePauseSeconds }), onStsFailure: () => ctx.metrics.mtaStsTestingFailures.inc() });
+        : new DirectDelivery({
+            config: ctx.config,
+            logger: ctx.logger,
+            sites: new SiteRegistry(ctx.db, { basePauseSeconds: ctx.config.sitePauseSeconds }),
+            onStsFailure: () => ctx.metrics.mtaStsTestingFailures.inc(),
+          });
     this.#outcomes = new BatchWriter<Outcome>({
       what: 'delivery outcomes',
       logger: ctx.logger,
@@ -132,7 +147,10 @@ export class DeliveryWorker {
         const n = await releaseClaims(this.#ctx.db, held);
         this.#ctx.logger.info({ count: n }, 'released claimed messages not delivered before stopping');
       } catch (err) {
-        this.#ctx.logger.warn({ err, count: held.length }, 'could not release claimed messages; their leases will expire');
+        this.#ctx.logger.warn(
+          { err, count: held.length },
+          'could not release claimed messages; their leases will expire',
+        );
       }
     }
     this.#transports.close();
@@ -146,7 +164,10 @@ export class DeliveryWorker {
     try {
       await renewLeases(this.#ctx.db, held, this.#ctx.config.deliveryLeaseSeconds);
     } catch (err) {
-      this.#ctx.logger.warn({ err, count: held.length }, 'renewing delivery leases failed; trying again at the next beat');
+      this.#ctx.logger.warn(
+        { err, count: held.length },
+        'renewing delivery leases failed; trying again at the next beat',
+      );
     }
   }
 
@@ -163,7 +184,14 @@ export class DeliveryWorker {
     if (lag !== null) inFlowOf(this.#ctx).observe(lag);
     if (claimed.length === 0) return [];
     // a failed load leaves the claims to their leases, which bring them back
-    const messages = new Map((await loadMessages(this.#ctx.db, claimed.map((c) => c.message_id))).map((m) => [m.id, m]));
+    const messages = new Map(
+      (
+        await loadMessages(
+          this.#ctx.db,
+          claimed.map((c) => c.message_id),
+        )
+      ).map((m) => [m.id, m]),
+    );
     for (const tx of claimed) this.#held.set(tx.id, { id: tx.id, attempts: tx.attempts, since: Date.now() });
     return claimed.map((tx) => ({ tx, message: messages.get(tx.message_id)! }));
   }
@@ -191,16 +219,25 @@ export class DeliveryWorker {
     const { config } = this.#ctx;
     const envelope = { from: verpAddress(config.secret!, tx.uuid, returnPathDomainOf(this.#ctx)), to: [tx.to_email] };
     // nodemailer's types say string; its signer passes the key to crypto.Sign, which takes a KeyObject
-    const dkim = { domainName: message.domain, keySelector: message.dkim_selector, privateKey: this.#privateKey(message) as unknown as string };
+    const dkim = {
+      domainName: message.domain,
+      keySelector: message.dkim_selector,
+      privateKey: this.#privateKey(message) as KeyObject & string,
+    };
     // System mail (a system customer's: domain verification, and whatever later goes through
     // systemSender) is the service's own, not marketing: no pixel, no link rewriting and no
     // List-Unsubscribe, whatever that customer's settings say (issue 11).
     const system = message.is_system;
     // open and click tracking (issue 5), applied before DKIM signs the result
-    const content = await trackedContent(this.#ctx, tx, system ? { ...message, track_opens: false, track_links: false } : message)
+    const content = await trackedContent(
+      this.#ctx,
+      tx,
+      system ? { ...message, track_opens: false, track_links: false } : message,
+    )
       .then((tracked) => withAttachmentBlock(this.#ctx, tx, message, tracked)) // online attachments (issue 15)
       .catch((err: Error) => err);
-    if (content instanceof Error) return { kind: 'temporary', reply: `storing tracked links failed: ${content.message}` };
+    if (content instanceof Error)
+      return { kind: 'temporary', reply: `storing tracked links failed: ${content.message}` };
     const mail = content.raw
       ? { envelope, raw: content.raw, dkim }
       : {
@@ -215,11 +252,17 @@ export class DeliveryWorker {
           html: content.html ?? undefined,
           text: content.text ?? undefined,
           headers: (message.headers as Record<string, string> | null) ?? undefined,
-          attachments: ((message.attachments as StoredAttachment[] | null) ?? []).map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64', contentType: a.content_type })),
+          attachments: ((message.attachments as StoredAttachment[] | null) ?? []).map((a) => ({
+            filename: a.filename,
+            content: a.content,
+            encoding: 'base64',
+            contentType: a.content_type,
+          })),
           disableFileAccess: true,
           disableUrlAccess: true,
         };
-    if (this.#direct) return sendDirect(this.#direct, tx, system ? mail : withListUnsubscribe(this.#ctx, tx.uuid, mail));
+    if (this.#direct)
+      return sendDirect(this.#direct, tx, system ? mail : withListUnsubscribe(this.#ctx, tx.uuid, mail));
     try {
       const route = await this.#transports.routeFor(domainOf(tx.to_email));
       // RFC 8058: List-Unsubscribe + one-click on every customer's message, DKIM-signed
@@ -227,16 +270,22 @@ export class DeliveryWorker {
       return { kind: 'delivered', reply: String(info.response ?? '250 OK') };
     } catch (err) {
       if (err instanceof NoRouteError) {
-        return classifyNetworkError(err.code) === 'permanent' ? { kind: 'permanent', reply: err.message } : { kind: 'temporary', reply: err.message };
+        return classifyNetworkError(err.code) === 'permanent'
+          ? { kind: 'permanent', reply: err.message }
+          : { kind: 'temporary', reply: err.message };
       }
       const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
       const reply = e.response ?? `${e.code ?? 'ERROR'}: ${e.message ?? 'delivery failed'}`;
       if (e.responseCode === undefined) {
-        return classifyNetworkError(e.code) === 'permanent' ? { kind: 'permanent', reply } : { kind: 'temporary', reply };
+        return classifyNetworkError(e.code) === 'permanent'
+          ? { kind: 'permanent', reply }
+          : { kind: 'temporary', reply };
       }
       const c = classifyReply(e.responseCode, reply);
       if (c.kind === 'delivered') return { kind: 'delivered', reply };
-      return c.kind === 'permanent' ? { kind: 'permanent', reply } : { kind: 'temporary', reply, retryAfterSeconds: c.retryAfterSeconds };
+      return c.kind === 'permanent'
+        ? { kind: 'permanent', reply }
+        : { kind: 'temporary', reply, retryAfterSeconds: c.retryAfterSeconds };
     }
   }
 }
@@ -245,29 +294,83 @@ export class DeliveryWorker {
 const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
 
 /** Direct delivery of one composed message (direct.ts): every MX in turn, within its site's limits. */
-async function sendDirect(direct: DirectDelivery, tx: ClaimedTransaction, mail: Mail.Options & { envelope: { from: string; to: string[] } }): Promise<SendResult> {
+async function sendDirect(
+  direct: DirectDelivery,
+  tx: ClaimedTransaction,
+  mail: Mail.Options & { envelope: { from: string; to: string[] } },
+): Promise<SendResult> {
   const composed = await composer.sendMail(mail);
-  return direct.deliver(domainOf(tx.to_email), mail.envelope, composed.message as Buffer).catch((err: Error) => ({ kind: 'temporary' as const, reply: `delivery failed: ${err.message}` }));
+  return direct
+    .deliver(domainOf(tx.to_email), mail.envelope, composed.message as Buffer)
+    .catch((err: Error) => ({ kind: 'temporary' as const, reply: `delivery failed: ${err.message}` }));
 }
 
 /** Turns outcomes into row updates, events, stats and suppressions, written in one transaction. */
 export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Promise<void> {
   // messages waiting for their site go back to the queue as they were (sites.ts); the rest are outcomes
-  const waiting = outcomes.flatMap(({ tx, result }) => (result.kind === 'wait' ? [{ id: tx.id, attempts: tx.attempts, until: result.until, site: result.site }] : []));
+  const waiting = outcomes.flatMap(({ tx, result }) =>
+    result.kind === 'wait' ? [{ id: tx.id, attempts: tx.attempts, until: result.until, site: result.site }] : [],
+  );
   outcomes = outcomes.filter((o) => o.result.kind !== 'wait');
   const updates: OutcomeUpdate[] = [];
   for (const { tx, result, at } of outcomes) {
     if (result.kind === 'wait') continue;
     if (result.kind === 'delivered') {
-      updates.push({ id: tx.id, attempts: tx.attempts, status: 'sent', delivered_status: 'delivered', sent_at: at, next_attempt_at: null, last_reply: result.reply, bounce_type: null, bounce_reason: null });
+      updates.push({
+        id: tx.id,
+        attempts: tx.attempts,
+        status: 'sent',
+        delivered_status: 'delivered',
+        sent_at: at,
+        next_attempt_at: null,
+        last_reply: result.reply,
+        bounce_type: null,
+        bounce_reason: null,
+      });
     } else if (result.kind === 'permanent') {
-      updates.push({ id: tx.id, attempts: tx.attempts, status: 'failed', delivered_status: 'bounced', sent_at: null, next_attempt_at: null, last_reply: result.reply, bounce_type: 'hard', bounce_reason: result.reply });
+      updates.push({
+        id: tx.id,
+        attempts: tx.attempts,
+        status: 'failed',
+        delivered_status: 'bounced',
+        sent_at: null,
+        next_attempt_at: null,
+        last_reply: result.reply,
+        bounce_type: 'hard',
+        bounce_reason: result.reply,
+      });
     } else {
-      const next = nextAttemptAt({ attempts: tx.attempts, queuedAt: tx.queued_at, now: at, maxHours: ctx.config.retryMaxHours, retryAfterSeconds: result.retryAfterSeconds });
+      const next = nextAttemptAt({
+        attempts: tx.attempts,
+        queuedAt: tx.queued_at,
+        now: at,
+        maxHours: ctx.config.retryMaxHours,
+        retryAfterSeconds: result.retryAfterSeconds,
+      });
       updates.push(
         next
-          ? { id: tx.id, attempts: tx.attempts, status: 'queued', delivered_status: 'pending', sent_at: null, next_attempt_at: next, last_reply: result.reply, bounce_type: null, bounce_reason: null }
-          : { id: tx.id, attempts: tx.attempts, status: 'failed', delivered_status: 'failed', sent_at: null, next_attempt_at: null, last_reply: result.reply, bounce_type: 'soft', bounce_reason: result.reply },
+          ? {
+              id: tx.id,
+              attempts: tx.attempts,
+              status: 'queued',
+              delivered_status: 'pending',
+              sent_at: null,
+              next_attempt_at: next,
+              last_reply: result.reply,
+              bounce_type: null,
+              bounce_reason: null,
+            }
+          : {
+              id: tx.id,
+              attempts: tx.attempts,
+              status: 'failed',
+              delivered_status: 'failed',
+              sent_at: null,
+              next_attempt_at: null,
+              last_reply: result.reply,
+              bounce_type: 'soft',
+              bounce_reason: result.reply,
+            },
       );
     }
   }
@@ -278,7 +381,11 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
     // a deferred message remembers its site: `admin queue` counts it there and a resume brings it due
     await rememberSites(
       trx,
-      outcomes.flatMap(({ tx, result }, i) => (applied.has(tx.id) && updates[i].status === 'queued' && 'wire' in result && result.wire ? [{ id: tx.id, site: result.wire.site }] : [])),
+      outcomes.flatMap(({ tx, result }, i) =>
+        applied.has(tx.id) && updates[i].status === 'queued' && 'wire' in result && result.wire
+          ? [{ id: tx.id, site: result.wire.site }]
+          : [],
+      ),
     );
     const events: NewEvent[] = [];
     const stats: StatDelta[] = [];
@@ -289,7 +396,11 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
       const base = { customer_id: tx.customer_id, transaction_id: tx.id, at };
       const day = statDay(at);
       // what happened on the wire (direct delivery): MX host and address, TLS, MTA-STS, hosts tried
-      const data = { reply: result.reply, attempt: tx.attempts, ...('wire' in result && result.wire ? result.wire : {}) };
+      const data = {
+        reply: result.reply,
+        attempt: tx.attempts,
+        ...('wire' in result && result.wire ? result.wire : {}),
+      };
       if (u.status === 'sent') {
         events.push({ ...base, type: 'sent', data }, { ...base, type: 'delivered', data });
         stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { sent: 1, delivered: 1 } });
@@ -297,7 +408,12 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
         events.push({ ...base, type: 'deferred', data: { ...data, next_attempt_at: u.next_attempt_at } });
       } else if (u.bounce_type === 'hard') {
         events.push({ ...base, type: 'bounced', data: { ...data, bounce_type: 'hard' } });
-        stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { failed: 1, bounced: 1, bounces_hard: 1 } });
+        stats.push({
+          customer_id: tx.customer_id,
+          group_id: tx.group_id,
+          day,
+          counts: { failed: 1, bounced: 1, bounces_hard: 1 },
+        });
         hardBounced.push({ customer_id: tx.customer_id, email: tx.to_email, at });
       } else {
         events.push({ ...base, type: 'failed', data: { ...data, bounce_type: 'soft' } });
@@ -314,8 +430,15 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
         .where('disable_suppression', '=', false)
         .execute();
       const suppressing = new Set(customers.map((c) => c.id));
-      const rows = hardBounced.filter((h) => suppressing.has(h.customer_id)).map((h) => ({ customer_id: h.customer_id, email: h.email, origin: 'bounce' as const, created_at: h.at }));
-      if (rows.length) await trx.insertInto('suppressions').values(rows).onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing()).execute();
+      const rows = hardBounced
+        .filter((h) => suppressing.has(h.customer_id))
+        .map((h) => ({ customer_id: h.customer_id, email: h.email, origin: 'bounce' as const, created_at: h.at }));
+      if (rows.length)
+        await trx
+          .insertInto('suppressions')
+          .values(rows)
+          .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
+          .execute();
     }
   });
 }

@@ -57,21 +57,86 @@ export interface DemoGroup {
 const shop = (local: string) => ({ email: `${local}@${DEMO_DOMAIN}`, name: 'Demo Shop' });
 
 export const DEMO_GROUPS: readonly DemoGroup[] = [
-  { name: 'Orders', weight: 34, from: shop('orders'), subject: (n) => `Your order #${n} is confirmed`, links: ['/orders', '/help/returns'], openRate: 0.58, clickRate: 0.14, unsubscribeRate: 0, headers: (n) => ({ 'X-Order-Id': String(n), 'X-Shop-Channel': 'web' }) },
-  { name: 'Shipping updates', weight: 24, from: shop('orders'), subject: (n) => `Order #${n} is on its way`, links: ['/track', '/orders'], openRate: 0.52, clickRate: 0.34, unsubscribeRate: 0 },
-  { name: 'Password resets', weight: 9, from: shop('no-reply'), subject: () => 'Reset your Demo Shop password', links: ['/account/reset'], openRate: 0.78, clickRate: 0.72, unsubscribeRate: 0 },
-  { name: 'Welcome', weight: 10, from: shop('hello'), subject: () => 'Welcome to Demo Shop', links: ['/account', '/new-arrivals', '/help'], openRate: 0.47, clickRate: 0.18, unsubscribeRate: 0.002 },
-  { name: 'Invoices', weight: 11, from: shop('billing'), subject: (n) => `Invoice INV-${n} for your order`, links: ['/account/invoices'], openRate: 0.41, clickRate: 0.22, unsubscribeRate: 0, headers: (n) => ({ 'X-Invoice-Number': `INV-${n}` }) },
-  { name: 'Newsletter receipts', weight: 12, from: shop('news'), subject: () => 'You are subscribed to the Demo Shop newsletter', links: ['/newsletter', '/new-arrivals'], openRate: 0.36, clickRate: 0.1, unsubscribeRate: 0.02 },
+  {
+    name: 'Orders',
+    weight: 34,
+    from: shop('orders'),
+    subject: (n) => `Your order #${n} is confirmed`,
+    links: ['/orders', '/help/returns'],
+    openRate: 0.58,
+    clickRate: 0.14,
+    unsubscribeRate: 0,
+    headers: (n) => ({ 'X-Order-Id': String(n), 'X-Shop-Channel': 'web' }),
+  },
+  {
+    name: 'Shipping updates',
+    weight: 24,
+    from: shop('orders'),
+    subject: (n) => `Order #${n} is on its way`,
+    links: ['/track', '/orders'],
+    openRate: 0.52,
+    clickRate: 0.34,
+    unsubscribeRate: 0,
+  },
+  {
+    name: 'Password resets',
+    weight: 9,
+    from: shop('no-reply'),
+    subject: () => 'Reset your Demo Shop password',
+    links: ['/account/reset'],
+    openRate: 0.78,
+    clickRate: 0.72,
+    unsubscribeRate: 0,
+  },
+  {
+    name: 'Welcome',
+    weight: 10,
+    from: shop('hello'),
+    subject: () => 'Welcome to Demo Shop',
+    links: ['/account', '/new-arrivals', '/help'],
+    openRate: 0.47,
+    clickRate: 0.18,
+    unsubscribeRate: 0.002,
+  },
+  {
+    name: 'Invoices',
+    weight: 11,
+    from: shop('billing'),
+    subject: (n) => `Invoice INV-${n} for your order`,
+    links: ['/account/invoices'],
+    openRate: 0.41,
+    clickRate: 0.22,
+    unsubscribeRate: 0,
+    headers: (n) => ({ 'X-Invoice-Number': `INV-${n}` }),
+  },
+  {
+    name: 'Newsletter receipts',
+    weight: 12,
+    from: shop('news'),
+    subject: () => 'You are subscribed to the Demo Shop newsletter',
+    links: ['/newsletter', '/new-arrivals'],
+    openRate: 0.36,
+    clickRate: 0.1,
+    unsubscribeRate: 0.02,
+  },
 ];
 
 /** A group for the next message, by the groups' weights. */
 export function pickGroup(random: Random): DemoGroup {
-  return DEMO_GROUPS[weighted(random, DEMO_GROUPS.map((g) => g.weight))];
+  return DEMO_GROUPS[
+    weighted(
+      random,
+      DEMO_GROUPS.map((g) => g.weight),
+    )
+  ];
 }
 
 /** The message of one send: subject, HTML with its links, and a text part. */
-export function messageBody(group: DemoGroup, n: number, toName: string): { subject: string; html: string; text: string } {
+export function messageBody(
+  group: DemoGroup,
+  n: number,
+  toName: string,
+): { subject: string; html: string; text: string } {
   const subject = group.subject(n);
   const links = group.links.map((p) => `${DEMO_SITE}${p}?ref=${n}`);
   const html = [
@@ -85,10 +150,84 @@ export function messageBody(group: DemoGroup, n: number, toName: string): { subj
   return { subject, html, text };
 }
 
-const FIRST = ['Ann', 'Ben', 'Chloe', 'David', 'Emma', 'Finn', 'Grace', 'Hugo', 'Isla', 'Jack', 'Kira', 'Liam', 'Maya', 'Noah', 'Olivia', 'Paul', 'Quinn', 'Rosa', 'Sam', 'Tara', 'Umar', 'Vera', 'Will', 'Xena', 'Yusuf', 'Zoe', 'Aisha', 'Bruno', 'Carmen', 'Dmitri', 'Elif', 'Farah', 'Gus', 'Hana', 'Ivan', 'Jun', 'Lena', 'Marco', 'Nia', 'Oscar'];
-const LAST = ['Smith', 'Jones', 'Brown', 'Garcia', 'Müller', 'Rossi', 'Nowak', 'Silva', 'Kim', 'Chen', 'Patel', 'Okafor', 'Dubois', 'Novak', 'Larsen', 'Haddad', 'Tanaka', 'Costa', 'Berg', 'Walsh', 'Moreau', 'Khan', 'Ivanova', 'Fischer', 'Lopez'];
+const FIRST = [
+  'Ann',
+  'Ben',
+  'Chloe',
+  'David',
+  'Emma',
+  'Finn',
+  'Grace',
+  'Hugo',
+  'Isla',
+  'Jack',
+  'Kira',
+  'Liam',
+  'Maya',
+  'Noah',
+  'Olivia',
+  'Paul',
+  'Quinn',
+  'Rosa',
+  'Sam',
+  'Tara',
+  'Umar',
+  'Vera',
+  'Will',
+  'Xena',
+  'Yusuf',
+  'Zoe',
+  'Aisha',
+  'Bruno',
+  'Carmen',
+  'Dmitri',
+  'Elif',
+  'Farah',
+  'Gus',
+  'Hana',
+  'Ivan',
+  'Jun',
+  'Lena',
+  'Marco',
+  'Nia',
+  'Oscar',
+];
+const LAST = [
+  'Smith',
+  'Jones',
+  'Brown',
+  'Garcia',
+  'Müller',
+  'Rossi',
+  'Nowak',
+  'Silva',
+  'Kim',
+  'Chen',
+  'Patel',
+  'Okafor',
+  'Dubois',
+  'Novak',
+  'Larsen',
+  'Haddad',
+  'Tanaka',
+  'Costa',
+  'Berg',
+  'Walsh',
+  'Moreau',
+  'Khan',
+  'Ivanova',
+  'Fischer',
+  'Lopez',
+];
 // reserved names only (RFC 2606 / RFC 6761): no real mailbox can ever receive a demo message
-const RECIPIENT_DOMAINS = ['example.com', 'example.net', 'example.org', 'mail.example', 'inbox.example', 'post.example'];
+const RECIPIENT_DOMAINS = [
+  'example.com',
+  'example.net',
+  'example.org',
+  'mail.example',
+  'inbox.example',
+  'post.example',
+];
 const RECIPIENT_DOMAIN_WEIGHTS = [40, 20, 12, 14, 8, 6];
 
 /** A recipient, and what their mailbox does with our mail. */
@@ -110,12 +249,27 @@ export function recipients(random: Random, count: number): DemoRecipient[] {
     const first = pick(random, FIRST);
     const last = pick(random, LAST);
     const style = Math.floor(random() * 3);
-    const plain = (s: string) => s.normalize('NFD').replace(/[^\x00-\x7f]/g, '').toLowerCase();
-    const local = style === 0 ? `${plain(first)}.${plain(last)}` : style === 1 ? `${plain(first)[0]}${plain(last)}` : `${plain(first)}${Math.floor(random() * 99) + 1}`;
+    const plain = (s: string) =>
+      s
+        .normalize('NFD')
+        .replace(/[^\x00-\x7f]/g, '')
+        .toLowerCase();
+    const local =
+      style === 0
+        ? `${plain(first)}.${plain(last)}`
+        : style === 1
+          ? `${plain(first)[0]}${plain(last)}`
+          : `${plain(first)}${Math.floor(random() * 99) + 1}`;
     const email = `${local}@${RECIPIENT_DOMAINS[weighted(random, RECIPIENT_DOMAIN_WEIGHTS)]}`;
     if (seen.has(email)) continue;
     seen.add(email);
-    out.push({ email, name: `${first} ${last}`, unknown: random() < 0.012, full: random() < 0.006, engagement: 0.5 + random() });
+    out.push({
+      email,
+      name: `${first} ${last}`,
+      unknown: random() < 0.012,
+      full: random() < 0.006,
+      engagement: 0.5 + random(),
+    });
   }
   return out;
 }
@@ -150,7 +304,10 @@ export function sendTimes(random: Random, count: number, wantedDays: number, lat
 }
 
 /** One delivery attempt of the plan: what the remote server answers, and when. */
-export type Attempt = { kind: 'delivered'; reply: string } | { kind: 'permanent'; reply: string } | { kind: 'temporary'; reply: string };
+export type Attempt =
+  | { kind: 'delivered'; reply: string }
+  | { kind: 'permanent'; reply: string }
+  | { kind: 'temporary'; reply: string };
 
 /** Everything that happens to one message after it is accepted, as offsets or times. */
 export interface Fate {
@@ -177,9 +334,23 @@ const REPLY_UNAVAILABLE = '421 4.3.2 Service not available, closing transmission
  * still be running at `now` are avoided (every demo message ends delivered, bounced or failed, so
  * nothing is left for a worker to pick up).
  */
-export function fateOf(random: Random, group: DemoGroup, to: DemoRecipient, queuedAt: Date, now: Date, retryMaxHours: number): Fate {
+export function fateOf(
+  random: Random,
+  group: DemoGroup,
+  to: DemoRecipient,
+  queuedAt: Date,
+  now: Date,
+  retryMaxHours: number,
+): Fate {
   const age = now.getTime() - queuedAt.getTime();
-  const fate: Fate = { firstAttemptSeconds: 1 + random() * 20, attempts: [], laterBounce: null, opens: [], clicks: [], unsubscribeAfterMs: null };
+  const fate: Fate = {
+    firstAttemptSeconds: 1 + random() * 20,
+    attempts: [],
+    laterBounce: null,
+    opens: [],
+    clicks: [],
+    unsubscribeAfterMs: null,
+  };
   const ok: Attempt = { kind: 'delivered', reply: REPLY_OK };
   if (to.unknown) {
     fate.attempts = [{ kind: 'permanent', reply: REPLY_UNKNOWN.replace('{to}', to.email) }];
@@ -193,7 +364,10 @@ export function fateOf(random: Random, group: DemoGroup, to: DemoRecipient, queu
   }
   if (r < 0.035 && age > 3 * HOUR_MS) {
     // greylisting: deferred once or twice, then taken
-    fate.attempts = random() < 0.7 ? [{ kind: 'temporary', reply: REPLY_GREYLISTED }, ok] : [{ kind: 'temporary', reply: REPLY_GREYLISTED }, { kind: 'temporary', reply: REPLY_GREYLISTED }, ok];
+    fate.attempts =
+      random() < 0.7
+        ? [{ kind: 'temporary', reply: REPLY_GREYLISTED }, ok]
+        : [{ kind: 'temporary', reply: REPLY_GREYLISTED }, { kind: 'temporary', reply: REPLY_GREYLISTED }, ok];
   } else {
     fate.attempts = [ok];
   }
@@ -215,13 +389,21 @@ export function fateOf(random: Random, group: DemoGroup, to: DemoRecipient, queu
     }
     if (random() < group.clickRate * to.engagement) {
       let click = fate.opens[0] + 5_000 + exponential(random, 90_000);
-      fate.clicks.push({ afterMs: click, link: weighted(random, group.links.map((_, i) => (i === 0 ? 4 : 1))) });
+      fate.clicks.push({
+        afterMs: click,
+        link: weighted(
+          random,
+          group.links.map((_, i) => (i === 0 ? 4 : 1)),
+        ),
+      });
       while (random() < 0.25) {
         click += exponential(random, 20 * 60_000);
         fate.clicks.push({ afterMs: click, link: Math.floor(random() * group.links.length) });
       }
     }
   }
-  if (random() < group.unsubscribeRate) fate.unsubscribeAfterMs = (fate.opens[0] ?? exponential(random, 2 * HOUR_MS)) + 30_000 + exponential(random, 60_000);
+  if (random() < group.unsubscribeRate)
+    fate.unsubscribeAfterMs =
+      (fate.opens[0] ?? exponential(random, 2 * HOUR_MS)) + 30_000 + exponential(random, 60_000);
   return fate;
 }

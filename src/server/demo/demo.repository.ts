@@ -11,7 +11,11 @@ export interface DemoAccount {
 }
 
 /** The demo customer (`customerName` under an enterprise named `enterpriseName`), if there is one. */
-export async function findDemoAccount(db: Database, enterpriseName: string, customerName: string): Promise<DemoAccount | undefined> {
+export async function findDemoAccount(
+  db: Database,
+  enterpriseName: string,
+  customerName: string,
+): Promise<DemoAccount | undefined> {
   const row = await db
     .selectFrom('customers as c')
     .innerJoin('enterprises as e', 'e.id', 'c.enterprise_id')
@@ -31,14 +35,17 @@ export async function findDemoAccount(db: Database, enterpriseName: string, cust
  */
 export async function deleteDemoAccount(db: Database, account: DemoAccount): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const customerIds = (await trx.selectFrom('customers').select('id').where('enterprise_id', '=', account.enterpriseId).execute()).map((c) => Number(c.id));
+    const customerIds = (
+      await trx.selectFrom('customers').select('id').where('enterprise_id', '=', account.enterpriseId).execute()
+    ).map((c) => Number(c.id));
     if (customerIds.length > 0) {
       await trx.deleteFrom('daily_stats').where('customer_id', 'in', customerIds).execute();
       await trx.deleteFrom('quota_usage').where('customer_id', 'in', customerIds).execute();
       await trx.deleteFrom('idempotency_keys').where('customer_id', 'in', customerIds).execute();
     }
     await trx.deleteFrom('enterprises').where('id', '=', account.enterpriseId).execute();
-    if (customerIds.length > 0) await trx.deleteFrom('transaction_counts').where('customer_id', 'in', customerIds).execute();
+    if (customerIds.length > 0)
+      await trx.deleteFrom('transaction_counts').where('customer_id', 'in', customerIds).execute();
   });
 }
 
@@ -46,7 +53,11 @@ export async function deleteDemoAccount(db: Database, account: DemoAccount): Pro
  * Claims the still-queued transactions among `uuids` for one attempt, as claimDue does (attempts + 1,
  * a lease), and returns them as the worker sees them.
  */
-export async function claimByUuids(db: Database, uuids: readonly string[], leaseSeconds: number): Promise<ClaimedTransaction[]> {
+export async function claimByUuids(
+  db: Database,
+  uuids: readonly string[],
+  leaseSeconds: number,
+): Promise<ClaimedTransaction[]> {
   const out: ClaimedTransaction[] = [];
   // in slices: one statement may carry at most 65,535 parameters
   for (let i = 0; i < uuids.length; i += 5000) {
@@ -57,8 +68,17 @@ export async function claimByUuids(db: Database, uuids: readonly string[], lease
              locked_until = now() + make_interval(secs => ${leaseSeconds}),
              attempts = attempts + 1
        where uuid in (${sql.join(slice.map((uuid) => sql`${uuid}::uuid`))}) and status = 'queued'
-      returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts, queued_at`.execute(db);
-    out.push(...result.rows.map((r) => ({ ...r, id: Number(r.id), message_id: Number(r.message_id), group_id: Number(r.group_id), queued_at: new Date(r.queued_at) })));
+      returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts,
+        queued_at`.execute(db);
+    out.push(
+      ...result.rows.map((r) => ({
+        ...r,
+        id: Number(r.id),
+        message_id: Number(r.message_id),
+        group_id: Number(r.group_id),
+        queued_at: new Date(r.queued_at),
+      })),
+    );
   }
   return out;
 }

@@ -25,7 +25,18 @@ import { clearLookupCaches } from '../core/lookup-cache.ts';
 import { accept, prepare, type PreparedMessage } from '../sending/sending.service.ts';
 import { flushTracking, recordClick, recordOpen, resolveClick, trackedContent } from '../tracking/tracking.service.ts';
 import { unsubscribe } from '../unsubscribe/unsubscribe.service.ts';
-import { DEMO_DOMAIN, type DemoGroup, type DemoRecipient, type Fate, fateOf, messageBody, pickGroup, recipients, seededRandom, sendTimes } from './demo-content.ts';
+import {
+  DEMO_DOMAIN,
+  type DemoGroup,
+  type DemoRecipient,
+  type Fate,
+  fateOf,
+  messageBody,
+  pickGroup,
+  recipients,
+  seededRandom,
+  sendTimes,
+} from './demo-content.ts';
 import { claimByUuids, deleteDemoAccount, findDemoAccount } from './demo.repository.ts';
 
 export const DEMO_ENTERPRISE = 'Demo Enterprise';
@@ -56,12 +67,24 @@ export interface DemoSummary {
   admin: BootstrapResult;
   replaced: boolean;
   /** What was recorded, by outcome (from the plan as the service took it). */
-  counts: { transactions: number; delivered: number; hardBounces: number; softBounces: number; failed: number; opens: number; clicks: number; unsubscribes: number };
+  counts: {
+    transactions: number;
+    delivered: number;
+    hardBounces: number;
+    softBounces: number;
+    failed: number;
+    opens: number;
+    clicks: number;
+    unsubscribes: number;
+  };
   seconds: number;
 }
 
 const HOUR_MS = 3_600_000;
-/** Each window's accepted mail is delivered, then the window's later events (DSNs, opens, clicks, unsubscribes) are recorded. */
+/**
+ * Each window's accepted mail is delivered, then the window's later events (DSNs, opens, clicks, unsubscribes) are
+ * recorded.
+ */
 const WINDOW_MS = 6 * HOUR_MS;
 const ACCEPT_CHUNK = 1000;
 const RECORD_CHUNK = 500;
@@ -90,15 +113,35 @@ type Later =
   | { at: Date; kind: 'unsubscribe'; uuid: string };
 
 const CLIENTS = [
-  { ip: '203.0.113.24', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148' },
-  { ip: '198.51.100.7', userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' },
-  { ip: '192.0.2.80', userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15' },
-  { ip: '203.0.113.151', userAgent: 'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36' },
+  {
+    ip: '203.0.113.24',
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148',
+  },
+  {
+    ip: '198.51.100.7',
+    userAgent:
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+  },
+  {
+    ip: '192.0.2.80',
+    userAgent:
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 ' +
+      '(KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  },
+  {
+    ip: '203.0.113.151',
+    userAgent:
+      'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
+  },
 ];
 
 /** A DSN as parse-dsn.ts would read it from the remote's report (RFC 3464). */
 function dsn(to: string, messageId: string, type: 'hard' | 'soft'): ParsedBounce {
-  const [status, diagnostic] = type === 'hard' ? ['5.1.1', 'smtp; 550 5.1.1 The email account that you tried to reach does not exist'] : ['5.2.2', 'smtp; 552 5.2.2 Mailbox full: the recipient is over quota'];
+  const [status, diagnostic] =
+    type === 'hard'
+      ? ['5.1.1', 'smtp; 550 5.1.1 The email account that you tried to reach does not exist']
+      : ['5.2.2', 'smtp; 552 5.2.2 Mailbox full: the recipient is over quota'];
   return {
     isReport: true,
     recipients: [{ finalRecipient: to, originalRecipient: null, action: 'failed', status, diagnosticCode: diagnostic }],
@@ -136,7 +179,11 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
 
   const existing = await findDemoAccount(ctx.db, DEMO_ENTERPRISE, DEMO_CUSTOMER);
   if (existing && !opts.replace) {
-    throw new DomainError('conflict', `A demo account exists already (customer ${existing.customerId} '${DEMO_CUSTOMER}'); run \`npm run demo -- --replace\` to delete it with all its history and fill a new one`);
+    throw new DomainError(
+      'conflict',
+      `A demo account exists already (customer ${existing.customerId} '${DEMO_CUSTOMER}'); run \`npm run demo -- ` +
+        `--replace\` to delete it with all its history and fill a new one`,
+    );
   }
   // an empty database gets the administrator the first start would create (it creates none once users exist)
   const admin = await bootstrapAdmin(ctx);
@@ -149,10 +196,20 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
   // the account
   const enterprise = await accounts.insertEnterprise(ctx.db, { name: DEMO_ENTERPRISE, header_colour: '#1f6f5c' });
   const quota = Math.max(50_000, Math.ceil((opts.transactions * 1.25) / 10_000) * 10_000);
-  const customer = await accounts.insertCustomer(ctx.db, { enterprise_id: enterprise.id, name: DEMO_CUSTOMER, monthly_quota: quota });
+  const customer = await accounts.insertCustomer(ctx.db, {
+    enterprise_id: enterprise.id,
+    name: DEMO_CUSTOMER,
+    monthly_quota: quota,
+  });
   await ensureCredentials(ctx, ctx.db, customer.id);
   const password = randomToken(12);
-  await createUser(ctx.db, { customerId: customer.id, email: DEMO_USER_EMAIL, name: 'Demo User', password, permissions: 'all' });
+  await createUser(ctx.db, {
+    customerId: customer.id,
+    email: DEMO_USER_EMAIL,
+    name: 'Demo User',
+    password,
+    permissions: 'all',
+  });
   await addDomain(ctx, customer.id, DEMO_DOMAIN, { verified: true });
 
   // the plan
@@ -162,21 +219,44 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
     const group = pickGroup(random);
     // a few people get much of the mail (regular customers), most get a message or two
     const to = people[Math.floor(random() ** 1.6 * people.length)];
-    return { n: 10_400 + i, queuedAt, group, to, fate: fateOf(random, group, to, queuedAt, now, ctx.config.retryMaxHours) };
+    return {
+      n: 10_400 + i,
+      queuedAt,
+      group,
+      to,
+      fate: fateOf(random, group, to, queuedAt, now, ctx.config.retryMaxHours),
+    };
   });
 
   // window by window: the window's mail is accepted and delivered, then what follows delivery
   // (DSNs, opens, clicks, unsubscribes) is recorded up to the window's end, so a recipient who
   // bounced or unsubscribed is suppressed for the mail after it
-  const run: Run = { ctx, random, now, counts: { transactions: 0, delivered: 0, hardBounces: 0, softBounces: 0, failed: 0, opens: 0, clicks: 0, unsubscribes: 0 }, later: [] };
+  const run: Run = {
+    ctx,
+    random,
+    now,
+    counts: {
+      transactions: 0,
+      delivered: 0,
+      hardBounces: 0,
+      softBounces: 0,
+      failed: 0,
+      opens: 0,
+      clicks: 0,
+      unsubscribes: 0,
+    },
+    later: [],
+  };
   let next = 0;
   let reported = 0;
-  const firstWindow = plans.length > 0 ? Math.floor(plans[0].queuedAt.getTime() / WINDOW_MS) * WINDOW_MS : now.getTime();
+  const firstWindow =
+    plans.length > 0 ? Math.floor(plans[0].queuedAt.getTime() / WINDOW_MS) * WINDOW_MS : now.getTime();
   for (let start = firstWindow; start <= now.getTime(); start += WINDOW_MS) {
     const end = start + WINDOW_MS;
     const batch: Planned[] = [];
     while (next < plans.length && plans[next].queuedAt.getTime() < end) batch.push(plans[next++]);
-    for (let i = 0; i < batch.length; i += ACCEPT_CHUNK) await deliver(run, await send(run, customer.id, batch.slice(i, i + ACCEPT_CHUNK)));
+    for (let i = 0; i < batch.length; i += ACCEPT_CHUNK)
+      await deliver(run, await send(run, customer.id, batch.slice(i, i + ACCEPT_CHUNK)));
 
     run.later.sort((a, b) => a.at.getTime() - b.at.getTime());
     let due = 0;
@@ -185,7 +265,10 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
     await flushTracking(ctx);
 
     if (next > reported && (next - reported >= plans.length / 20 || next === plans.length)) {
-      progress(`demo: ${formatCount(next)} of ${formatCount(plans.length)} transactions, up to ${formatUnix(Math.min(end, now.getTime()) / 1000, 'YYYY-MM-DD HH:mm')} UTC`);
+      progress(
+        `demo: ${formatCount(next)} of ${formatCount(plans.length)} transactions, up to ` +
+          `${formatUnix(Math.min(end, now.getTime()) / 1000, 'YYYY-MM-DD HH:mm')} UTC`,
+      );
       reported = next;
     }
   }
@@ -203,7 +286,10 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
   };
 }
 
-/** Accepts a chunk through accept() (one commit), each message at its own time; returns the queued ones, claimed for their first attempt. */
+/**
+ * Accepts a chunk through accept() (one commit), each message at its own time; returns the queued ones, claimed for
+ * their first attempt.
+ */
 async function send(run: Run, customerId: number, chunk: Planned[]): Promise<Due[]> {
   const { ctx } = run;
   const prepared: PreparedMessage[] = [];
@@ -257,7 +343,14 @@ async function deliver(run: Run, due: Due[]): Promise<void> {
       // only messages whose links will be clicked need that: for the others it would store rows
       // nothing reads (an open needs no link), at about half the run's time.
       const tracked = slice.filter((d) => attemptOf(d).kind === 'delivered' && d.plan.fate.clicks.length > 0);
-      const messages = new Map((await loadMessages(ctx.db, tracked.map((d) => d.tx.message_id))).map((m) => [Number(m.id), m]));
+      const messages = new Map(
+        (
+          await loadMessages(
+            ctx.db,
+            tracked.map((d) => d.tx.message_id),
+          )
+        ).map((m) => [Number(m.id), m]),
+      );
       const outcomes: Outcome[] = [];
       for (const d of slice) {
         const attempt = attemptOf(d);
@@ -271,8 +364,18 @@ async function deliver(run: Run, due: Due[]): Promise<void> {
           counts.hardBounces++;
         } else {
           // the same schedule recordOutcomes applies; the worker claims a due row within seconds
-          const nextAt = nextAttemptAt({ attempts: d.tx.attempts, queuedAt: d.tx.queued_at, now: d.at, maxHours: ctx.config.retryMaxHours });
-          if (nextAt) retries.set(d.tx.uuid, { plan: d.plan, attempt: d.attempt + 1, at: new Date(nextAt.getTime() + 1000 + run.random() * 4000) });
+          const nextAt = nextAttemptAt({
+            attempts: d.tx.attempts,
+            queuedAt: d.tx.queued_at,
+            now: d.at,
+            maxHours: ctx.config.retryMaxHours,
+          });
+          if (nextAt)
+            retries.set(d.tx.uuid, {
+              plan: d.plan,
+              attempt: d.attempt + 1,
+              at: new Date(nextAt.getTime() + 1000 + run.random() * 4000),
+            });
           else counts.softBounces++;
         }
       }
@@ -292,11 +395,19 @@ function scheduleAfterDelivery(run: Run, d: Due, tokens: string[]): void {
     if (event.at <= run.now) run.later.push(event);
   };
   if (fate.laterBounce) {
-    add({ at: at(fate.laterBounce.afterMinutes * 60_000), kind: 'bounce', uuid: d.tx.uuid, to: d.tx.to_email, messageId: d.tx.message_id_header, type: fate.laterBounce.type });
+    add({
+      at: at(fate.laterBounce.afterMinutes * 60_000),
+      kind: 'bounce',
+      uuid: d.tx.uuid,
+      to: d.tx.to_email,
+      messageId: d.tx.message_id_header,
+      type: fate.laterBounce.type,
+    });
     return;
   }
   for (const afterMs of fate.opens) add({ at: at(afterMs), kind: 'open', uuid: d.tx.uuid });
-  for (const click of fate.clicks) if (tokens[click.link]) add({ at: at(click.afterMs), kind: 'click', token: tokens[click.link] });
+  for (const click of fate.clicks)
+    if (tokens[click.link]) add({ at: at(click.afterMs), kind: 'click', token: tokens[click.link] });
   if (fate.unsubscribeAfterMs !== null) add({ at: at(fate.unsubscribeAfterMs), kind: 'unsubscribe', uuid: d.tx.uuid });
 }
 
@@ -307,7 +418,8 @@ async function recordLater(run: Run, event: Later): Promise<void> {
   switch (event.kind) {
     case 'bounce': {
       // as the bounce receiver does with a DSN to the VERP address
-      if ((await recordBounce(ctx, event.uuid, dsn(event.to, event.messageId, event.type), event.at)) !== 'recorded') return;
+      if ((await recordBounce(ctx, event.uuid, dsn(event.to, event.messageId, event.type), event.at)) !== 'recorded')
+        return;
       if (event.type === 'hard') counts.hardBounces++;
       else counts.softBounces++;
       return;

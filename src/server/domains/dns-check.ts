@@ -58,7 +58,12 @@ export function lookupCname(resolver: Resolver, name: string): Promise<Lookup> {
 /** The answer for a lookup that found nothing or failed. */
 function unanswered(lookup: Exclude<Lookup, { kind: 'found' }>, expected: string): DnsCheck {
   if (lookup.kind === 'none') return { ok: false, found: null, expected, detail: NO_RECORD };
-  return { ok: false, found: null, expected, detail: `The DNS lookup failed (${lookup.code}); it is tried again at the next check` };
+  return {
+    ok: false,
+    found: null,
+    expected,
+    detail: `The DNS lookup failed (${lookup.code}); it is tried again at the next check`,
+  };
 }
 
 /** Host names compare case-insensitively (RFC 4343 §2); a trailing dot only marks a name absolute (RFC 1034 §3.1). */
@@ -93,7 +98,14 @@ export function checkSpf(lookup: Lookup, expected: string): DnsCheck {
   const spf = lookup.values.filter(isSpf);
   if (spf.length === 0) return { ok: false, found: null, expected, detail: NO_RECORD };
   if (spf.length > 1) {
-    return { ok: false, found: spf.join(' | '), expected, detail: `${spf.length} SPF records found; there must be exactly one, or receivers fail every check (RFC 7208 §4.5: permerror)` };
+    return {
+      ok: false,
+      found: spf.join(' | '),
+      expected,
+      detail:
+        `${spf.length} SPF records found; there must be exactly one, or receivers fail every check (RFC 7208 ` +
+        `§4.5: permerror)`,
+    };
   }
   const want = expected.split(/\s+/).find((t) => /^include:/i.test(t)) ?? '';
   const wantDomain = want.slice('include:'.length);
@@ -105,7 +117,13 @@ export function checkSpf(lookup: Lookup, expected: string): DnsCheck {
   if (include < 0) return { ok: false, found: spf[0], expected, detail: `The SPF record does not contain ${want}` };
   // a mechanism after "all" is never evaluated (RFC 7208 §5.1)
   const all = terms.slice(0, include).find((term) => /^[+\-~?]?all$/i.test(term));
-  if (all) return { ok: false, found: spf[0], expected, detail: `${want} comes after "${all}", so receivers never reach it (RFC 7208 §5.1)` };
+  if (all)
+    return {
+      ok: false,
+      found: spf[0],
+      expected,
+      detail: `${want} comes after "${all}", so receivers never reach it (RFC 7208 §5.1)`,
+    };
   return { ok: true, found: spf[0], expected };
 }
 
@@ -120,13 +138,23 @@ export function checkDkim(lookup: Lookup, expected: string): DnsCheck {
   if (ours) {
     const k = ours.tags!.get('k');
     if (k === undefined || k === 'rsa') return { ok: true, found: ours.value, expected };
-    return { ok: false, found: ours.value, expected, detail: `The key record says k=${k}; this key is RSA (k=rsa or no k=)` };
+    return {
+      ok: false,
+      found: ours.value,
+      expected,
+      detail: `The key record says k=${k}; this key is RSA (k=rsa or no k=)`,
+    };
   }
   const found = lookup.values.join(' | ');
   const first = keys[0].tags;
   // RFC 6376 §3.6.1: v=, when present, is "DKIM1"; p= is required, and empty means revoked
-  if (!first || !first.has('p') || (first.has('v') && first.get('v') !== 'DKIM1')) {
-    return { ok: false, found, expected, detail: 'Not a DKIM key record (RFC 6376 §3.6.1: a tag list with v=DKIM1 and p=)' };
+  if (!first?.has('p') || (first.has('v') && first.get('v') !== 'DKIM1')) {
+    return {
+      ok: false,
+      found,
+      expected,
+      detail: 'Not a DKIM key record (RFC 6376 §3.6.1: a tag list with v=DKIM1 and p=)',
+    };
   }
   if (first.get('p') === '') return { ok: false, found, expected, detail: 'The published key is revoked (empty p=)' };
   return { ok: false, found, expected, detail: "The published key (p=) is not this domain's DKIM key" };
@@ -142,11 +170,21 @@ export function checkDmarc(lookup: Lookup, expected: string): DnsCheck {
   const dmarc = lookup.values.filter((v) => /^v\s*=\s*DMARC1\s*(;|$)/.test(v));
   if (dmarc.length === 0) return { ok: false, found: null, expected, detail: NO_RECORD };
   if (dmarc.length > 1) {
-    return { ok: false, found: dmarc.join(' | '), expected, detail: `${dmarc.length} DMARC records found; with more than one, receivers apply none (RFC 7489 §6.6.3)` };
+    return {
+      ok: false,
+      found: dmarc.join(' | '),
+      expected,
+      detail: `${dmarc.length} DMARC records found; with more than one, receivers apply none (RFC 7489 §6.6.3)`,
+    };
   }
   const policy = parseTagList(dmarc[0])?.get('p');
   if (policy === undefined || !DMARC_POLICIES.includes(policy)) {
-    return { ok: false, found: dmarc[0], expected, detail: 'The DMARC record has no valid policy (p=none, p=quarantine or p=reject)' };
+    return {
+      ok: false,
+      found: dmarc[0],
+      expected,
+      detail: 'The DMARC record has no valid policy (p=none, p=quarantine or p=reject)',
+    };
   }
   return { ok: true, found: dmarc[0], expected, detail: `Policy: p=${policy}` };
 }

@@ -5,18 +5,39 @@ import type { Domain } from '../db/schema.ts';
 
 export async function insertDomain(
   db: Database,
-  row: { customer_id: number; domain: string; sending_verified: boolean; dkim_selector: string; dkim_private_key_sealed: string; dkim_public_key: string },
+  row: {
+    customer_id: number;
+    domain: string;
+    sending_verified: boolean;
+    dkim_selector: string;
+    dkim_private_key_sealed: string;
+    dkim_public_key: string;
+  },
 ): Promise<Domain> {
   return db.insertInto('domains').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function findCustomerDomain(db: Database, customerId: number, domain: string): Promise<Domain | undefined> {
-  return db.selectFrom('domains').selectAll().where('customer_id', '=', customerId).where(sql`lower(domain)`, '=', domain.toLowerCase()).executeTakeFirst();
+export async function findCustomerDomain(
+  db: Database,
+  customerId: number,
+  domain: string,
+): Promise<Domain | undefined> {
+  return db
+    .selectFrom('domains')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where(sql`lower(domain)`, '=', domain.toLowerCase())
+    .executeTakeFirst();
 }
 
 /** Whether any account has this domain verified for sending. */
 export async function findVerifiedAnywhere(db: Database, domain: string): Promise<Domain | undefined> {
-  return db.selectFrom('domains').selectAll().where(sql`lower(domain)`, '=', domain.toLowerCase()).where('sending_verified', '=', true).executeTakeFirst();
+  return db
+    .selectFrom('domains')
+    .selectAll()
+    .where(sql`lower(domain)`, '=', domain.toLowerCase())
+    .where('sending_verified', '=', true)
+    .executeTakeFirst();
 }
 
 export async function findDomain(db: Database, id: number): Promise<Domain | undefined> {
@@ -28,15 +49,35 @@ export async function listCustomerDomains(db: Database, customerId: number): Pro
 }
 
 /** A domain of this customer by id, or undefined (another customer's id reads as missing). */
-export async function findCustomerDomainById(db: Database, customerId: number, id: number): Promise<Domain | undefined> {
-  return db.selectFrom('domains').selectAll().where('id', '=', id).where('customer_id', '=', customerId).executeTakeFirst();
+export async function findCustomerDomainById(
+  db: Database,
+  customerId: number,
+  id: number,
+): Promise<Domain | undefined> {
+  return db
+    .selectFrom('domains')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
 }
 
 /** Stores a fresh verification token (its hash) for `email`; earlier links stop working. */
-export async function setVerificationToken(db: Database, id: number, email: string, tokenHash: string, expiresAt: Date): Promise<void> {
+export async function setVerificationToken(
+  db: Database,
+  id: number,
+  email: string,
+  tokenHash: string,
+  expiresAt: Date,
+): Promise<void> {
   await db
     .updateTable('domains')
-    .set({ verification_email: email, verification_token_hash: tokenHash, verification_expires_at: expiresAt, verification_sent_at: new Date() })
+    .set({
+      verification_email: email,
+      verification_token_hash: tokenHash,
+      verification_expires_at: expiresAt,
+      verification_sent_at: new Date(),
+    })
     .where('id', '=', id)
     .execute();
 }
@@ -45,10 +86,19 @@ export async function setVerificationToken(db: Database, id: number, email: stri
  * Marks the domain verified if `tokenHash` is its current, unexpired token, and uses the token up
  * (single use); returns the domain, or undefined when nothing matched.
  */
-export async function consumeVerificationToken(db: Database, id: number, tokenHash: string): Promise<Domain | undefined> {
+export async function consumeVerificationToken(
+  db: Database,
+  id: number,
+  tokenHash: string,
+): Promise<Domain | undefined> {
   return db
     .updateTable('domains')
-    .set({ sending_verified: true, verified_at: new Date(), verification_token_hash: null, verification_expires_at: null })
+    .set({
+      sending_verified: true,
+      verified_at: new Date(),
+      verification_token_hash: null,
+      verification_expires_at: null,
+    })
     .where('id', '=', id)
     .where('verification_token_hash', '=', tokenHash)
     .where('verification_expires_at', '>', new Date())
@@ -57,16 +107,32 @@ export async function consumeVerificationToken(db: Database, id: number, tokenHa
 }
 
 export async function findSystemCustomerId(db: Database): Promise<number | undefined> {
-  const row = await db.selectFrom('customers').select('id').where('is_system', '=', true).orderBy('id').executeTakeFirst();
+  const row = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('is_system', '=', true)
+    .orderBy('id')
+    .executeTakeFirst();
   return row?.id;
 }
 
 /** The enterprise and customer our own mail is sent as: no users, no tracking, no quota to speak of. */
 export async function insertSystemCustomer(db: Database): Promise<number> {
-  const enterprise = await db.insertInto('enterprises').values({ name: 'Transact (system)', header_colour: '#243447' }).returning('id').executeTakeFirstOrThrow();
+  const enterprise = await db
+    .insertInto('enterprises')
+    .values({ name: 'Transact (system)', header_colour: '#243447' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const customer = await db
     .insertInto('customers')
-    .values({ enterprise_id: enterprise.id, name: 'Transact (system)', is_system: true, track_opens: false, track_links: false, monthly_quota: 2_000_000_000 })
+    .values({
+      enterprise_id: enterprise.id,
+      name: 'Transact (system)',
+      is_system: true,
+      track_opens: false,
+      track_links: false,
+      monthly_quota: 2_000_000_000,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return customer.id;

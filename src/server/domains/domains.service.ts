@@ -33,22 +33,37 @@ export function returnPathDomainOf(ctx: Pick<AppContext, 'config'>): string {
 }
 
 /** The records a customer publishes for a domain. */
-export function dnsRecords(ctx: Pick<AppContext, 'config'>, domain: Pick<Domain, 'domain' | 'dkim_selector' | 'dkim_public_key'>): DnsRecord[] {
+export function dnsRecords(
+  ctx: Pick<AppContext, 'config'>,
+  domain: Pick<Domain, 'domain' | 'dkim_selector' | 'dkim_public_key'>,
+): DnsRecord[] {
   const returnPath = returnPathDomainOf(ctx);
   return [
     { purpose: 'spf', type: 'TXT', name: domain.domain, value: `v=spf1 include:_spf.${returnPath} ~all` },
-    { purpose: 'dkim', type: 'TXT', name: dkimRecordName(domain), value: `v=DKIM1; k=rsa; p=${domain.dkim_public_key}` },
+    {
+      purpose: 'dkim',
+      type: 'TXT',
+      name: dkimRecordName(domain),
+      value: `v=DKIM1; k=rsa; p=${domain.dkim_public_key}`,
+    },
     { purpose: 'dmarc', type: 'TXT', name: `_dmarc.${domain.domain}`, value: 'v=DMARC1; p=none;' },
     { purpose: 'return_path', type: 'CNAME', name: `bounces.${domain.domain}`, value: returnPath },
   ];
 }
 
 /** Creates a domain for a customer with a fresh DKIM key pair. */
-export async function addDomain(ctx: AppContext, customerId: number, name: string, opts: { verified?: boolean; trusted?: boolean } = {}): Promise<Domain> {
+export async function addDomain(
+  ctx: AppContext,
+  customerId: number,
+  name: string,
+  opts: { verified?: boolean; trusted?: boolean } = {},
+): Promise<Domain> {
   const domain = validDomainName(name);
-  if (await repo.findCustomerDomain(ctx.db, customerId, domain)) throw new DomainError('conflict', `${domain} is already added to this account`);
+  if (await repo.findCustomerDomain(ctx.db, customerId, domain))
+    throw new DomainError('conflict', `${domain} is already added to this account`);
   const other = opts.trusted ? undefined : await repo.findVerifiedAnywhere(ctx.db, domain);
-  if (other && other.customer_id !== customerId) throw new DomainError('conflict', `${domain} is verified by another account`);
+  if (other && other.customer_id !== customerId)
+    throw new DomainError('conflict', `${domain} is verified by another account`);
   const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'der' },
@@ -84,16 +99,28 @@ export interface SendingDomain {
 }
 
 /** The verified sending domain of this customer for a From address's domain, or an DomainError. */
-export async function requireSendingDomain(ctx: AppContext, customerId: number, fromDomain: string): Promise<SendingDomain> {
+export async function requireSendingDomain(
+  ctx: AppContext,
+  customerId: number,
+  fromDomain: string,
+): Promise<SendingDomain> {
   const cache = lookupCache<SendingDomain>(ctx, 'sending-domains');
   const key = `${customerId}:${fromDomain.toLowerCase()}`;
   let hit = cache.get(key);
   if (!hit) {
     const domain = await repo.findCustomerDomain(ctx.db, customerId, fromDomain);
-    if (!domain || !domain.sending_verified) {
-      throw new DomainError('domain_not_verified', `The domain ${fromDomain} is not a verified sending domain of this account`);
+    if (!domain?.sending_verified) {
+      throw new DomainError(
+        'domain_not_verified',
+        `The domain ${fromDomain} is not a verified sending domain of this account`,
+      );
     }
-    hit = { id: domain.id, domain: domain.domain, selector: domain.dkim_selector, privateKeySealed: domain.dkim_private_key_sealed };
+    hit = {
+      id: domain.id,
+      domain: domain.domain,
+      selector: domain.dkim_selector,
+      privateKeySealed: domain.dkim_private_key_sealed,
+    };
     cache.set(key, hit);
   }
   return hit;
@@ -136,12 +163,17 @@ export async function listDomainsForConsole(ctx: AppContext, customerId: number)
 export async function getStarted(ctx: AppContext, customerId: number) {
   const customer = await findCustomer(ctx.db, customerId);
   if (!customer) throw new DomainError('not_found', 'No such customer');
-  const [domains, credentials] = await Promise.all([listDomainsForConsole(ctx, customerId), credentialsForConsole(ctx, customerId)]);
+  const [domains, credentials] = await Promise.all([
+    listDomainsForConsole(ctx, customerId),
+    credentialsForConsole(ctx, customerId),
+  ]);
   return { domains, ...credentials, isReseller: customer.is_reseller };
 }
 
 export async function customerDomain(ctx: AppContext, customerId: number, domainId: number): Promise<Domain> {
-  const domain = Number.isSafeInteger(domainId) ? await repo.findCustomerDomainById(ctx.db, customerId, domainId) : undefined;
+  const domain = Number.isSafeInteger(domainId)
+    ? await repo.findCustomerDomainById(ctx.db, customerId, domainId)
+    : undefined;
   if (!domain) throw new DomainError('not_found', 'No such domain');
   return domain;
 }

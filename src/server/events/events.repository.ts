@@ -21,12 +21,25 @@ export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<
   for (let i = 0; i < events.length; i += 5000) {
     await db
       .insertInto('events')
-      .values(events.slice(i, i + 5000).map((e) => ({ customer_id: e.customer_id, transaction_id: e.transaction_id, type: e.type, at: e.at ?? new Date(), data: e.data ? JSON.stringify(e.data) : null })))
+      .values(
+        events.slice(i, i + 5000).map((e) => ({
+          customer_id: e.customer_id,
+          transaction_id: e.transaction_id,
+          type: e.type,
+          at: e.at ?? new Date(),
+          data: e.data ? JSON.stringify(e.data) : null,
+        })),
+      )
       .execute();
   }
   await insertOutbox(ctx, db, events);
 }
 
 export async function listTransactionEvents(db: Database, transactionId: number) {
-  return db.selectFrom('events').select(['type', 'at', 'data']).where('transaction_id', '=', transactionId).orderBy('id').execute();
+  return db
+    .selectFrom('events')
+    .select(['type', 'at', 'data'])
+    .where('transaction_id', '=', transactionId)
+    .orderBy('id')
+    .execute();
 }

@@ -40,14 +40,34 @@ export async function claimExport(db: Database, leaseSeconds: number): Promise<E
         for update skip locked)
     returning *`.execute(db);
   const row = result.rows[0];
-  return row && { ...row, id: Number(row.id), customer_id: Number(row.customer_id), user_id: Number(row.user_id), group_id: Number(row.group_id) };
+  return (
+    row && {
+      ...row,
+      id: Number(row.id),
+      customer_id: Number(row.customer_id),
+      user_id: Number(row.user_id),
+      group_id: Number(row.group_id),
+    }
+  );
 }
 
 /** Records the finished CSV, if this attempt still holds the job (a lease that ran out lost it). */
-export async function completeExport(db: Database, id: number, attempts: number, file: { key: string; rows: number; size: number }): Promise<boolean> {
+export async function completeExport(
+  db: Database,
+  id: number,
+  attempts: number,
+  file: { key: string; rows: number; size: number },
+): Promise<boolean> {
   const result = await db
     .updateTable('exports')
-    .set({ status: 'ready', file_key: file.key, row_count: file.rows, size_bytes: file.size, completed_at: sql<Date>`now()`, locked_until: null })
+    .set({
+      status: 'ready',
+      file_key: file.key,
+      row_count: file.rows,
+      size_bytes: file.size,
+      completed_at: sql<Date>`now()`,
+      locked_until: null,
+    })
     .where('id', '=', id)
     .where('attempts', '=', attempts)
     .where('status', '=', 'queued')
@@ -56,7 +76,14 @@ export async function completeExport(db: Database, id: number, attempts: number,
 }
 
 /** A failed attempt: tried again after `retrySeconds`, or failed for good after the last attempt. */
-export async function failExportAttempt(db: Database, id: number, attempts: number, error: string, final: boolean, retrySeconds: number): Promise<void> {
+export async function failExportAttempt(
+  db: Database,
+  id: number,
+  attempts: number,
+  error: string,
+  final: boolean,
+  retrySeconds: number,
+): Promise<void> {
   await db
     .updateTable('exports')
     .set({
@@ -90,20 +117,50 @@ export async function markMailed(db: Database, id: number): Promise<void> {
 
 /** Finished jobs whose mail is not queued yet (a worker stopped between the two). */
 export async function unmailedExports(db: Database, limit: number): Promise<ExportRow[]> {
-  const rows = await db.selectFrom('exports').selectAll().where('status', '=', 'ready').where('mailed_at', 'is', null).orderBy('completed_at').limit(limit).execute();
-  return rows.map((row) => ({ ...row, id: Number(row.id), customer_id: Number(row.customer_id), user_id: Number(row.user_id), group_id: Number(row.group_id) }));
+  const rows = await db
+    .selectFrom('exports')
+    .selectAll()
+    .where('status', '=', 'ready')
+    .where('mailed_at', 'is', null)
+    .orderBy('completed_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    id: Number(row.id),
+    customer_id: Number(row.customer_id),
+    user_id: Number(row.user_id),
+    group_id: Number(row.group_id),
+  }));
 }
 
 /** The export with this uuid (lower case) in the customer's account. */
 export async function findExport(db: Database, customerId: number, uuid: string): Promise<ExportRow | undefined> {
-  const row = await db.selectFrom('exports').selectAll().where('uuid', '=', uuid).where('customer_id', '=', customerId).executeTakeFirst();
-  return row && { ...row, id: Number(row.id), customer_id: Number(row.customer_id), user_id: Number(row.user_id), group_id: Number(row.group_id) };
+  const row = await db
+    .selectFrom('exports')
+    .selectAll()
+    .where('uuid', '=', uuid)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return (
+    row && {
+      ...row,
+      id: Number(row.id),
+      customer_id: Number(row.customer_id),
+      user_id: Number(row.user_id),
+      group_id: Number(row.group_id),
+    }
+  );
 }
 
 /** The requester's address and name, and the group's name, for the mail. */
 export async function exportParties(db: Database, job: Pick<ExportRow, 'user_id' | 'group_id'>) {
   const user = await db.selectFrom('users').select(['email', 'name']).where('id', '=', job.user_id).executeTakeFirst();
-  const group = await db.selectFrom('transaction_groups').select(['name']).where('id', '=', job.group_id).executeTakeFirst();
+  const group = await db
+    .selectFrom('transaction_groups')
+    .select(['name'])
+    .where('id', '=', job.group_id)
+    .executeTakeFirst();
   return { user, groupName: group?.name ?? '' };
 }
 
@@ -112,7 +169,12 @@ export async function exportParties(db: Database, job: Pick<ExportRow, 'user_id'
  * files removed by `removeFile`, then the rows — a file whose removal fails keeps its row, so the
  * next sweep tries again.
  */
-export async function purgeExpired(db: Database, now: Date, limit: number, removeFile: (key: string) => Promise<void>): Promise<number> {
+export async function purgeExpired(
+  db: Database,
+  now: Date,
+  limit: number,
+  removeFile: (key: string) => Promise<void>,
+): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('exports')

@@ -31,7 +31,12 @@ export function exportRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.queueExport, guard, async (c, { body }) => {
     const session = sessionOf(c);
     // the export is in the report's default order (newest first); a bad sort is still refused
-    resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' });
+    resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', {
+      direction: body.order_by,
+      key: body.order,
+      directionName: 'order_by',
+      keyName: 'order',
+    });
     const { uuid } = await queueExport(ctx, session, {
       groupUuid: body.group_uuid,
       reportType: body.report_type,

@@ -37,15 +37,33 @@ export interface ExportRequest {
 }
 
 /** A file name for the CSV: the group, the report and the days, in characters any system takes. */
-export function exportFileName(groupName: string, reportType: GroupReportType, range: Pick<ReportRange, 'firstDay' | 'lastDay'>): string {
-  const group = groupName.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'group';
+export function exportFileName(
+  groupName: string,
+  reportType: GroupReportType,
+  range: Pick<ReportRange, 'firstDay' | 'lastDay'>,
+): string {
+  const group =
+    groupName
+      .normalize('NFKD')
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'group';
   return `${group}-${reportType}-${range.firstDay}-to-${range.lastDay}.csv`;
 }
 
 /** POST v1/transaction-groups/reports/export: stores the job (checked like the report call) and answers its uuid. */
-export async function queueExport(ctx: AppContext, session: { customerId: number; userId: number }, request: ExportRequest, now = new Date()): Promise<{ uuid: string }> {
+export async function queueExport(
+  ctx: AppContext,
+  session: { customerId: number; userId: number },
+  request: ExportRequest,
+  now = new Date(),
+): Promise<{ uuid: string }> {
   const groupId = await groupOf(ctx, session.customerId, request.groupUuid);
-  const group = await ctx.db.selectFrom('transaction_groups').select('name').where('id', '=', groupId).executeTakeFirstOrThrow();
+  const group = await ctx.db
+    .selectFrom('transaction_groups')
+    .select('name')
+    .where('id', '=', groupId)
+    .executeTakeFirstOrThrow();
   const uuid = randomUUID();
   await repo.insertExport(ctx.db, {
     uuid,
@@ -59,7 +77,10 @@ export async function queueExport(ctx: AppContext, session: { customerId: number
     file_name: exportFileName(group.name, request.reportType, request.range),
     expires_at: new Date(now.getTime() + ctx.config.exportRetentionDays * 86_400_000),
   });
-  ctx.logger.info({ exportUuid: uuid, customerId: session.customerId, reportType: request.reportType }, 'report export queued');
+  ctx.logger.info(
+    { exportUuid: uuid, customerId: session.customerId, reportType: request.reportType },
+    'report export queued',
+  );
   return { uuid };
 }
 
@@ -74,7 +95,13 @@ export function downloadToken(secret: string, uuid: string, userId: number, now 
 }
 
 /** Whether `token` was made for this user and export and still works. */
-export function checkDownloadToken(secret: string, token: string, uuid: string, userId: number, now = new Date()): 'ok' | 'invalid' | 'expired' {
+export function checkDownloadToken(
+  secret: string,
+  token: string,
+  uuid: string,
+  userId: number,
+  now = new Date(),
+): 'ok' | 'invalid' | 'expired' {
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m || !safeEqual(tokenMac(secret, uuid, userId, Number(m[1])), m[2])) return 'invalid';
   return Number(m[1]) * 1000 > now.getTime() ? 'ok' : 'expired';
@@ -94,14 +121,23 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * for no such export — unknown, expired, or another customer's; 412 for another user's export in
  * the same account. A job that failed for good is 422.
  */
-export async function viewExport(ctx: AppContext, session: { customerId: number; userId: number }, uuid: string, now = new Date()): Promise<ExportView> {
+export async function viewExport(
+  ctx: AppContext,
+  session: { customerId: number; userId: number },
+  uuid: string,
+  now = new Date(),
+): Promise<ExportView> {
   if (!UUID.test(uuid)) return { status: 204 };
   const job = await repo.findExport(ctx.db, session.customerId, uuid.toLowerCase());
   if (!job || job.expires_at <= now) return { status: 204 };
   if (job.user_id !== session.userId) {
-    return { status: 412, body: { error: { code: 'precondition_failed', message: 'This export belongs to another user' } } };
+    return {
+      status: 412,
+      body: { error: { code: 'precondition_failed', message: 'This export belongs to another user' } },
+    };
   }
-  if (job.status === 'failed') throw new DomainError('unprocessable', 'This export could not be written. Please export the report again.');
+  if (job.status === 'failed')
+    throw new DomainError('unprocessable', 'This export could not be written. Please export the report again.');
   if (job.status !== 'ready') return { status: 202, body: { fileName: job.file_name, token: null, state: 'queued' } };
   return {
     status: 200,
@@ -119,14 +155,22 @@ export async function viewExport(ctx: AppContext, session: { customerId: number;
  * GET /v1/transaction-groups/export-download/{token}/{uuid}: the file as a stream. 403 for a token
  * not made for this user and export, or expired; 404 when the export (or its file) is gone.
  */
-export async function openDownload(ctx: AppContext, session: { customerId: number; userId: number }, token: string, uuid: string, now = new Date()): Promise<{ fileName: string; size: number; body: Readable }> {
+export async function openDownload(
+  ctx: AppContext,
+  session: { customerId: number; userId: number },
+  token: string,
+  uuid: string,
+  now = new Date(),
+): Promise<{ fileName: string; size: number; body: Readable }> {
   const id = uuid.toLowerCase();
   if (!UUID.test(id)) throw new DomainError('not_found', 'No such export');
   const check = checkDownloadToken(ctx.config.secret!, token, id, session.userId, now);
   if (check === 'invalid') throw new DomainError('forbidden', 'This download link is not valid for you');
-  if (check === 'expired') throw new DomainError('forbidden', 'This download link has expired: open the export page again');
+  if (check === 'expired')
+    throw new DomainError('forbidden', 'This download link has expired: open the export page again');
   const job = await repo.findExport(ctx.db, session.customerId, id);
-  if (!job || job.status !== 'ready' || !job.file_key || job.expires_at <= now) throw new DomainError('not_found', 'No such export');
+  if (job?.status !== 'ready' || !job.file_key || job.expires_at <= now)
+    throw new DomainError('not_found', 'No such export');
   const stat = await ctx.storage.stat(job.file_key);
   const body = await ctx.storage.get(job.file_key);
   if (!stat || !body) throw new DomainError('not_found', 'No such export');
@@ -136,12 +180,19 @@ export async function openDownload(ctx: AppContext, session: { customerId: numbe
 /** Content-Disposition for a download (RFC 6266): an ASCII fallback and the UTF-8 name (RFC 8187). */
 export function attachmentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 /** Writes one claimed job's CSV to storage; answers its row count and size. */
-async function writeExport(ctx: AppContext, job: repo.ExportRow, signal?: AbortSignal): Promise<{ key: string; rows: number; size: number }> {
+async function writeExport(
+  ctx: AppContext,
+  job: repo.ExportRow,
+  signal?: AbortSignal,
+): Promise<{ key: string; rows: number; size: number }> {
   const reportType = job.report_type as GroupReportType;
   const filter = transactionFilter(job.group_id, {
     range: { from: job.range_from, before: job.range_before, wholeDays: false, firstDay: null, lastDay: null },
@@ -156,12 +207,20 @@ async function writeExport(ctx: AppContext, job: repo.ExportRow, signal?: AbortS
   const key = `${STORAGE_PREFIX}/${job.uuid}.csv`;
   // the pipeline carries a failure of either side to the other (a failed put stops the reads)
   const body = new PassThrough();
-  const [{ size }] = await Promise.all([ctx.storage.put(key, body, { contentType: 'text/csv; charset=utf-8' }), pipeline(csv, body, { signal })]);
+  const [{ size }] = await Promise.all([
+    ctx.storage.put(key, body, { contentType: 'text/csv; charset=utf-8' }),
+    pipeline(csv, body, { signal }),
+  ]);
   return { key, rows: counted.rows, size };
 }
 
 /** The mail that says the export is ready (docs/console-reports.md §8: the export page's link). */
-function exportMail(from: Submission['from'], to: { email: string; name: string }, url: string, what: { groupName: string; reportType: string; rows: number; retentionDays: number }): Submission {
+function exportMail(
+  from: Submission['from'],
+  to: { email: string; name: string },
+  url: string,
+  what: { groupName: string; reportType: string; rows: number; retentionDays: number },
+): Submission {
   const report = `${what.reportType.charAt(0).toUpperCase()}${what.reportType.slice(1)}`;
   const text = [
     `Your export of the ${report} report of "${what.groupName}" is ready (${what.rows} rows).`,
@@ -171,10 +230,13 @@ function exportMail(from: Submission['from'], to: { email: string; name: string 
     '',
     `The file is kept for ${what.retentionDays} days.`,
   ].join('\n');
-  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-  const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
-<p>Your export of the ${escape(report)} report of <strong>${escape(what.groupName)}</strong> is ready (${what.rows} rows).</p>
-<p><a href="${escape(url)}">Download the report</a> (sign in with your account).</p>
+  const escapeHtml = (s: string) =>
+    s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const html =
+    `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
+<p>Your export of the ${escapeHtml(report)} report of ` +
+    `<strong>${escapeHtml(what.groupName)}</strong> is ready (${what.rows} rows).</p>
+<p><a href="${escapeHtml(url)}">Download the report</a> (sign in with your account).</p>
 <p style="color:#666">The file is kept for ${what.retentionDays} days.</p>
 </body></html>`;
   return {
@@ -208,9 +270,17 @@ async function mailExport(ctx: AppContext, job: repo.ExportRow, rows: number): P
   const { user, groupName } = await repo.exportParties(ctx.db, job);
   if (user) {
     const sender = await systemSender(ctx);
-    const mail = exportMail(sender.from, user, exportPageUrl(ctx, job.uuid), { groupName, reportType: job.report_type, rows, retentionDays: ctx.config.exportRetentionDays });
+    const mail = exportMail(sender.from, user, exportPageUrl(ctx, job.uuid), {
+      groupName,
+      reportType: job.report_type,
+      rows,
+      retentionDays: ctx.config.exportRetentionDays,
+    });
     try {
-      await accept(ctx, sender.customerId, [await prepare(ctx, sender.customerId, mail)], { key: `export:${job.uuid}`, requestHash: job.uuid });
+      await accept(ctx, sender.customerId, [await prepare(ctx, sender.customerId, mail)], {
+        key: `export:${job.uuid}`,
+        requestHash: job.uuid,
+      });
     } catch (err) {
       if (!(err instanceof IdempotencyReplay)) throw err;
     }
@@ -244,7 +314,14 @@ async function processExport(ctx: AppContext, job: repo.ExportRow, signal?: Abor
     }
     const final = job.attempts >= EXPORT_MAX_ATTEMPTS;
     ctx.logger.error({ err, exportUuid: job.uuid, attempt: job.attempts, final }, 'report export failed');
-    await repo.failExportAttempt(ctx.db, job.id, job.attempts, (err as Error).message ?? String(err), final, RETRY_SECONDS);
+    await repo.failExportAttempt(
+      ctx.db,
+      job.id,
+      job.attempts,
+      (err as Error).message ?? String(err),
+      final,
+      RETRY_SECONDS,
+    );
     return;
   }
   if (!(await repo.completeExport(ctx.db, job.id, job.attempts, file))) {
@@ -271,7 +348,9 @@ export async function purgeExpiredExports(ctx: AppContext, now = new Date()): Pr
   }
 }
 
-/** The worker role's export loop: jobs one at a time as they come (polled), unmailed ones and the purge now and then. */
+/**
+ * The worker role's export loop: jobs one at a time as they come (polled), unmailed ones and the purge now and then.
+ */
 export class ExportWorker {
   #lastSweep = 0;
   // aborted when stop() runs out of its grace period: the export in progress stops and is released

@@ -48,7 +48,8 @@ export interface ExportRowData {
 
 type Column = { header: string; value: (row: ExportRowData, reportType: GroupReportType) => string | number };
 
-const date: Column['value'] = (row, reportType) => formatUnix(unixSeconds(logDate(row, reportType, row.outcome_at)), REPORT_MOMENT);
+const date: Column['value'] = (row, reportType) =>
+  formatUnix(unixSeconds(logDate(row, reportType, row.outcome_at)), REPORT_MOMENT);
 const from = (row: ExportRowData) => (row.from_name ? `${row.from_name} <${row.from_email}>` : row.from_email);
 const id: Column = { header: 'Transaction ID', value: (row) => row.uuid };
 const subject: Column = { header: 'Subject', value: (row) => row.subject };
@@ -99,19 +100,31 @@ export const EXPORT_COLUMNS: Record<GroupReportType, Column[]> = {
   ],
 };
 
-const OUTCOME_EVENTS: Partial<Record<GroupReportType, string[]>> = { failed: ['failed', 'bounced'], bounced: ['bounced'] };
+const OUTCOME_EVENTS: Partial<Record<GroupReportType, string[]>> = {
+  failed: ['failed', 'bounced'],
+  bounced: ['bounced'],
+};
 
 /**
  * The filter's rows, newest first, in pages of EXPORT_PAGE_ROWS: each page continues after the
  * last row of the one before ((queued_at, id) below it, the cursor kept as PostgreSQL's own text
  * so no microseconds are lost), so every page is an index walk of the group's range.
  */
-export async function* exportRows(db: Database, customerId: number, filter: TransactionFilter, reportType: GroupReportType): AsyncGenerator<ExportRowData> {
+export async function* exportRows(
+  db: Database,
+  customerId: number,
+  filter: TransactionFilter,
+  reportType: GroupReportType,
+): AsyncGenerator<ExportRowData> {
   const types = OUTCOME_EVENTS[reportType];
   const outcome = types
-    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in (${sql.join(types.map((x) => sql.lit(x)))}))`
+    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in
+      (${sql.join(types.map((x) => sql.lit(x)))}))`
     : sql<Date | null>`null::timestamptz`;
-  const uniqueClicks = reportType === 'clicks' ? sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)` : sql<number>`0`;
+  const uniqueClicks =
+    reportType === 'clicks'
+      ? sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)`
+      : sql<number>`0`;
   let after: { at: string; id: number } | null = null;
   for (;;) {
     let query = matching(db, customerId, filter);
@@ -161,7 +174,11 @@ export async function* exportRows(db: Database, customerId: number, filter: Tran
 }
 
 /** The CSV text of `rows` as a stream: a header row, then one line per row, each cell neutralised. */
-export function reportCsv(rows: AsyncIterable<ExportRowData>, reportType: GroupReportType, counted: { rows: number }): Readable {
+export function reportCsv(
+  rows: AsyncIterable<ExportRowData>,
+  reportType: GroupReportType,
+  counted: { rows: number },
+): Readable {
   const columns = EXPORT_COLUMNS[reportType];
   const records = Readable.from(
     (async function* () {
@@ -174,7 +191,12 @@ export function reportCsv(rows: AsyncIterable<ExportRowData>, reportType: GroupR
       }
     })(),
   );
-  const csv = stringify({ bom: true, header: true, columns: columns.map((c) => c.header), record_delimiter: 'windows' });
+  const csv = stringify({
+    bom: true,
+    header: true,
+    columns: columns.map((c) => c.header),
+    record_delimiter: 'windows',
+  });
   records.on('error', (err) => csv.destroy(err));
   return records.pipe(csv);
 }

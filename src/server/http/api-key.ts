@@ -20,9 +20,13 @@ export async function customerOfAuthorization(ctx: AppContext, header: string): 
 
 /** The refusal for a missing or wrong key, with the challenge header RFC 9110 §11.6.1 asks for. */
 export function apiKeyRefusal(header: string): HttpRefusal {
-  return new HttpRefusal('unauthorized', header ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer <apiKey>)', {
-    headers: { 'WWW-Authenticate': 'Bearer realm="transact"' },
-  });
+  return new HttpRefusal(
+    'unauthorized',
+    header ? 'The API key is not valid' : 'An API key is required (Authorization: Bearer <apiKey>)',
+    {
+      headers: { 'WWW-Authenticate': 'Bearer realm="transact"' },
+    },
+  );
 }
 
 export type KeyOrSessionEnv = ApiEnv & { Variables: { customerId: number } };

@@ -8,7 +8,11 @@ import type { z } from 'zod';
 import type { Operation } from '../../contract/common.ts';
 import { check, jsonBody } from './validate.ts';
 
-type Out<T> = [Exclude<T, undefined>] extends [never] ? undefined : Exclude<T, undefined> extends z.ZodType ? z.output<Exclude<T, undefined>> : undefined;
+type Out<T> = [Exclude<T, undefined>] extends [never]
+  ? undefined
+  : Exclude<T, undefined> extends z.ZodType
+    ? z.output<Exclude<T, undefined>>
+    : undefined;
 
 /** What a handler of `O` receives, typed from its schemas. */
 export interface OperationInput<O extends Operation> {
@@ -18,11 +22,18 @@ export interface OperationInput<O extends Operation> {
   body: O['checkedByHandler'] extends true ? undefined : Out<O['body']>;
 }
 
-export type OperationHandler<E extends Env, O extends Operation> = (c: Context<E>, input: OperationInput<O>) => Response | Promise<Response>;
+export type OperationHandler<E extends Env, O extends Operation> = (
+  c: Context<E>,
+  input: OperationInput<O>,
+) => Response | Promise<Response>;
 
 /** The registrar for an app mounted at `base` ('/v1' for the console apps, '' at the root). */
 export function contractRoutes<E extends Env>(app: Hono<E>, base: string) {
-  return function serve<O extends Operation>(op: O, middleware: readonly MiddlewareHandler<E>[], handler: OperationHandler<E, O>): void {
+  return function serve<O extends Operation>(
+    op: O,
+    middleware: readonly MiddlewareHandler<E>[],
+    handler: OperationHandler<E, O>,
+  ): void {
     if (!op.honoPath.startsWith(base)) throw new Error(`${op.honoPath} is not under ${base}`);
     const run: MiddlewareHandler<E> = async (c) => {
       const input = {

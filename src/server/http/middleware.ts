@@ -27,7 +27,8 @@ export const requireSession: MiddlewareHandler<ApiEnv> = async (c, next) => {
  * the account's API key and SMTP password). Use after requireSession.
  */
 export const requireSender: MiddlewareHandler<ApiEnv> = async (c, next) => {
-  if (!c.get('session')?.user.can_send_transactions) throw new DomainError('forbidden', 'Only users allowed to send transactions can do this');
+  if (!c.get('session')?.user.can_send_transactions)
+    throw new DomainError('forbidden', 'Only users allowed to send transactions can do this');
   await next();
 };
 
@@ -56,7 +57,8 @@ export function csrfGuard<E extends ApiEnv = ApiEnv>(ctx: AppContext): Middlewar
       if (origin !== own && !allowed.has(origin)) throw new DomainError('csrf_failed', 'Cross-site request refused');
     } else {
       const site = c.req.header('sec-fetch-site');
-      if (site && site !== 'same-origin' && site !== 'none') throw new DomainError('csrf_failed', 'Cross-site request refused');
+      if (site && site !== 'same-origin' && site !== 'none')
+        throw new DomainError('csrf_failed', 'Cross-site request refused');
     }
     await next();
   };

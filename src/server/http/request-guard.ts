@@ -32,7 +32,9 @@ export const refuseControlCharacters: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
-/** Methods the fetch standard forbids: a web Request cannot be built for them, so neither Hono nor Astro can see them. */
+/**
+ * Methods the fetch standard forbids: a web Request cannot be built for them, so neither Hono nor Astro can see them.
+ */
 export const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 /** Pages answer GET and HEAD; forms on the public pages (unsubscribe, domain verification) POST. */
@@ -41,7 +43,10 @@ export const PAGE_METHODS = ['GET', 'HEAD', 'POST'];
 const API_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** The methods the API's routes serve at a path (HEAD wherever GET is); empty when no route has the path. */
-export function apiMethodsFinder(api: Hono<any>): (path: string) => string[] {
+/** What the request guard and the server read of the API app (any Hono app, whatever its env). */
+export type ApiApp = Pick<Hono, 'routes' | 'fetch'>;
+
+export function apiMethodsFinder(api: ApiApp): (path: string) => string[] {
   let router: TrieRouter<true> | undefined;
   return (path) => {
     if (!router) {
@@ -55,7 +60,9 @@ export function apiMethodsFinder(api: Hono<any>): (path: string) => string[] {
 }
 
 export function methodNotAllowed(method: string, allowed: string[]): HttpRefusal {
-  return new HttpRefusal('method_not_allowed', `${method} is not served here (allowed: ${allowed.join(', ')})`, { headers: { Allow: allowed.join(', ') } });
+  return new HttpRefusal('method_not_allowed', `${method} is not served here (allowed: ${allowed.join(', ')})`, {
+    headers: { Allow: allowed.join(', ') },
+  });
 }
 
 /** The API's answer to a path no route serves: 405 naming the methods some route serves there, otherwise 404. */
@@ -63,7 +70,9 @@ export function apiNotFound(methodsAt: (path: string) => string[]): NotFoundHand
   return (c) => {
     const allowed = methodsAt(c.req.path);
     const refused =
-      allowed.length === 0 ? new DomainError('not_found', `No route ${c.req.method} ${c.req.path}`) : methodNotAllowed(c.req.method, allowed);
+      allowed.length === 0
+        ? new DomainError('not_found', `No route ${c.req.method} ${c.req.path}`)
+        : methodNotAllowed(c.req.method, allowed);
     const { status, headers, body } = errorAnswer(refused);
     return c.json(body, status, headers);
   };
@@ -87,8 +96,15 @@ export function refuse(res: ServerResponse, error: DomainError): void {
 export function refuseOnSocket(socket: Duplex, error: DomainError): void {
   const { status, headers: own, body: answer } = errorAnswer(error);
   const body = JSON.stringify(answer);
-  const headers = { ...own, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const headers = {
+    ...own,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
 

@@ -2,7 +2,7 @@
 // but breaks the schema is 400 validation_failed with one entry per problem, so clients can fix
 // every field at once.
 import type { Context } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { DomainError } from '../core/errors.ts';
 
 function describe(error: z.ZodError): { path: string; message: string }[] {
@@ -14,7 +14,11 @@ export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S
   const result = schema.safeParse(value);
   if (!result.success) {
     const details = describe(result.error);
-    throw new DomainError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+    throw new DomainError(
+      'validation_failed',
+      `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+      { details },
+    );
   }
   return result.data;
 }
@@ -32,7 +36,11 @@ export const MAX_JSON_DEPTH = 64;
 type Problem = { kind: 'depth' | 'text'; path: string; message: string };
 
 function textProblem(text: string): string | undefined {
-  return text.includes(NUL) ? 'must not contain the NUL character (\\u0000)' : LONE_SURROGATE.test(text) ? 'must be valid Unicode text (it holds an unpaired UTF-16 surrogate)' : undefined;
+  return text.includes(NUL)
+    ? 'must not contain the NUL character (\\u0000)'
+    : LONE_SURROGATE.test(text)
+      ? 'must be valid Unicode text (it holds an unpaired UTF-16 surrogate)'
+      : undefined;
 }
 
 /**
@@ -50,7 +58,12 @@ function firstProblem(root: unknown): Problem | undefined {
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) return { kind: 'depth', path: path.join('.') || '(body)', message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` };
+    if (depth >= MAX_JSON_DEPTH)
+      return {
+        kind: 'depth',
+        path: path.join('.') || '(body)',
+        message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+      };
     const entries = Object.entries(value);
     for (let i = entries.length - 1; i >= 0; i -= 1) {
       const [key, item] = entries[i];
@@ -76,9 +89,15 @@ export function parseJsonBody(text: string): unknown {
   }
   const found = firstProblem(value);
   if (!found) return value;
-  if (found.kind === 'depth') throw new DomainError('invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+  if (found.kind === 'depth')
+    throw new DomainError(
+      'invalid_json',
+      `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+    );
   const detail = { path: found.path, message: found.message };
-  throw new DomainError('validation_failed', `Invalid request: ${detail.path}: ${detail.message}`, { details: [detail] });
+  throw new DomainError('validation_failed', `Invalid request: ${detail.path}: ${detail.message}`, {
+    details: [detail],
+  });
 }
 
 /** The JSON body, checked against `schema`. An empty body is read as {}. */

@@ -38,16 +38,24 @@ export function readServiceRecord(dataPath: string): ServiceRecord | null {
  * record of the service started with the same data directory; without one, a CLI on PostgreSQL
  * with no PUBLIC_URL is warned as before, since its service likely runs elsewhere.
  */
-export function addressWarning(cli: { publicUrl: string; publicUrlSet: boolean; databaseUrl: boolean }, service: ServiceRecord | null): string | null {
+export function addressWarning(
+  cli: { publicUrl: string; publicUrlSet: boolean; databaseUrl: boolean },
+  service: ServiceRecord | null,
+): string | null {
   if (service) {
     if (service.publicUrl === cli.publicUrl) return null;
     return (
-      `admin: addresses here use ${cli.publicUrl}, but the service (started ${service.startedAt} with this data directory) uses ${service.publicUrl}; ` +
-      `links in its mail and pages use ${service.publicUrl}. Run the CLI with the service's environment (PUBLIC_URL=${service.publicUrl})`
+      `admin: addresses here use ${cli.publicUrl}, but the service (started ${service.startedAt} with this data ` +
+      `directory) uses ${service.publicUrl}; ` +
+      `links in its mail and pages use ${service.publicUrl}. Run the CLI with the service's environment ` +
+      `(PUBLIC_URL=${service.publicUrl})`
     );
   }
   if (!cli.publicUrlSet && cli.databaseUrl) {
-    return `admin: PUBLIC_URL is not set here, so addresses use ${cli.publicUrl}; give the CLI the service's environment`;
+    return (
+      `admin: PUBLIC_URL is not set here, so addresses use ${cli.publicUrl}; give the CLI the service's ` +
+      `environment`
+    );
   }
   return null;
 }

@@ -8,7 +8,9 @@ import { STAT_COLUMNS, type StatColumn } from '../db/schema.ts';
 export type StatTotals = Record<StatColumn, number>;
 
 /** The totals of a day or group without rollup rows. */
-export const NO_TOTALS: Readonly<StatTotals> = Object.freeze(Object.fromEntries(STAT_COLUMNS.map((column) => [column, 0])) as StatTotals);
+export const NO_TOTALS: Readonly<StatTotals> = Object.freeze(
+  Object.fromEntries(STAT_COLUMNS.map((column) => [column, 0])) as StatTotals,
+);
 
 // sum(integer) is bigint and may come back as text on some drivers; coalesce makes an empty sum 0
 const sums = STAT_COLUMNS.map((column) => sql<string | number>`coalesce(sum(${sql.ref(column)}), 0)`.as(column));
@@ -21,7 +23,11 @@ function totalsOf(row: Record<StatColumn, string | number>): StatTotals {
  * Transactions accepted (the `requests` rollup, bumped on the day of acceptance) for the customer,
  * optionally in one group and between two UTC days (both included; null: unbounded).
  */
-export async function sumRequests(db: Database, customerId: number, opts: { groupId: number | null; firstDay: string | null; lastDay: string | null }): Promise<number> {
+export async function sumRequests(
+  db: Database,
+  customerId: number,
+  opts: { groupId: number | null; firstDay: string | null; lastDay: string | null },
+): Promise<number> {
   let query = db
     .selectFrom('daily_stats')
     .select(sql<string | number>`coalesce(sum(requests), 0)`.as('total'))
@@ -33,8 +39,16 @@ export async function sumRequests(db: Database, customerId: number, opts: { grou
   return Number(row.total);
 }
 
-/** The customer's totals per UTC day from `first` to `last` (both included), all groups together; days without rows are absent. */
-export async function totalsPerDay(db: Database, customerId: number, first: string, last: string): Promise<Map<string, StatTotals>> {
+/**
+ * The customer's totals per UTC day from `first` to `last` (both included), all groups together; days without rows are
+ * absent.
+ */
+export async function totalsPerDay(
+  db: Database,
+  customerId: number,
+  first: string,
+  last: string,
+): Promise<Map<string, StatTotals>> {
   const rows = await db
     .selectFrom('daily_stats')
     .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), ...sums])
@@ -47,7 +61,11 @@ export async function totalsPerDay(db: Database, customerId: number, first: stri
 }
 
 /** All-time totals of each of the customer's groups in `groupIds`; groups without rows are absent. */
-export async function totalsPerGroup(db: Database, customerId: number, groupIds: readonly number[]): Promise<Map<number, StatTotals>> {
+export async function totalsPerGroup(
+  db: Database,
+  customerId: number,
+  groupIds: readonly number[],
+): Promise<Map<number, StatTotals>> {
   if (groupIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('daily_stats')
@@ -59,8 +77,17 @@ export async function totalsPerGroup(db: Database, customerId: number, groupIds:
   return new Map(rows.map((row) => [Number(row.group_id), totalsOf(row)]));
 }
 
-/** One group's totals per UTC day from `first` to `last` (both included); days without rows are absent (group reports, docs/console-reports.md §7). */
-export async function groupTotalsPerDay(db: Database, customerId: number, groupId: number, first: string, last: string): Promise<Map<string, StatTotals>> {
+/**
+ * One group's totals per UTC day from `first` to `last` (both included); days without rows are absent (group reports,
+ * docs/console-reports.md §7).
+ */
+export async function groupTotalsPerDay(
+  db: Database,
+  customerId: number,
+  groupId: number,
+  first: string,
+  last: string,
+): Promise<Map<string, StatTotals>> {
   const rows = await db
     .selectFrom('daily_stats')
     .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), ...sums])
@@ -78,12 +105,24 @@ export async function groupTotalsPerDay(db: Database, customerId: number, groupI
  * `last`, found and summed in one query (the overview widget's whole read); undefined when the
  * customer has no such group.
  */
-export async function groupTotalsByUuid(db: Database, customerId: number, uuid: string, first: string, last: string): Promise<StatTotals | undefined> {
-  const dailySums = STAT_COLUMNS.map((column) => sql<string | number>`coalesce(sum(d.${sql.ref(column)}), 0)`.as(column));
+export async function groupTotalsByUuid(
+  db: Database,
+  customerId: number,
+  uuid: string,
+  first: string,
+  last: string,
+): Promise<StatTotals | undefined> {
+  const dailySums = STAT_COLUMNS.map((column) =>
+    sql<string | number>`coalesce(sum(d.${sql.ref(column)}), 0)`.as(column),
+  );
   const row = await db
     .selectFrom('transaction_groups as g')
     .leftJoin('daily_stats as d', (join) =>
-      join.onRef('d.customer_id', '=', 'g.customer_id').onRef('d.group_id', '=', 'g.id').on('d.day', '>=', first).on('d.day', '<=', last),
+      join
+        .onRef('d.customer_id', '=', 'g.customer_id')
+        .onRef('d.group_id', '=', 'g.id')
+        .on('d.day', '>=', first)
+        .on('d.day', '<=', last),
     )
     .select(['g.id', ...dailySums])
     .where('g.customer_id', '=', customerId)

@@ -2,7 +2,10 @@
 // Activity chart read the same shape (docs/console-reports.md §3).
 import type { StatTotals } from './daily-stats.repository.ts';
 
-/** One day of the overview chart; named like the dailyStats entry of docs/console-reports.md §3 so both charts read one shape. */
+/**
+ * One day of the overview chart; named like the dailyStats entry of docs/console-reports.md §3 so both charts read one
+ * shape.
+ */
 export interface DailyStatWire {
   /** The UTC day, YYYY-MM-DD. */
   tstat_day: string;

@@ -22,7 +22,7 @@
 //   Sort keys: trans_id, dateSent, firstOpenDate, firstClickDate, clicks, opens, bounceReceivedDated.
 // POST /v1/transaction-groups/overview  body { group_uuid, report_type?, start_date, end_date }
 // GET  /v1/transaction-groups/overview?group_uuid=…&start_date=…&end_date=…
-//   200 { overviewStats: { sent, delivered, failed, bounced, bouncesHard, bouncesSoft: { value, percentage } (of total),
+// 200 { overviewStats: { sent, delivered, failed, bounced, bouncesHard, bouncesSoft: { value, percentage } (of total),
 //         uniqueOpens, notOpened, uniqueClicks, notClicked: { value, percentage } (of delivered),
 //         totalOpens: { value }, totalClicks: { value }, total } }   percentage: per cent, 2 decimals
 // POST /v1/links  the report body;  GET /v1/links?group_uuid=…&start_date=…&end_date=…&page=…&order=…&order_by=…
@@ -39,7 +39,13 @@ import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { type ReportBody, answerGroupReport, answerLinks, groupOverview, rangeOfBody } from './group-reports.service.ts';
+import {
+  type ReportBody,
+  answerGroupReport,
+  answerLinks,
+  groupOverview,
+  rangeOfBody,
+} from './group-reports.service.ts';
 
 export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -52,7 +58,8 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(report);
   });
 
-  const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) => groupOverview(ctx, customerId, body.group_uuid, rangeOfBody(body));
+  const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) =>
+    groupOverview(ctx, customerId, body.group_uuid, rangeOfBody(body));
   serve(contract.postGroupOverview, guard, async (c, { body }) => {
     const result = await overview(sessionOf(c).customerId, body);
     c.header('Cache-Control', 'no-store');

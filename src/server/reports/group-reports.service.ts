@@ -14,10 +14,27 @@ import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
-import { DEFAULT_RANGE_DAYS_BACK, type Direction, type PageMeta, type TimeRange, addDays, dayOf, daysBetween, pageMeta, PAGE_SIZE, rangeOf, resolveSort } from './report-input.ts';
+import {
+  DEFAULT_RANGE_DAYS_BACK,
+  type Direction,
+  type PageMeta,
+  type TimeRange,
+  addDays,
+  dayOf,
+  daysBetween,
+  pageMeta,
+  PAGE_SIZE,
+  rangeOf,
+  resolveSort,
+} from './report-input.ts';
 import { type TransactionRow, transactionsByIds } from './transactions.repository.ts';
-import { type TransactionSortKey, type TransactionWire, findTransactionIds, transactionToWire, unixSeconds } from './transactions.service.ts';
-
+import {
+  type TransactionSortKey,
+  type TransactionWire,
+  findTransactionIds,
+  transactionToWire,
+  unixSeconds,
+} from './transactions.service.ts';
 
 /** The longest range a report covers (issue 13, "ranges over 400 days" are refused). */
 export const MAX_REPORT_DAYS = 400;
@@ -27,7 +44,15 @@ export const MAX_REPORT_DAYS = 400;
  * (docs/console-reports.md §2). A bounce has no column of its own (its time is the 'bounced' event's); it arrives
  * minutes after acceptance, so the Bounced table sorts it in acceptance order, which an index serves.
  */
-export const GROUP_REPORT_SORT_KEYS = ['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens', 'bounceReceivedDated'] as const;
+export const GROUP_REPORT_SORT_KEYS = [
+  'trans_id',
+  'dateSent',
+  'firstOpenDate',
+  'firstClickDate',
+  'clicks',
+  'opens',
+  'bounceReceivedDated',
+] as const;
 export type GroupReportSortKey = (typeof GROUP_REPORT_SORT_KEYS)[number];
 
 const SORT_OF: Record<GroupReportSortKey, TransactionSortKey> = {
@@ -43,7 +68,13 @@ const SORT_OF: Record<GroupReportSortKey, TransactionSortKey> = {
 /** Sort keys of the Links tab; trans_id (the report body's default) means by total clicks. */
 export const LINK_SORT_KEYS = ['trans_id', 'clicks', 'unique_clicks', 'link', 'subject'] as const;
 export type LinkSortKey = (typeof LINK_SORT_KEYS)[number];
-const LINK_ORDER_OF: Record<LinkSortKey, LinkOrder> = { trans_id: 'clicks', clicks: 'clicks', unique_clicks: 'unique_clicks', link: 'url', subject: 'subject' };
+const LINK_ORDER_OF: Record<LinkSortKey, LinkOrder> = {
+  trans_id: 'clicks',
+  clicks: 'clicks',
+  unique_clicks: 'unique_clicks',
+  link: 'url',
+  subject: 'subject',
+};
 
 /** The report's range: whole UTC days, first and last included. */
 export interface ReportRange extends TimeRange {
@@ -87,7 +118,9 @@ export async function groupOf(ctx: AppContext, customerId: number, uuid: string 
   return id;
 }
 
-/** A transaction row of a group report (docs/console-reports.md §3 "Transaction row"); dates unix seconds, 0 for none. */
+/**
+ * A transaction row of a group report (docs/console-reports.md §3 "Transaction row"); dates unix seconds, 0 for none.
+ */
 export interface ReportTransactionWire extends TransactionWire {
   trans_id: number;
   /** The date the report's table shows: sent (overview, sent), failed, bounced, first open, first click. */
@@ -116,26 +149,42 @@ const OUTCOME_EVENTS: Record<GroupReportType, readonly string[]> = {
 };
 
 /** The extras of the rows of one page (at most a page of ids; each an index lookup). */
-async function rowExtras(db: Database, ids: readonly number[], reportType: GroupReportType): Promise<Map<number, RowExtras>> {
+async function rowExtras(
+  db: Database,
+  ids: readonly number[],
+  reportType: GroupReportType,
+): Promise<Map<number, RowExtras>> {
   if (ids.length === 0) return new Map();
   const types = OUTCOME_EVENTS[reportType];
   const outcome = types.length
-    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in (${sql.join(types.map((x) => sql.lit(x)))}))`
+    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in
+      (${sql.join(types.map((x) => sql.lit(x)))}))`
     : sql<Date | null>`null::timestamptz`;
   const rows = await db
     .selectFrom('transactions as t')
     .select([
       't.id',
       outcome.as('outcome_at'),
-      sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)`.as('unique_clicks'),
+      sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)`.as(
+        'unique_clicks',
+      ),
     ])
     .where('t.id', 'in', ids)
     .execute();
-  return new Map(rows.map((r) => [Number(r.id), { outcomeAt: r.outcome_at ? new Date(r.outcome_at) : null, uniqueClicks: Number(r.unique_clicks) }]));
+  return new Map(
+    rows.map((r) => [
+      Number(r.id),
+      { outcomeAt: r.outcome_at ? new Date(r.outcome_at) : null, uniqueClicks: Number(r.unique_clicks) },
+    ]),
+  );
 }
 
 /** The date a report's table shows for a row. */
-export function logDate(row: Pick<TransactionRow, 'sent_at' | 'queued_at'> & { first_open_at?: Date | null; first_click_at?: Date | null }, reportType: GroupReportType, outcomeAt: Date | null): Date {
+export function logDate(
+  row: Pick<TransactionRow, 'sent_at' | 'queued_at'> & { first_open_at?: Date | null; first_click_at?: Date | null },
+  reportType: GroupReportType,
+  outcomeAt: Date | null,
+): Date {
   const sentOrQueued = row.sent_at ?? row.queued_at;
   switch (reportType) {
     case 'opens':
@@ -171,7 +220,11 @@ export interface GroupReport {
 }
 
 /** POST v1/transaction-groups/reports: one page of the report's transactions and the group's daily series. */
-export async function groupReport(ctx: AppContext, customerId: number, request: GroupReportRequest): Promise<GroupReport> {
+export async function groupReport(
+  ctx: AppContext,
+  customerId: number,
+  request: GroupReportRequest,
+): Promise<GroupReport> {
   const { db } = ctx;
   const groupId = await groupOf(ctx, customerId, request.groupUuid);
   const { range, reportType } = request;
@@ -191,7 +244,10 @@ export async function groupReport(ctx: AppContext, customerId: number, request: 
     groupTotalsPerDay(db, customerId, groupId, range.firstDay, range.lastDay),
   ]);
   // the page's rows and their extras together (two connections on PostgreSQL)
-  const [rows, extras] = await Promise.all([transactionsByIds(db, customerId, found.ids), rowExtras(db, found.ids, reportType)]);
+  const [rows, extras] = await Promise.all([
+    transactionsByIds(db, customerId, found.ids),
+    rowExtras(db, found.ids, reportType),
+  ]);
   const data = rows.map((row): ReportTransactionWire => {
     const extra = extras.get(row.id) ?? { outcomeAt: null, uniqueClicks: 0 };
     return {
@@ -199,7 +255,8 @@ export async function groupReport(ctx: AppContext, customerId: number, request: 
       trans_id: row.id,
       log_date: unixSeconds(logDate(row, reportType, extra.outcomeAt)),
       trans_bounce_type: row.bounce_type ?? '',
-      trans_bounce_reason: reportType === 'failed' || reportType === 'bounced' ? failureReason(row) : (row.bounce_reason ?? ''),
+      trans_bounce_reason:
+        reportType === 'failed' || reportType === 'bounced' ? failureReason(row) : (row.bounce_reason ?? ''),
       ts_total_opens: row.open_count,
       ts_total_clicks: row.click_count,
       ts_unique_clicks: extra.uniqueClicks,
@@ -207,7 +264,9 @@ export async function groupReport(ctx: AppContext, customerId: number, request: 
   });
   return {
     transactions: { data, meta: found.meta },
-    dailyStats: daysBetween(range.firstDay, range.lastDay).map((day) => dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS)),
+    dailyStats: daysBetween(range.firstDay, range.lastDay).map((day) =>
+      dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS),
+    ),
   };
 }
 
@@ -241,9 +300,17 @@ const percent = (value: number, of: number): number => (of > 0 ? Math.round((val
  * soft) as shares of the transactions total; unique opens and clicks and their complements as
  * shares of the delivered. From daily_stats over the range's UTC days.
  */
-export async function groupOverview(ctx: AppContext, customerId: number, groupUuid: string | undefined, range: ReportRange): Promise<{ overviewStats: OverviewStats }> {
+export async function groupOverview(
+  ctx: AppContext,
+  customerId: number,
+  groupUuid: string | undefined,
+  range: ReportRange,
+): Promise<{ overviewStats: OverviewStats }> {
   const { db } = ctx;
-  const t = groupUuid && isUuid(groupUuid) ? await groupTotalsByUuid(db, customerId, groupUuid.toLowerCase(), range.firstDay, range.lastDay) : undefined;
+  const t =
+    groupUuid && isUuid(groupUuid)
+      ? await groupTotalsByUuid(db, customerId, groupUuid.toLowerCase(), range.firstDay, range.lastDay)
+      : undefined;
   if (!t) throw new DomainError('not_found', 'No such transaction group');
   const total = t.requests;
   const ofTotal = (value: number): Figure => ({ value, percentage: percent(value, total) });
@@ -276,11 +343,20 @@ export interface LinkWire {
   unique_click_count: number;
 }
 
-/** POST v1/links and GET v1/links: one page of the group's links over the range (by the transactions' acceptance days). */
+/**
+ * POST v1/links and GET v1/links: one page of the group's links over the range (by the transactions' acceptance days).
+ */
 export async function groupLinks(
   ctx: AppContext,
   customerId: number,
-  request: { groupUuid: string | undefined; range: ReportRange; page: number; perPage: number; sort: { key: LinkSortKey; direction: Direction }; text: string | null },
+  request: {
+    groupUuid: string | undefined;
+    range: ReportRange;
+    page: number;
+    perPage: number;
+    sort: { key: LinkSortKey; direction: Direction };
+    text: string | null;
+  },
 ): Promise<{ data: LinkWire[]; meta: PageMeta }> {
   const { db } = ctx;
   const groupId = await groupOf(ctx, customerId, request.groupUuid);
@@ -288,10 +364,22 @@ export async function groupLinks(
   const offset = (request.page - 1) * request.perPage;
   const [total, rows] = await Promise.all([
     countLinks(db, customerId, filter),
-    pageLinks(db, customerId, filter, { by: LINK_ORDER_OF[request.sort.key], direction: request.sort.direction }, request.perPage, offset),
+    pageLinks(
+      db,
+      customerId,
+      filter,
+      { by: LINK_ORDER_OF[request.sort.key], direction: request.sort.direction },
+      request.perPage,
+      offset,
+    ),
   ]);
   return {
-    data: rows.map((r) => ({ tll_url: r.url, tm_subject: r.subject, click_count: r.clicks, unique_click_count: r.unique_clicks })),
+    data: rows.map((r) => ({
+      tll_url: r.url,
+      tm_subject: r.subject,
+      click_count: r.clicks,
+      unique_click_count: r.unique_clicks,
+    })),
     meta: pageMeta(request.page, request.perPage, total, false),
   };
 }
@@ -299,7 +387,13 @@ export async function groupLinks(
 export type ReportBody = z.infer<typeof contract.reportBody>;
 
 /** The report's range (defaults, 400 days at most) from a checked body. */
-export function rangeOfBody(body: { start_date?: Parameters<typeof rangeOf>[0]['start_date']; end_date?: Parameters<typeof rangeOf>[0]['end_date'] }, now = new Date()) {
+export function rangeOfBody(
+  body: {
+    start_date?: Parameters<typeof rangeOf>[0]['start_date'];
+    end_date?: Parameters<typeof rangeOf>[0]['end_date'];
+  },
+  now = new Date(),
+) {
   return reportRange(rangeOf({ start_date: body.start_date, end_date: body.end_date }), now);
 }
 
@@ -314,7 +408,12 @@ export function answerGroupReport(ctx: AppContext, customerId: number, body: Rep
     range: rangeOfBody(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
-    sort: resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
+    sort: resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', {
+      direction: body.order_by,
+      key: body.order,
+      directionName: 'order_by',
+      keyName: 'order',
+    }),
     text: body.search_query ?? null,
   });
 }
@@ -326,7 +425,12 @@ export function answerLinks(ctx: AppContext, customerId: number, body: Omit<Repo
     range: rangeOfBody(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
-    sort: resolveSort(LINK_SORT_KEYS, 'trans_id', { direction: body.order_by, key: body.order, directionName: 'order_by', keyName: 'order' }),
+    sort: resolveSort(LINK_SORT_KEYS, 'trans_id', {
+      direction: body.order_by,
+      key: body.order,
+      directionName: 'order_by',
+      keyName: 'order',
+    }),
     text: body.search_query ?? null,
   });
 }

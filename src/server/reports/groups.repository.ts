@@ -7,7 +7,11 @@ import type { StatColumn, Tables } from '../db/schema.ts';
 import { type Direction, likeLiteral } from './report-input.ts';
 
 /** Group orders: by a column of the group, or by one of its all-time totals. */
-export type GroupOrder = 'name' | 'created' | 'last_send' | Extract<StatColumn, 'requests' | 'sent' | 'failed' | 'delivered' | 'bounced' | 'opens' | 'clicks'>;
+export type GroupOrder =
+  | 'name'
+  | 'created'
+  | 'last_send'
+  | Extract<StatColumn, 'requests' | 'sent' | 'failed' | 'delivered' | 'bounced' | 'opens' | 'clicks'>;
 
 const COLUMN_ORDERS: Partial<Record<GroupOrder, { expression: RawBuilder<unknown>; nullable: boolean }>> = {
   name: { expression: sql`lower(g.name)`, nullable: false },
@@ -73,11 +77,25 @@ export async function countGroups(db: Database, customerId: number, contains: st
 
 /** The id of the customer's group with this uuid. */
 export async function findGroupId(db: Database, customerId: number, uuid: string): Promise<number | undefined> {
-  const row = await db.selectFrom('transaction_groups').select('id').where('customer_id', '=', customerId).where('uuid', '=', uuid).executeTakeFirst();
+  const row = await db
+    .selectFrom('transaction_groups')
+    .select('id')
+    .where('customer_id', '=', customerId)
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
 
 /** The customer's group with this uuid (a report page's header), or undefined: unknown or another customer's. */
-export async function findGroup(db: Database, customerId: number, uuid: string): Promise<{ uuid: string; name: string } | undefined> {
-  return db.selectFrom('transaction_groups').select(['uuid', 'name']).where('customer_id', '=', customerId).where('uuid', '=', uuid).executeTakeFirst();
+export async function findGroup(
+  db: Database,
+  customerId: number,
+  uuid: string,
+): Promise<{ uuid: string; name: string } | undefined> {
+  return db
+    .selectFrom('transaction_groups')
+    .select(['uuid', 'name'])
+    .where('customer_id', '=', customerId)
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
 }

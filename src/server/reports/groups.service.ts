@@ -2,12 +2,10 @@
 // their all-time totals, and the one row → wire mapping (docs/console.md §3 "Transaction group").
 import type { AppContext } from '../core/context.ts';
 import type { GroupSortKey } from '../../contract/values.ts';
-import type { Database } from '../db/database.ts';
 import { NO_TOTALS, type StatTotals, totalsPerGroup } from './daily-stats.repository.ts';
 import * as repo from './groups.repository.ts';
 import { type Direction, type PageMeta, pageMeta } from './report-input.ts';
 import { unixSeconds } from './transactions.service.ts';
-
 
 const ORDER_OF: Record<GroupSortKey, repo.GroupOrder> = {
   group_last_send_date: 'last_send',
@@ -38,7 +36,10 @@ export interface GroupWire {
   group_create_date: number;
   group_last_send_date: number;
   groupStats: {
-    /** Accepted transactions (the group list of docs/console-reports.md §2 shows Requests); an addition to the spec's fields. */
+    /**
+     * Accepted transactions (the group list of docs/console-reports.md §2 shows Requests); an addition to the spec's
+     * fields.
+     */
     tgs_total_requests: number;
     tgs_total_sent: number;
     tgs_total_failed: number;
@@ -53,7 +54,6 @@ export interface GroupPage {
   data: GroupWire[];
   meta: PageMeta;
 }
-
 
 export function groupToWire(row: repo.GroupRow, totals: StatTotals): GroupWire {
   return {

@@ -26,7 +26,8 @@ export async function bumpLinkStats(db: Database, deltas: readonly { id: number;
      group by 1, 2, 3, 4
      order by 1, 2, 3, 4
     on conflict (customer_id, group_id, day, link_key)
-    do update set clicks = s.clicks + excluded.clicks, unique_clicks = s.unique_clicks + excluded.unique_clicks`.execute(db);
+    do update set clicks = s.clicks + excluded.clicks, unique_clicks = s.unique_clicks +
+      excluded.unique_clicks`.execute(db);
 }
 
 export type LinkOrder = 'clicks' | 'unique_clicks' | 'url' | 'subject';
@@ -68,7 +69,14 @@ const ORDER_EXPRESSIONS: Record<LinkOrder, ReturnType<typeof sql>> = {
 };
 
 /** One page of the group's links over the days, summed per link; the key breaks ties. */
-export async function pageLinks(db: Database, customerId: number, filter: LinkFilter, sort: { by: LinkOrder; direction: Direction }, limit: number, offset: number): Promise<LinkStatRow[]> {
+export async function pageLinks(
+  db: Database,
+  customerId: number,
+  filter: LinkFilter,
+  sort: { by: LinkOrder; direction: Direction },
+  limit: number,
+  offset: number,
+): Promise<LinkStatRow[]> {
   const rows = await matching(db, customerId, filter)
     .select([
       sql<string>`min(url)`.as('url'),
@@ -82,11 +90,18 @@ export async function pageLinks(db: Database, customerId: number, filter: LinkFi
     .limit(limit)
     .offset(offset)
     .execute();
-  return rows.map((r) => ({ url: r.url, subject: r.subject, clicks: Number(r.clicks), unique_clicks: Number(r.unique_clicks) }));
+  return rows.map((r) => ({
+    url: r.url,
+    subject: r.subject,
+    clicks: Number(r.clicks),
+    unique_clicks: Number(r.unique_clicks),
+  }));
 }
 
 /** How many distinct links the filter selects. */
 export async function countLinks(db: Database, customerId: number, filter: LinkFilter): Promise<number> {
-  const row = await matching(db, customerId, filter).select(sql<string | number>`count(distinct link_key)`.as('n')).executeTakeFirstOrThrow();
+  const row = await matching(db, customerId, filter)
+    .select(sql<string | number>`count(distinct link_key)`.as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -75,21 +75,35 @@ function startOf(bound: DateBound): Date {
 }
 
 function endOf(bound: DateBound): Date {
-  return 'day' in bound ? new Date(Date.parse(`${bound.day}T00:00:00Z`) + DAY_MS) : new Date((bound.unixSeconds + 1) * 1000);
+  return 'day' in bound
+    ? new Date(Date.parse(`${bound.day}T00:00:00Z`) + DAY_MS)
+    : new Date((bound.unixSeconds + 1) * 1000);
 }
 
 function invalid(path: string, message: string): DomainError {
   return new DomainError('validation_failed', `Invalid request: ${path}: ${message}`, { details: [{ path, message }] });
 }
 
-/** The one value of two spellings of a field (docs/console.md §7 lists startDate and start_date); 400 when they differ. */
-function oneOf(a: DateBound | undefined, b: DateBound | undefined, names: string, at: (x: DateBound) => Date): DateBound | undefined {
+/**
+ * The one value of two spellings of a field (docs/console.md §7 lists startDate and start_date); 400 when they differ.
+ */
+function oneOf(
+  a: DateBound | undefined,
+  b: DateBound | undefined,
+  names: string,
+  at: (x: DateBound) => Date,
+): DateBound | undefined {
   if (a && b && at(a).getTime() !== at(b).getTime()) throw invalid(names, 'the two spellings name different dates');
   return a ?? b;
 }
 
 /** The range named by startDate/endDate or start_date/end_date (either spelling); 400 when start is after end. */
-export function rangeOf(input: { startDate?: DateBound; endDate?: DateBound; start_date?: DateBound; end_date?: DateBound }): TimeRange {
+export function rangeOf(input: {
+  startDate?: DateBound;
+  endDate?: DateBound;
+  start_date?: DateBound;
+  end_date?: DateBound;
+}): TimeRange {
   const start = oneOf(input.startDate, input.start_date, 'startDate/start_date', startOf);
   const end = oneOf(input.endDate, input.end_date, 'endDate/end_date', endOf);
   const from = start ? startOf(start) : null;
@@ -110,8 +124,11 @@ export function rangeOf(input: { startDate?: DateBound; endDate?: DateBound; sta
  */
 export function seriesDays(range: TimeRange, today: string): { first: string; last: string } {
   const last = range.lastDay ?? (range.firstDay && range.firstDay > today ? range.firstDay : today);
-  const first = range.firstDay ?? (range.lastDay ? addDays(range.lastDay, -DEFAULT_RANGE_DAYS_BACK) : addDays(today, -DEFAULT_RANGE_DAYS_BACK));
-  if (daysBetweenCount(first, last) > MAX_SERIES_DAYS) throw invalid('endDate', `a daily series covers at most ${MAX_SERIES_DAYS} days`);
+  const first =
+    range.firstDay ??
+    (range.lastDay ? addDays(range.lastDay, -DEFAULT_RANGE_DAYS_BACK) : addDays(today, -DEFAULT_RANGE_DAYS_BACK));
+  if (daysBetweenCount(first, last) > MAX_SERIES_DAYS)
+    throw invalid('endDate', `a daily series covers at most ${MAX_SERIES_DAYS} days`);
   return { first, last };
 }
 
@@ -139,8 +156,12 @@ export function resolveSort<K extends string>(
     [direction, key, directionName, keyName] = [key, direction, keyName, directionName];
   }
   if (direction !== undefined && !isDirection(direction)) throw invalid(directionName, 'must be asc or desc');
-  if (key !== undefined && !(keys as readonly string[]).includes(key)) throw invalid(keyName, `must be one of ${keys.join(', ')}`);
-  return { key: (key as K | undefined) ?? fallback, direction: (direction?.toLowerCase() as Direction | undefined) ?? 'desc' };
+  if (key !== undefined && !(keys as readonly string[]).includes(key))
+    throw invalid(keyName, `must be one of ${keys.join(', ')}`);
+  return {
+    key: (key as K | undefined) ?? fallback,
+    direction: (direction?.toLowerCase() as Direction | undefined) ?? 'desc',
+  };
 }
 
 /** The paging block of a paged response (docs/console.md §3 "Paged response"). */
@@ -154,7 +175,13 @@ export interface PageMeta {
 }
 
 export function pageMeta(page: number, perPage: number, total: number, capped: boolean): PageMeta {
-  return { current_page: page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)), total_capped: capped };
+  return {
+    current_page: page,
+    per_page: perPage,
+    total,
+    last_page: Math.max(1, Math.ceil(total / perPage)),
+    total_capped: capped,
+  };
 }
 
 /** Escapes LIKE's wildcards so user text matches literally (PostgreSQL's default escape is backslash). */

@@ -14,7 +14,9 @@ import { TRANSACTION_SORT_KEYS, type TransactionPage, searchTransactions } from 
 function either<T>(a: T | undefined, b: T | undefined, names: string): T | undefined {
   if (a !== undefined && b !== undefined && a !== b) {
     const message = 'the two spellings have different values';
-    throw new DomainError('validation_failed', `Invalid request: ${names}: ${message}`, { details: [{ path: names, message }] });
+    throw new DomainError('validation_failed', `Invalid request: ${names}: ${message}`, {
+      details: [{ path: names, message }],
+    });
   }
   return a ?? b;
 }
@@ -23,13 +25,22 @@ function either<T>(a: T | undefined, b: T | undefined, names: string): T | undef
  * POST v1/transaction/search's answer to a checked body; also the Recipients tab's first page,
  * which the page renders on the server from the body its island would send (issue 19).
  */
-export function answerTransactionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.transactionSearchBody>): Promise<TransactionPage> {
+export function answerTransactionSearch(
+  ctx: AppContext,
+  customerId: number,
+  body: z.infer<typeof contract.transactionSearchBody>,
+): Promise<TransactionPage> {
   return searchTransactions(ctx, customerId, {
     range: rangeOf(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
     // docs/console.md §7: order asc|desc, order_by the key; default trans_id desc (docs/console-reports.md §9)
-    sort: resolveSort(TRANSACTION_SORT_KEYS, 'trans_id', { direction: body.order, key: body.order_by, directionName: 'order', keyName: 'order_by' }),
+    sort: resolveSort(TRANSACTION_SORT_KEYS, 'trans_id', {
+      direction: body.order,
+      key: body.order_by,
+      directionName: 'order',
+      keyName: 'order_by',
+    }),
     status: body.message_status ?? 'all',
     reportType: either(body.reportType, body.report_type, 'reportType/report_type') ?? 'all',
     groupUuid: body.group_uuid ?? null,
@@ -40,11 +51,20 @@ export function answerTransactionSearch(ctx: AppContext, customerId: number, bod
 }
 
 /** POST /v1/transaction-groups/search's answer to a checked body; also the Groups tab's first page (issue 19). */
-export function answerGroupSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.groupSearchBody>): Promise<GroupPage> {
+export function answerGroupSearch(
+  ctx: AppContext,
+  customerId: number,
+  body: z.infer<typeof contract.groupSearchBody>,
+): Promise<GroupPage> {
   return searchGroups(ctx, customerId, {
     page: body.page,
     perPage: PAGE_SIZE.groups,
     contains: either(body.searchQuery, body.search_query, 'searchQuery/search_query') ?? null,
-    sort: resolveSort(GROUP_SORT_KEYS, 'group_last_send_date', { direction: body.order, key: body.orderBy, directionName: 'order', keyName: 'orderBy' }),
+    sort: resolveSort(GROUP_SORT_KEYS, 'group_last_send_date', {
+      direction: body.order,
+      key: body.orderBy,
+      directionName: 'order',
+      keyName: 'orderBy',
+    }),
   });
 }

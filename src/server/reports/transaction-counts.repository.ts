@@ -5,8 +5,14 @@ import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { TransactionFilter } from './transactions.repository.ts';
 
-/** What the rollup can narrow by: a transaction filter's group and states, with whole UTC days of acceptance (both included; null: unbounded). */
-export type CountedFilter = Pick<TransactionFilter, 'groupId' | 'statuses' | 'deliveredStatuses' | 'opened' | 'clicked'> & {
+/**
+ * What the rollup can narrow by: a transaction filter's group and states, with whole UTC days of acceptance (both
+ * included; null: unbounded).
+ */
+export type CountedFilter = Pick<
+  TransactionFilter,
+  'groupId' | 'statuses' | 'deliveredStatuses' | 'opened' | 'clicked'
+> & {
   firstDay: string | null;
   lastDay: string | null;
 };

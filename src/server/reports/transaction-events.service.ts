@@ -2,7 +2,6 @@
 // modal, asked for by the issue): its events oldest first — queued, sent, delivered, deferred,
 // bounced or failed with the remote server's reply, opens, clicks, unsubscribes — as wire objects.
 import type { AppContext } from '../core/context.ts';
-import type { Database } from '../db/database.ts';
 import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
 import { DomainError } from '../core/errors.ts';
@@ -72,7 +71,11 @@ function seconds(value: unknown): number | undefined {
 }
 
 /** The one row → wire mapping of an event. */
-export function eventToWire(row: { type: EventType; at: Date; data: Record<string, unknown> | null }): TransactionEventWire {
+export function eventToWire(row: {
+  type: EventType;
+  at: Date;
+  data: Record<string, unknown> | null;
+}): TransactionEventWire {
   const d = row.data ?? {};
   const data: TransactionEventData = {
     reply: text(d.reply),
@@ -97,7 +100,9 @@ export function eventToWire(row: { type: EventType; at: Date; data: Record<strin
     tried: Array.isArray(d.tried)
       ? (d.tried as unknown[]).flatMap((h) => {
           const hop = h as Record<string, unknown>;
-          return typeof hop?.host === 'string' ? [{ host: hop.host, address: text(hop.address) ?? null, reply: text(hop.reply) ?? '' }] : [];
+          return typeof hop?.host === 'string'
+            ? [{ host: hop.host, address: text(hop.address) ?? null, reply: text(hop.reply) ?? '' }]
+            : [];
         })
       : undefined,
   };
@@ -106,7 +111,11 @@ export function eventToWire(row: { type: EventType; at: Date; data: Record<strin
 }
 
 /** The customer's transaction's events, oldest first; not_found for an unknown uuid or another customer's. */
-export async function transactionEvents(ctx: AppContext, customerId: number, uuid: string): Promise<TransactionEventWire[]> {
+export async function transactionEvents(
+  ctx: AppContext,
+  customerId: number,
+  uuid: string,
+): Promise<TransactionEventWire[]> {
   const { db } = ctx;
   const id = isUuid(uuid) ? await findTransactionId(db, customerId, uuid.toLowerCase()) : undefined;
   if (id === undefined) throw new DomainError('not_found', 'No such transaction');

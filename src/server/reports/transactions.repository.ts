@@ -84,8 +84,12 @@ export function matching(db: Database, customerId: number, filter: TransactionFi
   if (filter.from) query = query.where('t.queued_at', '>=', filter.from);
   if (filter.before) query = query.where('t.queued_at', '<', filter.before);
   // literals, not parameters, so the planner can match the partial index on failures
-  if (filter.statuses) query = query.where(sql<boolean>`t.status in (${sql.join(filter.statuses.map((s) => sql.lit(s)))})`);
-  if (filter.deliveredStatuses) query = query.where(sql<boolean>`t.delivered_status in (${sql.join(filter.deliveredStatuses.map((s) => sql.lit(s)))})`);
+  if (filter.statuses)
+    query = query.where(sql<boolean>`t.status in (${sql.join(filter.statuses.map((s) => sql.lit(s)))})`);
+  if (filter.deliveredStatuses)
+    query = query.where(
+      sql<boolean>`t.delivered_status in (${sql.join(filter.deliveredStatuses.map((s) => sql.lit(s)))})`,
+    );
   if (filter.opened) query = query.where('t.open_count', '>', 0);
   if (filter.clicked) query = query.where('t.click_count', '>', 0);
   // the expressions below are those of the indexes in migration 005
@@ -95,8 +99,12 @@ export function matching(db: Database, customerId: number, filter: TransactionFi
     if ('uuid' in text) {
       query = query.where('t.uuid', '=', text.uuid);
     } else {
-      const address = text.addressPrefix === null ? null : sql<boolean>`lower(t.to_email) like ${startsWith(text.addressPrefix)}`;
-      const domain = text.domainPrefix === null ? null : sql<boolean>`split_part(lower(t.to_email), '@', 2) like ${startsWith(text.domainPrefix)}`;
+      const address =
+        text.addressPrefix === null ? null : sql<boolean>`lower(t.to_email) like ${startsWith(text.addressPrefix)}`;
+      const domain =
+        text.domainPrefix === null
+          ? null
+          : sql<boolean>`split_part(lower(t.to_email), '@', 2) like ${startsWith(text.domainPrefix)}`;
       if (address && domain) query = query.where((eb) => eb.or([address, domain]));
       else if (address ?? domain) query = query.where((address ?? domain)!);
     }
@@ -105,11 +113,26 @@ export function matching(db: Database, customerId: number, filter: TransactionFi
 }
 
 /** The ids of one page of matches, in the requested order. */
-export async function pageTransactionIds(db: Database, customerId: number, filter: TransactionFilter, sort: TransactionSort, limit: number, offset: number): Promise<number[]> {
+export async function pageTransactionIds(
+  db: Database,
+  customerId: number,
+  filter: TransactionFilter,
+  sort: TransactionSort,
+  limit: number,
+  offset: number,
+): Promise<number[]> {
   const flip = (d: Direction): Direction => (d === 'asc' ? 'desc' : 'asc');
   const direction = sort.fromEnd ? flip(sort.direction) : sort.direction;
   if (sort.by !== 'accepted' && sort.by !== 'sent_or_queued') {
-    const ids = await pageSplitOrder(db, customerId, filter, SPLIT_ORDERS[sort.by], { direction, fromEnd: sort.fromEnd }, limit, offset);
+    const ids = await pageSplitOrder(
+      db,
+      customerId,
+      filter,
+      SPLIT_ORDERS[sort.by],
+      { direction, fromEnd: sort.fromEnd },
+      limit,
+      offset,
+    );
     return sort.fromEnd ? ids.reverse() : ids;
   }
   const { expression } = ORDER_EXPRESSIONS[sort.by];
@@ -118,9 +141,17 @@ export async function pageTransactionIds(db: Database, customerId: number, filte
     // Implied by queued_at >= from (a message is sent after it is queued), and lets the walk of
     // transactions_customer_date_idx start at the range instead of at the oldest row. The hour
     // absorbs clock skew between the accepting and the delivering process.
-    query = query.where(sql<boolean>`coalesce(t.sent_at, t.queued_at) >= ${new Date(filter.from.getTime() - CLOCK_SKEW_MS)}`);
+    query = query.where(
+      sql<boolean>`coalesce(t.sent_at, t.queued_at) >= ${new Date(filter.from.getTime() - CLOCK_SKEW_MS)}`,
+    );
   }
-  const rows = await query.select('t.id').orderBy(expression, direction).orderBy('t.id', direction).limit(limit).offset(offset).execute();
+  const rows = await query
+    .select('t.id')
+    .orderBy(expression, direction)
+    .orderBy('t.id', direction)
+    .limit(limit)
+    .offset(offset)
+    .execute();
   const ids = rows.map((r) => Number(r.id));
   return sort.fromEnd ? ids.reverse() : ids;
 }
@@ -153,11 +184,23 @@ async function pageSplitOrder(
       query = query.where(sql<boolean>`${column} >= ${new Date(filter.from.getTime() - CLOCK_SKEW_MS)}`);
     }
     // plain asc/desc: the part has no nulls, and NULLS LAST on a descending walk would not match the index
-    const rows = await query.select('t.id').orderBy(column, walk.direction).orderBy('t.queued_at', walk.direction).orderBy('t.id', walk.direction).limit(n).execute();
+    const rows = await query
+      .select('t.id')
+      .orderBy(column, walk.direction)
+      .orderBy('t.queued_at', walk.direction)
+      .orderBy('t.id', walk.direction)
+      .limit(n)
+      .execute();
     return rows.map((r) => Number(r.id));
   };
   const unvaluedPart = async (n: number) => {
-    const rows = await matching(db, customerId, filter).where(unvalued).select('t.id').orderBy('t.queued_at', walk.direction).orderBy('t.id', walk.direction).limit(n).execute();
+    const rows = await matching(db, customerId, filter)
+      .where(unvalued)
+      .select('t.id')
+      .orderBy('t.queued_at', walk.direction)
+      .orderBy('t.id', walk.direction)
+      .limit(n)
+      .execute();
     return rows.map((r) => Number(r.id));
   };
 
@@ -174,9 +217,21 @@ async function pageSplitOrder(
  * ones at the end), so that scan reads most of the table first (measured: 100–200 ms at 1 M rows,
  * one request in ten).
  */
-export async function countTransactions(db: Database, customerId: number, filter: TransactionFilter, cap: number): Promise<number> {
+export async function countTransactions(
+  db: Database,
+  customerId: number,
+  filter: TransactionFilter,
+  cap: number,
+): Promise<number> {
   const row = await db
-    .selectFrom(matching(db, customerId, filter).select(sql`1`.as('one')).orderBy('t.queued_at', 'desc').orderBy('t.id', 'desc').limit(cap + 1).as('m'))
+    .selectFrom(
+      matching(db, customerId, filter)
+        .select(sql`1`.as('one'))
+        .orderBy('t.queued_at', 'desc')
+        .orderBy('t.id', 'desc')
+        .limit(cap + 1)
+        .as('m'),
+    )
     .select((eb) => eb.fn.countAll<string | number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -208,7 +263,11 @@ export interface TransactionRow {
 }
 
 /** The customer's transactions with these ids, joined to message and group, in the order of `ids`. */
-export async function transactionsByIds(db: Database, customerId: number, ids: readonly number[]): Promise<TransactionRow[]> {
+export async function transactionsByIds(
+  db: Database,
+  customerId: number,
+  ids: readonly number[],
+): Promise<TransactionRow[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('transactions as t')
@@ -246,6 +305,11 @@ export async function transactionsByIds(db: Database, customerId: number, ids: r
 
 /** The id of the customer's transaction with this uuid (lower case); undefined when unknown or another customer's. */
 export async function findTransactionId(db: Database, customerId: number, uuid: string): Promise<number | undefined> {
-  const row = await db.selectFrom('transactions').select('id').where('customer_id', '=', customerId).where('uuid', '=', uuid).executeTakeFirst();
+  const row = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('customer_id', '=', customerId)
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }

@@ -1,7 +1,6 @@
 // The transaction table of the Dashboard and the Recipients tab (docs/console.md §2): what a search
 // selects, how its total is found, and the one row → wire mapping (docs/console.md §3 "Transaction").
 import type { AppContext } from '../core/context.ts';
-import type { Database } from '../db/database.ts';
 import { isUuid } from '../../contract/fields.ts';
 import type { DeliveredStatus, MessageStatus, ReportType, TransStatus } from '../../contract/values.ts';
 import { sumRequests } from './daily-stats.repository.ts';
@@ -11,7 +10,14 @@ import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type PageMeta, type TimeRang
 import * as repo from './transactions.repository.ts';
 
 /** Sort keys of the transaction table: those of docs/console-reports.md §2 that a transaction has, plus opens. */
-export const TRANSACTION_SORT_KEYS = ['trans_id', 'dateSent', 'firstOpenDate', 'firstClickDate', 'clicks', 'opens'] as const;
+export const TRANSACTION_SORT_KEYS = [
+  'trans_id',
+  'dateSent',
+  'firstOpenDate',
+  'firstClickDate',
+  'clicks',
+  'opens',
+] as const;
 export type TransactionSortKey = (typeof TRANSACTION_SORT_KEYS)[number];
 
 const ORDER_OF: Record<TransactionSortKey, repo.TransactionOrder> = {
@@ -24,7 +30,6 @@ const ORDER_OF: Record<TransactionSortKey, repo.TransactionOrder> = {
   clicks: 'clicks',
   opens: 'opens',
 };
-
 
 const FAILURES: readonly TransStatus[] = ['failed', 'no_quota'];
 
@@ -146,14 +151,20 @@ function textMatch(text: string): repo.TextMatch | null {
  * and no recipient or text narrows it; otherwise matching rows are counted up to COUNT_CAP + 1
  * (TEXT_COUNT_CAP + 1 for a text search) and `total_capped` says when the count stopped there.
  */
-export async function searchTransactions(ctx: AppContext, customerId: number, search: TransactionSearch): Promise<TransactionPage> {
-  const { db } = ctx;
+export async function searchTransactions(
+  ctx: AppContext,
+  customerId: number,
+  search: TransactionSearch,
+): Promise<TransactionPage> {
   const { rows, meta } = await findTransactions(ctx, customerId, search);
   return { data: rows.map(transactionToWire), meta };
 }
 
 /** What a search selects, as a filter of transactions.repository.ts; null when it can select nothing. */
-export function transactionFilter(groupId: number | null, search: Pick<TransactionSearch, 'range' | 'status' | 'reportType' | 'recipient' | 'text'>): repo.TransactionFilter | null {
+export function transactionFilter(
+  groupId: number | null,
+  search: Pick<TransactionSearch, 'range' | 'status' | 'reportType' | 'recipient' | 'text'>,
+): repo.TransactionFilter | null {
   const statuses = narrow(BY_STATUS[search.status].statuses, BY_REPORT[search.reportType].statuses);
   const delivered = narrow(BY_STATUS[search.status].delivered, BY_REPORT[search.reportType].delivered);
   if (statuses?.length === 0 || delivered?.length === 0) return null;
@@ -171,14 +182,22 @@ export function transactionFilter(groupId: number | null, search: Pick<Transacti
 }
 
 /** searchTransactions' rows before the wire mapping (the group reports add columns of their own). */
-export async function findTransactions(ctx: AppContext, customerId: number, search: TransactionSearch): Promise<{ rows: repo.TransactionRow[]; meta: PageMeta }> {
+export async function findTransactions(
+  ctx: AppContext,
+  customerId: number,
+  search: TransactionSearch,
+): Promise<{ rows: repo.TransactionRow[]; meta: PageMeta }> {
   const { db } = ctx;
   const { ids, meta } = await findTransactionIds(ctx, customerId, search);
   return { rows: await repo.transactionsByIds(db, customerId, ids), meta };
 }
 
 /** The ids of one page of a search, in order, and its paging block. */
-export async function findTransactionIds(ctx: AppContext, customerId: number, search: TransactionSearch): Promise<{ ids: number[]; meta: PageMeta }> {
+export async function findTransactionIds(
+  ctx: AppContext,
+  customerId: number,
+  search: TransactionSearch,
+): Promise<{ ids: number[]; meta: PageMeta }> {
   const { db } = ctx;
   const { page, perPage } = search;
   const empty = () => ({ ids: [], meta: pageMeta(page, perPage, 0, false) });
@@ -196,7 +215,15 @@ export async function findTransactionIds(ctx: AppContext, customerId: number, se
 
   const { wholeDays, firstDay, lastDay } = search.range;
   const counted = async (): Promise<{ total: number; exact: boolean }> => {
-    if (wholeDays && !statuses && !delivered && !filter.opened && !filter.clicked && filter.recipient === null && filter.text === null) {
+    if (
+      wholeDays &&
+      !statuses &&
+      !delivered &&
+      !filter.opened &&
+      !filter.clicked &&
+      filter.recipient === null &&
+      filter.text === null
+    ) {
       // only the range and the group: the requests rollup, one row per group and day
       return { total: await sumRequests(db, customerId, { groupId, firstDay, lastDay }), exact: true };
     }
@@ -224,7 +251,15 @@ export async function findTransactionIds(ctx: AppContext, customerId: number, se
     // a late page of an exact total: walk from the end, skipping the rows after this page
     const after = total - offset - perPage;
     const limit = perPage + Math.min(0, after);
-    if (limit > 0) ids = await repo.pageTransactionIds(db, customerId, filter, { ...sort, fromEnd: true }, limit, Math.max(0, after));
+    if (limit > 0)
+      ids = await repo.pageTransactionIds(
+        db,
+        customerId,
+        filter,
+        { ...sort, fromEnd: true },
+        limit,
+        Math.max(0, after),
+      );
   } else {
     ids = await forward();
   }

@@ -12,7 +12,14 @@ import { contractRoutes } from '../http/contract-route.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, reshapeErrors } from '../http/middleware.ts';
 import { check, parseJsonBody } from '../http/validate.ts';
-import { type AcceptedRecipient, type Idempotency, IdempotencyReplay, accept, prepare, storedAnswer } from './sending.service.ts';
+import {
+  type AcceptedRecipient,
+  type Idempotency,
+  IdempotencyReplay,
+  accept,
+  prepare,
+  storedAnswer,
+} from './sending.service.ts';
 import { MAX_BATCH } from '../../contract/values.ts';
 import { SubmissionError, type Submission, fromMailRequest, fromResendRequest } from './mail.schema.ts';
 import { withTemplate } from '../templates/template-send.ts';
@@ -61,7 +68,12 @@ function resendErrorName(err: DomainError, c: Context): string {
  * `statusCode` at the top level (Resend's own shape). Errors on /v1/emails carry those beside our
  * `error` object, so both kinds of client find what they look for.
  */
-const resendErrors = reshapeErrors<SendEnv>((err, { status, body }, c) => ({ ...body, statusCode: status, name: resendErrorName(err, c), message: err.message }));
+const resendErrors = reshapeErrors<SendEnv>((err, { status, body }, c) => ({
+  ...body,
+  statusCode: status,
+  name: resendErrorName(err, c),
+  message: err.message,
+}));
 
 async function readJson(c: Context): Promise<{ text: string; value: unknown }> {
   const text = await c.req.text();
@@ -74,7 +86,9 @@ function submissionOrThrow<T>(make: () => T, prefix = ''): T {
   } catch (err) {
     if (err instanceof SubmissionError) {
       const path = prefix + err.path;
-      throw new DomainError('validation_failed', `Invalid request: ${path}: ${err.message}`, { details: [{ path, message: err.message }] });
+      throw new DomainError('validation_failed', `Invalid request: ${path}: ${err.message}`, {
+        details: [{ path, message: err.message }],
+      });
     }
     throw err;
   }
@@ -84,16 +98,29 @@ function submissionOrThrow<T>(make: () => T, prefix = ''): T {
 function atIndex(err: unknown, prefix: string): unknown {
   if (!(err instanceof DomainError) || err.code !== 'domain_not_verified') return err;
   const path = `${prefix}from`;
-  return new DomainError(err.code, prefix ? `Message ${prefix.slice(0, -1)}: ${err.message}` : err.message, { details: [{ path, message: err.message }] });
+  return new DomainError(err.code, prefix ? `Message ${prefix.slice(0, -1)}: ${err.message}` : err.message, {
+    details: [{ path, message: err.message }],
+  });
 }
 
 /** Checks every message of a batch; the first problem is reported with its index (`3.subject`). */
-function eachSubmission<S extends z.ZodType>(list: unknown[], schema: S, convert: (body: z.infer<S>) => Submission): Submission[] {
+function eachSubmission<S extends z.ZodType>(
+  list: unknown[],
+  schema: S,
+  convert: (body: z.infer<S>) => Submission,
+): Submission[] {
   return list.map((item, i) => {
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
-      const details = parsed.error.issues.map((issue) => ({ path: [i, ...issue.path].join('.'), message: issue.message }));
-      throw new DomainError('validation_failed', `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+      const details = parsed.error.issues.map((issue) => ({
+        path: [i, ...issue.path].join('.'),
+        message: issue.message,
+      }));
+      throw new DomainError(
+        'validation_failed',
+        `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+        { details },
+      );
     }
     return submissionOrThrow(() => convert(parsed.data), `${i}.`);
   });
@@ -105,14 +132,20 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
  * Reads the Idempotency-Key: a key seen in the last 24 h with the same request answers its first
  * response again (nothing new queued); with another request it is a 409.
  */
-async function idempotencyOf(ctx: AppContext, c: Context<SendEnv>, bodyText: string): Promise<Idempotency | Response | undefined> {
+async function idempotencyOf(
+  ctx: AppContext,
+  c: Context<SendEnv>,
+  bodyText: string,
+): Promise<Idempotency | Response | undefined> {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(key)) throw new DomainError('validation_failed', 'Idempotency-Key must be 1 to 256 printable characters');
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw new DomainError('validation_failed', 'Idempotency-Key must be 1 to 256 printable characters');
   const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${bodyText}`).digest('hex');
   const existing = await storedAnswer(ctx, c.get('customerId'), key);
   if (existing) {
-    if (existing.request_hash !== requestHash) throw new DomainError('conflict', 'This Idempotency-Key was already used with a different request');
+    if (existing.request_hash !== requestHash)
+      throw new DomainError('conflict', 'This Idempotency-Key was already used with a different request');
     return c.json(existing.response as object, existing.status as 200);
   }
   return { key, requestHash };
@@ -134,7 +167,11 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const idempotency = await idempotencyOf(ctx, c, bodyText);
     if (idempotency instanceof Response) return idempotency;
     const customerId = c.get('customerId');
-    const prepared = await Promise.all(submissions.map((s, i) => prepare(ctx, customerId, s).catch((err) => Promise.reject(atIndex(err, batch ? `${i}.` : '')))));
+    const prepared = await Promise.all(
+      submissions.map((s, i) =>
+        prepare(ctx, customerId, s).catch((err) => Promise.reject(atIndex(err, batch ? `${i}.` : ''))),
+      ),
+    );
     try {
       const accepted = await accept(ctx, customerId, prepared, idempotency && { ...idempotency, render });
       const { status, body } = render(accepted);
@@ -145,7 +182,10 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     }
   }
 
-  const ourAnswer = (accepted: AcceptedRecipient[][]) => ({ status: 202 as const, body: { data: accepted[0].map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status })) } });
+  const ourAnswer = (accepted: AcceptedRecipient[][]) => ({
+    status: 202 as const,
+    body: { data: accepted[0].map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status })) },
+  });
 
   // each handler reads its body itself: a template send is filled from its template before the check
   serve(contract.sendMail, auth, async (c) => {
@@ -156,14 +196,33 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
 
   serve(contract.sendMailBatch, auth, async (c) => {
     const { text, value } = await readJson(c);
-    const list = check(z.union([z.array(z.unknown()), z.object({ messages: z.array(z.unknown()) }).transform((o) => o.messages)]), value);
-    if (list.length === 0 || list.length > MAX_BATCH) throw new DomainError('validation_failed', `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`);
-    const items = await Promise.all(list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'mail', `${i}.`)));
+    const list = check(
+      z.union([z.array(z.unknown()), z.object({ messages: z.array(z.unknown()) }).transform((o) => o.messages)]),
+      value,
+    );
+    if (list.length === 0 || list.length > MAX_BATCH)
+      throw new DomainError(
+        'validation_failed',
+        `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`,
+      );
+    const items = await Promise.all(
+      list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'mail', `${i}.`)),
+    );
     const submissions = eachSubmission(items, contract.mailRequest, fromMailRequest);
-    return send(c, text, submissions, (accepted) => ({
-      status: 202,
-      body: { data: accepted.map((recipients) => recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status }))) },
-    }), true);
+    return send(
+      c,
+      text,
+      submissions,
+      (accepted) => ({
+        status: 202,
+        body: {
+          data: accepted.map((recipients) =>
+            recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status })),
+          ),
+        },
+      }),
+      true,
+    );
   });
 
   app.use('/emails', resendErrors);
@@ -172,15 +231,26 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   serve(contract.sendEmail, auth, async (c) => {
     const { text, value } = await readJson(c);
     const body = check(contract.resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
-    return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({ status: 200, body: { id: accepted[0][0].trans_uuid } }));
+    return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({
+      status: 200,
+      body: { id: accepted[0][0].trans_uuid },
+    }));
   });
 
   serve(contract.sendEmailBatch, auth, async (c) => {
     const { text, value } = await readJson(c);
     const list = check(z.array(z.unknown()).min(1).max(100), value);
-    const items = await Promise.all(list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)));
+    const items = await Promise.all(
+      list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)),
+    );
     const submissions = eachSubmission(items, contract.resendRequest, fromResendRequest);
-    return send(c, text, submissions, (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }), true);
+    return send(
+      c,
+      text,
+      submissions,
+      (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }),
+      true,
+    );
   });
 
   return app;

@@ -27,7 +27,6 @@ export interface Submission {
   onlineAttachmentId?: string;
 }
 
-
 export class SubmissionError extends Error {
   constructor(
     message: string,
@@ -44,23 +43,31 @@ function addresses(value: unknown, path: string): Address[] {
     try {
       return parseAddress(item as string);
     } catch (err) {
-      if (err instanceof AddressError) throw new SubmissionError(err.message, Array.isArray(value) ? `${path}.${i}` : path);
+      if (err instanceof AddressError)
+        throw new SubmissionError(err.message, Array.isArray(value) ? `${path}.${i}` : path);
       throw err;
     }
   });
 }
 
-function finish(s: Omit<Submission, 'attachments'> & { attachments: { filename: string; content: string; content_type?: string }[] }): Submission {
+function finish(
+  s: Omit<Submission, 'attachments'> & { attachments: { filename: string; content: string; content_type?: string }[] },
+): Submission {
   if (s.to.length === 0) throw new SubmissionError('at least one recipient is required', 'to');
   const count = s.to.length + s.cc.length + s.bcc.length;
-  if (count > MAX_RECIPIENTS) throw new SubmissionError(`a message may have at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together); this one has ${count}`, 'to');
+  if (count > MAX_RECIPIENTS)
+    throw new SubmissionError(
+      `a message may have at most ${MAX_RECIPIENTS} recipients (to, cc and bcc together); this one has ${count}`,
+      'to',
+    );
   if (!s.html && !s.text) throw new SubmissionError('html or text is required', 'html');
   let size = Buffer.byteLength(s.html ?? '') + Buffer.byteLength(s.text ?? '');
   const attachments = s.attachments.map((a) => {
     size += Math.floor((a.content.length * 3) / 4);
     return { filename: a.filename, content: a.content, content_type: a.content_type ?? 'application/octet-stream' };
   });
-  if (size > MAX_MESSAGE_BYTES) throw new SubmissionError(`the message is larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`, 'attachments');
+  if (size > MAX_MESSAGE_BYTES)
+    throw new SubmissionError(`the message is larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`, 'attachments');
   return { ...s, attachments };
 }
 
@@ -95,7 +102,13 @@ function common(body: CommonFields) {
 
 /** A checked /v1/mail body as a Submission (throws SubmissionError for address or size problems). */
 export function fromMailRequest(body: MailRequest): Submission {
-  return finish({ ...common(body), group: body.group ?? DEFAULT_GROUP, tags: body.tags ?? [], metadata: body.metadata ?? null, onlineAttachmentId: body.online_attachment_id });
+  return finish({
+    ...common(body),
+    group: body.group ?? DEFAULT_GROUP,
+    tags: body.tags ?? [],
+    metadata: body.metadata ?? null,
+    onlineAttachmentId: body.online_attachment_id,
+  });
 }
 
 /** A checked Resend body as a Submission; a tag named "group" names the transaction group. */

@@ -53,7 +53,9 @@ export async function prepare(
   extra: { raw?: Buffer; recipients?: Address[]; messageIdHeader?: string } = {},
 ): Promise<PreparedMessage> {
   const domain = await requireSendingDomain(ctx, customerId, domainOf(submission.from.email));
-  const attachmentGroupId = submission.onlineAttachmentId ? await attachmentGroupFor(ctx, customerId, submission.onlineAttachmentId) : undefined;
+  const attachmentGroupId = submission.onlineAttachmentId
+    ? await attachmentGroupFor(ctx, customerId, submission.onlineAttachmentId)
+    : undefined;
   return {
     submission,
     domain,
@@ -141,7 +143,7 @@ class AcceptQueue {
       const jobs = takeBatch(this.#pending);
       try {
         const results = await inTransaction(this.ctx.db, (trx) => writeJobs(trx, jobs, this.#notifyOthers, this.ctx));
-        jobs.forEach((job, i) => job.resolve(results[i]));
+        for (const [i, job] of jobs.entries()) job.resolve(results[i]);
       } catch (err) {
         if (jobs.length === 1) {
           jobs[0].reject(await this.#explain(jobs[0], err));
@@ -150,7 +152,9 @@ class AcceptQueue {
         // one bad job must not fail the others: retry each on its own
         for (const job of jobs) {
           try {
-            const [result] = await inTransaction(this.ctx.db, (trx) => writeJobs(trx, [job], this.#notifyOthers, this.ctx));
+            const [result] = await inTransaction(this.ctx.db, (trx) =>
+              writeJobs(trx, [job], this.#notifyOthers, this.ctx),
+            );
             job.resolve(result);
           } catch (single) {
             job.reject(await this.#explain(job, single));
@@ -168,7 +172,8 @@ class AcceptQueue {
     if (!job.idempotency || e.code !== '23505' || e.constraint !== 'idempotency_keys_pk') return err;
     const row = await findIdempotencyKey(this.ctx.db, job.customerId, job.idempotency.key);
     if (!row) return err;
-    if (row.request_hash !== job.idempotency.requestHash) return new DomainError('conflict', 'This Idempotency-Key was already used with a different request');
+    if (row.request_hash !== job.idempotency.requestHash)
+      return new DomainError('conflict', 'This Idempotency-Key was already used with a different request');
     return new IdempotencyReplay(row.status, row.response);
   }
 }
@@ -181,7 +186,12 @@ export function storedAnswer(ctx: AppContext, customerId: number, key: string) {
 }
 
 /** Stores the messages durably and resolves with one list of recipients per message, after COMMIT. */
-export async function accept(ctx: AppContext, customerId: number, messages: PreparedMessage[], idempotency?: Idempotency): Promise<AcceptedRecipient[][]> {
+export async function accept(
+  ctx: AppContext,
+  customerId: number,
+  messages: PreparedMessage[],
+  idempotency?: Idempotency,
+): Promise<AcceptedRecipient[][]> {
   await requireFreeSpace(ctx); // below MIN_FREE_SPACE_MB: 507, nothing stored (issue 23)
   let queue = queues.get(ctx);
   if (!queue) {
@@ -197,21 +207,39 @@ export function firstOfMonth(at: Date): string {
 }
 
 /** Writes a batch of jobs inside one transaction; returns the recipients of each job's messages. */
-async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx: AppContext): Promise<AcceptedRecipient[][][]> {
+async function writeJobs(
+  trx: Database,
+  jobs: Job[],
+  notifyOthers: boolean,
+  ctx: AppContext,
+): Promise<AcceptedRecipient[][][]> {
   const now = new Date();
   const acceptedAt = (m: PreparedMessage) => m.queuedAt ?? now;
   const customerIds = [...new Set(jobs.map((j) => j.customerId))].sort((a, b) => a - b);
   // quota is counted per calendar month: the commit's, or each message's own when it has a queuedAt
   const usageKey = (customerId: number, at: Date) => `${customerId}\u0000${firstOfMonth(at)}`;
   const usageKeys = new Map<string, { customer_id: number; month: string }>();
-  for (const job of jobs) for (const m of job.messages) usageKeys.set(usageKey(job.customerId, acceptedAt(m)), { customer_id: job.customerId, month: firstOfMonth(acceptedAt(m)) });
+  for (const job of jobs)
+    for (const m of job.messages)
+      usageKeys.set(usageKey(job.customerId, acceptedAt(m)), {
+        customer_id: job.customerId,
+        month: firstOfMonth(acceptedAt(m)),
+      });
 
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
   const customers = await repo.customerSettings(trx, customerIds);
   const settings = new Map(customers.map((c) => [c.id, c]));
   // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
-  const usageRows = await repo.lockQuotaUsage(trx, [...usageKeys.values()].sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month)));
-  const remaining = new Map(usageRows.map((u) => [`${u.customer_id}\u0000${u.month}`, Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used)]));
+  const usageRows = await repo.lockQuotaUsage(
+    trx,
+    [...usageKeys.values()].sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month)),
+  );
+  const remaining = new Map(
+    usageRows.map((u) => [
+      `${u.customer_id}\u0000${u.month}`,
+      Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used),
+    ]),
+  );
 
   // groups: created on first use, last send date moved forward
   const groupKeys = new Map<string, { customerId: number; name: string; first: Date; last: Date }>();
@@ -229,19 +257,32 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
     trx,
     [...groupKeys.values()]
       .sort((a, b) => a.customerId - b.customerId || a.name.localeCompare(b.name))
-      .map((g) => ({ uuid: randomUUID(), customer_id: g.customerId, name: g.name, last_send_at: g.last, ...(g.first < now ? { created_at: g.first } : {}) })),
+      .map((g) => ({
+        uuid: randomUUID(),
+        customer_id: g.customerId,
+        name: g.name,
+        last_send_at: g.last,
+        ...(g.first < now ? { created_at: g.first } : {}),
+      })),
   );
   const groupId = new Map(groups.map((g) => [`${g.customer_id}\u0000${g.name}`, g.id]));
 
   // suppressed recipients (unless the customer disabled suppression). System mail (issue 11) is
   // never suppressed: a postmaster who unsubscribed from one verification mail must get the next.
-  const suppressing = (customerId: number) => !settings.get(customerId)?.disable_suppression && !settings.get(customerId)?.is_system;
+  const suppressing = (customerId: number) =>
+    !settings.get(customerId)?.disable_suppression && !settings.get(customerId)?.is_system;
   const lookups = jobs.flatMap((job) =>
-    !suppressing(job.customerId) ? [] : job.messages.flatMap((m) => m.recipients.map((r) => ({ customer_id: job.customerId, email: r.email.toLowerCase() }))),
+    !suppressing(job.customerId)
+      ? []
+      : job.messages.flatMap((m) =>
+          m.recipients.map((r) => ({ customer_id: job.customerId, email: r.email.toLowerCase() })),
+        ),
   );
   const suppressed = new Set<string>();
   if (lookups.length > 0) {
-    const rows = await repo.suppressedAmong(trx, customerIds.filter(suppressing), [...new Set(lookups.map((l) => l.email))]);
+    const rows = await repo.suppressedAmong(trx, customerIds.filter(suppressing), [
+      ...new Set(lookups.map((l) => l.email)),
+    ]);
     for (const r of rows) suppressed.add(`${r.customer_id}\u0000${r.email.toLowerCase()}`);
   }
 
@@ -314,9 +355,7 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
     }
     perMessage.push(accepted);
   });
-  const inserted = await inChunks(txRows, 2000, (chunk) =>
-    repo.insertTransactions(trx, chunk),
-  );
+  const inserted = await inChunks(txRows, 2000, (chunk) => repo.insertTransactions(trx, chunk));
 
   const events: NewEvent[] = [];
   const stats: StatDelta[] = [];
@@ -326,7 +365,13 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
     // every accepted transaction counts as a request (the overview total), failed ones as failed too
     const counts: StatDelta['counts'] = { requests: 1 };
     if (t.status !== 'queued') {
-      events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'failed', at, data: { reason: t.last_reply } });
+      events.push({
+        customer_id: t.customer_id,
+        transaction_id: t.id,
+        type: 'failed',
+        at,
+        data: { reason: t.last_reply },
+      });
       counts.failed = 1;
     }
     stats.push({ customer_id: t.customer_id, group_id: t.group_id, day: statDay(at), counts });
@@ -351,7 +396,15 @@ async function writeJobs(trx: Database, jobs: Job[], notifyOthers: boolean, ctx:
   const keys = jobs.flatMap((job, i) => {
     if (!job.idempotency?.render) return [];
     const { status, body } = job.idempotency.render(out[i]);
-    return [{ customer_id: job.customerId, key: job.idempotency.key, request_hash: job.idempotency.requestHash, status, response: body }];
+    return [
+      {
+        customer_id: job.customerId,
+        key: job.idempotency.key,
+        request_hash: job.idempotency.requestHash,
+        status,
+        response: body,
+      },
+    ];
   });
   await insertIdempotencyKeys(trx, keys);
   return out;

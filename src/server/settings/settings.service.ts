@@ -49,7 +49,13 @@ export async function changeSendingOption(ctx: AppContext, customerId: number, c
  * invalidated (here and, at commit, in other processes) so that the next message sent already
  * follows the new setting; the caller clears this process's caches again after the commit.
  */
-async function setSendingOption(ctx: AppContext, trx: Database, customerId: number, option: SendingOption, value: boolean): Promise<UiSettingsWire> {
+async function setSendingOption(
+  ctx: AppContext,
+  trx: Database,
+  customerId: number,
+  option: SendingOption,
+  value: boolean,
+): Promise<UiSettingsWire> {
   const options = await repo.updateSendingOption(trx, customerId, option, value);
   if (!options) throw new DomainError('not_found', 'No such customer');
   await invalidateLookups(ctx, trx);

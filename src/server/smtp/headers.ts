@@ -20,7 +20,10 @@ export interface MessageHeaders {
 /** Header lines of a CRLF message, unfolded (RFC 5322 §2.2.3), by lower-cased name. */
 export function headerFields(raw: Buffer): Map<string, string[]> {
   const end = raw.indexOf('\r\n\r\n');
-  const block = raw.subarray(0, end < 0 ? raw.length : end).toString('utf8').replace(/\r\n(?=[ \t])/g, '');
+  const block = raw
+    .subarray(0, end < 0 ? raw.length : end)
+    .toString('utf8')
+    .replace(/\r\n(?=[ \t])/g, '');
   const fields = new Map<string, string[]>();
   for (const line of block.split('\r\n')) {
     const colon = line.indexOf(':');

@@ -20,7 +20,6 @@ import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
 import { databaseAnswers } from '../db/database.ts';
 import { belowFreeSpaceFloor } from '../core/free-space.ts';
 import { parseMessageHeaders } from './headers.ts';
-import type { Address } from '../db/schema.ts';
 
 const MAX_AUTH_FAILURES = 5;
 const MAX_CLIENTS = 1000;
@@ -32,7 +31,7 @@ const STRESSED_IDLE_TIMEOUT_MS = 10_000;
 const IDLE_LINE = '421 4.4.2 Idle too long, closing connection\r\n';
 const SHUTDOWN_LINE = '421 4.3.2 Service shutting down, try again later\r\n';
 
-/** The connection object smtp-server keeps per session (the parts used here; not in its types). */
+/** The connection object smtp-server keeps per session: the parts of its SMTPConnection used here. */
 interface Connection {
   session: SMTPServerSession;
   send(code: number, message: string): void;
@@ -66,13 +65,16 @@ function headerEnd(raw: Buffer): number {
 }
 
 /**
- * Removes every X-Transact-Group and X-Transact-Attachments header (with continuation lines); with `messageId`, replaces any
+ * Removes every X-Transact-Group and X-Transact-Attachments header (with continuation lines); with `messageId`,
+ * replaces any
  * Message-ID header (missing or unusable) with that one.
  */
 export function rewriteHeaders(raw: Buffer, messageId: string | null): Buffer {
   const end = headerEnd(raw);
   const lines = raw.subarray(0, end).toString('latin1').split('\r\n');
-  const drop = messageId ? /^(x-transact-group|x-transact-attachments|message-id)\s*:/i : /^(x-transact-group|x-transact-attachments)\s*:/i;
+  const drop = messageId
+    ? /^(x-transact-group|x-transact-attachments|message-id)\s*:/i
+    : /^(x-transact-group|x-transact-attachments)\s*:/i;
   const kept: string[] = [];
   let dropping = false;
   for (const line of lines) {
@@ -96,20 +98,30 @@ interface SessionState {
  */
 export async function tlsMaterial(ctx: AppContext): Promise<{ key: string; cert: string }> {
   const { smtpTlsKeyFile, smtpTlsCertFile, dataDir, dataPath } = ctx.config;
-  if (smtpTlsKeyFile && smtpTlsCertFile) return { key: readFileSync(smtpTlsKeyFile, 'utf8'), cert: readFileSync(smtpTlsCertFile, 'utf8') };
+  if (smtpTlsKeyFile && smtpTlsCertFile)
+    return { key: readFileSync(smtpTlsKeyFile, 'utf8'), cert: readFileSync(smtpTlsCertFile, 'utf8') };
   const host = ctx.config.smtpPublicHost ?? new URL(ctx.config.publicUrl).hostname;
   const dir = dataDir === 'memory://' ? null : path.join(dataPath, 'smtp-tls');
   if (dir && existsSync(path.join(dir, `${host}.key`)) && existsSync(path.join(dir, `${host}.crt`))) {
-    return { key: readFileSync(path.join(dir, `${host}.key`), 'utf8'), cert: readFileSync(path.join(dir, `${host}.crt`), 'utf8') };
+    return {
+      key: readFileSync(path.join(dir, `${host}.key`), 'utf8'),
+      cert: readFileSync(path.join(dir, `${host}.crt`), 'utf8'),
+    };
   }
   const { generate } = await import('selfsigned');
-  const pems = await generate([{ name: 'commonName', value: host }], { notAfterDate: new Date(Date.now() + 825 * 86_400_000), keySize: 2048 });
+  const pems = await generate([{ name: 'commonName', value: host }], {
+    notAfterDate: new Date(Date.now() + 825 * 86_400_000),
+    keySize: 2048,
+  });
   if (dir) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `${host}.key`), pems.private, { mode: 0o600 });
     writeFileSync(path.join(dir, `${host}.crt`), pems.cert);
   }
-  ctx.logger.warn({ host }, 'SMTP STARTTLS uses a self-signed certificate; set SMTP_TLS_KEY_FILE and SMTP_TLS_CERT_FILE in production');
+  ctx.logger.warn(
+    { host },
+    'SMTP STARTTLS uses a self-signed certificate; set SMTP_TLS_KEY_FILE and SMTP_TLS_CERT_FILE in production',
+  );
   return { key: pems.private, cert: pems.cert };
 }
 
@@ -124,7 +136,10 @@ export interface SubmissionServer {
 }
 
 /** Starts the submission server on SMTP_PORT (0 picks a free port, for tests). */
-export async function startSubmissionServer(ctx: AppContext, opts: { port?: number; host?: string } = {}): Promise<SubmissionServer> {
+export async function startSubmissionServer(
+  ctx: AppContext,
+  opts: { port?: number; host?: string } = {},
+): Promise<SubmissionServer> {
   const { config, logger } = ctx;
   const host = opts.host ?? config.host;
   const states = new WeakMap<SMTPServerSession, SessionState>();
@@ -161,7 +176,8 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
           if (customerId === null) {
             s.authFailures++;
             // 421 closes the connection (RFC 5321 §3.8)
-            if (s.authFailures >= MAX_AUTH_FAILURES) return callback(smtpError(421, '4.7.0 Too many failed authentication attempts, closing connection'));
+            if (s.authFailures >= MAX_AUTH_FAILURES)
+              return callback(smtpError(421, '4.7.0 Too many failed authentication attempts, closing connection'));
             return callback(smtpError(535, '5.7.8 Authentication credentials invalid'));
           }
           s.customerId = customerId;
@@ -169,7 +185,8 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
         })
         .catch((err) => {
           // the database away (issue 23): the same temporary answer as at MAIL, RCPT and DATA
-          if (isDatabaseUnavailable(err)) return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
+          if (isDatabaseUnavailable(err))
+            return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
           logger.error({ err }, 'SMTP AUTH lookup failed');
           callback(smtpError(454, '4.7.0 Temporary authentication failure'));
         });
@@ -178,14 +195,12 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
     onMailFrom(_address, session, callback) {
       if (!session.user) return callback(smtpError(530, '5.7.0 Authentication required'));
       // delivery behind: the answer waits (at most SMTP_IN_FLOW_DELAY_MS), the message is not refused
-      void inFlow
-        .admit()
-        .then(canAccept)
-        .then(callback);
+      void inFlow.admit().then(canAccept).then(callback);
     },
 
     onRcptTo(address, session, callback) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS)
+        return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
       try {
         parseEmail(address.address);
       } catch {
@@ -198,8 +213,10 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
-          return callback(smtpError(552, `5.3.4 Message exceeds the size limit of ${config.smtpMaxMessageBytes} bytes`));
+        if (stream.sizeExceeded) {
+          return callback(
+            smtpError(552, `5.3.4 Message exceeds the size limit of ${config.smtpMaxMessageBytes} bytes`),
+          );
         }
         void acceptData(ctx, session, Buffer.concat(chunks))
           .then((queued) => callback(null, `2.0.0 Queued as ${queued}`))
@@ -233,7 +250,7 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
     return undefined;
   };
 
-  const connections = () => smtp.connections as unknown as Set<Connection>;
+  const connections = (): Set<Connection> => smtp.connections;
   const closeSession = (session: SMTPServerSession) => {
     for (const c of connections()) if (c.session === session) c.send(421, SHUTDOWN_LINE.slice(4, -2));
   };
@@ -279,7 +296,8 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
     const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
     socket.write = ((chunk: unknown, ...rest: unknown[]) => {
       if (typeof chunk === 'string' && chunk.startsWith('421')) {
-        if (chunk.includes('HTTP requests not allowed')) chunk = '554 5.7.0 HTTP is not spoken here; this is an SMTP server\r\n';
+        if (chunk.includes('HTTP requests not allowed'))
+          chunk = '554 5.7.0 HTTP is not spoken here; this is an SMTP server\r\n';
         else if (chunk.includes('Timeout - closing connection')) chunk = IDLE_LINE;
         else if (chunk.includes('Server shutting down')) chunk = SHUTDOWN_LINE;
       }
@@ -328,8 +346,9 @@ export async function startSubmissionServer(ctx: AppContext, opts: { port?: numb
 
 /** Checks and stores one message received over SMTP; resolves with the transaction uuids. */
 async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buffer): Promise<string> {
-  const customerId = session.user as unknown as number;
-  if (findBareLineBreak(raw) >= 0) throw smtpError(554, '5.6.0 Message contains a bare CR or LF; lines must end with CRLF');
+  const customerId = session.user as number;
+  if (findBareLineBreak(raw) >= 0)
+    throw smtpError(554, '5.6.0 Message contains a bare CR or LF; lines must end with CRLF');
   const parsed = parseMessageHeaders(raw);
   const from = parsed.from;
   if (from.length !== 1) throw smtpError(550, '5.6.0 The message needs exactly one From address');
@@ -342,7 +361,11 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
   }
   const recipients = session.envelope.rcptTo.map((r) => ({ email: parseEmail(r.address), name: null }));
   if (recipients.length === 0) throw smtpError(554, '5.5.1 No valid recipients');
-  const group = parsed.group?.replace(/[\r\n\u0000]+/g, ' ').trim().slice(0, 100) || DEFAULT_GROUP;
+  const group =
+    parsed.group
+      ?.replace(/[\r\n\u0000]+/g, ' ')
+      .trim()
+      .slice(0, 100) || DEFAULT_GROUP;
   const submission: Submission = {
     from: { email: fromEmail, name: from[0].name },
     to: parsed.to,
@@ -361,9 +384,13 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
   };
   const added = parsed.messageId ? null : `<${randomUUID()}@${domainOf(fromEmail)}>`;
   const messageIdHeader = added ?? parsed.messageId!;
-  let prepared;
+  let prepared: Awaited<ReturnType<typeof prepare>>;
   try {
-    prepared = await prepare(ctx, customerId, submission, { raw: rewriteHeaders(raw, added), recipients, messageIdHeader });
+    prepared = await prepare(ctx, customerId, submission, {
+      raw: rewriteHeaders(raw, added),
+      recipients,
+      messageIdHeader,
+    });
   } catch (err) {
     if (err instanceof DomainError && err.code === 'domain_not_verified') throw smtpError(550, `5.7.1 ${err.message}`);
     if (err instanceof DomainError && err.code === 'validation_failed') throw smtpError(550, `5.6.0 ${err.message}`);

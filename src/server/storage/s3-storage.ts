@@ -3,7 +3,13 @@
 // from S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY or the SDK's own chain. Uploads stream as multipart
 // uploads (@aws-sdk/lib-storage: parts of 8 MB, at most four in flight, so memory stays bounded);
 // a failed or too-large upload is aborted, so no object and no parts are left behind.
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,9 +25,13 @@ export interface S3Options {
 }
 
 /** Parses STORAGE_URL=s3://bucket?endpoint=…&region=…; throws on anything else. */
-export function parseS3Url(url: string, credentials: { accessKeyId?: string; secretAccessKey?: string } = {}): S3Options {
+export function parseS3Url(
+  url: string,
+  credentials: { accessKeyId?: string; secretAccessKey?: string } = {},
+): S3Options {
   const parsed = new URL(url);
-  if (parsed.protocol !== 's3:' || !parsed.hostname) throw new Error(`STORAGE_URL must look like s3://bucket?endpoint=…&region=…, got '${url}'`);
+  if (parsed.protocol !== 's3:' || !parsed.hostname)
+    throw new Error(`STORAGE_URL must look like s3://bucket?endpoint=…&region=…, got '${url}'`);
   const endpoint = parsed.searchParams.get('endpoint') ?? undefined;
   return {
     bucket: parsed.hostname,
@@ -43,7 +53,10 @@ export function s3Storage(options: S3Options): Storage {
     region: options.region,
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle,
-    credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+    credentials:
+      options.accessKeyId && options.secretAccessKey
+        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+        : undefined,
     // checksums only where S3 requires them: many compatible servers do not take the SDK's
     // default streaming CRC trailers
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -76,7 +89,11 @@ export function s3Storage(options: S3Options): Storage {
     async get(key, range) {
       try {
         const answer = await client.send(
-          new GetObjectCommand({ Bucket, Key: checkKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+          new GetObjectCommand({
+            Bucket,
+            Key: checkKey(key),
+            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+          }),
         );
         return answer.Body as Readable;
       } catch (err) {

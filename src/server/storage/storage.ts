@@ -2,7 +2,7 @@
 // scale): report exports (issue 13) and online attachments and branding logos (issue 15). Every
 // read and write is a stream, so memory stays bounded whatever the file's size. Keys are made by us
 // ('<area>/<uuid>'), never from a user's file name.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { type Dirent, createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -45,7 +45,8 @@ const KEY = /^[a-z0-9-]+(\/[A-Za-z0-9._-]+)+$/;
 
 /** Refuses keys we did not make (no '..', no absolute paths). */
 export function checkKey(key: string): string {
-  if (!KEY.test(key) || key.split('/').some((part) => part === '.' || part === '..')) throw new Error(`invalid storage key: ${key}`);
+  if (!KEY.test(key) || key.split('/').some((part) => part === '.' || part === '..'))
+    throw new Error(`invalid storage key: ${key}`);
   return key;
 }
 
@@ -70,7 +71,11 @@ export function localStorage(root: string): Storage {
       const partial = `${file}.partial-${process.pid}-${Date.now()}`;
       const counted = { size: 0 };
       try {
-        await pipeline(body, byteLimit(options.maxBytes ?? Number.MAX_SAFE_INTEGER, counted), createWriteStream(partial));
+        await pipeline(
+          body,
+          byteLimit(options.maxBytes ?? Number.MAX_SAFE_INTEGER, counted),
+          createWriteStream(partial),
+        );
         await rename(partial, file);
       } catch (err) {
         await rm(partial, { force: true });
@@ -100,7 +105,7 @@ export function localStorage(root: string): Storage {
     },
     async *list(prefix) {
       const walk = async function* (dir: string): AsyncGenerator<StoredObject> {
-        let entries;
+        let entries: Dirent[];
         try {
           entries = await readdir(dir, { withFileTypes: true });
         } catch {

@@ -43,8 +43,16 @@ export async function findListed(db: Database, customerId: number, emails: strin
   return listed;
 }
 
-/** Inserts the addresses with `origin`; an address already stored as spelled is left as it was. Returns how many were inserted. */
-export async function insertSuppressions(db: Database, customerId: number, emails: string[], origin: SuppressionOrigin): Promise<number> {
+/**
+ * Inserts the addresses with `origin`; an address already stored as spelled is left as it was. Returns how many were
+ * inserted.
+ */
+export async function insertSuppressions(
+  db: Database,
+  customerId: number,
+  emails: string[],
+  origin: SuppressionOrigin,
+): Promise<number> {
   let inserted = 0;
   for (const chunk of chunks(emails)) {
     const rows = await db
@@ -63,23 +71,36 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
-function filtered(db: Database, customerId: number, filter: SuppressionFilter): SelectQueryBuilder<Tables, 'suppressions', object> {
+function filtered(
+  db: Database,
+  customerId: number,
+  filter: SuppressionFilter,
+): SelectQueryBuilder<Tables, 'suppressions', object> {
   let query = db.selectFrom('suppressions').where('customer_id', '=', customerId);
-  if (filter.contains !== '') query = query.where(sql<string>`lower(email)`, 'like', `%${escapeLike(filter.contains)}%`);
+  if (filter.contains !== '')
+    query = query.where(sql<string>`lower(email)`, 'like', `%${escapeLike(filter.contains)}%`);
   if (filter.origin) query = query.where('origin', '=', filter.origin);
   return query;
 }
 
 /** One page of the customer's entries matching `filter`, newest first. */
-export async function searchSuppressions(db: Database, customerId: number, filter: SuppressionFilter, limit: number, offset: number): Promise<SuppressionRow[]> {
-  return filtered(db, customerId, filter)
-    .select(['email', 'origin', 'created_at'])
-    // the address breaks ties, so rows added in one statement keep a stable order across pages
-    .orderBy('created_at', 'desc')
-    .orderBy('email')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+export async function searchSuppressions(
+  db: Database,
+  customerId: number,
+  filter: SuppressionFilter,
+  limit: number,
+  offset: number,
+): Promise<SuppressionRow[]> {
+  return (
+    filtered(db, customerId, filter)
+      .select(['email', 'origin', 'created_at'])
+      // the address breaks ties, so rows added in one statement keep a stable order across pages
+      .orderBy('created_at', 'desc')
+      .orderBy('email')
+      .limit(limit)
+      .offset(offset)
+      .execute()
+  );
 }
 
 /** How many of the customer's entries match `filter`. */

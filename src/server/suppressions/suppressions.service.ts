@@ -11,7 +11,10 @@ import { inTransaction } from '../core/transaction.ts';
 import { AddressError, parseEmail } from '../core/addresses.ts';
 import * as repo from './suppressions.repository.ts';
 
-/** Rows per page of POST /v1/suppression/search; the spec names none for this list, so its fixture page size (docs/console-reports.md §9: 10). */
+/**
+ * Rows per page of POST /v1/suppression/search; the spec names none for this list, so its fixture page size
+ * (docs/console-reports.md §9: 10).
+ */
 export const SUPPRESSION_PAGE_SIZE = 10;
 // an invalid line is echoed back; a pasted novel should not be
 const ECHO_MAX_CHARS = 120;
@@ -87,10 +90,17 @@ async function addIn(trx: Database, customerId: number, lines: string[]): Promis
   const { emails, invalid } = sortLines(lines);
   if (emails.length === 0) {
     if (invalid.length === 0) throw new DomainError('validation_failed', 'Enter at least one email address');
-    const more = invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid line${invalid.length > 2 ? 's' : ''})` : '';
-    throw new DomainError('validation_failed', `No address was added: ${invalid[0].message}${more}`, { details: invalid });
+    const more =
+      invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid line${invalid.length > 2 ? 's' : ''})` : '';
+    throw new DomainError('validation_failed', `No address was added: ${invalid[0].message}${more}`, {
+      details: invalid,
+    });
   }
-  const listed = await repo.findListed(trx, customerId, emails.map((e) => e.toLowerCase()));
+  const listed = await repo.findListed(
+    trx,
+    customerId,
+    emails.map((e) => e.toLowerCase()),
+  );
   const fresh = emails.filter((e) => !listed.has(e.toLowerCase()));
   // a concurrent add of the same spelling is absorbed by the primary key and counts as already listed
   const added = fresh.length ? await repo.insertSuppressions(trx, customerId, fresh, 'user') : 0;
@@ -105,7 +115,11 @@ export interface SearchInput {
 }
 
 /** One page of the customer's list: entries whose address contains `email` (any case), newest first. */
-export async function searchSuppressions(ctx: AppContext, customerId: number, input: SearchInput): Promise<SuppressionPage> {
+export async function searchSuppressions(
+  ctx: AppContext,
+  customerId: number,
+  input: SearchInput,
+): Promise<SuppressionPage> {
   const { db } = ctx;
   const filter: repo.SuppressionFilter = {
     contains: input.email.trim().toLowerCase(),
@@ -142,7 +156,18 @@ async function removeIn(trx: Database, customerId: number, email: string): Promi
   if (removed === 0) throw new DomainError('not_found', `${echo(email)} is not on the suppression list`);
 }
 
-/** POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue 19). */
-export function answerSuppressionSearch(ctx: AppContext, customerId: number, body: z.infer<typeof contract.searchSuppressionsBody>): Promise<SuppressionPage> {
-  return searchSuppressions(ctx, customerId, { page: body.page, email: body.email ?? '', origin: body.suppressed_origin ?? '' });
+/**
+ * POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue
+ * 19).
+ */
+export function answerSuppressionSearch(
+  ctx: AppContext,
+  customerId: number,
+  body: z.infer<typeof contract.searchSuppressionsBody>,
+): Promise<SuppressionPage> {
+  return searchSuppressions(ctx, customerId, {
+    page: body.page,
+    email: body.email ?? '',
+    origin: body.suppressed_origin ?? '',
+  });
 }

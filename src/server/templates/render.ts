@@ -21,7 +21,10 @@ export class TemplateSyntaxError extends Error {
 }
 
 /** Line and column of a parse error; jison only prints them, so they are read from its excerpt. */
-function locate(source: string, err: Error & { lineNumber?: number; column?: number }): { line: number; column: number } {
+function locate(
+  source: string,
+  err: Error & { lineNumber?: number; column?: number },
+): { line: number; column: number } {
   if (typeof err.lineNumber === 'number') return { line: err.lineNumber, column: (err.column ?? 0) + 1 };
   const m = /on line (\d+):\n(.*)\n(-*)\^/.exec(err.message);
   if (!m) return { line: 1, column: 1 };
@@ -33,7 +36,11 @@ function locate(source: string, err: Error & { lineNumber?: number; column?: num
   // the error sits where the characters before it on this line end the excerpt's past input
   for (let k = text.length; k >= 0; k--) {
     const before = text.slice(Math.max(0, k - past.length), k);
-    if (past.endsWith(before) && (k < past.length || before === past) && upcoming.startsWith(text.slice(k, k + Math.min(upcoming.length, text.length - k)))) {
+    if (
+      past.endsWith(before) &&
+      (k < past.length || before === past) &&
+      upcoming.startsWith(text.slice(k, k + Math.min(upcoming.length, text.length - k)))
+    ) {
       return { line, column: k + 1 };
     }
   }
@@ -47,7 +54,8 @@ function locate(source: string, err: Error & { lineNumber?: number; column?: num
  */
 export function explain(message: string): string {
   const lines = message.split('\n');
-  if (/^Parse error on line \d+:$/.test(lines[0]) && lines.length > 1) return `parse error: ${lines[lines.length - 1].replace(/^Expecting/, 'expecting')}`;
+  if (/^Parse error on line \d+:$/.test(lines[0]) && lines.length > 1)
+    return `parse error: ${lines[lines.length - 1].replace(/^Expecting/, 'expecting')}`;
   return lines.join(' ').replace(/ - \d+:\d+$/, '');
 }
 
@@ -65,7 +73,11 @@ function parse(source: string, part: TemplateSyntaxError['part']): hbs.AST.Progr
 }
 
 /** Throws TemplateSyntaxError for the first part that does not compile (what publish refuses). */
-export function checkSyntax(parts: { subject?: string | null; content_html: string; content_text?: string | null }): void {
+export function checkSyntax(parts: {
+  subject?: string | null;
+  content_html: string;
+  content_text?: string | null;
+}): void {
   if (parts.subject) parse(parts.subject, 'subject');
   parse(parts.content_html, 'content_html');
   if (parts.content_text) parse(parts.content_text, 'content_text');
@@ -84,9 +96,17 @@ export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; opti
   const optional = new Set<string>();
   let guarded = new Set<string>();
   const path = (n: Node | undefined, into: Set<string>) => {
-    if (!n || n.type !== 'PathExpression') return;
+    if (n?.type !== 'PathExpression') return;
     const p = n as hbs.AST.PathExpression;
-    if (p.data || p.depth > 0 || p.parts.length === 0 || BUILT_IN.has(p.parts[0]) || p.original.startsWith('this') || p.original.startsWith('.')) return;
+    if (
+      p.data ||
+      p.depth > 0 ||
+      p.parts.length === 0 ||
+      BUILT_IN.has(p.parts[0]) ||
+      p.original.startsWith('this') ||
+      p.original.startsWith('.')
+    )
+      return;
     (guarded.has(p.parts[0]) ? optional : into).add(p.parts[0]);
   };
   const expr = (n: Node | undefined) => {
@@ -94,7 +114,7 @@ export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; opti
     if (n.type === 'SubExpression') {
       const s = n as hbs.AST.SubExpression;
       s.params.forEach(expr);
-      s.hash?.pairs.forEach((pair) => expr(pair.value));
+      for (const pair of s.hash?.pairs ?? []) expr(pair.value);
     } else path(n, required);
   };
   const walk = (program: hbs.AST.Program | undefined) => {
@@ -104,17 +124,18 @@ export function variablesOf(ast: hbs.AST.Program): { required: Set<string>; opti
         const helper = m.params.length > 0 || (m.hash?.pairs.length ?? 0) > 0;
         if (!helper) path(m.path, required);
         m.params.forEach(expr);
-        m.hash?.pairs.forEach((pair) => expr(pair.value));
+        for (const pair of m.hash?.pairs ?? []) expr(pair.value);
       } else if (st.type === 'BlockStatement') {
         const b = st as hbs.AST.BlockStatement;
         const name = (b.path as hbs.AST.PathExpression).original;
-        if (name === 'if' || name === 'unless') b.params.forEach((p) => path(p, optional));
+        if (name === 'if' || name === 'unless') for (const p of b.params) path(p, optional);
         else b.params.forEach(expr);
         if (name === 'each' || name === 'with') {
           walk(b.inverse);
         } else if (name === 'if') {
           const outer = guarded;
-          const tested = b.params[0]?.type === 'PathExpression' ? (b.params[0] as hbs.AST.PathExpression).parts[0] : undefined;
+          const tested =
+            b.params[0]?.type === 'PathExpression' ? (b.params[0] as hbs.AST.PathExpression).parts[0] : undefined;
           guarded = tested ? new Set([...outer, tested]) : outer;
           walk(b.program);
           guarded = outer;
@@ -151,14 +172,21 @@ export interface RenderSource {
 
 /** Compiles the three parts (throws TemplateSyntaxError). */
 export function compile(source: RenderSource): CompiledTemplate {
-  const asts = { subject: source.subject ? parse(source.subject, 'subject') : null, html: parse(source.html, 'content_html'), text: source.text ? parse(source.text, 'content_text') : null };
+  const asts = {
+    subject: source.subject ? parse(source.subject, 'subject') : null,
+    html: parse(source.html, 'content_html'),
+    text: source.text ? parse(source.text, 'content_text') : null,
+  };
   const required = new Set<string>();
   const all = new Set<string>();
   for (const ast of [asts.subject, asts.html, asts.text]) {
     if (!ast) continue;
     const v = variablesOf(ast);
-    v.required.forEach((n) => (required.add(n), all.add(n)));
-    v.optional.forEach((n) => all.add(n));
+    for (const n of v.required) {
+      required.add(n);
+      all.add(n);
+    }
+    for (const n of v.optional) all.add(n);
   }
   // strict: false and no prototype access (Handlebars' defaults since 4.6): a variable can only read
   // plain data; knownHelpersOnly keeps a template from calling anything but the built-in helpers
@@ -223,12 +251,20 @@ const toText = compileConverter({
       builder.addInline(' ');
     },
   },
-  selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }, ...HEADINGS, ...TABLES],
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    ...HEADINGS,
+    ...TABLES,
+  ],
 });
 
 /** No trailing blanks on a line, at most one empty line in a row, none at either end. */
 function tidy(text: string): string {
-  return text.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  return text
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 const MUSTACHE = /\{\{[^{}]*\}\}/g;
@@ -284,12 +320,24 @@ export function textTemplateOf(html: string, opts: CompileOptions): HandlebarsTe
 }
 
 /** Renders every part with `variables`; the text part is made from the HTML when there is none. */
-export function render(template: CompiledTemplate, variables: Record<string, unknown>, subjectOverride?: string): Rendered {
+export function render(
+  template: CompiledTemplate,
+  variables: Record<string, unknown>,
+  subjectOverride?: string,
+): Rendered {
   const opts = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
   const subjectFn = subjectOverride !== undefined ? compileInline(subjectOverride) : template.subject;
-  const subject = subjectFn ? subjectFn(variables, opts).replace(/[\r\n]+/g, ' ').trim() : null;
+  const subject = subjectFn
+    ? subjectFn(variables, opts)
+        .replace(/[\r\n]+/g, ' ')
+        .trim()
+    : null;
   const html = template.html(variables, opts);
-  const text = template.text ? template.text(variables, opts) : template.derivedText ? tidy(template.derivedText(variables, opts)) : htmlToText(html);
+  const text = template.text
+    ? template.text(variables, opts)
+    : template.derivedText
+      ? tidy(template.derivedText(variables, opts))
+      : htmlToText(html);
   return { subject, html, text };
 }
 

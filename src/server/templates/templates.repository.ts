@@ -17,7 +17,10 @@ export interface TemplateFilter {
 
 function filtered(db: Database, filter: TemplateFilter): SelectQueryBuilder<Tables, 'templates', object> {
   let query = db.selectFrom('templates');
-  query = filter.customerId === null ? query.where('customer_id', 'is', null) : query.where('customer_id', '=', filter.customerId);
+  query =
+    filter.customerId === null
+      ? query.where('customer_id', 'is', null)
+      : query.where('customer_id', '=', filter.customerId);
   if (filter.contains !== '') query = query.where(sql<string>`lower(name)`, 'like', `%${escapeLike(filter.contains)}%`);
   if (filter.status) query = query.where('status', '=', filter.status);
   return query;
@@ -31,7 +34,14 @@ const SORT_COLUMNS = {
 } as const;
 
 /** One page of templates matching `filter`; the id breaks ties so pages are stable. */
-export async function searchTemplates(db: Database, filter: TemplateFilter, sort: TemplateSort, order: 'asc' | 'desc', limit: number, offset: number): Promise<Template[]> {
+export async function searchTemplates(
+  db: Database,
+  filter: TemplateFilter,
+  sort: TemplateSort,
+  order: 'asc' | 'desc',
+  limit: number,
+  offset: number,
+): Promise<Template[]> {
   return filtered(db, filter)
     .selectAll()
     .orderBy(SORT_COLUMNS[sort], sql.raw(order === 'asc' ? 'asc nulls first' : 'desc nulls last'))
@@ -42,7 +52,9 @@ export async function searchTemplates(db: Database, filter: TemplateFilter, sort
 }
 
 export async function countTemplates(db: Database, filter: TemplateFilter): Promise<number> {
-  const row = await filtered(db, filter).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
+  const row = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -68,12 +80,24 @@ export async function findOwn(db: Database, customerId: number, idOrAlias: strin
     .executeTakeFirst();
 }
 
-export async function insertTemplate(db: Database, row: Omit<TemplatesTable, 'id' | 'created_at' | 'updated_at' | 'version' | 'status' | 'content_html'> & { status: TemplateStatus; content_html: string; updated_at?: Date }): Promise<Template> {
+export async function insertTemplate(
+  db: Database,
+  row: Omit<TemplatesTable, 'id' | 'created_at' | 'updated_at' | 'version' | 'status' | 'content_html'> & {
+    status: TemplateStatus;
+    content_html: string;
+    updated_at?: Date;
+  },
+): Promise<Template> {
   return db.insertInto('templates').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Updates one of the customer's templates and moves it to the next version; undefined when it is not theirs. */
-export async function updateTemplate(db: Database, customerId: number, uuid: string, changes: Updateable<TemplatesTable>): Promise<Template | undefined> {
+export async function updateTemplate(
+  db: Database,
+  customerId: number,
+  uuid: string,
+  changes: Updateable<TemplatesTable>,
+): Promise<Template | undefined> {
   return db
     .updateTable('templates')
     .set({ ...changes, version: sql`version + 1`, updated_at: changes.updated_at ?? sql`now()` })
@@ -84,6 +108,11 @@ export async function updateTemplate(db: Database, customerId: number, uuid: str
 }
 
 export async function deleteTemplate(db: Database, customerId: number, uuid: string): Promise<number> {
-  const rows = await db.deleteFrom('templates').where('customer_id', '=', customerId).where('uuid', '=', uuid).returning('id').execute();
+  const rows = await db
+    .deleteFrom('templates')
+    .where('customer_id', '=', customerId)
+    .where('uuid', '=', uuid)
+    .returning('id')
+    .execute();
   return rows.length;
 }

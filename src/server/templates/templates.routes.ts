@@ -9,7 +9,15 @@ import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import type { TemplateSort } from './templates.repository.ts';
-import { createTemplate, deleteTemplate, readTemplate, renderPreview, searchTemplates, templateToWire, updateTemplate } from './templates.service.ts';
+import {
+  createTemplate,
+  deleteTemplate,
+  readTemplate,
+  renderPreview,
+  searchTemplates,
+  templateToWire,
+  updateTemplate,
+} from './templates.service.ts';
 
 const ID = /^[0-9a-f-]{36}$/i;
 const idParam = (raw: string) => (ID.test(raw) ? raw.toLowerCase() : '00000000-0000-0000-0000-000000000000');
@@ -37,7 +45,14 @@ export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
   });
 
   serve(contract.renderTemplate, write, async (c, { body }) => {
-    return c.json(renderPreview({ subject: body.subject ?? null, content_html: body.content_html, content_text: body.content_text ?? null, variables: body.variables }));
+    return c.json(
+      renderPreview({
+        subject: body.subject ?? null,
+        content_html: body.content_html,
+        content_text: body.content_text ?? null,
+        variables: body.variables,
+      }),
+    );
   });
 
   serve(contract.getTemplate, read, async (c, { params }) => {

@@ -13,7 +13,16 @@ import { requireSendingDomain } from '../domains/domains.service.ts';
 import { DomainError } from '../core/errors.ts';
 import { invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
 import { AddressError, domainOf, parseEmail } from '../core/addresses.ts';
-import { type CompiledTemplate, type Rendered, TemplateSyntaxError, checkSyntax, compile, compiledFor, missingVariables, render } from './render.ts';
+import {
+  type CompiledTemplate,
+  type Rendered,
+  TemplateSyntaxError,
+  checkSyntax,
+  compile,
+  compiledFor,
+  missingVariables,
+  render,
+} from './render.ts';
 import * as repo from './templates.repository.ts';
 import { inTransaction } from '../core/transaction.ts';
 
@@ -26,7 +35,10 @@ export const GALLERY_PAGE_SIZE = 100;
 /** Largest HTML plus text part of one template (issue 14: a 1 MB+ template is 413). */
 export const MAX_TEMPLATE_BYTES = 1024 * 1024;
 
-/** A template as the console and API show it (docs/console-reports.md §3, plus what sending by alias and the gallery need). */
+/**
+ * A template as the console and API show it (docs/console-reports.md §3, plus what sending by alias and the gallery
+ * need).
+ */
 export interface TemplateWire {
   id: string;
   name: string;
@@ -65,7 +77,8 @@ export function templateToWire(row: Template): TemplateWire {
     updated_timestamp: row.updated_at.toISOString(),
     published_timestamp: row.published_at?.toISOString() ?? null,
     // a Publish writes both times alike; a later Save moves only updated_at
-    unpublished_changes: row.status === 'published' && row.published_at !== null && row.updated_at.getTime() > row.published_at.getTime(),
+    unpublished_changes:
+      row.status === 'published' && row.published_at !== null && row.updated_at.getTime() > row.published_at.getTime(),
   };
 }
 
@@ -86,13 +99,20 @@ export interface SearchInput {
 /** One page of the customer's templates, or of the gallery. */
 export async function searchTemplates(ctx: AppContext, customerId: number, input: SearchInput): Promise<TemplatePage> {
   const { db } = ctx;
-  const filter: repo.TemplateFilter = { customerId: input.type === 'system' ? null : customerId, contains: input.name.trim().toLowerCase(), status: input.status };
+  const filter: repo.TemplateFilter = {
+    customerId: input.type === 'system' ? null : customerId,
+    contains: input.name.trim().toLowerCase(),
+    status: input.status,
+  };
   const perPage = input.type === 'system' ? GALLERY_PAGE_SIZE : TEMPLATE_PAGE_SIZE;
   const [rows, total] = await Promise.all([
     repo.searchTemplates(db, filter, input.sort, input.order, perPage, (input.page - 1) * perPage),
     repo.countTemplates(db, filter),
   ]);
-  return { data: rows.map(templateToWire), meta: { current_page: input.page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) } };
+  return {
+    data: rows.map(templateToWire),
+    meta: { current_page: input.page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },
+  };
 }
 
 /** A template the customer may read (its own or the gallery's), or 404. */
@@ -116,7 +136,8 @@ export interface TemplateInput {
   content_text?: string | null;
 }
 
-const blankToNull = (v: string | null | undefined) => (v === undefined ? undefined : v === null || v.trim() === '' ? null : v.trim());
+const blankToNull = (v: string | null | undefined) =>
+  v === undefined ? undefined : v === null || v.trim() === '' ? null : v.trim();
 
 /** An address field: empty is allowed, anything else must be an address (400 at save). */
 function addressField(value: string | null | undefined, field: string): string | null | undefined {
@@ -126,13 +147,18 @@ function addressField(value: string | null | undefined, field: string): string |
     return parseEmail(v);
   } catch (err) {
     if (!(err instanceof AddressError)) throw err;
-    throw new DomainError('validation_failed', `${field}: '${v.slice(0, 120)}' is not a valid email address`, { details: [{ path: field, message: err.message }] });
+    throw new DomainError('validation_failed', `${field}: '${v.slice(0, 120)}' is not a valid email address`, {
+      details: [{ path: field, message: err.message }],
+    });
   }
 }
 
 function checkSize(html: string, text: string | null): void {
   if (Buffer.byteLength(html) + Buffer.byteLength(text ?? '') > MAX_TEMPLATE_BYTES) {
-    throw new DomainError('payload_too_large', `A template may hold at most ${MAX_TEMPLATE_BYTES / 1024 / 1024} MB of HTML and text`);
+    throw new DomainError(
+      'payload_too_large',
+      `A template may hold at most ${MAX_TEMPLATE_BYTES / 1024 / 1024} MB of HTML and text`,
+    );
   }
 }
 
@@ -154,7 +180,9 @@ function columns(input: TemplateInput) {
 
 /** A syntax error as the 422 publish and the preview answer (issue 14: "422 with line and column"). */
 export function syntaxError(err: TemplateSyntaxError): DomainError {
-  return new DomainError('unprocessable', `The template does not compile: ${err.message}`, { details: [syntaxDetail(err)] });
+  return new DomainError('unprocessable', `The template does not compile: ${err.message}`, {
+    details: [syntaxDetail(err)],
+  });
 }
 
 /** One reason a template cannot be published, at the field it concerns (the editor shows it there). */
@@ -169,7 +197,10 @@ function syntaxDetail(err: TemplateSyntaxError): PublishProblem {
   return { path: err.part, line: err.line, column: err.column, message: err.message };
 }
 
-type Publishable = Pick<Template, 'name' | 'subject' | 'content_html' | 'content_text' | 'from_name' | 'from_email' | 'reply_email'>;
+type Publishable = Pick<
+  Template,
+  'name' | 'subject' | 'content_html' | 'content_text' | 'from_name' | 'from_email' | 'reply_email'
+>;
 
 /**
  * Why `t` cannot be published, every reason at once (issue 19): it needs a name of its own (the
@@ -184,7 +215,8 @@ async function publishProblems(ctx: AppContext, customerId: number, t: Publishab
     if (!(err instanceof TemplateSyntaxError)) throw err;
     problems.push(syntaxDetail(err));
   }
-  if (!t.name.trim() || t.name === DEFAULT_TEMPLATE_NAME) problems.push({ path: 'name', message: 'Give the template a name to publish it' });
+  if (!t.name.trim() || t.name === DEFAULT_TEMPLATE_NAME)
+    problems.push({ path: 'name', message: 'Give the template a name to publish it' });
   if (!t.from_email) {
     problems.push({ path: 'from_email', message: 'Choose a from address at one of your verified domains' });
   } else {
@@ -207,9 +239,26 @@ async function publishProblems(ctx: AppContext, customerId: number, t: Publishab
 async function publishedColumns(ctx: AppContext, customerId: number, t: Publishable) {
   const problems = await publishProblems(ctx, customerId, t);
   if (problems.length > 0) {
-    throw new DomainError('unprocessable', `The template cannot be published: ${problems.map((p) => (p.path === 'name' || p.path === 'subject' || p.path === 'from_email' ? `${p.path}: ${p.message}` : `it does not compile: ${p.message}`)).join('; ')}`, { details: problems });
+    throw new DomainError(
+      'unprocessable',
+      `The template cannot be published: ` +
+        `${problems
+          .map((p) =>
+            p.path === 'name' || p.path === 'subject' || p.path === 'from_email'
+              ? `${p.path}: ` + `${p.message}`
+              : `it does not compile: ${p.message}`,
+          )
+          .join('; ')}`,
+      { details: problems },
+    );
   }
-  const published_html = juice(t.content_html, { preserveMediaQueries: true, preserveFontFaces: true, applyWidthAttributes: true, applyHeightAttributes: false, preserveImportant: true });
+  const published_html = juice(t.content_html, {
+    preserveMediaQueries: true,
+    preserveFontFaces: true,
+    applyWidthAttributes: true,
+    applyHeightAttributes: false,
+    preserveImportant: true,
+  });
   const at = new Date();
   return {
     published_html,
@@ -223,11 +272,19 @@ async function publishedColumns(ctx: AppContext, customerId: number, t: Publisha
   };
 }
 
-const UNPUBLISHED = { published_html: null, published_subject: null, published_text: null, published_from_name: null, published_from_email: null, published_reply_email: null } as const;
+const UNPUBLISHED = {
+  published_html: null,
+  published_subject: null,
+  published_text: null,
+  published_from_name: null,
+  published_from_email: null,
+  published_reply_email: null,
+} as const;
 
 function aliasTaken(err: unknown): never {
   const e = err as { code?: string; constraint?: string };
-  if (e.code === '23505' && e.constraint === 'templates_customer_alias_idx') throw new DomainError('conflict', 'Another template of this account has that alias');
+  if (e.code === '23505' && e.constraint === 'templates_customer_alias_idx')
+    throw new DomainError('conflict', 'Another template of this account has that alias');
   throw err;
 }
 
@@ -250,7 +307,8 @@ export async function createTemplate(ctx: AppContext, customerId: number, input:
     content_text: c.content_text ?? null,
   };
   checkSize(row.content_html, row.content_text);
-  const version = row.status === 'published' ? await publishedColumns(ctx, customerId, row) : { ...UNPUBLISHED, published_at: null };
+  const version =
+    row.status === 'published' ? await publishedColumns(ctx, customerId, row) : { ...UNPUBLISHED, published_at: null };
   return repo.insertTemplate(ctx.db, { ...row, ...version }).catch(aliasTaken);
 }
 
@@ -258,7 +316,8 @@ export async function createTemplate(ctx: AppContext, customerId: number, input:
 async function ownForChange(db: Database, customerId: number, uuid: string): Promise<Template> {
   const row = await repo.findReadable(db, customerId, uuid);
   if (!row) throw new DomainError('not_found', 'No such template');
-  if (row.customer_id === null) throw new DomainError('forbidden', 'Gallery templates cannot be changed; select one to make your own copy');
+  if (row.customer_id === null)
+    throw new DomainError('forbidden', 'Gallery templates cannot be changed; select one to make your own copy');
   return row;
 }
 
@@ -267,7 +326,12 @@ async function ownForChange(db: Database, customerId: number, uuid: string): Pro
  * Publish sends status published and makes the fields the published version; status draft
  * withdraws a published template. A Save of a published template leaves what is sent as it was.
  */
-export async function updateTemplate(ctx: AppContext, customerId: number, uuid: string, input: TemplateInput): Promise<Template> {
+export async function updateTemplate(
+  ctx: AppContext,
+  customerId: number,
+  uuid: string,
+  input: TemplateInput,
+): Promise<Template> {
   // the checks read outside the writing transaction: the domain check has its own cached lookup,
   // and PGlite has one connection
   const current = await ownForChange(ctx.db, customerId, uuid);
@@ -275,7 +339,12 @@ export async function updateTemplate(ctx: AppContext, customerId: number, uuid: 
   const next = { ...current, ...c };
   checkSize(next.content_html, next.content_text);
   const status = input.status ?? current.status;
-  const publish = input.status === 'published' ? await publishedColumns(ctx, customerId, next) : status === 'draft' ? { ...UNPUBLISHED, published_at: null } : {};
+  const publish =
+    input.status === 'published'
+      ? await publishedColumns(ctx, customerId, next)
+      : status === 'draft'
+        ? { ...UNPUBLISHED, published_at: null }
+        : {};
   return inTransaction(ctx.db, async (trx) => {
     const row = await repo.updateTemplate(trx, customerId, uuid, { ...c, status, ...publish }).catch(aliasTaken);
     if (!row) throw new DomainError('not_found', 'No such template');
@@ -309,7 +378,11 @@ export interface SendableTemplate {
  * clears (invalidateLookups), so a publish is seen by the next send. 404 for an unknown or another
  * account's id; 422 for a draft.
  */
-export async function sendableTemplate(ctx: AppContext, customerId: number, idOrAlias: string): Promise<SendableTemplate> {
+export async function sendableTemplate(
+  ctx: AppContext,
+  customerId: number,
+  idOrAlias: string,
+): Promise<SendableTemplate> {
   const cache = lookupCache<SendableTemplate | null>(ctx, 'templates');
   const key = `${customerId}:${idOrAlias}`;
   let hit = cache.get(key);
@@ -323,21 +396,39 @@ export async function sendableTemplate(ctx: AppContext, customerId: number, idOr
           fromName: row.published_from_name,
           fromEmail: row.published_from_email,
           replyEmail: row.published_reply_email,
-          compiled: () => compiledFor(`${row.uuid}:${row.version}`, () => ({ subject: row.published_subject, html: row.published_html ?? row.content_html, text: row.published_text })),
+          compiled: () =>
+            compiledFor(`${row.uuid}:${row.version}`, () => ({
+              subject: row.published_subject,
+              html: row.published_html ?? row.content_html,
+              text: row.published_text,
+            })),
         }
       : null;
     cache.set(key, hit);
   }
   if (!hit) throw new DomainError('not_found', `No template '${idOrAlias.slice(0, 200)}' in this account`);
-  if (hit.status !== 'published') throw new DomainError('unprocessable', `The template '${idOrAlias.slice(0, 200)}' is a draft; publish it before sending with it`);
+  if (hit.status !== 'published')
+    throw new DomainError(
+      'unprocessable',
+      `The template '${idOrAlias.slice(0, 200)}' is a draft; publish it before sending with it`,
+    );
   return hit;
 }
 
 /** Renders a sendable template; 422 missing_variables names what the request lacks. */
-export function renderForSend(template: SendableTemplate, variables: Record<string, unknown>, subject?: string): Rendered {
+export function renderForSend(
+  template: SendableTemplate,
+  variables: Record<string, unknown>,
+  subject?: string,
+): Rendered {
   const compiled = template.compiled();
   const missing = missingVariables(compiled, variables);
-  if (missing.length > 0) throw new DomainError('missing_variables', `The template needs variables the request does not give: ${missing.join(', ')}`, { details: missing });
+  if (missing.length > 0)
+    throw new DomainError(
+      'missing_variables',
+      `The template needs variables the request does not give: ${missing.join(', ')}`,
+      { details: missing },
+    );
   try {
     return render(compiled, variables, subject);
   } catch (err) {
@@ -347,7 +438,12 @@ export function renderForSend(template: SendableTemplate, variables: Record<stri
 }
 
 /** The editor's preview (POST v1/templates/render): unsaved parts rendered with sample variables. */
-export function renderPreview(input: { subject: string | null; content_html: string; content_text: string | null; variables: Record<string, unknown> }): Rendered & { variables: string[] } {
+export function renderPreview(input: {
+  subject: string | null;
+  content_html: string;
+  content_text: string | null;
+  variables: Record<string, unknown>;
+}): Rendered & { variables: string[] } {
   let compiled: CompiledTemplate;
   try {
     compiled = compile({ subject: input.subject, html: input.content_html, text: input.content_text });

@@ -23,7 +23,8 @@ interface Entity {
 }
 
 function splitEntity(entity: Buffer): Entity | null {
-  if (entity.subarray(0, 2).toString('latin1') === CRLF) return { head: '', body: entity.subarray(2) }; // no headers (RFC 2046 §5.1.1)
+  // no headers (RFC 2046 §5.1.1)
+  if (entity.subarray(0, 2).toString('latin1') === CRLF) return { head: '', body: entity.subarray(2) };
   const end = entity.indexOf('\r\n\r\n');
   if (end < 0) return null;
   return { head: entity.subarray(0, end + 2).toString('latin1'), body: entity.subarray(end + 4) };
@@ -45,7 +46,10 @@ function withField(head: string, name: string, line: string): string {
 /** RFC 2045 §6.7 quoted-printable decoding, tolerant of the lowercase hex that some clients write. */
 export function decodeQuotedPrintable(body: Buffer): Buffer {
   // rule 3: whitespace at the end of an encoded line was added in transport and is dropped
-  const s = body.toString('latin1').replace(/[ \t]+(?=\r\n|$)/g, '').replace(/=\r\n/g, '');
+  const s = body
+    .toString('latin1')
+    .replace(/[ \t]+(?=\r\n|$)/g, '')
+    .replace(/=\r\n/g, '');
   const out = Buffer.alloc(s.length);
   let n = 0;
   for (let i = 0; i < s.length; i++) {
@@ -88,7 +92,13 @@ function fitsAsIs(bytes: Buffer, sevenBit: boolean): boolean {
   return true;
 }
 
-function rewriteLeaf(entity: Buffer, split: Entity, subtype: TextSubtype, params: Record<string, string>, rewrite: TextRewriter): Buffer {
+function rewriteLeaf(
+  entity: Buffer,
+  split: Entity,
+  subtype: TextSubtype,
+  params: Record<string, string>,
+  rewrite: TextRewriter,
+): Buffer {
   if (/^\s*attachment/i.test(field(split.head, 'content-disposition') ?? '')) return entity;
   const encoding = (field(split.head, 'content-transfer-encoding') ?? '7bit').toLowerCase();
   const bytes = decodeBody(split.body, encoding);
@@ -101,10 +111,15 @@ function rewriteLeaf(entity: Buffer, split: Entity, subtype: TextSubtype, params
 
   let head = split.head;
   // keep the label when it still describes the bytes; otherwise the part becomes UTF-8
-  const keepLabel = /^utf-?8$/i.test(charset) || (/^[\x00-\x7f]*$/.test(rewritten) && !NOT_ASCII_COMPATIBLE.test(charset));
+  const keepLabel =
+    /^utf-?8$/i.test(charset) || (/^[\x00-\x7f]*$/.test(rewritten) && !NOT_ASCII_COMPATIBLE.test(charset));
   if (!keepLabel) {
     const type = parseHeaderValue(field(head, 'content-type') ?? `text/${subtype}`);
-    head = withField(head, 'Content-Type', `Content-Type: ${buildHeaderValue({ value: type.value, params: { ...type.params, charset: 'utf-8' } })}`);
+    head = withField(
+      head,
+      'Content-Type',
+      `Content-Type: ${buildHeaderValue({ value: type.value, params: { ...type.params, charset: 'utf-8' } })}`,
+    );
   }
   const out = Buffer.from(rewritten, 'utf8');
   let body: string | Buffer;
@@ -118,7 +133,8 @@ function rewriteLeaf(entity: Buffer, split: Entity, subtype: TextSubtype, params
   }
   const tail = typeof body === 'string' ? Buffer.from(body, 'latin1') : body;
   // the encoders drop a final line break the original body may have ended with; keep it
-  const ending = split.body.subarray(-2).toString('latin1') === CRLF && tail.subarray(-2).toString('latin1') !== CRLF ? CRLF : '';
+  const ending =
+    split.body.subarray(-2).toString('latin1') === CRLF && tail.subarray(-2).toString('latin1') !== CRLF ? CRLF : '';
   return Buffer.concat([Buffer.from(head + CRLF, 'latin1'), tail, Buffer.from(ending, 'latin1')]);
 }
 
@@ -149,7 +165,13 @@ function delimiters(body: string, boundary: string): Delimiter[] {
   }
 }
 
-function rewriteMultipart(entity: Buffer, split: Entity, boundary: string, rewrite: TextRewriter, depth: number): Buffer {
+function rewriteMultipart(
+  entity: Buffer,
+  split: Entity,
+  boundary: string,
+  rewrite: TextRewriter,
+  depth: number,
+): Buffer {
   const marks = delimiters(split.body.toString('latin1'), boundary);
   const pieces: Buffer[] = [];
   let copied = 0;
@@ -181,7 +203,8 @@ function rewriteEntity(entity: Buffer, rewrite: TextRewriter, depth: number): Bu
     const boundary = type.params.boundary;
     return boundary ? rewriteMultipart(entity, split, boundary, rewrite, depth) : entity;
   }
-  if (mime === 'text/plain' || mime === 'text/html') return rewriteLeaf(entity, split, mime === 'text/html' ? 'html' : 'plain', type.params, rewrite);
+  if (mime === 'text/plain' || mime === 'text/html')
+    return rewriteLeaf(entity, split, mime === 'text/html' ? 'html' : 'plain', type.params, rewrite);
   return entity; // attachments, images, message/rfc822 (a forwarded message is not ours to track)
 }
 

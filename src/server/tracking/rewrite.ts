@@ -36,7 +36,8 @@ export function classifyLink(href: string, publicUrl: string): LinkDecision {
   }
   const base = new URL(publicUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
-  if (parsed.origin === base.origin && OWN_PATHS.some((p) => parsed.pathname.toLowerCase().startsWith(basePath + p))) return { kind: 'keep' };
+  if (parsed.origin === base.origin && OWN_PATHS.some((p) => parsed.pathname.toLowerCase().startsWith(basePath + p)))
+    return { kind: 'keep' };
   return { kind: 'track', url };
 }
 
@@ -48,20 +49,34 @@ const LEGACY = new Set(['amp', 'lt', 'gt', 'quot', 'nbsp']);
 
 /** Decodes the character references of an HTML attribute value. */
 export function decodeAttribute(value: string): string {
-  return value.replace(/&(?:#(\d+)|#[xX]([0-9a-fA-F]+)|([a-zA-Z]+))(;?)/g, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined, semi: string, offset: number, all: string) => {
-    if (dec !== undefined || hex !== undefined) {
-      const code = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
-      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : '\ufffd';
-    }
-    const lower = name!;
-    if (!(lower in NAMED)) return whole;
-    if (semi) return NAMED[lower];
-    const next = all[offset + whole.length] ?? '';
-    return LEGACY.has(lower) && !/[A-Za-z0-9=]/.test(next) ? NAMED[lower] : whole;
-  });
+  return value.replace(
+    /&(?:#(\d+)|#[xX]([0-9a-fA-F]+)|([a-zA-Z]+))(;?)/g,
+    (
+      whole,
+      dec: string | undefined,
+      hex: string | undefined,
+      name: string | undefined,
+      semi: string,
+      offset: number,
+      all: string,
+    ) => {
+      if (dec !== undefined || hex !== undefined) {
+        const code = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
+        return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
+          ? String.fromCodePoint(code)
+          : '\ufffd';
+      }
+      const lower = name!;
+      if (!(lower in NAMED)) return whole;
+      if (semi) return NAMED[lower];
+      const next = all[offset + whole.length] ?? '';
+      return LEGACY.has(lower) && !/[A-Za-z0-9=]/.test(next) ? NAMED[lower] : whole;
+    },
+  );
 }
 
-const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttribute = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 // The start of a tag of an element whose href is followed when clicked (HTML §4.6.1: a and area).
 // <link href> and <base href> are not links a reader clicks.
@@ -97,14 +112,19 @@ function rewriteAttributes(attributes: string, opts: RewriteOptions): string {
     const [whole, name, equals, dq, sq, bare] = m;
     const value = dq ?? sq ?? bare;
     // only the first href counts (HTML §13.2.5.33: a duplicate attribute is dropped)
-    if (!name || name.toLowerCase() !== 'href' || value === undefined || seenHref) {
+    if (name?.toLowerCase() !== 'href' || value === undefined || seenHref) {
       if (name?.toLowerCase() === 'href') seenHref = true;
       out += whole;
       continue;
     }
     seenHref = true;
     const decision = classifyLink(decodeAttribute(value), opts.publicUrl);
-    const target = decision.kind === 'notrack' ? decision.url : decision.kind === 'track' && opts.track ? opts.track(decision.url) : null;
+    const target =
+      decision.kind === 'notrack'
+        ? decision.url
+        : decision.kind === 'track' && opts.track
+          ? opts.track(decision.url)
+          : null;
     out += target === null ? whole : `${name}${equals}"${escapeAttribute(target)}"`;
   }
   return out + attributes.slice(pos);
@@ -140,7 +160,10 @@ function trimTrailing(url: string): string {
     const before = u;
     u = u.replace(TRAILING, '');
     // a closing bracket is part of the URL only when it closes one opened inside it (Wikipedia links)
-    for (const [open, close] of [['(', ')'], ['[', ']']] as const) {
+    for (const [open, close] of [
+      ['(', ')'],
+      ['[', ']'],
+    ] as const) {
       if (u.endsWith(close) && u.split(close).length > u.split(open).length) u = u.slice(0, -1);
     }
     if (u === before) return u;
@@ -161,7 +184,10 @@ export function rewriteTextLinks(text: string, opts: RewriteOptions): string {
 
 /** The open-tracking pixel: a 1×1 transparent GIF, kept out of the layout. */
 export function pixelTag(pixelUrl: string): string {
-  return `<img src="${escapeAttribute(pixelUrl)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+  return (
+    `<img src="${escapeAttribute(pixelUrl)}" width="1" height="1" alt="" ` +
+    `style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`
+  );
 }
 
 /** Inserts the pixel before the last </body>, or appends it when there is none. */

@@ -16,7 +16,11 @@ export interface NewLink {
  */
 export async function insertLinks(db: Database, links: NewLink[]): Promise<void> {
   if (links.length === 0) return;
-  await db.insertInto('links').values(links).onConflict((oc) => oc.column('token').doNothing()).execute();
+  await db
+    .insertInto('links')
+    .values(links)
+    .onConflict((oc) => oc.column('token').doNothing())
+    .execute();
 }
 
 /** The link a click token names, with the group its transaction belongs to. */
@@ -33,7 +37,11 @@ export type FoundLink = NonNullable<Awaited<ReturnType<typeof findLink>>>;
 /** Transactions by uuid, for opens (the open token names the transaction's uuid). */
 export async function transactionsByUuid(db: Database, uuids: string[]) {
   if (uuids.length === 0) return [];
-  return db.selectFrom('transactions').select(['id', 'uuid', 'customer_id', 'group_id']).where('uuid', 'in', [...new Set(uuids)]).execute();
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'uuid', 'customer_id', 'group_id'])
+    .where('uuid', 'in', [...new Set(uuids)])
+    .execute();
 }
 
 export interface CounterDelta {
@@ -55,7 +63,13 @@ export async function addTransactionHits(db: Database, counter: Counter, deltas:
   const countColumn = counter === 'open' ? 'open_count' : 'click_count';
   const firstColumn = counter === 'open' ? 'first_open_at' : 'first_click_at';
   const ids = deltas.map((d) => d.id).sort((a, b) => a - b);
-  const before = await db.selectFrom('transactions').select(['id', firstColumn]).where('id', 'in', ids).orderBy('id').forUpdate().execute();
+  const before = await db
+    .selectFrom('transactions')
+    .select(['id', firstColumn])
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
   await bumpCounters(db, 'transactions', countColumn, firstColumn, deltas);
   return new Set(before.filter((row) => row[firstColumn] === null).map((row) => Number(row.id)));
 }
@@ -66,8 +80,16 @@ export async function addLinkClicks(db: Database, deltas: CounterDelta[]): Promi
   await bumpCounters(db, 'links', 'clicks', 'first_click_at', deltas);
 }
 
-async function bumpCounters(db: Database, table: 'transactions' | 'links', countColumn: string, firstColumn: string, deltas: CounterDelta[]): Promise<void> {
-  const rows = [...deltas].sort((a, b) => a.id - b.id).map((d) => sql`(${d.id}::bigint, ${d.count}::int, ${d.at}::timestamptz)`);
+async function bumpCounters(
+  db: Database,
+  table: 'transactions' | 'links',
+  countColumn: string,
+  firstColumn: string,
+  deltas: CounterDelta[],
+): Promise<void> {
+  const rows = [...deltas]
+    .sort((a, b) => a.id - b.id)
+    .map((d) => sql`(${d.id}::bigint, ${d.count}::int, ${d.at}::timestamptz)`);
   await sql`
     update ${sql.table(table)} as t
        set ${sql.ref(countColumn)} = t.${sql.ref(countColumn)} + v.n,

@@ -9,7 +9,11 @@ import { recordClick, recordOpen, resolveClick, verifyOpenToken } from './tracki
 // the smallest transparent 1×1 GIF (GIF89a, one transparent pixel)
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 // every fetch must reach us to be counted, so nothing may keep a copy
-const NO_STORE = { 'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0, private', Pragma: 'no-cache', Expires: '0' };
+const NO_STORE = {
+  'Cache-Control': 'no-store, no-cache, must-revalidate, max-age=0, private',
+  Pragma: 'no-cache',
+  Expires: '0',
+};
 const NOT_FOUND_PAGE = 'This link is not valid. It may have been mistyped or cut short.\n';
 
 export function trackingRoutes(ctx: AppContext): Hono<ApiEnv> {
@@ -17,16 +21,22 @@ export function trackingRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   app.get('/t/o/:token', (c) => {
     const uuid = verifyOpenToken(ctx.config.secret!, c.req.param('token'));
-    if (uuid && c.req.method === 'GET') recordOpen(ctx, uuid, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
+    if (uuid && c.req.method === 'GET')
+      recordOpen(ctx, uuid, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
     // forged or not, the answer is the same pixel: a mail client shows no broken image
-    return c.body(new Uint8Array(PIXEL), 200, { ...NO_STORE, 'Content-Type': 'image/gif', 'Content-Length': String(PIXEL.length) });
+    return c.body(new Uint8Array(PIXEL), 200, {
+      ...NO_STORE,
+      'Content-Type': 'image/gif',
+      'Content-Length': String(PIXEL.length),
+    });
   });
 
   app.get('/t/c/:token', async (c) => {
     const link = await resolveClick(ctx, c.req.param('token'));
     // only http(s) is ever stored (rewrite.ts); checked again so no stored row can redirect elsewhere
     if (!link || !/^https?:\/\//i.test(link.url)) return c.text(NOT_FOUND_PAGE, 404, NO_STORE);
-    if (c.req.method === 'GET') recordClick(ctx, link, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
+    if (c.req.method === 'GET')
+      recordClick(ctx, link, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
     for (const [name, value] of Object.entries(NO_STORE)) c.header(name, value);
     // the destination need not learn the token (it could replay the click)
     c.header('Referrer-Policy', 'no-referrer');

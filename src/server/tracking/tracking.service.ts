@@ -11,8 +11,23 @@ import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { bumpLinkStats } from '../reports/link-stats.repository.ts';
 import { rewriteTextParts } from './raw-mime.ts';
-import { hasNotrackMarker, insertOpenPixel, type RewriteOptions, rewriteHtmlLinks, rewriteTextLinks } from './rewrite.ts';
-import { addLinkClicks, addTransactionHits, type CounterDelta, type FoundLink, findLink, insertLinks, type NewLink, transactionsByUuid } from './tracking.repository.ts';
+import {
+  hasNotrackMarker,
+  insertOpenPixel,
+  type RewriteOptions,
+  rewriteHtmlLinks,
+  rewriteTextLinks,
+} from './rewrite.ts';
+import {
+  addLinkClicks,
+  addTransactionHits,
+  type CounterDelta,
+  type FoundLink,
+  findLink,
+  insertLinks,
+  type NewLink,
+  transactionsByUuid,
+} from './tracking.repository.ts';
 import { inTransaction } from '../core/transaction.ts';
 
 const MAC_CHARS = 22; // 132 bits of HMAC-SHA256, base64url
@@ -78,14 +93,20 @@ function linkWriterOf(ctx: AppContext): GroupWrite<NewLink> {
   return writer;
 }
 
-export async function trackedContent(ctx: AppContext, tx: { id: number; uuid: string; customer_id: number }, message: TrackableMessage): Promise<TrackedContent> {
+export async function trackedContent(
+  ctx: AppContext,
+  tx: { id: number; uuid: string; customer_id: number },
+  message: TrackableMessage,
+): Promise<TrackedContent> {
   const { publicUrl, secret } = ctx.config;
   const trackingUrl = ctx.config.trackingUrl ?? publicUrl;
   // PGlite hands bytea back as a plain Uint8Array (pg as a Buffer): a Buffer view of the same bytes
   const raw = message.raw && Buffer.from(message.raw.buffer, message.raw.byteOffset, message.raw.byteLength);
   const stored = { html: message.html, text: message.text, raw };
   if (!message.track_opens && !message.track_links) {
-    const marked = raw ? hasNotrackMarker(raw.toString('latin1')) : hasNotrackMarker(`${message.html ?? ''}${message.text ?? ''}`);
+    const marked = raw
+      ? hasNotrackMarker(raw.toString('latin1'))
+      : hasNotrackMarker(`${message.html ?? ''}${message.text ?? ''}`);
     if (!marked) return stored;
   }
 
@@ -108,8 +129,16 @@ export async function trackedContent(ctx: AppContext, tx: { id: number; uuid: st
   };
 
   const content: TrackedContent = raw
-    ? { html: null, text: null, raw: rewriteTextParts(raw, (part, subtype) => (subtype === 'html' ? html(part) : rewriteTextLinks(part, opts))) }
-    : { html: message.html === null ? null : html(message.html), text: message.text === null ? null : rewriteTextLinks(message.text, opts), raw: null };
+    ? {
+        html: null,
+        text: null,
+        raw: rewriteTextParts(raw, (part, subtype) => (subtype === 'html' ? html(part) : rewriteTextLinks(part, opts))),
+      }
+    : {
+        html: message.html === null ? null : html(message.html),
+        text: message.text === null ? null : rewriteTextLinks(message.text, opts),
+        raw: null,
+      };
   await linkWriterOf(ctx).add([...links.values()]);
   return content;
 }
@@ -140,7 +169,13 @@ const recorders = new WeakMap<object, BatchWriter<Hit>>();
 function recorderOf(ctx: AppContext): BatchWriter<Hit> {
   let recorder = recorders.get(ctx.config);
   if (!recorder) {
-    recorder = new BatchWriter<Hit>({ what: 'opens and clicks', logger: ctx.logger, flushMs: FLUSH_MS, flushSize: FLUSH_SIZE, write: (hits) => recordHits(ctx, hits) });
+    recorder = new BatchWriter<Hit>({
+      what: 'opens and clicks',
+      logger: ctx.logger,
+      flushMs: FLUSH_MS,
+      flushSize: FLUSH_SIZE,
+      write: (hits) => recordHits(ctx, hits),
+    });
     recorders.set(ctx.config, recorder);
   }
   return recorder;
@@ -173,7 +208,14 @@ function addDelta(into: Map<number, CounterDelta>, id: number, at: Date): void {
 /** Turns a batch of hits into counters, events and daily_stats, written in one transaction. */
 async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
-    const opened = new Map((await transactionsByUuid(trx, hits.flatMap((h) => (h.kind === 'open' ? [h.uuid] : [])))).map((t) => [t.uuid, t]));
+    const opened = new Map(
+      (
+        await transactionsByUuid(
+          trx,
+          hits.flatMap((h) => (h.kind === 'open' ? [h.uuid] : [])),
+        )
+      ).map((t) => [t.uuid, t]),
+    );
     const opens = new Map<number, CounterDelta>();
     const clicks = new Map<number, CounterDelta>();
     const linkClicks = new Map<number, CounterDelta>();
@@ -187,7 +229,10 @@ async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
       } else {
         addDelta(clicks, hit.link.transaction_id, hit.at);
         addDelta(linkClicks, hit.link.id, hit.at);
-        resolved.push({ hit, tx: { id: hit.link.transaction_id, customer_id: hit.link.customer_id, group_id: hit.link.group_id } });
+        resolved.push({
+          hit,
+          tx: { id: hit.link.transaction_id, customer_id: hit.link.customer_id, group_id: hit.link.group_id },
+        });
       }
     }
     const firstOpens = await addTransactionHits(trx, 'open', [...opens.values()]);
@@ -207,7 +252,13 @@ async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
         const first = firstOpens.delete(tx.id);
         stats.push({ ...key, counts: { opens: 1, unique_opens: first ? 1 : 0 } });
       } else {
-        events.push({ customer_id: tx.customer_id, transaction_id: tx.id, type: 'click', at: hit.at, data: { url: hit.link.url, ...client } });
+        events.push({
+          customer_id: tx.customer_id,
+          transaction_id: tx.id,
+          type: 'click',
+          at: hit.at,
+          data: { url: hit.link.url, ...client },
+        });
         const first = firstClicks.delete(tx.id);
         stats.push({ ...key, counts: { clicks: 1, unique_clicks: first ? 1 : 0 } });
       }

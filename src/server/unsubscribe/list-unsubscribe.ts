@@ -13,7 +13,8 @@ import { returnPathDomainOf } from '../domains/domains.service.ts';
  */
 export const DKIM_SIGNED_FIELDS =
   'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:Content-ID:' +
-  'Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:References:' +
+  'Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:' +
+  'In-Reply-To:References:' +
   'List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive';
 
 /** RFC 8058 §3.1: the exact key=value a one-click POST carries (and the header announces). */
@@ -52,7 +53,10 @@ export function headerUnsubscribeUrl(publicUrl: string, transactionUuid: string)
 }
 
 /** The two header values for one transaction: the HTTPS URI first (RFC 8058 §3.1), then mailto. */
-export function listUnsubscribeHeaders(ctx: Pick<AppContext, 'config'>, transactionUuid: string): { 'List-Unsubscribe': string; 'List-Unsubscribe-Post': string } {
+export function listUnsubscribeHeaders(
+  ctx: Pick<AppContext, 'config'>,
+  transactionUuid: string,
+): { 'List-Unsubscribe': string; 'List-Unsubscribe-Post': string } {
   const { config } = ctx;
   const mailto = unsubscribeAddress(config.secret!, transactionUuid, returnPathDomainOf(ctx));
   return {
@@ -93,11 +97,19 @@ interface Composed {
  * options told to sign them. API messages get them as header fields, SMTP-submitted ones (raw)
  * have them written into the message before nodemailer signs it.
  */
-export function withListUnsubscribe<T extends Composed>(ctx: Pick<AppContext, 'config'>, transactionUuid: string, mail: T): T & { dkim: { headerFieldNames: string } } {
+export function withListUnsubscribe<T extends Composed>(
+  ctx: Pick<AppContext, 'config'>,
+  transactionUuid: string,
+  mail: T,
+): T & { dkim: { headerFieldNames: string } } {
   const headers = listUnsubscribeHeaders(ctx, transactionUuid);
   const dkim = { ...mail.dkim, headerFieldNames: DKIM_SIGNED_FIELDS };
   if (mail.raw !== undefined) {
-    return { ...mail, dkim, raw: prependListUnsubscribe(Buffer.isBuffer(mail.raw) ? mail.raw : Buffer.from(mail.raw, 'latin1'), headers) };
+    return {
+      ...mail,
+      dkim,
+      raw: prependListUnsubscribe(Buffer.isBuffer(mail.raw) ? mail.raw : Buffer.from(mail.raw, 'latin1'), headers),
+    };
   }
   const own = Object.fromEntries(Object.entries(mail.headers ?? {}).filter(([name]) => !OURS.test(name.trim())));
   return { ...mail, dkim, headers: { ...own, ...headers } };

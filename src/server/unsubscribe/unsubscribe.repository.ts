@@ -11,7 +11,11 @@ export interface UnsubscribeTarget {
 
 /** The transaction with this uuid (any customer's: the uuid itself is the recipient's capability). */
 export async function findTransactionByUuid(db: Database, uuid: string): Promise<UnsubscribeTarget | undefined> {
-  return db.selectFrom('transactions').select(['id', 'customer_id', 'to_email']).where('uuid', '=', uuid).executeTakeFirst();
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'customer_id', 'to_email'])
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
 }
 
 /** Whether the address is on the customer's list under any origin, compared as sending compares it (lower case). */
@@ -25,8 +29,15 @@ export async function isSuppressed(db: Database, customerId: number, email: stri
   return row !== undefined;
 }
 
-/** Adds the address with origin 'unsubscribe' (listed at `at`); false when an entry was there already (nothing changed). */
-export async function insertUnsubscribe(db: Database, customerId: number, email: string, at = new Date()): Promise<boolean> {
+/**
+ * Adds the address with origin 'unsubscribe' (listed at `at`); false when an entry was there already (nothing changed).
+ */
+export async function insertUnsubscribe(
+  db: Database,
+  customerId: number,
+  email: string,
+  at = new Date(),
+): Promise<boolean> {
   const rows = await db
     .insertInto('suppressions')
     .values({ customer_id: customerId, email, origin: 'unsubscribe', created_at: at })

@@ -36,7 +36,8 @@ export function unsubscribeRoutes(ctx: AppContext): Hono<ApiEnv> {
     const [key, value] = ONE_CLICK_BODY.split('=');
     // a malformed multipart body is just not a one-click request
     const form: Record<string, unknown> = await c.req.parseBody().catch(() => ({}));
-    if (form[key] !== value) throw new DomainError('bad_request', `A one-click unsubscribe posts the form body ${ONE_CLICK_BODY} (RFC 8058)`);
+    if (form[key] !== value)
+      throw new DomainError('bad_request', `A one-click unsubscribe posts the form body ${ONE_CLICK_BODY} (RFC 8058)`);
     const answer = await unsubscribe(ctx, c.req.param('transactionId'), 'one_click');
     c.header('Cache-Control', 'no-store');
     return c.text(answer.message);

@@ -5,7 +5,13 @@
 import type { AppContext } from '../core/context.ts';
 import { insertEvents } from '../events/events.repository.ts';
 import { DomainError, isRefusal } from '../core/errors.ts';
-import { deleteUnsubscribe, findTransactionByUuid, insertUnsubscribe, isSuppressed, type UnsubscribeTarget } from './unsubscribe.repository.ts';
+import {
+  deleteUnsubscribe,
+  findTransactionByUuid,
+  insertUnsubscribe,
+  isSuppressed,
+  type UnsubscribeTarget,
+} from './unsubscribe.repository.ts';
 import { inTransaction } from '../core/transaction.ts';
 
 /** Where the request came from; recorded in the event's data. */
@@ -24,7 +30,7 @@ export const UNSUBSCRIBED_MESSAGE = 'You have been unsubscribed.';
 export const RESUBSCRIBED_MESSAGE = 'You have been resubscribed.';
 export const INVALID_LINK_MESSAGE = 'This unsubscribe link is not valid.';
 
-/** The transaction an id names; a malformed id is as unknown as a missing one (never a 500 from the uuid column). */
+/** The transaction an id names; a malformed id is treated like a missing one (never a 500 from the uuid column). */
 async function target(db: AppContext['db'], transactionId: string): Promise<UnsubscribeTarget> {
   const found = UUID.test(transactionId) ? await findTransactionByUuid(db, transactionId.toLowerCase()) : undefined;
   if (!found) throw new DomainError('not_found', INVALID_LINK_MESSAGE);
@@ -41,13 +47,30 @@ export async function isKnownTransaction(ctx: AppContext, transactionId: string)
  * appends an `unsubscribe` event, unless the address is listed already (under any origin).
  * Throws DomainError('not_found') for an unknown or malformed id. `at` is set only by the demo's history.
  */
-export async function unsubscribe(ctx: AppContext, transactionId: string, via: UnsubscribeChannel, at = new Date()): Promise<UnsubscribeAnswer> {
+export async function unsubscribe(
+  ctx: AppContext,
+  transactionId: string,
+  via: UnsubscribeChannel,
+  at = new Date(),
+): Promise<UnsubscribeAnswer> {
   await inTransaction(ctx.db, async (trx) => {
     const tx = await target(trx, transactionId);
     if (await isSuppressed(trx, tx.customer_id, tx.to_email)) return;
     // on conflict do nothing: of two clicks racing here, one inserts and records the event
     if (!(await insertUnsubscribe(trx, tx.customer_id, tx.to_email, at))) return;
-    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'unsubscribe', at, data: { email: tx.to_email, via } }], ctx);
+    await insertEvents(
+      trx,
+      [
+        {
+          customer_id: tx.customer_id,
+          transaction_id: tx.id,
+          type: 'unsubscribe',
+          at,
+          data: { email: tx.to_email, via },
+        },
+      ],
+      ctx,
+    );
   });
   return { message: UNSUBSCRIBED_MESSAGE, redirect: null };
 }
@@ -56,11 +79,19 @@ export async function unsubscribe(ctx: AppContext, transactionId: string, via: U
  * Takes the recipient off the list again, but only an entry an unsubscribe made (a hard bounce or
  * the customer's own entry stays), and appends a `resubscribe` event when one was removed.
  */
-export async function resubscribe(ctx: AppContext, transactionId: string, via: UnsubscribeChannel): Promise<UnsubscribeAnswer> {
+export async function resubscribe(
+  ctx: AppContext,
+  transactionId: string,
+  via: UnsubscribeChannel,
+): Promise<UnsubscribeAnswer> {
   await inTransaction(ctx.db, async (trx) => {
     const tx = await target(trx, transactionId);
     if (!(await deleteUnsubscribe(trx, tx.customer_id, tx.to_email))) return;
-    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'resubscribe', data: { email: tx.to_email, via } }], ctx);
+    await insertEvents(
+      trx,
+      [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'resubscribe', data: { email: tx.to_email, via } }],
+      ctx,
+    );
   });
   return { message: RESUBSCRIBED_MESSAGE, redirect: null };
 }
@@ -83,9 +114,16 @@ export async function unsubscribeByMail(ctx: AppContext, transactionUuid: string
 export type SubscriptionOutcome = ({ ok: true } & UnsubscribeAnswer) | { ok: false; message: string };
 
 /** The pages' form POST: the same change as the JSON calls, with an expected failure as a value. */
-export async function changeSubscription(ctx: AppContext, transactionId: string, action: 'unsubscribe' | 'resubscribe'): Promise<SubscriptionOutcome> {
+export async function changeSubscription(
+  ctx: AppContext,
+  transactionId: string,
+  action: 'unsubscribe' | 'resubscribe',
+): Promise<SubscriptionOutcome> {
   try {
-    const answer = action === 'unsubscribe' ? await unsubscribe(ctx, transactionId, 'page') : await resubscribe(ctx, transactionId, 'page');
+    const answer =
+      action === 'unsubscribe'
+        ? await unsubscribe(ctx, transactionId, 'page')
+        : await resubscribe(ctx, transactionId, 'page');
     return { ok: true, ...answer };
   } catch (err) {
     if (isRefusal(err)) return { ok: false, message: err.message };

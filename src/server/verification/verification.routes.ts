@@ -6,7 +6,14 @@ import { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
-import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf, withAnswerFields } from '../http/middleware.ts';
+import {
+  type ApiEnv,
+  csrfGuard,
+  requireSender,
+  requireSession,
+  sessionOf,
+  withAnswerFields,
+} from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { jsonBody } from '../http/validate.ts';
 import { customerDomain, domainToWire } from '../domains/domains.service.ts';
@@ -16,7 +23,10 @@ import { createDomainWithVerification, resendVerification } from './verification
 function withMessages(err: unknown): never {
   if (err instanceof DomainError) {
     const details = Array.isArray(err.details) ? (err.details as { path?: string; message?: string }[]) : [];
-    const messages = details.length > 0 ? details.map((d) => (d.path && d.path !== '(body)' ? `${d.path}: ${d.message}` : String(d.message))) : [err.message];
+    const messages =
+      details.length > 0
+        ? details.map((d) => (d.path && d.path !== '(body)' ? `${d.path}: ${d.message}` : String(d.message)))
+        : [err.message];
     throw withAnswerFields(err, { messages });
   }
   throw err;
@@ -32,7 +42,10 @@ export function verificationRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.createDomain, [requireSession, requireSender, csrf], async (c) => {
     try {
       const body = await jsonBody(c, contract.createDomainBody);
-      const domain = await createDomainWithVerification(ctx, sessionOf(c).customerId, { domain: body.domain_url, email: body.domain_verification_email });
+      const domain = await createDomainWithVerification(ctx, sessionOf(c).customerId, {
+        domain: body.domain_url,
+        email: body.domain_verification_email,
+      });
       return c.json({ messages: ['Domain Created'], domain: domainToWire(ctx, domain) }, 201);
     } catch (err) {
       withMessages(err);
@@ -46,7 +59,10 @@ export function verificationRoutes(ctx: AppContext): Hono<ApiEnv> {
     await customerDomain(ctx, customerId, id);
     const body = await jsonBody(c, contract.resendVerificationBody);
     const domain = await resendVerification(ctx, customerId, id, body.email);
-    return c.json({ messages: [`Verification email sent to ${domain.verification_email}`], domain: domainToWire(ctx, domain) });
+    return c.json({
+      messages: [`Verification email sent to ${domain.verification_email}`],
+      domain: domainToWire(ctx, domain),
+    });
   });
   return app;
 }

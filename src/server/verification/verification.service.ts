@@ -29,15 +29,28 @@ export function verificationUrl(ctx: Pick<AppContext, 'config'>, domainId: numbe
 export function verificationAddress(email: string, domain: string): string {
   const at = email.lastIndexOf('@');
   const local = at > 0 ? email.slice(0, at).trim() : '';
-  const emailDomain = at > 0 ? email.slice(at + 1).trim().toLowerCase() : '';
-  if (!local) throw new DomainError('validation_failed', 'Enter the part of the verification email address before the @');
-  if (local.length > 64 || !LOCAL_PART_PATTERN.test(local)) throw new DomainError('validation_failed', `'${local}' cannot be the first part of an email address`);
-  if (emailDomain !== domain) throw new DomainError('validation_failed', `The verification email must be an address at ${domain}`);
+  const emailDomain =
+    at > 0
+      ? email
+          .slice(at + 1)
+          .trim()
+          .toLowerCase()
+      : '';
+  if (!local)
+    throw new DomainError('validation_failed', 'Enter the part of the verification email address before the @');
+  if (local.length > 64 || !LOCAL_PART_PATTERN.test(local))
+    throw new DomainError('validation_failed', `'${local}' cannot be the first part of an email address`);
+  if (emailDomain !== domain)
+    throw new DomainError('validation_failed', `The verification email must be an address at ${domain}`);
   return `${local}@${domain}`;
 }
 
 /** Adds a domain for the console and mails its verification link (POST /v1/domains). */
-export async function createDomainWithVerification(ctx: AppContext, customerId: number, input: { domain: string; email: string }): Promise<Domain> {
+export async function createDomainWithVerification(
+  ctx: AppContext,
+  customerId: number,
+  input: { domain: string; email: string },
+): Promise<Domain> {
   const name = validDomainName(input.domain);
   const email = verificationAddress(input.email, name);
   const domain = await addDomain(ctx, customerId, name);
@@ -45,12 +58,18 @@ export async function createDomainWithVerification(ctx: AppContext, customerId: 
 }
 
 /** Mails a fresh link (earlier links stop working) to `email`, or to the address used last time. */
-export async function resendVerification(ctx: AppContext, customerId: number, domainId: number, email?: string): Promise<Domain> {
+export async function resendVerification(
+  ctx: AppContext,
+  customerId: number,
+  domainId: number,
+  email?: string,
+): Promise<Domain> {
   const domain = await repo.findCustomerDomainById(ctx.db, customerId, domainId);
   if (!domain) throw new DomainError('not_found', 'No such domain');
   if (domain.sending_verified) throw new DomainError('conflict', `${domain.domain} is already verified`);
   const to = email ? verificationAddress(email, domain.domain) : domain.verification_email;
-  if (!to) throw new DomainError('validation_failed', 'Enter an email address at the domain to send the verification to');
+  if (!to)
+    throw new DomainError('validation_failed', 'Enter an email address at the domain to send the verification to');
   return sendVerification(ctx, domain, to);
 }
 
@@ -72,14 +91,18 @@ function verificationMail(from: Submission['from'], to: string, domain: string, 
     `If that was you or your team, open this link and press Confirm to verify ${domain}:`,
     url,
     '',
-    `The link works once and expires in ${VERIFICATION_TTL_HOURS} hours. If you did not expect this message, ignore it: nothing changes until the link is confirmed.`,
+    `The link works once and expires in ${VERIFICATION_TTL_HOURS} hours. If you did not expect this message, ignore ` +
+      `it: nothing changes until the link is confirmed.`,
   ].join('\n');
-  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-  const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
-<p>Someone asked to send email from <strong>${escape(domain)}</strong> through Transact.</p>
-<p>If that was you or your team, open this link and press Confirm to verify ${escape(domain)}:</p>
-<p><a href="${escape(url)}">Verify ${escape(domain)}</a></p>
-<p style="color:#666">The link works once and expires in ${VERIFICATION_TTL_HOURS} hours. If you did not expect this message, ignore it: nothing changes until the link is confirmed.</p>
+  const escapeHtml = (s: string) =>
+    s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const html =
+    `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
+<p>Someone asked to send email from <strong>${escapeHtml(domain)}</strong> through Transact.</p>
+<p>If that was you or your team, open this link and press Confirm to verify ${escapeHtml(domain)}:</p>
+<p><a href="${escapeHtml(url)}">Verify ${escapeHtml(domain)}</a></p>
+<p style="color:#666">The link works once and expires in ${VERIFICATION_TTL_HOURS} hours. If you did not expect this ` +
+    `message, ignore it: nothing changes until the link is confirmed.</p>
 </body></html>`;
   return {
     from,
@@ -105,11 +128,16 @@ export type VerificationLinkState =
   | { state: 'invalid' };
 
 /** What the link's page should offer, without changing anything (GET /verify-domain/{id}/{token}). */
-export async function inspectVerificationLink(ctx: AppContext, domainId: number, token: string): Promise<VerificationLinkState> {
+export async function inspectVerificationLink(
+  ctx: AppContext,
+  domainId: number,
+  token: string,
+): Promise<VerificationLinkState> {
   if (!Number.isSafeInteger(domainId) || !TOKEN.test(token)) return { state: 'invalid' };
   const domain = await repo.findDomain(ctx.db, domainId);
   if (!domain || domain.verification_token_hash !== hashToken(token)) return { state: 'invalid' };
-  if (!domain.verification_expires_at || domain.verification_expires_at.getTime() <= Date.now()) return { state: 'expired', domain: domain.domain };
+  if (!domain.verification_expires_at || domain.verification_expires_at.getTime() <= Date.now())
+    return { state: 'expired', domain: domain.domain };
   // one account per sending domain: another may have verified it since this link was sent
   const other = await repo.findVerifiedAnywhere(ctx.db, domain.domain);
   if (other && other.customer_id !== domain.customer_id) return { state: 'taken', domain: domain.domain };
@@ -117,7 +145,11 @@ export async function inspectVerificationLink(ctx: AppContext, domainId: number,
 }
 
 /** Confirms the link (its POST): the domain becomes sending-verified and the token is used up. */
-export async function confirmVerificationLink(ctx: AppContext, domainId: number, token: string): Promise<VerificationLinkState | { state: 'verified'; domain: string }> {
+export async function confirmVerificationLink(
+  ctx: AppContext,
+  domainId: number,
+  token: string,
+): Promise<VerificationLinkState | { state: 'verified'; domain: string }> {
   const seen = await inspectVerificationLink(ctx, domainId, token);
   if (seen.state !== 'ready') return seen;
   const verified = await inTransaction(ctx.db, async (trx) => {

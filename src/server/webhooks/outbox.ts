@@ -10,7 +10,6 @@ import type { Database } from '../db/database.ts';
 import type { EventType, WebhookEventType } from '../../contract/values.ts';
 import { lookupCache } from '../core/lookup-cache.ts';
 
-
 /**
  * The webhook type of a recorded event. `queued`, `deferred` and `delivered` are not webhook events:
  * a delivered message is reported once, as `sent` (the worker records both on success).
@@ -58,13 +57,23 @@ async function readSubscriptions(db: Database, customerIds: number[]): Promise<M
   const found = new Map<number, Subscription | null>(customerIds.map((id) => [id, null]));
   for (const r of rows) {
     if (r.status !== 'enabled' || r.event_types.length === 0) continue;
-    found.set(Number(r.customer_id), { webhookId: Number(r.id), url: r.url, verb: r.verb, fieldSet: r.field_set, types: new Set(r.event_types) });
+    found.set(Number(r.customer_id), {
+      webhookId: Number(r.id),
+      url: r.url,
+      verb: r.verb,
+      fieldSet: r.field_set,
+      types: new Set(r.event_types),
+    });
   }
   return found;
 }
 
 /** Each customer's enabled webhook (null: none), through the cache when there is a context. */
-export async function subscriptionsOf(ctx: Pick<AppContext, 'config'> | undefined, db: Database, customerIds: number[]): Promise<Map<number, Subscription | null>> {
+export async function subscriptionsOf(
+  ctx: Pick<AppContext, 'config'> | undefined,
+  db: Database,
+  customerIds: number[],
+): Promise<Map<number, Subscription | null>> {
   if (!ctx) return readSubscriptions(db, customerIds);
   const cache = lookupCache<Subscription | null>(ctx, CACHE);
   const result = new Map<number, Subscription | null>();
@@ -84,7 +93,11 @@ export async function subscriptionsOf(ctx: Pick<AppContext, 'config'> | undefine
 }
 
 /** Adds the outbox rows of `events` (called by insertEvents, inside the caller's transaction). */
-export async function insertOutbox(ctx: Pick<AppContext, 'config'> | undefined, db: Database, events: OutboxEvent[]): Promise<number> {
+export async function insertOutbox(
+  ctx: Pick<AppContext, 'config'> | undefined,
+  db: Database,
+  events: OutboxEvent[],
+): Promise<number> {
   const relevant = events.filter((e) => webhookTypeOf(e.type) !== null);
   if (relevant.length === 0) return 0;
   const subs = await subscriptionsOf(ctx, db, [...new Set(relevant.map((e) => e.customer_id))]);
@@ -92,7 +105,7 @@ export async function insertOutbox(ctx: Pick<AppContext, 'config'> | undefined, 
   for (const e of relevant) {
     const sub = subs.get(e.customer_id);
     const type = webhookTypeOf(e.type)!;
-    if (!sub || !sub.types.has(type)) continue;
+    if (!sub?.types.has(type)) continue;
     const at = e.at ?? new Date();
     rows.push({
       customer_id: e.customer_id,
@@ -108,6 +121,10 @@ export async function insertOutbox(ctx: Pick<AppContext, 'config'> | undefined, 
     });
   }
   // in slices: one statement may carry at most 65,535 parameters
-  for (let i = 0; i < rows.length; i += 5000) await db.insertInto('webhook_requests').values(rows.slice(i, i + 5000)).execute();
+  for (let i = 0; i < rows.length; i += 5000)
+    await db
+      .insertInto('webhook_requests')
+      .values(rows.slice(i, i + 5000))
+      .execute();
   return rows.length;
 }

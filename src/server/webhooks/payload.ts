@@ -49,7 +49,11 @@ function eventFields(event: PayloadEvent): Flat {
     case 'failed':
       return { smtp_reply: str(d.reply ?? d.reason), bounce_type: str(d.bounce_type), ...wireFields(d) };
     case 'bounce':
-      return { bounce_type: str(d.bounce_type ?? d.type), bounce_reason: str(d.reason ?? d.reply), smtp_status: str(d.status) };
+      return {
+        bounce_type: str(d.bounce_type ?? d.type),
+        bounce_reason: str(d.reason ?? d.reply),
+        smtp_status: str(d.status),
+      };
     case 'open':
       return { user_agent: str(d.user_agent), ip: str(d.ip) };
     case 'click':
@@ -106,7 +110,11 @@ export function legacyPayload(event: PayloadEvent, tx: PayloadTransaction | null
   };
 }
 
-export function buildPayload(fieldSet: string, event: PayloadEvent, tx: PayloadTransaction | null): Record<string, unknown> {
+export function buildPayload(
+  fieldSet: string,
+  event: PayloadEvent,
+  tx: PayloadTransaction | null,
+): Record<string, unknown> {
   return fieldSet === 'legacy' ? legacyPayload(event, tx) : standardPayload(event, tx);
 }
 
@@ -114,10 +122,15 @@ export function buildPayload(fieldSet: string, event: PayloadEvent, tx: PayloadT
  * GET and DELETE carry the payload as query parameters: nested keys joined with dots
  * (`data.to.email`), arrays as comma-separated text, null as the empty string.
  */
-export function flatten(value: Record<string, unknown>, prefix = '', into: [string, string][] = []): [string, string][] {
+export function flatten(
+  value: Record<string, unknown>,
+  prefix = '',
+  into: [string, string][] = [],
+): [string, string][] {
   for (const [key, item] of Object.entries(value)) {
     const name = prefix ? `${prefix}.${key}` : key;
-    if (item !== null && typeof item === 'object' && !Array.isArray(item)) flatten(item as Record<string, unknown>, name, into);
+    if (item !== null && typeof item === 'object' && !Array.isArray(item))
+      flatten(item as Record<string, unknown>, name, into);
     else into.push([name, Array.isArray(item) ? item.join(',') : item == null ? '' : String(item)]);
   }
   return into;

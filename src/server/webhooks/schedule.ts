@@ -11,7 +11,8 @@ export const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 50_400,
 export function nextRetryAt(step: number, now: Date, random: () => number, retryAfterSeconds?: number): Date | null {
   const base = RETRY_DELAYS_SECONDS[step];
   if (base === undefined) return null;
-  const seconds = retryAfterSeconds !== undefined ? Math.min(retryAfterSeconds, base * 2) : base * (0.9 + 0.2 * random());
+  const seconds =
+    retryAfterSeconds !== undefined ? Math.min(retryAfterSeconds, base * 2) : base * (0.9 + 0.2 * random());
   return new Date(now.getTime() + Math.round(seconds * 1000));
 }
 

@@ -64,22 +64,29 @@ async function addressesOf(host: string, resolver: UrlCheckOptions['resolver']):
 
 /** Why `raw` may not be a webhook URL (a sentence for the 400 answer), or null when it may. */
 export async function webhookUrlProblem(raw: string, opts: UrlCheckOptions): Promise<string | null> {
-  if (raw.length > MAX_URL_LENGTH) return `The webhook URL is longer than ${MAX_URL_LENGTH.toLocaleString('en-US')} characters.`;
+  if (raw.length > MAX_URL_LENGTH)
+    return `The webhook URL is longer than ${MAX_URL_LENGTH.toLocaleString('en-US')} characters.`;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return 'The webhook URL is not a valid absolute URL.';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `The webhook URL must use http or https, not ${url.protocol.replace(/:$/, '')}.`;
-  if (url.username || url.password) return 'The webhook URL must not contain a user name or password; use Basic authentication instead.';
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `The webhook URL must use http or https, not ${url.protocol.replace(/:$/, '')}.`;
+  if (url.username || url.password)
+    return 'The webhook URL must not contain a user name or password; use Basic authentication instead.';
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
   if (host === '') return 'The webhook URL has no host.';
   if (net.isIP(host)) {
     const reason = blockedAddressReason(host, opts.allowed);
     return reason ? `The webhook URL is not allowed: ${reason}.` : null;
   }
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'The webhook URL is not allowed: localhost is a loopback address.';
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return 'The webhook URL is not allowed: localhost is a loopback address.';
   const addresses = await addressesOf(host, opts.resolver);
   if (addresses.length === 0) return `The webhook URL is not allowed: ${host} does not resolve to an address.`;
   for (const address of addresses) {

@@ -21,7 +21,10 @@ export interface ClaimedRequest {
   retry_step: number;
 }
 
-/** A claimed request with what sending it needs: its webhook now, and its transaction when the payload is still to be built. */
+/**
+ * A claimed request with what sending it needs: its webhook now, and its transaction when the payload is still to be
+ * built.
+ */
 export interface ClaimedWithContext extends ClaimedRequest {
   w_url: string | null;
   w_verb: string | null;
@@ -43,10 +46,18 @@ export interface ClaimedWithContext extends ClaimedRequest {
   t_metadata: Record<string, unknown> | null;
 }
 
-const CLAIMED_COLUMNS = sql`id, customer_id, webhook_id, msg_id, transaction_id, event_type, event_at, event_data, field_set, payload, attempts, retry_step`;
+const CLAIMED_COLUMNS = sql`id, customer_id, webhook_id, msg_id, transaction_id, event_type, event_at, event_data,
+  field_set, payload, attempts, retry_step`;
 
 function claimedRow<T extends ClaimedRequest>(r: T): T {
-  return { ...r, id: Number(r.id), customer_id: Number(r.customer_id), webhook_id: r.webhook_id === null ? null : Number(r.webhook_id), transaction_id: r.transaction_id === null ? null : Number(r.transaction_id), event_at: new Date(r.event_at) };
+  return {
+    ...r,
+    id: Number(r.id),
+    customer_id: Number(r.customer_id),
+    webhook_id: r.webhook_id === null ? null : Number(r.webhook_id),
+    transaction_id: r.transaction_id === null ? null : Number(r.transaction_id),
+    event_at: new Date(r.event_at),
+  };
 }
 
 /**
@@ -92,7 +103,8 @@ async function claimDue(db: Database, opts: ClaimOptions): Promise<ClaimedWithCo
        limit ${opts.limit * 2}
        for update skip locked),
     fair as (
-      select id from (select id, next_attempt_at, row_number() over (partition by customer_id order by next_attempt_at, id) as n from due) d
+      select id from (select id, next_attempt_at, row_number() over (partition by customer_id order by
+        next_attempt_at, id) as n from due) d
        where n <= ${opts.perCustomer}
        order by next_attempt_at
        limit ${opts.limit}),
@@ -105,7 +117,8 @@ async function claimDue(db: Database, opts: ClaimOptions): Promise<ClaimedWithCo
       returning ${CLAIMED_COLUMNS})
     select c.*,
            w.url as w_url, w.verb as w_verb, w.status as w_status, w.auth_type as w_auth_type,
-           w.auth_details_sealed as w_auth_details_sealed, w.secret_sealed as w_secret_sealed, w.updated_at as w_updated_at,
+           w.auth_details_sealed as w_auth_details_sealed, w.secret_sealed as w_secret_sealed, w.updated_at as
+             w_updated_at,
            t.uuid as t_uuid, t.message_id_header as t_message_id_header, g.uuid as t_group_uuid, g.name as t_group_name,
            m.from_email as t_from_email, m.from_name as t_from_name, t.to_email as t_to_email, t.to_name as t_to_name,
            m.subject as t_subject, m.tags as t_tags, m.metadata as t_metadata
@@ -118,10 +131,16 @@ async function claimDue(db: Database, opts: ClaimOptions): Promise<ClaimedWithCo
 }
 
 /** Claims one request by id for an attempt now (the test event, sent while the caller waits). */
-export async function claimRequest(db: Database, id: number, now: Date, leaseSeconds: number): Promise<ClaimedRequest | undefined> {
+export async function claimRequest(
+  db: Database,
+  id: number,
+  now: Date,
+  leaseSeconds: number,
+): Promise<ClaimedRequest | undefined> {
   const result = await sql<ClaimedRequest>`
     update webhook_requests
-       set next_attempt_at = ${now}::timestamptz + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1, updated_at = ${now}
+       set next_attempt_at = ${now}::timestamptz + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1,
+         updated_at = ${now}
      where id = ${id} and status = 'pending'
     returning ${CLAIMED_COLUMNS}`.execute(db);
   return result.rows.map(claimedRow)[0];
@@ -145,14 +164,18 @@ export async function applyRequestUpdates(db: Database, updates: RequestUpdate[]
   if (updates.length === 0) return new Set();
   const rows = updates.map(
     (u) =>
-      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.next_attempt_at}::timestamptz, ${u.retry_step}::int, ${u.last_status_code}::int, ${u.url}::text, ${u.verb}::text, ${u.payload === null ? null : JSON.stringify(u.payload)}::jsonb, ${u.at}::timestamptz)`,
+      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.next_attempt_at}::timestamptz,
+        ${u.retry_step}::int, ${u.last_status_code}::int, ${u.url}::text, ${u.verb}::text,
+          ${u.payload === null ? null : JSON.stringify(u.payload)}::jsonb, ${u.at}::timestamptz)`,
   );
   const result = await sql<{ id: number }>`
     update webhook_requests as r
        set status = v.status, next_attempt_at = v.next_attempt_at, retry_step = v.retry_step,
-           last_status_code = v.last_status_code, url = coalesce(nullif(v.url, ''), r.url), verb = coalesce(nullif(v.verb, ''), r.verb),
+           last_status_code = v.last_status_code, url = coalesce(nullif(v.url, ''), r.url), verb =
+             coalesce(nullif(v.verb, ''), r.verb),
            payload = coalesce(r.payload, v.payload), updated_at = v.at
-      from (values ${sql.join(rows)}) as v(id, attempts, status, next_attempt_at, retry_step, last_status_code, url, verb, payload, at)
+      from (values ${sql.join(rows)}) as v(id, attempts, status, next_attempt_at, retry_step, last_status_code, url,
+        verb, payload, at)
      where r.id = v.id and r.attempts = v.attempts and r.status = 'pending'
     returning r.id`.execute(db);
   return new Set(result.rows.map((r) => Number(r.id)));
@@ -178,21 +201,30 @@ const RESULTS_PER_STATEMENT = 2000;
  * bench:webhooks put the webhook worker's time in the embedded database's per-statement work, so
  * two statements per batch became one.
  */
-export async function recordResults(db: Database, results: { update: RequestUpdate; attempt: NewAttempt | null }[]): Promise<Set<number>> {
+export async function recordResults(
+  db: Database,
+  results: { update: RequestUpdate; attempt: NewAttempt | null }[],
+): Promise<Set<number>> {
   const applied = new Set<number>();
   for (let i = 0; i < results.length; i += RESULTS_PER_STATEMENT) {
     const rows = results.slice(i, i + RESULTS_PER_STATEMENT).map(({ update: u, attempt: a }) => {
       const payload = u.payload === null ? null : JSON.stringify(u.payload);
-      return sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.next_attempt_at}::timestamptz, ${u.retry_step}::int, ${u.last_status_code}::int, ${u.url}::text, ${u.verb}::text, ${payload}::jsonb, ${u.at}::timestamptz,
-        ${a !== null}::boolean, ${a?.at ?? null}::timestamptz, ${a?.duration_ms ?? null}::int, ${a?.status_code ?? null}::int, ${a?.error ?? null}::text, ${a?.response_body ?? null}::text, ${a?.next_retry_at ?? null}::timestamptz)`;
+      return sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.next_attempt_at}::timestamptz,
+        ${u.retry_step}::int, ${u.last_status_code}::int, ${u.url}::text, ${u.verb}::text, ${payload}::jsonb,
+          ${u.at}::timestamptz,
+        ${a !== null}::boolean, ${a?.at ?? null}::timestamptz, ${a?.duration_ms ?? null}::int,
+          ${a?.status_code ?? null}::int, ${a?.error ?? null}::text, ${a?.response_body ?? null}::text,
+            ${a?.next_retry_at ?? null}::timestamptz)`;
     });
     const result = await sql<{ id: number }>`
-      with v(id, attempts, status, next_attempt_at, retry_step, last_status_code, url, verb, payload, at, logged, a_at, a_duration_ms, a_status_code, a_error, a_response_body, a_next_retry_at) as (
+      with v(id, attempts, status, next_attempt_at, retry_step, last_status_code, url, verb, payload, at, logged,
+        a_at, a_duration_ms, a_status_code, a_error, a_response_body, a_next_retry_at) as (
         values ${sql.join(rows)}),
       applied as (
         update webhook_requests as r
            set status = v.status, next_attempt_at = v.next_attempt_at, retry_step = v.retry_step,
-               last_status_code = v.last_status_code, url = coalesce(nullif(v.url, ''), r.url), verb = coalesce(nullif(v.verb, ''), r.verb),
+               last_status_code = v.last_status_code, url = coalesce(nullif(v.url, ''), r.url), verb =
+                 coalesce(nullif(v.verb, ''), r.verb),
                payload = coalesce(r.payload, v.payload), updated_at = v.at
           from v
          where r.id = v.id and r.attempts = v.attempts and r.status = 'pending'
@@ -211,19 +243,45 @@ export async function recordResults(db: Database, results: { update: RequestUpda
 /** Turns webhooks off after a 410 Gone answer, saying why (the Settings card shows it). */
 export async function disableWebhooks(db: Database, disabled: { id: number; reason: string }[]): Promise<void> {
   for (const d of disabled) {
-    await db.updateTable('webhooks').set({ status: 'disabled', disabled_reason: d.reason, updated_at: new Date() }).where('id', '=', d.id).execute();
+    await db
+      .updateTable('webhooks')
+      .set({ status: 'disabled', disabled_reason: d.reason, updated_at: new Date() })
+      .where('id', '=', d.id)
+      .execute();
   }
 }
 
 /** One page of a customer's log, newest (or oldest) first, and a count capped at `countCap`. */
 /** Whether a request has a recorded attempt (with retry_step, it tells a replay from a retry: issue 19). */
-const triedBefore = sql<boolean>`exists (select 1 from webhook_attempts a where a.request_id = webhook_requests.id)`.as('tried');
+const triedBefore = sql<boolean>`exists (select 1 from webhook_attempts a where a.request_id = webhook_requests.id)`.as(
+  'tried',
+);
 
-export async function listRequests(db: Database, customerId: number, opts: { page: number; perPage: number; ascending: boolean; countCap: number }) {
+export async function listRequests(
+  db: Database,
+  customerId: number,
+  opts: { page: number; perPage: number; ascending: boolean; countCap: number },
+) {
   const direction = opts.ascending ? 'asc' : 'desc';
   const rows = await db
     .selectFrom('webhook_requests')
-    .select(['id', 'msg_id', 'event_type', 'url', 'verb', 'field_set', 'payload', 'status', 'attempts', 'retry_step', 'next_attempt_at', 'last_status_code', 'created_at', 'event_at', triedBefore])
+    .select([
+      'id',
+      'msg_id',
+      'event_type',
+      'url',
+      'verb',
+      'field_set',
+      'payload',
+      'status',
+      'attempts',
+      'retry_step',
+      'next_attempt_at',
+      'last_status_code',
+      'created_at',
+      'event_at',
+      triedBefore,
+    ])
     .where('customer_id', '=', customerId)
     .orderBy('created_at', direction)
     .orderBy('id', direction)
@@ -231,7 +289,8 @@ export async function listRequests(db: Database, customerId: number, opts: { pag
     .offset((opts.page - 1) * opts.perPage)
     .execute();
   const counted = await sql<{ n: number }>`
-    select count(*)::int as n from (select 1 from webhook_requests where customer_id = ${customerId} limit ${opts.countCap}) c`.execute(db);
+    select count(*)::int as n from (select 1 from webhook_requests where customer_id = ${customerId} limit
+      ${opts.countCap}) c`.execute(db);
   return { rows, total: Number(counted.rows[0].n) };
 }
 export type RequestRow = Awaited<ReturnType<typeof listRequests>>['rows'][number];
@@ -239,7 +298,24 @@ export type RequestRow = Awaited<ReturnType<typeof listRequests>>['rows'][number
 export async function findRequest(db: Database, customerId: number, id: number) {
   return db
     .selectFrom('webhook_requests')
-    .select(['id', 'msg_id', 'event_type', 'url', 'verb', 'field_set', 'payload', 'status', 'attempts', 'retry_step', 'next_attempt_at', 'last_status_code', 'created_at', 'event_at', 'webhook_id', triedBefore])
+    .select([
+      'id',
+      'msg_id',
+      'event_type',
+      'url',
+      'verb',
+      'field_set',
+      'payload',
+      'status',
+      'attempts',
+      'retry_step',
+      'next_attempt_at',
+      'last_status_code',
+      'created_at',
+      'event_at',
+      'webhook_id',
+      triedBefore,
+    ])
     .where('customer_id', '=', customerId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -264,7 +340,8 @@ export async function replayRequest(db: Database, customerId: number, id: number
 export async function purgeRequests(db: Database, before: Date, batch: number): Promise<number> {
   const result = await sql`
     delete from webhook_requests where id in (
-      select id from webhook_requests where created_at < ${before} and status <> 'pending' order by created_at limit ${batch})`.execute(db);
+      select id from webhook_requests where created_at < ${before} and status <> 'pending' order by created_at limit
+        ${batch})`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 

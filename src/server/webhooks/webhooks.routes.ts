@@ -9,7 +9,16 @@ import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { jsonBody } from '../http/validate.ts';
-import { SAVED_MESSAGE, logDetail, replayLog, rotateSecret, saveWebhook, searchLogs, sendTestEvent, webhooksForConsole } from './webhooks.service.ts';
+import {
+  SAVED_MESSAGE,
+  logDetail,
+  replayLog,
+  rotateSecret,
+  saveWebhook,
+  searchLogs,
+  sendTestEvent,
+  webhooksForConsole,
+} from './webhooks.service.ts';
 
 function logId(raw: string): number {
   if (!/^\d{1,15}$/.test(raw)) throw new DomainError('not_found', 'No such webhook log entry');

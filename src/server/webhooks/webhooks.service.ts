@@ -51,7 +51,9 @@ export function webhookToWire(secrets: Secrets, row: repo.Webhook): WebhookWire 
     verb: row.verb,
     status: row.status,
     auth_type: row.auth_type || null,
-    auth_details: row.auth_details_sealed ? authDetails.parse(JSON.parse(secrets.decrypt(row.auth_details_sealed))) : null,
+    auth_details: row.auth_details_sealed
+      ? authDetails.parse(JSON.parse(secrets.decrypt(row.auth_details_sealed)))
+      : null,
     event_types: row.event_types,
     field_set: row.field_set,
     created_timestamp: row.created_at.toISOString(),
@@ -83,11 +85,16 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
   const input = check(webhookInput, body);
   const url = input.url.trim();
   if (url === '') throw new DomainError('validation_failed', EMPTY_URL_MESSAGE);
-  const problem = await webhookUrlProblem(url, { allowed: ctx.config.webhookAllowedNetworks, resolver: createResolver(ctx.config) });
+  const problem = await webhookUrlProblem(url, {
+    allowed: ctx.config.webhookAllowedNetworks,
+    resolver: createResolver(ctx.config),
+  });
   if (problem) throw new DomainError('webhook_url_not_allowed', problem);
   const basic = input.auth_type === 'basic';
-  if (basic && !input.auth_details?.username.trim()) throw new DomainError('validation_failed', 'Basic authentication needs a username.');
-  if (basic && input.auth_details!.username.includes(':')) throw new DomainError('validation_failed', 'A Basic authentication username cannot contain a colon.');
+  if (basic && !input.auth_details?.username.trim())
+    throw new DomainError('validation_failed', 'Basic authentication needs a username.');
+  if (basic && input.auth_details!.username.includes(':'))
+    throw new DomainError('validation_failed', 'A Basic authentication username cannot contain a colon.');
   const secrets = secretsOf(ctx);
   const now = new Date();
   const values = {
@@ -95,7 +102,11 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
     verb: input.verb,
     status: input.status,
     auth_type: basic ? 'basic' : null,
-    auth_details_sealed: basic ? secrets.encrypt(JSON.stringify({ username: input.auth_details!.username.trim(), password: input.auth_details!.password })) : null,
+    auth_details_sealed: basic
+      ? secrets.encrypt(
+          JSON.stringify({ username: input.auth_details!.username.trim(), password: input.auth_details!.password }),
+        )
+      : null,
     event_types: JSON.stringify([...new Set(input.event_types)]),
     field_set: input.field_set,
     disabled_reason: null,
@@ -165,12 +176,30 @@ export async function sendTestEvent(ctx: AppContext, customerId: number): Promis
   const claimed = await requests.claimRequest(ctx.db, insertedId, now, TEST_LEASE_SECONDS);
   if (!claimed) throw new DomainError('conflict', 'The test event was taken by another process.');
   const secret = webhook.secret_sealed ? secrets.decrypt(webhook.secret_sealed) : newSigningSecret();
-  const auth = webhook.auth_type === 'basic' && webhook.auth_details_sealed ? authDetails.parse(JSON.parse(secrets.decrypt(webhook.auth_details_sealed))) : null;
-  const target = { updatedAt: 0, url: webhook.url, verb: webhook.verb, enabled: webhook.status === 'enabled', secret, auth };
-  const outcome = await attempt(senderOf(ctx), claimed, target, now, Math.random, { final: true, evenIfDisabled: true });
+  const auth =
+    webhook.auth_type === 'basic' && webhook.auth_details_sealed
+      ? authDetails.parse(JSON.parse(secrets.decrypt(webhook.auth_details_sealed)))
+      : null;
+  const target = {
+    updatedAt: 0,
+    url: webhook.url,
+    verb: webhook.verb,
+    enabled: webhook.status === 'enabled',
+    secret,
+    auth,
+  };
+  const outcome = await attempt(senderOf(ctx), claimed, target, now, Math.random, {
+    final: true,
+    evenIfDisabled: true,
+  });
   // a test is never what disables a webhook
   await recordAttempts(ctx, [{ ...outcome, disable: undefined }]);
-  return { id: claimed.id, status_code: outcome.attempt!.status_code, error: outcome.attempt!.error, duration_ms: outcome.attempt!.duration_ms };
+  return {
+    id: claimed.id,
+    status_code: outcome.attempt!.status_code,
+    error: outcome.attempt!.error,
+    duration_ms: outcome.attempt!.duration_ms,
+  };
 }
 
 // ---- Webhook Logs (docs/console-reports.md §2, §3, §7) ----
@@ -236,10 +265,20 @@ function logToWire(row: requests.RequestRow): WebhookLogWire {
 }
 
 export async function searchLogs(ctx: AppContext, customerId: number, input: z.infer<typeof logSearch>) {
-  const { rows, total } = await requests.listRequests(ctx.db, customerId, { page: input.page, perPage: LOG_PAGE_SIZE, ascending: input.order_by === 'asc', countCap: LOG_COUNT_CAP });
+  const { rows, total } = await requests.listRequests(ctx.db, customerId, {
+    page: input.page,
+    perPage: LOG_PAGE_SIZE,
+    ascending: input.order_by === 'asc',
+    countCap: LOG_COUNT_CAP,
+  });
   return {
     data: rows.map(logToWire),
-    meta: { current_page: input.page, per_page: LOG_PAGE_SIZE, total, last_page: Math.max(1, Math.ceil(total / LOG_PAGE_SIZE)) },
+    meta: {
+      current_page: input.page,
+      per_page: LOG_PAGE_SIZE,
+      total,
+      last_page: Math.max(1, Math.ceil(total / LOG_PAGE_SIZE)),
+    },
   };
 }
 
@@ -265,7 +304,10 @@ export async function logDetail(ctx: AppContext, customerId: number, id: number)
   const row = await requests.findRequest(ctx.db, customerId, id);
   if (!row) throw new DomainError('not_found', 'No such webhook log entry');
   const attempts = await requests.listAttempts(ctx.db, Number(row.id));
-  const webhook = row.webhook_id === null ? undefined : (await repo.listWebhooks(ctx.db, customerId)).find((w) => Number(w.id) === Number(row.webhook_id));
+  const webhook =
+    row.webhook_id === null
+      ? undefined
+      : (await repo.listWebhooks(ctx.db, customerId)).find((w) => Number(w.id) === Number(row.webhook_id));
   const payload = (row.payload as Record<string, unknown> | null) ?? {};
   let url = row.url;
   if (inQuery(row.verb) && row.url) {
@@ -295,5 +337,6 @@ export async function logDetail(ctx: AppContext, customerId: number, id: number)
 }
 
 export async function replayLog(ctx: AppContext, customerId: number, id: number): Promise<void> {
-  if (!(await requests.replayRequest(ctx.db, customerId, id, new Date()))) throw new DomainError('not_found', 'No such webhook log entry');
+  if (!(await requests.replayRequest(ctx.db, customerId, id, new Date())))
+    throw new DomainError('not_found', 'No such webhook log entry');
 }

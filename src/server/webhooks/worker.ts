@@ -50,13 +50,21 @@ interface LoadedTarget {
 }
 
 /** Decides what follows an answer (pure): success, a retry on the schedule, or failure for good. */
-export function decide(request: repo.ClaimedRequest, result: AttemptResult, random: () => number, opts: { final?: boolean } = {}) {
+export function decide(
+  request: repo.ClaimedRequest,
+  result: AttemptResult,
+  random: () => number,
+  opts: { final?: boolean } = {},
+) {
   const code = result.statusCode;
-  if (code !== null && code >= 200 && code < 300) return { status: 'success' as const, next: null, step: request.retry_step, gone: false };
+  if (code !== null && code >= 200 && code < 300)
+    return { status: 'success' as const, next: null, step: request.retry_step, gone: false };
   if (code === 410) return { status: 'failed' as const, next: null, step: request.retry_step, gone: true };
   const retryAfter = code === 429 || code === 503 ? parseRetryAfter(result.retryAfter, result.at) : undefined;
   const next = opts.final ? null : nextRetryAt(request.retry_step, result.at, random, retryAfter);
-  return next ? { status: 'pending' as const, next, step: request.retry_step + 1, gone: false } : { status: 'failed' as const, next: null, step: request.retry_step, gone: false };
+  return next
+    ? { status: 'pending' as const, next, step: request.retry_step + 1, gone: false }
+    : { status: 'failed' as const, next: null, step: request.retry_step, gone: false };
 }
 
 /** Writes results, attempts and disables in one transaction (lease-guarded by the attempt number). */
@@ -92,8 +100,18 @@ export class WebhookWorker {
     this.#random = opts.random ?? Math.random;
     this.#concurrency = opts.concurrency ?? ctx.config.webhookConcurrency;
     this.#perCustomer = opts.perCustomer ?? ctx.config.webhookConcurrencyPerCustomer;
-    this.#sender = new WebhookSender({ allowedNetworks: ctx.config.webhookAllowedNetworks, timeoutMs: opts.timeoutMs, maxSocketsPerHost: this.#perCustomer });
-    this.#writer = new BatchWriter<AttemptOutcome>({ what: 'webhook attempts', logger: ctx.logger, flushMs: FLUSH_MS, flushSize: FLUSH_SIZE, write: (batch) => recordAttempts(ctx, batch) });
+    this.#sender = new WebhookSender({
+      allowedNetworks: ctx.config.webhookAllowedNetworks,
+      timeoutMs: opts.timeoutMs,
+      maxSocketsPerHost: this.#perCustomer,
+    });
+    this.#writer = new BatchWriter<AttemptOutcome>({
+      what: 'webhook attempts',
+      logger: ctx.logger,
+      flushMs: FLUSH_MS,
+      flushSize: FLUSH_SIZE,
+      write: (batch) => recordAttempts(ctx, batch),
+    });
     this.#loop = new ClaimLoop({
       what: 'webhook requests',
       logger: ctx.logger,
@@ -151,7 +169,14 @@ export class WebhookWorker {
     const free = this.#concurrency - this.#inFlight;
     if (free <= 0) return [];
     const busy = [...this.#inFlightByCustomer].filter(([, n]) => n >= this.#perCustomer).map(([id]) => id);
-    const claimed = await repo.claimDueRequests(this.#ctx.db, { now: this.#now(), limit: free, perCustomer: this.#perCustomer, busy, leaseSeconds: LEASE_SECONDS, alongIndex: this.#ctx.config.databaseUrl === undefined });
+    const claimed = await repo.claimDueRequests(this.#ctx.db, {
+      now: this.#now(),
+      limit: free,
+      perCustomer: this.#perCustomer,
+      busy,
+      leaseSeconds: LEASE_SECONDS,
+      alongIndex: this.#ctx.config.databaseUrl === undefined,
+    });
     for (const c of claimed) {
       this.#inFlight++;
       this.#inFlightByCustomer.set(c.customer_id, (this.#inFlightByCustomer.get(c.customer_id) ?? 0) + 1);
@@ -161,7 +186,10 @@ export class WebhookWorker {
     return claimed;
   }
 
-  /** Turns the claim's joined rows into targets (decrypting secrets only when the webhook changed) and builds missing payloads. */
+  /**
+   * Turns the claim's joined rows into targets (decrypting secrets only when the webhook changed) and builds missing
+   * payloads.
+   */
   #prepare(claimed: repo.ClaimedWithContext[]): void {
     const secrets = secretsOf(this.#ctx);
     for (const c of claimed) {
@@ -178,7 +206,10 @@ export class WebhookWorker {
         verb: c.w_verb!,
         enabled: c.w_status === 'enabled',
         secret: c.w_secret_sealed ? secrets.decrypt(c.w_secret_sealed) : '',
-        auth: c.w_auth_type === 'basic' && c.w_auth_details_sealed ? (JSON.parse(secrets.decrypt(c.w_auth_details_sealed)) as { username: string; password: string }) : null,
+        auth:
+          c.w_auth_type === 'basic' && c.w_auth_details_sealed
+            ? (JSON.parse(secrets.decrypt(c.w_auth_details_sealed)) as { username: string; password: string })
+            : null,
       });
     }
     for (const c of claimed) {
@@ -205,7 +236,15 @@ export class WebhookWorker {
 
   async #deliver(request: repo.ClaimedRequest): Promise<void> {
     try {
-      this.#writer.add(await attempt(this.#sender, request, request.webhook_id === null ? undefined : this.#targets.get(request.webhook_id), this.#now(), this.#random));
+      this.#writer.add(
+        await attempt(
+          this.#sender,
+          request,
+          request.webhook_id === null ? undefined : this.#targets.get(request.webhook_id),
+          this.#now(),
+          this.#random,
+        ),
+      );
     } finally {
       this.#inFlight--;
       const n = (this.#inFlightByCustomer.get(request.customer_id) ?? 1) - 1;
@@ -218,25 +257,74 @@ export class WebhookWorker {
 }
 
 /** Sends one claimed request to its webhook as it is now, and turns the answer into an outcome. */
-export async function attempt(sender: WebhookSender, request: repo.ClaimedRequest, target: LoadedTarget | undefined, now: Date, random: () => number, opts: { final?: boolean; evenIfDisabled?: boolean } = {}): Promise<AttemptOutcome> {
+export async function attempt(
+  sender: WebhookSender,
+  request: repo.ClaimedRequest,
+  target: LoadedTarget | undefined,
+  now: Date,
+  random: () => number,
+  opts: { final?: boolean; evenIfDisabled?: boolean } = {},
+): Promise<AttemptOutcome> {
   const base = { id: request.id, attempts: request.attempts, payload: request.payload, at: now };
   if (!target || (!target.enabled && !opts.evenIfDisabled)) {
     // deleted or switched off since the event: nothing is sent, the log says why
     const error = target ? 'webhook disabled: not sent' : 'webhook deleted: not sent';
     return {
       request,
-      update: { ...base, status: 'failed', next_attempt_at: null, retry_step: request.retry_step, last_status_code: null, url: target?.url ?? '', verb: target?.verb ?? '' },
-      attempt: { request_id: request.id, at: now, duration_ms: 0, status_code: null, error, response_body: null, next_retry_at: null },
+      update: {
+        ...base,
+        status: 'failed',
+        next_attempt_at: null,
+        retry_step: request.retry_step,
+        last_status_code: null,
+        url: target?.url ?? '',
+        verb: target?.verb ?? '',
+      },
+      attempt: {
+        request_id: request.id,
+        at: now,
+        duration_ms: 0,
+        status_code: null,
+        error,
+        response_body: null,
+        next_retry_at: null,
+      },
     };
   }
-  const sendTarget: WebhookTarget = { url: target.url, verb: target.verb, msgId: request.msg_id, secret: target.secret, auth: target.auth, payload: request.payload ?? {} };
+  const sendTarget: WebhookTarget = {
+    url: target.url,
+    verb: target.verb,
+    msgId: request.msg_id,
+    secret: target.secret,
+    auth: target.auth,
+    payload: request.payload ?? {},
+  };
   const result = await sender.send(sendTarget, now);
   const d = decide(request, result, random, opts);
   return {
     request,
-    update: { ...base, status: d.status, next_attempt_at: d.next, retry_step: d.step, last_status_code: result.statusCode, url: target.url, verb: target.verb },
-    attempt: { request_id: request.id, at: now, duration_ms: result.durationMs, status_code: result.statusCode, error: result.error, response_body: result.body, next_retry_at: d.next },
-    disable: d.gone && request.webhook_id !== null ? { id: request.webhook_id, reason: `Disabled on ${now.toISOString()}: ${target.url} answered 410 Gone.` } : undefined,
+    update: {
+      ...base,
+      status: d.status,
+      next_attempt_at: d.next,
+      retry_step: d.step,
+      last_status_code: result.statusCode,
+      url: target.url,
+      verb: target.verb,
+    },
+    attempt: {
+      request_id: request.id,
+      at: now,
+      duration_ms: result.durationMs,
+      status_code: result.statusCode,
+      error: result.error,
+      response_body: result.body,
+      next_retry_at: d.next,
+    },
+    disable:
+      d.gone && request.webhook_id !== null
+        ? { id: request.webhook_id, reason: `Disabled on ${now.toISOString()}: ${target.url} answered 410 Gone.` }
+        : undefined,
   };
 }
 

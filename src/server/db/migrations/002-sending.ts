@@ -23,7 +23,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn('revoked_at', 'timestamptz')
       .execute();
-    await sql`create index ${sql.raw(`${table}_customer_idx`)} on ${sql.table(table)} (customer_id) where revoked_at is null`.execute(db);
+    await sql`create index ${sql.raw(`${table}_customer_idx`)} on ${sql.table(table)} (customer_id) where revoked_at
+      is null`.execute(db);
   }
 
   await db.schema
@@ -55,7 +56,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('last_send_at', 'timestamptz')
     .execute();
-  await db.schema.createIndex('transaction_groups_customer_name_idx').on('transaction_groups').columns(['customer_id', 'name']).unique().execute();
+  await db.schema
+    .createIndex('transaction_groups_customer_name_idx')
+    .on('transaction_groups')
+    .columns(['customer_id', 'name'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('messages')
@@ -106,7 +112,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // the queue: only rows still waiting are indexed, so claiming stays fast however many were sent
   await sql`create index transactions_queue_idx on transactions (next_attempt_at) where status = 'queued'`.execute(db);
-  await db.schema.createIndex('transactions_customer_queued_idx').on('transactions').columns(['customer_id', 'queued_at']).execute();
+  await db.schema
+    .createIndex('transactions_customer_queued_idx')
+    .on('transactions')
+    .columns(['customer_id', 'queued_at'])
+    .execute();
   await db.schema.createIndex('transactions_message_idx').on('transactions').column('message_id').execute();
 
   await db.schema

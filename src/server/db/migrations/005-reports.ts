@@ -13,15 +13,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`drop index transactions_customer_queued_idx`.execute(db);
   // the table's date column, "sent date, or queued date when sent date is 0" (docs/console.md §2); the
   // expression must stay textually equal to the one in transactions.repository.ts
-  await sql`create index transactions_customer_date_idx on transactions (customer_id, (coalesce(sent_at, queued_at)), id)`.execute(db);
+  await sql`create index transactions_customer_date_idx on transactions (customer_id, (coalesce(sent_at,
+    queued_at)), id)`.execute(db);
   // failures are few: the Failed filter finds and counts them without walking every delivered row
-  await sql`create index transactions_customer_failed_idx on transactions (customer_id, queued_at, id) where status in ('failed', 'no_quota')`.execute(db);
+  await sql`create index transactions_customer_failed_idx on transactions (customer_id, queued_at, id) where status
+    in ('failed', 'no_quota')`.execute(db);
   // the search box matches the start of the address or of its domain, case-insensitively.
   // text_pattern_ops serves LIKE 'prefix%' (and =) whatever the database collation. A substring
   // search would need a trigram index (pg_trgm), which embedded PGlite may lack, or a scan of all
   // the customer's rows; prefixes cover the common searches (a person, a domain) at index speed.
-  await sql`create index transactions_customer_email_idx on transactions (customer_id, lower(to_email) text_pattern_ops)`.execute(db);
-  await sql`create index transactions_customer_email_domain_idx on transactions (customer_id, split_part(lower(to_email), '@', 2) text_pattern_ops)`.execute(db);
+  await sql`create index transactions_customer_email_idx on transactions (customer_id, lower(to_email)
+    text_pattern_ops)`.execute(db);
+  await sql`create index transactions_customer_email_domain_idx on transactions (customer_id,
+    split_part(lower(to_email), '@', 2) text_pattern_ops)`.execute(db);
   // the overview chart sums all of a customer's groups per day; the primary key leads with the group
   await sql`create index daily_stats_customer_day_idx on daily_stats (customer_id, day)`.execute(db);
 }

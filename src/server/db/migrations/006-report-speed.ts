@@ -12,16 +12,22 @@
 import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`create index transactions_customer_opens_idx on transactions (customer_id, open_count, queued_at, id) where open_count > 0`.execute(db);
-  await sql`create index transactions_customer_clicks_idx on transactions (customer_id, click_count, queued_at, id) where click_count > 0`.execute(db);
-  await sql`create index transactions_customer_first_open_idx on transactions (customer_id, first_open_at, queued_at, id) where first_open_at is not null`.execute(db);
-  await sql`create index transactions_customer_first_click_idx on transactions (customer_id, first_click_at, queued_at, id) where first_click_at is not null`.execute(db);
+  await sql`create index transactions_customer_opens_idx on transactions (customer_id, open_count, queued_at, id)
+    where open_count > 0`.execute(db);
+  await sql`create index transactions_customer_clicks_idx on transactions (customer_id, click_count, queued_at, id)
+    where click_count > 0`.execute(db);
+  await sql`create index transactions_customer_first_open_idx on transactions (customer_id, first_open_at,
+    queued_at, id) where first_open_at is not null`.execute(db);
+  await sql`create index transactions_customer_first_click_idx on transactions (customer_id, first_click_at,
+    queued_at, id) where first_click_at is not null`.execute(db);
   // A group's report pages (docs/console-reports.md §2) search within one group: walking the whole range and
   // skipping other groups' rows made a small group's capped count read most of the range.
-  await sql`create index transactions_customer_group_idx on transactions (customer_id, group_id, queued_at, id)`.execute(db);
+  await sql`create index transactions_customer_group_idx on transactions (customer_id, group_id, queued_at,
+    id)`.execute(db);
   // The Bounced report: bounces are 1–2 % of the mail, so counting them by walking the range read
   // fifty rows per bounce (as the Failed filter had its partial index in migration 005).
-  await sql`create index transactions_customer_bounced_idx on transactions (customer_id, queued_at, id) where delivered_status = 'bounced'`.execute(db);
+  await sql`create index transactions_customer_bounced_idx on transactions (customer_id, queued_at, id) where
+    delivered_status = 'bounced'`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

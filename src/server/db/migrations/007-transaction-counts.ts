@@ -23,9 +23,13 @@ function counted(table: 'new_rows' | 'old_rows' | 'transactions', sign: 1 | -1) 
             from ${table}`;
 }
 
-/** A trigger function adding the grouped rows to transaction_counts; the key order keeps concurrent statements from deadlocking. */
+/**
+ * A trigger function adding the grouped rows to transaction_counts; the key order keeps concurrent statements from
+ * deadlocking.
+ */
 function applyFunction(name: string, rows: string): string {
-  return `create function ${name}() returns trigger language plpgsql as $$
+  return (
+    `create function ${name}() returns trigger language plpgsql as $$
 begin
   insert into transaction_counts as c (customer_id, group_id, day, status, delivered_status, opened, clicked, n)
   select customer_id, group_id, day, status, delivered_status, opened, clicked, sum(n)
@@ -33,9 +37,11 @@ begin
    group by customer_id, group_id, day, status, delivered_status, opened, clicked
   having sum(n) <> 0
    order by customer_id, group_id, day, status, delivered_status, opened, clicked
-  on conflict (customer_id, day, group_id, status, delivered_status, opened, clicked) do update set n = c.n + excluded.n;
+  on conflict (customer_id, day, group_id, status, delivered_status, opened, clicked) do update set n = c.n + ` +
+    `excluded.n;
   return null;
-end $$`;
+end $$`
+  );
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -50,20 +56,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       opened boolean not null,
       clicked boolean not null,
       n bigint not null,
-      constraint transaction_counts_pk primary key (customer_id, day, group_id, status, delivered_status, opened, clicked)
+      constraint transaction_counts_pk primary key (customer_id, day, group_id, status, delivered_status, opened,
+        clicked)
     )`.execute(db);
   await sql.raw(applyFunction('transaction_counts_insert', counted('new_rows', 1))).execute(db);
-  await sql.raw(applyFunction('transaction_counts_update', `${counted('new_rows', 1)} union all ${counted('old_rows', -1)}`)).execute(db);
+  await sql
+    .raw(applyFunction('transaction_counts_update', `${counted('new_rows', 1)} union all ${counted('old_rows', -1)}`))
+    .execute(db);
   await sql.raw(applyFunction('transaction_counts_delete', counted('old_rows', -1))).execute(db);
-  await sql`create trigger transaction_counts_insert after insert on transactions referencing new table as new_rows for each statement execute function transaction_counts_insert()`.execute(db);
-  await sql`create trigger transaction_counts_update after update on transactions referencing old table as old_rows new table as new_rows for each statement execute function transaction_counts_update()`.execute(db);
-  await sql`create trigger transaction_counts_delete after delete on transactions referencing old table as old_rows for each statement execute function transaction_counts_delete()`.execute(db);
+  await sql`create trigger transaction_counts_insert after insert on transactions referencing new table as new_rows
+    for each statement execute function transaction_counts_insert()`.execute(db);
+  await sql`create trigger transaction_counts_update after update on transactions referencing old table as old_rows
+    new table as new_rows for each statement execute function transaction_counts_update()`.execute(db);
+  await sql`create trigger transaction_counts_delete after delete on transactions referencing old table as old_rows
+    for each statement execute function transaction_counts_delete()`.execute(db);
   // the transactions already there (creating the triggers locked writers out until this migration commits)
-  await sql.raw(`
+  await sql
+    .raw(`
     insert into transaction_counts (customer_id, group_id, day, status, delivered_status, opened, clicked, n)
     select customer_id, group_id, day, status, delivered_status, opened, clicked, count(*)
       from (${counted('transactions', 1)}) as existing
-     group by customer_id, group_id, day, status, delivered_status, opened, clicked`).execute(db);
+     group by customer_id, group_id, day, status, delivered_status, opened, clicked`)
+    .execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -41,8 +41,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await sql`create index webhook_requests_due on webhook_requests (next_attempt_at) where status = 'pending'`.execute(db);
-  await sql`create index webhook_requests_customer on webhook_requests (customer_id, created_at desc, id desc)`.execute(db);
+  await sql`create index webhook_requests_due on webhook_requests (next_attempt_at) where status = 'pending'`.execute(
+    db,
+  );
+  await sql`create index webhook_requests_customer on webhook_requests (customer_id, created_at desc, id desc)`.execute(
+    db,
+  );
   await sql`create index webhook_requests_created on webhook_requests (created_at)`.execute(db);
 
   await db.schema

@@ -35,7 +35,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       join transactions t on t.id = l.transaction_id
       join messages m on m.id = t.message_id
      where l.clicks > 0
-     group by l.customer_id, t.group_id, (t.queued_at at time zone 'UTC')::date, md5(l.url || chr(10) || m.subject)::uuid`.execute(db);
+     group by l.customer_id, t.group_id, (t.queued_at at time zone 'UTC')::date, md5(l.url || chr(10) ||
+       m.subject)::uuid`.execute(db);
 
   await sql`
     create table exports (
@@ -66,7 +67,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index exports_due_idx on exports (next_attempt_at) where status = 'queued'`.execute(db);
   await sql`create index exports_expires_idx on exports (expires_at)`.execute(db);
   // finished jobs whose mail is not yet queued (the worker retries those)
-  await sql`create index exports_unmailed_idx on exports (completed_at) where status = 'ready' and mailed_at is null`.execute(db);
+  await sql`create index exports_unmailed_idx on exports (completed_at) where status = 'ready' and mailed_at is
+    null`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

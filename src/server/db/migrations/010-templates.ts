@@ -35,10 +35,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // the list and its search walk one customer's rows; sending finds a template by alias
   await sql`create index templates_customer_idx on templates (customer_id, lower(name))`.execute(db);
-  await sql`create unique index templates_customer_alias_idx on templates (customer_id, alias) where alias is not null`.execute(db);
+  await sql`create unique index templates_customer_alias_idx on templates (customer_id, alias) where alias is not
+    null`.execute(db);
   for (const row of GALLERY_010) {
-    await sql`insert into templates (uuid, customer_id, system_key, status, published_at, name, description, subject, content_html, content_text, published_html)
-      values (${randomUUID()}, null, ${row.system_key}, 'published', now(), ${row.name}, ${row.description}, ${row.subject}, ${row.content_html}, ${row.content_text}, ${row.published_html})`.execute(db);
+    await sql`insert into templates (uuid, customer_id, system_key, status, published_at, name, description,
+      subject, content_html, content_text, published_html)
+      values (${randomUUID()}, null, ${row.system_key}, 'published', now(), ${row.name}, ${row.description},
+        ${row.subject}, ${row.content_html}, ${row.content_text}, ${row.published_html})`.execute(db);
   }
 }
 

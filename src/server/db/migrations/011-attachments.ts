@@ -19,7 +19,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('downloads', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await sql`create index attachment_groups_customer_idx on attachment_groups (customer_id, created_at desc, id desc)`.execute(db);
+  await sql`create index attachment_groups_customer_idx on attachment_groups (customer_id, created_at desc, id
+    desc)`.execute(db);
   await db.schema
     .createTable('attachment_assets')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
@@ -31,8 +32,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('storage_key', 'text', (c) => c.notNull().unique())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  // the link a message names (online_attachment_id, X-Transact-Attachments); its block is added per recipient at delivery
-  await db.schema.alterTable('messages').addColumn('attachment_group_id', 'bigint', (c) => c.references('attachment_groups.id').onDelete('set null')).execute();
+  // the link a message names (online_attachment_id, X-Transact-Attachments); its block is added per recipient at
+  // delivery
+  await db.schema
+    .alterTable('messages')
+    .addColumn('attachment_group_id', 'bigint', (c) => c.references('attachment_groups.id').onDelete('set null'))
+    .execute();
   await sql`create index attachment_assets_group_idx on attachment_assets (group_id, id)`.execute(db);
   await db.schema
     .createTable('attachment_branding')

@@ -15,7 +15,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   // the resume check looks up (link, file, client) newest first; the purge goes by age
-  await sql`create index attachment_downloads_client_idx on attachment_downloads (group_id, asset_id, client, at desc)`.execute(db);
+  await sql`create index attachment_downloads_client_idx on attachment_downloads (group_id, asset_id, client, at
+    desc)`.execute(db);
   await sql`create index attachment_downloads_at_idx on attachment_downloads (at)`.execute(db);
   // deleting a file cascades here: asset_id needs its own index for that
   await sql`create index attachment_downloads_asset_idx on attachment_downloads (asset_id)`.execute(db);

@@ -7,27 +7,34 @@
 /** Colours shared by every gallery template; one accent so a customer changes one value. */
 export const ACCENT = '#2f6fde';
 
-const STYLE = `
+const STYLE =
+  `
   body { margin: 0; padding: 0; background-color: #f3f4f6; -webkit-text-size-adjust: 100%; }
   table { border-collapse: collapse; }
   img { border: 0; line-height: 100%; outline: none; text-decoration: none; }
   .wrapper { width: 100%; background-color: #f3f4f6; }
   .container { width: 600px; max-width: 600px; background-color: #ffffff; border: 1px solid #e5e7eb; }
-  .brand { padding: 24px 40px; font-family: Helvetica, Arial, sans-serif; font-size: 18px; font-weight: bold; color: #111827; border-bottom: 1px solid #e5e7eb; }
-  .body { padding: 32px 40px; font-family: Helvetica, Arial, sans-serif; font-size: 16px; line-height: 24px; color: #1f2937; }
+  .brand { padding: 24px 40px; font-family: Helvetica, Arial, sans-serif; font-size: 18px; font-weight: bold; color: ` +
+  `#111827; border-bottom: 1px solid #e5e7eb; }
+  .body { padding: 32px 40px; font-family: Helvetica, Arial, sans-serif; font-size: 16px; line-height: 24px; color: ` +
+  `#1f2937; }
   .body h1 { margin: 0 0 16px; font-size: 24px; line-height: 32px; color: #111827; }
   .body p { margin: 0 0 16px; }
   .muted { color: #6b7280; font-size: 14px; line-height: 20px; }
   .button-cell { background-color: ${ACCENT}; border-radius: 6px; }
-  .button { display: inline-block; padding: 12px 24px; font-family: Helvetica, Arial, sans-serif; font-size: 16px; font-weight: bold; color: #ffffff; text-decoration: none; border-radius: 6px; }
-  .code { font-family: 'Courier New', Courier, monospace; font-size: 32px; letter-spacing: 6px; font-weight: bold; color: #111827; background-color: #f3f4f6; padding: 16px 24px; text-align: center; }
+  .button { display: inline-block; padding: 12px 24px; font-family: Helvetica, Arial, sans-serif; font-size: 16px; ` +
+  `font-weight: bold; color: #ffffff; text-decoration: none; border-radius: 6px; }
+  .code { font-family: 'Courier New', Courier, monospace; font-size: 32px; letter-spacing: 6px; font-weight: bold; ` +
+  `color: #111827; background-color: #f3f4f6; padding: 16px 24px; text-align: center; }
   .items { width: 100%; }
-  .items td { padding: 8px 0; border-bottom: 1px solid #e5e7eb; font-family: Helvetica, Arial, sans-serif; font-size: 15px; color: #1f2937; }
+  .items td { padding: 8px 0; border-bottom: 1px solid #e5e7eb; font-family: Helvetica, Arial, sans-serif; ` +
+  `font-size: 15px; color: #1f2937; }
   .items .amount { text-align: right; white-space: nowrap; }
   .items .total td { font-weight: bold; border-bottom: 0; }
   .col { vertical-align: top; }
   .box { background-color: #f9fafb; border: 1px solid #e5e7eb; padding: 16px; }
-  .footer { padding: 24px 40px; font-family: Helvetica, Arial, sans-serif; font-size: 12px; line-height: 18px; color: #6b7280; }
+  .footer { padding: 24px 40px; font-family: Helvetica, Arial, sans-serif; font-size: 12px; line-height: 18px; ` +
+  `color: #6b7280; }
   .footer a { color: #6b7280; }
   a { color: ${ACCENT}; }
   @media only screen and (max-width: 600px) {

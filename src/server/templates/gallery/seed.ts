@@ -19,7 +19,11 @@ function galleryColumns(t: (typeof GALLERY)[number]) {
     subject: t.subject,
     content_html: t.html,
     content_text: t.text,
-    published_html: juice(t.html, { preserveMediaQueries: true, applyWidthAttributes: true, applyHeightAttributes: false }),
+    published_html: juice(t.html, {
+      preserveMediaQueries: true,
+      applyWidthAttributes: true,
+      applyHeightAttributes: false,
+    }),
     published_subject: t.subject,
     published_text: t.text,
   };
@@ -33,24 +37,44 @@ export async function syncGallery(db: Database): Promise<number> {
   inlined ??= GALLERY.map((t) => ({ key: t.key, columns: galleryColumns(t) }));
   // read first: a start with an unchanged gallery writes (and locks) nothing
   const stored = new Map(
-    (await db.selectFrom('templates').where('customer_id', 'is', null).where('system_key', 'is not', null).selectAll().execute()).map((r) => [r.system_key, r]),
+    (
+      await db
+        .selectFrom('templates')
+        .where('customer_id', 'is', null)
+        .where('system_key', 'is not', null)
+        .selectAll()
+        .execute()
+    ).map((r) => [r.system_key, r]),
   );
   let written = 0;
   for (const { key, columns } of inlined) {
     const row = stored.get(key);
-    if (row?.status === 'published' && (Object.keys(columns) as (keyof typeof columns)[]).every((c) => row[c] === columns[c])) continue;
+    if (
+      row?.status === 'published' &&
+      (Object.keys(columns) as (keyof typeof columns)[]).every((c) => row[c] === columns[c])
+    )
+      continue;
     const result = await db
       .insertInto('templates')
-      .values({ uuid: randomUUID(), customer_id: null, system_key: key, status: 'published', published_at: new Date(), ...columns })
+      .values({
+        uuid: randomUUID(),
+        customer_id: null,
+        system_key: key,
+        status: 'published',
+        published_at: new Date(),
+        ...columns,
+      })
       .onConflict((oc) =>
         oc
           .column('system_key')
           .doUpdateSet({ ...columns, status: 'published', version: sql`templates.version + 1`, updated_at: sql`now()` })
           // another process may have written the same content since the read above
           .where(
-            sql<boolean>`(templates.name, templates.description, templates.subject, templates.content_html, templates.content_text,
+            sql<boolean>`(templates.name, templates.description, templates.subject, templates.content_html,
+              templates.content_text,
               templates.published_html, templates.published_subject, templates.published_text, templates.status)
-              is distinct from (excluded.name, excluded.description, excluded.subject, excluded.content_html, excluded.content_text,
+              is distinct from (excluded.name, excluded.description, excluded.subject, excluded.content_html,
+                excluded.content_text,
               excluded.published_html, excluded.published_subject, excluded.published_text, excluded.status)`,
           ),
       )

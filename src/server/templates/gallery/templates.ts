@@ -18,9 +18,15 @@ const FOOTER_TEXT = `--
 You are receiving this message because of your {{company_name}} account.
 {{company_name}} · {{company_address}}`;
 
-const company = { company_name: 'Northwind Supply', company_address: '12 Harbour Road, Bristol BS1 4AB, United Kingdom' };
+const company = {
+  company_name: 'Northwind Supply',
+  company_address: '12 Harbour Road, Bristol BS1 4AB, United Kingdom',
+};
 
-const itemsTable = (totalLabel: string, totalVar: string) => `<table role="presentation" class="items" width="100%" cellpadding="0" cellspacing="0" border="0">
+const itemsTable = (
+  totalLabel: string,
+  totalVar: string,
+) => `<table role="presentation" class="items" width="100%" cellpadding="0" cellspacing="0" border="0">
             {{#each items}}
             <tr><td>{{name}} &times; {{quantity}}</td><td class="amount">{{price}}</td></tr>
             {{/each}}
@@ -46,8 +52,10 @@ export const GALLERY: GalleryTemplate[] = [
     html: layout({
       title: 'Welcome to {{company_name}}',
       preheader: 'Your account is ready. Here is how to get started.',
-      content: `          <h1>Welcome, {{first_name}}</h1>
-          <p>Thank you for joining {{company_name}}. Your account is ready, and everything you need to get started is one click away.</p>
+      content:
+        `          <h1>Welcome, {{first_name}}</h1>
+          <p>Thank you for joining {{company_name}}. Your account is ready, and everything you need to get started ` +
+        `is one click away.</p>
           ${button('{{action_url}}', 'Go to your account')}
           <p>If you have a question, reply to this message and our team will help.</p>
           <p class="muted">Your account email: {{email}}</p>`,
@@ -62,7 +70,12 @@ If you have a question, reply to this message and our team will help.
 Your account email: {{email}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, first_name: 'Ann', email: 'ann@example.com', action_url: 'https://northwind.example/account' },
+    sample: {
+      ...company,
+      first_name: 'Ann',
+      email: 'ann@example.com',
+      action_url: 'https://northwind.example/account',
+    },
   },
   {
     key: 'verification-code',
@@ -72,9 +85,11 @@ ${FOOTER_TEXT}`,
     html: layout({
       title: 'Your verification code',
       preheader: 'Enter this code to confirm your email address.',
-      content: `          <h1>Confirm your email address</h1>
+      content:
+        `          <h1>Confirm your email address</h1>
           <p>Enter this code to confirm that {{email}} is yours. It expires in {{expires_minutes}} minutes.</p>
-          <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="margin: 8px 0 24px;">
+          <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="margin: 8px 0 ` +
+        `24px;">
             <tr><td class="code">{{code}}</td></tr>
           </table>
           <p class="muted">If you did not ask for this code, you can ignore this message; nothing will change.</p>`,
@@ -98,15 +113,20 @@ ${FOOTER_TEXT}`,
     html: layout({
       title: 'Reset your password',
       preheader: 'Use this link to choose a new password.',
-      content: `          <h1>Reset your password</h1>
-          <p>Hello {{first_name}}, we received a request to reset the password of your {{company_name}} account. Use the button below to choose a new one. The link works once and expires in {{expires_minutes}} minutes.</p>
+      content:
+        `          <h1>Reset your password</h1>
+          <p>Hello {{first_name}}, we received a request to reset the password of your {{company_name}} account. Use ` +
+        `the button below to choose a new one. The link works once and expires in {{expires_minutes}} minutes.</p>
           ${button('{{reset_url}}', 'Choose a new password')}
-          <p class="muted">If the button does not work, copy this address into your browser:<br><a href="{{reset_url}}">{{reset_url}}</a></p>
+          <p class="muted">If the button does not work, copy this address into your browser:<br><a ` +
+        `href="{{reset_url}}">{{reset_url}}</a></p>
           <p class="muted">Did not ask for this? Your password stays as it is, and you can ignore this message.</p>`,
     }),
-    text: `Reset your password
+    text:
+      `Reset your password
 
-Hello {{first_name}}, we received a request to reset the password of your {{company_name}} account. The link works once and expires in {{expires_minutes}} minutes:
+Hello {{first_name}}, we received a request to reset the password of your {{company_name}} account. The link works ` +
+      `once and expires in {{expires_minutes}} minutes:
 
 {{reset_url}}
 
@@ -123,10 +143,13 @@ ${FOOTER_TEXT}`,
     html: layout({
       title: 'Sign in to {{company_name}}',
       preheader: 'One click signs you in. The link expires soon.',
-      content: `          <h1>Sign in to {{company_name}}</h1>
-          <p>Use the button below to sign in as {{email}}. The link can be used once and expires in {{expires_minutes}} minutes.</p>
+      content:
+        `          <h1>Sign in to {{company_name}}</h1>
+          <p>Use the button below to sign in as {{email}}. The link can be used once and expires in ` +
+        `{{expires_minutes}} minutes.</p>
           ${button('{{sign_in_url}}', 'Sign in')}
-          <p class="muted">If the button does not work, copy this address into your browser:<br><a href="{{sign_in_url}}">{{sign_in_url}}</a></p>
+          <p class="muted">If the button does not work, copy this address into your browser:<br><a ` +
+        `href="{{sign_in_url}}">{{sign_in_url}}</a></p>
           <p class="muted">If you did not try to sign in, ignore this message.</p>`,
     }),
     text: `Sign in to {{company_name}}
@@ -138,7 +161,12 @@ Use this link to sign in as {{email}}. It can be used once and expires in {{expi
 If you did not try to sign in, ignore this message.
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, email: 'ann@example.com', sign_in_url: 'https://northwind.example/sign-in/c81e72', expires_minutes: 15 },
+    sample: {
+      ...company,
+      email: 'ann@example.com',
+      sign_in_url: 'https://northwind.example/sign-in/c81e72',
+      expires_minutes: 15,
+    },
   },
   {
     key: 'order-receipt',
@@ -148,13 +176,17 @@ ${FOOTER_TEXT}`,
     html: layout({
       title: 'Order {{order_number}}',
       preheader: 'Thank you for your order. Here is your receipt.',
-      content: `          <h1>Thank you for your order</h1>
-          <p>Hello {{first_name}}, we have received order <strong>{{order_number}}</strong> placed on {{order_date}}.</p>
+      content:
+        `          <h1>Thank you for your order</h1>
+          <p>Hello {{first_name}}, we have received order <strong>{{order_number}}</strong> placed on ` +
+        `{{order_date}}.</p>
           ${itemsTable('Total', 'total')}
           <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="margin: 24px 0;">
             <tr>
-              <td class="col" width="50%" style="padding-right: 8px;"><p class="muted" style="margin:0;"><strong>Delivery address</strong><br>{{shipping_address}}</p></td>
-              <td class="col" width="50%" style="padding-left: 8px;"><p class="muted" style="margin:0;"><strong>Payment</strong><br>{{payment_method}}</p></td>
+              <td class="col" width="50%" style="padding-right: 8px;"><p class="muted" ` +
+        `style="margin:0;"><strong>Delivery address</strong><br>{{shipping_address}}</p></td>
+              <td class="col" width="50%" style="padding-left: 8px;"><p class="muted" ` +
+        `style="margin:0;"><strong>Payment</strong><br>{{payment_method}}</p></td>
             </tr>
           </table>
           ${button('{{order_url}}', 'View your order')}`,
@@ -171,7 +203,17 @@ Payment: {{payment_method}}
 View your order: {{order_url}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, first_name: 'Ann', order_number: 'NW-10482', order_date: '23 November 2026', items: sampleItems, total: '£52.00', shipping_address: '4 Mill Lane, Bath BA1 1AA', payment_method: 'Visa ending 4242', order_url: 'https://northwind.example/orders/NW-10482' },
+    sample: {
+      ...company,
+      first_name: 'Ann',
+      order_number: 'NW-10482',
+      order_date: '23 November 2026',
+      items: sampleItems,
+      total: '£52.00',
+      shipping_address: '4 Mill Lane, Bath BA1 1AA',
+      payment_method: 'Visa ending 4242',
+      order_url: 'https://northwind.example/orders/NW-10482',
+    },
   },
   {
     key: 'shipping-update',
@@ -181,17 +223,22 @@ ${FOOTER_TEXT}`,
     html: layout({
       title: 'Your order has shipped',
       preheader: 'Your parcel is on its way. Track it any time.',
-      content: `          <h1>Your order is on its way</h1>
-          <p>Hello {{first_name}}, order <strong>{{order_number}}</strong> left our warehouse and is with {{carrier}}. Expected delivery: <strong>{{delivery_estimate}}</strong>.</p>
+      content:
+        `          <h1>Your order is on its way</h1>
+          <p>Hello {{first_name}}, order <strong>{{order_number}}</strong> left our warehouse and is with ` +
+        `{{carrier}}. Expected delivery: <strong>{{delivery_estimate}}</strong>.</p>
           <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="margin: 0 0 24px;">
-            <tr><td class="box"><p class="muted" style="margin:0;">Tracking number<br><strong>{{tracking_number}}</strong></p></td></tr>
+            <tr><td class="box"><p class="muted" style="margin:0;">Tracking ` +
+        `number<br><strong>{{tracking_number}}</strong></p></td></tr>
           </table>
           ${button('{{tracking_url}}', 'Track your parcel')}
           <p class="muted">Delivering to: {{shipping_address}}</p>`,
     }),
-    text: `Your order is on its way
+    text:
+      `Your order is on its way
 
-Hello {{first_name}}, order {{order_number}} left our warehouse and is with {{carrier}}. Expected delivery: {{delivery_estimate}}.
+Hello {{first_name}}, order {{order_number}} left our warehouse and is with {{carrier}}. Expected delivery: ` +
+      `{{delivery_estimate}}.
 
 Tracking number: {{tracking_number}}
 Track your parcel: {{tracking_url}}
@@ -199,7 +246,16 @@ Track your parcel: {{tracking_url}}
 Delivering to: {{shipping_address}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, first_name: 'Ann', order_number: 'NW-10482', carrier: 'Royal Mail', delivery_estimate: 'Wednesday 25 November', tracking_number: 'RM 8812 3345 0GB', tracking_url: 'https://northwind.example/track/NW-10482', shipping_address: '4 Mill Lane, Bath BA1 1AA' },
+    sample: {
+      ...company,
+      first_name: 'Ann',
+      order_number: 'NW-10482',
+      carrier: 'Royal Mail',
+      delivery_estimate: 'Wednesday 25 November',
+      tracking_number: 'RM 8812 3345 0GB',
+      tracking_url: 'https://northwind.example/track/NW-10482',
+      shipping_address: '4 Mill Lane, Bath BA1 1AA',
+    },
   },
   {
     key: 'invoice',
@@ -209,11 +265,14 @@ ${FOOTER_TEXT}`,
     html: layout({
       title: 'Invoice {{invoice_number}}',
       preheader: 'Your invoice is ready. Amount due and due date inside.',
-      content: `          <h1>Invoice {{invoice_number}}</h1>
+      content:
+        `          <h1>Invoice {{invoice_number}}</h1>
           <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="margin: 0 0 16px;">
             <tr>
-              <td class="col" width="50%" style="padding-right: 8px;"><p class="muted" style="margin:0;"><strong>Billed to</strong><br>{{customer_name}}</p></td>
-              <td class="col" width="50%" style="padding-left: 8px;"><p class="muted" style="margin:0;"><strong>Due date</strong><br>{{due_date}}</p></td>
+              <td class="col" width="50%" style="padding-right: 8px;"><p class="muted" ` +
+        `style="margin:0;"><strong>Billed to</strong><br>{{customer_name}}</p></td>
+              <td class="col" width="50%" style="padding-left: 8px;"><p class="muted" style="margin:0;"><strong>Due ` +
+        `date</strong><br>{{due_date}}</p></td>
             </tr>
           </table>
           ${itemsTable('Amount due', 'amount_due')}
@@ -230,7 +289,15 @@ ${itemsText('Amount due', 'amount_due')}
 Please pay by {{due_date}}. View and pay the invoice online: {{invoice_url}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, invoice_number: 'INV-2026-0193', customer_name: 'Ann Smith', due_date: '7 December 2026', items: sampleItems, amount_due: '£52.00', invoice_url: 'https://northwind.example/invoices/INV-2026-0193' },
+    sample: {
+      ...company,
+      invoice_number: 'INV-2026-0193',
+      customer_name: 'Ann Smith',
+      due_date: '7 December 2026',
+      items: sampleItems,
+      amount_due: '£52.00',
+      invoice_url: 'https://northwind.example/invoices/INV-2026-0193',
+    },
   },
   {
     key: 'account-alert',
@@ -240,10 +307,12 @@ ${FOOTER_TEXT}`,
     html: layout({
       title: 'New sign-in',
       preheader: 'We noticed a new sign-in to your account.',
-      content: `          <h1>New sign-in to your account</h1>
+      content:
+        `          <h1>New sign-in to your account</h1>
           <p>Hello {{first_name}}, your {{company_name}} account was just used to sign in.</p>
           <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="margin: 0 0 24px;">
-            <tr><td class="box"><p class="muted" style="margin:0;">When: <strong>{{event_time}}</strong><br>Device: <strong>{{device}}</strong><br>Location: <strong>{{location}}</strong></p></td></tr>
+            <tr><td class="box"><p class="muted" style="margin:0;">When: <strong>{{event_time}}</strong><br>Device: ` +
+        `<strong>{{device}}</strong><br>Location: <strong>{{location}}</strong></p></td></tr>
           </table>
           <p>If this was you, there is nothing to do. If not, secure your account now.</p>
           ${button('{{security_url}}', 'Review account security')}`,
@@ -259,6 +328,13 @@ Location: {{location}}
 If this was you, there is nothing to do. If not, secure your account now: {{security_url}}
 
 ${FOOTER_TEXT}`,
-    sample: { ...company, first_name: 'Ann', event_time: '23 Nov 2026 - 14:02 UTC', device: 'Firefox on Windows', location: 'Bristol, United Kingdom', security_url: 'https://northwind.example/account/security' },
+    sample: {
+      ...company,
+      first_name: 'Ann',
+      event_time: '23 Nov 2026 - 14:02 UTC',
+      device: 'Firefox on Windows',
+      location: 'Bristol, United Kingdom',
+      security_url: 'https://northwind.example/account/security',
+    },
   },
 ];
