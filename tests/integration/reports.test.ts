@@ -9,7 +9,8 @@ import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { bumpDailyStats } from '../../src/server/stats/stats.repository.ts';
 import { sql, type Updateable } from 'kysely';
-import { addDays, COUNT_CAP } from '../../src/server/reports/report-input.ts';
+import { addDays } from '../../src/lib/dates.ts';
+import { COUNT_CAP } from '../../src/server/reports/report-input.ts';
 import type { TransactionsTable } from '../../src/server/db/schema.ts';
 
 let app: TestApp;

@@ -12,6 +12,7 @@ import type { Database } from '../db/database.ts';
 import { type DailyStatWire, dailyStatToWire } from './daily-stats.ts';
 import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
+import { addDays } from '../../lib/dates.ts';
 import { findGroupId } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
 import {
@@ -19,7 +20,6 @@ import {
   type Direction,
   type PageMeta,
   type TimeRange,
-  addDays,
   dayOf,
   daysBetween,
   pageMeta,

@@ -4,6 +4,7 @@
 // have their own table-driven tests.
 import type { DateBound } from '../../contract/fields.ts';
 import { DomainError } from '../core/errors.ts';
+import { addDays } from '../../lib/dates.ts';
 
 /**
  * Rows per page. One size for the transaction table whether the dashboard (GET /v1/dashboard, its
@@ -40,11 +41,6 @@ const DAY_MS = 86_400_000;
 /** The UTC day of a moment. */
 export function dayOf(at: Date): string {
   return at.toISOString().slice(0, 10);
-}
-
-/** `day` moved by `n` days. */
-export function addDays(day: string, n: number): string {
-  return dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));
 }
 
 /** Every day from `first` to `last`, both included. */
