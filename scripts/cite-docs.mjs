@@ -43,7 +43,6 @@ const DESIGN_SECTIONS = {
   'src/server/db/migrations/004-tracking.ts': '§4.1',
   'src/server/db/migrations/007-transaction-counts.ts': '§4.2',
   'src/server/webhooks/webhook-requests.repository.ts': '§6.1',
-  'src/server/reports/daily-stats.repository.ts': '§4.2',
   'src/server/reports/groups.repository.ts': '§4.2',
   'src/server/dashboard/dashboard.service.ts': '§4.2',
   'src/server/http/session-cookie.ts': '§8',

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
-import { NO_TOTALS, sumRequests, totalsPerDay } from '../reports/daily-stats.repository.ts';
+import { NO_TOTALS, sumRequests, totalsPerDay } from '../stats/stats.repository.ts';
 import { type DailyStatWire, dailyStatToWire } from '../reports/daily-stats.ts';
 import { PAGE_SIZE, type TimeRange, dayOf, daysBetween, rangeOf, seriesDays } from '../reports/report-input.ts';
 import { type TransactionPage, searchTransactions } from '../reports/transactions.service.ts';

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { ClaimedTransaction } from '../delivery/queue.repository.ts';
+import { deleteDailyStats } from '../stats/stats.repository.ts';
 
 export interface DemoAccount {
   enterpriseId: number;
@@ -39,7 +40,7 @@ export async function deleteDemoAccount(db: Database, account: DemoAccount): Pro
       await trx.selectFrom('customers').select('id').where('enterprise_id', '=', account.enterpriseId).execute()
     ).map((c) => Number(c.id));
     if (customerIds.length > 0) {
-      await trx.deleteFrom('daily_stats').where('customer_id', 'in', customerIds).execute();
+      await deleteDailyStats(trx, customerIds);
       await trx.deleteFrom('quota_usage').where('customer_id', 'in', customerIds).execute();
       await trx.deleteFrom('idempotency_keys').where('customer_id', 'in', customerIds).execute();
     }

@@ -1,6 +1,6 @@
 // One day of the daily_stats rollup on the wire: the dashboard's overview chart and a group report's
 // Activity chart read the same shape (docs/console-reports.md §3).
-import type { StatTotals } from './daily-stats.repository.ts';
+import type { StatTotals } from '../stats/stats.repository.ts';
 
 /**
  * One day of the overview chart; named like the dailyStats entry of docs/console-reports.md §3 so both charts read one

@@ -11,7 +11,7 @@ import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import { type DailyStatWire, dailyStatToWire } from './daily-stats.ts';
 import { DomainError } from '../core/errors.ts';
-import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from './daily-stats.repository.ts';
+import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from '../stats/stats.repository.ts';
 import { addDays } from '../../lib/dates.ts';
 import { findGroupId } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';

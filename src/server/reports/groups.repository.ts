@@ -4,6 +4,7 @@
 import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { StatColumn, Tables } from '../db/schema.ts';
+import { groupTotalsSubquery } from '../stats/stats.repository.ts';
 import { type Direction, likeLiteral } from './report-input.ts';
 
 /** Group orders: by a column of the group, or by one of its all-time totals. */
@@ -55,12 +56,7 @@ export async function pageGroups(
   } else {
     // ordering by a total needs every group's total: one aggregate over the customer's rollup rows
     const stat = sort.by as StatColumn;
-    const totals = db
-      .selectFrom('daily_stats')
-      .select(['group_id', sql<number>`sum(${sql.ref(stat)})`.as('total')])
-      .where('customer_id', '=', customerId)
-      .groupBy('group_id')
-      .as('s');
+    const totals = groupTotalsSubquery(db, customerId, stat);
     query = query.leftJoin(totals, 's.group_id', 'g.id').orderBy(sql`coalesce(s.total, 0)`, sort.direction);
   }
   const rows = await query.orderBy('g.id', sort.direction).limit(limit).offset(offset).execute();

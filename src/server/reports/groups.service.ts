@@ -2,7 +2,7 @@
 // their all-time totals, and the one row → wire mapping (docs/console.md §3 "Transaction group").
 import type { AppContext } from '../core/context.ts';
 import type { GroupSortKey } from '../../contract/values.ts';
-import { NO_TOTALS, type StatTotals, totalsPerGroup } from './daily-stats.repository.ts';
+import { NO_TOTALS, type StatTotals, totalsPerGroup } from '../stats/stats.repository.ts';
 import * as repo from './groups.repository.ts';
 import { type Direction, type PageMeta, pageMeta } from './report-input.ts';
 import { unixSeconds } from './transactions.service.ts';

@@ -3,7 +3,7 @@
 import type { AppContext } from '../core/context.ts';
 import { isUuid } from '../../contract/fields.ts';
 import type { DeliveredStatus, MessageStatus, ReportType, TransStatus } from '../../contract/values.ts';
-import { sumRequests } from './daily-stats.repository.ts';
+import { sumRequests } from '../stats/stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { sumTransactionCounts } from './transaction-counts.repository.ts';
 import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type PageMeta, type TimeRange, pageMeta } from './report-input.ts';
