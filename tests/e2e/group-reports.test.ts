@@ -634,6 +634,9 @@ describe('group report pages', () => {
       await page.waitForSelector('[data-testid=delivery-retry]');
     } finally {
       await page.unroute('**/v1/transaction-groups/overview');
+      // the tab is shared with the tests after this one: its clock must run again (a paused clock
+      // fires no timer, so their charts and alerts would wait forever)
+      await page.clock.resume();
     }
     await page.click('[data-testid=delivery-retry]');
     await page.waitForSelector('[data-testid=delivery-donut]');
