@@ -47,6 +47,15 @@ module.exports = {
       to: { path: '\\.(service|routes)\\.ts$' },
     },
     {
+      name: 'domains-know-no-http',
+      comment:
+        'Services and repositories know no HTTP: errors are DomainError (core/errors.ts), input is checked with ' +
+        'core/check.ts; http/ maps them at the edge (docs/architecture.md §3.2).',
+      severity: 'error',
+      from: { path: '\\.(service|repository)\\.ts$' },
+      to: { path: '^src/server/http/' },
+    },
+    {
       name: 'routes-only-from-composition-root',
       comment:
         'Only the composition root (src/server/app.ts, src/server/server.ts) mounts *.routes.ts; ' +

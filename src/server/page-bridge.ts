@@ -21,7 +21,7 @@ import { type BrandingWire, type GroupWire, getBranding, listGroups } from './at
 import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
 import type { PageMeta } from './reports/report-input.ts';
 import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';
-import { check } from './http/validate.ts';
+import { check } from './core/check.ts';
 import { searchSuppressionsBody } from '../contract/webhooks.ts';
 import { dashboardQuery, groupSearchBody, reportBody, transactionSearchBody } from '../contract/reports.ts';
 import { answerSuppressionSearch } from './suppressions/suppressions.service.ts';

@@ -10,7 +10,7 @@ import type { AppContext } from '../core/context.ts';
 import type { BrandingSettings } from '../db/schema.ts';
 import { isStorageFull } from '../db/availability.ts';
 import { DomainError } from '../core/errors.ts';
-import { check } from '../http/validate.ts';
+import { check } from '../core/check.ts';
 import { TooLargeError } from '../storage/storage.ts';
 import { type LinkState, linkState } from '../../lib/attachment-state.ts';
 import { sanitizeFileName } from './file-names.ts';

@@ -5,7 +5,7 @@ import { safeNextPath } from '../../lib/next-path.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, clientIp, csrfGuard } from '../http/middleware.ts';
 import { CHALLENGE_COOKIE, SESSION_COOKIE, isSecureRequest, sessionCookieOptions } from '../http/session-cookie.ts';
-import { check } from '../http/validate.ts';
+import { check } from '../core/check.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';

@@ -6,7 +6,8 @@
 import type { Context, Env, Hono, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import type { Operation } from '../../contract/common.ts';
-import { check, jsonBody } from './validate.ts';
+import { check } from '../core/check.ts';
+import { jsonBody } from './validate.ts';
 
 type Out<T> = [Exclude<T, undefined>] extends [never]
   ? undefined

@@ -3,25 +3,8 @@
 // every field at once.
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { check } from '../core/check.ts';
 import { DomainError } from '../core/errors.ts';
-
-function describe(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
-}
-
-/** Parses `value` with `schema` or throws DomainError('validation_failed'). */
-export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const details = describe(result.error);
-    throw new DomainError(
-      'validation_failed',
-      `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
-      { details },
-    );
-  }
-  return result.data;
-}
 
 const NUL = '\u0000';
 const LONE_SURROGATE = /\p{Cs}/u;

@@ -11,7 +11,8 @@ import * as contract from '../../contract/sending.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, reshapeErrors } from '../http/middleware.ts';
-import { check, parseJsonBody } from '../http/validate.ts';
+import { check } from '../core/check.ts';
+import { parseJsonBody } from '../http/validate.ts';
 import {
   type AcceptedRecipient,
   type Idempotency,

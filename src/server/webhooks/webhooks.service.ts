@@ -10,7 +10,7 @@ import { secretsOf } from '../credentials/credentials.service.ts';
 import { createResolver } from '../core/resolver.ts';
 import { DomainError } from '../core/errors.ts';
 import { inTransaction } from '../core/transaction.ts';
-import { check } from '../http/validate.ts';
+import { check } from '../core/check.ts';
 import { clearLookupCaches, invalidateLookups } from '../core/lookup-cache.ts';
 import type { Secrets } from '../core/secrets.ts';
 import { WebhookSender, USER_AGENT } from './deliver.ts';
