@@ -252,6 +252,24 @@ export async function disableWebhooks(db: Database, disabled: { id: number; reas
 }
 
 /** One page of a customer's log, newest (or oldest) first, and a count capped at `countCap`. */
+/** The columns the Webhook Logs list and its detail show of a request. */
+const REQUEST_COLUMNS = [
+  'id',
+  'msg_id',
+  'event_type',
+  'url',
+  'verb',
+  'field_set',
+  'payload',
+  'status',
+  'attempts',
+  'retry_step',
+  'next_attempt_at',
+  'last_status_code',
+  'created_at',
+  'event_at',
+] as const;
+
 /** Whether a request has a recorded attempt (with retry_step, it tells a replay from a retry: issue 19). */
 const triedBefore = sql<boolean>`exists (select 1 from webhook_attempts a where a.request_id = webhook_requests.id)`.as(
   'tried',
@@ -265,23 +283,7 @@ export async function listRequests(
   const direction = opts.ascending ? 'asc' : 'desc';
   const rows = await db
     .selectFrom('webhook_requests')
-    .select([
-      'id',
-      'msg_id',
-      'event_type',
-      'url',
-      'verb',
-      'field_set',
-      'payload',
-      'status',
-      'attempts',
-      'retry_step',
-      'next_attempt_at',
-      'last_status_code',
-      'created_at',
-      'event_at',
-      triedBefore,
-    ])
+    .select([...REQUEST_COLUMNS, triedBefore])
     .where('customer_id', '=', customerId)
     .orderBy('created_at', direction)
     .orderBy('id', direction)
@@ -298,24 +300,7 @@ export type RequestRow = Awaited<ReturnType<typeof listRequests>>['rows'][number
 export async function findRequest(db: Database, customerId: number, id: number) {
   return db
     .selectFrom('webhook_requests')
-    .select([
-      'id',
-      'msg_id',
-      'event_type',
-      'url',
-      'verb',
-      'field_set',
-      'payload',
-      'status',
-      'attempts',
-      'retry_step',
-      'next_attempt_at',
-      'last_status_code',
-      'created_at',
-      'event_at',
-      'webhook_id',
-      triedBefore,
-    ])
+    .select([...REQUEST_COLUMNS, 'webhook_id', triedBefore])
     .where('customer_id', '=', customerId)
     .where('id', '=', id)
     .executeTakeFirst();
