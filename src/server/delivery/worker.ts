@@ -178,7 +178,12 @@ export class DeliveryWorker {
 
   /** Claims up to `limit` due messages and loads them; they are held (their leases renewed) until recorded. */
   async #claim(limit: number): Promise<{ tx: ClaimedTransaction; message: LoadedMessage }[]> {
-    const claimed = await claimDue(this.#ctx.db, limit, this.#ctx.config.deliveryLeaseSeconds);
+    const claimed = await claimDue(
+      this.#ctx.db,
+      limit,
+      this.#ctx.config.deliveryLeaseSeconds,
+      this.#ctx.config.databaseUrl === undefined,
+    );
     // how far behind delivery is paces SMTP acceptance (in-flow.ts)
     const lag = lagOfClaim(claimed, limit);
     if (lag !== null) inFlowOf(this.#ctx).observe(lag);

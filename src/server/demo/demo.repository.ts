@@ -52,7 +52,7 @@ export async function deleteDemoAccount(db: Database, account: DemoAccount): Pro
 
 /**
  * Claims the still-queued transactions among `uuids` for one attempt, as claimDue does (attempts + 1,
- * a lease), and returns them as the worker sees them.
+ * a lease in locked_until), and returns them as the worker sees them.
  */
 export async function claimByUuids(
   db: Database,
@@ -65,8 +65,7 @@ export async function claimByUuids(
     const slice = uuids.slice(i, i + 5000);
     const result = await sql<ClaimedTransaction>`
       update transactions
-         set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}),
-             locked_until = now() + make_interval(secs => ${leaseSeconds}),
+         set locked_until = now() + make_interval(secs => ${leaseSeconds}),
              attempts = attempts + 1
        where uuid in (${sql.join(slice.map((uuid) => sql`${uuid}::uuid`))}) and status = 'queued'
       returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts,
