@@ -30,9 +30,10 @@ export async function findDemoAccount(
 
 /**
  * Deletes the demo enterprise and everything under it; the caller runs it in one transaction
- * (demo.ts). The rollups and keys without a foreign key go too; the rest cascades from the enterprise (customers, users, domains,
- * groups, messages, transactions, events, links, suppressions, credentials, webhooks).
- * transaction_counts goes last: the cascade's deletes of transactions update it (migration 007).
+ * (demo.ts). The rollups and keys without a foreign key go too; the rest cascades from the
+ * enterprise (customers, users, domains, groups, messages, transactions, events, links,
+ * suppressions, credentials, webhooks). transaction_counts goes last: the cascade's deletes of
+ * transactions update it (migration 007).
  */
 export async function deleteDemoAccount(trx: Database, account: DemoAccount): Promise<void> {
   const customerIds = (
