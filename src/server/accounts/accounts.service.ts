@@ -1,7 +1,6 @@
 // Accounts: creating enterprises, customers and users (CLI, first start, parent-platform sign-in)
 // and the one mapping of each to the console's wire names (docs/console.md §3).
 import { hash } from '@node-rs/argon2';
-import { sql } from 'kysely';
 import type { AppContext } from '../core/context.ts';
 import { randomToken } from '../core/crypto.ts';
 import type { Database } from '../db/database.ts';
@@ -151,7 +150,7 @@ export async function setPassword(ctx: Pick<AppContext, 'db'>, email: string, pa
   if (!user) throw new DomainError('not_found', `No user with email ${email}`);
   const passwordHash = await hashPassword(password);
   return inTransaction(db, async (trx) => {
-    await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+    await repo.deleteUserSessions(trx, user.id);
     return (await repo.updateUser(trx, user.id, { password_hash: passwordHash }))!;
   });
 }
@@ -169,7 +168,7 @@ export interface BootstrapResult {
  */
 export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Promise<BootstrapResult> {
   return inTransaction(ctx.db, async (trx) => {
-    await sql`select pg_advisory_xact_lock(7346001)`.execute(trx);
+    await repo.lockBootstrap(trx);
     if ((await repo.countUsers(trx)) > 0) return { created: false };
     const generatedPassword = ctx.config.adminPassword ? undefined : randomToken(12);
     const password = ctx.config.adminPassword ?? generatedPassword!;

@@ -60,11 +60,7 @@ export async function queueExport(
   now = new Date(),
 ): Promise<{ uuid: string }> {
   const groupId = await groupOf(ctx, session.customerId, request.groupUuid);
-  const group = await ctx.db
-    .selectFrom('transaction_groups')
-    .select('name')
-    .where('id', '=', groupId)
-    .executeTakeFirstOrThrow();
+  const groupName = await repo.groupName(ctx.db, groupId);
   const uuid = randomUUID();
   await repo.insertExport(ctx.db, {
     uuid,
@@ -75,7 +71,7 @@ export async function queueExport(
     range_from: request.range.from,
     range_before: request.range.before,
     search_query: request.text,
-    file_name: exportFileName(group.name, request.reportType, request.range),
+    file_name: exportFileName(groupName, request.reportType, request.range),
     expires_at: new Date(now.getTime() + ctx.config.exportRetentionDays * 86_400_000),
   });
   ctx.logger.info(
