@@ -6,7 +6,7 @@ import {
   prependListUnsubscribe,
   unsubscribeAddress,
   withListUnsubscribe,
-} from '../../src/server/unsubscribe/list-unsubscribe.ts';
+} from '../../src/server/message/list-unsubscribe.ts';
 import { verpToken } from '../../src/server/delivery/verp.ts';
 import { loadConfig } from '../../src/server/core/config.ts';
 

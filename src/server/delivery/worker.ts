@@ -33,7 +33,7 @@ import { DirectDelivery, type Wire } from './direct.ts';
 import { SiteRegistry, rememberSites, requeueWaiting } from './sites.ts';
 import { trackedContent } from '../tracking/tracking.service.ts';
 import { withAttachmentBlock } from '../attachments/mail-block.ts';
-import { withListUnsubscribe } from '../unsubscribe/list-unsubscribe.ts';
+import { withListUnsubscribe } from '../message/list-unsubscribe.ts';
 import { inTransaction } from '../core/transaction.ts';
 
 /** What one delivery attempt came to (a small typed result, not exceptions). */
