@@ -180,7 +180,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     case 'user create': {
       const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
       const generated = values.password ? undefined : randomToken(12);
-      const u = await createUser(ctx.db, {
+      const u = await createUser(ctx, {
         customerId,
         email: required(values, 'email'),
         name: required(values, 'name'),
@@ -194,7 +194,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     case 'user password': {
       const email = required(values, 'email');
       const generated = values.password ? undefined : randomToken(12);
-      await setPassword(ctx.db, email, values.password ?? generated!);
+      await setPassword(ctx, email, values.password ?? generated!);
       console.log(`password changed for ${email}; their sessions were ended`);
       if (generated) console.log(`password: ${generated}`);
       return;

@@ -112,8 +112,15 @@ export interface CreateUserInput {
   permissions: readonly Permission[] | 'all';
 }
 
-/** Creates a console user; the email must be new and the customer must exist. */
-export async function createUser(db: Database, input: CreateUserInput): Promise<User> {
+/**
+ * Creates a console user; the email must be new and the customer must exist. `db` is a transaction
+ * when the caller began one (bootstrapAdmin), else the context's database.
+ */
+export async function createUser(
+  ctx: Pick<AppContext, 'db'>,
+  input: CreateUserInput,
+  db: Database = ctx.db,
+): Promise<User> {
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email))
     throw new DomainError('validation_failed', `'${input.email}' is not a valid email address`);
@@ -135,7 +142,8 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
 }
 
 /** Sets a new password and ends the user's sessions. */
-export async function setPassword(db: Database, email: string, password: string): Promise<User> {
+export async function setPassword(ctx: Pick<AppContext, 'db'>, email: string, password: string): Promise<User> {
+  const { db } = ctx;
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw new DomainError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
@@ -171,13 +179,11 @@ export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Pr
     });
     const customer = await repo.insertCustomer(trx, { enterprise_id: enterprise.id, name: 'My Company' });
     await ensureCredentials(ctx, trx, customer.id);
-    const user = await createUser(trx, {
-      customerId: customer.id,
-      email: ctx.config.adminEmail,
-      name: 'Administrator',
-      password,
-      permissions: 'all',
-    });
+    const user = await createUser(
+      ctx,
+      { customerId: customer.id, email: ctx.config.adminEmail, name: 'Administrator', password, permissions: 'all' },
+      trx,
+    );
     return { created: true, email: user.email, generatedPassword };
   });
 }
