@@ -65,6 +65,16 @@ module.exports = {
       to: { path: '\\.routes\\.ts$' },
     },
     {
+      name: 'message-layer-imports-no-domain',
+      comment:
+        'The message layer (src/server/message: MIME, tracking rewrite, List-Unsubscribe, DKIM options, ' +
+        'assembly) sits below the domains that build messages: it imports only core/ and db/schema.ts ' +
+        '(docs/architecture.md §3.2). What a domain knows (the return-path domain, a sealed key) is passed in.',
+      severity: 'error',
+      from: { path: '^src/server/message/' },
+      to: { path: '^src/server/', pathNot: '^src/server/(message|core)/|^src/server/db/schema\\.ts$' },
+    },
+    {
       name: 'migrations-are-frozen',
       comment:
         'A migration imports nothing of ours outside src/server/db/migrations/: its data is its own ' +
