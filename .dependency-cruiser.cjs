@@ -56,6 +56,24 @@ module.exports = {
       to: { path: '^src/server/http/' },
     },
     {
+      name: 'routes-call-services',
+      comment:
+        'route → service → repository: a route calls services and runs no query, so it imports no repository ' +
+        '(a type from one aside).',
+      severity: 'error',
+      from: { path: '\\.routes\\.ts$' },
+      to: { path: '\\.repository\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'composition-root-calls-services',
+      comment:
+        'The files at the root of src/server/ (the composition root, the admin CLI, the page bridge, main) ' +
+        'wire services together and call them; queries stay behind the services.',
+      severity: 'error',
+      from: { path: '^src/server/[^/]+\\.ts$' },
+      to: { path: '\\.repository\\.ts$' },
+    },
+    {
       name: 'routes-only-from-composition-root',
       comment:
         'Only the composition root (src/server/app.ts, src/server/server.ts) mounts *.routes.ts; ' +

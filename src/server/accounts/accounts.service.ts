@@ -186,3 +186,46 @@ export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Pr
     return { created: true, email: user.email, generatedPassword };
   });
 }
+
+/** Creates an enterprise (admin CLI: enterprise create). */
+export function createEnterprise(
+  ctx: Pick<AppContext, 'db'>,
+  input: Parameters<typeof repo.insertEnterprise>[1],
+): Promise<Enterprise> {
+  return repo.insertEnterprise(ctx.db, input);
+}
+
+/** Creates a customer of an existing enterprise, with its API key and SMTP credential. */
+export async function createCustomer(
+  ctx: Pick<AppContext, 'db' | 'config'>,
+  input: Parameters<typeof repo.insertCustomer>[1],
+): Promise<Customer> {
+  if (!(await repo.findEnterprise(ctx.db, input.enterprise_id)))
+    throw new DomainError('not_found', `No enterprise with id ${input.enterprise_id}`);
+  const customer = await repo.insertCustomer(ctx.db, input);
+  await ensureCredentials(ctx, ctx.db, customer.id);
+  return customer;
+}
+
+/** The id of the customer `ref` names (an id, or a name only one customer has); throws not_found. */
+export async function customerIdOf(ctx: Pick<AppContext, 'db'>, ref: string): Promise<number> {
+  if (/^\d+$/.test(ref)) {
+    const id = Number(ref);
+    if (!(await repo.findCustomer(ctx.db, id))) throw new DomainError('not_found', `No customer with id ${id}`);
+    return id;
+  }
+  const matches = await repo.findCustomerByName(ctx.db, ref);
+  if (matches.length === 0) throw new DomainError('not_found', `No customer named '${ref}'`);
+  if (matches.length > 1)
+    throw new DomainError('conflict', `${matches.length} customers are named '${ref}'; use the id`);
+  return matches[0].id;
+}
+
+/** Every enterprise with its customers, and every user (admin CLI: list). */
+export async function listAccounts(ctx: Pick<AppContext, 'db'>) {
+  const [users, organisations] = await Promise.all([
+    repo.listAccounts(ctx.db),
+    repo.listEnterprisesAndCustomers(ctx.db),
+  ]);
+  return { users, organisations };
+}
