@@ -56,6 +56,24 @@ module.exports = {
       to: { path: '^src/server/http/' },
     },
     {
+      name: 'routes-call-services',
+      comment:
+        'route → service → repository: a route calls services and runs no query, so it imports no repository ' +
+        '(a type from one aside).',
+      severity: 'error',
+      from: { path: '\\.routes\\.ts$' },
+      to: { path: '\\.repository\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'composition-root-calls-services',
+      comment:
+        'The files at the root of src/server/ (the composition root, the admin CLI, the page bridge, main) ' +
+        'wire services together and call them; queries stay behind the services.',
+      severity: 'error',
+      from: { path: '^src/server/[^/]+\\.ts$' },
+      to: { path: '\\.repository\\.ts$' },
+    },
+    {
       name: 'routes-only-from-composition-root',
       comment:
         'Only the composition root (src/server/app.ts, src/server/server.ts) mounts *.routes.ts; ' +
@@ -63,6 +81,16 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: COMPOSITION_ROOT },
       to: { path: '\\.routes\\.ts$' },
+    },
+    {
+      name: 'message-layer-imports-no-domain',
+      comment:
+        'The message layer (src/server/message: MIME, tracking rewrite, List-Unsubscribe, DKIM options, ' +
+        'assembly) sits below the domains that build messages: it imports only core/ and db/schema.ts ' +
+        '(docs/architecture.md §3.2). What a domain knows (the return-path domain, a sealed key) is passed in.',
+      severity: 'error',
+      from: { path: '^src/server/message/' },
+      to: { path: '^src/server/', pathNot: '^src/server/(message|core)/|^src/server/db/schema\\.ts$' },
     },
     {
       name: 'migrations-are-frozen',

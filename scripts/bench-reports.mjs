@@ -472,7 +472,7 @@ async function prepare(mod, engine, size, workDir, layout) {
       monthly_quota: 2_000_000_000,
     });
     const password = 'bench-password-123';
-    const user = await mod.createUser(ctx.db, {
+    const user = await mod.createUser(ctx, {
       customerId: customer.id,
       email: 'bench@bench.example',
       name: 'Bench',

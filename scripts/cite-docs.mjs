@@ -38,7 +38,7 @@ const DESIGN_SECTIONS = {
   'src/server/core/secrets.ts': '§8',
   'src/server/server.ts': '§2',
   'src/server/storage/storage.ts': '§4.3',
-  'src/server/tracking/rewrite.ts': '§4.1',
+  'src/server/message/tracking-rewrite.ts': '§4.1',
   'src/server/db/migrations/002-sending.ts': '§6',
   'src/server/db/migrations/004-tracking.ts': '§4.1',
   'src/server/db/migrations/007-transaction-counts.ts': '§4.2',

@@ -5,6 +5,9 @@
 //   (c) a citation of a document outside the repository (the product spec, the design notes beside the
 //       checkout) in src/, tests/, scripts/, docs/ or README.md: the repository stands on its own, so
 //       comments cite docs/ (docs/architecture.md, docs/console.md, docs/console-reports.md)
+//   (d) a database transaction begun anywhere in src/server/ but `inTransaction` (src/server/core/transaction.ts):
+//       services decide transactions through that one helper, repositories run inside them
+//       (docs/architecture.md §3.2); migrations, which the migrator runs, are out
 // Files are those git knows (tracked, or new and not ignored), so build output and node_modules are out.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -21,6 +24,8 @@ const CITATION_TOOL = 'scripts/cite-docs.mjs';
 // built from pieces so this file does not match its own rules
 const CAST = ['as', 'unknown', 'as'].join(' ');
 const OUTSIDE = [`..${'/'}shared`, `DESIGN${'.'}md`, `spec ${'§'}`];
+const BEGIN = ['.transaction', '()'].join('');
+const TRANSACTION_HELPER = 'src/server/core/transaction.ts';
 
 const listed = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
   cwd: root,
@@ -38,6 +43,8 @@ for (const file of files) {
   if (!TEXT.test(file)) continue;
   const lengthRule = inDir(file, ['src', 'tests', 'scripts']) && !file.endsWith('.md') && !GENERATED.has(file);
   const castRule = inDir(file, ['src']);
+  const beginRule =
+    inDir(file, ['src/server']) && !inDir(file, ['src/server/db/migrations']) && file !== TRANSACTION_HELPER;
   const citationRule =
     (inDir(file, ['src', 'tests', 'scripts', 'docs']) || file === 'README.md') && file !== CITATION_TOOL;
   if (!lengthRule && !castRule && !citationRule) continue;
@@ -53,6 +60,7 @@ for (const file of files) {
     const length = [...line].length;
     if (lengthRule && length > MAX_LINE) problems.push(`${at}: line of ${length} characters (at most ${MAX_LINE})`);
     if (castRule && line.includes(CAST)) problems.push(`${at}: \`${CAST}\` (give the value a real type)`);
+    if (beginRule && line.includes(BEGIN)) problems.push(`${at}: \`${BEGIN}\` (begin it with inTransaction)`);
     if (citationRule) {
       for (const outside of OUTSIDE) {
         if (line.includes(outside)) problems.push(`${at}: cites "${outside}" (outside the repository; cite docs/)`);
@@ -66,4 +74,7 @@ if (problems.length > 0) {
   console.error(`lint-rules: ${problems.length} problem(s)`);
   process.exit(1);
 }
-console.log(`lint-rules: ${files.length} files, no line over ${MAX_LINE}, no \`${CAST}\` in src/, no outside citation`);
+console.log(
+  `lint-rules: ${files.length} files, no line over ${MAX_LINE}, no \`${CAST}\` in src/, no outside citation, ` +
+    'transactions only through inTransaction',
+);

@@ -7,9 +7,15 @@ import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
 import { PERMISSIONS, type Permission } from '../contract/values.ts';
 import { DomainError } from './core/errors.ts';
-import * as repo from './accounts/accounts.repository.ts';
-import { createUser, setPassword } from './accounts/accounts.service.ts';
-import { credentialsForConsole, ensureCredentials, rotateCredentials } from './credentials/credentials.service.ts';
+import {
+  createCustomer,
+  createEnterprise,
+  createUser,
+  customerIdOf,
+  listAccounts,
+  setPassword,
+} from './accounts/accounts.service.ts';
+import { credentialsForConsole, rotateCredentials } from './credentials/credentials.service.ts';
 import { addDomain, dnsRecords } from './domains/domains.service.ts';
 import { randomToken } from './core/crypto.ts';
 import type { AppContext } from './core/context.ts';
@@ -137,15 +143,6 @@ function permissionsFrom(values: Values): Permission[] | 'all' {
   return granted;
 }
 
-async function resolveCustomerId(ctx: AppContext, ref: string): Promise<number> {
-  if (/^\d+$/.test(ref)) return Number(ref);
-  const matches = await repo.findCustomerByName(ctx.db, ref);
-  if (matches.length === 0) throw new DomainError('not_found', `No customer named '${ref}'`);
-  if (matches.length > 1)
-    throw new DomainError('conflict', `${matches.length} customers are named '${ref}'; use the id`);
-  return matches[0].id;
-}
-
 // `console` is a parameter so that every command prints through the caller's output
 async function run(ctx: AppContext, command: string, values: Values, console: AdminOutput): Promise<void> {
   switch (command) {
@@ -153,7 +150,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       const colour = values.colour ?? '#243447';
       if (!/^#[0-9a-f]{3,8}$/i.test(colour))
         throw new UsageError(`--colour must be a hex colour like #1f6feb, got '${colour}'`);
-      const e = await repo.insertEnterprise(ctx.db, {
+      const e = await createEnterprise(ctx, {
         name: required(values, 'name'),
         header_colour: colour,
         logo_url: httpUrl(values.logo, 'logo'),
@@ -165,25 +162,24 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     }
     case 'customer create': {
       const enterpriseId = positiveInt(required(values, 'enterprise'), 'enterprise');
-      if (!(await repo.findEnterprise(ctx.db, enterpriseId)))
-        throw new DomainError('not_found', `No enterprise with id ${enterpriseId}`);
-      const c = await repo.insertCustomer(ctx.db, {
+      const c = await createCustomer(ctx, {
         enterprise_id: enterpriseId,
         name: required(values, 'name'),
         ...(values.quota ? { monthly_quota: positiveInt(values.quota, 'quota') } : {}),
         is_reseller: values.reseller ?? false,
       });
-      await ensureCredentials(ctx, ctx.db, c.id);
       console.log(`customer ${c.id} created: ${c.name} (enterprise ${enterpriseId})`);
       return;
     }
     case 'user create': {
-      const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
+      // the arguments first: a usage error answers before any lookup
+      const [email, name] = [required(values, 'email'), required(values, 'name')];
+      const customerId = await customerIdOf(ctx, required(values, 'customer'));
       const generated = values.password ? undefined : randomToken(12);
-      const u = await createUser(ctx.db, {
+      const u = await createUser(ctx, {
         customerId,
-        email: required(values, 'email'),
-        name: required(values, 'name'),
+        email,
+        name,
         password: values.password ?? generated,
         permissions: permissionsFrom(values),
       });
@@ -194,7 +190,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
     case 'user password': {
       const email = required(values, 'email');
       const generated = values.password ? undefined : randomToken(12);
-      await setPassword(ctx.db, email, values.password ?? generated!);
+      await setPassword(ctx, email, values.password ?? generated!);
       console.log(`password changed for ${email}; their sessions were ended`);
       if (generated) console.log(`password: ${generated}`);
       return;
@@ -203,9 +199,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       const name = values._positional;
       if (!name)
         throw new UsageError('domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified]');
-      const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId)))
-        throw new DomainError('not_found', `No customer with id ${customerId}`);
+      const customerId = await customerIdOf(ctx, required(values, 'customer'));
       const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
       console.log(
         `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ` +
@@ -217,9 +211,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       return;
     }
     case 'credentials rotate': {
-      const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId)))
-        throw new DomainError('not_found', `No customer with id ${customerId}`);
+      const customerId = await customerIdOf(ctx, required(values, 'customer'));
       await rotateCredentials(ctx, customerId);
       const creds = await credentialsForConsole(ctx, customerId);
       console.log(`credentials rotated for customer ${customerId}; the old API key and SMTP password no longer work`);
@@ -231,9 +223,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       return;
     }
     case 'credentials show': {
-      const customerId = await resolveCustomerId(ctx, required(values, 'customer'));
-      if (!(await repo.findCustomer(ctx.db, customerId)))
-        throw new DomainError('not_found', `No customer with id ${customerId}`);
+      const customerId = await customerIdOf(ctx, required(values, 'customer'));
       const creds = await credentialsForConsole(ctx, customerId);
       console.log(
         `api username: ${creds.apiCredentials.username}\napi key:      ` +
@@ -246,8 +236,7 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       return;
     }
     case 'list': {
-      const rows = await repo.listAccounts(ctx.db);
-      const orgs = await repo.listEnterprisesAndCustomers(ctx.db);
+      const { users: rows, organisations: orgs } = await listAccounts(ctx);
       if (values.json) {
         console.log(JSON.stringify({ organisations: orgs, users: rows }, null, 2));
         return;

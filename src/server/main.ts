@@ -11,8 +11,7 @@ import { bootstrapAdmin } from './accounts/accounts.service.ts';
 import { pruneAuthTables } from './auth/auth.service.ts';
 import { createApi } from './app.ts';
 import { createHttpServer } from './server.ts';
-import { sweepOrphanBlobs } from './attachments/attachments.service.ts';
-import { purgeDownloads } from './attachments/attachments.repository.ts';
+import { purgeDownloadRecords, sweepOrphanBlobs } from './attachments/attachments.service.ts';
 import { createPageBridge } from './page-bridge.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
 import { startDnsRefresher } from './domains/dns-check.service.ts';
@@ -21,12 +20,12 @@ import { startBounceReceiver } from './bounces/receiver.ts';
 import { listenForChanges } from './delivery/listen.ts';
 import { notifyQueued } from './core/queue-signal.ts';
 import { clearLookupCaches } from './core/lookup-cache.ts';
-import { pruneIdempotencyKeys } from './sending/idempotency.repository.ts';
+import { pruneIdempotency } from './sending/sending.service.ts';
 import { flushTracking } from './tracking/tracking.service.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 import { ExportWorker } from './exports/exports.service.ts';
 import { isDatabaseUnavailable } from './db/availability.ts';
-import { releaseClaims } from './delivery/queue.repository.ts';
+import { releaseOrphanedClaims } from './delivery/queue-admin.ts';
 import type { Config } from './core/config.ts';
 import { createServer as createPlainServer } from 'node:http';
 import pino, { type Logger } from 'pino';
@@ -126,7 +125,7 @@ async function main(): Promise<void> {
   ctx.lifecycle.state = 'starting';
   if (ctx.engine === 'pglite' && config.roles.includes('worker')) {
     // this process owns the data directory: every claim in it belongs to a process that is gone
-    const released = await releaseClaims(ctx.db);
+    const released = await releaseOrphanedClaims(ctx);
     if (released > 0) logger.info({ count: released }, 'released the claims of the previous process');
   }
   const boot = await bootstrapAdmin(ctx);
@@ -244,10 +243,10 @@ async function main(): Promise<void> {
     const stopDnsRefresher = startDnsRefresher(ctx);
     const timer = setInterval(() => {
       pruneAuthTables(ctx).catch((err) => logger.warn({ err }, 'pruning sessions failed'));
-      pruneIdempotencyKeys(ctx.db).catch((err) => logger.warn({ err }, 'pruning idempotency keys failed'));
+      pruneIdempotency(ctx).catch((err) => logger.warn({ err }, 'pruning idempotency keys failed'));
       webhooks.purge().catch((err) => logger.warn({ err }, 'purging webhook logs failed'));
       sweepOrphanBlobs(ctx).catch((err) => logger.warn({ err }, 'sweeping attachment blobs failed'));
-      purgeDownloads(ctx.db).catch((err) => logger.warn({ err }, 'purging attachment download records failed'));
+      purgeDownloadRecords(ctx).catch((err) => logger.warn({ err }, 'purging attachment download records failed'));
     }, 3_600_000);
     timer.unref();
     stops.push(async () => {

@@ -5,7 +5,6 @@ import type { AppContext } from './core/context.ts';
 import type { ResolvedSession } from './accounts/accounts.service.ts';
 import { type SessionWire, resolveSession, sessionToWire } from './auth/auth.service.ts';
 import { isSecureRequest, sessionCookieOptions, type CookieOptions } from './http/session-cookie.ts';
-import { hasVerifiedDomainAndTraffic } from './stats/stats.repository.ts';
 import {
   confirmVerificationLink,
   inspectVerificationLink,
@@ -14,8 +13,7 @@ import {
 import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
 import { DomainError } from './core/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
-import { findGroup } from './reports/groups.repository.ts';
-import { isUuid } from '../contract/fields.ts';
+import { reportGroup } from './reports/groups.service.ts';
 import { ATTACHMENT_PAGE_SIZE } from '../contract/values.ts';
 import { type BrandingWire, type GroupWire, getBranding, listGroups } from './attachments/attachments.service.ts';
 import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
@@ -25,7 +23,7 @@ import { check } from './core/check.ts';
 import { searchSuppressionsBody } from '../contract/webhooks.ts';
 import { dashboardQuery, groupSearchBody, reportBody, transactionSearchBody } from '../contract/reports.ts';
 import { answerSuppressionSearch } from './suppressions/suppressions.service.ts';
-import { answerDashboard } from './dashboard/dashboard.service.ts';
+import { answerDashboard, showsDashboard } from './dashboard/dashboard.service.ts';
 import { answerGroupSearch, answerTransactionSearch } from './reports/searches.service.ts';
 import { answerGroupReport, answerLinks } from './reports/group-reports.service.ts';
 import type { FirstPages } from '../lib/first-page.ts';
@@ -86,7 +84,7 @@ export function createPageBridge(ctx: AppContext): PageBridge {
     sessionCookieOptions(headers) {
       return sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, headers));
     },
-    hasVerifiedDomainAndTraffic: (customerId) => hasVerifiedDomainAndTraffic(ctx.db, customerId),
+    hasVerifiedDomainAndTraffic: (customerId) => showsDashboard(ctx, customerId),
     async customerDomain(customerId, domainId) {
       try {
         return domainToWire(ctx, await customerDomain(ctx, customerId, domainId));
@@ -99,11 +97,7 @@ export function createPageBridge(ctx: AppContext): PageBridge {
     confirmVerificationLink: (domainId, token) => confirmVerificationLink(ctx, domainId, token),
     isKnownTransaction: (transactionId) => isKnownTransaction(ctx, transactionId),
     changeSubscription: (transactionId, action) => changeSubscription(ctx, transactionId, action),
-    async reportGroup(customerId, groupUuid) {
-      if (!isUuid(groupUuid)) return null;
-      const group = await findGroup(ctx.db, customerId, groupUuid.toLowerCase());
-      return group ? { group_uuid: group.uuid, group_name: group.name } : null;
-    },
+    reportGroup: (customerId, groupUuid) => reportGroup(ctx, customerId, groupUuid),
     async attachmentsFirstPage(customerId) {
       const [list, branding] = await Promise.all([
         listGroups(ctx, customerId, { page: 1, limit: ATTACHMENT_PAGE_SIZE, name: '' }),

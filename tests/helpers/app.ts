@@ -105,7 +105,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     });
     const password = opts.password ?? 'a-long-enough-password';
     const email = opts.email ?? `user${counter}-${Date.now()}@example.com`;
-    const user = await createUser(ctx.db, {
+    const user = await createUser(ctx, {
       customerId: customer.id,
       email,
       name: opts.name ?? `User ${counter}`,

@@ -342,7 +342,7 @@ describe('setPassword (admin CLI: user password)', () => {
     const other = await app.createAccount();
     const otherCookie = await app.signIn(other.email, other.password);
 
-    await setPassword(app.ctx.db, account.email, 'a-brand-new-password');
+    await setPassword(app.ctx, account.email, 'a-brand-new-password');
 
     expect((await verifyAuth(first)).body).toEqual(SIGNED_OUT);
     expect((await verifyAuth(second)).body).toEqual(SIGNED_OUT);
@@ -355,7 +355,7 @@ describe('setPassword (admin CLI: user password)', () => {
   it('refuses a password shorter than 10 characters and keeps the sessions', async () => {
     const account = await app.createAccount();
     const cookie = await app.signIn(account.email, account.password);
-    await expect(setPassword(app.ctx.db, account.email, 'short')).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(setPassword(app.ctx, account.email, 'short')).rejects.toMatchObject({ code: 'validation_failed' });
     expect((await verifyAuth(cookie)).body.isAuthenticated).toBe(true);
   });
 });

@@ -113,7 +113,7 @@ describe('createUser (admin CLI: user create)', () => {
   ])('refuses the address %j', async (email) => {
     const { customerId } = await app.createAccount();
     await expect(
-      createUser(app.ctx.db, { customerId, email, name: 'X', password: null, permissions: [] }),
+      createUser(app.ctx, { customerId, email, name: 'X', password: null, permissions: [] }),
     ).rejects.toMatchObject({
       code: 'validation_failed',
     });
@@ -122,7 +122,7 @@ describe('createUser (admin CLI: user create)', () => {
   it('refuses a second account for an address in another case', async () => {
     const { customerId, email } = await app.createAccount();
     await expect(
-      createUser(app.ctx.db, { customerId, email: email.toUpperCase(), name: 'X', permissions: [] }),
+      createUser(app.ctx, { customerId, email: email.toUpperCase(), name: 'X', permissions: [] }),
     ).rejects.toMatchObject({
       code: 'conflict',
     });

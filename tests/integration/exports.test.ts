@@ -81,7 +81,7 @@ beforeAll(async () => {
   await addDomain(app.ctx, shop.customerId, DOMAIN, { verified: true });
   apiKey = (await credentialsForConsole(app.ctx, shop.customerId)).apiCredentials.apiKey;
   cookie = await app.signIn(shop.email, shop.password);
-  const colleague = await createUser(app.ctx.db, {
+  const colleague = await createUser(app.ctx, {
     customerId: shop.customerId,
     email: 'colleague@example.com',
     name: 'Colleague',

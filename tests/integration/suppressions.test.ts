@@ -344,7 +344,7 @@ describe('who may call', () => {
     await add(sender.cookie, ['kept@example.com']);
     // a colleague of the same customer without the send permission
     const email = `viewer-${Date.now()}@example.com`;
-    await createUser(app.ctx.db, {
+    await createUser(app.ctx, {
       customerId: sender.account.customerId,
       email,
       name: 'Viewer',

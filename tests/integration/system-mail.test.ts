@@ -12,7 +12,7 @@ import { systemSender } from '../../src/server/domains/system-sender.ts';
 import * as domainsRepo from '../../src/server/domains/domains.repository.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { ONE_CLICK_BODY } from '../../src/server/unsubscribe/list-unsubscribe.ts';
+import { ONE_CLICK_BODY } from '../../src/server/message/list-unsubscribe.ts';
 
 let app: TestApp;
 let sink: SmtpSink;

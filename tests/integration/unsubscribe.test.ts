@@ -18,7 +18,7 @@ import { startSubmissionServer, type SubmissionServer } from '../../src/server/s
 import { type BounceReceiver, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
 import { createHttpServer } from '../../src/server/server.ts';
 import { createPageBridge } from '../../src/server/page-bridge.ts';
-import { unsubscribeAddress } from '../../src/server/unsubscribe/list-unsubscribe.ts';
+import { unsubscribeAddress } from '../../src/server/message/list-unsubscribe.ts';
 import { subscriptionPage } from '../../src/lib/unsubscribe-view.ts';
 import type { Domain } from '../../src/server/db/schema.ts';
 

@@ -6,7 +6,7 @@ import {
   prependListUnsubscribe,
   unsubscribeAddress,
   withListUnsubscribe,
-} from '../../src/server/unsubscribe/list-unsubscribe.ts';
+} from '../../src/server/message/list-unsubscribe.ts';
 import { verpToken } from '../../src/server/delivery/verp.ts';
 import { loadConfig } from '../../src/server/core/config.ts';
 
@@ -40,7 +40,7 @@ describe('the unsubscribe mailto address', () => {
 
 describe('listUnsubscribeHeaders', () => {
   it('names the HTTPS page first, then the mailto address, and announces one-click (RFC 8058 §3.1)', () => {
-    const headers = listUnsubscribeHeaders({ config }, UUID);
+    const headers = listUnsubscribeHeaders(config, 'rp.example.com', UUID);
     expect(headers['List-Unsubscribe']).toBe(
       `<https://mail.example.com/header-unsubscribe/${UUID}>, ` +
         `<mailto:${unsubscribeAddress(SECRET, UUID, 'rp.example.com')}>`,
@@ -71,7 +71,7 @@ describe('prependListUnsubscribe', () => {
 
 describe('withListUnsubscribe', () => {
   it('adds the headers to a composed message and has DKIM sign both', () => {
-    const mail = withListUnsubscribe({ config }, UUID, {
+    const mail = withListUnsubscribe(config, 'rp.example.com', UUID, {
       headers: { 'X-Order': '1' },
       dkim: { domainName: 'x.example' },
     });

@@ -1,8 +1,8 @@
-// Rewriting the text parts of raw MIME messages (src/server/tracking/raw-mime.ts): the rewritten
+// Rewriting the text parts of raw MIME messages (src/server/message/raw-mime.ts): the rewritten
 // parts decode to the rewritten text, every other byte stays as it was.
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { decodeQuotedPrintable, rewriteTextParts, type TextSubtype } from '../../src/server/tracking/raw-mime.ts';
+import { decodeQuotedPrintable, rewriteTextParts, type TextSubtype } from '../../src/server/message/raw-mime.ts';
 
 const crlf = (lines: string[]) => Buffer.from(lines.join('\r\n'), 'utf8');
 const calls: TextSubtype[] = [];

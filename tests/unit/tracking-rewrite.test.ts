@@ -1,4 +1,4 @@
-// The content rewriting rules of open and click tracking (src/server/tracking/rewrite.ts).
+// The content rewriting rules of open and click tracking (src/server/message/tracking-rewrite.ts).
 import { describe, expect, it } from 'vitest';
 import {
   classifyLink,
@@ -6,7 +6,7 @@ import {
   insertOpenPixel,
   rewriteHtmlLinks,
   rewriteTextLinks,
-} from '../../src/server/tracking/rewrite.ts';
+} from '../../src/server/message/tracking-rewrite.ts';
 
 const PUBLIC = 'https://mail.transact.test';
 // a stand-in tracker that shows which destination each tracking link stands for

@@ -42,6 +42,54 @@ export async function updateUser(db: Database, id: number, changes: UserUpdate):
   return db.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
+/** Ends every session of the user (a new password). */
+export async function deleteUserSessions(db: Database, userId: number): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+}
+
+/** Holds the first-start lock until `trx` ends: two processes starting together bootstrap once. */
+export async function lockBootstrap(trx: Database): Promise<void> {
+  await sql`select pg_advisory_xact_lock(7346001)`.execute(trx);
+}
+
+/**
+ * The enterprise or customer with this parent-platform id, created or updated with `values`
+ * (sign-in by the parent platform's assertion); answers its id.
+ */
+export async function upsertEnterpriseByExternalId(
+  db: Database,
+  externalId: string,
+  values: {
+    name: string;
+    header_colour?: string;
+    logo_url?: string | null;
+    parent_url?: string | null;
+    sms_enabled?: boolean;
+  },
+): Promise<number> {
+  const row = await db
+    .insertInto('enterprises')
+    .values({ header_colour: '#243447', ...values, external_id: externalId })
+    .onConflict((oc) => oc.column('external_id').doUpdateSet(values))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function upsertCustomerByExternalId(
+  db: Database,
+  externalId: string,
+  values: { name: string; enterprise_id: number; is_reseller?: boolean },
+): Promise<number> {
+  const row = await db
+    .insertInto('customers')
+    .values({ ...values, external_id: externalId })
+    .onConflict((oc) => oc.column('external_id').doUpdateSet(values))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
 export async function findEnterprise(db: Database, id: number): Promise<Enterprise | undefined> {
   return db.selectFrom('enterprises').selectAll().where('id', '=', id).executeTakeFirst();
 }

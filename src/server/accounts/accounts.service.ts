@@ -1,7 +1,6 @@
 // Accounts: creating enterprises, customers and users (CLI, first start, parent-platform sign-in)
 // and the one mapping of each to the console's wire names (docs/console.md §3).
 import { hash } from '@node-rs/argon2';
-import { sql } from 'kysely';
 import type { AppContext } from '../core/context.ts';
 import { randomToken } from '../core/crypto.ts';
 import type { Database } from '../db/database.ts';
@@ -112,8 +111,15 @@ export interface CreateUserInput {
   permissions: readonly Permission[] | 'all';
 }
 
-/** Creates a console user; the email must be new and the customer must exist. */
-export async function createUser(db: Database, input: CreateUserInput): Promise<User> {
+/**
+ * Creates a console user; the email must be new and the customer must exist. `db` is a transaction
+ * when the caller began one (bootstrapAdmin), else the context's database.
+ */
+export async function createUser(
+  ctx: Pick<AppContext, 'db'>,
+  input: CreateUserInput,
+  db: Database = ctx.db,
+): Promise<User> {
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email))
     throw new DomainError('validation_failed', `'${input.email}' is not a valid email address`);
@@ -135,7 +141,8 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
 }
 
 /** Sets a new password and ends the user's sessions. */
-export async function setPassword(db: Database, email: string, password: string): Promise<User> {
+export async function setPassword(ctx: Pick<AppContext, 'db'>, email: string, password: string): Promise<User> {
+  const { db } = ctx;
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw new DomainError('validation_failed', `The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
@@ -143,7 +150,7 @@ export async function setPassword(db: Database, email: string, password: string)
   if (!user) throw new DomainError('not_found', `No user with email ${email}`);
   const passwordHash = await hashPassword(password);
   return inTransaction(db, async (trx) => {
-    await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+    await repo.deleteUserSessions(trx, user.id);
     return (await repo.updateUser(trx, user.id, { password_hash: passwordHash }))!;
   });
 }
@@ -161,7 +168,7 @@ export interface BootstrapResult {
  */
 export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Promise<BootstrapResult> {
   return inTransaction(ctx.db, async (trx) => {
-    await sql`select pg_advisory_xact_lock(7346001)`.execute(trx);
+    await repo.lockBootstrap(trx);
     if ((await repo.countUsers(trx)) > 0) return { created: false };
     const generatedPassword = ctx.config.adminPassword ? undefined : randomToken(12);
     const password = ctx.config.adminPassword ?? generatedPassword!;
@@ -171,13 +178,54 @@ export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Pr
     });
     const customer = await repo.insertCustomer(trx, { enterprise_id: enterprise.id, name: 'My Company' });
     await ensureCredentials(ctx, trx, customer.id);
-    const user = await createUser(trx, {
-      customerId: customer.id,
-      email: ctx.config.adminEmail,
-      name: 'Administrator',
-      password,
-      permissions: 'all',
-    });
+    const user = await createUser(
+      ctx,
+      { customerId: customer.id, email: ctx.config.adminEmail, name: 'Administrator', password, permissions: 'all' },
+      trx,
+    );
     return { created: true, email: user.email, generatedPassword };
   });
+}
+
+/** Creates an enterprise (admin CLI: enterprise create). */
+export function createEnterprise(
+  ctx: Pick<AppContext, 'db'>,
+  input: Parameters<typeof repo.insertEnterprise>[1],
+): Promise<Enterprise> {
+  return repo.insertEnterprise(ctx.db, input);
+}
+
+/** Creates a customer of an existing enterprise, with its API key and SMTP credential. */
+export async function createCustomer(
+  ctx: Pick<AppContext, 'db' | 'config'>,
+  input: Parameters<typeof repo.insertCustomer>[1],
+): Promise<Customer> {
+  if (!(await repo.findEnterprise(ctx.db, input.enterprise_id)))
+    throw new DomainError('not_found', `No enterprise with id ${input.enterprise_id}`);
+  const customer = await repo.insertCustomer(ctx.db, input);
+  await ensureCredentials(ctx, ctx.db, customer.id);
+  return customer;
+}
+
+/** The id of the customer `ref` names (an id, or a name only one customer has); throws not_found. */
+export async function customerIdOf(ctx: Pick<AppContext, 'db'>, ref: string): Promise<number> {
+  if (/^\d+$/.test(ref)) {
+    const id = Number(ref);
+    if (!(await repo.findCustomer(ctx.db, id))) throw new DomainError('not_found', `No customer with id ${id}`);
+    return id;
+  }
+  const matches = await repo.findCustomerByName(ctx.db, ref);
+  if (matches.length === 0) throw new DomainError('not_found', `No customer named '${ref}'`);
+  if (matches.length > 1)
+    throw new DomainError('conflict', `${matches.length} customers are named '${ref}'; use the id`);
+  return matches[0].id;
+}
+
+/** Every enterprise with its customers, and every user (admin CLI: list). */
+export async function listAccounts(ctx: Pick<AppContext, 'db'>) {
+  const [users, organisations] = await Promise.all([
+    repo.listAccounts(ctx.db),
+    repo.listEnterprisesAndCustomers(ctx.db),
+  ]);
+  return { users, organisations };
 }

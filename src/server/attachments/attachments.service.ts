@@ -482,3 +482,8 @@ export async function sweepOrphanBlobs(ctx: AppContext, graceMs = 60 * 60 * 1000
   if (batch.length) await flush();
   return removed;
 }
+
+/** The hourly purge of old download records (attachments.repository.ts purgeDownloads says which). */
+export function purgeDownloadRecords(ctx: Pick<AppContext, 'db'>): Promise<number> {
+  return repo.purgeDownloads(ctx.db);
+}

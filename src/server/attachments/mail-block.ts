@@ -6,7 +6,7 @@
 // before DKIM signs it.
 import type { AppContext } from '../core/context.ts';
 import type { TrackedContent } from '../tracking/tracking.service.ts';
-import { rewriteTextParts } from '../tracking/raw-mime.ts';
+import { rewriteTextParts } from '../message/raw-mime.ts';
 import { DomainError } from '../core/errors.ts';
 import { formatFileSize } from '../../lib/file-size.ts';
 import { formatLongDate } from '../../lib/dates.ts';

@@ -250,29 +250,18 @@ async function upsertFromAssertion(ctx: AppContext, db: Database, claims: Assert
     ...(e.pmailer_url !== undefined ? { parent_url: e.pmailer_url } : {}),
     ...(e.sms_enabled !== undefined ? { sms_enabled: e.sms_enabled } : {}),
   };
-  const enterprise = await db
-    .insertInto('enterprises')
-    .values({ header_colour: '#243447', ...enterpriseValues, external_id: e.id })
-    .onConflict((oc) => oc.column('external_id').doUpdateSet(enterpriseValues))
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const enterpriseId = await accounts.upsertEnterpriseByExternalId(db, e.id, enterpriseValues);
   const c = claims.customer;
-  const customerValues = {
+  const customerId = await accounts.upsertCustomerByExternalId(db, c.id, {
     name: c.name,
-    enterprise_id: enterprise.id,
+    enterprise_id: enterpriseId,
     ...(c.is_reseller !== undefined ? { is_reseller: c.is_reseller } : {}),
-  };
-  const customer = await db
-    .insertInto('customers')
-    .values({ ...customerValues, external_id: c.id })
-    .onConflict((oc) => oc.column('external_id').doUpdateSet(customerValues))
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await ensureCredentials(ctx, db, customer.id);
+  });
+  await ensureCredentials(ctx, db, customerId);
   const u = claims.user;
   const granted = PERMISSIONS.filter((p) => (u.permissions?.[p] ?? p === 'send_transactions') === true) as Permission[];
   const userValues = {
-    customer_id: customer.id,
+    customer_id: customerId,
     email: u.email,
     name: u.name,
     picture_url: u.profile_picture ?? null,

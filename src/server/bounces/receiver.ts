@@ -9,7 +9,7 @@ import { parseVerp } from '../delivery/verp.ts';
 import { insertEvents } from '../events/events.repository.ts';
 import { tlsMaterial } from '../smtp/submission.ts';
 import { bumpDailyStats, statDay } from '../stats/stats.repository.ts';
-import { parseUnsubscribeAddress } from '../unsubscribe/list-unsubscribe.ts';
+import { parseUnsubscribeAddress } from '../message/list-unsubscribe.ts';
 import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
 import { lockTransactionByUuid, markBounced, suppressBounced, suppressionDisabled } from './bounces.repository.ts';
 import { type BounceClassification, classifyBounce } from './dsn.ts';

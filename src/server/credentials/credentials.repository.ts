@@ -1,7 +1,14 @@
 // API keys and SMTP credentials: one active row of each per customer; rotation revokes the old one.
 import type { Database } from '../db/database.ts';
 
+import { sql } from 'kysely';
+
 type Kind = 'api_keys' | 'smtp_credentials';
+
+/** Holds the customer's credentials lock until `trx` ends: creation and rotation never interleave. */
+export async function lockCustomerCredentials(trx: Database, customerId: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(7346002, ${customerId}::int)`.execute(trx);
+}
 
 export async function findActive(db: Database, kind: Kind, customerId: number) {
   return db

@@ -1,7 +1,6 @@
 // Sending credentials of a customer (docs/console.md §3 "Get-started data"): an API key (prefix tsk_)
 // with a username for Basic auth, and SMTP username/password. Secrets are sealed at rest and shown
 // again in the console; lookups use HMAC digests (docs/architecture.md §8, secrets at rest).
-import { sql } from 'kysely';
 import type { AppContext } from '../core/context.ts';
 import { randomToken, safeEqual } from '../core/crypto.ts';
 import type { Database } from '../db/database.ts';
@@ -68,7 +67,7 @@ export async function ensureCredentials(
 ): Promise<void> {
   const secrets = secretsOf(ctx);
   const body = async (trx: Database) => {
-    await sql`select pg_advisory_xact_lock(7346002, ${customerId}::int)`.execute(trx);
+    await repo.lockCustomerCredentials(trx, customerId);
     if (!(await repo.findActive(trx, 'api_keys', customerId))) await createApiKey(trx, secrets, customerId);
     if (!(await repo.findActive(trx, 'smtp_credentials', customerId)))
       await createSmtpCredential(trx, secrets, customerId);
@@ -82,7 +81,7 @@ export async function ensureCredentials(
 export async function rotateCredentials(ctx: Pick<AppContext, 'config' | 'db'>, customerId: number): Promise<void> {
   const secrets = secretsOf(ctx);
   await inTransaction(ctx.db, async (trx) => {
-    await sql`select pg_advisory_xact_lock(7346002, ${customerId}::int)`.execute(trx);
+    await repo.lockCustomerCredentials(trx, customerId);
     await repo.revokeAll(trx, 'api_keys', customerId);
     await repo.revokeAll(trx, 'smtp_credentials', customerId);
     await createApiKey(trx, secrets, customerId);

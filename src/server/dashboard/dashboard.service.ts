@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
-import { NO_TOTALS, sumRequests, totalsPerDay } from '../stats/stats.repository.ts';
+import { NO_TOTALS, hasVerifiedDomainAndTraffic, sumRequests, totalsPerDay } from '../stats/stats.repository.ts';
 import { type DailyStatWire, dailyStatToWire } from '../reports/daily-stats.ts';
 import { PAGE_SIZE, type TimeRange, dayOf, daysBetween, rangeOf, seriesDays } from '../reports/report-input.ts';
 import { type TransactionPage, searchTransactions } from '../reports/transactions.service.ts';
@@ -91,4 +91,9 @@ export async function quota(
  */
 export function answerDashboard(ctx: AppContext, customerId: number, query: z.infer<typeof contract.dashboardQuery>) {
   return dashboardData(ctx, customerId, rangeOf(query));
+}
+
+/** Home (docs/console.md §4): the dashboard once the customer has a sending-verified domain and a transaction. */
+export function showsDashboard(ctx: AppContext, customerId: number): Promise<boolean> {
+  return hasVerifiedDomainAndTraffic(ctx.db, customerId);
 }

@@ -7,6 +7,7 @@ import type { AppContext } from '../core/context.ts';
 import { createResolver } from '../core/resolver.ts';
 import { DomainError } from '../core/errors.ts';
 import { resolveMxPlan, siteOf } from './mx.ts';
+import { releaseClaims } from './queue.repository.ts';
 import { UNTIL_RESUMED, listSites, resumeSite, suspendSite, type SiteRow } from './sites.ts';
 
 /**
@@ -71,4 +72,12 @@ export function formatSites(rows: SiteRow[], now = new Date()): string {
   return [head, ...lines]
     .map((l) => l.map((cell, i) => (i === l.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '))
     .join('\n');
+}
+
+/**
+ * At the start of a process that owns its embedded data directory (PGlite): every claim found
+ * belongs to a process that is gone, so all are due again now. Answers how many.
+ */
+export function releaseOrphanedClaims(ctx: Pick<AppContext, 'db'>): Promise<number> {
+  return releaseClaims(ctx.db);
 }

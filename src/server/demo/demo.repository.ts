@@ -29,25 +29,24 @@ export async function findDemoAccount(
 }
 
 /**
- * Deletes the demo enterprise and everything under it in one transaction. The rollups and keys
- * without a foreign key go too; the rest cascades from the enterprise (customers, users, domains,
- * groups, messages, transactions, events, links, suppressions, credentials, webhooks).
- * transaction_counts goes last: the cascade's deletes of transactions update it (migration 007).
+ * Deletes the demo enterprise and everything under it; the caller runs it in one transaction
+ * (demo.ts). The rollups and keys without a foreign key go too; the rest cascades from the
+ * enterprise (customers, users, domains, groups, messages, transactions, events, links,
+ * suppressions, credentials, webhooks). transaction_counts goes last: the cascade's deletes of
+ * transactions update it (migration 007).
  */
-export async function deleteDemoAccount(db: Database, account: DemoAccount): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const customerIds = (
-      await trx.selectFrom('customers').select('id').where('enterprise_id', '=', account.enterpriseId).execute()
-    ).map((c) => Number(c.id));
-    if (customerIds.length > 0) {
-      await deleteDailyStats(trx, customerIds);
-      await trx.deleteFrom('quota_usage').where('customer_id', 'in', customerIds).execute();
-      await trx.deleteFrom('idempotency_keys').where('customer_id', 'in', customerIds).execute();
-    }
-    await trx.deleteFrom('enterprises').where('id', '=', account.enterpriseId).execute();
-    if (customerIds.length > 0)
-      await trx.deleteFrom('transaction_counts').where('customer_id', 'in', customerIds).execute();
-  });
+export async function deleteDemoAccount(trx: Database, account: DemoAccount): Promise<void> {
+  const customerIds = (
+    await trx.selectFrom('customers').select('id').where('enterprise_id', '=', account.enterpriseId).execute()
+  ).map((c) => Number(c.id));
+  if (customerIds.length > 0) {
+    await deleteDailyStats(trx, customerIds);
+    await trx.deleteFrom('quota_usage').where('customer_id', 'in', customerIds).execute();
+    await trx.deleteFrom('idempotency_keys').where('customer_id', 'in', customerIds).execute();
+  }
+  await trx.deleteFrom('enterprises').where('id', '=', account.enterpriseId).execute();
+  if (customerIds.length > 0)
+    await trx.deleteFrom('transaction_counts').where('customer_id', 'in', customerIds).execute();
 }
 
 /**

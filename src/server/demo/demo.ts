@@ -38,6 +38,7 @@ import {
   sendTimes,
 } from './demo-content.ts';
 import { claimByUuids, deleteDemoAccount, findDemoAccount } from './demo.repository.ts';
+import { inTransaction } from '../core/transaction.ts';
 
 export const DEMO_ENTERPRISE = 'Demo Enterprise';
 export const DEMO_CUSTOMER = 'Demo Shop';
@@ -189,7 +190,7 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
   const admin = await bootstrapAdmin(ctx);
   if (existing) {
     progress(`demo: deleting the previous demo account (customer ${existing.customerId})…`);
-    await deleteDemoAccount(ctx.db, existing);
+    await inTransaction(ctx.db, (trx) => deleteDemoAccount(trx, existing));
     clearLookupCaches(ctx);
   }
 
@@ -203,7 +204,7 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
   });
   await ensureCredentials(ctx, ctx.db, customer.id);
   const password = randomToken(12);
-  await createUser(ctx.db, {
+  await createUser(ctx, {
     customerId: customer.id,
     email: DEMO_USER_EMAIL,
     name: 'Demo User',

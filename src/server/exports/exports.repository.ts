@@ -165,32 +165,31 @@ export async function exportParties(db: Database, job: Pick<ExportRow, 'user_id'
 }
 
 /**
- * Deletes up to `limit` expired jobs: the rows are locked (skipping any another worker holds), the
- * files removed by `removeFile`, then the rows — a file whose removal fails keeps its row, so the
- * next sweep tries again.
+ * Locks up to `limit` expired jobs, skipping any another worker holds; run inside the transaction
+ * that deletes them (exports.service.ts purgeExpiredExports).
  */
-export async function purgeExpired(
-  db: Database,
-  now: Date,
-  limit: number,
-  removeFile: (key: string) => Promise<void>,
-): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .selectFrom('exports')
-      .select(['id', 'file_key'])
-      .where('expires_at', '<=', now)
-      .orderBy('expires_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    const removed: number[] = [];
-    for (const row of rows) {
-      if (row.file_key) await removeFile(row.file_key);
-      removed.push(Number(row.id));
-    }
-    if (removed.length > 0) await trx.deleteFrom('exports').where('id', 'in', removed).execute();
-    return removed.length;
-  });
+export function lockExpired(db: Database, now: Date, limit: number) {
+  return db
+    .selectFrom('exports')
+    .select(['id', 'file_key'])
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+export async function deleteExports(db: Database, ids: number[]): Promise<void> {
+  if (ids.length > 0) await db.deleteFrom('exports').where('id', 'in', ids).execute();
+}
+
+/** The name of a group the caller has already checked is the customer's. */
+export async function groupName(db: Database, groupId: number): Promise<string> {
+  const row = await db
+    .selectFrom('transaction_groups')
+    .select('name')
+    .where('id', '=', groupId)
+    .executeTakeFirstOrThrow();
+  return row.name;
 }

@@ -18,6 +18,7 @@ import { IdempotencyReplay, accept, prepare } from '../sending/sending.service.t
 import type { Submission } from '../sending/mail.schema.ts';
 import { ClaimLoop } from '../db/claim-loop.ts';
 import * as repo from './exports.repository.ts';
+import { inTransaction } from '../core/transaction.ts';
 import { exportRows, reportCsv } from './report-csv.ts';
 
 /** How long a download token works (the export page asks for a new one each time it opens). */
@@ -59,11 +60,7 @@ export async function queueExport(
   now = new Date(),
 ): Promise<{ uuid: string }> {
   const groupId = await groupOf(ctx, session.customerId, request.groupUuid);
-  const group = await ctx.db
-    .selectFrom('transaction_groups')
-    .select('name')
-    .where('id', '=', groupId)
-    .executeTakeFirstOrThrow();
+  const groupName = await repo.groupName(ctx.db, groupId);
   const uuid = randomUUID();
   await repo.insertExport(ctx.db, {
     uuid,
@@ -74,7 +71,7 @@ export async function queueExport(
     range_from: request.range.from,
     range_before: request.range.before,
     search_query: request.text,
-    file_name: exportFileName(group.name, request.reportType, request.range),
+    file_name: exportFileName(groupName, request.reportType, request.range),
     expires_at: new Date(now.getTime() + ctx.config.exportRetentionDays * 86_400_000),
   });
   ctx.logger.info(
@@ -338,11 +335,23 @@ export async function mailUnmailedExports(ctx: AppContext): Promise<void> {
   for (const job of await repo.unmailedExports(ctx.db, 20)) await mailExport(ctx, job, Number(job.row_count ?? 0));
 }
 
-/** Deletes expired exports, files first (docs/console-reports.md §9: EXPORT_RETENTION_DAYS). Answers how many. */
+/**
+ * Deletes expired exports, files first (docs/console-reports.md §9: EXPORT_RETENTION_DAYS), 100 a
+ * transaction: the rows stay locked while their files are removed, and a file whose removal fails
+ * keeps its row (the transaction rolls back), so the next sweep tries again. Answers how many.
+ */
 export async function purgeExpiredExports(ctx: AppContext, now = new Date()): Promise<number> {
   let total = 0;
   for (;;) {
-    const n = await repo.purgeExpired(ctx.db, now, 100, (key) => ctx.storage.delete(key));
+    const n = await inTransaction(ctx.db, async (trx) => {
+      const rows = await repo.lockExpired(trx, now, 100);
+      for (const row of rows) if (row.file_key) await ctx.storage.delete(row.file_key);
+      await repo.deleteExports(
+        trx,
+        rows.map((row) => Number(row.id)),
+      );
+      return rows.length;
+    });
     total += n;
     if (n < 100) return total;
   }

@@ -2,13 +2,11 @@
 // report call (one page of the report's transactions and the group's daily series), the overview
 // widget's figures and the Clicks report's Links tab. Every figure comes from a rollup (daily_stats,
 // transaction_counts, link_stats); only the rows of the page shown are read from transactions.
-import { sql } from 'kysely';
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import { isUuid } from '../../contract/fields.ts';
 import type { GroupReportType } from '../../contract/values.ts';
 import type { AppContext } from '../core/context.ts';
-import type { Database } from '../db/database.ts';
 import { type DailyStatWire, dailyStatToWire } from './daily-stats.ts';
 import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from '../stats/stats.repository.ts';
@@ -27,7 +25,7 @@ import {
   rangeOf,
   resolveSort,
 } from './report-input.ts';
-import { type TransactionRow, transactionsByIds } from './transactions.repository.ts';
+import { type TransactionRow, rowExtras, transactionsByIds } from './transactions.repository.ts';
 import {
   type TransactionSortKey,
   type TransactionWire,
@@ -133,12 +131,7 @@ export interface ReportTransactionWire extends TransactionWire {
   ts_unique_clicks: number;
 }
 
-/** Per row of a page: the time of its last failure or bounce event and its clicked links. */
-interface RowExtras {
-  outcomeAt: Date | null;
-  uniqueClicks: number;
-}
-
+/** The events whose last time a report's row shows (its failure or bounce). */
 const OUTCOME_EVENTS: Record<GroupReportType, readonly string[]> = {
   overview: [],
   sent: [],
@@ -147,37 +140,6 @@ const OUTCOME_EVENTS: Record<GroupReportType, readonly string[]> = {
   failed: ['failed', 'bounced'],
   bounced: ['bounced'],
 };
-
-/** The extras of the rows of one page (at most a page of ids; each an index lookup). */
-async function rowExtras(
-  db: Database,
-  ids: readonly number[],
-  reportType: GroupReportType,
-): Promise<Map<number, RowExtras>> {
-  if (ids.length === 0) return new Map();
-  const types = OUTCOME_EVENTS[reportType];
-  const outcome = types.length
-    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in
-      (${sql.join(types.map((x) => sql.lit(x)))}))`
-    : sql<Date | null>`null::timestamptz`;
-  const rows = await db
-    .selectFrom('transactions as t')
-    .select([
-      't.id',
-      outcome.as('outcome_at'),
-      sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)`.as(
-        'unique_clicks',
-      ),
-    ])
-    .where('t.id', 'in', ids)
-    .execute();
-  return new Map(
-    rows.map((r) => [
-      Number(r.id),
-      { outcomeAt: r.outcome_at ? new Date(r.outcome_at) : null, uniqueClicks: Number(r.unique_clicks) },
-    ]),
-  );
-}
 
 /** The date a report's table shows for a row. */
 export function logDate(
@@ -246,7 +208,7 @@ export async function groupReport(
   // the page's rows and their extras together (two connections on PostgreSQL)
   const [rows, extras] = await Promise.all([
     transactionsByIds(db, customerId, found.ids),
-    rowExtras(db, found.ids, reportType),
+    rowExtras(db, found.ids, OUTCOME_EVENTS[reportType]),
   ]);
   const data = rows.map((row): ReportTransactionWire => {
     const extra = extras.get(row.id) ?? { outcomeAt: null, uniqueClicks: 0 };

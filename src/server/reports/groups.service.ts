@@ -6,6 +6,7 @@ import { NO_TOTALS, type StatTotals, totalsPerGroup } from '../stats/stats.repos
 import * as repo from './groups.repository.ts';
 import { type Direction, type PageMeta, pageMeta } from './report-input.ts';
 import { unixSeconds } from './transactions.service.ts';
+import { isUuid } from '../../contract/fields.ts';
 
 const ORDER_OF: Record<GroupSortKey, repo.GroupOrder> = {
   group_last_send_date: 'last_send',
@@ -91,4 +92,15 @@ export async function searchGroups(ctx: AppContext, customerId: number, search: 
     data: rows.map((row) => groupToWire(row, totals.get(row.id) ?? NO_TOTALS)),
     meta: pageMeta(search.page, search.perPage, total, false),
   };
+}
+
+/** A report page's header (docs/console-reports.md): the customer's group, or null when unknown or another's. */
+export async function reportGroup(
+  ctx: AppContext,
+  customerId: number,
+  groupUuid: string,
+): Promise<{ group_uuid: string; group_name: string } | null> {
+  if (!isUuid(groupUuid)) return null;
+  const group = await repo.findGroup(ctx.db, customerId, groupUuid.toLowerCase());
+  return group ? { group_uuid: group.uuid, group_name: group.name } : null;
 }

@@ -313,3 +313,39 @@ export async function findTransactionId(db: Database, customerId: number, uuid: 
     .executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
+
+/** Per row of a page: the time of its last event of `types` (a failure or bounce) and its clicked links. */
+export interface RowExtras {
+  outcomeAt: Date | null;
+  uniqueClicks: number;
+}
+
+/** The extras of the rows of one page (at most a page of ids; each an index lookup). */
+export async function rowExtras(
+  db: Database,
+  ids: readonly number[],
+  types: readonly string[],
+): Promise<Map<number, RowExtras>> {
+  if (ids.length === 0) return new Map();
+  const outcome = types.length
+    ? sql<Date | null>`(select max(e.at) from events e where e.transaction_id = t.id and e.type in
+      (${sql.join(types.map((x) => sql.lit(x)))}))`
+    : sql<Date | null>`null::timestamptz`;
+  const rows = await db
+    .selectFrom('transactions as t')
+    .select([
+      't.id',
+      outcome.as('outcome_at'),
+      sql<string | number>`(select count(*) from links l where l.transaction_id = t.id and l.clicks > 0)`.as(
+        'unique_clicks',
+      ),
+    ])
+    .where('t.id', 'in', ids)
+    .execute();
+  return new Map(
+    rows.map((r) => [
+      Number(r.id),
+      { outcomeAt: r.outcome_at ? new Date(r.outcome_at) : null, uniqueClicks: Number(r.unique_clicks) },
+    ]),
+  );
+}

@@ -17,7 +17,7 @@ import { domainOf } from '../core/addresses.ts';
 import type { Submission } from './mail.schema.ts';
 import { notifyQueued } from '../core/queue-signal.ts';
 import { requireFreeSpace } from '../core/free-space.ts';
-import { findIdempotencyKey, insertIdempotencyKeys } from './idempotency.repository.ts';
+import { findIdempotencyKey, insertIdempotencyKeys, pruneIdempotencyKeys } from './idempotency.repository.ts';
 import * as repo from './sending.repository.ts';
 import { attachmentGroupFor } from '../attachments/mail-block.ts';
 
@@ -408,4 +408,9 @@ async function writeJobs(
   });
   await insertIdempotencyKeys(trx, keys);
   return out;
+}
+
+/** The hourly prune of Idempotency-Keys past their window (idempotency.repository.ts). */
+export function pruneIdempotency(ctx: Pick<AppContext, 'db'>): Promise<void> {
+  return pruneIdempotencyKeys(ctx.db);
 }

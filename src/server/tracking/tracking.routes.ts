@@ -33,7 +33,8 @@ export function trackingRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   app.get('/t/c/:token', async (c) => {
     const link = await resolveClick(ctx, c.req.param('token'));
-    // only http(s) is ever stored (rewrite.ts); checked again so no stored row can redirect elsewhere
+    // only http(s) is ever stored (message/tracking-rewrite.ts); checked again so no stored row can
+    // redirect elsewhere
     if (!link || !/^https?:\/\//i.test(link.url)) return c.text(NOT_FOUND_PAGE, 404, NO_STORE);
     if (c.req.method === 'GET')
       recordClick(ctx, link, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });

@@ -10,14 +10,14 @@ import { safeEqual } from '../core/crypto.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { bumpLinkStats } from '../reports/link-stats.repository.ts';
-import { rewriteTextParts } from './raw-mime.ts';
+import { rewriteTextParts } from '../message/raw-mime.ts';
 import {
   hasNotrackMarker,
   insertOpenPixel,
   type RewriteOptions,
   rewriteHtmlLinks,
   rewriteTextLinks,
-} from './rewrite.ts';
+} from '../message/tracking-rewrite.ts';
 import {
   addLinkClicks,
   addTransactionHits,

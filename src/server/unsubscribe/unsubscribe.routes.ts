@@ -12,7 +12,7 @@ import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, limitBody } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { ONE_CLICK_BODY } from './list-unsubscribe.ts';
+import { ONE_CLICK_BODY } from '../message/list-unsubscribe.ts';
 import { resubscribe, unsubscribe } from './unsubscribe.service.ts';
 
 /** A one-click body is one short field (RFC 8058 §3.1); anything bigger is not one. */

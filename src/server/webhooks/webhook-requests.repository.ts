@@ -61,24 +61,17 @@ function claimedRow<T extends ClaimedRequest>(r: T): T {
 }
 
 /**
- * Claims up to `limit` due requests, at most `perCustomer` of one customer and none of the customers
- * in `busy` (those already at their bound in this worker), for `leaseSeconds` after `now`. One
- * statement returns each with its webhook and, when its payload is not built yet, its transaction.
+ * The due rows should be read in next_attempt_at order along webhook_requests_due, stopping at the
+ * limit. PGlite has no autovacuum, so without statistics the planner guesses a handful of due rows
+ * and reads them all with a bitmap scan and a sort instead: every claim then costs as much as the
+ * whole backlog (EXPLAIN ANALYZE at 3,000 due: 10 ms, against 1.5 ms along the index). Turning those
+ * two plans off for the claim's transaction leaves the index. Only there: on PostgreSQL the same
+ * settings made two worker processes crawl (webhooks-two-workers.test.ts), and its autovacuum keeps
+ * the statistics. `trx` must be a transaction (the settings are `local`).
  */
-export async function claimDueRequests(db: Database, opts: ClaimOptions): Promise<ClaimedWithContext[]> {
-  if (!opts.alongIndex) return claimDue(db, opts);
-  // The due rows should be read in next_attempt_at order along webhook_requests_due, stopping at
-  // the limit. PGlite has no autovacuum, so without statistics the planner guesses a handful of due
-  // rows and reads them all with a bitmap scan and a sort instead: every claim then costs as much as
-  // the whole backlog (EXPLAIN ANALYZE at 3,000 due: 10 ms, against 1.5 ms along the index).
-  // Turning those two plans off for this transaction leaves the index. Only there: on PostgreSQL
-  // the same settings made two worker processes crawl (webhooks-two-workers.test.ts), and its
-  // autovacuum keeps the statistics.
-  return db.transaction().execute(async (trx) => {
-    await sql`set local enable_bitmapscan = off`.execute(trx);
-    await sql`set local enable_sort = off`.execute(trx);
-    return claimDue(trx, opts);
-  });
+export async function forceIndexOrder(trx: Database): Promise<void> {
+  await sql`set local enable_bitmapscan = off`.execute(trx);
+  await sql`set local enable_sort = off`.execute(trx);
 }
 
 interface ClaimOptions {
@@ -87,11 +80,14 @@ interface ClaimOptions {
   perCustomer: number;
   busy: number[];
   leaseSeconds: number;
-  /** force the index-ordered plan (the embedded database, see above) */
-  alongIndex?: boolean;
 }
 
-async function claimDue(db: Database, opts: ClaimOptions): Promise<ClaimedWithContext[]> {
+/**
+ * Claims up to `limit` due requests, at most `perCustomer` of one customer and none of the customers
+ * in `busy` (those already at their bound in this worker), for `leaseSeconds` after `now`. One
+ * statement returns each with its webhook and, when its payload is not built yet, its transaction.
+ */
+export async function claimDueRequests(db: Database, opts: ClaimOptions): Promise<ClaimedWithContext[]> {
   const notBusy = opts.busy.length ? sql`and customer_id not in (${sql.join(opts.busy)})` : sql``;
   const result = await sql<ClaimedWithContext>`
     with due as (

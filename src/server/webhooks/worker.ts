@@ -169,14 +169,15 @@ export class WebhookWorker {
     const free = this.#concurrency - this.#inFlight;
     if (free <= 0) return [];
     const busy = [...this.#inFlightByCustomer].filter(([, n]) => n >= this.#perCustomer).map(([id]) => id);
-    const claimed = await repo.claimDueRequests(this.#ctx.db, {
-      now: this.#now(),
-      limit: free,
-      perCustomer: this.#perCustomer,
-      busy,
-      leaseSeconds: LEASE_SECONDS,
-      alongIndex: this.#ctx.config.databaseUrl === undefined,
-    });
+    const opts = { now: this.#now(), limit: free, perCustomer: this.#perCustomer, busy, leaseSeconds: LEASE_SECONDS };
+    // on the embedded database, along the due index (repo.forceIndexOrder says why)
+    const claimed =
+      this.#ctx.config.databaseUrl === undefined
+        ? await inTransaction(this.#ctx.db, async (trx) => {
+            await repo.forceIndexOrder(trx);
+            return repo.claimDueRequests(trx, opts);
+          })
+        : await repo.claimDueRequests(this.#ctx.db, opts);
     for (const c of claimed) {
       this.#inFlight++;
       this.#inFlightByCustomer.set(c.customer_id, (this.#inFlightByCustomer.get(c.customer_id) ?? 0) + 1);

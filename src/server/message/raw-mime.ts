@@ -2,6 +2,8 @@
 // raw MIME (`messages.raw`) and is relayed as such, so only the text/plain and text/html leaves that
 // change are decoded, rewritten and re-encoded; every other byte (headers, attachments, preambles,
 // boundaries) is copied as it was. Messages are CRLF throughout (submission refuses bare CR/LF).
+// Used by tracking and by attachments' download block, so it sits in the message layer below both
+// (docs/architecture.md §3.2).
 import { buildHeaderValue, parseHeaderValue } from 'nodemailer/lib/mime-funcs';
 import { encode as base64Encode, wrap as base64Wrap } from 'nodemailer/lib/base64';
 import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';

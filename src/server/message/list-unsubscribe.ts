@@ -1,21 +1,12 @@
 // The List-Unsubscribe (RFC 2369) and List-Unsubscribe-Post (RFC 8058) headers every delivered
 // message carries, and the HMAC-protected mailto address they name, so mailbox providers can offer
-// their own unsubscribe button and a forged address unsubscribes nobody.
+// their own unsubscribe button and a forged address unsubscribes nobody. Part of the message layer
+// (docs/architecture.md §3.2): the return-path domain is the caller's to pass (domains.service.ts
+// returnPathDomainOf), so this module imports no domain.
 import { createHmac } from 'node:crypto';
-import type { AppContext } from '../core/context.ts';
+import type { Config } from '../core/config.ts';
 import { safeEqual } from '../core/crypto.ts';
-import { returnPathDomainOf } from '../domains/domains.service.ts';
-
-/**
- * nodemailer's default list of signed header fields (its dkim/sign.js) plus List-Unsubscribe-Post,
- * which it leaves out: RFC 8058 §4 requires both List-Unsubscribe headers to be covered by a valid
- * DKIM signature, or receivers ignore the one-click request.
- */
-export const DKIM_SIGNED_FIELDS =
-  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:Content-ID:' +
-  'Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:' +
-  'In-Reply-To:References:' +
-  'List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive';
+import { DKIM_SIGNED_FIELDS } from './dkim.ts';
 
 /** RFC 8058 §3.1: the exact key=value a one-click POST carries (and the header announces). */
 export const ONE_CLICK_BODY = 'List-Unsubscribe=One-Click';
@@ -54,11 +45,11 @@ export function headerUnsubscribeUrl(publicUrl: string, transactionUuid: string)
 
 /** The two header values for one transaction: the HTTPS URI first (RFC 8058 §3.1), then mailto. */
 export function listUnsubscribeHeaders(
-  ctx: Pick<AppContext, 'config'>,
+  config: Pick<Config, 'secret' | 'publicUrl'>,
+  returnPathDomain: string,
   transactionUuid: string,
 ): { 'List-Unsubscribe': string; 'List-Unsubscribe-Post': string } {
-  const { config } = ctx;
-  const mailto = unsubscribeAddress(config.secret!, transactionUuid, returnPathDomainOf(ctx));
+  const mailto = unsubscribeAddress(config.secret!, transactionUuid, returnPathDomain);
   return {
     'List-Unsubscribe': `<${headerUnsubscribeUrl(config.publicUrl, transactionUuid)}>, <mailto:${mailto}>`,
     'List-Unsubscribe-Post': ONE_CLICK_BODY,
@@ -98,11 +89,12 @@ interface Composed {
  * have them written into the message before nodemailer signs it.
  */
 export function withListUnsubscribe<T extends Composed>(
-  ctx: Pick<AppContext, 'config'>,
+  config: Pick<Config, 'secret' | 'publicUrl'>,
+  returnPathDomain: string,
   transactionUuid: string,
   mail: T,
 ): T & { dkim: { headerFieldNames: string } } {
-  const headers = listUnsubscribeHeaders(ctx, transactionUuid);
+  const headers = listUnsubscribeHeaders(config, returnPathDomain, transactionUuid);
   const dkim = { ...mail.dkim, headerFieldNames: DKIM_SIGNED_FIELDS };
   if (mail.raw !== undefined) {
     return {
