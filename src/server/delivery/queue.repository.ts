@@ -24,29 +24,9 @@ export interface ClaimedTransaction {
 
 /**
  * Claims up to `limit` due transactions for `leaseSeconds`: attempts + 1 and a lease in locked_until, nothing
- * else (a HOT update). `alongIndex` (PGlite) forces the plan that walks transactions_queue_idx.
+ * else (a HOT update). On PGlite the worker runs it after forceIndexOrder (db/index-order.ts).
  */
-export async function claimDue(
-  db: Database,
-  limit: number,
-  leaseSeconds: number,
-  alongIndex = false,
-): Promise<ClaimedTransaction[]> {
-  if (!alongIndex) return claim(db, limit, leaseSeconds);
-  // Due rows should be read in next_attempt_at order along transactions_queue_idx, stopping at the
-  // limit. PGlite has no autovacuum, so without statistics the planner guesses a handful of due rows
-  // and reads every one with a bitmap scan and a sort (EXPLAIN ANALYZE, 3,000 due of which 500 leased:
-  // 5 ms for the scan and sort, 0.3 ms along the index), as webhook-requests.repository.ts does for
-  // its claim. Not on PostgreSQL, whose statistics choose the index walk (and where these settings
-  // made two webhook worker processes crawl).
-  return db.transaction().execute(async (trx) => {
-    await sql`set local enable_bitmapscan = off`.execute(trx);
-    await sql`set local enable_sort = off`.execute(trx);
-    return claim(trx, limit, leaseSeconds);
-  });
-}
-
-async function claim(db: Database, limit: number, leaseSeconds: number): Promise<ClaimedTransaction[]> {
+export async function claimDue(db: Database, limit: number, leaseSeconds: number): Promise<ClaimedTransaction[]> {
   // Leased rows keep their (past) next_attempt_at, so they stay at the head of the index and the
   // walk steps over them (at most the claims in flight); in exchange no index entry is written.
   const result = await sql<ClaimedTransaction>`

@@ -60,20 +60,6 @@ function claimedRow<T extends ClaimedRequest>(r: T): T {
   };
 }
 
-/**
- * The due rows should be read in next_attempt_at order along webhook_requests_due, stopping at the
- * limit. PGlite has no autovacuum, so without statistics the planner guesses a handful of due rows
- * and reads them all with a bitmap scan and a sort instead: every claim then costs as much as the
- * whole backlog (EXPLAIN ANALYZE at 3,000 due: 10 ms, against 1.5 ms along the index). Turning those
- * two plans off for the claim's transaction leaves the index. Only there: on PostgreSQL the same
- * settings made two worker processes crawl (webhooks-two-workers.test.ts), and its autovacuum keeps
- * the statistics. `trx` must be a transaction (the settings are `local`).
- */
-export async function forceIndexOrder(trx: Database): Promise<void> {
-  await sql`set local enable_bitmapscan = off`.execute(trx);
-  await sql`set local enable_sort = off`.execute(trx);
-}
-
 interface ClaimOptions {
   now: Date;
   limit: number;

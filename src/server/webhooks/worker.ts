@@ -14,6 +14,7 @@ import { buildPayload, type PayloadTransaction } from './payload.ts';
 import { nextRetryAt, parseRetryAfter } from './schedule.ts';
 import * as repo from './webhook-requests.repository.ts';
 import { inTransaction } from '../core/transaction.ts';
+import { forceIndexOrder } from '../db/index-order.ts';
 
 const POLL_MS = 250;
 // more than the 10 s a request may take plus the time to record its result
@@ -170,11 +171,11 @@ export class WebhookWorker {
     if (free <= 0) return [];
     const busy = [...this.#inFlightByCustomer].filter(([, n]) => n >= this.#perCustomer).map(([id]) => id);
     const opts = { now: this.#now(), limit: free, perCustomer: this.#perCustomer, busy, leaseSeconds: LEASE_SECONDS };
-    // on the embedded database, along the due index (repo.forceIndexOrder says why)
+    // on the embedded database, along the due index (db/index-order.ts says why)
     const claimed =
       this.#ctx.config.databaseUrl === undefined
         ? await inTransaction(this.#ctx.db, async (trx) => {
-            await repo.forceIndexOrder(trx);
+            await forceIndexOrder(trx);
             return repo.claimDueRequests(trx, opts);
           })
         : await repo.claimDueRequests(this.#ctx.db, opts);
