@@ -33,8 +33,7 @@ import { withAttachmentBlock } from '../attachments/mail-block.ts';
 import { withListUnsubscribe } from '../message/list-unsubscribe.ts';
 import { DkimKeys } from '../message/dkim.ts';
 import { composer, mailOptions } from '../message/compose.ts';
-import { inTransaction } from '../core/transaction.ts';
-import { forceIndexOrder } from '../db/index-order.ts';
+import { claimAlongDueIndex, inTransaction } from '../core/transaction.ts';
 
 /** What one delivery attempt came to (a small typed result, not exceptions). */
 export type SendResult =
@@ -178,14 +177,7 @@ export class DeliveryWorker {
   /** Claims up to `limit` due messages and loads them; they are held (their leases renewed) until recorded. */
   async #claim(limit: number): Promise<{ tx: ClaimedTransaction; message: LoadedMessage }[]> {
     const lease = this.#ctx.config.deliveryLeaseSeconds;
-    // on the embedded database, along the due index (db/index-order.ts says why)
-    const claimed =
-      this.#ctx.config.databaseUrl === undefined
-        ? await inTransaction(this.#ctx.db, async (trx) => {
-            await forceIndexOrder(trx);
-            return claimDue(trx, limit, lease);
-          })
-        : await claimDue(this.#ctx.db, limit, lease);
+    const claimed = await claimAlongDueIndex(this.#ctx, (db) => claimDue(db, limit, lease));
     // how far behind delivery is paces SMTP acceptance (in-flow.ts)
     const lag = lagOfClaim(claimed, limit);
     if (lag !== null) inFlowOf(this.#ctx).observe(lag);

@@ -13,8 +13,7 @@ import { type AttemptResult, WebhookSender, type WebhookTarget } from './deliver
 import { buildPayload, type PayloadTransaction } from './payload.ts';
 import { nextRetryAt, parseRetryAfter } from './schedule.ts';
 import * as repo from './webhook-requests.repository.ts';
-import { inTransaction } from '../core/transaction.ts';
-import { forceIndexOrder } from '../db/index-order.ts';
+import { claimAlongDueIndex, inTransaction } from '../core/transaction.ts';
 
 const POLL_MS = 250;
 // more than the 10 s a request may take plus the time to record its result
@@ -171,14 +170,7 @@ export class WebhookWorker {
     if (free <= 0) return [];
     const busy = [...this.#inFlightByCustomer].filter(([, n]) => n >= this.#perCustomer).map(([id]) => id);
     const opts = { now: this.#now(), limit: free, perCustomer: this.#perCustomer, busy, leaseSeconds: LEASE_SECONDS };
-    // on the embedded database, along the due index (db/index-order.ts says why)
-    const claimed =
-      this.#ctx.config.databaseUrl === undefined
-        ? await inTransaction(this.#ctx.db, async (trx) => {
-            await forceIndexOrder(trx);
-            return repo.claimDueRequests(trx, opts);
-          })
-        : await repo.claimDueRequests(this.#ctx.db, opts);
+    const claimed = await claimAlongDueIndex(this.#ctx, (db) => repo.claimDueRequests(db, opts));
     for (const c of claimed) {
       this.#inFlight++;
       this.#inFlightByCustomer.set(c.customer_id, (this.#inFlightByCustomer.get(c.customer_id) ?? 0) + 1);
