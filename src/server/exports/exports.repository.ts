@@ -183,13 +183,3 @@ export function lockExpired(db: Database, now: Date, limit: number) {
 export async function deleteExports(db: Database, ids: number[]): Promise<void> {
   if (ids.length > 0) await db.deleteFrom('exports').where('id', 'in', ids).execute();
 }
-
-/** The name of a group the caller has already checked is the customer's. */
-export async function groupName(db: Database, groupId: number): Promise<string> {
-  const row = await db
-    .selectFrom('transaction_groups')
-    .select('name')
-    .where('id', '=', groupId)
-    .executeTakeFirstOrThrow();
-  return row.name;
-}

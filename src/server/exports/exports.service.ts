@@ -59,19 +59,18 @@ export async function queueExport(
   request: ExportRequest,
   now = new Date(),
 ): Promise<{ uuid: string }> {
-  const groupId = await groupOf(ctx, session.customerId, request.groupUuid);
-  const groupName = await repo.groupName(ctx.db, groupId);
+  const group = await groupOf(ctx, session.customerId, request.groupUuid);
   const uuid = randomUUID();
   await repo.insertExport(ctx.db, {
     uuid,
     customer_id: session.customerId,
     user_id: session.userId,
-    group_id: groupId,
+    group_id: group.id,
     report_type: request.reportType,
     range_from: request.range.from,
     range_before: request.range.before,
     search_query: request.text,
-    file_name: exportFileName(groupName, request.reportType, request.range),
+    file_name: exportFileName(group.name, request.reportType, request.range),
     expires_at: new Date(now.getTime() + ctx.config.exportRetentionDays * 86_400_000),
   });
   ctx.logger.info(

@@ -11,7 +11,7 @@ import { type DailyStatWire, dailyStatToWire } from './daily-stats.ts';
 import { DomainError } from '../core/errors.ts';
 import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from '../stats/stats.repository.ts';
 import { addDays } from '../../lib/dates.ts';
-import { findGroupId } from './groups.repository.ts';
+import { findGroup } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
 import {
   DEFAULT_RANGE_DAYS_BACK,
@@ -109,11 +109,14 @@ function invalid(path: string, message: string): DomainError {
 }
 
 /** The customer's group with this uuid; 404 for a malformed, unknown or another customer's uuid. */
-export async function groupOf(ctx: AppContext, customerId: number, uuid: string | undefined): Promise<number> {
-  const { db } = ctx;
-  const id = uuid && isUuid(uuid) ? await findGroupId(db, customerId, uuid.toLowerCase()) : undefined;
-  if (id === undefined) throw new DomainError('not_found', 'No such transaction group');
-  return id;
+export async function groupOf(
+  ctx: AppContext,
+  customerId: number,
+  uuid: string | undefined,
+): Promise<{ id: number; name: string }> {
+  const group = uuid && isUuid(uuid) ? await findGroup(ctx.db, customerId, uuid.toLowerCase()) : undefined;
+  if (group === undefined) throw new DomainError('not_found', 'No such transaction group');
+  return { id: Number(group.id), name: group.name };
 }
 
 /**
@@ -188,7 +191,7 @@ export async function groupReport(
   request: GroupReportRequest,
 ): Promise<GroupReport> {
   const { db } = ctx;
-  const groupId = await groupOf(ctx, customerId, request.groupUuid);
+  const { id: groupId } = await groupOf(ctx, customerId, request.groupUuid);
   const { range, reportType } = request;
   const [found, perDay] = await Promise.all([
     findTransactionIds(ctx, customerId, {
@@ -321,7 +324,7 @@ export async function groupLinks(
   },
 ): Promise<{ data: LinkWire[]; meta: PageMeta }> {
   const { db } = ctx;
-  const groupId = await groupOf(ctx, customerId, request.groupUuid);
+  const { id: groupId } = await groupOf(ctx, customerId, request.groupUuid);
   const filter = { groupId, firstDay: request.range.firstDay, lastDay: request.range.lastDay, contains: request.text };
   const offset = (request.page - 1) * request.perPage;
   const [total, rows] = await Promise.all([

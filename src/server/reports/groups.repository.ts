@@ -87,10 +87,10 @@ export async function findGroup(
   db: Database,
   customerId: number,
   uuid: string,
-): Promise<{ uuid: string; name: string } | undefined> {
+): Promise<{ id: number; uuid: string; name: string } | undefined> {
   return db
     .selectFrom('transaction_groups')
-    .select(['uuid', 'name'])
+    .select(['id', 'uuid', 'name'])
     .where('customer_id', '=', customerId)
     .where('uuid', '=', uuid)
     .executeTakeFirst();
