@@ -20,7 +20,8 @@ if (builtStamp(root) !== sourceStamp(root)) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 mkdirSync(path.join(root, 'test-results'), { recursive: true });
-const report = path.join(root, 'test-results', 'vitest.json');
+// one report per engine, so a PostgreSQL run beside a PGlite one (.ci/run) keeps its own
+const report = path.join(root, 'test-results', process.env.DATABASE_URL ? 'vitest-postgres.json' : 'vitest.json');
 console.log(`npm test: database ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'PGlite (embedded)'}`);
 const run = spawnSync(
   process.execPath,
