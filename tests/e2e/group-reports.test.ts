@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
 import {
   SCREENSHOTS,
-  animationsDone,
+  chartsDrawn,
   hydrated,
   hydratedInView,
   launchBrowser,
@@ -123,8 +123,7 @@ const visibleIsland = (page: Page, testId: string) => hydratedInView(page, `[dat
 
 /** Waits for animations and frappe-charts' delayed drawing, then runs the page checks with the page's main controls. */
 async function check(page: Page, name: string, controls: readonly string[]): Promise<void> {
-  await animationsDone(page);
-  await page.waitForTimeout(900); // frappe-charts draws its data 700 ms after the axes
+  await chartsDrawn(page);
   await checkPage(page, name, controls);
 }
 
@@ -615,31 +614,34 @@ describe('group report pages', () => {
   });
 
   it('shows Retry on the donut widget after 45 s without an answer (the browser clock moved, not waited)', async () => {
-    const { page } = tab;
-    await page.clock.install();
+    // a page of its own (signed in with the tab's cookies), so its clock goes with it
+    const own = await openPage(browser, server.baseUrl, { storageState: await tab.context.storageState() });
+    const { page } = own;
+    // the clock stands still from before the page loads, so the 45 s count starts at the request
+    // whatever the machine's load (pausing it once the request was seen left a loaded machine's
+    // seconds on the count, or lost the race with the running clock: "Cannot fast-forward to the
+    // past"); a minute ahead of now is a moment the running clock cannot have reached by the next call
+    const now = Date.now();
+    await page.clock.install({ time: now });
+    await page.clock.pauseAt(now + 60_000);
     const held: unknown[] = [];
     await page.route('**/v1/transaction-groups/overview', (route) => void held.push(route));
     try {
       await page.goto(`${server.baseUrl}/groups/${group.group_uuid}/overview`);
       await visibleIsland(page, 'overview-delivery');
       await expect(page.textContent('[data-testid=delivery-empty]')).resolves.toBe('No Data');
-      // the installed clock runs with real time until paused: pause it as soon as the request is held, so
-      // the 45 s count has only the moment between the request and the pause on it, not a loaded
-      // machine's seconds of hydration (it showed Retry at "44 s" once when it ran on)
       await expect.poll(() => held.length).toBeGreaterThan(0);
-      await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1);
       await page.clock.runFor(43_000);
       expect(await page.$('[data-testid=delivery-retry]')).toBeNull();
       await page.clock.runFor(2_000);
       await page.waitForSelector('[data-testid=delivery-retry]');
-    } finally {
       await page.unroute('**/v1/transaction-groups/overview');
-      // the tab is shared with the tests after this one: its clock must run again (a paused clock
-      // fires no timer, so their charts and alerts would wait forever)
       await page.clock.resume();
+      await page.click('[data-testid=delivery-retry]');
+      await page.waitForSelector('[data-testid=delivery-donut]');
+    } finally {
+      await own.context.close();
     }
-    await page.click('[data-testid=delivery-retry]');
-    await page.waitForSelector('[data-testid=delivery-donut]');
   });
 
   it('answers 404 for an unknown group and for another customer’s group, showing nothing of it', async () => {

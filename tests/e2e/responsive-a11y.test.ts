@@ -8,7 +8,7 @@ import { simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  animationsDone,
+  chartsDrawn,
   PARENT,
   hydrated,
   hydratedInView,
@@ -230,12 +230,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** Waits for transitions and the charts' drawing (frappe-charts draws its data 700 ms after the axes). */
-async function settle(page: Page): Promise<void> {
-  await animationsDone(page);
-  await page.waitForTimeout(900);
-}
-
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${server.baseUrl}/`);
   await hydratedInView(page, '[data-testid=transaction-table]');
@@ -255,7 +249,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
     it('dashboard with data, and the Transaction Info modal', async () => {
       const { page } = demo;
       await openDashboard(page);
-      await settle(page);
+      await chartsDrawn(page);
       await checkPage(page, `a11y-dashboard-${size}`, [
         TITLE,
         '[data-testid=date-range]',
@@ -372,7 +366,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       await page.waitForSelector('[data-testid=webhook-edit]:enabled');
       await page.click('[data-testid=webhook-edit]');
       await page.waitForSelector('[data-testid=webhook-modal]');
-      await settle(page);
+      await chartsDrawn(page);
       await checkPage(page, `a11y-webhook-modal-${size}`, [
         '[data-testid=webhook-modal] .modal-card-title',
         '[data-testid=webhook-url-input]',
@@ -394,7 +388,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       ]);
       await page.locator('[data-testid=webhook-log-more]').first().click();
       await page.waitForSelector('[data-testid=webhook-log-attempt]');
-      await settle(page);
+      await chartsDrawn(page);
       await checkPage(page, `a11y-webhook-log-info-${size}`, [
         '[data-testid=webhook-log-modal] .modal-card-title',
         '[data-testid=webhook-log-payload]',
@@ -435,7 +429,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       await hydrated(page, '[data-testid=branding-open]');
       await page.click('[data-testid=branding-open]');
       await page.waitForSelector('[data-testid=branding-modal]');
-      await settle(page);
+      await chartsDrawn(page);
       await checkPage(page, `a11y-branding-modal-${size}`, [
         '[data-testid=branding-modal] .modal-card-title',
         '[data-testid=branding-page-colour]',
@@ -544,7 +538,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
         await page.waitForLoadState('load');
         await page.click('[data-testid=burger]');
         await page.locator('[data-testid=drawer-nav] summary').first().click();
-        await settle(page);
+        await chartsDrawn(page);
         await checkPage(page, `a11y-burger-open-${size}`, [
           '[data-testid=side-menu] [data-menu=groups]',
           '[data-testid=drawer-nav] [data-nav-group=account] a',

@@ -254,7 +254,8 @@ describe('templates, from the gallery to a delivered message', () => {
     const frame = await element.contentFrame();
     await frame!.waitForSelector('#x', { timeout: 10_000 });
     await frame!.click('#js').catch(() => undefined);
-    await tab.page.waitForTimeout(300);
+    // a javascript: URL would run in a task the click queued: two frames later it has had its turn
+    await animationsDone(tab.page);
     expect(await frame!.evaluate(() => document.body.getAttribute('data-ran'))).toBeNull();
     expect(await tab.page.evaluate(() => document.body.getAttribute('data-ran'))).toBeNull();
     expect(
