@@ -11,9 +11,11 @@ import {
   hydrated,
   launchBrowser,
   openPage,
+  pauseClock,
   screenshot,
   signInThroughForm,
 } from '../helpers/browser.ts';
+import { ALERT_MS } from '../../src/lib/timings.ts';
 import { checkPage, VIEWPORTS } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -139,12 +141,16 @@ describe('the Webhook modal', () => {
     const page = await signedIn();
     await openSettings(page);
     await openModal(page);
+    await page.clock.install();
+    await pauseClock(page);
     await page.click('[data-testid=webhook-save]');
     await page.waitForSelector('.notification.is-danger[data-testid=alert]');
     await expect(alertTexts(page)).resolves.toEqual(['Webhook URL is empty']);
-    const shown = Date.now();
-    await page.waitForSelector('[data-testid=alert]', { state: 'detached', timeout: 5000 });
-    expect(Date.now() - shown).toBeGreaterThan(1500);
+    await page.clock.runFor(ALERT_MS - 1);
+    await expect(alertTexts(page)).resolves.toEqual(['Webhook URL is empty']);
+    await page.clock.runFor(1);
+    await page.clock.resume();
+    await page.waitForSelector('[data-testid=alert]', { state: 'detached' });
     await page.fill('[data-testid=webhook-url-input]', 'http://169.254.169.254/latest/meta-data');
     await page.click('[data-testid=webhook-save]');
     await page.waitForSelector('.notification.is-danger[data-testid=alert]');

@@ -109,6 +109,15 @@ export async function chartsDrawn(page: Page): Promise<void> {
   await animationsDone(page);
 }
 
+/**
+ * Stops the page's clock (Playwright's, installed first) a minute ahead of its own time, a moment the
+ * running clock cannot reach by the next call, for the test to move with runFor: a timeout the page
+ * shows (an alert's 2 s, a modal's 3 s) is then counted on that clock, not on a loaded machine's.
+ */
+export async function pauseClock(page: Page): Promise<void> {
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 60_000);
+}
+
 /** Saves a full-page screenshot as test-results/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
