@@ -3,7 +3,8 @@
 // real system calls of a process committing through the service's own database layer
 // (tests/fixtures/pglite-commits.ts) and every "ack" it writes must come after an fdatasync that
 // followed the previous one. The same run with PGLITE_SYNC_COMMITS off shows none, so the syncs
-// are ours.
+// are ours. PGlite only: every test here opens PGlite itself, whatever DATABASE_URL says, so the
+// PostgreSQL run (which strace makes the slowest file of) skips them; the PGlite run has them.
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PgliteSync } from '../../src/server/db/pglite-sync.ts';
 
 const execFileAsync = promisify(execFile);
+const onPglite = describe.skipIf(Boolean(process.env.DATABASE_URL));
 const fixture = path.resolve(import.meta.dirname, '../fixtures/pglite-commits.ts');
 const dirs: string[] = [];
 afterAll(() => {
@@ -61,7 +63,7 @@ function syncsBetweenAcks(log: string): number[] {
   return counts;
 }
 
-describe('PGlite commits are on disk before they are acknowledged', () => {
+onPglite('PGlite commits are on disk before they are acknowledged', () => {
   it('is run where strace is installed (.ci/run installs it)', () => {
     expect(spawnSync('strace', ['-V']).status, 'strace is needed for this test: apt-get install strace').toBe(0);
   });
@@ -95,7 +97,7 @@ describe('PGlite commits are on disk before they are acknowledged', () => {
   });
 });
 
-describe('the sweep of the data files at start', () => {
+onPglite('the sweep of the data files at start', () => {
   it('runs after a crash (no clean-close mark) and is skipped after a clean close', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'transact-pglite-sweep-'));
     dirs.push(dir);
@@ -116,7 +118,7 @@ describe('the sweep of the data files at start', () => {
   });
 });
 
-describe('PGlite memory (issue 24)', () => {
+onPglite('PGlite memory (issue 24)', () => {
   it("opens with PGLITE_SHARED_BUFFERS (16MB by default) instead of initdb's 128MB", async () => {
     const { loadConfig } = await import('../../src/server/core/config.ts');
     const { openDatabase } = await import('../../src/server/db/database.ts');
