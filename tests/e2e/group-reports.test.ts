@@ -8,6 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
+import { EXPORT_ALERT_MS } from '../../src/lib/timings.ts';
 import {
   SCREENSHOTS,
   chartsDrawn,
@@ -15,6 +16,7 @@ import {
   hydratedInView,
   launchBrowser,
   openPage,
+  pauseClock,
   signInThroughForm,
   type TestPage,
 } from '../helpers/browser.ts';
@@ -496,21 +498,35 @@ describe('group report pages', () => {
       'it',
     async () => {
       const { page } = tab;
-      await openReport(page, 'bounced');
-      await visibleIsland(page, 'report-export');
-      const [response] = await Promise.all([
-        page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/transaction-groups/reports/export'),
-        page.click('[data-testid=report-export]'),
-      ]);
-      expect(response.status()).toBe(200);
-      const queued = (await response.json()) as { uuid: string };
-      expect(response.request().postDataJSON()).toMatchObject({
-        report_type: 'bounced',
-        group_uuid: group.group_uuid,
-        isExport: true,
-      });
-      await expect(page.textContent('[data-testid=alert]')).resolves.toContain(EXPORT_QUEUED);
-      await page.waitForSelector('[data-testid=alert]', { state: 'detached', timeout: 8_000 });
+      // queued from a page of its own (the tab's cookies), whose clock the test moves: the alert's 6 s
+      // are counted on it, not on a loaded machine's; the clock goes with the page
+      const own = await openPage(browser, server.baseUrl, { storageState: await tab.context.storageState() });
+      let queued: { uuid: string };
+      try {
+        await own.page.clock.install();
+        await openReport(own.page, 'bounced');
+        await visibleIsland(own.page, 'report-export');
+        await pauseClock(own.page);
+        const [response] = await Promise.all([
+          own.page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/transaction-groups/reports/export'),
+          own.page.click('[data-testid=report-export]'),
+        ]);
+        expect(response.status()).toBe(200);
+        queued = (await response.json()) as { uuid: string };
+        expect(response.request().postDataJSON()).toMatchObject({
+          report_type: 'bounced',
+          group_uuid: group.group_uuid,
+          isExport: true,
+        });
+        await expect(own.page.textContent('[data-testid=alert]')).resolves.toContain(EXPORT_QUEUED);
+        await own.page.clock.runFor(EXPORT_ALERT_MS - 1);
+        await expect(own.page.textContent('[data-testid=alert]')).resolves.toContain(EXPORT_QUEUED);
+        await own.page.clock.runFor(1);
+        await own.page.clock.resume();
+        await own.page.waitForSelector('[data-testid=alert]', { state: 'detached' });
+      } finally {
+        await own.context.close();
+      }
 
       // the worker writes the file (its own loop; asked until it answers 200)
       await expect
