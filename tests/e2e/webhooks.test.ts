@@ -11,7 +11,7 @@ import {
   hydrated,
   launchBrowser,
   openPage,
-  pauseClock,
+  expectShownFor,
   screenshot,
   signInThroughForm,
 } from '../helpers/browser.ts';
@@ -142,15 +142,18 @@ describe('the Webhook modal', () => {
     await openSettings(page);
     await openModal(page);
     await page.clock.install();
-    await pauseClock(page);
-    await page.click('[data-testid=webhook-save]');
-    await page.waitForSelector('.notification.is-danger[data-testid=alert]');
-    await expect(alertTexts(page)).resolves.toEqual(['Webhook URL is empty']);
-    await page.clock.runFor(ALERT_MS - 1);
-    await expect(alertTexts(page)).resolves.toEqual(['Webhook URL is empty']);
-    await page.clock.runFor(1);
-    await page.clock.resume();
-    await page.waitForSelector('[data-testid=alert]', { state: 'detached' });
+    const emptyUrl = () => expect(alertTexts(page)).resolves.toEqual(['Webhook URL is empty']);
+    await expectShownFor(
+      page,
+      ALERT_MS,
+      '[data-testid=alert]',
+      async () => {
+        await page.click('[data-testid=webhook-save]');
+        await page.waitForSelector('.notification.is-danger[data-testid=alert]');
+        await emptyUrl();
+      },
+      { stillShown: emptyUrl },
+    );
     await page.fill('[data-testid=webhook-url-input]', 'http://169.254.169.254/latest/meta-data');
     await page.click('[data-testid=webhook-save]');
     await page.waitForSelector('.notification.is-danger[data-testid=alert]');

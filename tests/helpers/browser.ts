@@ -114,8 +114,34 @@ export async function chartsDrawn(page: Page): Promise<void> {
  * running clock cannot reach by the next call, for the test to move with runFor: a timeout the page
  * shows (an alert's 2 s, a modal's 3 s) is then counted on that clock, not on a loaded machine's.
  */
-export async function pauseClock(page: Page): Promise<void> {
+async function pauseClock(page: Page): Promise<void> {
   await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 60_000);
+}
+
+/**
+ * What `show` brings up lasts `ms` on the page's clock (installed first): with the clock paused, `show` runs, the
+ * clock moves to 1 ms before `ms`, where `stillShown` must pass (by default: `selector` is visible), then to `ms`,
+ * where `selector` must go (`state`: detached, or hidden where it stays); then the clock runs again, whatever happened.
+ */
+export async function expectShownFor(
+  page: Page,
+  ms: number,
+  selector: string,
+  show: () => Promise<unknown>,
+  options: { state?: 'detached' | 'hidden'; stillShown?: () => Promise<unknown> } = {},
+): Promise<void> {
+  await pauseClock(page);
+  try {
+    await show();
+    await page.clock.runFor(ms - 1);
+    if (options.stillShown) await options.stillShown();
+    else if (!(await page.locator(selector).first().isVisible())) throw new Error(`${selector} went before ${ms} ms`);
+    await page.clock.runFor(1);
+    // gone at `ms` itself, the clock still stopped there
+    await page.waitForSelector(selector, { state: options.state ?? 'detached', timeout: 10_000 });
+  } finally {
+    await page.clock.resume();
+  }
 }
 
 /** Saves a full-page screenshot as test-results/<name>.png. */
