@@ -21,6 +21,9 @@ export default defineConfig({
           name: 'islands',
           include: ['tests/islands/**/*.test.tsx'],
           environment: 'happy-dom',
+          setupFiles: ['tests/islands/setup.ts'],
+          // a bound for a test that hangs, far above what one takes on a machine with CI's lanes beside it
+          testTimeout: 30_000,
           // flatpickr's stylesheet URL (date-picker.ts imports it with ?url) is a real path, not ''
           css: { include: [/flatpickr/] },
           // stylesheets are not fetched; a <link> reports 'load' (flatpickr's waits for it)

@@ -9,7 +9,7 @@
 // (never one card wrapped alone), pagers on one row, at 1440, 768 and 390 px.
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hydratedInView, launchBrowser, screenshot } from '../helpers/browser.ts';
+import { hydratedInView, launchBrowser, screenshot, withClockStopped } from '../helpers/browser.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import {
   EMPTY_SENDER,
@@ -281,19 +281,24 @@ describe('layout (issue 19)', () => {
       async () => {
         const on = await signedIn(SENDER, true, viewport);
         const page = await on.newPage();
+        // the toasts are measured with the page's clock stopped: their 6 s and 2 s are timers, and a
+        // loaded machine took longer than that to measure and screenshot them
+        await page.clock.install();
         // Export's long success message on a report page
         await page.goto(`${traffic.server.baseUrl}/groups/${groups.Orders}/sent`);
         await hydratedInView(page, '[data-testid=report-export]');
-        await page.click('[data-testid=report-export]');
-        const alert = page.locator('[data-testid=alert]').first();
-        await alert.waitFor({ state: 'visible' });
-        const text = await box(alert.locator('.alert-text'));
-        const dismiss = await box(alert.locator('.delete'));
-        expect(intersects(text, dismiss), `text ${JSON.stringify(text)}, button ${JSON.stringify(dismiss)}`).toBe(
-          false,
-        );
-        expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
-        await screenshot(page, `toast-export-${size}`);
+        await withClockStopped(page, async () => {
+          await page.click('[data-testid=report-export]');
+          const alert = page.locator('[data-testid=alert]').first();
+          await alert.waitFor({ state: 'visible' });
+          const text = await box(alert.locator('.alert-text'));
+          const dismiss = await box(alert.locator('.delete'));
+          expect(intersects(text, dismiss), `text ${JSON.stringify(text)}, button ${JSON.stringify(dismiss)}`).toBe(
+            false,
+          );
+          expect(text.x + text.width).toBeLessThanOrEqual(dismiss.x);
+          await screenshot(page, `toast-export-${size}`);
+        });
         // a failed save on Settings: the danger toast with the server's message
         await page.route('**/v1/ui-settings', (route) =>
           route.request().method() === 'POST'
@@ -307,16 +312,19 @@ describe('layout (issue 19)', () => {
             : route.continue(),
         );
         await page.goto(`${traffic.server.baseUrl}/settings`);
-        // the switch stays disabled until the island has loaded the settings; a forced click on it
-        // before then did nothing (the toast this waits for never came). click() waits until it is enabled.
-        await page.waitForSelector('astro-island:not([ssr]) [data-testid=toggle-track_links]');
-        await page.locator('[data-testid=toggle-track_links]').click();
-        const danger = page.locator('[data-testid=alert].is-danger');
-        await danger.waitFor({ state: 'visible' });
-        const dangerText = await box(danger.locator('.alert-text'));
-        const dangerDismiss = await box(danger.locator('.delete'));
-        expect(intersects(dangerText, dangerDismiss)).toBe(false);
-        await checkPage(page, `toast-settings-${size}`, ['[data-testid=alert]']);
+        // the switch stays disabled until the island has loaded the settings (a forced click on it
+        // before then did nothing), which needs the clock running
+        const toggle = page.locator('astro-island:not([ssr]) [data-testid=toggle-track_links]');
+        await expect.poll(() => toggle.isEnabled(), { timeout: 30_000 }).toBe(true);
+        await withClockStopped(page, async () => {
+          await toggle.click();
+          const danger = page.locator('[data-testid=alert].is-danger');
+          await danger.waitFor({ state: 'visible' });
+          const dangerText = await box(danger.locator('.alert-text'));
+          const dangerDismiss = await box(danger.locator('.delete'));
+          expect(intersects(dangerText, dangerDismiss)).toBe(false);
+          await checkPage(page, `toast-settings-${size}`, ['[data-testid=alert]'], { clockStopped: true });
+        });
         await on.close();
       },
     );

@@ -4,6 +4,7 @@
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  alertTexts,
   PARENT,
   hydrated,
   launchBrowser,
@@ -203,9 +204,9 @@ describe('Settings page', () => {
     );
     const was = await toggle(page, 'track_links').isChecked();
     await toggle(page, 'track_links').click();
-    const alert = page.locator('[data-testid=alert].is-danger');
-    await alert.waitFor({ state: 'visible' });
-    await expect(alert.textContent()).resolves.toContain('Internal server error');
+    expect(await alertTexts(page, '[data-testid=alert].is-danger')).toEqual([
+      expect.stringContaining('Internal server error'),
+    ]);
     await screenshot(page, 'settings-save-failed');
     await expect.poll(() => toggle(page, 'track_links').isDisabled()).toBe(false);
     await expect(toggle(page, 'track_links').isChecked()).resolves.toBe(was);

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SuppressionOrigin } from '../../src/server/db/schema.ts';
 import {
+  alertTexts,
   animationsDone,
   PARENT,
   hydrated,
@@ -282,9 +283,7 @@ describe('Suppression List page', () => {
     const target = NEWEST_FIRST[1];
     await page.getByLabel(`Select ${target}`).check();
     await deleteButton.click();
-    const alert = page.locator('[data-testid=alert].is-success');
-    await alert.waitFor({ state: 'visible' });
-    await expect(alert.textContent()).resolves.toBe('Suppression Deleted Successfully');
+    expect(await alertTexts(page, '[data-testid=alert].is-success')).toEqual(['Suppression Deleted Successfully']);
     await expect.poll(() => shownEmails(page)).toEqual(NEWEST_FIRST.filter((e) => e !== target).slice(0, 10));
     await expect(range(page)).resolves.toBe('Displaying 1-10 of 11');
     await expect(
@@ -315,9 +314,7 @@ describe('Suppression List page', () => {
     );
     await page.click('[data-testid=add-recipients-submit]');
 
-    const alert = page.locator('[data-testid=alert].is-success');
-    await alert.waitFor({ state: 'visible' });
-    await expect(alert.textContent()).resolves.toBe('Suppression successfully added.');
+    expect(await alertTexts(page, '[data-testid=alert].is-success')).toEqual(['Suppression successfully added.']);
     // the invalid line, by its number in the textarea (blank lines count)
     await expect(page.textContent('[data-testid=add-recipients-rejected]')).resolves.toBe(
       "Line 3: 'not-an-address' is not a valid email address",
@@ -359,11 +356,9 @@ describe('Suppression List page', () => {
     await page.click('[data-testid=add-recipients]');
     await page.fill('[data-testid=add-recipients-textarea]', 'first wrong\nsecond@wrong');
     await page.click('[data-testid=add-recipients-submit]');
-    const alert = page.locator('[data-testid=alert].is-danger');
-    await alert.waitFor({ state: 'visible' });
-    await expect(alert.textContent()).resolves.toBe(
+    expect(await alertTexts(page, '[data-testid=alert].is-danger')).toEqual([
       "No address was added: 'first wrong' is not a valid email address (and 1 more invalid line)",
-    );
+    ]);
     await expect(page.textContent('[data-testid=add-recipients-error]')).resolves.toContain('No address was added');
     await expect(
       page.$$eval('[data-testid=add-recipients-rejected] li', (lis) => lis.map((li) => li.textContent)),

@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  alertTexts,
   animationsDone,
   PARENT,
   hydrated,
@@ -99,8 +100,6 @@ async function checkNarrow(page: Page, name: string): Promise<void> {
   await checkPage(page, `${name}-390`);
 }
 
-const alertTexts = (page: Page) => page.locator('[data-testid=alert]').allTextContents();
-
 describe('the Webhook modal', () => {
   it('opens from the pencil with the spec defaults, at 1440 and 390', async () => {
     const page = await signedIn();
@@ -156,8 +155,9 @@ describe('the Webhook modal', () => {
     );
     await page.fill('[data-testid=webhook-url-input]', 'http://169.254.169.254/latest/meta-data');
     await page.click('[data-testid=webhook-save]');
-    await page.waitForSelector('.notification.is-danger[data-testid=alert]');
-    await expect(alertTexts(page)).resolves.toEqual([expect.stringContaining('link-local')]);
+    expect(await alertTexts(page, '.notification.is-danger[data-testid=alert]')).toEqual([
+      expect.stringContaining('link-local'),
+    ]);
     const saved = await page.evaluate(
       async () => (await (await fetch('/v1/webhooks', { headers: { 'Request-Type': 'ui' } })).json()).data,
     );
@@ -176,8 +176,9 @@ describe('the Webhook modal', () => {
     const reloaded = page.waitForEvent('load', { timeout: 10_000 });
     const clicked = Date.now();
     await page.click('[data-testid=webhook-save]');
-    await page.waitForSelector('.notification.is-success[data-testid=alert]');
-    await expect(alertTexts(page)).resolves.toEqual(['Webhook saved successfully.']);
+    expect(await alertTexts(page, '.notification.is-success[data-testid=alert]')).toEqual([
+      'Webhook saved successfully.',
+    ]);
     await reloaded;
     expect(Date.now() - clicked).toBeGreaterThanOrEqual(1900);
     await hydrated(page, '[data-testid=webhook-summary]');

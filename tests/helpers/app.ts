@@ -1,5 +1,7 @@
 // The whole API in-process for integration tests: a real migrated database, the real Hono app,
 // and helpers to create accounts and sign in. Requests go through app.request() (no socket).
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { loadConfig } from '../../src/server/core/config.ts';
 import type { AppContext } from '../../src/server/core/context.ts';
@@ -135,4 +137,30 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       await database.close();
     },
   };
+}
+
+/** How many times sendAsClient sends one request before it gives the last answer back. */
+const CLIENT_ATTEMPTS = 6;
+
+/**
+ * POSTs `body` as JSON to a send call (`/v1/mail`, `/v1/mail/batch`, …) with `apiKey`, as a real
+ * client does: with an Idempotency-Key, and again after the Retry-After of a 503 — the service's
+ * answer when it cannot reach its database in time (restarting, or a machine so loaded that a new
+ * connection takes longer than the pool waits: seen with CI's four lanes on two slow cores). The
+ * key makes a retry answer the first acceptance instead of queuing twice. Any other answer, and the
+ * last 503, is returned as it came.
+ */
+export async function sendAsClient(app: TestApp, path: string, apiKey: string, body: unknown): Promise<Response> {
+  const headers = {
+    Authorization: `Bearer ${apiKey}`,
+    'Content-Type': 'application/json',
+    'Idempotency-Key': randomUUID(),
+  };
+  for (let attempt = 1; ; attempt++) {
+    const res = await app.api.request(`${ORIGIN}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const retryAfter = Number(res.headers.get('retry-after'));
+    if (res.status !== 503 || !(retryAfter >= 0) || attempt === CLIENT_ATTEMPTS) return res;
+    await res.body?.cancel();
+    await sleep(retryAfter * 1000);
+  }
 }

@@ -144,6 +144,32 @@ export async function expectShownFor(
   }
 }
 
+/**
+ * Runs `checks` with the page's clock (installed first) stopped, then lets it run again: what a timer
+ * would take away meanwhile (an alert's 2 s) stays while the test measures it, however slow the
+ * machine. Nothing in `checks` may wait for a frame or a timer (animationsDone would never end).
+ */
+export async function withClockStopped<T>(page: Page, checks: () => Promise<T>): Promise<T> {
+  await pauseClock(page);
+  try {
+    return await checks();
+  } finally {
+    await page.clock.resume();
+  }
+}
+
+/**
+ * The texts of the alerts `selector` matches, read in the same step that finds them (at least one),
+ * so an alert that a timer removes cannot go between the wait and the read.
+ */
+export async function alertTexts(page: Page, selector = '[data-testid=alert]'): Promise<string[]> {
+  const texts = await page.waitForFunction((s) => {
+    const found = [...document.querySelectorAll(s)].map((a) => a.textContent ?? '');
+    return found.length > 0 ? found : null;
+  }, selector);
+  return (await texts.jsonValue()) as string[];
+}
+
 /** Saves a full-page screenshot as test-results/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });

@@ -6,7 +6,7 @@
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, type TestApp, type TestAccount } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, type TestApp, type TestAccount, sendAsClient } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink, type SunkMessage } from '../helpers/smtp-sink.ts';
 import { dkimResult } from '../helpers/dkim.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
@@ -40,12 +40,7 @@ async function deliveredCopy(uuid: string): Promise<SunkMessage> {
   return sink.messages.find((m) => m.from.includes(id))!;
 }
 
-const sendApi = (body: Record<string, unknown>) =>
-  app.api.request(`${ORIGIN}/v1/mail`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${shopKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const sendApi = (body: Record<string, unknown>) => sendAsClient(app, '/v1/mail', shopKey, body);
 
 async function linkedGroup(customerId: number, name: string) {
   const key = `attachments/test-${customerId}-${Date.now()}`;

@@ -6,7 +6,7 @@
 // Then a 200,000-row export, streamed: its row count, and the process's memory growth printed.
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, type TestAccount } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, type TestAccount, sendAsClient } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { createUser } from '../../src/server/accounts/accounts.service.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
@@ -46,16 +46,12 @@ const SUBJECTS = [
 ];
 
 async function send(subject: string, to: string): Promise<string> {
-  const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      from: { email: `orders@${DOMAIN}`, name: 'Shop, "Best"' },
-      to,
-      subject,
-      text: 'Hello',
-      group: 'Orders',
-    }),
+  const res = await sendAsClient(app, '/v1/mail', apiKey, {
+    from: { email: `orders@${DOMAIN}`, name: 'Shop, "Best"' },
+    to,
+    subject,
+    text: 'Hello',
+    group: 'Orders',
   });
   expect(res.status).toBe(202);
   return (await res.json()).data[0].trans_uuid;

@@ -7,7 +7,7 @@
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, type TestAccount } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, type TestAccount, sendAsClient } from '../helpers/app.ts';
 import { dsnFixture } from '../helpers/dsn-fixture.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
@@ -40,16 +40,12 @@ let otherCustomersGroup: string;
 const addressOf = (local: string) => `${local}@people.example`;
 
 async function send(group: string, locals: string[]): Promise<string[]> {
-  const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      from: { email: `orders@${DOMAIN}`, name: 'Shop' },
-      to: locals.map(addressOf),
-      subject: `${group} update`,
-      html: `<p>Your order. <a href="${LINK_A}">Orders</a> or <a href="${LINK_B}">Help</a></p>`,
-      group,
-    }),
+  const res = await sendAsClient(app, '/v1/mail', apiKey, {
+    from: { email: `orders@${DOMAIN}`, name: 'Shop' },
+    to: locals.map(addressOf),
+    subject: `${group} update`,
+    html: `<p>Your order. <a href="${LINK_A}">Orders</a> or <a href="${LINK_B}">Help</a></p>`,
+    group,
   });
   expect(res.status).toBe(202);
   return ((await res.json()).data as { trans_uuid: string }[]).map((d) => d.trans_uuid);

@@ -3,7 +3,7 @@
 // HTTPS server with a test CA serves MTA-STS policies. Every case goes through the API and the
 // delivery worker, and reads the outcome back from the timeline, the database and the hosts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, type TestApp } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, type TestApp, sendAsClient } from '../helpers/app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import {
   createTestCa,
@@ -38,10 +38,11 @@ async function host(address: string, opts: Parameters<typeof startMxHost>[2] = {
 }
 
 async function send(to: string[]): Promise<string[]> {
-  const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ from: 'orders@shop.example', to, subject: 'Your order', text: 'Thanks' }),
+  const res = await sendAsClient(app, '/v1/mail', apiKey, {
+    from: 'orders@shop.example',
+    to,
+    subject: 'Your order',
+    text: 'Thanks',
   });
   expect(res.status, await res.clone().text()).toBe(202);
   return ((await res.json()) as { data: { trans_uuid: string }[] }).data.map((d) => d.trans_uuid);

@@ -4,7 +4,7 @@
 // due at once when given back. Runs on PGlite and, with DATABASE_URL, on PostgreSQL.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp, sendAsClient } from '../helpers/app.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import type { Database } from '../../src/server/db/database.ts';
@@ -36,11 +36,7 @@ async function send(n: number): Promise<void> {
     subject: `Order ${i}`,
     text: `Thanks for order ${i}`,
   }));
-  const res = await app.api.request(`${ORIGIN}/v1/mail/batch`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(batch),
-  });
+  const res = await sendAsClient(app, '/v1/mail/batch', apiKey, batch);
   expect(res.status).toBe(202);
 }
 

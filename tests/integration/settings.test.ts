@@ -2,7 +2,7 @@
 // option per call, only for users who may send, CSRF-guarded) and GET /v1/webhooks; and the proof
 // that Disable Suppressions takes effect on the very next message sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORIGIN, TEST_SECRET, createTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { ORIGIN, TEST_SECRET, createTestApp, type TestAccount, type TestApp, sendAsClient } from '../helpers/app.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { createSecrets } from '../../src/server/core/secrets.ts';
@@ -225,15 +225,11 @@ describe('Disable Suppressions', () => {
       .values({ customer_id: account.customerId, email: 'gone@q.example', origin: 'bounce' })
       .execute();
     const send = async () => {
-      const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          from: 'news@settings-supp.example',
-          to: 'gone@q.example',
-          subject: 'Settings',
-          text: 'Settings',
-        }),
+      const res = await sendAsClient(app, '/v1/mail', apiKey, {
+        from: 'news@settings-supp.example',
+        to: 'gone@q.example',
+        subject: 'Settings',
+        text: 'Settings',
       });
       expect(res.status).toBe(202);
       const [accepted] = (await res.json()).data as { trans_uuid: string; status: string }[];

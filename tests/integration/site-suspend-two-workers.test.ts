@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, sendAsClient } from '../helpers/app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { freePort, startMxHost, type MxHost } from '../helpers/mx-hosts.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
@@ -105,18 +105,17 @@ describe.skipIf(!process.env.DATABASE_URL)('a suspended site, two worker process
       child.stderr!.on('data', (d) => (logs[i] += d));
       children.push(child);
     }
-    const res = await app.api.request(`${ORIGIN}/v1/mail/batch`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(
-        Array.from({ length: MESSAGES }, (_, i) => ({
-          from: 'orders@shop.example',
-          to: `r${i}@held.test`,
-          subject: `Order ${i}`,
-          text: 'Thanks',
-        })),
-      ),
-    });
+    const res = await sendAsClient(
+      app,
+      '/v1/mail/batch',
+      apiKey,
+      Array.from({ length: MESSAGES }, (_, i) => ({
+        from: 'orders@shop.example',
+        to: `r${i}@held.test`,
+        subject: `Order ${i}`,
+        text: 'Thanks',
+      })),
+    );
     expect(res.status).toBe(202);
 
     // every message has been taken by a worker, found its site suspended and gone back to wait

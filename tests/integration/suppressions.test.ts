@@ -3,7 +3,7 @@
 // address; tenant isolation, the send permission, CSRF; and the proof that the list is what
 // POST /v1/mail honours.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORIGIN, createTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { ORIGIN, createTestApp, type TestAccount, type TestApp, sendAsClient } from '../helpers/app.ts';
 import { createUser } from '../../src/server/accounts/accounts.service.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -407,10 +407,11 @@ describe('the list and POST /v1/mail', () => {
       await addDomain(app.ctx, account.customerId, 'list-send.example', { verified: true });
       const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
       const send = async (to: string) => {
-        const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ from: `news@list-send.example`, to, subject: 'Suppressed?', text: 'Hello' }),
+        const res = await sendAsClient(app, '/v1/mail', apiKey, {
+          from: `news@list-send.example`,
+          to,
+          subject: 'Suppressed?',
+          text: 'Hello',
         });
         expect(res.status).toBe(202);
         return ((await res.json()).data as { status: string }[])[0].status;

@@ -2,7 +2,7 @@
 // click.<brand> CNAME to this service); unsubscribe links stay on PUBLIC_URL.
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, type TestApp } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, type TestApp, sendAsClient } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -30,15 +30,11 @@ describe('TRACKING_URL', () => {
     const account = await app.createAccount();
     await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
     const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
-    const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        from: 'a@shop.example',
-        to: 'b@customer.example',
-        subject: 'Hosts',
-        html: '<p><a href="https://shop.example/x">x</a></p>',
-      }),
+    const res = await sendAsClient(app, '/v1/mail', apiKey, {
+      from: 'a@shop.example',
+      to: 'b@customer.example',
+      subject: 'Hosts',
+      html: '<p><a href="https://shop.example/x">x</a></p>',
     });
     expect(res.status).toBe(202);
     const [mail] = await sink.waitFor(1, 15_000);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, type TestApp, type TestAccount } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, type TestApp, type TestAccount, sendAsClient } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink, type SunkMessage } from '../helpers/smtp-sink.ts';
 import { dkimResult } from '../helpers/dkim.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
@@ -40,11 +40,7 @@ async function setTracking(customerId: number, on: boolean): Promise<void> {
 }
 
 async function send(apiKey: string, body: Record<string, unknown>): Promise<string> {
-  const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const res = await sendAsClient(app, '/v1/mail', apiKey, body);
   expect(res.status).toBe(202);
   return (await res.json()).data[0].trans_uuid;
 }

@@ -3,7 +3,7 @@
 // for one recipient, an open and a click fetched from the tracking endpoints, an unsubscribe posted
 // by the recipient's page, and a recipient refused at acceptance (suppressed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, type TestAccount } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, type TestAccount, sendAsClient } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -26,16 +26,12 @@ let apiKey: string;
 const uuid: Record<'delivered' | 'bounced' | 'suppressed', string> = { delivered: '', bounced: '', suppressed: '' };
 
 async function send(to: string): Promise<string> {
-  const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      from: 'orders@events.example',
-      to,
-      subject: 'Your order',
-      html: '<p><a href="https://events.example/orders/7">Order 7</a></p>',
-      group: 'Orders',
-    }),
+  const res = await sendAsClient(app, '/v1/mail', apiKey, {
+    from: 'orders@events.example',
+    to,
+    subject: 'Your order',
+    html: '<p><a href="https://events.example/orders/7">Order 7</a></p>',
+    group: 'Orders',
   });
   expect(res.status).toBe(202);
   return (await res.json()).data[0].trans_uuid;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, sendAsClient } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -99,11 +99,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
         subject: `Order ${offset + i}`,
         text: `Thanks for order ${offset + i}`,
       }));
-      const res = await app.api.request(`${ORIGIN}/v1/mail/batch`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify(batch),
-      });
+      const res = await sendAsClient(app, '/v1/mail/batch', apiKey, batch);
       expect(res.status).toBe(202);
       const { data } = (await res.json()) as { data: { trans_uuid: string }[][] };
       accepted.push(...data.map(([r]) => r.trans_uuid));

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, type TestAccount } from '../helpers/app.ts';
+import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, type TestAccount, sendAsClient } from '../helpers/app.ts';
 import { dkimResult } from '../helpers/dkim.ts';
 import { startSmtpSink, type SmtpSink, type SunkMessage } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
@@ -84,17 +84,13 @@ const transaction = (uuid: string) =>
 
 /** Sends through POST /v1/mail; answers the transaction's uuid and its status at acceptance. */
 async function sendApi(to: string): Promise<{ uuid: string; status: string }> {
-  const res = await app.api.request(`${ORIGIN}/v1/mail`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      from: 'Shop <orders@shop.example>',
-      to,
-      subject: 'Your order',
-      html: '<p>Thanks</p>',
-      text: 'Thanks',
-      headers: { 'X-Order': '7' },
-    }),
+  const res = await sendAsClient(app, '/v1/mail', apiKey, {
+    from: 'Shop <orders@shop.example>',
+    to,
+    subject: 'Your order',
+    html: '<p>Thanks</p>',
+    text: 'Thanks',
+    headers: { 'X-Order': '7' },
   });
   expect(res.status).toBe(202);
   const [{ trans_uuid: uuid, status }] = (await res.json()).data as { trans_uuid: string; status: string }[];

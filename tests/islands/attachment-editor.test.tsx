@@ -9,7 +9,7 @@
 // that is stubbed at the network boundary too (FakeUpload below).
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { json, later, stubNetwork, type Call, type Route } from './network.ts';
+import { json, later, stubNetwork, type Call, type Route, until } from './network.ts';
 
 const BASE = '/v1/tracked-attachments';
 
@@ -91,19 +91,6 @@ async function renderEditor(id: number | null, routes: Record<string, Route>): P
     </>,
   );
   return calls;
-}
-
-/**
- * Lets the stubbed answer reach the page until `shown` is there, without moving the fake clock
- * (vi.waitFor would advance it by its polling interval).
- */
-async function until<T>(shown: () => T | null | undefined | false | 0): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const found = shown();
-    if (found) return found;
-    await act(() => new Promise<void>((resolve) => setImmediate(resolve)));
-  }
-  throw new Error('never shown');
 }
 
 beforeEach(() => {

@@ -4,7 +4,7 @@
 // the message, then the modal closes after 3 s; an error clears after 5 s (fake timers, no sleeps).
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { json, later, stubNetwork } from './network.ts';
+import { json, later, stubNetwork, until } from './network.ts';
 
 const GET_STARTED = {
   domains: [],
@@ -26,19 +26,6 @@ async function openModal() {
   const add = await screen.findByRole('button', { name: 'Add Domain' });
   await act(async () => add.click());
   expect(screen.getByRole('dialog', { name: 'Verify and Authenticate your Domain' })).toBeTruthy();
-}
-
-/**
- * Lets the stubbed call's answer reach the modal until `shown` is there, without moving the fake
- * clock (vi.waitFor would advance it by its polling interval).
- */
-async function until(shown: () => HTMLElement | null): Promise<HTMLElement> {
-  for (let i = 0; i < 100; i++) {
-    const element = shown();
-    if (element) return element;
-    await act(() => new Promise<void>((resolve) => setImmediate(resolve)));
-  }
-  throw new Error('never shown');
 }
 
 beforeEach(() => vi.unstubAllGlobals());

@@ -1,6 +1,7 @@
 // The network boundary of the islands' tests: src/lib/api.ts (ofetch) calls the global fetch, which
 // these tests replace. Every call is recorded; a route answers it with a JSON Response, or with a
 // promise the test settles when it wants (to look at the page while a call is in flight).
+import { act } from '@testing-library/react';
 import { vi } from 'vitest';
 
 export interface Call {
@@ -46,4 +47,23 @@ export function stubNetwork(routes: Record<string, Route>): Call[] {
       : json({ error: { code: 'not_found', message: `no route ${method} ${url.pathname}` } }, 404);
   });
   return calls;
+}
+
+/** How long `until` waits, on the real clock, before it gives up: a bound for a failure, not a delay. */
+const UNTIL_MS = 15_000;
+
+/**
+ * Lets the page take its turns (a stubbed answer, a module loaded on demand, React's render) until
+ * `shown` answers something, without moving a fake clock (vi.waitFor would advance it by its polling
+ * interval). It gives up after UNTIL_MS on the real clock (performance.now, which no test fakes),
+ * not after a count of turns: a module's first load on a loaded machine takes many more turns.
+ */
+export async function until<T>(shown: () => T | null | undefined | false | 0): Promise<T> {
+  const deadline = performance.now() + UNTIL_MS;
+  for (;;) {
+    const found = shown();
+    if (found) return found;
+    if (performance.now() > deadline) throw new Error(`never shown in ${UNTIL_MS} ms`);
+    await act(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  }
 }

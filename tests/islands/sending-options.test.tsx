@@ -13,7 +13,7 @@ async function renderSendingOptions() {
   vi.resetModules();
   const { default: SendingOptions } = await import('../../src/islands/SendingOptions.tsx');
   render(<SendingOptions />);
-  return await screen.findByRole('switch', { name: 'Track Opens' }, { timeout: 2000 }).then(() => ({
+  return await screen.findByRole('switch', { name: 'Track Opens' }).then(() => ({
     opens: screen.getByRole<HTMLInputElement>('switch', { name: 'Track Opens' }),
     links: screen.getByRole<HTMLInputElement>('switch', { name: 'Track Link Clicks' }),
   }));

@@ -6,7 +6,7 @@
 // saved successfully.' and reloads the page 2 s later (fake timers, no sleeps).
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { json, stubNetwork, type Call, type Route } from './network.ts';
+import { json, stubNetwork, type Call, type Route, until } from './network.ts';
 
 const ALL_EVENTS = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'];
 
@@ -49,6 +49,9 @@ async function openModal(saved: object | undefined, save?: Route): Promise<Call[
   vi.resetModules();
   const { default: WebhookEditor } = await import('../../src/islands/WebhookEditor.tsx');
   const { default: Alerts } = await import('../../src/islands/Alerts.tsx');
+  // the island loads the modal lazily: loaded here first, so the query for the dialog waits for
+  // React alone, not for the module's first load (over a second on a loaded machine)
+  await import('../../src/components/WebhookModal.tsx');
   render(
     <>
       <WebhookEditor />
@@ -58,21 +61,8 @@ async function openModal(saved: object | undefined, save?: Route): Promise<Call[
   const pencil = screen.getByRole<HTMLButtonElement>('button', { name: 'Edit webhook' });
   await vi.waitFor(() => expect(pencil.disabled).toBe(false));
   await click(pencil);
-  await screen.findByRole('dialog', { name: 'Webhook' }); // the modal is loaded lazily
+  await screen.findByRole('dialog', { name: 'Webhook' });
   return calls;
-}
-
-/**
- * Lets the stubbed answer reach the page until `shown` is there, without moving the fake clock
- * (vi.waitFor would advance it by its polling interval).
- */
-async function until<T>(shown: () => T | null | undefined): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const found = shown();
-    if (found) return found;
-    await act(() => new Promise<void>((resolve) => setImmediate(resolve)));
-  }
-  throw new Error('never shown');
 }
 
 const alert = () => screen.queryByTestId('alert');

@@ -52,6 +52,9 @@ async function renderLogs() {
   vi.resetModules();
   const { default: WebhookLogs } = await import('../../src/islands/WebhookLogs.tsx');
   const { default: Alerts } = await import('../../src/islands/Alerts.tsx');
+  // the island loads its modal lazily: loaded here first, so a query for what the modal shows waits
+  // for React alone, not for a module's first load (over a second on a loaded machine)
+  await import('../../src/components/WebhookLogModal.tsx');
   render(
     <>
       <WebhookLogs initial={FIRST} />
