@@ -251,10 +251,29 @@ describe('what happened on the wire, as shown and sent', () => {
     });
     expect(
       legacyPayload(
-        { type: 'failed', at: new Date(0), data: { ...wire, reply: '451 later', bounce_type: 'soft' } },
+        {
+          type: 'failed',
+          at: new Date(0),
+          data: { ...wire, reply: '451 later', bounce_type: 'soft', category: 'transient' },
+        },
         tx,
       ),
-    ).toMatchObject({ smtp_reply: '451 later', mx_host: 'mx2.example.com', tls_version: 'TLSv1.3' });
+    ).toMatchObject({
+      smtp_reply: '451 later',
+      mx_host: 'mx2.example.com',
+      tls_version: 'TLSv1.3',
+      category: 'transient',
+    });
+    expect(
+      standardPayload(
+        {
+          type: 'bounce',
+          at: new Date(0),
+          data: { type: 'soft', status: '5.7.1', reason: 'x', category: 'spam_block' },
+        },
+        tx,
+      ).data,
+    ).toMatchObject({ bounce_type: 'soft', smtp_status: '5.7.1', category: 'spam_block' });
     expect(standardPayload({ type: 'sent', at: new Date(0), data: { reply: '250 OK' } }, tx).data).toMatchObject({
       mx_host: null,
       tls_version: null,
