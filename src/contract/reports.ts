@@ -4,6 +4,7 @@ import { z } from '@hono/zod-openapi';
 import { messageAnswer, operation } from './common.ts';
 import { dateField, isUuid, pageField, textField } from './fields.ts';
 import {
+  ANSWER_CATEGORIES,
   DELIVERED_STATUSES,
   EVENT_TYPES,
   GROUP_REPORT_TYPES,
@@ -149,6 +150,9 @@ const transactionEvent = z.object({
     reason: z.string().optional(),
     bounce_type: z.enum(['hard', 'soft']).optional(),
     status: z.string().optional(),
+    category: z.enum(ANSWER_CATEGORIES).optional().openapi({
+      description: 'Bounced, failed and deferred: what the remote server’s answer was about, e.g. policy_block.',
+    }),
     next_attempt_at: z.number().int().optional(),
     url: z.string().optional(),
     ip: z.string().optional(),

@@ -39,6 +39,26 @@ export const EVENT_TYPES = [
   'download',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * What a remote server's refusal or delay was about (src/server/delivery/remote-answer.ts decides,
+ * for a reply during delivery and for a DSN alike), recorded on bounced, failed and deferred events.
+ * Only invalid_recipient is a hard bounce that suppresses the address.
+ */
+export const ANSWER_CATEGORIES = [
+  'invalid_recipient', // no such mailbox or domain
+  'mailbox_disabled', // the mailbox exists but takes no mail now
+  'mailbox_full',
+  'message_too_large',
+  'policy_block', // a blocklist, our reputation, not authorised to send there
+  'spam_block', // this message's content judged as spam
+  'authentication', // SPF, DKIM, DMARC, reverse DNS of the sending address
+  'routing', // the path to the mailbox failed
+  'system', // the receiving system's own condition
+  'protocol', // the SMTP exchange or the message's format
+  'transient', // a temporary failure (4xx) or no answer
+  'unknown',
+] as const;
+export type AnswerCategory = (typeof ANSWER_CATEGORIES)[number];
 
 // ---- reports (docs/console-reports.md §7, §9) --------------------------------------------------
 

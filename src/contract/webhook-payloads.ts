@@ -1,7 +1,7 @@
 // What the account's webhook receives (docs/webhooks.md), as OpenAPI `webhooks`: one entry per
 // event type, each with the `standard` and the `legacy` field sets and the signature headers.
 import { z } from '@hono/zod-openapi';
-import type { WebhookEventType } from './values.ts';
+import { ANSWER_CATEGORIES, type WebhookEventType } from './values.ts';
 
 // What happened on the wire with direct MX delivery (issue 22); null through SMTP_RELAY_URL
 const WIRE_FIELDS = {
@@ -18,6 +18,18 @@ const WIRE_FIELDS = {
     .openapi({ description: 'The MTA-STS mode that applied (RFC 8461): enforce or testing; null without a policy.' }),
 };
 
+// What the remote server's answer was about (the one classifier of src/server/delivery/remote-answer.ts)
+const category = z
+  .enum(ANSWER_CATEGORIES)
+  .nullable()
+  .openapi({
+    description:
+      'What the remote server’s answer was about: invalid_recipient (the only one that suppresses the address), ' +
+      'policy_block, spam_block, authentication, mailbox_full, mailbox_disabled, message_too_large, routing, ' +
+      'system, protocol, transient or unknown; null when no server’s answer decided it (suppressed, over quota).',
+    example: 'policy_block',
+  });
+
 const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> = {
   sent: {
     smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer.' }),
@@ -26,12 +38,14 @@ const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> =
   failed: {
     smtp_reply: z.string().nullable().openapi({ description: 'The last answer, or why it was not sent.' }),
     bounce_type: z.enum(['soft']).nullable(),
+    category,
     ...WIRE_FIELDS,
   },
   bounce: {
     bounce_type: z.enum(['hard', 'soft']).nullable(),
     bounce_reason: z.string().nullable(),
     smtp_status: z.string().nullable().openapi({ description: 'From a bounce report, e.g. 5.1.1.' }),
+    category,
   },
   open: { user_agent: z.string().nullable(), ip: z.string().nullable() },
   click: { url: z.string().nullable(), user_agent: z.string().nullable(), ip: z.string().nullable() },
@@ -43,7 +57,7 @@ const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> =
 const WHEN: Record<keyof typeof OWN_FIELDS, string> = {
   sent: 'The recipient’s server accepted the message.',
   failed: 'Not sent: suppressed, over quota, or given up after retries (soft bounce).',
-  bounce: 'A hard bounce at delivery, or a bounce report received later.',
+  bounce: 'Refused for good at delivery (hard when the address does not exist, else soft), or a bounce report.',
   open: 'The tracking pixel was loaded.',
   click: 'A tracked link was followed.',
   unsubscribe: 'The recipient unsubscribed (page, one-click or mailto).',

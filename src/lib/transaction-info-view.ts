@@ -1,6 +1,7 @@
 // How the Transaction Info modal reads (docs/console.md §2): addresses, the Custom Headers rule, and
 // each event of the timeline (the issue's addition): a title, a colour, the details worth a line
 // each. Pure; apart from the table's rules, so pages load it only with the modal.
+import type { AnswerCategory } from '../contract/values.ts';
 import type { TransactionEventWire } from './wire.ts';
 import { formatMoment } from './dates.ts';
 import type { StatusTone } from './transaction-view.ts';
@@ -49,6 +50,27 @@ const VIA: Record<string, string> = {
   mail: 'by mail',
 };
 
+/** What a refusal or delay was about, as the timeline says it (the event's `category`). */
+const CAUSES: Record<AnswerCategory, string> = {
+  invalid_recipient: 'the address does not exist',
+  mailbox_disabled: 'the mailbox is disabled',
+  mailbox_full: 'the mailbox is full',
+  message_too_large: 'the message is too large',
+  policy_block: 'refused by the receiver’s policy (blocklist, reputation, not authorised)',
+  spam_block: 'the content was judged as spam',
+  authentication: 'sender authentication (SPF, DKIM, DMARC)',
+  routing: 'routing to the mailbox failed',
+  system: 'the receiving system’s own trouble',
+  protocol: 'the SMTP exchange or the message format',
+  transient: 'a temporary failure',
+  unknown: 'not stated by the server',
+};
+
+/** 'Cause: the mailbox is full', or nothing when the event has no category. */
+function causeLine(d: TransactionEventWire['data'], details: string[]): void {
+  if (d.category) details.push(`Cause: ${CAUSES[d.category]}`);
+}
+
 /** 'mx2.example.com (192.0.2.3) over TLS 1.3' — where a message went and how (issue 22). */
 export function wireText(d: TransactionEventWire['data']): string | null {
   if (!d.mx_host) return null;
@@ -91,6 +113,7 @@ export function eventView(event: TransactionEventWire): {
       break;
     case 'deferred':
       if (d.reply) details.push(`Remote server: ${d.reply}`);
+      causeLine(d, details);
       wireDetails(d, details);
       if (d.next_attempt_at) details.push(`Next attempt ${formatMoment(d.next_attempt_at)}`);
       break;
@@ -100,12 +123,14 @@ export function eventView(event: TransactionEventWire): {
       if (d.reply) details.push(`Remote server: ${d.reply}`);
       if (d.status) details.push(`Status ${d.status}`);
       if (d.reason && d.reason !== d.reply) details.push(d.reason);
+      causeLine(d, details);
       wireDetails(d, details);
       break;
     case 'failed':
       tone = 'failed';
       if (d.reply) details.push(`Remote server: ${d.reply}`);
       if (d.reason && d.reason !== d.reply) details.push(d.reason);
+      causeLine(d, details);
       break;
     case 'open':
       if (d.user_agent) details.push(d.user_agent);

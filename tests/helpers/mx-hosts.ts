@@ -1,7 +1,7 @@
 // The far side of direct MX delivery in tests (issue 22): SMTP servers on loopback addresses
 // (127.0.0.2, 127.0.0.3, …) on one MX port, each with a switchable behaviour (accept, 421 at the
-// greeting), STARTTLS or not, with a certificate from a test CA; and an HTTPS server with a
-// certificate from the same CA serving MTA-STS policies by Host name.
+// greeting, a chosen reply to chosen recipients), STARTTLS or not, with a certificate from a test
+// CA; and an HTTPS server with a certificate from the same CA serving MTA-STS policies by Host name.
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
@@ -60,6 +60,8 @@ export interface MxHost {
   messages: MxMessage[];
   /** 'accept', or '421': answer the greeting with 421 (a site telling us to slow down). */
   mode: 'accept' | '421';
+  /** Replies to RCPT TO for chosen recipients: address → [code, text after the code]. */
+  replies: Map<string, [number, string]>;
   /** Connections the host has seen (for the slow-down case: how hard we hit it). */
   connections: number;
   close(): Promise<void>;
@@ -71,7 +73,14 @@ export async function startMxHost(
   port: number,
   opts: { tls?: { key: string; cert: string } } = {},
 ): Promise<MxHost> {
-  const host: MxHost = { address, messages: [], mode: 'accept', connections: 0, close: async () => {} };
+  const host: MxHost = {
+    address,
+    messages: [],
+    mode: 'accept',
+    replies: new Map(),
+    connections: 0,
+    close: async () => {},
+  };
   const server = new SMTPServer({
     authOptional: true,
     logger: false,
@@ -80,6 +89,11 @@ export async function startMxHost(
       host.connections++;
       if (host.mode === '421')
         return callback(Object.assign(new Error('4.7.0 Too many connections, slow down'), { responseCode: 421 }));
+      callback();
+    },
+    onRcptTo(rcpt, _session, callback) {
+      const reply = host.replies.get(rcpt.address.toLowerCase());
+      if (reply) return callback(Object.assign(new Error(reply[1]), { responseCode: reply[0] }));
       callback();
     },
     onData(stream, session, callback) {

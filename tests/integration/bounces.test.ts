@@ -1,10 +1,12 @@
 // The bounce receiver end to end: mail sent through POST /v1/mail and delivered by the worker to a
-// local sink, then a DSN for it sent over SMTP to its VERP address, as a remote MTA would.
+// local sink, then a DSN for it sent over SMTP to its VERP address, as a remote MTA would. And the
+// one verdict on a remote answer: the sink refusing a recipient during delivery and a DSN quoting
+// the same reply later record the same bounce.
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_SECRET, type TestApp, type TestAccount } from '../helpers/app.ts';
-import { dsnFixture } from '../helpers/dsn-fixture.ts';
+import { dsnFixture, dsnOfReply } from '../helpers/dsn-fixture.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
@@ -78,7 +80,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 /**
  * Sends one message through the API (in its own group, so its stats stand alone) and waits for the worker's attempt.
  */
-async function send(to: string, until: 'delivered' | 'deferred' = 'delivered'): Promise<Sent> {
+async function send(to: string, until: 'delivered' | 'deferred' | 'failed' = 'delivered'): Promise<Sent> {
   const res = await app.api.request('http://localhost:4321/v1/mail', {
     method: 'POST',
     headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
@@ -92,10 +94,8 @@ async function send(to: string, until: 'delivered' | 'deferred' = 'delivered'): 
   });
   expect(res.status).toBe(202);
   const [{ trans_uuid: uuid }] = (await res.json()).data as { trans_uuid: string }[];
-  if (until === 'delivered') {
-    await waitFor('delivery', async () =>
-      (await transaction(uuid)).delivered_status === 'delivered' ? true : undefined,
-    );
+  if (until === 'delivered' || until === 'failed') {
+    await waitFor(until, async () => ((await transaction(uuid)).delivered_status !== 'pending' ? true : undefined));
   } else {
     await waitFor('a deferred attempt', async () => {
       const deferred = await app.ctx.db
@@ -199,7 +199,12 @@ describe('bounce receiver: asynchronous DSNs', () => {
     });
     const events = await bouncedEvents(sent);
     expect(events).toHaveLength(1);
-    expect(events[0].data).toEqual({ type: 'hard', status, reason: expect.stringMatching(reason) });
+    expect(events[0].data).toEqual({
+      type: 'hard',
+      status,
+      reason: expect.stringMatching(reason),
+      category: 'invalid_recipient',
+    });
     expect(await statsOf(sent)).toEqual({ sent: 1, delivered: 1, failed: 0, bounced: 1, hard: 1, soft: 0 });
     expect(await suppression(sent.to)).toEqual({ origin: 'bounce' });
   });
@@ -225,7 +230,7 @@ describe('bounce receiver: asynchronous DSNs', () => {
       bounce_type: 'soft',
       bounce_reason: expect.stringContaining('4.2.2'),
     });
-    expect((await bouncedEvents(sent))[0].data).toMatchObject({ type: 'soft', status: '4.2.2' });
+    expect((await bouncedEvents(sent))[0].data).toMatchObject({ type: 'soft', status: '4.2.2', category: 'transient' });
     expect(await statsOf(sent)).toEqual({ sent: 1, delivered: 1, failed: 0, bounced: 1, hard: 0, soft: 1 });
     expect(await suppression(sent.to)).toBeUndefined();
   });
@@ -369,5 +374,85 @@ describe('bounce receiver: SMTP RCPT TO', () => {
       `${'y'.repeat(998)}\r\n`.repeat(Math.ceil(MAX_BOUNCE_BYTES / 1000) + 10);
     await expect(deliverDsn(sent.verp, raw)).rejects.toMatchObject({ responseCode: 552 });
     expect(await transaction(sent.uuid)).toMatchObject({ delivered_status: 'delivered' });
+  });
+});
+
+describe('one verdict for a reply during delivery and the same reply in a DSN', () => {
+  const IP = '203.0.113.9';
+  // [name, reply code, text after the code (as the sink answers RCPT), bounce type, category, suppressed]
+  const replies: [string, number, string, 'hard' | 'soft', string, boolean][] = [
+    [
+      'Postfix, zen.spamhaus.org',
+      554,
+      `5.7.1 Service unavailable; Client host [${IP}] blocked using zen.spamhaus.org; ` +
+        `https://www.spamhaus.org/query/ip/${IP}`,
+      'soft',
+      'policy_block',
+      false,
+    ],
+    ['content filter, spam', 554, '5.7.1 Message rejected as spam', 'soft', 'spam_block', false],
+    [
+      'Gmail, DMARC',
+      550,
+      "5.7.26 Unauthenticated email from shop.example is not accepted due to domain's DMARC policy.",
+      'soft',
+      'authentication',
+      false,
+    ],
+    ['Dovecot, quota', 552, '5.2.2 Quota exceeded (mailbox for user is full)', 'soft', 'mailbox_full', false],
+    [
+      'Postfix, user unknown',
+      550,
+      '5.1.1 <{to}>: Recipient address rejected: User unknown in virtual mailbox table',
+      'hard',
+      'invalid_recipient',
+      true,
+    ],
+    ['Exim (cPanel), no such user', 550, 'No such user here', 'hard', 'invalid_recipient', true],
+  ];
+
+  /** The transaction's bounce as recorded, and whether its recipient ended on the suppression list. */
+  async function recorded(sent: Sent) {
+    const events = await bouncedEvents(sent);
+    expect(events).toHaveLength(1);
+    const data = events[0].data as Record<string, unknown>;
+    return {
+      row: await transaction(sent.uuid),
+      type: data.bounce_type ?? data.type,
+      category: data.category,
+      suppressed: (await suppression(sent.to)) !== undefined,
+    };
+  }
+
+  it.each(replies)('%s: %i', async (_name, code, words, type, category, suppressed) => {
+    // during delivery: the sink refuses the recipient at RCPT, the worker records the outcome
+    const live = `live-${randomUUID().slice(0, 8)}@customer.example`;
+    sink.replies.set(live, [code, words.replace('{to}', live)]);
+    const refused = await send(live, 'failed');
+    const atDelivery = await recorded(refused);
+    expect(atDelivery.row).toMatchObject({
+      status: 'failed',
+      delivered_status: 'bounced',
+      bounce_type: type,
+      bounce_reason: `${code} ${words.replace('{to}', live)}`,
+    });
+    expect(atDelivery).toMatchObject({ type, category, suppressed });
+    expect(await statsOf(refused)).toEqual({
+      sent: 0,
+      delivered: 0,
+      failed: 1,
+      bounced: 1,
+      hard: type === 'hard' ? 1 : 0,
+      soft: type === 'soft' ? 1 : 0,
+    });
+
+    // later: the same reply quoted in a DSN for a message the relay took
+    const accepted = await send(`dsn-${randomUUID().slice(0, 8)}@customer.example`);
+    const reply = `${code} ${words.replace('{to}', accepted.to)}`;
+    const dsn = dsnOfReply(reply, { verp: accepted.verp, recipient: accepted.to, messageId: accepted.messageId });
+    expect((await deliverDsn(accepted.verp, dsn)).response).toMatch(/^250 /);
+    const byDsn = await recorded(accepted);
+    expect(byDsn.row).toMatchObject({ status: 'sent', delivered_status: 'bounced', bounce_type: type });
+    expect(byDsn).toMatchObject({ type, category, suppressed });
   });
 });

@@ -154,6 +154,37 @@ describe('every MX in turn', () => {
     const [uuid] = await send(['nobody@nullmx.test']);
     const bounced = await eventOf(uuid, 'bounced');
     expect(bounced.data.reply).toMatch(/null MX/);
+    // no address there can receive mail (RFC 7505): as bad an address as a 5.1.10
+    expect(bounced.data).toMatchObject({ bounce_type: 'hard', category: 'invalid_recipient' });
+  });
+
+  it('gives a refusal at RCPT the verdict a DSN quoting it would get: only an unknown user is suppressed', async () => {
+    dns.set('refuse.test', 'MX', ['10 mx.refuse.test']);
+    dns.set('mx.refuse.test', 'A', ['127.0.0.12']);
+    const mx = await host('127.0.0.12');
+    mx.replies.set('blocked@refuse.test', [
+      554,
+      '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org',
+    ]);
+    mx.replies.set('gone@refuse.test', [
+      550,
+      '5.1.1 <gone@refuse.test>: Recipient address rejected: User unknown in virtual mailbox table',
+    ]);
+    const [blocked, gone] = await send(['blocked@refuse.test', 'gone@refuse.test']);
+    const policy = await eventOf(blocked, 'bounced');
+    expect(policy.data).toMatchObject({ bounce_type: 'soft', category: 'policy_block', mx_host: 'mx.refuse.test' });
+    expect(eventView(policy).details).toContain(
+      'Cause: refused by the receiver’s policy (blocklist, reputation, not authorised)',
+    );
+    const unknown = await eventOf(gone, 'bounced');
+    expect(unknown.data).toMatchObject({ bounce_type: 'hard', category: 'invalid_recipient' });
+    const suppressed = await app.ctx.db
+      .selectFrom('suppressions')
+      .select('email')
+      .where('email', 'in', ['blocked@refuse.test', 'gone@refuse.test'])
+      .execute();
+    expect(suppressed.map((s) => s.email)).toEqual(['gone@refuse.test']);
+    expect(mx.messages).toHaveLength(0);
   });
 });
 

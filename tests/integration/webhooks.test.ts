@@ -105,7 +105,10 @@ async function deliverAll(kind: 'delivered' | 'permanent') {
     claimed.map((tx) => ({
       tx,
       at: new Date(),
-      result: kind === 'delivered' ? { kind, reply: '250 2.0.0 OK queued' } : { kind, reply: '550 5.1.1 No such user' },
+      result:
+        kind === 'delivered'
+          ? { kind, reply: '250 2.0.0 OK queued' }
+          : { kind, reply: '550 5.1.1 No such user', address: 'bad' as const, category: 'invalid_recipient' as const },
     })),
   );
   return claimed;

@@ -6,8 +6,8 @@ import {
   classifyRecipient,
   cleanDiagnostic,
   pickRecipient,
-  saysNoSuchAddress,
 } from '../../src/server/bounces/dsn.ts';
+import { saysNoSuchAddress } from '../../src/server/delivery/remote-answer.ts';
 import { fieldGroups, parseBounce, parseDeliveryStatus } from '../../src/server/bounces/parse-dsn.ts';
 import { dsnFixture } from '../helpers/dsn-fixture.ts';
 
@@ -19,55 +19,79 @@ const block = (action: string | null, status: string | null, diagnosticCode: str
   diagnosticCode,
 });
 
+// What a DSN adds to the verdict on the answer it quotes (src/server/delivery/remote-answer.ts, the
+// one a reply during delivery gets; its table of real replies is tests/unit/remote-answer.test.ts):
+// which Action is a bounce at all, where the status comes from, what a block without one means.
 describe('classifyRecipient (RFC 3463 / RFC 3464 §2.3.3)', () => {
   it.each([
     // addressing status: the address is gone
-    ['failed', '5.1.1', 'smtp; 550 5.1.1 User unknown', 'hard', '5.1.1'],
-    ['failed', '5.1.2', 'smtp; 550 5.1.2 Domain not found', 'hard', '5.1.2'],
-    ['failed', '5.1.10', 'smtp;550 5.1.10 RESOLVER.ADR.RecipientNotFound', 'hard', '5.1.10'],
-    ['failed', '5.1.1 (bad destination mailbox address)', null, 'hard', '5.1.1'],
-    ['failed', '5.2.1', 'smtp; 550 5.2.1 The email account that you tried to reach is disabled', 'hard', '5.2.1'],
-    ['failed', '5.4.4', 'X-Postfix; Host or domain name not found', 'hard', '5.4.4'],
-    ['failed', '5.0.0', 'smtp; 550 Requested action not taken', 'hard', '5.0.0'],
+    ['failed', '5.1.1', 'smtp; 550 5.1.1 User unknown', 'hard', '5.1.1', 'invalid_recipient'],
+    ['failed', '5.1.2', 'smtp; 550 5.1.2 Domain not found', 'hard', '5.1.2', 'invalid_recipient'],
+    ['failed', '5.1.10', 'smtp;550 5.1.10 RESOLVER.ADR.RecipientNotFound', 'hard', '5.1.10', 'invalid_recipient'],
+    ['failed', '5.1.1 (bad destination mailbox address)', null, 'hard', '5.1.1', 'invalid_recipient'],
+    // X.0.0 is undefined detail: the words decide
+    ['failed', '5.0.0', 'smtp; 550 No such user here', 'hard', '5.0.0', 'invalid_recipient'],
+    ['failed', '5.0.0', 'smtp; 550 5.1.1 <ann@customer.example> User unknown', 'hard', '5.1.1', 'invalid_recipient'],
+    ['failed', '5.0.0', 'smtp; 552 Mailbox is over quota', 'soft', '5.0.0', 'mailbox_full'],
+    // Only a no-such-recipient answer is hard: these were hard before and say nothing certain against the
+    // address. A disabled mailbox may be enabled again (RFC 3463 §3.3); Postfix's 5.4.4 is its own DNS
+    // failing on the way; a bare 550 says nothing at all.
+    [
+      'failed',
+      '5.2.1',
+      'smtp; 550 5.2.1 The email account that you tried to reach is disabled',
+      'soft',
+      '5.2.1',
+      'mailbox_disabled',
+    ],
+    ['failed', '5.4.4', 'X-Postfix; Host or domain name not found', 'soft', '5.4.4', 'routing'],
+    ['failed', '5.0.0', 'smtp; 550 Requested action not taken', 'soft', '5.0.0', 'unknown'],
+    // a specific code is believed over the words (these were hard by their text before)
+    ['failed', '5.7.1', 'smtp; 550 5.7.1 Unknown recipient', 'soft', '5.7.1', 'policy_block'],
+    ['failed', '5.4.1', 'smtp; 550 5.4.1 Recipient address rejected: no such user', 'soft', '5.4.1', 'routing'],
     // permanent codes that say nothing against the address
-    ['failed', '5.2.2', 'smtp; 552 5.2.2 Mailbox full', 'soft', '5.2.2'],
-    ['failed', '5.2.3', 'smtp; 552 5.2.3 Message too long for this mailbox', 'soft', '5.2.3'],
-    ['failed', '5.3.4', 'smtp; 552 5.3.4 Message size exceeds fixed limit', 'soft', '5.3.4'],
-    ['failed', '5.4.1', 'smtp; 550 5.4.1 No answer from host', 'soft', '5.4.1'],
-    ['failed', '5.4.7', 'X-Postfix; delivery time expired', 'soft', '5.4.7'],
-    ['failed', '5.5.0', 'smtp; 500 5.5.0 Syntax error', 'soft', '5.5.0'],
-    ['failed', '5.6.1', 'smtp; 554 5.6.1 Media not supported', 'soft', '5.6.1'],
-    ['failed', '5.7.1', 'smtp; 554 5.7.1 Message rejected as spam', 'soft', '5.7.1'],
-    ['failed', '5.7.26', 'smtp; 550 5.7.26 Unauthenticated email is not accepted (DMARC)', 'soft', '5.7.26'],
-    // ... unless the remote says plainly that the address does not exist
-    ['failed', '5.7.1', 'smtp; 550 5.7.1 Unknown recipient', 'hard', '5.7.1'],
-    ['failed', '5.4.1', 'smtp; 550 5.4.1 Recipient address rejected: no such user', 'hard', '5.4.1'],
-    // X.0.0 is undefined detail: the text decides
-    ['failed', '5.0.0', 'smtp; 552 Mailbox is over quota', 'soft', '5.0.0'],
-    ['failed', '5.0.0', 'smtp; 550 5.1.1 <ann@customer.example> User unknown', 'hard', '5.1.1'],
+    ['failed', '5.2.2', 'smtp; 552 5.2.2 Mailbox full', 'soft', '5.2.2', 'mailbox_full'],
+    ['failed', '5.2.3', 'smtp; 552 5.2.3 Message too long for this mailbox', 'soft', '5.2.3', 'message_too_large'],
+    ['failed', '5.3.4', 'smtp; 552 5.3.4 Message size exceeds fixed limit', 'soft', '5.3.4', 'message_too_large'],
+    ['failed', '5.4.1', 'smtp; 550 5.4.1 No answer from host', 'soft', '5.4.1', 'routing'],
+    ['failed', '5.4.7', 'X-Postfix; delivery time expired', 'soft', '5.4.7', 'routing'],
+    ['failed', '5.5.0', 'smtp; 500 5.5.0 Syntax error', 'soft', '5.5.0', 'protocol'],
+    ['failed', '5.6.1', 'smtp; 554 5.6.1 Media not supported', 'soft', '5.6.1', 'protocol'],
+    ['failed', '5.7.1', 'smtp; 554 5.7.1 Message rejected as spam', 'soft', '5.7.1', 'spam_block'],
+    [
+      'failed',
+      '5.7.26',
+      'smtp; 550 5.7.26 Unauthenticated email is not accepted (DMARC)',
+      'soft',
+      '5.7.26',
+      'authentication',
+    ],
     // class 4 the remote gave up on: soft, whatever the words
-    ['failed', '4.2.2', 'SMTP; 452 4.2.2 Mailbox full', 'soft', '4.2.2'],
-    ['failed', '4.4.7', 'X-Postfix; delivery time expired', 'soft', '4.4.7'],
-    ['failed', '4.1.1', 'smtp; 450 4.1.1 User unknown (try again later)', 'soft', '4.1.1'],
+    ['failed', '4.2.2', 'SMTP; 452 4.2.2 Mailbox full', 'soft', '4.2.2', 'transient'],
+    ['failed', '4.4.7', 'X-Postfix; delivery time expired', 'soft', '4.4.7', 'transient'],
+    ['failed', '4.1.1', 'smtp; 450 4.1.1 User unknown (try again later)', 'soft', '4.1.1', 'transient'],
+    // the Status field is the reporting MTA's last word: a quoted reply of another class is left out
+    ['failed', '5.4.7', 'smtp; 451 4.4.0 Connection timed out', 'soft', '5.4.7', 'routing'],
     // not a failure report
-    ['delayed', '4.4.1', 'X-Postfix; connect to mx: Connection timed out', 'not_a_bounce', '4.4.1'],
-    ['delayed', '5.1.1', null, 'not_a_bounce', '5.1.1'],
-    ['delivered', '2.0.0', 'smtp; 250 2.0.0 OK', 'not_a_bounce', '2.0.0'],
-    ['relayed', '2.0.0', null, 'not_a_bounce', '2.0.0'],
-    ['expanded', '2.0.0', null, 'not_a_bounce', '2.0.0'],
-    ['failed', '2.0.0', null, 'not_a_bounce', '2.0.0'],
+    ['delayed', '4.4.1', 'X-Postfix; connect to mx: Connection timed out', 'not_a_bounce', '4.4.1', null],
+    ['delayed', '5.1.1', null, 'not_a_bounce', '5.1.1', null],
+    ['delivered', '2.0.0', 'smtp; 250 2.0.0 OK', 'not_a_bounce', '2.0.0', null],
+    ['relayed', '2.0.0', null, 'not_a_bounce', '2.0.0', null],
+    ['expanded', '2.0.0', null, 'not_a_bounce', '2.0.0', null],
+    ['failed', '2.0.0', null, 'not_a_bounce', '2.0.0', null],
     // missing fields
-    [null, '5.1.1', null, 'hard', '5.1.1'],
-    ['failed', null, 'smtp; 550 5.1.1 User unknown', 'hard', '5.1.1'],
-    ['failed', null, 'smtp; 550 Mailbox unavailable', 'hard', '5.0.0'],
-    ['failed', null, 'smtp; 451 Try later', 'soft', '4.0.0'],
-    ['failed', null, 'Recipient address does not exist', 'hard', null],
-    ['failed', null, 'something went wrong', 'not_a_bounce', null],
-    ['failed', null, null, 'not_a_bounce', null],
-  ] as const)('%s %s %s → %s', (action, status, diagnostic, kind, code) => {
+    [null, '5.1.1', null, 'hard', '5.1.1', 'invalid_recipient'],
+    ['failed', null, 'smtp; 550 5.1.1 User unknown', 'hard', '5.1.1', 'invalid_recipient'],
+    ['failed', null, 'smtp; 550 Mailbox unavailable', 'soft', '5.0.0', 'unknown'],
+    ['failed', null, 'smtp; 451 Try later', 'soft', '4.0.0', 'transient'],
+    ['failed', null, 'Recipient address does not exist', 'hard', null, 'invalid_recipient'],
+    ['failed', null, 'something went wrong', 'not_a_bounce', null, null],
+    ['failed', null, null, 'not_a_bounce', null, null],
+  ] as const)('%s %s %s → %s', (action, status, diagnostic, kind, code, category) => {
     const result = classifyRecipient(block(action, status, diagnostic));
     expect(result.kind).toBe(kind);
     expect(result.status).toBe(code);
+    expect('verdict' in result ? result.verdict.category : null).toBe(category);
   });
 
   it('gives the diagnostic as the reason, or says what decided', () => {
@@ -88,6 +112,9 @@ describe('saysNoSuchAddress', () => {
     ['No such user here', true],
     ['unknown recipient', true],
     ['This mailbox no longer exists', true],
+    ['Unrouteable address', true],
+    ["This user doesn't have a yahoo.com account", true],
+    ['Verification failed for <orders@shop.example> Unrouteable address Sender verify failed', false],
     ['Mailbox unavailable', false],
     ['I am out of the office until Monday', false],
     ['The file you asked for does not exist', false],
@@ -281,7 +308,13 @@ describe('parseBounce on real-world shapes', () => {
     const parsed = await parseBounce(dsnFixture(file, values));
     expect(parsed.isReport).toBe(isReport);
     const result = classifyBounce(parsed, values.recipient);
-    expect(result).toEqual({ kind, status, reason: expect.stringMatching(reason) });
+    const verdict =
+      kind === 'hard'
+        ? { verdict: { retry: false, address: 'bad', category: 'invalid_recipient' } }
+        : kind === 'soft'
+          ? { verdict: { retry: true, address: 'ok', category: 'transient' } }
+          : {};
+    expect(result).toEqual({ kind, status, reason: expect.stringMatching(reason), ...verdict });
   });
 
   it.each([

@@ -62,12 +62,15 @@ describe('verdictOf', () => {
     [{ code: 'ETLS', command: 'STARTTLS', responseCode: 454, response: '454 TLS not available' }, 'next-host'],
     [{ code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 421, response: '421 4.7.0 closing' }, 'next-host'],
     [{ code: 'EMESSAGE', command: 'DATA', responseCode: 421, response: '421 try later' }, 'next-host'],
-    [{ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550, response: '550 5.1.1 no such user' }, 'permanent'],
-    [{ code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 553, response: '553 sender rejected' }, 'permanent'],
-    [{ code: 'EMESSAGE', command: 'DATA', responseCode: 554, response: '554 spam' }, 'permanent'],
-    [{ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 450, response: '450 mailbox busy' }, 'temporary'],
-    [{ code: 'EMESSAGE', command: 'DATA', responseCode: 451, response: '451 local error' }, 'temporary'],
-    [{ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 503, response: '503 bad sequence' }, 'temporary'],
+    // an answer to MAIL, RCPT or DATA ends the attempt; what it means is remote-answer.ts's question
+    [{ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550, response: '550 5.1.1 no such user' }, 'ends-attempt'],
+    [{ code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 553, response: '553 sender rejected' }, 'ends-attempt'],
+    [{ code: 'EMESSAGE', command: 'DATA', responseCode: 554, response: '554 spam' }, 'ends-attempt'],
+    [{ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 450, response: '450 mailbox busy' }, 'ends-attempt'],
+    [{ code: 'EMESSAGE', command: 'DATA', responseCode: 451, response: '451 local error' }, 'ends-attempt'],
+    [{ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 503, response: '503 bad sequence' }, 'ends-attempt'],
+    // a session command that failed although answered 2xx ends the attempt (then tried later)
+    [{ code: 'EPROTOCOL', command: 'EHLO', responseCode: 250, response: '250 mx.example' }, 'ends-attempt'],
     [{ code: 'ESOCKET', command: 'DATA' }, 'next-host'], // reset mid-session: no reply
   ];
   it.each(table)('%j → %s', (failure, verdict) => expect(verdictOf(failure)).toBe(verdict));
@@ -248,10 +251,29 @@ describe('what happened on the wire, as shown and sent', () => {
     });
     expect(
       legacyPayload(
-        { type: 'failed', at: new Date(0), data: { ...wire, reply: '451 later', bounce_type: 'soft' } },
+        {
+          type: 'failed',
+          at: new Date(0),
+          data: { ...wire, reply: '451 later', bounce_type: 'soft', category: 'transient' },
+        },
         tx,
       ),
-    ).toMatchObject({ smtp_reply: '451 later', mx_host: 'mx2.example.com', tls_version: 'TLSv1.3' });
+    ).toMatchObject({
+      smtp_reply: '451 later',
+      mx_host: 'mx2.example.com',
+      tls_version: 'TLSv1.3',
+      category: 'transient',
+    });
+    expect(
+      standardPayload(
+        {
+          type: 'bounce',
+          at: new Date(0),
+          data: { type: 'soft', status: '5.7.1', reason: 'x', category: 'spam_block' },
+        },
+        tx,
+      ).data,
+    ).toMatchObject({ bounce_type: 'soft', smtp_status: '5.7.1', category: 'spam_block' });
     expect(standardPayload({ type: 'sent', at: new Date(0), data: { reply: '250 OK' } }, tx).data).toMatchObject({
       mx_host: null,
       tls_version: null,

@@ -1,34 +1,59 @@
 import { describe, expect, it } from 'vitest';
+import type { AnswerVerdict } from '../../src/server/delivery/remote-answer.ts';
 import {
   classifyNetworkError,
   classifyReply,
   nextAttemptAt,
+  refusalOf,
   retryHintSeconds,
 } from '../../src/server/delivery/smtp-reply.ts';
 
-describe('classifyReply (RFC 5321 §4.2.1)', () => {
-  it.each([
-    [250, '2.0.0 OK queued as 12345', 'delivered'],
-    [251, 'User not local; will forward', 'delivered'],
-    [550, '5.1.1 <nobody@example.com>: Recipient address rejected: User unknown', 'permanent'],
-    [552, '5.2.2 Mailbox full', 'permanent'],
-    [554, '5.7.1 Message rejected as spam', 'permanent'],
-    [503, '5.5.1 Error: need RCPT command', 'temporary'],
-    [421, '4.7.0 Try again later, closing connection', 'temporary'],
-    [450, '4.2.0 Greylisted, please try again in 300 seconds', 'temporary'],
-    [451, '4.3.0 Local error in processing', 'temporary'],
-    [452, '4.5.3 Too many recipients', 'temporary'],
-    [undefined, '', 'temporary'],
-  ] as const)('%s %s → %s', (code, text, kind) => {
-    expect(classifyReply(code, text).kind).toBe(kind);
-  });
+const later: AnswerVerdict = { retry: true, address: 'ok', category: 'transient' };
 
-  it('carries the delay a server asked for', () => {
-    expect(classifyReply(450, '4.2.0 Greylisted, please try again in 300 seconds')).toEqual({
+// The verdicts themselves are tests/unit/remote-answer.test.ts's table; here, what the delivery path
+// makes of a reply (RFC 5321 §4.2.1: 5yz is not retried except 503, 4yz is).
+describe('classifyReply (RFC 5321 §4.2.1)', () => {
+  it.each<[number | undefined, string, AnswerVerdict]>([
+    [
+      550,
+      '5.1.1 <nobody@example.com>: Recipient address rejected: User unknown',
+      { retry: false, address: 'bad', category: 'invalid_recipient' },
+    ],
+    // a full mailbox and a refusal as spam fail this message but say nothing against the address
+    [552, '5.2.2 Mailbox full', { retry: false, address: 'ok', category: 'mailbox_full' }],
+    [554, '5.7.1 Message rejected as spam', { retry: false, address: 'ok', category: 'spam_block' }],
+    [503, '5.5.1 Error: need RCPT command', { retry: true, address: 'ok', category: 'protocol' }],
+    [421, '4.7.0 Try again later, closing connection', later],
+    [450, '4.2.0 Greylisted, please try again in 300 seconds', later],
+    [451, '4.3.0 Local error in processing', later],
+    [452, '4.5.3 Too many recipients', later],
+    [undefined, '', later],
+    // a failed command carrying a 2xx is no refusal the message can be held to: tried again
+    [250, '2.0.0 OK queued as 12345', later],
+  ])('%s %s', (code, text, verdict) => {
+    expect(classifyReply(code, text)).toEqual(verdict);
+  });
+});
+
+describe('refusalOf', () => {
+  it('retries with the delay the server asked for', () => {
+    const reply = '450 4.2.0 Greylisted, please try again in 300 seconds';
+    expect(refusalOf(classifyReply(450, reply), reply)).toEqual({
       kind: 'temporary',
+      reply,
+      category: 'transient',
       retryAfterSeconds: 300,
     });
-    expect(classifyReply(550, 'try again in 300 seconds').retryAfterSeconds).toBeUndefined();
+  });
+
+  it('ends the message on a refusal for good, whatever delay it mentions', () => {
+    const reply = '550 5.7.1 Blocked, try again in 300 seconds';
+    expect(refusalOf(classifyReply(550, reply), reply)).toEqual({
+      kind: 'permanent',
+      reply,
+      address: 'ok',
+      category: 'policy_block',
+    });
   });
 });
 
@@ -45,14 +70,15 @@ describe('retryHintSeconds', () => {
 });
 
 describe('classifyNetworkError', () => {
-  it.each([
-    ['ENOTFOUND', 'permanent'],
-    ['ECONNREFUSED', 'temporary'],
-    ['ETIMEDOUT', 'temporary'],
-    ['ECONNECTION', 'temporary'],
-    [undefined, 'temporary'],
-  ] as const)('%s → %s', (code, kind) => {
-    expect(classifyNetworkError(code)).toBe(kind);
+  it.each<[string | undefined, AnswerVerdict]>([
+    // the recipient's domain does not exist: as bad an address as a 5.1.2
+    ['ENOTFOUND', { retry: false, address: 'bad', category: 'invalid_recipient' }],
+    ['ECONNREFUSED', later],
+    ['ETIMEDOUT', later],
+    ['ECONNECTION', later],
+    [undefined, later],
+  ])('%s', (code, verdict) => {
+    expect(classifyNetworkError(code)).toEqual(verdict);
   });
 });
 

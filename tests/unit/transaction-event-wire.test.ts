@@ -21,10 +21,22 @@ describe('eventToWire', () => {
       { reply: '550 No', attempt: 1, bounce_type: 'hard' },
     ],
     [
-      "the bounce receiver's bounce",
-      { type: 'bounced' as const, data: { type: 'soft', status: '4.2.2', reason: 'Mailbox full' } },
-      { bounce_type: 'soft', status: '4.2.2', reason: 'Mailbox full' },
+      "the worker's bounce with its category",
+      {
+        type: 'bounced' as const,
+        data: { reply: '554 5.7.1 blocked', attempt: 1, bounce_type: 'soft', category: 'policy_block' },
+      },
+      { reply: '554 5.7.1 blocked', attempt: 1, bounce_type: 'soft', category: 'policy_block' },
     ],
+    [
+      "the bounce receiver's bounce",
+      {
+        type: 'bounced' as const,
+        data: { type: 'soft', status: '4.2.2', reason: 'Mailbox full', category: 'transient' },
+      },
+      { bounce_type: 'soft', status: '4.2.2', reason: 'Mailbox full', category: 'transient' },
+    ],
+    ['a category that is not one', { type: 'failed' as const, data: { category: 'nonsense' } }, {}],
     [
       'a deferral',
       {

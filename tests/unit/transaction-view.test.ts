@@ -95,6 +95,26 @@ describe('eventView', () => {
       'bounced',
       ['Status 4.2.2', 'Mailbox full'],
     ],
+    // what the remote's answer was about (the event's category)
+    [
+      event('bounced', {
+        bounce_type: 'soft',
+        reply: '554 5.7.1 blocked using zen.spamhaus.org',
+        category: 'policy_block',
+      }),
+      'Bounced (soft)',
+      'bounced',
+      [
+        'Remote server: 554 5.7.1 blocked using zen.spamhaus.org',
+        'Cause: refused by the receiver’s policy (blocklist, reputation, not authorised)',
+      ],
+    ],
+    [
+      event('deferred', { reply: '452 4.2.2 Mailbox full', category: 'transient' }),
+      'Deferred',
+      'neutral',
+      ['Remote server: 452 4.2.2 Mailbox full', 'Cause: a temporary failure'],
+    ],
     [
       event('failed', { reason: 'Recipient is on the suppression list' }),
       'Failed',

@@ -60,7 +60,8 @@ export async function recordBounce(
           transaction_id: tx.id,
           type: 'bounced',
           at,
-          data: { type, status: bounce.status, reason: bounce.reason },
+          // category: what the remote's answer was about, as a reply during delivery would say it
+          data: { type, status: bounce.status, reason: bounce.reason, category: bounce.verdict.category },
         },
       ],
       ctx,

@@ -1,10 +1,11 @@
-// What one host's answer means for the rest of a delivery attempt (RFC 5321 §5.1 and §4.2.1), as
-// Postfix and other MTAs read it: a host that cannot be reached, greets or answers EHLO with
-// anything but 2xx, or says 421 at any stage is skipped for the next address or host in the same
-// attempt; a 5xx to MAIL, RCPT or DATA is final for the recipient; a 4xx to them ends the attempt.
-// Pure: the table in tests/unit/attempt-rules.test.ts is the specification.
+// Whether one host's answer ends a delivery attempt (RFC 5321 §5.1 and §4.2.1), as Postfix and
+// other MTAs read it: a host that cannot be reached, greets or answers EHLO with anything but 2xx,
+// or says 421 at any stage is skipped for the next address or host in the same attempt; an answer
+// to MAIL, RCPT or DATA ends the attempt, and what it means for the message (retried, or a bounce)
+// is remote-answer.ts's question. Pure: the table in tests/unit/mx-delivery-rules.test.ts is the
+// specification.
 
-export type HostVerdict = 'next-host' | 'permanent' | 'temporary';
+export type HostVerdict = 'next-host' | 'ends-attempt';
 
 /** The shape of a nodemailer SMTPConnection error (code, the command it failed at, the reply). */
 export interface SmtpFailure {
@@ -24,11 +25,10 @@ export function verdictOf(f: SmtpFailure): HostVerdict {
   // no reply at all (refused, timed out, reset, TLS handshake failed) or a session that never got
   // ready: this host cannot take mail now, another may
   if (code === undefined || !Number.isFinite(code)) return 'next-host';
-  if (SESSION_COMMANDS.has(command) || command === 'API') return code >= 200 && code < 300 ? 'temporary' : 'next-host';
-  // 503 says our client misbehaved, not that the recipient is bad (smtp-reply.ts): retry later
-  if (code === 503) return 'temporary';
-  if (code >= 500 && code < 600) return 'permanent';
-  return 'temporary';
+  // a session command that failed although answered 2xx ends the attempt (then retried later)
+  if (SESSION_COMMANDS.has(command) || command === 'API')
+    return code >= 200 && code < 300 ? 'ends-attempt' : 'next-host';
+  return 'ends-attempt';
 }
 
 const ENHANCED = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/;

@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../core/config.ts';
 import { createResolver } from '../core/resolver.ts';
 import { type SmtpFailure, isSlowDown, verdictOf } from './attempt-rules.ts';
+import { ADDRESS_GONE, TRY_LATER } from './remote-answer.ts';
+import { type Refusal, classifyReply, refusalOf } from './smtp-reply.ts';
 import { MtaSts, mxMatches, trustedCas } from './mta-sts.ts';
 import { type MxPlan, addressesOf, orderMx, resolveMxPlan, siteOf } from './mx.ts';
 import { type Shaping, type SiteLimits, loadShaping } from './shaping.ts';
@@ -39,8 +41,8 @@ export interface Wire {
 
 export type DirectResult =
   | { kind: 'delivered'; reply: string; wire: Wire }
-  | { kind: 'permanent'; reply: string; wire?: Wire }
-  | { kind: 'temporary'; reply: string; wire?: Wire; retryAfterSeconds?: number }
+  /** Refused for good or for now (smtp-reply.ts), with what the wire saw. */
+  | (Refusal & { wire?: Wire })
   /** The site is paused, suspended or saturated: the message waits without spending a retry. */
   | { kind: 'wait'; reply: string; until: Date; site: string };
 
@@ -127,9 +129,9 @@ export class DirectDelivery {
 
   async deliver(domain: string, envelope: { from: string; to: string[] }, raw: Buffer): Promise<DirectResult> {
     const plan = await this.#plan(domain);
-    if (plan.kind === 'null') return { kind: 'permanent', reply: `${domain} does not accept mail (null MX, RFC 7505)` };
-    if (plan.kind === 'none')
-      return plan.permanent ? { kind: 'permanent', reply: plan.reason } : { kind: 'temporary', reply: plan.reason };
+    // our own DNS lookup found a domain that takes no mail: the address is as bad as a 5.1.10
+    if (plan.kind === 'null') return refusalOf(ADDRESS_GONE, `${domain} does not accept mail (null MX, RFC 7505)`);
+    if (plan.kind === 'none') return refusalOf(plan.permanent ? ADDRESS_GONE : TRY_LATER, plan.reason);
     const site = siteOf(plan.hosts);
     const limits = this.#shaping.limitsFor({ hosts: plan.hosts, domain, name: site });
     try {
@@ -214,19 +216,19 @@ export class DirectDelivery {
           lastReply = reply;
           if (isSlowDown(f.responseCode, reply))
             slowedUntil = await this.sites.slowDown(site, limits.maxConnections, reply);
-          const verdict = verdictOf(f);
-          if (verdict === 'next-host') continue;
-          this.sites.tally(site, verdict === 'permanent' ? 'failed' : 'deferred', reply);
-          if (verdict === 'permanent') return { kind: 'permanent', reply, wire };
+          if (verdictOf(f) === 'next-host') continue;
+          // this host's answer ends the attempt; it gets the verdict a DSN quoting it would get
+          const answer = classifyReply(f.responseCode, reply);
+          this.sites.tally(site, answer.retry ? 'deferred' : 'failed', reply);
           // a slow-down to MAIL/RCPT/DATA: the whole site waits, the message without spending a retry
-          if (slowedUntil) return { kind: 'wait', reply, until: slowedUntil, site };
-          return { kind: 'temporary', reply, wire };
+          if (answer.retry && slowedUntil) return { kind: 'wait', reply, until: slowedUntil, site };
+          return { ...refusalOf(answer, reply), wire };
         }
       }
     }
     this.sites.tally(site, 'deferred', lastReply);
     if (slowedUntil) return { kind: 'wait', reply: lastReply, until: slowedUntil, site };
-    return { kind: 'temporary', reply: lastReply, wire };
+    return { kind: 'temporary', reply: lastReply, category: TRY_LATER.category, wire };
   }
 
   #stsFailure(wire: Wire, domain: string, reason: string): void {

@@ -1,16 +1,17 @@
-// What an SMTP answer means for a message (docs/architecture.md §5 "Transaction status"). RFC 5321
-// §4.2.1: 2yz is success, 4yz a transient failure worth retrying, 5yz a permanent one — except 503
-// (bad sequence of commands), which says our client misbehaved, not that the recipient is bad, so
-// it is retried. Connection-level errors are transient; a recipient domain that does not exist
-// (RFC 5321 §5.1: no MX and no address record) is permanent.
+// What an SMTP answer during delivery comes to for the message (docs/architecture.md §5.2): the
+// verdict is remote-answer.ts's, the same a DSN quoting that answer gets later; here it becomes a
+// retry with the server's own delay, or an end (a bounce, hard only when the address is bad).
+// Failures without a reply (DNS, connection, TLS) are retried, except a recipient domain that
+// does not exist (RFC 5321 §5.1: no MX and no address record).
+import type { AnswerCategory } from '../../contract/values.ts';
+import { ADDRESS_GONE, type AnswerVerdict, TRY_LATER, classifyAnswer, enhancedCodeIn } from './remote-answer.ts';
 
-export type ReplyClass = 'delivered' | 'permanent' | 'temporary';
-
-export interface Classified {
-  kind: ReplyClass;
-  /** Seconds the server asked us to wait ("try again in N seconds"), if it said so. */
-  retryAfterSeconds?: number;
-}
+/** A delivery attempt the remote did not take, or that reached no server. */
+export type Refusal =
+  /** Not retried: a bounce, hard when `address` is bad (the recipient is then suppressed). */
+  | { kind: 'permanent'; reply: string; address: 'bad' | 'ok'; category: AnswerCategory }
+  /** Retried with backoff; `category` is absent when no server was asked (our own trouble). */
+  | { kind: 'temporary'; reply: string; category?: AnswerCategory; retryAfterSeconds?: number };
 
 const RETRY_HINT =
   /(?:try|retry)(?:\s+again)?\s+(?:in|after)\s+(\d+)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)\b/i;
@@ -26,23 +27,33 @@ export function retryHintSeconds(text: string): number | undefined {
   return n;
 }
 
-/** Classifies an SMTP response code (with its text) from the remote server. */
-export function classifyReply(code: number | undefined, text = ''): Classified {
-  const retryAfterSeconds = retryHintSeconds(text);
-  const hint = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };
-  if (code === undefined || !Number.isFinite(code)) return { kind: 'temporary', ...hint };
-  if (code >= 200 && code < 300) return { kind: 'delivered' };
-  if (code === 503) return { kind: 'temporary', ...hint };
-  if (code >= 500 && code < 600) return { kind: 'permanent' };
-  return { kind: 'temporary', ...hint };
+/**
+ * The verdict on a remote server's reply to our delivery (code and text, as nodemailer reports it),
+ * through the one classifier DSNs also go through. A reply that is no refusal (2yz on a failed
+ * command) says nothing the message can be held to: it is tried again.
+ */
+export function classifyReply(code: number | undefined, text = ''): AnswerVerdict {
+  return classifyAnswer({ code, status: enhancedCodeIn(text), text });
 }
 
 /** Node/nodemailer error codes that mean the recipient's domain cannot receive mail at all. */
 const PERMANENT_NETWORK_CODES = new Set(['ENOTFOUND', 'ENODOMAIN', 'EDNSNXDOMAIN']);
 
-/** Classifies a failure that happened before or without an SMTP reply (DNS, connection, TLS). */
-export function classifyNetworkError(code: string | undefined): ReplyClass {
-  return code && PERMANENT_NETWORK_CODES.has(code) ? 'permanent' : 'temporary';
+/** The verdict on a failure that happened before or without an SMTP reply (DNS, connection, TLS). */
+export function classifyNetworkError(code: string | undefined): AnswerVerdict {
+  return code && PERMANENT_NETWORK_CODES.has(code) ? ADDRESS_GONE : TRY_LATER;
+}
+
+/** What a verdict does to this attempt: retried (with the delay the reply asked for) or ended. */
+export function refusalOf(verdict: AnswerVerdict, reply: string): Refusal {
+  if (!verdict.retry) return { kind: 'permanent', reply, address: verdict.address, category: verdict.category };
+  const retryAfterSeconds = retryHintSeconds(reply);
+  return {
+    kind: 'temporary',
+    reply,
+    category: verdict.category,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+  };
 }
 
 /** Backoff after the Nth failed attempt (1-based): about 1, 5, 15, 30 minutes, then hourly. */

@@ -4,6 +4,7 @@
 // bounce) in batches. Delivery is at least once; two workers never hold the same row at once.
 import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
+import type { Database } from '../db/database.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { insertEvents, type NewEvent } from '../events/events.repository.ts';
@@ -22,7 +23,7 @@ import {
   releaseClaims,
   renewLeases,
 } from './queue.repository.ts';
-import { classifyNetworkError, classifyReply, nextAttemptAt } from './smtp-reply.ts';
+import { type Refusal, classifyNetworkError, classifyReply, nextAttemptAt, refusalOf } from './smtp-reply.ts';
 import { NoRouteError, createTransportPool, type TransportPool } from './transports.ts';
 import { verpAddress } from './verp.ts';
 import type Mail from 'nodemailer/lib/mailer';
@@ -38,8 +39,8 @@ import { claimAlongDueIndex, inTransaction } from '../core/transaction.ts';
 /** What one delivery attempt came to (a small typed result, not exceptions). */
 export type SendResult =
   | { kind: 'delivered'; reply: string; wire?: Wire }
-  | { kind: 'permanent'; reply: string; wire?: Wire }
-  | { kind: 'temporary'; reply: string; retryAfterSeconds?: number; wire?: Wire }
+  /** Refused for good or for now (smtp-reply.ts), with what the wire saw. */
+  | (Refusal & { wire?: Wire })
   /** Direct delivery: the recipient's site is paused, suspended or busy; no attempt is spent. */
   | { kind: 'wait'; reply: string; until: Date; site: string };
 
@@ -231,23 +232,13 @@ export class DeliveryWorker {
       );
       return { kind: 'delivered', reply: String(info.response ?? '250 OK') };
     } catch (err) {
-      if (err instanceof NoRouteError) {
-        return classifyNetworkError(err.code) === 'permanent'
-          ? { kind: 'permanent', reply: err.message }
-          : { kind: 'temporary', reply: err.message };
-      }
+      if (err instanceof NoRouteError) return refusalOf(classifyNetworkError(err.code), err.message);
       const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
       const reply = e.response ?? `${e.code ?? 'ERROR'}: ${e.message ?? 'delivery failed'}`;
-      if (e.responseCode === undefined) {
-        return classifyNetworkError(e.code) === 'permanent'
-          ? { kind: 'permanent', reply }
-          : { kind: 'temporary', reply };
-      }
-      const c = classifyReply(e.responseCode, reply);
-      if (c.kind === 'delivered') return { kind: 'delivered', reply };
-      return c.kind === 'permanent'
-        ? { kind: 'permanent', reply }
-        : { kind: 'temporary', reply, retryAfterSeconds: c.retryAfterSeconds };
+      // the relay's answer gets the verdict a DSN quoting it would get (remote-answer.ts)
+      const verdict =
+        e.responseCode === undefined ? classifyNetworkError(e.code) : classifyReply(e.responseCode, reply);
+      return refusalOf(verdict, reply);
     }
   }
 }
@@ -264,75 +255,98 @@ async function sendDirect(
     .catch((err: Error) => ({ kind: 'temporary' as const, reply: `delivery failed: ${err.message}` }));
 }
 
+type Attempted = Outcome & { result: Exclude<SendResult, { kind: 'wait' }> };
+
+/**
+ * The row update of one attempt (docs/architecture.md §5.2): delivered; refused for good, a bounce
+ * that is hard only when the address is bad; or retried with backoff until the retry window
+ * closes, then failed (a soft bounce).
+ */
+function updateOf(ctx: AppContext, { tx, result, at }: Attempted): OutcomeUpdate {
+  const base = { id: tx.id, attempts: tx.attempts, last_reply: result.reply };
+  if (result.kind === 'delivered')
+    return {
+      ...base,
+      status: 'sent',
+      delivered_status: 'delivered',
+      sent_at: at,
+      next_attempt_at: null,
+      bounce_type: null,
+      bounce_reason: null,
+    };
+  const ended = {
+    ...base,
+    status: 'failed' as const,
+    sent_at: null,
+    next_attempt_at: null,
+    bounce_reason: result.reply,
+  };
+  if (result.kind === 'permanent')
+    return { ...ended, delivered_status: 'bounced', bounce_type: result.address === 'bad' ? 'hard' : 'soft' };
+  const next = nextAttemptAt({
+    attempts: tx.attempts,
+    queuedAt: tx.queued_at,
+    now: at,
+    maxHours: ctx.config.retryMaxHours,
+    retryAfterSeconds: result.retryAfterSeconds,
+  });
+  if (next === null) return { ...ended, delivered_status: 'failed', bounce_type: 'soft' };
+  return {
+    ...base,
+    status: 'queued',
+    delivered_status: 'pending',
+    sent_at: null,
+    next_attempt_at: next,
+    bounce_type: null,
+    bounce_reason: null,
+  };
+}
+
+/** The events of one recorded attempt, each with its daily_stats counts. */
+function recordOf({ tx, result, at }: Attempted, u: OutcomeUpdate): { event: NewEvent; counts: StatDelta['counts'] }[] {
+  const base = { customer_id: tx.customer_id, transaction_id: tx.id, at };
+  // what happened on the wire (direct delivery): MX host and address, TLS, MTA-STS, hosts tried;
+  // and what the remote's answer was about (remote-answer.ts)
+  const data = {
+    reply: result.reply,
+    attempt: tx.attempts,
+    ...('category' in result && result.category ? { category: result.category } : {}),
+    ...('wire' in result && result.wire ? result.wire : {}),
+  };
+  if (u.status === 'sent')
+    return [
+      { event: { ...base, type: 'sent', data }, counts: { sent: 1, delivered: 1 } },
+      { event: { ...base, type: 'delivered', data }, counts: {} },
+    ];
+  if (u.status === 'queued')
+    return [
+      { event: { ...base, type: 'deferred', data: { ...data, next_attempt_at: u.next_attempt_at } }, counts: {} },
+    ];
+  if (u.delivered_status === 'bounced') {
+    const hard = u.bounce_type === 'hard';
+    return [
+      {
+        event: { ...base, type: 'bounced', data: { ...data, bounce_type: u.bounce_type } },
+        counts: { failed: 1, bounced: 1, [hard ? 'bounces_hard' : 'bounces_soft']: 1 },
+      },
+    ];
+  }
+  return [
+    {
+      event: { ...base, type: 'failed', data: { ...data, bounce_type: 'soft' } },
+      counts: { failed: 1, bounces_soft: 1 },
+    },
+  ];
+}
+
 /** Turns outcomes into row updates, events, stats and suppressions, written in one transaction. */
 export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Promise<void> {
   // messages waiting for their site go back to the queue as they were (sites.ts); the rest are outcomes
   const waiting = outcomes.flatMap(({ tx, result }) =>
     result.kind === 'wait' ? [{ id: tx.id, attempts: tx.attempts, until: result.until, site: result.site }] : [],
   );
-  outcomes = outcomes.filter((o) => o.result.kind !== 'wait');
-  const updates: OutcomeUpdate[] = [];
-  for (const { tx, result, at } of outcomes) {
-    if (result.kind === 'wait') continue;
-    if (result.kind === 'delivered') {
-      updates.push({
-        id: tx.id,
-        attempts: tx.attempts,
-        status: 'sent',
-        delivered_status: 'delivered',
-        sent_at: at,
-        next_attempt_at: null,
-        last_reply: result.reply,
-        bounce_type: null,
-        bounce_reason: null,
-      });
-    } else if (result.kind === 'permanent') {
-      updates.push({
-        id: tx.id,
-        attempts: tx.attempts,
-        status: 'failed',
-        delivered_status: 'bounced',
-        sent_at: null,
-        next_attempt_at: null,
-        last_reply: result.reply,
-        bounce_type: 'hard',
-        bounce_reason: result.reply,
-      });
-    } else {
-      const next = nextAttemptAt({
-        attempts: tx.attempts,
-        queuedAt: tx.queued_at,
-        now: at,
-        maxHours: ctx.config.retryMaxHours,
-        retryAfterSeconds: result.retryAfterSeconds,
-      });
-      updates.push(
-        next
-          ? {
-              id: tx.id,
-              attempts: tx.attempts,
-              status: 'queued',
-              delivered_status: 'pending',
-              sent_at: null,
-              next_attempt_at: next,
-              last_reply: result.reply,
-              bounce_type: null,
-              bounce_reason: null,
-            }
-          : {
-              id: tx.id,
-              attempts: tx.attempts,
-              status: 'failed',
-              delivered_status: 'failed',
-              sent_at: null,
-              next_attempt_at: null,
-              last_reply: result.reply,
-              bounce_type: 'soft',
-              bounce_reason: result.reply,
-            },
-      );
-    }
-  }
+  const attempted = outcomes.filter((o): o is Attempted => o.result.kind !== 'wait');
+  const updates = attempted.map((o) => updateOf(ctx, o));
 
   await inTransaction(ctx.db, async (trx) => {
     await requeueWaiting(trx, waiting);
@@ -340,7 +354,7 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
     // a deferred message remembers its site: `admin queue` counts it there and a resume brings it due
     await rememberSites(
       trx,
-      outcomes.flatMap(({ tx, result }, i) =>
+      attempted.flatMap(({ tx, result }, i) =>
         applied.has(tx.id) && updates[i].status === 'queued' && 'wire' in result && result.wire
           ? [{ id: tx.id, site: result.wire.site }]
           : [],
@@ -349,55 +363,45 @@ export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Prom
     const events: NewEvent[] = [];
     const stats: StatDelta[] = [];
     const hardBounced: { customer_id: number; email: string; at: Date }[] = [];
-    outcomes.forEach(({ tx, result, at }, i) => {
-      if (!applied.has(tx.id)) return;
-      const u = updates[i];
-      const base = { customer_id: tx.customer_id, transaction_id: tx.id, at };
-      const day = statDay(at);
-      // what happened on the wire (direct delivery): MX host and address, TLS, MTA-STS, hosts tried
-      const data = {
-        reply: result.reply,
-        attempt: tx.attempts,
-        ...('wire' in result && result.wire ? result.wire : {}),
-      };
-      if (u.status === 'sent') {
-        events.push({ ...base, type: 'sent', data }, { ...base, type: 'delivered', data });
-        stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { sent: 1, delivered: 1 } });
-      } else if (u.status === 'queued') {
-        events.push({ ...base, type: 'deferred', data: { ...data, next_attempt_at: u.next_attempt_at } });
-      } else if (u.bounce_type === 'hard') {
-        events.push({ ...base, type: 'bounced', data: { ...data, bounce_type: 'hard' } });
-        stats.push({
-          customer_id: tx.customer_id,
-          group_id: tx.group_id,
-          day,
-          counts: { failed: 1, bounced: 1, bounces_hard: 1 },
-        });
-        hardBounced.push({ customer_id: tx.customer_id, email: tx.to_email, at });
-      } else {
-        events.push({ ...base, type: 'failed', data: { ...data, bounce_type: 'soft' } });
-        stats.push({ customer_id: tx.customer_id, group_id: tx.group_id, day, counts: { failed: 1, bounces_soft: 1 } });
+    attempted.forEach((o, i) => {
+      if (!applied.has(o.tx.id)) return;
+      for (const { event, counts } of recordOf(o, updates[i])) {
+        events.push(event);
+        if (Object.keys(counts).length > 0)
+          stats.push({ customer_id: o.tx.customer_id, group_id: o.tx.group_id, day: statDay(o.at), counts });
       }
+      if (updates[i].bounce_type === 'hard')
+        hardBounced.push({ customer_id: o.tx.customer_id, email: o.tx.to_email, at: o.at });
     });
     await insertEvents(trx, events, ctx);
     await bumpDailyStats(trx, stats);
-    if (hardBounced.length > 0) {
-      const customers = await trx
-        .selectFrom('customers')
-        .select('id')
-        .where('id', 'in', [...new Set(hardBounced.map((h) => h.customer_id))])
-        .where('disable_suppression', '=', false)
-        .execute();
-      const suppressing = new Set(customers.map((c) => c.id));
-      const rows = hardBounced
-        .filter((h) => suppressing.has(h.customer_id))
-        .map((h) => ({ customer_id: h.customer_id, email: h.email, origin: 'bounce' as const, created_at: h.at }));
-      if (rows.length)
-        await trx
-          .insertInto('suppressions')
-          .values(rows)
-          .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
-          .execute();
-    }
+    await suppressHardBounced(trx, hardBounced);
   });
+}
+
+/**
+ * A hard bounce puts the recipient on the customer's suppression list (origin bounce) unless the
+ * customer disabled suppression (docs/architecture.md §5.2).
+ */
+async function suppressHardBounced(
+  trx: Database,
+  hardBounced: { customer_id: number; email: string; at: Date }[],
+): Promise<void> {
+  if (hardBounced.length === 0) return;
+  const customers = await trx
+    .selectFrom('customers')
+    .select('id')
+    .where('id', 'in', [...new Set(hardBounced.map((h) => h.customer_id))])
+    .where('disable_suppression', '=', false)
+    .execute();
+  const suppressing = new Set(customers.map((c) => c.id));
+  const rows = hardBounced
+    .filter((h) => suppressing.has(h.customer_id))
+    .map((h) => ({ customer_id: h.customer_id, email: h.email, origin: 'bounce' as const, created_at: h.at }));
+  if (rows.length)
+    await trx
+      .insertInto('suppressions')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
+      .execute();
 }

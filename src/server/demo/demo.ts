@@ -17,8 +17,9 @@ import { ensureCredentials } from '../credentials/credentials.service.ts';
 import { randomToken } from '../core/crypto.ts';
 import type { ClaimedTransaction } from '../delivery/queue.repository.ts';
 import { loadMessages } from '../delivery/queue.repository.ts';
-import { nextAttemptAt } from '../delivery/smtp-reply.ts';
-import { type Outcome, recordOutcomes } from '../delivery/worker.ts';
+import { replyCodeIn } from '../delivery/remote-answer.ts';
+import { classifyReply, nextAttemptAt, refusalOf } from '../delivery/smtp-reply.ts';
+import { type Outcome, recordOutcomes, type SendResult } from '../delivery/worker.ts';
 import { addDomain } from '../domains/domains.service.ts';
 import { DomainError } from '../core/errors.ts';
 import { clearLookupCaches } from '../core/lookup-cache.ts';
@@ -27,6 +28,7 @@ import { flushTracking, recordClick, recordOpen, resolveClick, trackedContent } 
 import { unsubscribe } from '../unsubscribe/unsubscribe.service.ts';
 import {
   DEMO_DOMAIN,
+  type Attempt,
   type DemoGroup,
   type DemoRecipient,
   type Fate,
@@ -355,7 +357,7 @@ async function deliver(run: Run, due: Due[]): Promise<void> {
       const outcomes: Outcome[] = [];
       for (const d of slice) {
         const attempt = attemptOf(d);
-        outcomes.push({ tx: d.tx, result: attempt, at: d.at });
+        outcomes.push({ tx: d.tx, result: resultOf(attempt), at: d.at });
         if (attempt.kind === 'delivered') {
           const message = messages.get(d.tx.message_id);
           const tokens = message ? clickTokens((await trackedContent(ctx, d.tx, message)).html) : [];
@@ -385,6 +387,12 @@ async function deliver(run: Run, due: Due[]): Promise<void> {
     const claimed = await claimByUuids(ctx.db, [...retries.keys()], ctx.config.deliveryLeaseSeconds);
     round = claimed.map((tx) => ({ ...retries.get(tx.uuid)!, tx }));
   }
+}
+
+/** What the worker makes of a planned answer: a refusal gets the verdict a real reply would (smtp-reply.ts). */
+function resultOf(attempt: Attempt): SendResult {
+  if (attempt.kind === 'delivered') return attempt;
+  return refusalOf(classifyReply(replyCodeIn(attempt.reply) ?? undefined, attempt.reply), attempt.reply);
 }
 
 /** Puts what follows a delivery (a DSN, opens, clicks, an unsubscribe) on the timeline, if it has happened by now. */

@@ -6,13 +6,14 @@ import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
 import { DomainError } from '../core/errors.ts';
 import { isUuid } from '../../contract/fields.ts';
+import { ANSWER_CATEGORIES, type AnswerCategory } from '../../contract/values.ts';
 import { findTransactionId } from './transactions.repository.ts';
 import { unixSeconds } from './transactions.service.ts';
 
 /**
  * What an event says beyond its type and time; only the keys that apply are present. Written by
- * the sending service (failed: reason), the delivery worker (reply, attempt, bounce_type,
- * next_attempt_at), the bounce receiver (bounce_type, status, reason), tracking (url, ip,
+ * the sending service (failed: reason), the delivery worker (reply, attempt, bounce_type, category,
+ * next_attempt_at), the bounce receiver (bounce_type, status, reason, category), tracking (url, ip,
  * user_agent) and the unsubscribe pages (via).
  */
 export interface TransactionEventData {
@@ -25,6 +26,8 @@ export interface TransactionEventData {
   bounce_type?: 'hard' | 'soft';
   /** The DSN's enhanced status code, e.g. '5.1.1'. */
   status?: string;
+  /** What the remote's refusal or delay was about (delivery/remote-answer.ts), e.g. 'policy_block'. */
+  category?: AnswerCategory;
   /** Unix seconds of the next attempt after a deferral. */
   next_attempt_at?: number;
   /** The link clicked. */
@@ -64,6 +67,10 @@ function bounceType(value: unknown): 'hard' | 'soft' | undefined {
   return value === 'hard' || value === 'soft' ? value : undefined;
 }
 
+function category(value: unknown): AnswerCategory | undefined {
+  return ANSWER_CATEGORIES.find((c) => c === value);
+}
+
 function seconds(value: unknown): number | undefined {
   if (typeof value !== 'string' && !(value instanceof Date)) return undefined;
   const at = new Date(value);
@@ -84,6 +91,7 @@ export function eventToWire(row: {
     // the worker writes bounce_type, the bounce receiver type
     bounce_type: bounceType(d.bounce_type) ?? bounceType(d.type),
     status: text(d.status),
+    category: category(d.category),
     next_attempt_at: seconds(d.next_attempt_at),
     url: text(d.url),
     ip: text(d.ip),

@@ -47,12 +47,18 @@ function eventFields(event: PayloadEvent): Flat {
     case 'sent':
       return { smtp_reply: str(d.reply), ...wireFields(d) };
     case 'failed':
-      return { smtp_reply: str(d.reply ?? d.reason), bounce_type: str(d.bounce_type), ...wireFields(d) };
+      return {
+        smtp_reply: str(d.reply ?? d.reason),
+        bounce_type: str(d.bounce_type),
+        category: str(d.category),
+        ...wireFields(d),
+      };
     case 'bounce':
       return {
         bounce_type: str(d.bounce_type ?? d.type),
         bounce_reason: str(d.reason ?? d.reply),
         smtp_status: str(d.status),
+        category: str(d.category),
       };
     case 'open':
       return { user_agent: str(d.user_agent), ip: str(d.ip) };
