@@ -1,7 +1,9 @@
-// Reads a message received at the VERP return path into the fields dsn.ts classifies: the
+// Reads a message received at the return path into the fields dsn.ts classifies: the
 // delivery-status part of a multipart/report (RFC 3462/3464), the human-readable text, and the
-// Message-ID of the message it reports on, so a bounce about some other message can be told apart.
-import { simpleParser } from 'mailparser';
+// Message-ID of the message it reports on, so a bounce about some other message can be told apart;
+// and, for a feedback report (RFC 5965), its feedback-report part and the original's headers (arf.ts).
+import { type SimpleParserOptions, simpleParser } from 'mailparser';
+import { type FeedbackReport, feedbackReportOf } from './arf.ts';
 import type { BounceFields, DsnRecipient } from './dsn.ts';
 
 export interface ParsedBounce extends BounceFields {
@@ -9,11 +11,17 @@ export interface ParsedBounce extends BounceFields {
   perMessage: Record<string, string>;
   /** The Message-ID of the message the bounce is about, when it can be found. */
   originalMessageId: string | null;
+  /** The feedback-report part when the message is a feedback report (RFC 5965 §2), else null. */
+  feedback: FeedbackReport | null;
+  /** The header fields of the returned or reported message (names lower-case), when it came with it. */
+  original: Record<string, string> | null;
 }
 
 /** RFC 3464 §2.1; the internationalized variants of RFC 6533 have the same syntax. */
 const DELIVERY_STATUS = new Set(['message/delivery-status', 'message/global-delivery-status']);
-/** The returned message (RFC 3462 §2: whole, or its headers only). */
+/** RFC 5965 §3: the machine-readable part of a feedback report. */
+const FEEDBACK_REPORT = 'message/feedback-report';
+/** The returned message (RFC 3462 §2, RFC 5965 §2 (d): whole, or its headers only). */
 const RETURNED = new Set(['message/rfc822', 'text/rfc822-headers', 'message/global', 'message/global-headers']);
 
 /**
@@ -89,31 +97,51 @@ function messageIdIn(value: string | undefined): string | null {
   return m ? m[0] : null;
 }
 
+const PARSER_OPTIONS: SimpleParserOptions & { ignoreEmbedded: boolean } = {
+  keepDeliveryStatus: true,
+  skipImageLinks: true,
+  skipTextLinks: true,
+  skipTextToHtml: true,
+  // mailsplit's option, which mailparser passes on: an attached message stays one part even when
+  // marked inline (as feedback loops send the original), so its headers can be read
+  ignoreEmbedded: true,
+};
+
+/** Whether the top-level Content-Type is multipart/report; report-type=feedback-report (RFC 5965 §2 (a)). */
+function saysFeedbackReport(contentType: unknown): boolean {
+  const value = contentType as { value?: unknown; params?: Record<string, unknown> } | undefined;
+  return (
+    value?.value === 'multipart/report' &&
+    String(value.params?.['report-type'] ?? '').toLowerCase() === 'feedback-report'
+  );
+}
+
 /** Parses a received message; never throws on odd content (missing parts just stay empty). */
 export async function parseBounce(raw: Buffer | string): Promise<ParsedBounce> {
-  const mail = await simpleParser(raw, {
-    keepDeliveryStatus: true,
-    skipImageLinks: true,
-    skipTextLinks: true,
-    skipTextToHtml: true,
-  });
+  const mail = await simpleParser(raw, PARSER_OPTIONS);
   let perMessage: Record<string, string> = {};
   let recipients: DsnRecipient[] = [];
   let isReport = false;
-  let originalMessageId: string | null = null;
+  let feedback: FeedbackReport | null = null;
+  let original: Record<string, string> | null = null;
   for (const part of mail.attachments) {
     const type = part.contentType.toLowerCase();
     if (DELIVERY_STATUS.has(type) && !isReport) {
       isReport = true;
       ({ perMessage, recipients } = parseDeliveryStatus(part.content.toString('utf8')));
-    } else if (RETURNED.has(type) && originalMessageId === null) {
-      originalMessageId = messageIdIn(fieldGroups(part.content.toString('utf8'))[0]?.['message-id']);
+    } else if (type === FEEDBACK_REPORT && feedback === null) {
+      feedback = feedbackReportOf(fieldGroups(part.content.toString('utf8'))[0] ?? {});
+    } else if (RETURNED.has(type) && original === null) {
+      original = fieldGroups(part.content.toString('utf8'))[0] ?? {};
     }
   }
+  // RFC 5965 §2 (a): the report type says so even when the feedback-report part is missing or unreadable
+  if (feedback === null && saysFeedbackReport(mail.headers.get('content-type'))) feedback = feedbackReportOf({});
   const text = mail.text ?? '';
+  let originalMessageId = messageIdIn(original?.['message-id']);
   // Gmail names the original in the per-message fields; a non-standard bounce (qmail) quotes the
   // original's headers in its text
   originalMessageId ??= messageIdIn(perMessage['x-original-message-id']);
-  if (!isReport) originalMessageId ??= messageIdIn(/^message-id:[ \t]*(.*)$/im.exec(text)?.[1]);
-  return { isReport, perMessage, recipients, text, originalMessageId };
+  if (!isReport && feedback === null) originalMessageId ??= messageIdIn(/^message-id:[ \t]*(.*)$/im.exec(text)?.[1]);
+  return { isReport, perMessage, recipients, text, originalMessageId, feedback, original };
 }

@@ -151,6 +151,8 @@ function dsn(to: string, messageId: string, type: 'hard' | 'soft'): ParsedBounce
     text: 'Your message could not be delivered.',
     perMessage: { 'reporting-mta': `dns; mx.${to.split('@')[1]}` },
     originalMessageId: messageId,
+    feedback: null,
+    original: null,
   };
 }
 
