@@ -158,6 +158,14 @@ const transactionEvent = z.object({
     ip: z.string().optional(),
     user_agent: z.string().optional(),
     via: z.string().optional(),
+    feedback_type: z
+      .string()
+      .optional()
+      .openapi({ description: 'Complaint: the feedback report’s Feedback-Type (RFC 5965), e.g. abuse.' }),
+    reporter: z
+      .string()
+      .optional()
+      .openapi({ description: 'Complaint: the User-Agent of the report, the feedback loop that sent it.' }),
     file: z.string().optional(),
     link: z.string().optional(),
     mx_host: z.string().optional().openapi({ description: 'Direct MX delivery: the MX host that answered last.' }),

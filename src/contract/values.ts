@@ -37,6 +37,8 @@ export const EVENT_TYPES = [
   'unsubscribe',
   'resubscribe',
   'download',
+  // a feedback loop's report that the recipient marked the message as spam (RFC 5965)
+  'complaint',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /**
@@ -108,11 +110,34 @@ export const MAX_BATCH = 500;
 /** docs/console-reports.md §9: attachment list page size. */
 export const ATTACHMENT_PAGE_SIZE = 8;
 
-/** The seven webhook event types (docs/console.md §3 Webhook event_types). */
-export const WEBHOOK_EVENT_TYPES = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'] as const;
+/** The seven webhook event types of docs/console.md §3 (Webhook event_types), and complaint (docs/webhooks.md). */
+export const WEBHOOK_EVENT_TYPES = [
+  'sent',
+  'failed',
+  'bounce',
+  'open',
+  'click',
+  'unsubscribe',
+  'resubscribe',
+  'complaint',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;
 export const FIELD_SETS = ['legacy', 'standard'] as const;
+
+/**
+ * How a recipient unsubscribed or resubscribed: the page, the one-click header (RFC 8058), the
+ * List-Unsubscribe mailto: (RFC 2369), or a feedback loop's report of type unsubscribe.
+ */
+export const UNSUBSCRIBE_CHANNELS = ['page', 'one_click', 'mailto', 'feedback_report'] as const;
+export type UnsubscribeChannel = (typeof UNSUBSCRIBE_CHANNELS)[number];
+
+/**
+ * Why an address is on the suppression list (docs/console-reports.md §3 "Suppression entry"): the customer
+ * added it, a hard bounce, an unsubscribe, or a spam complaint from a feedback loop.
+ */
+export const SUPPRESSION_ORIGINS = ['user', 'bounce', 'unsubscribe', 'complaint'] as const;
+export type SuppressionOrigin = (typeof SUPPRESSION_ORIGINS)[number];
 
 /** Lines one POST /v1/suppression may carry: a large paste, yet one bounded transaction. */
 export const MAX_EMAILS_PER_REQUEST = 10_000;

@@ -1,7 +1,7 @@
 // What the account's webhook receives (docs/webhooks.md), as OpenAPI `webhooks`: one entry per
 // event type, each with the `standard` and the `legacy` field sets and the signature headers.
 import { z } from '@hono/zod-openapi';
-import { ANSWER_CATEGORIES, type WebhookEventType } from './values.ts';
+import { ANSWER_CATEGORIES, UNSUBSCRIBE_CHANNELS, type WebhookEventType } from './values.ts';
 
 // What happened on the wire with direct MX delivery (issue 22); null through SMTP_RELAY_URL
 const WIRE_FIELDS = {
@@ -49,8 +49,18 @@ const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> =
   },
   open: { user_agent: z.string().nullable(), ip: z.string().nullable() },
   click: { url: z.string().nullable(), user_agent: z.string().nullable(), ip: z.string().nullable() },
-  unsubscribe: { via: z.enum(['page', 'one_click', 'mailto']).nullable() },
-  resubscribe: { via: z.enum(['page', 'one_click', 'mailto']).nullable() },
+  unsubscribe: { via: z.enum(UNSUBSCRIBE_CHANNELS).nullable() },
+  resubscribe: { via: z.enum(UNSUBSCRIBE_CHANNELS).nullable() },
+  complaint: {
+    feedback_type: z.string().nullable().openapi({
+      description: 'The report’s Feedback-Type (RFC 5965): abuse, fraud, virus or other.',
+      example: 'abuse',
+    }),
+    reporter: z.string().nullable().openapi({
+      description: 'The User-Agent of the report: the feedback loop that sent it.',
+      example: 'Yahoo!-Mail-Feedback/2.0',
+    }),
+  },
   test: {},
 };
 
@@ -60,8 +70,9 @@ const WHEN: Record<keyof typeof OWN_FIELDS, string> = {
   bounce: 'Refused for good at delivery (hard when the address does not exist, else soft), or a bounce report.',
   open: 'The tracking pixel was loaded.',
   click: 'A tracked link was followed.',
-  unsubscribe: 'The recipient unsubscribed (page, one-click or mailto).',
+  unsubscribe: 'The recipient unsubscribed (page, one-click, mailto, or a feedback loop’s unsubscribe report).',
   resubscribe: 'The recipient subscribed again.',
+  complaint: 'The recipient marked the message as spam: a feedback loop’s report (RFC 5965) was received.',
   test: 'Send test event, from the Webhook modal or POST /v1/webhooks/test.',
 };
 

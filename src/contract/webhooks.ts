@@ -3,7 +3,13 @@
 // and the Suppression List.
 import { z } from '@hono/zod-openapi';
 import { messageAnswer, numericId, operation } from './common.ts';
-import { FIELD_SETS, MAX_EMAILS_PER_REQUEST, WEBHOOK_EVENT_TYPES, WEBHOOK_VERBS } from './values.ts';
+import {
+  FIELD_SETS,
+  MAX_EMAILS_PER_REQUEST,
+  SUPPRESSION_ORIGINS,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_VERBS,
+} from './values.ts';
 
 // The webhook object of docs/console.md §3 as the modal sends it back (created_timestamp, secret and
 // other read-only fields are ignored). An empty authentication type is null (§5).
@@ -216,11 +222,12 @@ export const addSuppressionsBody = z.strictObject({
   }),
 });
 
-// docs/console-reports.md §2: filter buttons All, User, Bounce, Unsubscribe; '' (or null) also means all
+// docs/console-reports.md §2: filter buttons All, User, Bounce, Unsubscribe (and Complaint); '' (or null) also
+// means all
 export const searchSuppressionsBody = z.strictObject({
   page: z.number().int().min(1).max(1_000_000).default(1),
   email: z.string().max(320).nullish(),
-  suppressed_origin: z.enum(['', 'all', 'user', 'bounce', 'unsubscribe']).nullish(),
+  suppressed_origin: z.enum(['', 'all', ...SUPPRESSION_ORIGINS]).nullish(),
 });
 
 export const addSuppressions = operation({
@@ -254,7 +261,8 @@ export const searchSuppressions = operation({
   tag: 'Suppression',
   summary: 'Search the suppression list',
   description:
-    'One page of suppressed addresses, by the start of an address and by origin (user, bounce, unsubscribe).',
+    'One page of suppressed addresses, by the start of an address and by origin (user, bounce, unsubscribe, ' +
+    'complaint).',
   access: 'session',
   body: searchSuppressionsBody,
   bodyExample: { page: 1, email: 'old@', suppressed_origin: 'bounce' },
@@ -266,7 +274,7 @@ export const searchSuppressions = operation({
         data: z.array(
           z.object({
             email: z.string(),
-            origin: z.enum(['user', 'bounce', 'unsubscribe']),
+            origin: z.enum(SUPPRESSION_ORIGINS),
             suppressed_timestamp: z.string(),
           }),
         ),

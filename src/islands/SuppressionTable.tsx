@@ -15,8 +15,18 @@ import {
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 
-const ORIGIN_LABEL: Record<SuppressionOrigin, string> = { user: 'User', bounce: 'Bounce', unsubscribe: 'Unsubscribe' };
-const ORIGIN_TAG: Record<SuppressionOrigin, string> = { user: 'is-info', bounce: 'is-warning', unsubscribe: 'is-dark' };
+const ORIGIN_LABEL: Record<SuppressionOrigin, string> = {
+  user: 'User',
+  bounce: 'Bounce',
+  unsubscribe: 'Unsubscribe',
+  complaint: 'Complaint',
+};
+const ORIGIN_TAG: Record<SuppressionOrigin, string> = {
+  user: 'is-info',
+  bounce: 'is-warning',
+  unsubscribe: 'is-dark',
+  complaint: 'is-danger',
+};
 
 /**
  * When an address was suppressed: 'D MMM YYYY - HH:mm' in UTC (docs/console-reports.md §9, the reports' format), the

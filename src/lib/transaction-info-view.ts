@@ -1,7 +1,7 @@
 // How the Transaction Info modal reads (docs/console.md §2): addresses, the Custom Headers rule, and
 // each event of the timeline (the issue's addition): a title, a colour, the details worth a line
 // each. Pure; apart from the table's rules, so pages load it only with the modal.
-import type { AnswerCategory } from '../contract/values.ts';
+import type { AnswerCategory, UnsubscribeChannel } from '../contract/values.ts';
 import type { TransactionEventWire } from './wire.ts';
 import { formatMoment } from './dates.ts';
 import type { StatusTone } from './transaction-view.ts';
@@ -42,12 +42,14 @@ const EVENT_TITLES: Record<TransactionEventWire['type'], string> = {
   unsubscribe: 'Unsubscribed',
   resubscribe: 'Resubscribed',
   download: 'Downloaded',
+  complaint: 'Complaint',
 };
 
-const VIA: Record<string, string> = {
+const VIA: Record<UnsubscribeChannel, string> = {
   page: 'on the unsubscribe page',
   one_click: 'with the one-click header',
-  mail: 'by mail',
+  mailto: 'by mail',
+  feedback_report: 'by a feedback loop’s report',
 };
 
 /** What a refusal or delay was about, as the timeline says it (the event's `category`). */
@@ -140,7 +142,14 @@ export function eventView(event: TransactionEventWire): {
       break;
     case 'unsubscribe':
     case 'resubscribe':
-      if (d.via) details.push(VIA[d.via] ?? d.via);
+      if (d.via) details.push(VIA[d.via as UnsubscribeChannel] ?? d.via);
+      break;
+    case 'complaint':
+      // a feedback loop's report (RFC 5965): the recipient marked the message as spam
+      tone = 'failed';
+      details.push('The recipient marked the message as spam');
+      if (d.feedback_type) details.push(`Feedback type: ${d.feedback_type}`);
+      if (d.reporter) details.push(`Reported by ${d.reporter}`);
       break;
     case 'download':
       // an online attachment's file, through the recipient's link (issue 15)

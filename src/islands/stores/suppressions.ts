@@ -9,8 +9,9 @@ import { debounced } from '../../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
 import { showAlert } from './alerts.ts';
 import type { ListState } from './list-state.ts';
+import type { SuppressionOrigin } from '../../contract/values.ts';
 
-export type SuppressionOrigin = 'user' | 'bounce' | 'unsubscribe';
+export type { SuppressionOrigin };
 export type OriginFilter = 'all' | SuppressionOrigin;
 
 export interface Suppression {
@@ -90,7 +91,7 @@ export function typeSearch(text: string): void {
   searchAfterPause(text.trim());
 }
 
-/** A filter button: All, User, Bounce or Unsubscribe, from page 1 (docs/console-reports.md §4). */
+/** A filter button: All, User, Bounce, Unsubscribe or Complaint, from page 1 (docs/console-reports.md §4). */
 export function chooseOrigin(origin: OriginFilter): void {
   if (origin !== query.get().origin) changeQuery({ origin, page: 1 });
 }

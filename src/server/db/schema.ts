@@ -1,9 +1,9 @@
 // Row types of every table, for Kysely. Migrations in ./migrations own the truth; keep these in step.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { DeliveredStatus, EventType, Permission, TransStatus } from '../../contract/values.ts';
+import type { DeliveredStatus, EventType, Permission, SuppressionOrigin, TransStatus } from '../../contract/values.ts';
 
-// the statuses and permissions are the contract's (what the API sends), named here for the tables
-export type { DeliveredStatus, EventType, Permission, TransStatus };
+// the statuses, origins and permissions are the contract's (what the API sends), named here for the tables
+export type { DeliveredStatus, EventType, Permission, SuppressionOrigin, TransStatus };
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -223,6 +223,8 @@ export const STAT_COLUMNS = [
   'unique_opens',
   'clicks',
   'unique_clicks',
+  // spam complaints from feedback loops, on the day the report arrived (migration 017)
+  'complaints',
 ] as const;
 export type StatColumn = (typeof STAT_COLUMNS)[number];
 
@@ -237,8 +239,6 @@ export interface QuotaUsageTable {
   month: ColumnType<string, string, never>;
   used: Generated<number>;
 }
-
-export type SuppressionOrigin = 'user' | 'bounce' | 'unsubscribe';
 
 export interface SuppressionsTable {
   customer_id: number;

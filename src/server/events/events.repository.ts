@@ -35,6 +35,18 @@ export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<
   await insertOutbox(ctx, db, events);
 }
 
+/** Whether the transaction has an event of this type already (a repeated report is recorded once). */
+export async function hasEvent(db: Database, transactionId: number, type: EventType): Promise<boolean> {
+  const row = await db
+    .selectFrom('events')
+    .select('id')
+    .where('transaction_id', '=', transactionId)
+    .where('type', '=', type)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function listTransactionEvents(db: Database, transactionId: number) {
   return db
     .selectFrom('events')

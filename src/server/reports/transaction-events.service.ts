@@ -1,6 +1,6 @@
 // The timeline of one transaction in the Transaction Info modal (an addition to docs/console.md §2's
 // modal, asked for by the issue): its events oldest first — queued, sent, delivered, deferred,
-// bounced or failed with the remote server's reply, opens, clicks, unsubscribes — as wire objects.
+// bounced or failed with the remote server's reply, opens, clicks, unsubscribes, complaints — as wire objects.
 import type { AppContext } from '../core/context.ts';
 import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
@@ -13,8 +13,8 @@ import { unixSeconds } from './transactions.service.ts';
 /**
  * What an event says beyond its type and time; only the keys that apply are present. Written by
  * the sending service (failed: reason), the delivery worker (reply, attempt, bounce_type, category,
- * next_attempt_at), the bounce receiver (bounce_type, status, reason, category), tracking (url, ip,
- * user_agent) and the unsubscribe pages (via).
+ * next_attempt_at), the bounce receiver (bounce_type, status, reason, category; a complaint's
+ * feedback_type and reporter), tracking (url, ip, user_agent) and the unsubscribe pages (via).
  */
 export interface TransactionEventData {
   /** The remote server's SMTP reply, e.g. '250 2.0.0 Ok: queued as 1234'. */
@@ -34,8 +34,12 @@ export interface TransactionEventData {
   url?: string;
   ip?: string;
   user_agent?: string;
-  /** How the recipient unsubscribed or resubscribed: the page, the one-click header, or mail. */
+  /** How the recipient unsubscribed or resubscribed: the page, the one-click header, mail, a feedback report. */
   via?: string;
+  /** A complaint's Feedback-Type (RFC 5965 §3.1), e.g. 'abuse'. */
+  feedback_type?: string;
+  /** A complaint's reporter: the User-Agent of the feedback report. */
+  reporter?: string;
   /** The online attachment's file downloaded, and the link's name (issue 15). */
   file?: string;
   link?: string;
@@ -97,6 +101,8 @@ export function eventToWire(row: {
     ip: text(d.ip),
     user_agent: text(d.user_agent),
     via: text(d.via),
+    feedback_type: text(d.feedback_type),
+    reporter: text(d.reporter),
     file: text(d.file),
     link: text(d.link),
     mx_host: text(d.mx_host),

@@ -13,9 +13,8 @@ import {
   type UnsubscribeTarget,
 } from './unsubscribe.repository.ts';
 import { inTransaction } from '../core/transaction.ts';
-
-/** Where the request came from; recorded in the event's data. */
-export type UnsubscribeChannel = 'page' | 'one_click' | 'mailto';
+// where the request came from, recorded in the event's data
+import type { UnsubscribeChannel } from '../../contract/values.ts';
 
 /** The "Unsubscribe response" of docs/console-reports.md §3: message, redirect. */
 export interface UnsubscribeAnswer {
@@ -97,12 +96,17 @@ export async function resubscribe(
 }
 
 /**
- * The mailto: form of List-Unsubscribe (RFC 2369 §3.2), as the bounce receiver gets it: any message
- * to the address unsubscribes. False when the transaction is gone, so the sender is not told to retry.
+ * An unsubscribe the bounce receiver got by mail: the mailto: form of List-Unsubscribe (RFC 2369 §3.2),
+ * where any message to the address unsubscribes, or a feedback loop's report of type unsubscribe.
+ * False when the transaction is gone, so the sender is not told to retry.
  */
-export async function unsubscribeByMail(ctx: AppContext, transactionUuid: string): Promise<boolean> {
+export async function unsubscribeByMail(
+  ctx: AppContext,
+  transactionUuid: string,
+  via: Extract<UnsubscribeChannel, 'mailto' | 'feedback_report'> = 'mailto',
+): Promise<boolean> {
   try {
-    await unsubscribe(ctx, transactionUuid, 'mailto');
+    await unsubscribe(ctx, transactionUuid, via);
     return true;
   } catch (err) {
     if (err instanceof DomainError && err.code === 'not_found') return false;

@@ -22,6 +22,7 @@ export function webhookTypeOf(type: EventType): WebhookEventType | null {
     case 'click':
     case 'unsubscribe':
     case 'resubscribe':
+    case 'complaint':
       return type;
     case 'bounced':
       return 'bounce';

@@ -40,7 +40,7 @@ const wireFields = (d: Record<string, unknown>): Flat => ({
   mta_sts: str(d.mta_sts),
 });
 
-/** The event's own fields (SMTP reply, bounce, client, link), the same in both field sets. */
+/** The event's own fields (SMTP reply, bounce, client, link, complaint), the same in both field sets. */
 function eventFields(event: PayloadEvent): Flat {
   const d = event.data ?? {};
   switch (event.type) {
@@ -67,6 +67,8 @@ function eventFields(event: PayloadEvent): Flat {
     case 'unsubscribe':
     case 'resubscribe':
       return { via: str(d.via) };
+    case 'complaint':
+      return { feedback_type: str(d.feedback_type), reporter: str(d.reporter) };
     default:
       return {};
   }
