@@ -1,5 +1,5 @@
-// The queries of the bounce receiver: find the transaction a VERP token names (locked, so two
-// copies of one DSN arriving together count once) and mark it bounced.
+// The queries of the bounce receiver: find the transaction a VERP token or a feedback report names
+// (locked, so two copies of one report arriving together count once) and mark it bounced.
 import type { Database } from '../db/database.ts';
 import type { DeliveredStatus, TransStatus } from '../db/schema.ts';
 
@@ -13,14 +13,20 @@ export interface BounceTarget {
   delivered_status: DeliveredStatus;
 }
 
-/** The transaction with this uuid, locked FOR UPDATE until the surrounding transaction ends. */
-export async function lockTransactionByUuid(db: Database, uuid: string): Promise<BounceTarget | undefined> {
-  return db
+const selectTarget = (db: Database, uuid: string) =>
+  db
     .selectFrom('transactions')
     .select(['id', 'customer_id', 'group_id', 'to_email', 'message_id_header', 'status', 'delivered_status'])
-    .where('uuid', '=', uuid)
-    .forUpdate()
-    .executeTakeFirst();
+    .where('uuid', '=', uuid);
+
+/** The transaction with this uuid, locked FOR UPDATE until the surrounding transaction ends. */
+export async function lockTransactionByUuid(db: Database, uuid: string): Promise<BounceTarget | undefined> {
+  return selectTarget(db, uuid).forUpdate().executeTakeFirst();
+}
+
+/** The transaction with this uuid, read without a lock. */
+export async function findTransactionByUuid(db: Database, uuid: string): Promise<BounceTarget | undefined> {
+  return selectTarget(db, uuid).executeTakeFirst();
 }
 
 /**

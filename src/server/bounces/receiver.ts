@@ -1,15 +1,19 @@
 // The bounce receiver (smtp role): the SMTP server behind the return-path domain's MX. It takes
-// DSNs for VERP addresses whose HMAC verifies and nothing else (it never relays), classifies each,
-// and records a bounce (status, event, daily_stats, suppression) in one database transaction
-// before answering 250. Hooks reject with a responseCode.
+// mail for its own domain only (it never relays): DSNs for VERP addresses whose HMAC verifies,
+// classified and recorded as a bounce (status, event, daily_stats, suppression) in one database
+// transaction before answering 250; the List-Unsubscribe mailto:; and feedback-loop reports
+// (RFC 5965) at a VERP address or any other address of the domain, the one a provider's loop is
+// registered with (complaints.service.ts). Hooks reject with a responseCode.
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import type { AppContext } from '../core/context.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { parseVerp } from '../delivery/verp.ts';
+import type { ReturnPathKeys } from './arf.ts';
+import { receiveFeedback } from './complaints.service.ts';
 import { insertEvents } from '../events/events.repository.ts';
 import { tlsMaterial } from '../smtp/submission.ts';
 import { bumpDailyStats, statDay } from '../stats/stats.repository.ts';
-import { parseUnsubscribeAddress } from '../message/list-unsubscribe.ts';
+import { parseUnsubscribeAddress, parseUnsubscribeLocalPart } from '../message/list-unsubscribe.ts';
 import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
 import { lockTransactionByUuid, markBounced, suppressBounced, suppressionDisabled } from './bounces.repository.ts';
 import { type BounceClassification, classifyBounce } from './dsn.ts';
@@ -96,6 +100,91 @@ function readStream(stream: SMTPServerDataStream): Promise<Buffer | null> {
   });
 }
 
+/** The local part of an address at the return-path domain, or null for any other domain. */
+function localPartAt(keys: ReturnPathKeys, address: string): string | null {
+  const at = address.lastIndexOf('@');
+  if (at <= 0 || address.slice(at + 1).toLowerCase() !== keys.returnPathDomain.toLowerCase()) return null;
+  return address.slice(0, at);
+}
+
+/** The transaction a recipient address names, or null when it is not one of our VERP addresses. */
+function transactionOf(keys: ReturnPathKeys, address: string): string | null {
+  const local = localPartAt(keys, address);
+  return local === null ? null : parseVerp(keys.secret, local);
+}
+
+/** The transaction an unsubscribe+<token> recipient (the List-Unsubscribe mailto:) names, or null. */
+function unsubscribeOf(keys: ReturnPathKeys, address: string): string | null {
+  return parseUnsubscribeAddress(keys.secret, keys.returnPathDomain, address);
+}
+
+/**
+ * Whether RCPT TO takes the address: any local part at the return-path domain (a feedback loop is
+ * registered with an address there, such as fbl@), but not one shaped as our tokens whose HMAC
+ * fails: a forged or cut token is nobody's address.
+ */
+export function acceptsRecipient(keys: ReturnPathKeys, address: string): boolean {
+  const local = localPartAt(keys, address);
+  if (local === null) return false;
+  if (/^bounces\+/i.test(local)) return parseVerp(keys.secret, local) !== null;
+  if (/^unsubscribe\+/i.test(local)) return parseUnsubscribeLocalPart(keys.secret, local) !== null;
+  return true;
+}
+
+/** The reply to one received message: an SMTP code and its text. */
+export interface ReceiverAnswer {
+  code: number;
+  message: string;
+}
+
+const unique = (uuids: (string | null)[]): string[] => [...new Set(uuids)].filter((uuid) => uuid !== null);
+
+/**
+ * What one message to the receiver comes to, for envelope `recipients` (all accepted by
+ * acceptsRecipient). Mail to an unsubscribe address unsubscribes whatever it says (RFC 2369 §3.2); a
+ * feedback report is acted on and answered 250 even when it matches nothing, as a DSN for an unknown
+ * transaction is (a loop may stop reporting to an address that refuses its reports); other mail is
+ * a DSN for the VERP recipients, and without one is refused as the domain's other addresses were
+ * (550 5.7.1). Throws only when recording failed (the caller answers 451).
+ */
+export async function receiveMessage(
+  ctx: AppContext,
+  keys: ReturnPathKeys,
+  recipients: string[],
+  raw: Buffer,
+): Promise<ReceiverAnswer> {
+  const { logger } = ctx;
+  const targets = unique(recipients.map((address) => transactionOf(keys, address)));
+  const unsubscribes = unique(recipients.map((address) => unsubscribeOf(keys, address)));
+  const others = recipients.filter((address) => !transactionOf(keys, address) && !unsubscribeOf(keys, address));
+  // RFC 2369 §3.2 mailto: the message itself is the request, whatever it says
+  for (const uuid of unsubscribes)
+    logger.info({ uuid, found: await unsubscribeByMail(ctx, uuid) }, 'unsubscribe by mail');
+  const unsubscribed: ReceiverAnswer = { code: 250, message: '2.0.0 Unsubscribe received' };
+  if (targets.length === 0 && others.length === 0) return unsubscribed;
+  let parsed: ParsedBounce;
+  try {
+    parsed = await parseBounce(raw);
+  } catch (err) {
+    logger.warn({ err }, 'an unreadable message reached the bounce receiver');
+    return { code: 554, message: '5.6.0 The message could not be parsed' };
+  }
+  if (parsed.feedback) {
+    const tried = await receiveFeedback(ctx, keys, targets, { ...parsed, feedback: parsed.feedback });
+    logger.info({ feedbackType: parsed.feedback.feedbackType, tried }, 'feedback report received');
+    return { code: 250, message: '2.0.0 Report received' };
+  }
+  if (targets.length === 0)
+    return unsubscribes.length > 0
+      ? unsubscribed
+      : { code: 550, message: '5.7.1 This address takes only feedback reports (RFC 5965)' };
+  for (const uuid of targets) {
+    const outcome = await recordBounce(ctx, uuid, parsed);
+    logger.info({ uuid, outcome }, 'bounce received');
+  }
+  return { code: 250, message: '2.0.0 Bounce received' };
+}
+
 export interface BounceReceiver {
   port: number;
   close(): Promise<void>;
@@ -107,16 +196,7 @@ export async function startBounceReceiver(
   opts: { port?: number; host?: string } = {},
 ): Promise<BounceReceiver> {
   const { config, logger } = ctx;
-  const secret = config.secret!;
-  const returnPathDomain = returnPathDomainOf(ctx).toLowerCase();
-  /** The transaction a recipient address names, or null when it is not one of our VERP addresses. */
-  const transactionOf = (address: string): string | null => {
-    const at = address.lastIndexOf('@');
-    if (at <= 0 || address.slice(at + 1).toLowerCase() !== returnPathDomain) return null;
-    return parseVerp(secret, address.slice(0, at));
-  };
-  /** The transaction an unsubscribe+<token> recipient (the List-Unsubscribe mailto:) names, or null. */
-  const unsubscribeOf = (address: string): string | null => parseUnsubscribeAddress(secret, returnPathDomain, address);
+  const keys: ReturnPathKeys = { secret: config.secret!, returnPathDomain: returnPathDomainOf(ctx).toLowerCase() };
 
   const smtp = new SMTPServer({
     ...(await tlsMaterial(ctx)),
@@ -131,8 +211,8 @@ export async function startBounceReceiver(
     socketTimeout: 60_000,
 
     onRcptTo(address, session, callback) {
-      // RFC 5321 §3.6.2: an open relay is not acceptable; nothing but our own VERP and unsubscribe addresses
-      if (!transactionOf(address.address) && !unsubscribeOf(address.address))
+      // RFC 5321 §3.6.2: an open relay is not acceptable; nothing but the return-path domain's own addresses
+      if (!acceptsRecipient(keys, address.address))
         return callback(
           smtpError(550, '5.7.1 Relaying denied: this server only accepts bounces for its own return path'),
         );
@@ -142,32 +222,18 @@ export async function startBounceReceiver(
     },
 
     onData(stream, session, callback) {
-      const targets = [...new Set(session.envelope.rcptTo.map((r) => transactionOf(r.address)))].filter(
-        (uuid) => uuid !== null,
-      );
-      const unsubscribes = [...new Set(session.envelope.rcptTo.map((r) => unsubscribeOf(r.address)))].filter(
-        (uuid) => uuid !== null,
-      );
       readStream(stream)
         .then(async (raw) => {
           if (raw === null)
             return callback(smtpError(552, `5.3.4 Message exceeds the size limit of ${MAX_BOUNCE_BYTES} bytes`));
-          // RFC 2369 §3.2 mailto: the message itself is the request, whatever it says
-          for (const uuid of unsubscribes)
-            logger.info({ uuid, found: await unsubscribeByMail(ctx, uuid) }, 'unsubscribe by mail');
-          if (targets.length === 0) return callback(null, '2.0.0 Unsubscribe received');
-          let parsed: ParsedBounce;
-          try {
-            parsed = await parseBounce(raw);
-          } catch (err) {
-            logger.warn({ err }, 'an unreadable message reached the bounce receiver');
-            return callback(smtpError(554, '5.6.0 The message could not be parsed'));
-          }
-          for (const uuid of targets) {
-            const outcome = await recordBounce(ctx, uuid, parsed);
-            logger.info({ uuid, outcome }, 'bounce received');
-          }
-          callback(null, '2.0.0 Bounce received');
+          const answer = await receiveMessage(
+            ctx,
+            keys,
+            session.envelope.rcptTo.map((r) => r.address),
+            raw,
+          );
+          if (answer.code < 400) callback(null, answer.message);
+          else callback(smtpError(answer.code, answer.message));
         })
         .catch((err) => {
           logger.error({ err }, 'a bounce could not be recorded');
@@ -182,7 +248,7 @@ export async function startBounceReceiver(
     smtp.listen(opts.port ?? config.bounceSmtpPort, opts.host ?? config.host, () => resolve());
   });
   const port = (smtp.server.address() as { port: number }).port;
-  logger.info({ port, returnPathDomain }, 'bounce receiver listening');
+  logger.info({ port, returnPathDomain: keys.returnPathDomain }, 'bounce receiver listening');
   return {
     port,
     close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),

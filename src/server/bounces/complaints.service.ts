@@ -1,0 +1,114 @@
+// Feedback-loop reports (RFC 5965) received at the return path. A complaint — the recipient
+// pressed "Report spam" — is recorded on the transaction the report is about: a `complaint` event
+// (and its webhook row), the recipient suppressed with origin complaint, and daily_stats, all in one
+// database transaction. A report of type unsubscribe unsubscribes as the List-Unsubscribe mailto:
+// would; not-spam and unknown types, and reports about no transaction of ours, change nothing.
+import type { AppContext } from '../core/context.ts';
+import { inTransaction } from '../core/transaction.ts';
+import { hasEvent, insertEvents } from '../events/events.repository.ts';
+import { bumpDailyStats, statDay } from '../stats/stats.repository.ts';
+import { findListed, insertSuppressions } from '../suppressions/suppressions.repository.ts';
+import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
+import { type FeedbackReport, feedbackActionOf, type ReturnPathKeys, reportedTransactions } from './arf.ts';
+import { type BounceTarget, findTransactionByUuid, lockTransactionByUuid } from './bounces.repository.ts';
+import type { ParsedBounce } from './parse-dsn.ts';
+
+/** What a feedback report did to one transaction it may be about. */
+export type FeedbackOutcome =
+  | 'complaint_recorded'
+  | 'already_recorded'
+  | 'unsubscribed'
+  | 'not_a_complaint'
+  | 'unknown_transaction'
+  | 'other_message';
+
+/** What of a parsed report the recorders need. */
+export type ReceivedReport = Pick<ParsedBounce, 'originalMessageId'> & { feedback: FeedbackReport };
+
+/**
+ * The VERP address is visible to every recipient, and anyone may write to the feedback address: a
+ * report whose original carries another Message-ID than the transaction's is not about it.
+ */
+function isAbout(tx: BounceTarget, report: ReceivedReport): boolean {
+  return report.originalMessageId === null || report.originalMessageId === tx.message_id_header;
+}
+
+/**
+ * Records a complaint on the transaction `uuid` in one database transaction: the `complaint` event
+ * (with its webhook row, events.repository.ts), daily_stats' complaints, and the recipient on the
+ * suppression list with origin complaint unless listed already under any spelling or origin. The
+ * recipient's own word, like an unsubscribe: added even when the customer disabled suppression
+ * (sending then ignores the list). A second report about the same transaction changes nothing.
+ */
+export async function recordComplaint(
+  ctx: AppContext,
+  uuid: string,
+  report: ReceivedReport,
+  at = new Date(),
+): Promise<FeedbackOutcome> {
+  return inTransaction(ctx.db, async (trx) => {
+    const tx = await lockTransactionByUuid(trx, uuid);
+    if (!tx) return 'unknown_transaction';
+    if (!isAbout(tx, report)) return 'other_message';
+    if (await hasEvent(trx, tx.id, 'complaint')) return 'already_recorded';
+    const { feedbackType, userAgent } = report.feedback;
+    await insertEvents(
+      trx,
+      [
+        {
+          customer_id: tx.customer_id,
+          transaction_id: tx.id,
+          type: 'complaint',
+          at,
+          data: { feedback_type: feedbackType, reporter: userAgent },
+        },
+      ],
+      ctx,
+    );
+    await bumpDailyStats(trx, [
+      { customer_id: tx.customer_id, group_id: tx.group_id, day: statDay(at), counts: { complaints: 1 } },
+    ]);
+    const listed = await findListed(trx, tx.customer_id, [tx.to_email.toLowerCase()]);
+    if (listed.size === 0) await insertSuppressions(trx, tx.customer_id, [tx.to_email], 'complaint');
+    return 'complaint_recorded';
+  });
+}
+
+/** A report of type unsubscribe: the unsubscribe a List-Unsubscribe mailto: makes (unsubscribe.service.ts). */
+async function unsubscribeByReport(ctx: AppContext, uuid: string, report: ReceivedReport): Promise<FeedbackOutcome> {
+  const tx = await findTransactionByUuid(ctx.db, uuid);
+  if (!tx) return 'unknown_transaction';
+  if (!isAbout(tx, report)) return 'other_message';
+  return (await unsubscribeByMail(ctx, uuid, 'feedback_report')) ? 'unsubscribed' : 'unknown_transaction';
+}
+
+/**
+ * Acts on a feedback report. `targets` are the transactions the envelope's VERP recipients name;
+ * without one (the report came to the feedback address) the report's own references name them
+ * (arf.ts). A report is about one message (RFC 5965 §2), so the first transaction it matches takes
+ * it. Answers each transaction tried with its outcome; an empty list when the report names none.
+ */
+export async function receiveFeedback(
+  ctx: AppContext,
+  keys: ReturnPathKeys,
+  targets: string[],
+  report: ReceivedReport & Pick<ParsedBounce, 'original'>,
+  at = new Date(),
+): Promise<{ uuid: string; outcome: FeedbackOutcome }[]> {
+  const candidates =
+    targets.length > 0
+      ? targets
+      : reportedTransactions(keys, report.feedback, report.original, report.originalMessageId);
+  const action = feedbackActionOf(report.feedback.feedbackType);
+  if (action === 'none') return candidates.map((uuid) => ({ uuid, outcome: 'not_a_complaint' }));
+  const tried: { uuid: string; outcome: FeedbackOutcome }[] = [];
+  for (const uuid of candidates) {
+    const outcome =
+      action === 'complaint'
+        ? await recordComplaint(ctx, uuid, report, at)
+        : await unsubscribeByReport(ctx, uuid, report);
+    tried.push({ uuid, outcome });
+    if (outcome !== 'unknown_transaction' && outcome !== 'other_message') break;
+  }
+  return tried;
+}
