@@ -102,6 +102,7 @@ const dailyStat = z.object({
   unique_opens: z.number().int(),
   link_clicks: z.number().int(),
   unique_clicks: z.number().int(),
+  complaints: z.number().int().openapi({ description: 'Spam complaints from feedback loops received that day.' }),
 });
 
 const transaction = z.object({
@@ -199,6 +200,9 @@ const overviewStats = z.object({
   bounced: figure,
   bouncesHard: figure,
   bouncesSoft: figure,
+  complaints: figure.openapi({
+    description: 'Spam complaints from feedback loops; the percentage is of the delivered (the complaint rate).',
+  }),
   uniqueOpens: figure,
   notOpened: figure,
   uniqueClicks: figure,

@@ -7,13 +7,17 @@ import { loadOverviewStats, openReport, overviewStats, startOverviewStats } from
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
-type Outcome = 'delivered' | 'bounced' | 'failed' | 'sent';
+type Outcome = 'delivered' | 'bounced' | 'complaints' | 'failed' | 'sent';
 const STATS: { key: Outcome; label: string }[] = [
   { key: 'delivered', label: 'Delivered' },
   { key: 'bounced', label: 'Bounced' },
+  // spam complaints from feedback loops, their share of the delivered: the complaint rate
+  { key: 'complaints', label: 'Complaints' },
   { key: 'failed', label: 'Failed' },
   { key: 'sent', label: 'Sent' },
 ];
+/** The entries without a slice of the donut, so without its colour's dot. */
+const UNCOLOURED: ReadonlySet<Outcome> = new Set(['complaints', 'sent']);
 
 function Count({ value, testId }: { value: number; testId: string }) {
   return (
@@ -25,9 +29,10 @@ function Count({ value, testId }: { value: number; testId: string }) {
 
 /**
  * The Overview donut widget (docs/console-reports.md §2, §4, §9): delivered, bounced and failed as shares of
- * a donut in green, yellow and red; Delivered, Bounced, Failed and Sent with value and percentage;
- * the Transactions total. 'No Data' while there is no answer or the total is missing or 0; a Retry
- * button once 45 s passed without an answer (or the call failed). `timers`: tests move the clock.
+ * a donut in green, yellow and red; Delivered, Bounced, Complaints (their share of the delivered),
+ * Failed and Sent with value and percentage; the Transactions total. 'No Data' while there is no
+ * answer or the total is missing or 0; a Retry button once 45 s passed without an answer (or the
+ * call failed). `timers`: tests move the clock.
  */
 export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: string; timers?: Timers }) {
   const $overview = useIslandStore(overviewStats);
@@ -75,7 +80,7 @@ export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: str
         {STATS.map(({ key, label }) => (
           <div key={key} className="breakdown-stat">
             <dt>
-              {key !== 'sent' && <span className={`status-dot is-${key}`} aria-hidden="true" />}
+              {!UNCOLOURED.has(key) && <span className={`status-dot is-${key}`} aria-hidden="true" />}
               {label}
             </dt>
             <dd>
@@ -85,7 +90,7 @@ export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: str
                 <span data-testid={`delivery-${key}`}>–</span>
               )}{' '}
               <span className="has-text-grey" data-testid={`delivery-${key}-share`}>
-                {stats ? percentText(stats[key].percentage) : ''}
+                {stats ? percentText(stats[key].percentage, key) : ''}
               </span>
             </dd>
           </div>

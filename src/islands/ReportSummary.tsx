@@ -14,7 +14,7 @@ import { formatCount } from '../lib/numbers.ts';
 
 /**
  * The stats summary band of every report page (docs/console-reports.md §2): the range's transactions, sent,
- * delivered, bounced, failed, opened and clicked from the overview stats, abbreviated (k, M, G…)
+ * delivered, bounced, complaints, failed, opened and clicked from the overview stats, abbreviated (k, M, G…)
  * with the exact figure in the tooltip; the page's own figure stands out.
  */
 export default function ReportSummary({ groupUuid, type }: { groupUuid: string; type: ReportType }) {
@@ -45,7 +45,7 @@ export default function ReportSummary({ groupUuid, type }: { groupUuid: string; 
               </span>
               {entry && entry.percentage !== null && (
                 <span className="summary-share" data-testid={`summary-${key}-share`}>
-                  {percentText(entry.percentage)}
+                  {percentText(entry.percentage, key)}
                 </span>
               )}
             </dd>

@@ -6,9 +6,11 @@ const ORIGINS: { origin: OriginFilter; label: string }[] = [
   { origin: 'user', label: 'User' },
   { origin: 'bounce', label: 'Bounce' },
   { origin: 'unsubscribe', label: 'Unsubscribe' },
+  // a recipient who marked a message as spam (a feedback loop's report)
+  { origin: 'complaint', label: 'Complaint' },
 ];
 
-/** The Suppression List's search box and origin filter buttons (docs/console-reports.md §2). */
+/** The Suppression List's search box and origin filter buttons (docs/console-reports.md §2, and Complaint). */
 export default function SuppressionFilters() {
   const $text = useIslandStore(searchText);
   const $query = useIslandStore(query);

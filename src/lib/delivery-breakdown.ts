@@ -1,5 +1,6 @@
 // The Dashboard's second panel, the delivery breakdown (docs/console.md §2 leaves its contents open; the
-// issue asks for a donut in the status colours of §9): the outcomes of a range's daily series.
+// issue asks for a donut in the status colours of §9): the outcomes of a range's daily series, and the
+// spam complaints feedback loops reported with their rate.
 import type { DailyStatWire } from './wire.ts';
 
 export interface Breakdown {
@@ -10,6 +11,8 @@ export interface Breakdown {
   sent: number;
   /** Transactions accepted in the range. */
   requests: number;
+  /** Spam complaints received in the range (feedback-loop reports). */
+  complaints: number;
 }
 
 /**
@@ -27,6 +30,7 @@ export function breakdownOf(days: readonly DailyStatWire[]): Breakdown {
     failed: Math.max(0, sum((d) => d.failed) - bounced),
     sent: sum((d) => d.sent),
     requests: sum((d) => d.requests),
+    complaints: sum((d) => d.complaints),
   };
 }
 
@@ -34,4 +38,13 @@ export function breakdownOf(days: readonly DailyStatWire[]): Breakdown {
 export function percentOf(part: number, breakdown: Breakdown): string {
   const whole = breakdown.delivered + breakdown.bounced + breakdown.failed;
   return whole === 0 ? '0%' : `${Math.round((part / whole) * 100)}%`;
+}
+
+/**
+ * The complaint rate: complaints as a share of the delivered, with two decimals (a rate worth
+ * watching is a fraction of a per cent); '0%' when nothing was delivered.
+ */
+export function complaintRateOf(breakdown: Breakdown): string {
+  if (breakdown.delivered === 0) return '0%';
+  return `${Math.round((breakdown.complaints / breakdown.delivered) * 10_000) / 100}%`;
 }

@@ -123,13 +123,22 @@ export const ACTIVITY_SERIES: Record<ReportType, readonly SeriesDefinition[]> = 
 };
 
 /** The stats summary band (docs/console-reports.md §2): which overviewStats each page shows, its own first. */
-export type SummaryKey = 'total' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'uniqueOpens' | 'uniqueClicks';
+export type SummaryKey =
+  | 'total'
+  | 'sent'
+  | 'delivered'
+  | 'bounced'
+  | 'complaints'
+  | 'failed'
+  | 'uniqueOpens'
+  | 'uniqueClicks';
 
 export const SUMMARY_LABELS: Record<SummaryKey, string> = {
   total: 'Transactions',
   sent: 'Sent',
   delivered: 'Delivered',
   bounced: 'Bounced',
+  complaints: 'Complaints',
   failed: 'Failed',
   uniqueOpens: 'Opened',
   uniqueClicks: 'Clicked',
@@ -140,6 +149,8 @@ export const SUMMARY_KEYS: readonly SummaryKey[] = [
   'sent',
   'delivered',
   'bounced',
+  // beside the bounces: spam complaints and their share of the delivered (the complaint rate)
+  'complaints',
   'failed',
   'uniqueOpens',
   'uniqueClicks',
@@ -161,10 +172,14 @@ export function summaryOf(stats: OverviewStatsWire, key: SummaryKey): { value: n
   return { value: stats[key].value, percentage: stats[key].percentage };
 }
 
-/** A percentage as the widget shows it: at most one decimal, '0%' for none. */
-export function percentText(percentage: number): string {
+/**
+ * A percentage as the widget shows it: at most one decimal (two for the complaint rate, which is
+ * worth watching at a fraction of a per cent), '0%' for none.
+ */
+export function percentText(percentage: number, of: SummaryKey | 'other' = 'other'): string {
   if (!Number.isFinite(percentage)) return '0%';
-  return `${Math.round(percentage * 10) / 10}%`;
+  const scale = of === 'complaints' ? 100 : 10;
+  return `${Math.round(percentage * scale) / scale}%`;
 }
 
 /** A report table's query: page, search text and sort. */

@@ -31,6 +31,7 @@ let worker: DeliveryWorker;
 let receiver: BounceReceiver;
 let account: TestAccount;
 let apiKey: string;
+let cookie: string;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -43,7 +44,7 @@ beforeAll(async () => {
   account = await app.createAccount();
   await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
   apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  const cookie = await app.signIn(account.email, account.password);
+  cookie = await app.signIn(account.email, account.password);
   const saved = await app.call('POST', '/v1/webhooks', {
     cookie,
     body: {
@@ -258,6 +259,36 @@ describe('bounce receiver: feedback-loop complaints', () => {
     expect((await deliver(sent.verp, report)).response).toMatch(/^250 /);
     expect(await rowCounts()).toEqual(before);
     await expectComplaint(sent, 'Yahoo!-Mail-Feedback/2.0');
+  });
+
+  it('counts the complaint in the dashboard’s days and the group’s overview (its rate of the delivered)', async () => {
+    const sent = await send();
+    const day = new Date().toISOString().slice(0, 10);
+    const dashboardDay = async () => {
+      const res = await app.call('POST', '/v1/dashboard/overview', { cookie, body: { startDate: day, endDate: day } });
+      expect(res.status).toBe(200);
+      const [only] = (await res.json()).dailyStats as { tstat_day: string; complaints: number }[];
+      expect(only.tstat_day).toBe(day);
+      return only.complaints;
+    };
+    const before = await dashboardDay();
+    await deliver(FBL, fixtureFor('headers-only.eml', sent, FBL));
+    expect(await dashboardDay()).toBe(before + 1);
+    const { uuid: group } = await app.ctx.db
+      .selectFrom('transaction_groups')
+      .select('uuid')
+      .where('id', '=', sent.groupId)
+      .executeTakeFirstOrThrow();
+    const overview = await app.call('POST', '/v1/transaction-groups/overview', {
+      cookie,
+      body: { group_uuid: group, start_date: day, end_date: day },
+    });
+    expect(overview.status).toBe(200);
+    expect((await overview.json()).overviewStats).toMatchObject({
+      delivered: { value: 1 },
+      bounced: { value: 0, percentage: 0 },
+      complaints: { value: 1, percentage: 100 },
+    });
   });
 
   it('keeps an entry the recipient already had, and records the complaint', async () => {

@@ -297,6 +297,7 @@ describe('POST /v1/transaction-groups/reports', () => {
       unique_opens: 2,
       link_clicks: 5,
       unique_clicks: 3,
+      complaints: 0,
     });
     // another group of the same customer is not counted in
     const other = await report({ report_type: 'overview', group_uuid: otherGroup });
@@ -313,6 +314,7 @@ describe('/v1/transaction-groups/overview', () => {
       bounced: { value: 2, percentage: 28.57 },
       bouncesHard: { value: 1, percentage: 14.29 },
       bouncesSoft: { value: 1, percentage: 14.29 },
+      complaints: { value: 0, percentage: 0 },
       uniqueOpens: { value: 2, percentage: 40 },
       notOpened: { value: 3, percentage: 60 },
       uniqueClicks: { value: 3, percentage: 60 },

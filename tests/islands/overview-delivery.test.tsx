@@ -13,6 +13,7 @@ const STATS = {
   sent: share(12_000, 97.2),
   delivered: share(11_800, 95.6),
   bounced: share(300, 2.4),
+  complaints: share(4, 0.03),
   failed: share(245, 2),
   uniqueOpens: share(6_000, 50.8),
   notOpened: share(5_800, 49.2),
@@ -76,6 +77,9 @@ describe('Overview delivery widget', () => {
     expect(screen.getByTestId('delivery-total').textContent).toBe('12.3k');
     expect(screen.getByTestId('delivery-total').getAttribute('title')).toBe('12,345');
     expect(screen.getByTestId('delivery-delivered-share').textContent).toBe('95.6%');
+    // the complaint rate, of the delivered, beside the bounces
+    expect(screen.getByTestId('delivery-complaints').textContent).toBe('4');
+    expect(screen.getByTestId('delivery-complaints-share').textContent).toBe('0.03%');
     expect(screen.queryByTestId('delivery-retry')).toBeNull();
   });
 

@@ -2,7 +2,7 @@
 // daily series, each message counted once although the worker counts a refused recipient as both
 // failed and bounced.
 import { describe, expect, it } from 'vitest';
-import { breakdownOf, percentOf } from '../../src/lib/delivery-breakdown.ts';
+import { breakdownOf, complaintRateOf, percentOf } from '../../src/lib/delivery-breakdown.ts';
 import type { DailyStatWire } from '../../src/server/reports/daily-stats.ts';
 
 function day(tstat_day: string, counts: Partial<DailyStatWire>): DailyStatWire {
@@ -19,6 +19,7 @@ function day(tstat_day: string, counts: Partial<DailyStatWire>): DailyStatWire {
     unique_opens: 0,
     link_clicks: 0,
     unique_clicks: 0,
+    complaints: 0,
     ...counts,
   };
 }
@@ -31,6 +32,7 @@ describe('breakdownOf', () => {
       failed: 0,
       sent: 0,
       requests: 0,
+      complaints: 0,
     });
   });
 
@@ -41,7 +43,7 @@ describe('breakdownOf', () => {
       day('2025-03-02', { requests: 4, sent: 3, delivered: 3, failed: 1 }),
     ];
     const totals = breakdownOf(days);
-    expect(totals).toEqual({ delivered: 11, bounced: 2, failed: 1, sent: 11, requests: 14 });
+    expect(totals).toEqual({ delivered: 11, bounced: 2, failed: 1, sent: 11, requests: 14, complaints: 0 });
     expect([
       percentOf(totals.delivered, totals),
       percentOf(totals.bounced, totals),
@@ -55,5 +57,21 @@ describe('breakdownOf', () => {
 
   it('gives 0% of nothing', () => {
     expect(percentOf(0, breakdownOf([]))).toBe('0%');
+  });
+});
+
+describe('complaintRateOf', () => {
+  it('is the complaints as a share of the delivered, two decimals', () => {
+    const days = [
+      day('2025-03-01', { sent: 2000, delivered: 1990, complaints: 2 }),
+      day('2025-03-02', { sent: 1000, delivered: 1000, complaints: 1 }),
+    ];
+    expect(breakdownOf(days).complaints).toBe(3);
+    expect(complaintRateOf(breakdownOf(days))).toBe('0.1%');
+    expect(complaintRateOf(breakdownOf([day('2025-03-01', { delivered: 3, complaints: 1 })]))).toBe('33.33%');
+  });
+
+  it('gives 0% when nothing was delivered', () => {
+    expect(complaintRateOf(breakdownOf([day('2025-03-01', { complaints: 1 })]))).toBe('0%');
   });
 });

@@ -21,6 +21,8 @@ export interface DailyStatWire {
   unique_opens: number;
   link_clicks: number;
   unique_clicks: number;
+  /** Spam complaints from feedback loops received that day. */
+  complaints: number;
 }
 
 /** One day of the rollup's totals as both charts read it. */
@@ -38,5 +40,6 @@ export function dailyStatToWire(day: string, t: StatTotals): DailyStatWire {
     unique_opens: t.unique_opens,
     link_clicks: t.clicks,
     unique_clicks: t.unique_clicks,
+    complaints: t.complaints,
   };
 }

@@ -10,7 +10,8 @@
 //          recipient address or of its domain) }
 //   200 { transactions: { data: Row[], meta: { current_page, per_page: 10, total, last_page, total_capped } },
 //         dailyStats: [{ tstat_day: 'YYYY-MM-DD', requests, sent, failed, delivered, bounced,
-//                        bounces_hard, bounces_soft, unique_opens, opens, unique_clicks, link_clicks }] }
+//                        bounces_hard, bounces_soft, unique_opens, opens, unique_clicks, link_clicks,
+//                        complaints }] }
 //         (one entry per day of the range, zeros included)
 //   Row { trans_uuid, trans_id, trans_date_queued, trans_date_sent, log_date, trans_to_email,
 //         trans_to_name, tm_from_email, tm_from_name, tm_subject, tm_additional_headers,
@@ -23,7 +24,7 @@
 // POST /v1/transaction-groups/overview  body { group_uuid, report_type?, start_date, end_date }
 // GET  /v1/transaction-groups/overview?group_uuid=…&start_date=…&end_date=…
 // 200 { overviewStats: { sent, delivered, failed, bounced, bouncesHard, bouncesSoft: { value, percentage } (of total),
-//         uniqueOpens, notOpened, uniqueClicks, notClicked: { value, percentage } (of delivered),
+//         complaints, uniqueOpens, notOpened, uniqueClicks, notClicked: { value, percentage } (of delivered),
 //         totalOpens: { value }, totalClicks: { value }, total } }   percentage: per cent, 2 decimals
 // POST /v1/links  the report body;  GET /v1/links?group_uuid=…&start_date=…&end_date=…&page=…&order=…&order_by=…
 //   200 { data: [{ tll_url, tm_subject, click_count, unique_click_count }], meta }   10 per page;

@@ -248,6 +248,8 @@ export interface OverviewStats {
   bounced: Figure;
   bouncesHard: Figure;
   bouncesSoft: Figure;
+  /** Spam complaints, as a share of the delivered: the complaint rate. */
+  complaints: Figure;
   uniqueOpens: Figure;
   notOpened: Figure;
   uniqueClicks: Figure;
@@ -262,8 +264,8 @@ const percent = (value: number, of: number): number => (of > 0 ? Math.round((val
 
 /**
  * POST|GET /v1/transaction-groups/overview (issue 13): sent, delivered, failed and bounced (hard,
- * soft) as shares of the transactions total; unique opens and clicks and their complements as
- * shares of the delivered. From daily_stats over the range's UTC days.
+ * soft) as shares of the transactions total; complaints, unique opens and clicks and their
+ * complements as shares of the delivered. From daily_stats over the range's UTC days.
  */
 export async function groupOverview(
   ctx: AppContext,
@@ -288,6 +290,7 @@ export async function groupOverview(
       bounced: ofTotal(t.bounced),
       bouncesHard: ofTotal(t.bounces_hard),
       bouncesSoft: ofTotal(t.bounces_soft),
+      complaints: ofDelivered(t.complaints),
       uniqueOpens: ofDelivered(t.unique_opens),
       notOpened: ofDelivered(Math.max(0, t.delivered - t.unique_opens)),
       uniqueClicks: ofDelivered(t.unique_clicks),
