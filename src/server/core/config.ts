@@ -192,7 +192,8 @@ export const SETTINGS = {
     default: '2526',
     description:
       'Port of the bounce receiver (smtp role), which takes delivery status notifications sent to the VERP return ' +
-      'path. In production it is the MX of RETURN_PATH_DOMAIN, on port 25 (or forwarded there). 0 disables it.',
+      'path and feedback-loop reports (spam complaints) sent there or to any address of RETURN_PATH_DOMAIN, such as ' +
+      'fbl@. In production it is the MX of RETURN_PATH_DOMAIN, on port 25 (or forwarded there). 0 disables it.',
   },
   smtpRelayUrl: {
     env: 'SMTP_RELAY_URL',
