@@ -123,7 +123,7 @@ function unsubscribeOf(keys: ReturnPathKeys, address: string): string | null {
  * registered with an address there, such as fbl@), but not one shaped as our tokens whose HMAC
  * fails: a forged or cut token is nobody's address.
  */
-export function acceptsRecipient(keys: ReturnPathKeys, address: string): boolean {
+function acceptsRecipient(keys: ReturnPathKeys, address: string): boolean {
   const local = localPartAt(keys, address);
   if (local === null) return false;
   if (/^bounces\+/i.test(local)) return parseVerp(keys.secret, local) !== null;
