@@ -35,6 +35,16 @@ const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> =
     smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer.' }),
     ...WIRE_FIELDS,
   },
+  delayed: {
+    smtp_reply: z.string().nullable().openapi({ description: 'The receiving server’s answer that deferred it.' }),
+    attempt: z.number().int().nullable().openapi({ description: 'The delivery attempt that was deferred.' }),
+    next_attempt_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'When the next attempt is due, ISO 8601 UTC.', example: '2026-11-23T15:05:05.000Z' }),
+    category,
+    ...WIRE_FIELDS,
+  },
   failed: {
     smtp_reply: z.string().nullable().openapi({ description: 'The last answer, or why it was not sent.' }),
     bounce_type: z.enum(['soft']).nullable(),
@@ -47,6 +57,19 @@ const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> =
     smtp_status: z.string().nullable().openapi({ description: 'From a bounce report, e.g. 5.1.1.' }),
     category,
   },
+  complaint: {
+    feedback_type: z.string().nullable().openapi({
+      description: 'The report’s Feedback-Type (RFC 5965 §3.1): abuse, fraud, virus, not-spam or other.',
+      example: 'abuse',
+    }),
+    user_agent: z.string().nullable().openapi({
+      description: 'The report’s User-Agent: the mailbox provider’s feedback system that sent it.',
+      example: 'Yahoo!-Mail-Feedback/2.0',
+    }),
+    arrival_date: z.string().nullable().openapi({
+      description: 'The report’s Arrival-Date: when the provider received the message, ISO 8601 UTC.',
+    }),
+  },
   open: { user_agent: z.string().nullable(), ip: z.string().nullable() },
   click: { url: z.string().nullable(), user_agent: z.string().nullable(), ip: z.string().nullable() },
   unsubscribe: { via: z.enum(['page', 'one_click', 'mailto']).nullable() },
@@ -56,8 +79,12 @@ const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> =
 
 const WHEN: Record<keyof typeof OWN_FIELDS, string> = {
   sent: 'The recipient’s server accepted the message.',
+  delayed:
+    'The recipient’s server deferred the message (a 4xx answer, or none): sent once, at its first deferral, with ' +
+    'the time of the next attempt. A later sent, bounce or failed says how it ended.',
   failed: 'Not sent: suppressed, over quota, or given up after retries (soft bounce).',
   bounce: 'Refused for good at delivery (hard when the address does not exist, else soft), or a bounce report.',
+  complaint: 'The recipient reported the message, e.g. as spam, through their provider’s feedback loop (RFC 5965).',
   open: 'The tracking pixel was loaded.',
   click: 'A tracked link was followed.',
   unsubscribe: 'The recipient unsubscribed (page, one-click or mailto).',

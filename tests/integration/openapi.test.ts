@@ -66,6 +66,8 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([
       'email.bounce',
       'email.click',
+      'email.complaint',
+      'email.delayed',
       'email.failed',
       'email.open',
       'email.resubscribe',
