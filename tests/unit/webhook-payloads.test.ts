@@ -1,6 +1,7 @@
 // The delayed and complaint webhooks as pure rules: which deferrals are reported (the first of each
 // transaction, read from the log), and the payloads the server builds for both field sets, which are
-// the examples the API reference and docs/webhooks.md show.
+// the examples the API reference and docs/webhooks.md show (both checked here).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { webhookDefinitions, webhookExamples } from '../../src/contract/webhook-payloads.ts';
 import { webhookTypeOf, withoutRepeatedDeferrals } from '../../src/server/webhooks/outbox.ts';
@@ -117,5 +118,14 @@ describe('the delayed and complaint payloads', () => {
       user_agent: null,
       arrival_date: null,
     });
+  });
+
+  it.each(['delayed', 'complaint'] as const)('%s: docs/webhooks.md shows the same examples', (type) => {
+    const blocks = [...readFileSync('docs/webhooks.md', 'utf8').matchAll(/```json\n([\s\S]*?)```/g)].map(
+      (m) => JSON.parse(m[1]) as Record<string, unknown>,
+    );
+    const examples = webhookExamples(type)!;
+    expect(blocks.filter((b) => b.type === `email.${type}`)).toEqual([examples.standard.value]);
+    expect(blocks.filter((b) => b.event === type)).toEqual([examples.legacy.value]);
   });
 });
