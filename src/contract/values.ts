@@ -37,6 +37,8 @@ export const EVENT_TYPES = [
   'unsubscribe',
   'resubscribe',
   'download',
+  // the recipient reported the message through a feedback loop (an ARF report, RFC 5965)
+  'complaint',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /**
@@ -108,8 +110,22 @@ export const MAX_BATCH = 500;
 /** docs/console-reports.md §9: attachment list page size. */
 export const ATTACHMENT_PAGE_SIZE = 8;
 
-/** The seven webhook event types (docs/console.md §3 Webhook event_types). */
-export const WEBHOOK_EVENT_TYPES = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'] as const;
+/**
+ * The webhook event types: the seven of docs/console.md §3 (Webhook event_types) and ours, `delayed`
+ * (a message's first deferral) and `complaint` (a feedback report), each beside its neighbour in a
+ * message's life, the order the Webhook modal lists them in (docs/webhooks.md "Events").
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'sent',
+  'delayed',
+  'failed',
+  'bounce',
+  'complaint',
+  'open',
+  'click',
+  'unsubscribe',
+  'resubscribe',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;
 export const FIELD_SETS = ['legacy', 'standard'] as const;

@@ -42,6 +42,7 @@ const EVENT_TITLES: Record<TransactionEventWire['type'], string> = {
   unsubscribe: 'Unsubscribed',
   resubscribe: 'Resubscribed',
   download: 'Downloaded',
+  complaint: 'Complaint',
 };
 
 const VIA: Record<string, string> = {

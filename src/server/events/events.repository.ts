@@ -17,6 +17,8 @@ export interface NewEvent {
  * same transaction. `ctx` lets the outbox read the customers' webhooks through the lookup cache.
  */
 export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<AppContext, 'config'>): Promise<void> {
+  // the outbox first: it reads which transactions were deferred before these events
+  await insertOutbox(ctx, db, events);
   // in slices: one statement may carry at most 65,535 parameters
   for (let i = 0; i < events.length; i += 5000) {
     await db
@@ -32,7 +34,6 @@ export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<
       )
       .execute();
   }
-  await insertOutbox(ctx, db, events);
 }
 
 export async function listTransactionEvents(db: Database, transactionId: number) {

@@ -26,6 +26,12 @@ export interface PayloadEvent {
 type Flat = Record<string, string | number | boolean | null>;
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
+/** A time the event data holds (a Date written as JSON text, or a report's date) as ISO 8601 UTC. */
+const iso = (v: unknown): string | null => {
+  if (typeof v !== 'string' && !(v instanceof Date)) return null;
+  const at = new Date(v);
+  return Number.isNaN(at.getTime()) ? null : at.toISOString();
+};
 
 /**
  * What happened on the wire, recorded by direct MX delivery (issue 22): the MX host and address that
@@ -46,6 +52,15 @@ function eventFields(event: PayloadEvent): Flat {
   switch (event.type) {
     case 'sent':
       return { smtp_reply: str(d.reply), ...wireFields(d) };
+    // the first deferral's event (src/server/webhooks/outbox.ts), as the delivery worker records it
+    case 'delayed':
+      return {
+        smtp_reply: str(d.reply),
+        attempt: typeof d.attempt === 'number' ? d.attempt : null,
+        next_attempt_at: iso(d.next_attempt_at),
+        category: str(d.category),
+        ...wireFields(d),
+      };
     case 'failed':
       return {
         smtp_reply: str(d.reply ?? d.reason),
@@ -60,6 +75,10 @@ function eventFields(event: PayloadEvent): Flat {
         smtp_status: str(d.status),
         category: str(d.category),
       };
+    // a feedback report (RFC 5965 §3.1): its Feedback-Type, User-Agent and Arrival-Date, recorded on
+    // the `complaint` event as feedback_type, user_agent and arrival_date
+    case 'complaint':
+      return { feedback_type: str(d.feedback_type), user_agent: str(d.user_agent), arrival_date: iso(d.arrival_date) };
     case 'open':
       return { user_agent: str(d.user_agent), ip: str(d.ip) };
     case 'click':
