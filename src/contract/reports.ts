@@ -9,6 +9,7 @@ import {
   EVENT_TYPES,
   GROUP_REPORT_TYPES,
   GROUP_SORT_KEYS,
+  MACHINE_RULE_IDS,
   MESSAGE_STATUSES,
   REPORT_TYPES,
   TRANS_STATUSES,
@@ -157,6 +158,17 @@ const transactionEvent = z.object({
     url: z.string().optional(),
     ip: z.string().optional(),
     user_agent: z.string().optional(),
+    machine: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Opens and clicks: true when a machine made it (a mail privacy proxy, a link scanner), false for a ' +
+          'person’s. Machines’ opens and clicks count in no read or click figure.',
+      }),
+    machine_rule: z.enum(MACHINE_RULE_IDS).optional().openapi({
+      description: 'A machine’s open or click: the rule that told it from a person’s (docs/architecture.md §5.4).',
+    }),
     via: z.string().optional(),
     file: z.string().optional(),
     link: z.string().optional(),

@@ -45,7 +45,7 @@ export interface MachineRule {
 /** A click this soon after delivery is a gateway's scan: a person has not had the message yet. */
 export const CLICK_AT_DELIVERY_MS = 5_000;
 /** Clicks on every link of a message from one address within this window are one scan. */
-const EVERY_LINK_WINDOW_MS = 1_000;
+export const EVERY_LINK_WINDOW_MS = 1_000;
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
