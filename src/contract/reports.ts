@@ -103,6 +103,12 @@ const dailyStat = z.object({
   unique_opens: z.number().int(),
   link_clicks: z.number().int(),
   unique_clicks: z.number().int(),
+  machine_opens: z.number().int().openapi({
+    description: 'Opens by machines (mail privacy proxies, link scanners); opens and unique_opens count people only.',
+  }),
+  machine_clicks: z.number().int().openapi({
+    description: 'Clicks by machines (link scanners); link_clicks and unique_clicks count people only.',
+  }),
 });
 
 const transaction = z.object({
@@ -209,6 +215,12 @@ const overviewStats = z.object({
   notClicked: figure,
   totalOpens: z.object({ value: z.number() }),
   totalClicks: z.object({ value: z.number() }),
+  machineOpens: z
+    .object({ value: z.number() })
+    .openapi({
+      description: 'Opens by machines in the range, shown beside the people’s (who alone are counted above).',
+    }),
+  machineClicks: z.object({ value: z.number() }).openapi({ description: 'Clicks by machines in the range.' }),
   total: z.number().int(),
 });
 
