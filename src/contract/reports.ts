@@ -215,11 +215,9 @@ const overviewStats = z.object({
   notClicked: figure,
   totalOpens: z.object({ value: z.number() }),
   totalClicks: z.object({ value: z.number() }),
-  machineOpens: z
-    .object({ value: z.number() })
-    .openapi({
-      description: 'Opens by machines in the range, shown beside the people’s (who alone are counted above).',
-    }),
+  machineOpens: z.object({ value: z.number() }).openapi({
+    description: 'Opens by machines in the range, shown beside the people’s (who alone are counted above).',
+  }),
   machineClicks: z.object({ value: z.number() }).openapi({ description: 'Clicks by machines in the range.' }),
   total: z.number().int(),
 });

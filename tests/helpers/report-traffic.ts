@@ -66,8 +66,9 @@ async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs 
 /**
  * The server, seeded: Orders (8 recipients, custom header X-Campaign, delivered; buyer01 opened and
  * clicked, buyer02 opened; buyer03 opened by Apple Mail Privacy Protection and its link checked with
- * HEAD, both machines', so it counts as neither opened nor clicked), Welcome (3 delivered, then 2 bounced with 550), Receipts (gone01 again,
- * refused as suppressed). 14 transactions, accepted in that order.
+ * HEAD, both machines', so it counts as neither opened nor clicked), Welcome (3 delivered, then 2
+ * bounced with 550), Receipts (gone01 again, refused as suppressed). 14 transactions, accepted in
+ * that order.
  */
 export async function startReportTraffic(extraEnv: Record<string, string> = {}): Promise<ReportTraffic> {
   const sink = await startSmtpSink();

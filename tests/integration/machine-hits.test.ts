@@ -263,7 +263,7 @@ describe('GET /t/o and /t/c from machines and from a person', () => {
 });
 
 describe('clicks the rules weigh together', () => {
-  it('takes clicks on every link within a second from one address for a scan, another address’s for a person', async () => {
+  it('takes clicks on every link within a second from one address for a scan, another’s for a person', async () => {
     const { uuid, links } = await deliveredMessage('bob@customer.example');
     await deliveredAgo(uuid, HOUR);
     const [order, help] = await Promise.all(links.map((path) => resolveClick(app.ctx, path.slice('/t/c/'.length))));

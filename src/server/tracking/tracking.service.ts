@@ -227,7 +227,10 @@ interface JudgedHit {
   machineRule: MachineRuleId | null;
 }
 
-/** The transactions the hits are about, read in the recording transaction; hits whose transaction is gone are dropped. */
+/**
+ * The transactions the hits are about, read in the recording transaction; hits whose transaction
+ * is gone are dropped.
+ */
 async function resolveHits(trx: Database, hits: Hit[]): Promise<{ hit: Hit; tx: HitTransaction }[]> {
   const opened = new Map(
     (
