@@ -9,6 +9,7 @@ import {
   EVENT_TYPES,
   GROUP_REPORT_TYPES,
   GROUP_SORT_KEYS,
+  MACHINE_RULE_IDS,
   MESSAGE_STATUSES,
   REPORT_TYPES,
   TRANS_STATUSES,
@@ -102,6 +103,12 @@ const dailyStat = z.object({
   unique_opens: z.number().int(),
   link_clicks: z.number().int(),
   unique_clicks: z.number().int(),
+  machine_opens: z.number().int().openapi({
+    description: 'Opens by machines (mail privacy proxies, link scanners); opens and unique_opens count people only.',
+  }),
+  machine_clicks: z.number().int().openapi({
+    description: 'Clicks by machines (link scanners); link_clicks and unique_clicks count people only.',
+  }),
 });
 
 const transaction = z.object({
@@ -157,6 +164,17 @@ const transactionEvent = z.object({
     url: z.string().optional(),
     ip: z.string().optional(),
     user_agent: z.string().optional(),
+    machine: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Opens and clicks: true when a machine made it (a mail privacy proxy, a link scanner), false for a ' +
+          'person’s. Machines’ opens and clicks count in no read or click figure.',
+      }),
+    machine_rule: z.enum(MACHINE_RULE_IDS).optional().openapi({
+      description: 'A machine’s open or click: the rule that told it from a person’s (docs/architecture.md §5.4).',
+    }),
     via: z.string().optional(),
     file: z.string().optional(),
     link: z.string().optional(),
@@ -197,6 +215,10 @@ const overviewStats = z.object({
   notClicked: figure,
   totalOpens: z.object({ value: z.number() }),
   totalClicks: z.object({ value: z.number() }),
+  machineOpens: z.object({ value: z.number() }).openapi({
+    description: 'Opens by machines in the range, shown beside the people’s (who alone are counted above).',
+  }),
+  machineClicks: z.object({ value: z.number() }).openapi({ description: 'Clicks by machines in the range.' }),
   total: z.number().int(),
 });
 

@@ -61,6 +61,18 @@ export const ANSWER_CATEGORIES = [
   'unknown',
 ] as const;
 export type AnswerCategory = (typeof ANSWER_CATEGORIES)[number];
+/**
+ * Why an open or a click was a machine's rather than a person's (the rule table of
+ * src/server/tracking/machine-rules.ts, which says each one's source), recorded on the event.
+ */
+export const MACHINE_RULE_IDS = [
+  'head_request', // a HEAD: a checker asking for the headers only
+  'apple_mail_proxy', // Apple Mail Privacy Protection fetching every image at delivery
+  'link_scanner_network', // from a published network of a mail-security gateway
+  'click_at_delivery', // a click within 5 s of delivery
+  'every_link_at_once', // one of clicks on every link of the message within a second
+] as const;
+export type MachineRuleId = (typeof MACHINE_RULE_IDS)[number];
 
 // ---- reports (docs/console-reports.md §7, §9) --------------------------------------------------
 

@@ -1,7 +1,7 @@
 // What the account's webhook receives (docs/webhooks.md), as OpenAPI `webhooks`: one entry per
 // event type, each with the `standard` and the `legacy` field sets and the signature headers.
 import { z } from '@hono/zod-openapi';
-import { ANSWER_CATEGORIES, type WebhookEventType } from './values.ts';
+import { ANSWER_CATEGORIES, MACHINE_RULE_IDS, type WebhookEventType } from './values.ts';
 
 // What happened on the wire with direct MX delivery (issue 22); null through SMTP_RELAY_URL
 const WIRE_FIELDS = {
@@ -29,6 +29,19 @@ const category = z
       'system, protocol, transient or unknown; null when no server’s answer decided it (suppressed, over quota).',
     example: 'policy_block',
   });
+
+// Who opened or clicked: a person, or a machine (src/server/tracking/machine-rules.ts)
+const MACHINE_FIELDS = {
+  machine: z.boolean().openapi({
+    description:
+      'True when a machine made it — a mail privacy proxy fetching images at delivery, a link scanner — and ' +
+      'false for a person’s. Machines’ opens and clicks count in no read or click figure.',
+  }),
+  machine_rule: z
+    .enum(MACHINE_RULE_IDS)
+    .nullable()
+    .openapi({ description: 'The rule that told a machine’s apart (docs/webhooks.md); null for a person’s.' }),
+};
 
 const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> = {
   sent: {
@@ -70,8 +83,13 @@ const OWN_FIELDS: Record<WebhookEventType | 'test', Record<string, z.ZodType>> =
       description: 'The report’s Arrival-Date: when the provider received the message, ISO 8601 UTC.',
     }),
   },
-  open: { user_agent: z.string().nullable(), ip: z.string().nullable() },
-  click: { url: z.string().nullable(), user_agent: z.string().nullable(), ip: z.string().nullable() },
+  open: { user_agent: z.string().nullable(), ip: z.string().nullable(), ...MACHINE_FIELDS },
+  click: {
+    url: z.string().nullable(),
+    user_agent: z.string().nullable(),
+    ip: z.string().nullable(),
+    ...MACHINE_FIELDS,
+  },
   unsubscribe: { via: z.enum(['page', 'one_click', 'mailto']).nullable() },
   resubscribe: { via: z.enum(['page', 'one_click', 'mailto']).nullable() },
   test: {},
@@ -85,8 +103,8 @@ const WHEN: Record<keyof typeof OWN_FIELDS, string> = {
   failed: 'Not sent: suppressed, over quota, or given up after retries (soft bounce).',
   bounce: 'Refused for good at delivery (hard when the address does not exist, else soft), or a bounce report.',
   complaint: 'The recipient reported the message, e.g. as spam, through their provider’s feedback loop (RFC 5965).',
-  open: 'The tracking pixel was loaded.',
-  click: 'A tracked link was followed.',
+  open: 'The tracking pixel was loaded (by a person, or a machine: see `machine`).',
+  click: 'A tracked link was followed (by a person, or a machine: see `machine`).',
   unsubscribe: 'The recipient unsubscribed (page, one-click or mailto).',
   resubscribe: 'The recipient subscribed again.',
   test: 'Send test event, from the Webhook modal or POST /v1/webhooks/test.',

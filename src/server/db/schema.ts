@@ -223,6 +223,9 @@ export const STAT_COLUMNS = [
   'unique_opens',
   'clicks',
   'unique_clicks',
+  // opens and clicks of machines, counted apart from the people's above (migration 017)
+  'machine_opens',
+  'machine_clicks',
 ] as const;
 export type StatColumn = (typeof STAT_COLUMNS)[number];
 

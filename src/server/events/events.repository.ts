@@ -44,3 +44,20 @@ export async function listTransactionEvents(db: Database, transactionId: number)
     .orderBy('id')
     .execute();
 }
+
+/**
+ * The click events of these transactions between two moments (both included), oldest first: the
+ * clicks already recorded that the machine rules weigh a new one against (tracking.service.ts).
+ */
+export async function clickEventsBetween(db: Database, transactionIds: number[], from: Date, to: Date) {
+  if (transactionIds.length === 0) return [];
+  return db
+    .selectFrom('events')
+    .select(['transaction_id', 'at', 'data'])
+    .where('transaction_id', 'in', [...new Set(transactionIds)])
+    .where('type', '=', 'click')
+    .where('at', '>=', from)
+    .where('at', '<=', to)
+    .orderBy('id')
+    .execute();
+}

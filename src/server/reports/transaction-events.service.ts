@@ -6,7 +6,7 @@ import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
 import { DomainError } from '../core/errors.ts';
 import { isUuid } from '../../contract/fields.ts';
-import { ANSWER_CATEGORIES, type AnswerCategory } from '../../contract/values.ts';
+import { ANSWER_CATEGORIES, type AnswerCategory, MACHINE_RULE_IDS, type MachineRuleId } from '../../contract/values.ts';
 import { findTransactionId } from './transactions.repository.ts';
 import { unixSeconds } from './transactions.service.ts';
 
@@ -14,7 +14,7 @@ import { unixSeconds } from './transactions.service.ts';
  * What an event says beyond its type and time; only the keys that apply are present. Written by
  * the sending service (failed: reason), the delivery worker (reply, attempt, bounce_type, category,
  * next_attempt_at), the bounce receiver (bounce_type, status, reason, category), tracking (url, ip,
- * user_agent) and the unsubscribe pages (via).
+ * user_agent, machine, machine_rule) and the unsubscribe pages (via).
  */
 export interface TransactionEventData {
   /** The remote server's SMTP reply, e.g. '250 2.0.0 Ok: queued as 1234'. */
@@ -34,6 +34,9 @@ export interface TransactionEventData {
   url?: string;
   ip?: string;
   user_agent?: string;
+  /** Opens and clicks: whether a machine made it (tracking/machine-rules.ts), and the rule that said so. */
+  machine?: boolean;
+  machine_rule?: MachineRuleId;
   /** How the recipient unsubscribed or resubscribed: the page, the one-click header, or mail. */
   via?: string;
   /** The online attachment's file downloaded, and the link's name (issue 15). */
@@ -71,6 +74,10 @@ function category(value: unknown): AnswerCategory | undefined {
   return ANSWER_CATEGORIES.find((c) => c === value);
 }
 
+function machineRule(value: unknown): MachineRuleId | undefined {
+  return MACHINE_RULE_IDS.find((r) => r === value);
+}
+
 function seconds(value: unknown): number | undefined {
   if (typeof value !== 'string' && !(value instanceof Date)) return undefined;
   const at = new Date(value);
@@ -96,6 +103,9 @@ export function eventToWire(row: {
     url: text(d.url),
     ip: text(d.ip),
     user_agent: text(d.user_agent),
+    // opens and clicks recorded before machines were told apart carry nothing: people's
+    machine: row.type === 'open' || row.type === 'click' ? d.machine === true : undefined,
+    machine_rule: machineRule(d.machine_rule),
     via: text(d.via),
     file: text(d.file),
     link: text(d.link),

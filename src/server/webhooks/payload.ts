@@ -46,6 +46,15 @@ const wireFields = (d: Record<string, unknown>): Flat => ({
   mta_sts: str(d.mta_sts),
 });
 
+/**
+ * Whether a machine (a mail privacy proxy, a link scanner) made the open or click, and the rule that
+ * said so (src/server/tracking/machine-rules.ts); false and null for a person's.
+ */
+const machineFields = (d: Record<string, unknown>): Flat => ({
+  machine: d.machine === true,
+  machine_rule: d.machine === true ? str(d.machine_rule) : null,
+});
+
 /** The event's own fields (SMTP reply, bounce, client, link), the same in both field sets. */
 function eventFields(event: PayloadEvent): Flat {
   const d = event.data ?? {};
@@ -80,9 +89,9 @@ function eventFields(event: PayloadEvent): Flat {
     case 'complaint':
       return { feedback_type: str(d.feedback_type), user_agent: str(d.user_agent), arrival_date: iso(d.arrival_date) };
     case 'open':
-      return { user_agent: str(d.user_agent), ip: str(d.ip) };
+      return { user_agent: str(d.user_agent), ip: str(d.ip), ...machineFields(d) };
     case 'click':
-      return { url: str(d.url), user_agent: str(d.user_agent), ip: str(d.ip) };
+      return { url: str(d.url), user_agent: str(d.user_agent), ip: str(d.ip), ...machineFields(d) };
     case 'unsubscribe':
     case 'resubscribe':
       return { via: str(d.via) };
