@@ -2,6 +2,7 @@
 // mail accepted by POST /v1/mail with the customer's API key, delivered by the worker into a local
 // SMTP sink that refuses chosen recipients with 550, opened and clicked through the tracking links
 // of the delivered copies, and one recipient refused at acceptance (suppressed by its bounce).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleParser } from 'mailparser';
 import { PARENT } from './browser.ts';
 import { createdId, prepareServer, type RunningServer } from './server.ts';
@@ -189,7 +190,6 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
   await send('Welcome', BOUNCED);
   // the worker delivers 11 and bounces 2; the hard bounce suppresses gone01
   await waitUntil('11 deliveries', async () => sink.messages.length >= ORDERS.length + WELCOME.length);
-  const deliveredBy = Date.now();
   const search = async (body: Record<string, unknown>) => {
     const res = await post(base, '/v1/transaction/search', body, {
       'Request-Type': 'ui',
@@ -197,7 +197,7 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
       Cookie: cookie,
     });
     return (await res.json()) as {
-      data: { trans_uuid: string; trans_read_count: number; trans_click_count: number }[];
+      data: { trans_uuid: string; trans_read_count: number; trans_click_count: number; trans_date_sent: number }[];
       meta: { total: number };
     };
   };
@@ -228,8 +228,13 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
   await fetch(buyer03.pixel, { headers: { 'User-Agent': 'Mozilla/5.0', 'X-Forwarded-For': '17.58.63.1' } });
   await fetch(buyer03.link, { method: 'HEAD', redirect: 'manual', headers: { 'X-Forwarded-For': '40.107.22.45' } });
   // buyer01 opens and clicks, buyer02 opens: the pixel and the link of their delivered copies. A click
-  // less than 5 s after delivery is a link scanner's: a person's comes later
-  await new Promise((r) => setTimeout(r, Math.max(0, deliveredBy + 6_500 - Date.now())));
+  // less than 5 s after delivery is a link scanner's, so buyer01's is sent once 5 s have passed since
+  // the delivery the service recorded (in whole seconds: the next second's start, plus 5 s), however
+  // late a loaded machine recorded it
+  const row = async (id: string) => (await search({ transaction_search_string: id })).data[0];
+  let sentAt = 0;
+  await waitUntil('buyer01 recorded as sent', async () => (sentAt = (await row(uuid.buyer01)).trans_date_sent) > 0);
+  await sleep((sentAt + 1 + 5) * 1000 - Date.now());
   for (const [local, click] of [
     ['buyer01', true],
     ['buyer02', false],
@@ -238,7 +243,6 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
     await fetch(pixel, { headers: { 'User-Agent': 'Mozilla/5.0 (ReportTraffic)' } });
     if (click) await fetch(link, { redirect: 'manual', headers: { 'User-Agent': 'Mozilla/5.0 (ReportTraffic)' } });
   }
-  const row = async (id: string) => (await search({ transaction_search_string: id })).data[0];
   await waitUntil('the opens and clicks', async () => {
     const [b1, b2] = [await row(uuid.buyer01), await row(uuid.buyer02)];
     return b1.trans_read_count > 0 && b1.trans_click_count > 0 && b2.trans_read_count > 0;
