@@ -1,7 +1,8 @@
 // The Webhook modal (docs/console.md §2, §4, §5, §8, §9): URL, Method, Active, Authentication (None or
 // Basic: choosing Basic resets the username and password to empty, choosing None removes them), the
-// seven event checkboxes and the field set; defaults for a new webhook post, enabled, standard and
-// every event. Ours beyond the spec: the signing secret (masked, copyable, Rotate) and Send test event.
+// event checkboxes (the spec's seven, and ours: Delayed and Complaint) and the field set; defaults for
+// a new webhook post, enabled, standard and every event. Ours beyond the spec too: the signing secret
+// (masked, copyable, Rotate) and Send test event.
 import { useId, useState } from 'react';
 import CopyField from './CopyField.tsx';
 import {
@@ -21,10 +22,12 @@ interface Props {
   onClose(): void;
 }
 
-const EVENT_LABELS: Record<string, string> = {
+const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   sent: 'Sent',
+  delayed: 'Delayed',
   failed: 'Failed',
   bounce: 'Bounce',
+  complaint: 'Complaint',
   open: 'Open',
   click: 'Click',
   unsubscribe: 'Unsubscribe',

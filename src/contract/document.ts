@@ -75,7 +75,10 @@ function makeDocument(publicUrl: string): OpenApiDocument {
         `configured. Any 2xx within 10 s is success; anything else is retried for about three days, and 410 ` +
         `disables the webhook.`,
       tags: ['Webhooks'],
-      request: { headers: hook.headers, body: { content: { 'application/json': { schema: hook.schema } } } },
+      request: {
+        headers: hook.headers,
+        body: { content: { 'application/json': { schema: hook.schema, examples: hook.examples } } },
+      },
       responses: {
         200: { description: 'Received (any 2xx).' },
         410: { description: 'Gone: the webhook is disabled.' },

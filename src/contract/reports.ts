@@ -9,6 +9,7 @@ import {
   EVENT_TYPES,
   GROUP_REPORT_TYPES,
   GROUP_SORT_KEYS,
+  MACHINE_RULE_IDS,
   MESSAGE_STATUSES,
   REPORT_TYPES,
   TRANS_STATUSES,
@@ -102,6 +103,12 @@ const dailyStat = z.object({
   unique_opens: z.number().int(),
   link_clicks: z.number().int(),
   unique_clicks: z.number().int(),
+  machine_opens: z.number().int().openapi({
+    description: 'Opens by machines (mail privacy proxies, link scanners); opens and unique_opens count people only.',
+  }),
+  machine_clicks: z.number().int().openapi({
+    description: 'Clicks by machines (link scanners); link_clicks and unique_clicks count people only.',
+  }),
   complaints: z.number().int().openapi({ description: 'Spam complaints from feedback loops received that day.' }),
 });
 
@@ -157,16 +164,29 @@ const transactionEvent = z.object({
     next_attempt_at: z.number().int().optional(),
     url: z.string().optional(),
     ip: z.string().optional(),
-    user_agent: z.string().optional(),
+    user_agent: z.string().optional().openapi({
+      description:
+        'Opens and clicks: the client’s User-Agent; a complaint: the report’s, the feedback loop that sent it.',
+    }),
+    machine: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Opens and clicks: true when a machine made it (a mail privacy proxy, a link scanner), false for a ' +
+          'person’s. Machines’ opens and clicks count in no read or click figure.',
+      }),
+    machine_rule: z.enum(MACHINE_RULE_IDS).optional().openapi({
+      description: 'A machine’s open or click: the rule that told it from a person’s (docs/architecture.md §5.4).',
+    }),
     via: z.string().optional(),
     feedback_type: z
       .string()
       .optional()
       .openapi({ description: 'Complaint: the feedback report’s Feedback-Type (RFC 5965), e.g. abuse.' }),
-    reporter: z
-      .string()
-      .optional()
-      .openapi({ description: 'Complaint: the User-Agent of the report, the feedback loop that sent it.' }),
+    arrival_date: z.string().optional().openapi({
+      description: 'Complaint: the report’s Arrival-Date, when the provider received the message, ISO 8601 UTC.',
+    }),
     file: z.string().optional(),
     link: z.string().optional(),
     mx_host: z.string().optional().openapi({ description: 'Direct MX delivery: the MX host that answered last.' }),
@@ -209,6 +229,10 @@ const overviewStats = z.object({
   notClicked: figure,
   totalOpens: z.object({ value: z.number() }),
   totalClicks: z.object({ value: z.number() }),
+  machineOpens: z.object({ value: z.number() }).openapi({
+    description: 'Opens by machines in the range, shown beside the people’s (who alone are counted above).',
+  }),
+  machineClicks: z.object({ value: z.number() }).openapi({ description: 'Clicks by machines in the range.' }),
   total: z.number().int(),
 });
 

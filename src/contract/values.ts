@@ -37,7 +37,7 @@ export const EVENT_TYPES = [
   'unsubscribe',
   'resubscribe',
   'download',
-  // a feedback loop's report that the recipient marked the message as spam (RFC 5965)
+  // a feedback loop's report that the recipient marked the message as spam (an ARF report, RFC 5965)
   'complaint',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -61,6 +61,18 @@ export const ANSWER_CATEGORIES = [
   'unknown',
 ] as const;
 export type AnswerCategory = (typeof ANSWER_CATEGORIES)[number];
+/**
+ * Why an open or a click was a machine's rather than a person's (the rule table of
+ * src/server/tracking/machine-rules.ts, which says each one's source), recorded on the event.
+ */
+export const MACHINE_RULE_IDS = [
+  'head_request', // a HEAD: a checker asking for the headers only
+  'apple_mail_proxy', // Apple Mail Privacy Protection fetching every image at delivery
+  'link_scanner_network', // from a published network of a mail-security gateway
+  'click_at_delivery', // a click within 5 s of delivery
+  'every_link_at_once', // one of clicks on every link of the message within a second
+] as const;
+export type MachineRuleId = (typeof MACHINE_RULE_IDS)[number];
 
 // ---- reports (docs/console-reports.md §7, §9) --------------------------------------------------
 
@@ -110,16 +122,21 @@ export const MAX_BATCH = 500;
 /** docs/console-reports.md §9: attachment list page size. */
 export const ATTACHMENT_PAGE_SIZE = 8;
 
-/** The seven webhook event types of docs/console.md §3 (Webhook event_types), and complaint (docs/webhooks.md). */
+/**
+ * The webhook event types: the seven of docs/console.md §3 (Webhook event_types) and ours, `delayed`
+ * (a message's first deferral) and `complaint` (a feedback report), each beside its neighbour in a
+ * message's life, the order the Webhook modal lists them in (docs/webhooks.md "Events").
+ */
 export const WEBHOOK_EVENT_TYPES = [
   'sent',
+  'delayed',
   'failed',
   'bounce',
+  'complaint',
   'open',
   'click',
   'unsubscribe',
   'resubscribe',
-  'complaint',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;

@@ -5,6 +5,7 @@ import {
   type ReportType,
   SUMMARY_KEYS,
   SUMMARY_LABELS,
+  machinesOf,
   percentText,
   summaryOf,
 } from '../lib/group-report.ts';
@@ -15,7 +16,8 @@ import { formatCount } from '../lib/numbers.ts';
 /**
  * The stats summary band of every report page (docs/console-reports.md §2): the range's transactions, sent,
  * delivered, bounced, complaints, failed, opened and clicked from the overview stats, abbreviated (k, M, G…)
- * with the exact figure in the tooltip; the page's own figure stands out.
+ * with the exact figure in the tooltip; the page's own figure stands out. Opened and Clicked count
+ * people; machines' opens and clicks stand under them ('+ 1,204 by machines') so none is hidden.
  */
 export default function ReportSummary({ groupUuid, type }: { groupUuid: string; type: ReportType }) {
   const $overview = useIslandStore(overviewStats);
@@ -28,6 +30,7 @@ export default function ReportSummary({ groupUuid, type }: { groupUuid: string; 
     <dl className="report-summary" aria-busy={$overview.status === 'waiting'} data-testid="report-summary">
       {SUMMARY_KEYS.map((key) => {
         const entry = stats ? summaryOf(stats, key) : null;
+        const machines = stats ? machinesOf(stats, key) : null;
         return (
           <div
             key={key}
@@ -49,6 +52,11 @@ export default function ReportSummary({ groupUuid, type }: { groupUuid: string; 
                 </span>
               )}
             </dd>
+            {machines !== null && (
+              <dd className="summary-machines" data-testid={`summary-${key}-machines`}>
+                + {formatCount(machines)} by machines
+              </dd>
+            )}
           </div>
         );
       })}

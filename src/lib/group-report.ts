@@ -106,13 +106,16 @@ export const ACTIVITY_SERIES: Record<ReportType, readonly SeriesDefinition[]> = 
     { key: 'sent', name: 'Sent', tone: 'sent' },
     { key: 'delivered', name: 'Delivered', tone: 'delivered' },
   ],
+  // people's opens and clicks, and machines' beside them (src/server/tracking/machine-rules.ts)
   opens: [
     { key: 'opens', name: 'Opens', tone: 'opens' },
     { key: 'unique_opens', name: 'Unique Opens', tone: 'unique' },
+    { key: 'machine_opens', name: 'By Machines', tone: 'machines' },
   ],
   clicks: [
     { key: 'link_clicks', name: 'Clicks', tone: 'clicks' },
     { key: 'unique_clicks', name: 'Unique Clicks', tone: 'unique' },
+    { key: 'machine_clicks', name: 'By Machines', tone: 'machines' },
   ],
   failed: [{ key: 'failed', name: 'Failed', tone: 'failed' }],
   bounced: [
@@ -165,6 +168,16 @@ export const PAGE_SUMMARY: Record<ReportType, SummaryKey> = {
   failed: 'failed',
   bounced: 'bounced',
 };
+
+/**
+ * The machines' opens or clicks shown under the Opened and Clicked figures (counted in neither:
+ * src/server/tracking/machine-rules.ts); null for the other entries and when there are none.
+ */
+export function machinesOf(stats: OverviewStatsWire, key: SummaryKey): number | null {
+  const value =
+    key === 'uniqueOpens' ? stats.machineOpens.value : key === 'uniqueClicks' ? stats.machineClicks.value : 0;
+  return value > 0 ? value : null;
+}
 
 /** A summary entry's value and share ('' for the total, which is the whole). */
 export function summaryOf(stats: OverviewStatsWire, key: SummaryKey): { value: number; percentage: number | null } {

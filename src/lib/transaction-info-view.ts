@@ -1,7 +1,7 @@
 // How the Transaction Info modal reads (docs/console.md §2): addresses, the Custom Headers rule, and
 // each event of the timeline (the issue's addition): a title, a colour, the details worth a line
 // each. Pure; apart from the table's rules, so pages load it only with the modal.
-import type { AnswerCategory, UnsubscribeChannel } from '../contract/values.ts';
+import type { AnswerCategory, MachineRuleId, UnsubscribeChannel } from '../contract/values.ts';
 import type { TransactionEventWire } from './wire.ts';
 import { formatMoment } from './dates.ts';
 import type { StatusTone } from './transaction-view.ts';
@@ -68,6 +68,25 @@ const CAUSES: Record<AnswerCategory, string> = {
   unknown: 'not stated by the server',
 };
 
+/**
+ * Which machine opened or clicked, as the timeline says it (the event's `machine_rule`, from the
+ * rule table of src/server/tracking/machine-rules.ts).
+ */
+const MACHINES: Record<MachineRuleId, string> = {
+  head_request: 'a HEAD request (a link checker)',
+  apple_mail_proxy: 'Apple Mail Privacy Protection, fetching the images at delivery',
+  link_scanner_network: 'a mail-security gateway’s link scanner',
+  click_at_delivery: 'a link scanner (clicked within 5 s of delivery)',
+  every_link_at_once: 'a link scanner (every link clicked within a second)',
+};
+
+/** An open or a click by a machine: its title says so, and one line says which and that it was not counted. */
+function machineLine(d: TransactionEventWire['data'], details: string[]): boolean {
+  if (!d.machine) return false;
+  details.push(`By ${d.machine_rule ? MACHINES[d.machine_rule] : 'a machine'}; not counted as a person’s`);
+  return true;
+}
+
 /** 'Cause: the mailbox is full', or nothing when the event has no category. */
 function causeLine(d: TransactionEventWire['data'], details: string[]): void {
   if (d.category) details.push(`Cause: ${CAUSES[d.category]}`);
@@ -93,13 +112,13 @@ function wireDetails(d: TransactionEventWire['data'], details: string[]): void {
 /** A timeline entry: its title and the details worth a line each (the remote reply first). */
 export function eventView(event: TransactionEventWire): {
   title: string;
-  tone: StatusTone | 'neutral';
+  tone: StatusTone | 'neutral' | 'machine';
   details: string[];
 } {
   const d = event.data;
   const details: string[] = [];
   let title = EVENT_TITLES[event.type];
-  let tone: StatusTone | 'neutral' = 'neutral';
+  let tone: StatusTone | 'neutral' | 'machine' = 'neutral';
   switch (event.type) {
     case 'queued':
       details.push('Accepted for delivery');
@@ -135,10 +154,14 @@ export function eventView(event: TransactionEventWire): {
       causeLine(d, details);
       break;
     case 'open':
-      if (d.user_agent) details.push(d.user_agent);
-      break;
     case 'click':
-      if (d.url) details.push(d.url);
+      // a machine's (a mail privacy proxy, a link scanner): told apart, not counted
+      if (machineLine(d, details)) {
+        title = `${title} by a machine`;
+        tone = 'machine';
+      }
+      if (event.type === 'open' && d.user_agent) details.push(d.user_agent);
+      if (event.type === 'click' && d.url) details.push(d.url);
       break;
     case 'unsubscribe':
     case 'resubscribe':
@@ -149,7 +172,8 @@ export function eventView(event: TransactionEventWire): {
       tone = 'failed';
       details.push('The recipient marked the message as spam');
       if (d.feedback_type) details.push(`Feedback type: ${d.feedback_type}`);
-      if (d.reporter) details.push(`Reported by ${d.reporter}`);
+      // the report's User-Agent: the feedback loop that sent it
+      if (d.user_agent) details.push(`Reported by ${d.user_agent}`);
       break;
     case 'download':
       // an online attachment's file, through the recipient's link (issue 15)

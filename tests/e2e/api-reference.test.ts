@@ -1,6 +1,7 @@
 // /docs/api in Chromium against the built service: the reference rendered from GET
 // /v1/openapi.json, public (no session), every documented operation shown with its code samples,
-// nothing fetched from another origin, axe clean, fitting 1440 and 390 wide.
+// the example payloads of the delayed and complaint webhooks, nothing fetched from another origin,
+// axe clean, fitting 1440 and 390 wide.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, location, openPage } from '../helpers/browser.ts';
@@ -48,6 +49,17 @@ describe('/docs/api', () => {
         await send.locator('summary', { hasText: 'curl' }).click();
         await expect.poll(() => send.locator('pre', { hasText: 'Authorization: Bearer' }).isVisible()).toBe(true);
         expect(await page.locator('section[aria-labelledby=smtp]').textContent()).toMatch(/nodemailer[\s\S]*smtplib/);
+        // the delayed and complaint webhooks show an example payload in either field set
+        for (const type of ['delayed', 'complaint']) {
+          const examples = page.locator(`#webhook--email-${type} [data-testid=webhook-example]`);
+          expect(await examples.allTextContents()).toEqual([
+            expect.stringContaining(`"type": "email.${type}"`),
+            expect.stringContaining(`"event": "${type}"`),
+          ]);
+        }
+        await page
+          .locator('#webhook--email-delayed')
+          .screenshot({ path: `test-results/api-reference-${name}-delayed.png` });
         // the full page is very tall: its first screen too, to look at
         await page.screenshot({ path: `test-results/api-reference-${name}-top.png` });
         await checkPage(page, `api-reference-${name}`, ['[data-testid=api-reference] h1', '#post-v1-mail']);

@@ -1,8 +1,9 @@
 // The six group report pages and the export page in Chromium with `npm run demo`'s account (issue
 // 13, docs/console-reports.md §2, §4, §7, §8, §9): the built admin CLI fills 30 days of history, and each page
 // must show what the report calls answer for it — the Activity chart, the pies and the donut, the
-// tables with their columns, sort, search, paging, the Clicks tabs, More Info, Export with its
-// alert, and an export the worker really wrote, downloaded from /export/{uuid}; the export page's
+// tables with their columns, sort, search, paging, the Clicks tabs, More Info, the machines' opens
+// beside the people's, Export with its alert, and an export the worker really wrote, downloaded from
+// /export/{uuid}; the export page's
 // other states (204, 412 for another user's export, an error); 404 for a group that is not the
 // customer's; every page through checkPage at 1440, 768 and 390 px.
 import type { Browser, Page } from 'playwright-core';
@@ -413,6 +414,41 @@ describe('group report pages', () => {
           report,
         ).toBe(true);
       }
+    }
+  });
+
+  it('shows the machines’ opens beside the people’s on the Opens page, at 1440 and 390 px', async () => {
+    const { page } = tab;
+    try {
+      for (const viewport of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+        await page.setViewportSize(viewport);
+        const overviews = recordPosts(page, '/v1/transaction-groups/overview');
+        await openReport(page, 'opens');
+        await page.waitForSelector('[data-testid=report-summary][aria-busy=false]', attached);
+        const { body } = await api<{ overviewStats: OverviewStats & { machineOpens: { value: number } } }>(
+          page,
+          'POST',
+          '/v1/transaction-groups/overview',
+          overviews[0],
+        );
+        // the demo's Apple Mail Privacy Protection opens: counted apart, shown under Opened
+        const machines = body.overviewStats.machineOpens.value;
+        expect(machines).toBeGreaterThan(0);
+        await expect(page.textContent('[data-testid=summary-uniqueOpens-machines]')).resolves.toBe(
+          `+ ${number(machines)} by machines`,
+        );
+        // no machine clicked in the demo: nothing under Clicked
+        expect(await page.$('[data-testid=summary-uniqueClicks-machines]')).toBeNull();
+        // people's opens, unique opens, and machines' opens by day
+        await expect(page.$$eval('[data-testid=activity-chart] .line-graph-path', (p) => p.length)).resolves.toBe(3);
+        await page.locator('[data-testid=report-summary]').scrollIntoViewIfNeeded();
+        await check(page, `group-opens-machines-${viewport.width}`, [
+          '[data-testid=summary-uniqueOpens-machines]',
+          '[data-testid=activity-chart]',
+        ]);
+      }
+    } finally {
+      await page.setViewportSize(VIEWPORTS.desktop);
     }
   });
 

@@ -2,7 +2,8 @@
 // built service with real traffic (tests/helpers/report-traffic.ts): the Groups tab (columns, dates
 // 'DD MMMM YYYY', totals, report links, debounced search, sortable headers), the Recipients tab
 // (opened by its tab and by the #recipients fragment; date range, search, the status filters
-// All/Sent/Failed/Delivered from page 1, the transaction table and its More Info modal), and the
+// All/Sent/Failed/Delivered from page 1, the transaction table and its More Info modal), machines'
+// opens and clicks (counted in neither column, shown in More Info at 1440 and 390 px), and the
 // empty state with a retry control.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,7 @@ import {
   startReportTraffic,
   type ReportTraffic,
 } from '../helpers/report-traffic.ts';
+import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { formatGroupDate } from '../../src/lib/dates.ts';
 
 let traffic: ReportTraffic;
@@ -276,6 +278,58 @@ describe('Transactions: the Recipients tab', () => {
     await screenshot(page, 'transactions-5-more-info-suppressed');
     await page.click('[data-testid=info-close]');
     await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
+  });
+});
+
+describe('Transactions: machines’ opens and clicks', () => {
+  it('counts buyer03 neither opened nor clicked, and More Info shows the machines’ open and click', async () => {
+    const { page } = tab;
+    await page.click('[data-testid=status-all]');
+    await tableSettled(page);
+    await page.fill('[data-testid=transaction-search]', addressOf('buyer03'));
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=transaction-row]').length === 1);
+    await tableSettled(page);
+    const row = `[data-testid=transaction-row][data-uuid="${traffic.uuid.buyer03}"]`;
+    // Apple Mail Privacy Protection's fetch and a HEAD are no person's open or click
+    await expect(page.getAttribute(`${row} [data-testid=opened-icon]`, 'aria-label')).resolves.toBe('Not Opened');
+    await expect(page.textContent(`${row} [data-testid=transaction-clicks]`)).resolves.toBe('0 link(s)');
+    for (const [size, name] of [
+      [VIEWPORTS.desktop, 'transactions-7-more-info-machines-1440'],
+      [VIEWPORTS.phone, 'transactions-8-more-info-machines-390'],
+    ] as const) {
+      await page.setViewportSize(size);
+      await page.click(`${row} [data-testid=more-info]`);
+      await page.waitForSelector('[data-testid=timeline]');
+      const events = await page.$$eval('[data-testid=timeline-event]', (items) =>
+        items.map((li) => [
+          (li as HTMLElement).dataset.type,
+          li.querySelector('[data-testid=timeline-title]')?.textContent,
+          [...li.querySelectorAll('[data-testid=timeline-detail]')].map((d) => d.textContent),
+        ]),
+      );
+      expect(events.filter(([type]) => type === 'open' || type === 'click')).toEqual([
+        [
+          'open',
+          'Opened by a machine',
+          [
+            'By Apple Mail Privacy Protection, fetching the images at delivery; not counted as a person’s',
+            'Mozilla/5.0',
+          ],
+        ],
+        [
+          'click',
+          'Clicked by a machine',
+          ['By a HEAD request (a link checker); not counted as a person’s', 'https://reports.example/orders'],
+        ],
+      ]);
+      await page.locator('[data-testid=timeline-event][data-type=click]').scrollIntoViewIfNeeded();
+      await animationsDone(page);
+      await checkPage(page, name, ['[data-testid=timeline-event][data-type=open]']);
+      await page.click('[data-testid=info-close]');
+      await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
+    }
+    // back to the page's own size for the tests after this one
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 });
 

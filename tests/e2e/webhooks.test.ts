@@ -1,8 +1,10 @@
 // Webhooks in Chromium (issue 12; docs/console.md §2, §4, §5, §8, §9; docs/console-reports.md §2): the Settings card's
 // pencil and the Webhook modal (defaults, Basic/None switching, the 2 s alerts, save and reload,
-// the signing secret and a test event), and the Webhook Logs page with More info and Replay against
-// a real local HTTP receiver. The server runs with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8 so it may
-// reach that receiver; its worker role delivers replays.
+// the Delayed and Complaint checkboxes saved and read back, the signing secret and a test event),
+// and the Webhook Logs page with More info and Replay against a real local HTTP receiver. The server
+// runs with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8 so it may reach that receiver; its worker role
+// delivers replays.
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +15,7 @@ import {
   launchBrowser,
   openPage,
   expectShownFor,
+  SCREENSHOTS,
   screenshot,
   signInThroughForm,
 } from '../helpers/browser.ts';
@@ -24,7 +27,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 const PASSWORD = 'user-password-123';
 const SENDER = 'sender@webhooks.test';
 const EMPTY = 'empty@webhooks.test';
-const EVENTS = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'];
+const EVENTS = ['sent', 'delayed', 'failed', 'bounce', 'complaint', 'open', 'click', 'unsubscribe', 'resubscribe'];
 
 let server: RunningServer;
 let browser: Browser;
@@ -204,6 +207,67 @@ describe('the Webhook modal', () => {
     expect(JSON.parse(receiver.received[0].body)).toMatchObject({ event: 'test' });
     await page.context().close();
   });
+});
+
+/** The saved webhook's event_types, as GET /v1/webhooks reads them back. */
+const savedEvents = (page: Page) =>
+  page.evaluate(
+    async () => (await (await fetch('/v1/webhooks', { headers: { 'Request-Type': 'ui' } })).json()).data[0].event_types,
+  );
+
+/** Clicks Save and waits for the reload 2 s later, then for the pencil to open the modal again. */
+async function saveAndReopen(page: Page): Promise<void> {
+  const reloaded = page.waitForEvent('load', { timeout: 10_000 });
+  await page.click('[data-testid=webhook-save]');
+  await reloaded;
+  await hydrated(page, '[data-testid=webhook-summary]');
+  await page.waitForSelector('[data-testid=webhook-edit]:enabled');
+  await openModal(page);
+}
+
+describe('the Delayed and Complaint checkboxes', () => {
+  it('are shown, ticked and unticked, saved and read back, at 1440 and 390', async () => {
+    const page = await signedIn(); // the webhook saved above: every event but resubscribe
+    const check = (e: string) => page.isChecked(`[data-testid=webhook-event-${e}]`);
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await openSettings(page);
+    await openModal(page);
+    for (const e of ['delayed', 'complaint']) {
+      await expect(page.locator(`[data-testid=webhook-event-${e}]`).isVisible()).resolves.toBe(true);
+      await expect(check(e)).resolves.toBe(true);
+    }
+    await expect(page.locator('.webhook-events label.checkbox').allTextContents()).resolves.toEqual(
+      ['Sent', 'Delayed', 'Failed', 'Bounce', 'Complaint', 'Open', 'Click', 'Unsubscribe', 'Resubscribe'].map(
+        (label) => ` ${label}`,
+      ),
+    );
+    await page.uncheck('[data-testid=webhook-event-delayed]');
+    await checkPage(page, 'webhooks-delayed-complaint-1440', ['[data-testid=webhook-event-complaint]']);
+    await saveAndReopen(page);
+    await expect(savedEvents(page)).resolves.toEqual(EVENTS.filter((e) => e !== 'delayed' && e !== 'resubscribe'));
+    await expect(check('delayed')).resolves.toBe(false);
+    await expect(check('complaint')).resolves.toBe(true);
+    await expect(page.textContent('[data-testid=webhook-events]')).resolves.not.toContain('delayed');
+
+    // at 390: the checkbox list wraps inside the modal; delayed ticked again, complaint unticked
+    await page.setViewportSize(VIEWPORTS.phone);
+    await animationsDone(page);
+    await page.check('[data-testid=webhook-event-delayed]');
+    await page.uncheck('[data-testid=webhook-event-complaint]');
+    await checkPage(page, 'webhooks-delayed-complaint-390', [
+      '[data-testid=webhook-event-delayed]',
+      '[data-testid=webhook-event-complaint]',
+    ]);
+    // the events fieldset alone, to look at how its checkboxes wrap
+    await page
+      .locator('[data-testid=webhook-modal] fieldset', { hasText: 'Events' })
+      .screenshot({ path: path.join(SCREENSHOTS, 'webhooks-events-390.png') });
+    await saveAndReopen(page);
+    await expect(savedEvents(page)).resolves.toEqual(EVENTS.filter((e) => e !== 'complaint' && e !== 'resubscribe'));
+    await expect(check('delayed')).resolves.toBe(true);
+    await expect(check('complaint')).resolves.toBe(false);
+    await page.context().close();
+  }, 120_000);
 });
 
 describe('Webhook Logs', () => {

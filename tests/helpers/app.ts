@@ -164,3 +164,12 @@ export async function sendAsClient(app: TestApp, path: string, apiKey: string, b
     await sleep(retryAfter * 1000);
   }
 }
+
+/**
+ * How long a test waits for separate processes of the service (workers it spawned) to reach a state:
+ * a bound for a failure, never a delay (the poll ends as soon as the state is there). CI's lanes
+ * share two cores, where a process's start and a drain of 2,000 messages took minutes, not seconds.
+ */
+export const PROCESS_WAIT_MS = 240_000;
+/** A test that waits for such processes a few times over. */
+export const PROCESS_TEST_MS = 3 * PROCESS_WAIT_MS;

@@ -2,6 +2,7 @@
 // mail accepted by POST /v1/mail with the customer's API key, delivered by the worker into a local
 // SMTP sink that refuses chosen recipients with 550, opened and clicked through the tracking links
 // of the delivered copies, and one recipient refused at acceptance (suppressed by its bounce).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleParser } from 'mailparser';
 import { PARENT } from './browser.ts';
 import { createdId, prepareServer, type RunningServer } from './server.ts';
@@ -65,8 +66,10 @@ async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs 
 
 /**
  * The server, seeded: Orders (8 recipients, custom header X-Campaign, delivered; buyer01 opened and
- * clicked, buyer02 opened), Welcome (3 delivered, then 2 bounced with 550), Receipts (gone01 again,
- * refused as suppressed). 14 transactions, accepted in that order.
+ * clicked, buyer02 opened; buyer03 opened by Apple Mail Privacy Protection and its link checked with
+ * HEAD, both machines', so it counts as neither opened nor clicked), Welcome (3 delivered, then 2
+ * bounced with 550), Receipts (gone01 again, refused as suppressed). 14 transactions, accepted in
+ * that order.
  */
 export async function startReportTraffic(extraEnv: Record<string, string> = {}): Promise<ReportTraffic> {
   const sink = await startSmtpSink();
@@ -75,6 +78,8 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
   const server = await prepareServer({
     SMTP_RELAY_URL: sink.url,
     SYSTEM_FROM: 'Transact <no-reply@transact.test>',
+    // as behind a reverse proxy: X-Forwarded-For is the client's address (Apple's proxy below)
+    TRUST_PROXY: 'true',
     ...extraEnv,
   });
   const enterprise = createdId(
@@ -192,7 +197,7 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
       Cookie: cookie,
     });
     return (await res.json()) as {
-      data: { trans_uuid: string; trans_read_count: number; trans_click_count: number }[];
+      data: { trans_uuid: string; trans_read_count: number; trans_click_count: number; trans_date_sent: number }[];
       meta: { total: number };
     };
   };
@@ -210,25 +215,41 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
   // the first bounce's uuid is the one sent in Welcome
   uuid.gone01 = (await search({ transaction_search_string: addressOf('gone01'), order: 'asc' })).data[0].trans_uuid;
 
-  // buyer01 opens and clicks, buyer02 opens: the pixel and the link of their delivered copies
+  const tracked = async (local: string) => {
+    const html = String((await simpleParser(sink.messages.find((m) => m.to.includes(addressOf(local)))!.raw)).html);
+    return {
+      pixel: /src="([^"]*\/t\/o\/[^"]+)"/.exec(html)![1],
+      link: /href="([^"]*\/t\/c\/[^"]+)"/.exec(html)![1],
+    };
+  };
+  // machines, not people (src/server/tracking/machine-rules.ts): Apple Mail Privacy Protection fetches
+  // buyer03's pixel from Apple's network, and a link checker sends HEAD for its link
+  const buyer03 = await tracked('buyer03');
+  await fetch(buyer03.pixel, { headers: { 'User-Agent': 'Mozilla/5.0', 'X-Forwarded-For': '17.58.63.1' } });
+  await fetch(buyer03.link, { method: 'HEAD', redirect: 'manual', headers: { 'X-Forwarded-For': '40.107.22.45' } });
+  // buyer01 opens and clicks, buyer02 opens: the pixel and the link of their delivered copies. A click
+  // less than 5 s after delivery is a link scanner's, so buyer01's is sent once 5 s have passed since
+  // the delivery the service recorded (in whole seconds: the next second's start, plus 5 s), however
+  // late a loaded machine recorded it
+  const row = async (id: string) => (await search({ transaction_search_string: id })).data[0];
+  let sentAt = 0;
+  await waitUntil('buyer01 recorded as sent', async () => (sentAt = (await row(uuid.buyer01)).trans_date_sent) > 0);
+  await sleep((sentAt + 1 + 5) * 1000 - Date.now());
   for (const [local, click] of [
     ['buyer01', true],
     ['buyer02', false],
   ] as const) {
-    const copy = sink.messages.find((m) => m.to.includes(addressOf(local)))!;
-    const html = String((await simpleParser(copy.raw)).html);
-    const pixel = /src="([^"]*\/t\/o\/[^"]+)"/.exec(html)![1];
+    const { pixel, link } = await tracked(local);
     await fetch(pixel, { headers: { 'User-Agent': 'Mozilla/5.0 (ReportTraffic)' } });
-    if (click) {
-      const link = /href="([^"]*\/t\/c\/[^"]+)"/.exec(html)![1];
-      await fetch(link, { redirect: 'manual', headers: { 'User-Agent': 'Mozilla/5.0 (ReportTraffic)' } });
-    }
+    if (click) await fetch(link, { redirect: 'manual', headers: { 'User-Agent': 'Mozilla/5.0 (ReportTraffic)' } });
   }
-  const row = async (id: string) => (await search({ transaction_search_string: id })).data[0];
   await waitUntil('the opens and clicks', async () => {
     const [b1, b2] = [await row(uuid.buyer01), await row(uuid.buyer02)];
     return b1.trans_read_count > 0 && b1.trans_click_count > 0 && b2.trans_read_count > 0;
   });
+  // the machines' hits were written before the people's (one recorder, in order): buyer03 stays unread
+  const b3 = await row(uuid.buyer03);
+  if (b3.trans_read_count !== 0 || b3.trans_click_count !== 0) throw new Error('a machine was counted as a person');
 
   return {
     server,

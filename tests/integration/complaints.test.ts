@@ -20,6 +20,7 @@ import { credentialsForConsole } from '../../src/server/credentials/credentials.
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import { verpAddress } from '../../src/server/delivery/verp.ts';
 import { type BounceReceiver, receiveMessage, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import { legacyPayload } from '../../src/server/webhooks/payload.ts';
 
 const RETURN_PATH = 'rp.transact.test';
 const FBL = `fbl@${RETURN_PATH}`;
@@ -208,23 +209,52 @@ async function rowCounts() {
   };
 }
 
+/** The message fields of a webhook payload, which do not matter here. */
+const PAYLOAD_TX = {
+  message_id_header: '<order@shop.example>',
+  group_uuid: randomUUID(),
+  group_name: 'Orders',
+  from_email: 'orders@shop.example',
+  from_name: null,
+  to_name: null,
+  subject: 'Your order',
+  tags: null,
+  metadata: null,
+};
+
+/** What a report's fields become: the complaint event's data, the keys the complaint webhook carries. */
+interface ReportFields {
+  user_agent: string;
+  arrival_date: string | null;
+}
+
+const YAHOO: ReportFields = { user_agent: 'Yahoo!-Mail-Feedback/2.0', arrival_date: '2025-01-14T18:12:03.000Z' };
+
 /** The complaint as recorded: one event, one suppression, one webhook row, one count; the transaction unchanged. */
-async function expectComplaint(sent: Sent, reporter: string) {
+async function expectComplaint(sent: Sent, fields: ReportFields) {
+  const data = { feedback_type: 'abuse', ...fields };
   const events = await eventsOf(sent, 'complaint');
-  expect(events).toEqual([{ type: 'complaint', data: { feedback_type: 'abuse', reporter } }]);
+  expect(events).toEqual([{ type: 'complaint', data }]);
   expect(await suppressionsOf(sent.to)).toEqual([{ email: sent.to, origin: 'complaint' }]);
-  expect(await webhookRowsOf(sent)).toEqual([
-    { event_type: 'complaint', event_data: { feedback_type: 'abuse', reporter } },
-  ]);
+  const rows = await webhookRowsOf(sent);
+  expect(rows).toEqual([{ event_type: 'complaint', event_data: data }]);
+  // the webhook the worker builds from that row carries the report's values, not nulls
+  const tx = { ...PAYLOAD_TX, uuid: sent.uuid, to_email: sent.to };
+  expect(legacyPayload({ type: 'complaint', at: new Date(), data: rows[0].event_data }, tx)).toMatchObject({
+    event: 'complaint',
+    trans_uuid: sent.uuid,
+    ...data,
+  });
   expect(await statsOf(sent)).toEqual({ delivered: 1, bounced: 0, complaints: 1 });
   expect(await transaction(sent.uuid)).toMatchObject({ status: 'sent', delivered_status: 'delivered' });
 }
 
 describe('bounce receiver: feedback-loop complaints', () => {
-  const reporters: Record<string, string> = {
-    'yahoo-abuse.eml': 'Yahoo!-Mail-Feedback/2.0',
-    'microsoft-jmrp.eml': 'Hotmail FBL',
-    'headers-only.eml': 'MailboxFBL/1.4',
+  // the fixtures' User-Agent and Arrival-Date (Received-Date in the older two), the latter in UTC
+  const reported: Record<string, ReportFields> = {
+    'yahoo-abuse.eml': YAHOO,
+    'microsoft-jmrp.eml': { user_agent: 'Hotmail FBL', arrival_date: '2025-01-14T18:40:22.000Z' },
+    'headers-only.eml': { user_agent: 'MailboxFBL/1.4', arrival_date: '2025-01-14T20:25:44.000Z' },
   };
   it.each([
     ['yahoo-abuse.eml', 'the VERP address'],
@@ -238,7 +268,7 @@ describe('bounce receiver: feedback-loop complaints', () => {
     const to = where === 'fbl@' ? FBL : sent.verp;
     const info = await deliver(to, fixtureFor(file, sent, to));
     expect(info.response).toMatch(/^250 2\.0\.0 Report received/);
-    await expectComplaint(sent, reporters[file]);
+    await expectComplaint(sent, reported[file]);
   });
 
   it.each([
@@ -248,7 +278,7 @@ describe('bounce receiver: feedback-loop complaints', () => {
     const sent = await send();
     const report = arfAbout(sent.raw, { reportTo: FBL, headersOnly, returnPath: headersOnly ? undefined : sent.verp });
     expect((await deliver(FBL, report)).response).toMatch(/^250 /);
-    await expectComplaint(sent, 'MailboxFBL/1.4');
+    await expectComplaint(sent, { user_agent: 'MailboxFBL/1.4', arrival_date: null });
   });
 
   it('counts the same report received twice once', async () => {
@@ -258,7 +288,7 @@ describe('bounce receiver: feedback-loop complaints', () => {
     const before = await rowCounts();
     expect((await deliver(sent.verp, report)).response).toMatch(/^250 /);
     expect(await rowCounts()).toEqual(before);
-    await expectComplaint(sent, 'Yahoo!-Mail-Feedback/2.0');
+    await expectComplaint(sent, YAHOO);
   });
 
   it('counts the complaint in the dashboard’s days and the group’s overview (its rate of the delivered)', async () => {
@@ -332,7 +362,7 @@ describe('bounce receiver: feedback-loop complaints', () => {
       await sql`drop function refuse_complaint()`.execute(app.ctx.db);
     }
     expect((await deliver(FBL, fixtureFor('yahoo-abuse.eml', sent, FBL))).response).toMatch(/^250 /);
-    await expectComplaint(sent, 'Yahoo!-Mail-Feedback/2.0');
+    await expectComplaint(sent, YAHOO);
   });
 
   it('records a report whose fields carry control characters and bytes of no charset', async () => {
@@ -340,7 +370,7 @@ describe('bounce receiver: feedback-loop complaints', () => {
     const [before, after] = fixtureFor('yahoo-abuse.eml', sent, FBL)
       .replace('Feedback-Type: abuse', 'Feedback-Type: ABUSE\u0007')
       .split('Yahoo!-Mail-Feedback/2.0');
-    // NUL, and bytes that are no UTF-8, as the reporter's name
+    // NUL, and bytes that are no UTF-8, as the report's User-Agent
     const report = Buffer.concat([
       Buffer.from(before, 'latin1'),
       Buffer.from([0, 0xff, 0xfe, 0x80]),

@@ -41,6 +41,14 @@ async function rollup(customerId: number) {
   return Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
 }
 
+/** The machines' opens and clicks of the rollup (counted apart from the rows' people's). */
+async function machineSums(customerId: number) {
+  const { rows } = await sql<Record<string, string | number>>`
+    select coalesce(sum(machine_opens), 0) machine_opens, coalesce(sum(machine_clicks), 0) machine_clicks
+      from daily_stats where customer_id = ${customerId}`.execute(app.ctx.db);
+  return Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
+}
+
 async function rowCounts(customerId: number) {
   const { rows } = await sql<Record<string, string | number>>`
     select count(*) requests,
@@ -70,6 +78,9 @@ describe('npm run demo', () => {
     expect(c.softBounces).toBeGreaterThan(0);
     expect(c.failed).toBeGreaterThan(0);
     expect(c.opens / c.delivered).toBeGreaterThan(0.3);
+    // Apple Mail Privacy Protection's fetches: a few, machines' (tracking/machine-rules.ts)
+    expect(c.machineOpens).toBeGreaterThan(0);
+    expect(c.machineOpens / c.delivered).toBeLessThan(0.15);
     expect(c.clicks).toBeGreaterThan(0);
     expect(c.unsubscribes).toBeGreaterThan(0);
   });
@@ -83,36 +94,49 @@ describe('npm run demo', () => {
     expect(counts.queued).toBe(0); // nothing is left for a worker to deliver
     expect(sums.opens).toBe(demo.counts.opens);
     expect(sums.clicks).toBe(demo.counts.clicks);
+    expect(await machineSums(demo.customerId)).toEqual({ machine_opens: demo.counts.machineOpens, machine_clicks: 0 });
 
-    // per UTC day: requests by acceptance day, opens and clicks by the day of their events
+    // per UTC day: requests by acceptance day, people's and machines' opens and clicks by the day of their events
     const { rows: days } = await sql<{
       day: string;
       requests: number;
       opens: number;
       clicks: number;
+      machine_opens: number;
       rows: number;
       open_events: number;
       click_events: number;
+      machine_open_events: number;
     }>`
       with s as (select to_char(day, 'YYYY-MM-DD') d, sum(requests)::int
-        requests, sum(opens)::int opens, sum(clicks)::int clicks
+        requests, sum(opens)::int opens, sum(clicks)::int clicks, sum(machine_opens)::int machine_opens
                    from daily_stats where customer_id = ${demo.customerId} group by day),
            t as (select to_char(queued_at at time zone 'UTC', 'YYYY-MM-DD') d, count(*)::int n from transactions
              where customer_id = ${demo.customerId} group by 1),
-           e as (select to_char(at at time zone 'UTC', 'YYYY-MM-DD') d, count(*) filter (where type = 'open')::int
-             opens, count(*) filter (where type = 'click')::int clicks
+           e as (select to_char(at at time zone 'UTC', 'YYYY-MM-DD') d,
+             count(*) filter (where type = 'open' and data->>'machine' is null)::int opens,
+             count(*) filter (where type = 'click' and data->>'machine' is null)::int clicks,
+             count(*) filter (where type = 'open' and data->>'machine' = 'true')::int machine_opens
                    from events where customer_id = ${demo.customerId} group by 1)
-      select s.d as day, s.requests, s.opens, s.clicks, coalesce(t.n, 0) as rows, coalesce(e.opens, 0) as
-        open_events, coalesce(e.clicks, 0) as click_events
+      select s.d as day, s.requests, s.opens, s.clicks, s.machine_opens, coalesce(t.n, 0) as rows,
+        coalesce(e.opens, 0) as open_events, coalesce(e.clicks, 0) as click_events,
+        coalesce(e.machine_opens, 0) as machine_open_events
         from s left join t on t.d = s.d left join e on e.d = s.d order by s.d`.execute(app.ctx.db);
     // 30 days, today's only as far as now (just after midnight UTC it may have no rows yet)
     expect(days.length).toBeGreaterThanOrEqual(29);
     for (const d of days)
-      expect({ day: d.day, requests: d.requests, opens: d.opens, clicks: d.clicks }).toEqual({
+      expect({
+        day: d.day,
+        requests: d.requests,
+        opens: d.opens,
+        clicks: d.clicks,
+        machine_opens: d.machine_opens,
+      }).toEqual({
         day: d.day,
         requests: d.rows,
         opens: d.open_events,
         clicks: d.click_events,
+        machine_opens: d.machine_open_events,
       });
 
     // suppressed: every hard bounce and unsubscribe put its recipient on the list

@@ -67,6 +67,7 @@ describe('GET /v1/openapi.json', () => {
       'email.bounce',
       'email.click',
       'email.complaint',
+      'email.delayed',
       'email.failed',
       'email.open',
       'email.resubscribe',
@@ -74,6 +75,16 @@ describe('GET /v1/openapi.json', () => {
       'email.test',
       'email.unsubscribe',
     ]);
+    // the two of ours carry an example payload in either field set (docs/webhooks.md)
+    type Hook = {
+      post: { requestBody: { content: Record<string, { examples?: Record<string, { value: object }> }> } };
+    };
+    for (const name of ['email.delayed', 'email.complaint']) {
+      const examples = (doc.webhooks![name] as Hook).post.requestBody.content['application/json'].examples;
+      expect(Object.keys(examples ?? {}), name).toEqual(['standard', 'legacy']);
+      expect(examples!.standard.value, name).toMatchObject({ type: name });
+      expect(examples!.legacy.value, name).toMatchObject({ event: name.slice('email.'.length) });
+    }
   });
 
   it('backs the helper that checks every answer: an undocumented status or shape is refused', async () => {

@@ -665,6 +665,8 @@ describe('POST /v1/dashboard/overview', () => {
     unique_opens: 0,
     link_clicks: 0,
     unique_clicks: 0,
+    machine_opens: 0,
+    machine_clicks: 0,
     complaints: 0,
   };
 

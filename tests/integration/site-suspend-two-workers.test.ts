@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, sendAsClient } from '../helpers/app.ts';
+import {
+  createTestApp,
+  ORIGIN,
+  TEST_SECRET,
+  type TestApp,
+  PROCESS_TEST_MS,
+  PROCESS_WAIT_MS,
+  sendAsClient,
+} from '../helpers/app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { freePort, startMxHost, type MxHost } from '../helpers/mx-hosts.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
@@ -91,7 +99,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a suspended site, two worker process
   });
 
   it('delivers nothing to the site in either process until it is resumed, then everything once', {
-    timeout: 120_000,
+    timeout: PROCESS_TEST_MS,
   }, async () => {
     // suspended by its recipient domain, before any mail for it is queued
     expect(await admin('suspend', 'held.test')).toMatch(/^Suspended mx\.held\.test until resumed/);
@@ -132,7 +140,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a suspended site, two worker process
               = 0`,
           );
         },
-        { timeout: 60_000, interval: 100 },
+        { timeout: PROCESS_WAIT_MS, interval: 100 },
       )
       .toBe(MESSAGES);
     expect(mx.connections).toBe(0);
@@ -142,7 +150,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a suspended site, two worker process
     await expect
       .poll(
         () => count(sql<{ n: string }>`select count(*) as n from transactions where status = 'sent' and attempts = 1`),
-        { timeout: 60_000, interval: 100 },
+        { timeout: PROCESS_WAIT_MS, interval: 100 },
       )
       .toBe(MESSAGES);
     expect(mx.messages).toHaveLength(MESSAGES);

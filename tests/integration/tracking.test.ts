@@ -1,6 +1,7 @@
 // Open and click tracking through the real pipeline: mail in by the API and by SMTP, out through the
 // worker (rewritten, DKIM-signed) to a local sink; then the pixel and links of the delivered
 // messages are fetched from the Hono app, and the counters, events, links and daily_stats checked.
+// Hits come an hour after delivery here, as a person's (machines': machine-hits.test.ts).
 import { randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
@@ -50,6 +51,21 @@ async function deliveredCopy(uuid: string): Promise<SunkMessage> {
   const id = uuid.replace(/-/g, '');
   await expect.poll(() => sink.messages.some((m) => m.from.includes(id)), { timeout: 15_000 }).toBe(true);
   return sink.messages.find((m) => m.from.includes(id))!;
+}
+
+/**
+ * Waits for the worker to record the delivery, then moves it an hour back: the hits that follow are
+ * a person's, not a gateway's scan at delivery (src/server/tracking/machine-rules.ts).
+ */
+async function deliveredAnHourAgo(uuid: string): Promise<void> {
+  const sentAt = () =>
+    app.ctx.db.selectFrom('transactions').select('sent_at').where('uuid', '=', uuid).executeTakeFirstOrThrow();
+  await expect.poll(async () => (await sentAt()).sent_at, { timeout: 15_000 }).not.toBeNull();
+  await app.ctx.db
+    .updateTable('transactions')
+    .set({ sent_at: new Date(Date.now() - 3_600_000) })
+    .where('uuid', '=', uuid)
+    .execute();
 }
 
 /** The paths of the tracking links in a delivered part, in order. */
@@ -214,6 +230,7 @@ describe('open and click tracking of POST /v1/mail', () => {
   });
 
   it('redirects a tracked link to its URL and counts the click, the first one as unique', async () => {
+    await deliveredAnHourAgo(uuid);
     const link = linkPaths(html)[0];
     for (let i = 0; i < 2; i++) {
       const res = await hit(link);
@@ -249,7 +266,7 @@ describe('open and click tracking of POST /v1/mail', () => {
     await flushTracking(app.ctx);
   });
 
-  it('answers HEAD requests without counting them', async () => {
+  it("answers HEAD requests alike and records them as a machine's, counting none of people's", async () => {
     const before = await snapshot();
     const link = linkPaths(html)[0];
     expect((await hit(pixelPath(html), 'HEAD')).status).toBe(200);
@@ -257,7 +274,13 @@ describe('open and click tracking of POST /v1/mail', () => {
     expect(head.status).toBe(302);
     expect(head.headers.get('location')).toBe('https://shop.example/orders/1?ref=mail&utm=x');
     await flushTracking(app.ctx);
-    expect(await snapshot()).toEqual(before);
+    const after = await snapshot();
+    expect({ ...after, events: before.events }).toEqual(before);
+    expect(after.events).toHaveLength(before.events.length + 2);
+    const heads = [...(await events(uuid, 'open')), ...(await events(uuid, 'click'))].filter(
+      (e) => (e.data as { machine_rule?: string }).machine_rule === 'head_request',
+    );
+    expect(heads).toHaveLength(2);
   });
 
   it('answers forged and tampered tokens with 404 or the pixel, and records nothing', async () => {
@@ -351,6 +374,7 @@ describe('open and click tracking of SMTP submissions', () => {
       'https://shop.example/smtp-text?a=1&b=2',
     ]);
 
+    await deliveredAnHourAgo(uuid);
     const res = await hit(linkPaths(parsed.html as string)[0]);
     expect(res.headers.get('location')).toBe('https://shop.example/smtp-html?a=1&b=2');
     await hit(pixelPath(parsed.html as string));

@@ -7,7 +7,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, sendAsClient } from '../helpers/app.ts';
+import {
+  createTestApp,
+  ORIGIN,
+  TEST_SECRET,
+  type TestApp,
+  PROCESS_TEST_MS,
+  PROCESS_WAIT_MS,
+  sendAsClient,
+} from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -89,7 +97,9 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('delivers every accepted message exactly once, shared between both processes', { timeout: 120_000 }, async () => {
+  it('delivers every accepted message exactly once, shared between both processes', {
+    timeout: PROCESS_TEST_MS,
+  }, async () => {
     const started = Date.now();
     const accepted: string[] = [];
     for (let offset = 0; offset < MESSAGES; offset += BATCH) {
@@ -125,7 +135,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
           );
           return Number(n);
         },
-        { timeout: 30_000, interval: 100 },
+        { timeout: PROCESS_WAIT_MS, interval: 100 },
       )
       .toBe(2);
     const released = Date.now();
@@ -142,7 +152,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes on one PostgreS
           );
           return { queued: Number(n), delivered: delivered() >= MESSAGES };
         },
-        { timeout: 60_000, interval: 100 },
+        { timeout: PROCESS_WAIT_MS, interval: 100 },
       )
       .toEqual({ queued: 0, delivered: true });
     const drainedMs = Date.now() - released;

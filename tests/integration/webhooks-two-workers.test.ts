@@ -7,7 +7,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, TEST_SECRET, type TestApp, sendAsClient } from '../helpers/app.ts';
+import {
+  createTestApp,
+  ORIGIN,
+  TEST_SECRET,
+  type TestApp,
+  PROCESS_TEST_MS,
+  PROCESS_WAIT_MS,
+  sendAsClient,
+} from '../helpers/app.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -70,7 +78,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('delivers 2,000 events exactly once each', { timeout: 180_000 }, async () => {
+  it('delivers 2,000 events exactly once each', { timeout: PROCESS_TEST_MS }, async () => {
     const account = await app.createAccount();
     await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
     const apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
@@ -119,7 +127,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
           );
           return Number(n);
         },
-        { timeout: 60_000, interval: 100 },
+        { timeout: PROCESS_WAIT_MS, interval: 100 },
       )
       .toBe(2);
     const released = Date.now();
@@ -134,7 +142,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two worker processes delivering webh
           );
           return Number(n);
         },
-        { timeout: 120_000, interval: 200 },
+        { timeout: PROCESS_WAIT_MS, interval: 200 },
       )
       .toBe(0);
     const drainedMs = Date.now() - released;

@@ -1,9 +1,11 @@
 // Webhooks end to end (issue 12): saving (with every bad input refused and nothing saved), the
 // outbox written with the events of every recording path, signed deliveries to a real local HTTP
-// receiver for both field sets and all five verbs, the retry schedule walked with an injected clock,
-// 410 Gone, Retry-After, redirects, a rolled-back event, the logs with More info and Replay, the
-// retention purge. The receiver listens on 127.0.0.1, which WEBHOOK_ALLOWED_NETWORKS exempts here.
+// receiver for both field sets and all five verbs, one `delayed` per deferred message, the retry
+// schedule walked with an injected clock, 410 Gone, Retry-After, redirects, a rolled-back event, the
+// logs with More info and Replay, the retention purge. The receiver listens on 127.0.0.1, which
+// WEBHOOK_ALLOWED_NETWORKS exempts here.
 import { createServer } from 'node:net';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
@@ -19,6 +21,7 @@ import { findLink, insertLinks } from '../../src/server/tracking/tracking.reposi
 import { resubscribe, unsubscribe } from '../../src/server/unsubscribe/unsubscribe.service.ts';
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
 import { RETRY_DELAYS_SECONDS } from '../../src/server/webhooks/schedule.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/contract/values.ts';
 
 let app: TestApp;
 let dns: DnsTestServer;
@@ -29,7 +32,15 @@ let apiKey: string;
 let now: Date;
 let worker: WebhookWorker;
 
-const ALL = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'];
+const ALL = [...WEBHOOK_EVENT_TYPES];
+/** The spec's seven: a webhook saved before delayed and complaint existed */
+const SEVEN = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'];
+const GREYLISTED = '451 4.7.1 Greylisted, please try again later';
+const COMPLAINT = {
+  feedback_type: 'abuse',
+  user_agent: 'Yahoo!-Mail-Feedback/2.0',
+  arrival_date: '2026-11-23T15:05:06Z',
+};
 
 beforeAll(async () => {
   dns = await startDnsServer();
@@ -97,21 +108,34 @@ async function send(to: string): Promise<string> {
   return (await res.json()).data[0].trans_uuid;
 }
 
-/** Claims every queued transaction and records `kind` for it through the delivery worker's writer. */
-async function deliverAll(kind: 'delivered' | 'permanent') {
+const RESULTS = {
+  delivered: { kind: 'delivered', reply: '250 2.0.0 OK queued' },
+  permanent: { kind: 'permanent', reply: '550 5.1.1 No such user', address: 'bad', category: 'invalid_recipient' },
+  temporary: { kind: 'temporary', reply: GREYLISTED, category: 'transient' },
+} as const;
+
+/** Claims every due transaction and records `kind` for it through the delivery worker's writer. */
+async function deliverAll(kind: keyof typeof RESULTS) {
   const claimed = await claimDue(app.ctx.db, 100, 300);
   await recordOutcomes(
     app.ctx,
-    claimed.map((tx) => ({
-      tx,
-      at: new Date(),
-      result:
-        kind === 'delivered'
-          ? { kind, reply: '250 2.0.0 OK queued' }
-          : { kind, reply: '550 5.1.1 No such user', address: 'bad' as const, category: 'invalid_recipient' as const },
-    })),
+    claimed.map((tx) => ({ tx, at: new Date(), result: RESULTS[kind] })),
   );
   return claimed;
+}
+
+/** The transaction of `uuid`, due again now (the wait before its retry skipped). */
+async function dueNow(uuid: string) {
+  await app.ctx.db.updateTable('transactions').set({ next_attempt_at: sql`now()` }).where('uuid', '=', uuid).execute();
+}
+
+async function transactionIdOf(uuid: string): Promise<number> {
+  const row = await app.ctx.db
+    .selectFrom('transactions')
+    .select('id')
+    .where('uuid', '=', uuid)
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
 }
 
 const pendingRows = () => app.ctx.db.selectFrom('webhook_requests').selectAll().orderBy('id').execute();
@@ -245,6 +269,8 @@ describe('deliveries', () => {
   it.each(['standard', 'legacy'])(
     'every event type reaches the receiver, signed, with the %s payload',
     async (fieldSet) => {
+      await deliverAll('delivered'); // a message the other field set's run left deferred, if due by now
+      await app.ctx.db.deleteFrom('webhook_requests').execute();
       await saveWebhook({ field_set: fieldSet });
       const wh = await verifier();
       // sent (and delivered, which is not a webhook event), then open, click, unsubscribe, resubscribe
@@ -267,10 +293,19 @@ describe('deliveries', () => {
       // failed: a suppressed recipient is recorded as failed at acceptance
       await app.call('POST', '/v1/suppression', { cookie, body: { emails: ['carl@customer.example'] } });
       await send('carl@customer.example');
+      // delayed: a deferral at delivery; complaint: a feedback report's event on ann's message
+      await send(`dan-${fieldSet}@customer.example`);
+      await deliverAll('temporary');
+      await insertEvents(
+        app.ctx.db,
+        [{ customer_id: customerId, transaction_id: tx.id, type: 'complaint', data: COMPLAINT }],
+        app.ctx,
+      );
 
       now = new Date();
-      expect(await worker.runOnce()).toBe(7);
-      expect(receiver.received).toHaveLength(7);
+      // at most WEBHOOK_CONCURRENCY_PER_CUSTOMER (8) of one customer per claim: two runs
+      expect((await worker.runOnce()) + (await worker.runOnce())).toBe(9);
+      expect(receiver.received).toHaveLength(9);
       const bodies = receiver.received.map((r) => verify(wh, r) as Record<string, unknown>);
       for (const r of receiver.received) {
         expect(r.method).toBe('POST');
@@ -285,6 +320,8 @@ describe('deliveries', () => {
         expect([...byType.keys()].sort()).toEqual([
           'email.bounce',
           'email.click',
+          'email.complaint',
+          'email.delayed',
           'email.failed',
           'email.open',
           'email.resubscribe',
@@ -310,17 +347,35 @@ describe('deliveries', () => {
         });
         expect(byType.get('email.failed')!.data).toMatchObject({ to: { email: 'carl@customer.example' } });
         expect(byType.get('email.unsubscribe')!.data).toMatchObject({ via: 'page' });
+        expect(byType.get('email.delayed')!.data).toMatchObject({
+          to: { email: `dan-${fieldSet}@customer.example` },
+          smtp_reply: GREYLISTED,
+          attempt: 1,
+          next_attempt_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+          category: 'transient',
+        });
+        expect(byType.get('email.complaint')!.data).toMatchObject({
+          transaction_id: uuid,
+          to: { email: 'ann@customer.example' },
+          feedback_type: 'abuse',
+          user_agent: 'Yahoo!-Mail-Feedback/2.0',
+          arrival_date: '2026-11-23T15:05:06.000Z',
+        });
       } else {
         const byType = new Map(bodies.map((b) => [b.event, b]));
         expect([...byType.keys()].sort()).toEqual([
           'bounce',
           'click',
+          'complaint',
+          'delayed',
           'failed',
           'open',
           'resubscribe',
           'sent',
           'unsubscribe',
         ]);
+        expect(byType.get('delayed')).toMatchObject({ smtp_reply: GREYLISTED, attempt: 1, category: 'transient' });
+        expect(byType.get('complaint')).toMatchObject({ trans_uuid: uuid, feedback_type: 'abuse' });
         const sent = byType.get('sent')!;
         expect(sent).toMatchObject({
           trans_uuid: uuid,
@@ -536,6 +591,106 @@ describe('deliveries', () => {
     const [r] = await pendingRows();
     expect(r).toMatchObject({ status: 'pending', last_status_code: 302 });
     expect(receiver.received.map((q) => q.url)).toEqual(['/hook']);
+  });
+});
+
+describe('delays: one delayed webhook per message', () => {
+  beforeEach(async () => {
+    // what earlier tests left due is delivered first, and their requests cleared
+    await deliverAll('delivered');
+    await app.ctx.db.deleteFrom('webhook_requests').execute();
+  });
+
+  const requestsOf = async (transactionId: number) =>
+    (await pendingRows()).filter((r) => Number(r.transaction_id) === transactionId).map((r) => r.event_type);
+
+  it('a message deferred three times sends one delayed (reply, next attempt) and, delivered, its sent', async () => {
+    expect((await saveWebhook()).status).toBe(200);
+    const wh = await verifier();
+    const uuid = await send('gus@customer.example');
+    const id = await transactionIdOf(uuid);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      if (attempt > 1) await dueNow(uuid);
+      expect((await deliverAll('temporary')).map((c) => c.attempts)).toEqual([attempt]);
+    }
+    expect(await requestsOf(id)).toEqual(['delayed']);
+    await dueNow(uuid);
+    await deliverAll('delivered');
+    expect(await requestsOf(id)).toEqual(['delayed', 'sent']);
+    // every deferral stays on the timeline
+    const deferred = await app.ctx.db
+      .selectFrom('events')
+      .select('data')
+      .where('transaction_id', '=', id)
+      .where('type', '=', 'deferred')
+      .orderBy('id')
+      .execute();
+    expect(deferred).toHaveLength(3);
+
+    now = new Date();
+    expect(await worker.runOnce()).toBe(2);
+    const bodies = receiver.received.map((r) => verify(wh, r) as { type: string; data: Record<string, unknown> });
+    expect(bodies.map((b) => b.type).sort()).toEqual(['email.delayed', 'email.sent']);
+    const first = deferred[0].data as { next_attempt_at: string };
+    expect(bodies.find((b) => b.type === 'email.delayed')!.data).toMatchObject({
+      transaction_id: uuid,
+      to: { email: 'gus@customer.example' },
+      smtp_reply: GREYLISTED,
+      attempt: 1,
+      category: 'transient',
+      next_attempt_at: new Date(first.next_attempt_at).toISOString(),
+    });
+    expect(bodies.find((b) => b.type === 'email.sent')!.data).toMatchObject({
+      transaction_id: uuid,
+      smtp_reply: '250 2.0.0 OK queued',
+    });
+  });
+
+  it('the first recorded deferral is reported even when an earlier attempt’s outcome was lost', async () => {
+    expect((await saveWebhook()).status).toBe(200);
+    const uuid = await send('hank@customer.example');
+    const id = await transactionIdOf(uuid);
+    // attempt 1 is claimed and never recorded (a worker stopped mid-delivery): its lease runs out
+    expect((await claimDue(app.ctx.db, 100, 300)).map((c) => c.attempts)).toEqual([1]);
+    await app.ctx.db
+      .updateTable('transactions')
+      .set({ locked_until: sql`now() - interval '1 second'` })
+      .where('id', '=', id)
+      .execute();
+    expect((await deliverAll('temporary')).map((c) => c.attempts)).toEqual([2]);
+    expect(await requestsOf(id)).toEqual(['delayed']);
+    expect((await pendingRows())[0].event_data).toMatchObject({ attempt: 2, reply: GREYLISTED });
+    await dueNow(uuid);
+    await deliverAll('temporary');
+    expect(await requestsOf(id)).toEqual(['delayed']);
+    await dueNow(uuid);
+    await deliverAll('delivered');
+    expect(await requestsOf(id)).toEqual(['delayed', 'sent']);
+  });
+
+  it('a webhook saved with the seven events keeps them and hears of no delay or complaint', async () => {
+    expect((await saveWebhook({ event_types: SEVEN })).status).toBe(200);
+    expect((await currentWebhook()).event_types).toEqual(SEVEN);
+    const uuid = await send('ivy@customer.example');
+    const id = await transactionIdOf(uuid);
+    await deliverAll('temporary');
+    await insertEvents(
+      app.ctx.db,
+      [{ customer_id: customerId, transaction_id: id, type: 'complaint', data: COMPLAINT }],
+      app.ctx,
+    );
+    expect(await requestsOf(id)).toEqual([]);
+    await dueNow(uuid);
+    await deliverAll('delivered');
+    expect(await requestsOf(id)).toEqual(['sent']);
+    // ticking delayed later reports the next message's first deferral
+    expect((await saveWebhook({ event_types: [...SEVEN, 'delayed'] })).status).toBe(200);
+    expect((await currentWebhook()).event_types).toEqual([...SEVEN, 'delayed']);
+    const next = await send('jo@customer.example');
+    await deliverAll('temporary');
+    expect(await requestsOf(await transactionIdOf(next))).toEqual(['delayed']);
+    await dueNow(next);
+    await deliverAll('delivered');
   });
 });
 

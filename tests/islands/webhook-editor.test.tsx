@@ -1,14 +1,17 @@
 // The Webhook modal of Settings (docs/console.md §2 Webhooks card, §4 Webhook modal, §5, §8, §9): a new
 // webhook starts as post, Active (enabled), standard and every event; Active toggles the status;
 // Basic starts with an empty username and password, None removes them (sent as auth_type null, no
-// credentials); event checkboxes add and remove events; Save with an empty URL says 'Webhook URL is
+// credentials); event checkboxes add and remove events, Delayed and Complaint (ours) among them,
+// unticked on a webhook saved without them; Save with an empty URL says 'Webhook URL is
 // empty' for 2 s and sends nothing; a refusal shows the server's message; a success shows 'Webhook
 // saved successfully.' and reloads the page 2 s later (fake timers, no sleeps).
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, stubNetwork, type Call, type Route, until } from './network.ts';
 
-const ALL_EVENTS = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'];
+const ALL_EVENTS = ['sent', 'delayed', 'failed', 'bounce', 'complaint', 'open', 'click', 'unsubscribe', 'resubscribe'];
+/** The spec's seven: what a webhook saved before delayed and complaint existed holds */
+const SEVEN = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'];
 
 const SAVED = {
   url: 'https://hooks.example/transact',
@@ -135,8 +138,37 @@ describe('Webhook modal', () => {
     expect(saved.body).toMatchObject({
       status: 'disabled',
       verb: 'patch',
-      event_types: ['sent', 'failed', 'bounce', 'unsubscribe', 'resubscribe'],
+      event_types: ['sent', 'delayed', 'failed', 'bounce', 'complaint', 'unsubscribe', 'resubscribe'],
     });
+  });
+
+  it('labels Delayed and Complaint; unticked they are left out, ticked again sent in order', async () => {
+    vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    const calls = await openModal(undefined, () => json({ data: [] }));
+    const events = within(modal()).getByRole('group', { name: 'Events' });
+    expect(within(events).getByRole('checkbox', { name: 'Delayed' })).toBe(byTestId('webhook-event-delayed'));
+    expect(within(events).getByRole('checkbox', { name: 'Complaint' })).toBe(byTestId('webhook-event-complaint'));
+    expect(within(events).getAllByRole('checkbox')).toHaveLength(ALL_EVENTS.length);
+    await change(byTestId('webhook-url-input'), 'https://hooks.example/new');
+    await click(byTestId('webhook-event-delayed'));
+    await click(byTestId('webhook-event-complaint'));
+    expect(byTestId<HTMLInputElement>('webhook-event-delayed').checked).toBe(false);
+    expect(byTestId<HTMLInputElement>('webhook-event-complaint').checked).toBe(false);
+    await click(byTestId('webhook-event-complaint')); // ticked again
+    await save();
+    const saved = await until(() => posts(calls)[0]);
+    expect((saved.body as { event_types: string[] }).event_types).toEqual(ALL_EVENTS.filter((e) => e !== 'delayed'));
+  });
+
+  it('shows a webhook saved with the seven events with Delayed and Complaint unticked, and keeps them so', async () => {
+    vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    const calls = await openModal({ ...SAVED, event_types: SEVEN }, () => json({ data: [] }));
+    for (const event of SEVEN) expect(byTestId<HTMLInputElement>(`webhook-event-${event}`).checked, event).toBe(true);
+    expect(byTestId<HTMLInputElement>('webhook-event-delayed').checked).toBe(false);
+    expect(byTestId<HTMLInputElement>('webhook-event-complaint').checked).toBe(false);
+    await save();
+    const saved = await until(() => posts(calls)[0]);
+    expect((saved.body as { event_types: string[] }).event_types).toEqual(SEVEN);
   });
 
   it('shows a saved webhook, resets the credentials to empty on Basic and removes them on None (§4, §5)', async () => {

@@ -72,7 +72,31 @@ describe('feedbackReportOf', () => {
       userAgent: 'Yahoo!-Mail-Feedback/2.0',
       originalMailFrom: '<bounces+x@rp.example>',
       originalRcptTo: null,
+      arrivalDate: null,
     });
+  });
+
+  it.each([
+    ['arrival-date', 'Tue, 14 Jan 2025 20:25:44 +0000', '2025-01-14T20:25:44.000Z'],
+    ['arrival-date', 'Tue, 14 Jan 2025 02:12:05 -0800 (PST)', '2025-01-14T10:12:05.000Z'],
+    ['arrival-date', '14 Jan 2025 10:12 GMT', '2025-01-14T10:12:00.000Z'],
+    // the older drafts' name, which Yahoo's and Microsoft's loops still send
+    ['received-date', 'Tue, 14 Jan 2025 10:12:03 -0800', '2025-01-14T18:12:03.000Z'],
+    ['arrival-date', 'Tue, 14 Jan 2025', null],
+    ['arrival-date', 'yesterday', null],
+    ['arrival-date', '1', null],
+    ['arrival-date', 'Tue, 14 Jan 2025 25:61:00 +0000', null],
+  ])('reads %s %j as %s', (name, value, arrivalDate) => {
+    expect(feedbackReportOf({ [name]: value }).arrivalDate).toBe(arrivalDate);
+  });
+
+  it('prefers Arrival-Date to Received-Date', () => {
+    expect(
+      feedbackReportOf({
+        'arrival-date': 'Tue, 14 Jan 2025 20:25:44 +0000',
+        'received-date': 'Tue, 14 Jan 2025 10:12:03 -0800',
+      }).arrivalDate,
+    ).toBe('2025-01-14T20:25:44.000Z');
   });
 
   it('keeps at most 200 characters of a field', () => {
@@ -85,6 +109,7 @@ describe('feedbackReportOf', () => {
       userAgent: null,
       originalMailFrom: null,
       originalRcptTo: null,
+      arrivalDate: null,
     });
   });
 });
@@ -143,6 +168,7 @@ describe('parseBounce on feedback reports', () => {
       userAgent: 'Yahoo!-Mail-Feedback/2.0',
       originalMailFrom: `<${verpAddress(SECRET, sent.uuid, RETURN_PATH)}>`,
       originalRcptTo: `<${sent.recipient}>`,
+      arrivalDate: '2025-01-14T18:12:03.000Z',
     });
     expect(parsed.originalMessageId).toBe(sent.messageId);
     expect(parsed.original?.subject).toBe('Your order');
@@ -153,7 +179,12 @@ describe('parseBounce on feedback reports', () => {
   it('microsoft-jmrp.eml (inline original, no Return-Path): named by List-Unsubscribe and Message-ID', async () => {
     const sent = apiMessage();
     const parsed = await parseBounce(arfFixture('microsoft-jmrp.eml', values(sent)));
-    expect(parsed.feedback).toMatchObject({ feedbackType: 'abuse', userAgent: 'Hotmail FBL', originalMailFrom: null });
+    expect(parsed.feedback).toMatchObject({
+      feedbackType: 'abuse',
+      userAgent: 'Hotmail FBL',
+      originalMailFrom: null,
+      arrivalDate: '2025-01-14T18:40:22.000Z',
+    });
     expect(parsed.original?.['return-path']).toBeUndefined();
     expect(parsed.originalMessageId).toBe(sent.messageId);
     expect(named(parsed)).toEqual([sent.uuid]);
@@ -164,7 +195,11 @@ describe('parseBounce on feedback reports', () => {
   it('headers-only.eml (text/rfc822-headers): named by the Message-ID we made', async () => {
     const sent = apiMessage();
     const parsed = await parseBounce(arfFixture('headers-only.eml', values(sent)));
-    expect(parsed.feedback).toMatchObject({ feedbackType: 'abuse', userAgent: 'MailboxFBL/1.4' });
+    expect(parsed.feedback).toMatchObject({
+      feedbackType: 'abuse',
+      userAgent: 'MailboxFBL/1.4',
+      arrivalDate: '2025-01-14T20:25:44.000Z',
+    });
     expect(parsed.originalMessageId).toBe(sent.messageId);
     expect(named(parsed)).toEqual([sent.uuid]);
   });
@@ -316,7 +351,7 @@ describe('parseBounce properties (fast-check)', () => {
         fc.constantFrom(1_000, 100_000, 2_000_000),
         fc.uint8Array({ minLength: 1, maxLength: 400 }),
         async (size, bytes) => {
-          // a header line of `size` bytes, and random bytes (no charset at all) as the reporter's name
+          // a header line of `size` bytes, and random bytes (no charset at all) as the report's User-Agent
           const [before, after] = report.split('Yahoo!-Mail-Feedback/2.0');
           const raw = Buffer.concat([
             Buffer.from(`X-Huge: ${'a'.repeat(size)}\r\n${before}`, 'latin1'),

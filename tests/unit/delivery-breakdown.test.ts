@@ -19,6 +19,8 @@ function day(tstat_day: string, counts: Partial<DailyStatWire>): DailyStatWire {
     unique_opens: 0,
     link_clicks: 0,
     unique_clicks: 0,
+    machine_opens: 0,
+    machine_clicks: 0,
     complaints: 0,
     ...counts,
   };

@@ -134,6 +134,24 @@ describe('eventView', () => {
       'neutral',
       ['https://shop.example/a'],
     ],
+    [
+      event('open', { user_agent: 'Mozilla/5.0', ip: '17.58.63.1', machine: true, machine_rule: 'apple_mail_proxy' }),
+      'Opened by a machine',
+      'machine',
+      ['By Apple Mail Privacy Protection, fetching the images at delivery; not counted as a person’s', 'Mozilla/5.0'],
+    ],
+    [
+      event('click', { url: 'https://shop.example/a', machine: true, machine_rule: 'click_at_delivery' }),
+      'Clicked by a machine',
+      'machine',
+      ['By a link scanner (clicked within 5 s of delivery); not counted as a person’s', 'https://shop.example/a'],
+    ],
+    [
+      event('click', { url: 'https://shop.example/a', machine: false }),
+      'Clicked',
+      'neutral',
+      ['https://shop.example/a'],
+    ],
     [event('unsubscribe', { via: 'one_click' }), 'Unsubscribed', 'neutral', ['with the one-click header']],
     [event('resubscribe', { via: 'page' }), 'Resubscribed', 'neutral', ['on the unsubscribe page']],
   ])('%j reads %s', (e, title, tone, details) => {

@@ -6,10 +6,12 @@ import { atom } from 'nanostores';
 import type { AnswerOf } from '../../contract/client.ts';
 import { call, errorMessage } from '../../lib/api.ts';
 import { ALERT_MS } from '../../lib/timings.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_VERBS } from '../../contract/values.ts';
 import { showAlert } from './alerts.ts';
 
-export const WEBHOOK_EVENTS = ['sent', 'failed', 'bounce', 'open', 'click', 'unsubscribe', 'resubscribe'] as const;
-export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;
+/** The event checkboxes, in the contract's order: the spec's seven, delayed and complaint. */
+export const WEBHOOK_EVENTS = WEBHOOK_EVENT_TYPES;
+export { WEBHOOK_VERBS };
 export const SAVED_MESSAGE = 'Webhook saved successfully.';
 export const EMPTY_URL_MESSAGE = 'Webhook URL is empty';
 /** docs/console.md §4: the page reloads this long after a successful save */
@@ -28,7 +30,10 @@ export type WebhookState =
 export const webhookState = atom<WebhookState>({ status: 'loading' });
 export const webhookModalOpen = atom(false);
 
-/** docs/console.md §9: post, enabled, standard, all seven events */
+/**
+ * docs/console.md §9: post, enabled, standard, every event — delayed and complaint too. A saved
+ * webhook keeps the list it was saved with: the two are added to it only by ticking them.
+ */
 export function defaultWebhook(): Webhook {
   return {
     url: '',

@@ -15,6 +15,11 @@ export interface FeedbackReport {
   originalMailFrom: string | null;
   /** Original-Rcpt-To: its envelope recipient, when the provider does not redact it. */
   originalRcptTo: string | null;
+  /**
+   * Arrival-Date (Received-Date in the older ARF drafts that Yahoo and Microsoft still follow): when
+   * the provider received the message reported, ISO 8601 UTC; null when missing or no RFC 5322 date.
+   */
+  arrivalDate: string | null;
 }
 
 /** What a report asks of us: record a complaint, unsubscribe the recipient, or nothing. */
@@ -41,6 +46,24 @@ function clean(value: string | undefined): string | null {
   return text === '' ? null : text.slice(0, MAX_FIELD_LENGTH);
 }
 
+/** An RFC 5322 §3.3 date-time, comments dropped: [day-name,] day month year hh:mm[:ss] zone. */
+const DATE_TIME = new RegExp(
+  [
+    /^(?:[a-z]{3},\s*)?\d{1,2}\s+/.source,
+    /(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/.source,
+    /\s+\d{4}\s+\d{2}:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|ut|gmt|[a-z]{3})$/.source,
+  ].join(''),
+  'i',
+);
+
+/** A report's date field as ISO 8601 UTC; null unless it is an RFC 5322 date-time. */
+function dateOf(value: string | undefined): string | null {
+  const text = clean(value);
+  if (text === null || !DATE_TIME.test(text)) return null;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : new Date(at).toISOString();
+}
+
 /** The report's fields from the first field group of a message/feedback-report part (names lower-case). */
 export function feedbackReportOf(fields: Record<string, string>): FeedbackReport {
   return {
@@ -48,6 +71,7 @@ export function feedbackReportOf(fields: Record<string, string>): FeedbackReport
     userAgent: clean(fields['user-agent']),
     originalMailFrom: clean(fields['original-mail-from']),
     originalRcptTo: clean(fields['original-rcpt-to']),
+    arrivalDate: dateOf(fields['arrival-date'] ?? fields['received-date']),
   };
 }
 

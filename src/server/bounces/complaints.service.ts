@@ -51,20 +51,10 @@ export async function recordComplaint(
     if (!tx) return 'unknown_transaction';
     if (!isAbout(tx, report)) return 'other_message';
     if (await hasEvent(trx, tx.id, 'complaint')) return 'already_recorded';
-    const { feedbackType, userAgent } = report.feedback;
-    await insertEvents(
-      trx,
-      [
-        {
-          customer_id: tx.customer_id,
-          transaction_id: tx.id,
-          type: 'complaint',
-          at,
-          data: { feedback_type: feedbackType, reporter: userAgent },
-        },
-      ],
-      ctx,
-    );
+    const { feedbackType, userAgent, arrivalDate } = report.feedback;
+    // the keys the complaint webhook carries (webhooks/payload.ts) and the timeline reads
+    const data = { feedback_type: feedbackType, user_agent: userAgent, arrival_date: arrivalDate };
+    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'complaint', at, data }], ctx);
     await bumpDailyStats(trx, [
       { customer_id: tx.customer_id, group_id: tx.group_id, day: statDay(at), counts: { complaints: 1 } },
     ]);

@@ -17,7 +17,8 @@ import * as m013 from './migrations/013-attachment-downloads.ts';
 import * as m014 from './migrations/014-delivery-sites.ts';
 import * as m015 from './migrations/015-template-published-version.ts';
 import * as m016 from './migrations/016-transactions-fillfactor.ts';
-import * as m017 from './migrations/017-complaints.ts';
+import * as m017 from './migrations/017-machine-hits.ts';
+import * as m018 from './migrations/018-complaints.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -35,7 +36,8 @@ const migrations: Record<string, Migration> = {
   '014-delivery-sites': m014,
   '015-template-published-version': m015,
   '016-transactions-fillfactor': m016,
-  '017-complaints': m017,
+  '017-machine-hits': m017,
+  '018-complaints': m018,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */

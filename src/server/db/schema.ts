@@ -223,7 +223,10 @@ export const STAT_COLUMNS = [
   'unique_opens',
   'clicks',
   'unique_clicks',
-  // spam complaints from feedback loops, on the day the report arrived (migration 017)
+  // opens and clicks of machines, counted apart from the people's above (migration 017)
+  'machine_opens',
+  'machine_clicks',
+  // spam complaints from feedback loops, on the day the report arrived (migration 018)
   'complaints',
 ] as const;
 export type StatColumn = (typeof STAT_COLUMNS)[number];

@@ -319,10 +319,18 @@ export interface Fate {
   laterBounce: { type: 'hard' | 'soft'; afterMinutes: number } | null;
   /** Opens and clicks, milliseconds after delivery (clicks carry the index of the link). */
   opens: number[];
+  /**
+   * Apple Mail Privacy Protection's fetch of the images, milliseconds after delivery (a machine's
+   * open: src/server/tracking/machine-rules.ts); null for a recipient not on Apple Mail.
+   */
+  proxyOpenAfterMs: number | null;
   clicks: { afterMs: number; link: number }[];
   /** Unsubscribes this many milliseconds after delivery. */
   unsubscribeAfterMs: number | null;
 }
+
+/** The share of delivered messages Apple Mail Privacy Protection opens (kept small: the demo is about people). */
+const APPLE_MAIL_SHARE = 0.08;
 
 const REPLY_OK = '250 2.0.0 OK: queued as demo';
 const REPLY_UNKNOWN = '550 5.1.1 <{to}>: Recipient address rejected: User unknown in virtual mailbox table';
@@ -348,6 +356,7 @@ export function fateOf(
     attempts: [],
     laterBounce: null,
     opens: [],
+    proxyOpenAfterMs: null,
     clicks: [],
     unsubscribeAfterMs: null,
   };
@@ -379,6 +388,8 @@ export function fateOf(
     fate.laterBounce = { type: 'hard', afterMinutes: 1 + random() * 30 };
     return fate;
   }
+  // a few recipients read mail in Apple Mail: its proxy fetches the pixel seconds after delivery
+  if (random() < APPLE_MAIL_SHARE) fate.proxyOpenAfterMs = 2_000 + random() * 30_000;
   if (random() < group.openRate * to.engagement) {
     // most opens come within hours, a few days later; some people open a message again
     let at = random() < 0.6 ? exponential(random, 40 * 60_000) : exponential(random, 16 * HOUR_MS);
@@ -397,7 +408,8 @@ export function fateOf(
         ),
       });
       while (random() < 0.25) {
-        click += exponential(random, 20 * 60_000);
+        // never two links within a second and a half: that is a link scanner's sweep, not a person
+        click += 1_500 + exponential(random, 20 * 60_000);
         fate.clicks.push({ afterMs: click, link: Math.floor(random() * group.links.length) });
       }
     }

@@ -76,7 +76,9 @@ export interface DemoSummary {
     hardBounces: number;
     softBounces: number;
     failed: number;
+    /** People's opens; Apple Mail Privacy Protection's are machineOpens. */
     opens: number;
+    machineOpens: number;
     clicks: number;
     unsubscribes: number;
   };
@@ -111,9 +113,12 @@ interface Due {
 /** Something that happens after delivery, in time order with the others. */
 type Later =
   | { at: Date; kind: 'bounce'; uuid: string; to: string; messageId: string; type: 'hard' | 'soft' }
-  | { at: Date; kind: 'open'; uuid: string }
+  | { at: Date; kind: 'open'; uuid: string; machine?: true }
   | { at: Date; kind: 'click'; token: string }
   | { at: Date; kind: 'unsubscribe'; uuid: string };
+
+/** Apple Mail Privacy Protection's proxy: Apple's network and the bare agent (tracking/machine-rules.ts). */
+const APPLE_MAIL_PROXY = { ip: '17.58.63.1', userAgent: 'Mozilla/5.0' };
 
 const CLIENTS = [
   {
@@ -247,6 +252,7 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
       softBounces: 0,
       failed: 0,
       opens: 0,
+      machineOpens: 0,
       clicks: 0,
       unsubscribes: 0,
     },
@@ -416,6 +422,8 @@ function scheduleAfterDelivery(run: Run, d: Due, tokens: string[]): void {
     });
     return;
   }
+  if (fate.proxyOpenAfterMs !== null)
+    add({ at: at(fate.proxyOpenAfterMs), kind: 'open', uuid: d.tx.uuid, machine: true });
   for (const afterMs of fate.opens) add({ at: at(afterMs), kind: 'open', uuid: d.tx.uuid });
   for (const click of fate.clicks)
     if (tokens[click.link]) add({ at: at(click.afterMs), kind: 'click', token: tokens[click.link] });
@@ -436,9 +444,10 @@ async function recordLater(run: Run, event: Later): Promise<void> {
       return;
     }
     case 'open':
-      // as GET /t/o/<token>, once the token is verified
-      recordOpen(ctx, event.uuid, client, event.at);
-      counts.opens++;
+      // as GET /t/o/<token>, once the token is verified; the proxy's fetch is a machine's open
+      recordOpen(ctx, event.uuid, event.machine ? APPLE_MAIL_PROXY : client, event.at);
+      if (event.machine) counts.machineOpens++;
+      else counts.opens++;
       return;
     case 'click': {
       // as GET /t/c/<token>: the link the token names, then the buffered hit

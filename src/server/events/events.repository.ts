@@ -17,6 +17,8 @@ export interface NewEvent {
  * same transaction. `ctx` lets the outbox read the customers' webhooks through the lookup cache.
  */
 export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<AppContext, 'config'>): Promise<void> {
+  // the outbox first: it reads which transactions were deferred before these events
+  await insertOutbox(ctx, db, events);
   // in slices: one statement may carry at most 65,535 parameters
   for (let i = 0; i < events.length; i += 5000) {
     await db
@@ -32,7 +34,6 @@ export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<
       )
       .execute();
   }
-  await insertOutbox(ctx, db, events);
 }
 
 /** Whether the transaction has an event of this type already (a repeated report is recorded once). */
@@ -52,6 +53,23 @@ export async function listTransactionEvents(db: Database, transactionId: number)
     .selectFrom('events')
     .select(['type', 'at', 'data'])
     .where('transaction_id', '=', transactionId)
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * The click events of these transactions between two moments (both included), oldest first: the
+ * clicks already recorded that the machine rules weigh a new one against (tracking.service.ts).
+ */
+export async function clickEventsBetween(db: Database, transactionIds: number[], from: Date, to: Date) {
+  if (transactionIds.length === 0) return [];
+  return db
+    .selectFrom('events')
+    .select(['transaction_id', 'at', 'data'])
+    .where('transaction_id', 'in', [...new Set(transactionIds)])
+    .where('type', '=', 'click')
+    .where('at', '>=', from)
+    .where('at', '<=', to)
     .orderBy('id')
     .execute();
 }

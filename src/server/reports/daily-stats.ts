@@ -17,10 +17,14 @@ export interface DailyStatWire {
   bounced: number;
   bounces_hard: number;
   bounces_soft: number;
+  /** People's opens and clicks (tracking/machine-rules.ts tells machines' apart). */
   opens: number;
   unique_opens: number;
   link_clicks: number;
   unique_clicks: number;
+  /** Machines' opens and clicks, beside the people's. */
+  machine_opens: number;
+  machine_clicks: number;
   /** Spam complaints from feedback loops received that day. */
   complaints: number;
 }
@@ -40,6 +44,8 @@ export function dailyStatToWire(day: string, t: StatTotals): DailyStatWire {
     unique_opens: t.unique_opens,
     link_clicks: t.clicks,
     unique_clicks: t.unique_clicks,
+    machine_opens: t.machine_opens,
+    machine_clicks: t.machine_clicks,
     complaints: t.complaints,
   };
 }

@@ -256,6 +256,9 @@ export interface OverviewStats {
   notClicked: Figure;
   totalOpens: { value: number };
   totalClicks: { value: number };
+  /** Machines' opens and clicks (tracking/machine-rules.ts), counted in none of the figures above. */
+  machineOpens: { value: number };
+  machineClicks: { value: number };
   /** Transactions accepted in the range. */
   total: number;
 }
@@ -265,7 +268,8 @@ const percent = (value: number, of: number): number => (of > 0 ? Math.round((val
 /**
  * POST|GET /v1/transaction-groups/overview (issue 13): sent, delivered, failed and bounced (hard,
  * soft) as shares of the transactions total; complaints, unique opens and clicks and their
- * complements as shares of the delivered. From daily_stats over the range's UTC days.
+ * complements as shares of the delivered — people's, with machines' opens and clicks beside them.
+ * From daily_stats over the range's UTC days.
  */
 export async function groupOverview(
   ctx: AppContext,
@@ -297,6 +301,8 @@ export async function groupOverview(
       notClicked: ofDelivered(Math.max(0, t.delivered - t.unique_clicks)),
       totalOpens: { value: t.opens },
       totalClicks: { value: t.clicks },
+      machineOpens: { value: t.machine_opens },
+      machineClicks: { value: t.machine_clicks },
       total,
     },
   };

@@ -6,7 +6,7 @@ import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
 import { DomainError } from '../core/errors.ts';
 import { isUuid } from '../../contract/fields.ts';
-import { ANSWER_CATEGORIES, type AnswerCategory } from '../../contract/values.ts';
+import { ANSWER_CATEGORIES, type AnswerCategory, MACHINE_RULE_IDS, type MachineRuleId } from '../../contract/values.ts';
 import { findTransactionId } from './transactions.repository.ts';
 import { unixSeconds } from './transactions.service.ts';
 
@@ -14,7 +14,8 @@ import { unixSeconds } from './transactions.service.ts';
  * What an event says beyond its type and time; only the keys that apply are present. Written by
  * the sending service (failed: reason), the delivery worker (reply, attempt, bounce_type, category,
  * next_attempt_at), the bounce receiver (bounce_type, status, reason, category; a complaint's
- * feedback_type and reporter), tracking (url, ip, user_agent) and the unsubscribe pages (via).
+ * feedback_type, user_agent and arrival_date), tracking (url, ip, user_agent, machine, machine_rule)
+ * and the unsubscribe pages (via).
  */
 export interface TransactionEventData {
   /** The remote server's SMTP reply, e.g. '250 2.0.0 Ok: queued as 1234'. */
@@ -33,13 +34,17 @@ export interface TransactionEventData {
   /** The link clicked. */
   url?: string;
   ip?: string;
+  /** An open's or click's client, or a complaint's feedback loop (the report's User-Agent). */
   user_agent?: string;
+  /** Opens and clicks: whether a machine made it (tracking/machine-rules.ts), and the rule that said so. */
+  machine?: boolean;
+  machine_rule?: MachineRuleId;
   /** How the recipient unsubscribed or resubscribed: the page, the one-click header, mail, a feedback report. */
   via?: string;
   /** A complaint's Feedback-Type (RFC 5965 §3.1), e.g. 'abuse'. */
   feedback_type?: string;
-  /** A complaint's reporter: the User-Agent of the feedback report. */
-  reporter?: string;
+  /** When the provider received the message a complaint is about: the report's Arrival-Date, ISO 8601 UTC. */
+  arrival_date?: string;
   /** The online attachment's file downloaded, and the link's name (issue 15). */
   file?: string;
   link?: string;
@@ -75,6 +80,10 @@ function category(value: unknown): AnswerCategory | undefined {
   return ANSWER_CATEGORIES.find((c) => c === value);
 }
 
+function machineRule(value: unknown): MachineRuleId | undefined {
+  return MACHINE_RULE_IDS.find((r) => r === value);
+}
+
 function seconds(value: unknown): number | undefined {
   if (typeof value !== 'string' && !(value instanceof Date)) return undefined;
   const at = new Date(value);
@@ -100,9 +109,12 @@ export function eventToWire(row: {
     url: text(d.url),
     ip: text(d.ip),
     user_agent: text(d.user_agent),
+    // opens and clicks recorded before machines were told apart carry nothing: people's
+    machine: row.type === 'open' || row.type === 'click' ? d.machine === true : undefined,
+    machine_rule: machineRule(d.machine_rule),
     via: text(d.via),
     feedback_type: text(d.feedback_type),
-    reporter: text(d.reporter),
+    arrival_date: text(d.arrival_date),
     file: text(d.file),
     link: text(d.link),
     mx_host: text(d.mx_host),

@@ -34,14 +34,40 @@ export async function findLink(db: Database, token: string) {
 }
 export type FoundLink = NonNullable<Awaited<ReturnType<typeof findLink>>>;
 
-/** Transactions by uuid, for opens (the open token names the transaction's uuid). */
+/**
+ * Transactions by uuid, for opens (the open token names the transaction's uuid), with the time the
+ * recipient's server accepted each (null until then).
+ */
 export async function transactionsByUuid(db: Database, uuids: string[]) {
   if (uuids.length === 0) return [];
   return db
     .selectFrom('transactions')
-    .select(['id', 'uuid', 'customer_id', 'group_id'])
+    .select(['id', 'uuid', 'customer_id', 'group_id', 'sent_at'])
     .where('uuid', 'in', [...new Set(uuids)])
     .execute();
+}
+
+/** When the recipient's server accepted each of these transactions (null: not yet), by id. */
+export async function deliveryTimes(db: Database, ids: number[]): Promise<Map<number, Date | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('transactions')
+    .select(['id', 'sent_at'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), r.sent_at && new Date(r.sent_at)]));
+}
+
+/** How many links (distinct URLs) each of these transactions' messages has, by transaction id. */
+export async function linkCounts(db: Database, transactionIds: number[]): Promise<Map<number, number>> {
+  if (transactionIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('links')
+    .select(['transaction_id', (eb) => eb.fn.countAll<string | number>().as('n')])
+    .where('transaction_id', 'in', [...new Set(transactionIds)])
+    .groupBy('transaction_id')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.transaction_id), Number(r.n)]));
 }
 
 export interface CounterDelta {

@@ -1,10 +1,10 @@
 // The tracking endpoints mail clients fetch: GET /t/o/<token> (the open pixel) and GET /t/c/<token>
 // (a tracked link). Public, no session and no CSRF: the token is the only credential. HEAD requests
-// (link scanners, prefetchers) are answered alike but never counted.
-import { Hono } from 'hono';
+// (link scanners, prefetchers) are answered alike and recorded as a machine's (machine-rules.ts).
+import { type Context, Hono } from 'hono';
 import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, clientIp } from '../http/middleware.ts';
-import { recordClick, recordOpen, resolveClick, verifyOpenToken } from './tracking.service.ts';
+import { type HitClient, recordClick, recordOpen, resolveClick, verifyOpenToken } from './tracking.service.ts';
 
 // the smallest transparent 1×1 GIF (GIF89a, one transparent pixel)
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -16,13 +16,22 @@ const NO_STORE = {
 };
 const NOT_FOUND_PAGE = 'This link is not valid. It may have been mistyped or cut short.\n';
 
+/** Who fetched: the address (clientIp: X-Forwarded-For under TRUST_PROXY), the agent, and GET or HEAD. */
+function hitClient(c: Context<ApiEnv>): HitClient {
+  return {
+    ip: clientIp(c),
+    userAgent: c.req.header('user-agent') ?? null,
+    // Hono answers a HEAD with the GET route, without the body
+    method: c.req.method === 'HEAD' ? 'HEAD' : 'GET',
+  };
+}
+
 export function trackingRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.get('/t/o/:token', (c) => {
     const uuid = verifyOpenToken(ctx.config.secret!, c.req.param('token'));
-    if (uuid && c.req.method === 'GET')
-      recordOpen(ctx, uuid, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
+    if (uuid) recordOpen(ctx, uuid, hitClient(c));
     // forged or not, the answer is the same pixel: a mail client shows no broken image
     return c.body(new Uint8Array(PIXEL), 200, {
       ...NO_STORE,
@@ -36,8 +45,7 @@ export function trackingRoutes(ctx: AppContext): Hono<ApiEnv> {
     // only http(s) is ever stored (message/tracking-rewrite.ts); checked again so no stored row can
     // redirect elsewhere
     if (!link || !/^https?:\/\//i.test(link.url)) return c.text(NOT_FOUND_PAGE, 404, NO_STORE);
-    if (c.req.method === 'GET')
-      recordClick(ctx, link, { ip: clientIp(c), userAgent: c.req.header('user-agent') ?? null });
+    recordClick(ctx, link, hitClient(c));
     for (const [name, value] of Object.entries(NO_STORE)) c.header(name, value);
     // the destination need not learn the token (it could replay the click)
     c.header('Referrer-Policy', 'no-referrer');

@@ -7,7 +7,10 @@ import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
 import { GroupWrite } from '../db/group-write.ts';
 import { safeEqual } from '../core/crypto.ts';
-import { insertEvents, type NewEvent } from '../events/events.repository.ts';
+import { clickEventsBetween, insertEvents, type NewEvent } from '../events/events.repository.ts';
+import type { Database } from '../db/database.ts';
+import type { MachineRuleId } from '../../contract/values.ts';
+import { EVERY_LINK_WINDOW_MS, type HitFacts, machineRuleOf } from './machine-rules.ts';
 import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { bumpLinkStats } from '../reports/link-stats.repository.ts';
 import { rewriteTextParts } from '../message/raw-mime.ts';
@@ -22,9 +25,11 @@ import {
   addLinkClicks,
   addTransactionHits,
   type CounterDelta,
+  deliveryTimes,
   type FoundLink,
   findLink,
   insertLinks,
+  linkCounts,
   type NewLink,
   transactionsByUuid,
 } from './tracking.repository.ts';
@@ -152,6 +157,8 @@ export async function resolveClick(ctx: AppContext, token: string): Promise<Foun
 export interface HitClient {
   ip: string | null;
   userAgent: string | null;
+  /** The request's method: GET (the default), or HEAD, which only a machine sends (machine-rules.ts). */
+  method?: 'GET' | 'HEAD';
 }
 
 type Hit = ({ kind: 'open'; uuid: string } | { kind: 'click'; link: FoundLink }) & HitClient & { at: Date };
@@ -205,64 +212,157 @@ function addDelta(into: Map<number, CounterDelta>, id: number, at: Date): void {
   }
 }
 
-/** Turns a batch of hits into counters, events and daily_stats, written in one transaction. */
+interface HitTransaction {
+  id: number;
+  customer_id: number;
+  group_id: number;
+  /** When the recipient's server accepted the message (null: not known). */
+  deliveredAt: Date | null;
+}
+
+/** A hit with its transaction, and the machine rule that caught it (null: a person's). */
+interface JudgedHit {
+  hit: Hit;
+  tx: HitTransaction;
+  machineRule: MachineRuleId | null;
+}
+
+/**
+ * The transactions the hits are about, read in the recording transaction; hits whose transaction
+ * is gone are dropped.
+ */
+async function resolveHits(trx: Database, hits: Hit[]): Promise<{ hit: Hit; tx: HitTransaction }[]> {
+  const opened = new Map(
+    (
+      await transactionsByUuid(
+        trx,
+        hits.flatMap((h) => (h.kind === 'open' ? [h.uuid] : [])),
+      )
+    ).map((t) => [t.uuid, t]),
+  );
+  const delivered = await deliveryTimes(
+    trx,
+    hits.flatMap((h) => (h.kind === 'click' ? [h.link.transaction_id] : [])),
+  );
+  return hits.flatMap((hit): { hit: Hit; tx: HitTransaction }[] => {
+    if (hit.kind === 'click') {
+      const { transaction_id: id, customer_id, group_id } = hit.link;
+      if (!delivered.has(id)) return [];
+      return [{ hit, tx: { id, customer_id, group_id, deliveredAt: delivered.get(id) ?? null } }];
+    }
+    const tx = opened.get(hit.uuid);
+    // a valid token whose transaction is gone (customer deleted)
+    if (!tx) return [];
+    const deliveredAt = tx.sent_at && new Date(tx.sent_at);
+    return [{ hit, tx: { id: tx.id, customer_id: tx.customer_id, group_id: tx.group_id, deliveredAt } }];
+  });
+}
+
+/**
+ * Asks the machine rules (machine-rules.ts) about every hit. A click is weighed against its
+ * message's links and the other clicks from its address — those already recorded around it (read
+ * here, in the transaction that records it) and the others of this batch.
+ */
+async function judgeHits(trx: Database, resolved: { hit: Hit; tx: HitTransaction }[]): Promise<JudgedHit[]> {
+  const clicks = resolved.filter((r) => r.hit.kind === 'click');
+  const txIds = clicks.map((r) => r.tx.id);
+  const times = clicks.map((r) => r.hit.at.getTime());
+  const counts = await linkCounts(trx, txIds);
+  const recorded =
+    clicks.length === 0
+      ? []
+      : await clickEventsBetween(
+          trx,
+          txIds,
+          new Date(Math.min(...times) - EVERY_LINK_WINDOW_MS),
+          new Date(Math.max(...times) + EVERY_LINK_WINDOW_MS),
+        );
+  // every click by transaction and address: the recorded ones, then this batch's
+  const byAddress = new Map<string, { url: string; at: Date; hit?: Hit }[]>();
+  const add = (txId: number, ip: unknown, click: { url: string; at: Date; hit?: Hit }) => {
+    if (typeof ip !== 'string') return;
+    const key = `${txId} ${ip}`;
+    byAddress.set(key, [...(byAddress.get(key) ?? []), click]);
+  };
+  for (const e of recorded) {
+    const data = (e.data ?? {}) as { url?: unknown; ip?: unknown };
+    if (typeof data.url === 'string') add(Number(e.transaction_id), data.ip, { url: data.url, at: new Date(e.at) });
+  }
+  for (const { hit, tx } of clicks)
+    if (hit.kind === 'click') add(tx.id, hit.ip, { url: hit.link.url, at: hit.at, hit });
+
+  return resolved.map(({ hit, tx }) => {
+    const facts: HitFacts = {
+      kind: hit.kind,
+      method: hit.method ?? 'GET',
+      ip: hit.ip,
+      userAgent: hit.userAgent,
+      at: hit.at,
+      deliveredAt: tx.deliveredAt,
+    };
+    if (hit.kind === 'click') {
+      const others = (hit.ip === null ? [] : (byAddress.get(`${tx.id} ${hit.ip}`) ?? [])).filter((c) => c.hit !== hit);
+      facts.click = { url: hit.link.url, linkCount: counts.get(tx.id) ?? 0, sameAddress: others };
+    }
+    return { hit, tx, machineRule: machineRuleOf(facts) };
+  });
+}
+
+/**
+ * Adds people's hits to the transactions', links' and link_stats' counters; returns the
+ * transactions whose first open (click) this batch holds. Machines' hits move none of them.
+ */
+async function countPeople(trx: Database, people: JudgedHit[]) {
+  const opens = new Map<number, CounterDelta>();
+  const clicks = new Map<number, CounterDelta>();
+  const linkClicks = new Map<number, CounterDelta>();
+  for (const { hit, tx } of people) {
+    if (hit.kind === 'open') addDelta(opens, tx.id, hit.at);
+    else {
+      addDelta(clicks, tx.id, hit.at);
+      addDelta(linkClicks, hit.link.id, hit.at);
+    }
+  }
+  const firstOpens = await addTransactionHits(trx, 'open', [...opens.values()]);
+  const firstClicks = await addTransactionHits(trx, 'click', [...clicks.values()]);
+  await addLinkClicks(trx, [...linkClicks.values()]);
+  // the Links tab's rollup, after links.clicks so it can tell each transaction's first click (migration 009)
+  await bumpLinkStats(trx, [...linkClicks.values()]);
+  return { firstOpens, firstClicks };
+}
+
+/** The events of the hits and their daily_stats: people's opens and clicks, or machines' apart. */
+function eventsAndStats(judged: JudgedHit[], firstOpens: Set<number>, firstClicks: Set<number>) {
+  const events: NewEvent[] = [];
+  const stats: StatDelta[] = [];
+  for (const { hit, tx, machineRule } of judged) {
+    const data: Record<string, unknown> = hit.kind === 'click' ? { url: hit.link.url } : {};
+    Object.assign(data, { user_agent: hit.userAgent, ip: hit.ip });
+    if (machineRule) Object.assign(data, { machine: true, machine_rule: machineRule });
+    events.push({ customer_id: tx.customer_id, transaction_id: tx.id, type: hit.kind, at: hit.at, data });
+    const key = { customer_id: tx.customer_id, group_id: tx.group_id, day: statDay(hit.at) };
+    if (machineRule) stats.push({ ...key, counts: hit.kind === 'open' ? { machine_opens: 1 } : { machine_clicks: 1 } });
+    // the unique open (click) is counted once, on the day of the transaction's first one
+    else if (hit.kind === 'open')
+      stats.push({ ...key, counts: { opens: 1, unique_opens: firstOpens.delete(tx.id) ? 1 : 0 } });
+    else stats.push({ ...key, counts: { clicks: 1, unique_clicks: firstClicks.delete(tx.id) ? 1 : 0 } });
+  }
+  return { events, stats };
+}
+
+/**
+ * Writes a batch of hits in one transaction: each judged by the machine rules, people's counted
+ * (transactions, links, link_stats, daily_stats), every one an event (a machine's marked so, with
+ * its rule) and machines' counted apart in daily_stats.
+ */
 async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
-    const opened = new Map(
-      (
-        await transactionsByUuid(
-          trx,
-          hits.flatMap((h) => (h.kind === 'open' ? [h.uuid] : [])),
-        )
-      ).map((t) => [t.uuid, t]),
+    const judged = await judgeHits(trx, await resolveHits(trx, hits));
+    const { firstOpens, firstClicks } = await countPeople(
+      trx,
+      judged.filter((j) => j.machineRule === null),
     );
-    const opens = new Map<number, CounterDelta>();
-    const clicks = new Map<number, CounterDelta>();
-    const linkClicks = new Map<number, CounterDelta>();
-    const resolved: { hit: Hit; tx: { id: number; customer_id: number; group_id: number } }[] = [];
-    for (const hit of hits) {
-      if (hit.kind === 'open') {
-        const tx = opened.get(hit.uuid);
-        if (!tx) continue; // a valid token whose transaction is gone (customer deleted)
-        addDelta(opens, tx.id, hit.at);
-        resolved.push({ hit, tx });
-      } else {
-        addDelta(clicks, hit.link.transaction_id, hit.at);
-        addDelta(linkClicks, hit.link.id, hit.at);
-        resolved.push({
-          hit,
-          tx: { id: hit.link.transaction_id, customer_id: hit.link.customer_id, group_id: hit.link.group_id },
-        });
-      }
-    }
-    const firstOpens = await addTransactionHits(trx, 'open', [...opens.values()]);
-    const firstClicks = await addTransactionHits(trx, 'click', [...clicks.values()]);
-    await addLinkClicks(trx, [...linkClicks.values()]);
-    // the Links tab's rollup, after links.clicks so it can tell each transaction's first click (migration 009)
-    await bumpLinkStats(trx, [...linkClicks.values()]);
-
-    const events: NewEvent[] = [];
-    const stats: StatDelta[] = [];
-    for (const { hit, tx } of resolved) {
-      const client = { user_agent: hit.userAgent, ip: hit.ip };
-      const key = { customer_id: tx.customer_id, group_id: tx.group_id, day: statDay(hit.at) };
-      if (hit.kind === 'open') {
-        events.push({ customer_id: tx.customer_id, transaction_id: tx.id, type: 'open', at: hit.at, data: client });
-        // the unique open is counted once, on the day of the transaction's first open
-        const first = firstOpens.delete(tx.id);
-        stats.push({ ...key, counts: { opens: 1, unique_opens: first ? 1 : 0 } });
-      } else {
-        events.push({
-          customer_id: tx.customer_id,
-          transaction_id: tx.id,
-          type: 'click',
-          at: hit.at,
-          data: { url: hit.link.url, ...client },
-        });
-        const first = firstClicks.delete(tx.id);
-        stats.push({ ...key, counts: { clicks: 1, unique_clicks: first ? 1 : 0 } });
-      }
-    }
+    const { events, stats } = eventsAndStats(judged, firstOpens, firstClicks);
     await insertEvents(trx, events, ctx);
     await bumpDailyStats(trx, stats);
   });

@@ -11,24 +11,47 @@ import type { EventType, WebhookEventType } from '../../contract/values.ts';
 import { lookupCache } from '../core/lookup-cache.ts';
 
 /**
- * The webhook type of a recorded event. `queued`, `deferred` and `delivered` are not webhook events:
- * a delivered message is reported once, as `sent` (the worker records both on success).
+ * The webhook type of a recorded event. `queued` and `delivered` are not webhook events: a delivered
+ * message is reported once, as `sent` (the worker records both on success). A `deferred` event is
+ * `delayed`, reported for a transaction's first deferral only (withoutRepeatedDeferrals).
  */
 export function webhookTypeOf(type: EventType): WebhookEventType | null {
   switch (type) {
     case 'sent':
     case 'failed':
+    case 'complaint':
     case 'open':
     case 'click':
     case 'unsubscribe':
     case 'resubscribe':
-    case 'complaint':
       return type;
     case 'bounced':
       return 'bounce';
+    case 'deferred':
+      return 'delayed';
     default:
       return null;
   }
+}
+
+/**
+ * docs/webhooks.md "Events": a message is reported `delayed` once, at its first deferral, and not for
+ * the retries after it. "First" is read from the event log, not from the attempt number: an attempt
+ * whose outcome was never recorded (its lease ran out) or that spent no attempt still leaves the
+ * first recorded deferral the one reported. `earlier` holds the transactions deferred before
+ * `events`; a second deferral of one transaction within `events` is dropped as well.
+ */
+export function withoutRepeatedDeferrals<E extends Pick<OutboxEvent, 'type' | 'transaction_id'>>(
+  events: E[],
+  earlier: ReadonlySet<number>,
+): E[] {
+  const deferred = new Set(earlier);
+  return events.filter((e) => {
+    if (e.type !== 'deferred') return true;
+    if (deferred.has(e.transaction_id)) return false;
+    deferred.add(e.transaction_id);
+    return true;
+  });
 }
 
 export interface Subscription {
@@ -93,7 +116,26 @@ export async function subscriptionsOf(
   return result;
 }
 
-/** Adds the outbox rows of `events` (called by insertEvents, inside the caller's transaction). */
+/**
+ * The transactions among `ids` with a `deferred` event in the log. insertEvents asks before it writes
+ * the new events, so these are the deferrals recorded earlier.
+ */
+async function deferredBefore(db: Database, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('events')
+    .select('transaction_id')
+    .distinct()
+    .where('type', '=', 'deferred')
+    .where('transaction_id', 'in', [...new Set(ids)])
+    .execute();
+  return new Set(rows.map((r) => Number(r.transaction_id)));
+}
+
+/**
+ * Adds the outbox rows of `events` (called by insertEvents, inside the caller's transaction, before
+ * the events themselves are written).
+ */
 export async function insertOutbox(
   ctx: Pick<AppContext, 'config'> | undefined,
   db: Database,
@@ -102,25 +144,26 @@ export async function insertOutbox(
   const relevant = events.filter((e) => webhookTypeOf(e.type) !== null);
   if (relevant.length === 0) return 0;
   const subs = await subscriptionsOf(ctx, db, [...new Set(relevant.map((e) => e.customer_id))]);
-  const rows = [];
-  for (const e of relevant) {
-    const sub = subs.get(e.customer_id);
-    const type = webhookTypeOf(e.type)!;
-    if (!sub?.types.has(type)) continue;
+  const subscribed = relevant.filter((e) => subs.get(e.customer_id)?.types.has(webhookTypeOf(e.type)!));
+  // only a subscribed deferral costs the look-up in the log
+  const deferrals = subscribed.filter((e) => e.type === 'deferred').map((e) => e.transaction_id);
+  const reported = withoutRepeatedDeferrals(subscribed, await deferredBefore(db, deferrals));
+  const rows = reported.map((e) => {
+    const sub = subs.get(e.customer_id)!;
     const at = e.at ?? new Date();
-    rows.push({
+    return {
       customer_id: e.customer_id,
       webhook_id: sub.webhookId,
       transaction_id: e.transaction_id,
-      event_type: type,
+      event_type: webhookTypeOf(e.type)!,
       event_at: at,
       event_data: e.data ? JSON.stringify(e.data) : null,
       url: sub.url,
       verb: sub.verb,
       field_set: sub.fieldSet,
       next_attempt_at: at,
-    });
-  }
+    };
+  });
   // in slices: one statement may carry at most 65,535 parameters
   for (let i = 0; i < rows.length; i += 5000)
     await db

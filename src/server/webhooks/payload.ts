@@ -26,6 +26,12 @@ export interface PayloadEvent {
 type Flat = Record<string, string | number | boolean | null>;
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
+/** A time the event data holds (a Date written as JSON text, or a report's date) as ISO 8601 UTC. */
+const iso = (v: unknown): string | null => {
+  if (typeof v !== 'string' && !(v instanceof Date)) return null;
+  const at = new Date(v);
+  return Number.isNaN(at.getTime()) ? null : at.toISOString();
+};
 
 /**
  * What happened on the wire, recorded by direct MX delivery (issue 22): the MX host and address that
@@ -40,12 +46,30 @@ const wireFields = (d: Record<string, unknown>): Flat => ({
   mta_sts: str(d.mta_sts),
 });
 
-/** The event's own fields (SMTP reply, bounce, client, link, complaint), the same in both field sets. */
+/**
+ * Whether a machine (a mail privacy proxy, a link scanner) made the open or click, and the rule that
+ * said so (src/server/tracking/machine-rules.ts); false and null for a person's.
+ */
+const machineFields = (d: Record<string, unknown>): Flat => ({
+  machine: d.machine === true,
+  machine_rule: d.machine === true ? str(d.machine_rule) : null,
+});
+
+/** The event's own fields (SMTP reply, bounce, complaint, client, link), the same in both field sets. */
 function eventFields(event: PayloadEvent): Flat {
   const d = event.data ?? {};
   switch (event.type) {
     case 'sent':
       return { smtp_reply: str(d.reply), ...wireFields(d) };
+    // the first deferral's event (src/server/webhooks/outbox.ts), as the delivery worker records it
+    case 'delayed':
+      return {
+        smtp_reply: str(d.reply),
+        attempt: typeof d.attempt === 'number' ? d.attempt : null,
+        next_attempt_at: iso(d.next_attempt_at),
+        category: str(d.category),
+        ...wireFields(d),
+      };
     case 'failed':
       return {
         smtp_reply: str(d.reply ?? d.reason),
@@ -60,15 +84,17 @@ function eventFields(event: PayloadEvent): Flat {
         smtp_status: str(d.status),
         category: str(d.category),
       };
+    // a feedback report (RFC 5965 §3.1): its Feedback-Type, User-Agent and Arrival-Date, recorded on
+    // the `complaint` event as feedback_type, user_agent and arrival_date (bounces/complaints.service.ts)
+    case 'complaint':
+      return { feedback_type: str(d.feedback_type), user_agent: str(d.user_agent), arrival_date: iso(d.arrival_date) };
     case 'open':
-      return { user_agent: str(d.user_agent), ip: str(d.ip) };
+      return { user_agent: str(d.user_agent), ip: str(d.ip), ...machineFields(d) };
     case 'click':
-      return { url: str(d.url), user_agent: str(d.user_agent), ip: str(d.ip) };
+      return { url: str(d.url), user_agent: str(d.user_agent), ip: str(d.ip), ...machineFields(d) };
     case 'unsubscribe':
     case 'resubscribe':
       return { via: str(d.via) };
-    case 'complaint':
-      return { feedback_type: str(d.feedback_type), reporter: str(d.reporter) };
     default:
       return {};
   }
