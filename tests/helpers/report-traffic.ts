@@ -233,7 +233,10 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
   // late a loaded machine recorded it
   const row = async (id: string) => (await search({ transaction_search_string: id })).data[0];
   let sentAt = 0;
-  await waitUntil('buyer01 recorded as sent', async () => (sentAt = (await row(uuid.buyer01)).trans_date_sent) > 0);
+  await waitUntil('buyer01 recorded as sent', async () => {
+    sentAt = (await row(uuid.buyer01)).trans_date_sent;
+    return sentAt > 0;
+  });
   await sleep((sentAt + 1 + 5) * 1000 - Date.now());
   for (const [local, click] of [
     ['buyer01', true],
