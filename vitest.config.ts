@@ -50,8 +50,10 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           globalSetup: ['tests/helpers/template-database.ts', 'tests/helpers/browser-server.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
+          // bounds for a hang: a test of many pages with axe took just over 60 s with CI's lanes on
+          // two loaded cores
+          testTimeout: 180_000,
+          hookTimeout: 240_000,
         },
       },
     ],
