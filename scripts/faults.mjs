@@ -248,6 +248,13 @@ function startLoad(s, violations, { api = 4, smtp = 2, paceMs = 100, smtpFrom } 
  * (30 s) and a restart on two loaded cores took tens of seconds more: 90 s was once not enough.
  */
 const SETTLE_MS = 300_000;
+/** How long a case waits for the service or PostgreSQL to come up or settle: a bound for a hang. */
+const WAIT_MS = 180_000;
+/**
+ * How long a case waits for the service to react to a change it must notice without a restart (the
+ * disk filling or freed, a flood of connections): seconds on a quiet machine, bounded for a hang.
+ */
+const REACTION_MS = 60_000;
 
 /** Waits (up to `ms`) for every acknowledged message at the sink; answers the counts. */
 async function settle(s, acknowledged, ms = SETTLE_MS) {
@@ -446,7 +453,7 @@ async function casePostgres() {
       violations.push(`postgres: console during the stop: ${seen.console}`);
     await sleep(Math.max(0, 20_000 - (Date.now() - stoppedAt)));
     await cluster.start();
-    await until('the service ready again', async () => (await fetch(`${s.baseUrl}/readyz`)).status === 200, 30_000);
+    await until('the service ready again', async () => (await fetch(`${s.baseUrl}/readyz`)).status === 200, WAIT_MS);
     const pageAfter = await fetch(`${s.baseUrl}/`, { headers: { Cookie: cookie } });
     if (pageAfter.status !== 200) violations.push(`postgres: console after the stop answered ${pageAfter.status}`);
     await sleep(3_000);
@@ -475,13 +482,13 @@ async function casePostgres() {
     await until(
       'two logged attempts',
       () => (s.service.output().match(/database unavailable at start/g) ?? []).length >= 2,
-      60_000,
+      WAIT_MS,
     );
     await cluster.start();
     await until(
       'the service ready once PostgreSQL is back',
       async () => (await fetch(`${s.baseUrl}/readyz`).catch(() => ({ status: 0 }))).status === 200,
-      30_000,
+      WAIT_MS,
     );
     for (const e of s.service.unexpectedExits)
       violations.push(`postgres: the service exited on its own (${JSON.stringify(e)})`);
@@ -521,7 +528,7 @@ async function caseDisk() {
     await s.service.start();
     const cookie = await signIn(s);
     const load = startLoad(s, violations, { api: 2, smtp: 1, paceMs: 50 });
-    await until('some acknowledged mail', () => load.acknowledged.size > 20, 90_000);
+    await until('some acknowledged mail', () => load.acknowledged.size > 20, WAIT_MS);
     const seen = {};
     // acceptance: below MIN_FREE_SPACE_MB (100) the service refuses new mail, and serves the rest
     fill(60 * MB);
@@ -532,7 +539,7 @@ async function caseDisk() {
         seen.api = `${r.status} ${r.body?.error?.code}: ${r.body?.error?.message}`;
         return r.status === 507 && r.body?.error?.code === 'storage_full';
       },
-      5_000,
+      REACTION_MS,
     );
     const smtp = await submitSmtp(s, `full-${randomBytes(3).toString('hex')}`);
     seen.smtp = smtp.ok ? 'accepted' : `${smtp.code} at ${smtp.command}: ${smtp.response}`;
@@ -590,7 +597,7 @@ async function caseDisk() {
     await until(
       'acceptance again once space is freed',
       async () => (await postMail(s, `freed-${randomBytes(3).toString('hex')}`)).status === 202,
-      5_000,
+      REACTION_MS,
     );
     await sleep(2_000);
     await load.stop();
@@ -649,7 +656,7 @@ async function caseIdle() {
     // 1,000 idle connections from one address: 50 held, the rest refused; others still submit
     const flood = await idleConnections(s.smtpPort, 1000, '127.0.0.1');
     all.push(...flood);
-    await until('the flood answered', () => flood.every((c) => c.text.length > 0 || c.closed), 20_000);
+    await until('the flood answered', () => flood.every((c) => c.text.length > 0 || c.closed), REACTION_MS);
     const greeted = flood.filter((c) => c.text.startsWith('220')).length;
     const refused = flood.filter((c) => /^421 4\.7\.0/.test(c.text)).length;
     if (greeted > 50) violations.push(`idle: ${greeted} connections from one address were greeted (limit 50)`);
