@@ -240,8 +240,10 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
       multipart([{ name: 'group', value: '{nope' }]),
     );
     expect(notJson.status).toBe(400);
+    // the contract lists only multipart/form-data for this call
     const notMultipart = await json('POST', '/v1/tracked-attachments/groups', { name: 'x' });
-    expect(notMultipart.status).toBe(400);
+    expect(notMultipart.status).toBe(415);
+    expect((await errorOf(notMultipart)).code).toBe('unsupported_media_type');
     await expectUnchanged(before);
     const unchanged = await (await fetch(`${base}/v1/tracked-attachments/groups/${id}`, { headers: headers() })).json();
     expect(unchanged.options).toEqual({ expiry_timestamp: null, access_limit: 0 });
