@@ -244,7 +244,12 @@ const options = z.strictObject({
     .number({ error: 'expiry_timestamp must be unix seconds' })
     .int({ error: 'expiry_timestamp must be whole unix seconds' })
     .nonnegative({ error: 'expiry_timestamp must not be negative' })
-    .nullish(),
+    .nullish()
+    .openapi({
+      description:
+        'When the link stops working, in unix seconds: after now and at most a year ahead (0 or null: never). ' +
+        'One that is not in the future answers 422; a change that keeps the link’s own expiry is always taken.',
+    }),
   access_limit: z
     .number({ error: 'access_limit must be a number' })
     .int({ error: 'access_limit must be a whole number' })
@@ -298,7 +303,8 @@ export const createLink = operation({
   description:
     `Creates a tracked download link, optionally with its first file. Multipart: \`group\` (JSON: name, ` +
     `options { expiry_timestamp, access_limit }) first, then \`asset\` (a file). A send that names its ` +
-    `integration_id as \`online_attachment_id\` carries the link, per recipient. ${both}`,
+    `integration_id as \`online_attachment_id\` carries the link, per recipient. An expiry that is not in the ` +
+    `future is refused (422). ${both}`,
   access: 'sessionOrApiKey',
   form: {
     mediaType: 'multipart/form-data',
@@ -309,7 +315,7 @@ export const createLink = operation({
     }),
   },
   success: [{ status: 201, description: 'The link.', schema: link }],
-  errors: ['invalid_json', 'validation_failed', 'payload_too_large'],
+  errors: ['invalid_json', 'validation_failed', 'payload_too_large', 'unprocessable'],
 });
 
 export const listLinks = operation({
@@ -357,13 +363,15 @@ export const updateLink = operation({
   path: '/v1/tracked-attachments/groups/{id}',
   tag: ATTACH,
   summary: 'Change a download link',
-  description: `Renames a link or changes its expiry and download limit (fields left out keep their value). ${both}`,
+  description:
+    `Renames a link or changes its expiry and download limit (fields left out keep their value). A new expiry ` +
+    `that is not in the future is refused (422); the one the link has is kept as it is. ${both}`,
   access: 'sessionOrApiKey',
   params: linkParams,
   body: groupInput,
   bodyExample: { options: { access_limit: 5 } },
   success: [{ status: 200, description: 'The link.', schema: link }],
-  errors: ['invalid_json', 'validation_failed', 'not_found'],
+  errors: ['invalid_json', 'validation_failed', 'not_found', 'unprocessable'],
 });
 
 export const deleteLink = operation({

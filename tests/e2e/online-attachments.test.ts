@@ -22,6 +22,7 @@ import {
   signInThroughForm,
   type TestPage,
 } from '../helpers/browser.ts';
+import { createExpiredLink } from '../helpers/expired-link.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -557,10 +558,13 @@ describe('online attachments: expiry, link states and the list without JavaScrip
 
   it('shows the same first rows with JavaScript off as with it on, with states and without a hydration ' +
     'error', async () => {
-    const expired = await createLink('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 });
-    expect(expired.status).toBe(201);
-    expect(expired.body.state).toBe('expired');
-    const expiryDay = new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', {
+    const expired = await createExpiredLink(async (expiry_timestamp) => {
+      const made = await createLink('Last year', { expiry_timestamp });
+      if (made.status !== 201) throw new Error(`POST groups: ${made.status} ${JSON.stringify(made.body)}`);
+      return made.body;
+    });
+    expect((await storedGroups()).find((g) => g.name === 'Last year')?.state).toBe('expired');
+    const expiryDay = new Date(expired.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', {
       day: 'numeric',
       month: 'long',
       year: 'numeric',
@@ -621,7 +625,7 @@ describe('online attachments: expiry, link states and the list without JavaScrip
 
     // the public page of the expired link: it says so, in the customer's branding (as a used-up one does)
     const visitor = await openPage(browser, server.baseUrl);
-    const answer = await visitor.page.goto(expired.body.preview_link);
+    const answer = await visitor.page.goto(expired.preview_link);
     expect(answer?.status()).toBe(410);
     await expect(visitor.page.textContent('h1')).resolves.toBe('This link has expired');
     await expect(visitor.page.textContent('[data-testid=link-name]')).resolves.toBe('Last year');
