@@ -263,13 +263,15 @@ export const resendVerification = operation({
   path: '/v1/domains/{id}/verification',
   tag: 'Domains',
   summary: 'Send the verification mail again',
-  description: 'Mails a fresh verification link, to another address at the domain when `email` is given.',
+  description:
+    'Mails a fresh verification link, to another address at the domain when `email` is given. A domain that is ' +
+    'already verified answers 409.',
   access: 'session',
   params: domainParams,
   body: resendVerificationBody,
   checkedByHandler: true,
   success: [{ status: 200, description: 'Sent.', schema: z.object({ messages: z.array(z.string()), domain }) }],
-  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'too_many_requests'],
+  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'conflict', 'too_many_requests'],
 });
 
 export const checkDomain = operation({

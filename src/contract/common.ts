@@ -167,7 +167,7 @@ function implicitErrors(access: Access, method: Method, takesBody: boolean): Err
   const out: ErrorCode[] = ['bad_request'];
   if (access !== 'public') out.push('unauthorized');
   if (access === 'session' || access === 'sessionOrApiKey') if (method !== 'get') out.push('csrf_failed');
-  if (method !== 'get' && method !== 'delete') out.push('payload_too_large');
+  if (method !== 'get') out.push('payload_too_large'); // a DELETE can carry a body too
   if (takesBody) out.push('unsupported_media_type'); // a body in a media type the call does not list
   out.push('internal'); // a failure of ours: logged, never a reason the input gives
   out.push('database_unavailable'); // any call that reads or writes the database
@@ -188,7 +188,12 @@ function operationId(method: Method, path: string): string {
 
 type Responses = Record<
   string,
-  { description: string; content?: Record<string, { schema: z.ZodType | object; example?: unknown }> }
+  {
+    description: string;
+    content?: Record<string, { schema: z.ZodType | object; example?: unknown }>;
+    /** An error status's codes, for machines: the description names the same ones for people. */
+    'x-error-codes'?: ErrorCode[];
+  }
 >;
 
 /** The documented answers: each success, then each error status with the codes that give it. */
@@ -222,6 +227,7 @@ function responsesOf(success: readonly Success[], codes: ErrorCode[]): Responses
     responses[String(status)] = {
       description: list.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}`).join('; '),
       content: { 'application/json': { schema: errorEnvelope } },
+      'x-error-codes': list,
     };
   }
   return responses;

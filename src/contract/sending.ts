@@ -232,6 +232,7 @@ const sendErrors = [
   'validation_failed',
   'domain_not_verified',
   'missing_variables',
+  'unprocessable', // a template_id that names a draft
   'conflict',
   'too_many_requests',
   'not_found',
