@@ -108,6 +108,12 @@ export interface Success {
   content?: Record<string, string>;
 }
 
+/** A form body's example: its text fields' values, and the file name sent in each file field. */
+export interface FormExample {
+  fields: Record<string, string>;
+  files: Record<string, string>;
+}
+
 /** One /v1 call of the contract, in the words the reference page shows. */
 export interface OperationSpec<
   P extends z.ZodObject | undefined = undefined,
@@ -128,8 +134,13 @@ export interface OperationSpec<
   query?: Q;
   body?: B;
   bodyExample?: unknown;
+  /**
+   * Named examples instead of `bodyExample`, for a body that comes in more than one form (a
+   * message, or a template with its variables); the first is the one the code samples send.
+   */
+  bodyExamples?: Record<string, { summary: string; value: unknown }>;
   /** A multipart or form body documented as such (its fields are read by the handler). */
-  form?: { mediaType: string; schema: z.ZodType; description: string };
+  form?: { mediaType: string; schema: z.ZodType; description: string; example: FormExample };
   /**
    * The handler checks the query and body itself with these schemas (a template send fills the
    * body from the template first; the sign-in callback redirects rather than answering 400).
@@ -233,15 +244,19 @@ function responsesOf(success: readonly Success[], codes: ErrorCode[]): Responses
   return responses;
 }
 
-/** The documented request body: JSON with its example, or the form in its own media type. */
-function requestBodyOf(spec: { body?: z.ZodType; bodyExample?: unknown; form?: OperationSpec['form'] }) {
+/** The documented request body: JSON with its example(s), or the form in its own media type. */
+function requestBodyOf(spec: Pick<OperationSpec<undefined, undefined, z.ZodType | undefined>, BodyKeys>) {
   if (spec.body)
     return {
       required: !spec.body.safeParse({}).success,
       content: {
         'application/json': {
           schema: spec.body,
-          ...(spec.bodyExample === undefined ? {} : { example: spec.bodyExample }),
+          ...(spec.bodyExamples
+            ? { examples: spec.bodyExamples }
+            : spec.bodyExample === undefined
+              ? {}
+              : { example: spec.bodyExample }),
         },
       },
     };
@@ -249,10 +264,18 @@ function requestBodyOf(spec: { body?: z.ZodType; bodyExample?: unknown; form?: O
     return {
       required: true,
       description: spec.form.description,
-      content: { [spec.form.mediaType]: { schema: spec.form.schema } },
+      content: {
+        [spec.form.mediaType]: {
+          schema: spec.form.schema,
+          // a file field shows the name of the file sent in it
+          example: { ...spec.form.example.fields, ...spec.form.example.files },
+        },
+      },
     };
   return undefined;
 }
+
+type BodyKeys = 'body' | 'bodyExample' | 'bodyExamples' | 'form';
 
 /** A contract operation: its route for the document and the typed pieces the server validates with. */
 export function operation<
@@ -283,6 +306,7 @@ export function operation<
   } as Parameters<typeof createRoute>[0]);
   return {
     ...spec,
+    bodyExample: spec.bodyExample ?? Object.values(spec.bodyExamples ?? {})[0]?.value,
     route,
     honoPath: spec.honoPath ?? spec.path.replace(/\{(\w+)\}/g, ':$1'),
     id: operationId(spec.method, spec.path),

@@ -201,6 +201,13 @@ export const updateTemplate = operation({
   access: 'session',
   params: templateParams,
   body: templateBody,
+  bodyExample: {
+    name: 'Receipt',
+    alias: 'receipt',
+    subject: 'Your receipt {{number}}',
+    content_html: '<p>Thanks, {{name}}, for order {{number}}</p>',
+    status: 'published',
+  },
   success: [{ status: 200, description: 'Saved.', schema: saved }],
   errors: [
     'invalid_json',
@@ -310,9 +317,13 @@ export const createLink = operation({
     mediaType: 'multipart/form-data',
     description: 'group: JSON text; asset: a file (optional).',
     schema: z.object({
-      group: z.string().openapi({ example: '{"name":"Invoice 1042","options":{"access_limit":3}}' }),
+      group: z.string().openapi({ description: 'JSON: { name, options: { expiry_timestamp, access_limit } }.' }),
       asset: z.string().optional().openapi({ format: 'binary' }),
     }),
+    example: {
+      fields: { group: '{"name":"Invoice 1042","options":{"access_limit":3}}' },
+      files: { asset: 'invoice-1042.pdf' },
+    },
   },
   success: [{ status: 201, description: 'The link.', schema: link }],
   errors: ['invalid_json', 'validation_failed', 'payload_too_large', 'unprocessable'],
@@ -398,6 +409,7 @@ export const addFiles = operation({
     mediaType: 'multipart/form-data',
     description: 'asset: one or more files.',
     schema: z.object({ asset: z.string().openapi({ format: 'binary' }) }),
+    example: { fields: {}, files: { asset: 'terms-2026.pdf' } },
   },
   success: [{ status: 201, description: 'The files added.', schema: z.object({ assets: z.array(asset) }) }],
   errors: ['validation_failed', 'not_found', 'payload_too_large'],
@@ -439,6 +451,14 @@ export const saveBranding = operation({
     mediaType: 'multipart/form-data',
     description: 'settings: JSON text; asset: the logo (optional).',
     schema: z.object({ settings: z.string(), asset: z.string().optional().openapi({ format: 'binary' }) }),
+    example: {
+      fields: {
+        settings:
+          '{"page":{"colour":"#ffffff","text_colour":"#1f2933"},"button":{"colour":"#1e5bb8","text_colour":"#ffffff"},' +
+          '"link":{"colour":"#ffffff","text_colour":"#1e5bb8"}}',
+      },
+      files: { asset: 'logo.png' },
+    },
   },
   success: [{ status: 200, description: 'Saved.', schema: branding.extend({ message: z.string() }) }],
   errors: ['invalid_json', 'validation_failed', 'payload_too_large'],
