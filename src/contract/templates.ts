@@ -454,7 +454,8 @@ export const saveBranding = operation({
     example: {
       fields: {
         settings:
-          '{"page":{"colour":"#ffffff","text_colour":"#1f2933"},"button":{"colour":"#1e5bb8","text_colour":"#ffffff"},' +
+          '{"page":{"colour":"#ffffff","text_colour":"#1f2933"},' +
+          '"button":{"colour":"#1e5bb8","text_colour":"#ffffff"},' +
           '"link":{"colour":"#ffffff","text_colour":"#1e5bb8"}}',
       },
       files: { asset: 'logo.png' },
