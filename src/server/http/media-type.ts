@@ -3,7 +3,7 @@
 // refused before it is read, so nothing is stored from a body the client labelled otherwise.
 import { DomainError } from '../core/errors.ts';
 
-/** The request headers the decision reads (lower-case names, as the client sent them). */
+/** The request headers the decision reads, as the client sent them. */
 export interface BodyHeaders {
   contentType?: string;
   contentLength?: string;
