@@ -159,6 +159,7 @@ export const initiateChallenge = operation({
     'sends it back to GET /v1/auth/callback with a signed assertion.',
   access: 'public',
   body: challengeBody,
+  bodyExample: { installUrl: 'https://platform.example.com/apps/transact', redirect: 'groups' },
   success: [{ status: 200, description: 'Where to send the browser.', schema: z.object({ redirectUrl: z.string() }) }],
   errors: ['invalid_json', 'validation_failed', 'csrf_failed', 'forbidden', 'not_found'],
 });
@@ -263,13 +264,16 @@ export const resendVerification = operation({
   path: '/v1/domains/{id}/verification',
   tag: 'Domains',
   summary: 'Send the verification mail again',
-  description: 'Mails a fresh verification link, to another address at the domain when `email` is given.',
+  description:
+    'Mails a fresh verification link, to another address at the domain when `email` is given. A domain that is ' +
+    'already verified answers 409.',
   access: 'session',
   params: domainParams,
   body: resendVerificationBody,
+  bodyExample: { email: 'webmaster@example.com' },
   checkedByHandler: true,
   success: [{ status: 200, description: 'Sent.', schema: z.object({ messages: z.array(z.string()), domain }) }],
-  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'too_many_requests'],
+  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'conflict', 'too_many_requests'],
 });
 
 export const checkDomain = operation({

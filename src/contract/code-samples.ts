@@ -15,8 +15,8 @@ interface SampleInput {
   /** the operation's security requirement names */
   security: string[];
   body?: unknown;
-  /** the body is multipart (tracked attachments uploads) */
-  multipart?: boolean;
+  /** a multipart body (the tracked attachment uploads): its text fields and the file in each file field */
+  form?: { fields: Record<string, string>; files: Record<string, string> };
 }
 
 const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
@@ -46,11 +46,19 @@ export function codeSamples(input: SampleInput): CodeSample[] {
   const json = input.body === undefined ? undefined : JSON.stringify(input.body, null, 2);
   const writes = method !== 'GET' && method !== 'DELETE';
 
+  const form = input.form;
+  const shellQuoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+  // a single-quoted JavaScript or Python string literal
+  const literal = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
   const curl = [`curl -X ${method} '${url}'`];
   if (apiKey) curl.push(`-H "Authorization: Bearer $TRANSACT_API_KEY"`);
   if (session) curl.push(`-b "transact_session=$TRANSACT_SESSION"`, `-H 'Request-Type: ui'`);
-  if (input.multipart)
-    curl.push(`-F 'group={"name":"Invoice 1042","options":{"access_limit":3}}'`, `-F 'asset=@invoice-1042.pdf'`);
+  if (form)
+    curl.push(
+      ...Object.entries(form.fields).map(([name, value]) => `-F ${shellQuoted(`${name}=${value}`)}`),
+      ...Object.entries(form.files).map(([name, file]) => `-F ${shellQuoted(`${name}=@${file}`)}`),
+    );
   else if (json !== undefined && writes)
     curl.push(`-H 'Content-Type: application/json'`, `--data '${json.replace(/'/g, "'\\''")}'`);
 
@@ -59,33 +67,34 @@ export function codeSamples(input: SampleInput): CodeSample[] {
   if (apiKey) headers.push('Authorization: `Bearer ${process.env.TRANSACT_API_KEY}`');
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own JavaScript template literal
   if (session) headers.push('Cookie: `transact_session=${process.env.TRANSACT_SESSION}`', "'Request-Type': 'ui'");
-  if (json !== undefined && writes && !input.multipart) headers.push("'Content-Type': 'application/json'");
+  if (json !== undefined && writes && !form) headers.push("'Content-Type': 'application/json'");
   const nodeLines = [`const res = await fetch('${url}', {`, `  method: '${method}',`];
   if (headers.length) nodeLines.push(`  headers: { ${headers.join(', ')} },`);
-  if (input.multipart)
-    nodeLines.splice(
-      0,
-      0,
-      'const form = new FormData();',
-      "form.set('group', JSON.stringify({ name: 'Invoice 1042', options: { access_limit: 3 } }));",
-      "form.set('asset', new Blob([await readFile('invoice-1042.pdf')]), 'invoice-1042.pdf');",
-    );
-  if (input.multipart) nodeLines.push('  body: form,');
+  if (form) nodeLines.push('  body: form,');
   else if (json !== undefined && writes) nodeLines.push(`  body: JSON.stringify(${indent(json, '  ')}),`);
   nodeLines.push('});', 'console.log(res.status, await res.json());');
-  if (input.multipart) nodeLines.unshift("import { readFile } from 'node:fs/promises';");
+  if (form)
+    nodeLines.unshift(
+      "import { readFile } from 'node:fs/promises';",
+      '',
+      'const form = new FormData();',
+      ...Object.entries(form.fields).map(([name, value]) => `form.set('${name}', ${literal(value)});`),
+      ...Object.entries(form.files).map(
+        ([name, file]) => `form.set('${name}', new Blob([await readFile('${file}')]), '${file}');`,
+      ),
+    );
 
   const pyLines = ['import os', 'import requests', ''];
   const pyArgs = [`'${url}'`];
   if (apiKey) pyArgs.push("headers={'Authorization': f\"Bearer {os.environ['TRANSACT_API_KEY']}\"}");
   if (session)
     pyArgs.push("headers={'Request-Type': 'ui'}", "cookies={'transact_session': os.environ['TRANSACT_SESSION']}");
-  if (input.multipart)
-    pyArgs.push(
-      'data={\'group\': \'{"name": "Invoice 1042", "options": {"access_limit": 3}}\'}',
-      "files={'asset': open('invoice-1042.pdf', 'rb')}",
-    );
-  else if (input.body !== undefined && writes) pyArgs.push(`json=${python(input.body, 1).trimEnd()}`);
+  if (form) {
+    const data = Object.entries(form.fields).map(([name, value]) => `'${name}': ${literal(value)}`);
+    const files = Object.entries(form.files).map(([name, file]) => `'${name}': open('${file}', 'rb')`);
+    if (data.length) pyArgs.push(`data={${data.join(', ')}}`);
+    pyArgs.push(`files={${files.join(', ')}}`);
+  } else if (input.body !== undefined && writes) pyArgs.push(`json=${python(input.body, 1).trimEnd()}`);
   pyLines.push(
     `res = requests.${method.toLowerCase()}(\n    ${pyArgs.join(',\n    ')},\n)`,
     'print(res.status_code, res.json())',

@@ -23,6 +23,8 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   conflict: 'the Idempotency-Key was already used with a different request, or the item exists',
   precondition_failed: 'the export belongs to another user of the account',
   payload_too_large: 'the body is larger than the limit for this call',
+  unsupported_media_type:
+    'the body’s Content-Type is not one this call lists for its request body (or a body came without one)',
   unprocessable: 'the request is well formed but cannot be carried out as it stands',
   domain_not_verified: 'the From domain is not a verified sending domain of this account',
   missing_variables: 'the template uses variables the request did not give',
@@ -106,6 +108,12 @@ export interface Success {
   content?: Record<string, string>;
 }
 
+/** A form body's example: its text fields' values, and the file name sent in each file field. */
+export interface FormExample {
+  fields: Record<string, string>;
+  files: Record<string, string>;
+}
+
 /** One /v1 call of the contract, in the words the reference page shows. */
 export interface OperationSpec<
   P extends z.ZodObject | undefined = undefined,
@@ -126,8 +134,13 @@ export interface OperationSpec<
   query?: Q;
   body?: B;
   bodyExample?: unknown;
+  /**
+   * Named examples instead of `bodyExample`, for a body that comes in more than one form (a
+   * message, or a template with its variables); the first is the one the code samples send.
+   */
+  bodyExamples?: Record<string, { summary: string; value: unknown }>;
   /** A multipart or form body documented as such (its fields are read by the handler). */
-  form?: { mediaType: string; schema: z.ZodType; description: string };
+  form?: { mediaType: string; schema: z.ZodType; description: string; example: FormExample };
   /**
    * The handler checks the query and body itself with these schemas (a template send fills the
    * body from the template first; the sign-in callback redirects rather than answering 400).
@@ -149,17 +162,27 @@ export type Operation<
   S extends readonly Success[] = readonly Success[],
   M extends Method = Method,
   Pa extends string = string,
-> = OperationSpec<P, Q, B, S, M, Pa> & { route: ReturnType<typeof createRoute>; honoPath: string; id: string };
+> = OperationSpec<P, Q, B, S, M, Pa> & {
+  route: ReturnType<typeof createRoute>;
+  honoPath: string;
+  id: string;
+  /**
+   * The media types the document lists for the request body (`application/json`, or the form's);
+   * empty when the call takes no body. The server refuses a body in any other (415).
+   */
+  mediaTypes: readonly string[];
+};
 
 /** Codes every call of an access kind can give, beside its own. */
-function implicitErrors(access: Access, method: Method): ErrorCode[] {
+function implicitErrors(access: Access, method: Method, takesBody: boolean): ErrorCode[] {
   const out: ErrorCode[] = ['bad_request'];
   if (access !== 'public') out.push('unauthorized');
   if (access === 'session' || access === 'sessionOrApiKey') if (method !== 'get') out.push('csrf_failed');
-  if (method !== 'get' && method !== 'delete') out.push('payload_too_large');
+  if (method !== 'get') out.push('payload_too_large'); // a DELETE can carry a body too
+  if (takesBody) out.push('unsupported_media_type'); // a body in a media type the call does not list
   out.push('internal'); // a failure of ours: logged, never a reason the input gives
-  out.push('database_unavailable'); // any call that reads or writes the database (issue 23)
-  if (method !== 'get') out.push('storage_full'); // a write on a full disk (issue 23)
+  out.push('database_unavailable'); // any call that reads or writes the database
+  if (method !== 'get') out.push('storage_full'); // a write on a full disk
   return out;
 }
 
@@ -174,23 +197,22 @@ function operationId(method: Method, path: string): string {
   return [method, ...words].map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
 }
 
-/** A contract operation: its route for the document and the typed pieces the server validates with. */
-export function operation<
-  P extends z.ZodObject | undefined = undefined,
-  Q extends z.ZodObject | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
-  const S extends readonly Success[] = Success[],
-  M extends Method = Method,
-  Pa extends string = string,
->(spec: OperationSpec<P, Q, B, S, M, Pa>): Operation<P, Q, B, S, M, Pa> {
-  const codes = [...new Set([...implicitErrors(spec.access, spec.method), ...spec.errors])];
+type Responses = Record<
+  string,
+  {
+    description: string;
+    content?: Record<string, { schema: z.ZodType | object; example?: unknown }>;
+    /** An error status's codes, for machines: the description names the same ones for people. */
+    'x-error-codes'?: ErrorCode[];
+  }
+>;
+
+/** The documented answers: each success, then each error status with the codes that give it. */
+function responsesOf(success: readonly Success[], codes: ErrorCode[]): Responses {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
-  const responses: Record<
-    string,
-    { description: string; content?: Record<string, { schema: z.ZodType | object; example?: unknown }> }
-  > = {};
-  for (const s of spec.success) {
+  const responses: Responses = {};
+  for (const s of success) {
     responses[String(s.status)] = {
       description: s.description,
       ...(s.schema
@@ -216,29 +238,56 @@ export function operation<
     responses[String(status)] = {
       description: list.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}`).join('; '),
       content: { 'application/json': { schema: errorEnvelope } },
+      'x-error-codes': list,
     };
   }
-  const body = spec.body
-    ? {
-        body: {
-          required: !spec.body.safeParse({}).success,
-          content: {
-            'application/json': {
-              schema: spec.body,
-              ...(spec.bodyExample === undefined ? {} : { example: spec.bodyExample }),
-            },
-          },
+  return responses;
+}
+
+/** The documented request body: JSON with its example(s), or the form in its own media type. */
+function requestBodyOf(spec: Pick<OperationSpec<undefined, undefined, z.ZodType | undefined>, BodyKeys>) {
+  if (spec.body)
+    return {
+      required: !spec.body.safeParse({}).success,
+      content: {
+        'application/json': {
+          schema: spec.body,
+          ...(spec.bodyExamples
+            ? { examples: spec.bodyExamples }
+            : spec.bodyExample === undefined
+              ? {}
+              : { example: spec.bodyExample }),
         },
-      }
-    : spec.form
-      ? {
-          body: {
-            required: true,
-            description: spec.form.description,
-            content: { [spec.form.mediaType]: { schema: spec.form.schema } },
-          },
-        }
-      : {};
+      },
+    };
+  if (spec.form)
+    return {
+      required: true,
+      description: spec.form.description,
+      content: {
+        [spec.form.mediaType]: {
+          schema: spec.form.schema,
+          // a file field shows the name of the file sent in it
+          example: { ...spec.form.example.fields, ...spec.form.example.files },
+        },
+      },
+    };
+  return undefined;
+}
+
+type BodyKeys = 'body' | 'bodyExample' | 'bodyExamples' | 'form';
+
+/** A contract operation: its route for the document and the typed pieces the server validates with. */
+export function operation<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  const S extends readonly Success[] = Success[],
+  M extends Method = Method,
+  Pa extends string = string,
+>(spec: OperationSpec<P, Q, B, S, M, Pa>): Operation<P, Q, B, S, M, Pa> {
+  const body = requestBodyOf(spec);
+  const codes = [...new Set([...implicitErrors(spec.access, spec.method, body !== undefined), ...spec.errors])];
   const route = createRoute({
     method: spec.method,
     path: spec.path,
@@ -251,15 +300,17 @@ export function operation<
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
       ...(spec.headers ? { headers: spec.headers } : {}),
-      ...body,
+      ...(body ? { body } : {}),
     },
-    responses,
+    responses: responsesOf(spec.success, codes),
   } as Parameters<typeof createRoute>[0]);
   return {
     ...spec,
+    bodyExample: spec.bodyExample ?? Object.values(spec.bodyExamples ?? {})[0]?.value,
     route,
     honoPath: spec.honoPath ?? spec.path.replace(/\{(\w+)\}/g, ':$1'),
     id: operationId(spec.method, spec.path),
+    mediaTypes: Object.keys(body?.content ?? {}),
   };
 }
 

@@ -108,7 +108,7 @@ function makeDocument(publicUrl: string): OpenApiDocument {
       baseUrl,
       security,
       body: op.bodyExample,
-      multipart: op.form?.mediaType === 'multipart/form-data' && op.path.endsWith('/groups'),
+      form: op.form?.example,
     });
   }
   return document;

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   precondition_failed: 412,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   unprocessable: 422,
   domain_not_verified: 422,
   missing_variables: 422,

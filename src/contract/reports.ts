@@ -484,6 +484,7 @@ export const viewExport = operation({
   description: 'Whether an export is ready; when it is, a token that downloads it for 10 minutes.',
   access: 'session',
   body: exportViewBody,
+  bodyExample: { uuid: '9b2f6c1e-4d7a-4e8b-a1c3-5f0e2d9b7a64' },
   success: [
     {
       status: 200,

@@ -232,6 +232,7 @@ const sendErrors = [
   'validation_failed',
   'domain_not_verified',
   'missing_variables',
+  'unprocessable', // a template_id that names a draft
   'conflict',
   'too_many_requests',
   'not_found',
@@ -242,6 +243,15 @@ const example = {
   to: ['ada@example.org'],
   subject: 'Your receipt',
   html: '<p>Thank you for your order.</p>',
+  text: 'Thank you for your order.',
+  group: 'Receipts',
+  online_attachment_id: 'oa_4tR9xWq2LmZk',
+};
+const templateExample = {
+  from: { email: 'receipts@example.com', name: 'Example Shop' },
+  to: ['ada@example.org'],
+  template_id: 'receipt',
+  variables: { name: 'Ada', number: '1042' },
   group: 'Receipts',
 };
 
@@ -257,7 +267,10 @@ export const sendMail = operation({
     'message, one per recipient.',
   access: 'apiKey',
   body: mailSend,
-  bodyExample: example,
+  bodyExamples: {
+    message: { summary: 'A message, with a tracked download link', value: example },
+    template: { summary: 'A published template with its variables', value: templateExample },
+  },
   checkedByHandler: true,
   headers: idempotency,
   success: [

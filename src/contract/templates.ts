@@ -201,6 +201,13 @@ export const updateTemplate = operation({
   access: 'session',
   params: templateParams,
   body: templateBody,
+  bodyExample: {
+    name: 'Receipt',
+    alias: 'receipt',
+    subject: 'Your receipt {{number}}',
+    content_html: '<p>Thanks, {{name}}, for order {{number}}</p>',
+    status: 'published',
+  },
   success: [{ status: 200, description: 'Saved.', schema: saved }],
   errors: [
     'invalid_json',
@@ -244,7 +251,12 @@ const options = z.strictObject({
     .number({ error: 'expiry_timestamp must be unix seconds' })
     .int({ error: 'expiry_timestamp must be whole unix seconds' })
     .nonnegative({ error: 'expiry_timestamp must not be negative' })
-    .nullish(),
+    .nullish()
+    .openapi({
+      description:
+        'When the link stops working, in unix seconds: after now and at most a year ahead (0 or null: never). ' +
+        'One that is not in the future answers 422; a change that keeps the link’s own expiry is always taken.',
+    }),
   access_limit: z
     .number({ error: 'access_limit must be a number' })
     .int({ error: 'access_limit must be a whole number' })
@@ -298,18 +310,23 @@ export const createLink = operation({
   description:
     `Creates a tracked download link, optionally with its first file. Multipart: \`group\` (JSON: name, ` +
     `options { expiry_timestamp, access_limit }) first, then \`asset\` (a file). A send that names its ` +
-    `integration_id as \`online_attachment_id\` carries the link, per recipient. ${both}`,
+    `integration_id as \`online_attachment_id\` carries the link, per recipient. An expiry that is not in the ` +
+    `future is refused (422). ${both}`,
   access: 'sessionOrApiKey',
   form: {
     mediaType: 'multipart/form-data',
     description: 'group: JSON text; asset: a file (optional).',
     schema: z.object({
-      group: z.string().openapi({ example: '{"name":"Invoice 1042","options":{"access_limit":3}}' }),
+      group: z.string().openapi({ description: 'JSON: { name, options: { expiry_timestamp, access_limit } }.' }),
       asset: z.string().optional().openapi({ format: 'binary' }),
     }),
+    example: {
+      fields: { group: '{"name":"Invoice 1042","options":{"access_limit":3}}' },
+      files: { asset: 'invoice-1042.pdf' },
+    },
   },
   success: [{ status: 201, description: 'The link.', schema: link }],
-  errors: ['invalid_json', 'validation_failed', 'payload_too_large'],
+  errors: ['invalid_json', 'validation_failed', 'payload_too_large', 'unprocessable'],
 });
 
 export const listLinks = operation({
@@ -357,13 +374,15 @@ export const updateLink = operation({
   path: '/v1/tracked-attachments/groups/{id}',
   tag: ATTACH,
   summary: 'Change a download link',
-  description: `Renames a link or changes its expiry and download limit (fields left out keep their value). ${both}`,
+  description:
+    `Renames a link or changes its expiry and download limit (fields left out keep their value). A new expiry ` +
+    `that is not in the future is refused (422); the one the link has is kept as it is. ${both}`,
   access: 'sessionOrApiKey',
   params: linkParams,
   body: groupInput,
   bodyExample: { options: { access_limit: 5 } },
   success: [{ status: 200, description: 'The link.', schema: link }],
-  errors: ['invalid_json', 'validation_failed', 'not_found'],
+  errors: ['invalid_json', 'validation_failed', 'not_found', 'unprocessable'],
 });
 
 export const deleteLink = operation({
@@ -390,6 +409,7 @@ export const addFiles = operation({
     mediaType: 'multipart/form-data',
     description: 'asset: one or more files.',
     schema: z.object({ asset: z.string().openapi({ format: 'binary' }) }),
+    example: { fields: {}, files: { asset: 'terms-2026.pdf' } },
   },
   success: [{ status: 201, description: 'The files added.', schema: z.object({ assets: z.array(asset) }) }],
   errors: ['validation_failed', 'not_found', 'payload_too_large'],
@@ -431,6 +451,15 @@ export const saveBranding = operation({
     mediaType: 'multipart/form-data',
     description: 'settings: JSON text; asset: the logo (optional).',
     schema: z.object({ settings: z.string(), asset: z.string().optional().openapi({ format: 'binary' }) }),
+    example: {
+      fields: {
+        settings:
+          '{"page":{"colour":"#ffffff","text_colour":"#1f2933"},' +
+          '"button":{"colour":"#1e5bb8","text_colour":"#ffffff"},' +
+          '"link":{"colour":"#ffffff","text_colour":"#1e5bb8"}}',
+      },
+      files: { asset: 'logo.png' },
+    },
   },
   success: [{ status: 200, description: 'Saved.', schema: branding.extend({ message: z.string() }) }],
   errors: ['invalid_json', 'validation_failed', 'payload_too_large'],

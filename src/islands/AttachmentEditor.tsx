@@ -1,5 +1,5 @@
 // The online attachment create/edit page (docs/console-reports.md §2, §4, §5): the editable name (Edit/Save,
-// default Untitled; Enter or leaving the field keeps it, Escape cancels: issue 19), tabs Files (drag-and-drop or Browse
+// default Untitled; Enter or leaving the field keeps it, Escape cancels), tabs Files (drag-and-drop or Browse
 // Computer, 'N file(s) uploaded', each file with its size, delete icon and upload progress) and Settings (expiry toggle
 // with its picker, access limit toggle with a number, the integration ID), the live preview, and Save / Save & Exit.
 // The page is disabled while a request is pending.
@@ -102,7 +102,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
   const editButton = useRef<HTMLButtonElement>(null);
   // Escape leaves the field too: its blur must not keep what Escape cancelled
   const cancelling = useRef(false);
-  // after Enter or Escape the keyboard goes back to the Edit button (not after a click elsewhere)
+  // after Enter, Escape or Tab the keyboard goes back to the Edit button (not after a click elsewhere)
   const refocus = useRef(false);
 
   useEffect(() => {
@@ -170,9 +170,16 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                     cancelEdit();
                   }
                 }}
-                onBlur={() => {
-                  if (cancelling.current) cancelling.current = false;
-                  else commitEdit();
+                onBlur={(e) => {
+                  if (cancelling.current) {
+                    cancelling.current = false;
+                    return;
+                  }
+                  // Tab goes to the form's own Save button, which leaves with the form: focus the Edit
+                  // button that takes its place, so the keyboard is not dropped to the page's start
+                  const to = e.relatedTarget;
+                  if (to instanceof Node && e.currentTarget.form?.contains(to)) refocus.current = true;
+                  commitEdit();
                 }}
                 data-testid="attachment-name-input"
               />

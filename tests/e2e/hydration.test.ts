@@ -18,6 +18,7 @@ import {
 } from '../../src/lib/dates.ts';
 import { launchBrowser, openPage, screenshot, signInThroughForm, type TestPage } from '../helpers/browser.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import { createExpiredLink } from '../helpers/expired-link.ts';
 import { VIEWPORTS } from '../helpers/page-checks.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import {
@@ -83,7 +84,7 @@ beforeAll(async () => {
   const test = await fetch(`${base}/v1/webhooks/test`, { method: 'POST', headers, body: '{}' });
   if (!test.ok) throw new Error(`POST /v1/webhooks/test: ${test.status}`);
 
-  // online attachment links: normal, expired 30 s ago (the API allows a minute of clock skew), used up
+  // online attachment links: normal, expired (made to expire shortly, then waited out), used up
   const { 'Content-Type': _json, ...formHeaders } = headers;
   const create = async (name: string, options: Record<string, number>) => {
     const form = new FormData();
@@ -102,7 +103,7 @@ beforeAll(async () => {
   attachmentId = normal.id;
   publicPaths.normal = pathOf(normal.preview_link);
   publicPaths.expired = pathOf(
-    (await create('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 })).preview_link,
+    (await createExpiredLink((expiry_timestamp) => create('Last year', { expiry_timestamp }))).preview_link,
   );
   const once = await create('Once only', { access_limit: 1 });
   publicPaths.exhausted = pathOf(once.preview_link);

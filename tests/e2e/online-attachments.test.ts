@@ -22,6 +22,7 @@ import {
   signInThroughForm,
   type TestPage,
 } from '../helpers/browser.ts';
+import { createExpiredLink } from '../helpers/expired-link.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -557,10 +558,13 @@ describe('online attachments: expiry, link states and the list without JavaScrip
 
   it('shows the same first rows with JavaScript off as with it on, with states and without a hydration ' +
     'error', async () => {
-    const expired = await createLink('Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 });
-    expect(expired.status).toBe(201);
-    expect(expired.body.state).toBe('expired');
-    const expiryDay = new Date(expired.body.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', {
+    const expired = await createExpiredLink(async (expiry_timestamp) => {
+      const made = await createLink('Last year', { expiry_timestamp });
+      if (made.status !== 201) throw new Error(`POST groups: ${made.status} ${JSON.stringify(made.body)}`);
+      return made.body;
+    });
+    expect((await storedGroups()).find((g) => g.name === 'Last year')?.state).toBe('expired');
+    const expiryDay = new Date(expired.options.expiry_timestamp * 1000).toLocaleDateString('en-GB', {
       day: 'numeric',
       month: 'long',
       year: 'numeric',
@@ -621,7 +625,7 @@ describe('online attachments: expiry, link states and the list without JavaScrip
 
     // the public page of the expired link: it says so, in the customer's branding (as a used-up one does)
     const visitor = await openPage(browser, server.baseUrl);
-    const answer = await visitor.page.goto(expired.body.preview_link);
+    const answer = await visitor.page.goto(expired.preview_link);
     expect(answer?.status()).toBe(410);
     await expect(visitor.page.textContent('h1')).resolves.toBe('This link has expired');
     await expect(visitor.page.textContent('[data-testid=link-name]')).resolves.toBe('Last year');
@@ -693,5 +697,87 @@ describe('online attachments: expiry, link states and the list without JavaScrip
     await viewer.page.goto(`${server.baseUrl}/online-attachments`);
     await expect(viewer.page.textContent('[data-testid=attachment-empty]')).resolves.toBe('No links available');
     await viewer.context.close();
+  });
+});
+
+describe('online attachments: leaving the name field on the edit page', () => {
+  /** A link made through the API from the signed-in page; its id. */
+  const newLink = (name: string) =>
+    tab.page.evaluate(async (name) => {
+      const form = new FormData();
+      form.append('group', JSON.stringify({ name }));
+      const res = await fetch('/v1/tracked-attachments/groups', {
+        method: 'POST',
+        headers: { 'Request-Type': 'ui' },
+        body: form,
+      });
+      return ((await res.json()) as { id: number }).id;
+    }, name);
+  const storedName = (id: number) =>
+    tab.page.evaluate(
+      async (id) => ((await (await fetch(`/v1/tracked-attachments/groups/${id}`)).json()) as { name: string }).name,
+      id,
+    );
+  const focused = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null);
+
+  /** The edit page of link `id` at `viewport`, its name field open with `name` typed in it. */
+  async function typeName(page: Page, id: number, viewport: { width: number; height: number }, name: string) {
+    await page.setViewportSize(viewport);
+    await page.goto(`${server.baseUrl}/online-attachments/${id}/edit`);
+    await hydrated(page, '[data-testid=attachment-editor]');
+    await page.waitForSelector('[data-testid=attachment-editor][aria-busy=false]');
+    await animationsDone(page);
+    await page.click('[data-testid=attachment-name-edit]');
+    await page.fill('[data-testid=attachment-name-input]', name);
+  }
+
+  /** The name is the page's heading under its title, and the field is closed. */
+  async function expectHeading(page: Page, name: string) {
+    await expect(page.getByRole('heading', { name, exact: true }).getAttribute('data-testid')).resolves.toBe(
+      'attachment-name',
+    );
+    await expect(page.locator('h1').allTextContents()).resolves.toEqual(['Edit Download Link']);
+    expect(await page.locator('[data-testid=attachment-name-input]').count()).toBe(0);
+  }
+
+  it('Tab commits the name: the heading shows it, the keyboard is on Edit, and Save stores it', async () => {
+    const { page } = tab;
+    const id = await newLink('Board pack');
+    for (const [viewport, width] of [
+      [VIEWPORTS.desktop, '1440'],
+      [VIEWPORTS.phone, '390'],
+    ] as const) {
+      const name = `Board pack, tabbed at ${width}`;
+      await typeName(page, id, viewport, name);
+      await page.keyboard.press('Tab');
+      await expectHeading(page, name);
+      await expect(focused(page)).resolves.toBe('attachment-name-edit');
+      await checkPage(page, `attachments-15-name-tab-${width}`);
+      await page.click('[data-testid=attachment-save]');
+      await alertText(page, 'Save successful');
+      await expect(storedName(id)).resolves.toBe(name);
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+  });
+
+  it('a click elsewhere commits the name: the heading shows it, and Save stores it', async () => {
+    const { page } = tab;
+    const id = await newLink('Minutes');
+    for (const [viewport, width] of [
+      [VIEWPORTS.desktop, '1440'],
+      [VIEWPORTS.phone, '390'],
+    ] as const) {
+      const name = `Minutes, clicked away at ${width}`;
+      await typeName(page, id, viewport, name);
+      await page.click('[data-testid=files-count]');
+      await expectHeading(page, name);
+      // the click put the focus where it landed, not back on Edit
+      await expect(focused(page)).resolves.not.toBe('attachment-name-edit');
+      await checkPage(page, `attachments-16-name-click-${width}`);
+      await page.click('[data-testid=attachment-save]');
+      await alertText(page, 'Save successful');
+      await expect(storedName(id)).resolves.toBe(name);
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
   });
 });

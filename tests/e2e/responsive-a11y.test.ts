@@ -18,6 +18,7 @@ import {
   signInThroughForm,
   type TestPage,
 } from '../helpers/browser.ts';
+import { createExpiredLink } from '../helpers/expired-link.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -184,13 +185,13 @@ beforeAll(async () => {
     field_set: 'standard',
   });
   await api(demo.page, 'POST', '/v1/webhooks/test');
-  // online attachment links: a normal one, one expired 30 s ago (the API allows a minute of clock
-  // skew), one whose single download is used up
+  // online attachment links: a normal one, an expired one (made to expire shortly, then waited out),
+  // one whose single download is used up
   const normal = await createAttachment(demo.page, 'Quarterly reports for the board meeting', { access_limit: 5 });
   attachmentId = normal.id;
   publicLinks.normal = normal.preview_link;
   publicLinks.expired = (
-    await createAttachment(demo.page, 'Last year', { expiry_timestamp: Math.floor(Date.now() / 1000) - 30 })
+    await createExpiredLink((expiry_timestamp) => createAttachment(demo.page, 'Last year', { expiry_timestamp }))
   ).preview_link;
   const exhausted = await createAttachment(demo.page, 'Once only', { access_limit: 1 });
   publicLinks.exhausted = exhausted.preview_link;

@@ -1,8 +1,9 @@
 // Every /v1 answer the integration suite receives is checked against GET /v1/openapi.json's
 // document (the one hook: createTestApp wraps the app's fetch with it): the status must be one the
-// operation documents, the content type one documented for that status, and a JSON body must match
-// the documented schema. A call no operation documents (an unknown path, or a method the path does
-// not serve) must answer the error envelope. A mismatch fails the test that made the call.
+// operation documents, the content type one documented for that status, a JSON body must match
+// the documented schema, and a refusal's `error.code` must be one the operation lists for that
+// status (`x-error-codes`). A call no operation documents (an unknown path, or a method the path
+// does not serve) must answer the error envelope. A mismatch fails the test that made the call.
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../src/contract/document.ts';
@@ -11,7 +12,7 @@ interface MediaType {
   schema?: object;
 }
 interface Operation {
-  responses: Record<string, { content?: Record<string, MediaType> }>;
+  responses: Record<string, { content?: Record<string, MediaType>; 'x-error-codes'?: string[] }>;
 }
 interface Doc {
   paths: Record<string, Record<string, Operation>>;
@@ -117,8 +118,15 @@ export function responseChecker(publicUrl: string): ResponseChecker {
           )})`,
         );
       if (type !== 'application/json' || !media.schema) return;
+      const body = JSON.parse(text);
       const validate = validatorOf(media.schema);
-      if (!validate(JSON.parse(text))) fail(ajv.errorsText(validate.errors, { separator: '; ' }));
+      if (!validate(body)) fail(ajv.errorsText(validate.errors, { separator: '; ' }));
+      const codes = response['x-error-codes'];
+      if (codes && !codes.includes(body.error?.code))
+        fail(
+          `error code ${body.error?.code} is not documented for ${res.status} of ${found.method} ${found.path} ` +
+            `(documented: ${codes.join(', ')})`,
+        );
     },
   };
 }

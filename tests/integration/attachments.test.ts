@@ -219,7 +219,6 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
     const { id } = await (await createGroup({ name: 'Settings' })).json();
     const before = await snapshot();
     const bad = [
-      { options: { expiry_timestamp: now - 3600 } },
       { options: { expiry_timestamp: now + 367 * 86_400 } },
       { options: { access_limit: -1 } },
       { options: { access_limit: 'abc' } },
@@ -240,22 +239,23 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
       multipart([{ name: 'group', value: '{nope' }]),
     );
     expect(notJson.status).toBe(400);
+    // the contract lists only multipart/form-data for this call
     const notMultipart = await json('POST', '/v1/tracked-attachments/groups', { name: 'x' });
-    expect(notMultipart.status).toBe(400);
+    expect(notMultipart.status).toBe(415);
+    expect((await errorOf(notMultipart)).code).toBe('unsupported_media_type');
     await expectUnchanged(before);
     const unchanged = await (await fetch(`${base}/v1/tracked-attachments/groups/${id}`, { headers: headers() })).json();
     expect(unchanged.options).toEqual({ expiry_timestamp: null, access_limit: 0 });
   });
 
   it(
-    'refuses an expiry that is not in the future with the error envelope, and keeps an expired link renameable ' +
-      '(issue 19)',
+    'refuses an expiry that is not in the future (now, 30 s ago, a day ago) on create and on change with 422 ' +
+      'naming expiry_timestamp, takes one an hour ahead, and keeps an expired link renameable',
     async () => {
       const now = Math.floor(Date.now() / 1000);
       const { id } = await (await createGroup({ name: 'Soon' }, { name: 's.txt', body: Buffer.from('s') })).json();
       const before = await snapshot();
-      // past the 60 s allowed for clock skew between browser and server
-      for (const expiry of [now - 120, now - 86_400]) {
+      for (const expiry of [Math.floor(Date.now() / 1000), now - 30, now - 86_400]) {
         for (const res of [
           await createGroup(
             { name: 'Dead', options: { expiry_timestamp: expiry } },
@@ -263,17 +263,31 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
           ),
           await json('PATCH', `/v1/tracked-attachments/groups/${id}`, { options: { expiry_timestamp: expiry } }),
         ]) {
-          expect(res.status, String(expiry)).toBe(400);
+          expect(res.status, String(expiry)).toBe(422);
           expect(await res.json()).toEqual({
             error: {
-              code: 'validation_failed',
-              message: 'The expiry date must be in the future',
+              code: 'unprocessable',
+              message: 'The expiry date must be in the future (options.expiry_timestamp)',
               details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }],
             },
           });
         }
       }
       await expectUnchanged(before);
+
+      // an hour ahead is taken, on create and on change
+      const hourAhead = Math.floor(Date.now() / 1000) + 3600;
+      const made = await createGroup(
+        { name: 'Within the hour', options: { expiry_timestamp: hourAhead } },
+        { name: 'h.txt', body: Buffer.from('h') },
+      );
+      expect(made.status).toBe(201);
+      expect(await made.json()).toMatchObject({ state: 'live', options: { expiry_timestamp: hourAhead } });
+      const changed = await json('PATCH', `/v1/tracked-attachments/groups/${id}`, {
+        options: { expiry_timestamp: hourAhead },
+      });
+      expect(changed.status).toBe(200);
+      expect(await changed.json()).toMatchObject({ state: 'live', options: { expiry_timestamp: hourAhead } });
 
       // a link a week ahead is live, with its downloads counted from 0
       const weekAhead = now + 7 * 86_400;

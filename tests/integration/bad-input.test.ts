@@ -160,6 +160,18 @@ describe('POST /v1/auth/initiate-challenge with bad input', () => {
   });
 });
 
+describe('DELETE with a body over the limit', () => {
+  it('answers the documented 413 payload_too_large before the call runs', async () => {
+    const cookie = await app.signIn(account.email, account.password);
+    const res = await app.call('DELETE', '/v1/tracked-attachments/branding/logo', {
+      cookie,
+      raw: 'x'.repeat(LIMIT + 1),
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    await errorBody(res, 413, 'payload_too_large');
+  });
+});
+
 describe('unknown /v1 routes', () => {
   it.each([
     ['GET', '/v1/nothing-here'],

@@ -197,6 +197,22 @@ describe('the verification link', () => {
     domains = (await (await app.call('GET', '/v1/domains', { cookie })).json()).domains;
     expect(domains[0].domain_sending_verified).toBe('yes');
     expect(await confirmVerificationLink(app.ctx, link.id, link.token)).toEqual({ state: 'invalid' });
+
+    // asking for another verification mail of a verified domain is a documented 409, and mails nothing
+    const mails = async () =>
+      (
+        await app.ctx.db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
+    const before = await mails();
+    const again = await app.call('POST', `/v1/domains/${domains[0].domain_id}/verification`, { cookie, body: {} });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({
+      error: { code: 'conflict', message: 'confirm.example is already verified' },
+    });
+    expect(await mails()).toEqual(before);
   });
 
   it('refuses a link for another domain, a tampered token, and an expired one', async () => {

@@ -97,6 +97,14 @@ describe('GET /v1/openapi.json', () => {
     await expect(checker.check('GET', url, Response.json({}, { status: 418 }))).rejects.toThrow(
       /418 is not documented/,
     );
+    // a refusal at a documented status, but with a code the operation does not list for it
+    const refusal = (code: string, status: number) => Response.json({ error: { code, message: 'No' } }, { status });
+    await expect(checker.check('GET', url, refusal('not_found', 404))).resolves.toBeUndefined();
+    await expect(checker.check('GET', url, refusal('conflict', 404))).rejects.toThrow(
+      /error code conflict is not documented for 404/,
+    );
+    const verification = 'https://mail.example.test/v1/domains/7/verification';
+    await expect(checker.check('POST', verification, refusal('conflict', 409))).resolves.toBeUndefined();
   });
 
   it('agrees with the router: every /v1 route is documented, every operation is served', () => {

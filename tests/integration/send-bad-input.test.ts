@@ -401,3 +401,42 @@ describe('POST /v1/mail/batch bad input', () => {
     expect(await queued()).toEqual({ messages: before.messages + 2, transactions: before.transactions + 3 });
   });
 });
+
+describe('the send calls and a body in another media type', () => {
+  const sends = [
+    ['/v1/mail', good],
+    ['/v1/mail/batch', [good]],
+    ['/v1/emails', good],
+    ['/v1/emails/batch', [good]],
+  ] as const;
+  const asType = (path: string, body: unknown, type: string) =>
+    post(path, undefined, { raw: JSON.stringify(body), headers: { 'Content-Type': type } });
+
+  it.each(sends)('%s answers 415 for JSON sent as text/plain or as a form, and queues nothing', async (path, body) => {
+    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
+      const before = await queued();
+      const res = await asType(path, body, type);
+      expect(res.status, `${path} as ${type}`).toBe(415);
+      const answer = await res.json();
+      expect(answer.error).toEqual({
+        code: 'unsupported_media_type',
+        message: `This call takes a request body in application/json, not ${type.split(';')[0]}`,
+      });
+      // /v1/emails answers in Resend's shape too: its fields beside our error (resend-sdk.test.ts)
+      if (path.startsWith('/v1/emails'))
+        expect(answer).toEqual({
+          error: answer.error,
+          statusCode: 415,
+          name: 'validation_error',
+          message: answer.error.message,
+        });
+      else expect(Object.keys(answer)).toEqual(['error']);
+      expect(await queued()).toEqual(before);
+    }
+  });
+
+  it.each(sends)('%s queues JSON labelled application/json with a charset (the control)', async (path, body) => {
+    const res = await asType(path, body, 'application/json; charset=utf-8');
+    expect(res.status).toBeLessThan(300);
+  });
+});

@@ -412,6 +412,27 @@ describe('sending by template', () => {
     },
   );
 
+  it('refuses a draft with the documented 422 unprocessable, naming it, and queues nothing', async () => {
+    const draft = await made(me.cookie, { ...welcome, name: 'Not yet' });
+    expect(draft.status).toBe('draft');
+    const message = { from: 'hello@shop.example', to: 'nobody@customer.example' };
+    for (const [path, body] of [
+      ['/v1/mail', { ...message, template_id: draft.id }],
+      ['/v1/emails', { ...message, template: { id: draft.id } }],
+    ] as const) {
+      const res = await sendMail(me.apiKey, body, path);
+      expect(res.status, path).toBe(422);
+      const answer = await res.json();
+      expect(answer.error, path).toMatchObject({ code: 'unprocessable', message: expect.stringContaining('draft') });
+    }
+    const queued = await app.ctx.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('to_email', '=', 'nobody@customer.example')
+      .execute();
+    expect(queued).toEqual([]);
+  });
+
   it('by alias, with the request’s from, subject (rendered with the same variables) and reply-to', async () => {
     const res = await sendMail(me.apiKey, {
       from: 'Orders <orders@shop.example>',

@@ -314,6 +314,32 @@ describe('Online attachment editor: the name (issue 19)', () => {
     expect((groupSent(saves(calls)[0]!) as { name: string }).name).toBe('Dropped in');
   });
 
+  it.each([
+    ['Tab, to the field’s Save button', 'attachment-name-save', true],
+    ['a click on the Files tab', 'tab-files', false],
+    ['a click on nothing that takes focus', null, false],
+  ])(
+    'on the edit page, leaving the field by %s keeps the name and shows it as the heading',
+    async (_, to, backToEdit) => {
+      const calls = await renderEditor(7, {
+        [`GET ${BASE}/groups/7`]: () => json(group(7)),
+        [`PATCH ${BASE}/groups/7`]: (call) => json({ ...group(7), name: (groupSent(call) as { name: string }).name }),
+      });
+      await vi.waitFor(() => expect(byTestId('attachment-name').textContent).toBe('Price lists'));
+      const input = await typeName('Price lists 2028');
+      const relatedTarget = to === null ? null : byTestId(to);
+      await act(async () => void fireEvent.blur(input, { relatedTarget }));
+      expect(screen.queryByTestId('attachment-name-input')).toBeNull();
+      expect(screen.getByRole('heading', { name: 'Price lists 2028' })).toBe(byTestId('attachment-name'));
+      // the Save button Tab went to left with the form: the keyboard is on Edit, where the field was
+      if (backToEdit) expect(document.activeElement).toBe(byTestId('attachment-name-edit'));
+      else expect(document.activeElement).not.toBe(byTestId('attachment-name-edit'));
+      await click(byTestId('attachment-save'));
+      await until(() => saves(calls).length);
+      expect((groupSent(saves(calls)[0]!) as { name: string }).name).toBe('Price lists 2028');
+    },
+  );
+
   it('Escape cancels the edit and keeps the name it had', async () => {
     const calls = await renderEditor(null, {
       [`POST ${BASE}/groups`]: (call) =>

@@ -28,7 +28,10 @@ import type { AssetRow, GroupRow } from './attachments.repository.ts';
 import { inTransaction } from '../core/transaction.ts';
 
 export const BLOB_PREFIX = 'attachments/';
-/** Clocks of browser and server differ a little; an expiry this close to now still counts as "now". */
+/**
+ * Clocks of browser and server differ a little: the console's picker offers up to a year ahead by
+ * the browser's clock, so that bound is this much wider. An expiry in the past has no such leeway.
+ */
 const CLOCK_SKEW_SECONDS = 60;
 
 export interface AssetWire {
@@ -87,14 +90,18 @@ export function groupToWire(
 
 // ---- input (the shapes are the contract's: src/contract/templates.ts) ----------------------------
 
-/** docs/console-reports.md §5: the expiry lies between now and one year from now (0 or null: none). */
+/**
+ * docs/console-reports.md §5: the expiry lies after now and within one year from now (0 or null:
+ * none). One that is not in the future would make a link that is dead when made, so it is refused
+ * as a request that cannot be carried out (422), naming the field; the year is a range (400).
+ */
 function expiryOf(value: number | null | undefined, now: Date): Date | null {
   if (!value) return null;
   const nowSeconds = now.getTime() / 1000;
   const yearAhead = new Date(now);
   yearAhead.setUTCFullYear(yearAhead.getUTCFullYear() + 1);
-  if (value < nowSeconds - CLOCK_SKEW_SECONDS)
-    throw new DomainError('validation_failed', 'The expiry date must be in the future', {
+  if (value <= nowSeconds)
+    throw new DomainError('unprocessable', 'The expiry date must be in the future (options.expiry_timestamp)', {
       details: [{ path: 'options.expiry_timestamp', message: 'must be in the future' }],
     });
   if (value > yearAhead.getTime() / 1000 + CLOCK_SKEW_SECONDS)
@@ -104,8 +111,11 @@ function expiryOf(value: number | null | undefined, now: Date): Date | null {
   return new Date(value * 1000);
 }
 
-/** The `group` field's JSON, checked. */
-export function parseGroupInput(text: string | undefined): GroupInput {
+/**
+ * The `group` field's JSON of a new link, checked, its expiry too: the route calls it before it
+ * reads a file, so a link that would be refused stores nothing.
+ */
+export function parseGroupInput(text: string | undefined, now = new Date()): GroupInput {
   if (text === undefined || text.trim() === '') return {};
   let value: unknown;
   try {
@@ -113,7 +123,9 @@ export function parseGroupInput(text: string | undefined): GroupInput {
   } catch {
     throw new DomainError('invalid_json', 'The group field is not valid JSON');
   }
-  return check(groupInput, value);
+  const input = check(groupInput, value);
+  expiryOf(input.options?.expiry_timestamp, now);
+  return input;
 }
 
 export function checkGroupInput(value: unknown): GroupInput {

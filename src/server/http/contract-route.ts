@@ -1,12 +1,15 @@
 // Serves a contract operation (src/contract/*): the route is registered at the operation's path
 // and method, and its handler receives the path, query and JSON body already checked with the
 // operation's own schemas, through the same readers (jsonBody, check) and so with the same codes
-// and messages as before the contract. Middleware (session, CSRF, permission) runs first, so a
-// caller without the right to the call learns nothing about its input rules.
+// and messages as before the contract. A body in a media type the operation does not list is
+// refused here, for every operation alike, before anything reads it (415). Middleware (session,
+// CSRF, permission) runs first, so a caller without the right to the call learns nothing about its
+// input rules.
 import type { Context, Env, Hono, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import type { Operation } from '../../contract/common.ts';
 import { check } from '../core/check.ts';
+import { unsupportedMediaType } from './media-type.ts';
 import { jsonBody } from './validate.ts';
 
 type Out<T> = [Exclude<T, undefined>] extends [never]
@@ -37,6 +40,15 @@ export function contractRoutes<E extends Env>(app: Hono<E>, base: string) {
   ): void {
     if (!op.honoPath.startsWith(base)) throw new Error(`${op.honoPath} is not under ${base}`);
     const run: MiddlewareHandler<E> = async (c) => {
+      const refused = unsupportedMediaType(
+        {
+          contentType: c.req.header('content-type'),
+          contentLength: c.req.header('content-length'),
+          transferEncoding: c.req.header('transfer-encoding'),
+        },
+        op.mediaTypes,
+      );
+      if (refused) throw refused;
       const input = {
         params: op.params ? check(op.params, c.req.param()) : undefined,
         query: op.query && !op.checkedByHandler ? check(op.query, c.req.query()) : undefined,

@@ -46,6 +46,7 @@ function resendErrorName(err: DomainError, c: Context): string {
     case 'bad_request':
     case 'domain_not_verified':
     case 'payload_too_large':
+    case 'unsupported_media_type':
     case 'missing_variables':
     case 'unprocessable':
       return 'validation_error';
