@@ -333,6 +333,49 @@ describe('Transactions: machines’ opens and clicks', () => {
   });
 });
 
+describe('Transactions: why a message bounced', () => {
+  it('More Info names the cause of gone01’s bounce (the 550 5.1.1 its server answered)', async () => {
+    const { page } = tab;
+    await page.click('[data-testid=status-all]');
+    await tableSettled(page);
+    await page.fill('[data-testid=transaction-search]', addressOf('gone01'));
+    const row = `[data-testid=transaction-row][data-uuid="${traffic.uuid.gone01}"]`;
+    await page.waitForSelector(row);
+    await tableSettled(page);
+    for (const [size, name] of [
+      [VIEWPORTS.desktop, 'transactions-9-more-info-cause-1440'],
+      [VIEWPORTS.phone, 'transactions-10-more-info-cause-390'],
+    ] as const) {
+      await page.setViewportSize(size);
+      await page.click(`${row} [data-testid=more-info]`);
+      await page.waitForSelector('[data-testid=timeline]');
+      const events = await page.$$eval('[data-testid=timeline-event]', (items) =>
+        items.map((li) => ({
+          type: (li as HTMLElement).dataset.type,
+          title: li.querySelector('[data-testid=timeline-title]')?.textContent,
+          details: [...li.querySelectorAll('[data-testid=timeline-detail]')].map((d) => d.textContent),
+        })),
+      );
+      expect(
+        events.filter((e) => e.type === 'bounced'),
+        JSON.stringify(events),
+      ).toEqual([
+        expect.objectContaining({
+          title: 'Bounced (hard)',
+          details: expect.arrayContaining(['Cause: the address does not exist']),
+        }),
+      ]);
+      const bounced = page.locator('[data-testid=timeline-event][data-type=bounced]');
+      await bounced.scrollIntoViewIfNeeded();
+      await animationsDone(page);
+      await checkPage(page, name, ['[data-testid=timeline-event][data-type=bounced]']);
+      await page.click('[data-testid=info-close]');
+      await page.waitForSelector('[data-testid=transaction-info]', { state: 'detached' });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+});
+
 describe('Transactions: a customer with nothing sent', () => {
   it('shows both tables empty, each with a retry control', async () => {
     const empty = await openPage(browser, traffic.server.baseUrl);
