@@ -40,8 +40,10 @@ export default defineConfig({
           name: 'integration',
           include: ['tests/integration/**/*.test.ts'],
           globalSetup: ['tests/helpers/template-database.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          testTimeout: 90_000,
+          // bounds for a hang: a test or a file's setup (a server, a sink, seeded traffic) took over 30 and 60 s
+          // on PostgreSQL with CI's lanes on two loaded cores
+          hookTimeout: 240_000,
         },
       },
       {

@@ -18,7 +18,8 @@ beforeAll(async () => {
   app = await createTestApp();
   demo = await fillDemo(app.ctx, { transactions: TRANSACTIONS });
   cookie = await app.signIn(demo.email, demo.password);
-}, 120_000);
+  // a bound for a hang: filling the demo took over 120 s on PostgreSQL with CI's lanes on two loaded cores
+}, 600_000);
 
 afterAll(async () => {
   await app?.close();
