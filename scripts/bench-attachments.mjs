@@ -4,7 +4,7 @@
 // download) — against a bare node:http server streaming the same bytes to and from the same disk,
 // in one run (interleaved rounds, default 3, best of each); and the service's peak RSS growth over its idle RSS while
 // it moves the file.
-// Targets (issue 15): ≥ 0.7× the bare server both ways, peak RSS growth ≤ 64 MB.
+// Targets: ≥ 0.7× the bare server both ways, peak RSS growth ≤ 64 MB.
 // Runs the built service (`npm run build` first). Prints one JSON document; progress on stderr.
 import { spawn, execFile } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';

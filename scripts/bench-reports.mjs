@@ -9,7 +9,7 @@
 // the Hono app (app.request with a signed-in session cookie, no socket), the app bundled from the
 // current sources with esbuild. Prints one JSON document to stdout; progress goes to stderr.
 //
-// Group report pages (issue 13): POST v1/transaction-groups/reports for each report type and the
+// Group report pages: POST v1/transaction-groups/reports for each report type and the
 // spec's sort keys, the overview (POST and GET), the Links tab (POST and GET v1/links), all on the
 // largest group; and an export of that group (rows per second, peak RSS growth of the process)
 // for sizes up to 1 M. --layouts picks how the rows are spread: 20-groups (default, the Dashboard
@@ -283,7 +283,7 @@ function callsFor(now, sample) {
 }
 
 /**
- * The group report pages' calls (issue 13) on the largest group, with the range the console sends
+ * The group report pages' calls on the largest group, with the range the console sends
  * (docs/console-reports.md §7: start of the first day to the end of today, unix seconds).
  */
 function groupReportCalls(now, sample) {

@@ -17,7 +17,7 @@
 //               then p99 from the 2xx to the arrival at 50 % of that rate, matched by the
 //               transaction uuid in the VERP envelope sender.
 //   direct_mx   the same closed loop with no SMTP_RELAY_URL: delivery straight to the recipient
-//               domain's MX (issue 22), looked up through a DNS server run by this script
+//               domain's MX, looked up through a DNS server run by this script
 //               (DNS_SERVERS; MX sink.example → mx.sink.example → 127.0.0.1) and sent to the same sink
 //               on MX_PORT, against the relay path's closed loop of the same run (target ≥ 0.9×).
 //

@@ -1,4 +1,4 @@
-// `npm run bench:webhooks [-- --events N] [-- --messages N]` (issue 12): prints one JSON document.
+// `npm run bench:webhooks [-- --events N] [-- --messages N]`: prints one JSON document.
 //
 //   worker      events delivered per second by the webhook worker (claim, build the payload, sign,
 //               POST, record) to a local receiver, against the same receiver driven directly by a

@@ -1,4 +1,4 @@
-// `npm run test:faults [case…]`: the fault suite (issue 23). The built service, on the engine the
+// `npm run test:faults [case…]`: the fault suite. The built service, on the engine the
 // environment names (PGlite, or PostgreSQL with DATABASE_URL), is run through the faults an
 // operator meets, under load from API and SMTP submitters, and every case counts acknowledged,
 // delivered, lost and duplicated messages against a counting SMTP sink:

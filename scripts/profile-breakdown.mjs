@@ -1,4 +1,4 @@
-// Where the service's CPU time goes per message, from a V8 CPU profile of a load run (issue 24):
+// Where the service's CPU time goes per message, from a V8 CPU profile of a load run:
 //   node --cpu-prof --cpu-prof-dir=DIR dist/main.mjs      (run the load, stop the service with SIGTERM)
 //   node scripts/profile-breakdown.mjs DIR/CPU.*.cpuprofile [MESSAGES]
 // Prints JSON: busy CPU seconds, and per stage milliseconds per message (with MESSAGES) and share.

@@ -2,7 +2,7 @@
 // pane): a Preview Page link, the title Online Attachments, 'Expiry date: D MMMM YYYY' if set, and
 // the files with Download buttons, in the customer's branding. Download buttons here do nothing.
 // A link that expired or reached its download limit previews as the public page then shows it
-// (issue 19): the notice instead of Download buttons, still in the branding.
+//: the notice instead of Download buttons, still in the branding.
 import { DEAD_LINK_NOTICES, type LinkState } from '../lib/attachment-state.ts';
 import { formatLongDate } from '../lib/dates.ts';
 import { formatFileSize } from '../lib/file-size.ts';

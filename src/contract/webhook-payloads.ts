@@ -3,7 +3,7 @@
 import { z } from '@hono/zod-openapi';
 import { ANSWER_CATEGORIES, MACHINE_RULE_IDS, UNSUBSCRIBE_CHANNELS, type WebhookEventType } from './values.ts';
 
-// What happened on the wire with direct MX delivery (issue 22); null through SMTP_RELAY_URL
+// What happened on the wire with direct MX delivery; null through SMTP_RELAY_URL
 const WIRE_FIELDS = {
   mx_host: z.string().nullable().openapi({ description: 'The MX host that answered (direct delivery).' }),
   mx_address: z.string().nullable().openapi({ description: 'The IP address of that host.' }),

@@ -1,7 +1,7 @@
 // The Online Attachments list (docs/console-reports.md §2): search by name, the table (checkbox, Link with
 // 'Created on D MMMM YYYY', Files, Downloads, Expires), 8 rows a page, 'No links available', row
 // selection (the first row after load), the preview pane of the selected link and its delete
-// action. A link that expired or reached its limit says so (issue 19). The first page comes
+// action. A link that expired or reached its limit says so. The first page comes
 // rendered from the server (issue 19: the same rows with JavaScript off); the island takes it over.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';

@@ -10,7 +10,7 @@ import { formatCount } from '../lib/numbers.ts';
 /**
  * The Clicks report's Links tab (docs/console-reports.md §2, §3 "Link row"): Link, Subject, Total Clicks,
  * Unique Clicks — one row per link and subject, unique clicks counting the transactions that clicked it.
- * `first`: the first page, rendered on the server (issue 19); the island loads it itself when it is missing.
+ * `first`: the first page, rendered on the server; the island loads it itself when it is missing.
  */
 export default function ClicksLinksTable({
   groupUuid,

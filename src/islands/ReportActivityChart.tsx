@@ -9,7 +9,7 @@ import { useSeededStore } from '../lib/island-hooks.ts';
 /**
  * A report's 'Activity' line chart (docs/console-reports.md §2): the dailyStats series that fit the page,
  * one point per UTC day of the range. `first`: the series and its range from the call the server
- * made for the page's table (issue 19), so the chart draws without calling again.
+ * made for the page's table, so the chart draws without calling again.
  */
 export default function ReportActivityChart({
   groupUuid,

@@ -43,7 +43,7 @@ interface Props {
   groupUuid: string;
   type: ReportType;
   /**
-   * The first page and the range it covers, rendered on the server (issue 19) from the call that
+   * The first page and the range it covers, rendered on the server from the call that
    * also feeds the Activity chart; the island loads it itself when it is missing.
    */
   first?: { data: ReportTransactionWire[]; meta: PageMeta; range: DayRange } | null;

@@ -119,7 +119,7 @@ function TrashIcon() {
  * The Suppression List table (docs/console-reports.md §2): Email, Origin, Date, a checkbox per row, and a
  * delete icon that acts on the one checked row; the other checkboxes are disabled meanwhile (§4).
  * 'No data.' when the list (or the search) is empty (§8). `first`: the first page, rendered on
- * the server (issue 19); the island loads it itself when it is missing.
+ * the server; the island loads it itself when it is missing.
  */
 export default function SuppressionTable({ first = null }: { first?: { data: Suppression[]; meta: PageMeta } | null }) {
   const $list = useSeededStore(list, first && { status: 'loaded', data: first.data, meta: first.meta });

@@ -26,7 +26,7 @@ import {
   verifiedDomains,
 } from './stores/template-editor.ts';
 
-/** A field's inline message (issue 19), linked to its input by id. */
+/** A field's inline message, linked to its input by id. */
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
   return message ? (
     <p className="help is-danger" id={id} data-testid={id}>

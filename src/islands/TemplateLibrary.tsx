@@ -1,7 +1,7 @@
 // The Templates list (docs/console-reports.md §2 "Templates"): search, the selectable table (Name sortable,
 // Last Published), delete of the one checked row, and the preview panel with its edit and, for a
 // published template, 're-create' links. 'No templates found' when empty (§8). The server renders the
-// first page (issue 19); until the island has taken it over, that page is what it shows, so the
+// first page; until the island has taken it over, that page is what it shows, so the
 // browser's first render is the server's HTML (no React #418).
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';

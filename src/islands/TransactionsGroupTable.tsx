@@ -31,7 +31,7 @@ const COLUMNS = 3 + COUNTS.length;
  * The Groups tab's table (docs/console.md §2): group name with its created date ('DD MMMM YYYY'), last
  * send date ('-' if none), sent, failed, delivered, bounces, opens, link clicks, and a link to the
  * group's report; sortable headers, the pager, a retry control when it has no data (§8). `first`:
- * the first page, rendered on the server (issue 19); the island loads it itself when it is missing.
+ * the first page, rendered on the server; the island loads it itself when it is missing.
  */
 export default function TransactionsGroupTable({
   first = null,

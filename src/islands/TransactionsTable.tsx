@@ -25,7 +25,7 @@ const TransactionInfoModal = lazy(() => import('../components/TransactionInfoMod
 interface Props {
   /** Where the first, unfiltered page comes from: GET /v1/dashboard on the Dashboard (docs/console.md §7). */
   source: 'dashboard' | 'search';
-  /** The first page, rendered on the server (issue 19); the island loads it itself when it is missing. */
+  /** The first page, rendered on the server; the island loads it itself when it is missing. */
   first?: { data: TransactionWire[]; meta: PageMeta } | null;
 }
 

@@ -22,7 +22,7 @@ const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));
 /**
  * The Webhook Logs table (docs/console-reports.md §2): Date (sortable), URL, Event Triggered, Status and a
  * 'More info' button per row; 'You have no logged events' when there are none. The first page
- * comes rendered from the server (issue 19); the island takes it over for sorting and paging.
+ * comes rendered from the server; the island takes it over for sorting and paging.
  */
 export default function WebhookLogs({ initial }: { initial: { data: WebhookLog[]; meta: PageMeta } }) {
   const stored = useIslandStore(logs);

@@ -11,7 +11,7 @@ export interface ApiErrorBody {
 
 /**
  * Calls go to the site root whatever the page's address: 'v1/x' from /groups/ (or /domains/5)
- * would otherwise resolve to /groups/v1/x (issue 11). ofetch's baseURL '/' leaves a relative path
+ * would otherwise resolve to /groups/v1/x. ofetch's baseURL '/' leaves a relative path
  * as it is, so the path is made absolute here, before ofetch applies baseURL and query.
  */
 export function absolutePath(request: string): string {

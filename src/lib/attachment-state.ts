@@ -1,4 +1,4 @@
-// Whether a download link can still be used (issue 19): one rule for the public page (which refuses
+// Whether a download link can still be used: one rule for the public page (which refuses
 // a dead link with 410), the API (which sends the state with each link) and the console (which
 // shows it), so the list never calls live a link its recipients cannot use.
 import { formatLongDate } from './dates.ts';

@@ -1,4 +1,4 @@
-// The one date module of the console (issue 11), on dayjs: every date shown and every date sent.
+// The one date module of the console, on dayjs: every date shown and every date sent.
 // Formats: 'MMMM D, YYYY' and 'MMMM D, YYYY HH:mm' in the console (docs/console.md §9), 'D MMM YYYY - HH:mm'
 // in reports (docs/console-reports.md §9), 'D MMMM YYYY' for created dates and attachments, 'YYYY-MM-DD' and unix
 // seconds on the wire. Every moment is shown in UTC, the zone the API counts days in (the rollups

@@ -1,4 +1,4 @@
-// The first page of a console list, rendered on the server (issue 19): a page with JavaScript off
+// The first page of a console list, rendered on the server: a page with JavaScript off
 // shows the rows the island would load, and the island starts from them instead of a 'Loading…'
 // row. Through the page bridge, so the rows come from the same check and service call as the API.
 import type { AnswerOf } from '../contract/client.ts';

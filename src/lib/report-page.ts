@@ -26,7 +26,7 @@ export async function reportGroupOf(locals: App.Locals, hash: string | undefined
   return locals.bridge.reportGroup(customerId, hash);
 }
 
-/** A report page's first answer, rendered on the server (issue 19): the table's first page and the Activity series. */
+/** A report page's first answer, rendered on the server: the table's first page and the Activity series. */
 export interface FirstReport {
   table: { data: ReportTransactionWire[]; meta: PageMeta; range: DayRange };
   activity: { days: ReportDayWire[]; range: DayRange };

@@ -88,7 +88,7 @@ export function previewDocument(renderedHtml: string): string {
   );
 }
 
-/** The fields Publish needs, each with its inline message (issue 19). */
+/** The fields Publish needs, each with its inline message. */
 export type PublishField = 'name' | 'from_email' | 'subject' | 'content_html' | 'content_text';
 export type FieldErrors = Partial<Record<PublishField, string>>;
 

@@ -92,7 +92,7 @@ function causeLine(d: TransactionEventWire['data'], details: string[]): void {
   if (d.category) details.push(`Cause: ${CAUSES[d.category]}`);
 }
 
-/** 'mx2.example.com (192.0.2.3) over TLS 1.3' — where a message went and how (issue 22). */
+/** 'mx2.example.com (192.0.2.3) over TLS 1.3' — where a message went and how. */
 export function wireText(d: TransactionEventWire['data']): string | null {
   if (!d.mx_host) return null;
   const at = d.mx_address ? `${d.mx_host} (${d.mx_address})` : d.mx_host;
@@ -176,7 +176,7 @@ export function eventView(event: TransactionEventWire): {
       if (d.user_agent) details.push(`Reported by ${d.user_agent}`);
       break;
     case 'download':
-      // an online attachment's file, through the recipient's link (issue 15)
+      // an online attachment's file, through the recipient's link
       if (d.file) details.push(d.link ? `${d.file} from ${d.link}` : d.file);
       break;
   }

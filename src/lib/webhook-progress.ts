@@ -1,4 +1,4 @@
-// How the console names a logged webhook request's progress (issue 19): the Webhook Logs table and
+// How the console names a logged webhook request's progress: the Webhook Logs table and
 // its More info modal say the same. A replayed request reads 'Replayed, queued' until its new
 // attempt is recorded; only a request whose last try failed reads 'Retrying'.
 import type { LogProgress } from './wire.ts';

@@ -393,7 +393,7 @@ export async function main(
     throw err;
   }
   if (SHOWS_ADDRESSES.includes(command)) {
-    // the usual cause of wrong addresses: the CLI run without the service's environment (issue 11)
+    // the usual cause of wrong addresses: the CLI run without the service's environment
     const cli = {
       publicUrl: config.publicUrl,
       publicUrlSet: Boolean(process.env.PUBLIC_URL),

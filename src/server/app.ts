@@ -76,7 +76,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/v1', attachmentRoutes(ctx));
   app.route('/v1', templateRoutes(ctx));
 
-  // a path some route serves with other methods is a 405 naming them (issue 11), otherwise a 404
+  // a path some route serves with other methods is a 405 naming them, otherwise a 404
   app.notFound(apiNotFound(apiMethodsFinder(app)));
   app.onError(apiErrorHandler(ctx));
 

@@ -31,7 +31,7 @@ import { createServer as createPlainServer } from 'node:http';
 import pino, { type Logger } from 'pino';
 
 /**
- * Started while PostgreSQL does not answer (issue 23): tries again with backoff (1 s, 2 s, 4 s, …
+ * Started while PostgreSQL does not answer: tries again with backoff (1 s, 2 s, 4 s, …
  * at most 10 s apart, each attempt logged) for DATABASE_WAIT_SECONDS, while a stand-in on the HTTP
  * port answers /healthz 200 and everything else 503 (so /readyz says "not yet").
  */
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
     });
     server.keepAliveTimeout = 65_000;
     // attachment uploads take as long as they take (docs/console-reports.md §7: no timeout); headersTimeout
-    // bounds slow headers, and connections that never send any (issue 23)
+    // bounds slow headers, and connections that never send any
     server.requestTimeout = 0;
     server.headersTimeout = config.httpHeadersTimeoutSeconds * 1000;
     await new Promise<void>((resolve, reject) => {

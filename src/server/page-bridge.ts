@@ -65,7 +65,7 @@ export interface PageBridge extends SubscriptionBridge {
   /** The Templates list's first page as the island's first call asks for it (issue 19: rendered on the server). */
   templatesFirstPage(customerId: number): Promise<TemplatePage>;
   /**
-   * The first pages of the console's lists, rendered on the server (issue 19): each the answer of the API
+   * The first pages of the console's lists, rendered on the server: each the answer of the API
    * call its island makes, to the body the island would send, through the same contract schema
    * (src/contract/*), check and service function as the route, so the server's rows are the rows the island would load.
    */

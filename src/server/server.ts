@@ -43,7 +43,7 @@ export interface HttpServerOptions {
 const API_PREFIXES = ['/v1/', '/t/'];
 const API_EXACT = new Set(['/v1', '/healthz', '/readyz', '/metrics']);
 const ONE_CLICK_PATH = /^\/header-unsubscribe\/[^/?#]+(\?|$)/;
-// online attachments' public pages (issue 15): downloads are cross-site form POSTs, served by the API
+// online attachments' public pages: downloads are cross-site form POSTs, served by the API
 const ATTACHMENT_PATH = /^\/a\/[^/?#]+(\/|\?|$)/;
 
 /** Which part of the service answers a path; used for routing and for metric labels. */

@@ -116,7 +116,7 @@ describe('admin CLI', () => {
   );
 });
 
-describe('admin CLI with the service environment of another host and ports (issue 11)', () => {
+describe('admin CLI with the service environment of another host and ports', () => {
   let other: RunningServer;
   beforeAll(async () => {
     other = await prepareServer({ PUBLIC_URL: 'https://mail.example.test', SMTP_PUBLIC_HOST: 'smtp.example.test' });
@@ -176,7 +176,7 @@ describe('admin CLI with the service environment of another host and ports (issu
   }, 180_000);
 });
 
-describe("admin CLI run with exactly the service's environment, PUBLIC_URL unset on both (issue 19)", () => {
+describe("admin CLI run with exactly the service's environment, PUBLIC_URL unset on both", () => {
   let plain: RunningServer;
   beforeAll(async () => {
     plain = await prepareServer({ PUBLIC_URL: '' });

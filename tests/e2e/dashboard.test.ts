@@ -75,7 +75,7 @@ function recordSearches(page: Page): { body: Record<string, unknown>; at: number
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${traffic.server.baseUrl}/`);
   await hydratedInView(page, '[data-testid=transaction-table]');
-  // the search above the table: with its first page rendered on the server (issue 19) the table is
+  // the search above the table: with its first page rendered on the server the table is
   // tall, and scrolling it into view may leave the search above the fold, not yet hydrated
   await hydratedInView(page, '[data-testid=transaction-search]');
   await settled(page);

@@ -1,4 +1,4 @@
-// What happened on the wire, in the console (issue 22): the built service delivers straight to the
+// What happened on the wire, in the console: the built service delivers straight to the
 // recipient's MX (no SMTP_RELAY_URL), found through a DNS server started here; the first MX refuses,
 // the second takes the message over STARTTLS. More Info's timeline then reads "Delivered to
 // mx2.wire.test (127.0.0.3) over TLS 1.x" with the host tried before it, at desktop and phone widths.

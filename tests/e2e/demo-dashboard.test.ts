@@ -1,4 +1,4 @@
-// The Dashboard and Transactions pages in Chromium with `npm run demo`'s account (issue 6): the
+// The Dashboard and Transactions pages in Chromium with `npm run demo`'s account: the
 // built admin CLI fills 30 days of history into the data the built service then serves, and the
 // pages must show what the API answers for it — the chart and breakdown drawn, the quota tooltip,
 // exact totals, paging to the last page, a sort, a search, More Info with and without the demo's
@@ -90,7 +90,7 @@ function recordSearches(page: Page): Record<string, unknown>[] {
 async function openDashboard(page: Page): Promise<void> {
   await page.goto(`${server.baseUrl}/`);
   await hydratedInView(page, '[data-testid=transaction-table]');
-  // the search above the table: with its first page rendered on the server (issue 19) the table is
+  // the search above the table: with its first page rendered on the server the table is
   // tall, and scrolling it into view may leave the search above the fold, not yet hydrated
   await hydratedInView(page, '[data-testid=transaction-search]');
   await settled(page);

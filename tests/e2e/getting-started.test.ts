@@ -1,4 +1,4 @@
-// A brand-new customer from sign-in to a first verified send (issue 4), in Chromium against the
+// A brand-new customer from sign-in to a first verified send, in Chromium against the
 // built service, with a local SMTP sink as the far side of delivery: getting started → an invalid
 // domain → add a domain → open the verification mail from the sink → confirm → green check → copy
 // the credentials → send with them over the API and SMTP → both arrive DKIM-signed → the home page

@@ -114,7 +114,7 @@ async function openReport(page: Page, report: Report, hash = ''): Promise<void> 
   else {
     // the table hydrates when it comes into view (client:visible: below the fold it costs no script at load)
     await visibleIsland(page, 'report-table');
-    // the search above it: the table's first page is rendered on the server (issue 19), so
+    // the search above it: the table's first page is rendered on the server, so
     // scrolling the whole table into view may leave the search above the fold
     if (report !== 'overview') await visibleIsland(page, 'report-search');
     await settled(page);
@@ -142,7 +142,7 @@ const EXPORT_CONTROLS = ['[data-testid=page-title]', '[data-testid=export-state]
 /**
  * The body of a report page's first report call: the default range (the last 29 days through
  * today, start of day to end of day in unix seconds) and query. The page makes it on the server
- * (issue 19) and renders its answer, so the browser never sends it.
+ * and renders its answer, so the browser never sends it.
  */
 function firstBody(report: Report): Record<string, unknown> {
   const now = new Date();
@@ -273,7 +273,7 @@ describe('group report pages', () => {
       await expect(page.textContent('[data-testid=group-name]')).resolves.toBe('Orders');
       await expect(page.$$eval('[data-testid=activity-chart] .line-graph-path', (p) => p.length)).resolves.toBe(6);
 
-      // the first report call was made on the server (issue 19); the overview stats, in the browser,
+      // the first report call was made on the server; the overview stats, in the browser,
       // cover the same range: the last 29 days through today, start of day to end of day in unix seconds
       expect(reports).toEqual([]);
       const body = firstBody('overview');
@@ -347,7 +347,7 @@ describe('group report pages', () => {
     await openReport(page, 'sent');
     await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Transaction Group: Sent');
     await expect(page.$$eval('[data-testid=activity-chart] .line-graph-path', (p) => p.length)).resolves.toBe(2);
-    expect(reports).toEqual([]); // the first page came with the page (issue 19)
+    expect(reports).toEqual([]); // the first page came with the page
     const { body: first } = await api<ReportAnswer>(page, 'POST', '/v1/transaction-groups/reports', firstBody('sent'));
     expect(await shownUuids(page)).toEqual(first.transactions.data.map((r) => r.trans_uuid));
     expect(first.transactions.meta.total).toBeGreaterThan(20);
@@ -471,7 +471,7 @@ describe('group report pages', () => {
     await expect(page.isVisible('[data-testid=recipients-panel]')).resolves.toBe(false);
     await visibleIsland(page, 'link-table');
     await settled(page, 'link-table');
-    expect(links).toEqual([]); // the first page came with the page (issue 19)
+    expect(links).toEqual([]); // the first page came with the page
     const firstLinks = {
       report_type: 'clicks',
       group_uuid: group.group_uuid,

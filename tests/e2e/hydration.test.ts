@@ -36,7 +36,7 @@ let traffic: ReportTraffic;
 let browser: Browser;
 let domainId: number;
 let receiver: WebhookReceiver;
-/** The sender's online attachment links (issue 15): one to edit and open, one expired, one downloaded to its limit. */
+/** The sender's online attachment links: one to edit and open, one expired, one downloaded to its limit. */
 let attachmentId = 0;
 const publicPaths = { normal: '', expired: '', exhausted: '' };
 
@@ -49,7 +49,7 @@ const FORMATS = [formatDate, formatDateTime, formatMoment, formatReportDate, for
 beforeAll(async () => {
   dns = await startDnsServer();
   receiver = await startWebhookReceiver();
-  // the webhook's test event goes to the local receiver (issue 12), on a loopback address
+  // the webhook's test event goes to the local receiver, on a loopback address
   traffic = await startReportTraffic({ DNS_SERVERS: dns.address, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
   browser = await launchBrowser();
   // the domain's page shows when its records were last checked: check them once (nothing published)

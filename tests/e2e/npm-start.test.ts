@@ -1,4 +1,4 @@
-// `npm start` as a user runs it (issue 19): npm runs scripts/start.mjs through `sh -c`, and the
+// `npm start` as a user runs it: npm runs scripts/start.mjs through `sh -c`, and the
 // service must stop with npm whatever signal npm gets (SIGTERM from a supervisor, SIGINT, SIGHUP
 // when the terminal closes): no service process left behind, the port free for the next start.
 import { type ChildProcess, spawn } from 'node:child_process';

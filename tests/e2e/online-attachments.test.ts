@@ -409,7 +409,7 @@ describe('online attachments', () => {
     await visitor.context.close();
   });
 
-  it('shows the used-up link as such in the list and its preview (issue 19)', async () => {
+  it('shows the used-up link as such in the list and its preview', async () => {
     const { page } = tab;
     await page.goto(`${server.baseUrl}/online-attachments`);
     await hydrated(page, '[data-testid=attachment-table]');
@@ -456,7 +456,7 @@ describe('online attachments', () => {
   });
 });
 
-describe('online attachments: expiry, link states and the list without JavaScript (issue 19)', () => {
+describe('online attachments: expiry, link states and the list without JavaScript', () => {
   const WEEK = 7 * 86_400;
   /** Creates a link through the API from the signed-in page (one small file). */
   const createLink = (name: string, options: Record<string, number>) =>

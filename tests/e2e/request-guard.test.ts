@@ -147,7 +147,7 @@ describe('islands from any page address (Chromium)', () => {
     await page.goto(`${server.baseUrl}/groups/?from=slash`);
     expect(location(page)).toBe('/groups?from=slash');
     await page.waitForSelector('astro-island:not([ssr]) [data-testid=group-table]');
-    // both tables' first pages come rendered from the server (issue 19), so the island's first call
+    // both tables' first pages come rendered from the server, so the island's first call
     // is a sort; recorded from here, so no call of the page signed in on counts
     const calls = apiCalls(page);
     await Promise.all([

@@ -1,4 +1,4 @@
-// Every existing page at desktop, tablet and phone size (issue 11): no sideways scrolling of the
+// Every existing page at desktop, tablet and phone size: no sideways scrolling of the
 // document, the page's main controls shown, no serious or critical axe-core violation, and a
 // screenshot test-results/a11y-<page>-<viewport>.png to look at; then the off-canvas menu behind the
 // burger (mouse, keyboard, Escape, a link) and the desktop side menu's collapse toggle. Data comes
@@ -49,7 +49,7 @@ let demoDomainId = 0;
 let transactionUuid = '';
 let verifyLink = '';
 /**
- * The demo's online attachment links (issue 15): one to list, edit and open, one expired, one downloaded to its limit.
+ * The demo's online attachment links: one to list, edit and open, one expired, one downloaded to its limit.
  */
 let attachmentId = 0;
 const publicLinks = { normal: '', expired: '', exhausted: '' };
@@ -105,7 +105,7 @@ function api<T>(page: Page, method: 'GET' | 'POST', path: string, body?: unknown
 beforeAll(async () => {
   sink = await startSmtpSink();
   receiver = await startWebhookReceiver();
-  // the webhook's test event goes to the local receiver (issue 12), which is on a loopback address
+  // the webhook's test event goes to the local receiver, which is on a loopback address
   server = await prepareServer({
     SMTP_RELAY_URL: sink.url,
     SYSTEM_FROM: 'Transact <no-reply@transact.test>',
@@ -260,7 +260,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
         '[data-testid=transaction-table] table',
         '[data-testid=more-info]',
       ]);
-      // a count axis counts in whole numbers (issue 11)
+      // a count axis counts in whole numbers
       const ticks = await page.$$eval('[data-testid=overview-chart] .y.axis text', (texts) =>
         texts.map((t) => t.textContent ?? ''),
       );
@@ -650,7 +650,7 @@ describe('the side menu at 1440×900', () => {
     expect(await menuShown(page)).toBe(true);
     expect(await page.locator('[data-testid=top-nav]').isVisible()).toBe(true);
     expect(await page.locator('[data-testid=drawer-nav]').isVisible()).toBe(false);
-    // 'Transactional Groups Reports' is not cut (issue 11)
+    // 'Transactional Groups Reports' is not cut
     const label = page.locator('[data-menu=groups] .menu-label');
     expect(await label.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
     expect(await label.textContent()).toBe('Transactional Groups Reports');

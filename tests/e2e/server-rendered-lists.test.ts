@@ -1,4 +1,4 @@
-// The console's lists read right before any script runs (issue 19): the Suppression List, the
+// The console's lists read right before any script runs: the Suppression List, the
 // Dashboard's latest transactions, the Groups and Recipients tabs of /groups and the group report
 // tables (Links included) render their first page, or their empty state, on the server. Each page
 // loads in Chromium with JavaScript off and on: the same rows both ways, no list call made again by
@@ -271,7 +271,7 @@ const WIDTHS = [
   ['390', VIEWPORTS.phone],
 ] as const;
 
-describe('layout (issue 19)', () => {
+describe('layout', () => {
   for (const [size, viewport] of [
     ['1440', VIEWPORTS.desktop],
     ['390', VIEWPORTS.phone],

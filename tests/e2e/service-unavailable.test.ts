@@ -1,4 +1,4 @@
-// The page every console address answers while the database is unreachable (issue 23). The fault
+// The page every console address answers while the database is unreachable. The fault
 // suite (scripts/faults.mjs, case postgres) sees the service answer it during a real PostgreSQL
 // stop; here Chromium checks the page itself at the three widths: readable, axe clean, and the
 // answer's status and headers.

@@ -130,7 +130,7 @@ async function openBlankEditor() {
   await hydrated(tab.page, '[data-testid=template-editor]');
 }
 
-describe('Publish needs a name, a from address and a subject (issue 19)', () => {
+describe('Publish needs a name, a from address and a subject', () => {
   it('publishing an empty template is refused at each field; nothing is published', async () => {
     await openBlankEditor();
     await tab.page.fill('[data-testid=field-name]', '');
@@ -173,7 +173,7 @@ describe('Publish needs a name, a from address and a subject (issue 19)', () => 
   });
 });
 
-describe('drafts that do not compile (issue 19)', () => {
+describe('drafts that do not compile', () => {
   it('Save keeps the draft; the whole error is shown beside the editor and its line is marked', async () => {
     await openBlankEditor();
     await tab.page.waitForSelector('[data-testid=code-editor][data-ready=yes]');
@@ -209,7 +209,7 @@ describe('drafts that do not compile (issue 19)', () => {
   });
 });
 
-describe('the HTML field before CodeMirror (issue 19)', () => {
+describe('the HTML field before CodeMirror', () => {
   it('is a plain textarea, usable at once; CodeMirror, loaded after the first paint, takes over its text', async () => {
     // hold CodeMirror's chunks until the textarea has been used
     let release!: () => void;
@@ -246,7 +246,7 @@ describe('the HTML field before CodeMirror (issue 19)', () => {
   });
 });
 
-describe('the from domain (issue 19)', () => {
+describe('the from domain', () => {
   it(`shows '${DOMAIN}' whole at 1440, 768 and 390`, async () => {
     await openBlankEditor();
     await tab.page.fill('[data-testid=from-local]', 'hello');
@@ -280,7 +280,7 @@ describe('the from domain (issue 19)', () => {
   }, 120_000);
 });
 
-describe('the Templates list rendered on the server (issue 19)', () => {
+describe('the Templates list rendered on the server', () => {
   it('shows the same first page with JavaScript off and on, without a hydration error', async () => {
     // 12 templates: the first page holds 10 of them, sorted by description, DESC
     for (let i = 0; i < 11; i++) {

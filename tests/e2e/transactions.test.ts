@@ -79,7 +79,7 @@ async function openGroups(page: Page, fragment = ''): Promise<void> {
   await tableSettled(page);
 }
 
-/** 'DD MMMM YYYY' of today in UTC, the zone the console shows dates in (issue 11). */
+/** 'DD MMMM YYYY' of today in UTC, the zone the console shows dates in. */
 function groupDate(): string {
   return formatGroupDate(Date.now() / 1000);
 }

@@ -92,7 +92,7 @@ async function openModal(page: Page): Promise<void> {
   await page.waitForSelector('[data-testid=webhook-modal]');
 }
 
-/** checkPage at 768 and 390 px: the whole page, the console shell included (issue 11). */
+/** checkPage at 768 and 390 px: the whole page, the console shell included. */
 async function checkNarrow(page: Page, name: string): Promise<void> {
   // under 1024 px the side menu slides off-canvas: the screenshot waits until it is gone
   await page.setViewportSize(VIEWPORTS.tablet);

@@ -1,4 +1,4 @@
-// The far side of direct MX delivery in tests (issue 22): SMTP servers on loopback addresses
+// The far side of direct MX delivery in tests: SMTP servers on loopback addresses
 // (127.0.0.2, 127.0.0.3, …) on one MX port, each with a switchable behaviour (accept, 421 at the
 // greeting, a chosen reply to chosen recipients), STARTTLS or not, with a certificate from a test
 // CA; and an HTTPS server with a certificate from the same CA serving MTA-STS policies by Host name.

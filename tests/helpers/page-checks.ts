@@ -1,4 +1,4 @@
-// The checks every page gets in Chromium (issue 11): axe-core for WCAG 2.1 AA (no serious or
+// The checks every page gets in Chromium: axe-core for WCAG 2.1 AA (no serious or
 // critical violation) and a layout that fits the viewport (no sideways scrolling of the document).
 // One line per page in a test: `await checkPage(page, 'dashboard-390', ['[data-testid=page-title]'])`.
 import axe from 'axe-core';

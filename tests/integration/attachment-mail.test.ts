@@ -1,4 +1,4 @@
-// Online attachments in mail (issue 15): POST /v1/mail with online_attachment_id and SMTP with
+// Online attachments in mail: POST /v1/mail with online_attachment_id and SMTP with
 // X-Transact-Attachments (removed before delivery) are delivered through the worker to a local sink
 // with a branded block holding a per-recipient link, DKIM intact; downloading through that link
 // records a `download` event on the recipient's transaction (the More Info timeline's source) and

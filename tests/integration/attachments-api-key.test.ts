@@ -1,4 +1,4 @@
-// The tracked-attachment calls with the account's API key (issue 20): an application makes a
+// The tracked-attachment calls with the account's API key: an application makes a
 // download link with its file by Bearer or Basic key, lists and reads it, and mails it with
 // online_attachment_id; a wrong key is 401 even beside a session, another account's link 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

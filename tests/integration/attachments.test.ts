@@ -620,7 +620,7 @@ describe.each(['local', 's3'] as const)('online attachments on %s storage', (bac
       const page = await fetch(`${base}${pageOf(group.preview_link)}`);
       expect(page.status).toBe(410);
       expect(await page.text()).not.toContain('f.txt');
-      // the console's calls say the link is used up (issue 19)
+      // the console's calls say the link is used up
       const read = await (
         await fetch(`${base}/v1/tracked-attachments/groups/${group.id}`, { headers: headers() })
       ).json();

@@ -1,4 +1,4 @@
-// Direct delivery to MX hosts (issue 22), through the real pipeline: a DNS server started here
+// Direct delivery to MX hosts, through the real pipeline: a DNS server started here
 // serves MX, A and TXT records; MX hosts are SMTP servers on 127.0.0.2, 127.0.0.3, … on MX_PORT; an
 // HTTPS server with a test CA serves MTA-STS policies. Every case goes through the API and the
 // delivery worker, and reads the outcome back from the timeline, the database and the hosts.

@@ -118,7 +118,7 @@ onPglite('the sweep of the data files at start', () => {
   });
 });
 
-onPglite('PGlite memory (issue 24)', () => {
+onPglite('PGlite memory', () => {
   it("opens with PGLITE_SHARED_BUFFERS (16MB by default) instead of initdb's 128MB", async () => {
     const { loadConfig } = await import('../../src/server/core/config.ts');
     const { openDatabase } = await import('../../src/server/db/database.ts');

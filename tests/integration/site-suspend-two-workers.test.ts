@@ -1,5 +1,5 @@
 // `admin queue suspend` and `queue resume` across two `--roles worker` processes of the built
-// service on one PostgreSQL database (issue 22): direct MX delivery through a DNS server started
+// service on one PostgreSQL database: direct MX delivery through a DNS server started
 // here to an SMTP server on 127.0.0.12; while the site is suspended neither process connects to it
 // and its messages wait without spending retries; once resumed, every message arrives once.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// One suite for both storage backends (issue 15): the local directory and S3-compatible storage
+// One suite for both storage backends: the local directory and S3-compatible storage
 // (against s3rver started here). Streaming put with a byte limit that leaves nothing behind,
 // ranged get, stat, delete and list.
 import { mkdtempSync, rmSync } from 'node:fs';

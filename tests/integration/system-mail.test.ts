@@ -1,4 +1,4 @@
-// System mail (issue 11): the domain-verification mail goes through the normal queue as the hidden
+// System mail: the domain-verification mail goes through the normal queue as the hidden
 // system customer, and must reach the postmaster as plain service mail — no List-Unsubscribe, no open
 // pixel, no rewritten links — and never be refused because that address is suppressed, whether by
 // the customer's own list or by an unsubscribe from an earlier verification mail.

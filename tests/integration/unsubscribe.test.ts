@@ -1,4 +1,4 @@
-// Unsubscribe and resubscribe end to end (issue 5): mail sent through the API and over SMTP is
+// Unsubscribe and resubscribe end to end: mail sent through the API and over SMTP is
 // delivered by the worker to a local sink carrying DKIM-signed List-Unsubscribe headers; then the
 // recipient leaves by a one-click POST (through the real HTTP server's dispatch, no cookie, no or
 // a foreign Origin), by the mailto address (through the bounce receiver), or by the page's call,

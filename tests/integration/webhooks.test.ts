@@ -1,4 +1,4 @@
-// Webhooks end to end (issue 12): saving (with every bad input refused and nothing saved), the
+// Webhooks end to end: saving (with every bad input refused and nothing saved), the
 // outbox written with the events of every recording path, signed deliveries to a real local HTTP
 // receiver for both field sets and all five verbs, one `delayed` per deferred message, the retry
 // schedule walked with an injected clock, 410 Gone, Retry-After, redirects, a rolled-back event, the

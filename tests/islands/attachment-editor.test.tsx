@@ -105,43 +105,40 @@ afterEach(() => {
 });
 
 describe('Online attachment editor: toggles (§4 Toggles)', () => {
-  it(
-    'proposes an expiry a week ahead when switched on ' + '(issue 19) and clears it to null when switched off',
-    async () => {
-      const now = Date.UTC(2026, 10, 23, 17, 4, 31);
-      const calls = await renderEditor(null, {
-        [`POST ${BASE}/groups`]: (call) =>
-          json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201),
-      });
-      await click(byTestId('tab-settings'));
-      const expiry = byTestId<HTMLInputElement>('expiry-toggle');
-      expect(expiry.checked).toBe(false);
-      expect(screen.queryByTestId('attachment-expiry')).toBeNull();
+  it('proposes an expiry a week ahead when switched on ' + ' and clears it to null when switched off', async () => {
+    const now = Date.UTC(2026, 10, 23, 17, 4, 31);
+    const calls = await renderEditor(null, {
+      [`POST ${BASE}/groups`]: (call) =>
+        json(group(42, (groupSent(call) as { options: ReturnType<typeof group>['options'] }).options), 201),
+    });
+    await click(byTestId('tab-settings'));
+    const expiry = byTestId<HTMLInputElement>('expiry-toggle');
+    expect(expiry.checked).toBe(false);
+    expect(screen.queryByTestId('attachment-expiry')).toBeNull();
 
-      vi.useFakeTimers({ toFake: ['Date'] });
-      vi.setSystemTime(now);
-      await click(expiry);
-      expect(expiry.checked).toBe(true);
-      expect(byTestId('attachment-expiry')).toBeTruthy();
-      const { draft } = await import('../../src/islands/stores/attachments.ts');
-      const weekAhead = Math.floor(now / 1000) + 7 * 86_400;
-      expect(draft.get().expiry).toBe(weekAhead);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(now);
+    await click(expiry);
+    expect(expiry.checked).toBe(true);
+    expect(byTestId('attachment-expiry')).toBeTruthy();
+    const { draft } = await import('../../src/islands/stores/attachments.ts');
+    const weekAhead = Math.floor(now / 1000) + 7 * 86_400;
+    expect(draft.get().expiry).toBe(weekAhead);
 
-      await click(byTestId('attachment-save'));
-      await until(() => saves(calls).length);
-      expect(groupSent(saves(calls)[0]!)).toEqual({
-        name: 'Untitled',
-        options: { expiry_timestamp: weekAhead, access_limit: 0 },
-      });
-      await until(() => byTestId('attachment-editor').getAttribute('aria-busy') === 'false'); // saved
-      expect(expiry.checked).toBe(true);
+    await click(byTestId('attachment-save'));
+    await until(() => saves(calls).length);
+    expect(groupSent(saves(calls)[0]!)).toEqual({
+      name: 'Untitled',
+      options: { expiry_timestamp: weekAhead, access_limit: 0 },
+    });
+    await until(() => byTestId('attachment-editor').getAttribute('aria-busy') === 'false'); // saved
+    expect(expiry.checked).toBe(true);
 
-      await click(expiry);
-      expect(expiry.checked).toBe(false);
-      expect(screen.queryByTestId('attachment-expiry')).toBeNull();
-      expect(draft.get().expiry).toBeNull();
-    },
-  );
+    await click(expiry);
+    expect(expiry.checked).toBe(false);
+    expect(screen.queryByTestId('attachment-expiry')).toBeNull();
+    expect(draft.get().expiry).toBeNull();
+  });
 
   it('refuses at the field an expiry that is no longer in the future, and sends nothing', async () => {
     const now = Date.UTC(2026, 10, 23, 17, 4, 31);
@@ -267,7 +264,7 @@ describe('Online attachment editor: saving (§4 Save flows, §8)', () => {
   });
 });
 
-describe('Online attachment editor: the name (issue 19)', () => {
+describe('Online attachment editor: the name', () => {
   const typeName = async (text: string) => {
     await click(byTestId('attachment-name-edit'));
     const input = byTestId<HTMLInputElement>('attachment-name-input');

@@ -1,4 +1,4 @@
-// The Online Attachments list island (issue 19): it shows the first page the server rendered (its
+// The Online Attachments list island: it shows the first page the server rendered (its
 // first row selected, the branding it was given) without asking for it again, says what a link
 // that cannot be used any more is ('Download limit reached', 'Expired on …', downloads left), and
 // previews such a link as its recipients see it; a search then goes through the API.

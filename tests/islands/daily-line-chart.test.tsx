@@ -1,4 +1,4 @@
-// The daily line chart shared by the Dashboard's overview and the reports' Activity (issue 13):
+// The daily line chart shared by the Dashboard's overview and the reports' Activity:
 // busy until an answer, a legend of the series, 'No data.' with a Retry that calls back when the
 // call failed or the range has no days, and a chart drawn once there are days. frappe-charts itself
 // does not load under happy-dom (a circular import its bundle hides), so its class is replaced by one

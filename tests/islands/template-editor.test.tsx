@@ -139,7 +139,7 @@ describe('Template editor: request states (docs/console-reports.md §4 "Editor r
   });
 });
 
-describe('Template editor: what Publish needs, at each field (issue 19)', () => {
+describe('Template editor: what Publish needs, at each field', () => {
   it('an empty template: Publish asks nothing of the server and marks name, from address and subject', async () => {
     const calls = network(wire({ name: '', from_email: '', reply_email: '', subject: '' }), () => json({}));
     const { alerts } = await openEditor();
@@ -222,7 +222,7 @@ describe('Template editor: what Publish needs, at each field (issue 19)', () => 
   );
 });
 
-describe('Template editor: the HTML field (issue 19)', () => {
+describe('Template editor: the HTML field', () => {
   it(
     'a compile error found by the preview is shown beside the editor with its line, and goes when the HTML ' +
       'compiles',

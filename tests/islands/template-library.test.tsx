@@ -1,4 +1,4 @@
-// The Templates list island (issue 19): the server renders its first page; the island hydrates onto
+// The Templates list island: the server renders its first page; the island hydrates onto
 // that HTML without a mismatch (React #418), takes the page over without asking for it again, and
 // then pages and sorts through POST /v1/templates/search. The network is stubbed at fetch.
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
@@ -34,7 +34,7 @@ afterEach(() => {
   document.body.innerHTML = '';
 });
 
-describe('Templates list: the first page from the server (issue 19)', () => {
+describe('Templates list: the first page from the server', () => {
   it('hydrates onto the server HTML without a mismatch and asks for no page until the query changes', async () => {
     const calls = stubNetwork({
       'POST /v1/templates/render': () => json({ html: '<p>Hi</p>', subject: 'Subject', variables: [] }),

@@ -1,4 +1,4 @@
-// The Webhook Logs island (issue 19): it shows the first page the server rendered without asking
+// The Webhook Logs island: it shows the first page the server rendered without asking
 // again, then takes over sorting; after Replay the row and More info say 'Replayed, queued' (not
 // 'Retrying': nothing failed), and the entry is read again every second until its new attempt is
 // recorded, which then shows without a reload; the reading stops after REPLAY_WATCH_TRIES.

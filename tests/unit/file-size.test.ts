@@ -16,7 +16,7 @@ describe('formatFileSize (docs/console-reports.md §9: Bytes/KB/MB/GB/TB, base 1
   });
 });
 
-describe('sanitizeFileName (issue 15)', () => {
+describe('sanitizeFileName', () => {
   it('keeps the last path segment, drops control characters, caps at 255 bytes', () => {
     expect(sanitizeFileName('../../etc/passwd')).toBe('passwd');
     expect(sanitizeFileName('C:\\Users\\me\\report.pdf')).toBe('report.pdf');

@@ -1,4 +1,4 @@
-// The pure rules of direct MX delivery (issue 22), table by table: MX ordering and sites, what each
+// The pure rules of direct MX delivery, table by table: MX ordering and sites, what each
 // host's answer means for the attempt, slow-down replies, shaping overrides, MTA-STS records,
 // policies and mx patterns, and when a site holds its messages back.
 import { describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/server/core/config.ts';
 import { parseS3Url } from '../../src/server/storage/s3-storage.ts';
 
-describe('STORAGE_URL (issue 15)', () => {
+describe('STORAGE_URL', () => {
   it('reads bucket, endpoint, region and addressing', () => {
     expect(
       parseS3Url('s3://files?endpoint=http://127.0.0.1:9000&region=eu-west-1', {

@@ -1,4 +1,4 @@
-// The webhook retry schedule and Retry-After parsing (issue 12), and the query-string flattening
+// The webhook retry schedule and Retry-After parsing, and the query-string flattening
 // of payloads for GET and DELETE webhooks.
 import { describe, expect, it } from 'vitest';
 import { nextRetryAt, parseRetryAfter, RETRY_DELAYS_SECONDS } from '../../src/server/webhooks/schedule.ts';

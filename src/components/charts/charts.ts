@@ -7,7 +7,7 @@ import { guardRedraw } from './chart-redraw-guard.ts';
 import { countTicks } from './count-ticks.ts';
 
 /**
- * A line chart of counts: frappe-charts' AxisChart with whole-number y ticks from 0 (issue 11), in
+ * A line chart of counts: frappe-charts' AxisChart with whole-number y ticks from 0, in
  * place of the library's quarter steps for small maxima. Mirrors AxisChart.calcYAxisParameters.
  */
 export class CountChart extends AxisChart {

@@ -69,7 +69,7 @@ export interface GroupListState {
 
 export const list = atom<GroupListState>({ status: 'unset', data: [], page: 1, pages: 1, total: 0 });
 
-/** The first page as the server rendered it (issue 19): what the list shows before any script runs. */
+/** The first page as the server rendered it: what the list shows before any script runs. */
 export interface ListPage {
   data: Group[];
   pagination: { page: number; pages: number; total: number };
@@ -221,7 +221,7 @@ export const requestStatus = atom<'idle' | 'pending' | 'resolved' | 'rejected'>(
 /** The Files tab's message (docs/console-reports.md §4: cleared after 4 s). */
 export const fileMessage = atom<{ kind: 'success' | 'danger'; text: string } | null>(null);
 export const loadFailed = atom(false);
-/** The Settings tab's message at the expiry field (issue 19): a time that is not in the future. */
+/** The Settings tab's message at the expiry field: a time that is not in the future. */
 export const expiryError = atom<string | null>(null);
 export const EXPIRY_IN_PAST = 'The expiry must be in the future';
 /** Issue 19: switching the expiry on proposes this many days ahead (now would be a dead link). */

@@ -90,7 +90,7 @@ export function reportBody(q: ReportQuery = reportQuery.get()) {
 
 /**
  * The table's or the chart's island mounted with what the server rendered from the first answer
- * (issue 19): both render from the same call, so neither loads it again.
+ *: both render from the same call, so neither loads it again.
  */
 export function reportRendered(range: DayRange): void {
   if (started.table) return; // already loading or loaded, perhaps for a newer range
@@ -184,7 +184,7 @@ export async function loadLinks(): Promise<void> {
   }
 }
 
-/** The Links tab mounted: its first page, unless the server rendered it (issue 19). */
+/** The Links tab mounted: its first page, unless the server rendered it. */
 export function startLinks(rendered = false): void {
   if (started.links) return;
   started.links = true;

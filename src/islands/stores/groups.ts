@@ -41,7 +41,7 @@ export function searchBodyOf({ page, text, sort }: GroupQuery) {
   return { page, searchQuery: text, search_query: text, order: sort.direction, orderBy: sort.key };
 }
 
-/** The table mounted: its first page, unless the server rendered it (issue 19). */
+/** The table mounted: its first page, unless the server rendered it. */
 export function startGroups(rendered: boolean): void {
   if (!rendered) void loadGroups();
 }

@@ -14,7 +14,7 @@ export function toggleMenu(): void {
 }
 
 /**
- * Below Bulma's desktop breakpoint the side menu is off-canvas behind the header's burger (issue 11).
+ * Below Bulma's desktop breakpoint the side menu is off-canvas behind the header's burger.
  * Never rendered open: every page load, so every navigation, starts with it closed.
  */
 export const menuOpen = atom<boolean>(false);

@@ -55,7 +55,7 @@ export function searchBodyOf({ page, email, origin }: SuppressionQuery) {
   return { page, email, suppressed_origin: origin };
 }
 
-/** The table mounted: its first page, unless the server rendered it (issue 19). */
+/** The table mounted: its first page, unless the server rendered it. */
 export function startSuppressions(rendered: boolean): void {
   if (!rendered) void loadSuppressions();
 }

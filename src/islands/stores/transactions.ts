@@ -102,7 +102,7 @@ export async function loadTransactions(): Promise<void> {
 
 /**
  * The table's island mounted: remember where its first page comes from and load it, unless the server rendered it
- * (issue 19).
+ *.
  */
 export function startTransactionTable(from: 'dashboard' | 'search', rendered = false): void {
   source = from;

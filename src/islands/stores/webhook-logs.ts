@@ -2,7 +2,7 @@
 // {page, order_by}): one page of logged requests sorted by date, More info for one of them
 // (GET /v1/webhook-logs/{id}), and Replay (POST /v1/webhook-logs/{id}/replay), ours beyond the spec.
 // After a replay the entry is read again every second until its new attempt is recorded (at most
-// REPLAY_WATCH_TRIES times), so its row and More info show the result without a reload (issue 19).
+// REPLAY_WATCH_TRIES times), so its row and More info show the result without a reload.
 import { atom } from 'nanostores';
 import { call, errorMessage } from '../../lib/api.ts';
 import { ALERT_MS } from '../../lib/timings.ts';
@@ -12,7 +12,7 @@ import { showAlert } from './alerts.ts';
 // the server's wire shapes (types only: nothing of the server reaches the browser)
 export type { WebhookLogDetail, WebhookLog };
 
-/** 'unset': nothing loaded in this browser yet; the island shows the page the server rendered (issue 19). */
+/** 'unset': nothing loaded in this browser yet; the island shows the page the server rendered. */
 export type LogsState =
   | { status: 'unset' | 'loading' | 'failed'; data: WebhookLog[]; meta: PageMeta | null }
   | { status: 'loaded'; data: WebhookLog[]; meta: PageMeta };

@@ -49,7 +49,7 @@ export interface GroupWire {
   integration_id: string;
   options: { expiry_timestamp: number | null; access_limit: number };
   downloads: number;
-  /** whether recipients can still download (issue 19): the console shows a dead link as such */
+  /** whether recipients can still download: the console shows a dead link as such */
   state: LinkState;
   asset_count: number;
   assets: AssetWire[];
@@ -155,7 +155,7 @@ async function storeUpload(
   } catch (err) {
     if (err instanceof TooLargeError)
       throw new DomainError('payload_too_large', `The file is larger than the limit of ${maxBytes} bytes`);
-    // the disk filled up under this file (issue 23): storage.put has removed what it wrote
+    // the disk filled up under this file: storage.put has removed what it wrote
     if (isStorageFull(err))
       throw new DomainError(
         'storage_full',

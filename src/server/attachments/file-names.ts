@@ -1,4 +1,4 @@
-// Names of uploaded files (issue 15): sanitised, never refused — the last path segment only,
+// Names of uploaded files: sanitised, never refused — the last path segment only,
 // control characters removed, at most 255 bytes of UTF-8 (cut on a character boundary).
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 const MAX_BYTES = 255;

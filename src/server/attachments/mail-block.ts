@@ -1,4 +1,4 @@
-// Online attachments in mail (issue 15): POST /v1/mail's `online_attachment_id` (over SMTP the
+// Online attachments in mail: POST /v1/mail's `online_attachment_id` (over SMTP the
 // header X-Transact-Attachments) names a link by its integration ID; at delivery each recipient's
 // copy gets a small block in the customer's branding with a link of its own (signed with the
 // transaction's uuid), so every download is recorded as a `download` event on that transaction.

@@ -1,4 +1,4 @@
-// Streaming multipart/form-data (issue 15): busboy reads the request as it arrives and hands each
+// Streaming multipart/form-data: busboy reads the request as it arrives and hands each
 // file to `onFile` as a stream, so a file goes straight to storage and is never held in memory.
 // Text fields are collected (they are small JSON documents).
 import { Readable } from 'node:stream';

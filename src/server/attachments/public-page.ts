@@ -47,7 +47,7 @@ form{margin:0}
     ? `<p class="expiry" data-testid="expiry">Expiry date: ${escapeHtml(formatLongDate(view.expiry))}</p>`
     : '';
   const hidden = view.recipient ? `<input type="hidden" name="r" value="${escapeHtml(view.recipient)}">` : '';
-  // a dead link's page keeps the customer's logo and colours (issue 19): the notice sits in a box in
+  // a dead link's page keeps the customer's logo and colours: the notice sits in a box in
   // the link colours, under the link's name, so the recipient sees whose link it was
   const body = view.notice
     ? `<h1>${escapeHtml(view.notice.heading)}</h1>${

@@ -1,4 +1,4 @@
-// The recipients' side of online attachments (issue 15), no session:
+// The recipients' side of online attachments, no session:
 //   GET  /a/{public id}                    the branded page (changes nothing)
 //   GET  /a/{public id}/logo               the customer's logo
 //   POST /a/{public id}/files/{asset id}   the download: counts against the access limit, records a
@@ -135,7 +135,7 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     const token = typeof form.r === 'string' ? form.r : c.req.query('r');
     const uuid = recipientOf(ctx, group.public_id, token);
     const client = clientDigest(ctx, clientIp(c), uuid);
-    // A range that does not start at byte 0 continues a download (issue 15) only when this client
+    // A range that does not start at byte 0 continues a download only when this client
     // has a recent counted download of this file on this link: then it is served uncounted, even
     // if that download took the last slot. Any other range counts like a new download, or anyone
     // could take all but the first byte of every file without limit.

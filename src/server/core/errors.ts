@@ -37,7 +37,7 @@ export function isRefusal(err: unknown): err is DomainError {
 }
 
 /**
- * The error a fault becomes (issue 23): the database unreachable → database_unavailable, a full
+ * The error a fault becomes: the database unreachable → database_unavailable, a full
  * disk (ENOSPC, PostgreSQL's disk_full) → storage_full; null for anything else.
  */
 export function faultError(err: unknown): DomainError | null {

@@ -1,4 +1,4 @@
-// The acceptance floor (issue 23), as Postfix's queue_minfree: new mail is refused with a
+// The acceptance floor, as Postfix's queue_minfree: new mail is refused with a
 // temporary answer while the disk under DATA_DIR has less than MIN_FREE_SPACE_MB free, so the
 // embedded database (and the files beside it) never meet a full disk in the middle of a write.
 // Reads, the console and delivery of what is queued go on; acceptance resumes by itself once

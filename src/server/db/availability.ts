@@ -1,4 +1,4 @@
-// What the service does when its database is away or its disks are full (issue 23): errors that
+// What the service does when its database is away or its disks are full: errors that
 // mean "the database cannot be reached right now" or "there is no room to write" are recognised
 // here once (no imports: the console's middleware uses it too), so the API answers 503 database_unavailable / 507
 // storage_full, SMTP a 4xx the client retries, and nothing is acknowledged that was not committed.

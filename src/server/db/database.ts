@@ -34,7 +34,7 @@ export async function openDatabase(opts: {
     const pg = (await import('pg')).default;
     // int8 (counts, ids) as numbers: every value we store fits in 2^53.
     pg.types.setTypeParser(20, (v: string) => Number(v));
-    // a connection attempt to a server that does not answer fails instead of hanging (issue 23)
+    // a connection attempt to a server that does not answer fails instead of hanging
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,

@@ -1,6 +1,6 @@
 // PGlite's Node file system never calls fsync: PostgreSQL's own fsync calls end in a no-op inside
 // the WebAssembly runtime (strace shows none), so a committed transaction may sit in the operating
-// system's page cache when the answer goes out, and a power cut loses it (issue 24). This file
+// system's page cache when the answer goes out, and a power cut loses it. This file
 // makes a commit durable the way PostgreSQL does, from outside: after every statement that ends a
 // write (COMMIT, or a write outside a transaction), the WAL segment holding it is fdatasync'ed
 // before the result is handed back, so the 202/250 that follows is sent only for data on disk.

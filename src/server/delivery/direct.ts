@@ -1,4 +1,4 @@
-// Direct delivery to a recipient domain's MX hosts, as a trusted MTA does it (issue 22): every MX
+// Direct delivery to a recipient domain's MX hosts, as a trusted MTA does it: every MX
 // host and address in turn within one attempt (mx.ts, attempt-rules.ts), connections per
 // destination site within the site's shared limits (sites.ts, shaping.ts), STARTTLS whenever
 // offered and required under an MTA-STS enforce policy (mta-sts.ts), and a record of what happened

@@ -1,4 +1,4 @@
-// `npm run admin -- queue …` (issue 22): the destination sites of direct MX delivery as operators
+// `npm run admin -- queue …`: the destination sites of direct MX delivery as operators
 // see and steer them. Suspending or resuming writes the site's shared row, which every worker
 // process reads within a second; a resume also brings the site's waiting messages due at once.
 import { sql } from 'kysely';

@@ -70,10 +70,10 @@ export async function loadMessages(db: Database, messageIds: number[]) {
       'domains.domain',
       'domains.dkim_selector',
       'domains.dkim_private_key_sealed',
-      // read with every delivery: the tracking settings at delivery time apply (issue 5)
+      // read with every delivery: the tracking settings at delivery time apply
       'customers.track_opens',
       'customers.track_links',
-      // the service's own mail (issue 11): no tracking, no List-Unsubscribe
+      // the service's own mail: no tracking, no List-Unsubscribe
       'customers.is_system',
     ])
     .where('messages.id', 'in', [...new Set(messageIds)])
@@ -120,7 +120,7 @@ export async function applyOutcomes(db: Database, updates: OutcomeUpdate[]): Pro
 }
 
 /**
- * The heartbeat (issue 23): pushes the lease of claims this worker still holds `leaseSeconds`
+ * The heartbeat: pushes the lease of claims this worker still holds `leaseSeconds`
  * ahead, each guarded by its attempt number so a claim that was taken over is left alone. Only
  * locked_until moves (a HOT update, as the claim).
  */

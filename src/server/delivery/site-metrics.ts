@@ -1,4 +1,4 @@
-// Per-site figures for /metrics (issue 22): queued, in flight (open connections), paused, and the
+// Per-site figures for /metrics: queued, in flight (open connections), paused, and the
 // outcomes counted by every worker process, read from the database at scrape time so any web
 // process reports the whole service. Labels stay bounded: the busiest sites by name, the rest summed
 // as `other`.

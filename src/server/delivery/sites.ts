@@ -1,4 +1,4 @@
-// Destination sites' shared state (issue 22): the adaptive connection limit and pause, operator
+// Destination sites' shared state: the adaptive connection limit and pause, operator
 // suspension, connection slots leased so a site's connection limit holds across every worker
 // process, and per-site counters. Each process reads a site's row at most once a second; writes go
 // straight to the database (slots, slow-downs, suspensions) or are summed and flushed every two

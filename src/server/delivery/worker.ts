@@ -208,15 +208,15 @@ export class DeliveryWorker {
     const dkim = this.#dkim.optionsFor(message);
     // System mail (a system customer's: domain verification, and whatever later goes through
     // systemSender) is the service's own, not marketing: no pixel, no link rewriting and no
-    // List-Unsubscribe, whatever that customer's settings say (issue 11).
+    // List-Unsubscribe, whatever that customer's settings say.
     const system = message.is_system;
-    // open and click tracking (issue 5), applied before DKIM signs the result
+    // open and click tracking, applied before DKIM signs the result
     const content = await trackedContent(
       this.#ctx,
       tx,
       system ? { ...message, track_opens: false, track_links: false } : message,
     )
-      .then((tracked) => withAttachmentBlock(this.#ctx, tx, message, tracked)) // online attachments (issue 15)
+      .then((tracked) => withAttachmentBlock(this.#ctx, tx, message, tracked)) // online attachments
       .catch((err: Error) => err);
     if (content instanceof Error)
       return { kind: 'temporary', reply: `storing tracked links failed: ${content.message}` };

@@ -1,4 +1,4 @@
-// What every console page answers while the database is unreachable (issue 23), instead of a crash
+// What every console page answers while the database is unreachable, instead of a crash
 // page: it needs nothing but itself (no stylesheet, no script, no database), says that nothing was
 // lost, and tries again by itself: a few lines of script ask /readyz every 10 s and reload once the
 // service is ready (a <meta> refresh would reload on a timer, which WCAG 2.2.1 rules out), and a

@@ -1,4 +1,4 @@
-// Open and click tracking rewrites a message's content (issue 5): http(s) links become tracking links
+// Open and click tracking rewrites a message's content: http(s) links become tracking links
 // that carry only a token (docs/architecture.md §4.1 `links`: never the destination, so no open redirect), and an
 // HTML part gets a 1×1 pixel. Pure string work, in the message layer (docs/architecture.md §3.2) so its
 // rules have table-driven tests; the stateful part (link tokens, their rows) stays in tracking.service.ts.

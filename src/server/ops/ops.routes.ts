@@ -7,7 +7,7 @@ import { registerSiteMetrics } from '../delivery/site-metrics.ts';
 
 export function opsRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  // destination sites of direct MX delivery (issue 22), read from the database at scrape time
+  // destination sites of direct MX delivery, read from the database at scrape time
   registerSiteMetrics(ctx);
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   // ready once every role has started (the SMTP port listens too) and until a stop signal

@@ -1,7 +1,7 @@
 // The addresses the running service announces (PUBLIC_URL, resolved with its default), written
 // into DATA_DIR when the web role starts, so the admin CLI can tell whether the addresses it
-// prints are the ones the service uses: the CLI often runs with a different environment (issue 11),
-// and an unset PUBLIC_URL on both sides is no difference at all (issue 19).
+// prints are the ones the service uses: the CLI often runs with a different environment,
+// and an unset PUBLIC_URL on both sides is no difference at all.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 

@@ -266,7 +266,7 @@ export interface OverviewStats {
 const percent = (value: number, of: number): number => (of > 0 ? Math.round((value / of) * 10_000) / 100 : 0);
 
 /**
- * POST|GET /v1/transaction-groups/overview (issue 13): sent, delivered, failed and bounced (hard,
+ * POST|GET /v1/transaction-groups/overview: sent, delivered, failed and bounced (hard,
  * soft) as shares of the transactions total; complaints, unique opens and clicks and their
  * complements as shares of the delivered — people's, with machines' opens and clicks beside them.
  * From daily_stats over the range's UTC days.
@@ -373,7 +373,7 @@ export function rangeOfBody(
 
 /**
  * POST v1/transaction-groups/reports's answer to a checked body; also a report page's first page
- * of the table and its Activity series, rendered on the server from the body its island would send (issue 19).
+ * of the table and its Activity series, rendered on the server from the body its island would send.
  */
 export function answerGroupReport(ctx: AppContext, customerId: number, body: ReportBody): Promise<GroupReport> {
   return groupReport(ctx, customerId, {
@@ -392,7 +392,7 @@ export function answerGroupReport(ctx: AppContext, customerId: number, body: Rep
   });
 }
 
-/** The links call's answer (POST and GET v1/links) to a checked body; also the Links tab's first page (issue 19). */
+/** The links call's answer (POST and GET v1/links) to a checked body; also the Links tab's first page. */
 export function answerLinks(ctx: AppContext, customerId: number, body: Omit<ReportBody, 'report_type'>) {
   return groupLinks(ctx, customerId, {
     groupUuid: body.group_uuid,

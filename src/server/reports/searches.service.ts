@@ -23,7 +23,7 @@ function either<T>(a: T | undefined, b: T | undefined, names: string): T | undef
 
 /**
  * POST v1/transaction/search's answer to a checked body; also the Recipients tab's first page,
- * which the page renders on the server from the body its island would send (issue 19).
+ * which the page renders on the server from the body its island would send.
  */
 export function answerTransactionSearch(
   ctx: AppContext,
@@ -50,7 +50,7 @@ export function answerTransactionSearch(
   });
 }
 
-/** POST /v1/transaction-groups/search's answer to a checked body; also the Groups tab's first page (issue 19). */
+/** POST /v1/transaction-groups/search's answer to a checked body; also the Groups tab's first page. */
 export function answerGroupSearch(
   ctx: AppContext,
   customerId: number,

@@ -45,10 +45,10 @@ export interface TransactionEventData {
   feedback_type?: string;
   /** When the provider received the message a complaint is about: the report's Arrival-Date, ISO 8601 UTC. */
   arrival_date?: string;
-  /** The online attachment's file downloaded, and the link's name (issue 15). */
+  /** The online attachment's file downloaded, and the link's name. */
   file?: string;
   link?: string;
-  /** Direct MX delivery (issue 22): the MX host and address that answered last. */
+  /** Direct MX delivery: the MX host and address that answered last. */
   mx_host?: string;
   mx_address?: string;
   /** 'TLSv1.3'… of that session; absent without TLS (then `mx_host` is present). */

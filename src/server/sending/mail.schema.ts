@@ -23,7 +23,7 @@ export interface Submission {
   group: string;
   tags: string[];
   metadata: Record<string, unknown> | null;
-  /** The integration ID of an online attachment link to add to the mail (issue 15). */
+  /** The integration ID of an online attachment link to add to the mail. */
   onlineAttachmentId?: string;
 }
 

@@ -41,7 +41,7 @@ export interface PreparedMessage {
    * moment of the commit. Only the demo's history (src/server/demo) sets it.
    */
   queuedAt?: Date;
-  /** The online attachment link named by the submission (issue 15). */
+  /** The online attachment link named by the submission. */
   attachmentGroupId?: number;
 }
 
@@ -192,7 +192,7 @@ export async function accept(
   messages: PreparedMessage[],
   idempotency?: Idempotency,
 ): Promise<AcceptedRecipient[][]> {
-  await requireFreeSpace(ctx); // below MIN_FREE_SPACE_MB: 507, nothing stored (issue 23)
+  await requireFreeSpace(ctx); // below MIN_FREE_SPACE_MB: 507, nothing stored
   let queue = queues.get(ctx);
   if (!queue) {
     queue = new AcceptQueue(ctx);
@@ -267,7 +267,7 @@ async function writeJobs(
   );
   const groupId = new Map(groups.map((g) => [`${g.customer_id}\u0000${g.name}`, g.id]));
 
-  // suppressed recipients (unless the customer disabled suppression). System mail (issue 11) is
+  // suppressed recipients (unless the customer disabled suppression). System mail is
   // never suppressed: a postmaster who unsubscribed from one verification mail must get the next.
   const suppressing = (customerId: number) =>
     !settings.get(customerId)?.disable_suppression && !settings.get(customerId)?.is_system;

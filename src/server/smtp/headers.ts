@@ -13,7 +13,7 @@ export interface MessageHeaders {
   subject: string;
   messageId: string | null;
   group: string | null;
-  /** X-Transact-Attachments: an online attachment link's integration ID (issue 15). */
+  /** X-Transact-Attachments: an online attachment link's integration ID. */
   attachments: string | null;
 }
 

@@ -23,7 +23,7 @@ import { parseMessageHeaders } from './headers.ts';
 
 const MAX_AUTH_FAILURES = 5;
 const MAX_CLIENTS = 1000;
-// Postfix's anvil and stress-dependent timeouts (issue 23): an idle session may wait a minute
+// Postfix's anvil and stress-dependent timeouts: an idle session may wait a minute
 // normally, ten seconds while over half of MAX_CLIENTS are connected, so idle connections cannot
 // hold every slot.
 const IDLE_TIMEOUT_MS = 60_000;
@@ -184,7 +184,7 @@ export async function startSubmissionServer(
           callback(null, { user: customerId });
         })
         .catch((err) => {
-          // the database away (issue 23): the same temporary answer as at MAIL, RCPT and DATA
+          // the database away: the same temporary answer as at MAIL, RCPT and DATA
           if (isDatabaseUnavailable(err))
             return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
           logger.error({ err }, 'SMTP AUTH lookup failed');
@@ -242,7 +242,7 @@ export async function startSubmissionServer(
   });
   smtp.on('error', (err) => logger.warn({ err }, 'SMTP submission error'));
 
-  /** Before MAIL FROM and RCPT TO: a temporary refusal while mail cannot be stored (issue 23). */
+  /** Before MAIL FROM and RCPT TO: a temporary refusal while mail cannot be stored. */
   const inFlow = inFlowOf(ctx);
   const canAccept = async (): Promise<Error | undefined> => {
     if (await belowFreeSpaceFloor(ctx)) return smtpError(452, '4.3.1 Insufficient system storage, try again later');
@@ -274,7 +274,7 @@ export async function startSubmissionServer(
   };
   let draining = false;
 
-  // Our own listener hands each socket to smtp-server, after the per-address limit (issue 23). It
+  // Our own listener hands each socket to smtp-server, after the per-address limit. It
   // answers an HTTP request line with 421; we answer 554 (permanent: this port will never speak
   // HTTP). Its idle-timeout and shutdown lines get their enhanced status codes here.
   // Held connections are counted from smtp-server's own set, not from 'close' on our socket: its

@@ -1,4 +1,4 @@
-// S3-compatible object storage (issue 15): several web processes on different machines share the
+// S3-compatible object storage: several web processes on different machines share the
 // same files. STORAGE_URL=s3://bucket?endpoint=https://…&region=…[&path_style=false]; credentials
 // from S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY or the SDK's own chain. Uploads stream as multipart
 // uploads (@aws-sdk/lib-storage: parts of 8 MB, at most four in flight, so memory stays bounded);

@@ -1,5 +1,5 @@
 // Where files live (docs/architecture.md §4.3: a storage interface, local directory by default, S3-compatible for
-// scale): report exports (issue 13) and online attachments and branding logos (issue 15). Every
+// scale): report exports and online attachments and branding logos. Every
 // read and write is a stream, so memory stays bounded whatever the file's size. Keys are made by us
 // ('<area>/<uuid>'), never from a user's file name.
 import { type Dirent, createReadStream, createWriteStream } from 'node:fs';

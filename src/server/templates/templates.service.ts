@@ -2,7 +2,7 @@
 // "Templates"): search in the list's and the gallery's shapes, read, create, update, delete, and
 // what sending needs (a published template by id or alias, compiled once per version). Gallery
 // templates (customer_id null) are read-only. Save keeps anything, even HTML that does not compile
-// (issue 19); Publish checks what sending relies on (a name, a subject, a from address at a verified
+//; Publish checks what sending relies on (a name, a subject, a from address at a verified
 // domain, Handlebars that compiles) and copies the fields into the published version sending reads.
 import { randomUUID } from 'node:crypto';
 import juice from 'juice';
@@ -203,7 +203,7 @@ type Publishable = Pick<
 >;
 
 /**
- * Why `t` cannot be published, every reason at once (issue 19): it needs a name of its own (the
+ * Why `t` cannot be published, every reason at once: it needs a name of its own (the
  * 'Untitled Template' an empty name becomes is not one), a subject, a from address at one of the
  * account's sending-verified domains, and Handlebars that compiles.
  */

@@ -1,4 +1,4 @@
-// Open and click tracking (issue 5). At delivery, a message of a customer with tracking on gets
+// Open and click tracking. At delivery, a message of a customer with tracking on gets
 // tracking links and a pixel (tokens only: HMACs under TRANSACT_SECRET, so none can be forged or
 // pointed at another transaction). When the recipient's client fetches them, each hit is buffered
 // and written in batches: a burst of pixel loads is one database transaction, not one each.

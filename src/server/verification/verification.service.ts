@@ -1,4 +1,4 @@
-// Domain verification by email (issue 4): adding a domain mails a link to an address at that
+// Domain verification by email: adding a domain mails a link to an address at that
 // domain; whoever can read mail there confirms it and the domain becomes sending-verified. The
 // link's GET only shows a Confirm button and the POST confirms, so link scanners verify nothing.
 // Tokens are random, stored only as a SHA-256 hash, bound to their domain, single use, 48 h.

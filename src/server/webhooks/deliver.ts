@@ -1,4 +1,4 @@
-// One webhook HTTP request (issue 12): signed per Standard Webhooks, Basic
+// One webhook HTTP request: signed per Standard Webhooks, Basic
 // authentication when configured, 10 s for connect and answer, redirects not followed, the first
 // 1 KB of the answer kept. Connections go through request-filtering-agent, which checks the address
 // actually dialled after DNS resolution (so DNS rebinding cannot reach our network) and exempts only

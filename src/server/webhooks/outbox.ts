@@ -1,4 +1,4 @@
-// The webhook outbox (issue 12): when events are recorded, a `webhook_requests` row is added for
+// The webhook outbox: when events are recorded, a `webhook_requests` row is added for
 // each event whose customer has an enabled webhook subscribed to its type, in the same database
 // transaction as the event (no event without its webhook, no webhook for a rolled-back event).
 // Which customers have a webhook is read through a per-process cache (src/server/core/lookup-cache.ts),

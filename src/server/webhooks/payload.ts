@@ -34,7 +34,7 @@ const iso = (v: unknown): string | null => {
 };
 
 /**
- * What happened on the wire, recorded by direct MX delivery (issue 22): the MX host and address that
+ * What happened on the wire, recorded by direct MX delivery: the MX host and address that
  * answered, TLS version and cipher (null: none), the MTA-STS mode that applied. Flat, so the
  * legacy field set and query-string verbs carry it as they are; null through SMTP_RELAY_URL.
  */

@@ -1,4 +1,4 @@
-// The retry schedule of webhook requests (issue 12): after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h,
+// The retry schedule of webhook requests: after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h,
 // 20 h and 24 h (±10 % jitter; about three days in all), then the request fails for good.
 // `Retry-After` on 429 and 503 is honoured, capped at twice the step it replaces.
 

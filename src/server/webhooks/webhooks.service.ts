@@ -212,7 +212,7 @@ export interface WebhookLogWire {
   /** 'success', 'pending' (queued, replayed or retrying) or 'failed' */
   status: string;
   /**
-   * What the console says (issue 19): 'queued' (never tried yet), 'replayed' (queued again by Replay,
+   * What the console says: 'queued' (never tried yet), 'replayed' (queued again by Replay,
    * not tried since), 'retrying' (the last try failed, another is due), 'success' or 'failed'.
    */
   progress: LogProgress;

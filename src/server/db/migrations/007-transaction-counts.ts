@@ -1,4 +1,4 @@
-// Exact totals for filtered transaction searches (issue 6). The status filters and report types of
+// Exact totals for filtered transaction searches. The status filters and report types of
 // the transaction table (Sent, Failed, Delivered, Bounced, Opens, Clicks, one group) were counted by
 // walking matching rows up to a cap of 10,000: at 10 M transactions the walk stopped at the cap, at
 // 1 M it read every match, so the cost grew with the account (10 M / 1 M up to 1.64 in

@@ -1,4 +1,4 @@
-// Destination sites for direct MX delivery (issue 22): one row per site (a set of MX hosts) with its
+// Destination sites for direct MX delivery: one row per site (a set of MX hosts) with its
 // adaptive state (current connection limit, pause, operator suspension, last reply), shared by
 // every worker process; connection slots leased per site so the connection limit holds across
 // processes; and each queued transaction's site, so operators see what waits where and a resume

@@ -1,4 +1,4 @@
-// Room for HOT updates in the queue (issue 24). A claim and a lease renewal now change only
+// Room for HOT updates in the queue. A claim and a lease renewal now change only
 // `attempts` and `locked_until`, which no index covers (docs/architecture.md §6.1), so PostgreSQL
 // can write the new row version as a heap-only tuple (HOT) — without an entry in each of the
 // table's indexes — but only when it fits on the same page as the old one. Pages filled to the
