@@ -8,6 +8,9 @@
 //   (d) a database transaction begun anywhere in src/server/ but `inTransaction` (src/server/core/transaction.ts):
 //       services decide transactions through that one helper, repositories run inside them
 //       (docs/architecture.md §3.2); migrations, which the migrator runs, are out
+//   (e) one writer per table (docs/architecture.md §5): in src/server/, the rows of events, daily_stats and
+//       suppressions are written only by their repository, and what a message's outcome writes (its
+//       events, counters and suppression) only through the lifecycle (src/server/lifecycle/)
 // Files are those git knows (tracked, or new and not ignored), so build output and node_modules are out.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,6 +29,16 @@ const CAST = ['as', 'unknown', 'as'].join(' ');
 const OUTSIDE = [`..${'/'}shared`, `DESIGN${'.'}md`, `spec ${'§'}`];
 const BEGIN = ['.transaction', '()'].join('');
 const TRANSACTION_HELPER = 'src/server/core/transaction.ts';
+// (e): a statement on the table → the one file that may run it; a writer's call → the folders that may make it
+const q = (verb, table) => `.${verb}('${table}')`;
+const TABLE_WRITERS = [
+  [q('insertInto', 'events'), 'src/server/events/events.repository.ts'],
+  [q('insertInto', 'daily_stats'), 'src/server/stats/stats.repository.ts'],
+  [q('insertInto', 'suppressions'), 'src/server/suppressions/suppressions.repository.ts'],
+  [q('deleteFrom', 'suppressions'), 'src/server/suppressions/suppressions.repository.ts'],
+];
+const LIFECYCLE_WRITES = ['insertEvents(', 'bumpDailyStats(', 'suppressRecipients(', 'removeUnsubscribed('];
+const LIFECYCLE = 'src/server/lifecycle';
 
 const listed = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
   cwd: root,
@@ -47,7 +60,8 @@ for (const file of files) {
     inDir(file, ['src/server']) && !inDir(file, ['src/server/db/migrations']) && file !== TRANSACTION_HELPER;
   const citationRule =
     (inDir(file, ['src', 'tests', 'scripts', 'docs']) || file === 'README.md') && file !== CITATION_TOOL;
-  if (!lengthRule && !castRule && !citationRule) continue;
+  const writerRule = inDir(file, ['src/server']) && !inDir(file, ['src/server/db/migrations']);
+  if (!lengthRule && !castRule && !citationRule && !writerRule) continue;
   let text;
   try {
     text = readFileSync(path.join(root, file), 'utf8');
@@ -61,6 +75,13 @@ for (const file of files) {
     if (lengthRule && length > MAX_LINE) problems.push(`${at}: line of ${length} characters (at most ${MAX_LINE})`);
     if (castRule && line.includes(CAST)) problems.push(`${at}: \`${CAST}\` (give the value a real type)`);
     if (beginRule && line.includes(BEGIN)) problems.push(`${at}: \`${BEGIN}\` (begin it with inTransaction)`);
+    if (writerRule) {
+      for (const [statement, writer] of TABLE_WRITERS)
+        if (line.includes(statement) && file !== writer) problems.push(`${at}: \`${statement}\` (only ${writer})`);
+      for (const call of LIFECYCLE_WRITES)
+        if (line.includes(call) && !inDir(file, [LIFECYCLE]) && !line.includes('export async function'))
+          problems.push(`${at}: \`${call}\` (a message's outcome is written by ${LIFECYCLE}/)`);
+    }
     if (citationRule) {
       for (const outside of OUTSIDE) {
         if (line.includes(outside)) problems.push(`${at}: cites "${outside}" (outside the repository; cite docs/)`);
@@ -76,5 +97,5 @@ if (problems.length > 0) {
 }
 console.log(
   `lint-rules: ${files.length} files, no line over ${MAX_LINE}, no \`${CAST}\` in src/, no outside citation, ` +
-    'transactions only through inTransaction',
+    'transactions only through inTransaction, one writer per table',
 );

@@ -42,7 +42,9 @@ const STAGES = [
   [
     'outcome write',
     (f) =>
-      /^(recordOutcomes|applyOutcomes|insertEvents|bumpDailyStats|rememberSites|requeueWaiting)$/.test(f.functionName),
+      /^(recordOutcomes|recordAttempts|applyAttempts|insertEvents|bumpDailyStats|rememberSites|requeueWaiting)$/.test(
+        f.functionName,
+      ),
   ],
   ['claim and load', (f) => /^(claimDue|loadMessages|renewLeases)$/.test(f.functionName)],
   [

@@ -275,7 +275,8 @@ async function run(ctx: AppContext, command: string, values: Values, console: Ad
       console.log(
         `  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft ` +
           `bounces, ${c.failed} failed (suppressed), ${c.opens} ` +
-          `opens (and ${c.machineOpens} by Apple Mail's proxy), ${c.clicks} clicks, ${c.unsubscribes} unsubscribes`,
+          `opens (and ${c.machineOpens} by Apple Mail's proxy), ${c.clicks} clicks, ${c.unsubscribes} unsubscribes, ` +
+          `${c.complaints} spam complaints`,
       );
       console.log(
         `Sign in at ${ctx.config.publicUrl}/login (start the service with ` +

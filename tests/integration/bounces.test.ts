@@ -1,8 +1,11 @@
 // The bounce receiver end to end: mail sent through POST /v1/mail and delivered by the worker to a
 // local sink, then a DSN for it sent over SMTP to its VERP address, as a remote MTA would. And the
 // one verdict on a remote answer: the sink refusing a recipient during delivery and a DSN quoting
-// the same reply later record the same bounce.
+// the same reply later record the same bounce. Property tests (fast-check) send the receiver
+// generated, truncated and oversized DSNs in wrong charsets about unknown messages: every one is
+// answered, and no row changes.
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_SECRET, type TestApp, type TestAccount } from '../helpers/app.ts';
@@ -13,7 +16,12 @@ import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import { verpAddress } from '../../src/server/delivery/verp.ts';
-import { type BounceReceiver, MAX_BOUNCE_BYTES, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import {
+  type BounceReceiver,
+  MAX_BOUNCE_BYTES,
+  receiveMessage,
+  startBounceReceiver,
+} from '../../src/server/bounces/receiver.ts';
 
 const RETURN_PATH = 'rp.transact.test';
 
@@ -457,4 +465,85 @@ describe('one verdict for a reply during delivery and the same reply in a DSN', 
     expect(byDsn.row).toMatchObject({ status: 'sent', delivered_status: 'bounced', bounce_type: type });
     expect(byDsn).toMatchObject({ type, category, suppressed });
   });
+});
+
+// ---- property tests: nothing escapes as a crash, and a DSN about nothing of ours changes no row ----
+
+describe('receiveMessage properties for DSNs (fast-check)', () => {
+  const KEYS = { secret: TEST_SECRET, returnPathDomain: RETURN_PATH };
+  const FIXTURES = [
+    'postfix-user-unknown.eml',
+    'exchange-recipient-not-found.eml',
+    'gmail-no-such-user.eml',
+    'qmail-plain-text.eml',
+    'sendmail-mailbox-full.eml',
+    'postfix-delayed.eml',
+    'auto-reply.eml',
+  ];
+  /** A DSN about a transaction that does not exist: a real MTA's fixture, or one quoting a generated reply. */
+  const unknownDsn = fc
+    .tuple(
+      fc.option(fc.constantFrom(...FIXTURES), { nil: null }),
+      fc.tuple(fc.constantFrom('421', '450', '550', '552', '554', '999', ''), fc.string({ maxLength: 300 })),
+      fc.constantFrom('utf-8', 'iso-8859-1', 'x-unknown-charset', 'utf-16', ''),
+    )
+    .map(([file, [code, text], charset]) => {
+      const uuid = randomUUID();
+      const values = {
+        verp: verpAddress(TEST_SECRET, uuid, RETURN_PATH),
+        recipient: 'nobody@customer.example',
+        messageId: `<${uuid}@shop.example>`,
+      };
+      const raw = (file ? dsnFixture(file, values) : dsnOfReply(`${code} ${text}`, values)).replace(
+        /charset=[\w-]+/gi,
+        `charset=${charset}`,
+      );
+      return { to: values.verp, raw };
+    });
+  /** A DSN's bytes mangled: cut short, a huge header added, random bytes spliced in. */
+  const mangled = fc
+    .tuple(
+      unknownDsn,
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.constantFrom(0, 10_000, 1_100_000),
+      fc.uint8Array({ maxLength: 200 }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+    )
+    .map(([{ to, raw }, cut, huge, bytes, at]) => {
+      const kept = Buffer.from(raw.slice(0, Math.max(1, Math.floor(raw.length * cut))), 'utf8');
+      const splice = Math.floor(kept.length * at);
+      return {
+        to,
+        raw: Buffer.concat([
+          Buffer.from(huge > 0 ? `X-Huge: ${'h'.repeat(huge)}\r\n` : ''),
+          kept.subarray(0, splice),
+          Buffer.from(bytes),
+          kept.subarray(splice),
+        ]),
+      };
+    });
+  const rows = async () => ({
+    events: await count('events'),
+    suppressions: await count('suppressions'),
+    stats: await count('daily_stats'),
+    statuses: await app.ctx.db
+      .selectFrom('transactions')
+      .select(['uuid', 'status', 'delivered_status', 'bounce_type'])
+      .orderBy('id')
+      .execute(),
+  });
+
+  it('answers every mangled DSN about an unknown message with 250 or 554 and changes no row', async () => {
+    await send(`kept-${randomUUID().slice(0, 8)}@customer.example`); // a real transaction the DSNs must leave alone
+    const before = await rows();
+    await fc.assert(
+      fc.asyncProperty(mangled, async ({ to, raw }) => {
+        const answer = await receiveMessage(app.ctx, KEYS, [to], raw);
+        expect([250, 554]).toContain(answer.code);
+      }),
+      { numRuns: 150 },
+    );
+    expect(await rows()).toEqual(before);
+    // a bound for a hang, as for the feedback reports' fuzz (complaints.test.ts)
+  }, 300_000);
 });

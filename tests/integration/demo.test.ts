@@ -84,6 +84,30 @@ describe('npm run demo', () => {
     expect(c.machineOpens / c.delivered).toBeLessThan(0.15);
     expect(c.clicks).toBeGreaterThan(0);
     expect(c.unsubscribes).toBeGreaterThan(0);
+    // a few recipients report spam, under the 0.3 % of delivered mail providers hold senders to
+    expect(c.complaints).toBeGreaterThan(0);
+    expect(c.complaints / c.delivered).toBeLessThan(0.003);
+  });
+
+  it('records complaints and delays through the lifecycle: events, counters and suppressions agree', async () => {
+    const events = (type: string) =>
+      one(sql`select count(*) n from events where customer_id = ${demo.customerId} and type = ${type}`);
+    expect(await events('complaint')).toBe(demo.counts.complaints);
+    expect(
+      await one(sql`select coalesce(sum(complaints), 0) n from daily_stats where customer_id = ${demo.customerId}`),
+    ).toBe(demo.counts.complaints);
+    expect(
+      await one(
+        sql`select count(*) n from suppressions where customer_id = ${demo.customerId} and origin = 'complaint'`,
+      ),
+    ).toBe(demo.counts.complaints);
+    // greylisted messages were deferred before they were taken: each deferral an event with its reply
+    const deferred = await events('deferred');
+    expect(deferred).toBeGreaterThan(0);
+    expect(
+      await one(sql`select count(*) n from events where customer_id = ${demo.customerId} and type = 'deferred'
+        and data->>'reply' like '4%' and data->>'category' is not null`),
+    ).toBe(deferred);
   });
 
   it('keeps daily_stats equal to the rows they count, in total and per day', async () => {

@@ -9,7 +9,8 @@ import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import type { Database } from '../../src/server/db/database.ts';
 import { forceIndexOrder } from '../../src/server/db/index-order.ts';
-import { applyOutcomes, claimDue, releaseClaims, renewLeases } from '../../src/server/delivery/queue.repository.ts';
+import { claimDue, releaseClaims, renewLeases } from '../../src/server/delivery/queue.repository.ts';
+import { applyAttempts } from '../../src/server/lifecycle/transitions.repository.ts';
 
 let app: TestApp;
 let apiKey: string;
@@ -90,7 +91,7 @@ describe('the delivery lease in locked_until', () => {
       ].sort(),
     );
     expect(await renewLeases(app.ctx.db, [{ id: first.id, attempts: 1 }], LEASE)).toBe(0);
-    const written = await applyOutcomes(app.ctx.db, [
+    const written = await applyAttempts(app.ctx.db, [
       {
         id: first.id,
         attempts: 1,

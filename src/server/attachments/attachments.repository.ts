@@ -318,13 +318,12 @@ export async function clearLogo(db: Database, customerId: number): Promise<strin
   return before.logo_key;
 }
 
-/** The id of the customer's transaction `uuid` names, or undefined. */
-export async function findTransactionId(db: Database, customerId: number, uuid: string): Promise<number | undefined> {
-  const row = await db
+/** The customer's transaction `uuid` names (what a download event needs of it), or undefined. */
+export async function findTransaction(db: Database, customerId: number, uuid: string) {
+  return db
     .selectFrom('transactions')
-    .select('id')
+    .select(['id', 'customer_id', 'group_id'])
     .where('uuid', '=', uuid)
     .where('customer_id', '=', customerId)
     .executeTakeFirst();
-  return row?.id;
 }

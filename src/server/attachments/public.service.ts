@@ -2,7 +2,7 @@
 // link by its public id, its branding and files, and counting a download against its access limit.
 import type { AppContext } from '../core/context.ts';
 import { inTransaction } from '../core/transaction.ts';
-import { insertEvents } from '../events/events.repository.ts';
+import { recordDownload } from '../lifecycle/lifecycle.service.ts';
 import * as repo from './attachments.repository.ts';
 
 const PUBLIC_ID = /^[A-Za-z0-9_-]{22}$/;
@@ -63,12 +63,9 @@ export function countDownload(
     if (n === undefined) return false;
     await repo.recordDownload(trx, { group_id: group.id, asset_id: asset.id, client, at: now });
     if (transactionUuid) {
-      const transactionId = await repo.findTransactionId(trx, group.customer_id, transactionUuid);
-      if (transactionId !== undefined) {
-        const data = { file: asset.name, link: group.name };
-        const { customer_id } = group;
-        await insertEvents(trx, [{ customer_id, transaction_id: transactionId, type: 'download', at: now, data }]);
-      }
+      const tx = await repo.findTransaction(trx, group.customer_id, transactionUuid);
+      if (tx !== undefined)
+        await recordDownload(trx, ctx, { tx, at: now, data: { file: asset.name, link: group.name } });
     }
     return true;
   });

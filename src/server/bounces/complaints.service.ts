@@ -5,9 +5,7 @@
 // would; not-spam and unknown types, and reports about no transaction of ours, change nothing.
 import type { AppContext } from '../core/context.ts';
 import { inTransaction } from '../core/transaction.ts';
-import { hasEvent, insertEvents } from '../events/events.repository.ts';
-import { bumpDailyStats, statDay } from '../stats/stats.repository.ts';
-import { findListed, insertSuppressions } from '../suppressions/suppressions.repository.ts';
+import { recordComplaint } from '../lifecycle/lifecycle.service.ts';
 import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
 import { type FeedbackReport, feedbackActionOf, type ReturnPathKeys, reportedTransactions } from './arf.ts';
 import { type BounceTarget, findTransactionByUuid, lockTransactionByUuid } from './bounces.repository.ts';
@@ -34,13 +32,14 @@ function isAbout(tx: BounceTarget, report: ReceivedReport): boolean {
 }
 
 /**
- * Records a complaint on the transaction `uuid` in one database transaction: the `complaint` event
- * (with its webhook row, events.repository.ts), daily_stats' complaints, and the recipient on the
- * suppression list with origin complaint unless listed already under any spelling or origin. The
- * recipient's own word, like an unsubscribe: added even when the customer disabled suppression
- * (sending then ignores the list). A second report about the same transaction changes nothing.
+ * Records a complaint on the transaction `uuid` in one database transaction, through the lifecycle
+ * (lifecycle/policy.ts): the `complaint` event (with its webhook row), daily_stats' complaints, and
+ * the recipient on the suppression list with origin complaint unless listed already under any
+ * spelling or origin. The recipient's own word, like an unsubscribe: added even when the customer
+ * disabled suppression (sending then ignores the list). A second report about the same transaction
+ * changes nothing.
  */
-export async function recordComplaint(
+export async function receiveComplaint(
   ctx: AppContext,
   uuid: string,
   report: ReceivedReport,
@@ -50,17 +49,10 @@ export async function recordComplaint(
     const tx = await lockTransactionByUuid(trx, uuid);
     if (!tx) return 'unknown_transaction';
     if (!isAbout(tx, report)) return 'other_message';
-    if (await hasEvent(trx, tx.id, 'complaint')) return 'already_recorded';
     const { feedbackType, userAgent, arrivalDate } = report.feedback;
     // the keys the complaint webhook carries (webhooks/payload.ts) and the timeline reads
     const data = { feedback_type: feedbackType, user_agent: userAgent, arrival_date: arrivalDate };
-    await insertEvents(trx, [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'complaint', at, data }], ctx);
-    await bumpDailyStats(trx, [
-      { customer_id: tx.customer_id, group_id: tx.group_id, day: statDay(at), counts: { complaints: 1 } },
-    ]);
-    const listed = await findListed(trx, tx.customer_id, [tx.to_email.toLowerCase()]);
-    if (listed.size === 0) await insertSuppressions(trx, tx.customer_id, [tx.to_email], 'complaint');
-    return 'complaint_recorded';
+    return (await recordComplaint(trx, ctx, { tx, at, data })) ? 'complaint_recorded' : 'already_recorded';
   });
 }
 
@@ -95,7 +87,7 @@ export async function receiveFeedback(
   for (const uuid of candidates) {
     const outcome =
       action === 'complaint'
-        ? await recordComplaint(ctx, uuid, report, at)
+        ? await receiveComplaint(ctx, uuid, report, at)
         : await unsubscribeByReport(ctx, uuid, report);
     tried.push({ uuid, outcome });
     if (outcome !== 'unknown_transaction' && outcome !== 'other_message') break;

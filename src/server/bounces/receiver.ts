@@ -1,21 +1,20 @@
 // The bounce receiver (smtp role): the SMTP server behind the return-path domain's MX. It takes
 // mail for its own domain only (it never relays): DSNs for VERP addresses whose HMAC verifies,
-// classified and recorded as a bounce (status, event, daily_stats, suppression) in one database
-// transaction before answering 250; the List-Unsubscribe mailto:; and feedback-loop reports
-// (RFC 5965) at a VERP address or any other address of the domain, the one a provider's loop is
-// registered with (complaints.service.ts). Hooks reject with a responseCode.
+// classified and recorded as a bounce through the lifecycle (status, event, daily_stats,
+// suppression) in one database transaction before answering 250; the List-Unsubscribe mailto:;
+// and feedback-loop reports (RFC 5965) at a VERP address or any other address of the domain, the
+// one a provider's loop is registered with (complaints.service.ts). Hooks reject with a responseCode.
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import type { AppContext } from '../core/context.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { parseVerp } from '../delivery/verp.ts';
 import type { ReturnPathKeys } from './arf.ts';
 import { receiveFeedback } from './complaints.service.ts';
-import { insertEvents } from '../events/events.repository.ts';
 import { tlsMaterial } from '../smtp/submission.ts';
-import { bumpDailyStats, statDay } from '../stats/stats.repository.ts';
+import { recordBounceReport } from '../lifecycle/lifecycle.service.ts';
 import { parseUnsubscribeAddress, parseUnsubscribeLocalPart } from '../message/list-unsubscribe.ts';
 import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
-import { lockTransactionByUuid, markBounced, suppressBounced, suppressionDisabled } from './bounces.repository.ts';
+import { lockTransactionByUuid } from './bounces.repository.ts';
 import { type BounceClassification, classifyBounce } from './dsn.ts';
 import { type ParsedBounce, parseBounce } from './parse-dsn.ts';
 import { inTransaction } from '../core/transaction.ts';
@@ -35,9 +34,9 @@ function smtpError(code: number, message: string): Error & { responseCode: numbe
 export type BounceOutcome = 'recorded' | 'unknown_transaction' | 'not_a_bounce' | 'other_message' | 'already_final';
 
 /**
- * Applies a parsed bounce to the transaction `uuid`, in one database transaction: the status
- * change, a `bounced` event, daily_stats (only the first time: a repeated DSN counts once) and,
- * for a hard bounce, a suppression.
+ * Applies a parsed bounce to the transaction `uuid`, in one database transaction through the
+ * lifecycle (lifecycle/): the status change, a `bounced` event, daily_stats (only the first time:
+ * a repeated DSN counts once) and, for a hard bounce, a suppression.
  */
 export async function recordBounce(
   ctx: AppContext,
@@ -53,41 +52,15 @@ export async function recordBounce(
     if (parsed.originalMessageId !== null && parsed.originalMessageId !== tx.message_id_header) return 'other_message';
     const bounce: BounceClassification = classifyBounce(parsed, tx.to_email);
     if (bounce.kind === 'not_a_bounce') return 'not_a_bounce';
-    const type = bounce.kind;
-    const wasQueued = tx.status === 'queued';
-    if (!(await markBounced(trx, tx.id, { type, reason: bounce.reason }))) return 'already_final';
-    await insertEvents(
-      trx,
-      [
-        {
-          customer_id: tx.customer_id,
-          transaction_id: tx.id,
-          type: 'bounced',
-          at,
-          // category: what the remote's answer was about, as a reply during delivery would say it
-          data: { type, status: bounce.status, reason: bounce.reason, category: bounce.verdict.category },
-        },
-      ],
-      ctx,
-    );
-    await bumpDailyStats(trx, [
-      {
-        customer_id: tx.customer_id,
-        group_id: tx.group_id,
-        day: statDay(at),
-        // a queued message ends here as failed, as the worker counts a synchronous bounce; a sent
-        // one stays counted as sent and delivered
-        counts: {
-          ...(wasQueued ? { failed: 1 } : {}),
-          bounced: 1,
-          [type === 'hard' ? 'bounces_hard' : 'bounces_soft']: 1,
-        },
-      },
-    ]);
-    // docs/architecture.md §5.3: a hard bounce suppresses the recipient unless the customer disabled suppression
-    if (type === 'hard' && !(await suppressionDisabled(trx, tx.customer_id)))
-      await suppressBounced(trx, tx.customer_id, tx.to_email, at);
-    return 'recorded';
+    const recorded = await recordBounceReport(trx, ctx, {
+      tx,
+      at,
+      reason: bounce.reason,
+      facts: { addressBad: bounce.kind === 'hard' },
+      // category: what the remote's answer was about, as a reply during delivery would say it
+      data: { type: bounce.kind, status: bounce.status, reason: bounce.reason, category: bounce.verdict.category },
+    });
+    return recorded ? 'recorded' : 'already_final';
   });
 }
 

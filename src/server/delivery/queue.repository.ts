@@ -4,8 +4,8 @@
 // next_attempt_at (transactions_queue_idx) is left as it was, so a claim and a renewal are HOT
 // updates that write no index entry, where moving next_attempt_at wrote one in each of the table's
 // sixteen indexes. A row is due when next_attempt_at has come and no lease is running. Outcomes are
-// written back in batches, guarded by the attempt number so a worker whose lease expired cannot
-// overwrite a newer attempt.
+// written back by the lifecycle (lifecycle/transitions.repository.ts), guarded by the attempt number
+// so a worker whose lease expired cannot overwrite a newer attempt.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 
@@ -80,44 +80,6 @@ export async function loadMessages(db: Database, messageIds: number[]) {
     .execute();
 }
 export type LoadedMessage = Awaited<ReturnType<typeof loadMessages>>[number];
-
-export interface OutcomeUpdate {
-  id: number;
-  attempts: number;
-  status: 'queued' | 'sent' | 'failed';
-  delivered_status: 'pending' | 'delivered' | 'bounced' | 'failed';
-  sent_at: Date | null;
-  next_attempt_at: Date | null;
-  last_reply: string;
-  bounce_type: 'hard' | 'soft' | null;
-  bounce_reason: string | null;
-}
-
-/** Writes outcomes in one statement; returns the ids that were still this attempt's to write. */
-export async function applyOutcomes(db: Database, updates: OutcomeUpdate[]): Promise<Set<number>> {
-  if (updates.length === 0) return new Set();
-  const rows = updates.map(
-    (u) =>
-      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.delivered_status}::text,
-        ${u.sent_at}::timestamptz, ${u.next_attempt_at}::timestamptz, ${u.last_reply}::text, ${u.bounce_type}::text,
-          ${u.bounce_reason}::text)`,
-  );
-  const result = await sql<{ id: number }>`
-    update transactions as t
-       set status = v.status,
-           delivered_status = v.delivered_status,
-           sent_at = coalesce(v.sent_at, t.sent_at),
-           next_attempt_at = v.next_attempt_at,
-           locked_until = null,
-           last_reply = v.last_reply,
-           bounce_type = coalesce(v.bounce_type, t.bounce_type),
-           bounce_reason = coalesce(v.bounce_reason, t.bounce_reason)
-      from (values ${sql.join(rows)}) as v(id, attempts, status, delivered_status, sent_at, next_attempt_at,
-        last_reply, bounce_type, bounce_reason)
-     where t.id = v.id and t.attempts = v.attempts and t.status = 'queued'
-    returning t.id`.execute(db);
-  return new Set(result.rows.map((r) => Number(r.id)));
-}
 
 /**
  * The heartbeat: pushes the lease of claims this worker still holds `leaseSeconds`

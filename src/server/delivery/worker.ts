@@ -1,25 +1,21 @@
 // The delivery worker, read top to bottom as Postal's outgoing processor is: claim due
 // transactions → compose (DKIM-signed, VERP envelope, Message-ID fixed at acceptance) → send →
-// classify the reply → record the outcome (status, event, daily_stats, suppression on a hard
-// bounce) in batches. Delivery is at least once; two workers never hold the same row at once.
+// classify the reply → record the outcome through the lifecycle (lifecycle/) in batches. Delivery
+// is at least once; two workers never hold the same row at once.
 import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
-import type { Database } from '../db/database.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
-import { insertEvents, type NewEvent } from '../events/events.repository.ts';
-import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
+import { type Attempt, recordAttempts } from '../lifecycle/lifecycle.service.ts';
 import { domainOf } from '../core/addresses.ts';
 import { ClaimLoop } from '../db/claim-loop.ts';
 import { onQueued } from '../core/queue-signal.ts';
 import { inFlowOf, lagOfClaim } from './in-flow.ts';
 import {
-  applyOutcomes,
   claimDue,
   type ClaimedTransaction,
   type LoadedMessage,
   loadMessages,
-  type OutcomeUpdate,
   releaseClaims,
   renewLeases,
 } from './queue.repository.ts';
@@ -258,31 +254,29 @@ async function sendDirect(
 type Attempted = Outcome & { result: Exclude<SendResult, { kind: 'wait' }> };
 
 /**
- * The row update of one attempt (docs/architecture.md §5.2): delivered; refused for good, a bounce
- * that is hard only when the address is bad; or retried with backoff until the retry window
- * closes, then failed (a soft bounce).
+ * What one attempt came to (docs/architecture.md §5.2): delivered; refused for good, a bounce that
+ * is hard only when the address is bad; or deferred with backoff until the retry window closes,
+ * then expired (failed, a soft bounce). The lifecycle writes what each means.
  */
-function updateOf(ctx: AppContext, { tx, result, at }: Attempted): OutcomeUpdate {
-  const base = { id: tx.id, attempts: tx.attempts, last_reply: result.reply };
-  if (result.kind === 'delivered')
+function attemptOf(ctx: AppContext, { tx, result, at }: Attempted): Attempt {
+  // what happened on the wire (direct delivery): MX host and address, TLS, MTA-STS, hosts tried;
+  // and what the remote's answer was about (remote-answer.ts)
+  const data: Record<string, unknown> = {
+    reply: result.reply,
+    attempt: tx.attempts,
+    ...('category' in result && result.category ? { category: result.category } : {}),
+    ...('wire' in result && result.wire ? result.wire : {}),
+  };
+  const base = { tx, at, attempts: tx.attempts, reply: result.reply };
+  if (result.kind === 'delivered') return { ...base, outcome: 'delivered', data };
+  const addressBad = result.kind === 'permanent' && result.address === 'bad';
+  if (result.kind === 'permanent')
     return {
       ...base,
-      status: 'sent',
-      delivered_status: 'delivered',
-      sent_at: at,
-      next_attempt_at: null,
-      bounce_type: null,
-      bounce_reason: null,
+      outcome: 'bounced',
+      facts: { addressBad },
+      data: { ...data, bounce_type: addressBad ? 'hard' : 'soft' },
     };
-  const ended = {
-    ...base,
-    status: 'failed' as const,
-    sent_at: null,
-    next_attempt_at: null,
-    bounce_reason: result.reply,
-  };
-  if (result.kind === 'permanent')
-    return { ...ended, delivered_status: 'bounced', bounce_type: result.address === 'bad' ? 'hard' : 'soft' };
   const next = nextAttemptAt({
     attempts: tx.attempts,
     queuedAt: tx.queued_at,
@@ -290,118 +284,33 @@ function updateOf(ctx: AppContext, { tx, result, at }: Attempted): OutcomeUpdate
     maxHours: ctx.config.retryMaxHours,
     retryAfterSeconds: result.retryAfterSeconds,
   });
-  if (next === null) return { ...ended, delivered_status: 'failed', bounce_type: 'soft' };
-  return {
-    ...base,
-    status: 'queued',
-    delivered_status: 'pending',
-    sent_at: null,
-    next_attempt_at: next,
-    bounce_type: null,
-    bounce_reason: null,
-  };
+  if (next === null) return { ...base, outcome: 'expired', data: { ...data, bounce_type: 'soft' } };
+  return { ...base, outcome: 'deferred', nextAttemptAt: next, data: { ...data, next_attempt_at: next } };
 }
 
-/** The events of one recorded attempt, each with its daily_stats counts. */
-function recordOf({ tx, result, at }: Attempted, u: OutcomeUpdate): { event: NewEvent; counts: StatDelta['counts'] }[] {
-  const base = { customer_id: tx.customer_id, transaction_id: tx.id, at };
-  // what happened on the wire (direct delivery): MX host and address, TLS, MTA-STS, hosts tried;
-  // and what the remote's answer was about (remote-answer.ts)
-  const data = {
-    reply: result.reply,
-    attempt: tx.attempts,
-    ...('category' in result && result.category ? { category: result.category } : {}),
-    ...('wire' in result && result.wire ? result.wire : {}),
-  };
-  if (u.status === 'sent')
-    return [
-      { event: { ...base, type: 'sent', data }, counts: { sent: 1, delivered: 1 } },
-      { event: { ...base, type: 'delivered', data }, counts: {} },
-    ];
-  if (u.status === 'queued')
-    return [
-      { event: { ...base, type: 'deferred', data: { ...data, next_attempt_at: u.next_attempt_at } }, counts: {} },
-    ];
-  if (u.delivered_status === 'bounced') {
-    const hard = u.bounce_type === 'hard';
-    return [
-      {
-        event: { ...base, type: 'bounced', data: { ...data, bounce_type: u.bounce_type } },
-        counts: { failed: 1, bounced: 1, [hard ? 'bounces_hard' : 'bounces_soft']: 1 },
-      },
-    ];
-  }
-  return [
-    {
-      event: { ...base, type: 'failed', data: { ...data, bounce_type: 'soft' } },
-      counts: { failed: 1, bounces_soft: 1 },
-    },
-  ];
-}
-
-/** Turns outcomes into row updates, events, stats and suppressions, written in one transaction. */
+/**
+ * Records a batch of outcomes in one transaction: messages waiting for their site go back to the
+ * queue as they were (sites.ts); each attempt goes through the lifecycle; a deferred message
+ * remembers its site, so `admin queue` counts it there and a resume brings it due.
+ */
 export async function recordOutcomes(ctx: AppContext, outcomes: Outcome[]): Promise<void> {
-  // messages waiting for their site go back to the queue as they were (sites.ts); the rest are outcomes
   const waiting = outcomes.flatMap(({ tx, result }) =>
     result.kind === 'wait' ? [{ id: tx.id, attempts: tx.attempts, until: result.until, site: result.site }] : [],
   );
   const attempted = outcomes.filter((o): o is Attempted => o.result.kind !== 'wait');
-  const updates = attempted.map((o) => updateOf(ctx, o));
-
+  const attempts = attempted.map((o) => attemptOf(ctx, o));
   await inTransaction(ctx.db, async (trx) => {
     await requeueWaiting(trx, waiting);
-    const applied = await applyOutcomes(trx, updates);
-    // a deferred message remembers its site: `admin queue` counts it there and a resume brings it due
-    await rememberSites(
-      trx,
-      attempted.flatMap(({ tx, result }, i) =>
-        applied.has(tx.id) && updates[i].status === 'queued' && 'wire' in result && result.wire
-          ? [{ id: tx.id, site: result.wire.site }]
-          : [],
-      ),
-    );
-    const events: NewEvent[] = [];
-    const stats: StatDelta[] = [];
-    const hardBounced: { customer_id: number; email: string; at: Date }[] = [];
-    attempted.forEach((o, i) => {
-      if (!applied.has(o.tx.id)) return;
-      for (const { event, counts } of recordOf(o, updates[i])) {
-        events.push(event);
-        if (Object.keys(counts).length > 0)
-          stats.push({ customer_id: o.tx.customer_id, group_id: o.tx.group_id, day: statDay(o.at), counts });
-      }
-      if (updates[i].bounce_type === 'hard')
-        hardBounced.push({ customer_id: o.tx.customer_id, email: o.tx.to_email, at: o.at });
-    });
-    await insertEvents(trx, events, ctx);
-    await bumpDailyStats(trx, stats);
-    await suppressHardBounced(trx, hardBounced);
+    const applied = await recordAttempts(trx, ctx, attempts);
+    await rememberSites(trx, deferredSites(attempted, attempts, applied));
   });
 }
 
-/**
- * A hard bounce puts the recipient on the customer's suppression list (origin bounce) unless the
- * customer disabled suppression (docs/architecture.md §5.2).
- */
-async function suppressHardBounced(
-  trx: Database,
-  hardBounced: { customer_id: number; email: string; at: Date }[],
-): Promise<void> {
-  if (hardBounced.length === 0) return;
-  const customers = await trx
-    .selectFrom('customers')
-    .select('id')
-    .where('id', 'in', [...new Set(hardBounced.map((h) => h.customer_id))])
-    .where('disable_suppression', '=', false)
-    .execute();
-  const suppressing = new Set(customers.map((c) => c.id));
-  const rows = hardBounced
-    .filter((h) => suppressing.has(h.customer_id))
-    .map((h) => ({ customer_id: h.customer_id, email: h.email, origin: 'bounce' as const, created_at: h.at }));
-  if (rows.length)
-    await trx
-      .insertInto('suppressions')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
-      .execute();
+/** The sites of the applied attempts that were deferred after a direct delivery tried them. */
+function deferredSites(attempted: Attempted[], attempts: Attempt[], applied: Set<number>) {
+  return attempted.flatMap(({ tx, result }, i) =>
+    applied.has(tx.id) && attempts[i].outcome === 'deferred' && 'wire' in result && result.wire
+      ? [{ id: tx.id, site: result.wire.site }]
+      : [],
+  );
 }

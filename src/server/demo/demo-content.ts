@@ -240,6 +240,12 @@ export interface DemoRecipient {
   full: boolean;
   /** How keen the person is on our mail (scales open and click rates, 0.5–1.5). */
   engagement: number;
+  /**
+   * Presses "Report spam" on the first message delivered (then the complaint suppresses them): one
+   * person in 150, who gets a few messages, so complaints stay near 0.25 % of delivered mail, under
+   * the 0.3 % mailbox providers hold senders to.
+   */
+  complains: boolean;
 }
 
 export function recipients(random: Random, count: number): DemoRecipient[] {
@@ -269,6 +275,7 @@ export function recipients(random: Random, count: number): DemoRecipient[] {
       unknown: random() < 0.012,
       full: random() < 0.006,
       engagement: 0.5 + random(),
+      complains: out.length % 150 === 37,
     });
   }
   return out;
@@ -327,6 +334,8 @@ export interface Fate {
   clicks: { afterMs: number; link: number }[];
   /** Unsubscribes this many milliseconds after delivery. */
   unsubscribeAfterMs: number | null;
+  /** Presses "Report spam" this many milliseconds after delivery: the provider's feedback loop reports it. */
+  complaintAfterMs: number | null;
 }
 
 /** The share of delivered messages Apple Mail Privacy Protection opens (kept small: the demo is about people). */
@@ -359,6 +368,7 @@ export function fateOf(
     proxyOpenAfterMs: null,
     clicks: [],
     unsubscribeAfterMs: null,
+    complaintAfterMs: null,
   };
   const ok: Attempt = { kind: 'delivered', reply: REPLY_OK };
   if (to.unknown) {
@@ -417,5 +427,8 @@ export function fateOf(
   if (random() < group.unsubscribeRate)
     fate.unsubscribeAfterMs =
       (fate.opens[0] ?? exponential(random, 2 * HOUR_MS)) + 30_000 + exponential(random, 60_000);
+  else if (to.complains)
+    fate.complaintAfterMs =
+      (fate.opens[0] ?? exponential(random, 3 * HOUR_MS)) + 20_000 + exponential(random, 10 * 60_000);
   return fate;
 }

@@ -1,9 +1,11 @@
 // `npm run demo`: a separate demo account (enterprise 'Demo Enterprise', customer 'Demo Shop', a
 // user and a verified domain) with 30 days of history, so the console has something to show.
 // Every step goes through the code that records real traffic — accept() for sending, the worker's
-// recordOutcomes for delivery, recordBounce for DSNs, the tracking recorder for opens and clicks,
-// unsubscribe() — each told the historical moment it happened, so the daily_stats rollups and the
-// rows they count agree exactly as they do for real mail. Nothing is sent over SMTP: the plan says
+// recordOutcomes for delivery (with deferrals), recordBounce for DSNs, receiveComplaint for
+// feedback-loop reports, the tracking recorder for opens and clicks (Apple Mail's proxy among them,
+// a machine's), unsubscribe() — all through the lifecycle (lifecycle/), each told the historical
+// moment it happened, so the daily_stats rollups and the rows they count agree exactly as they do
+// for real mail. Nothing is sent over SMTP: the plan says
 // what each remote server answered, and recipients are at reserved domains (RFC 2606, RFC 6761).
 import { performance } from 'node:perf_hooks';
 import { formatUnix } from '../../lib/dates.ts';
@@ -13,6 +15,7 @@ import { bootstrapAdmin, type BootstrapResult, createUser } from '../accounts/ac
 import * as accounts from '../accounts/accounts.repository.ts';
 import type { ParsedBounce } from '../bounces/parse-dsn.ts';
 import { recordBounce } from '../bounces/receiver.ts';
+import { type ReceivedReport, receiveComplaint } from '../bounces/complaints.service.ts';
 import { ensureCredentials } from '../credentials/credentials.service.ts';
 import { randomToken } from '../core/crypto.ts';
 import type { ClaimedTransaction } from '../delivery/queue.repository.ts';
@@ -81,6 +84,8 @@ export interface DemoSummary {
     machineOpens: number;
     clicks: number;
     unsubscribes: number;
+    /** Spam complaints from feedback loops (the recipient suppressed, origin complaint). */
+    complaints: number;
   };
   seconds: number;
 }
@@ -115,7 +120,8 @@ type Later =
   | { at: Date; kind: 'bounce'; uuid: string; to: string; messageId: string; type: 'hard' | 'soft' }
   | { at: Date; kind: 'open'; uuid: string; machine?: true }
   | { at: Date; kind: 'click'; token: string }
-  | { at: Date; kind: 'unsubscribe'; uuid: string };
+  | { at: Date; kind: 'unsubscribe'; uuid: string }
+  | { at: Date; kind: 'complaint'; uuid: string; messageId: string };
 
 /** Apple Mail Privacy Protection's proxy: Apple's network and the bare agent (tracking/machine-rules.ts). */
 const APPLE_MAIL_PROXY = { ip: '17.58.63.1', userAgent: 'Mozilla/5.0' };
@@ -255,6 +261,7 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
       machineOpens: 0,
       clicks: 0,
       unsubscribes: 0,
+      complaints: 0,
     },
     later: [],
   };
@@ -428,6 +435,22 @@ function scheduleAfterDelivery(run: Run, d: Due, tokens: string[]): void {
   for (const click of fate.clicks)
     if (tokens[click.link]) add({ at: at(click.afterMs), kind: 'click', token: tokens[click.link] });
   if (fate.unsubscribeAfterMs !== null) add({ at: at(fate.unsubscribeAfterMs), kind: 'unsubscribe', uuid: d.tx.uuid });
+  if (fate.complaintAfterMs !== null)
+    add({ at: at(fate.complaintAfterMs), kind: 'complaint', uuid: d.tx.uuid, messageId: d.tx.message_id_header });
+}
+
+/** A feedback loop's report (RFC 5965) as arf.ts reads it: Yahoo's, about one of our messages. */
+function complaintReport(messageId: string, deliveredAt: Date): ReceivedReport {
+  return {
+    originalMessageId: messageId,
+    feedback: {
+      feedbackType: 'abuse',
+      userAgent: 'Yahoo!-Mail-Feedback/2.0',
+      originalMailFrom: null,
+      originalRcptTo: null,
+      arrivalDate: deliveredAt.toISOString(),
+    },
+  };
 }
 
 /** Records one event after delivery through the path a real one takes. */
@@ -460,6 +483,14 @@ async function recordLater(run: Run, event: Later): Promise<void> {
     case 'unsubscribe':
       await unsubscribe(ctx, event.uuid, run.random() < 0.6 ? 'one_click' : 'page', event.at);
       counts.unsubscribes++;
+      return;
+    case 'complaint':
+      // as the bounce receiver does with a feedback loop's report mailed to the VERP address
+      if (
+        (await receiveComplaint(ctx, event.uuid, complaintReport(event.messageId, event.at), event.at)) ===
+        'complaint_recorded'
+      )
+        counts.complaints++;
       return;
   }
 }

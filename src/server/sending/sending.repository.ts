@@ -1,9 +1,10 @@
 // The writes of accepting mail (sending.service.ts's group commit): each function is one statement
 // run inside the commit's transaction, in the order the service takes locks, so concurrent commits
-// cannot deadlock (docs/architecture.md §5.1).
+// cannot deadlock (docs/architecture.md §5.1). The transactions themselves are the lifecycle's
+// (lifecycle/transitions.repository.ts).
 import { sql, type Insertable } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { MessagesTable, TransactionsTable } from '../db/schema.ts';
+import type { MessagesTable } from '../db/schema.ts';
 
 /** The settings acceptance reads of each customer. */
 export function customerSettings(trx: Database, customerIds: number[]) {
@@ -59,14 +60,6 @@ export function suppressedAmong(trx: Database, customerIds: number[], emails: st
 
 export function insertMessages(trx: Database, rows: Insertable<MessagesTable>[]) {
   return trx.insertInto('messages').values(rows).returning('id').execute();
-}
-
-export function insertTransactions(trx: Database, rows: Insertable<TransactionsTable>[]) {
-  return trx
-    .insertInto('transactions')
-    .values(rows)
-    .returning(['id', 'customer_id', 'group_id', 'status', 'last_reply', 'queued_at'])
-    .execute();
 }
 
 /** Counts `n` more sent against a customer's month (its row was locked by lockQuotaUsage). */

@@ -6,10 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
-import type { Insertable } from 'kysely';
-import type { Address, TransactionsTable, TransStatus } from '../db/schema.ts';
-import { insertEvents, type NewEvent } from '../events/events.repository.ts';
-import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
+import type { Address, TransStatus } from '../db/schema.ts';
+import { type NewTransaction, recordAccepted } from '../lifecycle/lifecycle.service.ts';
+import { POLICY } from '../lifecycle/policy.ts';
 import { requireSendingDomain, type SendingDomain } from '../domains/domains.service.ts';
 import { DomainError } from '../core/errors.ts';
 import { inTransaction } from '../core/transaction.ts';
@@ -206,6 +205,11 @@ export function firstOfMonth(at: Date): string {
   return `${at.toISOString().slice(0, 7)}-01`;
 }
 
+/** The messages of one commit, each with its job and the moment it is accepted at. */
+type Batch = { job: Job; m: PreparedMessage; at: Date }[];
+
+const customerKey = (customerId: number, name: string) => `${customerId}\u0000${name}`;
+
 /** Writes a batch of jobs inside one transaction; returns the recipients of each job's messages. */
 async function writeJobs(
   trx: Database,
@@ -214,44 +218,63 @@ async function writeJobs(
   ctx: AppContext,
 ): Promise<AcceptedRecipient[][][]> {
   const now = new Date();
-  const acceptedAt = (m: PreparedMessage) => m.queuedAt ?? now;
+  const batch: Batch = jobs.flatMap((job) => job.messages.map((m) => ({ job, m, at: m.queuedAt ?? now })));
   const customerIds = [...new Set(jobs.map((j) => j.customerId))].sort((a, b) => a - b);
-  // quota is counted per calendar month: the commit's, or each message's own when it has a queuedAt
-  const usageKey = (customerId: number, at: Date) => `${customerId}\u0000${firstOfMonth(at)}`;
-  const usageKeys = new Map<string, { customer_id: number; month: string }>();
-  for (const job of jobs)
-    for (const m of job.messages)
-      usageKeys.set(usageKey(job.customerId, acceptedAt(m)), {
-        customer_id: job.customerId,
-        month: firstOfMonth(acceptedAt(m)),
-      });
-
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
-  const customers = await repo.customerSettings(trx, customerIds);
-  const settings = new Map(customers.map((c) => [c.id, c]));
-  // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
-  const usageRows = await repo.lockQuotaUsage(
+  const settings = new Map((await repo.customerSettings(trx, customerIds)).map((c) => [c.id, c]));
+  const quota = await lockQuota(trx, batch, settings);
+  const groupIds = await upsertGroupsOf(trx, batch, now);
+  const suppressed = await suppressedRecipients(trx, batch, settings);
+  const messageIds = await storeMessages(trx, batch);
+  const planned = planTransactions(batch, { groupIds, messageIds, suppressed, quota });
+  await recordAccepted(
     trx,
-    [...usageKeys.values()].sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month)),
+    ctx,
+    planned.map((p) => p.transaction),
+  );
+  await addQuotaUsed(trx, quota);
+  // workers in other processes wake at COMMIT (PostgreSQL); in-process ones get notifyQueued
+  if (notifyOthers && quota.used.size > 0) await repo.notifyQueueListeners(trx);
+  const answers = answersPerJob(jobs, planned);
+  await storeIdempotencyKeys(trx, jobs, answers);
+  return answers;
+}
+
+/** The quota_usage month of a customer's moment, as a key and as the row it names. */
+function usageOf(customerId: number, at: Date) {
+  const month = firstOfMonth(at);
+  return { key: customerKey(customerId, month), customer_id: customerId, month };
+}
+
+/** Quota is counted per calendar month (the commit's, or a message's own queuedAt): each month's row locked. */
+async function lockQuota(trx: Database, batch: Batch, settings: Map<number, { monthly_quota: number }>) {
+  const months = new Map(batch.map(({ job, at }) => usageOf(job.customerId, at)).map((u) => [u.key, u]));
+  // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
+  const rows = await repo.lockQuotaUsage(
+    trx,
+    [...months.values()]
+      .sort((a, b) => a.customer_id - b.customer_id || a.month.localeCompare(b.month))
+      .map(({ customer_id, month }) => ({ customer_id, month })),
   );
   const remaining = new Map(
-    usageRows.map((u) => [
-      `${u.customer_id}\u0000${u.month}`,
+    rows.map((u) => [
+      customerKey(u.customer_id, u.month),
       Math.max(0, (settings.get(u.customer_id)?.monthly_quota ?? 0) - u.used),
     ]),
   );
+  return { months, remaining, used: new Map<string, number>() };
+}
+type Quota = Awaited<ReturnType<typeof lockQuota>>;
 
-  // groups: created on first use, last send date moved forward
+/** Groups created on first use, their last send date moved forward; answers each one's id by customer and name. */
+async function upsertGroupsOf(trx: Database, batch: Batch, now: Date): Promise<Map<string, number>> {
   const groupKeys = new Map<string, { customerId: number; name: string; first: Date; last: Date }>();
-  for (const job of jobs) {
-    for (const m of job.messages) {
-      const key = `${job.customerId}\u0000${m.submission.group}`;
-      const at = acceptedAt(m);
-      const g = groupKeys.get(key);
-      if (!g) groupKeys.set(key, { customerId: job.customerId, name: m.submission.group, first: at, last: at });
-      else if (at > g.last) g.last = at;
-      else if (at < g.first) g.first = at;
-    }
+  for (const { job, m, at } of batch) {
+    const key = customerKey(job.customerId, m.submission.group);
+    const g = groupKeys.get(key);
+    if (!g) groupKeys.set(key, { customerId: job.customerId, name: m.submission.group, first: at, last: at });
+    else if (at > g.last) g.last = at;
+    else if (at < g.first) g.first = at;
   }
   const groups = await repo.upsertGroups(
     trx,
@@ -265,30 +288,35 @@ async function writeJobs(
         ...(g.first < now ? { created_at: g.first } : {}),
       })),
   );
-  const groupId = new Map(groups.map((g) => [`${g.customer_id}\u0000${g.name}`, g.id]));
+  return new Map(groups.map((g) => [customerKey(g.customer_id, g.name), g.id]));
+}
 
-  // suppressed recipients (unless the customer disabled suppression). System mail is
-  // never suppressed: a postmaster who unsubscribed from one verification mail must get the next.
+/**
+ * The recipients on their customer's suppression list, by customer and lower-cased address (unless
+ * the customer disabled suppression). System mail is never suppressed: a postmaster who
+ * unsubscribed from one verification mail must get the next.
+ */
+async function suppressedRecipients(
+  trx: Database,
+  batch: Batch,
+  settings: Map<number, { disable_suppression: boolean; is_system: boolean }>,
+): Promise<Set<string>> {
   const suppressing = (customerId: number) =>
     !settings.get(customerId)?.disable_suppression && !settings.get(customerId)?.is_system;
-  const lookups = jobs.flatMap((job) =>
-    !suppressing(job.customerId)
-      ? []
-      : job.messages.flatMap((m) =>
-          m.recipients.map((r) => ({ customer_id: job.customerId, email: r.email.toLowerCase() })),
-        ),
+  const emails = batch.flatMap(({ job, m }) =>
+    suppressing(job.customerId) ? m.recipients.map((r) => r.email.toLowerCase()) : [],
   );
   const suppressed = new Set<string>();
-  if (lookups.length > 0) {
-    const rows = await repo.suppressedAmong(trx, customerIds.filter(suppressing), [
-      ...new Set(lookups.map((l) => l.email)),
-    ]);
-    for (const r of rows) suppressed.add(`${r.customer_id}\u0000${r.email.toLowerCase()}`);
-  }
+  if (emails.length === 0) return suppressed;
+  const customers = [...settings.keys()].filter(suppressing);
+  for (const r of await repo.suppressedAmong(trx, customers, [...new Set(emails)]))
+    suppressed.add(customerKey(r.customer_id, r.email.toLowerCase()));
+  return suppressed;
+}
 
-  // messages
-  const flat = jobs.flatMap((job) => job.messages.map((m) => ({ job, m })));
-  const messageRows = await inChunks(flat, 1000, (chunk) =>
+/** The messages' rows (one per message, shared by its recipients); answers their ids in batch order. */
+async function storeMessages(trx: Database, batch: Batch): Promise<number[]> {
+  const rows = await inChunks(batch, 1000, (chunk) =>
     repo.insertMessages(
       trx,
       chunk.map(({ job, m }) => ({
@@ -312,90 +340,91 @@ async function writeJobs(
       })),
     ),
   );
+  return rows.map((r) => r.id);
+}
 
-  // transactions: one per recipient
-  const txRows: Insertable<TransactionsTable>[] = [];
-  const perMessage: AcceptedRecipient[][] = [];
-  // quota used by what will really be sent, per customer and month
-  const used = new Map<string, number>();
-  flat.forEach(({ job, m }, i) => {
-    const gid = groupId.get(`${job.customerId}\u0000${m.submission.group}`)!;
-    const at = acceptedAt(m);
-    const quotaKey = usageKey(job.customerId, at);
-    const accepted: AcceptedRecipient[] = [];
-    for (const r of m.recipients) {
+/** One recipient's transaction as planned, and the answer the caller gets for it. */
+interface Planned {
+  jobIndex: number;
+  /** the message's index in the batch */
+  messageIndex: number;
+  transaction: NewTransaction;
+  answer: AcceptedRecipient;
+}
+
+/**
+ * A transaction per recipient: suppressed ones fail at once, those over the month's quota are
+ * no_quota, the rest are queued and count against the quota (lifecycle/policy.ts names what each is).
+ */
+function planTransactions(
+  batch: Batch,
+  stored: { groupIds: Map<string, number>; messageIds: number[]; suppressed: Set<string>; quota: Quota },
+): Planned[] {
+  const { groupIds, messageIds, suppressed, quota } = stored;
+  const jobIndex = new Map<Job, number>();
+  return batch.flatMap(({ job, m, at }, i) => {
+    if (!jobIndex.has(job)) jobIndex.set(job, jobIndex.size);
+    const usage = usageOf(job.customerId, at).key;
+    return m.recipients.map((r) => {
       const uuid = randomUUID();
-      let status: TransStatus = 'queued';
+      let outcome: NewTransaction['outcome'] = 'accepted';
       let reason: string | null = null;
-      if (suppressed.has(`${job.customerId}\u0000${r.email.toLowerCase()}`)) {
-        status = 'failed';
+      if (suppressed.has(customerKey(job.customerId, r.email.toLowerCase()))) {
+        outcome = 'suppressed';
         reason = 'suppressed: the recipient is on the suppression list';
-      } else if ((remaining.get(quotaKey) ?? 0) <= 0) {
-        status = 'no_quota';
+      } else if ((quota.remaining.get(usage) ?? 0) <= 0) {
+        outcome = 'over_quota';
         reason = 'no_quota: the monthly sending quota is used up';
       } else {
-        remaining.set(quotaKey, remaining.get(quotaKey)! - 1);
-        used.set(quotaKey, (used.get(quotaKey) ?? 0) + 1);
+        quota.remaining.set(usage, quota.remaining.get(usage)! - 1);
+        quota.used.set(usage, (quota.used.get(usage) ?? 0) + 1);
       }
-      txRows.push({
-        uuid,
-        customer_id: job.customerId,
-        message_id: messageRows[i].id,
-        group_id: gid,
-        to_email: r.email,
-        to_name: r.name ?? null,
-        status,
-        delivered_status: status === 'queued' ? 'pending' : 'failed',
-        message_id_header: m.messageIdHeader ?? `<${uuid}@${m.domain.domain}>`,
-        queued_at: at,
-        next_attempt_at: status === 'queued' ? at : null,
-        last_reply: reason,
-      });
-      accepted.push({ trans_uuid: uuid, to: r.email, status });
-    }
-    perMessage.push(accepted);
-  });
-  const inserted = await inChunks(txRows, 2000, (chunk) => repo.insertTransactions(trx, chunk));
-
-  const events: NewEvent[] = [];
-  const stats: StatDelta[] = [];
-  for (const t of inserted) {
-    const at = new Date(t.queued_at);
-    events.push({ customer_id: t.customer_id, transaction_id: t.id, type: 'queued', at });
-    // every accepted transaction counts as a request (the overview total), failed ones as failed too
-    const counts: StatDelta['counts'] = { requests: 1 };
-    if (t.status !== 'queued') {
-      events.push({
-        customer_id: t.customer_id,
-        transaction_id: t.id,
-        type: 'failed',
+      const transaction: NewTransaction = {
+        outcome,
         at,
-        data: { reason: t.last_reply },
-      });
-      counts.failed = 1;
-    }
-    stats.push({ customer_id: t.customer_id, group_id: t.group_id, day: statDay(at), counts });
-  }
-  await insertEvents(trx, events, ctx);
-  await bumpDailyStats(trx, stats);
+        reason,
+        row: {
+          uuid,
+          customer_id: job.customerId,
+          message_id: messageIds[i],
+          group_id: groupIds.get(customerKey(job.customerId, m.submission.group))!,
+          to_email: r.email,
+          to_name: r.name ?? null,
+          message_id_header: m.messageIdHeader ?? `<${uuid}@${m.domain.domain}>`,
+        },
+      };
+      const answer = { trans_uuid: uuid, to: r.email, status: POLICY[outcome]({}).status! };
+      return { jobIndex: jobIndex.get(job)!, messageIndex: i, transaction, answer };
+    });
+  });
+}
 
-  for (const [key, n] of used) {
-    const { customer_id, month } = usageKeys.get(key)!;
+/** Counts what will really be sent against each customer's month (its row locked by lockQuota). */
+async function addQuotaUsed(trx: Database, quota: Quota): Promise<void> {
+  for (const [key, n] of quota.used) {
+    const { customer_id, month } = quota.months.get(key)!;
     await repo.addQuotaUsed(trx, customer_id, month, n);
   }
-  // workers in other processes wake at COMMIT (PostgreSQL); in-process ones get notifyQueued
-  if (notifyOthers && used.size > 0) await repo.notifyQueueListeners(trx);
+}
 
-  // split the flat list back into jobs
-  const out: AcceptedRecipient[][][] = [];
+/** The answers split back per job, then per message. */
+function answersPerJob(jobs: Job[], planned: Planned[]): AcceptedRecipient[][][] {
+  const out: AcceptedRecipient[][][] = jobs.map((job) => job.messages.map(() => []));
+  const firstMessage: number[] = [];
   let k = 0;
   for (const job of jobs) {
-    out.push(perMessage.slice(k, k + job.messages.length));
+    firstMessage.push(k);
     k += job.messages.length;
   }
+  for (const p of planned) out[p.jobIndex][p.messageIndex - firstMessage[p.jobIndex]].push(p.answer);
+  return out;
+}
+
+/** Each job's Idempotency-Key with the answer it renders, in the same transaction. */
+async function storeIdempotencyKeys(trx: Database, jobs: Job[], answers: AcceptedRecipient[][][]): Promise<void> {
   const keys = jobs.flatMap((job, i) => {
     if (!job.idempotency?.render) return [];
-    const { status, body } = job.idempotency.render(out[i]);
+    const { status, body } = job.idempotency.render(answers[i]);
     return [
       {
         customer_id: job.customerId,
@@ -407,7 +436,6 @@ async function writeJobs(
     ];
   });
   await insertIdempotencyKeys(trx, keys);
-  return out;
 }
 
 /** The hourly prune of Idempotency-Keys past their window (idempotency.repository.ts). */

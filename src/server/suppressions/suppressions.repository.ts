@@ -66,6 +66,82 @@ export async function insertSuppressions(
   return inserted;
 }
 
+/** A recipient a message's outcome puts on its customer's list (lifecycle/policy.ts). */
+export interface RecipientSuppression {
+  customer_id: number;
+  email: string;
+  origin: SuppressionOrigin;
+  at: Date;
+  /** Listed even when the customer disabled suppression (the recipient's own word). */
+  evenWhenDisabled: boolean;
+}
+
+/**
+ * Lists the recipients, each unless its customer disabled suppression (and it is not the
+ * recipient's own word) or the address is listed already under any spelling or origin. Returns
+ * the indexes in `rows` that were added.
+ */
+export async function suppressRecipients(db: Database, rows: RecipientSuppression[]): Promise<Set<number>> {
+  const added = new Set<number>();
+  if (rows.length === 0) return added;
+  const disabled = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('id', 'in', [...new Set(rows.map((r) => r.customer_id))])
+    .where('disable_suppression', '=', true)
+    .execute();
+  const off = new Set(disabled.map((c) => Number(c.id)));
+  const wanted = [...rows.entries()].filter(([, r]) => !off.has(r.customer_id) || r.evenWhenDisabled);
+  // one lookup per customer, then one insert: an address listed under any spelling stays as it is
+  const listed = new Map<number, Set<string>>();
+  for (const customerId of new Set(wanted.map(([, r]) => r.customer_id)))
+    listed.set(
+      customerId,
+      await findListed(
+        db,
+        customerId,
+        wanted.filter(([, r]) => r.customer_id === customerId).map(([, r]) => r.email.toLowerCase()),
+      ),
+    );
+  const fresh = new Map<string, number>();
+  for (const [i, r] of wanted) {
+    const key = `${r.customer_id}\u0000${r.email.toLowerCase()}`;
+    if (!listed.get(r.customer_id)!.has(r.email.toLowerCase()) && !fresh.has(key)) fresh.set(key, i);
+  }
+  for (const chunk of chunks([...fresh.values()])) {
+    const inserted = await db
+      .insertInto('suppressions')
+      .values(
+        chunk.map((i) => ({
+          customer_id: rows[i].customer_id,
+          email: rows[i].email,
+          origin: rows[i].origin,
+          created_at: rows[i].at,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
+      .returning(['customer_id', 'email'])
+      .execute();
+    for (const r of inserted) added.add(fresh.get(`${r.customer_id}\u0000${r.email.toLowerCase()}`)!);
+  }
+  return added;
+}
+
+/**
+ * Takes the address off the customer's list where an unsubscribe put it (a bounce's, a complaint's
+ * or the customer's own entry stays); false when there was none.
+ */
+export async function removeUnsubscribed(db: Database, customerId: number, email: string): Promise<boolean> {
+  const rows = await db
+    .deleteFrom('suppressions')
+    .where('customer_id', '=', customerId)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where('origin', '=', 'unsubscribe')
+    .returning('email')
+    .execute();
+  return rows.length > 0;
+}
+
 /** `text` for a LIKE pattern that matches it literally (backslash is PostgreSQL's default LIKE escape). */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);

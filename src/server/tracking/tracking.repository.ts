@@ -1,6 +1,7 @@
-// Tracking rows: the `links` of delivered messages, and the open/click counters of transactions and
-// links. Counters move in one statement per batch of hits (the recorder in tracking.service.ts).
-import { sql } from 'kysely';
+// Tracking rows: the `links` of delivered messages and their click counters, moved in one statement
+// per batch of hits (the recorder in tracking.service.ts; a transaction's own counters are the
+// lifecycle's, lifecycle/transitions.repository.ts).
+import { bumpCounters, type CounterDelta } from '../db/counters.ts';
 import type { Database } from '../db/database.ts';
 
 export interface NewLink {
@@ -70,56 +71,7 @@ export async function linkCounts(db: Database, transactionIds: number[]): Promis
   return new Map(rows.map((r) => [Number(r.transaction_id), Number(r.n)]));
 }
 
-export interface CounterDelta {
-  id: number;
-  count: number;
-  /** the earliest hit of the batch: becomes first_*_at when none is set yet */
-  at: Date;
-}
-
-type Counter = 'open' | 'click';
-
-/**
- * Adds opens or clicks to transactions and returns the ids whose first open (click) this batch is.
- * The rows are locked first (in id order, so concurrent batches cannot deadlock) and their previous
- * first_*_at read under the lock: two web processes never both count the same unique open.
- */
-export async function addTransactionHits(db: Database, counter: Counter, deltas: CounterDelta[]): Promise<Set<number>> {
-  if (deltas.length === 0) return new Set();
-  const countColumn = counter === 'open' ? 'open_count' : 'click_count';
-  const firstColumn = counter === 'open' ? 'first_open_at' : 'first_click_at';
-  const ids = deltas.map((d) => d.id).sort((a, b) => a - b);
-  const before = await db
-    .selectFrom('transactions')
-    .select(['id', firstColumn])
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  await bumpCounters(db, 'transactions', countColumn, firstColumn, deltas);
-  return new Set(before.filter((row) => row[firstColumn] === null).map((row) => Number(row.id)));
-}
-
 /** Adds clicks to links. */
 export async function addLinkClicks(db: Database, deltas: CounterDelta[]): Promise<void> {
-  if (deltas.length === 0) return;
   await bumpCounters(db, 'links', 'clicks', 'first_click_at', deltas);
-}
-
-async function bumpCounters(
-  db: Database,
-  table: 'transactions' | 'links',
-  countColumn: string,
-  firstColumn: string,
-  deltas: CounterDelta[],
-): Promise<void> {
-  const rows = [...deltas]
-    .sort((a, b) => a.id - b.id)
-    .map((d) => sql`(${d.id}::bigint, ${d.count}::int, ${d.at}::timestamptz)`);
-  await sql`
-    update ${sql.table(table)} as t
-       set ${sql.ref(countColumn)} = t.${sql.ref(countColumn)} + v.n,
-           ${sql.ref(firstColumn)} = coalesce(t.${sql.ref(firstColumn)}, v.at)
-      from (values ${sql.join(rows)}) as v(id, n, at)
-     where t.id = v.id`.execute(db);
 }

@@ -7,11 +7,12 @@ import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
 import { GroupWrite } from '../db/group-write.ts';
 import { safeEqual } from '../core/crypto.ts';
-import { clickEventsBetween, insertEvents, type NewEvent } from '../events/events.repository.ts';
+import { clickEventsBetween } from '../events/events.repository.ts';
+import type { CounterDelta } from '../db/counters.ts';
+import { recordOpensAndClicks } from '../lifecycle/lifecycle.service.ts';
 import type { Database } from '../db/database.ts';
 import type { MachineRuleId } from '../../contract/values.ts';
 import { EVERY_LINK_WINDOW_MS, type HitFacts, machineRuleOf } from './machine-rules.ts';
-import { bumpDailyStats, statDay, type StatDelta } from '../stats/stats.repository.ts';
 import { bumpLinkStats } from '../reports/link-stats.repository.ts';
 import { rewriteTextParts } from '../message/raw-mime.ts';
 import {
@@ -23,8 +24,6 @@ import {
 } from '../message/tracking-rewrite.ts';
 import {
   addLinkClicks,
-  addTransactionHits,
-  type CounterDelta,
   deliveryTimes,
   type FoundLink,
   findLink,
@@ -308,46 +307,13 @@ async function judgeHits(trx: Database, resolved: { hit: Hit; tx: HitTransaction
   });
 }
 
-/**
- * Adds people's hits to the transactions', links' and link_stats' counters; returns the
- * transactions whose first open (click) this batch holds. Machines' hits move none of them.
- */
-async function countPeople(trx: Database, people: JudgedHit[]) {
-  const opens = new Map<number, CounterDelta>();
-  const clicks = new Map<number, CounterDelta>();
+/** Adds people's clicks to the links' and link_stats' counters; machines' hits move neither. */
+async function countLinkClicks(trx: Database, people: JudgedHit[]): Promise<void> {
   const linkClicks = new Map<number, CounterDelta>();
-  for (const { hit, tx } of people) {
-    if (hit.kind === 'open') addDelta(opens, tx.id, hit.at);
-    else {
-      addDelta(clicks, tx.id, hit.at);
-      addDelta(linkClicks, hit.link.id, hit.at);
-    }
-  }
-  const firstOpens = await addTransactionHits(trx, 'open', [...opens.values()]);
-  const firstClicks = await addTransactionHits(trx, 'click', [...clicks.values()]);
+  for (const { hit } of people) if (hit.kind === 'click') addDelta(linkClicks, hit.link.id, hit.at);
   await addLinkClicks(trx, [...linkClicks.values()]);
   // the Links tab's rollup, after links.clicks so it can tell each transaction's first click (migration 009)
   await bumpLinkStats(trx, [...linkClicks.values()]);
-  return { firstOpens, firstClicks };
-}
-
-/** The events of the hits and their daily_stats: people's opens and clicks, or machines' apart. */
-function eventsAndStats(judged: JudgedHit[], firstOpens: Set<number>, firstClicks: Set<number>) {
-  const events: NewEvent[] = [];
-  const stats: StatDelta[] = [];
-  for (const { hit, tx, machineRule } of judged) {
-    const data: Record<string, unknown> = hit.kind === 'click' ? { url: hit.link.url } : {};
-    Object.assign(data, { user_agent: hit.userAgent, ip: hit.ip });
-    if (machineRule) Object.assign(data, { machine: true, machine_rule: machineRule });
-    events.push({ customer_id: tx.customer_id, transaction_id: tx.id, type: hit.kind, at: hit.at, data });
-    const key = { customer_id: tx.customer_id, group_id: tx.group_id, day: statDay(hit.at) };
-    if (machineRule) stats.push({ ...key, counts: hit.kind === 'open' ? { machine_opens: 1 } : { machine_clicks: 1 } });
-    // the unique open (click) is counted once, on the day of the transaction's first one
-    else if (hit.kind === 'open')
-      stats.push({ ...key, counts: { opens: 1, unique_opens: firstOpens.delete(tx.id) ? 1 : 0 } });
-    else stats.push({ ...key, counts: { clicks: 1, unique_clicks: firstClicks.delete(tx.id) ? 1 : 0 } });
-  }
-  return { events, stats };
 }
 
 /**
@@ -358,12 +324,19 @@ function eventsAndStats(judged: JudgedHit[], firstOpens: Set<number>, firstClick
 async function recordHits(ctx: AppContext, hits: Hit[]): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     const judged = await judgeHits(trx, await resolveHits(trx, hits));
-    const { firstOpens, firstClicks } = await countPeople(
+    await recordOpensAndClicks(
+      trx,
+      ctx,
+      judged.map(({ hit, tx, machineRule }) => {
+        const data: Record<string, unknown> = hit.kind === 'click' ? { url: hit.link.url } : {};
+        Object.assign(data, { user_agent: hit.userAgent, ip: hit.ip });
+        if (machineRule) Object.assign(data, { machine: true, machine_rule: machineRule });
+        return { tx, outcome: hit.kind, at: hit.at, facts: { machine: machineRule !== null }, data };
+      }),
+    );
+    await countLinkClicks(
       trx,
       judged.filter((j) => j.machineRule === null),
     );
-    const { events, stats } = eventsAndStats(judged, firstOpens, firstClicks);
-    await insertEvents(trx, events, ctx);
-    await bumpDailyStats(trx, stats);
   });
 }

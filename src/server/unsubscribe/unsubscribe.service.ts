@@ -3,15 +3,9 @@
 // sending customer's list. Each effective change appends one event in the same database
 // transaction; repeating either changes nothing and appends nothing.
 import type { AppContext } from '../core/context.ts';
-import { insertEvents } from '../events/events.repository.ts';
+import { recordResubscribe, recordUnsubscribe } from '../lifecycle/lifecycle.service.ts';
 import { DomainError, isRefusal } from '../core/errors.ts';
-import {
-  deleteUnsubscribe,
-  findTransactionByUuid,
-  insertUnsubscribe,
-  isSuppressed,
-  type UnsubscribeTarget,
-} from './unsubscribe.repository.ts';
+import { findTransactionByUuid, type UnsubscribeTarget } from './unsubscribe.repository.ts';
 import { inTransaction } from '../core/transaction.ts';
 // where the request came from, recorded in the event's data
 import type { UnsubscribeChannel } from '../../contract/values.ts';
@@ -54,22 +48,8 @@ export async function unsubscribe(
 ): Promise<UnsubscribeAnswer> {
   await inTransaction(ctx.db, async (trx) => {
     const tx = await target(trx, transactionId);
-    if (await isSuppressed(trx, tx.customer_id, tx.to_email)) return;
-    // on conflict do nothing: of two clicks racing here, one inserts and records the event
-    if (!(await insertUnsubscribe(trx, tx.customer_id, tx.to_email, at))) return;
-    await insertEvents(
-      trx,
-      [
-        {
-          customer_id: tx.customer_id,
-          transaction_id: tx.id,
-          type: 'unsubscribe',
-          at,
-          data: { email: tx.to_email, via },
-        },
-      ],
-      ctx,
-    );
+    // of two clicks racing here, one lists the address and records the event (lifecycle/policy.ts)
+    await recordUnsubscribe(trx, ctx, { tx, at, data: { email: tx.to_email, via } });
   });
   return { message: UNSUBSCRIBED_MESSAGE, redirect: null };
 }
@@ -85,12 +65,7 @@ export async function resubscribe(
 ): Promise<UnsubscribeAnswer> {
   await inTransaction(ctx.db, async (trx) => {
     const tx = await target(trx, transactionId);
-    if (!(await deleteUnsubscribe(trx, tx.customer_id, tx.to_email))) return;
-    await insertEvents(
-      trx,
-      [{ customer_id: tx.customer_id, transaction_id: tx.id, type: 'resubscribe', data: { email: tx.to_email, via } }],
-      ctx,
-    );
+    await recordResubscribe(trx, ctx, { tx, at: new Date(), data: { email: tx.to_email, via } });
   });
   return { message: RESUBSCRIBED_MESSAGE, redirect: null };
 }

@@ -1,0 +1,154 @@
+// The lifecycle's policy table: for each thing that can happen to a message (an outcome) and the
+// state it was in, what is written about it. lifecycle.service.ts applies these rows and is the only
+// writer of a message's status, its events (and through them the webhook outbox), the daily
+// counters and the suppression it causes (docs/architecture.md §5).
+import type { DeliveredStatus, EventType, StatColumn, SuppressionOrigin, TransStatus } from '../db/schema.ts';
+
+/** What can happen to a message, from acceptance to the recipient's last click. */
+export type Outcome =
+  // acceptance (sending.service.ts)
+  | 'accepted'
+  | 'suppressed'
+  | 'over_quota'
+  // one delivery attempt (delivery/worker.ts)
+  | 'delivered'
+  | 'deferred'
+  | 'bounced'
+  | 'expired'
+  // reports mailed back later (bounces/)
+  | 'bounce_report'
+  | 'complaint'
+  // the recipient (tracking/, unsubscribe/, attachments/)
+  | 'open'
+  | 'click'
+  | 'unsubscribe'
+  | 'resubscribe'
+  | 'download';
+
+/** The facts of one occurrence that change what is written. */
+export interface Facts {
+  /** The status the message was in; a bounce report on a queued message ends it as failed. */
+  from?: TransStatus;
+  /** A bounce whose answer says the address does not exist (delivery/remote-answer.ts): hard. */
+  addressBad?: boolean;
+  /** An open or click by a machine (tracking/machine-rules.ts): counted apart, never as a person's. */
+  machine?: boolean;
+  /** A person's open or click that is the message's first of its kind: a unique one. */
+  first?: boolean;
+}
+
+export interface Writes {
+  /** The message's status afterwards; null leaves it as it is. */
+  status: TransStatus | null;
+  delivered: DeliveredStatus | null;
+  bounce: 'hard' | 'soft' | null;
+  /** Appended in this order; the first (`queued`) carries no data, the others the occurrence's. */
+  events: EventType[];
+  counts: Partial<Record<StatColumn, number>>;
+  /**
+   * The recipient goes on the customer's suppression list with this origin, unless listed already.
+   * A bounce obeys the customer's "disable suppression"; the recipient's own word (a complaint, an
+   * unsubscribe) is listed even then, and sending ignores the list while it is disabled.
+   */
+  suppress: { origin: SuppressionOrigin; evenWhenDisabled: boolean } | null;
+}
+
+const NOTHING: Writes = { status: null, delivered: null, bounce: null, events: [], counts: {}, suppress: null };
+const writes = (w: Partial<Writes>): Writes => ({ ...NOTHING, ...w });
+const HARD_BOUNCE = { origin: 'bounce', evenWhenDisabled: false } as const;
+
+/** The bounce counts and suppression of a bounce, hard only when the address is bad. */
+function bounceOf(f: Facts): Pick<Writes, 'bounce' | 'counts' | 'suppress'> {
+  const hard = f.addressBad === true;
+  return {
+    bounce: hard ? 'hard' : 'soft',
+    counts: { bounced: 1, [hard ? 'bounces_hard' : 'bounces_soft']: 1 },
+    suppress: hard ? HARD_BOUNCE : null,
+  };
+}
+
+/** A person's open or click counts once more, and once as unique when first; a machine's apart. */
+function hitOf(kind: 'open' | 'click', f: Facts): Writes {
+  if (f.machine)
+    return writes({ events: [kind], counts: kind === 'open' ? { machine_opens: 1 } : { machine_clicks: 1 } });
+  const unique = f.first ? 1 : 0;
+  return writes({
+    events: [kind],
+    counts: kind === 'open' ? { opens: 1, unique_opens: unique } : { clicks: 1, unique_clicks: unique },
+  });
+}
+
+/** Outcome (and the facts of the occurrence) → what is written. */
+export const POLICY: Record<Outcome, (f: Facts) => Writes> = {
+  // every accepted transaction is a request (the overview's total); one refused at once also failed
+  accepted: () => writes({ status: 'queued', delivered: 'pending', events: ['queued'], counts: { requests: 1 } }),
+  suppressed: () =>
+    writes({ status: 'failed', delivered: 'failed', events: ['queued', 'failed'], counts: { requests: 1, failed: 1 } }),
+  over_quota: () =>
+    writes({
+      status: 'no_quota',
+      delivered: 'failed',
+      events: ['queued', 'failed'],
+      counts: { requests: 1, failed: 1 },
+    }),
+  delivered: () =>
+    writes({
+      status: 'sent',
+      delivered: 'delivered',
+      events: ['sent', 'delivered'],
+      counts: { sent: 1, delivered: 1 },
+    }),
+  // the first deferral of a message also sends the `delayed` webhook (webhooks/outbox.ts)
+  deferred: () => writes({ status: 'queued', delivered: 'pending', events: ['deferred'] }),
+  // refused for good during delivery: failed, a bounce that is hard only when the address is bad
+  bounced: (f) => {
+    const b = bounceOf(f);
+    return writes({
+      ...b,
+      status: 'failed',
+      delivered: 'bounced',
+      events: ['bounced'],
+      counts: { failed: 1, ...b.counts },
+    });
+  },
+  // the retry window closed: failed, a soft bounce
+  expired: () =>
+    writes({
+      status: 'failed',
+      delivered: 'failed',
+      bounce: 'soft',
+      events: ['failed'],
+      counts: { failed: 1, bounces_soft: 1 },
+    }),
+  // a DSN after the fact: a queued message ends as failed (counted so); a sent one stays sent and counted
+  bounce_report: (f) => {
+    const b = bounceOf(f);
+    const queued = f.from === 'queued';
+    return writes({
+      ...b,
+      status: queued ? 'failed' : (f.from ?? null),
+      delivered: 'bounced',
+      events: ['bounced'],
+      counts: { ...(queued ? { failed: 1 } : {}), ...b.counts },
+    });
+  },
+  complaint: () =>
+    writes({
+      events: ['complaint'],
+      counts: { complaints: 1 },
+      suppress: { origin: 'complaint', evenWhenDisabled: true },
+    }),
+  open: (f) => hitOf('open', f),
+  click: (f) => hitOf('click', f),
+  unsubscribe: () => writes({ events: ['unsubscribe'], suppress: { origin: 'unsubscribe', evenWhenDisabled: true } }),
+  // the unsubscribe's own entry is taken off the list (lifecycle.service.ts); nothing else changes
+  resubscribe: () => writes({ events: ['resubscribe'] }),
+  download: () => writes({ events: ['download'] }),
+};
+
+/** The status a transaction is stored with at acceptance, and the outcome that status stands for. */
+export const ACCEPTANCE_OUTCOME: Partial<Record<TransStatus, Outcome>> = {
+  queued: 'accepted',
+  failed: 'suppressed',
+  no_quota: 'over_quota',
+};

@@ -1,0 +1,109 @@
+// The rows of transactions as the lifecycle writes them: stored at acceptance, then their status and
+// counter columns, each change guarded by the state it starts from (lifecycle.service.ts decides
+// what to write from the policy table). Claims and leases are the queue's (delivery/queue.repository.ts).
+import { sql } from 'kysely';
+import { bumpCounters, type CounterDelta } from '../db/counters.ts';
+import type { Database } from '../db/database.ts';
+import type { Insertable } from 'kysely';
+import type { DeliveredStatus, TransactionsTable, TransStatus } from '../db/schema.ts';
+
+/** Stores accepted transactions (their status given by the policy); answers what the lifecycle records of each. */
+export function insertTransactions(db: Database, rows: Insertable<TransactionsTable>[]) {
+  return db
+    .insertInto('transactions')
+    .values(rows)
+    .returning(['id', 'uuid', 'customer_id', 'group_id', 'to_email'])
+    .execute();
+}
+
+export interface AttemptUpdate {
+  id: number;
+  attempts: number;
+  status: TransStatus;
+  delivered_status: DeliveredStatus;
+  sent_at: Date | null;
+  next_attempt_at: Date | null;
+  last_reply: string;
+  bounce_type: 'hard' | 'soft' | null;
+  bounce_reason: string | null;
+}
+
+/**
+ * Writes the outcomes of delivery attempts in one statement; returns the ids that were still this
+ * attempt's to write (queued, same attempt number: a worker whose lease expired writes nothing).
+ */
+export async function applyAttempts(db: Database, updates: AttemptUpdate[]): Promise<Set<number>> {
+  if (updates.length === 0) return new Set();
+  const rows = updates.map(
+    (u) =>
+      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.delivered_status}::text,
+        ${u.sent_at}::timestamptz, ${u.next_attempt_at}::timestamptz, ${u.last_reply}::text, ${u.bounce_type}::text,
+          ${u.bounce_reason}::text)`,
+  );
+  const result = await sql<{ id: number }>`
+    update transactions as t
+       set status = v.status,
+           delivered_status = v.delivered_status,
+           sent_at = coalesce(v.sent_at, t.sent_at),
+           next_attempt_at = v.next_attempt_at,
+           locked_until = null,
+           last_reply = v.last_reply,
+           bounce_type = coalesce(v.bounce_type, t.bounce_type),
+           bounce_reason = coalesce(v.bounce_reason, t.bounce_reason)
+      from (values ${sql.join(rows)}) as v(id, attempts, status, delivered_status, sent_at, next_attempt_at,
+        last_reply, bounce_type, bounce_reason)
+     where t.id = v.id and t.attempts = v.attempts and t.status = 'queued'
+    returning t.id`.execute(db);
+  return new Set(result.rows.map((r) => Number(r.id)));
+}
+
+/**
+ * Records a bounce report on a transaction that is still queued or was sent and not bounced yet
+ * (docs/architecture.md §5.3); false when it was in neither state, so nothing changed.
+ */
+export async function markBounced(
+  db: Database,
+  id: number,
+  bounce: { status: TransStatus; type: 'hard' | 'soft'; reason: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('transactions')
+    .set({
+      status: bounce.status,
+      delivered_status: 'bounced',
+      next_attempt_at: null,
+      locked_until: null,
+      bounce_type: bounce.type,
+      bounce_reason: bounce.reason,
+    })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'queued'),
+        eb.and([eb('status', '=', 'sent'), eb('delivered_status', 'in', ['pending', 'delivered'])]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Adds people's opens or clicks to transactions and returns the ids whose first open (click) this
+ * batch is. The rows are locked first (in id order, so concurrent batches cannot deadlock) and their
+ * previous first_*_at read under the lock: two web processes never both count the same unique open.
+ */
+export async function addHits(db: Database, kind: 'open' | 'click', deltas: CounterDelta[]): Promise<Set<number>> {
+  if (deltas.length === 0) return new Set();
+  const countColumn = kind === 'open' ? 'open_count' : 'click_count';
+  const firstColumn = kind === 'open' ? 'first_open_at' : 'first_click_at';
+  const ids = deltas.map((d) => d.id).sort((a, b) => a - b);
+  const before = await db
+    .selectFrom('transactions')
+    .select(['id', firstColumn])
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  await bumpCounters(db, 'transactions', countColumn, firstColumn, deltas);
+  return new Set(before.filter((row) => row[firstColumn] === null).map((row) => Number(row.id)));
+}
