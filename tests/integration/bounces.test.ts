@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_SECRET, type TestApp, type TestAccount } from '../helpers/app.ts';
 import { dsnFixture, dsnOfReply } from '../helpers/dsn-fixture.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
+import { mangled } from '../helpers/mangle.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -500,28 +501,6 @@ describe('receiveMessage properties for DSNs (fast-check)', () => {
       );
       return { to: values.verp, raw };
     });
-  /** A DSN's bytes mangled: cut short, a huge header added, random bytes spliced in. */
-  const mangled = fc
-    .tuple(
-      unknownDsn,
-      fc.double({ min: 0, max: 1, noNaN: true }),
-      fc.constantFrom(0, 10_000, 1_100_000),
-      fc.uint8Array({ maxLength: 200 }),
-      fc.double({ min: 0, max: 1, noNaN: true }),
-    )
-    .map(([{ to, raw }, cut, huge, bytes, at]) => {
-      const kept = Buffer.from(raw.slice(0, Math.max(1, Math.floor(raw.length * cut))), 'utf8');
-      const splice = Math.floor(kept.length * at);
-      return {
-        to,
-        raw: Buffer.concat([
-          Buffer.from(huge > 0 ? `X-Huge: ${'h'.repeat(huge)}\r\n` : ''),
-          kept.subarray(0, splice),
-          Buffer.from(bytes),
-          kept.subarray(splice),
-        ]),
-      };
-    });
   const rows = async () => ({
     events: await count('events'),
     suppressions: await count('suppressions'),
@@ -537,7 +516,7 @@ describe('receiveMessage properties for DSNs (fast-check)', () => {
     await send(`kept-${randomUUID().slice(0, 8)}@customer.example`); // a real transaction the DSNs must leave alone
     const before = await rows();
     await fc.assert(
-      fc.asyncProperty(mangled, async ({ to, raw }) => {
+      fc.asyncProperty(mangled(unknownDsn, 'utf8'), async ({ to, raw }) => {
         const answer = await receiveMessage(app.ctx, KEYS, [to], raw);
         expect([250, 554]).toContain(answer.code);
       }),
