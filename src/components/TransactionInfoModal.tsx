@@ -1,10 +1,10 @@
 // The Transaction Info modal (docs/console.md §2): Transaction ID, From, To, Subject, Sent, and Custom
 // Headers only when the additional headers parse to a non-empty object; below them the
-// transaction's timeline (the issue's addition): queued, sent, delivered or bounced with the remote
-// server's reply, opens, clicks, unsubscribes, oldest first.
+// transaction's timeline: queued, sent, delivered or bounced with the remote server's reply, opens,
+// clicks, unsubscribes, oldest first. A scheduled message offers Cancel Sending.
 import { formatMoment, isoOf } from '../lib/dates.ts';
 import { addressText, customHeaders, eventView } from '../lib/transaction-info-view.ts';
-import type { InfoTransaction, TimelineState } from '../islands/stores/transaction-info.ts';
+import type { CancelState, InfoTransaction, TimelineState } from '../islands/stores/transaction-info.ts';
 import Modal from './Modal.tsx';
 
 interface Props {
@@ -12,6 +12,16 @@ interface Props {
   timeline: TimelineState;
   onClose(): void;
   onRetryTimeline(): void;
+  /** A scheduled message's Cancel, and where it stands. */
+  cancel: CancelState;
+  onCancel(): void;
+}
+
+/** The Sent field of a message not sent: scheduled to go later, canceled, or not sent (yet). */
+function sentText(status: InfoTransaction['trans_status']): string {
+  if (status === 'scheduled') return 'Scheduled, not sent yet';
+  if (status === 'canceled') return 'Canceled: not sent';
+  return 'Not sent';
 }
 
 function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): void }) {
@@ -59,14 +69,14 @@ function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): v
   );
 }
 
-export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTimeline }: Props) {
+export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTimeline, cancel, onCancel }: Props) {
   const headers = customHeaders(tx.tm_additional_headers);
   const fields: [string, string, string][] = [
     ['Transaction ID', tx.trans_uuid, 'info-id'],
     ['From', addressText(tx.tm_from_email, tx.tm_from_name), 'info-from'],
     ['To', addressText(tx.trans_to_email, tx.trans_to_name), 'info-to'],
     ['Subject', tx.tm_subject, 'info-subject'],
-    ['Sent', tx.trans_date_sent !== 0 ? formatMoment(tx.trans_date_sent) : 'Not sent', 'info-sent'],
+    ['Sent', tx.trans_date_sent !== 0 ? formatMoment(tx.trans_date_sent) : sentText(tx.trans_status), 'info-sent'],
   ];
   return (
     <Modal labelledBy="transaction-info-title" onClose={onClose} testId="transaction-info">
@@ -110,6 +120,22 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
           </section>
         </section>
         <footer className="modal-card-foot">
+          {tx.trans_status === 'scheduled' && (
+            <button
+              type="button"
+              className={`button is-danger is-light${cancel.status === 'canceling' ? ' is-loading' : ''}`}
+              onClick={onCancel}
+              disabled={cancel.status === 'canceling'}
+              data-testid="info-cancel"
+            >
+              Cancel Sending
+            </button>
+          )}
+          {cancel.status === 'failed' && (
+            <p className="help is-danger" role="alert" data-testid="info-cancel-error">
+              {cancel.message}
+            </p>
+          )}
           <button type="button" className="button" onClick={onClose} data-testid="info-close">
             Close
           </button>

@@ -17,6 +17,8 @@ interface SampleInput {
   body?: unknown;
   /** a multipart body (the tracked attachment uploads): its text fields and the file in each file field */
   form?: { fields: Record<string, string>; files: Record<string, string> };
+  /** the Resend-compatible calls: the SDK's call, with its arguments when it takes no body */
+  sdkCall?: string;
 }
 
 const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
@@ -104,17 +106,18 @@ export function codeSamples(input: SampleInput): CodeSample[] {
     { lang: 'Shell', label: 'curl', source: curl.join(' \\\n  ') },
     { lang: 'JavaScript', label: 'Node (fetch)', source: nodeLines.join('\n') },
   ];
-  if (input.path === '/v1/emails' || input.path === '/v1/emails/batch') {
-    const call = input.path === '/v1/emails' ? 'resend.emails.send' : 'resend.batch.send';
+  if (input.sdkCall) {
+    const base = input.path.startsWith('/resend/') ? '/resend' : '/v1';
+    const call = input.sdkCall.includes('(') ? input.sdkCall : `${input.sdkCall}(${json ?? '{}'})`;
     samples.push({
       lang: 'JavaScript',
       label: 'Node (resend SDK)',
       source: [
         "import { Resend } from 'resend';",
         '',
-        `// the SDK reads its base URL from RESEND_BASE_URL: set it to ${input.baseUrl}/v1`,
+        `// the SDK reads its base URL from RESEND_BASE_URL: set it to ${input.baseUrl}${base}`,
         'const resend = new Resend(process.env.TRANSACT_API_KEY);',
-        `const { data, error } = await ${call}(${indent(json ?? '{}', '')});`,
+        `const { data, error } = await ${call};`,
         'console.log(data ?? error);',
       ].join('\n'),
     });

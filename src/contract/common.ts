@@ -3,7 +3,7 @@
 // schemas, success answer and refusals into a @hono/zod-openapi route (the README's "The API
 // contract" says how to add a call).
 import { createRoute, z } from '@hono/zod-openapi';
-import { ERROR_STATUS, type ErrorCode } from './error-codes.ts';
+import { ERROR_STATUS, type ErrorCode, RESEND_ERROR_NAME } from './error-codes.ts';
 
 const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
@@ -60,6 +60,17 @@ export const errorEnvelope = z
         details: [{ path: 'subject', message: 'Required' }],
       },
     },
+  });
+
+/** `{ statusCode, name, message }`: every refusal on the Resend-compatible surface (/resend/*), as Resend answers. */
+export const resendError = z
+  .object({
+    statusCode: z.number().int().openapi({ description: 'The HTTP status again.' }),
+    name: z.string().openapi({ description: 'Resend’s name for the reason: `validation_error`, `not_found`, …' }),
+    message: z.string().openapi({ description: 'A sentence for people; may change wording.' }),
+  })
+  .openapi('ResendError', {
+    example: { statusCode: 422, name: 'validation_error', message: 'Invalid request: subject: Required' },
   });
 
 /**
@@ -153,6 +164,10 @@ export interface OperationSpec<
   headers?: z.ZodObject;
   /** Hono's pattern when it differs from the path (`/v1/suppression/:email{.+}`). */
   honoPath?: string;
+  /** Refusals in Resend's shape (`resendError`) instead of our envelope: the /resend/* surface. */
+  resendShape?: boolean;
+  /** The call with the `resend` SDK, for the reference's samples (`resend.emails.get(id)`). */
+  sdkCall?: string;
 }
 
 export type Operation<
@@ -208,7 +223,7 @@ type Responses = Record<
 >;
 
 /** The documented answers: each success, then each error status with the codes that give it. */
-function responsesOf(success: readonly Success[], codes: ErrorCode[]): Responses {
+function responsesOf(success: readonly Success[], codes: ErrorCode[], resendShape = false): Responses {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const responses: Responses = {};
@@ -235,9 +250,13 @@ function responsesOf(success: readonly Success[], codes: ErrorCode[]): Responses
     };
   }
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const meaning = (code: ErrorCode) =>
+      resendShape
+        ? `\`${RESEND_ERROR_NAME[code]}\` (${code}): ${ERROR_MEANING[code]}`
+        : `\`${code}\`: ${ERROR_MEANING[code]}`;
     responses[String(status)] = {
-      description: list.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}`).join('; '),
-      content: { 'application/json': { schema: errorEnvelope } },
+      description: list.map(meaning).join('; '),
+      content: { 'application/json': { schema: resendShape ? resendError : errorEnvelope } },
       'x-error-codes': list,
     };
   }
@@ -302,7 +321,7 @@ export function operation<
       ...(spec.headers ? { headers: spec.headers } : {}),
       ...(body ? { body } : {}),
     },
-    responses: responsesOf(spec.success, codes),
+    responses: responsesOf(spec.success, codes, spec.resendShape),
   } as Parameters<typeof createRoute>[0]);
   return {
     ...spec,

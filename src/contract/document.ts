@@ -16,7 +16,9 @@ const TAGS = [
   },
   {
     name: 'Resend-compatible',
-    description: 'Resend’s send calls, so its SDK works with `baseUrl` set to this service’s /v1.',
+    description:
+      'Resend’s calls in Resend’s shapes, so its SDK works unchanged with `RESEND_BASE_URL` set to this service’s ' +
+      '/resend. /v1/emails and /v1/emails/batch stay for clients set up before /resend.',
   },
   { name: 'Templates', description: 'Handlebars templates the console edits and sends name by id or alias.' },
   {
@@ -109,6 +111,7 @@ function makeDocument(publicUrl: string): OpenApiDocument {
       security,
       body: op.bodyExample,
       form: op.form?.example,
+      sdkCall: op.sdkCall,
     });
   }
   return document;

@@ -27,3 +27,33 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * Resend's error `name` for each code, on the Resend-compatible surface (/resend/*, and beside our
+ * envelope on /v1/emails): its SDK hands callers `{ statusCode, name, message }`. An unauthorized
+ * call without an Authorization header is `missing_api_key` instead.
+ */
+export const RESEND_ERROR_NAME: Record<ErrorCode, string> = {
+  bad_request: 'validation_error',
+  invalid_json: 'validation_error',
+  validation_failed: 'validation_error',
+  webhook_url_not_allowed: 'validation_error',
+  unauthorized: 'invalid_api_key',
+  invalid_credentials: 'invalid_api_key',
+  forbidden: 'restricted_api_key',
+  csrf_failed: 'restricted_api_key',
+  not_found: 'not_found',
+  method_not_allowed: 'method_not_allowed',
+  conflict: 'invalid_idempotent_request',
+  precondition_failed: 'validation_error',
+  payload_too_large: 'validation_error',
+  unsupported_media_type: 'validation_error',
+  unprocessable: 'validation_error',
+  domain_not_verified: 'validation_error',
+  missing_variables: 'validation_error',
+  too_many_requests: 'rate_limit_exceeded',
+  internal: 'internal_server_error',
+  unavailable: 'application_error',
+  database_unavailable: 'application_error',
+  storage_full: 'application_error',
+};

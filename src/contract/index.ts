@@ -6,9 +6,11 @@ import { sendingOperations } from './sending.ts';
 import { templateOperations } from './templates.ts';
 import { webhookOperations } from './webhooks.ts';
 import { referenceOperations } from './reference.ts';
+import { resendOperations } from './resend.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
+  ...resendOperations,
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,

@@ -162,6 +162,11 @@ const transactionEvent = z.object({
       description: 'Bounced, failed and deferred: what the remote server’s answer was about, e.g. policy_block.',
     }),
     next_attempt_at: z.number().int().optional(),
+    scheduled_at: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Scheduled: when the message is to be sent, Unix seconds.' }),
     url: z.string().optional(),
     ip: z.string().optional(),
     user_agent: z.string().optional().openapi({
@@ -367,6 +372,20 @@ export const getTransactionEvents = operation({
   errors: ['not_found'],
 });
 
+export const cancelTransaction = operation({
+  method: 'post',
+  path: '/v1/transactions/{uuid}/cancel',
+  tag: TAG,
+  summary: 'Cancel a scheduled message',
+  description:
+    'The Transaction Info modal’s Cancel: the message this transaction belongs to, sent with `scheduled_at` and ' +
+    'still waiting, is canceled for good (every recipient of it); nothing is sent. One no longer scheduled is 422.',
+  access: 'session',
+  params: z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) }),
+  success: [{ status: 204, description: 'Canceled.' }],
+  errors: ['forbidden', 'not_found', 'unprocessable'],
+});
+
 export const groupReport = operation({
   method: 'post',
   path: '/v1/transaction-groups/reports',
@@ -526,6 +545,7 @@ export const reportOperations = [
   searchTransactions,
   searchGroups,
   getTransactionEvents,
+  cancelTransaction,
   groupReport,
   postGroupOverview,
   getGroupOverview,

@@ -92,6 +92,19 @@ const attachmentSchema = z.strictObject({
 const subject = z.string().max(998).regex(NO_LINE_BREAKS, 'must not contain a line break');
 const groupName = z.string().trim().min(1).max(100).regex(NO_LINE_BREAKS, 'must not contain a line break');
 
+/** When to send a message: read by the server (src/server/sending/scheduled-at.ts), which refuses what it cannot. */
+const scheduledAt = z
+  .string()
+  .min(1)
+  .max(100)
+  .optional()
+  .openapi({
+    description:
+      'Send it later, at most 30 days ahead: ISO 8601 with an offset (`2026-11-28T09:00:00Z`) or words in UTC ' +
+      '(`in 1 hour`, `tomorrow at 9am`). It waits as `scheduled` until then (the monthly quota counts it when it ' +
+      'goes); /resend/emails/{id} moves or cancels it meanwhile.',
+  });
+
 export const mailRequest = z.strictObject({
   from: addressInput,
   to: recipientList,
@@ -112,8 +125,13 @@ export const mailRequest = z.strictObject({
     .max(64)
     .regex(/^[\w-]+$/, 'must be an integration ID')
     .optional(),
+  scheduled_at: scheduledAt,
 });
 export type MailRequest = z.infer<typeof mailRequest>;
+
+/** Resend's rule for a tag's name and value: ASCII letters, digits, underscores and dashes. */
+const TAG_CHARS = /^[A-Za-z0-9_-]*$/;
+const TAG_RULE = 'may hold only ASCII letters, digits, underscores and dashes';
 
 /** Resend's POST /emails body (https://resend.com/docs/api-reference/emails/send-email). */
 export const resendRequest = z.strictObject({
@@ -145,20 +163,22 @@ export const resendRequest = z.strictObject({
   tags: z
     .array(
       z.strictObject({
-        name: z.string().min(1).max(256).regex(NO_LINE_BREAKS, 'must not contain a line break'),
+        name: z.string().min(1).max(256).regex(TAG_CHARS, TAG_RULE),
         value: z.string().max(256).regex(NO_LINE_BREAKS, 'must not contain a line break'),
       }),
     )
     .max(20)
     .superRefine((tags, ctx) => {
-      // the "group" tag names the transaction group, which /v1/mail limits to 100 characters
       tags.forEach((tag, i) => {
+        // the "group" tag names the transaction group (spaces allowed), which /v1/mail limits to 100 characters
         if (tag.name === 'group' && tag.value.trim().length > 100)
           ctx.addIssue({ code: 'custom', message: 'a group name is at most 100 characters', path: [i, 'value'] });
+        else if (tag.name !== 'group' && !TAG_CHARS.test(tag.value))
+          ctx.addIssue({ code: 'custom', message: TAG_RULE, path: [i, 'value'] });
       });
     })
     .optional(),
-  scheduled_at: z.never({ error: 'scheduled sending is not supported' }).optional(),
+  scheduled_at: scheduledAt,
   topic_id: z.string().optional(),
 });
 export type ResendRequest = z.infer<typeof resendRequest>;
@@ -192,7 +212,6 @@ const resendAttachment = resendRequest.shape.attachments
   .element.extend({ path: refused('send base64 content') });
 const resendDocumented = resendRequest.extend({
   react: refused('render it to html first'),
-  scheduled_at: refused('scheduled sending is not supported'),
   attachments: z.array(resendAttachment).max(100).optional(),
 });
 export const resendSend = z.union([
@@ -316,52 +335,69 @@ const resendExample = {
   html: '<p>Thank you for your order.</p>',
 };
 
-export const sendEmail = operation({
-  method: 'post',
-  path: '/v1/emails',
-  tag: 'Resend-compatible',
-  summary: 'Send a message (Resend’s shape)',
-  description:
-    'Resend’s POST /emails, so the official `resend` SDK works with its base URL set to this service’s /v1. Answers ' +
-    'the transaction uuid of the first recipient as `id`. Refusals carry Resend’s `name`, `message` and ' +
-    '`statusCode` beside our `error`. Not supported: `react` (render it to html first), `scheduled_at`, ' +
-    'attachments by `path`.',
-  access: 'apiKey',
-  body: resendSend,
-  bodyExample: resendExample,
-  checkedByHandler: true,
-  headers: idempotency,
-  success: [
-    {
-      status: 200,
-      description: 'Accepted.',
-      schema: z.object({ id: z.string() }),
-      example: { id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
-    },
-  ],
-  errors: [...sendErrors],
-});
+/**
+ * Resend's POST /emails and /emails/batch under `base`: /resend (refusals in Resend's shape alone)
+ * or /v1 (kept for clients set up before /resend: Resend's fields beside our envelope).
+ */
+function resendSends<B extends '/v1' | '/resend'>(base: B) {
+  const resendShape = base === '/resend';
+  const refusals = resendShape
+    ? 'Refusals are Resend’s `{ statusCode, name, message }`.'
+    : 'Refusals carry Resend’s `name`, `message` and `statusCode` beside our `error`; /resend/emails answers ' +
+      'Resend’s shape alone.';
+  const send = operation({
+    method: 'post',
+    path: `${base}/emails` as const,
+    tag: 'Resend-compatible',
+    summary: resendShape ? 'Send a message' : 'Send a message (at /v1)',
+    description:
+      `Resend’s POST /emails, so the official \`resend\` SDK works with its base URL set to this service’s ${base}. ` +
+      `Answers the transaction uuid of the first recipient as \`id\`. ${refusals} Not supported: \`react\` ` +
+      '(render it to html first), attachments by `path`.',
+    access: 'apiKey',
+    body: resendSend,
+    bodyExample: resendExample,
+    checkedByHandler: true,
+    headers: idempotency,
+    resendShape,
+    sdkCall: 'resend.emails.send',
+    success: [
+      {
+        status: 200,
+        description: 'Accepted.',
+        schema: z.object({ id: z.string() }),
+        example: { id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
+      },
+    ],
+    errors: [...sendErrors],
+  });
+  const batch = operation({
+    method: 'post',
+    path: `${base}/emails/batch` as const,
+    tag: 'Resend-compatible',
+    summary: resendShape ? 'Send a batch' : 'Send a batch (at /v1)',
+    description: `Resend’s POST /emails/batch: up to 100 messages, all accepted together or none. ${refusals}`,
+    access: 'apiKey',
+    body: resendBatch,
+    bodyExample: [resendExample],
+    checkedByHandler: true,
+    headers: idempotency,
+    resendShape,
+    sdkCall: 'resend.batch.send',
+    success: [
+      {
+        status: 200,
+        description: 'Accepted: one id per message.',
+        schema: z.object({ data: z.array(z.object({ id: z.string() })) }),
+      },
+    ],
+    errors: [...sendErrors],
+  });
+  return { send, batch };
+}
 
-export const sendEmailBatch = operation({
-  method: 'post',
-  path: '/v1/emails/batch',
-  tag: 'Resend-compatible',
-  summary: 'Send a batch (Resend’s shape)',
-  description: 'Resend’s POST /emails/batch: up to 100 messages, all accepted together or none.',
-  access: 'apiKey',
-  body: resendBatch,
-  bodyExample: [resendExample],
-  checkedByHandler: true,
-  headers: idempotency,
-  success: [
-    {
-      status: 200,
-      description: 'Accepted: one id per message.',
-      schema: z.object({ data: z.array(z.object({ id: z.string() })) }),
-    },
-  ],
-  errors: [...sendErrors],
-});
+export const { send: sendEmail, batch: sendEmailBatch } = resendSends('/v1');
+export const { send: resendSendEmail, batch: resendSendBatch } = resendSends('/resend');
 
 export const transactionBody = z.object({ transaction_id: z.string().max(100) });
 const subscriptionAnswer = z.object({ message: z.string(), redirect: z.string().nullable() });

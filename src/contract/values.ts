@@ -21,7 +21,11 @@ export type SendingOption = (typeof SENDING_OPTIONS)[number];
 
 // ---- transactions and their events (docs/architecture.md: transaction status) --------------------
 
-export const TRANS_STATUSES = ['queued', 'sent', 'failed', 'no_quota'] as const;
+/**
+ * scheduled: accepted with a `scheduled_at` still ahead (the quota is counted when it is released to
+ * the queue); canceled: a scheduled message canceled before its time (nothing is sent).
+ */
+export const TRANS_STATUSES = ['queued', 'sent', 'failed', 'no_quota', 'scheduled', 'canceled'] as const;
 export type TransStatus = (typeof TRANS_STATUSES)[number];
 export const DELIVERED_STATUSES = ['pending', 'delivered', 'bounced', 'failed'] as const;
 export type DeliveredStatus = (typeof DELIVERED_STATUSES)[number];
@@ -39,6 +43,9 @@ export const EVENT_TYPES = [
   'download',
   // a feedback loop's report that the recipient marked the message as spam (an ARF report, RFC 5965)
   'complaint',
+  // accepted to be sent at a later moment (scheduled_at), and canceled before it
+  'scheduled',
+  'canceled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /**

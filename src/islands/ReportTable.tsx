@@ -27,6 +27,8 @@ import {
   startReport,
 } from './stores/group-report.ts';
 import {
+  cancelShownTransaction,
+  cancelState,
   closeTransactionInfo,
   loadTimeline,
   showTransactionInfo,
@@ -141,6 +143,7 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
   const $query = useIslandStore(reportQuery);
   const $shown = useIslandStore(shownTransaction);
   const $timeline = useIslandStore(timeline);
+  const $cancel = useIslandStore(cancelState);
   useEffect(() => {
     openReport(groupUuid, type);
     if (first) reportRendered(first.range);
@@ -232,6 +235,8 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
             timeline={$timeline}
             onClose={closeTransactionInfo}
             onRetryTimeline={() => void loadTimeline()}
+            cancel={$cancel}
+            onCancel={() => void cancelShownTransaction(() => void loadReport())}
           />
         </Suspense>
       )}

@@ -1,6 +1,8 @@
 import { Suspense, lazy, useEffect } from 'react';
 import TransactionTable from '../components/TransactionTable.tsx';
 import {
+  cancelShownTransaction,
+  cancelState,
   closeTransactionInfo,
   loadTimeline,
   showTransactionInfo,
@@ -35,6 +37,7 @@ export default function TransactionsTable({ source, first = null }: Props) {
   const $query = useIslandStore(transactionQuery);
   const $shown = useIslandStore(shownTransaction);
   const $timeline = useIslandStore(timeline);
+  const $cancel = useIslandStore(cancelState);
   useEffect(() => startTransactionTable(source, first !== null), [source]);
   return (
     <>
@@ -53,6 +56,8 @@ export default function TransactionsTable({ source, first = null }: Props) {
             timeline={$timeline}
             onClose={closeTransactionInfo}
             onRetryTimeline={() => void loadTimeline()}
+            cancel={$cancel}
+            onCancel={() => void cancelShownTransaction(() => void loadTransactions())}
           />
         </Suspense>
       )}

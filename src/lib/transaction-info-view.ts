@@ -43,6 +43,8 @@ const EVENT_TITLES: Record<TransactionEventWire['type'], string> = {
   resubscribe: 'Resubscribed',
   download: 'Downloaded',
   complaint: 'Complaint',
+  scheduled: 'Scheduled',
+  canceled: 'Canceled',
 };
 
 const VIA: Record<UnsubscribeChannel, string> = {
@@ -174,6 +176,14 @@ export function eventView(event: TransactionEventWire): {
       if (d.feedback_type) details.push(`Feedback type: ${d.feedback_type}`);
       // the report's User-Agent: the feedback loop that sent it
       if (d.user_agent) details.push(`Reported by ${d.user_agent}`);
+      break;
+    case 'scheduled':
+      // accepted to be sent later (scheduled_at); moved, it is scheduled again
+      if (d.scheduled_at) details.push(`To be sent ${formatMoment(d.scheduled_at)}`);
+      break;
+    case 'canceled':
+      tone = 'failed';
+      details.push('Canceled before its time: nothing was sent');
       break;
     case 'download':
       // an online attachment's file, through the recipient's link

@@ -1,11 +1,14 @@
-// The HTTP API: every /v1/* route, plus /t/* (tracking) and the operations endpoints, in one Hono
-// app. Errors are answered by one handler (http/middleware.ts) through the one mapping of http/errors.ts.
+// The HTTP API: every /v1/* route, the Resend-compatible /resend/*, /t/* (tracking) and the
+// operations endpoints, in one Hono app. Errors are answered by one handler (http/middleware.ts)
+// through the one mapping of http/errors.ts.
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { authRoutes } from './auth/auth.routes.ts';
 import type { AppContext } from './core/context.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { mailRoutes } from './sending/mail.routes.ts';
+import { resendRoutes } from './resend/resend.routes.ts';
+import { resendErrors } from './http/resend-errors.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
 import { verificationRoutes } from './verification/verification.routes.ts';
@@ -27,7 +30,7 @@ import { type ApiEnv, apiErrorHandler, limitBody } from './http/middleware.ts';
 import { sessionMiddleware } from './auth/session-middleware.ts';
 import { apiMethodsFinder, apiNotFound, refuseControlCharacters } from './http/request-guard.ts';
 
-const SEND_PATHS = /^\/v1\/(mail|emails)(\/batch)?$/;
+const SEND_PATHS = /^\/(v1\/(mail|emails)|resend\/emails)(\/batch)?$/;
 // online attachment uploads stream to storage, bounded per file by ATTACHMENT_MAX_FILE_BYTES
 const UPLOAD_PATHS = /^\/v1\/tracked-attachments\/groups(\/\d+\/assets)?$/;
 
@@ -53,7 +56,11 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.use('/v1/*', (c, next) =>
     SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next),
   );
-  app.route('/v1', mailRoutes(ctx));
+  // the Resend-compatible surface: Resend's shapes, its refusals too, with the API key
+  app.use('/resend/*', resendErrors());
+  app.use('/resend/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
+  app.route('/', mailRoutes(ctx));
+  app.route('/resend', resendRoutes(ctx));
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
   // public: the reference page reads it signed out; made now, from the contract the routes use

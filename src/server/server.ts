@@ -1,4 +1,4 @@
-// The one Node HTTP server. /v1/*, /t/* and the operations paths go straight to the Hono app (an
+// The one Node HTTP server. /v1/*, /resend/*, /t/* and the operations paths go straight to the Hono app (an
 // Astro route in between cost 7x in throughput, docs/architecture.md §2); built assets are served from disk with
 // their precompressed .br/.gz twins; every other path is rendered by Astro, compressed here.
 import { randomUUID } from 'node:crypto';
@@ -40,7 +40,7 @@ export interface HttpServerOptions {
   clientDir?: string;
 }
 
-const API_PREFIXES = ['/v1/', '/t/'];
+const API_PREFIXES = ['/v1/', '/resend/', '/t/'];
 const API_EXACT = new Set(['/v1', '/healthz', '/readyz', '/metrics']);
 const ONE_CLICK_PATH = /^\/header-unsubscribe\/[^/?#]+(\?|$)/;
 // online attachments' public pages: downloads are cross-site form POSTs, served by the API

@@ -3,7 +3,10 @@
 // operation documents, the content type one documented for that status, a JSON body must match
 // the documented schema, and a refusal's `error.code` must be one the operation lists for that
 // status (`x-error-codes`). A call no operation documents (an unknown path, or a method the path
-// does not serve) must answer the error envelope. A mismatch fails the test that made the call.
+// does not serve) must answer the error envelope. Under /resend a refusal is Resend's
+// `{ statusCode, name, message }`, its name Resend's for a listed code. A mismatch fails the test
+// that made the call.
+import { type ErrorCode, RESEND_ERROR_NAME } from '../../src/contract/error-codes.ts';
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../src/contract/document.ts';
@@ -80,11 +83,14 @@ export function responseChecker(publicUrl: string): ResponseChecker {
   };
   const operations = compile(doc);
   const envelope = (doc.components as { schemas: Record<string, object> }).schemas.Error;
+  const resendShape = (doc.components as { schemas: Record<string, object> }).schemas.ResendError;
 
   return {
     async check(method, url, res) {
       const path = new URL(url).pathname;
-      if (!path.startsWith('/v1/')) return;
+      if (!path.startsWith('/v1/') && !path.startsWith('/resend/')) return;
+      // the Resend-compatible surface answers every refusal in Resend's shape, ours the envelope
+      const refusalShape = path.startsWith('/resend/') ? resendShape : envelope;
       const where = `${method} ${path} → ${res.status}`;
       const found = operations.find((o) => o.method === (method === 'HEAD' ? 'GET' : method) && o.pattern.test(path));
       const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
@@ -96,8 +102,8 @@ export function responseChecker(publicUrl: string): ResponseChecker {
         if (res.status < 400) fail('no operation documents this call');
         if (type !== 'application/json') fail('an undocumented call must answer the error envelope');
         // a HEAD answer has no body to check (its GET's would be the envelope)
-        if (method !== 'HEAD' && !validatorOf(envelope)(JSON.parse(text)))
-          fail('an undocumented call must answer the error envelope');
+        if (method !== 'HEAD' && !validatorOf(refusalShape)(JSON.parse(text)))
+          fail('an undocumented call must answer the error envelope (Resend’s shape under /resend)');
         return;
       }
       const response = found.op.responses[String(res.status)];
@@ -122,6 +128,14 @@ export function responseChecker(publicUrl: string): ResponseChecker {
       const validate = validatorOf(media.schema);
       if (!validate(body)) fail(ajv.errorsText(validate.errors, { separator: '; ' }));
       const codes = response['x-error-codes'];
+      if (codes && 'statusCode' in body) {
+        // Resend's shape names the reason by Resend's name for one of the documented codes
+        const names = new Set(codes.map((c) => RESEND_ERROR_NAME[c as ErrorCode]));
+        if (codes.includes('unauthorized')) names.add('missing_api_key');
+        if (!names.has(body.name) || body.statusCode !== res.status)
+          fail(`error name ${body.name} is not documented for ${res.status} (documented: ${[...names].join(', ')})`);
+        return;
+      }
       if (codes && !codes.includes(body.error?.code))
         fail(
           `error code ${body.error?.code} is not documented for ${res.status} of ${found.method} ${found.path} ` +

@@ -6,6 +6,8 @@ export interface SunkMessage {
   from: string;
   to: string[];
   raw: Buffer;
+  /** When the sink had the whole message. */
+  at: Date;
 }
 
 export interface SmtpSink {
@@ -42,6 +44,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks),
+          at: new Date(),
         });
         callback(null);
       });

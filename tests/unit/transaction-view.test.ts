@@ -20,6 +20,9 @@ describe('statusOf', () => {
     ['sent', 'bounced', 'Bounced', 'bounced'],
     // docs/console.md §9: every other status is red
     ['queued', 'pending', 'Queued', 'failed'],
+    // sent with scheduled_at: waiting for its moment, or canceled before it
+    ['scheduled', 'pending', 'Scheduled', 'failed'],
+    ['canceled', 'failed', 'Canceled', 'failed'],
   ])('%s / %s reads %s with a %s dot', (status, delivered, label, tone) => {
     expect(statusOf({ trans_status: status, trans_delivered_status: delivered })).toEqual({ label, tone });
   });
@@ -75,6 +78,13 @@ describe('eventView', () => {
 
   it.each<[TransactionEventWire, string, string, string[]]>([
     [event('queued'), 'Queued', 'neutral', ['Accepted for delivery']],
+    [
+      event('scheduled', { scheduled_at: 1_700_003_600 }),
+      'Scheduled',
+      'neutral',
+      [expect.stringMatching(/^To be sent /)],
+    ],
+    [event('canceled'), 'Canceled', 'failed', ['Canceled before its time: nothing was sent']],
     [event('sent', { attempt: 2, reply: '250 Ok' }), 'Sent', 'neutral', ['Attempt 2']],
     [
       event('delivered', { attempt: 1, reply: '250 2.0.0 Ok: queued as 1234' }),

@@ -2,7 +2,7 @@
 // (the issue's addition): GET /v1/transactions/{trans_uuid}/events when the modal opens.
 import { atom } from 'nanostores';
 import type { TransactionEventWire, TransactionWire } from '../../lib/wire.ts';
-import { call } from '../../lib/api.ts';
+import { call, errorMessage } from '../../lib/api.ts';
 
 export type { TransactionEventWire };
 
@@ -19,6 +19,7 @@ export type InfoTransaction = Pick<
   | 'tm_from_email'
   | 'tm_from_name'
   | 'tm_additional_headers'
+  | 'trans_status'
 >;
 
 export interface TimelineState {
@@ -28,6 +29,10 @@ export interface TimelineState {
 
 export const shownTransaction = atom<InfoTransaction | null>(null);
 export const timeline = atom<TimelineState>({ status: 'loading', events: [] });
+
+/** The modal's Cancel of a scheduled message: idle, under way, or refused with the server's reason. */
+export type CancelState = { status: 'idle' | 'canceling' } | { status: 'failed'; message: string };
+export const cancelState = atom<CancelState>({ status: 'idle' });
 
 let latest = 0;
 
@@ -47,8 +52,31 @@ export async function loadTimeline(): Promise<void> {
 
 /** More Info: opens the modal on this row and loads its timeline. */
 export function showTransactionInfo(tx: InfoTransaction): void {
+  cancelState.set({ status: 'idle' });
   shownTransaction.set(tx);
   void loadTimeline();
+}
+
+/**
+ * Cancels the shown scheduled message (POST /v1/transactions/{uuid}/cancel): the modal then shows
+ * it canceled with its new timeline, and `onCanceled` refreshes the table behind it.
+ */
+export async function cancelShownTransaction(onCanceled: () => void): Promise<void> {
+  const tx = shownTransaction.get();
+  if (!tx || cancelState.get().status === 'canceling') return;
+  cancelState.set({ status: 'canceling' });
+  try {
+    await call('POST /v1/transactions/{uuid}/cancel', { params: { uuid: tx.trans_uuid } });
+  } catch (err) {
+    const message = errorMessage(err, 'The message could not be canceled. Try again.');
+    if (shownTransaction.get() === tx) cancelState.set({ status: 'failed', message });
+    return;
+  }
+  if (shownTransaction.get() !== tx) return;
+  cancelState.set({ status: 'idle' });
+  shownTransaction.set({ ...tx, trans_status: 'canceled' });
+  void loadTimeline();
+  onCanceled();
 }
 
 export function closeTransactionInfo(): void {

@@ -19,6 +19,7 @@ import * as m015 from './migrations/015-template-published-version.ts';
 import * as m016 from './migrations/016-transactions-fillfactor.ts';
 import * as m017 from './migrations/017-machine-hits.ts';
 import * as m018 from './migrations/018-complaints.ts';
+import * as m019 from './migrations/019-resend-surface.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '016-transactions-fillfactor': m016,
   '017-machine-hits': m017,
   '018-complaints': m018,
+  '019-resend-surface': m019,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */

@@ -182,8 +182,10 @@ export interface TransactionsTable {
   click_count: Generated<number>;
   first_open_at: Timestamp | null;
   first_click_at: Timestamp | null;
-  /** The destination site of its last attempt (issue 22; delivery/sites.ts). */
+  /** The destination site of its last attempt (delivery/sites.ts). */
   site: string | null;
+  /** When a message accepted with `scheduled_at` is to be sent (migration 019); null when at once. */
+  scheduled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { BatchWriter } from '../db/batch-writer.ts';
 import { secretsOf } from '../credentials/credentials.service.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { type Attempt, recordAttempts } from '../lifecycle/lifecycle.service.ts';
+import { releaseScheduled } from '../sending/sending.service.ts';
 import { domainOf } from '../core/addresses.ts';
 import { ClaimLoop } from '../db/claim-loop.ts';
 import { onQueued } from '../core/queue-signal.ts';
@@ -58,6 +59,9 @@ const FLUSH_SIZE = 500;
 // A claim whose outcome the batch writer could not record stops being renewed after this, so its
 // lease runs out and another attempt takes it (the writer gives up after about four minutes).
 const MAX_HOLD_MS = 10 * 60_000;
+// Scheduled messages whose moment came are released to the queue at most this often (a claim may
+// run many times a second when busy); a scheduled message goes out within about a second of its time.
+const RELEASE_EVERY_MS = 1000;
 
 export class DeliveryWorker {
   readonly #ctx: AppContext;
@@ -72,6 +76,7 @@ export class DeliveryWorker {
   /** Claims not yet recorded (delivering, or the outcome waiting to be written): their leases are renewed. */
   readonly #held = new Map<number, { id: number; attempts: number; since: number }>();
   #heartbeat: NodeJS.Timeout | null = null;
+  #releasedAt = 0;
 
   constructor(ctx: AppContext, transports?: TransportPool) {
     this.#ctx = ctx;
@@ -173,6 +178,10 @@ export class DeliveryWorker {
 
   /** Claims up to `limit` due messages and loads them; they are held (their leases renewed) until recorded. */
   async #claim(limit: number): Promise<{ tx: ClaimedTransaction; message: LoadedMessage }[]> {
+    if (Date.now() - this.#releasedAt >= RELEASE_EVERY_MS) {
+      this.#releasedAt = Date.now();
+      await releaseScheduled(this.#ctx); // scheduled messages whose moment came join the queue first
+    }
     const lease = this.#ctx.config.deliveryLeaseSeconds;
     const claimed = await claimAlongDueIndex(this.#ctx, (db) => claimDue(db, limit, lease));
     // how far behind delivery is paces SMTP acceptance (in-flow.ts)

@@ -30,6 +30,18 @@ export function apiKeyRefusal(header: string): HttpRefusal {
 }
 
 export type KeyOrSessionEnv = ApiEnv & { Variables: { customerId: number } };
+export type ApiKeyEnv = KeyOrSessionEnv;
+
+/** Calls made with the API key only (Bearer, or Basic username:apiKey): the customer lands in c.var.customerId. */
+export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<ApiKeyEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const customerId = await customerOfAuthorization(ctx, header);
+    if (customerId === null) throw apiKeyRefusal(header);
+    c.set('customerId', customerId);
+    await next();
+  };
+}
 
 /**
  * Calls an application may make with its API key as well as the console with its session: an

@@ -17,7 +17,11 @@ import {
   addHits,
   applyAttempts,
   insertTransactions,
+  leaveSchedule,
+  lockScheduledOfMessage,
+  dueScheduledRows,
   markBounced,
+  moveSchedule,
 } from './transitions.repository.ts';
 
 /** The message (one transaction: one recipient) something happened to. */
@@ -85,8 +89,10 @@ async function write(trx: Database, ctx: Ctx, occurrences: Occurrence[]): Promis
 
 /** A recipient's transaction as acceptance plans it: its row, and what acceptance made of it. */
 export interface NewTransaction {
-  outcome: 'accepted' | 'suppressed' | 'over_quota';
+  outcome: 'accepted' | 'suppressed' | 'over_quota' | 'scheduled';
   at: Date;
+  /** scheduled: when it is to be sent (it waits until then, due at that moment). */
+  scheduledAt?: Date;
   /** Why it failed at once (the failed event's reason and the row's last reply); null when queued. */
   reason: string | null;
   row: Omit<
@@ -104,15 +110,16 @@ export async function recordAccepted(trx: Database, ctx: Ctx, accepted: NewTrans
     const chunk = accepted.slice(i, i + 2000);
     const stored = await insertTransactions(
       trx,
-      chunk.map(({ outcome, at, reason, row }) => {
+      chunk.map(({ outcome, at, reason, row, scheduledAt }) => {
         const w = POLICY[outcome]({});
-        const queued = w.status === 'queued';
+        const due = w.status === 'queued' ? at : w.status === 'scheduled' ? (scheduledAt ?? at) : null;
         return {
           ...row,
           status: w.status!,
           delivered_status: w.delivered!,
           queued_at: at,
-          next_attempt_at: queued ? at : null,
+          next_attempt_at: due,
+          scheduled_at: scheduledAt ?? null,
           last_reply: reason,
         };
       }),
@@ -121,11 +128,11 @@ export async function recordAccepted(trx: Database, ctx: Ctx, accepted: NewTrans
     await write(
       trx,
       ctx,
-      chunk.map(({ outcome, at, reason, row }) => ({
+      chunk.map(({ outcome, at, reason, row, scheduledAt }) => ({
         tx: byUuid.get(row.uuid)!,
         outcome,
         at,
-        data: reason ? { reason } : null,
+        data: reason ? { reason } : scheduledAt ? { scheduled_at: scheduledAt } : null,
       })),
     );
   }
@@ -258,4 +265,68 @@ export async function recordResubscribe(
 /** A download of an online attachment from a link in the message. */
 export async function recordDownload(trx: Database, ctx: Ctx, download: Omit<Occurrence, 'outcome'>): Promise<void> {
   await write(trx, ctx, [{ ...download, outcome: 'download' }]);
+}
+
+/** Scheduled transactions whose moment came, locked for their release (sending.service.ts decides each). */
+export function lockDueScheduled(trx: Database, limit: number): Promise<Subject[]> {
+  return dueScheduledRows(trx, limit);
+}
+
+/**
+ * Scheduled messages whose moment came: each released to the queue (due at once), or no_quota when
+ * the month's quota is used up then (acceptance decides which, sending.service.ts).
+ */
+export async function recordReleased(
+  trx: Database,
+  ctx: Ctx,
+  released: (Omit<Occurrence, 'outcome' | 'data'> & { outcome: 'released' | 'over_quota'; reason: string | null })[],
+): Promise<void> {
+  const moved = await leaveSchedule(
+    trx,
+    released.map(({ tx, outcome, reason }) => {
+      const w = POLICY[outcome]({ from: 'scheduled' });
+      return { id: tx.id, status: w.status!, delivered_status: w.delivered!, last_reply: reason };
+    }),
+  );
+  await write(
+    trx,
+    ctx,
+    released
+      .filter((r) => moved.has(r.tx.id))
+      .map((r) => ({ ...r, facts: { from: 'scheduled' }, data: r.reason ? { reason: r.reason } : null })),
+  );
+}
+
+/** A message's transactions still scheduled, locked, to move or cancel them. */
+export function lockScheduled(trx: Database, customerId: number, messageId: number): Promise<Subject[]> {
+  return lockScheduledOfMessage(trx, customerId, messageId);
+}
+
+/** Scheduled transactions canceled for good: nothing is sent. Answers how many were still scheduled. */
+export async function recordCanceled(trx: Database, ctx: Ctx, txs: Subject[], at: Date): Promise<number> {
+  const w = POLICY.canceled({});
+  const moved = await leaveSchedule(
+    trx,
+    txs.map((tx) => ({ id: tx.id, status: w.status!, delivered_status: w.delivered!, last_reply: 'canceled' })),
+  );
+  await write(
+    trx,
+    ctx,
+    txs.filter((tx) => moved.has(tx.id)).map((tx) => ({ tx, outcome: 'canceled' as const, at })),
+  );
+  return moved.size;
+}
+
+/** Scheduled transactions moved to another moment (the caller holds their locks). */
+export async function recordRescheduled(trx: Database, ctx: Ctx, txs: Subject[], at: Date, to: Date): Promise<void> {
+  await moveSchedule(
+    trx,
+    txs.map((tx) => tx.id),
+    to,
+  );
+  await write(
+    trx,
+    ctx,
+    txs.map((tx) => ({ tx, outcome: 'rescheduled' as const, at, data: { scheduled_at: to } })),
+  );
 }

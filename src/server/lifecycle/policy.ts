@@ -6,10 +6,15 @@ import type { DeliveredStatus, EventType, StatColumn, SuppressionOrigin, TransSt
 
 /** What can happen to a message, from acceptance to the recipient's last click. */
 export type Outcome =
-  // acceptance (sending.service.ts)
+  // acceptance (sending.service.ts); a scheduled message is released to the queue at its time,
+  // moved while it waits, or canceled
   | 'accepted'
   | 'suppressed'
   | 'over_quota'
+  | 'scheduled'
+  | 'released'
+  | 'rescheduled'
+  | 'canceled'
   // one delivery attempt (delivery/worker.ts)
   | 'delivered'
   | 'deferred'
@@ -84,13 +89,23 @@ export const POLICY: Record<Outcome, (f: Facts) => Writes> = {
   accepted: () => writes({ status: 'queued', delivered: 'pending', events: ['queued'], counts: { requests: 1 } }),
   suppressed: () =>
     writes({ status: 'failed', delivered: 'failed', events: ['queued', 'failed'], counts: { requests: 1, failed: 1 } }),
-  over_quota: () =>
-    writes({
-      status: 'no_quota',
-      delivered: 'failed',
-      events: ['queued', 'failed'],
-      counts: { requests: 1, failed: 1 },
-    }),
+  // over the quota at acceptance, or at the release of a scheduled message (its request counted then)
+  over_quota: (f) =>
+    f.from === 'scheduled'
+      ? writes({ status: 'no_quota', delivered: 'failed', events: ['failed'], counts: { failed: 1 } })
+      : writes({
+          status: 'no_quota',
+          delivered: 'failed',
+          events: ['queued', 'failed'],
+          counts: { requests: 1, failed: 1 },
+        }),
+  // to be sent at a later moment: a request now; the quota is counted when it is released
+  scheduled: () =>
+    writes({ status: 'scheduled', delivered: 'pending', events: ['scheduled'], counts: { requests: 1 } }),
+  released: () => writes({ status: 'queued', delivered: 'pending', events: ['queued'] }),
+  rescheduled: () => writes({ status: 'scheduled', delivered: 'pending', events: ['scheduled'] }),
+  // canceled before its time: nothing is sent, and it is no failure
+  canceled: () => writes({ status: 'canceled', delivered: 'failed', events: ['canceled'] }),
   delivered: () =>
     writes({
       status: 'sent',
@@ -144,11 +159,4 @@ export const POLICY: Record<Outcome, (f: Facts) => Writes> = {
   // the unsubscribe's own entry is taken off the list (lifecycle.service.ts); nothing else changes
   resubscribe: () => writes({ events: ['resubscribe'] }),
   download: () => writes({ events: ['download'] }),
-};
-
-/** The status a transaction is stored with at acceptance, and the outcome that status stands for. */
-export const ACCEPTANCE_OUTCOME: Partial<Record<TransStatus, Outcome>> = {
-  queued: 'accepted',
-  failed: 'suppressed',
-  no_quota: 'over_quota',
 };

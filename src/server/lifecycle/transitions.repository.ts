@@ -107,3 +107,70 @@ export async function addHits(db: Database, kind: 'open' | 'click', deltas: Coun
   await bumpCounters(db, 'transactions', countColumn, firstColumn, deltas);
   return new Set(before.filter((row) => row[firstColumn] === null).map((row) => Number(row.id)));
 }
+
+/**
+ * Scheduled transactions whose moment has come, oldest first, locked (SKIP LOCKED: another process
+ * releases the others), through the index of waiting scheduled rows (migration 019).
+ */
+export async function dueScheduledRows(db: Database, limit: number) {
+  const { rows } = await sql<{ id: number; customer_id: number; group_id: number; to_email: string }>`
+    select id, customer_id, group_id, to_email from transactions
+     where status = 'scheduled' and next_attempt_at <= now()
+     order by next_attempt_at
+     limit ${limit}
+     for update skip locked`.execute(db);
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    customer_id: Number(r.customer_id),
+    group_id: Number(r.group_id),
+  }));
+}
+
+/** A message's transactions still scheduled, locked, for a change of its moment or its cancellation. */
+export function lockScheduledOfMessage(db: Database, customerId: number, messageId: number) {
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'customer_id', 'group_id', 'to_email'])
+    .where('customer_id', '=', customerId)
+    .where('message_id', '=', messageId)
+    .where('status', '=', 'scheduled')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Moves scheduled transactions on (released to the queue, due at once; over the quota; canceled):
+ * only rows still scheduled change. Answers the ids that did.
+ */
+export async function leaveSchedule(
+  db: Database,
+  rows: { id: number; status: TransStatus; delivered_status: DeliveredStatus; last_reply: string | null }[],
+): Promise<Set<number>> {
+  if (rows.length === 0) return new Set();
+  const values = rows.map(
+    (r) => sql`(${r.id}::bigint, ${r.status}::text, ${r.delivered_status}::text, ${r.last_reply}::text)`,
+  );
+  const result = await sql<{ id: number }>`
+    update transactions as t
+       set status = v.status,
+           delivered_status = v.delivered_status,
+           next_attempt_at = case when v.status = 'queued' then now() else null end,
+           last_reply = coalesce(v.last_reply, t.last_reply)
+      from (values ${sql.join(values)}) as v(id, status, delivered_status, last_reply)
+     where t.id = v.id and t.status = 'scheduled'
+    returning t.id`.execute(db);
+  return new Set(result.rows.map((r) => Number(r.id)));
+}
+
+/** Moves the moment of scheduled transactions (still scheduled). */
+export async function moveSchedule(db: Database, ids: number[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('transactions')
+    .set({ next_attempt_at: at, scheduled_at: at })
+    .where('id', 'in', ids)
+    .where('status', '=', 'scheduled')
+    .execute();
+}

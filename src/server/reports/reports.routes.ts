@@ -2,11 +2,13 @@
 // and POST /v1/transaction-groups/search. Console calls: a session and CSRF protection. Bodies take
 // every field of docs/console.md §7 and of docs/console-reports.md §7 (its variant of the transaction search), in both
 // spellings where the spec uses two; an unknown field, bad date, page, sort or status is 400.
-// Also GET /v1/transactions/{trans_uuid}/events, the Transaction Info modal's timeline.
+// Also GET /v1/transactions/{trans_uuid}/events, the Transaction Info modal's timeline, and its
+// Cancel of a scheduled message (POST /v1/transactions/{uuid}/cancel).
 import { Hono } from 'hono';
 import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
-import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
+import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
+import { cancelEmail } from '../sending/scheduling.service.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { answerGroupSearch, answerTransactionSearch } from './searches.service.ts';
 import { transactionEvents } from './transaction-events.service.ts';
@@ -34,6 +36,11 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
     const data = await transactionEvents(ctx, sessionOf(c).customerId, params.uuid);
     c.header('Cache-Control', 'no-store');
     return c.json({ data });
+  });
+  // the modal's Cancel of a scheduled message: a user who may send transactions
+  serve(contract.cancelTransaction, [...guard, requireSender], async (c, { params }) => {
+    await cancelEmail(ctx, sessionOf(c).customerId, params.uuid);
+    return c.body(null, 204);
   });
   return app;
 }

@@ -1,6 +1,7 @@
 // The timeline of one transaction in the Transaction Info modal (an addition to docs/console.md §2's
 // modal, asked for by the issue): its events oldest first — queued, sent, delivered, deferred,
-// bounced or failed with the remote server's reply, opens, clicks, unsubscribes, complaints — as wire objects.
+// bounced or failed with the remote server's reply, opens, clicks, unsubscribes, complaints, and a
+// scheduled message's moment or its cancellation — as wire objects.
 import type { AppContext } from '../core/context.ts';
 import type { EventType } from '../db/schema.ts';
 import { listTransactionEvents } from '../events/events.repository.ts';
@@ -31,6 +32,8 @@ export interface TransactionEventData {
   category?: AnswerCategory;
   /** Unix seconds of the next attempt after a deferral. */
   next_attempt_at?: number;
+  /** Unix seconds of the moment a scheduled message is to be sent. */
+  scheduled_at?: number;
   /** The link clicked. */
   url?: string;
   ip?: string;
@@ -106,6 +109,7 @@ export function eventToWire(row: {
     status: text(d.status),
     category: category(d.category),
     next_attempt_at: seconds(d.next_attempt_at),
+    scheduled_at: seconds(d.scheduled_at),
     url: text(d.url),
     ip: text(d.ip),
     user_agent: text(d.user_agent),

@@ -2,15 +2,16 @@
 // /v1/emails/batch (Resend's shape, so the official SDK works with RESEND_BASE_URL=<us>/v1).
 // Authenticated by API key (Bearer, or Basic username:apiKey). Answers only after the COMMIT.
 import { createHash } from 'node:crypto';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../core/context.ts';
-import { apiKeyRefusal, customerOfAuthorization } from '../http/api-key.ts';
+import { type ApiKeyEnv, apiKeyAuth } from '../http/api-key.ts';
+import { resendError } from '../http/resend-errors.ts';
 import * as contract from '../../contract/sending.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { DomainError } from '../core/errors.ts';
-import { type ApiEnv, reshapeErrors } from '../http/middleware.ts';
+import { reshapeErrors } from '../http/middleware.ts';
 import { check } from '../core/check.ts';
 import { parseJsonBody } from '../http/validate.ts';
 import {
@@ -25,56 +26,16 @@ import { MAX_BATCH } from '../../contract/values.ts';
 import { SubmissionError, type Submission, fromMailRequest, fromResendRequest } from './mail.schema.ts';
 import { withTemplate } from '../templates/template-send.ts';
 
-type SendEnv = ApiEnv & { Variables: { customerId: number } };
-
-/** Authorization: Bearer <apiKey> or Basic base64(username:apiKey). */
-function apiKeyAuth(ctx: AppContext): MiddlewareHandler<SendEnv> {
-  return async (c, next) => {
-    const header = c.req.header('authorization') ?? '';
-    const customerId = await customerOfAuthorization(ctx, header);
-    if (customerId === null) throw apiKeyRefusal(header);
-    c.set('customerId', customerId);
-    await next();
-  };
-}
-
-/** Resend's error names (its SDK's RESEND_ERROR_CODE_KEY) for ours. */
-function resendErrorName(err: DomainError, c: Context): string {
-  switch (err.code) {
-    case 'invalid_json':
-    case 'validation_failed':
-    case 'bad_request':
-    case 'domain_not_verified':
-    case 'payload_too_large':
-    case 'unsupported_media_type':
-    case 'missing_variables':
-    case 'unprocessable':
-      return 'validation_error';
-    case 'unauthorized':
-      return c.req.header('authorization') ? 'invalid_api_key' : 'missing_api_key';
-    case 'conflict':
-      return 'invalid_idempotent_request';
-    case 'too_many_requests':
-      return 'rate_limit_exceeded';
-    case 'not_found':
-      return 'not_found';
-    case 'internal':
-      return 'internal_server_error';
-    default:
-      return 'application_error';
-  }
-}
+type SendEnv = ApiKeyEnv;
 
 /**
- * The Resend SDK hands its callers the error body as is and reads `message`, `name` and
- * `statusCode` at the top level (Resend's own shape). Errors on /v1/emails carry those beside our
- * `error` object, so both kinds of client find what they look for.
+ * Errors on /v1/emails carry Resend's `statusCode`, `name` and `message` beside our `error`, so
+ * both kinds of client find what they look for (the /resend/* surface answers Resend's shape alone,
+ * http/resend-errors.ts).
  */
-const resendErrors = reshapeErrors<SendEnv>((err, { status, body }, c) => ({
+const resendFieldsBeside = reshapeErrors<SendEnv>((err, { status, body }, c) => ({
   ...body,
-  statusCode: status,
-  name: resendErrorName(err, c),
-  message: err.message,
+  ...resendError(err, status, c),
 }));
 
 async function readJson(c: Context): Promise<{ text: string; value: unknown }> {
@@ -155,7 +116,7 @@ async function idempotencyOf(
 
 export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   const app = new Hono<SendEnv>();
-  const serve = contractRoutes(app, '/v1');
+  const serve = contractRoutes(app, '');
   const auth = [apiKeyAuth(ctx)];
 
   /** Validates, prepares and accepts; `render` shapes the answer from the accepted recipients. */
@@ -227,33 +188,35 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     );
   });
 
-  app.use('/emails', resendErrors);
-  app.use('/emails/batch', resendErrors);
+  app.use('/v1/emails', resendFieldsBeside);
+  app.use('/v1/emails/batch', resendFieldsBeside);
 
-  serve(contract.sendEmail, auth, async (c) => {
-    const { text, value } = await readJson(c);
-    const body = check(contract.resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
-    return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({
-      status: 200,
-      body: { id: accepted[0][0].trans_uuid },
-    }));
-  });
-
-  serve(contract.sendEmailBatch, auth, async (c) => {
-    const { text, value } = await readJson(c);
-    const list = check(z.array(z.unknown()).min(1).max(100), value);
-    const items = await Promise.all(
-      list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)),
-    );
-    const submissions = eachSubmission(items, contract.resendRequest, fromResendRequest);
-    return send(
-      c,
-      text,
-      submissions,
-      (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }),
-      true,
-    );
-  });
+  // Resend's send calls, at /resend (Resend's shape alone) and at /v1 (kept for earlier clients)
+  for (const op of [contract.sendEmail, contract.resendSendEmail])
+    serve(op, auth, async (c) => {
+      const { text, value } = await readJson(c);
+      const body = check(contract.resendRequest, await withTemplate(ctx, c.get('customerId'), value, 'resend'));
+      return send(c, text, [submissionOrThrow(() => fromResendRequest(body))], (accepted) => ({
+        status: 200,
+        body: { id: accepted[0][0].trans_uuid },
+      }));
+    });
+  for (const op of [contract.sendEmailBatch, contract.resendSendBatch])
+    serve(op, auth, async (c) => {
+      const { text, value } = await readJson(c);
+      const list = check(z.array(z.unknown()).min(1).max(100), value);
+      const items = await Promise.all(
+        list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)),
+      );
+      const submissions = eachSubmission(items, contract.resendRequest, fromResendRequest);
+      return send(
+        c,
+        text,
+        submissions,
+        (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }),
+        true,
+      );
+    });
 
   return app;
 }

@@ -5,6 +5,7 @@ import { MAX_RECIPIENTS } from '../../contract/values.ts';
 import type { MailRequest, ResendRequest } from '../../contract/sending.ts';
 import type { Address, StoredAttachment } from '../db/schema.ts';
 import { AddressError, parseAddress } from '../core/addresses.ts';
+import { readScheduledAt } from './scheduled-at.ts';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const DEFAULT_GROUP = 'Default';
@@ -25,6 +26,8 @@ export interface Submission {
   metadata: Record<string, unknown> | null;
   /** The integration ID of an online attachment link to add to the mail. */
   onlineAttachmentId?: string;
+  /** When to send it (`scheduled_at`); absent: at once. */
+  scheduledAt?: Date;
 }
 
 export class SubmissionError extends Error {
@@ -73,6 +76,7 @@ function finish(
 
 /** The fields both request shapes carry, under the same names. */
 interface CommonFields {
+  scheduled_at?: string;
   from: unknown;
   to: unknown;
   cc?: unknown;
@@ -85,8 +89,17 @@ interface CommonFields {
   attachments?: { filename: string; content: string; content_type?: string }[];
 }
 
+/** `scheduled_at` read at the moment of the request (scheduled-at.ts). */
+function scheduledAtOf(text: string | undefined): { scheduledAt?: Date } {
+  if (text === undefined) return {};
+  const read = readScheduledAt(text, new Date());
+  if ('problem' in read) throw new SubmissionError(read.problem, 'scheduled_at');
+  return { scheduledAt: read.at };
+}
+
 function common(body: CommonFields) {
   return {
+    ...scheduledAtOf(body.scheduled_at),
     from: addresses(body.from, 'from')[0],
     to: addresses(body.to, 'to'),
     cc: addresses(body.cc, 'cc'),

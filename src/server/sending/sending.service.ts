@@ -7,7 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { Address, TransStatus } from '../db/schema.ts';
-import { type NewTransaction, recordAccepted } from '../lifecycle/lifecycle.service.ts';
+import {
+  lockDueScheduled,
+  type NewTransaction,
+  recordAccepted,
+  recordReleased,
+} from '../lifecycle/lifecycle.service.ts';
 import { POLICY } from '../lifecycle/policy.ts';
 import { requireSendingDomain, type SendingDomain } from '../domains/domains.service.ts';
 import { DomainError } from '../core/errors.ts';
@@ -222,7 +227,11 @@ async function writeJobs(
   const customerIds = [...new Set(jobs.map((j) => j.customerId))].sort((a, b) => a - b);
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
   const settings = new Map((await repo.customerSettings(trx, customerIds)).map((c) => [c.id, c]));
-  const quota = await lockQuota(trx, batch, settings);
+  const quota = await lockQuota(
+    trx,
+    batch.map(({ job, at }) => ({ customerId: job.customerId, at })),
+    settings,
+  );
   const groupIds = await upsertGroupsOf(trx, batch, now);
   const suppressed = await suppressedRecipients(trx, batch, settings);
   const messageIds = await storeMessages(trx, batch);
@@ -247,8 +256,12 @@ function usageOf(customerId: number, at: Date) {
 }
 
 /** Quota is counted per calendar month (the commit's, or a message's own queuedAt): each month's row locked. */
-async function lockQuota(trx: Database, batch: Batch, settings: Map<number, { monthly_quota: number }>) {
-  const months = new Map(batch.map(({ job, at }) => usageOf(job.customerId, at)).map((u) => [u.key, u]));
+async function lockQuota(
+  trx: Database,
+  uses: { customerId: number; at: Date }[],
+  settings: Map<number, { monthly_quota: number }>,
+) {
+  const months = new Map(uses.map(({ customerId, at }) => usageOf(customerId, at)).map((u) => [u.key, u]));
   // one statement: creates this month's row if needed and locks it (DO UPDATE takes the row lock)
   const rows = await repo.lockQuotaUsage(
     trx,
@@ -353,8 +366,9 @@ interface Planned {
 }
 
 /**
- * A transaction per recipient: suppressed ones fail at once, those over the month's quota are
- * no_quota, the rest are queued and count against the quota (lifecycle/policy.ts names what each is).
+ * A transaction per recipient: suppressed ones fail at once, scheduled ones wait for their moment,
+ * those over the month's quota are no_quota, the rest are queued and count against the quota
+ * (lifecycle/policy.ts names what each is).
  */
 function planTransactions(
   batch: Batch,
@@ -372,6 +386,8 @@ function planTransactions(
       if (suppressed.has(customerKey(job.customerId, r.email.toLowerCase()))) {
         outcome = 'suppressed';
         reason = 'suppressed: the recipient is on the suppression list';
+      } else if (m.submission.scheduledAt) {
+        outcome = 'scheduled'; // the quota counts it when it is released (releaseScheduled)
       } else if ((quota.remaining.get(usage) ?? 0) <= 0) {
         outcome = 'over_quota';
         reason = 'no_quota: the monthly sending quota is used up';
@@ -383,6 +399,7 @@ function planTransactions(
         outcome,
         at,
         reason,
+        ...(outcome === 'scheduled' ? { scheduledAt: m.submission.scheduledAt } : {}),
         row: {
           uuid,
           customer_id: job.customerId,
@@ -436,6 +453,48 @@ async function storeIdempotencyKeys(trx: Database, jobs: Job[], answers: Accepte
     ];
   });
   await insertIdempotencyKeys(trx, keys);
+}
+
+/** Scheduled messages released per database transaction. */
+const RELEASE_BATCH = 500;
+
+/**
+ * Releases scheduled messages whose moment came to the queue, due at once, counting each against
+ * its customer's quota of the month it goes in (over it: no_quota), in one database transaction:
+ * the delivery worker calls it about once a second. Answers how many it released.
+ */
+export async function releaseScheduled(ctx: AppContext): Promise<number> {
+  const now = new Date();
+  const released = await inTransaction(ctx.db, async (trx) => {
+    const due = await lockDueScheduled(trx, RELEASE_BATCH);
+    if (due.length === 0) return 0;
+    const customerIds = [...new Set(due.map((t) => t.customer_id))].sort((a, b) => a - b);
+    const settings = new Map((await repo.customerSettings(trx, customerIds)).map((c) => [c.id, c]));
+    const quota = await lockQuota(
+      trx,
+      due.map((t) => ({ customerId: t.customer_id, at: now })),
+      settings,
+    );
+    const outcomes = due.map((tx) => {
+      const usage = usageOf(tx.customer_id, now).key;
+      if ((quota.remaining.get(usage) ?? 0) <= 0)
+        return {
+          tx,
+          at: now,
+          outcome: 'over_quota' as const,
+          reason: 'no_quota: the monthly sending quota is used up',
+        };
+      quota.remaining.set(usage, quota.remaining.get(usage)! - 1);
+      quota.used.set(usage, (quota.used.get(usage) ?? 0) + 1);
+      return { tx, at: now, outcome: 'released' as const, reason: null };
+    });
+    await recordReleased(trx, ctx, outcomes);
+    await addQuotaUsed(trx, quota);
+    if (ctx.engine === 'postgres' && quota.used.size > 0) await repo.notifyQueueListeners(trx);
+    return due.length;
+  });
+  if (released > 0) notifyQueued(ctx);
+  return released;
 }
 
 /** The hourly prune of Idempotency-Keys past their window (idempotency.repository.ts). */
