@@ -92,7 +92,7 @@ const attachmentSchema = z.strictObject({
 const subject = z.string().max(998).regex(NO_LINE_BREAKS, 'must not contain a line break');
 const groupName = z.string().trim().min(1).max(100).regex(NO_LINE_BREAKS, 'must not contain a line break');
 
-/** When to send a message: read by the server (src/server/sending/scheduled-at.ts), which refuses what it cannot. */
+/** When to send a message: read by the server (src/server/lifecycle/scheduled-at.ts), which refuses what it cannot. */
 const scheduledAt = z
   .string()
   .min(1)

@@ -1,7 +1,7 @@
-// scheduled_at as Resend takes it (src/server/sending/scheduled-at.ts): ISO 8601 with an offset or a
+// scheduled_at as Resend takes it (src/server/lifecycle/scheduled-at.ts): ISO 8601 with an offset or a
 // few words in UTC, in the future and at most 30 days ahead; anything else refused with a reason.
 import { describe, expect, it } from 'vitest';
-import { readScheduledAt } from '../../src/server/sending/scheduled-at.ts';
+import { readScheduledAt } from '../../src/server/lifecycle/scheduled-at.ts';
 
 const NOW = new Date('2026-11-27T17:50:00Z');
 const at = (text: string) => {

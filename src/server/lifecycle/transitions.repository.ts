@@ -174,3 +174,13 @@ export async function moveSchedule(db: Database, ids: number[], at: Date): Promi
     .where('status', '=', 'scheduled')
     .execute();
 }
+
+/** The message of the customer's transaction `uuid`, with that transaction's status; undefined for none. */
+export function findMessageOf(db: Database, customerId: number, uuid: string) {
+  return db
+    .selectFrom('transactions')
+    .select(['message_id', 'status'])
+    .where('customer_id', '=', customerId)
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
+}

@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
-import { cancelEmail } from '../sending/scheduling.service.ts';
+import { cancelEmail } from '../lifecycle/scheduling.service.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { answerGroupSearch, answerTransactionSearch } from './searches.service.ts';
 import { transactionEvents } from './transaction-events.service.ts';

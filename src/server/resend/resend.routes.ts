@@ -6,7 +6,7 @@ import * as contract from '../../contract/resend.ts';
 import type { AppContext } from '../core/context.ts';
 import { type ApiKeyEnv, apiKeyAuth } from '../http/api-key.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { cancelEmail, rescheduleEmail } from '../sending/scheduling.service.ts';
+import { cancelEmail, rescheduleEmail } from '../lifecycle/scheduling.service.ts';
 import { getEmail, listEmails } from './emails.service.ts';
 
 export function resendRoutes(ctx: AppContext): Hono<ApiKeyEnv> {

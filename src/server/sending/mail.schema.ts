@@ -5,7 +5,7 @@ import { MAX_RECIPIENTS } from '../../contract/values.ts';
 import type { MailRequest, ResendRequest } from '../../contract/sending.ts';
 import type { Address, StoredAttachment } from '../db/schema.ts';
 import { AddressError, parseAddress } from '../core/addresses.ts';
-import { readScheduledAt } from './scheduled-at.ts';
+import { readScheduledAt } from '../lifecycle/scheduled-at.ts';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const DEFAULT_GROUP = 'Default';

@@ -76,13 +76,3 @@ export async function addQuotaUsed(trx: Database, customerId: number, month: str
 export async function notifyQueueListeners(trx: Database): Promise<void> {
   await sql`select pg_notify('transact_queue', '')`.execute(trx);
 }
-
-/** The message of the customer's transaction `uuid`, with that transaction's status; undefined for none. */
-export function findMessageOf(trx: Database, customerId: number, uuid: string) {
-  return trx
-    .selectFrom('transactions')
-    .select(['message_id', 'status', 'delivered_status'])
-    .where('customer_id', '=', customerId)
-    .where('uuid', '=', uuid)
-    .executeTakeFirst();
-}

@@ -6,9 +6,9 @@ import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { inTransaction } from '../core/transaction.ts';
 import type { Database } from '../db/database.ts';
-import { lockScheduled, recordCanceled, recordRescheduled, type Subject } from '../lifecycle/lifecycle.service.ts';
+import { lockScheduled, recordCanceled, recordRescheduled, type Subject } from './lifecycle.service.ts';
 import { readScheduledAt } from './scheduled-at.ts';
-import { findMessageOf } from './sending.repository.ts';
+import { findMessageOf } from './transitions.repository.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
