@@ -3,7 +3,8 @@
 // killed with SIGKILL again and again. Submitters send over HTTP (some with an Idempotency-Key that
 // they retry after any failure) and over SMTP; every 2xx / 250 is recorded with its trans_uuids.
 // After the run the service drains the queue and every acknowledged message must have reached the
-// sink, and no idempotency key may have been accepted (and delivered) under two trans_uuids.
+// sink (a scheduled one not before its time), and no idempotency key may have been accepted (and
+// delivered) under two trans_uuids.
 // A redelivery of the same trans_uuid after a kill is allowed: delivery is at least once.
 //
 // Works on its own fresh database on the server DATABASE_URL names (created here, dropped at the
@@ -34,6 +35,7 @@ const RUN_SECONDS = Number(process.env.DURABILITY_SECONDS ?? 60);
 const KILL_EVERY_MS = [8_000, 12_000];
 const DOWNTIME_MS = [200, 1_500];
 const PACE_MS = 100; // pause between one submitter's submissions: ~100 messages/s in all
+const SCHEDULE_AHEAD_MS = [2_000, 6_000]; // how far ahead the scheduled submitters schedule
 const REQUEST_TIMEOUT_MS = 5_000;
 const LEASE_SECONDS = 5; // a killed process's claimed messages come back after this
 // bounds for a failure, not delays (each wait ends when its condition holds): on two cores shared
@@ -136,7 +138,8 @@ async function main() {
     const killedAt = [];
     const counts = { submitted: 0, acknowledged: 0, attempts_failed: 0, cut_off_2xx: 0 };
     const acknowledged = new Map(); // trans_uuid → how it was sent
-    const acknowledgedBy = { api: 0, 'api-idempotent': 0, smtp: 0 };
+    const acknowledgedBy = { api: 0, 'api-idempotent': 0, smtp: 0, scheduled: 0 };
+    const scheduledFor = new Map(); // trans_uuid → the moment it was scheduled for (ms)
     const ack = (uuids, via) => {
       counts.acknowledged++;
       acknowledgedBy[via]++;
@@ -192,6 +195,29 @@ async function main() {
         else counts.attempts_failed++;
         if (res && res.status !== 202 && res.status < 500)
           violations.push(`POST /v1/mail answered ${res.status} ${JSON.stringify(res.body)}`);
+        await sleep(PACE_MS);
+      }
+    };
+
+    // scheduled API sends: a few seconds ahead, so kills fall between acceptance and the moment;
+    // each acknowledged one must arrive, and not before its time
+    const scheduled = async (id) => {
+      for (let n = 0; !stopping; n++) {
+        counts.submitted++;
+        const at = new Date(Date.now() + between(SCHEDULE_AHEAD_MS));
+        const res = await post(
+          '/v1/mail',
+          JSON.stringify({ ...message(`later${id}-${n}`), scheduled_at: at.toISOString() }),
+        );
+        if (res?.status === 202) {
+          const uuids = res.body.data.map((d) => d.trans_uuid);
+          ack(uuids, 'scheduled');
+          for (const u of uuids) scheduledFor.set(u, at.getTime());
+        } else counts.attempts_failed++;
+        // a moment already past when the request was finally read (a slow machine) is refused as such
+        const late = res?.status === 400 && /must be in the future/.test(JSON.stringify(res.body));
+        if (res && res.status !== 202 && res.status < 500 && !late)
+          violations.push(`POST /v1/mail (scheduled) answered ${res.status} ${JSON.stringify(res.body)}`);
         await sleep(PACE_MS);
       }
     };
@@ -279,6 +305,7 @@ async function main() {
       ...[0, 1, 2, 3].map((i) => guarded(`idem${i}`, () => idempotent(i, 0))),
       ...[0, 1].map((i) => guarded(`batch${i}`, () => idempotent(i, 5))),
       ...[0, 1, 2].map((i) => guarded(`smtp${i}`, () => smtp(i))),
+      ...[0, 1].map((i) => guarded(`scheduled${i}`, () => scheduled(i))),
     ];
 
     // the chaos: SIGKILL every 8–12 s, down for a moment, started again
@@ -303,7 +330,9 @@ async function main() {
     const drainDeadline = Date.now() + DRAIN_TIMEOUT_MS;
     let queued = -1;
     while (Date.now() < drainDeadline) {
-      queued = Number((await db.query(`select count(*) as n from transactions where status = 'queued'`)).rows[0].n);
+      queued = Number(
+        (await db.query(`select count(*) as n from transactions where status in ('queued', 'scheduled')`)).rows[0].n,
+      );
       if (queued === 0) break;
       await sleep(250);
     }
@@ -351,6 +380,9 @@ async function main() {
           .join('; ')}`,
       );
     if (notSent) violations.push(`${notSent} acknowledged transactions are not status 'sent'`);
+    const early = [...scheduledFor].filter(([u, at]) => (sink.firstArrival.get(u) ?? Infinity) < at);
+    if (early.length)
+      violations.push(`${early.length} scheduled messages arrived before their time, e.g. ${early[0][0]}`);
     if (sink.unparsed()) violations.push(`${sink.unparsed()} messages arrived without a VERP envelope sender`);
 
     summary = {
@@ -360,6 +392,7 @@ async function main() {
       acknowledged_transactions: acknowledged.size,
       delivered: sink.arrivals.size,
       missing: missing.length,
+      scheduled_early: early.length,
       duplicates_by_idempotency_key: duplicatedKeys.length,
       redeliveries: redelivered,
       redeliveries_with_idempotency_key: redeliveredKeyed,

@@ -41,6 +41,7 @@ export async function startSink({ rcptDelayMs = 0 } = {}) {
   const arrivals = new Map(); // trans_uuid → count
   const repeats = []; // [trans_uuid, time of the previous arrival, time of this one]
   const lastArrival = new Map();
+  const firstArrival = new Map(); // trans_uuid → when it first arrived (ms)
   const uuidsByKey = new Map(); // X-Durability-Key → Set(trans_uuid)
   let unparsed = 0;
   const server = new SMTPServer({
@@ -64,6 +65,7 @@ export async function startSink({ rcptDelayMs = 0 } = {}) {
           return callback(null);
         }
         arrivals.set(uuid, (arrivals.get(uuid) ?? 0) + 1);
+        if (!firstArrival.has(uuid)) firstArrival.set(uuid, Date.now());
         if (lastArrival.has(uuid)) repeats.push([uuid, lastArrival.get(uuid), Date.now()]);
         lastArrival.set(uuid, Date.now());
         const raw = Buffer.concat(chunks).toString('latin1');
@@ -83,6 +85,7 @@ export async function startSink({ rcptDelayMs = 0 } = {}) {
   return {
     port: server.server.address().port,
     arrivals,
+    firstArrival,
     repeats,
     uuidsByKey,
     unparsed: () => unparsed,
