@@ -1,6 +1,6 @@
 // The HTML code editor. The page shows a plain textarea first, usable at once; CodeMirror 6 (with
 // HTML highlighting and a lint gutter) is imported only after the first paint, as a chunk of its own
-// (issue 19: the editor page's script at load within 100 KiB gz), and takes over the textarea's text,
+// (so the editor page's script at load stays within 100 KiB gz), and takes over the textarea's text,
 // caret and focus. A compile error marks its line in the gutter; before CodeMirror has loaded the
 // error's message (beside the editor) names the line.
 import { useEffect, useRef, useState } from 'react';

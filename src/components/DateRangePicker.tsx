@@ -1,8 +1,8 @@
 // The date range field of the Dashboard and the Recipients tab (docs/console.md §2, §9): shows the range
 // 'MMMM D, YYYY - MMMM D, YYYY'; the first click or focus loads flatpickr and opens its calendar.
 // React alone writes this field (its value is the range prop): flatpickr works on an input of its
-// own and only places its calendar by this one, so it never changes a node React renders (issue 11:
-// "NotFoundError: removeChild", React #418).
+// own and only places its calendar by this one, so it never changes a node React renders (that broke
+// hydration: "NotFoundError: removeChild", React #418).
 import { useEffect, useRef } from 'react';
 import type { Instance } from 'flatpickr/dist/types/instance';
 import { type DayRange, formatRange, localDate, utcDay } from '../lib/dates.ts';

@@ -1,4 +1,4 @@
-// A rendered template shown safely (issue 14; Postal's GHSA-f6g9-8555-cw28 is this hole): an
+// A rendered template shown safely (Postal's GHSA-f6g9-8555-cw28 is this hole): an
 // iframe with `sandbox` and no allow-scripts, the document given as `srcdoc`, and a CSP in the
 // document that forbids scripts and every remote load but images.
 import { previewDocument } from '../lib/template-editor.ts';

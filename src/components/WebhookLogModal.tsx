@@ -1,4 +1,4 @@
-// More info for one logged webhook request (issue 12; docs/console-reports.md §2 'More info' modal): the
+// More info for one logged webhook request (docs/console-reports.md §2 'More info' modal): the
 // request as sent (method, URL, headers without secrets, the payload pretty-printed) and every
 // attempt (time, duration, status code or network error, the answer's first 1 KB shown as text,
 // never rendered, the next retry), with Replay, which queues the same event again now.

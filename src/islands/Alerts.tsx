@@ -4,7 +4,7 @@ import { useIslandStore } from '../lib/island-hooks.ts';
 /**
  * Renders the alert store as Bulma notifications, top right: the message, then its Dismiss button
  * beside it in a row of its own (Bulma places the button over the notification's padding, where
- * a long message ran under it: issue 19).
+ * a long message ran under it).
  */
 export default function Alerts() {
   const $alerts = useIslandStore(alerts);

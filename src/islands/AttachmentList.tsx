@@ -2,7 +2,7 @@
 // 'Created on D MMMM YYYY', Files, Downloads, Expires), 8 rows a page, 'No links available', row
 // selection (the first row after load), the preview pane of the selected link and its delete
 // action. A link that expired or reached its limit says so. The first page comes
-// rendered from the server (issue 19: the same rows with JavaScript off); the island takes it over.
+// rendered from the server (so the same rows show with JavaScript off); the island takes it over.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';
 import AttachmentPreview from '../components/AttachmentPreview.tsx';

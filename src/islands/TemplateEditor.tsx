@@ -1,7 +1,7 @@
 // The template editor (docs/console-reports.md §2): name, from name, from address on a verified domain,
 // reply-to with 'Use different reply to Email' (§4), subject, description, the HTML in a code
 // editor, Save and Publish; beside it the live preview in a sandboxed frame and its sample variables.
-// Issue 19: what stops Publish is said at its field; the HTML's compile error beside the editor.
+// What stops Publish is said at its field; the HTML's compile error beside the editor.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';
 import CodeEditor from '../components/CodeEditor.tsx';

@@ -1,5 +1,5 @@
 // Text on the enterprise's own header colour (docs/console.md §2 Shell: the header takes the enterprise's
-// colour): white or near-black, whichever reads better by WCAG 2.1's contrast ratio (issue 11: axe
+// colour): white or near-black, whichever reads better by WCAG 2.1's contrast ratio (axe
 // found white text under the 4.5:1 of WCAG 1.4.3 on light brand colours).
 
 /** WCAG 2.1 relative luminance of a #rgb or #rrggbb colour (an alpha digit or pair is ignored). */

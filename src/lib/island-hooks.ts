@@ -1,7 +1,7 @@
 // Hooks that keep an island's first render in the browser identical to the HTML the server sent
-// (issue 11: React error #418). Islands hydrate one by one, each when its script has arrived, while
-// the shared stores fill as soon as the first of them asks: an island that hydrates after a store
-// loaded must still render what the server rendered, then the store's value.
+// (React error #418: a hydration mismatch). Islands hydrate one by one, each when its script has
+// arrived, while the shared stores fill as soon as the first of them asks: an island that hydrates
+// after a store loaded must still render what the server rendered, then the store's value.
 import { useStore } from '@nanostores/react';
 import type { ReadableAtom, WritableAtom } from 'nanostores';
 import { useState, useSyncExternalStore } from 'react';
@@ -27,7 +27,7 @@ export function useHydrated(): boolean {
 }
 
 /**
- * A store whose first value the server rendered from the island's props (issue 19: lists render
+ * A store whose first value the server rendered from the island's props (lists render
  * their first page on the server). On the server and while hydrating the island shows `seed`; in
  * the browser the store takes `seed` once, before anything reads it, and the island follows the
  * store from then on (paging, sorting, searching). A store that changed before the island

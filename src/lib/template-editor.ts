@@ -1,5 +1,5 @@
 // The template editor's rules that need no browser (docs/console-reports.md §2 editor, §4 "Reply-to" and
-// "Template status"), and the sandboxed preview document (issue 14: a template can never run
+// "Template status"), and the sandboxed preview document (a template can never run
 // script in the console). Pure, shared by the islands and their tests.
 
 import type { TemplateWire } from './wire.ts';

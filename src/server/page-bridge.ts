@@ -55,14 +55,14 @@ export interface PageBridge extends SubscriptionBridge {
    * page is then 404).
    */
   reportGroup(customerId: number, groupUuid: string): Promise<{ group_uuid: string; group_name: string } | null>;
-  /** Online Attachments' first page and the branding (issue 19: the list renders on the server). */
+  /** Online Attachments' first page and the branding (the list renders on the server). */
   attachmentsFirstPage(customerId: number): Promise<{
     list: { data: GroupWire[]; pagination: { page: number; limit: number; total: number; pages: number } };
     branding: BrandingWire;
   }>;
-  /** Webhook Logs' first page, newest first (issue 19: the list renders on the server). */
+  /** Webhook Logs' first page, newest first (the list renders on the server). */
   webhookLogsFirstPage(customerId: number): Promise<{ data: WebhookLogWire[]; meta: PageMeta }>;
-  /** The Templates list's first page as the island's first call asks for it (issue 19: rendered on the server). */
+  /** The Templates list's first page as the island's first call asks for it (rendered on the server). */
   templatesFirstPage(customerId: number): Promise<TemplatePage>;
   /**
    * The first pages of the console's lists, rendered on the server: each the answer of the API

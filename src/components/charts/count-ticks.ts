@@ -1,4 +1,4 @@
-// The y-axis of a chart of counts (issue 11: with one message the overview chart counted in 0.25
+// The y-axis of a chart of counts (with one message the overview chart counted in 0.25
 // steps). frappe-charts splits a range of 1 or 2 into quarters; counts have whole ticks only.
 
 /** Whole-number ticks from 0 covering `max`: a step of 1, 2 or 5 × 10^n, at most `maxIntervals` intervals. */

@@ -195,7 +195,7 @@ export interface Draft {
   name: string;
   expiry: number | null;
   accessLimit: number;
-  /** counted downloads and the state as last saved (issue 19: the preview shows a dead link as such) */
+  /** counted downloads and the state as last saved (so the preview shows a dead link as such) */
   downloads: number;
   state: LinkState;
   integrationId: string | null;
@@ -224,7 +224,7 @@ export const loadFailed = atom(false);
 /** The Settings tab's message at the expiry field: a time that is not in the future. */
 export const expiryError = atom<string | null>(null);
 export const EXPIRY_IN_PAST = 'The expiry must be in the future';
-/** Issue 19: switching the expiry on proposes this many days ahead (now would be a dead link). */
+/** Switching the expiry on proposes this many days ahead (now would be a dead link). */
 export const EXPIRY_PROPOSAL_DAYS = 7;
 
 let messageTimer: ReturnType<typeof setTimeout> | undefined;
@@ -260,7 +260,7 @@ export function expiryProblem(expiry: number | null, now = nowSeconds()): string
 }
 
 /**
- * docs/console-reports.md §4 Toggles, amended by issue 19: expiry on proposes a week ahead (the spec's "now" saved a
+ * docs/console-reports.md §4 Toggles, amended here: expiry on proposes a week ahead (the spec's "now" saved a
  * link that was dead at once), off clears it; the access limit off sets 0.
  */
 export function toggleExpiry(on: boolean, now = nowSeconds()): void {

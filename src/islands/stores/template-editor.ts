@@ -1,7 +1,7 @@
 // The template editor's state (docs/console-reports.md §2 editor, §4 "Reply-to", "Template status" and
 // "Editor request status", §8, §9): the fields, the reply-to box, the request status (idle,
 // pending, resolved, rejected), the customer's verified domains for the from address, and the live
-// preview that renders 2 s after the last change with editable sample variables. Issue 19: Publish
+// preview that renders 2 s after the last change with editable sample variables. Publish
 // names each missing field at the field (checked here first, then by the server, which refuses the
 // same); a compile error of the HTML, found by the preview, is shown beside the editor with its line.
 import { atom } from 'nanostores';

@@ -217,8 +217,8 @@ export async function claimDownload(db: Database, groupId: number, now: Date): P
 }
 
 /**
- * How long after a counted download its client may resume that file uncounted (issue 15: "a ranged
- * request that does not start at byte 0 continues a download and does not count again"). A day
+ * How long after a counted download its client may resume that file uncounted (a ranged request
+ * that does not start at byte 0 continues a download and does not count again). A day
  * covers a large file on a slow or interrupted connection; past it a ranged request counts anew.
  * The worker purges older rows hourly (purgeDownloads).
  */

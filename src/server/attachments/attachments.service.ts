@@ -1,4 +1,4 @@
-// Online attachments (issue 15, docs/console-reports.md §3–§5, §7): download links ("groups") with files
+// Online attachments (docs/console-reports.md §3–§5, §7): download links ("groups") with files
 // ("assets"), expiry and an access limit, the customer's branding of the public page, and the
 // downloads themselves. Files stream from the request to storage and from storage to the
 // recipient; a blob is written before its row, so a crash in between leaves a blob without a row,

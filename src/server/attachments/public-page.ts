@@ -1,4 +1,4 @@
-// The recipients' download page /a/{public id} (issue 15; ours to design): the customer's logo and
+// The recipients' download page /a/{public id} (ours to design): the customer's logo and
 // colours, the link's title, 'Expiry date: …' when set, and each file with its size and a Download
 // button. Every button is a form POST (a link scanner's GET only sees the page), so the page ships
 // no script at all. Escaped by hand: it is the only HTML the API renders.

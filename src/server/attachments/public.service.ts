@@ -1,4 +1,4 @@
-// The recipients' side of online attachments (issue 15; routes in public.routes.ts): finding a
+// The recipients' side of online attachments (routes in public.routes.ts): finding a
 // link by its public id, its branding and files, and counting a download against its access limit.
 import type { AppContext } from '../core/context.ts';
 import { inTransaction } from '../core/transaction.ts';

@@ -2,7 +2,7 @@
 // directory together. The holder writes its pid (and, on Linux, its start time) into
 // DATA_DIR/transact.pid (created exclusively); a file left by a dead process is taken over. Dead
 // includes a zombie not yet reaped by its parent (a restart right after kill -9) and a pid that
-// the system has since given to another process (its start time differs), issue 23.
+// the system has since given to another process (its start time differs).
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 

@@ -1,6 +1,6 @@
 // Group commit for writes a caller must wait for: while one write runs, the calls that arrive wait
 // and then go together as the next one, so concurrent callers share a statement instead of each
-// paying a round trip (issue 24: one `links` insert per delivered message was the most frequent
+// paying a round trip (one `links` insert per delivered message was the most frequent
 // statement of a load run). The first call is written at once: nothing waits for a timer.
 interface Waiting<T> {
   items: T[];

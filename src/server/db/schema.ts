@@ -387,7 +387,7 @@ export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type Domain = Selectable<DomainsTable>;
 
-/** Online attachments (migration 011, issue 15): a download link. */
+/** Online attachments (migration 011): a download link. */
 export interface AttachmentGroupsTable {
   id: Generated<number>;
   customer_id: number;

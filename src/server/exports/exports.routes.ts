@@ -1,4 +1,4 @@
-// Report exports (issue 13; docs/console-reports.md §2 Export page, §7, §8). Wire shapes:
+// Report exports (docs/console-reports.md §2 Export page, §7, §8). Wire shapes:
 //
 // POST /v1/transaction-groups/reports/export  the report body (src/server/reports/group-reports.routes.ts)
 //   plus isExport: true → 200 { message: 'Report queued', uuid }   (same 400/404 as the report call).

@@ -1,4 +1,4 @@
-// Report exports (issue 13; docs/console-reports.md §2 Export page, §7, §8). The console queues a job; the
+// Report exports (docs/console-reports.md §2 Export page, §7, §8). The console queues a job; the
 // worker role claims it, streams the CSV from the database into ctx.storage, and mails the
 // requester a link to /export/{uuid} through our own pipeline as the system sender (like the domain
 // verification mail). The export page asks for the file name and a download token (short-lived,

@@ -1,4 +1,4 @@
-// The CSV of a report export (issue 13; docs/console-reports.md §2 table columns): rows streamed from the
+// The CSV of a report export (docs/console-reports.md §2 table columns): rows streamed from the
 // database in keyset pages of acceptance order, newest first (the report's default order,
 // docs/console-reports.md §9), through csv-stringify (quoting, UTF-8 with a byte order mark so spreadsheet
 // programs read it as UTF-8) — never the whole report in memory. Cells a spreadsheet would take

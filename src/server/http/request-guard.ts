@@ -1,6 +1,7 @@
-// Rules every request meets before a route sees it, for the API and the pages alike (issue 11, the
-// outside sweep's 500s): no control characters in the path or query, 405 with an Allow header for a
-// method no route serves, and one canonical address for console pages (no trailing slash).
+// Rules every request meets before a route sees it, for the API and the pages alike (a sweep from
+// outside found requests that answered 500): no control characters in the path or query, 405 with
+// an Allow header for a method no route serves, and one canonical address for console pages (no
+// trailing slash).
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Hono, MiddlewareHandler, NotFoundHandler } from 'hono';

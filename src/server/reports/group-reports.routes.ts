@@ -1,4 +1,4 @@
-// A transaction group's report calls and its exports (issue 13; docs/console-reports.md §7 Reports, Auth and
+// A transaction group's report calls and its exports (docs/console-reports.md §7 Reports, Auth and
 // public). Console calls: a session, and CSRF protection on POSTs. Wire shapes (dates unix seconds,
 // 0 for none; every id from the request checked against the signed-in customer):
 //

@@ -1,4 +1,4 @@
-// A transaction group's report pages (issue 13; docs/console-reports.md §2 Group report pages, §3, §7): the
+// A transaction group's report pages (docs/console-reports.md §2 Group report pages, §3, §7): the
 // report call (one page of the report's transactions and the group's daily series), the overview
 // widget's figures and the Clicks report's Links tab. Every figure comes from a rollup (daily_stats,
 // transaction_counts, link_stats); only the rows of the page shown are read from transactions.
@@ -34,7 +34,7 @@ import {
   unixSeconds,
 } from './transactions.service.ts';
 
-/** The longest range a report covers (issue 13, "ranges over 400 days" are refused). */
+/** The longest range a report covers (ranges over 400 days are refused). */
 export const MAX_REPORT_DAYS = 400;
 
 /**

@@ -1,5 +1,5 @@
 // The answers of the Transactions page's two searches (docs/console.md §7) to a checked body: the
-// routes (reports.routes.ts) and the server-rendered first pages (page-bridge.ts, issue 19) both call
+// routes (reports.routes.ts) and the server-rendered first pages (page-bridge.ts) both call
 // these, so a first page is the page its island would load.
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';

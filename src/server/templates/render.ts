@@ -1,4 +1,4 @@
-// Rendering templates (issue 14 "Rendering and sending"): Handlebars in subject, HTML and text.
+// Rendering templates: Handlebars in subject, HTML and text.
 // `{{name}}` is HTML-escaped in the HTML part only; the subject and text part are plain text, so
 // they are compiled without escaping (a subject gets its line breaks folded to spaces, so a variable
 // can never start a new header). Compiled functions are cached per template version, so a send

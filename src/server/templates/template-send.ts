@@ -1,4 +1,4 @@
-// Sending by template (issue 14 "Rendering and sending"): a send request that names a template
+// Sending by template: a send request that names a template
 // (`template_id` + `variables` on /v1/mail, Resend's `template: { id, variables }` on /v1/emails)
 // is turned into the ordinary request the send path already checks: the rendered subject, HTML and
 // text, and the template's from and reply-to unless the request gives them. The rendered result is

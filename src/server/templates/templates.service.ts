@@ -32,7 +32,7 @@ export const DEFAULT_TEMPLATE_NAME = 'Untitled Template';
 export const TEMPLATE_PAGE_SIZE = 10;
 /** The gallery is small; its shape of the search answers it whole, up to this many. */
 export const GALLERY_PAGE_SIZE = 100;
-/** Largest HTML plus text part of one template (issue 14: a 1 MB+ template is 413). */
+/** Largest HTML plus text part of one template (a 1 MB+ template is 413). */
 export const MAX_TEMPLATE_BYTES = 1024 * 1024;
 
 /**
@@ -178,7 +178,7 @@ function columns(input: TemplateInput) {
   };
 }
 
-/** A syntax error as the 422 publish and the preview answer (issue 14: "422 with line and column"). */
+/** A syntax error as the 422 publish and the preview answer (422, with the line and column). */
 export function syntaxError(err: TemplateSyntaxError): DomainError {
   return new DomainError('unprocessable', `The template does not compile: ${err.message}`, {
     details: [syntaxDetail(err)],

@@ -1,4 +1,4 @@
-// Unsubscribe and resubscribe (issue 5; docs/console-reports.md §2 "Unsubscribe pages", §7 POST /v1/unsubscribe
+// Unsubscribe and resubscribe (docs/console-reports.md §2 "Unsubscribe pages", §7 POST /v1/unsubscribe
 // and /v1/resubscribe): a recipient, named by one of their transactions, leaves or rejoins the
 // sending customer's list. Each effective change appends one event in the same database
 // transaction; repeating either changes nothing and appends nothing.

@@ -1,4 +1,4 @@
-// What a webhook receives (issue 12; docs/webhooks.md): the `standard` field set
+// What a webhook receives (docs/webhooks.md): the `standard` field set
 // `{ type: 'email.<event>', created_at, data }` and the flat `legacy` one with the console's wire
 // names (docs/console.md §3 Transaction: trans_uuid, trans_to_email, tm_subject…), built from the
 // transaction as it was sent and the event's own fields.

@@ -1,5 +1,5 @@
-// Where a webhook may point (issue 12, SSRF): http or https, no user-info, at most 2,048 characters,
-// and a host that neither is nor resolves to a loopback, private (RFC 1918, ULA), link-local
+// Where a webhook may point (against SSRF; docs/webhooks.md): http or https, no user-info, at most
+// 2,048 characters, and a host that neither is nor resolves to a loopback, private (RFC 1918, ULA), link-local
 // (cloud metadata included), CGNAT, multicast, unspecified or otherwise reserved address. This is
 // the save-time check, on every spelling: WHATWG URL parsing turns decimal, octal, hex and short
 // IPv4 forms into dotted quads, IPv4-mapped IPv6 is unwrapped, trailing dots are dropped. The

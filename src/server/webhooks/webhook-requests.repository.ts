@@ -252,7 +252,7 @@ const REQUEST_COLUMNS = [
   'event_at',
 ] as const;
 
-/** Whether a request has a recorded attempt (with retry_step, it tells a replay from a retry: issue 19). */
+/** Whether a request has a recorded attempt (with retry_step, it tells a replay from a retry). */
 const triedBefore = sql<boolean>`exists (select 1 from webhook_attempts a where a.request_id = webhook_requests.id)`.as(
   'tried',
 );

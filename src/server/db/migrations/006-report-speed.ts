@@ -1,4 +1,4 @@
-// Report speed (issue 6, measured with `npm run bench:reports`). Sorting the transaction table by
+// Report speed (measured with `npm run bench:reports`). Sorting the transaction table by
 // opens, clicks, first open or first click was a top-N sort over every row of the date range — 90 ms
 // at 1 M transactions, ten times that at 10 M. These partial indexes let each such order walk only
 // the rows that have the value (transactions.repository.ts SPLIT_ORDERS); rows without it come from

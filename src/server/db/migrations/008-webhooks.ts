@@ -1,4 +1,4 @@
-// Webhook deliveries (issue 12; docs/console.md §3 Webhook, docs/console-reports.md §3 Webhook log): the signing secret
+// Webhook deliveries (docs/console.md §3 Webhook, docs/console-reports.md §3 Webhook log): the signing secret
 // and the reason a webhook was switched off, the outbox `webhook_requests` (one row per event sent
 // to a webhook, written in the same transaction as the event, claimed by workers with a lease like
 // transactions) and `webhook_attempts` (every try, shown by More info on the Webhook Logs page).

@@ -1,4 +1,4 @@
-// Group reports and exports (issue 13; docs/console-reports.md §2, §3, §7).
+// Group reports and exports (docs/console-reports.md §2, §3, §7).
 //
 // link_stats: the Clicks report's Links tab (one row per URL and subject, total clicks and the
 // distinct transactions that clicked it) from a rollup, never from the links of a group's

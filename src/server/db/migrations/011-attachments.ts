@@ -1,4 +1,4 @@
-// Online attachments (issue 15, docs/console-reports.md §3): a customer's download links ("groups"), their
+// Online attachments (docs/console-reports.md §3): a customer's download links ("groups"), their
 // files ("assets", blobs in ctx.storage under 'attachments/<uuid>'), the customer's branding of the
 // public page. A recipient's link carries a signed token naming the transaction that carried it.
 // A blob is written before its row commits; attachment_blobs_sweep finds blobs with no row.

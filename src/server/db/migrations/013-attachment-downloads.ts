@@ -1,4 +1,4 @@
-// Counted downloads of online attachments (issue 15, the public download page): one row per download
+// Counted downloads of online attachments (the public download page): one row per download
 // counted against a link's access limit, naming the file and the client (an HMAC of its address and
 // the recipient token), so a ranged request that does not start at byte 0 is served uncounted only
 // when that client has a recent counted download of that file. Rows older than the resume window are

@@ -1,4 +1,4 @@
-// The published version of a template apart from the one being edited (issue 19: Save keeps any
+// The published version of a template apart from the one being edited (Save keeps any
 // draft, even one that does not compile; only Publish requires a template that compiles). Sending
 // reads only these columns and `published_html`, so saving unfinished edits of a published template
 // never changes or breaks what is sent; Publish copies the edited fields here.

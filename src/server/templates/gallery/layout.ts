@@ -1,4 +1,4 @@
-// The gallery's one layout (issue 14 "The gallery"): a table-based 600 px card that becomes a
+// The gallery's one layout: a table-based 600 px card that becomes a
 // single full-width column under 600 px, with dark-mode colours (prefers-color-scheme, plus the
 // color-scheme meta for Apple Mail and Outlook.com), text in HTML rather than images (readable with
 // images off), and a hidden preheader. Styles sit in <style> and are inlined by juice at publish;

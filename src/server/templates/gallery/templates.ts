@@ -1,4 +1,4 @@
-// The gallery's templates (issue 14: welcome, email verification code, password reset, magic
+// The gallery's templates (welcome, email verification code, password reset, magic
 // sign-in link, order receipt, shipping update, invoice, account alert). Each has an HTML and a
 // text part and the sample variables its preview and checks (scripts/score-gallery.mjs) use.
 import { button, layout } from './layout.ts';
