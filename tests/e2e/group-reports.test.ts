@@ -756,7 +756,7 @@ describe('group report pages', () => {
   }
 });
 
-describe('group report pages hydrate in another zone and locale (issue 11: React #418)', () => {
+describe('group report pages hydrate in another zone and locale (no React error #418)', () => {
   /** The date range field's text: from the HTML the server sent (its value attribute), or the live field. */
   const rangeText = (page: Page, html?: string) =>
     page.evaluate((html) => {

@@ -1,4 +1,4 @@
-// Server and browser render the same page (issue 11: React error #418, "NotFoundError: removeChild"):
+// Server and browser render the same page (no React error #418, no "NotFoundError: removeChild"):
 // every console page and the public pages load in a browser whose time zone (America/New_York) and
 // locale (de-DE) differ from the server's, at 1440×900 and at 390×844; the date range changes on the
 // Dashboard and on the Recipients tab. Any console error or uncaught page error fails the test, the
@@ -268,7 +268,7 @@ describe.each([
     }
   });
 
-  it('renders the webhook and online attachment pages as the server did (issues 12 and 15)', async () => {
+  it('renders the webhook and online attachment pages as the server did', async () => {
     const tab = await foreignBrowser(viewport);
     try {
       await signInThroughForm(tab.page, traffic.server.baseUrl, SENDER, PASSWORD);

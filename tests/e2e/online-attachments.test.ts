@@ -1,4 +1,4 @@
-// Online attachments in Chromium (issue 15, docs/console-reports.md §2, §4, §5, §8): the empty list, the
+// Online attachments in Chromium (docs/console-reports.md §2, §4, §5, §8): the empty list, the
 // Branding modal (a disguised SVG refused in the browser, then a real PNG logo and colours), a new
 // link with two files uploaded through a throttled connection (the progress bar seen moving), expiry
 // and access limit, Save & Exit back to the list and its preview pane, the public page in that
@@ -116,7 +116,7 @@ afterAll(async () => {
 });
 
 /**
- * checkPage at desktop, tablet and phone sizes (issue 11: the whole page, shell included), back to desktop afterwards.
+ * checkPage at desktop, tablet and phone sizes (the whole page, shell included), back to desktop afterwards.
  */
 async function checkBoth(page: Page, name: string): Promise<void> {
   for (const [viewport, suffix] of [
@@ -187,7 +187,7 @@ describe('online attachments', () => {
     await expect(page.textContent('[data-testid=attachment-name]')).resolves.toBe('Untitled');
     await expect(page.textContent('h1')).resolves.toBe('Create Download Link');
     await checkBoth(page, 'attachments-3-create');
-    // issue 19: the name confirmed with Enter is the name the first upload creates the link with
+    // the name confirmed with Enter is the name the first upload creates the link with
     await page.click('[data-testid=attachment-name-edit]');
     // in name-edit mode the page still has its heading
     await expect(page.locator('h1').allTextContents()).resolves.toEqual(['Create Download Link']);
@@ -384,8 +384,8 @@ describe('online attachments', () => {
     await Promise.all([page.waitForURL(/\/files\//), page.click('button[aria-label="Download report-q2.csv"]')]);
     await expect(page.textContent('h1')).resolves.toBe('Download limit reached');
     await checkBoth(page, 'attachments-8-limit-reached');
-    // issue 19: the page of a used-up link keeps the customer's branding, whether reached by the
-    // refused download or by opening the link again
+    // the page of a used-up link keeps the customer's branding, whether reached by the refused
+    // download or by opening the link again
     for (const reached of ['download', 'link']) {
       if (reached === 'link') {
         const answer = await page.goto(previewLink);

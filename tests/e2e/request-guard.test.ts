@@ -1,7 +1,8 @@
-// Issue 11 against the built service (dist/main.mjs with its real Astro pages): the outside sweep's
-// three 500s over a raw socket (some requests fail before Hono or Astro could see them), the
-// "404 Not Found" status line, the trailing-slash redirect, and in Chromium the islands' calls from
-// a page address with a trailing slash and from a nested page (/domains/ID).
+// The request rules against the built service (dist/main.mjs with its real Astro pages): the three
+// requests a sweep from outside saw answer 500, over a raw socket (some requests fail before Hono
+// or Astro could see them), the "404 Not Found" status line, the trailing-slash redirect, and in
+// Chromium the islands' calls from a page address with a trailing slash and from a nested page
+// (/domains/ID).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hydrated, launchBrowser, location, openPage, signInThroughForm } from '../helpers/browser.ts';
@@ -178,7 +179,7 @@ describe('islands from any page address (Chromium)', () => {
     await context.close();
   });
 
-  // The phone viewport (VIEWPORTS.phone) joins once the responsive shell of issue 11 is merged:
+  // The phone viewport (VIEWPORTS.phone) joins once the responsive shell is merged:
   // on this branch the shell's fixed side menu makes every console page 511 px wide at 390.
   it.each(Object.entries({ desktop: VIEWPORTS.desktop }))(
     'the Not Found page passes the page checks (%s)',

@@ -164,7 +164,7 @@ describe('Suppression List page', () => {
     expect(await shownEmails(page)).toEqual(NEWEST_FIRST.slice(0, 10));
     const firstRow = page.locator('[data-testid=suppression-row]').first();
     await expect(firstRow.locator('[data-testid=suppression-origin]').textContent()).resolves.toBe('Unsubscribe');
-    // 'D MMM YYYY - HH:mm' in UTC (issue 11: the same in every browser); the date is the seeded one
+    // 'D MMM YYYY - HH:mm' in UTC (the same in every browser); the date is the seeded one
     await expect(firstRow.locator('time').getAttribute('datetime')).resolves.toBe(SEEDED[11].at);
     await expect(firstRow.locator('time').textContent()).resolves.toBe('1 Mar 2024 - 10:11');
     await expect(range(page)).resolves.toBe('Displaying 1-10 of 12');

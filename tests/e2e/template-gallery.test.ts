@@ -1,4 +1,4 @@
-// The gallery as recipients see it (issue 14 "The gallery"): each system template rendered with
+// The gallery as recipients see it: each system template rendered with
 // its sample variables and its CSS inlined as publishing does, in Chromium at 600 px (a desktop
 // client's reading pane) and 375 px (a phone), screenshots test-results/gallery-<key>-<width>.png
 // to look at. Each must have a text part, read with images off, and be one column at 375 px.

@@ -1,4 +1,4 @@
-// Issue 19's template items in Chromium against the built service: publishing an empty template is
+// The template editor and list in Chromium against the built service: publishing an empty template is
 // refused at each field (and nothing is published); a draft whose HTML does not compile is saved,
 // its error shown beside the editor with the line marked in CodeMirror's gutter; the HTML field is
 // a plain textarea until CodeMirror arrives and CodeMirror takes over its text; the from domain

@@ -1,5 +1,5 @@
 // Templates in Chromium against the built service (docs/console-reports.md §2 "Templates", Select Template,
-// the editor; §4, §8; issue 14): the empty list → Select Template with both tabs → a gallery
+// the editor; §4, §8): the empty list → Select Template with both tabs → a gallery
 // template in the editor → Save (the address becomes the edit form's) → Publish (back to the list
 // after 1 s) → send it by id with the API key → the rendered message arrives at the SMTP sink.
 // The preview frame never runs a template's script or javascript: link. Each page gets checkPage

@@ -1,4 +1,4 @@
-// The recipients' unsubscribe pages in Chromium against the built service (issue 5; docs/console-reports.md
+// The recipients' unsubscribe pages in Chromium against the built service (docs/console-reports.md
 // §2 "Unsubscribe pages", §8): both pages with JavaScript on and off, the spec's texts, Resubscribe,
 // the Error state, a returned redirect followed; the RFC 8058 one-click POST reaching the service
 // past Astro's origin check; GET and HEAD changing nothing; the pages' JavaScript under 2 KB.
@@ -133,7 +133,7 @@ describe('/unsubscribe/{transactionId} with JavaScript', () => {
     expect(await shown(tab.page)).toEqual(['subscribed']);
     expect(await visible(tab.page, 'unsubscribe-button')).toBe(true);
     expect(await suppressed(to)).toBe(false); // opening the page changed nothing
-    // the footer's version is package.json's (issue 19: it said 1.0.0 while the package was 0.1.0)
+    // the footer's version is package.json's (it said 1.0.0 while the package was 0.1.0)
     expect(await tab.page.textContent('[data-testid=version]')).toBe(`Version ${version}`);
     await screenshot(tab.page, 'unsubscribe-1-subscribed');
 

@@ -1,4 +1,4 @@
-// Webhooks in Chromium (issue 12; docs/console.md §2, §4, §5, §8, §9; docs/console-reports.md §2): the Settings card's
+// Webhooks in Chromium (docs/console.md §2, §4, §5, §8, §9; docs/console-reports.md §2): the Settings card's
 // pencil and the Webhook modal (defaults, Basic/None switching, the 2 s alerts, save and reload,
 // the Delayed and Complaint checkboxes saved and read back, the signing secret and a test event),
 // and the Webhook Logs page with More info and Replay against a real local HTTP receiver. The server
@@ -316,7 +316,7 @@ describe('Webhook Logs', () => {
     await checkNarrow(page, 'webhook-logs-more-info');
     await page.setViewportSize(VIEWPORTS.desktop);
 
-    // issue 19: right after Replay the entry says it was replayed and queued (nothing failed); the
+    // right after Replay the entry says it was replayed and queued (nothing failed); the
     // receiver holds its answer until the test has seen that, then the new attempt's result shows
     // in the row and in More info without a reload
     let answer!: () => void;

@@ -1,5 +1,5 @@
-// Online attachments (issue 15, docs/console-reports.md §3, §5, §7) over real HTTP on both storage backends
-// (local directory and s3rver): the console calls, every bad input of the issue (each changes
+// Online attachments (docs/console-reports.md §3, §5, §7) over real HTTP on both storage backends
+// (local directory and s3rver): the console calls, every bad input (each changes
 // nothing), tenant isolation, blobs removed with their link and by the sweep, and the public page:
 // downloads by POST with RFC 6266 names, nosniff and ranges, expiry, the access limit (racing for
 // the last slot), resumes (uncounted only for the client that downloaded that file) and forged ids.

@@ -1,4 +1,4 @@
-// Report exports (issue 13; docs/console-reports.md §2 Export page, §7, §8): queued by
+// Report exports (docs/console-reports.md §2 Export page, §7, §8): queued by
 // POST v1/transaction-groups/reports/export, written by the worker's step (runOneExport) from the
 // database into ctx.storage as CSV, mailed through the real pipeline (the delivery worker into a
 // local SMTP sink), viewed with POST /v1/transaction-groups/export-view and downloaded with

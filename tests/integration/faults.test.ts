@@ -1,4 +1,4 @@
-// Faults handled in-process (issue 23; the process-level ones are in scripts/faults.mjs): the
+// Faults handled in-process (the process-level ones are in scripts/faults.mjs): the
 // acceptance floor against the real free space of DATA_DIR's disk, the lease heartbeat that keeps a
 // slow delivery from being taken by a second worker, and the SMTP per-address connection limit.
 import { spawnSync } from 'node:child_process';

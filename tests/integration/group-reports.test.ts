@@ -1,4 +1,4 @@
-// A transaction group's report calls (issue 13; docs/console-reports.md §7): POST v1/transaction-groups/reports,
+// A transaction group's report calls (docs/console-reports.md §7): POST v1/transaction-groups/reports,
 // POST and GET /v1/transaction-groups/overview, POST and GET v1/links — against traffic made through
 // the real paths: mail accepted by POST /v1/mail, delivered by the worker into a local SMTP sink
 // (one recipient refused with 550), a DSN for another sent to the bounce receiver, the refused

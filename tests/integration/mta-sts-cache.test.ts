@@ -1,4 +1,4 @@
-// MTA-STS policy caching (issue 22, RFC 8461 §3.3 and §5.1) against a DNS server and an HTTPS policy
+// MTA-STS policy caching (RFC 8461 §3.3 and §5.1) against a DNS server and an HTTPS policy
 // server started here: a policy is fetched once and used for its max_age; a new TXT id fetches it
 // again; a failed fetch, or a failed TXT lookup (SERVFAIL), keeps the cached policy — blocking DNS or
 // the policy host must not turn enforcement off; a TXT record that is gone drops the policy.

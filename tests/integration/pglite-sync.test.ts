@@ -1,4 +1,4 @@
-// Issue 24: on PGlite an acknowledgement means the commit is on disk. PGlite itself never calls
+// On PGlite an acknowledgement means the commit is on disk. PGlite itself never calls
 // fsync, so src/server/db/pglite-sync.ts syncs the WAL after each commit; here strace watches the
 // real system calls of a process committing through the service's own database layer
 // (tests/fixtures/pglite-commits.ts) and every "ack" it writes must come after an fdatasync that

@@ -1,4 +1,4 @@
-// The delivery queue's lease lives in locked_until alone (issue 24, docs/architecture.md §6.1): a
+// The delivery queue's lease lives in locked_until alone (docs/architecture.md §6.1): a
 // claim, a renewal and a release leave next_attempt_at (the due index) where it was, so they are HOT
 // updates, and still a leased row is never claimed twice, comes back when its lease runs out and is
 // due at once when given back. Runs on PGlite and, with DATABASE_URL, on PostgreSQL.

@@ -1,4 +1,4 @@
-// Issue 11's outside sweep: three requests that answered 500 — JSON nested 100,000 deep, a NUL in a
+// Three requests that a sweep from outside saw answer 500 — JSON nested 100,000 deep, a NUL in a
 // path parameter, TRACE on a page — each get a clear 4xx in { error: { code, message } } and change
 // nothing. In-process through the Hono app, and over a real socket through the one HTTP server
 // (some of these fail before Hono or Astro would see them); tests/e2e/request-guard.test.ts repeats

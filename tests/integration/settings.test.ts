@@ -170,7 +170,7 @@ describe('GET /v1/webhooks', () => {
           event_types: ['sent', 'bounce'],
           field_set: 'legacy',
           created_timestamp: '2024-05-06T07:08:09.000Z',
-          // issue 12: the signing secret (created on first read for a webhook older than signing)
+          // the signing secret (created on first read for a webhook older than signing)
           secret: expect.stringMatching(/^whsec_/),
           disabled_reason: null,
         },

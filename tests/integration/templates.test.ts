@@ -1,7 +1,7 @@
-// Templates (docs/console-reports.md §2, §3, §4, §7 "Templates"; issue 14): the library's calls in both
+// Templates (docs/console-reports.md §2, §3, §4, §7 "Templates"): the library's calls in both
 // search shapes, publish and its checks, rendering with escaping, sending by template through our
 // API and Resend's (the official SDK), the lookup cache on publish, tenant isolation and every bad
-// input the issue names. Real database, real HTTP app, real SMTP sink.
+// input it refuses. Real database, real HTTP app, real SMTP sink.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
@@ -568,157 +568,153 @@ describe('sending by template', () => {
   });
 });
 
-describe(
-  'issue 19: Publish needs a name, a subject and a from ' + 'address at a verified domain; Save keeps anything',
-  () => {
-    type Problem = { path: string; message: string; line?: number; column?: number };
-    const refusal = async (res: Response) => {
-      expect(res.status).toBe(422);
-      return ((await res.json()) as { error: { code: string; message: string; details: Problem[] } }).error;
-    };
+describe('Publish needs a name, a subject and a from address at a verified domain; Save keeps anything', () => {
+  type Problem = { path: string; message: string; line?: number; column?: number };
+  const refusal = async (res: Response) => {
+    expect(res.status).toBe(422);
+    return ((await res.json()) as { error: { code: string; message: string; details: Problem[] } }).error;
+  };
 
-    it(
-      'an empty template is refused at Publish (PUT and POST) ' + 'with each missing field named; nothing is published',
-      async () => {
-        const draft = await made(me.cookie, { name: '', from_email: '', subject: '', content_html: '' });
-        const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
-        expect(error.code).toBe('unprocessable');
-        expect(error.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
-        expect(error.message).toMatch(/name: .*from_email: .*subject: /);
-        expect(((await (await get(me.cookie, draft.id)).json()) as { template: Wire }).template.status).toBe('draft');
+  it(
+    'an empty template is refused at Publish (PUT and POST) ' + 'with each missing field named; nothing is published',
+    async () => {
+      const draft = await made(me.cookie, { name: '', from_email: '', subject: '', content_html: '' });
+      const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
+      expect(error.code).toBe('unprocessable');
+      expect(error.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
+      expect(error.message).toMatch(/name: .*from_email: .*subject: /);
+      expect(((await (await get(me.cookie, draft.id)).json()) as { template: Wire }).template.status).toBe('draft');
 
-        const count = async () =>
-          Number(
-            (
-              await app.ctx.db
-                .selectFrom('templates')
-                .where('customer_id', '=', me.account.customerId)
-                .select((eb) => eb.fn.countAll().as('n'))
-                .executeTakeFirstOrThrow()
-            ).n,
-          );
-        const before = await count();
-        const created = await refusal(await create(me.cookie, { content_html: '<p>Hi</p>', status: 'published' }));
-        expect(created.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
-        expect(await count()).toBe(before);
-      },
-    );
-
-    it(
-      "the placeholder name 'Untitled Template', a blank " + 'subject and an unverified domain are refused too',
-      async () => {
-        const draft = await made(me.cookie, {
-          name: 'Untitled Template',
-          from_email: 'a@pending.example',
-          subject: '   ',
-          content_html: '<p/>',
-        });
-        const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
-        expect(error.details).toEqual([
-          { path: 'name', message: 'Give the template a name to publish it' },
-          {
-            path: 'from_email',
-            message: 'The domain pending.example is not a verified sending domain of this account',
-          },
-          { path: 'subject', message: 'Give the template a subject to publish it' },
-        ]);
-        // the same request with the fields given publishes
-        const res = await put(me.cookie, draft.id, {
-          name: 'Order shipped',
-          from_email: 'ship@shop.example',
-          subject: 'Shipped',
-          status: 'published',
-        });
-        expect(res.status, await res.clone().text()).toBe(200);
-        expect(((await res.json()) as { template: Wire }).template.status).toBe('published');
-      },
-    );
-
-    it(
-      'Save keeps a draft whose HTML does not compile; Publish refuses it with the whole parser message, line and ' +
-        'column',
-      async () => {
-        const html = '<p>Hello</p>\n<p>{{first_name}</p>\n';
-        const t = await made(me.cookie, { ...welcome, content_html: html });
-        const saved = await put(me.cookie, t.id, { content_html: `${html}<p>more</p>`, status: 'draft' });
-        expect(saved.status).toBe(200);
-        expect(((await saved.json()) as { template: Wire }).template.content_html).toBe(`${html}<p>more</p>`);
-        const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
-        expect(error.details).toHaveLength(1);
-        expect(error.details[0]).toMatchObject({ path: 'content_html', line: 2, column: 16 });
-        // what was expected and what was found, not only "Parse error on line 2:"
-        expect(error.details[0].message).toMatch(
-          /^content_html line 2, column 16: parse error: expecting .*'CLOSE'.*, got 'INVALID'$/,
+      const count = async () =>
+        Number(
+          (
+            await app.ctx.db
+              .selectFrom('templates')
+              .where('customer_id', '=', me.account.customerId)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
         );
-        expect(error.message).toContain(error.details[0].message);
-      },
-    );
+      const before = await count();
+      const created = await refusal(await create(me.cookie, { content_html: '<p>Hi</p>', status: 'published' }));
+      expect(created.details.map((d) => d.path)).toEqual(['name', 'from_email', 'subject']);
+      expect(await count()).toBe(before);
+    },
+  );
 
-    it(
-      'Save of a published template keeps what is sent until the next Publish, even when the edit does not ' +
-        'compile',
-      async () => {
-        const t = await made(me.cookie, {
-          ...welcome,
-          name: 'Live',
-          content_html: '<p>Live for {{first_name}}</p>',
-          status: 'published',
-        });
-        expect(t).toMatchObject({ status: 'published' });
-        const saved = await put(me.cookie, t.id, {
-          content_html: '<p>Half done {{first_name</p>',
-          subject: 'New subject {{',
-        });
-        expect(saved.status).toBe(200);
-        const wire = ((await saved.json()) as { template: Wire & { unpublished_changes: boolean } }).template;
-        expect(wire).toMatchObject({
-          status: 'published',
-          unpublished_changes: true,
-          content_html: '<p>Half done {{first_name</p>',
-        });
+  it(
+    "the placeholder name 'Untitled Template', a blank " + 'subject and an unverified domain are refused too',
+    async () => {
+      const draft = await made(me.cookie, {
+        name: 'Untitled Template',
+        from_email: 'a@pending.example',
+        subject: '   ',
+        content_html: '<p/>',
+      });
+      const error = await refusal(await put(me.cookie, draft.id, { status: 'published' }));
+      expect(error.details).toEqual([
+        { path: 'name', message: 'Give the template a name to publish it' },
+        {
+          path: 'from_email',
+          message: 'The domain pending.example is not a verified sending domain of this account',
+        },
+        { path: 'subject', message: 'Give the template a subject to publish it' },
+      ]);
+      // the same request with the fields given publishes
+      const res = await put(me.cookie, draft.id, {
+        name: 'Order shipped',
+        from_email: 'ship@shop.example',
+        subject: 'Shipped',
+        status: 'published',
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(((await res.json()) as { template: Wire }).template.status).toBe('published');
+    },
+  );
 
-        expect(
-          (
-            await sendMail(me.apiKey, {
-              to: 'live@customer.example',
-              template_id: t.id,
-              variables: { first_name: 'Liv' },
-            })
-          ).status,
-        ).toBe(202);
-        const mail = await deliveredTo('live@customer.example');
-        expect(mail.html).toContain('Live for Liv');
-        expect(mail.subject).toBe('Welcome, Liv');
+  it(
+    'Save keeps a draft whose HTML does not compile; Publish refuses it with the whole parser message, line and ' +
+      'column',
+    async () => {
+      const html = '<p>Hello</p>\n<p>{{first_name}</p>\n';
+      const t = await made(me.cookie, { ...welcome, content_html: html });
+      const saved = await put(me.cookie, t.id, { content_html: `${html}<p>more</p>`, status: 'draft' });
+      expect(saved.status).toBe(200);
+      expect(((await saved.json()) as { template: Wire }).template.content_html).toBe(`${html}<p>more</p>`);
+      const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
+      expect(error.details).toHaveLength(1);
+      expect(error.details[0]).toMatchObject({ path: 'content_html', line: 2, column: 16 });
+      // what was expected and what was found, not only "Parse error on line 2:"
+      expect(error.details[0].message).toMatch(
+        /^content_html line 2, column 16: parse error: expecting .*'CLOSE'.*, got 'INVALID'$/,
+      );
+      expect(error.message).toContain(error.details[0].message);
+    },
+  );
 
-        const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
-        expect(error.details[0]).toMatchObject({ path: 'subject', line: 1 });
-        const fixed = await put(me.cookie, t.id, {
-          content_html: '<p>Done for {{first_name}}</p>',
-          subject: 'New subject',
-          status: 'published',
-        });
-        expect(((await fixed.json()) as { template: Wire & { unpublished_changes: boolean } }).template).toMatchObject({
-          status: 'published',
-          unpublished_changes: false,
-        });
-        expect(
-          (
-            await sendMail(me.apiKey, {
-              to: 'live2@customer.example',
-              template_id: t.id,
-              variables: { first_name: 'Liv' },
-            })
-          ).status,
-        ).toBe(202);
-        const next = await deliveredTo('live2@customer.example');
-        expect(next.html).toContain('Done for Liv');
-        expect(next.subject).toBe('New subject');
-      },
-    );
-  },
-);
+  it(
+    'Save of a published template keeps what is sent until the next Publish, even when the edit does not ' + 'compile',
+    async () => {
+      const t = await made(me.cookie, {
+        ...welcome,
+        name: 'Live',
+        content_html: '<p>Live for {{first_name}}</p>',
+        status: 'published',
+      });
+      expect(t).toMatchObject({ status: 'published' });
+      const saved = await put(me.cookie, t.id, {
+        content_html: '<p>Half done {{first_name</p>',
+        subject: 'New subject {{',
+      });
+      expect(saved.status).toBe(200);
+      const wire = ((await saved.json()) as { template: Wire & { unpublished_changes: boolean } }).template;
+      expect(wire).toMatchObject({
+        status: 'published',
+        unpublished_changes: true,
+        content_html: '<p>Half done {{first_name</p>',
+      });
 
-describe('issue 19: POST /v1/templates/search takes a direction on the default key', () => {
+      expect(
+        (
+          await sendMail(me.apiKey, {
+            to: 'live@customer.example',
+            template_id: t.id,
+            variables: { first_name: 'Liv' },
+          })
+        ).status,
+      ).toBe(202);
+      const mail = await deliveredTo('live@customer.example');
+      expect(mail.html).toContain('Live for Liv');
+      expect(mail.subject).toBe('Welcome, Liv');
+
+      const error = await refusal(await put(me.cookie, t.id, { status: 'published' }));
+      expect(error.details[0]).toMatchObject({ path: 'subject', line: 1 });
+      const fixed = await put(me.cookie, t.id, {
+        content_html: '<p>Done for {{first_name}}</p>',
+        subject: 'New subject',
+        status: 'published',
+      });
+      expect(((await fixed.json()) as { template: Wire & { unpublished_changes: boolean } }).template).toMatchObject({
+        status: 'published',
+        unpublished_changes: false,
+      });
+      expect(
+        (
+          await sendMail(me.apiKey, {
+            to: 'live2@customer.example',
+            template_id: t.id,
+            variables: { first_name: 'Liv' },
+          })
+        ).status,
+      ).toBe(202);
+      const next = await deliveredTo('live2@customer.example');
+      expect(next.html).toContain('Done for Liv');
+      expect(next.subject).toBe('New subject');
+    },
+  );
+});
+
+describe('POST /v1/templates/search takes a direction on the default key', () => {
   it(
     "sort 'ASC' / 'DESC' in any case orders by description; " + "'DESC' is the default; '-description' still works",
     async () => {

@@ -481,7 +481,7 @@ describe('GET and HEAD change nothing', () => {
         expect(page).toMatchObject({ kind: 'view', view: 'subscribed', status: 200 });
       }
     }
-    // POST only (issue 11: 405 for a method a route does not serve)
+    // POST only (405 for a method a route does not serve)
     for (const method of ['GET', 'HEAD']) expect((await fetch(`${base}/v1/unsubscribe`, { method })).status).toBe(405);
     expect(await counts()).toEqual(before);
     expect(await suppression(to)).toBeUndefined();

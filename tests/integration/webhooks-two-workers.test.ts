@@ -1,4 +1,4 @@
-// Webhook deliveries scale out like mail (issue 12, docs/architecture.md §6): 2,000 outbox rows drained by two
+// Webhook deliveries scale out like mail (docs/architecture.md §6): 2,000 outbox rows drained by two
 // separate `--roles worker` processes of the built service reach a real local receiver exactly once
 // each (one arrival per webhook-id, one attempt per request).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';

@@ -185,7 +185,7 @@ describe('saving the webhook', () => {
     });
   });
 
-  // every spelling of a forbidden host (the SSRF table of issue 12)
+  // every spelling of a forbidden host (the SSRF table; docs/webhooks.md "Where a webhook may point")
   it.each([
     ['', 'Webhook URL is empty'],
     ['   ', 'Webhook URL is empty'],
@@ -731,7 +731,7 @@ describe('Webhook Logs', () => {
         await app.call('POST', '/v1/webhook-logs', { cookie, body: { page: 1, order_by: 'desc' } })
       ).json();
       expect(page1.meta).toEqual({ current_page: 1, per_page: 10, total: 12, last_page: 2 });
-      // failed once, tried again later: 'retrying' (issue 19 names what the console shows)
+      // failed once, tried again later: 'retrying' (the name the console shows)
       expect(page1.data[0]).toMatchObject({
         url: `${receiver.url}/hook`,
         status: 'pending',

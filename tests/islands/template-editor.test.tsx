@@ -2,7 +2,7 @@
 // the from address carries reply-to along unless 'Use different reply to Email' is ticked;
 // unticking copies from into reply-to; the box starts ticked when they differ. Save goes idle →
 // pending → resolved ('Save complete') or rejected (the server's message, else 'Error in saving
-// template'). Issue 19: Publish names each missing field at the field, before any call and from the
+// template'). Publish names each missing field at the field, before any call and from the
 // server's 422 details; a compile error is shown beside the editor with its line; the HTML is a
 // plain textarea until CodeMirror arrives, which takes over its text. The network is stubbed at
 // fetch (tests/islands/network.ts).

@@ -1,4 +1,4 @@
-// Islands' calls go to the site root whatever the page's address (issue 11: from /groups/ or
+// Islands' calls go to the site root whatever the page's address (from /groups/ or
 // /domains/5 a relative 'v1/x' resolved inside the page's folder).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { absolutePath, api, call, callWithStatus, pathOf } from '../../src/lib/api.ts';

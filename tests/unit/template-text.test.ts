@@ -1,4 +1,4 @@
-// A template without a text part (issue 14 "a text part made with html-to-text"): the text is made
+// A template without a text part gets one made with html-to-text: the text is made
 // from the HTML once per version with the variables still in place (textTemplateOf), and must read
 // exactly as html-to-text of the rendered HTML does, which stays the way for what it cannot follow.
 import { describe, expect, it } from 'vitest';
