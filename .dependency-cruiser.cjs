@@ -1,4 +1,4 @@
-// The layering rules of docs/architecture.md §3 (issue 21), checked by `npm run lint:deps` in CI
+// The layering rules of docs/architecture.md §3, checked by `npm run lint:deps` in CI
 // (scripts/lint-deps.mjs). The violations that existed when the rules came in are listed in
 // .dependency-cruiser-known-violations.json; any other one fails, and so does a listed one that is
 // fixed until `npm run lint:deps:baseline` drops it (README: Architecture).
@@ -7,7 +7,7 @@
 // here, so their imports are not checked; the islands, stores, components in .tsx and src/lib are.
 /** Browser code: what ships to the browser or is written for it (docs/architecture.md §3.1). */
 const BROWSER = '^src/(components|islands|lib)/';
-/** The composition root: the one place that mounts every domain's routes (issue 21 "The server"). */
+/** The composition root: the one place that mounts every domain's routes (docs/architecture.md §3.3). */
 const COMPOSITION_ROOT = '^src/server/(app|server)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -30,7 +30,7 @@ export default defineConfig({
           environmentOptions: {
             happyDOM: { url: 'http://console.test/', settings: { handleDisabledFileLoadingAsSuccess: true } },
           },
-          // in a zone other than UTC, so a date written in the browser's zone instead of UTC shows (issue 11)
+          // in a zone other than UTC, so a date written in the browser's zone instead of UTC shows
           env: { TZ: 'America/New_York' },
         },
       },

@@ -13,7 +13,8 @@
 // spec's sort keys, the overview (POST and GET), the Links tab (POST and GET v1/links), all on the
 // largest group; and an export of that group (rows per second, peak RSS growth of the process)
 // for sizes up to 1 M. --layouts picks how the rows are spread: 20-groups (default, the Dashboard
-// figures so far), 1-group (every row in one group) and 50-groups (issue 13's two layouts).
+// figures so far), 1-group (every row in one group) and 50-groups (the two layouts the group
+// reports are measured on).
 //
 // Options: --engine postgres|pglite (default both), --sizes 1e6,1e7 (default; PGlite takes only
 // the sizes up to 1e6 unless --engine pglite is given alone), --quick (100 k rows: a quick try),

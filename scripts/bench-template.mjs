@@ -1,8 +1,9 @@
 // `npm run bench:template [-- --rounds N --seconds N --connections N]`: the accept rate of
 // POST /v1/mail naming a published template (template_id + variables) against the same message
-// given inline (the template's rendered subject and HTML), in one run (issue 14 "Benchmark":
-// target ≥ 0.9×). A separate script rather than a mode of bench:send, whose sections each start
-// their own services and ceilings: this needs one service, one template and two request bodies.
+// given inline (the template's rendered subject and HTML), in one run (the target: templated sends
+// at ≥ 0.9× the inline rate). A separate script rather than a mode of bench:send, whose sections
+// each start their own services and ceilings: this needs one service, one template and two request
+// bodies.
 //
 // The service (`npm run build` first) runs with the web role only (nothing delivers, so only
 // accepting is measured) on a fresh PGlite data directory, pinned to core 1; this script's

@@ -1,4 +1,4 @@
-// `npm run score:gallery`: the gallery check of issue 14 ("The gallery"): each system template,
+// `npm run score:gallery`: the gallery check: each system template,
 // copied into a customer's account and published, is sent with its sample variables through our
 // whole pipeline (POST /v1/mail with template_id → queue → delivery with DKIM → a local SMTP sink),
 // and the message as received is scored by Debian's SpamAssassin with its shipped rules and no

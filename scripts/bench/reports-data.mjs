@@ -115,7 +115,7 @@ export const SPAN_DAYS = 180;
 /** Each recipient gets this many messages on average, whatever the size. */
 const MESSAGES_PER_RECIPIENT = 10;
 
-/** `count` group names: GROUPS, then numbered copies of them (the 50-group layout of issue 13). */
+/** `count` group names: GROUPS, then numbered copies of them (the 50-groups layout of bench-reports.mjs). */
 export function groupNames(count = GROUPS.length) {
   return Array.from({ length: count }, (_, i) =>
     i < GROUPS.length ? GROUPS[i] : `${GROUPS[i % GROUPS.length]} ${1 + Math.floor(i / GROUPS.length)}`,

@@ -49,7 +49,7 @@ export async function startSink({ rcptDelayMs = 0 } = {}) {
     disabledCommands: ['STARTTLS'],
     logger: false,
     maxClients: 1000,
-    // a receiver that takes its time per recipient (issue 23 measured with 0.1 s)
+    // a receiver that takes its time per recipient (the kill -9 fault of faults.mjs uses 0.1 s)
     onRcptTo(_address, _session, callback) {
       if (rcptDelayMs > 0) setTimeout(() => callback(), rcptDelayMs);
       else callback();
