@@ -18,8 +18,8 @@ function ComplaintStat({ complaints, rate }: { complaints: number; rate: string 
 }
 
 /**
- * The Dashboard's second chart panel (docs/console.md §2: its contents are not shown; the issue asks for
- * a delivery breakdown): a donut of delivered, bounced and failed in the colours of docs/console.md §9,
+ * The Dashboard's second chart panel (docs/console.md §2 leaves its contents open; ours is a delivery
+ * breakdown): a donut of delivered, bounced and failed in the colours of docs/console.md §9,
  * with their counts and shares, the spam complaints with their rate (of the delivered) beside the
  * bounces, the range's sent and accepted totals, and 'No Data' when the range has no outcomes.
  * Plain SVG: frappe-charts' donut would cost 1.3 KB gzipped of a page budget that the overview

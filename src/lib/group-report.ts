@@ -92,7 +92,7 @@ export interface SeriesDefinition {
   tone: SeriesTone;
 }
 
-/** The 'Activity' chart's lines that fit each page (the issue: the dailyStats series of the page). */
+/** The 'Activity' chart's lines that fit each page: the dailyStats series of what the page reports. */
 export const ACTIVITY_SERIES: Record<ReportType, readonly SeriesDefinition[]> = {
   overview: [
     { key: 'sent', name: 'Sent', tone: 'sent' },

@@ -1,5 +1,5 @@
 // How the Transaction Info modal reads (docs/console.md §2): addresses, the Custom Headers rule, and
-// each event of the timeline (the addition): a title, a colour, the details worth a line
+// each event of the timeline (our addition to the modal): a title, a colour, the details worth a line
 // each. Pure; apart from the table's rules, so pages load it only with the modal.
 import type { AnswerCategory, MachineRuleId, UnsubscribeChannel } from '../contract/values.ts';
 import type { TransactionEventWire } from './wire.ts';

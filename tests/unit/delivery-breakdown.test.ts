@@ -1,4 +1,4 @@
-// The Dashboard's delivery breakdown (the second chart panel): a range's outcomes from the
+// The Dashboard's delivery breakdown (its second chart panel): a range's outcomes from the
 // daily series, each message counted once although the worker counts a refused recipient as both
 // failed and bounced.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // The Transaction Info modal (docs/console.md §2) opened by a row's More Info button, and its timeline
-// (the addition): GET /v1/transactions/{trans_uuid}/events when the modal opens.
+// (our addition to the modal): GET /v1/transactions/{trans_uuid}/events when the modal opens.
 import { atom } from 'nanostores';
 import type { TransactionEventWire, TransactionWire } from '../../lib/wire.ts';
 import { call, errorMessage } from '../../lib/api.ts';

@@ -30,7 +30,7 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(page);
   });
 
-  // The Transaction Info modal's timeline (the addition to docs/console.md §2): a read, so a
+  // The Transaction Info modal's timeline (our addition to docs/console.md §2): a read, so a
   // session suffices; another customer's transaction is 404 like an unknown one.
   serve(contract.getTransactionEvents, [requireSession], async (c, { params }) => {
     const data = await transactionEvents(ctx, sessionOf(c).customerId, params.uuid);

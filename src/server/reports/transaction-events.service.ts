@@ -1,5 +1,5 @@
-// The timeline of one transaction in the Transaction Info modal (an addition to docs/console.md §2's
-// modal, asked for by the issue): its events oldest first — queued, sent, delivered, deferred,
+// The timeline of one transaction in the Transaction Info modal (our addition to docs/console.md
+// §2's modal): its events oldest first — queued, sent, delivered, deferred,
 // bounced or failed with the remote server's reply, opens, clicks, unsubscribes, complaints, and a
 // scheduled message's moment or its cancellation — as wire objects.
 import type { AppContext } from '../core/context.ts';
