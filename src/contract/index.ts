@@ -7,10 +7,12 @@ import { templateOperations } from './templates.ts';
 import { webhookOperations } from './webhooks.ts';
 import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
+import { resendDomainOperations } from './resend-domains.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
   ...resendOperations,
+  ...resendDomainOperations,
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,

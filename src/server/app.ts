@@ -8,6 +8,7 @@ import type { AppContext } from './core/context.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { mailRoutes } from './sending/mail.routes.ts';
 import { resendRoutes } from './resend/resend.routes.ts';
+import { resendDomainRoutes } from './resend/domains.routes.ts';
 import { resendErrors } from './http/resend-errors.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
@@ -61,6 +62,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.use('/resend/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
   app.route('/', mailRoutes(ctx));
   app.route('/resend', resendRoutes(ctx));
+  app.route('/resend', resendDomainRoutes(ctx));
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
   // public: the reference page reads it signed out; made now, from the contract the routes use

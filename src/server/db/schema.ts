@@ -140,7 +140,8 @@ type Json<T> = ColumnType<T, string, string>;
 export interface MessagesTable {
   id: Generated<number>;
   customer_id: number;
-  domain_id: number;
+  /** Null once the domain was removed (migration 020); never while the message is queued. */
+  domain_id: number | null;
   from_email: string;
   from_name: string | null;
   reply_to: Json<Address[] | null> | null;

@@ -55,6 +55,13 @@ export function lookupCname(resolver: Resolver, name: string): Promise<Lookup> {
   return lookup(() => resolver.resolveCname(name));
 }
 
+const LOOKUP_FAILED = 'The DNS lookup failed';
+
+/** Whether a stored check is a lookup that failed (tried again at the next check) rather than DNS's answer. */
+export function lookupFailed(check: DnsCheck): boolean {
+  return check.found === null && (check.detail?.startsWith(LOOKUP_FAILED) ?? false);
+}
+
 /** The answer for a lookup that found nothing or failed. */
 function unanswered(lookup: Exclude<Lookup, { kind: 'found' }>, expected: string): DnsCheck {
   if (lookup.kind === 'none') return { ok: false, found: null, expected, detail: NO_RECORD };
@@ -62,7 +69,7 @@ function unanswered(lookup: Exclude<Lookup, { kind: 'found' }>, expected: string
     ok: false,
     found: null,
     expected,
-    detail: `The DNS lookup failed (${lookup.code}); it is tried again at the next check`,
+    detail: `${LOOKUP_FAILED} (${lookup.code}); it is tried again at the next check`,
   };
 }
 

@@ -62,6 +62,42 @@ export async function findCustomerDomainById(
     .executeTakeFirst();
 }
 
+/**
+ * Locks a domain of this customer for removal (FOR UPDATE): an acceptance inserting a message from it
+ * waits for the lock through the foreign key, so it cannot slip in between the check and the delete.
+ */
+export async function lockCustomerDomain(
+  db: Database,
+  customerId: number,
+  id: number,
+): Promise<Pick<Domain, 'id' | 'domain'> | undefined> {
+  return db
+    .selectFrom('domains')
+    .select(['id', 'domain'])
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Whether any recipient of a message from the domain still waits: queued (or retrying) or scheduled. */
+export async function hasWaitingMail(db: Database, domainId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('transactions')
+    .innerJoin('messages', 'messages.id', 'transactions.message_id')
+    .select('transactions.id')
+    .where('transactions.status', 'in', ['queued', 'scheduled'])
+    .where('messages.domain_id', '=', domainId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes the domain row; its messages keep their history with domain_id null (migration 020). */
+export async function deleteDomain(db: Database, id: number): Promise<void> {
+  await db.deleteFrom('domains').where('id', '=', id).execute();
+}
+
 /** Stores a fresh verification token (its hash) for `email`; earlier links stop working. */
 export async function setVerificationToken(
   db: Database,

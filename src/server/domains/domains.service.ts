@@ -11,7 +11,8 @@ import { normalizeDomain } from '../core/addresses.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
 import { credentialsForConsole, secretsOf } from '../credentials/credentials.service.ts';
 import * as repo from './domains.repository.ts';
-import { lookupCache } from '../core/lookup-cache.ts';
+import { clearLookupCaches, invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
+import { inTransaction } from '../core/transaction.ts';
 import { domainNameProblem } from '../../lib/domain-name.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -158,7 +159,6 @@ export async function listDomainsForConsole(ctx: AppContext, customerId: number)
   return (await repo.listCustomerDomains(ctx.db, customerId)).map((d) => domainToWire(ctx, d));
 }
 
-/** One domain of the customer, or 404 (another customer's id is simply not found). */
 /** GET /v1/get-started: the customer's domains and credentials, and whether the account is a reseller. */
 export async function getStarted(ctx: AppContext, customerId: number) {
   const customer = await findCustomer(ctx.db, customerId);
@@ -170,10 +170,34 @@ export async function getStarted(ctx: AppContext, customerId: number) {
   return { domains, ...credentials, isReseller: customer.is_reseller };
 }
 
+/** One domain of the customer, or 404 (another customer's id is simply not found). */
 export async function customerDomain(ctx: AppContext, customerId: number, domainId: number): Promise<Domain> {
   const domain = Number.isSafeInteger(domainId)
     ? await repo.findCustomerDomainById(ctx.db, customerId, domainId)
     : undefined;
   if (!domain) throw new DomainError('not_found', 'No such domain');
   return domain;
+}
+
+/**
+ * Removes a domain of the customer: 404 for another account's id, refused (unprocessable) while any
+ * of its mail is queued or scheduled, since the delivery worker needs the domain's key to send it.
+ * Sent mail keeps its history; sends from the domain are refused from the next message on.
+ */
+export async function removeDomain(ctx: AppContext, customerId: number, domainId: number): Promise<void> {
+  await inTransaction(ctx.db, async (trx) => {
+    const domain = Number.isSafeInteger(domainId)
+      ? await repo.lockCustomerDomain(trx, customerId, domainId)
+      : undefined;
+    if (!domain) throw new DomainError('not_found', 'No such domain');
+    if (await repo.hasWaitingMail(trx, domain.id))
+      throw new DomainError(
+        'unprocessable',
+        `Mail from ${domain.domain} is still queued or scheduled: cancel it or let it go out, then remove the domain`,
+      );
+    await repo.deleteDomain(trx, domain.id);
+    await invalidateLookups(ctx, trx);
+  });
+  clearLookupCaches(ctx); // a send between the delete and the commit may have cached it again
+  ctx.logger.info({ domainId, customerId }, 'domain removed');
 }

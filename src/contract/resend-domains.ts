@@ -1,0 +1,222 @@
+// Sending domains on the Resend-compatible surface (/resend/domains): Resend's calls and shapes, so
+// the `resend` SDK's `domains.*` work unchanged. The same domains, verification and DNS checks as
+// the console's /v1/domains (docs/console.md §7, §8), which keeps its own shapes.
+import { z } from '@hono/zod-openapi';
+import { operation } from './common.ts';
+
+const TAG = 'Resend-compatible';
+
+/** Resend's names for a domain's state, from our verification by email (docs/console.md §2). */
+export const RESEND_DOMAIN_STATUSES = ['not_started', 'pending', 'verified', 'failed'] as const;
+/** Resend's names for a record's DNS check. */
+const RECORD_STATUSES = ['not_started', 'verified', 'failed', 'temporary_failure'] as const;
+/** The one region this service answers: it runs where it is installed, the field is for the SDK's types. */
+export const RESEND_REGION = 'us-east-1';
+
+const id = z.object({
+  id: z.string().max(100).openapi({ description: 'The domain’s id; anything but digits answers 404.', example: '7' }),
+});
+
+const status = z.enum(RESEND_DOMAIN_STATUSES).openapi({
+  description:
+    '`verified` once the link mailed to an address at the domain was confirmed (mail is accepted from it only ' +
+    'then); `pending` while that link is out; `failed` when it expired unconfirmed; `not_started` when none was ' +
+    'mailed.',
+});
+const listed = {
+  id: z.string().openapi({ description: 'The domain’s id (digits, as a string).' }),
+  name: z.string().openapi({ description: 'The domain, lower-case.' }),
+  status,
+  created_at: z.string().openapi({ description: 'When it was added, ISO 8601.' }),
+  region: z.literal(RESEND_REGION).openapi({ description: `Always \`${RESEND_REGION}\`: there is one location.` }),
+  capabilities: z.object({ sending: z.literal('enabled'), receiving: z.literal('disabled') }),
+};
+export const resendListedDomain = z.object(listed);
+export type ResendListedDomain = z.infer<typeof resendListedDomain>;
+
+const record = z.object({
+  record: z.enum(['SPF', 'DKIM', 'DMARC', 'ReturnPath']),
+  name: z.string().openapi({ description: 'The full name to publish it at.' }),
+  type: z.enum(['TXT', 'CNAME']),
+  value: z.string(),
+  ttl: z.literal('Auto'),
+  status: z.enum(RECORD_STATUSES).openapi({
+    description:
+      'The last DNS check of the record: `not_started` before any, `temporary_failure` when the lookup itself ' +
+      'failed (tried again at the next check).',
+  }),
+});
+export const resendDomain = z.object({
+  object: z.literal('domain'),
+  ...listed,
+  records: z.array(record).openapi({
+    description: 'SPF, DKIM, DMARC and the return path: the records the console shows for the domain.',
+  }),
+});
+export type ResendDomain = z.infer<typeof resendDomain>;
+export type ResendDomainRecord = z.infer<typeof record>;
+
+const listedExample: ResendListedDomain = {
+  id: '7',
+  name: 'example.com',
+  status: 'pending',
+  created_at: '2026-11-27T09:30:00.000Z',
+  region: RESEND_REGION,
+  capabilities: { sending: 'enabled', receiving: 'disabled' },
+};
+const example: ResendDomain = {
+  object: 'domain',
+  ...listedExample,
+  records: [
+    {
+      record: 'SPF',
+      name: 'example.com',
+      type: 'TXT',
+      value: 'v=spf1 include:_spf.transact.example ~all',
+      ttl: 'Auto',
+      status: 'not_started',
+    },
+    {
+      record: 'DKIM',
+      name: 'tx202611._domainkey.example.com',
+      type: 'TXT',
+      value: 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA…',
+      ttl: 'Auto',
+      status: 'not_started',
+    },
+    {
+      record: 'DMARC',
+      name: '_dmarc.example.com',
+      type: 'TXT',
+      value: 'v=DMARC1; p=none;',
+      ttl: 'Auto',
+      status: 'not_started',
+    },
+    {
+      record: 'ReturnPath',
+      name: 'bounces.example.com',
+      type: 'CNAME',
+      value: 'transact.example',
+      ttl: 'Auto',
+      status: 'not_started',
+    },
+  ],
+};
+
+export const resendListDomains = operation({
+  method: 'get',
+  path: '/resend/domains',
+  tag: TAG,
+  summary: 'List domains',
+  description:
+    'The account’s sending domains, newest first, all in one page (`has_more` is always false), whether added ' +
+    'here or in the console.',
+  access: 'apiKey',
+  resendShape: true,
+  sdkCall: 'resend.domains.list()',
+  success: [
+    {
+      status: 200,
+      description: 'Every domain of the account.',
+      schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(resendListedDomain) }),
+      example: { object: 'list', has_more: false, data: [listedExample] },
+    },
+  ],
+  errors: [],
+});
+
+export const resendGetDomain = operation({
+  method: 'get',
+  path: '/resend/domains/{id}',
+  tag: TAG,
+  summary: 'Read a domain',
+  description: 'One domain of the account with the DNS records to publish and the last check of each.',
+  access: 'apiKey',
+  params: id,
+  resendShape: true,
+  sdkCall: "resend.domains.get('7')",
+  success: [{ status: 200, description: 'The domain.', schema: resendDomain, example }],
+  errors: ['not_found'],
+});
+
+export const resendCreateDomain = operation({
+  method: 'post',
+  path: '/resend/domains',
+  tag: TAG,
+  summary: 'Add a domain',
+  description:
+    'Adds the domain unverified, with its own DKIM key, and mails a confirmation link to `verification_email` ' +
+    '(an address at the domain), or when none is given to `postmaster@<domain>` (the address every mail domain ' +
+    'must have, RFC 5321 §4.5.1), as the console’s Add Domain does. Opening the link and pressing Confirm ' +
+    'verifies the domain (single use, 48 h); until then mail from it is refused. A name that is not a domain, or ' +
+    'is already in this account or verified by another, is refused (`validation_error`).',
+  access: 'apiKey',
+  body: z.strictObject({
+    name: z.string().max(300).openapi({ description: 'The domain, e.g. `example.com`.' }),
+    verification_email: z.string().max(400).optional().openapi({
+      description: 'Where the confirmation link goes: an address at the domain; `postmaster@<domain>` if not given.',
+    }),
+  }),
+  bodyExamples: {
+    postmaster: { summary: 'The link goes to postmaster@example.com', value: { name: 'example.com' } },
+    named: {
+      summary: 'The link goes to the address named',
+      value: { name: 'example.com', verification_email: 'it@example.com' },
+    },
+  },
+  resendShape: true,
+  sdkCall: "resend.domains.create({ name: 'example.com' })",
+  success: [{ status: 200, description: 'Added; the link is mailed.', schema: resendDomain, example }],
+  errors: ['invalid_json', 'validation_failed', 'unprocessable'],
+});
+
+const domainRef = z.object({ object: z.literal('domain'), id: z.string() });
+
+export const resendVerifyDomain = operation({
+  method: 'post',
+  path: '/resend/domains/{id}/verify',
+  tag: TAG,
+  summary: 'Check a domain’s DNS records',
+  description:
+    'Looks the domain’s records up in DNS now (the console’s Check now) and stores each one’s result, read back ' +
+    'by GET. The domain’s own `status` follows the confirmation link, not DNS.',
+  access: 'apiKey',
+  params: id,
+  resendShape: true,
+  sdkCall: "resend.domains.verify('7')",
+  success: [{ status: 200, description: 'Checked.', schema: domainRef, example: { object: 'domain', id: '7' } }],
+  errors: ['not_found'],
+});
+
+export const resendRemoveDomain = operation({
+  method: 'delete',
+  path: '/resend/domains/{id}',
+  tag: TAG,
+  summary: 'Remove a domain',
+  description:
+    'Removes the domain and its DKIM key; mail from it is refused from then on. Mail already sent stays readable ' +
+    'with its history. While any message from the domain is still queued, retrying or scheduled, the removal is ' +
+    'refused (`validation_error`, 422) and nothing changes: cancel the scheduled ones or wait until the queue ' +
+    'has delivered or given up on the rest.',
+  access: 'apiKey',
+  params: id,
+  resendShape: true,
+  sdkCall: "resend.domains.remove('7')",
+  success: [
+    {
+      status: 200,
+      description: 'Removed.',
+      schema: z.object({ object: z.literal('domain'), id: z.string(), deleted: z.literal(true) }),
+      example: { object: 'domain', id: '7', deleted: true },
+    },
+  ],
+  errors: ['not_found', 'unprocessable'],
+});
+
+export const resendDomainOperations = [
+  resendListDomains,
+  resendGetDomain,
+  resendCreateDomain,
+  resendVerifyDomain,
+  resendRemoveDomain,
+];
