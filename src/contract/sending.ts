@@ -242,7 +242,9 @@ const accepted = z.object({
     .openapi({ description: 'The transaction of this recipient: reports, webhooks and the unsubscribe link name it.' }),
   to: z.string(),
   status: z.string().openapi({
-    description: '`queued`, or `suppressed` when the address is on the suppression list (nothing is sent to it).',
+    description:
+      '`queued`; `scheduled` when sent with `scheduled_at`; `failed` when the address is on the suppression list ' +
+      '(nothing is sent to it); `no_quota` when the month’s quota is used up.',
   }),
 });
 
