@@ -20,6 +20,7 @@ import * as m016 from './migrations/016-transactions-fillfactor.ts';
 import * as m017 from './migrations/017-machine-hits.ts';
 import * as m018 from './migrations/018-complaints.ts';
 import * as m019 from './migrations/019-resend-surface.ts';
+import * as m020 from './migrations/020-api-keys.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '017-machine-hits': m017,
   '018-complaints': m018,
   '019-resend-surface': m019,
+  '020-api-keys': m020,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */
