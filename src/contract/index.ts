@@ -7,10 +7,12 @@ import { templateOperations } from './templates.ts';
 import { webhookOperations } from './webhooks.ts';
 import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
+import { apiKeyOperations } from './api-keys.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
   ...resendOperations,
+  ...apiKeyOperations,
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,
