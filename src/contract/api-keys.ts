@@ -116,7 +116,6 @@ const consoleKey = listedKey.extend({
   domain: z.string().nullable().openapi({ description: 'The only From domain a sending_access key may use.' }),
   token_prefix: z.string().openapi({ description: 'The token’s first characters, to tell keys apart.' }),
 });
-export type ApiKeyListed = z.infer<typeof consoleKey>;
 
 export const listApiKeys = operation({
   method: 'get',
