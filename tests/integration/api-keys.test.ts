@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import nodemailer from 'nodemailer';
+import pino from 'pino';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, sendAsClient, type TestAccount, type TestApp } from '../helpers/app.ts';
@@ -14,6 +15,10 @@ import { openDialog, plainAuth } from '../helpers/smtp-dialog.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { startSubmissionServer, type SubmissionServer } from '../../src/server/smtp/submission.ts';
+import { grantForApiKey } from '../../src/server/credentials/api-keys.service.ts';
+import { clearLookupCaches } from '../../src/server/core/lookup-cache.ts';
+import { createContext } from '../../src/server/create-context.ts';
+import { listenForChanges } from '../../src/server/delivery/listen.ts';
 
 let app: TestApp;
 let server: Server;
@@ -227,5 +232,37 @@ describe('named API keys over SMTP', () => {
       code: 'EAUTH',
       responseCode: 535,
     });
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('named API keys in several processes on one PostgreSQL database', () => {
+  it('another process refuses a deleted key at once when it listens, and within the 5 s cache bound if not', {
+    timeout: 60_000,
+  }, async () => {
+    // two more processes' contexts on the same database (caches are per config object): one listening
+    // on transact_changes as main.ts does, one that missed the notification (its cache expires on its own)
+    const [listening, deaf] = await Promise.all([
+      createContext({ ...app.ctx.config }),
+      createContext({ ...app.ctx.config }),
+    ]);
+    const quiet = pino({ level: 'silent' });
+    const unlisten = listenForChanges(app.ctx.config.databaseUrl!, quiet, {
+      queued: () => {},
+      changed: () => clearLookupCaches(listening.ctx),
+    });
+    try {
+      const { id, token } = await createKey({ name: 'Shared' });
+      for (const handle of [listening, deaf])
+        expect(await grantForApiKey(handle.ctx, token)).toMatchObject({ customerId: account.customerId });
+      expect((await resend.apiKeys.remove(id)).error).toBeNull();
+      const deletedAt = Date.now();
+      expect(await grantForApiKey(deaf.ctx, token)).not.toBeNull(); // its cached grant, for a few seconds more
+      await expect.poll(() => grantForApiKey(listening.ctx, token), { timeout: 2_000, interval: 20 }).toBeNull();
+      await expect.poll(() => grantForApiKey(deaf.ctx, token), { timeout: 6_000, interval: 100 }).toBeNull();
+      expect(Date.now() - deletedAt).toBeLessThan(6_000);
+    } finally {
+      await unlisten();
+      await Promise.all([listening.close(), deaf.close()]);
+    }
   });
 });
