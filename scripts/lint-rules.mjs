@@ -8,8 +8,8 @@
 //   (d) a database transaction begun anywhere in src/server/ but `inTransaction` (src/server/core/transaction.ts):
 //       services decide transactions through that one helper, repositories run inside them
 //       (docs/architecture.md §3.2); migrations, which the migrator runs, are out
-//   (e) one writer per table (docs/architecture.md §5): in src/server/, the rows of events, daily_stats and
-//       suppressions are written only by their repository, and what a message's outcome writes (its
+//   (e) one writer per table (docs/architecture.md §5): in src/server/, the rows of events, daily_stats,
+//       suppressions and named_api_keys are written only by their repository, and what a message's outcome writes (its
 //       events, counters and suppression) only through the lifecycle (src/server/lifecycle/)
 // Files are those git knows (tracked, or new and not ignored), so build output and node_modules are out.
 import { spawnSync } from 'node:child_process';
@@ -36,6 +36,10 @@ const TABLE_WRITERS = [
   [q('insertInto', 'daily_stats'), 'src/server/stats/stats.repository.ts'],
   [q('insertInto', 'suppressions'), 'src/server/suppressions/suppressions.repository.ts'],
   [q('deleteFrom', 'suppressions'), 'src/server/suppressions/suppressions.repository.ts'],
+  ...['insertInto', 'updateTable', 'deleteFrom'].map((verb) => [
+    q(verb, 'named_api_keys'),
+    'src/server/credentials/api-keys.repository.ts',
+  ]),
 ];
 const LIFECYCLE_WRITES = ['insertEvents(', 'bumpDailyStats(', 'suppressRecipients(', 'removeUnsubscribed('];
 const LIFECYCLE = 'src/server/lifecycle';

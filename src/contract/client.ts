@@ -9,6 +9,7 @@ import type { sendingOperations } from './sending.ts';
 import type { templateOperations } from './templates.ts';
 import type { webhookOperations } from './webhooks.ts';
 import type { referenceOperations } from './reference.ts';
+import type { apiKeyOperations } from './api-keys.ts';
 
 type AnyOperation =
   | (typeof sendingOperations)[number]
@@ -16,7 +17,8 @@ type AnyOperation =
   | (typeof reportOperations)[number]
   | (typeof webhookOperations)[number]
   | (typeof accountOperations)[number]
-  | (typeof referenceOperations)[number];
+  | (typeof referenceOperations)[number]
+  | (typeof apiKeyOperations)[number];
 
 /** 'GET /v1/dashboard', 'POST /v1/templates/search', 'DELETE /v1/suppression/{email}', … */
 export type CallKey = AnyOperation extends infer O

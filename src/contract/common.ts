@@ -16,7 +16,9 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   webhook_url_not_allowed: 'the webhook URL points at a private or loopback address',
   unauthorized: 'no valid session cookie or API key',
   invalid_credentials: 'the email or password is wrong',
-  forbidden: 'the signed-in user may not do this (only users allowed to send transactions may)',
+  forbidden:
+    'the signed-in user may not do this (only users allowed to send transactions may), or the API key may not: ' +
+    'a sending_access key makes only the send calls, From its domain when it has one',
   csrf_failed: 'a console call that changes state lacks `Request-Type: ui`, or came from another site',
   not_found: 'no such item in this account (another account’s id answers the same)',
   method_not_allowed: 'the path exists but not with this method; the Allow header names those it has',
@@ -83,12 +85,16 @@ export const SECURITY_SCHEMES = {
   bearerApiKey: {
     type: 'http',
     scheme: 'bearer',
-    description: 'The account’s API key (Settings → Credentials): `Authorization: Bearer <apiKey>`.',
+    description:
+      'The account’s API key (Settings → Credentials) or a named one (Settings → API keys): ' +
+      '`Authorization: Bearer <apiKey>`.',
   },
   basicApiKey: {
     type: 'http',
     scheme: 'basic',
-    description: 'HTTP Basic with the account’s SMTP username and its API key as the password (`username:apiKey`).',
+    description:
+      'HTTP Basic with the account’s SMTP username and its API key as the password (`username:apiKey`); with a ' +
+      'named key any username.',
   },
   sessionCookie: {
     type: 'apiKey',
@@ -192,6 +198,7 @@ export type Operation<
 function implicitErrors(access: Access, method: Method, takesBody: boolean): ErrorCode[] {
   const out: ErrorCode[] = ['bad_request'];
   if (access !== 'public') out.push('unauthorized');
+  if (access === 'apiKey' || access === 'sessionOrApiKey') out.push('forbidden'); // a sending_access key
   if (access === 'session' || access === 'sessionOrApiKey') if (method !== 'get') out.push('csrf_failed');
   if (method !== 'get') out.push('payload_too_large'); // a DELETE can carry a body too
   if (takesBody) out.push('unsupported_media_type'); // a body in a media type the call does not list

@@ -8,11 +8,13 @@ import { webhookOperations } from './webhooks.ts';
 import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
+import { apiKeyOperations } from './api-keys.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
   ...resendOperations,
   ...resendDomainOperations,
+  ...apiKeyOperations,
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,

@@ -15,6 +15,10 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
+/** What a named API key may do (docs/integrating.md "API keys"): everything, or only send. */
+export const API_KEY_PERMISSIONS = ['full_access', 'sending_access'] as const;
+export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
+
 /** The options the Settings page toggles (docs/console.md §7 POST /v1/ui-settings). */
 export const SENDING_OPTIONS = ['track_opens', 'track_links', 'disable_suppression'] as const;
 export type SendingOption = (typeof SENDING_OPTIONS)[number];

@@ -24,6 +24,7 @@ import { suppressionRoutes } from './suppressions/suppressions.routes.ts';
 import { attachmentRoutes } from './attachments/attachments.routes.ts';
 import { publicAttachmentRoutes } from './attachments/public.routes.ts';
 import { templateRoutes } from './templates/templates.routes.ts';
+import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 import { openApiText } from '../contract/document.ts';
 import { getOpenApi } from '../contract/reference.ts';
 import { contractRoutes } from './http/contract-route.ts';
@@ -84,6 +85,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/v1', suppressionRoutes(ctx));
   app.route('/v1', attachmentRoutes(ctx));
   app.route('/v1', templateRoutes(ctx));
+  app.route('/', apiKeyRoutes(ctx)); // /resend/api-keys (API key) and /v1/api-keys (session)
 
   // a path some route serves with other methods is a 405 naming them, otherwise a 404
   app.notFound(apiNotFound(apiMethodsFinder(app)));

@@ -2,7 +2,8 @@
 // sending domain), which would otherwise cost a database round trip per message. Anything that
 // changes what they hold calls `invalidateLookups`: this process's caches are cleared at once, and
 // on PostgreSQL a NOTIFY on transact_changes clears every other process's (src/server/delivery/listen.ts).
-// The TTL bounds staleness should a notification ever be lost.
+// The TTL bounds staleness should a notification ever be lost: 30 s, or less for a cache that asks
+// for less (named API keys: 5 s, so a deleted key is refused everywhere within that even then).
 import { sql } from 'kysely';
 import type { AppContext } from './context.ts';
 import type { Database } from '../db/database.ts';
@@ -12,6 +13,11 @@ const MAX_ENTRIES = 10_000;
 
 export class TtlCache<V> {
   #entries = new Map<string, { value: V; until: number }>();
+  readonly #ttlMs: number;
+
+  constructor(ttlMs = TTL_MS) {
+    this.#ttlMs = ttlMs;
+  }
 
   get(key: string): V | undefined {
     const hit = this.#entries.get(key);
@@ -25,7 +31,7 @@ export class TtlCache<V> {
 
   set(key: string, value: V): void {
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(key, { value, until: Date.now() + TTL_MS });
+    this.#entries.set(key, { value, until: Date.now() + this.#ttlMs });
   }
 
   clear(): void {
@@ -35,8 +41,8 @@ export class TtlCache<V> {
 
 const registry = new WeakMap<object, Map<string, TtlCache<unknown>>>();
 
-/** The named cache of a context (one set per AppContext, so tests never share them). */
-export function lookupCache<V>(ctx: Pick<AppContext, 'config'>, name: string): TtlCache<V> {
+/** The named cache of a context (one set per AppContext, so tests never share them); `ttlMs` at most 30 s. */
+export function lookupCache<V>(ctx: Pick<AppContext, 'config'>, name: string, ttlMs = TTL_MS): TtlCache<V> {
   let caches = registry.get(ctx.config);
   if (!caches) {
     caches = new Map();
@@ -44,7 +50,7 @@ export function lookupCache<V>(ctx: Pick<AppContext, 'config'>, name: string): T
   }
   let cache = caches.get(name);
   if (!cache) {
-    cache = new TtlCache<unknown>();
+    cache = new TtlCache<unknown>(Math.min(ttlMs, TTL_MS));
     caches.set(name, cache);
   }
   return cache as TtlCache<V>;

@@ -1,9 +1,16 @@
 // Row types of every table, for Kysely. Migrations in ./migrations own the truth; keep these in step.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { DeliveredStatus, EventType, Permission, SuppressionOrigin, TransStatus } from '../../contract/values.ts';
+import type {
+  ApiKeyPermission,
+  DeliveredStatus,
+  EventType,
+  Permission,
+  SuppressionOrigin,
+  TransStatus,
+} from '../../contract/values.ts';
 
 // the statuses, origins and permissions are the contract's (what the API sends), named here for the tables
-export type { DeliveredStatus, EventType, Permission, SuppressionOrigin, TransStatus };
+export type { ApiKeyPermission, DeliveredStatus, EventType, Permission, SuppressionOrigin, TransStatus };
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -87,6 +94,20 @@ export interface CredentialsTable {
   lookup_digest: string;
   created_at: CreatedAt;
   revoked_at: Timestamp | null;
+}
+
+/** A named API key (migration 021): the token's SHA-256 only, never the token. */
+export interface NamedApiKeysTable {
+  id: string;
+  customer_id: number;
+  name: string;
+  permission: ApiKeyPermission;
+  domain_id: number | null;
+  token_hash: string;
+  /** The token's first characters, to tell keys apart in a list. */
+  token_prefix: string;
+  created_at: CreatedAt;
+  last_used_at: Timestamp | null;
 }
 
 export interface DnsCheck {
@@ -300,6 +321,7 @@ export interface Tables {
   auth_challenges: AuthChallengesTable;
   api_keys: CredentialsTable;
   smtp_credentials: CredentialsTable;
+  named_api_keys: NamedApiKeysTable;
   domains: DomainsTable;
   transaction_groups: TransactionGroupsTable;
   messages: MessagesTable;

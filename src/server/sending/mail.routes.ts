@@ -1,12 +1,14 @@
 // Mail in over HTTP: POST /v1/mail and /v1/mail/batch (our shape), POST /v1/emails and
 // /v1/emails/batch (Resend's shape, so the official SDK works with RESEND_BASE_URL=<us>/v1).
-// Authenticated by API key (Bearer, or Basic username:apiKey). Answers only after the COMMIT.
+// Authenticated by API key (Bearer, or Basic username:apiKey); a sending_access key only From its
+// domain when it has one (docs/architecture.md §7 "API keys"). Answers only after the COMMIT.
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../core/context.ts';
 import { type ApiKeyEnv, apiKeyAuth } from '../http/api-key.ts';
+import { requireSendableFrom } from '../credentials/api-keys.service.ts';
 import { resendError } from '../http/resend-errors.ts';
 import * as contract from '../../contract/sending.ts';
 import { contractRoutes } from '../http/contract-route.ts';
@@ -117,7 +119,7 @@ async function idempotencyOf(
 export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
   const app = new Hono<SendEnv>();
   const serve = contractRoutes(app, '');
-  const auth = [apiKeyAuth(ctx)];
+  const auth = [apiKeyAuth(ctx, { sends: true })];
 
   /** Validates, prepares and accepts; `render` shapes the answer from the accepted recipients. */
   async function send(
@@ -127,6 +129,7 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     render: (accepted: AcceptedRecipient[][]) => { status: 200 | 202; body: object },
     batch = false,
   ): Promise<Response> {
+    for (const s of submissions) requireSendableFrom(c.get('keyGrant'), s.from.email);
     const idempotency = await idempotencyOf(ctx, c, bodyText);
     if (idempotency instanceof Response) return idempotency;
     const customerId = c.get('customerId');

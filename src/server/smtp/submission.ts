@@ -1,5 +1,7 @@
-// SMTP submission (the smtp role): AUTH PLAIN/LOGIN with the customer's SMTP credentials, required
-// before MAIL (530); STARTTLS; size enforced at MAIL FROM (SIZE=) and after DATA (552); recipients
+// SMTP submission (the smtp role): AUTH PLAIN/LOGIN with the customer's SMTP credentials, or any
+// username with a named API key as password (docs/architecture.md §7 "API keys": a deleted key stops
+// at the next MAIL, a sending_access key with a domain sends only From it), required before MAIL
+// (530); STARTTLS; size enforced at MAIL FROM (SIZE=) and after DATA (552); recipients
 // from the envelope, so Bcc works; the group from X-Transact-Group, which is removed; messages
 // with bare CR or LF refused, so nothing we relay can end DATA early at the next hop (SMTP
 // smuggling); 250 only after the COMMIT. Hooks reject with a responseCode.
@@ -10,7 +12,12 @@ import { type Server, type Socket, createServer } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../core/context.ts';
 import { inFlowOf } from '../delivery/in-flow.ts';
-import { customerForSmtpLogin } from '../credentials/credentials.service.ts';
+import {
+  grantForNamedKey,
+  grantForSmtpLogin,
+  type KeyGrant,
+  requireSendableFrom,
+} from '../credentials/api-keys.service.ts';
 import { DomainError } from '../core/errors.ts';
 import { AddressError, domainOf, parseEmail } from '../core/addresses.ts';
 import { MAX_RECIPIENTS } from '../../contract/values.ts';
@@ -89,6 +96,9 @@ export function rewriteHeaders(raw: Buffer, messageId: string | null): Buffer {
 
 interface SessionState {
   customerId?: number;
+  /** What the login allows; with a named key, its token, looked up again at each MAIL. */
+  grant?: KeyGrant;
+  namedKey?: string;
   authFailures: number;
 }
 
@@ -171,17 +181,19 @@ export async function startSubmissionServer(
 
     onAuth(auth, session, callback) {
       const s = state(session);
-      customerForSmtpLogin(ctx, auth.username ?? '', auth.password ?? '')
-        .then((customerId) => {
-          if (customerId === null) {
+      grantForSmtpLogin(ctx, auth.username ?? '', auth.password ?? '')
+        .then((grant) => {
+          if (grant === null) {
             s.authFailures++;
             // 421 closes the connection (RFC 5321 §3.8)
             if (s.authFailures >= MAX_AUTH_FAILURES)
               return callback(smtpError(421, '4.7.0 Too many failed authentication attempts, closing connection'));
             return callback(smtpError(535, '5.7.8 Authentication credentials invalid'));
           }
-          s.customerId = customerId;
-          callback(null, { user: customerId });
+          s.customerId = grant.customerId;
+          s.grant = grant;
+          if (grant.keyId !== null) s.namedKey = auth.password ?? undefined;
+          callback(null, { user: grant.customerId });
         })
         .catch((err) => {
           // the database away: the same temporary answer as at MAIL, RCPT and DATA
@@ -195,7 +207,14 @@ export async function startSubmissionServer(
     onMailFrom(_address, session, callback) {
       if (!session.user) return callback(smtpError(530, '5.7.0 Authentication required'));
       // delivery behind: the answer waits (at most SMTP_IN_FLOW_DELAY_MS), the message is not refused
-      void inFlow.admit().then(canAccept).then(callback);
+      void keyStillValid(state(session))
+        .then((valid) =>
+          valid ? inFlow.admit().then(canAccept) : smtpError(530, '5.7.8 The API key was deleted; authenticate again'),
+        )
+        .then(callback, (err) => {
+          logger.error({ err }, 'SMTP API key lookup failed');
+          callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        });
     },
 
     onRcptTo(address, session, callback) {
@@ -218,7 +237,7 @@ export async function startSubmissionServer(
             smtpError(552, `5.3.4 Message exceeds the size limit of ${config.smtpMaxMessageBytes} bytes`),
           );
         }
-        void acceptData(ctx, session, Buffer.concat(chunks))
+        void acceptData(ctx, session, state(session).grant, Buffer.concat(chunks))
           .then((queued) => callback(null, `2.0.0 Queued as ${queued}`))
           .catch((err) => {
             if ((err as { responseCode?: number }).responseCode) return callback(err);
@@ -249,6 +268,10 @@ export async function startSubmissionServer(
     if (!(await databaseAnswers(ctx.db))) return smtpError(451, '4.3.0 The database is unavailable, try again later');
     return undefined;
   };
+
+  /** A named key's session: the key still exists (a deleted one is refused from its next MAIL on). */
+  const keyStillValid = async (s: SessionState): Promise<boolean> =>
+    s.namedKey === undefined || (await grantForNamedKey(ctx, s.namedKey)) !== null;
 
   const connections = (): Set<Connection> => smtp.connections;
   const closeSession = (session: SMTPServerSession) => {
@@ -345,7 +368,12 @@ export async function startSubmissionServer(
 }
 
 /** Checks and stores one message received over SMTP; resolves with the transaction uuids. */
-async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buffer): Promise<string> {
+async function acceptData(
+  ctx: AppContext,
+  session: SMTPServerSession,
+  grant: KeyGrant | undefined,
+  raw: Buffer,
+): Promise<string> {
   const customerId = session.user as number;
   if (findBareLineBreak(raw) >= 0)
     throw smtpError(554, '5.6.0 Message contains a bare CR or LF; lines must end with CRLF');
@@ -357,6 +385,12 @@ async function acceptData(ctx: AppContext, session: SMTPServerSession, raw: Buff
     fromEmail = parseEmail(from[0].email);
   } catch (err) {
     if (err instanceof AddressError) throw smtpError(553, '5.1.7 The From address is not valid');
+    throw err;
+  }
+  try {
+    if (grant) requireSendableFrom(grant, fromEmail);
+  } catch (err) {
+    if (err instanceof DomainError) throw smtpError(550, `5.7.1 ${err.message}`);
     throw err;
   }
   const recipients = session.envelope.rcptTo.map((r) => ({ email: parseEmail(r.address), name: null }));

@@ -1,0 +1,172 @@
+// Named API keys (docs/architecture.md §7 "API keys"): created, listed and deleted with a full_access
+// key on the Resend-compatible surface (the SDK's resend.apiKeys.*), and by the console's Settings
+// with the session. A key's token is answered once, at creation; lists never carry it.
+import { z } from '@hono/zod-openapi';
+import { operation } from './common.ts';
+import { API_KEY_PERMISSIONS } from './values.ts';
+
+const RESEND_TAG = 'Resend-compatible';
+const SETTINGS_TAG = 'Settings';
+
+const permission = z.enum(API_KEY_PERMISSIONS).openapi({
+  description: '`full_access`: every call the account’s key can make; `sending_access`: only the send calls.',
+});
+
+export const createApiKeyBody = z.strictObject({
+  name: z.string().trim().min(1, 'is required').max(50).openapi({ description: 'A name to tell keys apart.' }),
+  permission: permission.optional().openapi({ description: '`full_access` when not given.' }),
+  domain_id: z
+    .union([z.number().int().min(1), z.string().regex(/^[1-9]\d{0,14}$/, 'is not a domain id')])
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        'A sending_access key sends only From this domain of the account (its id, as /v1/domains lists it); ' +
+        'another account’s or an unknown id is 404.',
+    }),
+});
+
+const created = z.object({
+  id: z.string().openapi({ description: 'The key’s id (a uuid).' }),
+  token: z.string().openapi({ description: 'The key itself (`tsn_…`): shown this once, never again.' }),
+});
+const createdExample = {
+  id: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e',
+  token: 'tsn_8Yq1bV3kq0a6s3H2rXJ0mB0pD4cW8fS1tN7uK2eL9gA',
+};
+const deleted = z.object({ object: z.literal('api_key'), id: z.string(), deleted: z.literal(true) });
+const deletedExample = { object: 'api_key', id: createdExample.id, deleted: true };
+const keyId = z.object({ id: z.string().max(100).openapi({ description: 'The key’s id (a uuid).' }) });
+
+const listedKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  permission,
+  created_at: z.string().openapi({ description: 'ISO 8601.' }),
+  last_used_at: z
+    .string()
+    .nullable()
+    .openapi({ description: 'When it was last used, to the minute (ISO 8601); null if never.' }),
+});
+const listedExample = {
+  id: createdExample.id,
+  name: 'Production',
+  permission: 'sending_access' as const,
+  created_at: '2026-11-27T09:30:00.000Z',
+  last_used_at: null,
+};
+
+const sdkBody = { name: 'Production', permission: 'sending_access', domain_id: '7' };
+const refusedKey = 'A sending_access key is refused (`restricted_api_key`, 403).';
+
+export const resendCreateApiKey = operation({
+  method: 'post',
+  path: '/resend/api-keys',
+  tag: RESEND_TAG,
+  summary: 'Create an API key',
+  description:
+    `A named key beside the account’s: \`name\`, \`permission\` and, for \`sending_access\`, a \`domain_id\` it ` +
+    `may send from. The answer holds the token, the only time it is shown. ${refusedKey}`,
+  access: 'apiKey',
+  body: createApiKeyBody,
+  bodyExample: sdkBody,
+  resendShape: true,
+  sdkCall: "resend.apiKeys.create({ name: 'Production', permission: 'sending_access', domain_id: '7' })",
+  success: [{ status: 201, description: 'Created.', schema: created, example: createdExample }],
+  errors: ['invalid_json', 'validation_failed', 'not_found', 'unprocessable'],
+});
+
+export const resendListApiKeys = operation({
+  method: 'get',
+  path: '/resend/api-keys',
+  tag: RESEND_TAG,
+  summary: 'List API keys',
+  description: `The account’s named keys, newest first, all in one page; never a token. ${refusedKey}`,
+  access: 'apiKey',
+  resendShape: true,
+  sdkCall: 'resend.apiKeys.list()',
+  success: [
+    {
+      status: 200,
+      description: 'The keys.',
+      schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(listedKey) }),
+      example: { object: 'list', has_more: false, data: [listedExample] },
+    },
+  ],
+  errors: [],
+});
+
+export const resendDeleteApiKey = operation({
+  method: 'delete',
+  path: '/resend/api-keys/{id}',
+  tag: RESEND_TAG,
+  summary: 'Delete an API key',
+  description: `The key is refused from now on, over HTTP and SMTP. ${refusedKey}`,
+  access: 'apiKey',
+  params: keyId,
+  resendShape: true,
+  sdkCall: "resend.apiKeys.remove('b6d24b8e-af0b-4c3c-be0c-359bbd97381e')",
+  success: [{ status: 200, description: 'Deleted.', schema: deleted, example: deletedExample }],
+  errors: ['not_found'],
+});
+
+/** A key as the console lists it: Resend's fields, its domain and the token's first characters. */
+const consoleKey = listedKey.extend({
+  domain_id: z.number().int().nullable(),
+  domain: z.string().nullable().openapi({ description: 'The only From domain a sending_access key may use.' }),
+  token_prefix: z.string().openapi({ description: 'The token’s first characters, to tell keys apart.' }),
+});
+
+export const listApiKeys = operation({
+  method: 'get',
+  path: '/v1/api-keys',
+  tag: SETTINGS_TAG,
+  summary: 'List API keys',
+  description: 'The account’s named API keys for Settings, newest first; never a token.',
+  access: 'session',
+  success: [
+    {
+      status: 200,
+      description: 'The keys.',
+      schema: z.object({ data: z.array(consoleKey) }),
+      example: { data: [{ ...listedExample, domain_id: 7, domain: 'example.com', token_prefix: 'tsn_8Yq1bV' }] },
+    },
+  ],
+  errors: ['forbidden'],
+});
+
+export const createApiKey = operation({
+  method: 'post',
+  path: '/v1/api-keys',
+  tag: SETTINGS_TAG,
+  summary: 'Create an API key',
+  description:
+    'Creates a named key from Settings (`name`, `permission`, `domain_id` for a sending_access key); the answer ' +
+    'holds its token, the only time it is shown.',
+  access: 'session',
+  body: createApiKeyBody,
+  bodyExample: { name: 'Production', permission: 'sending_access', domain_id: 7 },
+  success: [{ status: 201, description: 'Created.', schema: created, example: createdExample }],
+  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'unprocessable'],
+});
+
+export const deleteApiKey = operation({
+  method: 'delete',
+  path: '/v1/api-keys/{id}',
+  tag: SETTINGS_TAG,
+  summary: 'Delete an API key',
+  description: 'Deletes a named key from Settings; it is refused from now on, over HTTP and SMTP.',
+  access: 'session',
+  params: keyId,
+  success: [{ status: 200, description: 'Deleted.', schema: deleted, example: deletedExample }],
+  errors: ['forbidden', 'not_found'],
+});
+
+export const apiKeyOperations = [
+  resendCreateApiKey,
+  resendListApiKeys,
+  resendDeleteApiKey,
+  listApiKeys,
+  createApiKey,
+  deleteApiKey,
+];
