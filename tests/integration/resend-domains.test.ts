@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Resend } from 'resend';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
@@ -248,4 +249,55 @@ describe('removing a domain with mail still waiting', () => {
       });
     },
   );
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('a domain removed while a send from it is being accepted', () => {
+  it('refuses the send as from an unverified domain (422), not with a 500, and stores nothing', async () => {
+    const { data: created } = await resend.domains.create({ name: 'racing.example' });
+    await app.ctx.db
+      .updateTable('domains')
+      .set({ sending_verified: true })
+      .where('id', '=', Number(created!.id))
+      .execute();
+    // another session holds the domain's row, as the removal does, so the send's insert waits on it
+    const holder = new pg.Client({ connectionString: app.ctx.config.databaseUrl! });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from domains where id = $1 for update', [Number(created!.id)]);
+      const sending = resend.emails.send({
+        from: 'Shop <orders@racing.example>',
+        to: ['race@customer.example'],
+        subject: 'Receipt',
+        text: 'Thanks',
+      });
+      await expect
+        .poll(
+          async () =>
+            Number(
+              (
+                await holder.query(
+                  `select count(*) as n from pg_stat_activity
+                    where datname = current_database() and wait_event_type = 'Lock'`,
+                )
+              ).rows[0].n,
+            ),
+          { timeout: 30_000 },
+        )
+        .toBeGreaterThan(0);
+      await holder.query('delete from domains where id = $1', [Number(created!.id)]);
+      await holder.query('commit');
+      const { data, error } = await sending;
+      expect(data).toBeNull();
+      expect(error).toMatchObject({ statusCode: 422, name: 'validation_error', message: /sending domain was removed/ });
+    } finally {
+      await holder.end();
+    }
+    const stored = await app.ctx.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('to_email', '=', 'race@customer.example')
+      .execute();
+    expect(stored).toEqual([]);
+  });
 });

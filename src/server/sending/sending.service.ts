@@ -170,9 +170,15 @@ class AcceptQueue {
     this.#running = false;
   }
 
-  /** A unique violation on the job's Idempotency-Key means a twin request won the race. */
+  /**
+   * A unique violation on the job's Idempotency-Key means a twin request won the race; a foreign-key
+   * violation on the message's domain, that the domain was removed meanwhile.
+   */
   async #explain(job: Job, err: unknown): Promise<unknown> {
     const e = err as { code?: string; constraint?: string };
+    // the sending domain was removed (DELETE /resend/domains/{id}) while this job waited for the commit
+    if (e.code === '23503' && e.constraint === 'messages_domain_id_fkey')
+      return new DomainError('domain_not_verified', 'The sending domain was removed; add and verify it again to send');
     if (!job.idempotency || e.code !== '23505' || e.constraint !== 'idempotency_keys_pk') return err;
     const row = await findIdempotencyKey(this.ctx.db, job.customerId, job.idempotency.key);
     if (!row) return err;
