@@ -1,7 +1,7 @@
 // The layering rules of docs/architecture.md §3, checked by `npm run lint:deps` in CI
 // (scripts/lint-deps.mjs). The violations that existed when the rules came in are listed in
 // .dependency-cruiser-known-violations.json; any other one fails, and so does a listed one that is
-// fixed until `npm run lint:deps:baseline` drops it (README: Architecture).
+// fixed until `npm run lint:deps:baseline` drops it (docs/development.md).
 //
 // Only TypeScript under src/ is read: .astro files (pages, layouts, Astro components) have no parser
 // here, so their imports are not checked; the islands, stores, components in .tsx and src/lib are.

@@ -86,7 +86,7 @@ for (const v of fixed) console.log(`  fixed ${describe(v)}`);
 if (added.length) {
   const rules = new Map(summary.ruleSetUsed.forbidden.map((r) => [r.name, r.comment]));
   for (const name of new Set(added.map((v) => v.rule.name))) console.log(`\n${name}: ${rules.get(name) ?? ''}`);
-  console.log(`\nlint:deps: ${added.length} new violations of the layering (README: Architecture)`);
+  console.log(`\nlint:deps: ${added.length} new violations of the layering (docs/development.md)`);
 }
 if (fixed.length)
   console.log(

@@ -1,6 +1,6 @@
 // The pieces every /v1 operation of the contract shares: the error envelope and its closed set of
 // codes, the three ways a caller proves who it is, and `operation`, which turns one call's request
-// schemas, success answer and refusals into a @hono/zod-openapi route (the README's "The API
+// schemas, success answer and refusals into a @hono/zod-openapi route (docs/integrating.md "The API
 // contract" says how to add a call).
 import { createRoute, z } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode, RESEND_ERROR_NAME } from './error-codes.ts';

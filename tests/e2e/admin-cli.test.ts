@@ -187,7 +187,7 @@ describe("admin CLI run with exactly the service's environment, PUBLIC_URL unset
 
   it('demo and credentials show print the default address and warn about nothing', async () => {
     await plain.start();
-    await plain.halt(); // the embedded database: demo runs with the service stopped, as the README says
+    await plain.halt(); // the embedded database: demo runs with the service stopped, as docs/operations.md says
     const demo = await plain.adminRun('demo', '--transactions', '20');
     expect(demo.code).toBe(0);
     expect(demo.stdout).toContain(`Sign in at http://localhost:${plain.port}/login`);

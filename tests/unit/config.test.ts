@@ -1,6 +1,6 @@
 // The configuration is read once from the environment; a wrong value must stop the start with one
 // line naming the variable.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -156,5 +156,12 @@ describe('settingsTable', () => {
     for (const setting of Object.values(SETTINGS)) expect(table).toContain(`\`${setting.env}\``);
     expect(table).toContain('`TRANSACT_SECRET` (or `_FILE`)');
     expect(table).not.toContain('`PORT` (or `_FILE`)');
+  });
+
+  it('is the table docs/configuration.md shows (regenerate it with `npm run admin -- config`)', () => {
+    const documented = readFileSync(path.join(import.meta.dirname, '../../docs/configuration.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('|'));
+    expect(documented).toEqual(settingsTable().split('\n'));
   });
 });

@@ -1,5 +1,5 @@
 // Every setting of the service: one environment variable each, with a default and a description.
-// The README's configuration table is printed from this list (`npm run admin -- config`), so the
+// docs/configuration.md's table is printed from this list (`npm run admin -- config`), so the
 // two cannot drift. Secrets also accept `<NAME>_FILE` (a path whose contents are the value).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -230,7 +230,7 @@ export const SETTINGS = {
     default: undefined,
     description:
       'TOML or JSON file of per-destination limits for direct MX delivery (connections, messages per connection, ' +
-      'messages per second), with overrides by site, MX host pattern or domain (README "Delivery to MX hosts").',
+      'messages per second), with overrides by site, MX host pattern or domain (docs/delivery.md).',
   },
   mxTimeoutSeconds: {
     env: 'MX_TIMEOUT_SECONDS',
@@ -542,7 +542,7 @@ export function loadConfig(
   return Object.freeze(values) as Config;
 }
 
-/** The settings as Markdown table rows, for the README. */
+/** The settings as Markdown table rows, for docs/configuration.md. */
 export function settingsTable(): string {
   const rows = Object.values(SETTINGS as Record<string, Setting>).map(
     (s) =>

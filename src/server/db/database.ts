@@ -61,7 +61,7 @@ export async function openDatabase(opts: {
   }
   // shared_buffers lives in PGlite's WebAssembly memory, which never shrinks: initdb's 128MB is most
   // of the process's memory, while the queue's working set is small and every read of a data file
-  // goes through the operating system's page cache anyway (README: Benchmarks)
+  // goes through the operating system's page cache anyway (docs/benchmarks.md)
   const startParams = opts.sharedBuffers
     ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers}`]
     : undefined;

@@ -1,6 +1,6 @@
 // Traffic shaping per destination site (as KumoMTA's and PowerMTA's per-destination queues do):
 // defaults, and overrides by site name or by MX host pattern (`*.google.com`) or recipient domain,
-// read from SHAPING_FILE (TOML or JSON; README "Delivery to MX hosts"). Pure apart from reading the file.
+// read from SHAPING_FILE (TOML or JSON; docs/delivery.md). Pure apart from reading the file.
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
