@@ -3,14 +3,12 @@
 // (`restricted_api_key`) everywhere else; a deleted key is refused at once over HTTP and SMTP; the
 // last use is recorded; the table holds only the token's SHA-256.
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, sendAsClient, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { openDialog, plainAuth } from '../helpers/smtp-dialog.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -21,7 +19,7 @@ import { createContext } from '../../src/server/create-context.ts';
 import { listenForChanges } from '../../src/server/delivery/listen.ts';
 
 let app: TestApp;
-let server: Server;
+let server: SocketServer;
 let smtp: SubmissionServer;
 let account: TestAccount;
 let other: TestAccount;
@@ -38,17 +36,15 @@ beforeAll(async () => {
   await addDomain(app.ctx, account.customerId, 'news.example', { verified: true });
   otherAccountDomainId = (await addDomain(app.ctx, other.customerId, 'elsewhere.example', { verified: true })).id;
   const accountKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  server = createServer(getRequestListener(app.api.fetch));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/resend`;
+  server = await listenOnSocket(app);
+  baseUrl = `${server.origin}/resend`;
   resend = new Resend(accountKey, { baseUrl });
   smtp = await startSubmissionServer(app.ctx, { port: 0, host: '127.0.0.1' });
 }, 240_000);
 
 afterAll(async () => {
   await smtp?.close(0);
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await server?.close();
   await app?.close();
 });
 

@@ -2,13 +2,11 @@
 // create (the confirmation link goes to postmaster@ unless another address is named), list, get
 // with the DNS records, verify against a local DNS server, remove, and the refusals the SDK reads.
 // No delivery worker runs, so mail sent from a domain stays queued: its removal is refused.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import { Resend } from 'resend';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { addDomain, dnsRecords } from '../../src/server/domains/domains.service.ts';
 import { findDomain } from '../../src/server/domains/domains.repository.ts';
@@ -16,7 +14,7 @@ import { credentialsForConsole } from '../../src/server/credentials/credentials.
 
 let app: TestApp;
 let dns: DnsTestServer;
-let server: Server;
+let server: SocketServer;
 let baseUrl: string;
 let apiKey: string;
 let resend: Resend;
@@ -37,16 +35,14 @@ beforeAll(async () => {
   otherCustomerId = second.customerId;
   apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
   const otherKey = (await credentialsForConsole(app.ctx, second.customerId)).apiCredentials.apiKey;
-  server = createServer(getRequestListener(app.api.fetch));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/resend`;
+  server = await listenOnSocket(app);
+  baseUrl = `${server.origin}/resend`;
   resend = new Resend(apiKey, { baseUrl });
   other = new Resend(otherKey, { baseUrl });
 }, 240_000);
 
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await server?.close();
   await app?.close();
   await dns?.close();
 });

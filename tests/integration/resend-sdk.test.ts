@@ -1,13 +1,11 @@
 // The official `resend` SDK pointed at us (baseUrl <service>/v1) sends through /v1/emails and
 // /v1/emails/batch: same calls, same answers, and the mail goes out DKIM-signed. Served over a real
 // socket, since the SDK speaks HTTP with fetch.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import { simpleParser } from 'mailparser';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { dkimResult } from '../helpers/dkim.ts';
@@ -18,7 +16,7 @@ import type { Domain } from '../../src/server/db/schema.ts';
 let app: TestApp;
 let sink: SmtpSink;
 let worker: DeliveryWorker;
-let server: Server;
+let server: SocketServer;
 let account: TestAccount;
 let domain: Domain;
 let resend: Resend;
@@ -31,9 +29,8 @@ beforeAll(async () => {
   domain = await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
   await addDomain(app.ctx, account.customerId, 'pending.example');
   const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
-  server = createServer(getRequestListener(app.api.fetch));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  server = await listenOnSocket(app);
+  baseUrl = `${server.origin}/v1`;
   resend = new Resend(apiKey, { baseUrl });
   worker = new DeliveryWorker(app.ctx);
   worker.start();
@@ -41,8 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await server?.close();
   await sink?.close();
   await app?.close();
 });

@@ -2,12 +2,10 @@
 // socket: send with tags and scheduledAt, read back, list in cursor pages, move and cancel a
 // scheduled message, and the refusals the SDK reads (`{ statusCode, name, message }` alone). The
 // delivery worker runs against a local SMTP sink, so "not before its time" is seen where mail arrives.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, sendAsClient, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -16,7 +14,7 @@ import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 let app: TestApp;
 let sink: SmtpSink;
 let worker: DeliveryWorker;
-let server: Server;
+let server: SocketServer;
 let account: TestAccount;
 let apiKey: string;
 let resend: Resend;
@@ -28,9 +26,8 @@ beforeAll(async () => {
   account = await app.createAccount();
   await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
   apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  server = createServer(getRequestListener(app.api.fetch));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/resend`;
+  server = await listenOnSocket(app);
+  baseUrl = `${server.origin}/resend`;
   resend = new Resend(apiKey, { baseUrl });
   worker = new DeliveryWorker(app.ctx);
   worker.start();
@@ -38,8 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await server?.close();
   await sink?.close();
   await app?.close();
 });

@@ -2,13 +2,11 @@
 // search shapes, publish and its checks, rendering with escaping, sending by template through our
 // API and Resend's (the official SDK), the lookup cache on publish, tenant isolation and every bad
 // input it refuses. Real database, real HTTP app, real SMTP sink.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import { simpleParser } from 'mailparser';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -20,7 +18,7 @@ import { GALLERY_010 } from '../../src/server/db/migrations/010-templates.galler
 let app: TestApp;
 let sink: SmtpSink;
 let worker: DeliveryWorker;
-let server: Server;
+let server: SocketServer;
 let me: { account: TestAccount; cookie: string; apiKey: string };
 let other: { account: TestAccount; cookie: string; apiKey: string };
 
@@ -40,14 +38,12 @@ beforeAll(async () => {
   other = await signedIn('other.example');
   worker = new DeliveryWorker(app.ctx);
   worker.start();
-  server = createServer(getRequestListener(app.api.fetch));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server = await listenOnSocket(app);
 });
 
 afterAll(async () => {
   await worker?.stop();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await server?.close();
   await sink?.close();
   await app?.close();
 });
@@ -548,8 +544,7 @@ describe('sending by template', () => {
   );
 
   it('the official resend SDK sends with emails.send({ template }) and gets Resend-shaped errors', async () => {
-    const port = (server.address() as AddressInfo).port;
-    const resend = new Resend(me.apiKey, { baseUrl: `http://127.0.0.1:${port}/v1` });
+    const resend = new Resend(me.apiKey, { baseUrl: `${server.origin}/v1` });
     const { data, error } = await resend.emails.send({
       to: 'sdk@customer.example',
       template: { id: published.id, variables: { first_name: 'Sdk', items: '' } },
