@@ -58,26 +58,29 @@ class UsageError extends Error {}
 /** Where a command's output goes: the process's console, or one that collects it (tests). */
 export type AdminOutput = Pick<Console, 'log' | 'error'>;
 
+// an option's value: a string, or a flag's presence
+const text = { type: 'string' } as const;
+const flag = { type: 'boolean' } as const;
 const options = {
-  name: { type: 'string' },
-  colour: { type: 'string' },
-  logo: { type: 'string' },
-  'parent-url': { type: 'string' },
-  sms: { type: 'boolean' },
-  enterprise: { type: 'string' },
-  quota: { type: 'string' },
-  reseller: { type: 'boolean' },
-  customer: { type: 'string' },
-  email: { type: 'string' },
-  password: { type: 'string' },
-  admin: { type: 'boolean' },
-  permissions: { type: 'string' },
-  'no-send': { type: 'boolean' },
-  json: { type: 'boolean' },
-  verified: { type: 'boolean' },
-  transactions: { type: 'string' },
-  replace: { type: 'boolean' },
-  minutes: { type: 'string' },
+  name: text,
+  colour: text,
+  logo: text,
+  'parent-url': text,
+  sms: flag,
+  enterprise: text,
+  quota: text,
+  reseller: flag,
+  customer: text,
+  email: text,
+  password: text,
+  admin: flag,
+  permissions: text,
+  'no-send': flag,
+  json: flag,
+  verified: flag,
+  transactions: text,
+  replace: flag,
+  minutes: text,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
