@@ -11,11 +11,14 @@
 //   (e) one writer per table (docs/architecture.md §5): in src/server/, the rows of events, daily_stats,
 //       suppressions and named_api_keys are written only by their repository, and what a message's outcome writes (its
 //       events, counters and suppression) only through the lifecycle (src/server/lifecycle/)
+//   (f) a function (declaration, expression or arrow) in src/server/ over 100 lines: a long one becomes a short list
+//       of named steps; migrations and the route tables (*.routes.ts, a list of small handlers) are out
 // Files are those git knows (tracked, or new and not ignored), so build output and node_modules are out.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseSync } from 'oxc-parser';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAX_LINE = 120;
@@ -43,6 +46,9 @@ const TABLE_WRITERS = [
 ];
 const LIFECYCLE_WRITES = ['insertEvents(', 'bumpDailyStats(', 'suppressRecipients(', 'removeUnsubscribed('];
 const LIFECYCLE = 'src/server/lifecycle';
+// (f)
+const MAX_FUNCTION_LINES = 100;
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
 const listed = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
   cwd: root,
@@ -65,6 +71,7 @@ for (const file of files) {
   const citationRule =
     (inDir(file, ['src', 'tests', 'scripts', 'docs']) || file === 'README.md') && file !== CITATION_TOOL;
   const writerRule = inDir(file, ['src/server']) && !inDir(file, ['src/server/db/migrations']);
+  const functionRule = writerRule && /\.(ts|tsx|mjs|js)$/.test(file) && !file.endsWith('.routes.ts');
   if (!lengthRule && !castRule && !citationRule && !writerRule) continue;
   let text;
   try {
@@ -92,6 +99,49 @@ for (const file of files) {
       }
     }
   });
+  if (functionRule) problems.push(...longFunctions(file, text));
+}
+
+/** (f): the functions of one file longer than MAX_FUNCTION_LINES, as file:line problems. */
+function longFunctions(file, text) {
+  const { program, errors } = parseSync(file, text);
+  if (errors.length > 0) return [`${file}: oxc-parser could not parse it (${errors[0].message})`];
+  // offsets of the line starts, to turn a node's offsets into line numbers
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  const lineOf = (offset) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid] <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  };
+  const found = [];
+  // a function's name: its own, or that of the variable, property or method it is the value of
+  const names = new WeakMap();
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const value = node.init ?? node.value;
+    if (value && typeof value === 'object' && node.key?.name !== undefined) names.set(value, node.key.name);
+    if (value && typeof value === 'object' && node.id?.name !== undefined) names.set(value, node.id.name);
+    if (FUNCTIONS.has(node.type)) {
+      const first = lineOf(node.start);
+      const lines = lineOf(node.end) - first + 1;
+      if (lines > MAX_FUNCTION_LINES) {
+        const named = node.id?.name ?? names.get(node);
+        const name = named ? ` ${named}` : '';
+        const limit = `at most ${MAX_FUNCTION_LINES}: make it a list of named steps`;
+        found.push(`${file}:${first}: function${name} of ${lines} lines (${limit})`);
+      }
+    }
+    for (const key in node) if (key !== 'parent' && typeof node[key] === 'object') visit(node[key]);
+  };
+  visit(program);
+  return found;
 }
 
 if (problems.length > 0) {
@@ -101,5 +151,6 @@ if (problems.length > 0) {
 }
 console.log(
   `lint-rules: ${files.length} files, no line over ${MAX_LINE}, no \`${CAST}\` in src/, no outside citation, ` +
-    'transactions only through inTransaction, one writer per table',
+    'transactions only through inTransaction, one writer per table, ' +
+    `no function in src/server/ over ${MAX_FUNCTION_LINES} lines`,
 );

@@ -58,26 +58,29 @@ class UsageError extends Error {}
 /** Where a command's output goes: the process's console, or one that collects it (tests). */
 export type AdminOutput = Pick<Console, 'log' | 'error'>;
 
+// an option's value: a string, or a flag's presence
+const text = { type: 'string' } as const;
+const flag = { type: 'boolean' } as const;
 const options = {
-  name: { type: 'string' },
-  colour: { type: 'string' },
-  logo: { type: 'string' },
-  'parent-url': { type: 'string' },
-  sms: { type: 'boolean' },
-  enterprise: { type: 'string' },
-  quota: { type: 'string' },
-  reseller: { type: 'boolean' },
-  customer: { type: 'string' },
-  email: { type: 'string' },
-  password: { type: 'string' },
-  admin: { type: 'boolean' },
-  permissions: { type: 'string' },
-  'no-send': { type: 'boolean' },
-  json: { type: 'boolean' },
-  verified: { type: 'boolean' },
-  transactions: { type: 'string' },
-  replace: { type: 'boolean' },
-  minutes: { type: 'string' },
+  name: text,
+  colour: text,
+  logo: text,
+  'parent-url': text,
+  sms: flag,
+  enterprise: text,
+  quota: text,
+  reseller: flag,
+  customer: text,
+  email: text,
+  password: text,
+  admin: flag,
+  permissions: text,
+  'no-send': flag,
+  json: flag,
+  verified: flag,
+  transactions: text,
+  replace: flag,
+  minutes: text,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -85,20 +88,6 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositi
   _positional?: string;
 };
 
-const COMMANDS = [
-  'enterprise create',
-  'customer create',
-  'user create',
-  'user password',
-  'domain add',
-  'credentials show',
-  'credentials rotate',
-  'list',
-  'demo',
-  'queue',
-  'queue suspend',
-  'queue resume',
-];
 /** Commands of one word. */
 const SINGLE = ['list', 'demo'];
 
@@ -143,178 +132,197 @@ function permissionsFrom(values: Values): Permission[] | 'all' {
   return granted;
 }
 
-// `console` is a parameter so that every command prints through the caller's output
-async function run(ctx: AppContext, command: string, values: Values, console: AdminOutput): Promise<void> {
-  switch (command) {
-    case 'enterprise create': {
-      const colour = values.colour ?? '#243447';
-      if (!/^#[0-9a-f]{3,8}$/i.test(colour))
-        throw new UsageError(`--colour must be a hex colour like #1f6feb, got '${colour}'`);
-      const e = await createEnterprise(ctx, {
-        name: required(values, 'name'),
-        header_colour: colour,
-        logo_url: httpUrl(values.logo, 'logo'),
-        parent_url: httpUrl(values['parent-url'], 'parent-url'),
-        sms_enabled: values.sms ?? false,
-      });
-      console.log(`enterprise ${e.id} created: ${e.name}`);
-      return;
-    }
-    case 'customer create': {
-      const enterpriseId = positiveInt(required(values, 'enterprise'), 'enterprise');
-      const c = await createCustomer(ctx, {
-        enterprise_id: enterpriseId,
-        name: required(values, 'name'),
-        ...(values.quota ? { monthly_quota: positiveInt(values.quota, 'quota') } : {}),
-        is_reseller: values.reseller ?? false,
-      });
-      console.log(`customer ${c.id} created: ${c.name} (enterprise ${enterpriseId})`);
-      return;
-    }
-    case 'user create': {
-      // the arguments first: a usage error answers before any lookup
-      const [email, name] = [required(values, 'email'), required(values, 'name')];
-      const customerId = await customerIdOf(ctx, required(values, 'customer'));
-      const generated = values.password ? undefined : randomToken(12);
-      const u = await createUser(ctx, {
-        customerId,
-        email,
-        name,
-        password: values.password ?? generated,
-        permissions: permissionsFrom(values),
-      });
-      console.log(`user ${u.id} created: ${u.email} (customer ${customerId})`);
-      if (generated) console.log(`password: ${generated}`);
-      return;
-    }
-    case 'user password': {
-      const email = required(values, 'email');
-      const generated = values.password ? undefined : randomToken(12);
-      await setPassword(ctx, email, values.password ?? generated!);
-      console.log(`password changed for ${email}; their sessions were ended`);
-      if (generated) console.log(`password: ${generated}`);
-      return;
-    }
-    case 'domain add': {
-      const name = values._positional;
-      if (!name)
-        throw new UsageError('domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified]');
-      const customerId = await customerIdOf(ctx, required(values, 'customer'));
-      const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
-      console.log(
-        `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ` +
-          `${domain.sending_verified ? 'sending-verified' : 'not verified'})`,
-      );
-      console.log('Publish these DNS records:');
-      for (const r of dnsRecords(ctx, domain))
-        console.log(`  ${r.purpose.padEnd(11)} ${r.type.padEnd(5)} ${r.name}  "${r.value}"`);
-      return;
-    }
-    case 'credentials rotate': {
-      const customerId = await customerIdOf(ctx, required(values, 'customer'));
-      await rotateCredentials(ctx, customerId);
-      const creds = await credentialsForConsole(ctx, customerId);
-      console.log(`credentials rotated for customer ${customerId}; the old API key and SMTP password no longer work`);
-      console.log(`api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}`);
-      console.log(
-        `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
-          `${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`,
-      );
-      return;
-    }
-    case 'credentials show': {
-      const customerId = await customerIdOf(ctx, required(values, 'customer'));
-      const creds = await credentialsForConsole(ctx, customerId);
-      console.log(
-        `api username: ${creds.apiCredentials.username}\napi key:      ` +
-          `${creds.apiCredentials.apiKey}\napi endpoint: ${creds.apiCredentials.url}`,
-      );
-      console.log(
-        `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
-          `${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`,
-      );
-      return;
-    }
-    case 'list': {
-      const { users: rows, organisations: orgs } = await listAccounts(ctx);
-      if (values.json) {
-        console.log(JSON.stringify({ organisations: orgs, users: rows }, null, 2));
-        return;
-      }
-      for (const o of orgs)
-        console.log(
-          `enterprise ${o.enterprise_id} ${o.enterprise_name}${
-            o.customer_id ? `  ›  customer ${o.customer_id} ` + `${o.customer_name}` : ''
-          }`,
-        );
-      for (const r of rows)
-        console.log(`user ${r.user_id} ${r.email} (${r.user_name})  ›  customer ${r.customer_id} ${r.customer_name}`);
-      return;
-    }
-    case 'demo': {
-      const transactions =
-        values.transactions === undefined
-          ? DEFAULT_DEMO_TRANSACTIONS
-          : positiveInt(values.transactions, 'transactions');
-      if (transactions < 1 || transactions > 10_000_000)
-        throw new UsageError('--transactions must be between 1 and 10000000');
-      const demo = await fillDemo(ctx, {
-        transactions,
-        replace: values.replace ?? false,
-        progress: (line) => console.error(line),
-      });
-      if (demo.admin.generatedPassword)
-        console.log(
-          `The empty database got its first administrator first: ${demo.admin.email} / ${demo.admin.generatedPassword}`,
-        );
-      const c = demo.counts;
-      console.log(
-        `${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ` +
-          `${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`,
-      );
-      console.log(
-        `  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft ` +
-          `bounces, ${c.failed} failed (suppressed), ${c.opens} ` +
-          `opens (and ${c.machineOpens} by Apple Mail's proxy), ${c.clicks} clicks, ${c.unsubscribes} unsubscribes, ` +
-          `${c.complaints} spam complaints`,
-      );
-      console.log(
-        `Sign in at ${ctx.config.publicUrl}/login (start the service with ` +
-          `npm start)\n  email:    ${demo.email}\n  password: ${demo.password}`,
-      );
-      // the same addresses the console and `credentials show` give: all from this environment's settings
-      const creds = await credentialsForConsole(ctx, demo.customerId);
-      console.log(
-        `API endpoint ${creds.apiCredentials.url}, SMTP ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
-          `(keys: npm run admin -- credentials show --customer '${DEMO_CUSTOMER}')`,
-      );
-      return;
-    }
-    case 'queue': {
-      const rows = await listSites(ctx.db);
-      console.log(
-        values.json
-          ? JSON.stringify(rows, null, 2)
-          : rows.length
-            ? formatSites(rows)
-            : 'No destination sites yet (direct MX delivery records them as it goes).',
-      );
-      return;
-    }
-    case 'queue suspend': {
-      const minutes = values.minutes === undefined ? null : positiveInt(values.minutes, 'minutes');
-      const done = await suspend(ctx, required(values, '_positional'), minutes);
-      console.log(`Suspended ${done.site} ${done.until ? `until ${done.until.toISOString()}` : 'until resumed'}`);
-      return;
-    }
-    case 'queue resume': {
-      const done = await resume(ctx, required(values, '_positional'));
-      console.log(`Resumed ${done.site}: ${done.due} waiting message(s) due now`);
-      return;
-    }
-    default:
-      throw new UsageError(`unknown command '${command}'`);
+/** One command: `console` is a parameter so that every command prints through the caller's output. */
+type Command = (ctx: AppContext, values: Values, console: AdminOutput) => Promise<void>;
+
+async function enterpriseCreate(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const colour = values.colour ?? '#243447';
+  if (!/^#[0-9a-f]{3,8}$/i.test(colour))
+    throw new UsageError(`--colour must be a hex colour like #1f6feb, got '${colour}'`);
+  const e = await createEnterprise(ctx, {
+    name: required(values, 'name'),
+    header_colour: colour,
+    logo_url: httpUrl(values.logo, 'logo'),
+    parent_url: httpUrl(values['parent-url'], 'parent-url'),
+    sms_enabled: values.sms ?? false,
+  });
+  console.log(`enterprise ${e.id} created: ${e.name}`);
+}
+
+async function customerCreate(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const enterpriseId = positiveInt(required(values, 'enterprise'), 'enterprise');
+  const c = await createCustomer(ctx, {
+    enterprise_id: enterpriseId,
+    name: required(values, 'name'),
+    ...(values.quota ? { monthly_quota: positiveInt(values.quota, 'quota') } : {}),
+    is_reseller: values.reseller ?? false,
+  });
+  console.log(`customer ${c.id} created: ${c.name} (enterprise ${enterpriseId})`);
+}
+
+async function userCreate(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  // the arguments first: a usage error answers before any lookup
+  const [email, name] = [required(values, 'email'), required(values, 'name')];
+  const customerId = await customerIdOf(ctx, required(values, 'customer'));
+  const generated = values.password ? undefined : randomToken(12);
+  const u = await createUser(ctx, {
+    customerId,
+    email,
+    name,
+    password: values.password ?? generated,
+    permissions: permissionsFrom(values),
+  });
+  console.log(`user ${u.id} created: ${u.email} (customer ${customerId})`);
+  if (generated) console.log(`password: ${generated}`);
+}
+
+async function userPassword(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const email = required(values, 'email');
+  const generated = values.password ? undefined : randomToken(12);
+  await setPassword(ctx, email, values.password ?? generated!);
+  console.log(`password changed for ${email}; their sessions were ended`);
+  if (generated) console.log(`password: ${generated}`);
+}
+
+async function domainAdd(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const name = values._positional;
+  if (!name)
+    throw new UsageError('domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified]');
+  const customerId = await customerIdOf(ctx, required(values, 'customer'));
+  const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
+  console.log(
+    `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ` +
+      `${domain.sending_verified ? 'sending-verified' : 'not verified'})`,
+  );
+  console.log('Publish these DNS records:');
+  for (const r of dnsRecords(ctx, domain))
+    console.log(`  ${r.purpose.padEnd(11)} ${r.type.padEnd(5)} ${r.name}  "${r.value}"`);
+}
+
+type ConsoleCredentials = Awaited<ReturnType<typeof credentialsForConsole>>;
+
+function printSmtpLogin(console: AdminOutput, creds: ConsoleCredentials): void {
+  console.log(
+    `smtp:         ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
+      `${creds.smtpCredentials.username} / ${creds.smtpCredentials.password}`,
+  );
+}
+
+async function credentialsRotate(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const customerId = await customerIdOf(ctx, required(values, 'customer'));
+  await rotateCredentials(ctx, customerId);
+  const creds = await credentialsForConsole(ctx, customerId);
+  console.log(`credentials rotated for customer ${customerId}; the old API key and SMTP password no longer work`);
+  console.log(`api username: ${creds.apiCredentials.username}\napi key:      ${creds.apiCredentials.apiKey}`);
+  printSmtpLogin(console, creds);
+}
+
+async function credentialsShow(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const customerId = await customerIdOf(ctx, required(values, 'customer'));
+  const creds = await credentialsForConsole(ctx, customerId);
+  console.log(
+    `api username: ${creds.apiCredentials.username}\napi key:      ` +
+      `${creds.apiCredentials.apiKey}\napi endpoint: ${creds.apiCredentials.url}`,
+  );
+  printSmtpLogin(console, creds);
+}
+
+async function list(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const { users: rows, organisations: orgs } = await listAccounts(ctx);
+  if (values.json) {
+    console.log(JSON.stringify({ organisations: orgs, users: rows }, null, 2));
+    return;
   }
+  for (const o of orgs)
+    console.log(
+      `enterprise ${o.enterprise_id} ${o.enterprise_name}${
+        o.customer_id ? `  ›  customer ${o.customer_id} ` + `${o.customer_name}` : ''
+      }`,
+    );
+  for (const r of rows)
+    console.log(`user ${r.user_id} ${r.email} (${r.user_name})  ›  customer ${r.customer_id} ${r.customer_name}`);
+}
+
+async function demoCreate(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const transactions =
+    values.transactions === undefined ? DEFAULT_DEMO_TRANSACTIONS : positiveInt(values.transactions, 'transactions');
+  if (transactions < 1 || transactions > 10_000_000)
+    throw new UsageError('--transactions must be between 1 and 10000000');
+  const demo = await fillDemo(ctx, {
+    transactions,
+    replace: values.replace ?? false,
+    progress: (line) => console.error(line),
+  });
+  if (demo.admin.generatedPassword)
+    console.log(
+      `The empty database got its first administrator first: ${demo.admin.email} / ${demo.admin.generatedPassword}`,
+    );
+  const c = demo.counts;
+  console.log(
+    `${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ` +
+      `${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`,
+  );
+  console.log(
+    `  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft ` +
+      `bounces, ${c.failed} failed (suppressed), ${c.opens} ` +
+      `opens (and ${c.machineOpens} by Apple Mail's proxy), ${c.clicks} clicks, ${c.unsubscribes} unsubscribes, ` +
+      `${c.complaints} spam complaints`,
+  );
+  console.log(
+    `Sign in at ${ctx.config.publicUrl}/login (start the service with ` +
+      `npm start)\n  email:    ${demo.email}\n  password: ${demo.password}`,
+  );
+  // the same addresses the console and `credentials show` give: all from this environment's settings
+  const creds = await credentialsForConsole(ctx, demo.customerId);
+  console.log(
+    `API endpoint ${creds.apiCredentials.url}, SMTP ${creds.smtpCredentials.host}:${creds.smtpCredentials.port} ` +
+      `(keys: npm run admin -- credentials show --customer '${DEMO_CUSTOMER}')`,
+  );
+}
+
+async function queue(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const rows = await listSites(ctx.db);
+  console.log(
+    values.json
+      ? JSON.stringify(rows, null, 2)
+      : rows.length
+        ? formatSites(rows)
+        : 'No destination sites yet (direct MX delivery records them as it goes).',
+  );
+}
+
+async function queueSuspend(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const minutes = values.minutes === undefined ? null : positiveInt(values.minutes, 'minutes');
+  const done = await suspend(ctx, required(values, '_positional'), minutes);
+  console.log(`Suspended ${done.site} ${done.until ? `until ${done.until.toISOString()}` : 'until resumed'}`);
+}
+
+async function queueResume(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
+  const done = await resume(ctx, required(values, '_positional'));
+  console.log(`Resumed ${done.site}: ${done.due} waiting message(s) due now`);
+}
+
+/** Every command by its words, in the order of USAGE. */
+const HANDLERS = new Map<string, Command>([
+  ['enterprise create', enterpriseCreate],
+  ['customer create', customerCreate],
+  ['user create', userCreate],
+  ['user password', userPassword],
+  ['domain add', domainAdd],
+  ['credentials show', credentialsShow],
+  ['credentials rotate', credentialsRotate],
+  ['list', list],
+  ['demo', demoCreate],
+  ['queue', queue],
+  ['queue suspend', queueSuspend],
+  ['queue resume', queueResume],
+]);
+const COMMANDS = [...HANDLERS.keys()];
+
+async function run(ctx: AppContext, command: string, values: Values, console: AdminOutput): Promise<void> {
+  const handler = HANDLERS.get(command);
+  if (!handler) throw new UsageError(`unknown command '${command}'`);
+  await handler(ctx, values, console);
 }
 
 /** Runs a command; maps a usage error to exit 2 and a refusal to exit 1. */

@@ -73,17 +73,20 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
     return c.body(document, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
   app.use('/v1/*', sessionMiddleware(ctx));
-  app.route('/v1', authRoutes(ctx));
-  app.route('/v1', settingsRoutes(ctx));
-  app.route('/v1', domainRoutes(ctx));
-  app.route('/v1', verificationRoutes(ctx));
-  app.route('/v1', dashboardRoutes(ctx));
-  app.route('/v1', reportRoutes(ctx));
-  app.route('/v1', groupReportRoutes(ctx));
-  app.route('/v1', exportRoutes(ctx));
-  app.route('/v1', webhookRoutes(ctx));
-  app.route('/v1', suppressionRoutes(ctx));
-  app.route('/v1', attachmentRoutes(ctx));
+  const consoleRoutes = [
+    authRoutes,
+    settingsRoutes,
+    domainRoutes,
+    verificationRoutes,
+    dashboardRoutes,
+    reportRoutes,
+    groupReportRoutes,
+    exportRoutes,
+    webhookRoutes,
+    suppressionRoutes,
+  ];
+  for (const routes of consoleRoutes) app.route('/v1', routes(ctx));
+  app.route('/v1', attachmentRoutes(ctx)); // with a session or an API key
   app.route('/v1', templateRoutes(ctx));
   app.route('/', apiKeyRoutes(ctx)); // /resend/api-keys (API key) and /v1/api-keys (session)
 

@@ -86,82 +86,15 @@ function standardReasonPhrase(res: ServerResponse): void {
 export function createHttpServer(opts: HttpServerOptions): Server {
   const { ctx } = opts;
   const apiListener = getRequestListener(opts.api.fetch);
-  const compress = compression({ threshold: 1024 });
-  const serveStatic = opts.clientDir
-    ? sirv(opts.clientDir, {
-        brotli: true,
-        gzip: true,
-        etag: true,
-        setHeaders(res, pathname) {
-          // hashed build output never changes under one name
-          res.setHeader(
-            'Cache-Control',
-            pathname.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
-          );
-        },
-      })
-    : undefined;
-  const locals = { bridge: opts.bridge };
-
-  const renderPage = (req: IncomingMessage, res: ServerResponse) => {
-    if (!opts.pages) {
-      notFound(res);
-      return;
-    }
-    standardReasonPhrase(res);
-    compress(req as Parameters<typeof compress>[0], res as Parameters<typeof compress>[1], () => {
-      void opts.pages!(req, res, () => notFound(res), locals);
-    });
-  };
-
+  const serveStatic = opts.clientDir ? staticFiles(opts.clientDir) : undefined;
+  const renderPage = pageRenderer(opts);
   const apiMethodsAt = apiMethodsFinder(opts.api);
 
   // headersTimeout (set by main.ts) is enforced by a sweep over open connections, every 30 s by
   // default: once a second closes a connection that never sent its headers close to the limit
   const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
-    const started = process.hrtime.bigint();
-    const incomingId = req.headers['x-request-id'];
-    const requestId = typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();
-    req.headers['x-request-id'] = requestId;
-    res.setHeader('X-Request-Id', requestId);
-    const area = areaOf(req.url ?? '/');
-    res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      ctx.metrics.httpRequests.inc({ area, method: req.method ?? '?', status: String(res.statusCode) });
-      ctx.metrics.httpDuration.observe({ area }, seconds);
-      if (area !== 'static') {
-        ctx.logger.info(
-          { requestId, method: req.method, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 },
-          'request',
-        );
-      }
-    });
-    const url = req.url ?? '/';
-    const method = req.method ?? 'GET';
-    // Methods no route serves get 405 here: TRACE and CONNECT cannot become a web Request (they
-    // answered 500 inside Hono and Astro), and pages only answer GET, HEAD and POST.
-    if (area === 'api' ? FORBIDDEN_METHODS.has(method) : !PAGE_METHODS.includes(method)) {
-      const allowed = area === 'api' ? apiMethodsAt(url.split('?', 1)[0]) : PAGE_METHODS;
-      refuse(
-        res,
-        allowed.length > 0
-          ? methodNotAllowed(method, allowed)
-          : new DomainError('not_found', `No route ${method} ${url.split('?', 1)[0]}`),
-      );
-      return;
-    }
-    const badAddress = badTarget(url);
-    if (badAddress) {
-      refuse(res, badAddress);
-      return;
-    }
-    const canonical =
-      area === 'page' && (method === 'GET' || method === 'HEAD') ? canonicalPageLocation(url) : undefined;
-    if (canonical) {
-      res.writeHead(301, { Location: canonical, 'Cache-Control': 'no-store' });
-      res.end();
-      return;
-    }
+    const area = tagAndMeasure(ctx, req, res);
+    if (refusedBeforeRouting(req, res, area, apiMethodsAt)) return;
     // RFC 8058 one-click POSTs arrive cross-site without Origin, which Astro's origin check refuses
     if (
       area === 'api' ||
@@ -182,28 +115,127 @@ export function createHttpServer(opts: HttpServerOptions): Server {
     ctx.metrics.httpRequests.inc({ area: 'page', method: 'CONNECT', status: '405' });
     refuseOnSocket(socket, methodNotAllowed('CONNECT', PAGE_METHODS));
   });
-  // A method Node's parser does not know (`FOO / HTTP/1.1`) fails before any request exists; it
-  // gets the same 405. Other parse errors keep Node's own answers (its default listener's codes).
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    const inResponse =
-      (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    if (err.code === 'ECONNRESET' || !socket.writable || inResponse) {
-      socket.destroy();
-      return;
-    }
-    if (err.code === 'HPE_INVALID_METHOD') {
-      refuseOnSocket(socket, methodNotAllowed('This method', PAGE_METHODS));
-      return;
-    }
-    const status =
-      err.code === 'HPE_HEADER_OVERFLOW'
-        ? 431
-        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-          ? 413
-          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-            ? 408
-            : 400;
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
-  });
+  server.on('clientError', answerClientError);
   return server;
+}
+
+/** Built assets from disk, with their precompressed .br/.gz twins. */
+function staticFiles(clientDir: string): ReturnType<typeof sirv> {
+  return sirv(clientDir, {
+    brotli: true,
+    gzip: true,
+    etag: true,
+    setHeaders(res, pathname) {
+      // hashed build output never changes under one name
+      res.setHeader(
+        'Cache-Control',
+        pathname.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
+      );
+    },
+  });
+}
+
+/** Astro renders the page, compressed here; without Astro (API-only tests) every page is a 404. */
+function pageRenderer(opts: HttpServerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const compress = compression({ threshold: 1024 });
+  const locals = { bridge: opts.bridge };
+  return (req, res) => {
+    if (!opts.pages) {
+      notFound(res);
+      return;
+    }
+    standardReasonPhrase(res);
+    compress(req as Parameters<typeof compress>[0], res as Parameters<typeof compress>[1], () => {
+      void opts.pages!(req, res, () => notFound(res), locals);
+    });
+  };
+}
+
+/**
+ * Gives the request its id (the client's X-Request-Id when it is a sane one) and, when it is
+ * answered, counts, times and logs it (assets are not logged); returns the area that answers it.
+ */
+function tagAndMeasure(ctx: AppContext, req: IncomingMessage, res: ServerResponse): ReturnType<typeof areaOf> {
+  const started = process.hrtime.bigint();
+  const incomingId = req.headers['x-request-id'];
+  const requestId = typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();
+  req.headers['x-request-id'] = requestId;
+  res.setHeader('X-Request-Id', requestId);
+  const area = areaOf(req.url ?? '/');
+  res.once('finish', () => {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    ctx.metrics.httpRequests.inc({ area, method: req.method ?? '?', status: String(res.statusCode) });
+    ctx.metrics.httpDuration.observe({ area }, seconds);
+    if (area !== 'static') {
+      ctx.logger.info(
+        { requestId, method: req.method, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 },
+        'request',
+      );
+    }
+  });
+  return area;
+}
+
+/**
+ * Answers what no route should see: a method not served (405), a malformed target, a page address
+ * that is not canonical (301). True when it answered.
+ */
+function refusedBeforeRouting(
+  req: IncomingMessage,
+  res: ServerResponse,
+  area: ReturnType<typeof areaOf>,
+  apiMethodsAt: ReturnType<typeof apiMethodsFinder>,
+): boolean {
+  const url = req.url ?? '/';
+  const method = req.method ?? 'GET';
+  // Methods no route serves get 405 here: TRACE and CONNECT cannot become a web Request (they
+  // answered 500 inside Hono and Astro), and pages only answer GET, HEAD and POST.
+  if (area === 'api' ? FORBIDDEN_METHODS.has(method) : !PAGE_METHODS.includes(method)) {
+    const allowed = area === 'api' ? apiMethodsAt(url.split('?', 1)[0]) : PAGE_METHODS;
+    refuse(
+      res,
+      allowed.length > 0
+        ? methodNotAllowed(method, allowed)
+        : new DomainError('not_found', `No route ${method} ${url.split('?', 1)[0]}`),
+    );
+    return true;
+  }
+  const badAddress = badTarget(url);
+  if (badAddress) {
+    refuse(res, badAddress);
+    return true;
+  }
+  const canonical = area === 'page' && (method === 'GET' || method === 'HEAD') ? canonicalPageLocation(url) : undefined;
+  if (canonical) {
+    res.writeHead(301, { Location: canonical, 'Cache-Control': 'no-store' });
+    res.end();
+    return true;
+  }
+  return false;
+}
+
+/**
+ * A method Node's parser does not know (`FOO / HTTP/1.1`) fails before any request exists; it
+ * gets the same 405. Other parse errors keep Node's own answers (its default listener's codes).
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const inResponse =
+    (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (err.code === 'ECONNRESET' || !socket.writable || inResponse) {
+    socket.destroy();
+    return;
+  }
+  if (err.code === 'HPE_INVALID_METHOD') {
+    refuseOnSocket(socket, methodNotAllowed('This method', PAGE_METHODS));
+    return;
+  }
+  const status =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 431
+      : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+        ? 413
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
 }

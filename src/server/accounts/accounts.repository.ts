@@ -128,20 +128,20 @@ export async function countUsers(db: Database): Promise<number> {
   return Number(row.n);
 }
 
+/** An enterprise and one of its customers, as the account lists name them. */
+const ORGANISATION_COLUMNS = [
+  'enterprises.id as enterprise_id',
+  'enterprises.name as enterprise_name',
+  'customers.id as customer_id',
+  'customers.name as customer_name',
+] as const;
+
 export async function listAccounts(db: Database) {
   return db
     .selectFrom('users')
     .innerJoin('customers', 'customers.id', 'users.customer_id')
     .innerJoin('enterprises', 'enterprises.id', 'customers.enterprise_id')
-    .select([
-      'enterprises.id as enterprise_id',
-      'enterprises.name as enterprise_name',
-      'customers.id as customer_id',
-      'customers.name as customer_name',
-      'users.id as user_id',
-      'users.email',
-      'users.name as user_name',
-    ])
+    .select([...ORGANISATION_COLUMNS, 'users.id as user_id', 'users.email', 'users.name as user_name'])
     .orderBy('enterprises.id')
     .orderBy('customers.id')
     .orderBy('users.id')
@@ -152,12 +152,7 @@ export async function listEnterprisesAndCustomers(db: Database) {
   return db
     .selectFrom('enterprises')
     .leftJoin('customers', 'customers.enterprise_id', 'enterprises.id')
-    .select([
-      'enterprises.id as enterprise_id',
-      'enterprises.name as enterprise_name',
-      'customers.id as customer_id',
-      'customers.name as customer_name',
-    ])
+    .select(ORGANISATION_COLUMNS)
     .orderBy('enterprises.id')
     .orderBy('customers.id')
     .execute();

@@ -42,14 +42,7 @@ const ASSET_COLUMNS = ['id', 'group_id', 'name', 'content_type', 'size', 'storag
 
 export async function insertGroup(
   db: Database,
-  row: {
-    customer_id: number;
-    public_id: string;
-    integration_id: string;
-    name: string;
-    expires_at: Date | null;
-    access_limit: number;
-  },
+  row: Omit<GroupRow, 'id' | 'downloads' | 'created_at'>,
 ): Promise<GroupRow> {
   return db
     .insertInto('attachment_groups')
@@ -58,21 +51,24 @@ export async function insertGroup(
     .executeTakeFirstOrThrow() as Promise<GroupRow>;
 }
 
-export async function findGroup(db: Database, customerId: number, id: number): Promise<GroupRow | undefined> {
+/** The group matching every column given; an id from a request always comes with its customer. */
+async function findGroupBy(
+  db: Database,
+  match: { customer_id?: number; id?: number; public_id?: string; integration_id?: string },
+): Promise<GroupRow | undefined> {
   return db
     .selectFrom('attachment_groups')
     .select(GROUP_COLUMNS)
-    .where('customer_id', '=', customerId)
-    .where('id', '=', id)
+    .where((eb) => eb.and(match))
     .executeTakeFirst() as Promise<GroupRow | undefined>;
 }
 
+export async function findGroup(db: Database, customerId: number, id: number): Promise<GroupRow | undefined> {
+  return findGroupBy(db, { customer_id: customerId, id });
+}
+
 export async function findGroupByPublicId(db: Database, publicId: string): Promise<GroupRow | undefined> {
-  return db
-    .selectFrom('attachment_groups')
-    .select(GROUP_COLUMNS)
-    .where('public_id', '=', publicId)
-    .executeTakeFirst() as Promise<GroupRow | undefined>;
+  return findGroupBy(db, { public_id: publicId });
 }
 
 export async function findGroupByIntegrationId(
@@ -80,12 +76,7 @@ export async function findGroupByIntegrationId(
   customerId: number,
   integrationId: string,
 ): Promise<GroupRow | undefined> {
-  return db
-    .selectFrom('attachment_groups')
-    .select(GROUP_COLUMNS)
-    .where('customer_id', '=', customerId)
-    .where('integration_id', '=', integrationId)
-    .executeTakeFirst() as Promise<GroupRow | undefined>;
+  return findGroupBy(db, { customer_id: customerId, integration_id: integrationId });
 }
 
 export async function updateGroup(
@@ -146,7 +137,7 @@ export async function listGroups(
 
 export async function insertAsset(
   db: Database,
-  row: { group_id: number; customer_id: number; name: string; content_type: string; size: number; storage_key: string },
+  row: Omit<AssetRow, 'id' | 'created_at'> & { customer_id: number },
 ): Promise<AssetRow> {
   return db
     .insertInto('attachment_assets')
@@ -276,6 +267,16 @@ export async function findBranding(db: Database, customerId: number): Promise<Br
     .executeTakeFirst() as Promise<BrandingRow | undefined>;
 }
 
+/** Locks the customer's branding row (FOR UPDATE) and answers its logo key, so the replaced logo is the one read. */
+async function lockBranding(db: Database, customerId: number): Promise<{ logo_key: string | null } | undefined> {
+  return db
+    .selectFrom('attachment_branding')
+    .select('logo_key')
+    .where('customer_id', '=', customerId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 /** Saves the settings, and the logo when one is given; answers the logo key it replaced. */
 export async function saveBranding(
   db: Database,
@@ -283,12 +284,7 @@ export async function saveBranding(
   settings: BrandingSettings,
   logo: { key: string; name: string; type: string } | null,
 ): Promise<string | null> {
-  const before = await db
-    .selectFrom('attachment_branding')
-    .select('logo_key')
-    .where('customer_id', '=', customerId)
-    .forUpdate()
-    .executeTakeFirst();
+  const before = await lockBranding(db, customerId);
   const values = {
     settings: JSON.stringify(settings),
     ...(logo ? { logo_key: logo.key, logo_name: logo.name, logo_type: logo.type } : {}),
@@ -303,12 +299,7 @@ export async function saveBranding(
 }
 
 export async function clearLogo(db: Database, customerId: number): Promise<string | null> {
-  const before = await db
-    .selectFrom('attachment_branding')
-    .select('logo_key')
-    .where('customer_id', '=', customerId)
-    .forUpdate()
-    .executeTakeFirst();
+  const before = await lockBranding(db, customerId);
   if (!before?.logo_key) return null;
   await db
     .updateTable('attachment_branding')

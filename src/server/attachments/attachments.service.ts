@@ -8,6 +8,7 @@ import { type Readable, Transform, pipeline } from 'node:stream';
 import { type GroupInput, brandingInput, groupInput } from '../../contract/templates.ts';
 import type { AppContext } from '../core/context.ts';
 import type { BrandingSettings } from '../db/schema.ts';
+import type { Database } from '../db/database.ts';
 import { isStorageFull } from '../db/availability.ts';
 import { DomainError } from '../core/errors.ts';
 import { check } from '../core/check.ts';
@@ -198,6 +199,23 @@ export async function discard(ctx: AppContext, keys: string[]): Promise<void> {
 
 // ---- groups ----------------------------------------------------------------------------------
 
+/** The rows of stored files under a link, in the order given. */
+async function insertAssets(db: Database, customerId: number, groupId: number, files: Stored[]): Promise<AssetRow[]> {
+  const rows: AssetRow[] = [];
+  for (const f of files)
+    rows.push(
+      await repo.insertAsset(db, {
+        group_id: groupId,
+        customer_id: customerId,
+        name: f.name,
+        content_type: f.contentType,
+        size: f.size,
+        storage_key: f.key,
+      }),
+    );
+  return rows;
+}
+
 export async function createGroup(
   ctx: AppContext,
   customerId: number,
@@ -215,19 +233,7 @@ export async function createGroup(
       expires_at,
       access_limit: input.options?.access_limit ?? 0,
     });
-    const assets: AssetRow[] = [];
-    for (const f of files)
-      assets.push(
-        await repo.insertAsset(trx, {
-          group_id: group.id,
-          customer_id: customerId,
-          name: f.name,
-          content_type: f.contentType,
-          size: f.size,
-          storage_key: f.key,
-        }),
-      );
-    return groupToWire(ctx, group, assets);
+    return groupToWire(ctx, group, await insertAssets(trx, customerId, group.id, files));
   });
 }
 
@@ -305,19 +311,7 @@ export async function addAssets(
   return inTransaction(ctx.db, async (trx) => {
     const group = await repo.findGroup(trx, customerId, id);
     if (!group) throw new DomainError('not_found', 'No such download link');
-    const rows: AssetRow[] = [];
-    for (const f of files)
-      rows.push(
-        await repo.insertAsset(trx, {
-          group_id: group.id,
-          customer_id: customerId,
-          name: f.name,
-          content_type: f.contentType,
-          size: f.size,
-          storage_key: f.key,
-        }),
-      );
-    return rows.map(assetToWire);
+    return (await insertAssets(trx, customerId, group.id, files)).map(assetToWire);
   });
 }
 

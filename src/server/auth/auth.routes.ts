@@ -1,5 +1,5 @@
 // Sign-in, sign-out and the session answer of the console (docs/console.md §7, docs/console-reports.md §7 Auth).
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { safeNextPath } from '../../lib/next-path.ts';
 import { DomainError } from '../core/errors.ts';
@@ -15,9 +15,8 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const serve = contractRoutes(app, '/v1');
   const csrf = csrfGuard(ctx);
-
-  serve(contract.login, [csrf], async (c, { body }) => {
-    const userId = await auth.login(ctx, { email: body.email, password: body.password, ip: clientIp(c) });
+  /** A new session for the user, its token set as the session cookie; answers the token. */
+  const startSession = async (c: Context<ApiEnv>, userId: number): Promise<string> => {
     const token = await auth.startSession(ctx, userId, {
       ip: clientIp(c),
       userAgent: c.req.header('user-agent') ?? null,
@@ -28,6 +27,12 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
       token,
       sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)),
     );
+    return token;
+  };
+
+  serve(contract.login, [csrf], async (c, { body }) => {
+    const userId = await auth.login(ctx, { email: body.email, password: body.password, ip: clientIp(c) });
+    const token = await startSession(c, userId);
     const session = await auth.resolveSession(ctx, token);
     return c.json(auth.sessionToWire(ctx, session));
   });
@@ -66,16 +71,7 @@ export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
       const { assertion } = check(contract.callbackQuery, c.req.query());
       const { userId, redirect } = await auth.completeChallenge(ctx, assertion, getCookie(c, CHALLENGE_COOKIE));
       deleteCookie(c, CHALLENGE_COOKIE, { path: '/v1/auth' });
-      const token = await auth.startSession(ctx, userId, {
-        ip: clientIp(c),
-        userAgent: c.req.header('user-agent') ?? null,
-      });
-      setCookie(
-        c,
-        SESSION_COOKIE,
-        token,
-        sessionCookieOptions(ctx.config, isSecureRequest(ctx.config, c.req.raw.headers)),
-      );
+      await startSession(c, userId);
       return c.redirect(safeNextPath(redirect), 302);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;

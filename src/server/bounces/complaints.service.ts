@@ -4,6 +4,7 @@
 // database transaction. A report of type unsubscribe unsubscribes as the List-Unsubscribe mailto:
 // would; not-spam and unknown types, and reports about no transaction of ours, change nothing.
 import type { AppContext } from '../core/context.ts';
+import type { Database } from '../db/database.ts';
 import { inTransaction } from '../core/transaction.ts';
 import { recordComplaint } from '../lifecycle/lifecycle.service.ts';
 import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
@@ -32,6 +33,22 @@ function isAbout(tx: BounceTarget, report: ReceivedReport): boolean {
 }
 
 /**
+ * Runs `apply` in one database transaction with the transaction `uuid` locked, so two reports about
+ * it (DSNs, complaints) apply one after the other; 'unknown_transaction' when there is no such one.
+ */
+export async function applyToTransaction<T>(
+  ctx: AppContext,
+  uuid: string,
+  apply: (trx: Database, tx: BounceTarget) => Promise<T>,
+): Promise<T | 'unknown_transaction'> {
+  return inTransaction(ctx.db, async (trx) => {
+    const tx = await lockTransactionByUuid(trx, uuid);
+    if (!tx) return 'unknown_transaction';
+    return apply(trx, tx);
+  });
+}
+
+/**
  * Records a complaint on the transaction `uuid` in one database transaction, through the lifecycle
  * (lifecycle/policy.ts): the `complaint` event (with its webhook row), daily_stats' complaints, and
  * the recipient on the suppression list with origin complaint unless listed already under any
@@ -45,9 +62,7 @@ export async function receiveComplaint(
   report: ReceivedReport,
   at = new Date(),
 ): Promise<FeedbackOutcome> {
-  return inTransaction(ctx.db, async (trx) => {
-    const tx = await lockTransactionByUuid(trx, uuid);
-    if (!tx) return 'unknown_transaction';
+  return applyToTransaction(ctx, uuid, async (trx, tx) => {
     if (!isAbout(tx, report)) return 'other_message';
     const { feedbackType, userAgent, arrivalDate } = report.feedback;
     // the keys the complaint webhook carries (webhooks/payload.ts) and the timeline reads

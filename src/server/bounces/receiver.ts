@@ -9,15 +9,13 @@ import type { AppContext } from '../core/context.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { parseVerp } from '../delivery/verp.ts';
 import type { ReturnPathKeys } from './arf.ts';
-import { receiveFeedback } from './complaints.service.ts';
+import { applyToTransaction, receiveFeedback } from './complaints.service.ts';
 import { tlsMaterial } from '../smtp/submission.ts';
 import { recordBounceReport } from '../lifecycle/lifecycle.service.ts';
 import { parseUnsubscribeAddress, parseUnsubscribeLocalPart } from '../message/list-unsubscribe.ts';
 import { unsubscribeByMail } from '../unsubscribe/unsubscribe.service.ts';
-import { lockTransactionByUuid } from './bounces.repository.ts';
 import { type BounceClassification, classifyBounce } from './dsn.ts';
 import { type ParsedBounce, parseBounce } from './parse-dsn.ts';
-import { inTransaction } from '../core/transaction.ts';
 
 /** A DSN is a short report plus, at most, the returned message; 10 MB is plenty (552 above it). */
 export const MAX_BOUNCE_BYTES = 10 * 1024 * 1024;
@@ -44,9 +42,7 @@ export async function recordBounce(
   parsed: ParsedBounce,
   at = new Date(),
 ): Promise<BounceOutcome> {
-  return inTransaction(ctx.db, async (trx) => {
-    const tx = await lockTransactionByUuid(trx, uuid);
-    if (!tx) return 'unknown_transaction';
+  return applyToTransaction(ctx, uuid, async (trx, tx) => {
     // The VERP address is visible to every recipient (Return-Path), so it can be used as the
     // envelope sender of other mail; a bounce quoting another Message-ID is backscatter, not ours.
     if (parsed.originalMessageId !== null && parsed.originalMessageId !== tx.message_id_header) return 'other_message';

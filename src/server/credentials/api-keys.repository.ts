@@ -2,20 +2,9 @@
 // (docs/architecture.md §5, one writer per table). Tokens are found by their SHA-256 only.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { ApiKeyPermission } from '../db/schema.ts';
+import type { NamedApiKeysTable } from '../db/schema.ts';
 
-export async function insertApiKey(
-  db: Database,
-  row: {
-    id: string;
-    customer_id: number;
-    name: string;
-    permission: ApiKeyPermission;
-    domain_id: number | null;
-    token_hash: string;
-    token_prefix: string;
-  },
-) {
+export async function insertApiKey(db: Database, row: Omit<NamedApiKeysTable, 'created_at' | 'last_used_at'>) {
   return db.insertInto('named_api_keys').values(row).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -189,7 +189,6 @@ interface Run {
 export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<DemoSummary> {
   const started = performance.now();
   const progress = opts.progress ?? (() => {});
-  const days = opts.days ?? 30;
   const random = seededRandom(opts.seed ?? 20240601);
   const now = new Date();
 
@@ -208,10 +207,31 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
     await inTransaction(ctx.db, (trx) => deleteDemoAccount(trx, existing));
     clearLookupCaches(ctx);
   }
+  const account = await createDemoAccount(ctx, opts.transactions);
+  const plans = planMail(ctx, random, opts.transactions, opts.days ?? 30, now);
+  const run: Run = { ctx, random, now, counts: noCounts(), later: [] };
+  await playHistory(run, account.customerId, plans, progress);
 
-  // the account
+  return {
+    enterpriseId: account.enterpriseId,
+    customerId: account.customerId,
+    email: DEMO_USER_EMAIL,
+    password: account.password,
+    domain: DEMO_DOMAIN,
+    admin,
+    replaced: existing !== undefined,
+    counts: run.counts,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+  };
+}
+
+/** The enterprise, the customer (its quota above the plan), its credentials, the user and the verified domain. */
+async function createDemoAccount(
+  ctx: AppContext,
+  transactions: number,
+): Promise<{ enterpriseId: number; customerId: number; password: string }> {
   const enterprise = await accounts.insertEnterprise(ctx.db, { name: DEMO_ENTERPRISE, header_colour: '#1f6f5c' });
-  const quota = Math.max(50_000, Math.ceil((opts.transactions * 1.25) / 10_000) * 10_000);
+  const quota = Math.max(50_000, Math.ceil((transactions * 1.25) / 10_000) * 10_000);
   const customer = await accounts.insertCustomer(ctx.db, {
     enterprise_id: enterprise.id,
     name: DEMO_CUSTOMER,
@@ -227,11 +247,14 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
     permissions: 'all',
   });
   await addDomain(ctx, customer.id, DEMO_DOMAIN, { verified: true });
+  return { enterpriseId: enterprise.id, customerId: customer.id, password };
+}
 
-  // the plan
-  const people = recipients(random, Math.max(50, Math.round(opts.transactions * 0.35)));
+/** Who gets which message when, and what becomes of it, over `days` ending two minutes before `now`. */
+function planMail(ctx: AppContext, random: () => number, transactions: number, days: number, now: Date): Planned[] {
+  const people = recipients(random, Math.max(50, Math.round(transactions * 0.35)));
   const latest = new Date(now.getTime() - 2 * 60_000);
-  const plans: Planned[] = sendTimes(random, opts.transactions, days, latest).map((queuedAt, i) => {
+  return sendTimes(random, transactions, days, latest).map((queuedAt, i) => {
     const group = pickGroup(random);
     // a few people get much of the mail (regular customers), most get a message or two
     const to = people[Math.floor(random() ** 1.6 * people.length)];
@@ -243,65 +266,63 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
       fate: fateOf(random, group, to, queuedAt, now, ctx.config.retryMaxHours),
     };
   });
+}
 
-  // window by window: the window's mail is accepted and delivered, then what follows delivery
-  // (DSNs, opens, clicks, unsubscribes) is recorded up to the window's end, so a recipient who
-  // bounced or unsubscribed is suppressed for the mail after it
-  const run: Run = {
-    ctx,
-    random,
-    now,
-    counts: {
-      transactions: 0,
-      delivered: 0,
-      hardBounces: 0,
-      softBounces: 0,
-      failed: 0,
-      opens: 0,
-      machineOpens: 0,
-      clicks: 0,
-      unsubscribes: 0,
-      complaints: 0,
-    },
-    later: [],
+function noCounts(): DemoSummary['counts'] {
+  return {
+    transactions: 0,
+    delivered: 0,
+    hardBounces: 0,
+    softBounces: 0,
+    failed: 0,
+    opens: 0,
+    machineOpens: 0,
+    clicks: 0,
+    unsubscribes: 0,
+    complaints: 0,
   };
+}
+
+/**
+ * Window by window: the window's mail is accepted and delivered, then what follows delivery
+ * (DSNs, opens, clicks, unsubscribes) is recorded up to the window's end, so a recipient who
+ * bounced or unsubscribed is suppressed for the mail after it.
+ */
+async function playHistory(
+  run: Run,
+  customerId: number,
+  plans: Planned[],
+  progress: (line: string) => void,
+): Promise<void> {
+  const now = run.now.getTime();
   let next = 0;
   let reported = 0;
-  const firstWindow =
-    plans.length > 0 ? Math.floor(plans[0].queuedAt.getTime() / WINDOW_MS) * WINDOW_MS : now.getTime();
-  for (let start = firstWindow; start <= now.getTime(); start += WINDOW_MS) {
+  const firstWindow = plans.length > 0 ? Math.floor(plans[0].queuedAt.getTime() / WINDOW_MS) * WINDOW_MS : now;
+  for (let start = firstWindow; start <= now; start += WINDOW_MS) {
     const end = start + WINDOW_MS;
     const batch: Planned[] = [];
     while (next < plans.length && plans[next].queuedAt.getTime() < end) batch.push(plans[next++]);
     for (let i = 0; i < batch.length; i += ACCEPT_CHUNK)
-      await deliver(run, await send(run, customer.id, batch.slice(i, i + ACCEPT_CHUNK)));
-
-    run.later.sort((a, b) => a.at.getTime() - b.at.getTime());
-    let due = 0;
-    while (due < run.later.length && run.later[due].at.getTime() < end) due++;
-    for (const event of run.later.splice(0, due)) await recordLater(run, event);
-    await flushTracking(ctx);
+      await deliver(run, await send(run, customerId, batch.slice(i, i + ACCEPT_CHUNK)));
+    await recordLaterUntil(run, end);
 
     if (next > reported && (next - reported >= plans.length / 20 || next === plans.length)) {
       progress(
         `demo: ${formatCount(next)} of ${formatCount(plans.length)} transactions, up to ` +
-          `${formatUnix(Math.min(end, now.getTime()) / 1000, 'YYYY-MM-DD HH:mm')} UTC`,
+          `${formatUnix(Math.min(end, now) / 1000, 'YYYY-MM-DD HH:mm')} UTC`,
       );
       reported = next;
     }
   }
+}
 
-  return {
-    enterpriseId: enterprise.id,
-    customerId: customer.id,
-    email: DEMO_USER_EMAIL,
-    password,
-    domain: DEMO_DOMAIN,
-    admin,
-    replaced: existing !== undefined,
-    counts: run.counts,
-    seconds: Math.round((performance.now() - started) / 100) / 10,
-  };
+/** Records, in time order, the events after delivery that happen before `end`. */
+async function recordLaterUntil(run: Run, end: number): Promise<void> {
+  run.later.sort((a, b) => a.at.getTime() - b.at.getTime());
+  let due = 0;
+  while (due < run.later.length && run.later[due].at.getTime() < end) due++;
+  for (const event of run.later.splice(0, due)) await recordLater(run, event);
+  await flushTracking(run.ctx);
 }
 
 /**

@@ -99,21 +99,33 @@ export function parseTagList(text: string): Map<string, string> | undefined {
 // ended by a space or the end of the record.
 const isSpf = (value: string) => /^v=spf1( |$)/i.test(value);
 
+/**
+ * The one record of a kind (as `[record]`), or the failed check: no answer, no such record, or
+ * more than one (`tooMany` says what that does to receivers).
+ */
+function onlyRecord(
+  lookup: Lookup,
+  expected: string,
+  isKind: (value: string) => boolean,
+  tooMany: (count: number) => string,
+): [string] | DnsCheck {
+  if (lookup.kind !== 'found') return unanswered(lookup, expected);
+  const records = lookup.values.filter(isKind);
+  if (records.length === 0) return { ok: false, found: null, expected, detail: NO_RECORD };
+  if (records.length > 1) return { ok: false, found: records.join(' | '), expected, detail: tooMany(records.length) };
+  return [records[0]];
+}
+
 /** SPF: exactly one v=spf1 record, authorizing our servers through the expected include. */
 export function checkSpf(lookup: Lookup, expected: string): DnsCheck {
-  if (lookup.kind !== 'found') return unanswered(lookup, expected);
-  const spf = lookup.values.filter(isSpf);
-  if (spf.length === 0) return { ok: false, found: null, expected, detail: NO_RECORD };
-  if (spf.length > 1) {
-    return {
-      ok: false,
-      found: spf.join(' | '),
-      expected,
-      detail:
-        `${spf.length} SPF records found; there must be exactly one, or receivers fail every check (RFC 7208 ` +
-        `§4.5: permerror)`,
-    };
-  }
+  const spf = onlyRecord(
+    lookup,
+    expected,
+    isSpf,
+    (n) =>
+      `${n} SPF records found; there must be exactly one, or receivers fail every check (RFC 7208 §4.5: permerror)`,
+  );
+  if (!Array.isArray(spf)) return spf;
   const want = expected.split(/\s+/).find((t) => /^include:/i.test(t)) ?? '';
   const wantDomain = want.slice('include:'.length);
   const terms = spf[0].split(/\s+/).slice(1);
@@ -171,19 +183,15 @@ const DMARC_POLICIES = ['none', 'quarantine', 'reject'];
 
 /** DMARC: exactly one record starting with v=DMARC1; the detail names its policy. */
 export function checkDmarc(lookup: Lookup, expected: string): DnsCheck {
-  if (lookup.kind !== 'found') return unanswered(lookup, expected);
   // RFC 7489 §6.6.3: records that do not start with v=DMARC1 are discarded; more than one left
   // means no DMARC policy applies at all
-  const dmarc = lookup.values.filter((v) => /^v\s*=\s*DMARC1\s*(;|$)/.test(v));
-  if (dmarc.length === 0) return { ok: false, found: null, expected, detail: NO_RECORD };
-  if (dmarc.length > 1) {
-    return {
-      ok: false,
-      found: dmarc.join(' | '),
-      expected,
-      detail: `${dmarc.length} DMARC records found; with more than one, receivers apply none (RFC 7489 §6.6.3)`,
-    };
-  }
+  const dmarc = onlyRecord(
+    lookup,
+    expected,
+    (v) => /^v\s*=\s*DMARC1\s*(;|$)/.test(v),
+    (n) => `${n} DMARC records found; with more than one, receivers apply none (RFC 7489 §6.6.3)`,
+  );
+  if (!Array.isArray(dmarc)) return dmarc;
   const policy = parseTagList(dmarc[0])?.get('p');
   if (policy === undefined || !DMARC_POLICIES.includes(policy)) {
     return {

@@ -17,31 +17,35 @@ export async function insertDomain(
   return db.insertInto('domains').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/** The domain matching every column given and, with `name`, that name in any case. */
+async function findDomainBy(
+  db: Database,
+  match: { id?: number; customer_id?: number; sending_verified?: boolean },
+  name?: string,
+): Promise<Domain | undefined> {
+  let query = db
+    .selectFrom('domains')
+    .selectAll()
+    .where((eb) => eb.and(match));
+  if (name !== undefined) query = query.where(sql`lower(domain)`, '=', name.toLowerCase());
+  return query.executeTakeFirst();
+}
+
 export async function findCustomerDomain(
   db: Database,
   customerId: number,
   domain: string,
 ): Promise<Domain | undefined> {
-  return db
-    .selectFrom('domains')
-    .selectAll()
-    .where('customer_id', '=', customerId)
-    .where(sql`lower(domain)`, '=', domain.toLowerCase())
-    .executeTakeFirst();
+  return findDomainBy(db, { customer_id: customerId }, domain);
 }
 
 /** Whether any account has this domain verified for sending. */
 export async function findVerifiedAnywhere(db: Database, domain: string): Promise<Domain | undefined> {
-  return db
-    .selectFrom('domains')
-    .selectAll()
-    .where(sql`lower(domain)`, '=', domain.toLowerCase())
-    .where('sending_verified', '=', true)
-    .executeTakeFirst();
+  return findDomainBy(db, { sending_verified: true }, domain);
 }
 
 export async function findDomain(db: Database, id: number): Promise<Domain | undefined> {
-  return db.selectFrom('domains').selectAll().where('id', '=', id).executeTakeFirst();
+  return findDomainBy(db, { id });
 }
 
 export async function listCustomerDomains(db: Database, customerId: number): Promise<Domain[]> {
@@ -54,12 +58,7 @@ export async function findCustomerDomainById(
   customerId: number,
   id: number,
 ): Promise<Domain | undefined> {
-  return db
-    .selectFrom('domains')
-    .selectAll()
-    .where('id', '=', id)
-    .where('customer_id', '=', customerId)
-    .executeTakeFirst();
+  return findDomainBy(db, { id, customer_id: customerId });
 }
 
 /**

@@ -9,9 +9,16 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Server, type Socket, createServer } from 'node:net';
-import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import {
+  SMTPServer,
+  type SMTPServerAddress,
+  type SMTPServerAuthentication,
+  type SMTPServerAuthenticationResponse,
+  type SMTPServerDataStream,
+  type SMTPServerSession,
+} from 'smtp-server';
 import type { AppContext } from '../core/context.ts';
-import { inFlowOf } from '../delivery/in-flow.ts';
+import { type InFlow, inFlowOf } from '../delivery/in-flow.ts';
 import {
   grantForNamedKey,
   grantForSmtpLogin,
@@ -141,7 +148,7 @@ function isLoopback(host: string): boolean {
 
 export interface SubmissionServer {
   port: number;
-  /** Drains: see the implementation; `graceMs` defaults to SHUTDOWN_GRACE_SECONDS. */
+  /** Drains: see SubmissionListener.drain; `graceMs` defaults to SHUTDOWN_GRACE_SECONDS. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -152,219 +159,270 @@ export async function startSubmissionServer(
 ): Promise<SubmissionServer> {
   const { config, logger } = ctx;
   const host = opts.host ?? config.host;
-  const states = new WeakMap<SMTPServerSession, SessionState>();
-  const state = (session: SMTPServerSession) => {
-    let s = states.get(session);
-    if (!s) {
-      s = { authFailures: 0 };
-      states.set(session, s);
-    }
-    return s;
-  };
+  const submission = new SubmissionListener(ctx, await tlsMaterial(ctx), host);
+  const server: Server = createServer((socket: Socket) => submission.admit(socket));
+  await listen(server, opts.port ?? config.smtpPort, host);
+  const port = (server.address() as { port: number }).port;
+  logger.info({ port }, 'smtp role listening');
+  return { port, close: (graceMs = config.shutdownGraceSeconds * 1000) => submission.drain(server, graceMs) };
+}
 
-  const smtp = new SMTPServer({
-    ...(await tlsMaterial(ctx)),
-    name: config.smtpPublicHost ?? new URL(config.publicUrl).hostname,
-    banner: 'Transact ESMTP',
-    authMethods: ['PLAIN', 'LOGIN'],
-    authOptional: false,
-    allowInsecureAuth: config.smtpAllowInsecureAuth ?? isLoopback(host),
-    size: config.smtpMaxMessageBytes,
-    logger: false,
-    maxClients: MAX_CLIENTS,
-    socketTimeout: IDLE_TIMEOUT_MS,
-
-    // a session ended: the stress-dependent idle timeout may relax again
-    onClose() {
-      setImmediate(adjustIdleTimeout);
-    },
-
-    onAuth(auth, session, callback) {
-      const s = state(session);
-      grantForSmtpLogin(ctx, auth.username ?? '', auth.password ?? '')
-        .then((grant) => {
-          if (grant === null) {
-            s.authFailures++;
-            // 421 closes the connection (RFC 5321 §3.8)
-            if (s.authFailures >= MAX_AUTH_FAILURES)
-              return callback(smtpError(421, '4.7.0 Too many failed authentication attempts, closing connection'));
-            return callback(smtpError(535, '5.7.8 Authentication credentials invalid'));
-          }
-          s.customerId = grant.customerId;
-          s.grant = grant;
-          if (grant.keyId !== null) s.namedKey = auth.password ?? undefined;
-          callback(null, { user: grant.customerId });
-        })
-        .catch((err) => {
-          // the database away: the same temporary answer as at MAIL, RCPT and DATA
-          if (isDatabaseUnavailable(err))
-            return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
-          logger.error({ err }, 'SMTP AUTH lookup failed');
-          callback(smtpError(454, '4.7.0 Temporary authentication failure'));
-        });
-    },
-
-    onMailFrom(_address, session, callback) {
-      if (!session.user) return callback(smtpError(530, '5.7.0 Authentication required'));
-      // delivery behind: the answer waits (at most SMTP_IN_FLOW_DELAY_MS), the message is not refused
-      void keyStillValid(state(session))
-        .then((valid) =>
-          valid ? inFlow.admit().then(canAccept) : smtpError(530, '5.7.8 The API key was deleted; authenticate again'),
-        )
-        .then(callback, (err) => {
-          logger.error({ err }, 'SMTP API key lookup failed');
-          callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
-        });
-    },
-
-    onRcptTo(address, session, callback) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS)
-        return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
-      try {
-        parseEmail(address.address);
-      } catch {
-        return callback(smtpError(553, '5.1.3 Recipient address is not valid'));
-      }
-      void canAccept().then(callback);
-    },
-
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        if (stream.sizeExceeded) {
-          return callback(
-            smtpError(552, `5.3.4 Message exceeds the size limit of ${config.smtpMaxMessageBytes} bytes`),
-          );
-        }
-        void acceptData(ctx, session, state(session).grant, Buffer.concat(chunks))
-          .then((queued) => callback(null, `2.0.0 Queued as ${queued}`))
-          .catch((err) => {
-            if ((err as { responseCode?: number }).responseCode) return callback(err);
-            if (isStorageFull(err) || (err instanceof DomainError && err.code === 'storage_full')) {
-              logger.warn({ err }, 'SMTP message refused: out of storage space');
-              return callback(smtpError(452, '4.3.1 Insufficient system storage, try again later'));
-            }
-            if (isDatabaseUnavailable(err)) {
-              logger.warn({ err }, 'SMTP message refused: the database is unavailable');
-              return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
-            }
-            logger.error({ err }, 'SMTP message could not be stored');
-            callback(smtpError(451, '4.3.0 Temporary failure storing the message, try again'));
-          })
-          .finally(() => {
-            // draining: the transaction is answered, so the session ends here (no 421 mid-transaction)
-            if (draining) closeSession(session);
-          });
-      });
-    },
-  });
-  smtp.on('error', (err) => logger.warn({ err }, 'SMTP submission error'));
-
-  /** Before MAIL FROM and RCPT TO: a temporary refusal while mail cannot be stored. */
-  const inFlow = inFlowOf(ctx);
-  const canAccept = async (): Promise<Error | undefined> => {
-    if (await belowFreeSpaceFloor(ctx)) return smtpError(452, '4.3.1 Insufficient system storage, try again later');
-    if (!(await databaseAnswers(ctx.db))) return smtpError(451, '4.3.0 The database is unavailable, try again later');
-    return undefined;
-  };
-
-  /** A named key's session: the key still exists (a deleted one is refused from its next MAIL on). */
-  const keyStillValid = async (s: SessionState): Promise<boolean> =>
-    s.namedKey === undefined || (await grantForNamedKey(ctx, s.namedKey)) !== null;
-
-  const connections = (): Set<Connection> => smtp.connections;
-  const closeSession = (session: SMTPServerSession) => {
-    for (const c of connections()) if (c.session === session) c.send(421, SHUTDOWN_LINE.slice(4, -2));
-  };
-
-  // idle timeout by load: stressed above half of MAX_CLIENTS, relaxed again at a quarter (so the
-  // timeout does not flap while the idle ones are being closed); entering stress re-arms every
-  // waiting connection with the shorter timeout
-  let stressed = false;
-  const adjustIdleTimeout = () => {
-    const size = smtp.connections.size;
-    if (!stressed && size > MAX_CLIENTS / 2) {
-      stressed = true;
-      smtp.options.socketTimeout = STRESSED_IDLE_TIMEOUT_MS;
-      logger.warn({ connections: size }, 'SMTP under stress: idle sessions are closed after 10 s');
-      // smtp-server arms a socket's timeout once per command; re-arm the waiting ones with the new value
-      for (const c of connections()) if (!c._handlerPending) c._armTimeout?.();
-    } else if (stressed && size <= MAX_CLIENTS / 4) {
-      stressed = false;
-      smtp.options.socketTimeout = IDLE_TIMEOUT_MS;
-    }
-  };
-  let draining = false;
-
-  // Our own listener hands each socket to smtp-server, after the per-address limit. It
-  // answers an HTTP request line with 421; we answer 554 (permanent: this port will never speak
-  // HTTP). Its idle-timeout and shutdown lines get their enhanced status codes here.
-  // Held connections are counted from smtp-server's own set, not from 'close' on our socket: its
-  // STARTTLS upgrade removes every listener from the plain socket, so a count kept that way never
-  // went down for a TLS session and an address was refused for good after 50 of them.
-  const addressOf = new WeakMap<Connection, string>();
-  const heldBy = (address: string) => {
-    let n = 0;
-    for (const c of connections()) if (addressOf.get(c) === address) n++;
-    return n;
-  };
-  const server: Server = createServer((socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    if (draining || heldBy(address) >= config.smtpMaxConnectionsPerIp) {
-      socket.on('error', () => {});
-      socket.end(draining ? SHUTDOWN_LINE : '421 4.7.0 Too many connections from your address, try again later\r\n');
-      return;
-    }
-    const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    socket.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (typeof chunk === 'string' && chunk.startsWith('421')) {
-        if (chunk.includes('HTTP requests not allowed'))
-          chunk = '554 5.7.0 HTTP is not spoken here; this is an SMTP server\r\n';
-        else if (chunk.includes('Timeout - closing connection')) chunk = IDLE_LINE;
-        else if (chunk.includes('Server shutting down')) chunk = SHUTDOWN_LINE;
-      }
-      return write(chunk, ...rest);
-    }) as typeof socket.write;
-    smtp.connect(socket);
-    for (const c of connections()) if (c._socket === socket) addressOf.set(c, address);
-    setImmediate(adjustIdleTimeout);
-  });
-  await new Promise<void>((resolve, reject) => {
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // a backlog of MAX_CLIENTS: a burst of that many connects waits in the kernel's queue to be
     // answered (greeted or refused) rather than overflowing it (Node's default is 511), which
     // leaves clients connected but unanswered until the kernel retries the handshake
-    server.listen({ port: opts.port ?? config.smtpPort, host, backlog: MAX_CLIENTS }, () => resolve());
+    server.listen({ port, host, backlog: MAX_CLIENTS }, () => resolve());
   });
-  const port = (server.address() as { port: number }).port;
-  logger.info({ port }, 'smtp role listening');
-  return {
-    port,
-    /**
-     * Stops accepting; sessions outside a transaction are closed with a 421 now, those inside one
-     * (after MAIL FROM) finish it and are closed after its answer; whatever is left after
-     * `graceMs` is closed with a 421 (the client retries; nothing was acknowledged).
-     */
-    close: (graceMs = config.shutdownGraceSeconds * 1000) =>
-      new Promise<void>((resolve) => {
-        draining = true;
-        server.close();
-        const idle = (c: Connection) => !c.session.envelope?.mailFrom && !c._dataStream && !c._handlerPending;
-        for (const c of connections()) if (idle(c)) c.send(421, SHUTDOWN_LINE.slice(4, -2));
-        const deadline = Date.now() + graceMs;
-        const check = () => {
-          for (const c of connections()) if (idle(c)) c.send(421, SHUTDOWN_LINE.slice(4, -2));
-          if (connections().size > 0 && Date.now() < deadline) {
-            setTimeout(check, 50).unref();
-            return;
-          }
-          smtp.options.closeTimeout = 1;
-          smtp.close(() => resolve());
-        };
-        check();
-      }),
-  };
+}
+
+type Callback = (err?: Error | null) => void;
+
+/** One running submission server: smtp-server with our hooks, and what they share across sessions. */
+class SubmissionListener {
+  readonly #ctx: AppContext;
+  readonly #smtp: SMTPServer;
+  readonly #inFlow: InFlow;
+  readonly #sessions = new WeakMap<SMTPServerSession, SessionState>();
+  /** Each connection's remote address, for the per-address limit. */
+  readonly #addressOf = new WeakMap<Connection, string>();
+  #stressed = false;
+  #draining = false;
+
+  constructor(ctx: AppContext, tls: { key: string; cert: string }, host: string) {
+    const { config } = ctx;
+    this.#ctx = ctx;
+    this.#smtp = new SMTPServer({
+      ...tls,
+      name: config.smtpPublicHost ?? new URL(config.publicUrl).hostname,
+      banner: 'Transact ESMTP',
+      authMethods: ['PLAIN', 'LOGIN'],
+      authOptional: false,
+      allowInsecureAuth: config.smtpAllowInsecureAuth ?? isLoopback(host),
+      size: config.smtpMaxMessageBytes,
+      logger: false,
+      maxClients: MAX_CLIENTS,
+      socketTimeout: IDLE_TIMEOUT_MS,
+      // a session ended: the stress-dependent idle timeout may relax again
+      onClose: () => setImmediate(() => this.#adjustIdleTimeout()),
+      onAuth: (auth, session, callback) => this.#onAuth(auth, session, callback),
+      onMailFrom: (_address, session, callback) => this.#onMailFrom(session, callback),
+      onRcptTo: (address, session, callback) => this.#onRcptTo(address, session, callback),
+      onData: (stream, session, callback) => this.#onData(stream, session, callback),
+    });
+    this.#smtp.on('error', (err) => ctx.logger.warn({ err }, 'SMTP submission error'));
+    this.#inFlow = inFlowOf(ctx);
+  }
+
+  #state(session: SMTPServerSession): SessionState {
+    let s = this.#sessions.get(session);
+    if (!s) {
+      s = { authFailures: 0 };
+      this.#sessions.set(session, s);
+    }
+    return s;
+  }
+
+  #connections(): Set<Connection> {
+    return this.#smtp.connections;
+  }
+
+  #onAuth(
+    auth: SMTPServerAuthentication,
+    session: SMTPServerSession,
+    callback: (err: Error | null, response?: SMTPServerAuthenticationResponse) => void,
+  ): void {
+    const s = this.#state(session);
+    grantForSmtpLogin(this.#ctx, auth.username ?? '', auth.password ?? '')
+      .then((grant) => {
+        if (grant === null) {
+          s.authFailures++;
+          // 421 closes the connection (RFC 5321 §3.8)
+          if (s.authFailures >= MAX_AUTH_FAILURES)
+            return callback(smtpError(421, '4.7.0 Too many failed authentication attempts, closing connection'));
+          return callback(smtpError(535, '5.7.8 Authentication credentials invalid'));
+        }
+        s.customerId = grant.customerId;
+        s.grant = grant;
+        if (grant.keyId !== null) s.namedKey = auth.password ?? undefined;
+        callback(null, { user: grant.customerId });
+      })
+      .catch((err) => {
+        // the database away: the same temporary answer as at MAIL, RCPT and DATA
+        if (isDatabaseUnavailable(err))
+          return callback(smtpError(451, '4.3.0 The database is unavailable, try again later'));
+        this.#ctx.logger.error({ err }, 'SMTP AUTH lookup failed');
+        callback(smtpError(454, '4.7.0 Temporary authentication failure'));
+      });
+  }
+
+  #onMailFrom(session: SMTPServerSession, callback: Callback) {
+    if (!session.user) return callback(smtpError(530, '5.7.0 Authentication required'));
+    // delivery behind: the answer waits (at most SMTP_IN_FLOW_DELAY_MS), the message is not refused
+    void this.#keyStillValid(this.#state(session))
+      .then((valid) =>
+        valid
+          ? this.#inFlow.admit().then(() => this.#canAccept())
+          : smtpError(530, '5.7.8 The API key was deleted; authenticate again'),
+      )
+      .then(callback, (err) => {
+        this.#ctx.logger.error({ err }, 'SMTP API key lookup failed');
+        callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
+      });
+  }
+
+  #onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: Callback) {
+    if (session.envelope.rcptTo.length >= MAX_RECIPIENTS)
+      return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
+    try {
+      parseEmail(address.address);
+    } catch {
+      return callback(smtpError(553, '5.1.3 Recipient address is not valid'));
+    }
+    void this.#canAccept().then(callback);
+  }
+
+  #onData(
+    stream: SMTPServerDataStream,
+    session: SMTPServerSession,
+    callback: (err?: Error | null, message?: string) => void,
+  ): void {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      if (stream.sizeExceeded) {
+        const limit = this.#ctx.config.smtpMaxMessageBytes;
+        return callback(smtpError(552, `5.3.4 Message exceeds the size limit of ${limit} bytes`));
+      }
+      void acceptData(this.#ctx, session, this.#state(session).grant, Buffer.concat(chunks))
+        .then((queued) => callback(null, `2.0.0 Queued as ${queued}`))
+        .catch((err) => callback(this.#dataRefusal(err)))
+        .finally(() => {
+          // draining: the transaction is answered, so the session ends here (no 421 mid-transaction)
+          if (this.#draining) this.#closeSession(session);
+        });
+    });
+  }
+
+  /** The answer to a message that could not be taken: its own code, or a temporary one. */
+  #dataRefusal(err: unknown): Error {
+    const { logger } = this.#ctx;
+    if ((err as { responseCode?: number }).responseCode) return err as Error;
+    if (isStorageFull(err) || (err instanceof DomainError && err.code === 'storage_full')) {
+      logger.warn({ err }, 'SMTP message refused: out of storage space');
+      return smtpError(452, '4.3.1 Insufficient system storage, try again later');
+    }
+    if (isDatabaseUnavailable(err)) {
+      logger.warn({ err }, 'SMTP message refused: the database is unavailable');
+      return smtpError(451, '4.3.0 The database is unavailable, try again later');
+    }
+    logger.error({ err }, 'SMTP message could not be stored');
+    return smtpError(451, '4.3.0 Temporary failure storing the message, try again');
+  }
+
+  /** Before MAIL FROM and RCPT TO: a temporary refusal while mail cannot be stored. */
+  async #canAccept(): Promise<Error | undefined> {
+    if (await belowFreeSpaceFloor(this.#ctx))
+      return smtpError(452, '4.3.1 Insufficient system storage, try again later');
+    if (!(await databaseAnswers(this.#ctx.db)))
+      return smtpError(451, '4.3.0 The database is unavailable, try again later');
+    return undefined;
+  }
+
+  /** A named key's session: the key still exists (a deleted one is refused from its next MAIL on). */
+  async #keyStillValid(s: SessionState): Promise<boolean> {
+    return s.namedKey === undefined || (await grantForNamedKey(this.#ctx, s.namedKey)) !== null;
+  }
+
+  #closeSession(session: SMTPServerSession): void {
+    for (const c of this.#connections()) if (c.session === session) c.send(421, SHUTDOWN_LINE.slice(4, -2));
+  }
+
+  // idle timeout by load: stressed above half of MAX_CLIENTS, relaxed again at a quarter (so the
+  // timeout does not flap while the idle ones are being closed); entering stress re-arms every
+  // waiting connection with the shorter timeout
+  #adjustIdleTimeout(): void {
+    const size = this.#smtp.connections.size;
+    if (!this.#stressed && size > MAX_CLIENTS / 2) {
+      this.#stressed = true;
+      this.#smtp.options.socketTimeout = STRESSED_IDLE_TIMEOUT_MS;
+      this.#ctx.logger.warn({ connections: size }, 'SMTP under stress: idle sessions are closed after 10 s');
+      // smtp-server arms a socket's timeout once per command; re-arm the waiting ones with the new value
+      for (const c of this.#connections()) if (!c._handlerPending) c._armTimeout?.();
+    } else if (this.#stressed && size <= MAX_CLIENTS / 4) {
+      this.#stressed = false;
+      this.#smtp.options.socketTimeout = IDLE_TIMEOUT_MS;
+    }
+  }
+
+  // Held connections are counted from smtp-server's own set, not from 'close' on our socket: its
+  // STARTTLS upgrade removes every listener from the plain socket, so a count kept that way never
+  // went down for a TLS session and an address was refused for good after 50 of them.
+  #heldBy(address: string): number {
+    let n = 0;
+    for (const c of this.#connections()) if (this.#addressOf.get(c) === address) n++;
+    return n;
+  }
+
+  /**
+   * Our own listener hands each socket to smtp-server, after the per-address limit. It answers an
+   * HTTP request line with 421; we answer 554 (permanent: this port will never speak HTTP). Its
+   * idle-timeout and shutdown lines get their enhanced status codes here.
+   */
+  admit(socket: Socket): void {
+    const address = socket.remoteAddress ?? '';
+    if (this.#draining || this.#heldBy(address) >= this.#ctx.config.smtpMaxConnectionsPerIp) {
+      socket.on('error', () => {});
+      socket.end(
+        this.#draining ? SHUTDOWN_LINE : '421 4.7.0 Too many connections from your address, try again later\r\n',
+      );
+      return;
+    }
+    rewriteRefusalLines(socket);
+    this.#smtp.connect(socket);
+    for (const c of this.#connections()) if (c._socket === socket) this.#addressOf.set(c, address);
+    setImmediate(() => this.#adjustIdleTimeout());
+  }
+
+  /**
+   * Stops accepting; sessions outside a transaction are closed with a 421 now, those inside one
+   * (after MAIL FROM) finish it and are closed after its answer; whatever is left after
+   * `graceMs` is closed with a 421 (the client retries; nothing was acknowledged).
+   */
+  drain(server: Server, graceMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#draining = true;
+      server.close();
+      const idle = (c: Connection) => !c.session.envelope?.mailFrom && !c._dataStream && !c._handlerPending;
+      for (const c of this.#connections()) if (idle(c)) c.send(421, SHUTDOWN_LINE.slice(4, -2));
+      const deadline = Date.now() + graceMs;
+      const check = () => {
+        for (const c of this.#connections()) if (idle(c)) c.send(421, SHUTDOWN_LINE.slice(4, -2));
+        if (this.#connections().size > 0 && Date.now() < deadline) {
+          setTimeout(check, 50).unref();
+          return;
+        }
+        this.#smtp.options.closeTimeout = 1;
+        this.#smtp.close(() => resolve());
+      };
+      check();
+    });
+  }
+}
+
+/** smtp-server's own 421 lines, rewritten as they are written to the socket. */
+function rewriteRefusalLines(socket: Socket): void {
+  const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string' && chunk.startsWith('421')) {
+      if (chunk.includes('HTTP requests not allowed'))
+        chunk = '554 5.7.0 HTTP is not spoken here; this is an SMTP server\r\n';
+      else if (chunk.includes('Timeout - closing connection')) chunk = IDLE_LINE;
+      else if (chunk.includes('Server shutting down')) chunk = SHUTDOWN_LINE;
+    }
+    return write(chunk, ...rest);
+  }) as typeof socket.write;
 }
 
 /** Checks and stores one message received over SMTP; resolves with the transaction uuids. */

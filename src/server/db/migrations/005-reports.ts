@@ -5,6 +5,7 @@
 // are deliberately not indexed: tracking updates then stay HOT updates, and sorting by them is a
 // top-N sort over the customer's rows in the chosen date range.
 import { type Kysely, sql } from 'kysely';
+import { dropIndexes } from './drop-indexes.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // the default order (acceptance: queued_at, then id) and every date range; replaces the
@@ -31,11 +32,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop index daily_stats_customer_day_idx`.execute(db);
-  await sql`drop index transactions_customer_email_domain_idx`.execute(db);
-  await sql`drop index transactions_customer_email_idx`.execute(db);
-  await sql`drop index transactions_customer_failed_idx`.execute(db);
-  await sql`drop index transactions_customer_date_idx`.execute(db);
+  await dropIndexes(db, [
+    'daily_stats_customer_day_idx',
+    'transactions_customer_email_domain_idx',
+    'transactions_customer_email_idx',
+    'transactions_customer_failed_idx',
+    'transactions_customer_date_idx',
+  ]);
   await sql`create index transactions_customer_queued_idx on transactions (customer_id, queued_at)`.execute(db);
-  await sql`drop index transactions_customer_queued_id_idx`.execute(db);
+  await dropIndexes(db, ['transactions_customer_queued_id_idx']);
 }

@@ -10,6 +10,7 @@
 // and sent_at are indexed); tracking hits are written in batches (tracking.service.ts), so this
 // costs the write path far less than the sorts cost the reader.
 import { type Kysely, sql } from 'kysely';
+import { dropIndexes } from './drop-indexes.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index transactions_customer_opens_idx on transactions (customer_id, open_count, queued_at, id)
@@ -31,10 +32,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`drop index transactions_customer_bounced_idx`.execute(db);
-  await sql`drop index transactions_customer_group_idx`.execute(db);
-  await sql`drop index transactions_customer_first_click_idx`.execute(db);
-  await sql`drop index transactions_customer_first_open_idx`.execute(db);
-  await sql`drop index transactions_customer_clicks_idx`.execute(db);
-  await sql`drop index transactions_customer_opens_idx`.execute(db);
+  await dropIndexes(db, [
+    'transactions_customer_bounced_idx',
+    'transactions_customer_group_idx',
+    'transactions_customer_first_click_idx',
+    'transactions_customer_first_open_idx',
+    'transactions_customer_clicks_idx',
+    'transactions_customer_opens_idx',
+  ]);
 }
