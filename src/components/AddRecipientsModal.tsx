@@ -30,64 +30,16 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
   }
 
   return (
-    <Modal labelledBy="add-recipients-title" onClose={onClose} testId="add-recipients-modal">
-      <form
-        className="modal-card add-recipients"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
-        <header className="modal-card-head">
-          <p className="modal-card-title" id="add-recipients-title">
-            Add Recipients
-          </p>
-          <button type="button" className="delete" aria-label="Close" onClick={onClose} />
-        </header>
-        <section className="modal-card-body">
-          <div className="field">
-            <label className="label" htmlFor="add-recipients-emails">
-              Email addresses
-            </label>
-            <div className="control">
-              <textarea
-                id="add-recipients-emails"
-                className="textarea"
-                rows={8}
-                placeholder={'jane@example.com\njohn@example.org'}
-                value={text}
-                onChange={(e) => setText(e.target.value)}
-                aria-describedby="add-recipients-help"
-                autoFocus
-                data-testid="add-recipients-textarea"
-              />
-            </div>
-            <p className="help" id="add-recipients-help">
-              One email address per line. Mail to these addresses will not be sent.
-            </p>
-          </div>
-          {outcome?.ok && (
-            <p className="notification is-warning is-light" data-testid="add-recipients-summary">
-              {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not
-              added:
-            </p>
-          )}
-          {outcome && !outcome.ok && (
-            <p className="notification is-danger is-light" data-testid="add-recipients-error">
-              {outcome.message}
-            </p>
-          )}
-          {outcome && outcome.rejected.length > 0 && (
-            <ul className="rejected-lines" data-testid="add-recipients-rejected">
-              {outcome.rejected.map((r) => (
-                <li key={r.line}>
-                  <span className="has-text-weight-semibold">Line {r.line}:</span> {r.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-        <footer className="modal-card-foot buttons is-right">
+    <Modal
+      title="Add Recipients"
+      titleId="add-recipients-title"
+      onClose={onClose}
+      testId="add-recipients-modal"
+      cardClassName="add-recipients"
+      onSubmit={() => void submit()}
+      footerClassName="buttons is-right"
+      footer={
+        <>
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
@@ -99,8 +51,49 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
           >
             Add Recipients
           </button>
-        </footer>
-      </form>
+        </>
+      }
+    >
+      <div className="field">
+        <label className="label" htmlFor="add-recipients-emails">
+          Email addresses
+        </label>
+        <div className="control">
+          <textarea
+            id="add-recipients-emails"
+            className="textarea"
+            rows={8}
+            placeholder={'jane@example.com\njohn@example.org'}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            aria-describedby="add-recipients-help"
+            autoFocus
+            data-testid="add-recipients-textarea"
+          />
+        </div>
+        <p className="help" id="add-recipients-help">
+          One email address per line. Mail to these addresses will not be sent.
+        </p>
+      </div>
+      {outcome?.ok && (
+        <p className="notification is-warning is-light" data-testid="add-recipients-summary">
+          {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not added:
+        </p>
+      )}
+      {outcome && !outcome.ok && (
+        <p className="notification is-danger is-light" data-testid="add-recipients-error">
+          {outcome.message}
+        </p>
+      )}
+      {outcome && outcome.rejected.length > 0 && (
+        <ul className="rejected-lines" data-testid="add-recipients-rejected">
+          {outcome.rejected.map((r) => (
+            <li key={r.line}>
+              <span className="has-text-weight-semibold">Line {r.line}:</span> {r.message}
+            </li>
+          ))}
+        </ul>
+      )}
     </Modal>
   );
 }

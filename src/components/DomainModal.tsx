@@ -46,83 +46,14 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
   }
 
   return (
-    <Modal labelledBy="domain-modal-title" onClose={onClose} testId="domain-modal">
-      <form
-        className="modal-card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send();
-        }}
-      >
-        <header className="modal-card-head">
-          <p className="modal-card-title" id="domain-modal-title">
-            Verify and Authenticate your Domain
-          </p>
-          <button type="button" className="delete" aria-label="Close" onClick={onClose} />
-        </header>
-        <section className="modal-card-body">
-          <div className="field">
-            <label className="label" htmlFor="domain-input">
-              Domain
-            </label>
-            <div className="control">
-              <input
-                id="domain-input"
-                className={`input${trimmed && !domainValid ? ' is-danger' : ''}`}
-                type="text"
-                placeholder="example.com"
-                value={domain}
-                onChange={(e) => setDomain(e.target.value)}
-                autoComplete="off"
-                autoFocus
-                data-testid="domain-input"
-              />
-            </div>
-            {trimmed && !domainValid && (
-              <p className="help is-danger" data-testid="domain-invalid">
-                {INVALID_DOMAIN_MESSAGE}
-              </p>
-            )}
-          </div>
-          {trimmed && (
-            <div className="field">
-              <label className="label" htmlFor="local-input">
-                Verification email
-              </label>
-              <div className="field has-addons">
-                <div className="control is-expanded">
-                  <input
-                    id="local-input"
-                    className="input"
-                    type="text"
-                    placeholder="postmaster"
-                    value={local}
-                    onChange={(e) => setLocal(e.target.value)}
-                    autoComplete="off"
-                    data-testid="local-input"
-                  />
-                </div>
-                <div className="control">
-                  <span className="button is-static" data-testid="domain-suffix">
-                    @{trimmed}
-                  </span>
-                </div>
-              </div>
-              <p className="help">We send a link to this address; opening it proves you receive mail at the domain.</p>
-            </div>
-          )}
-          {success && (
-            <div className="notification is-success is-light" data-testid="domain-success">
-              {success}
-            </div>
-          )}
-          {error && (
-            <div className="notification is-danger is-light" data-testid="domain-error">
-              {error}
-            </div>
-          )}
-        </section>
-        <footer className="modal-card-foot buttons">
+    <Modal
+      title="Verify and Authenticate your Domain"
+      titleId="domain-modal-title"
+      onClose={onClose}
+      testId="domain-modal"
+      onSubmit={() => void send()}
+      footer={
+        <>
           <button type="button" className="button" onClick={onClose}>
             Back
           </button>
@@ -134,8 +65,69 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
           >
             Send Verification Email
           </button>
-        </footer>
-      </form>
+        </>
+      }
+    >
+      <div className="field">
+        <label className="label" htmlFor="domain-input">
+          Domain
+        </label>
+        <div className="control">
+          <input
+            id="domain-input"
+            className={`input${trimmed && !domainValid ? ' is-danger' : ''}`}
+            type="text"
+            placeholder="example.com"
+            value={domain}
+            onChange={(e) => setDomain(e.target.value)}
+            autoComplete="off"
+            autoFocus
+            data-testid="domain-input"
+          />
+        </div>
+        {trimmed && !domainValid && (
+          <p className="help is-danger" data-testid="domain-invalid">
+            {INVALID_DOMAIN_MESSAGE}
+          </p>
+        )}
+      </div>
+      {trimmed && (
+        <div className="field">
+          <label className="label" htmlFor="local-input">
+            Verification email
+          </label>
+          <div className="field has-addons">
+            <div className="control is-expanded">
+              <input
+                id="local-input"
+                className="input"
+                type="text"
+                placeholder="postmaster"
+                value={local}
+                onChange={(e) => setLocal(e.target.value)}
+                autoComplete="off"
+                data-testid="local-input"
+              />
+            </div>
+            <div className="control">
+              <span className="button is-static" data-testid="domain-suffix">
+                @{trimmed}
+              </span>
+            </div>
+          </div>
+          <p className="help">We send a link to this address; opening it proves you receive mail at the domain.</p>
+        </div>
+      )}
+      {success && (
+        <div className="notification is-success is-light" data-testid="domain-success">
+          {success}
+        </div>
+      )}
+      {error && (
+        <div className="notification is-danger is-light" data-testid="domain-error">
+          {error}
+        </div>
+      )}
     </Modal>
   );
 }
