@@ -3,6 +3,7 @@
 // closes; lines the server refused stay listed with their line numbers so they can be fixed.
 import { useState } from 'react';
 import type { AddOutcome } from '../islands/stores/suppressions.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 
 interface Props {
@@ -38,20 +39,11 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
       cardClassName="add-recipients"
       onSubmit={() => void submit()}
       footerClassName="buttons is-right"
+      dismiss="Cancel"
       footer={
-        <>
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            className={`button is-primary${sending ? ' is-loading' : ''}`}
-            disabled={empty || sending}
-            data-testid="add-recipients-submit"
-          >
-            Add Recipients
-          </button>
-        </>
+        <BusyButton type="submit" className="is-primary" busy={sending} disabled={empty} testId="add-recipients-submit">
+          Add Recipients
+        </BusyButton>
       }
     >
       <div className="field">

@@ -6,6 +6,7 @@ import type { AnswerOf } from '../contract/client.ts';
 import { call } from '../lib/api.ts';
 import { createKey } from '../islands/stores/api-keys.ts';
 import CopyField from './CopyField.tsx';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 
 type DomainRow = AnswerOf<'GET /v1/domains'>['domains'][number];
@@ -47,26 +48,16 @@ export default function ApiKeyModal({ onClose }: { onClose(): void }) {
       testId="api-key-modal"
       className="api-key-modal"
       onSubmit={() => (token ? onClose() : void create())}
+      dismiss={token ? undefined : 'Cancel'}
       footer={
         token ? (
           <button key="done" type="submit" className="button is-primary" data-testid="api-key-done">
             Done
           </button>
         ) : (
-          <>
-            <button type="button" className="button" onClick={onClose}>
-              Cancel
-            </button>
-            <button
-              key="create"
-              type="submit"
-              className={`button is-primary${saving ? ' is-loading' : ''}`}
-              disabled={saving}
-              data-testid="api-key-submit"
-            >
-              Create
-            </button>
-          </>
+          <BusyButton key="create" type="submit" className="is-primary" busy={saving} testId="api-key-submit">
+            Create
+          </BusyButton>
         )
       }
     >

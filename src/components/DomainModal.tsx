@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { DOMAIN_PATTERN, INVALID_DOMAIN_MESSAGE } from '../lib/domain-name.ts';
 import { MODAL_ERROR_CLEAR_MS, MODAL_SUCCESS_CLOSE_MS } from '../lib/timings.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 
 interface Props {
@@ -52,20 +53,11 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
       onClose={onClose}
       testId="domain-modal"
       onSubmit={() => void send()}
+      dismiss="Back"
       footer={
-        <>
-          <button type="button" className="button" onClick={onClose}>
-            Back
-          </button>
-          <button
-            type="submit"
-            className={`button is-primary${loading ? ' is-loading' : ''}`}
-            disabled={disabled}
-            data-testid="send-verification"
-          >
-            Send Verification Email
-          </button>
-        </>
+        <BusyButton type="submit" className="is-primary" busy={loading} disabled={disabled} testId="send-verification">
+          Send Verification Email
+        </BusyButton>
       }
     >
       <div className="field">

@@ -26,7 +26,9 @@ interface Props {
   focusClose?: boolean;
   /** Names the body and lets the keyboard reach it, for a body that scrolls on a small screen (WCAG 2.1.1). */
   bodyLabel?: string;
-  /** The foot's buttons. */
+  /** The label of a first button in the foot that closes the modal: 'Cancel', 'Back', 'Close'. */
+  dismiss?: string;
+  /** The foot's (other) buttons. */
   footer: ReactNode;
   /** Classes beside `modal-card-foot`; Bulma's `buttons` unless given. */
   footerClassName?: string;
@@ -45,7 +47,7 @@ function focusables(root: HTMLElement): HTMLElement[] {
 }
 
 export default function Modal(props: Props) {
-  const { title, onClose, testId, className, cardClassName, onSubmit, focusClose, bodyLabel, footer } = props;
+  const { title, onClose, testId, className, cardClassName, onSubmit, focusClose, bodyLabel, dismiss } = props;
   const ownId = useId();
   const titleId = props.titleId ?? `${ownId}-title`;
   const root = useRef<HTMLDivElement>(null);
@@ -105,7 +107,14 @@ export default function Modal(props: Props) {
         <section className="modal-card-body" tabIndex={bodyLabel ? 0 : undefined} aria-label={bodyLabel}>
           {props.children}
         </section>
-        <footer className={`modal-card-foot ${props.footerClassName ?? 'buttons'}`.trimEnd()}>{footer}</footer>
+        <footer className={`modal-card-foot ${props.footerClassName ?? 'buttons'}`.trimEnd()}>
+          {dismiss && (
+            <button type="button" className="button" onClick={onClose}>
+              {dismiss}
+            </button>
+          )}
+          {props.footer}
+        </footer>
       </Card>
     </div>
   );

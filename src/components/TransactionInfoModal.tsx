@@ -5,7 +5,9 @@
 import { formatMoment, isoOf } from '../lib/dates.ts';
 import { addressText, customHeaders, eventView } from '../lib/transaction-info-view.ts';
 import type { CancelState, InfoTransaction, TimelineState } from '../islands/stores/transaction-info.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import RetryButton from './RetryButton.tsx';
 
 interface Props {
   tx: InfoTransaction;
@@ -34,10 +36,7 @@ function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): v
   if (timeline.status === 'failed') {
     return (
       <p className="has-text-grey" data-testid="timeline-failed">
-        The timeline could not be loaded.{' '}
-        <button type="button" className="button is-small is-light" onClick={onRetry}>
-          Retry
-        </button>
+        The timeline could not be loaded. <RetryButton onRetry={onRetry} />
       </p>
     );
   }
@@ -91,15 +90,14 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
       footer={
         <>
           {tx.trans_status === 'scheduled' && (
-            <button
-              type="button"
-              className={`button is-danger is-light${cancel.status === 'canceling' ? ' is-loading' : ''}`}
+            <BusyButton
+              className="is-danger is-light"
+              busy={cancel.status === 'canceling'}
               onClick={onCancel}
-              disabled={cancel.status === 'canceling'}
-              data-testid="info-cancel"
+              testId="info-cancel"
             >
               Cancel Sending
-            </button>
+            </BusyButton>
           )}
           {cancel.status === 'failed' && (
             <p className="help is-danger" role="alert" data-testid="info-cancel-error">

@@ -10,6 +10,7 @@ import Pagination from './Pagination.tsx';
 import SortableHeader from './SortableHeader.tsx';
 import TableStatusRows from './TableStatusRows.tsx';
 import EmailText from './EmailText.tsx';
+import LineIcon from './LineIcon.tsx';
 
 interface Props {
   list: ListState<TransactionWire>;
@@ -32,21 +33,11 @@ function EyeIcon({ opened }: { opened: boolean }) {
       title={label}
       data-testid="opened-icon"
     >
-      <svg
-        viewBox="0 0 24 24"
-        width="18"
-        height="18"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="2"
-        strokeLinecap="round"
-        strokeLinejoin="round"
-        aria-hidden="true"
-      >
+      <LineIcon size={18}>
         <path d="M1 12s4-8 11-8 11 8 11 8-4 8-11 8-11-8-11-8z" />
         <circle cx="12" cy="12" r="3" />
         {!opened && <line x1="3" y1="3" x2="21" y2="21" />}
-      </svg>
+      </LineIcon>
     </span>
   );
 }

@@ -6,6 +6,7 @@ import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatReportDate } from '../lib/dates.ts';
 import { PROGRESS_LABEL } from '../lib/webhook-progress.ts';
 import { closeLog, openLog, replayLog, replaying } from '../islands/stores/webhook-logs.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 
 export default function WebhookLogModal() {
@@ -20,21 +21,17 @@ export default function WebhookLogModal() {
       testId="webhook-log-modal"
       className="webhook-log-modal"
       bodyLabel="Request and attempts"
+      dismiss="Close"
       footer={
-        <>
-          <button type="button" className="button" onClick={closeLog}>
-            Close
-          </button>
-          <button
-            type="button"
-            className={`button is-primary${busy ? ' is-loading' : ''}`}
-            disabled={!detail || busy}
-            onClick={() => void replayLog(open.id)}
-            data-testid="webhook-log-replay"
-          >
-            Replay
-          </button>
-        </>
+        <BusyButton
+          className="is-primary"
+          busy={busy}
+          disabled={!detail}
+          onClick={() => void replayLog(open.id)}
+          testId="webhook-log-replay"
+        >
+          Replay
+        </BusyButton>
       }
     >
       {!detail && <p className="has-text-grey">{open.failed ? 'This entry could not be loaded.' : 'Loading…'}</p>}

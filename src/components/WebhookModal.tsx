@@ -15,6 +15,7 @@ import {
   WEBHOOK_EVENTS,
   WEBHOOK_VERBS,
 } from '../islands/stores/webhook.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 
 interface Props {
@@ -87,20 +88,11 @@ export default function WebhookModal({ webhook, onClose }: Props) {
       testId="webhook-modal"
       className="webhook-modal"
       onSubmit={() => void save()}
+      dismiss="Cancel"
       footer={
-        <>
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            className={`button is-primary${saving ? ' is-loading' : ''}`}
-            disabled={saving}
-            data-testid="webhook-save"
-          >
-            Save
-          </button>
-        </>
+        <BusyButton type="submit" className="is-primary" busy={saving} testId="webhook-save">
+          Save
+        </BusyButton>
       }
     >
       <div className="field">
@@ -249,15 +241,9 @@ export default function WebhookModal({ webhook, onClose }: Props) {
             >
               Rotate secret
             </button>
-            <button
-              type="button"
-              className={`button is-small${testing ? ' is-loading' : ''}`}
-              onClick={() => void runTest()}
-              disabled={testing}
-              data-testid="webhook-test"
-            >
+            <BusyButton className="is-small" busy={testing} onClick={() => void runTest()} testId="webhook-test">
               Send test event
-            </button>
+            </BusyButton>
           </div>
           {test && (
             <p

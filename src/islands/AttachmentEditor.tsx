@@ -28,23 +28,14 @@ import {
   uploadFiles,
   uploads,
 } from './stores/attachments.ts';
+import LineIcon from '../components/LineIcon.tsx';
 
 function TrashIcon() {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      width="16"
-      height="16"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-    >
+    <LineIcon size={16}>
       <polyline points="3 6 5 6 21 6" />
       <path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6" />
-    </svg>
+    </LineIcon>
   );
 }
 

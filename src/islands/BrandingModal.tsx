@@ -3,6 +3,7 @@
 // pickers Page (Text, Background), Button (Text, Background), Link (Text), Cancel and Update.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect, useState } from 'react';
+import BusyButton from '../components/BusyButton.tsx';
 import Modal from '../components/Modal.tsx';
 import { logoProblem } from '../lib/logo-check.ts';
 import { type Branding, branding, deleteLogo, loadBranding, saveBranding } from './stores/attachments.ts';
@@ -63,15 +64,15 @@ export default function BrandingModal() {
               <button type="button" className="button" onClick={() => setOpen(false)} disabled={pending}>
                 Cancel
               </button>
-              <button
-                type="button"
-                className={`button is-primary${pending ? ' is-loading' : ''}`}
+              <BusyButton
+                className="is-primary"
+                busy={pending}
+                disabled={problem !== null}
                 onClick={() => void update()}
-                disabled={pending || problem !== null}
-                data-testid="branding-update"
+                testId="branding-update"
               >
                 Update
-              </button>
+              </BusyButton>
             </>
           }
         >

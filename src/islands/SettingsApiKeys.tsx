@@ -1,4 +1,5 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
+import BusyButton from '../components/BusyButton.tsx';
 import Modal from '../components/Modal.tsx';
 import { CONSOLE_MOMENT, formatUnix } from '../lib/dates.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
@@ -118,21 +119,11 @@ function ConfirmDelete({ apiKey, onClose }: { apiKey: ApiKeyRow; onClose(): void
       title="Delete API key"
       onClose={onClose}
       testId="api-key-delete-modal"
+      dismiss="Cancel"
       footer={
-        <>
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className={`button is-danger${busy ? ' is-loading' : ''}`}
-            disabled={busy}
-            onClick={() => void confirm()}
-            data-testid="api-key-delete-confirm"
-          >
-            Delete
-          </button>
-        </>
+        <BusyButton className="is-danger" busy={busy} onClick={() => void confirm()} testId="api-key-delete-confirm">
+          Delete
+        </BusyButton>
       }
     >
       <p>

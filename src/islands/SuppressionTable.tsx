@@ -14,6 +14,8 @@ import {
 } from './stores/suppressions.ts';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
+import LineIcon from '../components/LineIcon.tsx';
+import LoadFailed from '../components/LoadFailed.tsx';
 
 const ORIGIN_LABEL: Record<SuppressionOrigin, string> = {
   user: 'User',
@@ -96,22 +98,12 @@ function Pager({ meta }: { meta: PageMeta }) {
 
 function TrashIcon() {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      width="16"
-      height="16"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-    >
+    <LineIcon size={16}>
       <polyline points="3 6 5 6 21 6" />
       <path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6" />
       <path d="M10 11v6M14 11v6" />
       <path d="M9 6V4a1 1 0 0 1 1-1h4a1 1 0 0 1 1 1v2" />
-    </svg>
+    </LineIcon>
   );
 }
 
@@ -129,12 +121,12 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
 
   if ($list.status === 'failed') {
     return (
-      <p className="has-text-grey suppression-failed" data-testid="suppression-failed">
-        The suppression list could not be loaded.{' '}
-        <button type="button" className="button is-small is-text" onClick={() => void loadSuppressions()}>
-          Retry
-        </button>
-      </p>
+      <LoadFailed
+        message="The suppression list could not be loaded."
+        onRetry={() => void loadSuppressions()}
+        className="suppression-failed"
+        testId="suppression-failed"
+      />
     );
   }
   const loading = $list.status === 'loading';

@@ -25,6 +25,7 @@ import {
   unpublishedChanges,
   verifiedDomains,
 } from './stores/template-editor.ts';
+import BusyButton from '../components/BusyButton.tsx';
 
 /** A field's inline message, linked to its input by id. */
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
@@ -266,14 +267,9 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
             />
           </div>
           <div className="buttons">
-            <button
-              type="submit"
-              className={`button is-primary${pending ? ' is-loading' : ''}`}
-              disabled={pending}
-              data-testid="save"
-            >
+            <BusyButton type="submit" className="is-primary" busy={pending} testId="save">
               Save
-            </button>
+            </BusyButton>
             <button
               type="button"
               className="button is-success"

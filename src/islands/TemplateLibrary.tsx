@@ -28,6 +28,8 @@ import {
   typeSearch,
 } from './stores/templates.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
+import BusyButton from '../components/BusyButton.tsx';
+import SearchInput from '../components/SearchInput.tsx';
 
 export default function TemplateLibrary({ initial }: { initial: { data: TemplateWire[]; meta: PageMeta } }) {
   const $stored = useIslandStore(list);
@@ -46,26 +48,23 @@ export default function TemplateLibrary({ initial }: { initial: { data: Template
     <div className="template-library">
       <div className="template-list">
         <div className="template-toolbar">
-          <div className="control template-search">
-            <input
-              className="input"
-              type="search"
-              placeholder="Search"
-              aria-label="Search templates by name"
-              value={$search}
-              onChange={(e) => typeSearch(e.target.value)}
-              data-testid="template-search"
-            />
-          </div>
-          <button
-            type="button"
-            className={`button is-danger is-light${$deleting ? ' is-loading' : ''}`}
-            disabled={$checked === null || $deleting}
+          <SearchInput
+            value={$search}
+            onType={typeSearch}
+            placeholder="Search"
+            label="Search templates by name"
+            className="template-search"
+            testId="template-search"
+          />
+          <BusyButton
+            className="is-danger is-light"
+            busy={$deleting}
+            disabled={$checked === null}
             onClick={() => void deleteChecked()}
-            data-testid="delete-template"
+            testId="delete-template"
           >
             Delete
-          </button>
+          </BusyButton>
         </div>
         <div className="table-container">
           <table
