@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { AddOutcome } from '../islands/stores/suppressions.ts';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import Field from './Field.tsx';
 
 interface Props {
   onClose(): void;
@@ -46,27 +47,27 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
         </BusyButton>
       }
     >
-      <div className="field">
-        <label className="label" htmlFor="add-recipients-emails">
-          Email addresses
-        </label>
-        <div className="control">
-          <textarea
-            id="add-recipients-emails"
-            className="textarea"
-            rows={8}
-            placeholder={'jane@example.com\njohn@example.org'}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            aria-describedby="add-recipients-help"
-            autoFocus
-            data-testid="add-recipients-textarea"
-          />
-        </div>
-        <p className="help" id="add-recipients-help">
-          One email address per line. Mail to these addresses will not be sent.
-        </p>
-      </div>
+      <Field
+        id="add-recipients-emails"
+        label="Email addresses"
+        help={
+          <p className="help" id="add-recipients-help">
+            One email address per line. Mail to these addresses will not be sent.
+          </p>
+        }
+      >
+        <textarea
+          id="add-recipients-emails"
+          className="textarea"
+          rows={8}
+          placeholder={'jane@example.com\njohn@example.org'}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          aria-describedby="add-recipients-help"
+          autoFocus
+          data-testid="add-recipients-textarea"
+        />
+      </Field>
       {outcome?.ok && (
         <p className="notification is-warning is-light" data-testid="add-recipients-summary">
           {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not added:

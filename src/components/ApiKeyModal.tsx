@@ -8,6 +8,7 @@ import { createKey } from '../islands/stores/api-keys.ts';
 import CopyField from './CopyField.tsx';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import Field from './Field.tsx';
 
 type DomainRow = AnswerOf<'GET /v1/domains'>['domains'][number];
 
@@ -70,75 +71,70 @@ export default function ApiKeyModal({ onClose }: { onClose(): void }) {
         </>
       ) : (
         <>
-          <div className="field">
-            <label className="label" htmlFor={`${id}-name`}>
-              Name
-            </label>
-            <div className="control">
-              <input
-                id={`${id}-name`}
-                className={`input${problem ? ' is-danger' : ''}`}
-                maxLength={50}
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                placeholder="Production"
-                autoComplete="off"
-                aria-invalid={problem ? true : undefined}
-                aria-describedby={problem ? `${id}-problem` : undefined}
-                data-testid="api-key-name"
-              />
-            </div>
-            {problem && (
-              <p className="help is-danger" id={`${id}-problem`}>
-                {problem}
+          <Field
+            id={`${id}-name`}
+            label="Name"
+            help={
+              problem && (
+                <p className="help is-danger" id={`${id}-problem`}>
+                  {problem}
+                </p>
+              )
+            }
+          >
+            <input
+              id={`${id}-name`}
+              className={`input${problem ? ' is-danger' : ''}`}
+              maxLength={50}
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              placeholder="Production"
+              autoComplete="off"
+              aria-invalid={problem ? true : undefined}
+              aria-describedby={problem ? `${id}-problem` : undefined}
+              data-testid="api-key-name"
+            />
+          </Field>
+          <Field
+            id={`${id}-permission`}
+            label="Permission"
+            help={
+              <p className="help">
+                {permission === 'full_access'
+                  ? 'Every call the account’s key can make, managing API keys too.'
+                  : 'Only sending, over the API or SMTP.'}
               </p>
-            )}
-          </div>
-          <div className="field">
-            <label className="label" htmlFor={`${id}-permission`}>
-              Permission
-            </label>
-            <div className="control">
+            }
+          >
+            <select
+              className="input api-key-select"
+              id={`${id}-permission`}
+              value={permission}
+              onChange={(e) => setPermission(e.target.value as typeof permission)}
+              data-testid="api-key-permission-select"
+            >
+              <option value="full_access">Full access</option>
+              <option value="sending_access">Sending access</option>
+            </select>
+          </Field>
+          {permission === 'sending_access' && (
+            <Field id={`${id}-domain`} label="Domain">
               <select
                 className="input api-key-select"
-                id={`${id}-permission`}
-                value={permission}
-                onChange={(e) => setPermission(e.target.value as typeof permission)}
-                data-testid="api-key-permission-select"
+                id={`${id}-domain`}
+                value={domainId}
+                onChange={(e) => setDomainId(e.target.value)}
+                data-testid="api-key-domain"
               >
-                <option value="full_access">Full access</option>
-                <option value="sending_access">Sending access</option>
+                <option value="">Any domain of the account</option>
+                {domains.map((d) => (
+                  <option key={d.domain_id} value={String(d.domain_id)}>
+                    {d.domain_domain}
+                    {d.domain_sending_verified === 'yes' ? '' : ' (not verified)'}
+                  </option>
+                ))}
               </select>
-            </div>
-            <p className="help">
-              {permission === 'full_access'
-                ? 'Every call the account’s key can make, managing API keys too.'
-                : 'Only sending, over the API or SMTP.'}
-            </p>
-          </div>
-          {permission === 'sending_access' && (
-            <div className="field">
-              <label className="label" htmlFor={`${id}-domain`}>
-                Domain
-              </label>
-              <div className="control">
-                <select
-                  className="input api-key-select"
-                  id={`${id}-domain`}
-                  value={domainId}
-                  onChange={(e) => setDomainId(e.target.value)}
-                  data-testid="api-key-domain"
-                >
-                  <option value="">Any domain of the account</option>
-                  {domains.map((d) => (
-                    <option key={d.domain_id} value={String(d.domain_id)}>
-                      {d.domain_domain}
-                      {d.domain_sending_verified === 'yes' ? '' : ' (not verified)'}
-                    </option>
-                  ))}
-                </select>
-              </div>
-            </div>
+            </Field>
           )}
         </>
       )}

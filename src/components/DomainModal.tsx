@@ -7,6 +7,7 @@ import { DOMAIN_PATTERN, INVALID_DOMAIN_MESSAGE } from '../lib/domain-name.ts';
 import { MODAL_ERROR_CLEAR_MS, MODAL_SUCCESS_CLOSE_MS } from '../lib/timings.ts';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import Field from './Field.tsx';
 
 interface Props {
   onClose(): void;
@@ -60,34 +61,39 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
         </BusyButton>
       }
     >
-      <div className="field">
-        <label className="label" htmlFor="domain-input">
-          Domain
-        </label>
-        <div className="control">
-          <input
-            id="domain-input"
-            className={`input${trimmed && !domainValid ? ' is-danger' : ''}`}
-            type="text"
-            placeholder="example.com"
-            value={domain}
-            onChange={(e) => setDomain(e.target.value)}
-            autoComplete="off"
-            autoFocus
-            data-testid="domain-input"
-          />
-        </div>
-        {trimmed && !domainValid && (
-          <p className="help is-danger" data-testid="domain-invalid">
-            {INVALID_DOMAIN_MESSAGE}
-          </p>
-        )}
-      </div>
+      <Field
+        id="domain-input"
+        label="Domain"
+        help={
+          trimmed &&
+          !domainValid && (
+            <p className="help is-danger" data-testid="domain-invalid">
+              {INVALID_DOMAIN_MESSAGE}
+            </p>
+          )
+        }
+      >
+        <input
+          id="domain-input"
+          className={`input${trimmed && !domainValid ? ' is-danger' : ''}`}
+          type="text"
+          placeholder="example.com"
+          value={domain}
+          onChange={(e) => setDomain(e.target.value)}
+          autoComplete="off"
+          autoFocus
+          data-testid="domain-input"
+        />
+      </Field>
       {trimmed && (
-        <div className="field">
-          <label className="label" htmlFor="local-input">
-            Verification email
-          </label>
+        <Field
+          id="local-input"
+          label="Verification email"
+          bare
+          help={
+            <p className="help">We send a link to this address; opening it proves you receive mail at the domain.</p>
+          }
+        >
           <div className="field has-addons">
             <div className="control is-expanded">
               <input
@@ -107,8 +113,7 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
               </span>
             </div>
           </div>
-          <p className="help">We send a link to this address; opening it proves you receive mail at the domain.</p>
-        </div>
+        </Field>
       )}
       {success && (
         <div className="notification is-success is-light" data-testid="domain-success">

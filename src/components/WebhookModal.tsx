@@ -17,6 +17,7 @@ import {
 } from '../islands/stores/webhook.ts';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import Field from './Field.tsx';
 
 interface Props {
   webhook: Webhook | undefined;
@@ -95,62 +96,47 @@ export default function WebhookModal({ webhook, onClose }: Props) {
         </BusyButton>
       }
     >
-      <div className="field">
-        <label className="label" htmlFor={`${id}-url`}>
-          URL
-        </label>
-        <div className="control">
-          <input
-            id={`${id}-url`}
-            className="input"
-            type="url"
-            inputMode="url"
-            placeholder="https://example.com/webhooks/transact"
-            value={draft.url}
-            onChange={(e) => set({ url: e.target.value })}
-            autoComplete="off"
-            data-testid="webhook-url-input"
-          />
-        </div>
-      </div>
+      <Field id={`${id}-url`} label="URL">
+        <input
+          id={`${id}-url`}
+          className="input"
+          type="url"
+          inputMode="url"
+          placeholder="https://example.com/webhooks/transact"
+          value={draft.url}
+          onChange={(e) => set({ url: e.target.value })}
+          autoComplete="off"
+          data-testid="webhook-url-input"
+        />
+      </Field>
       <div className="webhook-modal-row">
-        <div className="field">
-          <label className="label" htmlFor={`${id}-verb`}>
-            Method
-          </label>
-          <div className="control">
-            <select
-              id={`${id}-verb`}
-              className="input webhook-select"
-              value={draft.verb}
-              onChange={(e) => set({ verb: e.target.value as Webhook['verb'] })}
-              data-testid="webhook-verb-select"
-            >
-              {WEBHOOK_VERBS.map((v) => (
-                <option key={v} value={v}>
-                  {v.toUpperCase()}
-                </option>
-              ))}
-            </select>
-          </div>
-        </div>
-        <div className="field">
-          <label className="label" htmlFor={`${id}-auth`}>
-            Authentication
-          </label>
-          <div className="control">
-            <select
-              id={`${id}-auth`}
-              className="input webhook-select"
-              value={draft.auth_type ?? ''}
-              onChange={(e) => chooseAuth(e.target.value)}
-              data-testid="webhook-auth-select"
-            >
-              <option value="">None</option>
-              <option value="basic">Basic</option>
-            </select>
-          </div>
-        </div>
+        <Field id={`${id}-verb`} label="Method">
+          <select
+            id={`${id}-verb`}
+            className="input webhook-select"
+            value={draft.verb}
+            onChange={(e) => set({ verb: e.target.value as Webhook['verb'] })}
+            data-testid="webhook-verb-select"
+          >
+            {WEBHOOK_VERBS.map((v) => (
+              <option key={v} value={v}>
+                {v.toUpperCase()}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id={`${id}-auth`} label="Authentication">
+          <select
+            id={`${id}-auth`}
+            className="input webhook-select"
+            value={draft.auth_type ?? ''}
+            onChange={(e) => chooseAuth(e.target.value)}
+            data-testid="webhook-auth-select"
+          >
+            <option value="">None</option>
+            <option value="basic">Basic</option>
+          </select>
+        </Field>
         <div className="field webhook-active">
           <label className="checkbox">
             <input
@@ -165,10 +151,7 @@ export default function WebhookModal({ webhook, onClose }: Props) {
       </div>
       {draft.auth_type === 'basic' && draft.auth_details && (
         <div className="webhook-modal-row" data-testid="webhook-basic-fields">
-          <div className="field">
-            <label className="label" htmlFor={`${id}-user`}>
-              Username
-            </label>
+          <Field id={`${id}-user`} label="Username" bare>
             <input
               id={`${id}-user`}
               className="input"
@@ -178,11 +161,8 @@ export default function WebhookModal({ webhook, onClose }: Props) {
               onChange={(e) => set({ auth_details: { ...draft.auth_details!, username: e.target.value } })}
               data-testid="webhook-username"
             />
-          </div>
-          <div className="field">
-            <label className="label" htmlFor={`${id}-password`}>
-              Password
-            </label>
+          </Field>
+          <Field id={`${id}-password`} label="Password" bare>
             <input
               id={`${id}-password`}
               className="input"
@@ -192,7 +172,7 @@ export default function WebhookModal({ webhook, onClose }: Props) {
               onChange={(e) => set({ auth_details: { ...draft.auth_details!, password: e.target.value } })}
               data-testid="webhook-password"
             />
-          </div>
+          </Field>
         </div>
       )}
       <fieldset className="field">

@@ -29,6 +29,7 @@ import {
   uploads,
 } from './stores/attachments.ts';
 import LineIcon from '../components/LineIcon.tsx';
+import Field from '../components/Field.tsx';
 
 function TrashIcon() {
   return (
@@ -54,10 +55,18 @@ function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: numb
     // created once: the picker keeps its own value from then on
   }, []);
   return (
-    <div className="field">
-      <label className="label" htmlFor="attachment-expiry">
-        Expiry date and time (UTC)
-      </label>
+    <Field
+      id="attachment-expiry"
+      label="Expiry date and time (UTC)"
+      bare
+      help={
+        error && (
+          <p id="attachment-expiry-error" className="help is-danger" role="alert" data-testid="attachment-expiry-error">
+            {error}
+          </p>
+        )
+      }
+    >
       <input
         id="attachment-expiry"
         ref={input}
@@ -68,12 +77,7 @@ function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: numb
         aria-describedby={error ? 'attachment-expiry-error' : undefined}
         data-testid="attachment-expiry"
       />
-      {error && (
-        <p id="attachment-expiry-error" className="help is-danger" role="alert" data-testid="attachment-expiry-error">
-          {error}
-        </p>
-      )}
-    </div>
+    </Field>
   );
 }
 
@@ -341,10 +345,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                     </label>
                   </div>
                   {$draft.accessLimit > 0 && (
-                    <div className="field">
-                      <label className="label" htmlFor="attachment-limit">
-                        Access limit
-                      </label>
+                    <Field id="attachment-limit" label="Access limit" bare>
                       <input
                         id="attachment-limit"
                         className="input"
@@ -357,7 +358,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                         }
                         data-testid="attachment-limit"
                       />
-                    </div>
+                    </Field>
                   )}
                   <h2 className="title is-6">Integration ID</h2>
                   {$draft.integrationId ? (

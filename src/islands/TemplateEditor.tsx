@@ -26,6 +26,7 @@ import {
   verifiedDomains,
 } from './stores/template-editor.ts';
 import BusyButton from '../components/BusyButton.tsx';
+import Field from '../components/Field.tsx';
 
 /** A field's inline message, linked to its input by id. */
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
@@ -134,10 +135,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
     >
       <div className="editor-fields card">
         <div className="card-content">
-          <div className="field">
-            <label className="label" htmlFor="template-name">
-              Name
-            </label>
+          <Field id="template-name" label="Name" bare help={<FieldError id="error-name" message={$errors.name} />}>
             <input
               id="template-name"
               className={`input${$errors.name ? ' is-danger' : ''}`}
@@ -148,13 +146,9 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               onChange={(e) => setField('name', e.target.value)}
               data-testid="field-name"
             />
-            <FieldError id="error-name" message={$errors.name} />
-          </div>
+          </Field>
           <div className="columns">
-            <div className="column is-5 field">
-              <label className="label" htmlFor="from-name">
-                From name
-              </label>
+            <Field id="from-name" label="From name" className="column is-5" bare>
               <input
                 id="from-name"
                 className="input"
@@ -163,19 +157,21 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
                 onChange={(e) => setField('from_name', e.target.value)}
                 data-testid="field-from-name"
               />
-            </div>
-            <div className="column field from-field">
-              <label className="label" htmlFor="from-local">
-                From email
-              </label>
+            </Field>
+            <Field
+              id="from-local"
+              label="From email"
+              className="column from-field"
+              bare
+              help={<FieldError id="error-from-email" message={$errors.from_email} />}
+            >
               <FromAddress
                 value={$fields.from_email}
                 domains={$domains}
                 error={$errors.from_email}
                 onChange={setFromEmail}
               />
-              <FieldError id="error-from-email" message={$errors.from_email} />
-            </div>
+            </Field>
           </div>
           <div className="field">
             <label className="checkbox">
@@ -188,10 +184,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               Use different reply to Email
             </label>
           </div>
-          <div className="field">
-            <label className="label" htmlFor="reply-email">
-              Reply to email
-            </label>
+          <Field id="reply-email" label="Reply to email" bare>
             <input
               id="reply-email"
               className="input"
@@ -201,11 +194,8 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               onChange={(e) => setField('reply_email', e.target.value)}
               data-testid="field-reply-email"
             />
-          </div>
-          <div className="field">
-            <label className="label" htmlFor="subject">
-              Subject
-            </label>
+          </Field>
+          <Field id="subject" label="Subject" bare help={<FieldError id="error-subject" message={$errors.subject} />}>
             <input
               id="subject"
               className={`input${$errors.subject ? ' is-danger' : ''}`}
@@ -215,12 +205,8 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               onChange={(e) => setField('subject', e.target.value)}
               data-testid="field-subject"
             />
-            <FieldError id="error-subject" message={$errors.subject} />
-          </div>
-          <div className="field">
-            <label className="label" htmlFor="description">
-              Description
-            </label>
+          </Field>
+          <Field id="description" label="Description" bare>
             <input
               id="description"
               className="input"
@@ -229,7 +215,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               onChange={(e) => setField('description', e.target.value)}
               data-testid="field-description"
             />
-          </div>
+          </Field>
           <div className="field">
             <span className="label" id="html-label">
               HTML
@@ -252,10 +238,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               <code>{'{{#each items}}…{{/each}}'}</code>.
             </p>
           </div>
-          <div className="field">
-            <label className="label" htmlFor="content-text">
-              Text part
-            </label>
+          <Field id="content-text" label="Text part" bare>
             <textarea
               id="content-text"
               className="textarea is-family-monospace"
@@ -265,7 +248,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               onChange={(e) => setField('content_text', e.target.value)}
               data-testid="field-content-text"
             />
-          </div>
+          </Field>
           <div className="buttons">
             <BusyButton type="submit" className="is-primary" busy={pending} testId="save">
               Save
@@ -305,10 +288,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
             </p>
           )}
           <TemplatePreview html={$preview.html} title="Template preview" />
-          <div className="field mt-3">
-            <label className="label" htmlFor="sample-variables">
-              Sample variables (JSON)
-            </label>
+          <Field id="sample-variables" label="Sample variables (JSON)" className="mt-3" bare>
             <textarea
               id="sample-variables"
               className="textarea is-family-monospace"
@@ -317,7 +297,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               onChange={(e) => setSampleText(e.target.value)}
               data-testid="sample-variables"
             />
-          </div>
+          </Field>
         </div>
       </div>
     </form>
