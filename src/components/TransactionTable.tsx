@@ -6,11 +6,10 @@ import { formatDate, formatMoment, formatTime, isoOf } from '../lib/dates.ts';
 import { clicksText, shownDate, statusOf } from '../lib/transaction-view.ts';
 import type { ListState } from '../islands/stores/list-state.ts';
 import type { TransactionQuery, TransactionSortKey, TransactionWire } from '../islands/stores/transactions.ts';
-import Pagination from './Pagination.tsx';
 import SortableHeader from './SortableHeader.tsx';
-import TableStatusRows from './TableStatusRows.tsx';
 import EmailText from './EmailText.tsx';
 import LineIcon from './LineIcon.tsx';
+import PagedTable from './PagedTable.tsx';
 
 interface Props {
   list: ListState<TransactionWire>;
@@ -97,56 +96,50 @@ export default function TransactionTable({ list, sort, onSort, onPage, onRetry, 
   };
   return (
     <div className="report-table transaction-table" aria-busy={loading} data-testid="transaction-table">
-      <div className="table-container">
-        <table className="table is-fullwidth is-hoverable">
-          <thead>
-            <tr>
-              <SortableHeader
-                label="Date"
-                direction={direction('dateSent')}
-                onSort={() => onSort('dateSent')}
-                className="date-column"
-                testId="sort-date"
-              />
-              <th>Recipient</th>
-              <th>Subject</th>
-              <th className="status-column">Status</th>
-              <th>Group</th>
-              <SortableHeader
-                label="Opened"
-                direction={direction('opens')}
-                onSort={() => onSort('opens')}
-                className="opened-column"
-                testId="sort-opened"
-              />
-              <SortableHeader
-                label="Clicks"
-                direction={direction('clicks')}
-                onSort={() => onSort('clicks')}
-                className="clicks-column"
-                testId="sort-clicks"
-              />
-              <th className="more-info-cell">
-                <span className="is-sr-only">More Info</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((tx) => (
-              <Row key={tx.trans_uuid} tx={tx} onMoreInfo={onMoreInfo} />
-            ))}
-            <TableStatusRows
-              columns={COLUMNS}
-              status={list.status}
-              rows={list.data.length}
-              what="transactions"
-              onRetry={onRetry}
-              testId="transactions"
+      <PagedTable
+        list={list}
+        head={
+          <>
+            <SortableHeader
+              label="Date"
+              direction={direction('dateSent')}
+              onSort={() => onSort('dateSent')}
+              className="date-column"
+              testId="sort-date"
             />
-          </tbody>
-        </table>
-      </div>
-      {list.meta && <Pagination meta={list.meta} onPage={onPage} testId="transactions" />}
+            <th>Recipient</th>
+            <th>Subject</th>
+            <th className="status-column">Status</th>
+            <th>Group</th>
+            <SortableHeader
+              label="Opened"
+              direction={direction('opens')}
+              onSort={() => onSort('opens')}
+              className="opened-column"
+              testId="sort-opened"
+            />
+            <SortableHeader
+              label="Clicks"
+              direction={direction('clicks')}
+              onSort={() => onSort('clicks')}
+              className="clicks-column"
+              testId="sort-clicks"
+            />
+            <th className="more-info-cell">
+              <span className="is-sr-only">More Info</span>
+            </th>
+          </>
+        }
+        columns={COLUMNS}
+        what="transactions"
+        onRetry={onRetry}
+        onPage={onPage}
+        testId="transactions"
+      >
+        {list.data.map((tx) => (
+          <Row key={tx.trans_uuid} tx={tx} onMoreInfo={onMoreInfo} />
+        ))}
+      </PagedTable>
     </div>
   );
 }
