@@ -94,37 +94,29 @@ export default function TransactionTable({ list, sort, onSort, onPage, onRetry, 
     const sortedBy = sort.key === key || (key === 'dateSent' && sort.key === 'trans_id');
     return sortedBy ? sort.direction : null;
   };
+  /** A sortable column's header; `name` makes its class (`${name}-column`) and test id (`sort-${name}`). */
+  const sortable = (key: TransactionSortKey, label: string, name: string) => (
+    <SortableHeader
+      label={label}
+      direction={direction(key)}
+      onSort={() => onSort(key)}
+      className={`${name}-column`}
+      testId={`sort-${name}`}
+    />
+  );
   return (
     <div className="report-table transaction-table" aria-busy={loading} data-testid="transaction-table">
       <PagedTable
         list={list}
         head={
           <>
-            <SortableHeader
-              label="Date"
-              direction={direction('dateSent')}
-              onSort={() => onSort('dateSent')}
-              className="date-column"
-              testId="sort-date"
-            />
+            {sortable('dateSent', 'Date', 'date')}
             <th>Recipient</th>
             <th>Subject</th>
             <th className="status-column">Status</th>
             <th>Group</th>
-            <SortableHeader
-              label="Opened"
-              direction={direction('opens')}
-              onSort={() => onSort('opens')}
-              className="opened-column"
-              testId="sort-opened"
-            />
-            <SortableHeader
-              label="Clicks"
-              direction={direction('clicks')}
-              onSort={() => onSort('clicks')}
-              className="clicks-column"
-              testId="sort-clicks"
-            />
+            {sortable('opens', 'Opened', 'opened')}
+            {sortable('clicks', 'Clicks', 'clicks')}
             <th className="more-info-cell">
               <span className="is-sr-only">More Info</span>
             </th>

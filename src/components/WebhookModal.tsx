@@ -36,6 +36,12 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   resubscribe: 'Resubscribe',
 };
 
+/** Basic authentication's two fields; a password manager must not fill in the account's own. */
+const CREDENTIALS = [
+  { key: 'username', label: 'Username', suffix: 'user', type: 'text', autoComplete: 'off' },
+  { key: 'password', label: 'Password', suffix: 'password', type: 'password', autoComplete: 'new-password' },
+] as const;
+
 export default function WebhookModal({ webhook, onClose }: Props) {
   const id = useId();
   const [draft, setDraft] = useState<Webhook>(() => (webhook ? { ...webhook } : defaultWebhook()));
@@ -151,28 +157,19 @@ export default function WebhookModal({ webhook, onClose }: Props) {
       </div>
       {draft.auth_type === 'basic' && draft.auth_details && (
         <div className="webhook-modal-row" data-testid="webhook-basic-fields">
-          <Field id={`${id}-user`} label="Username" bare>
-            <input
-              id={`${id}-user`}
-              className="input"
-              type="text"
-              autoComplete="off"
-              value={draft.auth_details.username}
-              onChange={(e) => set({ auth_details: { ...draft.auth_details!, username: e.target.value } })}
-              data-testid="webhook-username"
-            />
-          </Field>
-          <Field id={`${id}-password`} label="Password" bare>
-            <input
-              id={`${id}-password`}
-              className="input"
-              type="password"
-              autoComplete="new-password"
-              value={draft.auth_details.password}
-              onChange={(e) => set({ auth_details: { ...draft.auth_details!, password: e.target.value } })}
-              data-testid="webhook-password"
-            />
-          </Field>
+          {CREDENTIALS.map(({ key, label, suffix, type, autoComplete }) => (
+            <Field key={key} id={`${id}-${suffix}`} label={label} bare>
+              <input
+                id={`${id}-${suffix}`}
+                className="input"
+                type={type}
+                autoComplete={autoComplete}
+                value={draft.auth_details![key]}
+                onChange={(e) => set({ auth_details: { ...draft.auth_details!, [key]: e.target.value } })}
+                data-testid={`webhook-${key}`}
+              />
+            </Field>
+          ))}
         </div>
       )}
       <fieldset className="field">

@@ -31,6 +31,11 @@ import {
 import LineIcon from '../components/LineIcon.tsx';
 import Field from '../components/Field.tsx';
 
+const TABS = [
+  { key: 'files', label: 'Files' },
+  { key: 'settings', label: 'Settings' },
+] as const;
+
 function TrashIcon() {
   return (
     <LineIcon size={16}>
@@ -206,34 +211,22 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
           <section className="card editor-panel" aria-label="Link">
             <div className="tabs">
               <ul role="tablist">
-                <li role="presentation" className={tab === 'files' ? 'is-active' : undefined}>
-                  <a
-                    role="tab"
-                    aria-selected={tab === 'files'}
-                    href="#files"
-                    onClick={(e) => {
-                      e.preventDefault();
-                      setTab('files');
-                    }}
-                    data-testid="tab-files"
-                  >
-                    Files
-                  </a>
-                </li>
-                <li role="presentation" className={tab === 'settings' ? 'is-active' : undefined}>
-                  <a
-                    role="tab"
-                    aria-selected={tab === 'settings'}
-                    href="#settings"
-                    onClick={(e) => {
-                      e.preventDefault();
-                      setTab('settings');
-                    }}
-                    data-testid="tab-settings"
-                  >
-                    Settings
-                  </a>
-                </li>
+                {TABS.map(({ key, label }) => (
+                  <li key={key} role="presentation" className={tab === key ? 'is-active' : undefined}>
+                    <a
+                      role="tab"
+                      aria-selected={tab === key}
+                      href={`#${key}`}
+                      onClick={(e) => {
+                        e.preventDefault();
+                        setTab(key);
+                      }}
+                      data-testid={`tab-${key}`}
+                    >
+                      {label}
+                    </a>
+                  </li>
+                ))}
               </ul>
             </div>
             <div className="card-content">

@@ -41,6 +41,56 @@ function FieldError({ id, message }: { id: string; message: string | undefined }
 const invalid = (id: string, message: string | undefined) =>
   message ? { 'aria-invalid': true, 'aria-describedby': id } : {};
 
+/**
+ * One of the template's one-line fields, bound to the editor's store (test id `field-` and the field's
+ * name); a field the server checks (`errorId`) shows its problem below and is tied to it.
+ */
+function TextField({
+  field,
+  id,
+  label,
+  value,
+  type = 'text',
+  className,
+  placeholder,
+  readOnly,
+  errorId,
+  error,
+}: {
+  field: 'name' | 'from_name' | 'reply_email' | 'subject' | 'description';
+  id: string;
+  label: string;
+  value: string;
+  type?: 'text' | 'email';
+  className?: string;
+  placeholder?: string;
+  readOnly?: boolean;
+  errorId?: string;
+  error?: string;
+}) {
+  return (
+    <Field
+      id={id}
+      label={label}
+      className={className}
+      bare
+      help={errorId && <FieldError id={errorId} message={error} />}
+    >
+      <input
+        id={id}
+        className={`input${error ? ' is-danger' : ''}`}
+        type={type}
+        value={value}
+        placeholder={placeholder}
+        readOnly={readOnly}
+        {...(errorId && invalid(errorId, error))}
+        onChange={(e) => setField(field, e.target.value)}
+        data-testid={`field-${field.replace('_', '-')}`}
+      />
+    </Field>
+  );
+}
+
 /** The from address as a local part and one of the verified domains. */
 function FromAddress({
   value,
@@ -135,29 +185,23 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
     >
       <div className="editor-fields card">
         <div className="card-content">
-          <Field id="template-name" label="Name" bare help={<FieldError id="error-name" message={$errors.name} />}>
-            <input
-              id="template-name"
-              className={`input${$errors.name ? ' is-danger' : ''}`}
-              type="text"
-              value={$fields.name}
-              placeholder="Untitled Template"
-              {...invalid('error-name', $errors.name)}
-              onChange={(e) => setField('name', e.target.value)}
-              data-testid="field-name"
-            />
-          </Field>
+          <TextField
+            field="name"
+            id="template-name"
+            label="Name"
+            value={$fields.name}
+            placeholder="Untitled Template"
+            errorId="error-name"
+            error={$errors.name}
+          />
           <div className="columns">
-            <Field id="from-name" label="From name" className="column is-5" bare>
-              <input
-                id="from-name"
-                className="input"
-                type="text"
-                value={$fields.from_name}
-                onChange={(e) => setField('from_name', e.target.value)}
-                data-testid="field-from-name"
-              />
-            </Field>
+            <TextField
+              field="from_name"
+              id="from-name"
+              label="From name"
+              value={$fields.from_name}
+              className="column is-5"
+            />
             <Field
               id="from-local"
               label="From email"
@@ -184,38 +228,23 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               Use different reply to Email
             </label>
           </div>
-          <Field id="reply-email" label="Reply to email" bare>
-            <input
-              id="reply-email"
-              className="input"
-              type="email"
-              value={$fields.reply_email}
-              readOnly={!$different}
-              onChange={(e) => setField('reply_email', e.target.value)}
-              data-testid="field-reply-email"
-            />
-          </Field>
-          <Field id="subject" label="Subject" bare help={<FieldError id="error-subject" message={$errors.subject} />}>
-            <input
-              id="subject"
-              className={`input${$errors.subject ? ' is-danger' : ''}`}
-              type="text"
-              value={$fields.subject}
-              {...invalid('error-subject', $errors.subject)}
-              onChange={(e) => setField('subject', e.target.value)}
-              data-testid="field-subject"
-            />
-          </Field>
-          <Field id="description" label="Description" bare>
-            <input
-              id="description"
-              className="input"
-              type="text"
-              value={$fields.description}
-              onChange={(e) => setField('description', e.target.value)}
-              data-testid="field-description"
-            />
-          </Field>
+          <TextField
+            field="reply_email"
+            id="reply-email"
+            label="Reply to email"
+            type="email"
+            value={$fields.reply_email}
+            readOnly={!$different}
+          />
+          <TextField
+            field="subject"
+            id="subject"
+            label="Subject"
+            value={$fields.subject}
+            errorId="error-subject"
+            error={$errors.subject}
+          />
+          <TextField field="description" id="description" label="Description" value={$fields.description} />
           <div className="field">
             <span className="label" id="html-label">
               HTML
