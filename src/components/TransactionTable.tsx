@@ -10,6 +10,7 @@ import SortableHeader from './SortableHeader.tsx';
 import EmailText from './EmailText.tsx';
 import LineIcon from './LineIcon.tsx';
 import PagedTable from './PagedTable.tsx';
+import MoreInfoButton from './MoreInfoButton.tsx';
 
 interface Props {
   list: ListState<TransactionWire>;
@@ -75,14 +76,7 @@ function Row({ tx, onMoreInfo }: { tx: TransactionWire; onMoreInfo(tx: Transacti
         {clicksText(tx.trans_click_count)}
       </td>
       <td className="has-text-right more-info-cell">
-        <button
-          type="button"
-          className="button is-small is-info is-light"
-          onClick={() => onMoreInfo(tx)}
-          data-testid="more-info"
-        >
-          More Info
-        </button>
+        <MoreInfoButton onClick={() => onMoreInfo(tx)} />
       </td>
     </tr>
   );

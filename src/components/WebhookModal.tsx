@@ -18,6 +18,7 @@ import {
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 import Field from './Field.tsx';
+import Checkbox from './Checkbox.tsx';
 
 interface Props {
   webhook: Webhook | undefined;
@@ -143,17 +144,13 @@ export default function WebhookModal({ webhook, onClose }: Props) {
             <option value="basic">Basic</option>
           </select>
         </Field>
-        <div className="field webhook-active">
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={draft.status === 'enabled'}
-              onChange={(e) => set({ status: e.target.checked ? 'enabled' : 'disabled' })}
-              data-testid="webhook-active"
-            />{' '}
-            Active
-          </label>
-        </div>
+        <Checkbox
+          label="Active"
+          checked={draft.status === 'enabled'}
+          onChange={(on) => set({ status: on ? 'enabled' : 'disabled' })}
+          className="webhook-active"
+          testId="webhook-active"
+        />
       </div>
       {draft.auth_type === 'basic' && draft.auth_details && (
         <div className="webhook-modal-row" data-testid="webhook-basic-fields">

@@ -29,6 +29,7 @@ import ShownTransactionInfo from '../components/ShownTransactionInfo.tsx';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 import PagedTable from '../components/PagedTable.tsx';
+import MoreInfoButton from '../components/MoreInfoButton.tsx';
 
 interface Props {
   groupUuid: string;
@@ -193,16 +194,11 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
             ))}
             {moreInfo && (
               <td className="has-text-right">
-                <button
-                  type="button"
-                  className="button is-small is-info is-light"
+                <MoreInfoButton
                   onClick={() =>
                     showTransactionInfo({ ...row, tm_additional_headers: row.tm_additional_headers ?? '{}' })
                   }
-                  data-testid="more-info"
-                >
-                  More Info
-                </button>
+                />
               </td>
             )}
           </tr>

@@ -16,6 +16,7 @@ import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import LineIcon from '../components/LineIcon.tsx';
 import LoadFailed from '../components/LoadFailed.tsx';
+import RowCheck from '../components/RowCheck.tsx';
 
 const ORIGIN_LABEL: Record<SuppressionOrigin, string> = {
   user: 'User',
@@ -117,6 +118,7 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
   const $list = useSeededStore(list, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $checked = useIslandStore(checked);
   const $deleting = useIslandStore(deleting);
+  const selection = { checked: $checked, deleting: $deleting, onToggle: toggleChecked };
   useEffect(() => startSuppressions(first !== null), []);
 
   if ($list.status === 'failed') {
@@ -161,16 +163,7 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
                 className={$checked === row.email ? 'is-selected' : undefined}
                 data-testid="suppression-row"
               >
-                <td className="check-column">
-                  <input
-                    type="checkbox"
-                    aria-label={`Select ${row.email}`}
-                    checked={$checked === row.email}
-                    disabled={$deleting || ($checked !== null && $checked !== row.email)}
-                    onChange={() => toggleChecked(row.email)}
-                    data-testid="suppression-check"
-                  />
-                </td>
+                <RowCheck rowKey={row.email} name={row.email} selection={selection} testId="suppression-check" />
                 <td className="email-cell" data-testid="suppression-email">
                   {row.email}
                 </td>

@@ -27,6 +27,7 @@ import {
 } from './stores/template-editor.ts';
 import BusyButton from '../components/BusyButton.tsx';
 import Field from '../components/Field.tsx';
+import Checkbox from '../components/Checkbox.tsx';
 
 /** A field's inline message, linked to its input by id. */
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
@@ -43,31 +44,32 @@ const invalid = (id: string, message: string | undefined) =>
 
 /**
  * One of the template's one-line fields, bound to the editor's store (test id `field-` and the field's
- * name); a field the server checks (`errorId`) shows its problem below and is tied to it.
+ * name); a field Publish checks (`checkedAs`, its key among the problems) shows its problem below, tied
+ * to it as `error-<key>`.
  */
 function TextField({
   field,
   id,
   label,
-  value,
   type = 'text',
   className,
   placeholder,
   readOnly,
-  errorId,
-  error,
+  checkedAs,
 }: {
   field: 'name' | 'from_name' | 'reply_email' | 'subject' | 'description';
   id: string;
   label: string;
-  value: string;
   type?: 'text' | 'email';
   className?: string;
   placeholder?: string;
   readOnly?: boolean;
-  errorId?: string;
-  error?: string;
+  checkedAs?: 'name' | 'subject';
 }) {
+  const value = useIslandStore(fields)[field];
+  const $errors = useIslandStore(fieldErrors);
+  const errorId = checkedAs && `error-${checkedAs}`;
+  const error = checkedAs && $errors[checkedAs];
   return (
     <Field
       id={id}
@@ -185,23 +187,9 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
     >
       <div className="editor-fields card">
         <div className="card-content">
-          <TextField
-            field="name"
-            id="template-name"
-            label="Name"
-            value={$fields.name}
-            placeholder="Untitled Template"
-            errorId="error-name"
-            error={$errors.name}
-          />
+          <TextField field="name" id="template-name" label="Name" placeholder="Untitled Template" checkedAs="name" />
           <div className="columns">
-            <TextField
-              field="from_name"
-              id="from-name"
-              label="From name"
-              value={$fields.from_name}
-              className="column is-5"
-            />
+            <TextField field="from_name" id="from-name" label="From name" className="column is-5" />
             <Field
               id="from-local"
               label="From email"
@@ -217,34 +205,15 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               />
             </Field>
           </div>
-          <div className="field">
-            <label className="checkbox">
-              <input
-                type="checkbox"
-                checked={$different}
-                onChange={(e) => setDifferentReplyTo(e.target.checked)}
-                data-testid="different-reply-to"
-              />{' '}
-              Use different reply to Email
-            </label>
-          </div>
-          <TextField
-            field="reply_email"
-            id="reply-email"
-            label="Reply to email"
-            type="email"
-            value={$fields.reply_email}
-            readOnly={!$different}
+          <Checkbox
+            label="Use different reply to Email"
+            checked={$different}
+            onChange={setDifferentReplyTo}
+            testId="different-reply-to"
           />
-          <TextField
-            field="subject"
-            id="subject"
-            label="Subject"
-            value={$fields.subject}
-            errorId="error-subject"
-            error={$errors.subject}
-          />
-          <TextField field="description" id="description" label="Description" value={$fields.description} />
+          <TextField field="reply_email" id="reply-email" label="Reply to email" type="email" readOnly={!$different} />
+          <TextField field="subject" id="subject" label="Subject" checkedAs="subject" />
+          <TextField field="description" id="description" label="Description" />
           <div className="field">
             <span className="label" id="html-label">
               HTML

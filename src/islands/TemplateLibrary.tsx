@@ -30,6 +30,7 @@ import {
 import type { TemplateWire } from '../lib/template-editor.ts';
 import BusyButton from '../components/BusyButton.tsx';
 import SearchInput from '../components/SearchInput.tsx';
+import RowCheck from '../components/RowCheck.tsx';
 
 export default function TemplateLibrary({ initial }: { initial: { data: TemplateWire[]; meta: PageMeta } }) {
   const $stored = useIslandStore(list);
@@ -39,6 +40,7 @@ export default function TemplateLibrary({ initial }: { initial: { data: Template
   const $search = useIslandStore(searchText);
   const $checked = useIslandStore(checked);
   const $deleting = useIslandStore(deleting);
+  const selection = { checked: $checked, deleting: $deleting, onToggle: toggleChecked };
   const $previewed = useIslandStore(previewed);
   const $html = useIslandStore(previewHtml);
   useEffect(() => startWith(initial), [initial]);
@@ -88,16 +90,7 @@ export default function TemplateLibrary({ initial }: { initial: { data: Template
                   className={$previewed?.id === t.id ? 'is-selected' : undefined}
                   data-testid="template-row"
                 >
-                  <td className="check-column">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${t.name}`}
-                      checked={$checked === t.id}
-                      disabled={$deleting || ($checked !== null && $checked !== t.id)}
-                      onChange={() => toggleChecked(t.id)}
-                      data-testid="template-check"
-                    />
-                  </td>
+                  <RowCheck rowKey={t.id} name={t.name} selection={selection} testId="template-check" />
                   <td>
                     <button
                       type="button"
