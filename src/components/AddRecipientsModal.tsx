@@ -3,7 +3,9 @@
 // closes; lines the server refused stay listed with their line numbers so they can be fixed.
 import { useState } from 'react';
 import type { AddOutcome } from '../islands/stores/suppressions.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import Field from './Field.tsx';
 
 interface Props {
   onClose(): void;
@@ -30,77 +32,61 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
   }
 
   return (
-    <Modal labelledBy="add-recipients-title" onClose={onClose} testId="add-recipients-modal">
-      <form
-        className="modal-card add-recipients"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
-        <header className="modal-card-head">
-          <p className="modal-card-title" id="add-recipients-title">
-            Add Recipients
+    <Modal
+      title="Add Recipients"
+      titleId="add-recipients-title"
+      onClose={onClose}
+      testId="add-recipients-modal"
+      cardClassName="add-recipients"
+      onSubmit={() => void submit()}
+      footerClassName="buttons is-right"
+      dismiss="Cancel"
+      footer={
+        <BusyButton type="submit" className="is-primary" busy={sending} disabled={empty} testId="add-recipients-submit">
+          Add Recipients
+        </BusyButton>
+      }
+    >
+      <Field
+        id="add-recipients-emails"
+        label="Email addresses"
+        help={
+          <p className="help" id="add-recipients-help">
+            One email address per line. Mail to these addresses will not be sent.
           </p>
-          <button type="button" className="delete" aria-label="Close" onClick={onClose} />
-        </header>
-        <section className="modal-card-body">
-          <div className="field">
-            <label className="label" htmlFor="add-recipients-emails">
-              Email addresses
-            </label>
-            <div className="control">
-              <textarea
-                id="add-recipients-emails"
-                className="textarea"
-                rows={8}
-                placeholder={'jane@example.com\njohn@example.org'}
-                value={text}
-                onChange={(e) => setText(e.target.value)}
-                aria-describedby="add-recipients-help"
-                autoFocus
-                data-testid="add-recipients-textarea"
-              />
-            </div>
-            <p className="help" id="add-recipients-help">
-              One email address per line. Mail to these addresses will not be sent.
-            </p>
-          </div>
-          {outcome?.ok && (
-            <p className="notification is-warning is-light" data-testid="add-recipients-summary">
-              {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not
-              added:
-            </p>
-          )}
-          {outcome && !outcome.ok && (
-            <p className="notification is-danger is-light" data-testid="add-recipients-error">
-              {outcome.message}
-            </p>
-          )}
-          {outcome && outcome.rejected.length > 0 && (
-            <ul className="rejected-lines" data-testid="add-recipients-rejected">
-              {outcome.rejected.map((r) => (
-                <li key={r.line}>
-                  <span className="has-text-weight-semibold">Line {r.line}:</span> {r.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-        <footer className="modal-card-foot buttons is-right">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            className={`button is-primary${sending ? ' is-loading' : ''}`}
-            disabled={empty || sending}
-            data-testid="add-recipients-submit"
-          >
-            Add Recipients
-          </button>
-        </footer>
-      </form>
+        }
+      >
+        <textarea
+          id="add-recipients-emails"
+          className="textarea"
+          rows={8}
+          placeholder={'jane@example.com\njohn@example.org'}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          aria-describedby="add-recipients-help"
+          autoFocus
+          data-testid="add-recipients-textarea"
+        />
+      </Field>
+      {outcome?.ok && (
+        <p className="notification is-warning is-light" data-testid="add-recipients-summary">
+          {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not added:
+        </p>
+      )}
+      {outcome && !outcome.ok && (
+        <p className="notification is-danger is-light" data-testid="add-recipients-error">
+          {outcome.message}
+        </p>
+      )}
+      {outcome && outcome.rejected.length > 0 && (
+        <ul className="rejected-lines" data-testid="add-recipients-rejected">
+          {outcome.rejected.map((r) => (
+            <li key={r.line}>
+              <span className="has-text-weight-semibold">Line {r.line}:</span> {r.message}
+            </li>
+          ))}
+        </ul>
+      )}
     </Modal>
   );
 }

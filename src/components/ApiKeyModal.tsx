@@ -6,7 +6,9 @@ import type { AnswerOf } from '../contract/client.ts';
 import { call } from '../lib/api.ts';
 import { createKey } from '../islands/stores/api-keys.ts';
 import CopyField from './CopyField.tsx';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import Field from './Field.tsx';
 
 type DomainRow = AnswerOf<'GET /v1/domains'>['domains'][number];
 
@@ -41,128 +43,101 @@ export default function ApiKeyModal({ onClose }: { onClose(): void }) {
   }
 
   return (
-    <Modal labelledBy={`${id}-title`} onClose={onClose} testId="api-key-modal" className="api-key-modal">
-      <form
-        className="modal-card"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (token) onClose();
-          else void create();
-        }}
-      >
-        <header className="modal-card-head">
-          <h2 className="modal-card-title" id={`${id}-title`}>
-            {token ? 'API key created' : 'Create API key'}
-          </h2>
-          <button type="button" className="delete" aria-label="Close" onClick={onClose} />
-        </header>
-        <section className="modal-card-body">
-          {token ? (
-            <>
-              <div className="notification is-warning is-light" data-testid="api-key-once">
-                Copy this key now and keep it safe: it will not be shown again.
-              </div>
-              <CopyField label="API key" value={token} testId="api-key-token" />
-            </>
-          ) : (
-            <>
-              <div className="field">
-                <label className="label" htmlFor={`${id}-name`}>
-                  Name
-                </label>
-                <div className="control">
-                  <input
-                    id={`${id}-name`}
-                    className={`input${problem ? ' is-danger' : ''}`}
-                    maxLength={50}
-                    value={name}
-                    onChange={(e) => setName(e.target.value)}
-                    placeholder="Production"
-                    autoComplete="off"
-                    aria-invalid={problem ? true : undefined}
-                    aria-describedby={problem ? `${id}-problem` : undefined}
-                    data-testid="api-key-name"
-                  />
-                </div>
-                {problem && (
-                  <p className="help is-danger" id={`${id}-problem`}>
-                    {problem}
-                  </p>
-                )}
-              </div>
-              <div className="field">
-                <label className="label" htmlFor={`${id}-permission`}>
-                  Permission
-                </label>
-                <div className="control">
-                  <select
-                    className="input api-key-select"
-                    id={`${id}-permission`}
-                    value={permission}
-                    onChange={(e) => setPermission(e.target.value as typeof permission)}
-                    data-testid="api-key-permission-select"
-                  >
-                    <option value="full_access">Full access</option>
-                    <option value="sending_access">Sending access</option>
-                  </select>
-                </div>
-                <p className="help">
-                  {permission === 'full_access'
-                    ? 'Every call the account’s key can make, managing API keys too.'
-                    : 'Only sending, over the API or SMTP.'}
+    <Modal
+      title={token ? 'API key created' : 'Create API key'}
+      onClose={onClose}
+      testId="api-key-modal"
+      className="api-key-modal"
+      onSubmit={() => (token ? onClose() : void create())}
+      dismiss={token ? undefined : 'Cancel'}
+      footer={
+        token ? (
+          <button key="done" type="submit" className="button is-primary" data-testid="api-key-done">
+            Done
+          </button>
+        ) : (
+          <BusyButton key="create" type="submit" className="is-primary" busy={saving} testId="api-key-submit">
+            Create
+          </BusyButton>
+        )
+      }
+    >
+      {token ? (
+        <>
+          <div className="notification is-warning is-light" data-testid="api-key-once">
+            Copy this key now and keep it safe: it will not be shown again.
+          </div>
+          <CopyField label="API key" value={token} testId="api-key-token" />
+        </>
+      ) : (
+        <>
+          <Field
+            id={`${id}-name`}
+            label="Name"
+            help={
+              problem && (
+                <p className="help is-danger" id={`${id}-problem`}>
+                  {problem}
                 </p>
-              </div>
-              {permission === 'sending_access' && (
-                <div className="field">
-                  <label className="label" htmlFor={`${id}-domain`}>
-                    Domain
-                  </label>
-                  <div className="control">
-                    <select
-                      className="input api-key-select"
-                      id={`${id}-domain`}
-                      value={domainId}
-                      onChange={(e) => setDomainId(e.target.value)}
-                      data-testid="api-key-domain"
-                    >
-                      <option value="">Any domain of the account</option>
-                      {domains.map((d) => (
-                        <option key={d.domain_id} value={String(d.domain_id)}>
-                          {d.domain_domain}
-                          {d.domain_sending_verified === 'yes' ? '' : ' (not verified)'}
-                        </option>
-                      ))}
-                    </select>
-                  </div>
-                </div>
-              )}
-            </>
-          )}
-        </section>
-        <footer className="modal-card-foot buttons">
-          {token ? (
-            <button key="done" type="submit" className="button is-primary" data-testid="api-key-done">
-              Done
-            </button>
-          ) : (
-            <>
-              <button type="button" className="button" onClick={onClose}>
-                Cancel
-              </button>
-              <button
-                key="create"
-                type="submit"
-                className={`button is-primary${saving ? ' is-loading' : ''}`}
-                disabled={saving}
-                data-testid="api-key-submit"
+              )
+            }
+          >
+            <input
+              id={`${id}-name`}
+              className={`input${problem ? ' is-danger' : ''}`}
+              maxLength={50}
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              placeholder="Production"
+              autoComplete="off"
+              aria-invalid={problem ? true : undefined}
+              aria-describedby={problem ? `${id}-problem` : undefined}
+              data-testid="api-key-name"
+            />
+          </Field>
+          <Field
+            id={`${id}-permission`}
+            label="Permission"
+            help={
+              <p className="help">
+                {permission === 'full_access'
+                  ? 'Every call the account’s key can make, managing API keys too.'
+                  : 'Only sending, over the API or SMTP.'}
+              </p>
+            }
+          >
+            <select
+              className="input api-key-select"
+              id={`${id}-permission`}
+              value={permission}
+              onChange={(e) => setPermission(e.target.value as typeof permission)}
+              data-testid="api-key-permission-select"
+            >
+              <option value="full_access">Full access</option>
+              <option value="sending_access">Sending access</option>
+            </select>
+          </Field>
+          {permission === 'sending_access' && (
+            <Field id={`${id}-domain`} label="Domain">
+              <select
+                className="input api-key-select"
+                id={`${id}-domain`}
+                value={domainId}
+                onChange={(e) => setDomainId(e.target.value)}
+                data-testid="api-key-domain"
               >
-                Create
-              </button>
-            </>
+                <option value="">Any domain of the account</option>
+                {domains.map((d) => (
+                  <option key={d.domain_id} value={String(d.domain_id)}>
+                    {d.domain_domain}
+                    {d.domain_sending_verified === 'yes' ? '' : ' (not verified)'}
+                  </option>
+                ))}
+              </select>
+            </Field>
           )}
-        </footer>
-      </form>
+        </>
+      )}
     </Modal>
   );
 }

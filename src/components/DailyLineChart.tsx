@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { formatDay, shortDay } from '../lib/dates.ts';
+import RetryButton from './RetryButton.tsx';
 
 export interface DailySeries<Day> {
   name: string;
@@ -81,10 +82,7 @@ export default function DailyLineChart<Day extends { tstat_day: string }>({
       </ul>
       {empty && (
         <p className="has-text-centered has-text-grey chart-empty">
-          No data.{' '}
-          <button type="button" className="button is-small is-light" onClick={onRetry} data-testid={retryTestId}>
-            Retry
-          </button>
+          No data. <RetryButton onRetry={onRetry} testId={retryTestId} />
         </p>
       )}
     </div>

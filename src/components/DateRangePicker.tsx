@@ -6,6 +6,7 @@
 import { useEffect, useRef } from 'react';
 import type { Instance } from 'flatpickr/dist/types/instance';
 import { type DayRange, formatRange, localDate, utcDay } from '../lib/dates.ts';
+import LineIcon from './LineIcon.tsx';
 
 interface Props {
   range: DayRange;
@@ -15,23 +16,12 @@ interface Props {
 
 function CalendarIcon() {
   return (
-    <svg
-      className="date-range-icon"
-      viewBox="0 0 24 24"
-      width="16"
-      height="16"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-    >
+    <LineIcon size={16} className="date-range-icon">
       <rect x="3" y="4" width="18" height="18" rx="2" />
       <line x1="16" y1="2" x2="16" y2="6" />
       <line x1="8" y1="2" x2="8" y2="6" />
       <line x1="3" y1="10" x2="21" y2="10" />
-    </svg>
+    </LineIcon>
   );
 }
 

@@ -5,7 +5,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { DOMAIN_PATTERN, INVALID_DOMAIN_MESSAGE } from '../lib/domain-name.ts';
 import { MODAL_ERROR_CLEAR_MS, MODAL_SUCCESS_CLOSE_MS } from '../lib/timings.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import Field from './Field.tsx';
 
 interface Props {
   onClose(): void;
@@ -46,96 +48,83 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
   }
 
   return (
-    <Modal labelledBy="domain-modal-title" onClose={onClose} testId="domain-modal">
-      <form
-        className="modal-card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send();
-        }}
+    <Modal
+      title="Verify and Authenticate your Domain"
+      titleId="domain-modal-title"
+      onClose={onClose}
+      testId="domain-modal"
+      onSubmit={() => void send()}
+      dismiss="Back"
+      footer={
+        <BusyButton type="submit" className="is-primary" busy={loading} disabled={disabled} testId="send-verification">
+          Send Verification Email
+        </BusyButton>
+      }
+    >
+      <Field
+        id="domain-input"
+        label="Domain"
+        help={
+          trimmed &&
+          !domainValid && (
+            <p className="help is-danger" data-testid="domain-invalid">
+              {INVALID_DOMAIN_MESSAGE}
+            </p>
+          )
+        }
       >
-        <header className="modal-card-head">
-          <p className="modal-card-title" id="domain-modal-title">
-            Verify and Authenticate your Domain
-          </p>
-          <button type="button" className="delete" aria-label="Close" onClick={onClose} />
-        </header>
-        <section className="modal-card-body">
-          <div className="field">
-            <label className="label" htmlFor="domain-input">
-              Domain
-            </label>
-            <div className="control">
+        <input
+          id="domain-input"
+          className={`input${trimmed && !domainValid ? ' is-danger' : ''}`}
+          type="text"
+          placeholder="example.com"
+          value={domain}
+          onChange={(e) => setDomain(e.target.value)}
+          autoComplete="off"
+          autoFocus
+          data-testid="domain-input"
+        />
+      </Field>
+      {trimmed && (
+        <Field
+          id="local-input"
+          label="Verification email"
+          bare
+          help={
+            <p className="help">We send a link to this address; opening it proves you receive mail at the domain.</p>
+          }
+        >
+          <div className="field has-addons">
+            <div className="control is-expanded">
               <input
-                id="domain-input"
-                className={`input${trimmed && !domainValid ? ' is-danger' : ''}`}
+                id="local-input"
+                className="input"
                 type="text"
-                placeholder="example.com"
-                value={domain}
-                onChange={(e) => setDomain(e.target.value)}
+                placeholder="postmaster"
+                value={local}
+                onChange={(e) => setLocal(e.target.value)}
                 autoComplete="off"
-                autoFocus
-                data-testid="domain-input"
+                data-testid="local-input"
               />
             </div>
-            {trimmed && !domainValid && (
-              <p className="help is-danger" data-testid="domain-invalid">
-                {INVALID_DOMAIN_MESSAGE}
-              </p>
-            )}
+            <div className="control">
+              <span className="button is-static" data-testid="domain-suffix">
+                @{trimmed}
+              </span>
+            </div>
           </div>
-          {trimmed && (
-            <div className="field">
-              <label className="label" htmlFor="local-input">
-                Verification email
-              </label>
-              <div className="field has-addons">
-                <div className="control is-expanded">
-                  <input
-                    id="local-input"
-                    className="input"
-                    type="text"
-                    placeholder="postmaster"
-                    value={local}
-                    onChange={(e) => setLocal(e.target.value)}
-                    autoComplete="off"
-                    data-testid="local-input"
-                  />
-                </div>
-                <div className="control">
-                  <span className="button is-static" data-testid="domain-suffix">
-                    @{trimmed}
-                  </span>
-                </div>
-              </div>
-              <p className="help">We send a link to this address; opening it proves you receive mail at the domain.</p>
-            </div>
-          )}
-          {success && (
-            <div className="notification is-success is-light" data-testid="domain-success">
-              {success}
-            </div>
-          )}
-          {error && (
-            <div className="notification is-danger is-light" data-testid="domain-error">
-              {error}
-            </div>
-          )}
-        </section>
-        <footer className="modal-card-foot buttons">
-          <button type="button" className="button" onClick={onClose}>
-            Back
-          </button>
-          <button
-            type="submit"
-            className={`button is-primary${loading ? ' is-loading' : ''}`}
-            disabled={disabled}
-            data-testid="send-verification"
-          >
-            Send Verification Email
-          </button>
-        </footer>
-      </form>
+        </Field>
+      )}
+      {success && (
+        <div className="notification is-success is-light" data-testid="domain-success">
+          {success}
+        </div>
+      )}
+      {error && (
+        <div className="notification is-danger is-light" data-testid="domain-error">
+          {error}
+        </div>
+      )}
     </Modal>
   );
 }

@@ -1,5 +1,6 @@
 // The rows a report table shows instead of data: 'Loading…' while its first page loads, and when
 // it has nothing, why (none found, or the load failed) with a retry control (docs/console.md §8).
+import RetryButton from './RetryButton.tsx';
 
 interface Props {
   columns: number;
@@ -27,9 +28,7 @@ export default function TableStatusRows({ columns, status, rows, what, onRetry, 
     <tr>
       <td colSpan={columns} className="has-text-centered has-text-grey empty-row" data-testid={`${testId}-empty`}>
         {status === 'failed' ? `The ${what} could not be loaded.` : `No ${what} found.`}{' '}
-        <button type="button" className="button is-small is-light" onClick={onRetry} data-testid={`${testId}-retry`}>
-          Retry
-        </button>
+        <RetryButton onRetry={onRetry} testId={`${testId}-retry`} />
       </td>
     </tr>
   );

@@ -5,7 +5,9 @@
 import { formatMoment, isoOf } from '../lib/dates.ts';
 import { addressText, customHeaders, eventView } from '../lib/transaction-info-view.ts';
 import type { CancelState, InfoTransaction, TimelineState } from '../islands/stores/transaction-info.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import RetryButton from './RetryButton.tsx';
 
 interface Props {
   tx: InfoTransaction;
@@ -34,10 +36,7 @@ function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): v
   if (timeline.status === 'failed') {
     return (
       <p className="has-text-grey" data-testid="timeline-failed">
-        The timeline could not be loaded.{' '}
-        <button type="button" className="button is-small is-light" onClick={onRetry}>
-          Retry
-        </button>
+        The timeline could not be loaded. <RetryButton onRetry={onRetry} />
       </p>
     );
   }
@@ -79,57 +78,26 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
     ['Sent', tx.trans_date_sent !== 0 ? formatMoment(tx.trans_date_sent) : sentText(tx.trans_status), 'info-sent'],
   ];
   return (
-    <Modal labelledBy="transaction-info-title" onClose={onClose} testId="transaction-info">
-      <div className="modal-card transaction-info">
-        <header className="modal-card-head">
-          <p className="modal-card-title" id="transaction-info-title">
-            Transaction Info
-          </p>
-          <button type="button" className="delete" aria-label="Close" onClick={onClose} autoFocus />
-        </header>
-        {/* focusable, so a keyboard can scroll it when a small screen makes it scroll (WCAG 2.1.1) */}
-        <section className="modal-card-body" tabIndex={0} aria-label="Transaction details">
-          <dl className="info-fields">
-            {fields.map(([label, value, id]) => (
-              <div key={id} className="info-field">
-                <dt>{label}</dt>
-                <dd data-testid={id}>{value}</dd>
-              </div>
-            ))}
-          </dl>
-          {headers && (
-            <section className="info-section" aria-labelledby="custom-headers-title" data-testid="info-headers">
-              <h3 className="title is-6" id="custom-headers-title">
-                Custom Headers
-              </h3>
-              <dl className="info-fields">
-                {headers.map(([name, value]) => (
-                  <div key={name} className="info-field">
-                    <dt>{name}</dt>
-                    <dd>{value}</dd>
-                  </div>
-                ))}
-              </dl>
-            </section>
-          )}
-          <section className="info-section" aria-labelledby="timeline-title">
-            <h3 className="title is-6" id="timeline-title">
-              Timeline
-            </h3>
-            <Timeline timeline={timeline} onRetry={onRetryTimeline} />
-          </section>
-        </section>
-        <footer className="modal-card-foot">
+    <Modal
+      title="Transaction Info"
+      titleId="transaction-info-title"
+      onClose={onClose}
+      testId="transaction-info"
+      cardClassName="transaction-info"
+      focusClose
+      bodyLabel="Transaction details"
+      footerClassName=""
+      footer={
+        <>
           {tx.trans_status === 'scheduled' && (
-            <button
-              type="button"
-              className={`button is-danger is-light${cancel.status === 'canceling' ? ' is-loading' : ''}`}
+            <BusyButton
+              className="is-danger is-light"
+              busy={cancel.status === 'canceling'}
               onClick={onCancel}
-              disabled={cancel.status === 'canceling'}
-              data-testid="info-cancel"
+              testId="info-cancel"
             >
               Cancel Sending
-            </button>
+            </BusyButton>
           )}
           {cancel.status === 'failed' && (
             <p className="help is-danger" role="alert" data-testid="info-cancel-error">
@@ -139,8 +107,38 @@ export default function TransactionInfoModal({ tx, timeline, onClose, onRetryTim
           <button type="button" className="button" onClick={onClose} data-testid="info-close">
             Close
           </button>
-        </footer>
-      </div>
+        </>
+      }
+    >
+      <dl className="info-fields">
+        {fields.map(([label, value, id]) => (
+          <div key={id} className="info-field">
+            <dt>{label}</dt>
+            <dd data-testid={id}>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {headers && (
+        <section className="info-section" aria-labelledby="custom-headers-title" data-testid="info-headers">
+          <h3 className="title is-6" id="custom-headers-title">
+            Custom Headers
+          </h3>
+          <dl className="info-fields">
+            {headers.map(([name, value]) => (
+              <div key={name} className="info-field">
+                <dt>{name}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      )}
+      <section className="info-section" aria-labelledby="timeline-title">
+        <h3 className="title is-6" id="timeline-title">
+          Timeline
+        </h3>
+        <Timeline timeline={timeline} onRetry={onRetryTimeline} />
+      </section>
     </Modal>
   );
 }

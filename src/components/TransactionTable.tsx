@@ -6,10 +6,11 @@ import { formatDate, formatMoment, formatTime, isoOf } from '../lib/dates.ts';
 import { clicksText, shownDate, statusOf } from '../lib/transaction-view.ts';
 import type { ListState } from '../islands/stores/list-state.ts';
 import type { TransactionQuery, TransactionSortKey, TransactionWire } from '../islands/stores/transactions.ts';
-import Pagination from './Pagination.tsx';
 import SortableHeader from './SortableHeader.tsx';
-import TableStatusRows from './TableStatusRows.tsx';
 import EmailText from './EmailText.tsx';
+import LineIcon from './LineIcon.tsx';
+import PagedTable from './PagedTable.tsx';
+import MoreInfoButton from './MoreInfoButton.tsx';
 
 interface Props {
   list: ListState<TransactionWire>;
@@ -32,21 +33,11 @@ function EyeIcon({ opened }: { opened: boolean }) {
       title={label}
       data-testid="opened-icon"
     >
-      <svg
-        viewBox="0 0 24 24"
-        width="18"
-        height="18"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="2"
-        strokeLinecap="round"
-        strokeLinejoin="round"
-        aria-hidden="true"
-      >
+      <LineIcon size={18}>
         <path d="M1 12s4-8 11-8 11 8 11 8-4 8-11 8-11-8-11-8z" />
         <circle cx="12" cy="12" r="3" />
         {!opened && <line x1="3" y1="3" x2="21" y2="21" />}
-      </svg>
+      </LineIcon>
     </span>
   );
 }
@@ -85,14 +76,7 @@ function Row({ tx, onMoreInfo }: { tx: TransactionWire; onMoreInfo(tx: Transacti
         {clicksText(tx.trans_click_count)}
       </td>
       <td className="has-text-right more-info-cell">
-        <button
-          type="button"
-          className="button is-small is-info is-light"
-          onClick={() => onMoreInfo(tx)}
-          data-testid="more-info"
-        >
-          More Info
-        </button>
+        <MoreInfoButton onClick={() => onMoreInfo(tx)} />
       </td>
     </tr>
   );
@@ -104,58 +88,44 @@ export default function TransactionTable({ list, sort, onSort, onPage, onRetry, 
     const sortedBy = sort.key === key || (key === 'dateSent' && sort.key === 'trans_id');
     return sortedBy ? sort.direction : null;
   };
+  /** A sortable column's header; `name` makes its class (`${name}-column`) and test id (`sort-${name}`). */
+  const sortable = (key: TransactionSortKey, label: string, name: string) => (
+    <SortableHeader
+      label={label}
+      direction={direction(key)}
+      onSort={() => onSort(key)}
+      className={`${name}-column`}
+      testId={`sort-${name}`}
+    />
+  );
   return (
     <div className="report-table transaction-table" aria-busy={loading} data-testid="transaction-table">
-      <div className="table-container">
-        <table className="table is-fullwidth is-hoverable">
-          <thead>
-            <tr>
-              <SortableHeader
-                label="Date"
-                direction={direction('dateSent')}
-                onSort={() => onSort('dateSent')}
-                className="date-column"
-                testId="sort-date"
-              />
-              <th>Recipient</th>
-              <th>Subject</th>
-              <th className="status-column">Status</th>
-              <th>Group</th>
-              <SortableHeader
-                label="Opened"
-                direction={direction('opens')}
-                onSort={() => onSort('opens')}
-                className="opened-column"
-                testId="sort-opened"
-              />
-              <SortableHeader
-                label="Clicks"
-                direction={direction('clicks')}
-                onSort={() => onSort('clicks')}
-                className="clicks-column"
-                testId="sort-clicks"
-              />
-              <th className="more-info-cell">
-                <span className="is-sr-only">More Info</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((tx) => (
-              <Row key={tx.trans_uuid} tx={tx} onMoreInfo={onMoreInfo} />
-            ))}
-            <TableStatusRows
-              columns={COLUMNS}
-              status={list.status}
-              rows={list.data.length}
-              what="transactions"
-              onRetry={onRetry}
-              testId="transactions"
-            />
-          </tbody>
-        </table>
-      </div>
-      {list.meta && <Pagination meta={list.meta} onPage={onPage} testId="transactions" />}
+      <PagedTable
+        list={list}
+        head={
+          <>
+            {sortable('dateSent', 'Date', 'date')}
+            <th>Recipient</th>
+            <th>Subject</th>
+            <th className="status-column">Status</th>
+            <th>Group</th>
+            {sortable('opens', 'Opened', 'opened')}
+            {sortable('clicks', 'Clicks', 'clicks')}
+            <th className="more-info-cell">
+              <span className="is-sr-only">More Info</span>
+            </th>
+          </>
+        }
+        columns={COLUMNS}
+        what="transactions"
+        onRetry={onRetry}
+        onPage={onPage}
+        testId="transactions"
+      >
+        {list.data.map((tx) => (
+          <Row key={tx.trans_uuid} tx={tx} onMoreInfo={onMoreInfo} />
+        ))}
+      </PagedTable>
     </div>
   );
 }

@@ -15,7 +15,10 @@ import {
   WEBHOOK_EVENTS,
   WEBHOOK_VERBS,
 } from '../islands/stores/webhook.ts';
+import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
+import Field from './Field.tsx';
+import Checkbox from './Checkbox.tsx';
 
 interface Props {
   webhook: Webhook | undefined;
@@ -33,6 +36,12 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   unsubscribe: 'Unsubscribe',
   resubscribe: 'Resubscribe',
 };
+
+/** Basic authentication's two fields; a password manager must not fill in the account's own. */
+const CREDENTIALS = [
+  { key: 'username', label: 'Username', suffix: 'user', type: 'text', autoComplete: 'off' },
+  { key: 'password', label: 'Password', suffix: 'password', type: 'password', autoComplete: 'new-password' },
+] as const;
 
 export default function WebhookModal({ webhook, onClose }: Props) {
   const id = useId();
@@ -81,204 +90,146 @@ export default function WebhookModal({ webhook, onClose }: Props) {
     test?.status_code !== null && test?.status_code !== undefined && test.status_code >= 200 && test.status_code < 300;
 
   return (
-    <Modal labelledBy={`${id}-title`} onClose={onClose} testId="webhook-modal" className="webhook-modal">
-      <form
-        className="modal-card"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
-        <header className="modal-card-head">
-          <h2 className="modal-card-title" id={`${id}-title`}>
-            Webhook
-          </h2>
-          <button type="button" className="delete" aria-label="Close" onClick={onClose} />
-        </header>
-        <section className="modal-card-body">
-          <div className="field">
-            <label className="label" htmlFor={`${id}-url`}>
-              URL
-            </label>
-            <div className="control">
-              <input
-                id={`${id}-url`}
-                className="input"
-                type="url"
-                inputMode="url"
-                placeholder="https://example.com/webhooks/transact"
-                value={draft.url}
-                onChange={(e) => set({ url: e.target.value })}
-                autoComplete="off"
-                data-testid="webhook-url-input"
-              />
-            </div>
-          </div>
-          <div className="webhook-modal-row">
-            <div className="field">
-              <label className="label" htmlFor={`${id}-verb`}>
-                Method
-              </label>
-              <div className="control">
-                <select
-                  id={`${id}-verb`}
-                  className="input webhook-select"
-                  value={draft.verb}
-                  onChange={(e) => set({ verb: e.target.value as Webhook['verb'] })}
-                  data-testid="webhook-verb-select"
-                >
-                  {WEBHOOK_VERBS.map((v) => (
-                    <option key={v} value={v}>
-                      {v.toUpperCase()}
-                    </option>
-                  ))}
-                </select>
-              </div>
-            </div>
-            <div className="field">
-              <label className="label" htmlFor={`${id}-auth`}>
-                Authentication
-              </label>
-              <div className="control">
-                <select
-                  id={`${id}-auth`}
-                  className="input webhook-select"
-                  value={draft.auth_type ?? ''}
-                  onChange={(e) => chooseAuth(e.target.value)}
-                  data-testid="webhook-auth-select"
-                >
-                  <option value="">None</option>
-                  <option value="basic">Basic</option>
-                </select>
-              </div>
-            </div>
-            <div className="field webhook-active">
-              <label className="checkbox">
-                <input
-                  type="checkbox"
-                  checked={draft.status === 'enabled'}
-                  onChange={(e) => set({ status: e.target.checked ? 'enabled' : 'disabled' })}
-                  data-testid="webhook-active"
-                />{' '}
-                Active
-              </label>
-            </div>
-          </div>
-          {draft.auth_type === 'basic' && draft.auth_details && (
-            <div className="webhook-modal-row" data-testid="webhook-basic-fields">
-              <div className="field">
-                <label className="label" htmlFor={`${id}-user`}>
-                  Username
-                </label>
-                <input
-                  id={`${id}-user`}
-                  className="input"
-                  type="text"
-                  autoComplete="off"
-                  value={draft.auth_details.username}
-                  onChange={(e) => set({ auth_details: { ...draft.auth_details!, username: e.target.value } })}
-                  data-testid="webhook-username"
-                />
-              </div>
-              <div className="field">
-                <label className="label" htmlFor={`${id}-password`}>
-                  Password
-                </label>
-                <input
-                  id={`${id}-password`}
-                  className="input"
-                  type="password"
-                  autoComplete="new-password"
-                  value={draft.auth_details.password}
-                  onChange={(e) => set({ auth_details: { ...draft.auth_details!, password: e.target.value } })}
-                  data-testid="webhook-password"
-                />
-              </div>
-            </div>
-          )}
-          <fieldset className="field">
-            <legend className="label">Events</legend>
-            <div className="webhook-events">
-              {WEBHOOK_EVENTS.map((event) => (
-                <label key={event} className="checkbox">
-                  <input
-                    type="checkbox"
-                    checked={draft.event_types.includes(event)}
-                    onChange={(e) => toggleEvent(event, e.target.checked)}
-                    data-testid={`webhook-event-${event}`}
-                  />{' '}
-                  {EVENT_LABELS[event]}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-          <fieldset className="field">
-            <legend className="label">Field set</legend>
-            <div className="webhook-events">
-              {(['standard', 'legacy'] as const).map((fs) => (
-                <label key={fs} className="radio">
-                  <input
-                    type="radio"
-                    name={`${id}-field-set`}
-                    value={fs}
-                    checked={draft.field_set === fs}
-                    onChange={() => set({ field_set: fs })}
-                    data-testid={`webhook-field-set-${fs}`}
-                  />{' '}
-                  {fs === 'standard' ? 'Standard' : 'Legacy'}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-          {webhook?.secret && (
-            <div className="webhook-secret">
-              <CopyField label="Signing secret" value={webhook.secret} masked testId="webhook-secret" />
-              <div className="buttons">
-                <button
-                  type="button"
-                  className="button is-small"
-                  onClick={() => void rotateSecret()}
-                  data-testid="webhook-rotate"
-                >
-                  Rotate secret
-                </button>
-                <button
-                  type="button"
-                  className={`button is-small${testing ? ' is-loading' : ''}`}
-                  onClick={() => void runTest()}
-                  disabled={testing}
-                  data-testid="webhook-test"
-                >
-                  Send test event
-                </button>
-              </div>
-              {test && (
-                <p
-                  className={`help ${testOk ? 'has-text-success' : 'has-text-danger'}`}
-                  role="status"
-                  data-testid="webhook-test-result"
-                >
-                  {testText(test)}
-                </p>
-              )}
-            </div>
-          )}
-        </section>
-        <footer className="modal-card-foot buttons">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            className={`button is-primary${saving ? ' is-loading' : ''}`}
-            disabled={saving}
-            data-testid="webhook-save"
+    <Modal
+      title="Webhook"
+      onClose={onClose}
+      testId="webhook-modal"
+      className="webhook-modal"
+      onSubmit={() => void save()}
+      dismiss="Cancel"
+      footer={
+        <BusyButton type="submit" className="is-primary" busy={saving} testId="webhook-save">
+          Save
+        </BusyButton>
+      }
+    >
+      <Field id={`${id}-url`} label="URL">
+        <input
+          id={`${id}-url`}
+          className="input"
+          type="url"
+          inputMode="url"
+          placeholder="https://example.com/webhooks/transact"
+          value={draft.url}
+          onChange={(e) => set({ url: e.target.value })}
+          autoComplete="off"
+          data-testid="webhook-url-input"
+        />
+      </Field>
+      <div className="webhook-modal-row">
+        <Field id={`${id}-verb`} label="Method">
+          <select
+            id={`${id}-verb`}
+            className="input webhook-select"
+            value={draft.verb}
+            onChange={(e) => set({ verb: e.target.value as Webhook['verb'] })}
+            data-testid="webhook-verb-select"
           >
-            Save
-          </button>
-        </footer>
-      </form>
+            {WEBHOOK_VERBS.map((v) => (
+              <option key={v} value={v}>
+                {v.toUpperCase()}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id={`${id}-auth`} label="Authentication">
+          <select
+            id={`${id}-auth`}
+            className="input webhook-select"
+            value={draft.auth_type ?? ''}
+            onChange={(e) => chooseAuth(e.target.value)}
+            data-testid="webhook-auth-select"
+          >
+            <option value="">None</option>
+            <option value="basic">Basic</option>
+          </select>
+        </Field>
+        <Checkbox
+          label="Active"
+          checked={draft.status === 'enabled'}
+          onChange={(on) => set({ status: on ? 'enabled' : 'disabled' })}
+          className="webhook-active"
+          testId="webhook-active"
+        />
+      </div>
+      {draft.auth_type === 'basic' && draft.auth_details && (
+        <div className="webhook-modal-row" data-testid="webhook-basic-fields">
+          {CREDENTIALS.map(({ key, label, suffix, type, autoComplete }) => (
+            <Field key={key} id={`${id}-${suffix}`} label={label} bare>
+              <input
+                id={`${id}-${suffix}`}
+                className="input"
+                type={type}
+                autoComplete={autoComplete}
+                value={draft.auth_details![key]}
+                onChange={(e) => set({ auth_details: { ...draft.auth_details!, [key]: e.target.value } })}
+                data-testid={`webhook-${key}`}
+              />
+            </Field>
+          ))}
+        </div>
+      )}
+      <fieldset className="field">
+        <legend className="label">Events</legend>
+        <div className="webhook-events">
+          {WEBHOOK_EVENTS.map((event) => (
+            <label key={event} className="checkbox">
+              <input
+                type="checkbox"
+                checked={draft.event_types.includes(event)}
+                onChange={(e) => toggleEvent(event, e.target.checked)}
+                data-testid={`webhook-event-${event}`}
+              />{' '}
+              {EVENT_LABELS[event]}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <fieldset className="field">
+        <legend className="label">Field set</legend>
+        <div className="webhook-events">
+          {(['standard', 'legacy'] as const).map((fs) => (
+            <label key={fs} className="radio">
+              <input
+                type="radio"
+                name={`${id}-field-set`}
+                value={fs}
+                checked={draft.field_set === fs}
+                onChange={() => set({ field_set: fs })}
+                data-testid={`webhook-field-set-${fs}`}
+              />{' '}
+              {fs === 'standard' ? 'Standard' : 'Legacy'}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {webhook?.secret && (
+        <div className="webhook-secret">
+          <CopyField label="Signing secret" value={webhook.secret} masked testId="webhook-secret" />
+          <div className="buttons">
+            <button
+              type="button"
+              className="button is-small"
+              onClick={() => void rotateSecret()}
+              data-testid="webhook-rotate"
+            >
+              Rotate secret
+            </button>
+            <BusyButton className="is-small" busy={testing} onClick={() => void runTest()} testId="webhook-test">
+              Send test event
+            </BusyButton>
+          </div>
+          {test && (
+            <p
+              className={`help ${testOk ? 'has-text-success' : 'has-text-danger'}`}
+              role="status"
+              data-testid="webhook-test-result"
+            >
+              {testText(test)}
+            </p>
+          )}
+        </div>
+      )}
     </Modal>
   );
 }

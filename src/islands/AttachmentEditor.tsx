@@ -28,23 +28,20 @@ import {
   uploadFiles,
   uploads,
 } from './stores/attachments.ts';
+import LineIcon from '../components/LineIcon.tsx';
+import Field from '../components/Field.tsx';
+
+const TABS = [
+  { key: 'files', label: 'Files' },
+  { key: 'settings', label: 'Settings' },
+] as const;
 
 function TrashIcon() {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      width="16"
-      height="16"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-    >
+    <LineIcon size={16}>
       <polyline points="3 6 5 6 21 6" />
       <path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6" />
-    </svg>
+    </LineIcon>
   );
 }
 
@@ -63,10 +60,18 @@ function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: numb
     // created once: the picker keeps its own value from then on
   }, []);
   return (
-    <div className="field">
-      <label className="label" htmlFor="attachment-expiry">
-        Expiry date and time (UTC)
-      </label>
+    <Field
+      id="attachment-expiry"
+      label="Expiry date and time (UTC)"
+      bare
+      help={
+        error && (
+          <p id="attachment-expiry-error" className="help is-danger" role="alert" data-testid="attachment-expiry-error">
+            {error}
+          </p>
+        )
+      }
+    >
       <input
         id="attachment-expiry"
         ref={input}
@@ -77,12 +82,7 @@ function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: numb
         aria-describedby={error ? 'attachment-expiry-error' : undefined}
         data-testid="attachment-expiry"
       />
-      {error && (
-        <p id="attachment-expiry-error" className="help is-danger" role="alert" data-testid="attachment-expiry-error">
-          {error}
-        </p>
-      )}
-    </div>
+    </Field>
   );
 }
 
@@ -211,34 +211,22 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
           <section className="card editor-panel" aria-label="Link">
             <div className="tabs">
               <ul role="tablist">
-                <li role="presentation" className={tab === 'files' ? 'is-active' : undefined}>
-                  <a
-                    role="tab"
-                    aria-selected={tab === 'files'}
-                    href="#files"
-                    onClick={(e) => {
-                      e.preventDefault();
-                      setTab('files');
-                    }}
-                    data-testid="tab-files"
-                  >
-                    Files
-                  </a>
-                </li>
-                <li role="presentation" className={tab === 'settings' ? 'is-active' : undefined}>
-                  <a
-                    role="tab"
-                    aria-selected={tab === 'settings'}
-                    href="#settings"
-                    onClick={(e) => {
-                      e.preventDefault();
-                      setTab('settings');
-                    }}
-                    data-testid="tab-settings"
-                  >
-                    Settings
-                  </a>
-                </li>
+                {TABS.map(({ key, label }) => (
+                  <li key={key} role="presentation" className={tab === key ? 'is-active' : undefined}>
+                    <a
+                      role="tab"
+                      aria-selected={tab === key}
+                      href={`#${key}`}
+                      onClick={(e) => {
+                        e.preventDefault();
+                        setTab(key);
+                      }}
+                      data-testid={`tab-${key}`}
+                    >
+                      {label}
+                    </a>
+                  </li>
+                ))}
               </ul>
             </div>
             <div className="card-content">
@@ -350,10 +338,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                     </label>
                   </div>
                   {$draft.accessLimit > 0 && (
-                    <div className="field">
-                      <label className="label" htmlFor="attachment-limit">
-                        Access limit
-                      </label>
+                    <Field id="attachment-limit" label="Access limit" bare>
                       <input
                         id="attachment-limit"
                         className="input"
@@ -366,7 +351,7 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                         }
                         data-testid="attachment-limit"
                       />
-                    </div>
+                    </Field>
                   )}
                   <h2 className="title is-6">Integration ID</h2>
                   {$draft.integrationId ? (

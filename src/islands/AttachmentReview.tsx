@@ -6,6 +6,7 @@ import CopyField from '../components/CopyField.tsx';
 import { formatLongDate } from '../lib/dates.ts';
 import { formatFileSize } from '../lib/file-size.ts';
 import { draft, loadFailed, loadGroup, requestStatus, saveReview } from './stores/attachments.ts';
+import BusyButton from '../components/BusyButton.tsx';
 
 export default function AttachmentReview({ id }: { id: number }) {
   const $draft = useIslandStore(draft);
@@ -38,15 +39,15 @@ export default function AttachmentReview({ id }: { id: number }) {
           ))}
         </ul>
         <div className="buttons is-right">
-          <button
-            type="button"
-            className={`button is-primary${pending ? ' is-loading' : ''}`}
-            disabled={pending || $draft.id === null}
+          <BusyButton
+            className="is-primary"
+            busy={pending}
+            disabled={$draft.id === null}
             onClick={() => void saveReview()}
-            data-testid="review-save"
+            testId="review-save"
           >
             Save
-          </button>
+          </BusyButton>
         </div>
       </div>
     </section>

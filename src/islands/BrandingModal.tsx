@@ -3,6 +3,7 @@
 // pickers Page (Text, Background), Button (Text, Background), Link (Text), Cancel and Update.
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect, useState } from 'react';
+import BusyButton from '../components/BusyButton.tsx';
 import Modal from '../components/Modal.tsx';
 import { logoProblem } from '../lib/logo-check.ts';
 import { type Branding, branding, deleteLogo, loadBranding, saveBranding } from './stores/attachments.ts';
@@ -53,92 +54,89 @@ export default function BrandingModal() {
         Customise Your Branding
       </button>
       {open && (
-        <Modal labelledBy="branding-title" onClose={() => setOpen(false)} testId="branding-modal">
-          <div className="modal-card">
-            <header className="modal-card-head">
-              <p className="modal-card-title" id="branding-title">
-                Customise Your Branding
-              </p>
-              <button type="button" className="delete" aria-label="Close" onClick={() => setOpen(false)} />
-            </header>
-            <section className="modal-card-body">
-              <fieldset disabled={pending}>
-                <div className="field">
-                  <label className="label" htmlFor="branding-logo">
-                    Logo
-                  </label>
-                  {$branding.logo && (
-                    <div className="branding-current">
-                      <img
-                        src={`${$branding.logo.url}?v=${encodeURIComponent($branding.logo.fileName)}`}
-                        alt="Current logo"
-                      />
-                      <span>{$branding.logo.fileName}</span>
-                      <button
-                        type="button"
-                        className="button is-small is-danger is-light"
-                        onClick={() => void deleteLogo()}
-                        data-testid="branding-logo-delete"
-                      >
-                        Delete logo
-                      </button>
-                    </div>
-                  )}
-                  <input
-                    id="branding-logo"
-                    className="input"
-                    type="file"
-                    accept=".png,.jpg,.jpeg,.gif,image/png,image/jpeg,image/gif"
-                    onChange={(e) => void pick(e.target.files?.[0])}
-                    data-testid="branding-logo"
-                  />
-                  <p className="help">Accepted: jpeg, jpg, gif, png. Maximum 500KB.</p>
-                  {problem && (
-                    <p className="help is-danger" role="alert" data-testid="branding-logo-error">
-                      {problem}
-                    </p>
-                  )}
-                </div>
-                {(['page', 'button', 'link'] as const).map((group) => (
-                  <div className="field branding-row" key={group}>
-                    <p className="label">{group === 'page' ? 'Page' : group === 'button' ? 'Button' : 'Link'}</p>
-                    <div className="branding-pickers">
-                      {PICKERS.filter((p) => p.group === group).map((p) => (
-                        <label className="branding-picker" key={p.key}>
-                          <input
-                            type="color"
-                            value={settings[group][p.key]}
-                            onChange={(e) =>
-                              setSettings({ ...settings, [group]: { ...settings[group], [p.key]: e.target.value } })
-                            }
-                            data-testid={`branding-${group}-${p.key}`}
-                          />
-                          <span>{p.label}</span>
-                        </label>
-                      ))}
-                    </div>
-                  </div>
-                ))}
-                <p className="notification is-info is-light branding-note">
-                  This branding applies to all Online Attachment links. It can also be changed in Global Settings.
-                </p>
-              </fieldset>
-            </section>
-            <footer className="modal-card-foot buttons">
+        <Modal
+          title="Customise Your Branding"
+          titleId="branding-title"
+          onClose={() => setOpen(false)}
+          testId="branding-modal"
+          footer={
+            <>
               <button type="button" className="button" onClick={() => setOpen(false)} disabled={pending}>
                 Cancel
               </button>
-              <button
-                type="button"
-                className={`button is-primary${pending ? ' is-loading' : ''}`}
+              <BusyButton
+                className="is-primary"
+                busy={pending}
+                disabled={problem !== null}
                 onClick={() => void update()}
-                disabled={pending || problem !== null}
-                data-testid="branding-update"
+                testId="branding-update"
               >
                 Update
-              </button>
-            </footer>
-          </div>
+              </BusyButton>
+            </>
+          }
+        >
+          <fieldset disabled={pending}>
+            <div className="field">
+              <label className="label" htmlFor="branding-logo">
+                Logo
+              </label>
+              {$branding.logo && (
+                <div className="branding-current">
+                  <img
+                    src={`${$branding.logo.url}?v=${encodeURIComponent($branding.logo.fileName)}`}
+                    alt="Current logo"
+                  />
+                  <span>{$branding.logo.fileName}</span>
+                  <button
+                    type="button"
+                    className="button is-small is-danger is-light"
+                    onClick={() => void deleteLogo()}
+                    data-testid="branding-logo-delete"
+                  >
+                    Delete logo
+                  </button>
+                </div>
+              )}
+              <input
+                id="branding-logo"
+                className="input"
+                type="file"
+                accept=".png,.jpg,.jpeg,.gif,image/png,image/jpeg,image/gif"
+                onChange={(e) => void pick(e.target.files?.[0])}
+                data-testid="branding-logo"
+              />
+              <p className="help">Accepted: jpeg, jpg, gif, png. Maximum 500KB.</p>
+              {problem && (
+                <p className="help is-danger" role="alert" data-testid="branding-logo-error">
+                  {problem}
+                </p>
+              )}
+            </div>
+            {(['page', 'button', 'link'] as const).map((group) => (
+              <div className="field branding-row" key={group}>
+                <p className="label">{group === 'page' ? 'Page' : group === 'button' ? 'Button' : 'Link'}</p>
+                <div className="branding-pickers">
+                  {PICKERS.filter((p) => p.group === group).map((p) => (
+                    <label className="branding-picker" key={p.key}>
+                      <input
+                        type="color"
+                        value={settings[group][p.key]}
+                        onChange={(e) =>
+                          setSettings({ ...settings, [group]: { ...settings[group], [p.key]: e.target.value } })
+                        }
+                        data-testid={`branding-${group}-${p.key}`}
+                      />
+                      <span>{p.label}</span>
+                    </label>
+                  ))}
+                </div>
+              </div>
+            ))}
+            <p className="notification is-info is-light branding-note">
+              This branding applies to all Online Attachment links. It can also be changed in Global Settings.
+            </p>
+          </fieldset>
         </Modal>
       )}
     </>

@@ -1,11 +1,10 @@
 import { useEffect } from 'react';
-import Pagination from '../components/Pagination.tsx';
-import TableStatusRows from '../components/TableStatusRows.tsx';
 import type { LinkWire } from '../lib/group-report.ts';
 import type { PageMeta } from '../lib/wire.ts';
 import { goToLinkPage, linkList, loadLinks, openReport, startLinks } from './stores/group-report.ts';
 import { useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
+import PagedTable from '../components/PagedTable.tsx';
 
 /**
  * The Clicks report's Links tab (docs/console-reports.md §2, §3 "Link row"): Link, Subject, Total Clicks,
@@ -26,47 +25,41 @@ export default function ClicksLinksTable({
   }, []);
   return (
     <div className="report-table link-table" aria-busy={$list.status === 'loading'} data-testid="link-table">
-      <div className="table-container">
-        <table className="table is-fullwidth is-hoverable">
-          <thead>
-            <tr>
-              <th>Link</th>
-              <th>Subject</th>
-              <th className="count-column">Total Clicks</th>
-              <th className="count-column">Unique Clicks</th>
-            </tr>
-          </thead>
-          <tbody>
-            {$list.data.map((link) => (
-              <tr key={`${link.tll_url}\n${link.tm_subject}`} data-testid="link-row">
-                <td className="link-cell" data-testid="link-url">
-                  <a href={link.tll_url} target="_blank" rel="noopener noreferrer nofollow">
-                    {link.tll_url}
-                  </a>
-                </td>
-                <td className="subject-cell" data-testid="link-subject">
-                  {link.tm_subject}
-                </td>
-                <td className="count-cell" data-testid="link-clicks">
-                  {formatCount(link.click_count)}
-                </td>
-                <td className="count-cell" data-testid="link-unique-clicks">
-                  {formatCount(link.unique_click_count)}
-                </td>
-              </tr>
-            ))}
-            <TableStatusRows
-              columns={4}
-              status={$list.status}
-              rows={$list.data.length}
-              what="links"
-              onRetry={() => void loadLinks()}
-              testId="links"
-            />
-          </tbody>
-        </table>
-      </div>
-      {$list.meta && <Pagination meta={$list.meta} onPage={goToLinkPage} testId="links" />}
+      <PagedTable
+        list={$list}
+        head={
+          <>
+            <th>Link</th>
+            <th>Subject</th>
+            <th className="count-column">Total Clicks</th>
+            <th className="count-column">Unique Clicks</th>
+          </>
+        }
+        columns={4}
+        what="links"
+        onRetry={() => void loadLinks()}
+        onPage={goToLinkPage}
+        testId="links"
+      >
+        {$list.data.map((link) => (
+          <tr key={`${link.tll_url}\n${link.tm_subject}`} data-testid="link-row">
+            <td className="link-cell" data-testid="link-url">
+              <a href={link.tll_url} target="_blank" rel="noopener noreferrer nofollow">
+                {link.tll_url}
+              </a>
+            </td>
+            <td className="subject-cell" data-testid="link-subject">
+              {link.tm_subject}
+            </td>
+            <td className="count-cell" data-testid="link-clicks">
+              {formatCount(link.click_count)}
+            </td>
+            <td className="count-cell" data-testid="link-unique-clicks">
+              {formatCount(link.unique_click_count)}
+            </td>
+          </tr>
+        ))}
+      </PagedTable>
     </div>
   );
 }

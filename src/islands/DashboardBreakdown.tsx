@@ -4,6 +4,7 @@ import { breakdownOf, complaintRateOf, percentOf } from '../lib/delivery-breakdo
 import { ensureOverview, loadOverview, overview } from './stores/dashboard.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
+import RetryButton from '../components/RetryButton.tsx';
 
 /** Spam complaints (feedback-loop reports) and the complaint rate, a share of the delivered. */
 function ComplaintStat({ complaints, rate }: { complaints: number; rate: string }) {
@@ -48,11 +49,7 @@ export default function DashboardBreakdown() {
         {(($overview.status === 'loaded' && outcomes === 0) || $overview.status === 'failed') && (
           <p className="has-text-centered has-text-grey chart-empty" data-testid="breakdown-empty">
             No Data
-            {$overview.status === 'failed' && (
-              <button type="button" className="button is-small is-light" onClick={() => void loadOverview()}>
-                Retry
-              </button>
-            )}
+            {$overview.status === 'failed' && <RetryButton onRetry={() => void loadOverview()} />}
           </p>
         )}
       </div>

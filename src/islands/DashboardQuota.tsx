@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { loadQuota, quota } from './stores/dashboard.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
+import RetryButton from '../components/RetryButton.tsx';
 
 /**
  * The Monthly Quota progress bar (docs/console.md §2) with its tooltip 'X of Y sent', shown on hover and
@@ -23,16 +24,7 @@ export default function DashboardQuota() {
             {Math.round(share * 100)}%
           </span>
         )}
-        {status === 'failed' && (
-          <button
-            type="button"
-            className="button is-small is-light"
-            onClick={() => void loadQuota()}
-            data-testid="quota-retry"
-          >
-            Retry
-          </button>
-        )}
+        {status === 'failed' && <RetryButton onRetry={() => void loadQuota()} testId="quota-retry" />}
       </div>
       <div className="quota-bar" tabIndex={0} aria-describedby="quota-tooltip" data-testid="quota-bar">
         <progress className={`progress ${tone}`} value={sent} max={Math.max(maximum, 1)} aria-label="Monthly Quota">

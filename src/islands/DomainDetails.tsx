@@ -5,6 +5,7 @@ import CopyField from '../components/CopyField.tsx';
 import { call, errorMessage } from '../lib/api.ts';
 import { formatDateTime, unixOfIso } from '../lib/dates.ts';
 import { showAlert } from './stores/alerts.ts';
+import BusyButton from '../components/BusyButton.tsx';
 
 interface DnsCheck {
   ok: boolean;
@@ -92,15 +93,15 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
                 </>
               )}
             </p>
-            <button
-              type="button"
-              className={`button is-small${sending ? ' is-loading' : ''}`}
-              disabled={sending || !domain.domain_verification_email}
+            <BusyButton
+              className="is-small"
+              busy={sending}
+              disabled={!domain.domain_verification_email}
               onClick={() => void resend()}
-              data-testid="resend-verification"
+              testId="resend-verification"
             >
               Send a new verification email
-            </button>
+            </BusyButton>
           </>
         )}
       </div>
@@ -108,15 +109,9 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
         <header className="card-header">
           <p className="card-header-title">DNS records</p>
           <div className="card-header-icon">
-            <button
-              type="button"
-              className={`button is-small is-primary${checking ? ' is-loading' : ''}`}
-              disabled={checking}
-              onClick={() => void check()}
-              data-testid="check-dns"
-            >
+            <BusyButton className="is-small is-primary" busy={checking} onClick={() => void check()} testId="check-dns">
               Check now
-            </button>
+            </BusyButton>
           </div>
         </header>
         <div className="card-content">

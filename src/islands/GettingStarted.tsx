@@ -98,28 +98,19 @@ export default function GettingStarted({ docsUrl }: { docsUrl?: string | null })
             </header>
             <div className="card-content">
               <div className="get-key">
-                <div>
-                  <p className="has-text-weight-semibold">API</p>
-                  <button
-                    type="button"
-                    className={`button is-small${choice === 'api' ? ' is-primary' : ''}`}
-                    onClick={() => setChoice('api')}
-                    data-testid="get-key-api"
-                  >
-                    Get Key
-                  </button>
-                </div>
-                <div>
-                  <p className="has-text-weight-semibold">SMTP</p>
-                  <button
-                    type="button"
-                    className={`button is-small${choice === 'smtp' ? ' is-primary' : ''}`}
-                    onClick={() => setChoice('smtp')}
-                    data-testid="get-key-smtp"
-                  >
-                    Get Key
-                  </button>
-                </div>
+                {(['api', 'smtp'] as const).map((way) => (
+                  <div key={way}>
+                    <p className="has-text-weight-semibold">{way.toUpperCase()}</p>
+                    <button
+                      type="button"
+                      className={`button is-small${choice === way ? ' is-primary' : ''}`}
+                      onClick={() => setChoice(way)}
+                      data-testid={`get-key-${way}`}
+                    >
+                      Get Key
+                    </button>
+                  </div>
+                ))}
               </div>
               {choice === 'api' && <ApiCredentialFields credentials={$state.apiCredentials} docsUrl={docsUrl} />}
               {choice === 'smtp' && <SmtpCredentialFields credentials={$state.smtpCredentials} />}

@@ -6,6 +6,7 @@ import { type OverviewStatsWire, percentText } from '../lib/group-report.ts';
 import { loadOverviewStats, openReport, overviewStats, startOverviewStats } from './stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
+import RetryButton from '../components/RetryButton.tsx';
 
 type Outcome = 'delivered' | 'bounced' | 'complaints' | 'failed' | 'sent';
 const STATS: { key: Outcome; label: string }[] = [
@@ -64,14 +65,7 @@ export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: str
           <p className="has-text-centered has-text-grey chart-empty" data-testid="delivery-empty">
             No Data
             {($overview.status === 'late' || $overview.status === 'failed') && (
-              <button
-                type="button"
-                className="button is-small is-light"
-                onClick={() => void loadOverviewStats()}
-                data-testid="delivery-retry"
-              >
-                Retry
-              </button>
+              <RetryButton onRetry={() => void loadOverviewStats()} testId="delivery-retry" />
             )}
           </p>
         )}

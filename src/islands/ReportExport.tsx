@@ -2,20 +2,15 @@ import { useEffect } from 'react';
 import type { ReportType } from '../lib/group-report.ts';
 import { exportReport, exporting, openReport } from './stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
+import BusyButton from '../components/BusyButton.tsx';
 
 /** The Export button of every report page but Overview (docs/console-reports.md §2, §7, §8). */
 export default function ReportExport({ groupUuid, type }: { groupUuid: string; type: ReportType }) {
   useEffect(() => openReport(groupUuid, type), []);
   const $exporting = useIslandStore(exporting);
   return (
-    <button
-      type="button"
-      className={`button is-primary${$exporting ? ' is-loading' : ''}`}
-      disabled={$exporting}
-      onClick={() => void exportReport()}
-      data-testid="report-export"
-    >
+    <BusyButton className="is-primary" busy={$exporting} onClick={() => void exportReport()} testId="report-export">
       Export
-    </button>
+    </BusyButton>
   );
 }

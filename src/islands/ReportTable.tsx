@@ -1,8 +1,6 @@
-import { Suspense, lazy, useEffect } from 'react';
+import { useEffect } from 'react';
 import EmailText from '../components/EmailText.tsx';
-import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
-import TableStatusRows from '../components/TableStatusRows.tsx';
 import { type DayRange, formatReportDate, isoOf } from '../lib/dates.ts';
 import type { ReportTransactionWire, ReportType } from '../lib/group-report.ts';
 import type { PageMeta } from '../lib/wire.ts';
@@ -26,20 +24,12 @@ import {
   sortReport,
   startReport,
 } from './stores/group-report.ts';
-import {
-  cancelShownTransaction,
-  cancelState,
-  closeTransactionInfo,
-  loadTimeline,
-  showTransactionInfo,
-  shownTransaction,
-  timeline,
-} from './stores/transaction-info.ts';
+import { showTransactionInfo } from './stores/transaction-info.ts';
+import ShownTransactionInfo from '../components/ShownTransactionInfo.tsx';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
-
-// loaded with the first More Info click: most visits open no modal
-const TransactionInfoModal = lazy(() => import('../components/TransactionInfoModal.tsx'));
+import PagedTable from '../components/PagedTable.tsx';
+import MoreInfoButton from '../components/MoreInfoButton.tsx';
 
 interface Props {
   groupUuid: string;
@@ -141,9 +131,6 @@ function Cell({ column, row }: { column: ReportColumn; row: ReportTransactionWir
 export default function ReportTable({ groupUuid, type, first = null }: Props) {
   const $list = useSeededStore(reportList, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $query = useIslandStore(reportQuery);
-  const $shown = useIslandStore(shownTransaction);
-  const $timeline = useIslandStore(timeline);
-  const $cancel = useIslandStore(cancelState);
   useEffect(() => {
     openReport(groupUuid, type);
     if (first) reportRendered(first.range);
@@ -159,87 +146,65 @@ export default function ReportTable({ groupUuid, type, first = null }: Props) {
       data-testid="report-table"
       data-report={type}
     >
-      <div className="table-container">
-        <table className="table is-fullwidth is-hoverable">
-          <thead>
-            <tr>
-              {columns.map((column, i) => {
-                const { label, sort } = COLUMNS[column];
-                const counts = column === 'total_opens' || column === 'total_clicks' || column === 'unique_clicks';
-                const className = counts ? 'count-column' : DATE_COLUMNS.includes(column) ? 'date-column' : undefined;
-                if (!sort)
-                  return (
-                    <th key={column} className={className} data-testid={`column-${column}`}>
-                      {label}
-                    </th>
-                  );
-                // the first column (the date) also stands for the default trans_id order
-                const standsForDefault = i === 0;
-                const sorted = $query.sort.key === sort || (standsForDefault && $query.sort.key === 'trans_id');
+      <PagedTable
+        list={$list}
+        head={
+          <>
+            {columns.map((column, i) => {
+              const { label, sort } = COLUMNS[column];
+              const counts = column === 'total_opens' || column === 'total_clicks' || column === 'unique_clicks';
+              const className = counts ? 'count-column' : DATE_COLUMNS.includes(column) ? 'date-column' : undefined;
+              if (!sort)
                 return (
-                  <SortableHeader
-                    key={column}
-                    label={label}
-                    direction={sorted ? $query.sort.direction : null}
-                    onSort={() => sortReport(sort, standsForDefault)}
-                    className={className}
-                    testId={`column-${column}`}
-                  />
+                  <th key={column} className={className} data-testid={`column-${column}`}>
+                    {label}
+                  </th>
                 );
-              })}
-              {moreInfo && (
-                <th>
-                  <span className="is-sr-only">More Info</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {$list.data.map((row) => (
-              <tr key={row.trans_uuid} data-testid="report-row" data-uuid={row.trans_uuid}>
-                {columns.map((column) => (
-                  <Cell key={column} column={column} row={row} />
-                ))}
-                {moreInfo && (
-                  <td className="has-text-right">
-                    <button
-                      type="button"
-                      className="button is-small is-info is-light"
-                      onClick={() =>
-                        showTransactionInfo({ ...row, tm_additional_headers: row.tm_additional_headers ?? '{}' })
-                      }
-                      data-testid="more-info"
-                    >
-                      More Info
-                    </button>
-                  </td>
-                )}
-              </tr>
+              // the first column (the date) also stands for the default trans_id order
+              const standsForDefault = i === 0;
+              const sorted = $query.sort.key === sort || (standsForDefault && $query.sort.key === 'trans_id');
+              return (
+                <SortableHeader
+                  key={column}
+                  label={label}
+                  direction={sorted ? $query.sort.direction : null}
+                  onSort={() => sortReport(sort, standsForDefault)}
+                  className={className}
+                  testId={`column-${column}`}
+                />
+              );
+            })}
+            {moreInfo && (
+              <th>
+                <span className="is-sr-only">More Info</span>
+              </th>
+            )}
+          </>
+        }
+        columns={count}
+        what="transactions"
+        onRetry={() => void loadReport()}
+        onPage={goToReportPage}
+        testId="report"
+      >
+        {$list.data.map((row) => (
+          <tr key={row.trans_uuid} data-testid="report-row" data-uuid={row.trans_uuid}>
+            {columns.map((column) => (
+              <Cell key={column} column={column} row={row} />
             ))}
-            <TableStatusRows
-              columns={count}
-              status={$list.status}
-              rows={$list.data.length}
-              what="transactions"
-              onRetry={() => void loadReport()}
-              testId="report"
-            />
-          </tbody>
-        </table>
-      </div>
-      {$list.meta && <Pagination meta={$list.meta} onPage={goToReportPage} testId="report" />}
-      {moreInfo && $shown && (
-        <Suspense fallback={null}>
-          <TransactionInfoModal
-            tx={$shown}
-            timeline={$timeline}
-            onClose={closeTransactionInfo}
-            onRetryTimeline={() => void loadTimeline()}
-            cancel={$cancel}
-            onCancel={() => void cancelShownTransaction(() => void loadReport())}
-          />
-        </Suspense>
-      )}
+            {moreInfo && (
+              <td className="has-text-right">
+                <MoreInfoButton
+                  onClick={() =>
+                    showTransactionInfo({ ...row, tm_additional_headers: row.tm_additional_headers ?? '{}' })
+                  }
+                />
+              </td>
+            )}
+          </tr>
+        ))}
+      </PagedTable>
+      {moreInfo && <ShownTransactionInfo onCanceled={() => void loadReport()} />}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import {
   uiSettings,
 } from './stores/ui-settings.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
+import LoadFailed from '../components/LoadFailed.tsx';
 
 const OPTIONS: { option: SendingOption; label: string; help: string }[] = [
   { option: 'track_opens', label: 'Track Opens', help: 'Add an invisible image to HTML mail to count opens.' },
@@ -30,12 +31,11 @@ export default function SendingOptions() {
 
   if ($settings.status === 'failed') {
     return (
-      <p className="has-text-grey" data-testid="sending-options-failed">
-        The sending options could not be loaded.{' '}
-        <button type="button" className="button is-small is-text" onClick={() => void loadUiSettings()}>
-          Retry
-        </button>
-      </p>
+      <LoadFailed
+        message="The sending options could not be loaded."
+        onRetry={() => void loadUiSettings()}
+        testId="sending-options-failed"
+      />
     );
   }
   return (

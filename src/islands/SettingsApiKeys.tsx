@@ -1,4 +1,5 @@
-import { lazy, Suspense, useEffect, useId, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import BusyButton from '../components/BusyButton.tsx';
 import Modal from '../components/Modal.tsx';
 import { CONSOLE_MOMENT, formatUnix } from '../lib/dates.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
@@ -107,7 +108,6 @@ export default function SettingsApiKeys() {
 }
 
 function ConfirmDelete({ apiKey, onClose }: { apiKey: ApiKeyRow; onClose(): void }) {
-  const id = useId();
   const [busy, setBusy] = useState(false);
   const confirm = async () => {
     setBusy(true);
@@ -115,35 +115,21 @@ function ConfirmDelete({ apiKey, onClose }: { apiKey: ApiKeyRow; onClose(): void
     else setBusy(false);
   };
   return (
-    <Modal labelledBy={`${id}-title`} onClose={onClose} testId="api-key-delete-modal">
-      <div className="modal-card">
-        <header className="modal-card-head">
-          <h2 className="modal-card-title" id={`${id}-title`}>
-            Delete API key
-          </h2>
-          <button type="button" className="delete" aria-label="Close" onClick={onClose} />
-        </header>
-        <section className="modal-card-body">
-          <p>
-            Delete <strong>{apiKey.name}</strong>? Applications using it are refused at once, over the API and SMTP.
-            This cannot be undone.
-          </p>
-        </section>
-        <footer className="modal-card-foot buttons">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className={`button is-danger${busy ? ' is-loading' : ''}`}
-            disabled={busy}
-            onClick={() => void confirm()}
-            data-testid="api-key-delete-confirm"
-          >
-            Delete
-          </button>
-        </footer>
-      </div>
+    <Modal
+      title="Delete API key"
+      onClose={onClose}
+      testId="api-key-delete-modal"
+      dismiss="Cancel"
+      footer={
+        <BusyButton className="is-danger" busy={busy} onClick={() => void confirm()} testId="api-key-delete-confirm">
+          Delete
+        </BusyButton>
+      }
+    >
+      <p>
+        Delete <strong>{apiKey.name}</strong>? Applications using it are refused at once, over the API and SMTP. This
+        cannot be undone.
+      </p>
     </Modal>
   );
 }

@@ -14,6 +14,9 @@ import {
 } from './stores/suppressions.ts';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
+import LineIcon from '../components/LineIcon.tsx';
+import LoadFailed from '../components/LoadFailed.tsx';
+import RowCheck from '../components/RowCheck.tsx';
 
 const ORIGIN_LABEL: Record<SuppressionOrigin, string> = {
   user: 'User',
@@ -96,22 +99,12 @@ function Pager({ meta }: { meta: PageMeta }) {
 
 function TrashIcon() {
   return (
-    <svg
-      viewBox="0 0 24 24"
-      width="16"
-      height="16"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-    >
+    <LineIcon size={16}>
       <polyline points="3 6 5 6 21 6" />
       <path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6" />
       <path d="M10 11v6M14 11v6" />
       <path d="M9 6V4a1 1 0 0 1 1-1h4a1 1 0 0 1 1 1v2" />
-    </svg>
+    </LineIcon>
   );
 }
 
@@ -125,16 +118,17 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
   const $list = useSeededStore(list, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $checked = useIslandStore(checked);
   const $deleting = useIslandStore(deleting);
+  const selection = { checked: $checked, deleting: $deleting, onToggle: toggleChecked };
   useEffect(() => startSuppressions(first !== null), []);
 
   if ($list.status === 'failed') {
     return (
-      <p className="has-text-grey suppression-failed" data-testid="suppression-failed">
-        The suppression list could not be loaded.{' '}
-        <button type="button" className="button is-small is-text" onClick={() => void loadSuppressions()}>
-          Retry
-        </button>
-      </p>
+      <LoadFailed
+        message="The suppression list could not be loaded."
+        onRetry={() => void loadSuppressions()}
+        className="suppression-failed"
+        testId="suppression-failed"
+      />
     );
   }
   const loading = $list.status === 'loading';
@@ -169,16 +163,7 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
                 className={$checked === row.email ? 'is-selected' : undefined}
                 data-testid="suppression-row"
               >
-                <td className="check-column">
-                  <input
-                    type="checkbox"
-                    aria-label={`Select ${row.email}`}
-                    checked={$checked === row.email}
-                    disabled={$deleting || ($checked !== null && $checked !== row.email)}
-                    onChange={() => toggleChecked(row.email)}
-                    data-testid="suppression-check"
-                  />
-                </td>
+                <RowCheck rowKey={row.email} name={row.email} selection={selection} testId="suppression-check" />
                 <td className="email-cell" data-testid="suppression-email">
                   {row.email}
                 </td>

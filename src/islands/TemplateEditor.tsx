@@ -25,6 +25,9 @@ import {
   unpublishedChanges,
   verifiedDomains,
 } from './stores/template-editor.ts';
+import BusyButton from '../components/BusyButton.tsx';
+import Field from '../components/Field.tsx';
+import Checkbox from '../components/Checkbox.tsx';
 
 /** A field's inline message, linked to its input by id. */
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
@@ -38,6 +41,57 @@ function FieldError({ id, message }: { id: string; message: string | undefined }
 /** The attributes that tie an input to its inline message. */
 const invalid = (id: string, message: string | undefined) =>
   message ? { 'aria-invalid': true, 'aria-describedby': id } : {};
+
+/**
+ * One of the template's one-line fields, bound to the editor's store (test id `field-` and the field's
+ * name); a field Publish checks (`checkedAs`, its key among the problems) shows its problem below, tied
+ * to it as `error-<key>`.
+ */
+function TextField({
+  field,
+  id,
+  label,
+  type = 'text',
+  className,
+  placeholder,
+  readOnly,
+  checkedAs,
+}: {
+  field: 'name' | 'from_name' | 'reply_email' | 'subject' | 'description';
+  id: string;
+  label: string;
+  type?: 'text' | 'email';
+  className?: string;
+  placeholder?: string;
+  readOnly?: boolean;
+  checkedAs?: 'name' | 'subject';
+}) {
+  const value = useIslandStore(fields)[field];
+  const $errors = useIslandStore(fieldErrors);
+  const errorId = checkedAs && `error-${checkedAs}`;
+  const error = checkedAs && $errors[checkedAs];
+  return (
+    <Field
+      id={id}
+      label={label}
+      className={className}
+      bare
+      help={errorId && <FieldError id={errorId} message={error} />}
+    >
+      <input
+        id={id}
+        className={`input${error ? ' is-danger' : ''}`}
+        type={type}
+        value={value}
+        placeholder={placeholder}
+        readOnly={readOnly}
+        {...(errorId && invalid(errorId, error))}
+        onChange={(e) => setField(field, e.target.value)}
+        data-testid={`field-${field.replace('_', '-')}`}
+      />
+    </Field>
+  );
+}
 
 /** The from address as a local part and one of the verified domains. */
 function FromAddress({
@@ -133,102 +187,33 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
     >
       <div className="editor-fields card">
         <div className="card-content">
-          <div className="field">
-            <label className="label" htmlFor="template-name">
-              Name
-            </label>
-            <input
-              id="template-name"
-              className={`input${$errors.name ? ' is-danger' : ''}`}
-              type="text"
-              value={$fields.name}
-              placeholder="Untitled Template"
-              {...invalid('error-name', $errors.name)}
-              onChange={(e) => setField('name', e.target.value)}
-              data-testid="field-name"
-            />
-            <FieldError id="error-name" message={$errors.name} />
-          </div>
+          <TextField field="name" id="template-name" label="Name" placeholder="Untitled Template" checkedAs="name" />
           <div className="columns">
-            <div className="column is-5 field">
-              <label className="label" htmlFor="from-name">
-                From name
-              </label>
-              <input
-                id="from-name"
-                className="input"
-                type="text"
-                value={$fields.from_name}
-                onChange={(e) => setField('from_name', e.target.value)}
-                data-testid="field-from-name"
-              />
-            </div>
-            <div className="column field from-field">
-              <label className="label" htmlFor="from-local">
-                From email
-              </label>
+            <TextField field="from_name" id="from-name" label="From name" className="column is-5" />
+            <Field
+              id="from-local"
+              label="From email"
+              className="column from-field"
+              bare
+              help={<FieldError id="error-from-email" message={$errors.from_email} />}
+            >
               <FromAddress
                 value={$fields.from_email}
                 domains={$domains}
                 error={$errors.from_email}
                 onChange={setFromEmail}
               />
-              <FieldError id="error-from-email" message={$errors.from_email} />
-            </div>
+            </Field>
           </div>
-          <div className="field">
-            <label className="checkbox">
-              <input
-                type="checkbox"
-                checked={$different}
-                onChange={(e) => setDifferentReplyTo(e.target.checked)}
-                data-testid="different-reply-to"
-              />{' '}
-              Use different reply to Email
-            </label>
-          </div>
-          <div className="field">
-            <label className="label" htmlFor="reply-email">
-              Reply to email
-            </label>
-            <input
-              id="reply-email"
-              className="input"
-              type="email"
-              value={$fields.reply_email}
-              readOnly={!$different}
-              onChange={(e) => setField('reply_email', e.target.value)}
-              data-testid="field-reply-email"
-            />
-          </div>
-          <div className="field">
-            <label className="label" htmlFor="subject">
-              Subject
-            </label>
-            <input
-              id="subject"
-              className={`input${$errors.subject ? ' is-danger' : ''}`}
-              type="text"
-              value={$fields.subject}
-              {...invalid('error-subject', $errors.subject)}
-              onChange={(e) => setField('subject', e.target.value)}
-              data-testid="field-subject"
-            />
-            <FieldError id="error-subject" message={$errors.subject} />
-          </div>
-          <div className="field">
-            <label className="label" htmlFor="description">
-              Description
-            </label>
-            <input
-              id="description"
-              className="input"
-              type="text"
-              value={$fields.description}
-              onChange={(e) => setField('description', e.target.value)}
-              data-testid="field-description"
-            />
-          </div>
+          <Checkbox
+            label="Use different reply to Email"
+            checked={$different}
+            onChange={setDifferentReplyTo}
+            testId="different-reply-to"
+          />
+          <TextField field="reply_email" id="reply-email" label="Reply to email" type="email" readOnly={!$different} />
+          <TextField field="subject" id="subject" label="Subject" checkedAs="subject" />
+          <TextField field="description" id="description" label="Description" />
           <div className="field">
             <span className="label" id="html-label">
               HTML
@@ -251,10 +236,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               <code>{'{{#each items}}…{{/each}}'}</code>.
             </p>
           </div>
-          <div className="field">
-            <label className="label" htmlFor="content-text">
-              Text part
-            </label>
+          <Field id="content-text" label="Text part" bare>
             <textarea
               id="content-text"
               className="textarea is-family-monospace"
@@ -264,16 +246,11 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               onChange={(e) => setField('content_text', e.target.value)}
               data-testid="field-content-text"
             />
-          </div>
+          </Field>
           <div className="buttons">
-            <button
-              type="submit"
-              className={`button is-primary${pending ? ' is-loading' : ''}`}
-              disabled={pending}
-              data-testid="save"
-            >
+            <BusyButton type="submit" className="is-primary" busy={pending} testId="save">
               Save
-            </button>
+            </BusyButton>
             <button
               type="button"
               className="button is-success"
@@ -309,10 +286,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
             </p>
           )}
           <TemplatePreview html={$preview.html} title="Template preview" />
-          <div className="field mt-3">
-            <label className="label" htmlFor="sample-variables">
-              Sample variables (JSON)
-            </label>
+          <Field id="sample-variables" label="Sample variables (JSON)" className="mt-3" bare>
             <textarea
               id="sample-variables"
               className="textarea is-family-monospace"
@@ -321,7 +295,7 @@ export default function TemplateEditor({ mode, hash }: { mode: 'create' | 'edit'
               onChange={(e) => setSampleText(e.target.value)}
               data-testid="sample-variables"
             />
-          </div>
+          </Field>
         </div>
       </div>
     </form>

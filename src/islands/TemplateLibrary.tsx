@@ -28,6 +28,9 @@ import {
   typeSearch,
 } from './stores/templates.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
+import BusyButton from '../components/BusyButton.tsx';
+import SearchInput from '../components/SearchInput.tsx';
+import RowCheck from '../components/RowCheck.tsx';
 
 export default function TemplateLibrary({ initial }: { initial: { data: TemplateWire[]; meta: PageMeta } }) {
   const $stored = useIslandStore(list);
@@ -37,6 +40,7 @@ export default function TemplateLibrary({ initial }: { initial: { data: Template
   const $search = useIslandStore(searchText);
   const $checked = useIslandStore(checked);
   const $deleting = useIslandStore(deleting);
+  const selection = { checked: $checked, deleting: $deleting, onToggle: toggleChecked };
   const $previewed = useIslandStore(previewed);
   const $html = useIslandStore(previewHtml);
   useEffect(() => startWith(initial), [initial]);
@@ -46,26 +50,23 @@ export default function TemplateLibrary({ initial }: { initial: { data: Template
     <div className="template-library">
       <div className="template-list">
         <div className="template-toolbar">
-          <div className="control template-search">
-            <input
-              className="input"
-              type="search"
-              placeholder="Search"
-              aria-label="Search templates by name"
-              value={$search}
-              onChange={(e) => typeSearch(e.target.value)}
-              data-testid="template-search"
-            />
-          </div>
-          <button
-            type="button"
-            className={`button is-danger is-light${$deleting ? ' is-loading' : ''}`}
-            disabled={$checked === null || $deleting}
+          <SearchInput
+            value={$search}
+            onType={typeSearch}
+            placeholder="Search"
+            label="Search templates by name"
+            className="template-search"
+            testId="template-search"
+          />
+          <BusyButton
+            className="is-danger is-light"
+            busy={$deleting}
+            disabled={$checked === null}
             onClick={() => void deleteChecked()}
-            data-testid="delete-template"
+            testId="delete-template"
           >
             Delete
-          </button>
+          </BusyButton>
         </div>
         <div className="table-container">
           <table
@@ -89,16 +90,7 @@ export default function TemplateLibrary({ initial }: { initial: { data: Template
                   className={$previewed?.id === t.id ? 'is-selected' : undefined}
                   data-testid="template-row"
                 >
-                  <td className="check-column">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${t.name}`}
-                      checked={$checked === t.id}
-                      disabled={$deleting || ($checked !== null && $checked !== t.id)}
-                      onChange={() => toggleChecked(t.id)}
-                      data-testid="template-check"
-                    />
-                  </td>
+                  <RowCheck rowKey={t.id} name={t.name} selection={selection} testId="template-check" />
                   <td>
                     <button
                       type="button"

@@ -1,7 +1,5 @@
 import { useEffect } from 'react';
-import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
-import TableStatusRows from '../components/TableStatusRows.tsx';
 import { formatGroupDate, isoOf } from '../lib/dates.ts';
 import type { PageMeta } from '../lib/wire.ts';
 import {
@@ -16,6 +14,7 @@ import {
 } from './stores/groups.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
+import PagedTable from '../components/PagedTable.tsx';
 
 const COUNTS: { key: GroupSortKey; label: string; value(g: GroupWire): number }[] = [
   { key: 'sent', label: 'Sent', value: (g) => g.groupStats.tgs_total_sent },
@@ -54,63 +53,57 @@ export default function TransactionsGroupTable({
   );
   return (
     <div className="report-table group-table" aria-busy={loading} data-testid="group-table">
-      <div className="table-container">
-        <table className="table is-fullwidth is-hoverable">
-          <thead>
-            <tr>
-              {header('group_name', 'Group')}
-              {header('group_last_send_date', 'Last Send Date', 'date-column')}
-              {COUNTS.map((c) => header(c.key, c.label, 'count-column'))}
-              <th>
-                <span className="is-sr-only">Report</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {$list.data.map((g) => (
-              <tr key={g.group_uuid} data-testid="group-row" data-uuid={g.group_uuid}>
-                <td>
-                  <p className="group-name" data-testid="group-name">
-                    {g.group_name}
-                  </p>
-                  <p className="has-text-grey is-size-7 group-created">
-                    Created{' '}
-                    <time dateTime={isoOf(g.group_create_date)} data-testid="group-created">
-                      {formatGroupDate(g.group_create_date)}
-                    </time>
-                  </p>
-                </td>
-                <td className="date-cell" data-testid="group-last-send">
-                  {formatGroupDate(g.group_last_send_date)}
-                </td>
-                {COUNTS.map((c) => (
-                  <td key={c.key} className="count-cell" data-testid={`group-${c.key}`}>
-                    {formatCount(c.value(g))}
-                  </td>
-                ))}
-                <td className="has-text-right">
-                  <a
-                    className="button is-small is-info is-light"
-                    href={`/groups/${encodeURIComponent(g.group_uuid)}/overview`}
-                    data-testid="group-report"
-                  >
-                    View Report
-                  </a>
-                </td>
-              </tr>
+      <PagedTable
+        list={$list}
+        head={
+          <>
+            {header('group_name', 'Group')}
+            {header('group_last_send_date', 'Last Send Date', 'date-column')}
+            {COUNTS.map((c) => header(c.key, c.label, 'count-column'))}
+            <th>
+              <span className="is-sr-only">Report</span>
+            </th>
+          </>
+        }
+        columns={COLUMNS}
+        what="groups"
+        onRetry={() => void loadGroups()}
+        onPage={goToGroupPage}
+        testId="groups"
+      >
+        {$list.data.map((g) => (
+          <tr key={g.group_uuid} data-testid="group-row" data-uuid={g.group_uuid}>
+            <td>
+              <p className="group-name" data-testid="group-name">
+                {g.group_name}
+              </p>
+              <p className="has-text-grey is-size-7 group-created">
+                Created{' '}
+                <time dateTime={isoOf(g.group_create_date)} data-testid="group-created">
+                  {formatGroupDate(g.group_create_date)}
+                </time>
+              </p>
+            </td>
+            <td className="date-cell" data-testid="group-last-send">
+              {formatGroupDate(g.group_last_send_date)}
+            </td>
+            {COUNTS.map((c) => (
+              <td key={c.key} className="count-cell" data-testid={`group-${c.key}`}>
+                {formatCount(c.value(g))}
+              </td>
             ))}
-            <TableStatusRows
-              columns={COLUMNS}
-              status={$list.status}
-              rows={$list.data.length}
-              what="groups"
-              onRetry={() => void loadGroups()}
-              testId="groups"
-            />
-          </tbody>
-        </table>
-      </div>
-      {$list.meta && <Pagination meta={$list.meta} onPage={goToGroupPage} testId="groups" />}
+            <td className="has-text-right">
+              <a
+                className="button is-small is-info is-light"
+                href={`/groups/${encodeURIComponent(g.group_uuid)}/overview`}
+                data-testid="group-report"
+              >
+                View Report
+              </a>
+            </td>
+          </tr>
+        ))}
+      </PagedTable>
     </div>
   );
 }

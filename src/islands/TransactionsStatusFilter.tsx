@@ -1,11 +1,12 @@
+import FilterButtons from '../components/FilterButtons.tsx';
 import { type StatusFilter, chooseStatus, transactionQuery } from './stores/transactions.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
-const STATUSES: { status: StatusFilter; label: string }[] = [
-  { status: 'all', label: 'All' },
-  { status: 'sent', label: 'Sent' },
-  { status: 'failed', label: 'Failed' },
-  { status: 'delivered', label: 'Delivered' },
+const STATUSES: { value: StatusFilter; label: string }[] = [
+  { value: 'all', label: 'All' },
+  { value: 'sent', label: 'Sent' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'delivered', label: 'Delivered' },
 ];
 
 /**
@@ -15,22 +16,13 @@ const STATUSES: { status: StatusFilter; label: string }[] = [
 export default function TransactionsStatusFilter() {
   const $query = useIslandStore(transactionQuery);
   return (
-    <div className="buttons has-addons status-filter" role="group" aria-label="Status">
-      {STATUSES.map(({ status, label }) => {
-        const active = $query.status === status;
-        return (
-          <button
-            key={status}
-            type="button"
-            className={`button${active ? ' is-primary is-selected' : ''}`}
-            aria-pressed={active}
-            onClick={() => chooseStatus(status)}
-            data-testid={`status-${status}`}
-          >
-            {label}
-          </button>
-        );
-      })}
-    </div>
+    <FilterButtons
+      options={STATUSES}
+      chosen={$query.status}
+      onChoose={chooseStatus}
+      label="Status"
+      className="status-filter"
+      testIdPrefix="status"
+    />
   );
 }

@@ -1,14 +1,7 @@
-import { Suspense, lazy, useEffect } from 'react';
+import { useEffect } from 'react';
 import TransactionTable from '../components/TransactionTable.tsx';
-import {
-  cancelShownTransaction,
-  cancelState,
-  closeTransactionInfo,
-  loadTimeline,
-  showTransactionInfo,
-  shownTransaction,
-  timeline,
-} from './stores/transaction-info.ts';
+import { showTransactionInfo } from './stores/transaction-info.ts';
+import ShownTransactionInfo from '../components/ShownTransactionInfo.tsx';
 import {
   type PageMeta,
   type TransactionWire,
@@ -21,9 +14,6 @@ import {
 } from './stores/transactions.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 
-// loaded with the first More Info click: most visits open no modal (and the page's script budget is tight)
-const TransactionInfoModal = lazy(() => import('../components/TransactionInfoModal.tsx'));
-
 interface Props {
   /** Where the first, unfiltered page comes from: GET /v1/dashboard on the Dashboard (docs/console.md §7). */
   source: 'dashboard' | 'search';
@@ -35,9 +25,6 @@ interface Props {
 export default function TransactionsTable({ source, first = null }: Props) {
   const $list = useSeededStore(transactionList, first && { status: 'loaded', data: first.data, meta: first.meta });
   const $query = useIslandStore(transactionQuery);
-  const $shown = useIslandStore(shownTransaction);
-  const $timeline = useIslandStore(timeline);
-  const $cancel = useIslandStore(cancelState);
   useEffect(() => startTransactionTable(source, first !== null), [source]);
   return (
     <>
@@ -49,18 +36,7 @@ export default function TransactionsTable({ source, first = null }: Props) {
         onRetry={() => void loadTransactions()}
         onMoreInfo={showTransactionInfo}
       />
-      {$shown && (
-        <Suspense fallback={null}>
-          <TransactionInfoModal
-            tx={$shown}
-            timeline={$timeline}
-            onClose={closeTransactionInfo}
-            onRetryTimeline={() => void loadTimeline()}
-            cancel={$cancel}
-            onCancel={() => void cancelShownTransaction(() => void loadTransactions())}
-          />
-        </Suspense>
-      )}
+      <ShownTransactionInfo onCanceled={() => void loadTransactions()} />
     </>
   );
 }

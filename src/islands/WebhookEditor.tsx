@@ -1,6 +1,7 @@
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { lazy, Suspense, useEffect } from 'react';
 import { loadWebhook, webhookModalOpen, webhookState } from './stores/webhook.ts';
+import LineIcon from '../components/LineIcon.tsx';
 
 // the modal loads on first use: most visits to Settings never open it
 const WebhookModal = lazy(() => import('../components/WebhookModal.tsx'));
@@ -21,20 +22,10 @@ export default function WebhookEditor() {
         onClick={() => webhookModalOpen.set(true)}
         data-testid="webhook-edit"
       >
-        <svg
-          viewBox="0 0 24 24"
-          width="18"
-          height="18"
-          fill="none"
-          stroke="currentColor"
-          strokeWidth="2"
-          strokeLinecap="round"
-          strokeLinejoin="round"
-          aria-hidden="true"
-        >
+        <LineIcon size={18}>
           <path d="M12 20h9" />
           <path d="M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4Z" />
-        </svg>
+        </LineIcon>
       </button>
       {open && state.status === 'loaded' && (
         <Suspense fallback={null}>

@@ -16,6 +16,7 @@ import {
   toggleOrder,
   type WebhookLog,
 } from './stores/webhook-logs.ts';
+import RetryButton from '../components/RetryButton.tsx';
 
 const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));
 
@@ -88,10 +89,7 @@ export default function WebhookLogs({ initial }: { initial: { data: WebhookLog[]
                     'Loading…'
                   ) : state.status === 'failed' ? (
                     <>
-                      The webhook logs could not be loaded.{' '}
-                      <button type="button" className="button is-small is-light" onClick={() => void loadLogs()}>
-                        Retry
-                      </button>
+                      The webhook logs could not be loaded. <RetryButton onRetry={() => void loadLogs()} />
                     </>
                   ) : (
                     'You have no logged events'

@@ -17,26 +17,18 @@ function Page() {
         Behind
       </button>
       {open && (
-        <Modal labelledBy="t-title" onClose={() => setOpen(false)} testId="modal">
-          <div className="modal-card">
-            <header className="modal-card-head">
-              <p className="modal-card-title" id="t-title">
-                Title
-              </p>
-              <button
-                type="button"
-                className="delete"
-                aria-label="Close"
-                onClick={() => setOpen(false)}
-                data-testid="first"
-              />
-            </header>
-            <footer className="modal-card-foot">
-              <button type="button" className="button" data-testid="last">
-                OK
-              </button>
-            </footer>
-          </div>
+        <Modal
+          title="Title"
+          titleId="t-title"
+          onClose={() => setOpen(false)}
+          testId="modal"
+          footer={
+            <button type="button" className="button" data-testid="last">
+              OK
+            </button>
+          }
+        >
+          <p>Body</p>
         </Modal>
       )}
     </>
@@ -84,11 +76,35 @@ describe('Modal', () => {
     await openModal();
     screen.getByTestId('last').focus();
     await key({ key: 'Tab' });
-    expect(document.activeElement).toBe(screen.getByTestId('first'));
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Close' }));
     await key({ key: 'Tab', shiftKey: true });
     expect(document.activeElement).toBe(screen.getByTestId('last'));
     screen.getByTestId('behind').focus();
     await key({ key: 'Tab' });
-    expect(document.activeElement).toBe(screen.getByTestId('first'));
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Close' }));
+  });
+
+  it('is a form when it submits: a submit button runs onSubmit, and the page does not reload', async () => {
+    let submitted = 0;
+    render(
+      <Modal
+        title="Title"
+        onClose={() => {}}
+        onSubmit={() => submitted++}
+        testId="modal"
+        footer={
+          <button type="submit" className="button" data-testid="submit">
+            Save
+          </button>
+        }
+      >
+        <input aria-label="Name" />
+      </Modal>,
+    );
+    const modal = screen.getByTestId('modal');
+    expect(modal.querySelector(':scope > form.modal-card')).not.toBeNull();
+    expect(modal.getAttribute('aria-labelledby')).toBe(modal.querySelector('.modal-card-title')!.id);
+    await act(async () => screen.getByTestId('submit').click());
+    expect(submitted).toBe(1);
   });
 });
