@@ -27,7 +27,7 @@ import {
   serviceController,
   sleep,
   snapshotBuild,
-  startSink,
+  startCountingSink,
 } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,7 +65,7 @@ async function main() {
 
   const workDir = mkdtempSync(path.join(tmpdir(), 'transact-durability-'));
   const dist = snapshotBuild(workDir);
-  const sink = await startSink();
+  const sink = await startCountingSink();
   const database = await freshDatabase(adminUrl);
   const dataDir = path.join(workDir, 'data');
   mkdirSync(dataDir);
@@ -89,7 +89,7 @@ async function main() {
     LOG_LEVEL: 'warn',
     DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS),
   };
-  const service = serviceController(dist, env, baseUrl);
+  const service = serviceController(dist, env);
   process.once('SIGINT', () => {
     log(`interrupted; database ${new URL(database.url).pathname.slice(1)} is left behind`);
     process.exit(130);

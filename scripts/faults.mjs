@@ -29,7 +29,7 @@ import {
   serviceController,
   sleep,
   snapshotBuild,
-  startSink,
+  startCountingSink,
 } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,7 +59,7 @@ async function until(what, test, ms, every = 100) {
 async function setup(name, { env: extra = {}, rcptDelayMs = 0, databaseUrl = process.env.DATABASE_URL, dataDir } = {}) {
   const workDir = mkdtempSync(path.join(tmpdir(), `transact-faults-${name}-`));
   const dist = snapshotBuild(workDir, process.env.FAULTS_DIST);
-  const sink = await startSink({ rcptDelayMs });
+  const sink = await startCountingSink({ rcptDelayMs });
   const database = databaseUrl ? await freshDatabase(databaseUrl) : null;
   dataDir ??= path.join(workDir, 'data');
   mkdirSync(dataDir, { recursive: true });
@@ -109,7 +109,7 @@ async function setup(name, { env: extra = {}, rcptDelayMs = 0, databaseUrl = pro
   const apiKey = /^api key:\s+(\S+)$/m.exec(creds)?.[1];
   const smtpLogin = /^smtp:\s+\S+ (\S+) \/ (\S+)$/m.exec(creds);
   if (!apiKey || !smtpLogin) throw new Error(`could not read the credentials from:\n${creds}`);
-  const service = serviceController(dist, env, baseUrl);
+  const service = serviceController(dist, env);
   return {
     env,
     dist,
