@@ -2,7 +2,7 @@
 // key on the Resend-compatible surface (the SDK's resend.apiKeys.*), and by the console's Settings
 // with the session. A key's token is answered once, at creation; lists never carry it.
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
+import { operation, resendList } from './common.ts';
 import { API_KEY_PERMISSIONS } from './values.ts';
 
 const RESEND_TAG = 'Resend-compatible';
@@ -73,7 +73,7 @@ export const resendCreateApiKey = operation({
   resendShape: true,
   sdkCall: "resend.apiKeys.create({ name: 'Production', permission: 'sending_access', domain_id: '7' })",
   success: [{ status: 201, description: 'Created.', schema: created, example: createdExample }],
-  errors: ['invalid_json', 'validation_failed', 'not_found', 'unprocessable'],
+  errors: ['not_found', 'unprocessable'],
 });
 
 export const resendListApiKeys = operation({
@@ -85,15 +85,7 @@ export const resendListApiKeys = operation({
   access: 'apiKey',
   resendShape: true,
   sdkCall: 'resend.apiKeys.list()',
-  success: [
-    {
-      status: 200,
-      description: 'The keys.',
-      schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(listedKey) }),
-      example: { object: 'list', has_more: false, data: [listedExample] },
-    },
-  ],
-  errors: [],
+  success: [resendList('The keys.', listedKey, [listedExample])],
 });
 
 export const resendDeleteApiKey = operation({
@@ -147,7 +139,7 @@ export const createApiKey = operation({
   body: createApiKeyBody,
   bodyExample: { name: 'Production', permission: 'sending_access', domain_id: 7 },
   success: [{ status: 201, description: 'Created.', schema: created, example: createdExample }],
-  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'unprocessable'],
+  errors: ['forbidden', 'not_found', 'unprocessable'],
 });
 
 export const deleteApiKey = operation({

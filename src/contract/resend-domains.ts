@@ -2,7 +2,7 @@
 // the `resend` SDK's `domains.*` work unchanged. The same domains, verification and DNS checks as
 // the console's /v1/domains (docs/console.md §7, §8), which keeps its own shapes.
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
+import { operation, resendList, resendRef } from './common.ts';
 
 const TAG = 'Resend-compatible';
 
@@ -114,15 +114,7 @@ export const resendListDomains = operation({
   access: 'apiKey',
   resendShape: true,
   sdkCall: 'resend.domains.list()',
-  success: [
-    {
-      status: 200,
-      description: 'Every domain of the account.',
-      schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(resendListedDomain) }),
-      example: { object: 'list', has_more: false, data: [listedExample] },
-    },
-  ],
-  errors: [],
+  success: [resendList('Every domain of the account.', resendListedDomain, [listedExample])],
 });
 
 export const resendGetDomain = operation({
@@ -167,10 +159,10 @@ export const resendCreateDomain = operation({
   resendShape: true,
   sdkCall: "resend.domains.create({ name: 'example.com' })",
   success: [{ status: 200, description: 'Added; the link is mailed.', schema: resendDomain, example }],
-  errors: ['invalid_json', 'validation_failed', 'unprocessable'],
+  errors: ['unprocessable'],
 });
 
-const domainRef = z.object({ object: z.literal('domain'), id: z.string() });
+const domainRef = resendRef('domain');
 
 export const resendVerifyDomain = operation({
   method: 'post',

@@ -2,7 +2,7 @@
 // `{ statusCode, name, message }`, so the official `resend` SDK works unchanged with
 // RESEND_BASE_URL set to this service's /resend (docs/integrating.md).
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
+import { operation, resendList, resendRef } from './common.ts';
 import { resendSendBatch, resendSendEmail } from './sending.ts';
 
 /** Resend's names for what last happened to a message (its `last_event`). */
@@ -110,21 +110,14 @@ export const resendListEmails = operation({
   resendShape: true,
   sdkCall: 'resend.emails.list({ limit: 20 })',
   success: [
-    {
-      status: 200,
-      description: 'One page.',
-      schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(resendListedEmail) }),
-      example: {
-        object: 'list',
-        has_more: false,
-        data: [{ ...example, html: undefined, text: undefined, tags: undefined, object: undefined }],
-      },
-    },
+    resendList('One page.', resendListedEmail, [
+      { ...example, html: undefined, text: undefined, tags: undefined, object: undefined },
+    ]),
   ],
-  errors: ['validation_failed', 'not_found'],
+  errors: ['not_found'],
 });
 
-const emailRef = z.object({ object: z.literal('email'), id: z.string() });
+const emailRef = resendRef('email');
 
 export const resendUpdateEmail = operation({
   method: 'patch',
@@ -149,7 +142,7 @@ export const resendUpdateEmail = operation({
       example: { object: 'email', id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
     },
   ],
-  errors: ['invalid_json', 'validation_failed', 'not_found', 'unprocessable'],
+  errors: ['not_found', 'unprocessable'],
 });
 
 export const resendCancelEmail = operation({
