@@ -387,9 +387,14 @@ export function resendList<T extends z.ZodType>(description: string, item: T, ex
   };
 }
 
-/** Resend's answer naming what a call acted on: `{ object, id }`. */
-export function resendRef(object: string) {
-  return z.object({ object: z.literal(object), id: z.string() });
+/** Resend's answer naming what a call acted on, `{ object, id }`, with `id` as its example. */
+export function resendRef(description: string, object: string, id: string) {
+  return {
+    status: 200 as const,
+    description,
+    schema: z.object({ object: z.literal(object), id: z.string() }),
+    example: { object, id },
+  };
 }
 
 /**
@@ -413,6 +418,9 @@ export function queryTwin<Q extends z.ZodObject, const S extends readonly Succes
     errors: post.errors,
   });
 }
+
+/** What every call of the Resend-compatible surface (/resend/*) has: the API key, Resend's refusals, its tag. */
+export const RESEND_SURFACE = { tag: 'Resend-compatible', access: 'apiKey', resendShape: true } as const;
 
 /** A JSON object answer's `{ message }`. */
 export const messageAnswer = z.object({ message: z.string() });
