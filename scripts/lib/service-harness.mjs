@@ -345,6 +345,34 @@ export function snapshotBuild(dir, from = path.join(root, 'dist')) {
 }
 
 /**
+ * The environment of a service under test (over process.env) on free ports, relaying its mail to
+ * the sink at `sinkPort`: a fresh secret and administrator password, neither bounces nor periodic
+ * DNS checks (nothing here measures them), logs from warn up.
+ * @param {{ sinkPort: number, dataDir: string }} options
+ */
+export async function relayEnv({ sinkPort, dataDir }) {
+  const [port, smtpPort] = [await freePort(), await freePort()];
+  const baseUrl = `http://127.0.0.1:${port}`;
+  /** @type {Record<string, string | undefined>} */
+  const env = {
+    ...process.env,
+    TRANSACT_SECRET: randomBytes(24).toString('hex'),
+    TRANSACT_ADMIN_EMAIL: 'admin@shop.example',
+    TRANSACT_ADMIN_PASSWORD: randomBytes(12).toString('hex'),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SMTP_PORT: String(smtpPort),
+    BOUNCE_SMTP_PORT: '0',
+    DNS_CHECK_INTERVAL_MINUTES: '0',
+    PUBLIC_URL: baseUrl,
+    SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
+  return { env, baseUrl, smtpPort };
+}
+
+/**
  * The built service as a child process that can be killed and started again on the same ports
  * (env names them), counting the exits nobody asked for.
  * @param {string} dist
@@ -395,8 +423,46 @@ export async function admin(dist, env, ...args) {
   }
 }
 
-export function createdId(stdout, kind) {
+function createdId(stdout, kind) {
   const m = new RegExp(`^${kind} (\\d+) created`, 'm').exec(stdout);
   if (!m) throw new Error(`no '${kind} N created' in: ${stdout}`);
   return m[1];
+}
+
+/**
+ * The account the durability script and the fault suite send from, made with the admin CLI before
+ * the first start: enterprise `enterprise`, customer Shop (quota 10,000,000), its administrator
+ * owner@shop.example with `password`, the verified domain shop.example. Resolves with its API key
+ * and SMTP login.
+ * @param {string} dist
+ * @param {Record<string, string | undefined>} env
+ * @param {{ enterprise: string, password: string }} names
+ */
+export async function seedShop(dist, env, { enterprise: name, password }) {
+  const enterprise = createdId(await admin(dist, env, 'enterprise', 'create', '--name', name), 'enterprise');
+  const customer = createdId(
+    await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'),
+    'customer',
+  );
+  await admin(
+    dist,
+    env,
+    'user',
+    'create',
+    '--customer',
+    customer,
+    '--email',
+    'owner@shop.example',
+    '--name',
+    'Owner',
+    '--password',
+    password,
+    '--admin',
+  );
+  await admin(dist, env, 'domain', 'add', 'shop.example', '--customer', customer, '--verified');
+  const creds = await admin(dist, env, 'credentials', 'show', '--customer', customer);
+  const apiKey = /^api key:\s+(\S+)$/m.exec(creds)?.[1];
+  const smtpLogin = /^smtp:\s+\S+ (\S+) \/ (\S+)$/m.exec(creds);
+  if (!apiKey || !smtpLogin) throw new Error(`could not read the credentials from:\n${creds}`);
+  return { apiKey, smtp: { user: smtpLogin[1], pass: smtpLogin[2] } };
 }
