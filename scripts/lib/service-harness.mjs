@@ -1,8 +1,8 @@
 // One harness for everything that runs the built service from outside: the scripts (durability,
-// faults, benches) and the browser tests' helpers. It owns a free port, the service as a child
-// process and its wait for /readyz, a real SMTP receiver as the far side of delivery, a fresh
-// database, a private copy of dist/ and the admin CLI. Plain ESM with JSDoc types, so .mjs scripts
-// and .ts tests import the same file.
+// faults, benches) and the tests' helpers (the e2e server, the SMTP sink). It owns a free port,
+// the service as a child process and its wait for /readyz, a real SMTP receiver as the far side of
+// delivery, a fresh database, a private copy of dist/ and the admin CLI. Plain ESM with JSDoc
+// types, so .mjs scripts and .ts tests import the same file.
 import { spawn, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, symlinkSync } from 'node:fs';
@@ -114,8 +114,8 @@ export async function startService(options) {
   env.HOST ??= '127.0.0.1';
   const port = Number(env.PORT);
   const url = `http://${env.HOST}:${port}`;
-  const [command, ...before] = prefix.length ? prefix : [process.execPath];
-  const commandArgs = [...before, ...(prefix.length ? [process.execPath] : []), path.join(dist, 'main.mjs'), ...args];
+  // node and its arguments, after the prefix's command when there is one
+  const [command, ...commandArgs] = [...prefix, process.execPath, path.join(dist, 'main.mjs'), ...args];
   const child = spawn(command, commandArgs, { cwd, env, stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'] });
   let log = '';
   /** @param {Buffer} chunk */
