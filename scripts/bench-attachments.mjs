@@ -6,7 +6,7 @@
 // it moves the file.
 // Targets: ≥ 0.7× the bare server both ways, peak RSS growth ≤ 64 MB.
 // Runs the built service (`npm run build` first). Prints one JSON document; progress on stderr.
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -15,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
-import { freePort } from './bench/embedded-service.mjs';
+import { freePort, startService } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -182,18 +182,11 @@ async function main() {
     '--password',
     'bench-password-123',
   );
-  const service = spawn(process.execPath, [path.join(root, 'dist', 'main.mjs')], {
+  const { child: service, url: base } = await startService({
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
+    timeoutMs: 30_000,
   });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {}
-    if (i > 300) throw new Error('the service did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
   try {
     const login = await fetch(`${base}/v1/auth/login`, {
       method: 'POST',

@@ -5,15 +5,15 @@
 // script at load: what a page imports after its first paint (it marks that moment in the Performance
 // timeline as 'transact:lazy-import', src/components/CodeEditor.tsx) is reported apart, as
 // `lazy_js_gz_bytes`, with whether it started after the first contentful paint.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { builtStamp, sourceStamp } from './build-stamp.mjs';
+import { freePort, startService } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -38,12 +38,7 @@ if (builtStamp(root) !== sourceStamp(root)) {
   if (build.status !== 0) process.exit(1);
 }
 
-const port = await new Promise((resolve) => {
-  const srv = createServer().listen(0, '127.0.0.1', () => {
-    const p = srv.address().port;
-    srv.close(() => resolve(p));
-  });
-});
+const port = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'transact-bench-'));
 const base = `http://127.0.0.1:${port}`;
 const env = {
@@ -57,37 +52,20 @@ const env = {
   TRANSACT_ADMIN_EMAIL: 'bench@example.com',
   TRANSACT_ADMIN_PASSWORD: 'bench-password-123',
 };
-async function whenReady() {
-  for (let i = 0; ; i++) {
-    if (i > 3000) throw new Error('server did not start'); // five minutes: a first start on a busy machine is slow
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+// five minutes: a first start on a busy machine is slow
+const start = () => startService({ env, stdio: ['ignore', 'ignore', 'inherit'], timeoutMs: 300_000 });
 // the group report pages need a group with traffic: a small demo account, added after a first start
 // has created the administrator, with the service stopped (one process per embedded database)
-const first = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], {
-  env,
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-await whenReady();
-first.kill('SIGTERM');
-await new Promise((r) => first.once('exit', r));
+await (await start()).stop();
 const demo = spawnSync(process.execPath, [path.join(root, 'dist/admin.mjs'), 'demo', '--transactions', '300'], {
   env,
   encoding: 'utf8',
 });
 const demoPassword = /password:\s+(\S+)/.exec(demo.stdout ?? '')?.[1];
 if (demo.status !== 0 || !demoPassword) throw new Error(`npm run demo failed:\n${demo.stderr}${demo.stdout}`);
-const child = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], {
-  env,
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-
+let service;
 try {
-  await whenReady();
+  service = await start();
   const login = await fetch(`${base}/v1/auth/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'Request-Type': 'ui', Origin: base },
@@ -246,7 +224,6 @@ try {
     JSON.stringify({ benchmark: 'pages', requests_per_route: REQUESTS, engine: 'pglite', pages: results }, null, 2),
   );
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await service?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -49,13 +49,14 @@ import {
   createWriteStream,
 } from 'node:fs';
 import http from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { builtStamp, sourceStamp } from './build-stamp.mjs';
 import { htmlBody } from './bench/message.mjs';
+import { freePort, startService, waitReady } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the service and admin CLI run from: a private copy of dist (see snapshotDist). */
@@ -145,15 +146,6 @@ const round = (x, digits = 1) =>
 function percentile(sorted, p) {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const p = srv.address().port;
-      srv.close(() => resolve(p));
-    });
-  });
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
@@ -363,7 +355,7 @@ const tcpOpen = (port) =>
  * Starts dist/main.mjs pinned to the service core on a fresh database. Its log goes to a file;
  * entries at level error or above are kept for the report.
  */
-async function startService(engineState, { roles, ports, sinkPort, workDir, label, env: extraEnv = {} }) {
+async function startPinnedService(engineState, { roles, ports, sinkPort, workDir, label, env: extraEnv = {} }) {
   const db = await engineState.fresh();
   const env = {
     ...db.env,
@@ -381,12 +373,6 @@ async function startService(engineState, { roles, ports, sinkPort, workDir, labe
   };
   const logFile = path.join(workDir, `service-${label}.log`);
   const logStream = createWriteStream(logFile);
-  const child = spawn(
-    'taskset',
-    ['-c', SERVICE_CORE, process.execPath, path.join(root, 'dist/main.mjs'), '--roles', roles],
-    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.add(child);
   const errors = [];
   let buffered = '';
   const onData = (chunk) => {
@@ -406,27 +392,26 @@ async function startService(engineState, { roles, ports, sinkPort, workDir, labe
         errors.push(`${entry.msg}${entry.err?.message ? `: ${entry.err.message}` : ''}`.slice(0, 300));
     }
   };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  let exited = false;
-  child.once('exit', () => (exited = true));
+  const service = await startService({
+    prefix: ['taskset', '-c', SERVICE_CORE],
+    args: ['--roles', roles],
+    cwd: root,
+    env,
+    onOutput: onData,
+    wait: false,
+  });
   const started = performance.now();
-  const until = Date.now() + 120_000;
-  for (;;) {
-    if (exited) {
-      await new Promise((r) => logStream.end(r));
-      throw new Error(`the service exited during start:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
-    }
-    if (Date.now() > until) throw new Error(`the service did not become ready in 120 s; log: ${logFile}`);
-    const ready = await fetch(`http://127.0.0.1:${ports.http}/readyz`)
-      .then(async (res) => {
-        await res.arrayBuffer();
-        return res.ok;
-      })
-      .catch(() => false);
-    if (ready && (!roles.includes('smtp') || (await tcpOpen(ports.smtp)))) break;
-    await sleep(100);
-  }
+  const { child } = service;
+  children.add(child);
+  await waitReady(service.url, {
+    child,
+    output: service.output,
+    timeoutMs: 120_000,
+    ready: async () => !roles.includes('smtp') || tcpOpen(ports.smtp),
+  }).catch(async (err) => {
+    await new Promise((r) => logStream.end(r));
+    throw new Error(`${err.message}\nlog: ${logFile}`);
+  });
   log(`service (${roles}) ready in ${((performance.now() - started) / 1000).toFixed(1)}s`);
   return {
     pid: child.pid,
@@ -823,7 +808,7 @@ async function benchEngine(engine, workDir) {
     children.delete(bare);
     log(`${engine}: api baseline ${baseline.rate} req/s`);
 
-    svc = await startService(state, { roles: 'web,smtp', ports, workDir, label: `${engine}-api` });
+    svc = await startPinnedService(state, { roles: 'web,smtp', ports, workDir, label: `${engine}-api` });
     const probe = await post(undefined, `${base}/v1/mail`, headers, body);
     if (probe.status !== 202) throw new Error(`POST /v1/mail answered ${probe.status}: ${probe.body ?? probe.error}`);
     await wrk(`${base}/v1/mail`, script, WARMUP, svc.pid);
@@ -903,7 +888,7 @@ async function benchEngine(engine, workDir) {
     await stopChild(noop);
     children.delete(noop);
     log(`${engine}: smtp baseline ${smtpBaseline.rate} msg/s`);
-    svc = await startService(state, { roles: 'web,smtp', ports, workDir, label: `${engine}-smtp` });
+    svc = await startPinnedService(state, { roles: 'web,smtp', ports, workDir, label: `${engine}-smtp` });
     const smtp = await smtpLoad({
       port: ports.smtp,
       user: state.creds.smtpUser,
@@ -968,7 +953,13 @@ async function benchEngine(engine, workDir) {
     const directSinkCpu = unsigned.sinkCpu;
     const directReport = unsigned.report;
 
-    svc = await startService(state, { roles: 'web,smtp,worker', ports, sinkPort, workDir, label: `${engine}-e2e` });
+    svc = await startPinnedService(state, {
+      roles: 'web,smtp,worker',
+      ports,
+      sinkPort,
+      workDir,
+      label: `${engine}-e2e`,
+    });
     const closed = await endToEndClosed({
       url: `${base}/v1/mail`,
       headers,
@@ -1015,7 +1006,7 @@ async function benchEngine(engine, workDir) {
 
     // --- direct MX: the same closed loop, no relay (MX lookup through a local DNS server) ---
     const benchDns = await startBenchDns();
-    svc = await startService(state, {
+    svc = await startPinnedService(state, {
       roles: 'web,smtp,worker',
       ports,
       workDir,

@@ -12,14 +12,15 @@
 // from other work on the machine falls on both alike; the ratio is of the summed counts. Prints
 // one JSON document to stdout; progress goes to stderr. A third body names the same template given
 // its own text part, which shows what making the text part from the HTML on each send costs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { embeddedService, freePort, signIn, whenReady } from './bench/embedded-service.mjs';
+import { embeddedService, signIn } from './bench/embedded-service.mjs';
 import { htmlBody } from './bench/message.mjs';
+import { freePort, startService } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -110,7 +111,9 @@ try {
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  service = spawn('taskset', ['-c', '1', process.execPath, path.join(root, 'dist/main.mjs'), '--roles', 'web'], {
+  service = await startService({
+    prefix: ['taskset', '-c', '1'],
+    args: ['--roles', 'web'],
     cwd: root,
     env: {
       ...env,
@@ -121,8 +124,9 @@ try {
       DNS_CHECK_INTERVAL_MINUTES: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
+    timeoutMs: 120_000,
+    intervalMs: 200,
   });
-  await whenReady(base, service);
   const consoleHeaders = await signIn(base, USER);
   const consoleCall = async (url, body) => {
     const res = await fetch(`${base}${url}`, { method: 'POST', headers: consoleHeaders, body: JSON.stringify(body) });
@@ -219,10 +223,6 @@ try {
   log(err.stack ?? String(err));
   process.exitCode = 1;
 } finally {
-  if (service && service.exitCode === null) {
-    const exited = new Promise((r) => service.once('exit', r));
-    service.kill('SIGTERM');
-    await exited;
-  }
+  await service?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -37,12 +37,10 @@ const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { 
   `'text/plain' }); res.end('ok'); }); });
 s.keepAliveTimeout = 65000;
 s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));`;
-const SINK =
-  `
-const { SMTPServer } = require('smtp-server');
-const s = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false, onData(stream, _s, cb) ` +
-  `{ stream.resume(); stream.on('end', () => cb()); } });
-s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.server.address().port) + '\\n'));`;
+// the harness's SMTP receiver, draining each message unread
+const SINK = `import(${JSON.stringify(pathToFileURL(path.join(root, 'scripts/lib/service-harness.mjs')).href)})
+  .then(({ startSmtpSink }) => startSmtpSink({ keep: false, raw: false }))
+  .then((s) => process.stdout.write(String(s.port) + '\\n'));`;
 
 function helper(source) {
   const child = spawn(process.execPath, ['-e', source], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -11,7 +11,6 @@
 // end). Prints one JSON summary on stdout and exits 1 on any violation. DURABILITY_SECONDS sets the
 // length of the run (default 60).
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,14 +19,13 @@ import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { builtStamp, sourceStamp } from './build-stamp.mjs';
 import {
-  admin,
-  createdId,
-  freePort,
   freshDatabase,
+  relayEnv,
   serviceController,
   sleep,
+  seedShop,
   snapshotBuild,
-  startSink,
+  startCountingSink,
 } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,31 +63,14 @@ async function main() {
 
   const workDir = mkdtempSync(path.join(tmpdir(), 'transact-durability-'));
   const dist = snapshotBuild(workDir);
-  const sink = await startSink();
+  const sink = await startCountingSink();
   const database = await freshDatabase(adminUrl);
   const dataDir = path.join(workDir, 'data');
   mkdirSync(dataDir);
-  const [port, smtpPort] = [await freePort(), await freePort()];
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env = {
-    ...process.env,
-    DATABASE_URL: database.url,
-    TRANSACT_SECRET: randomBytes(24).toString('hex'),
-    TRANSACT_ADMIN_EMAIL: 'admin@shop.example',
-    TRANSACT_ADMIN_PASSWORD: randomBytes(12).toString('hex'),
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    SMTP_PORT: String(smtpPort),
-    // neither bounces nor periodic DNS checks are measured here
-    BOUNCE_SMTP_PORT: '0',
-    DNS_CHECK_INTERVAL_MINUTES: '0',
-    PUBLIC_URL: baseUrl,
-    SMTP_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS),
-  };
-  const service = serviceController(dist, env, baseUrl);
+  const relay = await relayEnv({ sinkPort: sink.port, dataDir });
+  const { baseUrl, smtpPort } = relay;
+  const env = { ...relay.env, DATABASE_URL: database.url, DELIVERY_LEASE_SECONDS: String(LEASE_SECONDS) };
+  const service = serviceController(dist, env);
   process.once('SIGINT', () => {
     log(`interrupted; database ${new URL(database.url).pathname.slice(1)} is left behind`);
     process.exit(130);
@@ -103,32 +84,10 @@ async function main() {
   let summary;
   try {
     // the account, made with the admin CLI before the first start
-    const enterprise = createdId(await admin(dist, env, 'enterprise', 'create', '--name', 'Durability'), 'enterprise');
-    const customer = createdId(
-      await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'),
-      'customer',
-    );
-    await admin(
-      dist,
-      env,
-      'user',
-      'create',
-      '--customer',
-      customer,
-      '--email',
-      'owner@shop.example',
-      '--name',
-      'Owner',
-      '--password',
-      'durability-password',
-      '--admin',
-    );
-    await admin(dist, env, 'domain', 'add', 'shop.example', '--customer', customer, '--verified');
-    const creds = await admin(dist, env, 'credentials', 'show', '--customer', customer);
-    const apiKey = /^api key:\s+(\S+)$/m.exec(creds)?.[1];
-    const smtpLogin = /^smtp:\s+\S+ (\S+) \/ (\S+)$/m.exec(creds);
-    if (!apiKey || !smtpLogin) throw new Error(`could not read the credentials from:\n${creds}`);
-    const [, smtpUser, smtpPass] = smtpLogin;
+    const {
+      apiKey,
+      smtp: { user: smtpUser, pass: smtpPass },
+    } = await seedShop(dist, env, { enterprise: 'Durability', password: 'durability-password' });
 
     await service.start();
     await db.connect();

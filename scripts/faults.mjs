@@ -22,14 +22,14 @@ import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { builtStamp, sourceStamp } from './build-stamp.mjs';
 import {
-  admin,
-  createdId,
   freePort,
   freshDatabase,
+  relayEnv,
   serviceController,
   sleep,
+  seedShop,
   snapshotBuild,
-  startSink,
+  startCountingSink,
 } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,57 +59,18 @@ async function until(what, test, ms, every = 100) {
 async function setup(name, { env: extra = {}, rcptDelayMs = 0, databaseUrl = process.env.DATABASE_URL, dataDir } = {}) {
   const workDir = mkdtempSync(path.join(tmpdir(), `transact-faults-${name}-`));
   const dist = snapshotBuild(workDir, process.env.FAULTS_DIST);
-  const sink = await startSink({ rcptDelayMs });
+  const sink = await startCountingSink({ rcptDelayMs });
   const database = databaseUrl ? await freshDatabase(databaseUrl) : null;
   dataDir ??= path.join(workDir, 'data');
   mkdirSync(dataDir, { recursive: true });
-  const [port, smtpPort] = [await freePort(), await freePort()];
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const relay = await relayEnv({ sinkPort: sink.port, dataDir });
+  const { baseUrl, smtpPort } = relay;
   const password = randomBytes(12).toString('hex');
-  const env = {
-    ...process.env,
-    TRANSACT_SECRET: randomBytes(24).toString('hex'),
-    TRANSACT_ADMIN_EMAIL: 'admin@shop.example',
-    TRANSACT_ADMIN_PASSWORD: randomBytes(12).toString('hex'),
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    SMTP_PORT: String(smtpPort),
-    BOUNCE_SMTP_PORT: '0',
-    DNS_CHECK_INTERVAL_MINUTES: '0',
-    PUBLIC_URL: baseUrl,
-    SMTP_RELAY_URL: `smtp://127.0.0.1:${sink.port}`,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    ...extra,
-  };
+  const env = { ...relay.env, ...extra };
   if (database) env.DATABASE_URL = database.url;
   else delete env.DATABASE_URL;
-  const enterprise = createdId(await admin(dist, env, 'enterprise', 'create', '--name', 'Faults'), 'enterprise');
-  const customer = createdId(
-    await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'),
-    'customer',
-  );
-  await admin(
-    dist,
-    env,
-    'user',
-    'create',
-    '--customer',
-    customer,
-    '--email',
-    'owner@shop.example',
-    '--name',
-    'Owner',
-    '--password',
-    password,
-    '--admin',
-  );
-  await admin(dist, env, 'domain', 'add', 'shop.example', '--customer', customer, '--verified');
-  const creds = await admin(dist, env, 'credentials', 'show', '--customer', customer);
-  const apiKey = /^api key:\s+(\S+)$/m.exec(creds)?.[1];
-  const smtpLogin = /^smtp:\s+\S+ (\S+) \/ (\S+)$/m.exec(creds);
-  if (!apiKey || !smtpLogin) throw new Error(`could not read the credentials from:\n${creds}`);
-  const service = serviceController(dist, env, baseUrl);
+  const { apiKey, smtp } = await seedShop(dist, env, { enterprise: 'Faults', password });
+  const service = serviceController(dist, env);
   return {
     env,
     dist,
@@ -119,7 +80,7 @@ async function setup(name, { env: extra = {}, rcptDelayMs = 0, databaseUrl = pro
     smtpPort,
     dataDir,
     apiKey,
-    smtp: { user: smtpLogin[1], pass: smtpLogin[2] },
+    smtp,
     owner: { email: 'owner@shop.example', password },
     async close() {
       await service.stop('SIGKILL').catch(() => {});

@@ -25,8 +25,6 @@ const MAX_LINE = 120;
 const TEXT = /\.(ts|tsx|mjs|cjs|js|astro|scss|sass|md)$/;
 // generated once from the template gallery and frozen with migration 010: its lines are data
 const GENERATED = new Set(['src/server/db/migrations/010-templates.gallery.ts']);
-// the tool that rewrote such citations into docs/ ones names what it rewrites
-const CITATION_TOOL = 'scripts/cite-docs.mjs';
 // built from pieces so this file does not match its own rules
 const CAST = ['as', 'unknown', 'as'].join(' ');
 const OUTSIDE = [`..${'/'}shared`, `DESIGN${'.'}md`, `spec ${'§'}`];
@@ -68,8 +66,7 @@ for (const file of files) {
   const castRule = inDir(file, ['src']);
   const beginRule =
     inDir(file, ['src/server']) && !inDir(file, ['src/server/db/migrations']) && file !== TRANSACTION_HELPER;
-  const citationRule =
-    (inDir(file, ['src', 'tests', 'scripts', 'docs']) || file === 'README.md') && file !== CITATION_TOOL;
+  const citationRule = inDir(file, ['src', 'tests', 'scripts', 'docs']) || file === 'README.md';
   const writerRule = inDir(file, ['src/server']) && !inDir(file, ['src/server/db/migrations']);
   const functionRule = writerRule && /\.(ts|tsx|mjs|js)$/.test(file) && !file.endsWith('.routes.ts');
   if (!lengthRule && !castRule && !citationRule && !writerRule) continue;

@@ -6,12 +6,12 @@
 // on stderr); exits 1 when a template scores above the target (1.0).
 //
 // Runs the built service (`npm run build` first) on a throwaway PGlite data directory.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SMTPServer } from 'smtp-server';
-import { embeddedService, freePort, signIn, whenReady } from './bench/embedded-service.mjs';
+import { embeddedService, signIn } from './bench/embedded-service.mjs';
+import { freePort, startService, startSmtpSink } from './lib/service-harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET = 1.0;
@@ -43,31 +43,13 @@ function admin(args) {
 }
 
 // the far side of delivery: every message as received, raw
-const received = [];
-const sink = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, _session, callback) {
-    const chunks = [];
-    stream.on('data', (c) => chunks.push(c));
-    stream.on('end', () => {
-      received.push(Buffer.concat(chunks));
-      callback(null);
-    });
-  },
-});
-await new Promise((r) => sink.listen(0, '127.0.0.1', r));
-const sinkPort = sink.server.address().port;
+const sink = await startSmtpSink();
+const received = sink.messages;
 
 let service;
 async function cleanup() {
-  if (service && service.exitCode === null) {
-    const exited = new Promise((r) => service.once('exit', r));
-    service.kill('SIGTERM');
-    await exited;
-  }
-  await new Promise((r) => sink.close(r));
+  await service?.stop();
+  await sink.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -81,7 +63,7 @@ try {
 
   const [httpPort, smtpPort] = [await freePort(), await freePort()];
   const base = `http://127.0.0.1:${httpPort}`;
-  service = spawn(process.execPath, [path.join(root, 'dist/main.mjs')], {
+  service = await startService({
     cwd: root,
     env: {
       ...env,
@@ -91,11 +73,12 @@ try {
       DNS_CHECK_INTERVAL_MINUTES: '0',
       HOST: '127.0.0.1',
       PUBLIC_URL: base,
-      SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}`,
+      SMTP_RELAY_URL: sink.url,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
+    timeoutMs: 120_000,
+    intervalMs: 200,
   });
-  await whenReady(base, service);
   const consoleHeaders = await signIn(base, USER);
   const consoleCall = async (method, url, body) => {
     const res = await fetch(`${base}${url}`, {
@@ -144,7 +127,7 @@ try {
       if (Date.now() > deadline) throw new Error(`${g.key}: nothing arrived at the sink in 30 s`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    const raw = received[before];
+    const raw = received[before].raw;
     if (!/^DKIM-Signature:/im.test(raw.toString('latin1')))
       throw new Error(`${g.key}: the message arrived without a DKIM signature`);
     const sa = spawnSync('spamassassin', ['-L', '-t'], { input: raw, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });

@@ -1,19 +1,10 @@
-// What the scripts that start the built service on a fresh embedded database share: a free port,
-// and a data directory with the environment and admin CLI that go with it.
+// What the scripts that start the built service on a fresh embedded database share: a data
+// directory with the environment and admin CLI that go with it, and a console sign-in. The port
+// and the start itself are the harness's (scripts/lib/service-harness.mjs).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-
-export const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 /**
  * A fresh PGlite data directory (in the system's temp folder, named after `prefix`), the service's
@@ -42,20 +33,6 @@ export function embeddedService(root, prefix, admin) {
     return res.stdout;
   };
   return { dataDir, env, admin: run };
-}
-
-/** Waits (up to 120 s) until the service spawned as `service` answers /readyz at `base`. */
-export async function whenReady(base, service) {
-  const until = Date.now() + 120_000;
-  while (
-    !(await fetch(`${base}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false))
-  ) {
-    if (service.exitCode !== null) throw new Error('the service exited during start');
-    if (Date.now() > until) throw new Error('the service did not become ready in 120 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** Signs `user` in through the console's call; returns the console's headers with the session cookie. */

@@ -115,7 +115,7 @@ export const login = operation({
   success: [
     { status: 200, description: 'Signed in: the session, as GET /v1/verify_auth answers it.', schema: sessionAnswer },
   ],
-  errors: ['invalid_json', 'validation_failed', 'invalid_credentials', 'csrf_failed', 'too_many_requests'],
+  errors: ['invalid_credentials', 'csrf_failed', 'too_many_requests'],
 });
 
 export const logout = operation({
@@ -146,7 +146,6 @@ export const verifyAuth = operation({
   description: 'The session’s user, customer and enterprise; `isAuthenticated: false` (still 200) when signed out.',
   access: 'public',
   success: [{ status: 200, description: 'The session.', schema: sessionAnswer }],
-  errors: [],
 });
 
 export const initiateChallenge = operation({
@@ -161,7 +160,7 @@ export const initiateChallenge = operation({
   body: challengeBody,
   bodyExample: { installUrl: 'https://platform.example.com/apps/transact', redirect: 'groups' },
   success: [{ status: 200, description: 'Where to send the browser.', schema: z.object({ redirectUrl: z.string() }) }],
-  errors: ['invalid_json', 'validation_failed', 'csrf_failed', 'forbidden', 'not_found'],
+  errors: ['csrf_failed', 'forbidden', 'not_found'],
 });
 
 export const authCallback = operation({
@@ -178,7 +177,6 @@ export const authCallback = operation({
   success: [
     { status: 302, description: 'To the console page asked for, or to /unauthorized when the assertion is refused.' },
   ],
-  errors: [],
 });
 
 export const getSettings = operation({
@@ -211,7 +209,7 @@ export const changeSetting = operation({
   body: sendingOptionChange,
   bodyExample: { track_opens: false },
   success: [{ status: 200, description: 'The options now.', schema: z.object({ settings }) }],
-  errors: ['invalid_json', 'validation_failed', 'forbidden'],
+  errors: ['forbidden'],
 });
 
 export const listDomains = operation({
@@ -244,7 +242,7 @@ export const createDomain = operation({
       schema: z.object({ messages: z.array(z.string()), domain }),
     },
   ],
-  errors: ['invalid_json', 'validation_failed', 'forbidden', 'conflict', 'too_many_requests'],
+  errors: ['forbidden', 'conflict', 'too_many_requests'],
 });
 
 export const getDomain = operation({
@@ -273,7 +271,7 @@ export const resendVerification = operation({
   bodyExample: { email: 'webmaster@example.com' },
   checkedByHandler: true,
   success: [{ status: 200, description: 'Sent.', schema: z.object({ messages: z.array(z.string()), domain }) }],
-  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'conflict', 'too_many_requests'],
+  errors: ['forbidden', 'not_found', 'conflict', 'too_many_requests'],
 });
 
 export const checkDomain = operation({

@@ -2,10 +2,9 @@
 // key on the Resend-compatible surface (the SDK's resend.apiKeys.*), and by the console's Settings
 // with the session. A key's token is answered once, at creation; lists never carry it.
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
+import { operation, RESEND_SURFACE, resendList } from './common.ts';
 import { API_KEY_PERMISSIONS } from './values.ts';
 
-const RESEND_TAG = 'Resend-compatible';
 const SETTINGS_TAG = 'Settings';
 
 const permission = z.enum(API_KEY_PERMISSIONS).openapi({
@@ -60,51 +59,37 @@ const sdkBody = { name: 'Production', permission: 'sending_access', domain_id: '
 const refusedKey = 'A sending_access key is refused (`restricted_api_key`, 403).';
 
 export const resendCreateApiKey = operation({
+  ...RESEND_SURFACE,
   method: 'post',
   path: '/resend/api-keys',
-  tag: RESEND_TAG,
   summary: 'Create an API key',
   description:
     `A named key beside the account’s: \`name\`, \`permission\` and, for \`sending_access\`, a \`domain_id\` it ` +
     `may send from. The answer holds the token, the only time it is shown. ${refusedKey}`,
-  access: 'apiKey',
   body: createApiKeyBody,
   bodyExample: sdkBody,
-  resendShape: true,
   sdkCall: "resend.apiKeys.create({ name: 'Production', permission: 'sending_access', domain_id: '7' })",
   success: [{ status: 201, description: 'Created.', schema: created, example: createdExample }],
-  errors: ['invalid_json', 'validation_failed', 'not_found', 'unprocessable'],
+  errors: ['not_found', 'unprocessable'],
 });
 
 export const resendListApiKeys = operation({
+  ...RESEND_SURFACE,
   method: 'get',
   path: '/resend/api-keys',
-  tag: RESEND_TAG,
   summary: 'List API keys',
   description: `The account’s named keys, newest first, all in one page; never a token. ${refusedKey}`,
-  access: 'apiKey',
-  resendShape: true,
   sdkCall: 'resend.apiKeys.list()',
-  success: [
-    {
-      status: 200,
-      description: 'The keys.',
-      schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(listedKey) }),
-      example: { object: 'list', has_more: false, data: [listedExample] },
-    },
-  ],
-  errors: [],
+  success: [resendList('The keys.', listedKey, [listedExample])],
 });
 
 export const resendDeleteApiKey = operation({
+  ...RESEND_SURFACE,
   method: 'delete',
   path: '/resend/api-keys/{id}',
-  tag: RESEND_TAG,
   summary: 'Delete an API key',
   description: `The key is refused from now on, over HTTP and SMTP. ${refusedKey}`,
-  access: 'apiKey',
   params: keyId,
-  resendShape: true,
   sdkCall: "resend.apiKeys.remove('b6d24b8e-af0b-4c3c-be0c-359bbd97381e')",
   success: [{ status: 200, description: 'Deleted.', schema: deleted, example: deletedExample }],
   errors: ['not_found'],
@@ -147,7 +132,7 @@ export const createApiKey = operation({
   body: createApiKeyBody,
   bodyExample: { name: 'Production', permission: 'sending_access', domain_id: 7 },
   success: [{ status: 201, description: 'Created.', schema: created, example: createdExample }],
-  errors: ['invalid_json', 'validation_failed', 'forbidden', 'not_found', 'unprocessable'],
+  errors: ['forbidden', 'not_found', 'unprocessable'],
 });
 
 export const deleteApiKey = operation({

@@ -165,8 +165,11 @@ export interface OperationSpec<
   checkedByHandler?: boolean;
   /** Its answers; their schemas' types are kept, so the console's client is typed from them. */
   success: S;
-  /** The error codes this call can answer with (401/403/404/405/413 and the envelope follow). */
-  errors: ErrorCode[];
+  /**
+   * The error codes this call can answer with beside those its access, method and request parts
+   * give (`implicitErrors`, `requestErrors`).
+   */
+  errors?: ErrorCode[];
   headers?: z.ZodObject;
   /** Hono's pattern when it differs from the path (`/v1/suppression/:email{.+}`). */
   honoPath?: string;
@@ -206,6 +209,16 @@ function implicitErrors(access: Access, method: Method, takesBody: boolean): Err
   out.push('database_unavailable'); // any call that reads or writes the database
   if (method !== 'get') out.push('storage_full'); // a write on a full disk
   return out;
+}
+
+/**
+ * Codes the request's validated parts give: a JSON body can be no JSON or fail its schema, a query
+ * the contract checks can fail its schema (one the handler checks answers in its own way).
+ */
+function requestErrors(spec: { body?: unknown; query?: unknown; checkedByHandler?: boolean }): ErrorCode[] {
+  if (spec.body) return ['invalid_json', 'validation_failed'];
+  if (spec.query && !spec.checkedByHandler) return ['validation_failed'];
+  return [];
 }
 
 function operationId(method: Method, path: string): string {
@@ -313,7 +326,13 @@ export function operation<
   Pa extends string = string,
 >(spec: OperationSpec<P, Q, B, S, M, Pa>): Operation<P, Q, B, S, M, Pa> {
   const body = requestBodyOf(spec);
-  const codes = [...new Set([...implicitErrors(spec.access, spec.method, body !== undefined), ...spec.errors])];
+  const codes = [
+    ...new Set([
+      ...implicitErrors(spec.access, spec.method, body !== undefined),
+      ...requestErrors(spec),
+      ...(spec.errors ?? []),
+    ]),
+  ];
   const route = createRoute({
     method: spec.method,
     path: spec.path,
@@ -339,6 +358,69 @@ export function operation<
     mediaTypes: Object.keys(body?.content ?? {}),
   };
 }
+
+/** The paging of a list answer: which page this is of how many, and the rows in all. */
+export const pageMeta = z.object({
+  current_page: z.number().int(),
+  per_page: z.number().int(),
+  total: z.number().int(),
+  last_page: z.number().int(),
+});
+
+/** `{ data: [item…], meta }`: one page of a console list (`meta` when it says more than pageMeta). */
+export function pageOf<T extends z.ZodType>(item: T): z.ZodObject<{ data: z.ZodArray<T>; meta: typeof pageMeta }>;
+export function pageOf<T extends z.ZodType, M extends z.ZodObject>(
+  item: T,
+  meta: M,
+): z.ZodObject<{ data: z.ZodArray<T>; meta: M }>;
+export function pageOf(item: z.ZodType, meta: z.ZodObject = pageMeta) {
+  return z.object({ data: z.array(item), meta });
+}
+
+/** Resend's list answer, `{ object: 'list', has_more, data }`, with its example. */
+export function resendList<T extends z.ZodType>(description: string, item: T, example: unknown[]) {
+  return {
+    status: 200 as const,
+    description,
+    schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(item) }),
+    example: { object: 'list', has_more: false, data: example },
+  };
+}
+
+/** Resend's answer naming what a call acted on, `{ object, id }`, with `id` as its example. */
+export function resendRef(description: string, object: string, id: string) {
+  return {
+    status: 200 as const,
+    description,
+    schema: z.object({ object: z.literal(object), id: z.string() }),
+    example: { object, id },
+  };
+}
+
+/**
+ * The GET twin of a POST call: the same answer, with the body's fields in the query string
+ * (`note` adds what differs).
+ */
+export function queryTwin<Q extends z.ZodObject, const S extends readonly Success[], Pa extends string>(
+  post: Operation<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined, S, 'post', Pa>,
+  query: Q,
+  note = '',
+) {
+  return operation({
+    method: 'get',
+    path: post.path,
+    tag: post.tag,
+    summary: `${post.summary} (query string)`,
+    description: `The same as POST ${post.path} with the fields in the query string${note}.`,
+    access: post.access,
+    query,
+    success: post.success,
+    errors: post.errors,
+  });
+}
+
+/** What every call of the Resend-compatible surface (/resend/*) has: the API key, Resend's refusals, its tag. */
+export const RESEND_SURFACE = { tag: 'Resend-compatible', access: 'apiKey', resendShape: true } as const;
 
 /** A JSON object answer's `{ message }`. */
 export const messageAnswer = z.object({ message: z.string() });

@@ -18,7 +18,6 @@ export const getOpenApi = operation({
       schema: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
     },
   ],
-  errors: [],
 });
 
 export const referenceOperations = [getOpenApi];

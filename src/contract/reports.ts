@@ -1,7 +1,7 @@
 // The report calls of the contract: the dashboard, the transaction and group searches, a
 // transaction's timeline, a group's reports, links and exports (docs/console.md §7, docs/console-reports.md §7).
 import { z } from '@hono/zod-openapi';
-import { messageAnswer, operation } from './common.ts';
+import { messageAnswer, operation, pageMeta, pageOf, queryTwin } from './common.ts';
 import { dateField, isUuid, pageField, textField } from './fields.ts';
 import {
   ANSWER_CATEGORIES,
@@ -82,13 +82,8 @@ export const linksQuery = reportBody.extend({ report_type: reportType.optional()
 
 export const exportViewBody = z.strictObject({ uuid: z.string().max(64) });
 
-const pageMeta = z.object({
-  current_page: z.number().int(),
-  per_page: z.number().int(),
-  total: z.number().int(),
-  last_page: z.number().int(),
-  total_capped: z.boolean(),
-});
+// a report's total stops counting at a cap
+const reportPageMeta = pageMeta.extend({ total_capped: z.boolean() });
 
 const dailyStat = z.object({
   tstat_day: z.string().openapi({ example: '2026-11-24' }),
@@ -130,7 +125,7 @@ const transaction = z.object({
   trans_click_count: z.number().int(),
 });
 
-const transactionPage = z.object({ data: z.array(transaction), meta: pageMeta });
+const transactionPage = pageOf(transaction, reportPageMeta);
 
 const group = z.object({
   group_id: z.number().int(),
@@ -241,17 +236,15 @@ const overviewStats = z.object({
   total: z.number().int(),
 });
 
-const linkPage = z.object({
-  data: z.array(
-    z.object({
-      tll_url: z.string(),
-      tm_subject: z.string(),
-      click_count: z.number().int(),
-      unique_click_count: z.number().int(),
-    }),
-  ),
-  meta: pageMeta,
-});
+const linkPage = pageOf(
+  z.object({
+    tll_url: z.string(),
+    tm_subject: z.string(),
+    click_count: z.number().int(),
+    unique_click_count: z.number().int(),
+  }),
+  reportPageMeta,
+);
 
 const TAG = 'Reports';
 const dateHelp =
@@ -277,7 +270,6 @@ export const getDashboard = operation({
       }),
     },
   ],
-  errors: ['validation_failed'],
 });
 
 export const getQuota = operation({
@@ -316,7 +308,6 @@ export const postDashboardOverview = operation({
       schema: z.object({ overviewStats: z.object({ total: z.number().int() }), dailyStats: z.array(dailyStat) }),
     },
   ],
-  errors: ['invalid_json', 'validation_failed'],
 });
 
 export const searchTransactions = operation({
@@ -332,7 +323,6 @@ export const searchTransactions = operation({
   body: transactionSearchBody,
   bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24', page: 1, message_status: 'delivered' },
   success: [{ status: 200, description: 'One page of transactions and the paging block.', schema: transactionPage }],
-  errors: ['invalid_json', 'validation_failed'],
 });
 
 export const searchGroups = operation({
@@ -350,10 +340,9 @@ export const searchGroups = operation({
     {
       status: 200,
       description: 'One page of groups and the paging block.',
-      schema: z.object({ data: z.array(group), meta: pageMeta }),
+      schema: pageOf(group, reportPageMeta),
     },
   ],
-  errors: ['invalid_json', 'validation_failed'],
 });
 
 export const getTransactionEvents = operation({
@@ -409,12 +398,12 @@ export const groupReport = operation({
       status: 200,
       description: 'The page of rows and the daily series.',
       schema: z.object({
-        transactions: z.object({ data: z.array(reportTransaction), meta: pageMeta }),
+        transactions: pageOf(reportTransaction, reportPageMeta),
         dailyStats: z.array(dailyStat),
       }),
     },
   ],
-  errors: ['invalid_json', 'validation_failed', 'not_found'],
+  errors: ['not_found'],
 });
 
 const overviewAnswer = z.object({ overviewStats });
@@ -431,20 +420,10 @@ export const postGroupOverview = operation({
   body: groupOverviewBody,
   bodyExample: { group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', start_date: '2026-11-01', end_date: '2026-11-24' },
   success: [{ status: 200, description: 'The figures.', schema: overviewAnswer }],
-  errors: ['invalid_json', 'validation_failed', 'not_found'],
+  errors: ['not_found'],
 });
 
-export const getGroupOverview = operation({
-  method: 'get',
-  path: '/v1/transaction-groups/overview',
-  tag: TAG,
-  summary: 'A group’s overview figures (query string)',
-  description: 'The same as POST /v1/transaction-groups/overview with the fields in the query string.',
-  access: 'session',
-  query: groupOverviewBody,
-  success: [{ status: 200, description: 'The figures.', schema: overviewAnswer }],
-  errors: ['validation_failed', 'not_found'],
-});
+export const getGroupOverview = queryTwin(postGroupOverview, groupOverviewBody);
 
 export const postLinks = operation({
   method: 'post',
@@ -458,20 +437,10 @@ export const postLinks = operation({
   body: reportBody,
   bodyExample: { report_type: 'clicks', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', page: 1 },
   success: [{ status: 200, description: 'One page of links.', schema: linkPage }],
-  errors: ['invalid_json', 'validation_failed', 'not_found'],
+  errors: ['not_found'],
 });
 
-export const getLinks = operation({
-  method: 'get',
-  path: '/v1/links',
-  tag: TAG,
-  summary: 'A group’s clicked links (query string)',
-  description: 'The same as POST /v1/links with the fields in the query string; report_type may be left out.',
-  access: 'session',
-  query: linksQuery,
-  success: [{ status: 200, description: 'One page of links.', schema: linkPage }],
-  errors: ['validation_failed', 'not_found'],
-});
+export const getLinks = queryTwin(postLinks, linksQuery, '; report_type may be left out');
 
 export const queueExport = operation({
   method: 'post',
@@ -492,7 +461,7 @@ export const queueExport = operation({
       example: { message: 'Report queued', uuid: '9b2e…' },
     },
   ],
-  errors: ['invalid_json', 'validation_failed', 'not_found'],
+  errors: ['not_found'],
 });
 
 export const viewExport = operation({
@@ -523,7 +492,7 @@ export const viewExport = operation({
     },
     { status: 204, description: 'No such export: unknown, expired, or another account’s.' },
   ],
-  errors: ['invalid_json', 'validation_failed', 'precondition_failed', 'unprocessable'],
+  errors: ['precondition_failed', 'unprocessable'],
 });
 
 export const downloadExport = operation({

@@ -2,9 +2,7 @@
 // the `resend` SDK's `domains.*` work unchanged. The same domains, verification and DNS checks as
 // the console's /v1/domains (docs/console.md §7, §8), which keeps its own shapes.
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
-
-const TAG = 'Resend-compatible';
+import { operation, RESEND_SURFACE, resendList, resendRef } from './common.ts';
 
 /** Resend's names for a domain's state, from our verification by email (docs/console.md §2). */
 export const RESEND_DOMAIN_STATUSES = ['not_started', 'pending', 'verified', 'failed'] as const;
@@ -104,45 +102,33 @@ const example: ResendDomain = {
 };
 
 export const resendListDomains = operation({
+  ...RESEND_SURFACE,
   method: 'get',
   path: '/resend/domains',
-  tag: TAG,
   summary: 'List domains',
   description:
     'The account’s sending domains, newest first, all in one page (`has_more` is always false), whether added ' +
     'here or in the console.',
-  access: 'apiKey',
-  resendShape: true,
   sdkCall: 'resend.domains.list()',
-  success: [
-    {
-      status: 200,
-      description: 'Every domain of the account.',
-      schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(resendListedDomain) }),
-      example: { object: 'list', has_more: false, data: [listedExample] },
-    },
-  ],
-  errors: [],
+  success: [resendList('Every domain of the account.', resendListedDomain, [listedExample])],
 });
 
 export const resendGetDomain = operation({
+  ...RESEND_SURFACE,
   method: 'get',
   path: '/resend/domains/{id}',
-  tag: TAG,
   summary: 'Read a domain',
   description: 'One domain of the account with the DNS records to publish and the last check of each.',
-  access: 'apiKey',
   params: id,
-  resendShape: true,
   sdkCall: "resend.domains.get('7')",
   success: [{ status: 200, description: 'The domain.', schema: resendDomain, example }],
   errors: ['not_found'],
 });
 
 export const resendCreateDomain = operation({
+  ...RESEND_SURFACE,
   method: 'post',
   path: '/resend/domains',
-  tag: TAG,
   summary: 'Add a domain',
   description:
     'Adds the domain unverified, with its own DKIM key, and mails a confirmation link to `verification_email` ' +
@@ -150,7 +136,6 @@ export const resendCreateDomain = operation({
     'must have, RFC 5321 §4.5.1), as the console’s Add Domain does. Opening the link and pressing Confirm ' +
     'verifies the domain (single use, 48 h); until then mail from it is refused. A name that is not a domain, or ' +
     'is already in this account or verified by another, is refused (`validation_error`).',
-  access: 'apiKey',
   body: z.strictObject({
     name: z.string().max(300).openapi({ description: 'The domain, e.g. `example.com`.' }),
     verification_email: z.string().max(400).optional().openapi({
@@ -164,43 +149,36 @@ export const resendCreateDomain = operation({
       value: { name: 'example.com', verification_email: 'it@example.com' },
     },
   },
-  resendShape: true,
   sdkCall: "resend.domains.create({ name: 'example.com' })",
   success: [{ status: 200, description: 'Added; the link is mailed.', schema: resendDomain, example }],
-  errors: ['invalid_json', 'validation_failed', 'unprocessable'],
+  errors: ['unprocessable'],
 });
 
-const domainRef = z.object({ object: z.literal('domain'), id: z.string() });
-
 export const resendVerifyDomain = operation({
+  ...RESEND_SURFACE,
   method: 'post',
   path: '/resend/domains/{id}/verify',
-  tag: TAG,
   summary: 'Check a domain’s DNS records',
   description:
     'Looks the domain’s records up in DNS now (the console’s Check now) and stores each one’s result, read back ' +
     'by GET. The domain’s own `status` follows the confirmation link, not DNS.',
-  access: 'apiKey',
   params: id,
-  resendShape: true,
   sdkCall: "resend.domains.verify('7')",
-  success: [{ status: 200, description: 'Checked.', schema: domainRef, example: { object: 'domain', id: '7' } }],
+  success: [resendRef('Checked.', 'domain', '7')],
   errors: ['not_found'],
 });
 
 export const resendRemoveDomain = operation({
+  ...RESEND_SURFACE,
   method: 'delete',
   path: '/resend/domains/{id}',
-  tag: TAG,
   summary: 'Remove a domain',
   description:
     'Removes the domain and its DKIM key; mail from it is refused from then on. Mail already sent stays readable ' +
     'with its history. While any message from the domain is still queued, retrying or scheduled, the removal is ' +
     'refused (`validation_error`, 422) and nothing changes: cancel the scheduled ones or wait until the queue ' +
     'has delivered or given up on the rest.',
-  access: 'apiKey',
   params: id,
-  resendShape: true,
   sdkCall: "resend.domains.remove('7')",
   success: [
     {

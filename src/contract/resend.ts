@@ -2,7 +2,7 @@
 // `{ statusCode, name, message }`, so the official `resend` SDK works unchanged with
 // RESEND_BASE_URL set to this service's /resend (docs/integrating.md).
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
+import { operation, RESEND_SURFACE, resendList, resendRef } from './common.ts';
 import { resendSendBatch, resendSendEmail } from './sending.ts';
 
 /** Resend's names for what last happened to a message (its `last_event`). */
@@ -22,7 +22,6 @@ export const RESEND_LAST_EVENTS = [
 ] as const;
 export type ResendLastEvent = (typeof RESEND_LAST_EVENTS)[number];
 
-const TAG = 'Resend-compatible';
 const id = z.object({
   id: z.string().max(100).openapi({ description: 'The message’s id: a transaction uuid of one of its recipients.' }),
 });
@@ -74,15 +73,13 @@ const example: ResendEmail = {
 };
 
 export const resendGetEmail = operation({
+  ...RESEND_SURFACE,
   method: 'get',
   path: '/resend/emails/{id}',
-  tag: TAG,
   summary: 'Read a message back',
   description:
     'Any message of the account, however it came in: /resend/emails, /v1/mail (any of its `trans_uuid`s) or SMTP.',
-  access: 'apiKey',
   params: id,
-  resendShape: true,
   sdkCall: "resend.emails.get('3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4')",
   success: [{ status: 200, description: 'The message.', schema: resendEmail, example }],
   errors: ['not_found'],
@@ -98,80 +95,51 @@ export const resendListQuery = z
   .refine((q) => !(q.after && q.before), { message: 'give after or before, not both', path: ['before'] });
 
 export const resendListEmails = operation({
+  ...RESEND_SURFACE,
   method: 'get',
   path: '/resend/emails',
-  tag: TAG,
   summary: 'List messages',
   description:
     'The account’s messages, newest first, in cursor pages: `has_more` says whether another page follows in the ' +
     'direction asked; pass the last `id` as `after` for the next, the first as `before` for the previous.',
-  access: 'apiKey',
   query: resendListQuery,
-  resendShape: true,
   sdkCall: 'resend.emails.list({ limit: 20 })',
   success: [
-    {
-      status: 200,
-      description: 'One page.',
-      schema: z.object({ object: z.literal('list'), has_more: z.boolean(), data: z.array(resendListedEmail) }),
-      example: {
-        object: 'list',
-        has_more: false,
-        data: [{ ...example, html: undefined, text: undefined, tags: undefined, object: undefined }],
-      },
-    },
+    resendList('One page.', resendListedEmail, [
+      { ...example, html: undefined, text: undefined, tags: undefined, object: undefined },
+    ]),
   ],
-  errors: ['validation_failed', 'not_found'],
+  errors: ['not_found'],
 });
 
-const emailRef = z.object({ object: z.literal('email'), id: z.string() });
-
 export const resendUpdateEmail = operation({
+  ...RESEND_SURFACE,
   method: 'patch',
   path: '/resend/emails/{id}',
-  tag: TAG,
   summary: 'Move a scheduled message',
   description:
     'A message sent with `scheduled_at` and still waiting moves to another moment (ISO 8601 with an offset, or ' +
     'words in UTC, at most 30 days ahead); all its recipients move together. Once it has gone or was canceled ' +
     'the change is refused (`validation_error`, 422).',
-  access: 'apiKey',
   params: id,
   body: z.strictObject({ scheduled_at: z.string().min(1).max(100) }),
   bodyExample: { scheduled_at: 'tomorrow at 9am' },
-  resendShape: true,
   sdkCall: "resend.emails.update({ id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', scheduledAt: 'tomorrow at 9am' })",
-  success: [
-    {
-      status: 200,
-      description: 'Moved.',
-      schema: emailRef,
-      example: { object: 'email', id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
-    },
-  ],
-  errors: ['invalid_json', 'validation_failed', 'not_found', 'unprocessable'],
+  success: [resendRef('Moved.', 'email', '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4')],
+  errors: ['not_found', 'unprocessable'],
 });
 
 export const resendCancelEmail = operation({
+  ...RESEND_SURFACE,
   method: 'post',
   path: '/resend/emails/{id}/cancel',
-  tag: TAG,
   summary: 'Cancel a scheduled message',
   description:
     'A message sent with `scheduled_at` and still waiting is canceled for good: nothing is sent, its recipients ' +
     'show `canceled`, and a later update or cancel is refused (`validation_error`, 422).',
-  access: 'apiKey',
   params: id,
-  resendShape: true,
   sdkCall: "resend.emails.cancel('3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4')",
-  success: [
-    {
-      status: 200,
-      description: 'Canceled.',
-      schema: emailRef,
-      example: { object: 'email', id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
-    },
-  ],
+  success: [resendRef('Canceled.', 'email', '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4')],
   errors: ['not_found', 'unprocessable'],
 });
 

@@ -2,7 +2,7 @@
 // "Tracked attachments"): search, one template, save, delete, live preview; download links with
 // their files and the download page's branding.
 import { z } from '@hono/zod-openapi';
-import { messageAnswer, numericId, operation } from './common.ts';
+import { messageAnswer, numericId, operation, pageOf } from './common.ts';
 import { ATTACHMENT_PAGE_SIZE } from './values.ts';
 
 const SORTS = ['name', 'description', 'published', 'updated'] as const;
@@ -120,18 +120,10 @@ export const searchTemplates = operation({
     {
       status: 200,
       description: 'One page of templates.',
-      schema: z.object({
-        data: z.array(template),
-        meta: z.object({
-          current_page: z.number().int(),
-          per_page: z.number().int(),
-          total: z.number().int(),
-          last_page: z.number().int(),
-        }),
-      }),
+      schema: pageOf(template),
     },
   ],
-  errors: ['invalid_json', 'validation_failed', 'forbidden'],
+  errors: ['forbidden'],
 });
 
 export const renderTemplate = operation({
@@ -156,7 +148,7 @@ export const renderTemplate = operation({
       }),
     },
   ],
-  errors: ['invalid_json', 'validation_failed', 'unprocessable', 'forbidden'],
+  errors: ['unprocessable', 'forbidden'],
 });
 
 export const getTemplate = operation({
@@ -189,7 +181,7 @@ export const createTemplate = operation({
     status: 'draft',
   },
   success: [{ status: 201, description: 'Saved.', schema: saved }],
-  errors: ['invalid_json', 'validation_failed', 'conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
+  errors: ['conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
 });
 
 export const updateTemplate = operation({
@@ -209,15 +201,7 @@ export const updateTemplate = operation({
     status: 'published',
   },
   success: [{ status: 200, description: 'Saved.', schema: saved }],
-  errors: [
-    'invalid_json',
-    'validation_failed',
-    'not_found',
-    'conflict',
-    'payload_too_large',
-    'unprocessable',
-    'forbidden',
-  ],
+  errors: ['not_found', 'conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
 });
 
 export const deleteTemplate = operation({
@@ -354,7 +338,6 @@ export const listLinks = operation({
         .openapi({ description: 'The links and the paging fields.' }),
     },
   ],
-  errors: ['validation_failed'],
 });
 
 export const getLink = operation({
@@ -382,7 +365,7 @@ export const updateLink = operation({
   body: groupInput,
   bodyExample: { options: { access_limit: 5 } },
   success: [{ status: 200, description: 'The link.', schema: link }],
-  errors: ['invalid_json', 'validation_failed', 'not_found', 'unprocessable'],
+  errors: ['not_found', 'unprocessable'],
 });
 
 export const deleteLink = operation({
@@ -435,7 +418,6 @@ export const getBranding = operation({
   description: `The colours of the recipients’ download page and its logo. ${both}`,
   access: 'sessionOrApiKey',
   success: [{ status: 200, description: 'The branding.', schema: branding }],
-  errors: [],
 });
 
 export const saveBranding = operation({

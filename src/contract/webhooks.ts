@@ -2,7 +2,7 @@
 // secret and test event, the Webhook Logs with More info and Replay (docs/console.md §7, docs/console-reports.md §7),
 // and the Suppression List.
 import { z } from '@hono/zod-openapi';
-import { messageAnswer, numericId, operation } from './common.ts';
+import { messageAnswer, numericId, operation, pageOf } from './common.ts';
 import {
   FIELD_SETS,
   MAX_EMAILS_PER_REQUEST,
@@ -103,7 +103,7 @@ export const saveWebhook = operation({
   },
   checkedByHandler: true,
   success: [{ status: 200, description: 'Saved.', schema: messageAnswer.extend({ data: webhook }) }],
-  errors: ['invalid_json', 'validation_failed', 'webhook_url_not_allowed', 'forbidden'],
+  errors: ['webhook_url_not_allowed', 'forbidden'],
 });
 
 export const rotateSecret = operation({
@@ -153,18 +153,9 @@ export const searchWebhookLogs = operation({
     {
       status: 200,
       description: 'One page of requests.',
-      schema: z.object({
-        data: z.array(logEntry),
-        meta: z.object({
-          current_page: z.number().int(),
-          per_page: z.number().int(),
-          total: z.number().int(),
-          last_page: z.number().int(),
-        }),
-      }),
+      schema: pageOf(logEntry),
     },
   ],
-  errors: ['invalid_json', 'validation_failed'],
 });
 
 export const getWebhookLog = operation({
@@ -252,7 +243,7 @@ export const addSuppressions = operation({
       }),
     },
   ],
-  errors: ['invalid_json', 'validation_failed', 'forbidden'],
+  errors: ['forbidden'],
 });
 
 export const searchSuppressions = operation({
@@ -270,24 +261,16 @@ export const searchSuppressions = operation({
     {
       status: 200,
       description: 'One page of entries.',
-      schema: z.object({
-        data: z.array(
-          z.object({
-            email: z.string(),
-            origin: z.enum(SUPPRESSION_ORIGINS),
-            suppressed_timestamp: z.string(),
-          }),
-        ),
-        meta: z.object({
-          current_page: z.number().int(),
-          per_page: z.number().int(),
-          total: z.number().int(),
-          last_page: z.number().int(),
+      schema: pageOf(
+        z.object({
+          email: z.string(),
+          origin: z.enum(SUPPRESSION_ORIGINS),
+          suppressed_timestamp: z.string(),
         }),
-      }),
+      ),
     },
   ],
-  errors: ['invalid_json', 'validation_failed', 'forbidden'],
+  errors: ['forbidden'],
 });
 
 export const deleteSuppression = operation({

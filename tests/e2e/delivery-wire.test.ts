@@ -6,7 +6,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hydratedInView, launchBrowser, openPage, signInThroughForm } from '../helpers/browser.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
-import { createTestCa, freePort, startMxHost, type MxHost } from '../helpers/mx-hosts.ts';
+import { freePort } from '../../scripts/lib/service-harness.mjs';
+import { createTestCa, startMxHost, type MxHost } from '../helpers/mx-hosts.ts';
 import { checkPage, VIEWPORTS } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 

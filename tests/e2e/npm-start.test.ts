@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtStamp, sourceStamp } from '../../scripts/build-stamp.mjs';
-import { TEST_SECRET, freePort } from '../helpers/server.ts';
+import { freePort, waitReady } from '../../scripts/lib/service-harness.mjs';
+import { TEST_SECRET } from '../helpers/server.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -78,17 +79,7 @@ describe('npm start', () => {
       npm.stderr!.on('data', (d) => (output += d));
       const npmExited = new Promise<void>((resolve) => npm!.once('exit', () => resolve()));
 
-      await until(
-        'the service to answer /readyz',
-        async () => {
-          if (npm!.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-          return fetch(`http://127.0.0.1:${port}/readyz`).then(
-            (r) => r.ok,
-            () => false,
-          );
-        },
-        90_000,
-      );
+      await waitReady(`http://127.0.0.1:${port}`, { child: npm, output: () => output, timeoutMs: 90_000 });
       servicePid = (JSON.parse(readFileSync(path.join(dataDir, 'transact.pid'), 'utf8')) as { pid: number }).pid;
       expect(servicePid).not.toBe(npm.pid); // npm runs it through a shell: a process of its own
 

@@ -4,7 +4,6 @@
 // CA; and an HTTPS server with a certificate from the same CA serving MTA-STS policies by Host name.
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
@@ -116,15 +115,6 @@ export async function startMxHost(
   });
   host.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return host;
-}
-
-/** A port free on every loopback address the test uses (checked on the first). */
-export async function freePort(address = '127.0.0.2'): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, address, () => resolve()));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 export interface PolicyServer {

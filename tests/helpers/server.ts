@@ -4,9 +4,8 @@
 // commands before it starts: in-process on one open database (admin()), or as the CLI's own process
 // (adminRun(), for tests of the CLI). Run `npm run build` first (npm test does). TRANSACT_DIST names
 // another build directory (a copy beside a node_modules) to test while dist/ is being rebuilt.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { format, promisify } from 'node:util';
@@ -16,23 +15,13 @@ import { main as adminMain } from '../../src/server/admin.ts';
 import { loadConfig } from '../../src/server/core/config.ts';
 import { createContext, type ContextHandle } from '../../src/server/create-context.ts';
 import type { Database } from '../../src/server/db/database.ts';
+import { freePort, type RunningService, startService } from '../../scripts/lib/service-harness.mjs';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dist = process.env.TRANSACT_DIST ? path.resolve(process.env.TRANSACT_DIST) : path.join(root, 'dist');
 const execFileAsync = promisify(execFile);
 export const TEST_SECRET = 'e2e-secret-e2e-secret-e2e-secret-012345';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** What one run of the admin CLI did. */
 export interface AdminRun {
@@ -97,7 +86,7 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
   }
   const childEnv = { ...process.env, ...env };
   if (!process.env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  let child: ChildProcess | undefined;
+  let service: RunningService | undefined;
   let log = '';
   // the admin commands' database, opened on the first admin() and closed when the service starts
   let seeding: Promise<ContextHandle> | undefined;
@@ -134,11 +123,7 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
   let halted = false;
   const halt = async () => {
     halted = true;
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await service?.stop('SIGTERM');
     started = false; // the data directory is free again for admin()
   };
 
@@ -170,31 +155,21 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       await closeSeeding();
       started = true;
       halted = false;
-      child = spawn(process.execPath, [path.join(dist, 'main.mjs')], {
+      service = await startService({
+        dist,
         env: childEnv,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        timeoutMs: 60_000,
+        onOutput: (d) => {
+          log += d;
+        },
       });
-      child.stdout!.on('data', (d) => (log += d));
-      child.stderr!.on('data', (d) => (log += d));
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
-        if (child.exitCode !== null) throw new Error(`server exited early:\n${log}`);
-        try {
-          const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-          if (res.ok) return;
-        } catch {
-          // not listening yet
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`server did not become ready:\n${log}`);
     },
     halt,
     async stop() {
       await closeSeeding();
       const crashed =
-        child && child.exitCode !== null && !halted
-          ? `the service exited by itself (code ${child.exitCode}):\n${log}`
+        service && service.child.exitCode !== null && !halted
+          ? `the service exited by itself (code ${service.child.exitCode}):\n${log}`
           : undefined;
       await halt();
       rmSync(dataDir, { recursive: true, force: true });

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MtaSts } from '../../src/server/delivery/mta-sts.ts';
 import { createResolver } from '../../src/server/core/resolver.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
-import { createTestCa, freePort, startPolicyServer, type PolicyServer } from '../helpers/mx-hosts.ts';
+import { freePort } from '../../scripts/lib/service-harness.mjs';
+import { createTestCa, startPolicyServer, type PolicyServer } from '../helpers/mx-hosts.ts';
 
 const DOMAIN = 'cache.test';
 const HOST = `mta-sts.${DOMAIN}`;

@@ -4,10 +4,10 @@
 // delivery worker, and reads the outcome back from the timeline, the database and the hosts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ORIGIN, type TestApp, sendAsClient } from '../helpers/app.ts';
+import { freePort } from '../../scripts/lib/service-harness.mjs';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import {
   createTestCa,
-  freePort,
   startMxHost,
   startPolicyServer,
   type MxHost,
@@ -75,7 +75,7 @@ const eventOf = (uuid: string, type: string, timeoutMs?: number) =>
 beforeAll(async () => {
   dns = await startDnsServer();
   ca = await createTestCa();
-  mxPort = await freePort();
+  mxPort = await freePort('127.0.0.2');
   const stsPort = await freePort('127.0.0.20');
   const domains = ['enforce-plain.test', 'enforce-tls.test', 'testing.test'];
   policy = await startPolicyServer('127.0.0.20', stsPort, await ca.issue(domains.map((d) => `mta-sts.${d}`)));

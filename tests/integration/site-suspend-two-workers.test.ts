@@ -18,7 +18,8 @@ import {
   sendAsClient,
 } from '../helpers/app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
-import { freePort, startMxHost, type MxHost } from '../helpers/mx-hosts.ts';
+import { freePort } from '../../scripts/lib/service-harness.mjs';
+import { startMxHost, type MxHost } from '../helpers/mx-hosts.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { builtStamp, sourceStamp } from '../../scripts/build-stamp.mjs';
