@@ -6,7 +6,7 @@ import { useIslandStore } from '../lib/island-hooks.ts';
 import { useId } from 'react';
 import { formatReportDate } from '../lib/dates.ts';
 import { PROGRESS_LABEL } from '../lib/webhook-progress.ts';
-import { closeLog, openLog, replayLog, replaying } from '../islands/stores/webhook-logs.ts';
+import { closeLog, openLog, replayLog, replaying } from '../stores/webhook-logs.ts';
 import Modal from './Modal.tsx';
 
 export default function WebhookLogModal() {

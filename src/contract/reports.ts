@@ -89,6 +89,12 @@ const pageMeta = z.object({
   last_page: z.number().int(),
   total_capped: z.boolean(),
 });
+/**
+ * Paging of a paged answer (docs/console.md §3 "Paged response"), read by the server and the console.
+ * `total_capped` is there only where the API may stop counting (the transaction and report searches);
+ * other lists' answers leave it out.
+ */
+export type PageMeta = Omit<z.infer<typeof pageMeta>, 'total_capped'> & { total_capped?: boolean };
 
 const dailyStat = z.object({
   tstat_day: z.string().openapi({ example: '2026-11-24' }),

@@ -27,7 +27,7 @@ import {
   updateDraft,
   uploadFiles,
   uploads,
-} from './stores/attachments.ts';
+} from '../stores/attachments.ts';
 
 function TrashIcon() {
   return (

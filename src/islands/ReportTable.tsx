@@ -4,8 +4,9 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
 import { type DayRange, formatReportDate, isoOf } from '../lib/dates.ts';
-import type { ReportTransactionWire, ReportType } from '../lib/group-report.ts';
-import type { PageMeta } from '../lib/wire.ts';
+import type { GroupReportType } from '../contract/values.ts';
+import type { ReportTransactionWire } from '../lib/group-report.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import {
   COLUMNS,
   REPORT_COLUMNS,
@@ -25,7 +26,7 @@ import {
   reportRendered,
   sortReport,
   startReport,
-} from './stores/group-report.ts';
+} from '../stores/group-report.ts';
 import {
   cancelShownTransaction,
   cancelState,
@@ -34,7 +35,7 @@ import {
   showTransactionInfo,
   shownTransaction,
   timeline,
-} from './stores/transaction-info.ts';
+} from '../stores/transaction-info.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
@@ -43,7 +44,7 @@ const TransactionInfoModal = lazy(() => import('../components/TransactionInfoMod
 
 interface Props {
   groupUuid: string;
-  type: ReportType;
+  type: GroupReportType;
   /**
    * The first page and the range it covers, rendered on the server from the call that
    * also feeds the Activity chart; the island loads it itself when it is missing.

@@ -6,7 +6,7 @@ import {
   saveSendingOption,
   savingOptions,
   uiSettings,
-} from './stores/ui-settings.ts';
+} from '../stores/ui-settings.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 const OPTIONS: { option: SendingOption; label: string; help: string }[] = [

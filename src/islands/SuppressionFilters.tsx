@@ -1,4 +1,4 @@
-import { type OriginFilter, chooseOrigin, query, searchText, typeSearch } from './stores/suppressions.ts';
+import { type OriginFilter, chooseOrigin, query, searchText, typeSearch } from '../stores/suppressions.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 const ORIGINS: { origin: OriginFilter; label: string }[] = [

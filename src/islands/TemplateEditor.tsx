@@ -24,7 +24,7 @@ import {
   setSampleText,
   unpublishedChanges,
   verifiedDomains,
-} from './stores/template-editor.ts';
+} from '../stores/template-editor.ts';
 
 /** A field's inline message, linked to its input by id. */
 function FieldError({ id, message }: { id: string; message: string | undefined }) {

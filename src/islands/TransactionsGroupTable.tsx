@@ -3,7 +3,7 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TableStatusRows from '../components/TableStatusRows.tsx';
 import { formatGroupDate, isoOf } from '../lib/dates.ts';
-import type { PageMeta } from '../lib/wire.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import {
   type GroupSortKey,
   type GroupWire,
@@ -13,7 +13,7 @@ import {
   loadGroups,
   sortGroups,
   startGroups,
-} from './stores/groups.ts';
+} from '../stores/groups.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 

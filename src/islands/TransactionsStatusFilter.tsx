@@ -1,4 +1,4 @@
-import { type StatusFilter, chooseStatus, transactionQuery } from './stores/transactions.ts';
+import { type StatusFilter, chooseStatus, transactionQuery } from '../stores/transactions.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 const STATUSES: { status: StatusFilter; label: string }[] = [

@@ -8,9 +8,9 @@ import {
   showTransactionInfo,
   shownTransaction,
   timeline,
-} from './stores/transaction-info.ts';
+} from '../stores/transaction-info.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import {
-  type PageMeta,
   type TransactionWire,
   goToTransactionPage,
   loadTransactions,
@@ -18,7 +18,7 @@ import {
   startTransactionTable,
   transactionList,
   transactionQuery,
-} from './stores/transactions.ts';
+} from '../stores/transactions.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 
 // loaded with the first More Info click: most visits open no modal (and the page's script budget is tight)

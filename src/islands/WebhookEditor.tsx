@@ -1,6 +1,6 @@
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { lazy, Suspense, useEffect } from 'react';
-import { loadWebhook, webhookModalOpen, webhookState } from './stores/webhook.ts';
+import { loadWebhook, webhookModalOpen, webhookState } from '../stores/webhook.ts';
 
 // the modal loads on first use: most visits to Settings never open it
 const WebhookModal = lazy(() => import('../components/WebhookModal.tsx'));

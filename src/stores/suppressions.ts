@@ -4,27 +4,23 @@
 // 'Add Recipients' modal. Shared by the page's islands.
 import { atom } from 'nanostores';
 import { FetchError } from 'ofetch';
-import { call, errorMessage } from '../../lib/api.ts';
-import { debounced } from '../../lib/debounced.ts';
-import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
+import type { SuppressionOrigin } from '../contract/values.ts';
+import { call, errorMessage } from '../lib/api.ts';
+import {
+  FIRST_SUPPRESSION_QUERY,
+  type OriginFilter,
+  type SuppressionQuery,
+  suppressionSearchBody,
+} from '../lib/suppression-query.ts';
 import { showAlert } from './alerts.ts';
-import type { ListState } from './list-state.ts';
-import type { SuppressionOrigin } from '../../contract/values.ts';
+import { type ListState, listQuery, pageLoader } from './list-state.ts';
 
-export type { SuppressionOrigin };
-export type OriginFilter = 'all' | SuppressionOrigin;
+export type { OriginFilter, SuppressionOrigin };
 
 export interface Suppression {
   email: string;
   origin: SuppressionOrigin;
   suppressed_timestamp: string;
-}
-
-export interface SuppressionQuery {
-  page: number;
-  /** The search text in effect (the box's text once the debounce has passed). */
-  email: string;
-  origin: OriginFilter;
 }
 
 /** A line of the textarea that was not added: its line number in the textarea, and why. */
@@ -38,66 +34,32 @@ export type AddOutcome =
   | { ok: true; added: number; already: number; rejected: RejectedLine[] }
   | { ok: false; message: string; rejected: RejectedLine[] };
 
-export const FIRST_QUERY: SuppressionQuery = { page: 1, email: '', origin: 'all' };
-
-export const query = atom<SuppressionQuery>(FIRST_QUERY);
-/** What the search box holds right now. */
-export const searchText = atom('');
 export const list = atom<ListState<Suppression>>({ status: 'loading', data: [], meta: null });
 /** The address of the one checked row (docs/console-reports.md §4: delete needs exactly one checked row). */
 export const checked = atom<string | null>(null);
 export const deleting = atom(false);
 
-let latest = 0;
+/** Loads the page the query names (docs/console-reports.md §8: load failures are swallowed silently). */
+export const loadSuppressions: () => Promise<void> = pageLoader(list, () =>
+  call('POST /v1/suppression/search', { body: suppressionSearchBody(query.get()) }),
+);
 
-/** POST /v1/suppression/search's body for a query (the page renders the first one on the server with it). */
-export function searchBodyOf({ page, email, origin }: SuppressionQuery) {
-  return { page, email, suppressed_origin: origin };
-}
+const suppressions = listQuery<SuppressionQuery>({
+  first: FIRST_SUPPRESSION_QUERY,
+  searchField: 'email',
+  load: loadSuppressions,
+  onChange: () => checked.set(null),
+});
+export const { query, searchText, typeSearch, goToPage } = suppressions;
 
 /** The table mounted: its first page, unless the server rendered it. */
 export function startSuppressions(rendered: boolean): void {
   if (!rendered) void loadSuppressions();
 }
 
-/** Loads the page the query names; an answer to an older request is dropped. */
-export async function loadSuppressions(): Promise<void> {
-  const request = ++latest;
-  list.set({ ...list.get(), status: 'loading' });
-  try {
-    const answer = await call('POST /v1/suppression/search', {
-      body: searchBodyOf(query.get()),
-    });
-    if (request === latest) list.set({ status: 'loaded', data: answer.data, meta: answer.meta });
-  } catch {
-    // docs/console-reports.md §8: load failures are swallowed silently; the table offers a retry
-    if (request === latest) list.set({ status: 'failed', data: [], meta: null });
-  }
-}
-
-function changeQuery(change: Partial<SuppressionQuery>): void {
-  query.set({ ...query.get(), ...change });
-  checked.set(null);
-  void loadSuppressions();
-}
-
-const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (email: string) => {
-  if (email !== query.get().email) changeQuery({ email, page: 1 });
-});
-
-/** The search box changed: search once typing has paused (docs/console.md §9: 1000 ms), from page 1. */
-export function typeSearch(text: string): void {
-  searchText.set(text);
-  searchAfterPause(text.trim());
-}
-
 /** A filter button: All, User, Bounce, Unsubscribe or Complaint, from page 1 (docs/console-reports.md §4). */
 export function chooseOrigin(origin: OriginFilter): void {
-  if (origin !== query.get().origin) changeQuery({ origin, page: 1 });
-}
-
-export function goToPage(page: number): void {
-  if (page !== query.get().page) changeQuery({ page });
+  if (origin !== query.get().origin) suppressions.changeQuery({ origin, page: 1 });
 }
 
 /** Checks or unchecks a row; while one row is checked the others cannot be (docs/console-reports.md §4). */
@@ -158,9 +120,8 @@ export async function addRecipients(text: string): Promise<AddOutcome> {
   try {
     const answer = await call('POST /v1/suppression', { body: { emails: kept.map((l) => l.value) } });
     showAlert('success', 'Suppression successfully added.');
-    searchAfterPause.cancel();
-    searchText.set('');
-    changeQuery(FIRST_QUERY);
+    suppressions.clearSearch();
+    suppressions.changeQuery(FIRST_SUPPRESSION_QUERY);
     return { ok: true, added: answer.added, already: answer.already, rejected: toTextarea(answer.invalid) };
   } catch (err) {
     const message = errorMessage(err, 'Error in adding suppressions');

@@ -2,13 +2,11 @@
 // page), the loaded page, the one checked row (delete needs exactly one), the template shown in
 // the preview panel and its rendered preview, and the actions behind the page's controls.
 import { atom } from 'nanostores';
-import { call, errorMessage } from '../../lib/api.ts';
-import { debounced } from '../../lib/debounced.ts';
-import { SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
-import type { TemplateWire } from '../../lib/template-editor.ts';
-import type { PageMeta } from '../../lib/wire.ts';
+import type { PageMeta } from '../contract/reports.ts';
+import { call, errorMessage } from '../lib/api.ts';
+import type { TemplateWire } from '../lib/template-editor.ts';
 import { showAlert } from './alerts.ts';
-import type { ListState } from './list-state.ts';
+import { type ListState, listQuery, pageLoader } from './list-state.ts';
 
 export type TemplateSort = 'name' | '-name' | 'description' | '-description';
 
@@ -24,16 +22,12 @@ export type TemplateListState = ListState<TemplateWire, 'initial'>;
 /** docs/console-reports.md §9: template search sorted by description, DESC by default. */
 export const FIRST_QUERY: TemplateQuery = { page: 1, name: '', sort: '-description' };
 
-export const query = atom<TemplateQuery>(FIRST_QUERY);
-export const searchText = atom('');
 export const list = atom<TemplateListState>({ status: 'initial', data: [], meta: null });
 export const checked = atom<string | null>(null);
 export const deleting = atom(false);
 /** The template in the preview panel, and its rendered HTML (null while it renders). */
 export const previewed = atom<TemplateWire | null>(null);
 export const previewHtml = atom<string | null>(null);
-
-let latest = 0;
 
 /**
  * The island took over the first page the server rendered (FIRST_QUERY's): it becomes the list as if
@@ -46,46 +40,32 @@ export function startWith(first: { data: TemplateWire[]; meta: PageMeta }): void
 }
 
 /** Loads the page the query names; docs/console-reports.md §8: a failure shows 'Error in getting templates'. */
-export async function loadTemplates(): Promise<void> {
-  const request = ++latest;
-  const { page, name, sort } = query.get();
-  list.set({ ...list.get(), status: 'loading' });
-  try {
-    const answer = await call('POST /v1/templates/search', { body: { template_name: name, sort, page } });
-    if (request !== latest) return;
-    list.set({ status: 'loaded', data: answer.data, meta: answer.meta });
-    const shown = previewed.get();
-    if (!shown || !answer.data.some((t) => t.id === shown.id)) void preview(answer.data[0] ?? null);
-  } catch {
-    if (request !== latest) return;
-    list.set({ status: 'failed', data: [], meta: null });
-    showAlert('danger', 'Error in getting templates');
-  }
-}
+export const loadTemplates: () => Promise<void> = pageLoader(
+  list,
+  () => {
+    const { page, name, sort } = query.get();
+    return call('POST /v1/templates/search', { body: { template_name: name, sort, page } });
+  },
+  {
+    loaded(answer) {
+      const shown = previewed.get();
+      if (!shown || !answer.data.some((t) => t.id === shown.id)) void preview(answer.data[0] ?? null);
+    },
+    failed: () => showAlert('danger', 'Error in getting templates'),
+  },
+);
 
-function changeQuery(change: Partial<TemplateQuery>): void {
-  query.set({ ...query.get(), ...change });
-  checked.set(null);
-  void loadTemplates();
-}
-
-const searchAfterPause = debounced(SEARCH_DEBOUNCE_MS, (name: string) => {
-  if (name !== query.get().name) changeQuery({ name, page: 1 });
+const templates = listQuery<TemplateQuery>({
+  first: FIRST_QUERY,
+  searchField: 'name',
+  load: loadTemplates,
+  onChange: () => checked.set(null),
 });
-
-/** The search box changed: search once typing has paused (docs/console.md §9), from page 1. */
-export function typeSearch(text: string): void {
-  searchText.set(text);
-  searchAfterPause(text.trim());
-}
+export const { query, searchText, typeSearch, goToPage } = templates;
 
 /** The Name header: ascending, then descending; a new sort starts at page 1 (docs/console-reports.md §4). */
 export function sortByName(): void {
-  changeQuery({ sort: query.get().sort === 'name' ? '-name' : 'name', page: 1 });
-}
-
-export function goToPage(page: number): void {
-  if (page !== query.get().page) changeQuery({ page });
+  templates.changeQuery({ sort: query.get().sort === 'name' ? '-name' : 'name', page: 1 });
 }
 
 /** Checks or unchecks a row; while one row is checked the others cannot be (docs/console-reports.md §5). */
