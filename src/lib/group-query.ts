@@ -1,6 +1,6 @@
 // The Groups tab's query and the search request it becomes: pure, so the page renders the first page
 // on the server with the same request the store sends later.
-import type { Direction } from './wire.ts';
+import type { SearchQuery } from './wire.ts';
 
 /** Sortable columns, as POST /v1/transaction-groups/search names them (docs/console-reports.md §2: default desc). */
 export type GroupSortKey =
@@ -13,11 +13,7 @@ export type GroupSortKey =
   | 'opens'
   | 'clicks';
 
-export interface GroupQuery {
-  page: number;
-  text: string;
-  sort: { key: GroupSortKey; direction: Direction };
-}
+export type GroupQuery = SearchQuery<GroupSortKey>;
 
 /** docs/console.md §9: group search default page 1; docs/console-reports.md §2: last send date, newest first. */
 export const FIRST_GROUP_QUERY: GroupQuery = {

@@ -5,7 +5,7 @@ import type { AnswerOf } from '../contract/client.ts';
 import type { GroupReportType } from '../contract/values.ts';
 import { type DayRange, rangeToUnix } from './dates.ts';
 import type { SeriesTone } from './series-colours.ts';
-import type { Direction } from './wire.ts';
+import type { SearchQuery } from './wire.ts';
 
 /**
  * The six report pages, in menu order (docs/console-reports.md §2), one per GroupReportType. Held here
@@ -195,12 +195,7 @@ export function percentText(percentage: number, of: SummaryKey | 'other' = 'othe
 }
 
 /** A report table's query: page, search text and sort. */
-export interface ReportQuery {
-  page: number;
-  /** The search text in effect (the box's text once the 500 ms debounce has passed). */
-  text: string;
-  sort: { key: ReportSortKey; direction: Direction };
-}
+export type ReportQuery = SearchQuery<ReportSortKey>;
 
 /** docs/console-reports.md §9: default report sort trans_id desc, page 1. */
 export const FIRST_REPORT_QUERY: ReportQuery = { page: 1, text: '', sort: { key: 'trans_id', direction: 'desc' } };

@@ -1,19 +1,15 @@
 // The transaction table's query (Dashboard, Recipients tab) and the request each view of it becomes:
 // pure, so the page renders the first page on the server with the same request the store sends later.
 import type { DayRange } from './dates.ts';
-import type { Direction } from './wire.ts';
+import type { SearchQuery } from './wire.ts';
 
 /** docs/console.md §9: message status filters all, sent, failed, delivered. */
 export type StatusFilter = 'all' | 'sent' | 'failed' | 'delivered';
 /** The sortable columns: Date, Opened, Clicks (keys of POST v1/transaction/search); trans_id is acceptance order. */
 export type TransactionSortKey = 'trans_id' | 'dateSent' | 'opens' | 'clicks';
 
-export interface TransactionQuery {
-  page: number;
-  /** The search text in effect (the box's text once the debounce has passed). */
-  text: string;
+export interface TransactionQuery extends SearchQuery<TransactionSortKey> {
   status: StatusFilter;
-  sort: { key: TransactionSortKey; direction: Direction };
 }
 
 /** docs/console-reports.md §9: the default report sort, trans_id desc (newest first), page 1. */

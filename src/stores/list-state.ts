@@ -2,7 +2,7 @@
 // its way, and the query that names the page. One shape and one set of actions for every paged list
 // (transactions, groups, reports, links, suppressions, templates); a list whose page the server
 // rendered adds the status it starts in (e.g. 'initial').
-import { type WritableAtom, atom } from 'nanostores';
+import { type ReadableAtom, type WritableAtom, atom } from 'nanostores';
 import type { PageMeta } from '../contract/reports.ts';
 import { debounced } from '../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../lib/timings.ts';
@@ -85,6 +85,50 @@ export function pageLoader<T, Start extends string, A extends { data: T[]; meta:
       list.set({ status: 'failed', data: [], meta: null });
       more.failed?.();
     }
+  };
+}
+
+/**
+ * The one checked row of a list whose rows are deleted one at a time (docs/console-reports.md §4, §5:
+ * delete needs exactly one checked row; while one is checked the others cannot be), and the delete:
+ * `remove` makes the call and says so; `failed` what a failed one shows. Either way the list reloads,
+ * a page back when the last row of a later page went.
+ */
+export function checkedRow<Q extends { page: number }>(options: {
+  list: ReadableAtom<{ data: unknown[] }>;
+  query: WritableAtom<Q>;
+  load(): Promise<void>;
+  remove(key: string): Promise<void>;
+  failed?(err: unknown): void;
+}) {
+  const checked = atom<string | null>(null);
+  const deleting = atom(false);
+  return {
+    checked,
+    deleting,
+    /** Checks or unchecks a row; another row cannot be checked while one is. */
+    toggleChecked(key: string): void {
+      const current = checked.get();
+      if (current === key) checked.set(null);
+      else if (current === null) checked.set(key);
+    },
+    async deleteChecked(): Promise<void> {
+      const key = checked.get();
+      if (key === null || deleting.get()) return;
+      deleting.set(true);
+      try {
+        await options.remove(key);
+        checked.set(null);
+        const { query, list } = options;
+        const { page } = query.get();
+        if (page > 1 && list.get().data.length === 1) query.set({ ...query.get(), page: page - 1 });
+      } catch (err) {
+        options.failed?.(err);
+      } finally {
+        deleting.set(false);
+      }
+      await options.load();
+    },
   };
 }
 

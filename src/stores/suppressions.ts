@@ -13,7 +13,7 @@ import {
   suppressionSearchBody,
 } from '../lib/suppression-query.ts';
 import { showAlert } from './alerts.ts';
-import { type ListState, listQuery, pageLoader } from './list-state.ts';
+import { type ListState, checkedRow, listQuery, pageLoader } from './list-state.ts';
 
 export type { OriginFilter, SuppressionOrigin };
 
@@ -35,9 +35,6 @@ export type AddOutcome =
   | { ok: false; message: string; rejected: RejectedLine[] };
 
 export const list = atom<ListState<Suppression>>({ status: 'loading', data: [], meta: null });
-/** The address of the one checked row (docs/console-reports.md §4: delete needs exactly one checked row). */
-export const checked = atom<string | null>(null);
-export const deleting = atom(false);
 
 /** Loads the page the query names (docs/console-reports.md §8: load failures are swallowed silently). */
 export const loadSuppressions: () => Promise<void> = pageLoader(list, () =>
@@ -48,9 +45,26 @@ const suppressions = listQuery<SuppressionQuery>({
   first: FIRST_SUPPRESSION_QUERY,
   searchField: 'email',
   load: loadSuppressions,
-  onChange: () => checked.set(null),
+  onChange: () => {
+    rows.checked.set(null);
+  },
 });
 export const { query, searchText, typeSearch, goToPage } = suppressions;
+
+/**
+ * The address of the one checked row, and its delete: the spec's message; a failure is silent
+ * (docs/console-reports.md §8), the reload shows whether the address is still listed.
+ */
+const rows = checkedRow({
+  list,
+  query,
+  load: loadSuppressions,
+  async remove(email) {
+    await call('DELETE /v1/suppression/{email}', { params: { email } });
+    showAlert('success', 'Suppression Deleted Successfully');
+  },
+});
+export const { checked, deleting, toggleChecked, deleteChecked } = rows;
 
 /** The table mounted: its first page, unless the server rendered it. */
 export function startSuppressions(rendered: boolean): void {
@@ -60,36 +74,6 @@ export function startSuppressions(rendered: boolean): void {
 /** A filter button: All, User, Bounce, Unsubscribe or Complaint, from page 1 (docs/console-reports.md §4). */
 export function chooseOrigin(origin: OriginFilter): void {
   if (origin !== query.get().origin) suppressions.changeQuery({ origin, page: 1 });
-}
-
-/** Checks or unchecks a row; while one row is checked the others cannot be (docs/console-reports.md §4). */
-export function toggleChecked(email: string): void {
-  const current = checked.get();
-  if (current === email) checked.set(null);
-  else if (current === null) checked.set(email);
-}
-
-/**
- * Deletes the checked address. Success: the spec's message and a reload; failure is silent (docs/console-reports.md
- * §8).
- */
-export async function deleteChecked(): Promise<void> {
-  const email = checked.get();
-  if (email === null || deleting.get()) return;
-  deleting.set(true);
-  try {
-    await call('DELETE /v1/suppression/{email}', { params: { email } });
-    showAlert('success', 'Suppression Deleted Successfully');
-    checked.set(null);
-    // the last row of a later page: show the page before it
-    const { page } = query.get();
-    if (page > 1 && list.get().data.length === 1) query.set({ ...query.get(), page: page - 1 });
-  } catch {
-    // silent; the reload below shows whether the address is still listed
-  } finally {
-    deleting.set(false);
-  }
-  await loadSuppressions();
 }
 
 interface AddAnswer {

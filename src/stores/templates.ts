@@ -6,7 +6,7 @@ import type { PageMeta } from '../contract/reports.ts';
 import { call, errorMessage } from '../lib/api.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
 import { showAlert } from './alerts.ts';
-import { type ListState, listQuery, pageLoader } from './list-state.ts';
+import { type ListState, checkedRow, listQuery, pageLoader } from './list-state.ts';
 
 export type TemplateSort = 'name' | '-name' | 'description' | '-description';
 
@@ -23,8 +23,6 @@ export type TemplateListState = ListState<TemplateWire, 'initial'>;
 export const FIRST_QUERY: TemplateQuery = { page: 1, name: '', sort: '-description' };
 
 export const list = atom<TemplateListState>({ status: 'initial', data: [], meta: null });
-export const checked = atom<string | null>(null);
-export const deleting = atom(false);
 /** The template in the preview panel, and its rendered HTML (null while it renders). */
 export const previewed = atom<TemplateWire | null>(null);
 export const previewHtml = atom<string | null>(null);
@@ -59,20 +57,29 @@ const templates = listQuery<TemplateQuery>({
   first: FIRST_QUERY,
   searchField: 'name',
   load: loadTemplates,
-  onChange: () => checked.set(null),
+  onChange: () => {
+    rows.checked.set(null);
+  },
 });
 export const { query, searchText, typeSearch, goToPage } = templates;
+
+/** The one checked template, and its delete: 'Template deleted successfully' (docs/console-reports.md §8). */
+const rows = checkedRow({
+  list,
+  query,
+  load: loadTemplates,
+  async remove(id) {
+    await call('DELETE /v1/templates/{id}', { params: { id } });
+    showAlert('success', 'Template deleted successfully');
+    if (previewed.get()?.id === id) previewed.set(null);
+  },
+  failed: (err) => showAlert('danger', errorMessage(err, 'Error in deleting template')),
+});
+export const { checked, deleting, toggleChecked, deleteChecked } = rows;
 
 /** The Name header: ascending, then descending; a new sort starts at page 1 (docs/console-reports.md §4). */
 export function sortByName(): void {
   templates.changeQuery({ sort: query.get().sort === 'name' ? '-name' : 'name', page: 1 });
-}
-
-/** Checks or unchecks a row; while one row is checked the others cannot be (docs/console-reports.md §5). */
-export function toggleChecked(id: string): void {
-  const current = checked.get();
-  if (current === id) checked.set(null);
-  else if (current === null) checked.set(id);
 }
 
 /** Shows a template in the preview panel, rendered with its variables' names as sample values. */
@@ -93,24 +100,4 @@ export async function preview(template: TemplateWire | null): Promise<void> {
     // a draft that does not compile: show it as authored
     if (previewed.get()?.id === template.id) previewHtml.set(template.content_html);
   }
-}
-
-/** Deletes the checked template: 'Template deleted successfully' and a reload (docs/console-reports.md §8). */
-export async function deleteChecked(): Promise<void> {
-  const id = checked.get();
-  if (id === null || deleting.get()) return;
-  deleting.set(true);
-  try {
-    await call('DELETE /v1/templates/{id}', { params: { id } });
-    showAlert('success', 'Template deleted successfully');
-    checked.set(null);
-    if (previewed.get()?.id === id) previewed.set(null);
-    const { page } = query.get();
-    if (page > 1 && list.get().data.length === 1) query.set({ ...query.get(), page: page - 1 });
-  } catch (err) {
-    showAlert('danger', errorMessage(err, 'Error in deleting template'));
-  } finally {
-    deleting.set(false);
-  }
-  await loadTemplates();
 }
