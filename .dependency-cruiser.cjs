@@ -3,10 +3,11 @@
 // .dependency-cruiser-known-violations.json; any other one fails, and so does a listed one that is
 // fixed until `npm run lint:deps:baseline` drops it (docs/development.md).
 //
-// Only TypeScript under src/ is read: .astro files (pages, layouts, Astro components) have no parser
-// here, so their imports are not checked; the islands, stores, components in .tsx and src/lib are.
+// dependency-cruiser reads the TypeScript under src/; .astro files (pages, layouts, Astro components)
+// have no parser here, so scripts/lint-deps.mjs reads their imports itself and holds them to the rules
+// below that name only paths (not the folder cycles).
 /** Browser code: what ships to the browser or is written for it (docs/architecture.md §3.1). */
-const BROWSER = '^src/(components|islands|lib)/';
+const BROWSER = '^src/(components|islands|stores|lib)/';
 /** The composition root: the one place that mounts every domain's routes (docs/architecture.md §3.3). */
 const COMPOSITION_ROOT = '^src/server/(app|server)\\.ts$';
 
@@ -31,6 +32,42 @@ module.exports = {
       severity: 'error',
       from: { path: BROWSER },
       to: { path: '^src/server/' },
+    },
+    {
+      name: 'stores-import-no-ui',
+      comment:
+        'Stores (src/stores: atoms and the actions that change them) sit below the islands and components ' +
+        'that read them: a store imports src/lib and src/contract, never an island or a component.',
+      severity: 'error',
+      from: { path: '^src/stores/' },
+      to: { path: '^src/(islands|components)/' },
+    },
+    {
+      name: 'components-import-no-island',
+      comment:
+        'Islands mount components, so a component (src/components, .tsx or .astro) imports no island; what ' +
+        'both need is a store (src/stores) or src/lib.',
+      severity: 'error',
+      from: { path: '^src/components/' },
+      to: { path: '^src/islands/' },
+    },
+    {
+      name: 'lib-imports-no-ui',
+      comment:
+        'src/lib is the pure code below the stores, islands and components (it runs on both sides): it ' +
+        'imports none of them.',
+      severity: 'error',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/(stores|islands|components)/' },
+    },
+    {
+      name: 'pages-import-no-store',
+      comment:
+        'Pages and layouts render on the server: the request builders and constants they share with a store ' +
+        "are in src/lib (e.g. lib/transaction-query.ts), and the stores are the islands' (browser state).",
+      severity: 'error',
+      from: { path: '^src/(pages|layouts)/' },
+      to: { path: '^src/stores/' },
     },
     {
       name: 'contract-imports-no-server',

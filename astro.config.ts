@@ -29,12 +29,12 @@ export default defineConfig({
               {
                 name: 'reports',
                 priority: 0,
-                test: /src[\\/]lib[\\/](group-report|abbreviate)\.ts|src[\\/]islands[\\/]stores[\\/]group-report\.ts/,
+                test: /src[\\/]lib[\\/](group-report|abbreviate)\.ts|src[\\/]stores[\\/]group-report\.ts/,
               },
               {
                 name: 'console-core',
                 priority: 1,
-                test: /node_modules[\\/](dayjs|ofetch|destr|ufo|nanostores|@nanostores)[\\/]|node_modules[\\/]react[\\/](jsx-runtime\.js|cjs[\\/]react-jsx-runtime)|src[\\/]lib[\\/](api|dates|numbers|island-hooks)\.ts|src[\\/]islands[\\/]stores[\\/](alerts|date-range|dashboard|transactions|menu)\.ts|src[\\/]components[\\/]TableStatusRows\.tsx/,
+                test: /node_modules[\\/](dayjs|ofetch|destr|ufo|nanostores|@nanostores)[\\/]|node_modules[\\/]react[\\/](jsx-runtime\.js|cjs[\\/]react-jsx-runtime)|src[\\/]lib[\\/](api|dates|numbers|island-hooks)\.ts|src[\\/]stores[\\/](alerts|date-range|dashboard|transactions|menu)\.ts|src[\\/]components[\\/]TableStatusRows\.tsx/,
               },
             ],
           },

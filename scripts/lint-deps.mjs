@@ -14,8 +14,12 @@
 // folder-level rules (our no-folder-cycles), and it tells a cycle by its whole path, so a known cycle
 // between two folders that takes another route after an unrelated change would read as new. Here a
 // violation is its rule, its two ends and, for an import, whether it is type-only.
+//
+// dependency-cruiser cannot parse .astro files, so their imports (frontmatter and <script>) are read
+// here and held to the config's path rules: a page importing a store fails like an island would.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,9 +48,50 @@ const { summary } = JSON.parse(run.stdout);
 for (const issue of summary.environment?.issues ?? [])
   process.stderr.write(`lint:deps: ${issue.name}: ${issue.description}\n`);
 
+/** Every .astro file below src/, as a path from the root. */
+const astroFiles = readdirSync(path.join(root, 'src'), { recursive: true })
+  .filter((f) => f.endsWith('.astro'))
+  .map((f) => path.posix.join('src', f.split(path.sep).join('/')));
+/** The relative imports of an .astro file (static, side-effect and dynamic), resolved from the root. */
+function astroImports(file) {
+  const text = readFileSync(path.join(root, file), 'utf8');
+  const statics = [...text.matchAll(/\bimport\s+(type\s+)?(?:[^'"()]*?\sfrom\s*)?['"](\.{1,2}\/[^'"]+)['"]/g)];
+  const dynamics = [...text.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]/g)];
+  return [
+    ...statics.map(([, type, spec]) => ({ spec, typeOnly: Boolean(type) })),
+    ...dynamics.map(([, spec]) => ({ spec, typeOnly: false })),
+  ].map(({ spec, typeOnly }) => ({ to: path.posix.join(path.posix.dirname(file), spec), typeOnly }));
+}
+const matches = (pattern, file) => pattern === undefined || new RegExp(pattern).test(file);
+const misses = (pattern, file) => pattern === undefined || !new RegExp(pattern).test(file);
+// the rules that name only paths (a folder cycle needs the whole graph)
+const pathRules = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')).forbidden.filter(
+  (r) => r.scope !== 'folder' && r.to.circular === undefined,
+);
+const astroViolations = astroFiles.flatMap((from) =>
+  astroImports(from).flatMap(({ to, typeOnly }) =>
+    pathRules
+      .filter(
+        (r) =>
+          matches(r.from.path, from) &&
+          misses(r.from.pathNot, from) &&
+          matches(r.to.path, to) &&
+          misses(r.to.pathNot, to) &&
+          !(typeOnly && r.to.dependencyTypesNot?.includes('type-only')),
+      )
+      .map((r) => ({
+        type: 'dependency',
+        from,
+        to,
+        rule: { name: r.name, severity: r.severity },
+        dependencyTypes: typeOnly ? ['type-only'] : [],
+      })),
+  ),
+);
+
 const key = (v) =>
   [v.rule.name, v.type, v.from, v.to, v.dependencyTypes?.includes('type-only') ? 'type-only' : ''].join('|');
-const current = summary.violations.filter((v) => v.rule.severity !== 'ignore');
+const current = [...summary.violations, ...astroViolations].filter((v) => v.rule.severity !== 'ignore');
 const known = existsSync(BASELINE) ? JSON.parse(readFileSync(BASELINE, 'utf8')) : [];
 const knownKeys = new Set(known.map(key));
 const currentKeys = new Set(current.map(key));
@@ -78,7 +123,8 @@ if (update) {
 }
 
 console.log(
-  `lint:deps: ${summary.totalCruised} modules, ${summary.totalDependenciesCruised} dependencies; ` +
+  `lint:deps: ${summary.totalCruised} modules, ${summary.totalDependenciesCruised} dependencies, ` +
+    `${astroFiles.length} .astro files; ` +
     `baseline ${known.length} known violations (${byRule(known) || 'none'})`,
 );
 for (const v of added) console.log(`  new   ${describe(v)}`);

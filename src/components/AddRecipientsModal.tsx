@@ -2,7 +2,7 @@
 // line, blank lines dropped, no format check in the browser. When every line was taken the modal
 // closes; lines the server refused stay listed with their line numbers so they can be fixed.
 import { useState } from 'react';
-import type { AddOutcome } from '../islands/stores/suppressions.ts';
+import type { AddOutcome } from '../stores/suppressions.ts';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 import Field from './Field.tsx';

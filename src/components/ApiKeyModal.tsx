@@ -4,7 +4,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { AnswerOf } from '../contract/client.ts';
 import { call } from '../lib/api.ts';
-import { createKey } from '../islands/stores/api-keys.ts';
+import { createKey } from '../stores/api-keys.ts';
 import CopyField from './CopyField.tsx';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';

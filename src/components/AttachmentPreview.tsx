@@ -6,7 +6,7 @@
 import { DEAD_LINK_NOTICES, type LinkState } from '../lib/attachment-state.ts';
 import { formatLongDate } from '../lib/dates.ts';
 import { formatFileSize } from '../lib/file-size.ts';
-import type { Asset, Branding } from '../islands/stores/attachments.ts';
+import type { Asset, Branding } from '../stores/attachments.ts';
 
 export interface AttachmentPreviewProps {
   branding: Branding;

@@ -1,7 +1,7 @@
 // A report's paged table (docs/console.md §2, §8): Bulma's scrolling table with its header row and rows,
 // 'Loading…' or why there are no rows with a Retry (TableStatusRows), and the pager below.
 import type { ReactNode } from 'react';
-import type { ListState } from '../islands/stores/list-state.ts';
+import type { ListState } from '../stores/list-state.ts';
 import Pagination from './Pagination.tsx';
 import TableStatusRows from './TableStatusRows.tsx';
 

@@ -1,6 +1,6 @@
 // The pager under the console's report tables (docs/console.md §2): 'Displaying a-b of total' with
 // first, previous, next and last controls.
-import type { PageMeta } from '../lib/wire.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import { formatCount } from '../lib/numbers.ts';
 
 interface Props {

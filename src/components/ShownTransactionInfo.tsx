@@ -8,7 +8,7 @@ import {
   loadTimeline,
   shownTransaction,
   timeline,
-} from '../islands/stores/transaction-info.ts';
+} from '../stores/transaction-info.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 // most visits open no modal (and the page's script budget is tight)

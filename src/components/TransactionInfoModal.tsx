@@ -4,7 +4,7 @@
 // clicks, unsubscribes, oldest first. A scheduled message offers Cancel Sending.
 import { formatMoment, isoOf } from '../lib/dates.ts';
 import { addressText, customHeaders, eventView } from '../lib/transaction-info-view.ts';
-import type { CancelState, InfoTransaction, TimelineState } from '../islands/stores/transaction-info.ts';
+import type { CancelState, InfoTransaction, TimelineState } from '../stores/transaction-info.ts';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 import RetryButton from './RetryButton.tsx';

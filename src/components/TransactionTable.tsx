@@ -4,8 +4,9 @@
 // headers, the pager, and a retry control when the table has no data (§8).
 import { formatDate, formatMoment, formatTime, isoOf } from '../lib/dates.ts';
 import { clicksText, shownDate, statusOf } from '../lib/transaction-view.ts';
-import type { ListState } from '../islands/stores/list-state.ts';
-import type { TransactionQuery, TransactionSortKey, TransactionWire } from '../islands/stores/transactions.ts';
+import type { ListState } from '../stores/list-state.ts';
+import type { TransactionQuery, TransactionSortKey } from '../lib/transaction-query.ts';
+import type { TransactionWire } from '../lib/wire.ts';
 import SortableHeader from './SortableHeader.tsx';
 import EmailText from './EmailText.tsx';
 import LineIcon from './LineIcon.tsx';

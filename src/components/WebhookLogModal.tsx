@@ -5,7 +5,7 @@
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatReportDate } from '../lib/dates.ts';
 import { PROGRESS_LABEL } from '../lib/webhook-progress.ts';
-import { closeLog, openLog, replayLog, replaying } from '../islands/stores/webhook-logs.ts';
+import { closeLog, openLog, replayLog, replaying } from '../stores/webhook-logs.ts';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 

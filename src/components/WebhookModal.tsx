@@ -14,7 +14,7 @@ import {
   type Webhook,
   WEBHOOK_EVENTS,
   WEBHOOK_VERBS,
-} from '../islands/stores/webhook.ts';
+} from '../stores/webhook.ts';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
 import Field from './Field.tsx';

@@ -84,6 +84,12 @@ export const exportViewBody = z.strictObject({ uuid: z.string().max(64) });
 
 // a report's total stops counting at a cap
 const reportPageMeta = pageMeta.extend({ total_capped: z.boolean() });
+/**
+ * Paging of a paged answer (docs/console.md §3 "Paged response"), read by the server and the console.
+ * `total_capped` is there only where the API may stop counting (the transaction and report searches);
+ * other lists' answers leave it out.
+ */
+export type PageMeta = z.infer<typeof pageMeta> & { total_capped?: boolean };
 
 const dailyStat = z.object({
   tstat_day: z.string().openapi({ example: '2026-11-24' }),

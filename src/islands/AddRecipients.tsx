@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import AddRecipientsModal from '../components/AddRecipientsModal.tsx';
-import { addRecipients } from './stores/suppressions.ts';
+import { addRecipients } from '../stores/suppressions.ts';
 
 /** The 'Add Recipients' button of the Suppression List and the modal it opens (docs/console-reports.md §2). */
 export default function AddRecipients() {

@@ -1,4 +1,4 @@
-import { alerts, dismissAlert } from './stores/alerts.ts';
+import { alerts, dismissAlert } from '../stores/alerts.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 /**

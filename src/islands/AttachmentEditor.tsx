@@ -27,7 +27,7 @@ import {
   updateDraft,
   uploadFiles,
   uploads,
-} from './stores/attachments.ts';
+} from '../stores/attachments.ts';
 import LineIcon from '../components/LineIcon.tsx';
 import Field from '../components/Field.tsx';
 

@@ -21,7 +21,7 @@ import {
   selectedId,
   setSearch,
   loadList,
-} from './stores/attachments.ts';
+} from '../stores/attachments.ts';
 
 export interface AttachmentListProps {
   /** the first page and the branding, read on the server for this request */

@@ -5,7 +5,7 @@ import { useEffect } from 'react';
 import CopyField from '../components/CopyField.tsx';
 import { formatLongDate } from '../lib/dates.ts';
 import { formatFileSize } from '../lib/file-size.ts';
-import { draft, loadFailed, loadGroup, requestStatus, saveReview } from './stores/attachments.ts';
+import { draft, loadFailed, loadGroup, requestStatus, saveReview } from '../stores/attachments.ts';
 import BusyButton from '../components/BusyButton.tsx';
 
 export default function AttachmentReview({ id }: { id: number }) {

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import BusyButton from '../components/BusyButton.tsx';
 import Modal from '../components/Modal.tsx';
 import { logoProblem } from '../lib/logo-check.ts';
-import { type Branding, branding, deleteLogo, loadBranding, saveBranding } from './stores/attachments.ts';
+import { type Branding, branding, deleteLogo, loadBranding, saveBranding } from '../stores/attachments.ts';
 
 type Settings = Omit<Branding, 'logo'>;
 const PICKERS: { group: keyof Settings; key: 'colour' | 'text_colour'; label: string }[] = [

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import type { LinkWire } from '../lib/group-report.ts';
-import type { PageMeta } from '../lib/wire.ts';
-import { goToLinkPage, linkList, loadLinks, openReport, startLinks } from './stores/group-report.ts';
+import type { PageMeta } from '../contract/reports.ts';
+import { goToLinkPage, linkList, loadLinks, openReport, startLinks } from '../stores/group-report.ts';
 import { useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 import PagedTable from '../components/PagedTable.tsx';

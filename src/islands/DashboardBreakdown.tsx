@@ -1,7 +1,7 @@
 import { Fragment, useEffect } from 'react';
 import DonutChart from '../components/DonutChart.tsx';
 import { breakdownOf, complaintRateOf, percentOf } from '../lib/delivery-breakdown.ts';
-import { ensureOverview, loadOverview, overview } from './stores/dashboard.ts';
+import { ensureOverview, loadOverview, overview } from '../stores/dashboard.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 import RetryButton from '../components/RetryButton.tsx';

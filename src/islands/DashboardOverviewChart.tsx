@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import DailyLineChart, { type DailySeries } from '../components/DailyLineChart.tsx';
 import { SERIES_COLOURS } from '../lib/series-colours.ts';
-import { type DailyStatWire, ensureOverview, loadOverview, overview } from './stores/dashboard.ts';
+import { type DailyStatWire, ensureOverview, loadOverview, overview } from '../stores/dashboard.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 const SERIES: DailySeries<DailyStatWire>[] = [

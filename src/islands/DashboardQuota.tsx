@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { loadQuota, quota } from './stores/dashboard.ts';
+import { loadQuota, quota } from '../stores/dashboard.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 import RetryButton from '../components/RetryButton.tsx';

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import CopyField from '../components/CopyField.tsx';
 import { call, errorMessage } from '../lib/api.ts';
 import { formatDateTime, unixOfIso } from '../lib/dates.ts';
-import { showAlert } from './stores/alerts.ts';
+import { showAlert } from '../stores/alerts.ts';
 import BusyButton from '../components/BusyButton.tsx';
 
 interface DnsCheck {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { AnswerOf } from '../contract/client.ts';
 import { callWithStatus, errorMessage, errorStatus } from '../lib/api.ts';
 import { EXPORT_ALERT_MS } from '../lib/timings.ts';
-import { showAlert } from './stores/alerts.ts';
+import { showAlert } from '../stores/alerts.ts';
 
 /**
  * POST /v1/transaction-groups/export-view's answer (docs/console-reports.md §3 "Export view response"): its

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'react';
 import { ApiCredentialFields, SmtpCredentialFields } from '../components/CredentialFields.tsx';
 import DomainModal from '../components/DomainModal.tsx';
-import { DOMAIN_CREATED, createDomain, getStarted, loadGetStarted } from './stores/get-started.ts';
+import { DOMAIN_CREATED, createDomain, getStarted, loadGetStarted } from '../stores/get-started.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 export default function GettingStarted({ docsUrl }: { docsUrl?: string | null }) {

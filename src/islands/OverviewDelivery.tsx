@@ -3,7 +3,7 @@ import DonutChart from '../components/DonutChart.tsx';
 import { abbreviateCount } from '../lib/abbreviate.ts';
 import type { Timers } from '../lib/answer-watch.ts';
 import { type OverviewStatsWire, percentText } from '../lib/group-report.ts';
-import { loadOverviewStats, openReport, overviewStats, startOverviewStats } from './stores/group-report.ts';
+import { loadOverviewStats, openReport, overviewStats, startOverviewStats } from '../stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 import RetryButton from '../components/RetryButton.tsx';

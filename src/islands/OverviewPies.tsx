@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { abbreviateCount } from '../lib/abbreviate.ts';
 import { type OverviewStatsWire, type StatShare, percentText } from '../lib/group-report.ts';
-import { openReport, overviewStats, startOverviewStats } from './stores/group-report.ts';
+import { openReport, overviewStats, startOverviewStats } from '../stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 

@@ -1,9 +1,10 @@
 import { useEffect, useMemo } from 'react';
 import DailyLineChart from '../components/DailyLineChart.tsx';
-import { ACTIVITY_SERIES, type ReportDayWire, type ReportType } from '../lib/group-report.ts';
+import type { GroupReportType } from '../contract/values.ts';
+import { ACTIVITY_SERIES, type ReportDayWire } from '../lib/group-report.ts';
 import type { DayRange } from '../lib/dates.ts';
 import { SERIES_COLOURS } from '../lib/series-colours.ts';
-import { activity, loadReport, openReport, reportRendered, startReport } from './stores/group-report.ts';
+import { activity, loadReport, openReport, reportRendered, startReport } from '../stores/group-report.ts';
 import { useSeededStore } from '../lib/island-hooks.ts';
 
 /**
@@ -17,7 +18,7 @@ export default function ReportActivityChart({
   first = null,
 }: {
   groupUuid: string;
-  type: ReportType;
+  type: GroupReportType;
   first?: { days: ReportDayWire[]; range: DayRange } | null;
 }) {
   const $activity = useSeededStore(activity, first && { status: 'loaded' as const, days: first.days });

@@ -1,5 +1,5 @@
 import SearchInput from '../components/SearchInput.tsx';
-import { reportSearchText, typeReportSearch } from './stores/group-report.ts';
+import { reportSearchText, typeReportSearch } from '../stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 /**

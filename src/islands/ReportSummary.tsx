@@ -1,15 +1,8 @@
 import { useEffect } from 'react';
+import type { GroupReportType } from '../contract/values.ts';
 import { abbreviateCount } from '../lib/abbreviate.ts';
-import {
-  PAGE_SUMMARY,
-  type ReportType,
-  SUMMARY_KEYS,
-  SUMMARY_LABELS,
-  machinesOf,
-  percentText,
-  summaryOf,
-} from '../lib/group-report.ts';
-import { openReport, overviewStats, startOverviewStats } from './stores/group-report.ts';
+import { PAGE_SUMMARY, SUMMARY_KEYS, SUMMARY_LABELS, machinesOf, percentText, summaryOf } from '../lib/group-report.ts';
+import { openReport, overviewStats, startOverviewStats } from '../stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 
@@ -19,7 +12,7 @@ import { formatCount } from '../lib/numbers.ts';
  * with the exact figure in the tooltip; the page's own figure stands out. Opened and Clicked count
  * people; machines' opens and clicks stand under them ('+ 1,204 by machines') so none is hidden.
  */
-export default function ReportSummary({ groupUuid, type }: { groupUuid: string; type: ReportType }) {
+export default function ReportSummary({ groupUuid, type }: { groupUuid: string; type: GroupReportType }) {
   const $overview = useIslandStore(overviewStats);
   useEffect(() => {
     openReport(groupUuid, type);

@@ -2,8 +2,9 @@ import { useEffect } from 'react';
 import EmailText from '../components/EmailText.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import { type DayRange, formatReportDate, isoOf } from '../lib/dates.ts';
-import type { ReportTransactionWire, ReportType } from '../lib/group-report.ts';
-import type { PageMeta } from '../lib/wire.ts';
+import type { GroupReportType } from '../contract/values.ts';
+import type { ReportTransactionWire } from '../lib/group-report.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import {
   COLUMNS,
   REPORT_COLUMNS,
@@ -23,8 +24,8 @@ import {
   reportRendered,
   sortReport,
   startReport,
-} from './stores/group-report.ts';
-import { showTransactionInfo } from './stores/transaction-info.ts';
+} from '../stores/group-report.ts';
+import { showTransactionInfo } from '../stores/transaction-info.ts';
 import ShownTransactionInfo from '../components/ShownTransactionInfo.tsx';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
@@ -33,7 +34,7 @@ import MoreInfoButton from '../components/MoreInfoButton.tsx';
 
 interface Props {
   groupUuid: string;
-  type: ReportType;
+  type: GroupReportType;
   /**
    * The first page and the range it covers, rendered on the server from the call that
    * also feeds the Activity chart; the island loads it itself when it is missing.

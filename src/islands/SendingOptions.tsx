@@ -6,7 +6,7 @@ import {
   saveSendingOption,
   savingOptions,
   uiSettings,
-} from './stores/ui-settings.ts';
+} from '../stores/ui-settings.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import LoadFailed from '../components/LoadFailed.tsx';
 

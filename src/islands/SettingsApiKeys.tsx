@@ -3,7 +3,7 @@ import BusyButton from '../components/BusyButton.tsx';
 import Modal from '../components/Modal.tsx';
 import { CONSOLE_MOMENT, formatUnix } from '../lib/dates.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
-import { type ApiKeyRow, apiKeys, createKeyOpen, deleteKey, loadApiKeys } from './stores/api-keys.ts';
+import { type ApiKeyRow, apiKeys, createKeyOpen, deleteKey, loadApiKeys } from '../stores/api-keys.ts';
 
 // the modal loads on first use: most visits to Settings never create a key
 const ApiKeyModal = lazy(() => import('../components/ApiKeyModal.tsx'));

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { ApiCredentialFields, SmtpCredentialFields } from '../components/CredentialFields.tsx';
-import { loadUiSettings, uiSettings } from './stores/ui-settings.ts';
+import { loadUiSettings, uiSettings } from '../stores/ui-settings.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 /** The API or SMTP Credentials block of Settings, from the settings answer the page loads once. */

@@ -1,6 +1,6 @@
 import { useStore } from '@nanostores/react';
 import { useEffect, useState } from 'react';
-import { menuCollapsed, toggleMenu } from './stores/menu.ts';
+import { menuCollapsed, toggleMenu } from '../stores/menu.ts';
 
 /**
  * The expand/collapse control of the side menu; the server renders the remembered state. Until the

@@ -1,6 +1,6 @@
 import FilterButtons from '../components/FilterButtons.tsx';
 import SearchInput from '../components/SearchInput.tsx';
-import { type OriginFilter, chooseOrigin, query, searchText, typeSearch } from './stores/suppressions.ts';
+import { type OriginFilter, chooseOrigin, query, searchText, typeSearch } from '../stores/suppressions.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 const ORIGINS: { value: OriginFilter; label: string }[] = [

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { PageMeta } from '../lib/wire.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import {
   type Suppression,
   type SuppressionOrigin,
@@ -11,7 +11,7 @@ import {
   loadSuppressions,
   startSuppressions,
   toggleChecked,
-} from './stores/suppressions.ts';
+} from '../stores/suppressions.ts';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import LineIcon from '../components/LineIcon.tsx';

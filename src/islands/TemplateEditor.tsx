@@ -24,7 +24,7 @@ import {
   setSampleText,
   unpublishedChanges,
   verifiedDomains,
-} from './stores/template-editor.ts';
+} from '../stores/template-editor.ts';
 import BusyButton from '../components/BusyButton.tsx';
 import Field from '../components/Field.tsx';
 import Checkbox from '../components/Checkbox.tsx';

@@ -9,7 +9,7 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import TemplatePreview from '../components/TemplatePreview.tsx';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
-import type { PageMeta } from '../lib/wire.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import {
   type TemplateListState,
   checked,
@@ -26,7 +26,7 @@ import {
   startWith,
   toggleChecked,
   typeSearch,
-} from './stores/templates.ts';
+} from '../stores/templates.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
 import BusyButton from '../components/BusyButton.tsx';
 import SearchInput from '../components/SearchInput.tsx';

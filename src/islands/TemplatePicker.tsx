@@ -6,7 +6,7 @@ import { call } from '../lib/api.ts';
 import { debounced } from '../lib/debounced.ts';
 import { SEARCH_DEBOUNCE_MS } from '../lib/timings.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
-import { showAlert } from './stores/alerts.ts';
+import { showAlert } from '../stores/alerts.ts';
 
 type Tab = 'user' | 'system';
 const TABS: { id: Tab; label: string }[] = [

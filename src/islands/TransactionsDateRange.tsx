@@ -1,6 +1,6 @@
 import DateRangePicker from '../components/DateRangePicker.tsx';
 import { useHydrated, useIslandStore } from '../lib/island-hooks.ts';
-import { chooseRange, chosenRange, currentRange } from './stores/date-range.ts';
+import { chooseRange, chosenRange, currentRange } from '../stores/date-range.ts';
 
 /**
  * The date range of the Dashboard and the Recipients tab (docs/console.md §2); a new range reloads what

@@ -1,5 +1,5 @@
 import SearchInput from '../components/SearchInput.tsx';
-import { groupSearchText, typeGroupSearch } from './stores/groups.ts';
+import { groupSearchText, typeGroupSearch } from '../stores/groups.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 /** The Groups tab's search box (docs/console.md §2), debounced 1000 ms (§9). */

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import SortableHeader from '../components/SortableHeader.tsx';
 import { formatGroupDate, isoOf } from '../lib/dates.ts';
-import type { PageMeta } from '../lib/wire.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import {
   type GroupSortKey,
   type GroupWire,
@@ -11,7 +11,7 @@ import {
   loadGroups,
   sortGroups,
   startGroups,
-} from './stores/groups.ts';
+} from '../stores/groups.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 import PagedTable from '../components/PagedTable.tsx';

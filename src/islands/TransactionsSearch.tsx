@@ -1,5 +1,5 @@
 import SearchInput from '../components/SearchInput.tsx';
-import { transactionSearchText, typeTransactionSearch } from './stores/transactions.ts';
+import { transactionSearchText, typeTransactionSearch } from '../stores/transactions.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 /** The transaction table's search box (docs/console.md §2), debounced 1000 ms (§9). */

@@ -1,5 +1,5 @@
 import FilterButtons from '../components/FilterButtons.tsx';
-import { type StatusFilter, chooseStatus, transactionQuery } from './stores/transactions.ts';
+import { type StatusFilter, chooseStatus, transactionQuery } from '../stores/transactions.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
 const STATUSES: { value: StatusFilter; label: string }[] = [

@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
 import TransactionTable from '../components/TransactionTable.tsx';
-import { showTransactionInfo } from './stores/transaction-info.ts';
+import { showTransactionInfo } from '../stores/transaction-info.ts';
 import ShownTransactionInfo from '../components/ShownTransactionInfo.tsx';
+import type { PageMeta } from '../contract/reports.ts';
 import {
-  type PageMeta,
   type TransactionWire,
   goToTransactionPage,
   loadTransactions,
@@ -11,7 +11,7 @@ import {
   startTransactionTable,
   transactionList,
   transactionQuery,
-} from './stores/transactions.ts';
+} from '../stores/transactions.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
 
 interface Props {

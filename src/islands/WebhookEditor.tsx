@@ -1,6 +1,6 @@
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { lazy, Suspense, useEffect } from 'react';
-import { loadWebhook, webhookModalOpen, webhookState } from './stores/webhook.ts';
+import { loadWebhook, webhookModalOpen, webhookState } from '../stores/webhook.ts';
 import LineIcon from '../components/LineIcon.tsx';
 
 // the modal loads on first use: most visits to Settings never open it

@@ -4,7 +4,7 @@ import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import { formatReportDate } from '../lib/dates.ts';
 import { PROGRESS_LABEL, PROGRESS_TAG } from '../lib/webhook-progress.ts';
-import type { PageMeta } from '../lib/wire.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import {
   goToPage,
   loadLogs,
@@ -15,7 +15,7 @@ import {
   showLog,
   toggleOrder,
   type WebhookLog,
-} from './stores/webhook-logs.ts';
+} from '../stores/webhook-logs.ts';
 import RetryButton from '../components/RetryButton.tsx';
 
 const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));

@@ -1,6 +1,6 @@
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { useEffect } from 'react';
-import { loadWebhook, webhookState } from './stores/webhook.ts';
+import { loadWebhook, webhookState } from '../stores/webhook.ts';
 
 /**
  * The Webhooks card of Settings (docs/console.md §2): a read-only summary of the first webhook, or 'Not

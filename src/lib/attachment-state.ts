@@ -1,6 +1,7 @@
 // Whether a download link can still be used: one rule for the public page (which refuses
 // a dead link with 410), the API (which sends the state with each link) and the console (which
-// shows it), so the list never calls live a link its recipients cannot use.
+// shows it), so the list never calls live a link its recipients cannot use. Also how a console
+// page reads a link's id from its path.
 import { formatLongDate } from './dates.ts';
 
 export type LinkState = 'live' | 'expired' | 'exhausted';
@@ -44,3 +45,9 @@ export const DEAD_LINK_NOTICES: Record<Exclude<LinkState, 'live'>, { heading: st
     text: 'This link has been downloaded as many times as its sender allowed. Ask the sender for a new link.',
   },
 };
+
+/** A link's id from its page's path segment; 0 (no such link: the page says so) when it is not a number. */
+export function linkIdOf(segment: string | undefined): number {
+  const raw = segment ?? '';
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : 0;
+}

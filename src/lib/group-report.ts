@@ -1,31 +1,30 @@
 // The group report pages (docs/console-reports.md §2, §3, §7): their types, menu, titles, table columns,
 // sort keys and the chart series that fit each page, and the wire shapes of the report calls.
 // Browser-safe and pure, so pages (on the server) and islands read one definition.
-import type { AnswerOf, BodyOf } from '../contract/client.ts';
+import type { AnswerOf } from '../contract/client.ts';
+import type { GroupReportType } from '../contract/values.ts';
 import { type DayRange, rangeToUnix } from './dates.ts';
 import type { SeriesTone } from './series-colours.ts';
-import type { Direction } from './wire.ts';
-
-/** A report page's type: the report call's `report_type` as the contract defines it (src/contract/reports.ts). */
-export type ReportType = NonNullable<BodyOf<'POST /v1/transaction-groups/reports'>['report_type']>;
+import type { SearchQuery } from './wire.ts';
 
 /**
- * The six report pages, in menu order (docs/console-reports.md §2). A list the browser holds (the
- * contract's enum is schema code, not shipped), kept to the contract's members both ways by the types.
+ * The six report pages, in menu order (docs/console-reports.md §2), one per GroupReportType. Held here
+ * rather than imported from src/contract/values.ts so the report pages' scripts share no chunk with
+ * other pages'; kept to the contract's members both ways by the types.
  */
-export const REPORT_TYPES = [
+export const REPORT_PAGES = [
   'overview',
   'sent',
   'opens',
   'clicks',
   'failed',
   'bounced',
-] as const satisfies readonly ReportType[];
+] as const satisfies readonly GroupReportType[];
 // and every member of the contract's is in the list: a new one is a type error here until the menu has it
-true satisfies [Exclude<ReportType, (typeof REPORT_TYPES)[number]>] extends [never] ? true : never;
+true satisfies [Exclude<GroupReportType, (typeof REPORT_PAGES)[number]>] extends [never] ? true : never;
 
 /** The report's name in the menu and in the title 'Transaction Group: {report type}'. */
-export const REPORT_LABELS: Record<ReportType, string> = {
+export const REPORT_LABELS: Record<GroupReportType, string> = {
   overview: 'Overview',
   sent: 'Sent',
   opens: 'Opens',
@@ -35,17 +34,17 @@ export const REPORT_LABELS: Record<ReportType, string> = {
 };
 
 /** Whether a path segment names one of the report types (the report page is 404 otherwise). */
-export function isReportType(value: string): value is ReportType {
-  return (REPORT_TYPES as readonly string[]).includes(value);
+export function isReportType(value: string): value is GroupReportType {
+  return (REPORT_PAGES as readonly string[]).includes(value);
 }
 
 /** docs/console-reports.md §2: the title of each report page. */
-export function reportTitle(type: ReportType): string {
+export function reportTitle(type: GroupReportType): string {
   return `Transaction Group: ${REPORT_LABELS[type]}`;
 }
 
 /** A report page's address: the group's uuid is the second path segment (docs/console-reports.md §2). */
-export function reportPath(groupUuid: string, type: ReportType): string {
+export function reportPath(groupUuid: string, type: GroupReportType): string {
   return `/groups/${encodeURIComponent(groupUuid)}/${type}`;
 }
 
@@ -79,7 +78,7 @@ export type ReportSortKey =
   | 'opens';
 
 /** docs/console-reports.md §2: an Export button on every page except Overview. */
-export function hasExport(type: ReportType): boolean {
+export function hasExport(type: GroupReportType): boolean {
   return type !== 'overview';
 }
 
@@ -93,7 +92,7 @@ export interface SeriesDefinition {
 }
 
 /** The 'Activity' chart's lines that fit each page: the dailyStats series of what the page reports. */
-export const ACTIVITY_SERIES: Record<ReportType, readonly SeriesDefinition[]> = {
+export const ACTIVITY_SERIES: Record<GroupReportType, readonly SeriesDefinition[]> = {
   overview: [
     { key: 'sent', name: 'Sent', tone: 'sent' },
     { key: 'delivered', name: 'Delivered', tone: 'delivered' },
@@ -160,7 +159,7 @@ export const SUMMARY_KEYS: readonly SummaryKey[] = [
 ];
 
 /** The summary entry a report page is about (highlighted in its band). */
-export const PAGE_SUMMARY: Record<ReportType, SummaryKey> = {
+export const PAGE_SUMMARY: Record<GroupReportType, SummaryKey> = {
   overview: 'total',
   sent: 'sent',
   opens: 'uniqueOpens',
@@ -196,12 +195,7 @@ export function percentText(percentage: number, of: SummaryKey | 'other' = 'othe
 }
 
 /** A report table's query: page, search text and sort. */
-export interface ReportQuery {
-  page: number;
-  /** The search text in effect (the box's text once the 500 ms debounce has passed). */
-  text: string;
-  sort: { key: ReportSortKey; direction: Direction };
-}
+export type ReportQuery = SearchQuery<ReportSortKey>;
 
 /** docs/console-reports.md §9: default report sort trans_id desc, page 1. */
 export const FIRST_REPORT_QUERY: ReportQuery = { page: 1, text: '', sort: { key: 'trans_id', direction: 'desc' } };
@@ -212,7 +206,7 @@ export const FIRST_REPORT_QUERY: ReportQuery = { page: 1, text: '', sort: { key:
  */
 export function reportBodyFor(
   groupUuid: string,
-  type: ReportType,
+  type: GroupReportType,
   range: DayRange,
   q: ReportQuery = FIRST_REPORT_QUERY,
 ) {
@@ -234,6 +228,6 @@ export function reportBodyFor(
  * The links call's fields (docs/console-reports.md §7) for a report, range and page; the Links tab's first page renders
  * on the server with them.
  */
-export function linkFieldsFor(groupUuid: string, type: ReportType, range: DayRange, page = 1) {
+export function linkFieldsFor(groupUuid: string, type: GroupReportType, range: DayRange, page = 1) {
   return { report_type: type, group_uuid: groupUuid, ...rangeToUnix(range), page };
 }

@@ -2,7 +2,8 @@
 // decided on the server before anything renders: null for a malformed, unknown or another
 // customer's group, and the page then answers 404 (never another account's data). Also the first
 // answers of its report calls, rendered on the server.
-import type { PageMeta } from './wire.ts';
+import type { PageMeta } from '../contract/reports.ts';
+import type { GroupReportType } from '../contract/values.ts';
 import { type DayRange, rangeEndingOn, utcDay } from './dates.ts';
 import { firstPage } from './first-page.ts';
 import {
@@ -10,7 +11,6 @@ import {
   type ReportAnswer,
   type ReportDayWire,
   type ReportTransactionWire,
-  type ReportType,
   linkFieldsFor,
   reportBodyFor,
 } from './group-report.ts';
@@ -39,7 +39,7 @@ export interface FirstReport {
 export async function firstReport(
   locals: App.Locals,
   groupUuid: string,
-  type: ReportType,
+  type: GroupReportType,
 ): Promise<FirstReport | null> {
   const range = rangeEndingOn(utcDay(new Date()));
   const answer: ReportAnswer | null = await firstPage(locals, (pages, customerId) =>

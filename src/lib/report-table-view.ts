@@ -1,7 +1,8 @@
 // How a group report's table reads (docs/console-reports.md §2, §3, §9): each report's columns with their
 // headers and sort keys, and how a row's cells read. Apart from group-report.ts so that only the
 // table's island (loaded when the table comes into view) carries it. Pure.
-import type { ReportSortKey, ReportTransactionWire, ReportType } from './group-report.ts';
+import type { GroupReportType } from '../contract/values.ts';
+import type { ReportSortKey, ReportTransactionWire } from './group-report.ts';
 
 /** The column of a report table: its header, how a row reads, and the sort key behind it. */
 export type ReportColumn =
@@ -50,7 +51,7 @@ export const COLUMNS: Record<ReportColumn, ColumnDefinition> = {
  * Date, To Email, Subject, Total Clicks, Unique Clicks. Overview's 'Latest Sent Transactions' is
  * the Sent table (the spec names no columns for it).
  */
-export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
+export const REPORT_COLUMNS: Record<GroupReportType, readonly ReportColumn[]> = {
   overview: ['date_sent', 'from', 'subject', 'to', 'status'],
   sent: ['date_sent', 'from', 'subject', 'to', 'status'],
   failed: ['date_failed', 'to', 'subject', 'reason'],
@@ -60,7 +61,7 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
 };
 
 /** docs/console-reports.md §2: Overview and Sent tables have a More Info modal per transaction. */
-export function hasMoreInfo(type: ReportType): boolean {
+export function hasMoreInfo(type: GroupReportType): boolean {
   return type === 'overview' || type === 'sent';
 }
 

@@ -4,13 +4,13 @@ import type { AnswerOf } from '../contract/client.ts';
 
 /** A list's sort direction, as the search calls take it. */
 export type Direction = 'asc' | 'desc';
-/**
- * Paging of a paged answer (docs/console.md §3). `total_capped` is there only where the API may stop
- * counting (the transaction and report searches); other lists' answers leave it out.
- */
-export type PageMeta = Omit<AnswerOf<'POST /v1/transaction/search'>['meta'], 'total_capped'> & {
-  total_capped?: boolean;
-};
+/** A searchable, sortable list's query (transactions, groups, a group report's table). */
+export interface SearchQuery<SortKey extends string> {
+  page: number;
+  /** The search text in effect (the box's text once the typing has paused). */
+  text: string;
+  sort: { key: SortKey; direction: Direction };
+}
 export type TransactionPage = AnswerOf<'POST /v1/transaction/search'>;
 export type TransactionWire = TransactionPage['data'][number];
 export type TransactionEventWire = AnswerOf<'GET /v1/transactions/{uuid}/events'>['data'][number];

@@ -17,7 +17,7 @@ import { reportGroup } from './reports/groups.service.ts';
 import { ATTACHMENT_PAGE_SIZE } from '../contract/values.ts';
 import { type BrandingWire, type GroupWire, getBranding, listGroups } from './attachments/attachments.service.ts';
 import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
-import type { PageMeta } from './reports/report-input.ts';
+import type { PageMeta } from '../contract/reports.ts';
 import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';
 import { check } from './core/check.ts';
 import { searchSuppressionsBody } from '../contract/webhooks.ts';

@@ -121,7 +121,7 @@ describe('Online attachment editor: toggles (§4 Toggles)', () => {
     await click(expiry);
     expect(expiry.checked).toBe(true);
     expect(byTestId('attachment-expiry')).toBeTruthy();
-    const { draft } = await import('../../src/islands/stores/attachments.ts');
+    const { draft } = await import('../../src/stores/attachments.ts');
     const weekAhead = Math.floor(now / 1000) + 7 * 86_400;
     expect(draft.get().expiry).toBe(weekAhead);
 

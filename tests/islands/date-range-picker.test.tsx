@@ -26,7 +26,7 @@ describe('Date range picker', () => {
     const TransactionsDateRange = await freshIsland();
     render(<TransactionsDateRange today="2026-03-30" />);
     expect(field().value).toBe('March 1, 2026 - March 30, 2026');
-    const { currentRange } = await import('../../src/islands/stores/date-range.ts');
+    const { currentRange } = await import('../../src/stores/date-range.ts');
     expect(currentRange()).toEqual({ start: '2026-03-01', end: '2026-03-30' });
   });
 

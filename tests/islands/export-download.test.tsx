@@ -14,7 +14,7 @@ const QUEUED = { fileName: 'Invoices-overview.csv', token: null, state: 'queued'
 async function renderExport() {
   vi.resetModules();
   const { default: ExportDownload } = await import('../../src/islands/ExportDownload.tsx');
-  const { alerts } = await import('../../src/islands/stores/alerts.ts');
+  const { alerts } = await import('../../src/stores/alerts.ts');
   render(<ExportDownload uuid={UUID} />);
   return { alerts: () => alerts.get().map((a) => `${a.kind}: ${a.text}`) };
 }

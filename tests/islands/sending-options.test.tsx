@@ -42,7 +42,7 @@ describe('Sending Options', () => {
     stubNetwork({ 'GET /v1/ui-settings': () => json(LOADED) });
     vi.resetModules();
     const { default: SendingOptions } = await import('../../src/islands/SendingOptions.tsx');
-    const { loadUiSettings } = await import('../../src/islands/stores/ui-settings.ts');
+    const { loadUiSettings } = await import('../../src/stores/ui-settings.ts');
     const container = document.createElement('div');
     container.innerHTML = renderToString(<SendingOptions />); // the server: still loading
     document.body.append(container);

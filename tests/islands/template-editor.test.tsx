@@ -51,8 +51,8 @@ function network(
 async function openEditor() {
   vi.resetModules();
   const { default: TemplateEditor } = await import('../../src/islands/TemplateEditor.tsx');
-  const { alerts } = await import('../../src/islands/stores/alerts.ts');
-  const store = await import('../../src/islands/stores/template-editor.ts');
+  const { alerts } = await import('../../src/stores/alerts.ts');
+  const store = await import('../../src/stores/template-editor.ts');
   render(<TemplateEditor mode="edit" hash={ID} />);
   await screen.findByTestId('template-editor');
   return { alerts: () => alerts.get().map((a) => a.text), store };

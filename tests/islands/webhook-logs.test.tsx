@@ -128,7 +128,7 @@ describe('Webhook Logs island', () => {
   });
 
   it('stops reading a replayed entry after REPLAY_WATCH_TRIES reads', async () => {
-    const { REPLAY_WATCH_MS, REPLAY_WATCH_TRIES } = await import('../../src/islands/stores/webhook-logs.ts');
+    const { REPLAY_WATCH_MS, REPLAY_WATCH_TRIES } = await import('../../src/stores/webhook-logs.ts');
     let first = true;
     const calls = stubNetwork({
       'GET /v1/webhook-logs/2': () => {

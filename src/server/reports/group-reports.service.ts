@@ -16,7 +16,6 @@ import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.t
 import {
   DEFAULT_RANGE_DAYS_BACK,
   type Direction,
-  type PageMeta,
   type TimeRange,
   dayOf,
   daysBetween,
@@ -180,7 +179,7 @@ export interface GroupReportRequest {
 }
 
 export interface GroupReport {
-  transactions: { data: ReportTransactionWire[]; meta: PageMeta };
+  transactions: { data: ReportTransactionWire[]; meta: Required<contract.PageMeta> };
   dailyStats: DailyStatWire[];
 }
 
@@ -331,7 +330,7 @@ export async function groupLinks(
     sort: { key: LinkSortKey; direction: Direction };
     text: string | null;
   },
-): Promise<{ data: LinkWire[]; meta: PageMeta }> {
+): Promise<{ data: LinkWire[]; meta: Required<contract.PageMeta> }> {
   const { db } = ctx;
   const { id: groupId } = await groupOf(ctx, customerId, request.groupUuid);
   const filter = { groupId, firstDay: request.range.firstDay, lastDay: request.range.lastDay, contains: request.text };

@@ -4,7 +4,8 @@ import type { AppContext } from '../core/context.ts';
 import type { GroupSortKey } from '../../contract/values.ts';
 import { NO_TOTALS, type StatTotals, totalsPerGroup } from '../stats/stats.repository.ts';
 import * as repo from './groups.repository.ts';
-import { type Direction, type PageMeta, pageMeta } from './report-input.ts';
+import type { PageMeta } from '../../contract/reports.ts';
+import { type Direction, pageMeta } from './report-input.ts';
 import { unixSeconds } from './transactions.service.ts';
 import { isUuid } from '../../contract/fields.ts';
 
@@ -53,7 +54,7 @@ export interface GroupWire {
 
 export interface GroupPage {
   data: GroupWire[];
-  meta: PageMeta;
+  meta: Required<PageMeta>;
 }
 
 export function groupToWire(row: repo.GroupRow, totals: StatTotals): GroupWire {

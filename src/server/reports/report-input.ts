@@ -3,6 +3,7 @@
 // size. Pure, so the subtle rules (UTC days, the swapped order/order_by of docs/console-reports.md §9)
 // have their own table-driven tests.
 import type { DateBound } from '../../contract/fields.ts';
+import type { PageMeta } from '../../contract/reports.ts';
 import { DomainError } from '../core/errors.ts';
 import { addDays } from '../../lib/dates.ts';
 
@@ -160,17 +161,8 @@ export function resolveSort<K extends string>(
   };
 }
 
-/** The paging block of a paged response (docs/console.md §3 "Paged response"). */
-export interface PageMeta {
-  current_page: number;
-  per_page: number;
-  total: number;
-  last_page: number;
-  /** True when `total` is COUNT_CAP + 1 standing for "more than COUNT_CAP" (an addition to the spec's four fields). */
-  total_capped: boolean;
-}
-
-export function pageMeta(page: number, perPage: number, total: number, capped: boolean): PageMeta {
+/** The paging block of a paged response (docs/console.md §3 "Paged response"), counted or capped. */
+export function pageMeta(page: number, perPage: number, total: number, capped: boolean): Required<PageMeta> {
   return {
     current_page: page,
     per_page: perPage,

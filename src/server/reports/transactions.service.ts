@@ -6,7 +6,8 @@ import type { DeliveredStatus, MessageStatus, ReportType, TransStatus } from '..
 import { sumRequests } from '../stats/stats.repository.ts';
 import { findGroupId } from './groups.repository.ts';
 import { sumTransactionCounts } from './transaction-counts.repository.ts';
-import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type PageMeta, type TimeRange, pageMeta } from './report-input.ts';
+import type { PageMeta } from '../../contract/reports.ts';
+import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type TimeRange, pageMeta } from './report-input.ts';
 import * as repo from './transactions.repository.ts';
 
 /** Sort keys of the transaction table: those of docs/console-reports.md §2 that a transaction has, plus opens. */
@@ -92,7 +93,7 @@ export interface TransactionWire {
 
 export interface TransactionPage {
   data: TransactionWire[];
-  meta: PageMeta;
+  meta: Required<PageMeta>;
 }
 
 /** Unix seconds of a moment (the console's dates); 0 for none. */
@@ -186,7 +187,7 @@ export async function findTransactions(
   ctx: AppContext,
   customerId: number,
   search: TransactionSearch,
-): Promise<{ rows: repo.TransactionRow[]; meta: PageMeta }> {
+): Promise<{ rows: repo.TransactionRow[]; meta: Required<PageMeta> }> {
   const { db } = ctx;
   const { ids, meta } = await findTransactionIds(ctx, customerId, search);
   return { rows: await repo.transactionsByIds(db, customerId, ids), meta };
@@ -197,7 +198,7 @@ export async function findTransactionIds(
   ctx: AppContext,
   customerId: number,
   search: TransactionSearch,
-): Promise<{ ids: number[]; meta: PageMeta }> {
+): Promise<{ ids: number[]; meta: Required<PageMeta> }> {
   const { db } = ctx;
   const { page, perPage } = search;
   const empty = () => ({ ids: [], meta: pageMeta(page, perPage, 0, false) });

@@ -1,7 +1,7 @@
 // The date range of the Dashboard and of the Recipients tab (docs/console.md §2, §9): the last 29 days
 // through today until the user picks another. Stores that depend on it listen to `chosenRange`.
 import { atom } from 'nanostores';
-import { type DayRange, defaultRange, rangeEndingOn } from '../../lib/dates.ts';
+import { type DayRange, defaultRange, rangeEndingOn } from '../lib/dates.ts';
 
 /**
  * The range the user picked; null until then. The default is computed when read, so a server

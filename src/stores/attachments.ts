@@ -4,10 +4,10 @@
 // pending request; and the actions behind every button. Uploads go through XMLHttpRequest for
 // real upload progress (fetch has none).
 import { atom } from 'nanostores';
-import { call, errorMessage } from '../../lib/api.ts';
-import type { LinkState } from '../../lib/attachment-state.ts';
-import { addDaysToMoment } from '../../lib/dates.ts';
-import { SEARCH_DEBOUNCE_MS, MESSAGE_CLEAR_MS } from '../../lib/timings.ts';
+import { call, errorMessage } from '../lib/api.ts';
+import type { LinkState } from '../lib/attachment-state.ts';
+import { addDaysToMoment } from '../lib/dates.ts';
+import { SEARCH_DEBOUNCE_MS, MESSAGE_CLEAR_MS } from '../lib/timings.ts';
 import { showAlert } from './alerts.ts';
 
 export interface Asset {

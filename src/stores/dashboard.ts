@@ -3,8 +3,8 @@
 // GET /v1/dashboard/get-quota for the Monthly Quota bar. Failures are silent (§8); a panel without
 // data says so and offers a retry.
 import { atom } from 'nanostores';
-import type { DailyStatWire } from '../../lib/wire.ts';
-import { call } from '../../lib/api.ts';
+import type { DailyStatWire } from '../lib/wire.ts';
+import { call } from '../lib/api.ts';
 import { chosenRange, currentRange } from './date-range.ts';
 
 export type { DailyStatWire };

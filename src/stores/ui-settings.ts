@@ -2,8 +2,8 @@
 // and both credential blocks), and the action that saves one sending option (docs/console.md §4: a
 // toggle flips only after a successful save and is disabled while saving).
 import { atom, map } from 'nanostores';
-import type { ApiCredentials, SmtpCredentials } from '../../lib/wire.ts';
-import { call, errorMessage } from '../../lib/api.ts';
+import type { ApiCredentials, SmtpCredentials } from '../lib/wire.ts';
+import { call, errorMessage } from '../lib/api.ts';
 import { showAlert } from './alerts.ts';
 
 export type SendingOption = 'track_opens' | 'track_links' | 'disable_suppression';

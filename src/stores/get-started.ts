@@ -1,8 +1,8 @@
 // GET v1/get-started for the getting-started page (docs/console.md §2, §7), and the action that adds a
 // domain from its modal (POST v1/domains: the answer is a messages list, 'Domain Created' on success).
 import { atom } from 'nanostores';
-import type { ApiCredentials, SmtpCredentials } from '../../lib/wire.ts';
-import { type ApiErrorBody, call } from '../../lib/api.ts';
+import type { ApiCredentials, SmtpCredentials } from '../lib/wire.ts';
+import { type ApiErrorBody, call } from '../lib/api.ts';
 import { FetchError } from 'ofetch';
 
 export interface DomainSummary {

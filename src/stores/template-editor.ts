@@ -6,9 +6,9 @@
 // same); a compile error of the HTML, found by the preview, is shown beside the editor with its line.
 import { atom } from 'nanostores';
 import { FetchError } from 'ofetch';
-import { call, errorMessage } from '../../lib/api.ts';
-import { debounced } from '../../lib/debounced.ts';
-import { EDITOR_DEBOUNCE_MS, PUBLISH_REDIRECT_MS } from '../../lib/timings.ts';
+import { call, errorMessage } from '../lib/api.ts';
+import { debounced } from '../lib/debounced.ts';
+import { EDITOR_DEBOUNCE_MS, PUBLISH_REDIRECT_MS } from '../lib/timings.ts';
 import {
   BLANK,
   type FieldErrors,
@@ -20,7 +20,7 @@ import {
   sampleVariables,
   withDifferentReplyTo,
   withFromEmail,
-} from '../../lib/template-editor.ts';
+} from '../lib/template-editor.ts';
 import { showAlert } from './alerts.ts';
 
 export type RequestStatus = 'idle' | 'pending' | 'resolved' | 'rejected';

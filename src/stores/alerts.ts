@@ -1,7 +1,7 @@
 // Alerts shown by the <Alerts> island in the layout; each vanishes after its own delay (docs/console-reports.md
 // §9: 2 s by default, 5 s on report pages, 6 s for exports).
 import { atom } from 'nanostores';
-import { ALERT_MS } from '../../lib/timings.ts';
+import { ALERT_MS } from '../lib/timings.ts';
 
 export type AlertKind = 'success' | 'danger' | 'info' | 'warning';
 

@@ -1,8 +1,8 @@
 // Settings' API keys (docs/console.md §2 Settings): the list from GET /v1/api-keys, and creating and
 // deleting a key. A new key's token lives only in the modal that shows it, never in this store.
 import { atom } from 'nanostores';
-import type { AnswerOf, BodyOf } from '../../contract/client.ts';
-import { call, errorMessage } from '../../lib/api.ts';
+import type { AnswerOf, BodyOf } from '../contract/client.ts';
+import { call, errorMessage } from '../lib/api.ts';
 import { showAlert } from './alerts.ts';
 
 export type ApiKeyRow = AnswerOf<'GET /v1/api-keys'>['data'][number];

@@ -4,10 +4,10 @@
 // module-level store; the date range is date-range.ts's (last 29 days through today by default),
 // and a new range reloads everything from page 1 (§4: stats reload when the range changes).
 import { atom } from 'nanostores';
-import { call } from '../../lib/api.ts';
-import { type Timers, realTimers, watchForAnswer } from '../../lib/answer-watch.ts';
-import { type DayRange, rangeToUnix } from '../../lib/dates.ts';
-import { debounced } from '../../lib/debounced.ts';
+import type { GroupReportType } from '../contract/values.ts';
+import { call } from '../lib/api.ts';
+import { type Timers, realTimers, watchForAnswer } from '../lib/answer-watch.ts';
+import { type DayRange, rangeToUnix } from '../lib/dates.ts';
 import {
   FIRST_REPORT_QUERY,
   type LinkWire,
@@ -16,15 +16,13 @@ import {
   type ReportQuery,
   type ReportSortKey,
   type ReportTransactionWire,
-  type ReportType,
   linkFieldsFor,
   reportBodyFor,
-} from '../../lib/group-report.ts';
-import { EXPORT_ALERT_MS, OVERVIEW_RETRY_MS, REPORT_SEARCH_DEBOUNCE_MS } from '../../lib/timings.ts';
-import type { Direction } from '../../lib/wire.ts';
+} from '../lib/group-report.ts';
+import { EXPORT_ALERT_MS, OVERVIEW_RETRY_MS, REPORT_SEARCH_DEBOUNCE_MS } from '../lib/timings.ts';
 import { showAlert } from './alerts.ts';
 import { chosenRange, currentRange } from './date-range.ts';
-import type { ListState } from './list-state.ts';
+import { type ListState, listQuery, nextSort, pageLoader } from './list-state.ts';
 
 export interface ActivityState {
   status: 'loading' | 'loaded' | 'failed';
@@ -45,8 +43,6 @@ export const EXPORT_QUEUED =
   'Report queued successfully. We will send you an email when your report is ready to download.';
 export const EXPORT_FAILED = 'An error occurred when queuing the report. Please try again.';
 
-export const reportQuery = atom<ReportQuery>(FIRST_REPORT_QUERY);
-export const reportSearchText = atom('');
 /** What a list shows before its first answer (and what the server renders). */
 export const LOADING_LIST = { status: 'loading', data: [], meta: null } as const satisfies ListState<never>;
 /** What the overview widgets show before the first answer (and what the server renders). */
@@ -59,11 +55,10 @@ export const linkPage = atom(1);
 export const linkList = atom<ListState<LinkWire>>(LOADING_LIST);
 export const exporting = atom(false);
 
-let report: { groupUuid: string; type: ReportType } | null = null;
+let report: { groupUuid: string; type: GroupReportType } | null = null;
 const started = { table: false, overview: false, links: false };
 let latestReport = 0;
 let latestOverview = 0;
-let latestLinks = 0;
 let activityRange = '';
 let overviewTimers: Timers = realTimers;
 
@@ -71,11 +66,11 @@ let overviewTimers: Timers = realTimers;
  * Each island names the page's group and report when it mounts (in an effect: never on the server); the first one sets
  * them.
  */
-export function openReport(groupUuid: string, type: ReportType): void {
+export function openReport(groupUuid: string, type: GroupReportType): void {
   report ??= { groupUuid, type };
 }
 
-function reportOf(): { groupUuid: string; type: ReportType } {
+function reportOf(): { groupUuid: string; type: GroupReportType } {
   if (!report) throw new Error('openReport() was not called');
   return report;
 }
@@ -169,20 +164,12 @@ export function startOverviewStats(timers: Timers = realTimers): void {
  * The Clicks report's links (docs/console-reports.md §7): POST v1/links with the report body for the first
  * page, GET v1/links with the same fields in the query string for the pages after it.
  */
-export async function loadLinks(): Promise<void> {
-  const request = ++latestLinks;
+export const loadLinks = pageLoader(linkList, () => {
   const page = linkPage.get();
   const { groupUuid, type } = reportOf();
   const fields = linkFieldsFor(groupUuid, type, currentRange(), page);
-  linkList.set({ ...linkList.get(), status: 'loading' });
-  try {
-    const answer =
-      page === 1 ? await call('POST /v1/links', { body: fields }) : await call('GET /v1/links', { query: fields });
-    if (request === latestLinks) linkList.set({ status: 'loaded', data: answer.data, meta: answer.meta });
-  } catch {
-    if (request === latestLinks) linkList.set({ status: 'failed', data: [], meta: null });
-  }
-}
+  return page === 1 ? call('POST /v1/links', { body: fields }) : call('GET /v1/links', { query: fields });
+});
 
 /** The Links tab mounted: its first page, unless the server rendered it. */
 export function startLinks(rendered = false): void {
@@ -197,23 +184,19 @@ export function goToLinkPage(page: number): void {
   void loadLinks();
 }
 
-function changeQuery(change: Partial<ReportQuery>): void {
-  reportQuery.set({ ...reportQuery.get(), ...change });
-  void loadReport();
-}
-
-const searchAfterPause = debounced(REPORT_SEARCH_DEBOUNCE_MS, (text: string) => {
-  if (text !== reportQuery.get().text) changeQuery({ text, page: 1 });
+const reportTable = listQuery<ReportQuery>({
+  first: FIRST_REPORT_QUERY,
+  searchField: 'text',
+  // docs/console.md §9: report filters 500 ms
+  searchPauseMs: REPORT_SEARCH_DEBOUNCE_MS,
+  load: loadReport,
 });
-
-/**
- * The recipient search changed: search once typing has paused (docs/console.md §9: report filters 500 ms), from page 1
- * (§4).
- */
-export function typeReportSearch(text: string): void {
-  reportSearchText.set(text);
-  searchAfterPause(text.trim());
-}
+export const {
+  query: reportQuery,
+  searchText: reportSearchText,
+  typeSearch: typeReportSearch,
+  goToPage: goToReportPage,
+} = reportTable;
 
 /**
  * A sortable header: the same column toggles asc/desc, another starts desc (docs/console-reports.md §2 "default
@@ -223,12 +206,7 @@ export function typeReportSearch(text: string): void {
 export function sortReport(key: ReportSortKey, standsForDefault = false): void {
   const { sort } = reportQuery.get();
   const same = sort.key === key || (standsForDefault && sort.key === 'trans_id');
-  const direction: Direction = same && sort.direction === 'desc' ? 'asc' : 'desc';
-  changeQuery({ sort: { key, direction }, page: 1 });
-}
-
-export function goToReportPage(page: number): void {
-  if (page !== reportQuery.get().page) changeQuery({ page });
+  reportTable.changeQuery({ sort: nextSort(sort, key, same), page: 1 });
 }
 
 /**
@@ -251,7 +229,7 @@ export async function exportReport(): Promise<void> {
 // a new date range: every part of the page follows it, the tables from page 1
 chosenRange.listen(() => {
   if (!report) return;
-  if (started.table) changeQuery({ page: 1 });
+  if (started.table) reportTable.changeQuery({ page: 1 });
   if (started.overview) void loadOverviewStats();
   if (started.links) {
     linkPage.set(1);

@@ -3,10 +3,10 @@
 // save (success alert, page reload after 2 s; failure alert for 2 s, §4 §8), rotate the signing
 // secret and send a test event (ours beyond the spec).
 import { atom } from 'nanostores';
-import type { AnswerOf } from '../../contract/client.ts';
-import { call, errorMessage } from '../../lib/api.ts';
-import { ALERT_MS } from '../../lib/timings.ts';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_VERBS } from '../../contract/values.ts';
+import type { AnswerOf } from '../contract/client.ts';
+import { call, errorMessage } from '../lib/api.ts';
+import { ALERT_MS } from '../lib/timings.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_VERBS } from '../contract/values.ts';
 import { showAlert } from './alerts.ts';
 
 /** The event checkboxes, in the contract's order: the spec's seven, delayed and complaint. */

@@ -1,8 +1,8 @@
 // The Transaction Info modal (docs/console.md §2) opened by a row's More Info button, and its timeline
 // (our addition to the modal): GET /v1/transactions/{trans_uuid}/events when the modal opens.
 import { atom } from 'nanostores';
-import type { TransactionEventWire, TransactionWire } from '../../lib/wire.ts';
-import { call, errorMessage } from '../../lib/api.ts';
+import type { TransactionEventWire, TransactionWire } from '../lib/wire.ts';
+import { call, errorMessage } from '../lib/api.ts';
 
 export type { TransactionEventWire };
 

@@ -4,9 +4,10 @@
 // After a replay the entry is read again every second until its new attempt is recorded (at most
 // REPLAY_WATCH_TRIES times), so its row and More info show the result without a reload.
 import { atom } from 'nanostores';
-import { call, errorMessage } from '../../lib/api.ts';
-import { ALERT_MS } from '../../lib/timings.ts';
-import type { PageMeta, WebhookLogDetail, WebhookLogWire as WebhookLog } from '../../lib/wire.ts';
+import { call, errorMessage } from '../lib/api.ts';
+import { ALERT_MS } from '../lib/timings.ts';
+import type { PageMeta } from '../contract/reports.ts';
+import type { WebhookLogDetail, WebhookLogWire as WebhookLog } from '../lib/wire.ts';
 import { showAlert } from './alerts.ts';
 
 // the server's wire shapes (types only: nothing of the server reaches the browser)
