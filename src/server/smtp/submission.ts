@@ -11,7 +11,6 @@ import path from 'node:path';
 import { type Server, type Socket, createServer } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { AppContext } from '../core/context.ts';
-import { inFlowOf } from '../delivery/in-flow.ts';
 import {
   grantForNamedKey,
   grantForSmtpLogin,
@@ -24,7 +23,6 @@ import { MAX_RECIPIENTS } from '../../contract/values.ts';
 import { DEFAULT_GROUP, type Submission } from '../sending/mail.schema.ts';
 import { accept, prepare } from '../sending/sending.service.ts';
 import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
-import { databaseAnswers } from '../db/database.ts';
 import { belowFreeSpaceFloor } from '../core/free-space.ts';
 import { parseMessageHeaders } from './headers.ts';
 
@@ -262,10 +260,10 @@ export async function startSubmissionServer(
   smtp.on('error', (err) => logger.warn({ err }, 'SMTP submission error'));
 
   /** Before MAIL FROM and RCPT TO: a temporary refusal while mail cannot be stored. */
-  const inFlow = inFlowOf(ctx);
+  const inFlow = ctx.inFlow;
   const canAccept = async (): Promise<Error | undefined> => {
     if (await belowFreeSpaceFloor(ctx)) return smtpError(452, '4.3.1 Insufficient system storage, try again later');
-    if (!(await databaseAnswers(ctx.db))) return smtpError(451, '4.3.0 The database is unavailable, try again later');
+    if (!(await ctx.databaseProbe.get())) return smtpError(451, '4.3.0 The database is unavailable, try again later');
     return undefined;
   };
 
