@@ -20,7 +20,7 @@ beforeEach(async () => {
 
 /** bootstrapAdmin with some settings changed. */
 function bootstrap(settings: { adminEmail?: string; adminPassword?: string | undefined }) {
-  return bootstrapAdmin({ db: app.ctx.db, config: { ...app.ctx.config, ...settings } });
+  return bootstrapAdmin({ db: app.ctx.db, secrets: app.ctx.secrets, config: { ...app.ctx.config, ...settings } });
 }
 
 async function counts() {

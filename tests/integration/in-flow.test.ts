@@ -11,7 +11,6 @@ import { openDialog, plainAuth } from '../helpers/smtp-dialog.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
-import { inFlowOf } from '../../src/server/delivery/in-flow.ts';
 import { startSubmissionServer, type SubmissionServer } from '../../src/server/smtp/submission.ts';
 
 /** A relay sink whose DATA answers wait until `release()`; `arrived` counts the messages it holds or took. */
@@ -110,7 +109,7 @@ const ageQueue = (app: TestApp) =>
 describe('SMTP flow control (in_flow_delay)', () => {
   it('the worker reports how long the oldest message it takes waited, and 0 once the queue is drained', async () => {
     const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '600000' });
-    const flow = inFlowOf(app.ctx);
+    const flow = app.ctx.inFlow;
     // two messages fill the worker's two slots at the held sink, the next three wait in the queue
     for (let i = 0; i < 5; i++) await send(i);
     await vi.waitFor(() => expect(sink.holding).toBe(2));
@@ -129,7 +128,7 @@ describe('SMTP flow control (in_flow_delay)', () => {
 
   it('a message arriving while delivery is behind waits at MAIL FROM, and goes on when the queue drains', async () => {
     const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '600000' });
-    const flow = inFlowOf(app.ctx);
+    const flow = app.ctx.inFlow;
     for (let i = 0; i < 2; i++) await send(i);
     await vi.waitFor(() => expect(sink.holding).toBe(2));
     // the worker reports it is a minute behind (as its claim would); the held sink keeps it there
@@ -161,7 +160,7 @@ describe('SMTP flow control (in_flow_delay)', () => {
       'refused)',
     async () => {
       const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '200' });
-      const flow = inFlowOf(app.ctx);
+      const flow = app.ctx.inFlow;
       for (let i = 0; i < 2; i++) await send(i);
       await vi.waitFor(() => expect(sink.holding).toBe(2));
       flow.observe(60_000);

@@ -166,7 +166,7 @@ export interface BootstrapResult {
  * First start with no users: an enterprise, a customer and an administrator with every permission.
  * An advisory lock makes two processes starting together on one database create them once.
  */
-export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config'>): Promise<BootstrapResult> {
+export async function bootstrapAdmin(ctx: Pick<AppContext, 'db' | 'config' | 'secrets'>): Promise<BootstrapResult> {
   return inTransaction(ctx.db, async (trx) => {
     await repo.lockBootstrap(trx);
     if ((await repo.countUsers(trx)) > 0) return { created: false };
@@ -197,7 +197,7 @@ export function createEnterprise(
 
 /** Creates a customer of an existing enterprise, with its API key and SMTP credential. */
 export async function createCustomer(
-  ctx: Pick<AppContext, 'db' | 'config'>,
+  ctx: Pick<AppContext, 'db' | 'secrets'>,
   input: Parameters<typeof repo.insertCustomer>[1],
 ): Promise<Customer> {
   if (!(await repo.findEnterprise(ctx.db, input.enterprise_id)))

@@ -4,24 +4,27 @@
 // Reads, the console and delivery of what is queued go on; acceptance resumes by itself once
 // space is freed.
 import { statfs } from 'node:fs/promises';
+import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
+import { Reading } from './reading.ts';
 import { type DomainError, faultError } from './errors.ts';
 
 const CHECK_TTL_MS = 1000;
-const checks = new WeakMap<AppContext, { at: number; free: Promise<number | null> }>();
 
-/** Bytes free for this process under DATA_DIR (null when unknown, e.g. memory://), asked at most once a second. */
+/** The context's reading of the bytes free under DATA_DIR (AppContext.freeSpace), asked at most once a second. */
+export function freeSpaceReading(config: Pick<Config, 'dataPath'>): Reading<number | null> {
+  const read = () =>
+    statfs(config.dataPath).then(
+      (s) => s.bavail * s.bsize,
+      () => null,
+    );
+  return new Reading(read, CHECK_TTL_MS);
+}
+
+/** Bytes free for this process under DATA_DIR (null when unknown, e.g. memory://). */
 export function freeBytes(ctx: AppContext): Promise<number | null> {
   if (ctx.config.dataDir === 'memory://') return Promise.resolve(null);
-  const now = Date.now();
-  const last = checks.get(ctx);
-  if (last && now - last.at < CHECK_TTL_MS) return last.free;
-  const free = statfs(ctx.config.dataPath).then(
-    (s) => s.bavail * s.bsize,
-    () => null,
-  );
-  checks.set(ctx, { at: now, free });
-  return free;
+  return ctx.freeSpace.get();
 }
 
 /** True while the disk under DATA_DIR is below the floor. */

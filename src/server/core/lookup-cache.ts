@@ -39,33 +39,41 @@ export class TtlCache<V> {
   }
 }
 
-const registry = new WeakMap<object, Map<string, TtlCache<unknown>>>();
+/** A context's named caches (AppContext.lookups), each made on first use. */
+export class LookupCaches {
+  readonly #caches = new Map<string, TtlCache<unknown>>();
 
-/** The named cache of a context (one set per AppContext, so tests never share them); `ttlMs` at most 30 s. */
-export function lookupCache<V>(ctx: Pick<AppContext, 'config'>, name: string, ttlMs = TTL_MS): TtlCache<V> {
-  let caches = registry.get(ctx.config);
-  if (!caches) {
-    caches = new Map();
-    registry.set(ctx.config, caches);
+  /** The cache called `name`; `ttlMs` at most 30 s. */
+  get<V>(name: string, ttlMs = TTL_MS): TtlCache<V> {
+    let cache = this.#caches.get(name);
+    if (!cache) {
+      cache = new TtlCache<unknown>(Math.min(ttlMs, TTL_MS));
+      this.#caches.set(name, cache);
+    }
+    return cache as TtlCache<V>;
   }
-  let cache = caches.get(name);
-  if (!cache) {
-    cache = new TtlCache<unknown>(Math.min(ttlMs, TTL_MS));
-    caches.set(name, cache);
+
+  /** Clears every cache of this process (what a transact_changes notification does). */
+  clear(): void {
+    for (const cache of this.#caches.values()) cache.clear();
   }
-  return cache as TtlCache<V>;
+}
+
+/** The named cache of a context; `ttlMs` at most 30 s. */
+export function lookupCache<V>(ctx: Pick<AppContext, 'lookups'>, name: string, ttlMs = TTL_MS): TtlCache<V> {
+  return ctx.lookups.get<V>(name, ttlMs);
 }
 
 /** Clears this process's lookup caches (what a transact_changes notification does). */
-export function clearLookupCaches(ctx: Pick<AppContext, 'config'>): void {
-  for (const cache of registry.get(ctx.config)?.values() ?? []) cache.clear();
+export function clearLookupCaches(ctx: Pick<AppContext, 'lookups'>): void {
+  ctx.lookups.clear();
 }
 
 /**
  * After a change to credentials or domains: clears the caches here and tells other processes.
  * `db` may be the transaction making the change; PostgreSQL delivers the notification at its commit.
  */
-export async function invalidateLookups(ctx: Pick<AppContext, 'config'>, db: Database): Promise<void> {
+export async function invalidateLookups(ctx: Pick<AppContext, 'config' | 'lookups'>, db: Database): Promise<void> {
   clearLookupCaches(ctx);
   if (ctx.config.databaseUrl) await sql`select pg_notify('transact_changes', '')`.execute(db);
 }

@@ -4,25 +4,19 @@
 import { EventEmitter } from 'node:events';
 import type { AppContext } from './context.ts';
 
-const emitters = new WeakMap<AppContext, EventEmitter>();
-
-function emitterOf(ctx: AppContext): EventEmitter {
-  let e = emitters.get(ctx);
-  if (!e) {
-    e = new EventEmitter();
-    e.setMaxListeners(0);
-    emitters.set(ctx, e);
-  }
+/** The context's signal (AppContext.queueSignal); any number of workers may listen. */
+export function createQueueSignal(): EventEmitter {
+  const e = new EventEmitter();
+  e.setMaxListeners(0);
   return e;
 }
 
-export function notifyQueued(ctx: AppContext): void {
-  emitters.get(ctx)?.emit('queued');
+export function notifyQueued(ctx: Pick<AppContext, 'queueSignal'>): void {
+  ctx.queueSignal.emit('queued');
 }
 
 /** Calls `listener` whenever mail is queued in this process; returns the unsubscribe function. */
-export function onQueued(ctx: AppContext, listener: () => void): () => void {
-  const e = emitterOf(ctx);
-  e.on('queued', listener);
-  return () => e.off('queued', listener);
+export function onQueued(ctx: Pick<AppContext, 'queueSignal'>, listener: () => void): () => void {
+  ctx.queueSignal.on('queued', listener);
+  return () => ctx.queueSignal.off('queued', listener);
 }

@@ -118,15 +118,9 @@ export async function grantForNamedKey(ctx: AppContext, token: string): Promise<
   return hit;
 }
 
-const touched = new WeakMap<object, Map<string, number>>();
-
 /** Records that a key was used: at most once a minute per key and process (and per key in the table). */
 async function touch(ctx: AppContext, keyId: string): Promise<void> {
-  let times = touched.get(ctx.config);
-  if (!times) {
-    times = new Map();
-    touched.set(ctx.config, times);
-  }
+  const times = ctx.apiKeyTouches;
   const now = Date.now();
   if (now - (times.get(keyId) ?? 0) < TOUCH_EVERY_SECONDS * 1000) return;
   if (times.size >= 10_000) times.clear();

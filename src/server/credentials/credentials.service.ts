@@ -4,7 +4,7 @@
 import type { AppContext } from '../core/context.ts';
 import { randomToken, safeEqual } from '../core/crypto.ts';
 import type { Database } from '../db/database.ts';
-import { createSecrets, type Secrets } from '../core/secrets.ts';
+import type { Secrets } from '../core/secrets.ts';
 import * as repo from './credentials.repository.ts';
 import { clearLookupCaches, invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
 import { inTransaction } from '../core/transaction.ts';
@@ -22,17 +22,6 @@ export interface SmtpCredentialsWire {
   port: number;
   username: string;
   password: string;
-}
-
-const secretsCache = new WeakMap<object, Secrets>();
-/** The secrets helper for a context's master secret (derived once per context). */
-export function secretsOf(ctx: Pick<AppContext, 'config'>): Secrets {
-  let secrets = secretsCache.get(ctx.config);
-  if (!secrets) {
-    secrets = createSecrets(ctx.config.secret!);
-    secretsCache.set(ctx.config, secrets);
-  }
-  return secrets;
 }
 
 async function createApiKey(db: Database, secrets: Secrets, customerId: number) {
@@ -61,11 +50,11 @@ async function createSmtpCredential(db: Database, secrets: Secrets, customerId: 
 
 /** Creates whichever of the two credentials the customer lacks (idempotent, safe under concurrency). */
 export async function ensureCredentials(
-  ctx: Pick<AppContext, 'config'>,
+  ctx: Pick<AppContext, 'secrets'>,
   db: Database,
   customerId: number,
 ): Promise<void> {
-  const secrets = secretsOf(ctx);
+  const secrets = ctx.secrets;
   const body = async (trx: Database) => {
     await repo.lockCustomerCredentials(trx, customerId);
     if (!(await repo.findActive(trx, 'api_keys', customerId))) await createApiKey(trx, secrets, customerId);
@@ -78,8 +67,11 @@ export async function ensureCredentials(
 }
 
 /** Replaces both credentials; the old ones stop working at once. */
-export async function rotateCredentials(ctx: Pick<AppContext, 'config' | 'db'>, customerId: number): Promise<void> {
-  const secrets = secretsOf(ctx);
+export async function rotateCredentials(
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'lookups'>,
+  customerId: number,
+): Promise<void> {
+  const secrets = ctx.secrets;
   await inTransaction(ctx.db, async (trx) => {
     await repo.lockCustomerCredentials(trx, customerId);
     await repo.revokeAll(trx, 'api_keys', customerId);
@@ -103,7 +95,7 @@ export async function credentialsForConsole(
     api = await repo.findActive(ctx.db, 'api_keys', customerId);
     smtp = await repo.findActive(ctx.db, 'smtp_credentials', customerId);
   }
-  const secrets = secretsOf(ctx);
+  const secrets = ctx.secrets;
   return {
     apiCredentials: {
       username: api!.username,
@@ -122,7 +114,7 @@ export async function credentialsForConsole(
 /** The customer an API key belongs to, or null (unknown or revoked). With Basic auth the username must match too. */
 export async function customerForApiKey(ctx: AppContext, apiKey: string, username?: string): Promise<number | null> {
   if (!apiKey.startsWith(API_KEY_PREFIX) || apiKey.length > 200) return null;
-  const digest = secretsOf(ctx).digest(apiKey);
+  const digest = ctx.secrets.digest(apiKey);
   const cache = lookupCache<{ customerId: number; username: string }>(ctx, 'api-keys');
   let hit = cache.get(digest);
   if (!hit) {
@@ -142,7 +134,7 @@ export async function customerForSmtpLogin(
   password: string,
 ): Promise<number | null> {
   if (username.length > 200 || password.length > 200) return null;
-  const secrets = secretsOf(ctx);
+  const secrets = ctx.secrets;
   const row = await repo.findActiveByDigest(ctx.db, 'smtp_credentials', secrets.digest(username));
   if (!row) return null;
   return safeEqual(secrets.decrypt(row.secret_sealed), password) ? row.customer_id : null;

@@ -86,22 +86,16 @@ export async function databaseReachable(db: Database): Promise<boolean> {
   }
 }
 
-const PROBE_TTL_MS = 1000;
 const PROBE_TIMEOUT_MS = 3000;
-const probes = new WeakMap<Database, { at: number; answer: Promise<boolean> }>();
 
 /**
- * Whether the database answers, asked at most once a second per database (SMTP asks before MAIL
- * FROM and RCPT TO, so a client learns of an outage with a 451 before sending its message).
+ * Whether the database answers within 3 s. Asked through AppContext.databaseProbe, at most once a
+ * second (SMTP asks before MAIL FROM and RCPT TO, so a client learns of an outage with a 451 before
+ * sending its message).
  */
-export function databaseAnswers(db: Database): Promise<boolean> {
-  const now = Date.now();
-  const last = probes.get(db);
-  if (last && now - last.at < PROBE_TTL_MS) return last.answer;
-  const answer = Promise.race([
+export function probeDatabase(db: Database): Promise<boolean> {
+  return Promise.race([
     databaseReachable(db),
     new Promise<boolean>((resolve) => setTimeout(resolve, PROBE_TIMEOUT_MS, false).unref()),
   ]);
-  probes.set(db, { at: now, answer });
-  return answer;
 }

@@ -71,19 +71,19 @@ export class InFlow {
   }
 }
 
-const flows = new WeakMap<AppContext, InFlow>();
-
-/** The context's flow control, made on first use from its configuration. */
-export function inFlowOf(ctx: AppContext): InFlow {
-  let flow = flows.get(ctx);
-  if (!flow) {
-    flow = new InFlow(ctx.config.smtpInFlowLagMs, ctx.config.smtpInFlowDelayMs, {
-      delayed: () => ctx.metrics.smtpInFlowDelays.inc(),
-      lag: (ms) => ctx.metrics.deliveryLag.set(ms / 1000),
-    });
-    flows.set(ctx, flow);
+declare module '../core/context.ts' {
+  interface AppContext {
+    /** SMTP's flow control against the delivery lag (create-context.ts; the delivery worker closes it). */
+    readonly inFlow: InFlow;
   }
-  return flow;
+}
+
+/** The context's flow control, made from its configuration. */
+export function createInFlow(ctx: Pick<AppContext, 'config' | 'metrics'>): InFlow {
+  return new InFlow(ctx.config.smtpInFlowLagMs, ctx.config.smtpInFlowDelayMs, {
+    delayed: () => ctx.metrics.smtpInFlowDelays.inc(),
+    lag: (ms) => ctx.metrics.deliveryLag.set(ms / 1000),
+  });
 }
 
 /**

@@ -1,16 +1,12 @@
 // VERP envelope senders (bounces+<token>@<return-path domain>): the token names the transaction
 // and carries an HMAC, so a bounce can be matched to its message and a forged token is refused.
-import { createHmac } from 'node:crypto';
-import { safeEqual } from '../core/crypto.ts';
+import { type LocalPartKind, parseSignedLocalPart, signedToken } from '../message/signed-local-part.ts';
 
-function mac(secret: string, id: string): string {
-  return createHmac('sha256', secret).update(`verp:${id}`).digest('hex').slice(0, 12);
-}
+const VERP: LocalPartKind = { prefix: 'bounces', label: 'verp' };
 
 /** The token for a transaction uuid: 32 hex characters, a dot, 12 hex characters of HMAC. */
 export function verpToken(secret: string, transactionUuid: string): string {
-  const id = transactionUuid.replace(/-/g, '');
-  return `${id}.${mac(secret, id)}`;
+  return signedToken(VERP, secret, transactionUuid);
 }
 
 export function verpAddress(secret: string, transactionUuid: string, returnPathDomain: string): string {
@@ -19,9 +15,5 @@ export function verpAddress(secret: string, transactionUuid: string, returnPathD
 
 /** The transaction uuid a VERP local part names, or null when it is not one of ours. */
 export function parseVerp(secret: string, localPart: string): string | null {
-  const m = /^bounces\+([0-9a-f]{32})\.([0-9a-f]{12})$/i.exec(localPart);
-  if (!m) return null;
-  const id = m[1].toLowerCase();
-  if (!safeEqual(mac(secret, id), m[2].toLowerCase())) return null;
-  return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+  return parseSignedLocalPart(VERP, secret, localPart);
 }

@@ -4,14 +4,13 @@
 // is at least once; two workers never hold the same row at once.
 import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
-import { secretsOf } from '../credentials/credentials.service.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { type Attempt, recordAttempts } from '../lifecycle/lifecycle.service.ts';
 import { releaseScheduled } from '../sending/sending.service.ts';
 import { domainOf } from '../core/addresses.ts';
 import { ClaimLoop } from '../db/claim-loop.ts';
 import { onQueued } from '../core/queue-signal.ts';
-import { inFlowOf, lagOfClaim } from './in-flow.ts';
+import { lagOfClaim } from './in-flow.ts';
 import {
   claimDue,
   type ClaimedTransaction,
@@ -81,7 +80,7 @@ export class DeliveryWorker {
   constructor(ctx: AppContext, transports?: TransportPool) {
     this.#ctx = ctx;
     this.#transports = transports ?? createTransportPool(ctx.config);
-    this.#dkim = new DkimKeys((sealed) => secretsOf(ctx).decrypt(sealed));
+    this.#dkim = new DkimKeys((sealed) => ctx.secrets.decrypt(sealed));
     this.#direct =
       transports || ctx.config.smtpRelayUrl
         ? null
@@ -135,7 +134,7 @@ export class DeliveryWorker {
    */
   async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.#unsubscribe();
-    inFlowOf(this.#ctx).close(); // nothing more is delivered here: no message waits for it
+    this.#ctx.inFlow.close(); // nothing more is delivered here: no message waits for it
     await this.#loop.stop(graceMs);
     await this.#outcomes.flush();
     if (this.#heartbeat) clearInterval(this.#heartbeat);
@@ -186,7 +185,7 @@ export class DeliveryWorker {
     const claimed = await claimAlongDueIndex(this.#ctx, (db) => claimDue(db, limit, lease));
     // how far behind delivery is paces SMTP acceptance (in-flow.ts)
     const lag = lagOfClaim(claimed, limit);
-    if (lag !== null) inFlowOf(this.#ctx).observe(lag);
+    if (lag !== null) this.#ctx.inFlow.observe(lag);
     if (claimed.length === 0) return [];
     // a failed load leaves the claims to their leases, which bring them back
     const messages = new Map(

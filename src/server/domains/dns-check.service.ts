@@ -1,34 +1,21 @@
 // DNS checks of sending domains: on demand (the console's "check now") and periodically in the
 // worker role, so the console shows whether SPF, DKIM, DMARC and the return path are published.
-import type { Resolver } from 'node:dns/promises';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { checkDomainRecords, type DnsCheckResults } from './dns-check.ts';
 import { claimDueDomains, storeDnsResults } from './dns-check.repository.ts';
 import { findDomain } from './domains.repository.ts';
 import { dnsRecords } from './domains.service.ts';
-import { createResolver } from '../core/resolver.ts';
 
 const CLAIM_BATCH = 20;
 // how often the worker looks for due domains; the interval itself is DNS_CHECK_INTERVAL_MINUTES
 const POLL_MS = 60_000;
 
-const resolvers = new WeakMap<object, Resolver>();
-
-function resolverOf(ctx: Pick<AppContext, 'config'>): Resolver {
-  let resolver = resolvers.get(ctx.config);
-  if (!resolver) {
-    resolver = createResolver(ctx.config);
-    resolvers.set(ctx.config, resolver);
-  }
-  return resolver;
-}
-
 /** Checks a domain's records in DNS now, stores the results with the time, and returns them. */
 export async function runDnsCheck(ctx: AppContext, domainId: number): Promise<DnsCheckResults> {
   const domain = await findDomain(ctx.db, domainId);
   if (!domain) throw new DomainError('not_found', 'Domain not found');
-  const results = await checkDomainRecords(resolverOf(ctx), dnsRecords(ctx, domain));
+  const results = await checkDomainRecords(ctx.resolver, dnsRecords(ctx, domain));
   await storeDnsResults(ctx.db, domain.id, results);
   return results;
 }

@@ -9,7 +9,7 @@ import type { DnsCheck, Domain } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
 import { normalizeDomain } from '../core/addresses.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
-import { credentialsForConsole, secretsOf } from '../credentials/credentials.service.ts';
+import { credentialsForConsole } from '../credentials/credentials.service.ts';
 import * as repo from './domains.repository.ts';
 import { clearLookupCaches, invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
 import { inTransaction } from '../core/transaction.ts';
@@ -77,7 +77,7 @@ export async function addDomain(
     domain,
     sending_verified: opts.verified ?? false,
     dkim_selector: selector,
-    dkim_private_key_sealed: secretsOf(ctx).encrypt(privateKey),
+    dkim_private_key_sealed: ctx.secrets.encrypt(privateKey),
     dkim_public_key: (publicKey as Buffer).toString('base64'),
   });
 }

@@ -9,6 +9,7 @@ import { AddressError, domainOf, parseAddress } from '../core/addresses.ts';
 import * as repo from './domains.repository.ts';
 import { addDomain } from './domains.service.ts';
 import { inTransaction } from '../core/transaction.ts';
+import { Reading } from '../core/reading.ts';
 
 export interface SystemSender {
   customerId: number;
@@ -32,17 +33,21 @@ export function systemFromAddress(config: Pick<AppContext['config'], 'systemFrom
   return { email: `no-reply@${domain}`, name: 'Transact' };
 }
 
-const cache = new WeakMap<AppContext, Promise<SystemSender>>();
+declare module '../core/context.ts' {
+  interface AppContext {
+    /** The system customer and its sending domain, created on first use (create-context.ts). */
+    readonly systemSender: Reading<SystemSender>;
+  }
+}
 
 /** The system customer and its sending domain, created once (an advisory lock serialises processes). */
 export function systemSender(ctx: AppContext): Promise<SystemSender> {
-  let pending = cache.get(ctx);
-  if (!pending) {
-    pending = ensureSystemSender(ctx);
-    cache.set(ctx, pending);
-    pending.catch(() => cache.delete(ctx));
-  }
-  return pending;
+  return ctx.systemSender.get();
+}
+
+/** What AppContext.systemSender reads: made once, asked again only after a failure. */
+export function systemSenderReading(ctx: AppContext): Reading<SystemSender> {
+  return new Reading(() => ensureSystemSender(ctx), Number.POSITIVE_INFINITY);
 }
 
 async function ensureSystemSender(ctx: AppContext): Promise<SystemSender> {

@@ -16,7 +16,7 @@ export interface NewEvent {
  * Appends events in one statement, and their webhook requests (src/server/webhooks/outbox.ts) in the
  * same transaction. `ctx` lets the outbox read the customers' webhooks through the lookup cache.
  */
-export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<AppContext, 'config'>): Promise<void> {
+export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<AppContext, 'lookups'>): Promise<void> {
   // the outbox first: it reads which transactions were deferred before these events
   await insertOutbox(ctx, db, events);
   // in slices: one statement may carry at most 65,535 parameters

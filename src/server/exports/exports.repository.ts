@@ -8,6 +8,17 @@ import type { Selectable } from 'kysely';
 
 export type ExportRow = Selectable<ExportsTable>;
 
+/** A row as read, with its bigint ids (strings from the driver) as numbers. */
+function exportOf(row: ExportRow): ExportRow {
+  return {
+    ...row,
+    id: Number(row.id),
+    customer_id: Number(row.customer_id),
+    user_id: Number(row.user_id),
+    group_id: Number(row.group_id),
+  };
+}
+
 export interface NewExport {
   uuid: string;
   customer_id: number;
@@ -40,15 +51,7 @@ export async function claimExport(db: Database, leaseSeconds: number): Promise<E
         for update skip locked)
     returning *`.execute(db);
   const row = result.rows[0];
-  return (
-    row && {
-      ...row,
-      id: Number(row.id),
-      customer_id: Number(row.customer_id),
-      user_id: Number(row.user_id),
-      group_id: Number(row.group_id),
-    }
-  );
+  return row && exportOf(row);
 }
 
 /** Records the finished CSV, if this attempt still holds the job (a lease that ran out lost it). */
@@ -125,13 +128,7 @@ export async function unmailedExports(db: Database, limit: number): Promise<Expo
     .orderBy('completed_at')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({
-    ...row,
-    id: Number(row.id),
-    customer_id: Number(row.customer_id),
-    user_id: Number(row.user_id),
-    group_id: Number(row.group_id),
-  }));
+  return rows.map(exportOf);
 }
 
 /** The export with this uuid (lower case) in the customer's account. */
@@ -142,15 +139,7 @@ export async function findExport(db: Database, customerId: number, uuid: string)
     .where('uuid', '=', uuid)
     .where('customer_id', '=', customerId)
     .executeTakeFirst();
-  return (
-    row && {
-      ...row,
-      id: Number(row.id),
-      customer_id: Number(row.customer_id),
-      user_id: Number(row.user_id),
-      group_id: Number(row.group_id),
-    }
-  );
+  return row && exportOf(row);
 }
 
 /** The requester's address and name, and the group's name, for the mail. */

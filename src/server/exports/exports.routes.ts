@@ -19,8 +19,7 @@ import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { GROUP_REPORT_SORT_KEYS, rangeOfBody } from '../reports/group-reports.service.ts';
-import { resolveSort } from '../reports/report-input.ts';
+import { GROUP_REPORT_SORT_KEYS, rangeOfBody, reportSort } from '../reports/group-reports.service.ts';
 import { attachmentDisposition, openDownload, queueExport, viewExport } from './exports.service.ts';
 
 export function exportRoutes(ctx: AppContext): Hono<ApiEnv> {
@@ -31,12 +30,7 @@ export function exportRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.queueExport, guard, async (c, { body }) => {
     const session = sessionOf(c);
     // the export is in the report's default order (newest first); a bad sort is still refused
-    resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', {
-      direction: body.order_by,
-      key: body.order,
-      directionName: 'order_by',
-      keyName: 'order',
-    });
+    reportSort(GROUP_REPORT_SORT_KEYS, body);
     const { uuid } = await queueExport(ctx, session, {
       groupUuid: body.group_uuid,
       reportType: body.report_type,

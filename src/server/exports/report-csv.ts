@@ -64,40 +64,27 @@ const sentColumns: Column[] = [
   id,
 ];
 
+/** The table of an outcome's report: the outcome's date, the recipient, the subject, its own columns, the id. */
+function outcomeColumns(dateHeader: string, ...own: Column[]): Column[] {
+  return [{ header: dateHeader, value: date }, toEmail, subject, ...own, id];
+}
+
 /** The columns of each report's table (docs/console-reports.md §2), plus the transaction's id. */
 export const EXPORT_COLUMNS: Record<GroupReportType, Column[]> = {
   overview: sentColumns,
   sent: sentColumns,
-  failed: [
-    { header: 'Date Failed', value: date },
-    toEmail,
-    subject,
-    { header: 'Reason', value: (row) => failureReason(row) },
-    id,
-  ],
-  bounced: [
-    { header: 'Date Bounced', value: date },
-    toEmail,
-    subject,
+  failed: outcomeColumns('Date Failed', { header: 'Reason', value: (row) => failureReason(row) }),
+  bounced: outcomeColumns(
+    'Date Bounced',
     { header: 'Type', value: (row) => row.bounce_type ?? '' },
     { header: 'Reason', value: (row) => failureReason(row) },
-    id,
-  ],
-  opens: [
-    { header: 'First Open Date', value: date },
-    toEmail,
-    subject,
-    { header: 'Total Opens', value: (row) => row.open_count },
-    id,
-  ],
-  clicks: [
-    { header: 'First Clicked Date', value: date },
-    toEmail,
-    subject,
+  ),
+  opens: outcomeColumns('First Open Date', { header: 'Total Opens', value: (row) => row.open_count }),
+  clicks: outcomeColumns(
+    'First Clicked Date',
     { header: 'Total Clicks', value: (row) => row.click_count },
     { header: 'Unique Clicks', value: (row) => row.unique_clicks },
-    id,
-  ],
+  ),
 };
 
 const OUTCOME_EVENTS: Partial<Record<GroupReportType, string[]>> = {

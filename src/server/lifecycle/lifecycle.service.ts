@@ -42,7 +42,7 @@ export interface Occurrence {
   data?: Record<string, unknown> | null;
 }
 
-type Ctx = Pick<AppContext, 'config'>;
+type Ctx = Pick<AppContext, 'config' | 'lookups'>;
 
 /** The events of occurrences, in the policy's order; a `queued` event carries no data. */
 function eventsOf(planned: { o: Occurrence; w: Writes }[]): NewEvent[] {

@@ -28,7 +28,7 @@ export class DkimKeys {
   readonly #keys = new Map<number, KeyObject>();
   readonly #open: (sealed: string) => string;
 
-  /** `open` turns a sealed key into its PEM text (secretsOf(ctx).decrypt). */
+  /** `open` turns a sealed key into its PEM text (ctx.secrets.decrypt). */
   constructor(open: (sealed: string) => string) {
     this.#open = open;
   }

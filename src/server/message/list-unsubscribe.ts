@@ -3,32 +3,24 @@
 // their own unsubscribe button and a forged address unsubscribes nobody. Part of the message layer
 // (docs/architecture.md §3.2): the return-path domain is the caller's to pass (domains.service.ts
 // returnPathDomainOf), so this module imports no domain.
-import { createHmac } from 'node:crypto';
 import type { Config } from '../core/config.ts';
-import { safeEqual } from '../core/crypto.ts';
+import { type LocalPartKind, parseSignedLocalPart, signedToken } from './signed-local-part.ts';
 import { DKIM_SIGNED_FIELDS } from './dkim.ts';
 
 /** RFC 8058 §3.1: the exact key=value a one-click POST carries (and the header announces). */
 export const ONE_CLICK_BODY = 'List-Unsubscribe=One-Click';
 
-function mac(secret: string, id: string): string {
-  // a different label from VERP's, so a bounce token is never a valid unsubscribe token
-  return createHmac('sha256', secret).update(`unsubscribe:${id}`).digest('hex').slice(0, 12);
-}
+// a different label from VERP's, so a bounce token is never a valid unsubscribe token
+const UNSUBSCRIBE: LocalPartKind = { prefix: 'unsubscribe', label: 'unsubscribe' };
 
 /** unsubscribe+<32 hex of the uuid>.<12 hex of HMAC>@<return-path domain> */
 export function unsubscribeAddress(secret: string, transactionUuid: string, returnPathDomain: string): string {
-  const id = transactionUuid.replace(/-/g, '');
-  return `unsubscribe+${id}.${mac(secret, id)}@${returnPathDomain}`;
+  return `unsubscribe+${signedToken(UNSUBSCRIBE, secret, transactionUuid)}@${returnPathDomain}`;
 }
 
 /** The transaction uuid an unsubscribe local part names, or null when it is not one of ours. */
 export function parseUnsubscribeLocalPart(secret: string, localPart: string): string | null {
-  const m = /^unsubscribe\+([0-9a-f]{32})\.([0-9a-f]{12})$/i.exec(localPart);
-  if (!m) return null;
-  const id = m[1].toLowerCase();
-  if (!safeEqual(mac(secret, id), m[2].toLowerCase())) return null;
-  return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+  return parseSignedLocalPart(UNSUBSCRIBE, secret, localPart);
 }
 
 /** The transaction an `unsubscribe+…@<return-path domain>` recipient names, or null when it is not ours. */

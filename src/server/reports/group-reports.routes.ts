@@ -40,6 +40,7 @@ import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
+import { noStoreJson } from '../http/no-store.ts';
 import {
   type ReportBody,
   answerGroupReport,
@@ -53,37 +54,25 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
   const serve = contractRoutes(app, '/v1');
   const guard = [requireSession, csrfGuard(ctx)];
 
-  serve(contract.groupReport, guard, async (c, { body }) => {
-    const report = await answerGroupReport(ctx, sessionOf(c).customerId, body);
-    c.header('Cache-Control', 'no-store');
-    return c.json(report);
-  });
+  serve(contract.groupReport, guard, async (c, { body }) =>
+    noStoreJson(c, await answerGroupReport(ctx, sessionOf(c).customerId, body)),
+  );
 
   const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) =>
     groupOverview(ctx, customerId, body.group_uuid, rangeOfBody(body));
-  serve(contract.postGroupOverview, guard, async (c, { body }) => {
-    const result = await overview(sessionOf(c).customerId, body);
-    c.header('Cache-Control', 'no-store');
-    return c.json(result);
-  });
+  serve(contract.postGroupOverview, guard, async (c, { body }) =>
+    noStoreJson(c, await overview(sessionOf(c).customerId, body)),
+  );
   // docs/console.md §7 lists the overview as a GET: the same fields in the query string
-  serve(contract.getGroupOverview, [requireSession], async (c, { query }) => {
-    const result = await overview(sessionOf(c).customerId, query);
-    c.header('Cache-Control', 'no-store');
-    return c.json(result);
-  });
+  serve(contract.getGroupOverview, [requireSession], async (c, { query }) =>
+    noStoreJson(c, await overview(sessionOf(c).customerId, query)),
+  );
 
   const links = (customerId: number, body: Omit<ReportBody, 'report_type'>) => answerLinks(ctx, customerId, body);
-  serve(contract.postLinks, guard, async (c, { body }) => {
-    const result = await links(sessionOf(c).customerId, body);
-    c.header('Cache-Control', 'no-store');
-    return c.json(result);
-  });
+  serve(contract.postLinks, guard, async (c, { body }) => noStoreJson(c, await links(sessionOf(c).customerId, body)));
   // later pages (docs/console-reports.md §7): the report body as a query string; report_type may be left out
-  serve(contract.getLinks, [requireSession], async (c, { query }) => {
-    const result = await links(sessionOf(c).customerId, query);
-    c.header('Cache-Control', 'no-store');
-    return c.json(result);
-  });
+  serve(contract.getLinks, [requireSession], async (c, { query }) =>
+    noStoreJson(c, await links(sessionOf(c).customerId, query)),
+  );
   return app;
 }

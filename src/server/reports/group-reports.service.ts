@@ -9,7 +9,7 @@ import type { GroupReportType } from '../../contract/values.ts';
 import type { AppContext } from '../core/context.ts';
 import { type DailyStatWire, dailyStatToWire } from './daily-stats.ts';
 import { DomainError } from '../core/errors.ts';
-import { NO_TOTALS, groupTotalsByUuid, groupTotalsPerDay } from '../stats/stats.repository.ts';
+import { NO_TOTALS, groupTotalsByUuid, totalsPerDay } from '../stats/stats.repository.ts';
 import { addDays } from '../../lib/dates.ts';
 import { findGroup } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
@@ -26,6 +26,7 @@ import {
 } from './report-input.ts';
 import { type TransactionRow, rowExtras, transactionsByIds } from './transactions.repository.ts';
 import {
+  TRANSACTION_SORT_KEYS,
   type TransactionSortKey,
   type TransactionWire,
   findTransactionIds,
@@ -41,26 +42,13 @@ export const MAX_REPORT_DAYS = 400;
  * (docs/console-reports.md §2). A bounce has no column of its own (its time is the 'bounced' event's); it arrives
  * minutes after acceptance, so the Bounced table sorts it in acceptance order, which an index serves.
  */
-export const GROUP_REPORT_SORT_KEYS = [
-  'trans_id',
-  'dateSent',
-  'firstOpenDate',
-  'firstClickDate',
-  'clicks',
-  'opens',
-  'bounceReceivedDated',
-] as const;
+export const GROUP_REPORT_SORT_KEYS = [...TRANSACTION_SORT_KEYS, 'bounceReceivedDated'] as const;
 export type GroupReportSortKey = (typeof GROUP_REPORT_SORT_KEYS)[number];
 
-const SORT_OF: Record<GroupReportSortKey, TransactionSortKey> = {
-  trans_id: 'trans_id',
-  dateSent: 'dateSent',
-  firstOpenDate: 'firstOpenDate',
-  firstClickDate: 'firstClickDate',
-  clicks: 'clicks',
-  opens: 'opens',
-  bounceReceivedDated: 'trans_id',
-};
+/** The transaction table's order a report's sort key stands for. */
+function transactionSortOf(key: GroupReportSortKey): TransactionSortKey {
+  return key === 'bounceReceivedDated' ? 'trans_id' : key;
+}
 
 /** Sort keys of the Links tab; trans_id (the report body's default) means by total clicks. */
 export const LINK_SORT_KEYS = ['trans_id', 'clicks', 'unique_clicks', 'link', 'subject'] as const;
@@ -72,6 +60,22 @@ const LINK_ORDER_OF: Record<LinkSortKey, LinkOrder> = {
   link: 'url',
   subject: 'subject',
 };
+
+/**
+ * A report body's sort: `order` the key and `order_by` the direction, or the two the other way round
+ * (resolveSort); by default trans_id, newest first.
+ */
+export function reportSort<K extends string>(
+  keys: readonly ('trans_id' | K)[],
+  body: { order?: string; order_by?: string },
+): { key: 'trans_id' | K; direction: Direction } {
+  return resolveSort(keys, 'trans_id', {
+    direction: body.order_by,
+    key: body.order,
+    directionName: 'order_by',
+    keyName: 'order',
+  });
+}
 
 /** The report's range: whole UTC days, first and last included. */
 export interface ReportRange extends TimeRange {
@@ -197,7 +201,7 @@ export async function groupReport(
       range,
       page: request.page,
       perPage: request.perPage,
-      sort: { key: SORT_OF[request.sort.key], direction: request.sort.direction },
+      sort: { key: transactionSortOf(request.sort.key), direction: request.sort.direction },
       status: 'all',
       reportType,
       groupUuid: request.groupUuid!.toLowerCase(),
@@ -205,7 +209,7 @@ export async function groupReport(
       recipient: null,
       text: request.text,
     }),
-    groupTotalsPerDay(db, customerId, groupId, range.firstDay, range.lastDay),
+    totalsPerDay(db, customerId, range.firstDay, range.lastDay, groupId),
   ]);
   // the page's rows and their extras together (two connections on PostgreSQL)
   const [rows, extras] = await Promise.all([
@@ -381,12 +385,7 @@ export function answerGroupReport(ctx: AppContext, customerId: number, body: Rep
     range: rangeOfBody(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
-    sort: resolveSort(GROUP_REPORT_SORT_KEYS, 'trans_id', {
-      direction: body.order_by,
-      key: body.order,
-      directionName: 'order_by',
-      keyName: 'order',
-    }),
+    sort: reportSort(GROUP_REPORT_SORT_KEYS, body),
     text: body.search_query ?? null,
   });
 }
@@ -398,12 +397,7 @@ export function answerLinks(ctx: AppContext, customerId: number, body: Omit<Repo
     range: rangeOfBody(body),
     page: body.page,
     perPage: PAGE_SIZE.transactions,
-    sort: resolveSort(LINK_SORT_KEYS, 'trans_id', {
-      direction: body.order_by,
-      key: body.order,
-      directionName: 'order_by',
-      keyName: 'order',
-    }),
+    sort: reportSort(LINK_SORT_KEYS, body),
     text: body.search_query ?? null,
   });
 }

@@ -71,17 +71,6 @@ export async function countGroups(db: Database, customerId: number, contains: st
   return Number(row.n);
 }
 
-/** The id of the customer's group with this uuid. */
-export async function findGroupId(db: Database, customerId: number, uuid: string): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('transaction_groups')
-    .select('id')
-    .where('customer_id', '=', customerId)
-    .where('uuid', '=', uuid)
-    .executeTakeFirst();
-  return row ? Number(row.id) : undefined;
-}
-
 /** The customer's group with this uuid (a report page's header), or undefined: unknown or another customer's. */
 export async function findGroup(
   db: Database,

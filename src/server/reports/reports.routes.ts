@@ -10,6 +10,7 @@ import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { cancelEmail } from '../lifecycle/scheduling.service.ts';
 import { contractRoutes } from '../http/contract-route.ts';
+import { noStoreJson } from '../http/no-store.ts';
 import { answerGroupSearch, answerTransactionSearch } from './searches.service.ts';
 import { transactionEvents } from './transaction-events.service.ts';
 
@@ -18,24 +19,19 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
   const serve = contractRoutes(app, '/v1');
   const guard = [requireSession, csrfGuard(ctx)];
 
-  serve(contract.searchTransactions, guard, async (c, { body }) => {
-    const page = await answerTransactionSearch(ctx, sessionOf(c).customerId, body);
-    c.header('Cache-Control', 'no-store');
-    return c.json(page);
-  });
+  serve(contract.searchTransactions, guard, async (c, { body }) =>
+    noStoreJson(c, await answerTransactionSearch(ctx, sessionOf(c).customerId, body)),
+  );
 
-  serve(contract.searchGroups, guard, async (c, { body }) => {
-    const page = await answerGroupSearch(ctx, sessionOf(c).customerId, body);
-    c.header('Cache-Control', 'no-store');
-    return c.json(page);
-  });
+  serve(contract.searchGroups, guard, async (c, { body }) =>
+    noStoreJson(c, await answerGroupSearch(ctx, sessionOf(c).customerId, body)),
+  );
 
   // The Transaction Info modal's timeline (our addition to docs/console.md §2): a read, so a
   // session suffices; another customer's transaction is 404 like an unknown one.
   serve(contract.getTransactionEvents, [requireSession], async (c, { params }) => {
     const data = await transactionEvents(ctx, sessionOf(c).customerId, params.uuid);
-    c.header('Cache-Control', 'no-store');
-    return c.json({ data });
+    return noStoreJson(c, { data });
   });
   // the modal's Cancel of a scheduled message: a user who may send transactions
   serve(contract.cancelTransaction, [...guard, requireSender], async (c, { params }) => {

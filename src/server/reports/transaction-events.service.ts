@@ -8,7 +8,7 @@ import { listTransactionEvents } from '../events/events.repository.ts';
 import { DomainError } from '../core/errors.ts';
 import { isUuid } from '../../contract/fields.ts';
 import { ANSWER_CATEGORIES, type AnswerCategory, MACHINE_RULE_IDS, type MachineRuleId } from '../../contract/values.ts';
-import { findTransactionId } from './transactions.repository.ts';
+import { findIdByUuid } from './transactions.repository.ts';
 import { unixSeconds } from './transactions.service.ts';
 
 /**
@@ -147,7 +147,7 @@ export async function transactionEvents(
   uuid: string,
 ): Promise<TransactionEventWire[]> {
   const { db } = ctx;
-  const id = isUuid(uuid) ? await findTransactionId(db, customerId, uuid.toLowerCase()) : undefined;
+  const id = isUuid(uuid) ? await findIdByUuid(db, 'transactions', customerId, uuid.toLowerCase()) : undefined;
   if (id === undefined) throw new DomainError('not_found', 'No such transaction');
   const rows = await listTransactionEvents(db, id);
   return rows.map(eventToWire);

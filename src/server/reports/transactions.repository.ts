@@ -303,10 +303,18 @@ export async function transactionsByIds(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The id of the customer's transaction with this uuid (lower case); undefined when unknown or another customer's. */
-export async function findTransactionId(db: Database, customerId: number, uuid: string): Promise<number | undefined> {
+/**
+ * The id of the customer's transaction or group with this uuid (lower case): a request names them by
+ * uuid only. Undefined when unknown or another customer's.
+ */
+export async function findIdByUuid(
+  db: Database,
+  table: 'transactions' | 'transaction_groups',
+  customerId: number,
+  uuid: string,
+): Promise<number | undefined> {
   const row = await db
-    .selectFrom('transactions')
+    .selectFrom(table)
     .select('id')
     .where('customer_id', '=', customerId)
     .where('uuid', '=', uuid)

@@ -4,7 +4,6 @@ import type { AppContext } from '../core/context.ts';
 import { isUuid } from '../../contract/fields.ts';
 import type { DeliveredStatus, MessageStatus, ReportType, TransStatus } from '../../contract/values.ts';
 import { sumRequests } from '../stats/stats.repository.ts';
-import { findGroupId } from './groups.repository.ts';
 import { sumTransactionCounts } from './transaction-counts.repository.ts';
 import type { PageMeta } from '../../contract/reports.ts';
 import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type TimeRange, pageMeta } from './report-input.ts';
@@ -205,7 +204,7 @@ export async function findTransactionIds(
 
   let groupId: number | null = search.groupId ?? null;
   if (groupId === null && search.groupUuid !== null) {
-    const found = await findGroupId(db, customerId, search.groupUuid.toLowerCase());
+    const found = await repo.findIdByUuid(db, 'transaction_groups', customerId, search.groupUuid.toLowerCase());
     if (found === undefined) return empty(); // another customer's group looks like no group at all
     groupId = found;
   }

@@ -148,6 +148,24 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     }
   }
 
+  /** A batch: each message filled from its template and checked on its own (errors name its index), sent together. */
+  async function sendBatch(
+    c: Context<SendEnv>,
+    bodyText: string,
+    list: unknown[],
+    shape: 'mail' | 'resend',
+    render: (accepted: AcceptedRecipient[][]) => { status: 200 | 202; body: object },
+  ): Promise<Response> {
+    const items = await Promise.all(
+      list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, shape, `${i}.`)),
+    );
+    const submissions =
+      shape === 'mail'
+        ? eachSubmission(items, contract.mailRequest, fromMailRequest)
+        : eachSubmission(items, contract.resendRequest, fromResendRequest);
+    return send(c, bodyText, submissions, render, true);
+  }
+
   const ourAnswer = (accepted: AcceptedRecipient[][]) => ({
     status: 202 as const,
     body: { data: accepted[0].map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status })) },
@@ -171,24 +189,14 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
         'validation_failed',
         `A batch holds 1 to ${MAX_BATCH} messages; this one has ${list.length}`,
       );
-    const items = await Promise.all(
-      list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'mail', `${i}.`)),
-    );
-    const submissions = eachSubmission(items, contract.mailRequest, fromMailRequest);
-    return send(
-      c,
-      text,
-      submissions,
-      (accepted) => ({
-        status: 202,
-        body: {
-          data: accepted.map((recipients) =>
-            recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status })),
-          ),
-        },
-      }),
-      true,
-    );
+    return sendBatch(c, text, list, 'mail', (accepted) => ({
+      status: 202,
+      body: {
+        data: accepted.map((recipients) =>
+          recipients.map(({ trans_uuid, to, status }) => ({ trans_uuid, to, status })),
+        ),
+      },
+    }));
   });
 
   app.use('/v1/emails', resendFieldsBeside);
@@ -208,17 +216,10 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     serve(op, auth, async (c) => {
       const { text, value } = await readJson(c);
       const list = check(z.array(z.unknown()).min(1).max(100), value);
-      const items = await Promise.all(
-        list.map((item, i) => withTemplate(ctx, c.get('customerId'), item, 'resend', `${i}.`)),
-      );
-      const submissions = eachSubmission(items, contract.resendRequest, fromResendRequest);
-      return send(
-        c,
-        text,
-        submissions,
-        (accepted) => ({ status: 200, body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) } }),
-        true,
-      );
+      return sendBatch(c, text, list, 'resend', (accepted) => ({
+        status: 200,
+        body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) },
+      }));
     });
 
   return app;

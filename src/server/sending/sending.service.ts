@@ -124,7 +124,7 @@ async function inChunks<T, R>(rows: T[], size: number, insert: (chunk: T[]) => P
  * An idle service commits at once (no added latency); a busy one amortises each COMMIT (and its
  * fsync) over many requests.
  */
-class AcceptQueue {
+export class AcceptQueue {
   #pending: Job[] = [];
   #running = false;
 
@@ -188,7 +188,12 @@ class AcceptQueue {
   }
 }
 
-const queues = new WeakMap<AppContext, AcceptQueue>();
+declare module '../core/context.ts' {
+  interface AppContext {
+    /** The group commit of accepted mail (create-context.ts). */
+    readonly acceptQueue: AcceptQueue;
+  }
+}
 
 /** The answer stored for a customer's Idempotency-Key in the last 24 hours, with its request's hash, or undefined. */
 export function storedAnswer(ctx: AppContext, customerId: number, key: string) {
@@ -203,12 +208,7 @@ export async function accept(
   idempotency?: Idempotency,
 ): Promise<AcceptedRecipient[][]> {
   await requireFreeSpace(ctx); // below MIN_FREE_SPACE_MB: 507, nothing stored
-  let queue = queues.get(ctx);
-  if (!queue) {
-    queue = new AcceptQueue(ctx);
-    queues.set(ctx, queue);
-  }
-  return new Promise((resolve, reject) => queue.push({ customerId, messages, idempotency, resolve, reject }));
+  return new Promise((resolve, reject) => ctx.acceptQueue.push({ customerId, messages, idempotency, resolve, reject }));
 }
 
 /** The quota_usage month of a moment: its first UTC day. */

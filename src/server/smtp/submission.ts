@@ -18,7 +18,7 @@ import {
   type SMTPServerSession,
 } from 'smtp-server';
 import type { AppContext } from '../core/context.ts';
-import { type InFlow, inFlowOf } from '../delivery/in-flow.ts';
+import type { InFlow } from '../delivery/in-flow.ts';
 import {
   grantForNamedKey,
   grantForSmtpLogin,
@@ -31,7 +31,6 @@ import { MAX_RECIPIENTS } from '../../contract/values.ts';
 import { DEFAULT_GROUP, type Submission } from '../sending/mail.schema.ts';
 import { accept, prepare } from '../sending/sending.service.ts';
 import { isDatabaseUnavailable, isStorageFull } from '../db/availability.ts';
-import { databaseAnswers } from '../db/database.ts';
 import { belowFreeSpaceFloor } from '../core/free-space.ts';
 import { parseMessageHeaders } from './headers.ts';
 
@@ -212,7 +211,7 @@ class SubmissionListener {
       onData: (stream, session, callback) => this.#onData(stream, session, callback),
     });
     this.#smtp.on('error', (err) => ctx.logger.warn({ err }, 'SMTP submission error'));
-    this.#inFlow = inFlowOf(ctx);
+    this.#inFlow = ctx.inFlow;
   }
 
   #state(session: SMTPServerSession): SessionState {
@@ -325,7 +324,7 @@ class SubmissionListener {
   async #canAccept(): Promise<Error | undefined> {
     if (await belowFreeSpaceFloor(this.#ctx))
       return smtpError(452, '4.3.1 Insufficient system storage, try again later');
-    if (!(await databaseAnswers(this.#ctx.db)))
+    if (!(await this.#ctx.databaseProbe.get()))
       return smtpError(451, '4.3.0 The database is unavailable, try again later');
     return undefined;
   }

@@ -113,23 +113,22 @@ export async function sumRequests(
 }
 
 /**
- * The customer's totals per UTC day from `first` to `last` (both included), all groups together; days without rows are
- * absent.
+ * The customer's totals per UTC day from `first` to `last` (both included), of the group `groupId` or of all
+ * groups together (null: the dashboard); days without rows are absent (group reports, docs/console-reports.md §7).
  */
 export async function totalsPerDay(
   db: Database,
   customerId: number,
   first: string,
   last: string,
+  groupId: number | null = null,
 ): Promise<Map<string, StatTotals>> {
-  const rows = await db
+  let query = db
     .selectFrom('daily_stats')
     .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), ...sums])
-    .where('customer_id', '=', customerId)
-    .where('day', '>=', first)
-    .where('day', '<=', last)
-    .groupBy('day')
-    .execute();
+    .where('customer_id', '=', customerId);
+  if (groupId !== null) query = query.where('group_id', '=', groupId);
+  const rows = await query.where('day', '>=', first).where('day', '<=', last).groupBy('day').execute();
   return new Map(rows.map((row) => [row.day, totalsOf(row)]));
 }
 
@@ -148,29 +147,6 @@ export async function totalsPerGroup(
     .groupBy('group_id')
     .execute();
   return new Map(rows.map((row) => [Number(row.group_id), totalsOf(row)]));
-}
-
-/**
- * One group's totals per UTC day from `first` to `last` (both included); days without rows are absent (group reports,
- * docs/console-reports.md §7).
- */
-export async function groupTotalsPerDay(
-  db: Database,
-  customerId: number,
-  groupId: number,
-  first: string,
-  last: string,
-): Promise<Map<string, StatTotals>> {
-  const rows = await db
-    .selectFrom('daily_stats')
-    .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), ...sums])
-    .where('customer_id', '=', customerId)
-    .where('group_id', '=', groupId)
-    .where('day', '>=', first)
-    .where('day', '<=', last)
-    .groupBy('day')
-    .execute();
-  return new Map(rows.map((row) => [row.day, totalsOf(row)]));
 }
 
 /**

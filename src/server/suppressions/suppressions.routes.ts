@@ -8,6 +8,7 @@ import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
+import { noStoreJson } from '../http/no-store.ts';
 import { addSuppressions, answerSuppressionSearch, removeSuppression } from './suppressions.service.ts';
 
 export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
@@ -21,11 +22,9 @@ export function suppressionRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json(result);
   });
 
-  serve(contract.searchSuppressions, guard, async (c, { body }) => {
-    const page = await answerSuppressionSearch(ctx, sessionOf(c).customerId, body);
-    c.header('Cache-Control', 'no-store');
-    return c.json(page);
-  });
+  serve(contract.searchSuppressions, guard, async (c, { body }) =>
+    noStoreJson(c, await answerSuppressionSearch(ctx, sessionOf(c).customerId, body)),
+  );
 
   // {email} is URL-encoded by the client; Hono decodes the parameter. `.+` keeps an encoded '/'
   // (a valid local-part character) from ending the match should a proxy decode it.

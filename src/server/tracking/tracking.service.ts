@@ -85,18 +85,6 @@ export interface TrackedContent {
  * stores its links before it is sent (so a click can never arrive before its row). With tracking
  * off the content is sent as stored, except that `+notrack` markers still become plain http(s).
  */
-const linkWriters = new WeakMap<AppContext, GroupWrite<NewLink>>();
-
-/** The messages being composed at the same time store their links in one insert (db/group-write.ts). */
-function linkWriterOf(ctx: AppContext): GroupWrite<NewLink> {
-  let writer = linkWriters.get(ctx);
-  if (!writer) {
-    writer = new GroupWrite((links) => insertLinks(ctx.db, links));
-    linkWriters.set(ctx, writer);
-  }
-  return writer;
-}
-
 export async function trackedContent(
   ctx: AppContext,
   tx: { id: number; uuid: string; customer_id: number },
@@ -143,7 +131,7 @@ export async function trackedContent(
         text: message.text === null ? null : rewriteTextLinks(message.text, opts),
         raw: null,
       };
-  await linkWriterOf(ctx).add([...links.values()]);
+  await ctx.tracking.links.add([...links.values()]);
   return content;
 }
 
@@ -169,37 +157,47 @@ type Hit = ({ kind: 'open'; uuid: string } | { kind: 'click'; link: FoundLink })
 const FLUSH_MS = 100;
 const FLUSH_SIZE = 500;
 
-// one writer per context (as lookup-cache.ts keys its caches), so tests never share one
-const recorders = new WeakMap<object, BatchWriter<Hit>>();
+declare module '../core/context.ts' {
+  interface AppContext {
+    /** Tracking's writers (create-context.ts); the hits are flushed at shutdown. */
+    readonly tracking: TrackingWriters;
+  }
+}
 
-function recorderOf(ctx: AppContext): BatchWriter<Hit> {
-  let recorder = recorders.get(ctx.config);
-  if (!recorder) {
-    recorder = new BatchWriter<Hit>({
+interface TrackingWriters {
+  /** The messages being composed at the same time store their links in one insert (db/group-write.ts). */
+  links: GroupWrite<NewLink>;
+  /** Opens and clicks, buffered and written in batches. */
+  hits: BatchWriter<Hit>;
+}
+
+/** The context's tracking writers; `ctx` is read only once something is written. */
+export function createTrackingWriters(ctx: AppContext): TrackingWriters {
+  return {
+    links: new GroupWrite((links) => insertLinks(ctx.db, links)),
+    hits: new BatchWriter<Hit>({
       what: 'opens and clicks',
       logger: ctx.logger,
       flushMs: FLUSH_MS,
       flushSize: FLUSH_SIZE,
       write: (hits) => recordHits(ctx, hits),
-    });
-    recorders.set(ctx.config, recorder);
-  }
-  return recorder;
+    }),
+  };
 }
 
 /** Buffers an open of the transaction `uuid` (from a verified open token); `at` only for the demo's history. */
 export function recordOpen(ctx: AppContext, uuid: string, client: HitClient, at = new Date()): void {
-  recorderOf(ctx).add({ kind: 'open', uuid, ...client, at });
+  ctx.tracking.hits.add({ kind: 'open', uuid, ...client, at });
 }
 
 /** Buffers a click on a stored link; `at` only for the demo's history. */
 export function recordClick(ctx: AppContext, link: FoundLink, client: HitClient, at = new Date()): void {
-  recorderOf(ctx).add({ kind: 'click', link, ...client, at });
+  ctx.tracking.hits.add({ kind: 'click', link, ...client, at });
 }
 
 /** Writes every buffered hit now: at shutdown of the web role (main.ts), and in tests. */
 export function flushTracking(ctx: AppContext): Promise<void> {
-  return recorders.get(ctx.config)?.flush() ?? Promise.resolve();
+  return ctx.tracking.hits.flush();
 }
 
 function addDelta(into: Map<number, CounterDelta>, id: number, at: Date): void {

@@ -94,7 +94,7 @@ async function readSubscriptions(db: Database, customerIds: number[]): Promise<M
 
 /** Each customer's enabled webhook (null: none), through the cache when there is a context. */
 export async function subscriptionsOf(
-  ctx: Pick<AppContext, 'config'> | undefined,
+  ctx: Pick<AppContext, 'lookups'> | undefined,
   db: Database,
   customerIds: number[],
 ): Promise<Map<number, Subscription | null>> {
@@ -137,7 +137,7 @@ async function deferredBefore(db: Database, ids: number[]): Promise<Set<number>>
  * the events themselves are written).
  */
 export async function insertOutbox(
-  ctx: Pick<AppContext, 'config'> | undefined,
+  ctx: Pick<AppContext, 'lookups'> | undefined,
   db: Database,
   events: OutboxEvent[],
 ): Promise<number> {

@@ -8,6 +8,7 @@ import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { contractRoutes } from '../http/contract-route.ts';
+import { noStoreJson } from '../http/no-store.ts';
 import { jsonBody } from '../http/validate.ts';
 import {
   SAVED_MESSAGE,
@@ -32,19 +33,18 @@ export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   serve(contract.getWebhooks, [requireSession, requireSender], async (c) => {
     const data = await webhooksForConsole(ctx, sessionOf(c).customerId);
-    c.header('Cache-Control', 'no-store'); // it carries the basic-auth password and the signing secret
-    return c.json({ data });
+    // it carries the basic-auth password and the signing secret
+    return noStoreJson(c, { data });
   });
 
   // the service checks the body (its messages are the modal's)
   serve(contract.saveWebhook, change, async (c) => {
     const webhook = await saveWebhook(ctx, sessionOf(c).customerId, await jsonBody(c, z.unknown()));
-    c.header('Cache-Control', 'no-store');
-    return c.json({ message: SAVED_MESSAGE, data: webhook });
+    return noStoreJson(c, { message: SAVED_MESSAGE, data: webhook });
   });
 
   serve(contract.rotateSecret, change, async (c) => {
-    c.header('Cache-Control', 'no-store');
+    c.header('Cache-Control', 'no-store'); // set first: a refusal is not stored either
     return c.json(await rotateSecret(ctx, sessionOf(c).customerId));
   });
 

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { type logSearch, webhookInput } from '../../contract/webhooks.ts';
+import type { Config } from '../core/config.ts';
 import type { AppContext } from '../core/context.ts';
-import { secretsOf } from '../credentials/credentials.service.ts';
 import { createResolver } from '../core/resolver.ts';
 import { DomainError } from '../core/errors.ts';
 import { inTransaction } from '../core/transaction.ts';
@@ -70,7 +70,7 @@ export function newSigningSecret(): string {
 /** The signed-in customer's webhooks, mapped for the console. */
 export async function webhooksForConsole(ctx: AppContext, customerId: number): Promise<WebhookWire[]> {
   const rows = await repo.listWebhooks(ctx.db, customerId);
-  const secrets = secretsOf(ctx);
+  const secrets = ctx.secrets;
   for (const row of rows) {
     // a webhook saved before signing existed (migration 008) gets its secret when first shown
     if (row.secret_sealed) continue;
@@ -95,7 +95,7 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
     throw new DomainError('validation_failed', 'Basic authentication needs a username.');
   if (basic && input.auth_details!.username.includes(':'))
     throw new DomainError('validation_failed', 'A Basic authentication username cannot contain a colon.');
-  const secrets = secretsOf(ctx);
+  const secrets = ctx.secrets;
   const now = new Date();
   const values = {
     url,
@@ -131,19 +131,21 @@ async function requireWebhook(ctx: AppContext, customerId: number): Promise<repo
 export async function rotateSecret(ctx: AppContext, customerId: number): Promise<{ secret: string }> {
   const row = await requireWebhook(ctx, customerId);
   const secret = newSigningSecret();
-  await repo.setSecret(ctx.db, row.id, secretsOf(ctx).encrypt(secret), new Date());
+  await repo.setSecret(ctx.db, row.id, ctx.secrets.encrypt(secret), new Date());
   clearLookupCaches(ctx);
   return { secret };
 }
 
-const senders = new WeakMap<AppContext, WebhookSender>();
-function senderOf(ctx: AppContext): WebhookSender {
-  let sender = senders.get(ctx);
-  if (!sender) {
-    sender = new WebhookSender({ allowedNetworks: ctx.config.webhookAllowedNetworks, maxSocketsPerHost: 2 });
-    senders.set(ctx, sender);
+declare module '../core/context.ts' {
+  interface AppContext {
+    /** Sends the console's test events (create-context.ts; its sockets are closed at shutdown). */
+    readonly webhookSender: WebhookSender;
   }
-  return sender;
+}
+
+/** The context's sender of test events: up to 2 sockets per host. */
+export function createTestEventSender(config: Pick<Config, 'webhookAllowedNetworks'>): WebhookSender {
+  return new WebhookSender({ allowedNetworks: config.webhookAllowedNetworks, maxSocketsPerHost: 2 });
 }
 
 export interface TestEventAnswer {
@@ -156,7 +158,7 @@ export interface TestEventAnswer {
 /** Sends an `email.test` event now (logged like any request, never retried) and reports the answer. */
 export async function sendTestEvent(ctx: AppContext, customerId: number): Promise<TestEventAnswer> {
   const webhook = await requireWebhook(ctx, customerId);
-  const secrets = secretsOf(ctx);
+  const secrets = ctx.secrets;
   const now = new Date();
   const payload = buildPayload(webhook.field_set, { type: 'test', at: now, data: null }, null);
   // stored already out of the worker's reach (due only after the lease): a worker that claimed the
@@ -188,7 +190,7 @@ export async function sendTestEvent(ctx: AppContext, customerId: number): Promis
     secret,
     auth,
   };
-  const outcome = await attempt(senderOf(ctx), claimed, target, now, Math.random, {
+  const outcome = await attempt(ctx.webhookSender, claimed, target, now, Math.random, {
     final: true,
     evenIfDisabled: true,
   });

@@ -7,7 +7,6 @@
 import type { AppContext } from '../core/context.ts';
 import { BatchWriter } from '../db/batch-writer.ts';
 import { ClaimLoop } from '../db/claim-loop.ts';
-import { secretsOf } from '../credentials/credentials.service.ts';
 import { invalidateLookups } from '../core/lookup-cache.ts';
 import { type AttemptResult, WebhookSender, type WebhookTarget } from './deliver.ts';
 import { buildPayload, type PayloadTransaction } from './payload.ts';
@@ -185,7 +184,7 @@ export class WebhookWorker {
    * payloads.
    */
   #prepare(claimed: repo.ClaimedWithContext[]): void {
-    const secrets = secretsOf(this.#ctx);
+    const secrets = this.#ctx.secrets;
     for (const c of claimed) {
       if (c.webhook_id === null || c.w_url === null) {
         if (c.webhook_id !== null) this.#targets.delete(c.webhook_id);
