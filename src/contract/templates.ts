@@ -281,6 +281,10 @@ const link = z.object({
   asset_count: z.number().int(),
   assets: z.array(asset),
 });
+/** A tracked download link as the API answers it, read by the server and the console. */
+export type DownloadLink = z.infer<typeof link>;
+/** One file of a download link. */
+export type LinkFile = z.infer<typeof asset>;
 const branding = brandingInput.extend({ logo: z.object({ url: z.string(), fileName: z.string() }).nullable() });
 const linkParams = z.object({ id: numericId });
 const ATTACH = 'Tracked attachments';

@@ -4,6 +4,7 @@
 // pending request; and the actions behind every button. Uploads go through XMLHttpRequest for
 // real upload progress (fetch has none).
 import { atom } from 'nanostores';
+import type { DownloadLink } from '../contract/templates.ts';
 import { call, errorMessage } from '../lib/api.ts';
 import type { LinkState } from '../lib/attachment-state.ts';
 import { addDaysToMoment } from '../lib/dates.ts';
@@ -17,18 +18,8 @@ export interface Asset {
   content_type?: string;
 }
 
-export interface Group {
-  id: number;
-  name: string;
-  created_timestamp: number;
-  preview_link: string;
-  integration_id: string;
-  options: { expiry_timestamp: number | null; access_limit: number };
-  downloads: number;
-  state: LinkState;
-  asset_count: number;
-  assets: Asset[];
-}
+/** A link as the API answers it. */
+type Group = DownloadLink;
 
 export interface BrandingColours {
   colour: string;

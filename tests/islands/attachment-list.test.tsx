@@ -23,7 +23,7 @@ function link(
     downloads: extra.downloads ?? 0,
     state: extra.state ?? 'live',
     asset_count: 1,
-    assets: [{ id: id * 10, name: `${name}.pdf`, size: 2048 }],
+    assets: [{ id: id * 10, name: `${name}.pdf`, size: 2048, content_type: 'application/pdf' }],
   };
 }
 

@@ -13,7 +13,8 @@ import { isStorageFull } from '../db/availability.ts';
 import { DomainError } from '../core/errors.ts';
 import { check } from '../core/check.ts';
 import { TooLargeError } from '../storage/storage.ts';
-import { type LinkState, linkState } from '../../lib/attachment-state.ts';
+import { linkState } from '../../lib/attachment-state.ts';
+import type { DownloadLink as GroupWire, LinkFile as AssetWire } from '../../contract/templates.ts';
 import { sanitizeFileName } from './file-names.ts';
 import {
   LOGO_MAX_BYTES,
@@ -35,26 +36,8 @@ export const BLOB_PREFIX = 'attachments/';
  */
 const CLOCK_SKEW_SECONDS = 60;
 
-export interface AssetWire {
-  id: number;
-  name: string;
-  size: number;
-  content_type: string;
-}
-
-export interface GroupWire {
-  id: number;
-  name: string;
-  created_timestamp: number;
-  preview_link: string;
-  integration_id: string;
-  options: { expiry_timestamp: number | null; access_limit: number };
-  downloads: number;
-  /** whether recipients can still download: the console shows a dead link as such */
-  state: LinkState;
-  asset_count: number;
-  assets: AssetWire[];
-}
+/** The API's answers for a link and its files (the contract's types). */
+export type { DownloadLink as GroupWire, LinkFile as AssetWire } from '../../contract/templates.ts';
 
 const seconds = (at: Date | null) => (at ? Math.floor(new Date(at).getTime() / 1000) : null);
 
