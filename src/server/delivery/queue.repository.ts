@@ -6,21 +6,24 @@
 // sixteen indexes. A row is due when next_attempt_at has come and no lease is running. Outcomes are
 // written back by the lifecycle (lifecycle/transitions.repository.ts), guarded by the attempt number
 // so a worker whose lease expired cannot overwrite a newer attempt.
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import type { TransactionsTable } from '../db/schema.ts';
 
-export interface ClaimedTransaction {
-  id: number;
-  uuid: string;
-  customer_id: number;
-  message_id: number;
-  group_id: number;
-  to_email: string;
-  to_name: string | null;
-  message_id_header: string;
-  attempts: number;
-  queued_at: Date;
-}
+/** The columns of a claimed transaction the worker reads: claimDue's RETURNING. */
+const CLAIMED = [
+  'id',
+  'uuid',
+  'customer_id',
+  'message_id',
+  'group_id',
+  'to_email',
+  'to_name',
+  'message_id_header',
+  'attempts',
+  'queued_at',
+] as const;
+export type ClaimedTransaction = Pick<Selectable<TransactionsTable>, (typeof CLAIMED)[number]>;
 
 /**
  * Claims up to `limit` due transactions for `leaseSeconds`: attempts + 1 and a lease in locked_until, nothing
@@ -39,8 +42,7 @@ export async function claimDue(db: Database, limit: number, leaseSeconds: number
         order by next_attempt_at
         limit ${limit}
         for update skip locked)
-    returning id, uuid, customer_id, message_id, group_id, to_email, to_name, message_id_header, attempts,
-      queued_at`.execute(db);
+    returning ${sql.join(CLAIMED.map((c) => sql.ref(c)))}`.execute(db);
   return result.rows.map((r) => ({ ...r, queued_at: new Date(r.queued_at) }));
 }
 
