@@ -1,5 +1,5 @@
-// The six group report pages and the export page in Chromium with `npm run demo`'s account (issue
-// 13, docs/console-reports.md §2, §4, §7, §8, §9): the built admin CLI fills 30 days of history, and each page
+// The six group report pages and the export page in Chromium with `npm run demo`'s account
+// (docs/console-reports.md §2, §4, §7, §8, §9): the built admin CLI fills 30 days of history, and each page
 // must show what the report calls answer for it — the Activity chart, the pies and the donut, the
 // tables with their columns, sort, search, paging, the Clicks tabs, More Info, the machines' opens
 // beside the people's, Export with its alert, and an export the worker really wrote, downloaded from

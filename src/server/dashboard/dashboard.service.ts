@@ -86,8 +86,7 @@ export async function quota(
 }
 
 /**
- * GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server (issue
- * 19).
+ * GET /v1/dashboard's data for a checked query; also the dashboard's latest transactions, rendered on the server.
  */
 export function answerDashboard(ctx: AppContext, customerId: number, query: z.infer<typeof contract.dashboardQuery>) {
   return dashboardData(ctx, customerId, rangeOf(query));

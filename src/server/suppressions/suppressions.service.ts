@@ -157,8 +157,7 @@ async function removeIn(trx: Database, customerId: number, email: string): Promi
 }
 
 /**
- * POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server (issue
- * 19).
+ * POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server.
  */
 export function answerSuppressionSearch(
   ctx: AppContext,
