@@ -21,7 +21,10 @@ function liveHeap(): number {
  * heap is not free (a tenth of a second or more on a loaded machine), so samples are a second apart:
  * at four a second the 200,000-row export on PostgreSQL took ten minutes in CI instead of four.
  */
-export async function peakLiveHeapGrowth<T>(work: () => Promise<T>, everyMs = 1_000): Promise<{ result: T; mb: number }> {
+export async function peakLiveHeapGrowth<T>(
+  work: () => Promise<T>,
+  everyMs = 1_000,
+): Promise<{ result: T; mb: number }> {
   const before = liveHeap();
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, liveHeap())), everyMs);
