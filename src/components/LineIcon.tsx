@@ -1,4 +1,4 @@
-// The console's line icons in React, drawn like Icon.astro's: a 24-unit grid, round 2-unit strokes in
+// The console's line icons in React, drawn like Icon.astro's: a 24-unit grid, 2-unit strokes with round ends in
 // the text's colour. Hidden from assistive technology: the control that holds one carries the name.
 import type { ReactNode } from 'react';
 
