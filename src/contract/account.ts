@@ -1,7 +1,7 @@
 // The console's account calls of the contract: sign-in and sign-out, the session, the parent
 // platform's challenge, Settings, Domains and Getting Started (docs/console.md §7, docs/console-reports.md §7 Auth).
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
+import { operationsOf } from './common.ts';
 import { PERMISSIONS, type Permission, SENDING_OPTIONS } from './values.ts';
 
 export const loginBody = z.object({
@@ -97,19 +97,19 @@ const domain = z.object({
   ),
 });
 
+const signInOperation = operationsOf({ tag: 'Sign-in', access: 'public' });
+const settingsOperation = operationsOf({ tag: 'Settings', access: 'session' });
+const domainOperation = operationsOf({ tag: 'Domains', access: 'session' });
+
 const domainParams = z.object({
   id: z.string().openapi({ description: 'The domain id; anything but digits answers 404.', example: '7' }),
 });
 
-export const login = operation({
-  method: 'post',
-  path: '/v1/auth/login',
-  tag: 'Sign-in',
+export const login = signInOperation('POST /v1/auth/login', {
   summary: 'Sign in',
   description:
     'Checks the email and password and sets the session cookie. After repeated failures for one email or one ' +
     'address, further tries get 429 for a while. Unknown email and wrong password give the same answer.',
-  access: 'public',
   body: loginBody,
   bodyExample: { email: 'ada@example.com', password: 'correct horse battery staple' },
   success: [
@@ -118,15 +118,11 @@ export const login = operation({
   errors: ['invalid_credentials', 'csrf_failed', 'too_many_requests'],
 });
 
-export const logout = operation({
-  method: 'post',
-  path: '/v1/logout',
-  tag: 'Sign-in',
+export const logout = signInOperation('POST /v1/logout', {
   summary: 'Sign out',
   description:
     'Ends the session and clears its cookie; answers where the browser should go next (the parent platform, or the ' +
     'sign-in page).',
-  access: 'public',
   success: [
     {
       status: 200,
@@ -138,40 +134,28 @@ export const logout = operation({
   errors: ['csrf_failed'],
 });
 
-export const verifyAuth = operation({
-  method: 'get',
-  path: '/v1/verify_auth',
-  tag: 'Sign-in',
+export const verifyAuth = signInOperation('GET /v1/verify_auth', {
   summary: 'Who is signed in',
   description: 'The session’s user, customer and enterprise; `isAuthenticated: false` (still 200) when signed out.',
-  access: 'public',
   success: [{ status: 200, description: 'The session.', schema: sessionAnswer }],
 });
 
-export const initiateChallenge = operation({
-  method: 'post',
-  path: '/v1/auth/initiate-challenge',
-  tag: 'Sign-in',
+export const initiateChallenge = signInOperation('POST /v1/auth/initiate-challenge', {
   summary: 'Start a sign-in through the parent platform',
   description:
     'Sets a short-lived challenge cookie and answers the parent platform address the browser goes to; the platform ' +
     'sends it back to GET /v1/auth/callback with a signed assertion.',
-  access: 'public',
   body: challengeBody,
   bodyExample: { installUrl: 'https://platform.example.com/apps/transact', redirect: 'groups' },
   success: [{ status: 200, description: 'Where to send the browser.', schema: z.object({ redirectUrl: z.string() }) }],
   errors: ['csrf_failed', 'forbidden', 'not_found'],
 });
 
-export const authCallback = operation({
-  method: 'get',
-  path: '/v1/auth/callback',
-  tag: 'Sign-in',
+export const authCallback = signInOperation('GET /v1/auth/callback', {
   summary: 'Finish a sign-in through the parent platform',
   description:
     'Checks the platform’s signed assertion against the challenge cookie, starts a session and redirects into the ' +
     'console; any refusal redirects to /unauthorized instead of answering JSON.',
-  access: 'public',
   query: callbackQuery,
   checkedByHandler: true,
   success: [
@@ -179,13 +163,9 @@ export const authCallback = operation({
   ],
 });
 
-export const getSettings = operation({
-  method: 'get',
-  path: '/v1/ui-settings',
-  tag: 'Settings',
+export const getSettings = settingsOperation('GET /v1/ui-settings', {
   summary: 'Sending options and credentials',
   description: 'The account’s sending options (open and link tracking, suppression) and its API and SMTP credentials.',
-  access: 'session',
   success: [
     {
       status: 200,
@@ -199,39 +179,27 @@ export const getSettings = operation({
   errors: ['forbidden', 'not_found'],
 });
 
-export const changeSetting = operation({
-  method: 'post',
-  path: '/v1/ui-settings',
-  tag: 'Settings',
+export const changeSetting = settingsOperation('POST /v1/ui-settings', {
   summary: 'Change one sending option',
   description: `Sets exactly one of ${SENDING_OPTIONS.join(', ')} to a boolean; the next message sent follows it.`,
-  access: 'session',
   body: sendingOptionChange,
   bodyExample: { track_opens: false },
   success: [{ status: 200, description: 'The options now.', schema: z.object({ settings }) }],
   errors: ['forbidden'],
 });
 
-export const listDomains = operation({
-  method: 'get',
-  path: '/v1/domains',
-  tag: 'Domains',
+export const listDomains = domainOperation('GET /v1/domains', {
   summary: 'List sending domains',
   description: 'The account’s domains with their verification state and the DNS records to publish.',
-  access: 'session',
   success: [{ status: 200, description: 'The domains.', schema: z.object({ domains: z.array(domain) }) }],
   errors: ['forbidden'],
 });
 
-export const createDomain = operation({
-  method: 'post',
-  path: '/v1/domains',
-  tag: 'Domains',
+export const createDomain = domainOperation('POST /v1/domains', {
   summary: 'Add a sending domain',
   description:
     'Adds a domain and mails a verification link to an address at it. Refusals carry `messages` (the problems as a ' +
     'list) beside the error.',
-  access: 'session',
   body: createDomainBody,
   checkedByHandler: true,
   bodyExample: { domain_url: 'example.com', domain_verification_email: 'postmaster@example.com' },
@@ -245,27 +213,19 @@ export const createDomain = operation({
   errors: ['forbidden', 'conflict', 'too_many_requests'],
 });
 
-export const getDomain = operation({
-  method: 'get',
-  path: '/v1/domains/{id}',
-  tag: 'Domains',
+export const getDomain = domainOperation('GET /v1/domains/{id}', {
   summary: 'One sending domain',
   description: 'A domain with its verification state and DNS records.',
-  access: 'session',
   params: domainParams,
   success: [{ status: 200, description: 'The domain.', schema: z.object({ domain }) }],
   errors: ['forbidden', 'not_found'],
 });
 
-export const resendVerification = operation({
-  method: 'post',
-  path: '/v1/domains/{id}/verification',
-  tag: 'Domains',
+export const resendVerification = domainOperation('POST /v1/domains/{id}/verification', {
   summary: 'Send the verification mail again',
   description:
     'Mails a fresh verification link, to another address at the domain when `email` is given. A domain that is ' +
     'already verified answers 409.',
-  access: 'session',
   params: domainParams,
   body: resendVerificationBody,
   bodyExample: { email: 'webmaster@example.com' },
@@ -274,26 +234,18 @@ export const resendVerification = operation({
   errors: ['forbidden', 'not_found', 'conflict', 'too_many_requests'],
 });
 
-export const checkDomain = operation({
-  method: 'post',
-  path: '/v1/domains/{id}/check',
-  tag: 'Domains',
+export const checkDomain = domainOperation('POST /v1/domains/{id}/check', {
   summary: 'Check the DNS records now',
   description:
     'Looks up the domain’s SPF, DKIM, DMARC and return-path records and answers the domain with each result.',
-  access: 'session',
   params: domainParams,
   success: [{ status: 200, description: 'The domain with fresh checks.', schema: z.object({ domain }) }],
   errors: ['forbidden', 'not_found'],
 });
 
-export const getStarted = operation({
-  method: 'get',
-  path: '/v1/get-started',
-  tag: 'Settings',
+export const getStarted = settingsOperation('GET /v1/get-started', {
   summary: 'Getting Started',
   description: 'What the Getting Started page shows: the domains and the API and SMTP credentials.',
-  access: 'session',
   success: [
     {
       status: 200,

@@ -2,10 +2,10 @@
 // key on the Resend-compatible surface (the SDK's resend.apiKeys.*), and by the console's Settings
 // with the session. A key's token is answered once, at creation; lists never carry it.
 import { z } from '@hono/zod-openapi';
-import { operation, RESEND_SURFACE, resendList } from './common.ts';
+import { operationsOf, resendList, resendOperation } from './common.ts';
 import { API_KEY_PERMISSIONS } from './values.ts';
 
-const SETTINGS_TAG = 'Settings';
+const settingsOperation = operationsOf({ tag: 'Settings', access: 'session' });
 
 const permission = z.enum(API_KEY_PERMISSIONS).openapi({
   description: '`full_access`: every call the account’s key can make; `sending_access`: only the send calls.',
@@ -58,10 +58,7 @@ const listedExample = {
 const sdkBody = { name: 'Production', permission: 'sending_access', domain_id: '7' };
 const refusedKey = 'A sending_access key is refused (`restricted_api_key`, 403).';
 
-export const resendCreateApiKey = operation({
-  ...RESEND_SURFACE,
-  method: 'post',
-  path: '/resend/api-keys',
+export const resendCreateApiKey = resendOperation('POST /resend/api-keys', {
   summary: 'Create an API key',
   description:
     `A named key beside the account’s: \`name\`, \`permission\` and, for \`sending_access\`, a \`domain_id\` it ` +
@@ -73,20 +70,14 @@ export const resendCreateApiKey = operation({
   errors: ['not_found', 'unprocessable'],
 });
 
-export const resendListApiKeys = operation({
-  ...RESEND_SURFACE,
-  method: 'get',
-  path: '/resend/api-keys',
+export const resendListApiKeys = resendOperation('GET /resend/api-keys', {
   summary: 'List API keys',
   description: `The account’s named keys, newest first, all in one page; never a token. ${refusedKey}`,
   sdkCall: 'resend.apiKeys.list()',
   success: [resendList('The keys.', listedKey, [listedExample])],
 });
 
-export const resendDeleteApiKey = operation({
-  ...RESEND_SURFACE,
-  method: 'delete',
-  path: '/resend/api-keys/{id}',
+export const resendDeleteApiKey = resendOperation('DELETE /resend/api-keys/{id}', {
   summary: 'Delete an API key',
   description: `The key is refused from now on, over HTTP and SMTP. ${refusedKey}`,
   params: keyId,
@@ -102,13 +93,9 @@ const consoleKey = listedKey.extend({
   token_prefix: z.string().openapi({ description: 'The token’s first characters, to tell keys apart.' }),
 });
 
-export const listApiKeys = operation({
-  method: 'get',
-  path: '/v1/api-keys',
-  tag: SETTINGS_TAG,
+export const listApiKeys = settingsOperation('GET /v1/api-keys', {
   summary: 'List API keys',
   description: 'The account’s named API keys for Settings, newest first; never a token.',
-  access: 'session',
   success: [
     {
       status: 200,
@@ -120,28 +107,20 @@ export const listApiKeys = operation({
   errors: ['forbidden'],
 });
 
-export const createApiKey = operation({
-  method: 'post',
-  path: '/v1/api-keys',
-  tag: SETTINGS_TAG,
+export const createApiKey = settingsOperation('POST /v1/api-keys', {
   summary: 'Create an API key',
   description:
     'Creates a named key from Settings (`name`, `permission`, `domain_id` for a sending_access key); the answer ' +
     'holds its token, the only time it is shown.',
-  access: 'session',
   body: createApiKeyBody,
   bodyExample: { name: 'Production', permission: 'sending_access', domain_id: 7 },
   success: [{ status: 201, description: 'Created.', schema: created, example: createdExample }],
   errors: ['forbidden', 'not_found', 'unprocessable'],
 });
 
-export const deleteApiKey = operation({
-  method: 'delete',
-  path: '/v1/api-keys/{id}',
-  tag: SETTINGS_TAG,
+export const deleteApiKey = settingsOperation('DELETE /v1/api-keys/{id}', {
   summary: 'Delete an API key',
   description: 'Deletes a named key from Settings; it is refused from now on, over HTTP and SMTP.',
-  access: 'session',
   params: keyId,
   success: [{ status: 200, description: 'Deleted.', schema: deleted, example: deletedExample }],
   errors: ['forbidden', 'not_found'],

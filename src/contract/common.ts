@@ -317,7 +317,7 @@ function requestBodyOf(spec: Pick<OperationSpec<undefined, undefined, z.ZodType 
 type BodyKeys = 'body' | 'bodyExample' | 'bodyExamples' | 'form';
 
 /** A contract operation: its route for the document and the typed pieces the server validates with. */
-export function operation<
+function operation<
   P extends z.ZodObject | undefined = undefined,
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
@@ -419,8 +419,39 @@ export function queryTwin<Q extends z.ZodObject, const S extends readonly Succes
   });
 }
 
-/** What every call of the Resend-compatible surface (/resend/*) has: the API key, Resend's refusals, its tag. */
-export const RESEND_SURFACE = { tag: 'Resend-compatible', access: 'apiKey', resendShape: true } as const;
+/** A call named as the console's client names it: its method in capitals and its path, `'GET /v1/domains/{id}'`. */
+export type RouteKey = `${Uppercase<Method>} /${string}`;
+type MethodOf<R extends RouteKey> = R extends `${infer M} ${string}` ? Lowercase<M> & Method : never;
+type PathOf<R extends RouteKey> = R extends `${string} ${infer Pa}` ? Pa : never;
+
+/** What the calls of one part of the API share: their tag in the reference, their access, their refusals' shape. */
+type Shared = Pick<OperationSpec, 'tag' | 'access' | 'resendShape'>;
+
+/**
+ * Operations that share `shared`, each named by its route key:
+ * `const domainOperation = operationsOf({ tag: 'Domains', access: 'session' })`, then
+ * `domainOperation('GET /v1/domains/{id}', { summary, description, params, success, errors })`.
+ */
+export function operationsOf(shared: Shared) {
+  return <
+    const R extends RouteKey,
+    P extends z.ZodObject | undefined = undefined,
+    Q extends z.ZodObject | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+    const S extends readonly Success[] = Success[],
+  >(
+    key: R,
+    spec: Omit<OperationSpec<P, Q, B, S, MethodOf<R>, PathOf<R>>, 'method' | 'path' | keyof Shared>,
+  ): Operation<P, Q, B, S, MethodOf<R>, PathOf<R>> => {
+    const space = key.indexOf(' ');
+    const method = key.slice(0, space).toLowerCase() as MethodOf<R>;
+    const path = key.slice(space + 1) as PathOf<R>;
+    return operation({ method, path, ...shared, ...spec });
+  };
+}
+
+/** The Resend-compatible surface (/resend/*): the API key, Resend's refusals, its own tag. */
+export const resendOperation = operationsOf({ tag: 'Resend-compatible', access: 'apiKey', resendShape: true });
 
 /** A JSON object answer's `{ message }`. */
 export const messageAnswer = z.object({ message: z.string() });

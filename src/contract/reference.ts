@@ -1,16 +1,12 @@
 // The reference's own call: the OpenAPI document of every /v1 operation.
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
+import { operationsOf } from './common.ts';
 
-export const getOpenApi = operation({
-  method: 'get',
-  path: '/v1/openapi.json',
-  tag: 'Reference',
+export const getOpenApi = operationsOf({ tag: 'Reference', access: 'public' })('GET /v1/openapi.json', {
   summary: 'This document',
   description:
     'The OpenAPI 3.1 document of every /v1 call, made from the schemas the server validates with. The page /docs/api ' +
     'shows it with code samples.',
-  access: 'public',
   success: [
     {
       status: 200,

@@ -1,7 +1,7 @@
 // The report calls of the contract: the dashboard, the transaction and group searches, a
 // transaction's timeline, a group's reports, links and exports (docs/console.md §7, docs/console-reports.md §7).
 import { z } from '@hono/zod-openapi';
-import { messageAnswer, operation, pageMeta, pageOf, queryTwin } from './common.ts';
+import { messageAnswer, operationsOf, pageMeta, pageOf, queryTwin } from './common.ts';
 import { dateField, isUuid, pageField, textField } from './fields.ts';
 import {
   ANSWER_CATEGORIES,
@@ -252,20 +252,17 @@ const linkPage = pageOf(
   reportPageMeta,
 );
 
-const TAG = 'Reports';
+const reportOperation = operationsOf({ tag: 'Reports', access: 'session' });
+const exportOperation = operationsOf({ tag: 'Exports', access: 'session' });
 const dateHelp =
   'Dates are `YYYY-MM-DD` (UTC days) or unix seconds; either spelling ' +
   'of a field (startDate or start_date) works, both must agree.';
 
-export const getDashboard = operation({
-  method: 'get',
-  path: '/v1/dashboard',
-  tag: TAG,
+export const getDashboard = reportOperation('GET /v1/dashboard', {
   summary: 'Dashboard figures',
   description:
     `The total of transactions accepted in the range and the first page of the latest transactions. ` +
     `${dateHelp} Other query parameters are ignored.`,
-  access: 'session',
   query: dashboardQuery,
   success: [
     {
@@ -278,13 +275,9 @@ export const getDashboard = operation({
   ],
 });
 
-export const getQuota = operation({
-  method: 'get',
-  path: '/v1/dashboard/get-quota',
-  tag: TAG,
+export const getQuota = reportOperation('GET /v1/dashboard/get-quota', {
   summary: 'This month’s sending quota',
   description: 'How many messages the account sent this calendar month (UTC) and how many it may send.',
-  access: 'session',
   success: [
     {
       status: 200,
@@ -296,15 +289,11 @@ export const getQuota = operation({
   errors: ['not_found'],
 });
 
-export const postDashboardOverview = operation({
-  method: 'post',
-  path: '/v1/dashboard/overview',
-  tag: TAG,
+export const postDashboardOverview = reportOperation('POST /v1/dashboard/overview', {
   summary: 'Overview total and daily series',
   description:
     `The total of transactions accepted in the range (all time for an empty body) and one entry per day ` +
     `of the chart’s range (the last 29 days through today by default, at most 731 days). ${dateHelp}`,
-  access: 'session',
   body: overviewBody,
   bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24' },
   success: [
@@ -316,30 +305,22 @@ export const postDashboardOverview = operation({
   ],
 });
 
-export const searchTransactions = operation({
-  method: 'post',
-  path: '/v1/transaction/search',
-  tag: TAG,
+export const searchTransactions = reportOperation('POST /v1/transaction/search', {
   summary: 'Search transactions',
   description:
     `One page (10 rows) of the account’s transactions, newest first unless sorted otherwise: by status, ` +
     `report type, group, recipient or text (a transaction uuid, or the start of an address or domain). ${dateHelp} ` +
     `An unknown field, sort key or status is refused.`,
-  access: 'session',
   body: transactionSearchBody,
   bodyExample: { startDate: '2026-11-01', endDate: '2026-11-24', page: 1, message_status: 'delivered' },
   success: [{ status: 200, description: 'One page of transactions and the paging block.', schema: transactionPage }],
 });
 
-export const searchGroups = operation({
-  method: 'post',
-  path: '/v1/transaction-groups/search',
-  tag: TAG,
+export const searchGroups = reportOperation('POST /v1/transaction-groups/search', {
   summary: 'Search transaction groups',
   description:
     `One page (10 rows) of the account’s transaction groups with ` +
     `their totals, by name; sort keys: ${GROUP_SORT_KEYS.join(', ')}.`,
-  access: 'session',
   body: groupSearchBody,
   bodyExample: { page: 1, searchQuery: 'newsletter' },
   success: [
@@ -351,46 +332,37 @@ export const searchGroups = operation({
   ],
 });
 
-export const getTransactionEvents = operation({
-  method: 'get',
-  path: '/v1/transactions/{uuid}/events',
-  tag: TAG,
+/** A transaction named by its uuid in the path. */
+const transactionParams = z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) });
+
+export const getTransactionEvents = reportOperation('GET /v1/transactions/{uuid}/events', {
   summary: 'A transaction’s timeline',
   description:
     'Every event of one transaction in order: accepted, sent, deferred, ' +
     'delivered, bounced, failed, opened, clicked, unsubscribed, downloaded.',
-  access: 'session',
-  params: z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) }),
+  params: transactionParams,
   success: [
     { status: 200, description: 'The events, oldest first.', schema: z.object({ data: z.array(transactionEvent) }) },
   ],
   errors: ['not_found'],
 });
 
-export const cancelTransaction = operation({
-  method: 'post',
-  path: '/v1/transactions/{uuid}/cancel',
-  tag: TAG,
+export const cancelTransaction = reportOperation('POST /v1/transactions/{uuid}/cancel', {
   summary: 'Cancel a scheduled message',
   description:
     'The Transaction Info modal’s Cancel: the message this transaction belongs to, sent with `scheduled_at` and ' +
     'still waiting, is canceled for good (every recipient of it); nothing is sent. One no longer scheduled is 422.',
-  access: 'session',
-  params: z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) }),
+  params: transactionParams,
   success: [{ status: 204, description: 'Canceled.' }],
   errors: ['forbidden', 'not_found', 'unprocessable'],
 });
 
-export const groupReport = operation({
-  method: 'post',
-  path: '/v1/transaction-groups/reports',
-  tag: TAG,
+export const groupReport = reportOperation('POST /v1/transaction-groups/reports', {
   summary: 'A group’s report',
   description:
     `One page of a report (overview, sent, opens, clicks, failed, bounced) over a group’s transactions, ` +
     `with the group’s daily series (the last 29 days by default, at most 400). ${dateHelp} A malformed, unknown or ` +
     `another account’s group_uuid answers 404.`,
-  access: 'session',
   body: reportBody,
   bodyExample: {
     report_type: 'opens',
@@ -414,15 +386,11 @@ export const groupReport = operation({
 
 const overviewAnswer = z.object({ overviewStats });
 
-export const postGroupOverview = operation({
-  method: 'post',
-  path: '/v1/transaction-groups/overview',
-  tag: TAG,
+export const postGroupOverview = reportOperation('POST /v1/transaction-groups/overview', {
   summary: 'A group’s overview figures',
   description:
     `Sent, delivered, failed, bounced, opened and clicked over ` +
     `the range, each with its share in per cent. ${dateHelp}`,
-  access: 'session',
   body: groupOverviewBody,
   bodyExample: { group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', start_date: '2026-11-01', end_date: '2026-11-24' },
   success: [{ status: 200, description: 'The figures.', schema: overviewAnswer }],
@@ -431,15 +399,11 @@ export const postGroupOverview = operation({
 
 export const getGroupOverview = queryTwin(postGroupOverview, groupOverviewBody);
 
-export const postLinks = operation({
-  method: 'post',
-  path: '/v1/links',
-  tag: TAG,
+export const postLinks = reportOperation('POST /v1/links', {
   summary: 'A group’s clicked links',
   description:
     'One page (10 rows) of the links clicked in a group’s messages with their click counts; sort keys clicks ' +
     '(default), unique_clicks, link, subject; search_query matches part of the URL or subject.',
-  access: 'session',
   body: reportBody,
   bodyExample: { report_type: 'clicks', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', page: 1 },
   success: [{ status: 200, description: 'One page of links.', schema: linkPage }],
@@ -448,15 +412,11 @@ export const postLinks = operation({
 
 export const getLinks = queryTwin(postLinks, linksQuery, '; report_type may be left out');
 
-export const queueExport = operation({
-  method: 'post',
-  path: '/v1/transaction-groups/reports/export',
-  tag: 'Exports',
+export const queueExport = exportOperation('POST /v1/transaction-groups/reports/export', {
   summary: 'Export a report as CSV',
   description:
     'Queues a CSV of the whole report (the report body with isExport: ' +
     'true); the requester gets a mail with a link to it when it is written.',
-  access: 'session',
   body: reportBody,
   bodyExample: { report_type: 'sent', group_uuid: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', isExport: true },
   success: [
@@ -470,13 +430,9 @@ export const queueExport = operation({
   errors: ['not_found'],
 });
 
-export const viewExport = operation({
-  method: 'post',
-  path: '/v1/transaction-groups/export-view',
-  tag: 'Exports',
+export const viewExport = exportOperation('POST /v1/transaction-groups/export-view', {
   summary: 'An export’s state',
   description: 'Whether an export is ready; when it is, a token that downloads it for 10 minutes.',
-  access: 'session',
   body: exportViewBody,
   bodyExample: { uuid: '9b2f6c1e-4d7a-4e8b-a1c3-5f0e2d9b7a64' },
   success: [
@@ -501,13 +457,9 @@ export const viewExport = operation({
   errors: ['precondition_failed', 'unprocessable'],
 });
 
-export const downloadExport = operation({
-  method: 'get',
-  path: '/v1/transaction-groups/export-download/{token}/{uuid}',
-  tag: 'Exports',
+export const downloadExport = exportOperation('GET /v1/transaction-groups/export-download/{token}/{uuid}', {
   summary: 'Download an export',
   description: 'The CSV file, as an attachment.',
-  access: 'session',
   params: z.object({ token: z.string(), uuid: z.string() }),
   success: [{ status: 200, description: 'The CSV.', content: { 'text/csv': 'The report’s rows, UTF-8.' } }],
   errors: ['forbidden', 'not_found'],

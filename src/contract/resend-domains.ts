@@ -2,7 +2,7 @@
 // the `resend` SDK's `domains.*` work unchanged. The same domains, verification and DNS checks as
 // the console's /v1/domains (docs/console.md §7, §8), which keeps its own shapes.
 import { z } from '@hono/zod-openapi';
-import { operation, RESEND_SURFACE, resendList, resendRef } from './common.ts';
+import { resendList, resendOperation, resendRef } from './common.ts';
 
 /** Resend's names for a domain's state, from our verification by email (docs/console.md §2). */
 export const RESEND_DOMAIN_STATUSES = ['not_started', 'pending', 'verified', 'failed'] as const;
@@ -101,10 +101,7 @@ const example: ResendDomain = {
   ],
 };
 
-export const resendListDomains = operation({
-  ...RESEND_SURFACE,
-  method: 'get',
-  path: '/resend/domains',
+export const resendListDomains = resendOperation('GET /resend/domains', {
   summary: 'List domains',
   description:
     'The account’s sending domains, newest first, all in one page (`has_more` is always false), whether added ' +
@@ -113,10 +110,7 @@ export const resendListDomains = operation({
   success: [resendList('Every domain of the account.', resendListedDomain, [listedExample])],
 });
 
-export const resendGetDomain = operation({
-  ...RESEND_SURFACE,
-  method: 'get',
-  path: '/resend/domains/{id}',
+export const resendGetDomain = resendOperation('GET /resend/domains/{id}', {
   summary: 'Read a domain',
   description: 'One domain of the account with the DNS records to publish and the last check of each.',
   params: id,
@@ -125,10 +119,7 @@ export const resendGetDomain = operation({
   errors: ['not_found'],
 });
 
-export const resendCreateDomain = operation({
-  ...RESEND_SURFACE,
-  method: 'post',
-  path: '/resend/domains',
+export const resendCreateDomain = resendOperation('POST /resend/domains', {
   summary: 'Add a domain',
   description:
     'Adds the domain unverified, with its own DKIM key, and mails a confirmation link to `verification_email` ' +
@@ -154,10 +145,7 @@ export const resendCreateDomain = operation({
   errors: ['unprocessable'],
 });
 
-export const resendVerifyDomain = operation({
-  ...RESEND_SURFACE,
-  method: 'post',
-  path: '/resend/domains/{id}/verify',
+export const resendVerifyDomain = resendOperation('POST /resend/domains/{id}/verify', {
   summary: 'Check a domain’s DNS records',
   description:
     'Looks the domain’s records up in DNS now (the console’s Check now) and stores each one’s result, read back ' +
@@ -168,10 +156,7 @@ export const resendVerifyDomain = operation({
   errors: ['not_found'],
 });
 
-export const resendRemoveDomain = operation({
-  ...RESEND_SURFACE,
-  method: 'delete',
-  path: '/resend/domains/{id}',
+export const resendRemoveDomain = resendOperation('DELETE /resend/domains/{id}', {
   summary: 'Remove a domain',
   description:
     'Removes the domain and its DKIM key; mail from it is refused from then on. Mail already sent stays readable ' +

@@ -2,7 +2,7 @@
 // `{ statusCode, name, message }`, so the official `resend` SDK works unchanged with
 // RESEND_BASE_URL set to this service's /resend (docs/integrating.md).
 import { z } from '@hono/zod-openapi';
-import { operation, RESEND_SURFACE, resendList, resendRef } from './common.ts';
+import { resendList, resendOperation, resendRef } from './common.ts';
 import { resendSendBatch, resendSendEmail } from './sending.ts';
 
 /** Resend's names for what last happened to a message (its `last_event`). */
@@ -72,10 +72,7 @@ const example: ResendEmail = {
   tags: [{ name: 'category', value: 'receipt' }],
 };
 
-export const resendGetEmail = operation({
-  ...RESEND_SURFACE,
-  method: 'get',
-  path: '/resend/emails/{id}',
+export const resendGetEmail = resendOperation('GET /resend/emails/{id}', {
   summary: 'Read a message back',
   description:
     'Any message of the account, however it came in: /resend/emails, /v1/mail (any of its `trans_uuid`s) or SMTP.',
@@ -94,10 +91,7 @@ export const resendListQuery = z
   })
   .refine((q) => !(q.after && q.before), { message: 'give after or before, not both', path: ['before'] });
 
-export const resendListEmails = operation({
-  ...RESEND_SURFACE,
-  method: 'get',
-  path: '/resend/emails',
+export const resendListEmails = resendOperation('GET /resend/emails', {
   summary: 'List messages',
   description:
     'The account’s messages, newest first, in cursor pages: `has_more` says whether another page follows in the ' +
@@ -112,10 +106,7 @@ export const resendListEmails = operation({
   errors: ['not_found'],
 });
 
-export const resendUpdateEmail = operation({
-  ...RESEND_SURFACE,
-  method: 'patch',
-  path: '/resend/emails/{id}',
+export const resendUpdateEmail = resendOperation('PATCH /resend/emails/{id}', {
   summary: 'Move a scheduled message',
   description:
     'A message sent with `scheduled_at` and still waiting moves to another moment (ISO 8601 with an offset, or ' +
@@ -129,10 +120,7 @@ export const resendUpdateEmail = operation({
   errors: ['not_found', 'unprocessable'],
 });
 
-export const resendCancelEmail = operation({
-  ...RESEND_SURFACE,
-  method: 'post',
-  path: '/resend/emails/{id}/cancel',
+export const resendCancelEmail = resendOperation('POST /resend/emails/{id}/cancel', {
   summary: 'Cancel a scheduled message',
   description:
     'A message sent with `scheduled_at` and still waiting is canceled for good: nothing is sent, its recipients ' +

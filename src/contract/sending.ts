@@ -2,7 +2,7 @@
 // /v1/emails and /v1/emails/batch (Resend's shape, so its SDK works against us), and the public
 // unsubscribe and resubscribe calls the recipients' pages make.
 import { z } from '@hono/zod-openapi';
-import { operation } from './common.ts';
+import { operationsOf } from './common.ts';
 import { MAX_BATCH, MAX_RECIPIENTS } from './values.ts';
 
 // ---- the send request shapes ---------------------------------------------------------------------
@@ -257,7 +257,8 @@ const sendErrors = [
   'too_many_requests',
   'not_found',
 ] as const;
-const TAG = 'Sending';
+const sendingOperation = operationsOf({ tag: 'Sending', access: 'apiKey' });
+const unsubscribeOperation = operationsOf({ tag: 'Unsubscribe', access: 'public' });
 const example = {
   from: { email: 'receipts@example.com', name: 'Example Shop' },
   to: ['ada@example.org'],
@@ -275,17 +276,13 @@ const templateExample = {
   group: 'Receipts',
 };
 
-export const sendMail = operation({
-  method: 'post',
-  path: '/v1/mail',
-  tag: TAG,
+export const sendMail = sendingOperation('POST /v1/mail', {
   summary: 'Send a message',
   description:
     'Accepts one message for every recipient in to, cc and bcc (50 at most) and answers once it is stored; delivery ' +
     'follows. The From domain must be a verified sending domain. Give `html` and/or `text`, or a `template_id` ' +
     'with `variables`. `online_attachment_id` adds a tracked download link (see Tracked attachments) to the ' +
     'message, one per recipient.',
-  access: 'apiKey',
   body: mailSend,
   bodyExamples: {
     message: { summary: 'A message, with a tracked download link', value: example },
@@ -306,15 +303,11 @@ export const sendMail = operation({
   errors: [...sendErrors],
 });
 
-export const sendMailBatch = operation({
-  method: 'post',
-  path: '/v1/mail/batch',
-  tag: TAG,
+export const sendMailBatch = sendingOperation('POST /v1/mail/batch', {
   summary: 'Send a batch of messages',
   description:
     `Up to ${MAX_BATCH} messages in one request (a list, or { messages: [...] }), each as POST /v1/mail ` +
     `takes it; all are accepted together or none (a problem names the message's index, e.g. \`3.subject\`).`,
-  access: 'apiKey',
   body: mailBatch,
   bodyExample: [example],
   checkedByHandler: true,
@@ -346,21 +339,17 @@ function resendSends<B extends '/v1' | '/resend'>(base: B) {
     ? 'Refusals are Resend’s `{ statusCode, name, message }`.'
     : 'Refusals carry Resend’s `name`, `message` and `statusCode` beside our `error`; /resend/emails answers ' +
       'Resend’s shape alone.';
-  const send = operation({
-    method: 'post',
-    path: `${base}/emails` as const,
-    tag: 'Resend-compatible',
+  const resendCall = operationsOf({ tag: 'Resend-compatible', access: 'apiKey', resendShape });
+  const send = resendCall(`POST ${base}/emails`, {
     summary: resendShape ? 'Send a message' : 'Send a message (at /v1)',
     description:
       `Resend’s POST /emails, so the official \`resend\` SDK works with its base URL set to this service’s ${base}. ` +
       `Answers the transaction uuid of the first recipient as \`id\`. ${refusals} Not supported: \`react\` ` +
       '(render it to html first), attachments by `path`.',
-    access: 'apiKey',
     body: resendSend,
     bodyExample: resendExample,
     checkedByHandler: true,
     headers: idempotency,
-    resendShape,
     sdkCall: 'resend.emails.send',
     success: [
       {
@@ -372,18 +361,13 @@ function resendSends<B extends '/v1' | '/resend'>(base: B) {
     ],
     errors: [...sendErrors],
   });
-  const batch = operation({
-    method: 'post',
-    path: `${base}/emails/batch` as const,
-    tag: 'Resend-compatible',
+  const batch = resendCall(`POST ${base}/emails/batch`, {
     summary: resendShape ? 'Send a batch' : 'Send a batch (at /v1)',
     description: `Resend’s POST /emails/batch: up to 100 messages, all accepted together or none. ${refusals}`,
-    access: 'apiKey',
     body: resendBatch,
     bodyExample: [resendExample],
     checkedByHandler: true,
     headers: idempotency,
-    resendShape,
     sdkCall: 'resend.batch.send',
     success: [
       {
@@ -403,28 +387,20 @@ export const { send: resendSendEmail, batch: resendSendBatch } = resendSends('/r
 export const transactionBody = z.object({ transaction_id: z.string().max(100) });
 const subscriptionAnswer = z.object({ message: z.string(), redirect: z.string().nullable() });
 
-export const unsubscribe = operation({
-  method: 'post',
-  path: '/v1/unsubscribe',
-  tag: 'Unsubscribe',
+export const unsubscribe = unsubscribeOperation('POST /v1/unsubscribe', {
   summary: 'Unsubscribe a recipient',
   description:
     'Made by the recipient’s unsubscribe page: the transaction uuid from the link is the only credential. The ' +
     'address goes on the account’s suppression list.',
-  access: 'public',
   body: transactionBody,
   bodyExample: { transaction_id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
   success: [{ status: 200, description: 'Unsubscribed.', schema: subscriptionAnswer }],
   errors: ['not_found'],
 });
 
-export const resubscribe = operation({
-  method: 'post',
-  path: '/v1/resubscribe',
-  tag: 'Unsubscribe',
+export const resubscribe = unsubscribeOperation('POST /v1/resubscribe', {
   summary: 'Resubscribe a recipient',
   description: 'Undoes an unsubscribe made through the page, from the same link.',
-  access: 'public',
   body: transactionBody,
   bodyExample: { transaction_id: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' },
   success: [{ status: 200, description: 'Resubscribed.', schema: subscriptionAnswer }],

@@ -2,7 +2,7 @@
 // "Tracked attachments"): search, one template, save, delete, live preview; download links with
 // their files and the download page's branding.
 import { z } from '@hono/zod-openapi';
-import { messageAnswer, numericId, operation, pageOf } from './common.ts';
+import { messageAnswer, numericId, operationsOf, pageOf } from './common.ts';
 import { ATTACHMENT_PAGE_SIZE } from './values.ts';
 
 const SORTS = ['name', 'description', 'published', 'updated'] as const;
@@ -102,18 +102,14 @@ const templateParams = z.object({
   }),
 });
 const saved = z.object({ template, message: z.string() });
-const TAG = 'Templates';
+const templateOperation = operationsOf({ tag: 'Templates', access: 'session' });
 
-export const searchTemplates = operation({
-  method: 'post',
-  path: '/v1/templates/search',
-  tag: TAG,
+export const searchTemplates = templateOperation('POST /v1/templates/search', {
   summary: 'Search templates',
   description:
     'One page of templates by name: the account’s own ({template_name, sort, page}) or, for the Select Template ' +
     'page, the system gallery or the account’s by status ({templateName, templateType, templateStatus}). Sort by ' +
     'name, description, published or updated, `-` first for descending; or only `ASC`/`DESC` on the description.',
-  access: 'session',
   body: templateSearchBody,
   bodyExample: { template_name: 'receipt', sort: '-updated', page: 1 },
   success: [
@@ -126,14 +122,10 @@ export const searchTemplates = operation({
   errors: ['forbidden'],
 });
 
-export const renderTemplate = operation({
-  method: 'post',
-  path: '/v1/templates/render',
-  tag: TAG,
+export const renderTemplate = templateOperation('POST /v1/templates/render', {
   summary: 'Preview a template',
   description:
     'Renders a subject, HTML and text with sample variables, as a send would; answers the variables the template uses.',
-  access: 'session',
   body: renderBody,
   bodyExample: { subject: 'Hello {{name}}', content_html: '<p>Hi {{name}}</p>', variables: { name: 'Ada' } },
   success: [
@@ -151,27 +143,19 @@ export const renderTemplate = operation({
   errors: ['unprocessable', 'forbidden'],
 });
 
-export const getTemplate = operation({
-  method: 'get',
-  path: '/v1/templates/{id}',
-  tag: TAG,
+export const getTemplate = templateOperation('GET /v1/templates/{id}', {
   summary: 'One template',
   description: 'A template of the account, or a system template of the gallery.',
-  access: 'session',
   params: templateParams,
   success: [{ status: 200, description: 'The template.', schema: z.object({ template }) }],
   errors: ['forbidden', 'not_found'],
 });
 
-export const createTemplate = operation({
-  method: 'post',
-  path: '/v1/templates',
-  tag: TAG,
+export const createTemplate = templateOperation('POST /v1/templates', {
   summary: 'Create a template',
   description:
     'Saves a new template (Handlebars in subject, HTML and text). Publishing checks that it renders; `alias` names ' +
     'it for sends by alias.',
-  access: 'session',
   body: templateBody,
   bodyExample: {
     name: 'Receipt',
@@ -184,13 +168,9 @@ export const createTemplate = operation({
   errors: ['conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
 });
 
-export const updateTemplate = operation({
-  method: 'put',
-  path: '/v1/templates/{id}',
-  tag: TAG,
+export const updateTemplate = templateOperation('PUT /v1/templates/{id}', {
   summary: 'Save a template',
   description: 'Replaces a template’s fields; read-only fields sent back are ignored.',
-  access: 'session',
   params: templateParams,
   body: templateBody,
   bodyExample: {
@@ -204,13 +184,9 @@ export const updateTemplate = operation({
   errors: ['not_found', 'conflict', 'payload_too_large', 'unprocessable', 'forbidden'],
 });
 
-export const deleteTemplate = operation({
-  method: 'delete',
-  path: '/v1/templates/{id}',
-  tag: TAG,
+export const deleteTemplate = templateOperation('DELETE /v1/templates/{id}', {
   summary: 'Delete a template',
   description: 'Deletes one of the account’s templates.',
-  access: 'session',
   params: templateParams,
   success: [
     {
@@ -287,20 +263,16 @@ export type DownloadLink = z.infer<typeof link>;
 export type LinkFile = z.infer<typeof asset>;
 const branding = brandingInput.extend({ logo: z.object({ url: z.string(), fileName: z.string() }).nullable() });
 const linkParams = z.object({ id: numericId });
-const ATTACH = 'Tracked attachments';
+const attachmentOperation = operationsOf({ tag: 'Tracked attachments', access: 'sessionOrApiKey' });
 const both = 'Console session or the account’s API key.';
 
-export const createLink = operation({
-  method: 'post',
-  path: '/v1/tracked-attachments/groups',
-  tag: ATTACH,
+export const createLink = attachmentOperation('POST /v1/tracked-attachments/groups', {
   summary: 'Create a download link',
   description:
     `Creates a tracked download link, optionally with its first file. Multipart: \`group\` (JSON: name, ` +
     `options { expiry_timestamp, access_limit }) first, then \`asset\` (a file). A send that names its ` +
     `integration_id as \`online_attachment_id\` carries the link, per recipient. An expiry that is not in the ` +
     `future is refused (422). ${both}`,
-  access: 'sessionOrApiKey',
   form: {
     mediaType: 'multipart/form-data',
     description: 'group: JSON text; asset: a file (optional).',
@@ -317,13 +289,9 @@ export const createLink = operation({
   errors: ['invalid_json', 'validation_failed', 'payload_too_large', 'unprocessable'],
 });
 
-export const listLinks = operation({
-  method: 'get',
-  path: '/v1/tracked-attachments/groups',
-  tag: ATTACH,
+export const listLinks = attachmentOperation('GET /v1/tracked-attachments/groups', {
   summary: 'List download links',
   description: `One page of the account’s links, newest first, by part of the name. ${both}`,
-  access: 'sessionOrApiKey',
   query: attachmentListQuery,
   success: [
     {
@@ -344,27 +312,19 @@ export const listLinks = operation({
   ],
 });
 
-export const getLink = operation({
-  method: 'get',
-  path: '/v1/tracked-attachments/groups/{id}',
-  tag: ATTACH,
+export const getLink = attachmentOperation('GET /v1/tracked-attachments/groups/{id}', {
   summary: 'One download link',
   description: `A link with its files. ${both}`,
-  access: 'sessionOrApiKey',
   params: linkParams,
   success: [{ status: 200, description: 'The link.', schema: link }],
   errors: ['not_found'],
 });
 
-export const updateLink = operation({
-  method: 'patch',
-  path: '/v1/tracked-attachments/groups/{id}',
-  tag: ATTACH,
+export const updateLink = attachmentOperation('PATCH /v1/tracked-attachments/groups/{id}', {
   summary: 'Change a download link',
   description:
     `Renames a link or changes its expiry and download limit (fields left out keep their value). A new expiry ` +
     `that is not in the future is refused (422); the one the link has is kept as it is. ${both}`,
-  access: 'sessionOrApiKey',
   params: linkParams,
   body: groupInput,
   bodyExample: { options: { access_limit: 5 } },
@@ -372,25 +332,17 @@ export const updateLink = operation({
   errors: ['not_found', 'unprocessable'],
 });
 
-export const deleteLink = operation({
-  method: 'delete',
-  path: '/v1/tracked-attachments/groups/{id}',
-  tag: ATTACH,
+export const deleteLink = attachmentOperation('DELETE /v1/tracked-attachments/groups/{id}', {
   summary: 'Delete a download link',
   description: `Deletes a link and its files; the link stops working. ${both}`,
-  access: 'sessionOrApiKey',
   params: linkParams,
   success: [{ status: 200, description: 'Deleted.', schema: messageAnswer }],
   errors: ['not_found'],
 });
 
-export const addFiles = operation({
-  method: 'post',
-  path: '/v1/tracked-attachments/groups/{id}/assets',
-  tag: ATTACH,
+export const addFiles = attachmentOperation('POST /v1/tracked-attachments/groups/{id}/assets', {
   summary: 'Add files to a download link',
   description: `Uploads up to 20 files (multipart field \`asset\`), streamed to storage. ${both}`,
-  access: 'sessionOrApiKey',
   params: linkParams,
   form: {
     mediaType: 'multipart/form-data',
@@ -402,37 +354,25 @@ export const addFiles = operation({
   errors: ['validation_failed', 'not_found', 'payload_too_large'],
 });
 
-export const deleteFile = operation({
-  method: 'delete',
-  path: '/v1/tracked-attachments/groups/{id}/assets/{assetId}',
-  tag: ATTACH,
+export const deleteFile = attachmentOperation('DELETE /v1/tracked-attachments/groups/{id}/assets/{assetId}', {
   summary: 'Remove a file from a download link',
   description: `Deletes one file of a link. ${both}`,
-  access: 'sessionOrApiKey',
   params: z.object({ id: numericId, assetId: numericId }),
   success: [{ status: 200, description: 'Deleted.', schema: messageAnswer, example: { message: 'File deleted' } }],
   errors: ['not_found'],
 });
 
-export const getBranding = operation({
-  method: 'get',
-  path: '/v1/tracked-attachments/branding',
-  tag: ATTACH,
+export const getBranding = attachmentOperation('GET /v1/tracked-attachments/branding', {
   summary: 'Download page branding',
   description: `The colours of the recipients’ download page and its logo. ${both}`,
-  access: 'sessionOrApiKey',
   success: [{ status: 200, description: 'The branding.', schema: branding }],
 });
 
-export const saveBranding = operation({
-  method: 'post',
-  path: '/v1/tracked-attachments/branding',
-  tag: ATTACH,
+export const saveBranding = attachmentOperation('POST /v1/tracked-attachments/branding', {
   summary: 'Save download page branding',
   description:
     `Multipart: \`settings\` (JSON: page, button and link, each { colour, text_colour } as #rrggbb) and ` +
     `optionally \`asset\` (a PNG, JPEG or GIF logo). ${both}`,
-  access: 'sessionOrApiKey',
   form: {
     mediaType: 'multipart/form-data',
     description: 'settings: JSON text; asset: the logo (optional).',
@@ -451,13 +391,9 @@ export const saveBranding = operation({
   errors: ['invalid_json', 'validation_failed', 'payload_too_large'],
 });
 
-export const getLogo = operation({
-  method: 'get',
-  path: '/v1/tracked-attachments/branding/logo',
-  tag: ATTACH,
+export const getLogo = attachmentOperation('GET /v1/tracked-attachments/branding/logo', {
   summary: 'The download page logo',
   description: `The logo image as uploaded. ${both}`,
-  access: 'sessionOrApiKey',
   success: [
     {
       status: 200,
@@ -468,13 +404,9 @@ export const getLogo = operation({
   errors: ['not_found'],
 });
 
-export const deleteLogo = operation({
-  method: 'delete',
-  path: '/v1/tracked-attachments/branding/logo',
-  tag: ATTACH,
+export const deleteLogo = attachmentOperation('DELETE /v1/tracked-attachments/branding/logo', {
   summary: 'Remove the download page logo',
   description: `Deletes the logo; 404 when there is none. ${both}`,
-  access: 'sessionOrApiKey',
   success: [{ status: 200, description: 'Deleted.', schema: messageAnswer }],
   errors: ['not_found'],
 });

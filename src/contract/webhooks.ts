@@ -2,7 +2,7 @@
 // secret and test event, the Webhook Logs with More info and Replay (docs/console.md §7, docs/console-reports.md §7),
 // and the Suppression List.
 import { z } from '@hono/zod-openapi';
-import { messageAnswer, numericId, operation, pageOf } from './common.ts';
+import { messageAnswer, numericId, operationsOf, pageOf } from './common.ts';
 import {
   FIELD_SETS,
   MAX_EMAILS_PER_REQUEST,
@@ -68,30 +68,23 @@ const logEntry = z.object({
 });
 
 const logParams = z.object({ id: numericId });
-const TAG = 'Webhooks';
+const webhookOperation = operationsOf({ tag: 'Webhooks', access: 'session' });
+const suppressionOperation = operationsOf({ tag: 'Suppression', access: 'session' });
 
-export const getWebhooks = operation({
-  method: 'get',
-  path: '/v1/webhooks',
-  tag: TAG,
+export const getWebhooks = webhookOperation('GET /v1/webhooks', {
   summary: 'The account’s webhook',
   description:
     'The webhook (a list of at most one) with its URL, method, events, field set, basic-auth details and signing ' +
     'secret.',
-  access: 'session',
   success: [{ status: 200, description: 'The webhook, if any.', schema: z.object({ data: z.array(webhook) }) }],
   errors: ['forbidden'],
 });
 
-export const saveWebhook = operation({
-  method: 'post',
-  path: '/v1/webhooks',
-  tag: TAG,
+export const saveWebhook = webhookOperation('POST /v1/webhooks', {
   summary: 'Save the webhook',
   description:
     'Creates or replaces the account’s webhook. The URL must be http(s) and reach a public address; other fields of ' +
     'the object as GET answers it are ignored.',
-  access: 'session',
   body: webhookInput,
   bodyExample: {
     url: 'https://hooks.example.com/transact',
@@ -106,25 +99,17 @@ export const saveWebhook = operation({
   errors: ['webhook_url_not_allowed', 'forbidden'],
 });
 
-export const rotateSecret = operation({
-  method: 'post',
-  path: '/v1/webhooks/secret',
-  tag: TAG,
+export const rotateSecret = webhookOperation('POST /v1/webhooks/secret', {
   summary: 'Rotate the signing secret',
   description: 'Makes a new signing secret; requests from now on are signed with it.',
-  access: 'session',
   success: [{ status: 200, description: 'The new secret.', schema: z.object({ secret: z.string() }) }],
   errors: ['forbidden', 'not_found'],
 });
 
-export const testWebhook = operation({
-  method: 'post',
-  path: '/v1/webhooks/test',
-  tag: TAG,
+export const testWebhook = webhookOperation('POST /v1/webhooks/test', {
   summary: 'Send a test event',
   description:
     'Sends an `email.test` event to the webhook now (logged, never retried) and answers what the endpoint replied.',
-  access: 'session',
   success: [
     {
       status: 200,
@@ -140,13 +125,9 @@ export const testWebhook = operation({
   errors: ['forbidden', 'not_found', 'conflict'],
 });
 
-export const searchWebhookLogs = operation({
-  method: 'post',
-  path: '/v1/webhook-logs',
-  tag: TAG,
+export const searchWebhookLogs = webhookOperation('POST /v1/webhook-logs', {
   summary: 'Webhook Logs',
   description: 'One page (10 rows) of the requests made to the webhook, newest first unless order_by is asc.',
-  access: 'session',
   body: logSearch,
   bodyExample: { page: 1, order_by: 'desc' },
   success: [
@@ -158,14 +139,10 @@ export const searchWebhookLogs = operation({
   ],
 });
 
-export const getWebhookLog = operation({
-  method: 'get',
-  path: '/v1/webhook-logs/{id}',
-  tag: TAG,
+export const getWebhookLog = webhookOperation('GET /v1/webhook-logs/{id}', {
   summary: 'One webhook request in full',
   description:
     'The request as sent (secrets hidden) and every attempt with the endpoint’s status and the start of its answer.',
-  access: 'session',
   params: logParams,
   success: [
     {
@@ -195,13 +172,9 @@ export const getWebhookLog = operation({
   errors: ['not_found'],
 });
 
-export const replayWebhookLog = operation({
-  method: 'post',
-  path: '/v1/webhook-logs/{id}/replay',
-  tag: TAG,
+export const replayWebhookLog = webhookOperation('POST /v1/webhook-logs/{id}/replay', {
   summary: 'Send a webhook request again',
   description: 'Queues the same payload to the webhook’s current address.',
-  access: 'session',
   params: logParams,
   success: [{ status: 202, description: 'Queued.', schema: messageAnswer, example: { message: 'Queued again.' } }],
   errors: ['forbidden', 'not_found', 'conflict'],
@@ -221,15 +194,11 @@ export const searchSuppressionsBody = z.strictObject({
   suppressed_origin: z.enum(['', 'all', ...SUPPRESSION_ORIGINS]).nullish(),
 });
 
-export const addSuppressions = operation({
-  method: 'post',
-  path: '/v1/suppression',
-  tag: 'Suppression',
+export const addSuppressions = suppressionOperation('POST /v1/suppression', {
   summary: 'Add addresses to the suppression list',
   description:
     `Puts up to ${MAX_EMAILS_PER_REQUEST} addresses on the list; mail to them is not sent. Lines that are ` +
     `not addresses are reported, not refused.`,
-  access: 'session',
   body: addSuppressionsBody,
   bodyExample: { emails: ['old@example.com', 'gone@example.org'] },
   success: [
@@ -246,15 +215,11 @@ export const addSuppressions = operation({
   errors: ['forbidden'],
 });
 
-export const searchSuppressions = operation({
-  method: 'post',
-  path: '/v1/suppression/search',
-  tag: 'Suppression',
+export const searchSuppressions = suppressionOperation('POST /v1/suppression/search', {
   summary: 'Search the suppression list',
   description:
     'One page of suppressed addresses, by the start of an address and by origin (user, bounce, unsubscribe, ' +
     'complaint).',
-  access: 'session',
   body: searchSuppressionsBody,
   bodyExample: { page: 1, email: 'old@', suppressed_origin: 'bounce' },
   success: [
@@ -273,14 +238,10 @@ export const searchSuppressions = operation({
   errors: ['forbidden'],
 });
 
-export const deleteSuppression = operation({
-  method: 'delete',
-  path: '/v1/suppression/{email}',
+export const deleteSuppression = suppressionOperation('DELETE /v1/suppression/{email}', {
   honoPath: '/v1/suppression/:email{.+}',
-  tag: 'Suppression',
   summary: 'Remove an address from the suppression list',
   description: 'Mail to the address is sent again. The address is URL-encoded in the path.',
-  access: 'session',
   params: z.object({ email: z.string().openapi({ example: 'old@example.com' }) }),
   success: [
     {
