@@ -32,9 +32,8 @@ export type AddOutcome =
 export const list = atom<ListState<Suppression>>({ status: 'loading', data: [], meta: null });
 
 /**
- * The query and its page (docs/console-reports.md §8: load failures are swallowed silently), and the address of
- * the one checked row, and its delete: the spec's message; a failure is silent (§8), the reload shows whether the
- * address is still listed.
+ * The query and its page, and the one checked row (keyed by address) and its delete: the spec's message. Failed
+ * loads and deletes are silent (docs/console-reports.md §8); the reload shows whether the address is still listed.
  */
 const suppressions = checkedList({
   list,
