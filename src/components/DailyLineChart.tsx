@@ -1,6 +1,6 @@
-import { useEffect, useRef } from 'react';
 import { formatDay, shortDay } from '../lib/dates.ts';
 import RetryButton from './RetryButton.tsx';
+import { useFrappeChart } from './charts/use-frappe-chart.ts';
 
 export interface DailySeries<Day> {
   name: string;
@@ -38,35 +38,27 @@ export default function DailyLineChart<Day extends { tstat_day: string }>({
   onRetry,
   retryTestId,
 }: Props<Day>) {
-  const holder = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (status !== 'loaded' || days.length === 0 || !holder.current) return;
-    const parent = holder.current;
-    let chart: { destroy(): void } | null = null;
-    let cancelled = false;
-    void import('./charts/charts.ts').then(({ CountChart }) => {
-      if (cancelled) return;
-      const long = days.length > 366;
-      const labels = days.map((d) => (long ? formatDay(d.tstat_day) : shortDay(d.tstat_day)));
-      const fullDay = new Map(labels.map((text, i) => [text, formatDay(days[i].tstat_day)]));
-      chart = new CountChart(parent, {
-        type: 'line',
-        height,
-        data: { labels, datasets: series.map((s) => ({ name: s.name, values: days.map(s.value) })) },
-        colors: series.map((s) => s.colour),
-        axisOptions: { xIsSeries: 1, xAxisMode: 'tick' },
-        lineOptions: { dotSize: 3, regionFill: 0 },
-        tooltipOptions: { formatTooltipX: (x: string) => fullDay.get(x) ?? x },
-      });
-      parent.dataset.drawn = 'true';
-    });
-    return () => {
-      cancelled = true;
-      chart?.destroy();
-      parent.replaceChildren();
-      delete parent.dataset.drawn;
-    };
-  }, [status, days, series, height]);
+  const drawn = status === 'loaded' && days.length > 0;
+  const holder = useFrappeChart(
+    () => import('./charts/charts.ts'),
+    drawn
+      ? ({ CountChart }, mount) => {
+          const long = days.length > 366;
+          const labels = days.map((d) => (long ? formatDay(d.tstat_day) : shortDay(d.tstat_day)));
+          const fullDay = new Map(labels.map((text, i) => [text, formatDay(days[i].tstat_day)]));
+          return new CountChart(mount, {
+            type: 'line',
+            height,
+            data: { labels, datasets: series.map((s) => ({ name: s.name, values: days.map(s.value) })) },
+            colors: series.map((s) => s.colour),
+            axisOptions: { xIsSeries: 1, xAxisMode: 'tick' },
+            lineOptions: { dotSize: 3, regionFill: 0 },
+            tooltipOptions: { formatTooltipX: (x: string) => fullDay.get(x) ?? x },
+          });
+        }
+      : null,
+    [status, days, series, height],
+  );
 
   const empty = status === 'failed' || (status === 'loaded' && days.length === 0);
   return (

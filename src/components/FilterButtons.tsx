@@ -1,13 +1,14 @@
 /** A list's filter as a row of joined buttons (Bulma's addons): the chosen one is pressed. */
 export default function FilterButtons<T extends string>({
-  options,
+  labels,
   chosen,
   onChoose,
   label,
   className,
   testIdPrefix,
 }: {
-  options: readonly { value: T; label: string }[];
+  /** Each value's button text, in the buttons' order. */
+  labels: Readonly<Record<T, string>>;
   chosen: T;
   onChoose(value: T): void;
   /** The group's name for assistive technology: 'Origin', 'Status'. */
@@ -18,18 +19,18 @@ export default function FilterButtons<T extends string>({
 }) {
   return (
     <div className={`buttons has-addons${className ? ` ${className}` : ''}`} role="group" aria-label={label}>
-      {options.map((option) => {
-        const active = chosen === option.value;
+      {(Object.entries(labels) as [T, string][]).map(([value, text]) => {
+        const active = chosen === value;
         return (
           <button
-            key={option.value}
+            key={value}
             type="button"
             className={`button${active ? ' is-primary is-selected' : ''}`}
             aria-pressed={active}
-            onClick={() => onChoose(option.value)}
-            data-testid={`${testIdPrefix}-${option.value}`}
+            onClick={() => onChoose(value)}
+            data-testid={`${testIdPrefix}-${value}`}
           >
-            {option.label}
+            {text}
           </button>
         );
       })}

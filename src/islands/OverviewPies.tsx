@@ -1,4 +1,5 @@
-import { useEffect, useRef } from 'react';
+import { useEffect } from 'react';
+import { useFrappeChart } from '../components/charts/use-frappe-chart.ts';
 import { abbreviateCount } from '../lib/abbreviate.ts';
 import { type OverviewStatsWire, type StatShare, percentText } from '../lib/group-report.ts';
 import { openReport, overviewStats, startOverviewStats } from '../stores/group-report.ts';
@@ -35,37 +36,22 @@ const PIES: PieSpec[] = [
 ];
 
 function Pie({ spec, stats }: { spec: PieSpec; stats: OverviewStatsWire | null }) {
-  const holder = useRef<HTMLDivElement>(null);
   const parts = stats ? spec.parts(stats) : [];
   const whole = parts.reduce((n, p) => n + p.share.value, 0);
-
-  useEffect(() => {
-    if (!stats || whole === 0 || !holder.current) return;
-    const parent = holder.current;
-    let chart: { destroy(): void } | null = null;
-    let cancelled = false;
-    // each chart gets an element of its own: frappe keeps observing its element after destroy()'s
-    // last callback is queued, and must not find the next chart's drawing there
-    const mount = document.createElement('div');
-    void import('../components/charts/pie-charts.ts').then(({ PieChart }) => {
-      if (cancelled) return;
-      parent.append(mount);
-      chart = new PieChart(mount, {
-        type: 'pie',
-        data: { labels: parts.map((p) => p.label), datasets: [{ values: parts.map((p) => p.share.value) }] },
-        colors: parts.map((p) => p.colour),
-        height: 220,
-        tooltipOptions: { formatTooltipY: (value) => formatCount(value) },
-      });
-      parent.dataset.drawn = 'true';
-    });
-    return () => {
-      cancelled = true;
-      chart?.destroy();
-      mount.remove();
-      delete parent.dataset.drawn;
-    };
-  }, [stats]);
+  const holder = useFrappeChart(
+    () => import('../components/charts/pie-charts.ts'),
+    stats && whole !== 0
+      ? ({ PieChart }, mount) =>
+          new PieChart(mount, {
+            type: 'pie',
+            data: { labels: parts.map((p) => p.label), datasets: [{ values: parts.map((p) => p.share.value) }] },
+            colors: parts.map((p) => p.colour),
+            height: 220,
+            tooltipOptions: { formatTooltipY: (value) => formatCount(value) },
+          })
+      : null,
+    [stats],
+  );
 
   return (
     <section className="card report-pie" aria-labelledby={`pie-${spec.id}-title`} data-testid={`pie-${spec.id}`}>

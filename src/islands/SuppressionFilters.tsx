@@ -2,15 +2,9 @@ import FilterButtons from '../components/FilterButtons.tsx';
 import SearchInput from '../components/SearchInput.tsx';
 import { type OriginFilter, chooseOrigin, query, searchText, typeSearch } from '../stores/suppressions.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
+import { ORIGIN_LABEL } from '../lib/suppression-query.ts';
 
-const ORIGINS: { value: OriginFilter; label: string }[] = [
-  { value: 'all', label: 'All' },
-  { value: 'user', label: 'User' },
-  { value: 'bounce', label: 'Bounce' },
-  { value: 'unsubscribe', label: 'Unsubscribe' },
-  // a recipient who marked a message as spam (a feedback loop's report)
-  { value: 'complaint', label: 'Complaint' },
-];
+const ORIGINS: Record<OriginFilter, string> = { all: 'All', ...ORIGIN_LABEL };
 
 /** The Suppression List's search box and origin filter buttons (docs/console-reports.md §2, and Complaint). */
 export default function SuppressionFilters() {
@@ -20,7 +14,7 @@ export default function SuppressionFilters() {
     <div className="suppression-filters">
       <SearchInput value={$text} onType={typeSearch} placeholder="Search by email" testId="suppression-search" />
       <FilterButtons
-        options={ORIGINS}
+        labels={ORIGINS}
         chosen={$query.origin}
         onChoose={chooseOrigin}
         label="Origin"

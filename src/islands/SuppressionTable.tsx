@@ -14,16 +14,11 @@ import {
 } from '../stores/suppressions.ts';
 import { formatReportDate, unixOfIso } from '../lib/dates.ts';
 import { useIslandStore, useSeededStore } from '../lib/island-hooks.ts';
+import { ORIGIN_LABEL } from '../lib/suppression-query.ts';
 import LineIcon from '../components/LineIcon.tsx';
 import LoadFailed from '../components/LoadFailed.tsx';
 import RowCheck from '../components/RowCheck.tsx';
 
-const ORIGIN_LABEL: Record<SuppressionOrigin, string> = {
-  user: 'User',
-  bounce: 'Bounce',
-  unsubscribe: 'Unsubscribe',
-  complaint: 'Complaint',
-};
 const ORIGIN_TAG: Record<SuppressionOrigin, string> = {
   user: 'is-info',
   bounce: 'is-warning',

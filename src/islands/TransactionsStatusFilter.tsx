@@ -2,12 +2,7 @@ import FilterButtons from '../components/FilterButtons.tsx';
 import { type StatusFilter, chooseStatus, transactionQuery } from '../stores/transactions.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 
-const STATUSES: { value: StatusFilter; label: string }[] = [
-  { value: 'all', label: 'All' },
-  { value: 'sent', label: 'Sent' },
-  { value: 'failed', label: 'Failed' },
-  { value: 'delivered', label: 'Delivered' },
-];
+const STATUSES: Record<StatusFilter, string> = { all: 'All', sent: 'Sent', failed: 'Failed', delivered: 'Delivered' };
 
 /**
  * The Recipients tab's status filter buttons All, Sent, Failed, Delivered (docs/console.md §2, §9); a change goes to
@@ -17,7 +12,7 @@ export default function TransactionsStatusFilter() {
   const $query = useIslandStore(transactionQuery);
   return (
     <FilterButtons
-      options={STATUSES}
+      labels={STATUSES}
       chosen={$query.status}
       onChoose={chooseStatus}
       label="Status"

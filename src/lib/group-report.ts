@@ -91,20 +91,23 @@ export interface SeriesDefinition {
   tone: SeriesTone;
 }
 
+// the delivery outcomes' lines: the Overview shows them all, the Sent, Failed and Bounced pages their own
+const SENT: SeriesDefinition = { key: 'sent', name: 'Sent', tone: 'sent' };
+const DELIVERED: SeriesDefinition = { key: 'delivered', name: 'Delivered', tone: 'delivered' };
+const BOUNCED: SeriesDefinition = { key: 'bounced', name: 'Bounced', tone: 'bounced' };
+const FAILED: SeriesDefinition = { key: 'failed', name: 'Failed', tone: 'failed' };
+
 /** The 'Activity' chart's lines that fit each page: the dailyStats series of what the page reports. */
 export const ACTIVITY_SERIES: Record<GroupReportType, readonly SeriesDefinition[]> = {
   overview: [
-    { key: 'sent', name: 'Sent', tone: 'sent' },
-    { key: 'delivered', name: 'Delivered', tone: 'delivered' },
-    { key: 'bounced', name: 'Bounced', tone: 'bounced' },
-    { key: 'failed', name: 'Failed', tone: 'failed' },
+    SENT,
+    DELIVERED,
+    BOUNCED,
+    FAILED,
     { key: 'unique_opens', name: 'Unique Opens', tone: 'opens' },
     { key: 'unique_clicks', name: 'Unique Clicks', tone: 'clicks' },
   ],
-  sent: [
-    { key: 'sent', name: 'Sent', tone: 'sent' },
-    { key: 'delivered', name: 'Delivered', tone: 'delivered' },
-  ],
+  sent: [SENT, DELIVERED],
   // people's opens and clicks, and machines' beside them (src/server/tracking/machine-rules.ts)
   opens: [
     { key: 'opens', name: 'Opens', tone: 'opens' },
@@ -116,9 +119,9 @@ export const ACTIVITY_SERIES: Record<GroupReportType, readonly SeriesDefinition[
     { key: 'unique_clicks', name: 'Unique Clicks', tone: 'unique' },
     { key: 'machine_clicks', name: 'By Machines', tone: 'machines' },
   ],
-  failed: [{ key: 'failed', name: 'Failed', tone: 'failed' }],
+  failed: [FAILED],
   bounced: [
-    { key: 'bounced', name: 'Bounced', tone: 'bounced' },
+    BOUNCED,
     { key: 'bounces_hard', name: 'Hard', tone: 'hard' },
     { key: 'bounces_soft', name: 'Soft', tone: 'soft' },
   ],

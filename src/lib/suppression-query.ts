@@ -1,8 +1,17 @@
-// The Suppression List's query and the search request it becomes: pure, so the page renders the first
-// page on the server with the same request the store sends later.
+// The Suppression List's query, its origins' names, and the search request it becomes: pure, so the
+// page renders the first page on the server with the same request the store sends later.
 import type { SuppressionOrigin } from '../contract/values.ts';
 
 export type OriginFilter = 'all' | SuppressionOrigin;
+
+/** How the filter buttons and the table's tags name each origin. */
+export const ORIGIN_LABEL: Readonly<Record<SuppressionOrigin, string>> = {
+  user: 'User',
+  bounce: 'Bounce',
+  unsubscribe: 'Unsubscribe',
+  // a recipient who marked a message as spam (a feedback loop's report)
+  complaint: 'Complaint',
+};
 
 export interface SuppressionQuery {
   page: number;

@@ -2,26 +2,28 @@
 // loaded page of groups, and the actions behind its search box, sortable headers and pager.
 import { atom } from 'nanostores';
 import { call } from '../lib/api.ts';
-import { FIRST_GROUP_QUERY, type GroupQuery, type GroupSortKey, groupSearchBody } from '../lib/group-query.ts';
+import { FIRST_GROUP_QUERY, type GroupSortKey, groupSearchBody } from '../lib/group-query.ts';
 import type { GroupWire } from '../lib/wire.ts';
-import { type ListState, listQuery, nextSort, pageLoader } from './list-state.ts';
+import { type ListState, nextSort, pagedList } from './list-state.ts';
 
 export type { GroupSortKey, GroupWire };
 
 export const groupList = atom<ListState<GroupWire>>({ status: 'loading', data: [], meta: null });
 
-/** Loads the page the query names. */
-export const loadGroups: () => Promise<void> = pageLoader(groupList, () =>
-  call('POST /v1/transaction-groups/search', { body: groupSearchBody(groupQuery.get()) }),
-);
-
-const groups = listQuery<GroupQuery>({
+const groups = pagedList({
+  list: groupList,
   first: FIRST_GROUP_QUERY,
   searchField: 'text',
-  load: loadGroups,
+  fetch: (q) => call('POST /v1/transaction-groups/search', { body: groupSearchBody(q) }),
 });
-export const { query: groupQuery, searchText: groupSearchText, typeSearch: typeGroupSearch } = groups;
-export const goToGroupPage = groups.goToPage;
+export const {
+  query: groupQuery,
+  searchText: groupSearchText,
+  typeSearch: typeGroupSearch,
+  goToPage: goToGroupPage,
+  /** Loads the page the query names. */
+  load: loadGroups,
+} = groups;
 
 /** The table mounted: its first page, unless the server rendered it. */
 export function startGroups(rendered: boolean): void {

@@ -18,18 +18,19 @@ export interface ListState<T, Start extends string = never> {
 /** The fields of Q that hold text: the one the search box fills. */
 type TextField<Q> = { [K in keyof Q]: Q[K] extends string ? K : never }[keyof Q];
 
+interface QueryOptions<Q> {
+  first: Q;
+  searchField: TextField<Q>;
+  searchPauseMs?: number;
+  onChange?(): void;
+}
+
 /**
  * A list's query and the actions behind its search box and pager. Every change of the query is stored,
  * then `onChange` (what else a new query resets) and `load` run. The search box searches once typing
  * has paused for `searchPauseMs` (docs/console.md §9: 1000 ms, report filters 500 ms), from page 1 (§4).
  */
-export function listQuery<Q extends { page: number }>(options: {
-  first: Q;
-  searchField: TextField<Q>;
-  searchPauseMs?: number;
-  load(): Promise<void>;
-  onChange?(): void;
-}) {
+export function listQuery<Q extends { page: number }>(options: QueryOptions<Q> & { load(): Promise<void> }) {
   const query = atom<Q>(options.first);
   /** What the search box holds right now. */
   const searchText = atom('');
@@ -88,19 +89,63 @@ export function pageLoader<T, Start extends string, A extends { data: T[]; meta:
   };
 }
 
+interface PagedListOptions<Q, T, Start extends string, A> extends QueryOptions<Q> {
+  list: WritableAtom<ListState<T, Start>>;
+  /** The page a query names. */
+  fetch(query: Q): Promise<A>;
+  /** What a load does beyond filling `list` (pageLoader's). */
+  more?: { loaded?(answer: A): void; failed?(): void };
+}
+
+/**
+ * A list loaded page by page: listQuery's query and actions, and `load`, which loads the page the query in
+ * effect names into `list` (pageLoader).
+ */
+export function pagedList<Q extends { page: number }, T, Start extends string, A extends { data: T[]; meta: PageMeta }>(
+  options: PagedListOptions<Q, T, Start, A>,
+) {
+  const { list, fetch, more, ...queryOptions } = options;
+  const load: () => Promise<void> = pageLoader(list, () => fetch(paged.query.get()), more);
+  const paged = listQuery<Q>({ ...queryOptions, load });
+  return { ...paged, load };
+}
+
+/**
+ * A paged list whose rows are deleted one at a time: pagedList and checkedRow, the checked row cleared
+ * by every change of the query.
+ */
+export function checkedList<
+  Q extends { page: number },
+  T,
+  Start extends string,
+  A extends { data: T[]; meta: PageMeta },
+>(options: Omit<PagedListOptions<Q, T, Start, A>, 'onChange'> & Pick<CheckedRowOptions<Q>, 'remove' | 'failed'>) {
+  const { remove, failed, ...listOptions } = options;
+  const paged = pagedList<Q, T, Start, A>({
+    ...listOptions,
+    onChange: () => {
+      rows.checked.set(null);
+    },
+  });
+  const rows = checkedRow({ list: options.list, query: paged.query, load: paged.load, remove, failed });
+  return { ...paged, ...rows };
+}
+
+interface CheckedRowOptions<Q> {
+  list: ReadableAtom<{ data: unknown[] }>;
+  query: WritableAtom<Q>;
+  load(): Promise<void>;
+  remove(key: string): Promise<void>;
+  failed?(err: unknown): void;
+}
+
 /**
  * The one checked row of a list whose rows are deleted one at a time (docs/console-reports.md §4, §5:
  * delete needs exactly one checked row; while one is checked the others cannot be), and the delete:
  * `remove` makes the call and says so; `failed` what a failed one shows. Either way the list reloads,
  * a page back when the last row of a later page went.
  */
-export function checkedRow<Q extends { page: number }>(options: {
-  list: ReadableAtom<{ data: unknown[] }>;
-  query: WritableAtom<Q>;
-  load(): Promise<void>;
-  remove(key: string): Promise<void>;
-  failed?(err: unknown): void;
-}) {
+function checkedRow<Q extends { page: number }>(options: CheckedRowOptions<Q>) {
   const checked = atom<string | null>(null);
   const deleting = atom(false);
   return {

@@ -6,14 +6,9 @@ import { atom } from 'nanostores';
 import { FetchError } from 'ofetch';
 import type { SuppressionOrigin } from '../contract/values.ts';
 import { call, errorMessage } from '../lib/api.ts';
-import {
-  FIRST_SUPPRESSION_QUERY,
-  type OriginFilter,
-  type SuppressionQuery,
-  suppressionSearchBody,
-} from '../lib/suppression-query.ts';
+import { FIRST_SUPPRESSION_QUERY, type OriginFilter, suppressionSearchBody } from '../lib/suppression-query.ts';
 import { showAlert } from './alerts.ts';
-import { type ListState, checkedRow, listQuery, pageLoader } from './list-state.ts';
+import { type ListState, checkedList } from './list-state.ts';
 
 export type { OriginFilter, SuppressionOrigin };
 
@@ -36,35 +31,31 @@ export type AddOutcome =
 
 export const list = atom<ListState<Suppression>>({ status: 'loading', data: [], meta: null });
 
-/** Loads the page the query names (docs/console-reports.md §8: load failures are swallowed silently). */
-export const loadSuppressions: () => Promise<void> = pageLoader(list, () =>
-  call('POST /v1/suppression/search', { body: suppressionSearchBody(query.get()) }),
-);
-
-const suppressions = listQuery<SuppressionQuery>({
+/**
+ * The query and its page, and the one checked row (keyed by address) and its delete: the spec's message. Failed
+ * loads and deletes are silent (docs/console-reports.md §8); the reload shows whether the address is still listed.
+ */
+const suppressions = checkedList({
+  list,
   first: FIRST_SUPPRESSION_QUERY,
   searchField: 'email',
-  load: loadSuppressions,
-  onChange: () => {
-    rows.checked.set(null);
-  },
-});
-export const { query, searchText, typeSearch, goToPage } = suppressions;
-
-/**
- * The address of the one checked row, and its delete: the spec's message; a failure is silent
- * (docs/console-reports.md §8), the reload shows whether the address is still listed.
- */
-const rows = checkedRow({
-  list,
-  query,
-  load: loadSuppressions,
+  fetch: (q) => call('POST /v1/suppression/search', { body: suppressionSearchBody(q) }),
   async remove(email) {
     await call('DELETE /v1/suppression/{email}', { params: { email } });
     showAlert('success', 'Suppression Deleted Successfully');
   },
 });
-export const { checked, deleting, toggleChecked, deleteChecked } = rows;
+export const {
+  query,
+  searchText,
+  typeSearch,
+  goToPage,
+  load: loadSuppressions,
+  checked,
+  deleting,
+  toggleChecked,
+  deleteChecked,
+} = suppressions;
 
 /** The table mounted: its first page, unless the server rendered it. */
 export function startSuppressions(rendered: boolean): void {

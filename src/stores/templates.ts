@@ -6,7 +6,7 @@ import type { PageMeta } from '../contract/reports.ts';
 import { call, errorMessage } from '../lib/api.ts';
 import type { TemplateWire } from '../lib/template-editor.ts';
 import { showAlert } from './alerts.ts';
-import { type ListState, checkedRow, listQuery, pageLoader } from './list-state.ts';
+import { type ListState, checkedList } from './list-state.ts';
 
 export type TemplateSort = 'name' | '-name' | 'description' | '-description';
 
@@ -37,37 +37,22 @@ export function startWith(first: { data: TemplateWire[]; meta: PageMeta }): void
   void preview(first.data[0] ?? null);
 }
 
-/** Loads the page the query names; docs/console-reports.md §8: a failure shows 'Error in getting templates'. */
-export const loadTemplates: () => Promise<void> = pageLoader(
+/**
+ * The query and its page (docs/console-reports.md §8: a failed load shows 'Error in getting templates'), and the
+ * one checked template, and its delete: 'Template deleted successfully' (§8).
+ */
+const templates = checkedList({
   list,
-  () => {
-    const { page, name, sort } = query.get();
-    return call('POST /v1/templates/search', { body: { template_name: name, sort, page } });
-  },
-  {
+  first: FIRST_QUERY,
+  searchField: 'name',
+  fetch: ({ page, name, sort }) => call('POST /v1/templates/search', { body: { template_name: name, sort, page } }),
+  more: {
     loaded(answer) {
       const shown = previewed.get();
       if (!shown || !answer.data.some((t) => t.id === shown.id)) void preview(answer.data[0] ?? null);
     },
     failed: () => showAlert('danger', 'Error in getting templates'),
   },
-);
-
-const templates = listQuery<TemplateQuery>({
-  first: FIRST_QUERY,
-  searchField: 'name',
-  load: loadTemplates,
-  onChange: () => {
-    rows.checked.set(null);
-  },
-});
-export const { query, searchText, typeSearch, goToPage } = templates;
-
-/** The one checked template, and its delete: 'Template deleted successfully' (docs/console-reports.md §8). */
-const rows = checkedRow({
-  list,
-  query,
-  load: loadTemplates,
   async remove(id) {
     await call('DELETE /v1/templates/{id}', { params: { id } });
     showAlert('success', 'Template deleted successfully');
@@ -75,7 +60,7 @@ const rows = checkedRow({
   },
   failed: (err) => showAlert('danger', errorMessage(err, 'Error in deleting template')),
 });
-export const { checked, deleting, toggleChecked, deleteChecked } = rows;
+export const { query, searchText, typeSearch, goToPage, checked, deleting, toggleChecked, deleteChecked } = templates;
 
 /** The Name header: ascending, then descending; a new sort starts at page 1 (docs/console-reports.md §4). */
 export function sortByName(): void {

@@ -16,7 +16,7 @@ import {
 } from '../lib/transaction-query.ts';
 import type { TransactionPage, TransactionWire } from '../lib/wire.ts';
 import { chosenRange, currentRange } from './date-range.ts';
-import { type ListState, listQuery, nextSort, pageLoader } from './list-state.ts';
+import { type ListState, nextSort, pagedList } from './list-state.ts';
 
 export type { StatusFilter, TransactionWire };
 
@@ -33,21 +33,19 @@ async function fetchPage(q: TransactionQuery, range: DayRange): Promise<Transact
   return call('POST /v1/transaction/search', { body: transactionSearchBody(q, range) });
 }
 
-/** Loads the page the query names. */
-export const loadTransactions: () => Promise<void> = pageLoader(transactionList, () =>
-  fetchPage(transactionQuery.get(), currentRange()),
-);
-
-const transactions = listQuery<TransactionQuery>({
+const transactions = pagedList({
+  list: transactionList,
   first: FIRST_TRANSACTION_QUERY,
   searchField: 'text',
-  load: loadTransactions,
+  fetch: (q) => fetchPage(q, currentRange()),
 });
 export const {
   query: transactionQuery,
   searchText: transactionSearchText,
   typeSearch: typeTransactionSearch,
   goToPage: goToTransactionPage,
+  /** Loads the page the query names. */
+  load: loadTransactions,
 } = transactions;
 
 /**
