@@ -93,22 +93,34 @@ function totalsOf(row: Record<StatColumn, string | number>): StatTotals {
 }
 
 /**
- * Transactions accepted (the `requests` rollup, bumped on the day of acceptance) for the customer,
- * optionally in one group and between two UTC days (both included; null: unbounded).
+ * Which rows of a per-day, per-group rollup: optionally one group's, between two UTC days (both
+ * included; null: unbounded).
  */
-export async function sumRequests(
+export interface RollupSlice {
+  groupId: number | null;
+  firstDay: string | null;
+  lastDay: string | null;
+}
+
+/** The customer's slice of a per-day, per-group rollup: daily_stats, or transaction_counts (reports/). */
+export function rollupSlice(
   db: Database,
+  table: 'daily_stats' | 'transaction_counts',
   customerId: number,
-  opts: { groupId: number | null; firstDay: string | null; lastDay: string | null },
-): Promise<number> {
-  let query = db
-    .selectFrom('daily_stats')
+  slice: RollupSlice,
+) {
+  let query = db.selectFrom(table).where('customer_id', '=', customerId);
+  if (slice.groupId !== null) query = query.where('group_id', '=', slice.groupId);
+  if (slice.firstDay !== null) query = query.where('day', '>=', slice.firstDay);
+  if (slice.lastDay !== null) query = query.where('day', '<=', slice.lastDay);
+  return query;
+}
+
+/** Transactions accepted (the `requests` rollup, bumped on the day of acceptance) in the customer's slice. */
+export async function sumRequests(db: Database, customerId: number, slice: RollupSlice): Promise<number> {
+  const row = await rollupSlice(db, 'daily_stats', customerId, slice)
     .select(sql<string | number>`coalesce(sum(requests), 0)`.as('total'))
-    .where('customer_id', '=', customerId);
-  if (opts.groupId !== null) query = query.where('group_id', '=', opts.groupId);
-  if (opts.firstDay !== null) query = query.where('day', '>=', opts.firstDay);
-  if (opts.lastDay !== null) query = query.where('day', '<=', opts.lastDay);
-  const row = await query.executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow();
   return Number(row.total);
 }
 
