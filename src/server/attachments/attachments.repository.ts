@@ -3,6 +3,7 @@
 // finds nothing.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { hasRow } from '../db/has-row.ts';
 import type { BrandingSettings } from '../db/schema.ts';
 
 export interface GroupRow {
@@ -231,16 +232,15 @@ export async function hasRecentDownload(
   client: string,
   now: Date,
 ): Promise<boolean> {
-  const row = await db
-    .selectFrom('attachment_downloads')
-    .select('id')
-    .where('group_id', '=', groupId)
-    .where('asset_id', '=', assetId)
-    .where('client', '=', client)
-    .where('at', '>', new Date(now.getTime() - RESUME_WINDOW_MS))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return hasRow(
+    db
+      .selectFrom('attachment_downloads')
+      .select('id')
+      .where('group_id', '=', groupId)
+      .where('asset_id', '=', assetId)
+      .where('client', '=', client)
+      .where('at', '>', new Date(now.getTime() - RESUME_WINDOW_MS)),
+  );
 }
 
 /** Removes download records past the resume window (the worker's hourly sweep); answers how many. */

@@ -4,6 +4,7 @@
 // rollup is keyed.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { hasRow } from '../db/has-row.ts';
 import { STAT_COLUMNS, type StatColumn } from '../db/schema.ts';
 
 export interface StatDelta {
@@ -58,23 +59,14 @@ export async function bumpDailyStats(db: Database, deltas: StatDelta[]): Promise
  * Whether the customer has a sending-verified domain and at least one transaction: the home rule (docs/console.md §4).
  */
 export async function hasVerifiedDomainAndTraffic(db: Database, customerId: number): Promise<boolean> {
-  const verified = await db
-    .selectFrom('domains')
-    .select('id')
-    .where('customer_id', '=', customerId)
-    .where('sending_verified', '=', true)
-    .limit(1)
-    .executeTakeFirst();
-  if (verified === undefined) return false;
+  const verified = await hasRow(
+    db.selectFrom('domains').select('id').where('customer_id', '=', customerId).where('sending_verified', '=', true),
+  );
+  if (!verified) return false;
   // any accepted transaction: the first rollup row with one, not the all-time sum
-  const traffic = await db
-    .selectFrom('daily_stats')
-    .select('day')
-    .where('customer_id', '=', customerId)
-    .where('requests', '>', 0)
-    .limit(1)
-    .executeTakeFirst();
-  return traffic !== undefined;
+  return hasRow(
+    db.selectFrom('daily_stats').select('day').where('customer_id', '=', customerId).where('requests', '>', 0),
+  );
 }
 
 /** Sums of one day (or one group) across the rollup's columns. */
