@@ -11,7 +11,8 @@ import { type ApiEnv, requireSession, sessionOf } from '../http/middleware.ts';
 import { cancelEmail } from '../lifecycle/scheduling.service.ts';
 import { consoleRoutes } from '../http/console-routes.ts';
 import { noStoreJson } from '../http/no-store.ts';
-import { answerGroupSearch, answerTransactionSearch } from './searches.service.ts';
+import { answerGroupSearch } from './groups.service.ts';
+import { answerTransactionSearch } from './searches.service.ts';
 import { transactionEvents } from './transaction-events.service.ts';
 
 export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
