@@ -3,6 +3,7 @@
 // finds nothing.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { deleteCustomerRow } from '../db/customer-row.ts';
 import { hasRow } from '../db/has-row.ts';
 import type { BrandingSettings } from '../db/schema.ts';
 
@@ -96,13 +97,8 @@ export async function updateGroup(
     .executeTakeFirst() as Promise<GroupRow | undefined>;
 }
 
-export async function deleteGroup(db: Database, customerId: number, id: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('attachment_groups')
-    .where('customer_id', '=', customerId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+export function deleteGroup(db: Database, customerId: number, id: number): Promise<boolean> {
+  return deleteCustomerRow(db, 'attachment_groups', customerId, 'id', id);
 }
 
 /** One page of the customer's links, newest first, with their file counts; `name` filters by substring. */
