@@ -2,7 +2,6 @@
 // the workers that write a batch of results at once (lifecycle/, webhooks/).
 import { type RawBuilder, sql } from 'kysely';
 import type { Database } from './database.ts';
-import type { Tables } from './schema.ts';
 
 type ValueType = 'bigint' | 'int' | 'text' | 'timestamptz' | 'jsonb';
 
@@ -31,7 +30,7 @@ function valuesList<R>(columns: ValuesColumns<R>, rows: readonly R[]): RawBuilde
  */
 export async function updateFromValues<R extends { id: number }>(
   db: Database,
-  table: keyof Tables,
+  table: 'transactions' | 'webhook_requests',
   columns: ValuesColumns<R>,
   rows: readonly R[],
   statement: { set: RawBuilder<unknown>; where: RawBuilder<unknown> },
