@@ -13,7 +13,7 @@ import {
 import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
 import { DomainError } from './core/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
-import { reportGroup } from './reports/groups.service.ts';
+import { answerGroupSearch, reportGroup } from './reports/groups.service.ts';
 import { ATTACHMENT_PAGE_SIZE } from '../contract/values.ts';
 import { type BrandingWire, type GroupWire, getBranding, listGroups } from './attachments/attachments.service.ts';
 import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
@@ -24,7 +24,7 @@ import { searchSuppressionsBody } from '../contract/webhooks.ts';
 import { dashboardQuery, groupSearchBody, reportBody, transactionSearchBody } from '../contract/reports.ts';
 import { answerSuppressionSearch } from './suppressions/suppressions.service.ts';
 import { answerDashboard, showsDashboard } from './dashboard/dashboard.service.ts';
-import { answerGroupSearch, answerTransactionSearch } from './reports/searches.service.ts';
+import { answerTransactionSearch } from './reports/searches.service.ts';
 import { answerGroupReport, answerLinks } from './reports/group-reports.service.ts';
 import type { FirstPages } from '../lib/first-page.ts';
 import type { SubscriptionBridge } from '../lib/unsubscribe-view.ts';

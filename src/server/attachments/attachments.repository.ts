@@ -3,6 +3,8 @@
 // finds nothing.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { deleteCustomerRow } from '../db/customer-row.ts';
+import { hasRow } from '../db/has-row.ts';
 import type { BrandingSettings } from '../db/schema.ts';
 
 export interface GroupRow {
@@ -95,13 +97,8 @@ export async function updateGroup(
     .executeTakeFirst() as Promise<GroupRow | undefined>;
 }
 
-export async function deleteGroup(db: Database, customerId: number, id: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('attachment_groups')
-    .where('customer_id', '=', customerId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+export function deleteGroup(db: Database, customerId: number, id: number): Promise<boolean> {
+  return deleteCustomerRow(db, 'attachment_groups', customerId, 'id', id);
 }
 
 /** One page of the customer's links, newest first, with their file counts; `name` filters by substring. */
@@ -231,16 +228,15 @@ export async function hasRecentDownload(
   client: string,
   now: Date,
 ): Promise<boolean> {
-  const row = await db
-    .selectFrom('attachment_downloads')
-    .select('id')
-    .where('group_id', '=', groupId)
-    .where('asset_id', '=', assetId)
-    .where('client', '=', client)
-    .where('at', '>', new Date(now.getTime() - RESUME_WINDOW_MS))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return hasRow(
+    db
+      .selectFrom('attachment_downloads')
+      .select('id')
+      .where('group_id', '=', groupId)
+      .where('asset_id', '=', assetId)
+      .where('client', '=', client)
+      .where('at', '>', new Date(now.getTime() - RESUME_WINDOW_MS)),
+  );
 }
 
 /** Removes download records past the resume window (the worker's hourly sweep); answers how many. */

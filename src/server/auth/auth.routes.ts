@@ -1,20 +1,18 @@
 // Sign-in, sign-out and the session answer of the console (docs/console.md §7, docs/console-reports.md §7 Auth).
-import { type Context, Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { safeNextPath } from '../../lib/next-path.ts';
 import { DomainError } from '../core/errors.ts';
-import { type ApiEnv, clientIp, csrfGuard } from '../http/middleware.ts';
+import { type ApiEnv, clientIp } from '../http/middleware.ts';
 import { CHALLENGE_COOKIE, SESSION_COOKIE, isSecureRequest, sessionCookieOptions } from '../http/session-cookie.ts';
 import { check } from '../core/check.ts';
-import { contractRoutes } from '../http/contract-route.ts';
+import { consoleRoutes } from '../http/console-routes.ts';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';
 import * as auth from './auth.service.ts';
 
 export function authRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const serve = contractRoutes(app, '/v1');
-  const csrf = csrfGuard(ctx);
+  const { app, serve, csrf } = consoleRoutes(ctx);
   /** A new session for the user, its token set as the session cookie; answers the token. */
   const startSession = async (c: Context<ApiEnv>, userId: number): Promise<string> => {
     const token = await auth.startSession(ctx, userId, {

@@ -1,6 +1,7 @@
 // Sending domains of a customer.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { hasRow } from '../db/has-row.ts';
 import type { Domain } from '../db/schema.ts';
 
 export async function insertDomain(
@@ -81,15 +82,14 @@ export async function lockCustomerDomain(
 
 /** Whether any recipient of a message from the domain still waits: queued (or retrying) or scheduled. */
 export async function hasWaitingMail(db: Database, domainId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('transactions')
-    .innerJoin('messages', 'messages.id', 'transactions.message_id')
-    .select('transactions.id')
-    .where('transactions.status', 'in', ['queued', 'scheduled'])
-    .where('messages.domain_id', '=', domainId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return hasRow(
+    db
+      .selectFrom('transactions')
+      .innerJoin('messages', 'messages.id', 'transactions.message_id')
+      .select('transactions.id')
+      .where('transactions.status', 'in', ['queued', 'scheduled'])
+      .where('messages.domain_id', '=', domainId),
+  );
 }
 
 /** Deletes the domain row; its messages keep their history with domain_id null (migration 020). */

@@ -1,17 +1,15 @@
 // Domains for the console (docs/console.md §7): GET v1/domains, one domain's details, an on-demand DNS
 // check, and GET v1/get-started. Adding a domain and its verification mail are verification/verification.routes.ts.
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';
-import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
-import { contractRoutes } from '../http/contract-route.ts';
+import { type ApiEnv, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
+import { consoleRoutes } from '../http/console-routes.ts';
 import { customerDomain, domainToWire, getStarted, listDomainsForConsole } from './domains.service.ts';
 import { runDnsCheck } from './dns-check.service.ts';
 
 export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const serve = contractRoutes(app, '/v1');
-  const csrf = csrfGuard(ctx);
+  const { app, serve, csrf } = consoleRoutes(ctx);
   const domainId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
 
   serve(contract.listDomains, [requireSession, requireSender], async (c) => {

@@ -1,5 +1,6 @@
 // The append-only event log: the timeline of every transaction and the source of webhooks.
 import type { Database } from '../db/database.ts';
+import { hasRow } from '../db/has-row.ts';
 import type { EventType } from '../db/schema.ts';
 import type { AppContext } from '../core/context.ts';
 import { insertOutbox } from '../webhooks/outbox.ts';
@@ -38,14 +39,9 @@ export async function insertEvents(db: Database, events: NewEvent[], ctx?: Pick<
 
 /** Whether the transaction has an event of this type already (a repeated report is recorded once). */
 export async function hasEvent(db: Database, transactionId: number, type: EventType): Promise<boolean> {
-  const row = await db
-    .selectFrom('events')
-    .select('id')
-    .where('transaction_id', '=', transactionId)
-    .where('type', '=', type)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return hasRow(
+    db.selectFrom('events').select('id').where('transaction_id', '=', transactionId).where('type', '=', type),
+  );
 }
 
 export async function listTransactionEvents(db: Database, transactionId: number) {

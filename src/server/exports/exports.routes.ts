@@ -14,20 +14,18 @@
 //   403 { error: { code: 'forbidden' } } a token not made for this user and export, or expired
 //   404 the export or its file is gone
 import { Readable } from 'node:stream';
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
-import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
-import { contractRoutes } from '../http/contract-route.ts';
+import { type ApiEnv, requireSession, sessionOf } from '../http/middleware.ts';
+import { consoleRoutes } from '../http/console-routes.ts';
 import { GROUP_REPORT_SORT_KEYS, rangeOfBody, reportSort } from '../reports/group-reports.service.ts';
 import { attachmentDisposition, openDownload, queueExport, viewExport } from './exports.service.ts';
 
 export function exportRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const serve = contractRoutes(app, '/v1');
-  const guard = [requireSession, csrfGuard(ctx)];
+  const { app, serve, write } = consoleRoutes(ctx);
 
-  serve(contract.queueExport, guard, async (c, { body }) => {
+  serve(contract.queueExport, write, async (c, { body }) => {
     const session = sessionOf(c);
     // the export is in the report's default order (newest first); a bad sort is still refused
     reportSort(GROUP_REPORT_SORT_KEYS, body);
@@ -40,7 +38,7 @@ export function exportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return c.json({ message: 'Report queued', uuid });
   });
 
-  serve(contract.viewExport, guard, async (c, { body }) => {
+  serve(contract.viewExport, write, async (c, { body }) => {
     const view = await viewExport(ctx, sessionOf(c), body.uuid);
     c.header('Cache-Control', 'no-store');
     if (view.status === 204) return c.body(null, 204);

@@ -87,6 +87,15 @@ async function write(trx: Database, ctx: Ctx, occurrences: Occurrence[]): Promis
   await suppressRecipients(trx, suppressionsOf(planned));
 }
 
+/**
+ * Records what a guarded state change (already tried) stands for, only when it took, so a repeated
+ * report is recorded once; answers whether it took.
+ */
+async function writeIfChanged(trx: Database, ctx: Ctx, changed: boolean, occurrence: Occurrence): Promise<boolean> {
+  if (changed) await write(trx, ctx, [occurrence]);
+  return changed;
+}
+
 /** A recipient's transaction as acceptance plans it: its row, and what acceptance made of it. */
 export interface NewTransaction {
   outcome: 'accepted' | 'suppressed' | 'over_quota' | 'scheduled';
@@ -189,10 +198,8 @@ export async function recordBounceReport(
 ): Promise<boolean> {
   const facts = { ...report.facts, from: report.tx.status };
   const w = POLICY.bounce_report(facts);
-  if (!(await markBounced(trx, report.tx.id, { status: w.status!, type: w.bounce!, reason: report.reason })))
-    return false;
-  await write(trx, ctx, [{ ...report, outcome: 'bounce_report', facts }]);
-  return true;
+  const marked = await markBounced(trx, report.tx.id, { status: w.status!, type: w.bounce!, reason: report.reason });
+  return writeIfChanged(trx, ctx, marked, { ...report, outcome: 'bounce_report', facts });
 }
 
 /** A complaint (a feedback-loop report); false when the message has one already (recorded once). */
@@ -201,9 +208,8 @@ export async function recordComplaint(
   ctx: Ctx,
   complaint: Omit<Occurrence, 'outcome'>,
 ): Promise<boolean> {
-  if (await hasEvent(trx, complaint.tx.id, 'complaint')) return false;
-  await write(trx, ctx, [{ ...complaint, outcome: 'complaint' }]);
-  return true;
+  const first = !(await hasEvent(trx, complaint.tx.id, 'complaint'));
+  return writeIfChanged(trx, ctx, first, { ...complaint, outcome: 'complaint' });
 }
 
 /** Opens and clicks, each judged a person's or a machine's by the caller (tracking/machine-rules.ts). */
@@ -257,9 +263,8 @@ export async function recordResubscribe(
   resubscribe: Omit<Occurrence, 'outcome'>,
 ): Promise<boolean> {
   const occurrence = { ...resubscribe, outcome: 'resubscribe' as const };
-  if (!(await removeUnsubscribed(trx, resubscribe.tx.customer_id, recipientOf(occurrence)))) return false;
-  await write(trx, ctx, [occurrence]);
-  return true;
+  const removed = await removeUnsubscribed(trx, resubscribe.tx.customer_id, recipientOf(occurrence));
+  return writeIfChanged(trx, ctx, removed, occurrence);
 }
 
 /** A download of an online attachment from a link in the message. */

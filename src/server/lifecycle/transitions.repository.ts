@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { bumpCounters, type CounterDelta } from '../db/counters.ts';
 import type { Database } from '../db/database.ts';
+import { type ValuesColumns, updateFromValues } from '../db/values.ts';
 import type { Insertable } from 'kysely';
 import type { DeliveredStatus, TransactionsTable, TransStatus } from '../db/schema.ts';
 
@@ -28,33 +29,34 @@ export interface AttemptUpdate {
   bounce_reason: string | null;
 }
 
+const ATTEMPT_COLUMNS: ValuesColumns<AttemptUpdate> = {
+  id: 'bigint',
+  attempts: 'int',
+  status: 'text',
+  delivered_status: 'text',
+  sent_at: 'timestamptz',
+  next_attempt_at: 'timestamptz',
+  last_reply: 'text',
+  bounce_type: 'text',
+  bounce_reason: 'text',
+};
+
 /**
  * Writes the outcomes of delivery attempts in one statement; returns the ids that were still this
  * attempt's to write (queued, same attempt number: a worker whose lease expired writes nothing).
  */
-export async function applyAttempts(db: Database, updates: AttemptUpdate[]): Promise<Set<number>> {
-  if (updates.length === 0) return new Set();
-  const rows = updates.map(
-    (u) =>
-      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.delivered_status}::text,
-        ${u.sent_at}::timestamptz, ${u.next_attempt_at}::timestamptz, ${u.last_reply}::text, ${u.bounce_type}::text,
-          ${u.bounce_reason}::text)`,
-  );
-  const result = await sql<{ id: number }>`
-    update transactions as t
-       set status = v.status,
+export function applyAttempts(db: Database, updates: AttemptUpdate[]): Promise<Set<number>> {
+  return updateFromValues(db, 'transactions', ATTEMPT_COLUMNS, updates, {
+    set: sql`status = v.status,
            delivered_status = v.delivered_status,
            sent_at = coalesce(v.sent_at, t.sent_at),
            next_attempt_at = v.next_attempt_at,
            locked_until = null,
            last_reply = v.last_reply,
            bounce_type = coalesce(v.bounce_type, t.bounce_type),
-           bounce_reason = coalesce(v.bounce_reason, t.bounce_reason)
-      from (values ${sql.join(rows)}) as v(id, attempts, status, delivered_status, sent_at, next_attempt_at,
-        last_reply, bounce_type, bounce_reason)
-     where t.id = v.id and t.attempts = v.attempts and t.status = 'queued'
-    returning t.id`.execute(db);
-  return new Set(result.rows.map((r) => Number(r.id)));
+           bounce_reason = coalesce(v.bounce_reason, t.bounce_reason)`,
+    where: sql`t.attempts = v.attempts and t.status = 'queued'`,
+  });
 }
 
 /**

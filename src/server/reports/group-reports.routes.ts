@@ -34,12 +34,12 @@
 //   start after end, a range over 400 days, a page that is not a whole number ≥ 1, an unknown sort
 //   key or field; 404 { error: { code: 'not_found' } } for a malformed, unknown or another
 //   customer's group_uuid. Exports: see src/server/exports/exports.routes.ts.
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import type { z } from 'zod';
 import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
-import { type ApiEnv, csrfGuard, requireSession, sessionOf } from '../http/middleware.ts';
-import { contractRoutes } from '../http/contract-route.ts';
+import { type ApiEnv, requireSession, sessionOf } from '../http/middleware.ts';
+import { consoleRoutes } from '../http/console-routes.ts';
 import { noStoreJson } from '../http/no-store.ts';
 import {
   type ReportBody,
@@ -50,17 +50,15 @@ import {
 } from './group-reports.service.ts';
 
 export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const serve = contractRoutes(app, '/v1');
-  const guard = [requireSession, csrfGuard(ctx)];
+  const { app, serve, write } = consoleRoutes(ctx);
 
-  serve(contract.groupReport, guard, async (c, { body }) =>
+  serve(contract.groupReport, write, async (c, { body }) =>
     noStoreJson(c, await answerGroupReport(ctx, sessionOf(c).customerId, body)),
   );
 
   const overview = (customerId: number, body: z.infer<typeof contract.groupOverviewBody>) =>
     groupOverview(ctx, customerId, body.group_uuid, rangeOfBody(body));
-  serve(contract.postGroupOverview, guard, async (c, { body }) =>
+  serve(contract.postGroupOverview, write, async (c, { body }) =>
     noStoreJson(c, await overview(sessionOf(c).customerId, body)),
   );
   // docs/console.md §7 lists the overview as a GET: the same fields in the query string
@@ -69,7 +67,7 @@ export function groupReportRoutes(ctx: AppContext): Hono<ApiEnv> {
   );
 
   const links = (customerId: number, body: Omit<ReportBody, 'report_type'>) => answerLinks(ctx, customerId, body);
-  serve(contract.postLinks, guard, async (c, { body }) => noStoreJson(c, await links(sessionOf(c).customerId, body)));
+  serve(contract.postLinks, write, async (c, { body }) => noStoreJson(c, await links(sessionOf(c).customerId, body)));
   // later pages (docs/console-reports.md §7): the report body as a query string; report_type may be left out
   serve(contract.getLinks, [requireSession], async (c, { query }) =>
     noStoreJson(c, await links(sessionOf(c).customerId, query)),

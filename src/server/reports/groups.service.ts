@@ -1,11 +1,13 @@
 // The Groups tab (docs/console.md §2 Transactions): a search over the customer's transaction groups with
 // their all-time totals, and the one row → wire mapping (docs/console.md §3 "Transaction group").
 import type { AppContext } from '../core/context.ts';
-import type { GroupSortKey } from '../../contract/values.ts';
+import type { z } from 'zod';
+import type * as contract from '../../contract/reports.ts';
+import { GROUP_SORT_KEYS, type GroupSortKey } from '../../contract/values.ts';
 import { NO_TOTALS, type StatTotals, totalsPerGroup } from '../stats/stats.repository.ts';
 import * as repo from './groups.repository.ts';
 import type { PageMeta } from '../../contract/reports.ts';
-import { type Direction, pageMeta } from './report-input.ts';
+import { PAGE_SIZE, either, pageMeta, resolveSort } from './report-input.ts';
 import { unixSeconds } from './transactions.service.ts';
 import { isUuid } from '../../contract/fields.ts';
 
@@ -21,14 +23,6 @@ const ORDER_OF: Record<GroupSortKey, repo.GroupOrder> = {
   opens: 'opens',
   clicks: 'clicks',
 };
-
-export interface GroupSearch {
-  page: number;
-  perPage: number;
-  /** Text the group name contains (any case). */
-  contains: string | null;
-  sort: { key: GroupSortKey; direction: Direction };
-}
 
 /** A group as the console shows it. Dates are unix seconds (UTC); group_last_send_date 0 means never. */
 export interface GroupWire {
@@ -76,13 +70,27 @@ export function groupToWire(row: repo.GroupRow, totals: StatTotals): GroupWire {
   };
 }
 
-/** One page of the customer's groups with their all-time totals from daily_stats. */
-export async function searchGroups(ctx: AppContext, customerId: number, search: GroupSearch): Promise<GroupPage> {
+/**
+ * POST /v1/transaction-groups/search's answer to a checked body; also the Groups tab's first page.
+ * One page of the customer's groups with their all-time totals from daily_stats.
+ */
+export async function answerGroupSearch(
+  ctx: AppContext,
+  customerId: number,
+  body: z.infer<typeof contract.groupSearchBody>,
+): Promise<GroupPage> {
+  const contains = either(body.searchQuery, body.search_query, 'searchQuery/search_query') ?? null;
+  const { key, direction } = resolveSort(GROUP_SORT_KEYS, 'group_last_send_date', {
+    direction: body.order,
+    key: body.orderBy,
+    directionName: 'order',
+    keyName: 'orderBy',
+  });
+  const perPage = PAGE_SIZE.groups;
   const { db } = ctx;
-  const sort = { by: ORDER_OF[search.sort.key], direction: search.sort.direction };
   const [rows, total] = await Promise.all([
-    repo.pageGroups(db, customerId, search.contains, sort, search.perPage, (search.page - 1) * search.perPage),
-    repo.countGroups(db, customerId, search.contains),
+    repo.pageGroups(db, customerId, contains, { by: ORDER_OF[key], direction }, perPage, (body.page - 1) * perPage),
+    repo.countGroups(db, customerId, contains),
   ]);
   const totals = await totalsPerGroup(
     db,
@@ -91,7 +99,7 @@ export async function searchGroups(ctx: AppContext, customerId: number, search: 
   );
   return {
     data: rows.map((row) => groupToWire(row, totals.get(row.id) ?? NO_TOTALS)),
-    meta: pageMeta(search.page, search.perPage, total, false),
+    meta: pageMeta(body.page, perPage, total, false),
   };
 }
 

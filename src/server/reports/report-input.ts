@@ -161,6 +161,17 @@ export function resolveSort<K extends string>(
   };
 }
 
+/** The value of a field the spec spells two ways; 400 when both are given and differ. */
+export function either<T>(a: T | undefined, b: T | undefined, names: string): T | undefined {
+  if (a !== undefined && b !== undefined && a !== b) {
+    const message = 'the two spellings have different values';
+    throw new DomainError('validation_failed', `Invalid request: ${names}: ${message}`, {
+      details: [{ path: names, message }],
+    });
+  }
+  return a ?? b;
+}
+
 /** The paging block of a paged response (docs/console.md §3 "Paged response"), counted or capped. */
 export function pageMeta(page: number, perPage: number, total: number, capped: boolean): Required<PageMeta> {
   return {

@@ -4,26 +4,25 @@
 // spellings where the spec uses two; an unknown field, bad date, page, sort or status is 400.
 // Also GET /v1/transactions/{trans_uuid}/events, the Transaction Info modal's timeline, and its
 // Cancel of a scheduled message (POST /v1/transactions/{uuid}/cancel).
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
-import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
+import { type ApiEnv, requireSession, sessionOf } from '../http/middleware.ts';
 import { cancelEmail } from '../lifecycle/scheduling.service.ts';
-import { contractRoutes } from '../http/contract-route.ts';
+import { consoleRoutes } from '../http/console-routes.ts';
 import { noStoreJson } from '../http/no-store.ts';
-import { answerGroupSearch, answerTransactionSearch } from './searches.service.ts';
+import { answerGroupSearch } from './groups.service.ts';
+import { answerTransactionSearch } from './searches.service.ts';
 import { transactionEvents } from './transaction-events.service.ts';
 
 export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const serve = contractRoutes(app, '/v1');
-  const guard = [requireSession, csrfGuard(ctx)];
+  const { app, serve, write, senderWrite } = consoleRoutes(ctx);
 
-  serve(contract.searchTransactions, guard, async (c, { body }) =>
+  serve(contract.searchTransactions, write, async (c, { body }) =>
     noStoreJson(c, await answerTransactionSearch(ctx, sessionOf(c).customerId, body)),
   );
 
-  serve(contract.searchGroups, guard, async (c, { body }) =>
+  serve(contract.searchGroups, write, async (c, { body }) =>
     noStoreJson(c, await answerGroupSearch(ctx, sessionOf(c).customerId, body)),
   );
 
@@ -34,7 +33,7 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
     return noStoreJson(c, { data });
   });
   // the modal's Cancel of a scheduled message: a user who may send transactions
-  serve(contract.cancelTransaction, [...guard, requireSender], async (c, { params }) => {
+  serve(contract.cancelTransaction, senderWrite, async (c, { params }) => {
     await cancelEmail(ctx, sessionOf(c).customerId, params.uuid);
     return c.body(null, 204);
   });

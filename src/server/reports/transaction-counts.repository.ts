@@ -3,6 +3,7 @@
 // the total of a filtered search is exact and costs the same at any table size.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { rollupSlice } from '../stats/stats.repository.ts';
 import type { TransactionFilter } from './transactions.repository.ts';
 
 /**
@@ -19,13 +20,9 @@ export type CountedFilter = Pick<
 
 /** The number of the customer's transactions that `filter` selects. */
 export async function sumTransactionCounts(db: Database, customerId: number, filter: CountedFilter): Promise<number> {
-  let query = db
-    .selectFrom('transaction_counts')
-    .select(sql<string | number>`coalesce(sum(n), 0)`.as('total'))
-    .where('customer_id', '=', customerId);
-  if (filter.firstDay !== null) query = query.where('day', '>=', filter.firstDay);
-  if (filter.lastDay !== null) query = query.where('day', '<=', filter.lastDay);
-  if (filter.groupId !== null) query = query.where('group_id', '=', filter.groupId);
+  let query = rollupSlice(db, 'transaction_counts', customerId, filter).select(
+    sql<string | number>`coalesce(sum(n), 0)`.as('total'),
+  );
   if (filter.statuses !== null) query = query.where('status', 'in', filter.statuses);
   if (filter.deliveredStatuses !== null) query = query.where('delivered_status', 'in', filter.deliveredStatuses);
   if (filter.opened) query = query.where('opened', '=', true);

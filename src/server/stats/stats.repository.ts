@@ -4,6 +4,7 @@
 // rollup is keyed.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { hasRow } from '../db/has-row.ts';
 import { STAT_COLUMNS, type StatColumn } from '../db/schema.ts';
 
 export interface StatDelta {
@@ -58,23 +59,14 @@ export async function bumpDailyStats(db: Database, deltas: StatDelta[]): Promise
  * Whether the customer has a sending-verified domain and at least one transaction: the home rule (docs/console.md §4).
  */
 export async function hasVerifiedDomainAndTraffic(db: Database, customerId: number): Promise<boolean> {
-  const verified = await db
-    .selectFrom('domains')
-    .select('id')
-    .where('customer_id', '=', customerId)
-    .where('sending_verified', '=', true)
-    .limit(1)
-    .executeTakeFirst();
-  if (verified === undefined) return false;
+  const verified = await hasRow(
+    db.selectFrom('domains').select('id').where('customer_id', '=', customerId).where('sending_verified', '=', true),
+  );
+  if (!verified) return false;
   // any accepted transaction: the first rollup row with one, not the all-time sum
-  const traffic = await db
-    .selectFrom('daily_stats')
-    .select('day')
-    .where('customer_id', '=', customerId)
-    .where('requests', '>', 0)
-    .limit(1)
-    .executeTakeFirst();
-  return traffic !== undefined;
+  return hasRow(
+    db.selectFrom('daily_stats').select('day').where('customer_id', '=', customerId).where('requests', '>', 0),
+  );
 }
 
 /** Sums of one day (or one group) across the rollup's columns. */
@@ -93,22 +85,34 @@ function totalsOf(row: Record<StatColumn, string | number>): StatTotals {
 }
 
 /**
- * Transactions accepted (the `requests` rollup, bumped on the day of acceptance) for the customer,
- * optionally in one group and between two UTC days (both included; null: unbounded).
+ * Which rows of a per-day, per-group rollup: optionally one group's, between two UTC days (both
+ * included; null: unbounded).
  */
-export async function sumRequests(
+export interface RollupSlice {
+  groupId: number | null;
+  firstDay: string | null;
+  lastDay: string | null;
+}
+
+/** The customer's slice of a per-day, per-group rollup: daily_stats, or transaction_counts (reports/). */
+export function rollupSlice(
   db: Database,
+  table: 'daily_stats' | 'transaction_counts',
   customerId: number,
-  opts: { groupId: number | null; firstDay: string | null; lastDay: string | null },
-): Promise<number> {
-  let query = db
-    .selectFrom('daily_stats')
+  slice: RollupSlice,
+) {
+  let query = db.selectFrom(table).where('customer_id', '=', customerId);
+  if (slice.groupId !== null) query = query.where('group_id', '=', slice.groupId);
+  if (slice.firstDay !== null) query = query.where('day', '>=', slice.firstDay);
+  if (slice.lastDay !== null) query = query.where('day', '<=', slice.lastDay);
+  return query;
+}
+
+/** Transactions accepted (the `requests` rollup, bumped on the day of acceptance) in the customer's slice. */
+export async function sumRequests(db: Database, customerId: number, slice: RollupSlice): Promise<number> {
+  const row = await rollupSlice(db, 'daily_stats', customerId, slice)
     .select(sql<string | number>`coalesce(sum(requests), 0)`.as('total'))
-    .where('customer_id', '=', customerId);
-  if (opts.groupId !== null) query = query.where('group_id', '=', opts.groupId);
-  if (opts.firstDay !== null) query = query.where('day', '>=', opts.firstDay);
-  if (opts.lastDay !== null) query = query.where('day', '<=', opts.lastDay);
-  const row = await query.executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow();
   return Number(row.total);
 }
 

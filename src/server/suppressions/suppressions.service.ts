@@ -107,35 +107,6 @@ async function addIn(trx: Database, customerId: number, lines: string[]): Promis
   return { added, already: emails.length - added, invalid };
 }
 
-export interface SearchInput {
-  page: number;
-  email: string;
-  /** '' or 'all' for every origin. */
-  origin: SuppressionOrigin | 'all' | '';
-}
-
-/** One page of the customer's list: entries whose address contains `email` (any case), newest first. */
-export async function searchSuppressions(
-  ctx: AppContext,
-  customerId: number,
-  input: SearchInput,
-): Promise<SuppressionPage> {
-  const { db } = ctx;
-  const filter: repo.SuppressionFilter = {
-    contains: input.email.trim().toLowerCase(),
-    origin: input.origin === '' || input.origin === 'all' ? null : input.origin,
-  };
-  const perPage = SUPPRESSION_PAGE_SIZE;
-  const [rows, total] = await Promise.all([
-    repo.searchSuppressions(db, customerId, filter, perPage, (input.page - 1) * perPage),
-    repo.countSuppressions(db, customerId, filter),
-  ]);
-  return {
-    data: rows.map(suppressionToWire),
-    meta: { current_page: input.page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },
-  };
-}
-
 /**
  * Takes `email` off the customer's list, in every spelling that sending would match; 404 when it
  * is not there. A valid address is normalised first, so `Bob@EXAMPLE.com` finds `bob@example.com`.
@@ -158,15 +129,27 @@ async function removeIn(trx: Database, customerId: number, email: string): Promi
 
 /**
  * POST /v1/suppression/search's answer to a checked body; also the page's first page, rendered on the server.
+ * One page of the customer's list: entries whose address contains `email` (any case), newest first;
+ * a `suppressed_origin` of '' or 'all' is every origin.
  */
-export function answerSuppressionSearch(
+export async function answerSuppressionSearch(
   ctx: AppContext,
   customerId: number,
   body: z.infer<typeof contract.searchSuppressionsBody>,
 ): Promise<SuppressionPage> {
-  return searchSuppressions(ctx, customerId, {
-    page: body.page,
-    email: body.email ?? '',
-    origin: body.suppressed_origin ?? '',
-  });
+  const { db } = ctx;
+  const origin = body.suppressed_origin ?? '';
+  const filter: repo.SuppressionFilter = {
+    contains: (body.email ?? '').trim().toLowerCase(),
+    origin: origin === '' || origin === 'all' ? null : origin,
+  };
+  const perPage = SUPPRESSION_PAGE_SIZE;
+  const [rows, total] = await Promise.all([
+    repo.searchSuppressions(db, customerId, filter, perPage, (body.page - 1) * perPage),
+    repo.countSuppressions(db, customerId, filter),
+  ]);
+  return {
+    data: rows.map(suppressionToWire),
+    meta: { current_page: body.page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },
+  };
 }

@@ -2,6 +2,7 @@
 // read of a customer template is bounded by customer_id, so another account's id is not found.
 import { type SelectQueryBuilder, type Updateable, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { deleteCustomerRow } from '../db/customer-row.ts';
 import type { Tables, Template, TemplateStatus, TemplatesTable } from '../db/schema.ts';
 import { escapeLike } from '../suppressions/suppressions.repository.ts';
 
@@ -107,12 +108,7 @@ export async function updateTemplate(
     .executeTakeFirst();
 }
 
-export async function deleteTemplate(db: Database, customerId: number, uuid: string): Promise<number> {
-  const rows = await db
-    .deleteFrom('templates')
-    .where('customer_id', '=', customerId)
-    .where('uuid', '=', uuid)
-    .returning('id')
-    .execute();
-  return rows.length;
+/** Deletes one of the customer's templates; false when it has no such template. */
+export function deleteTemplate(db: Database, customerId: number, uuid: string): Promise<boolean> {
+  return deleteCustomerRow(db, 'templates', customerId, 'uuid', uuid);
 }

@@ -3,11 +3,11 @@
 // templateType, templateStatus}; GET, POST, PUT, DELETE of one template (the response holds the
 // template); and POST /v1/templates/render for the editor's live preview. Console calls: a
 // session, CSRF protection on writes, the send permission (docs/console.md §6).
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import * as contract from '../../contract/templates.ts';
 import type { AppContext } from '../core/context.ts';
-import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
-import { contractRoutes } from '../http/contract-route.ts';
+import { type ApiEnv, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
+import { consoleRoutes } from '../http/console-routes.ts';
 import type { TemplateSort } from './templates.repository.ts';
 import {
   createTemplate,
@@ -23,10 +23,8 @@ const ID = /^[0-9a-f-]{36}$/i;
 const idParam = (raw: string) => (ID.test(raw) ? raw.toLowerCase() : '00000000-0000-0000-0000-000000000000');
 
 export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const serve = contractRoutes(app, '/v1');
+  const { app, serve, senderWrite: write } = consoleRoutes(ctx);
   const read = [requireSession, requireSender];
-  const write = [requireSession, csrfGuard(ctx), requireSender];
 
   serve(contract.searchTemplates, write, async (c, { body }) => {
     const { customerId } = sessionOf(c);

@@ -2,19 +2,12 @@
 // success is 'Domain Created', anything else is shown in the modal joined with commas) sends the
 // verification mail, POST v1/domains/{id}/verification sends a fresh one. Apart from
 // domains/ because the mail goes out through sending/, which itself needs domains/.
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
-import {
-  type ApiEnv,
-  csrfGuard,
-  requireSender,
-  requireSession,
-  sessionOf,
-  withAnswerFields,
-} from '../http/middleware.ts';
-import { contractRoutes } from '../http/contract-route.ts';
+import { type ApiEnv, requireSender, requireSession, sessionOf, withAnswerFields } from '../http/middleware.ts';
+import { consoleRoutes } from '../http/console-routes.ts';
 import { jsonBody } from '../http/validate.ts';
 import { customerDomain, domainToWire } from '../domains/domains.service.ts';
 import { createDomainWithVerification, resendVerification } from './verification.service.ts';
@@ -33,9 +26,7 @@ function withMessages(err: unknown): never {
 }
 
 export function verificationRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const serve = contractRoutes(app, '/v1');
-  const csrf = csrfGuard(ctx);
+  const { app, serve, csrf } = consoleRoutes(ctx);
   const domainId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
 
   // the body is read here, not by serve, so its refusals carry the modal's messages too

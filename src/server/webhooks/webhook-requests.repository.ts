@@ -4,6 +4,7 @@
 // whose lease ran out cannot overwrite a newer attempt. Also the Webhook Logs queries.
 import { type Insertable, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { type ValuesColumns, updateFromValues } from '../db/values.ts';
 import type { WebhookRequestsTable } from '../db/schema.ts';
 
 export interface ClaimedRequest {
@@ -141,26 +142,28 @@ export interface RequestUpdate {
   at: Date;
 }
 
+const REQUEST_UPDATE_COLUMNS: ValuesColumns<RequestUpdate> = {
+  id: 'bigint',
+  attempts: 'int',
+  status: 'text',
+  next_attempt_at: 'timestamptz',
+  retry_step: 'int',
+  last_status_code: 'int',
+  url: 'text',
+  verb: 'text',
+  payload: 'jsonb',
+  at: 'timestamptz',
+};
+
 /** Writes results in one statement; returns the ids that were still this attempt's to write. */
-export async function applyRequestUpdates(db: Database, updates: RequestUpdate[]): Promise<Set<number>> {
-  if (updates.length === 0) return new Set();
-  const rows = updates.map(
-    (u) =>
-      sql`(${u.id}::bigint, ${u.attempts}::int, ${u.status}::text, ${u.next_attempt_at}::timestamptz,
-        ${u.retry_step}::int, ${u.last_status_code}::int, ${u.url}::text, ${u.verb}::text,
-          ${u.payload === null ? null : JSON.stringify(u.payload)}::jsonb, ${u.at}::timestamptz)`,
-  );
-  const result = await sql<{ id: number }>`
-    update webhook_requests as r
-       set status = v.status, next_attempt_at = v.next_attempt_at, retry_step = v.retry_step,
-           last_status_code = v.last_status_code, url = coalesce(nullif(v.url, ''), r.url), verb =
-             coalesce(nullif(v.verb, ''), r.verb),
-           payload = coalesce(r.payload, v.payload), updated_at = v.at
-      from (values ${sql.join(rows)}) as v(id, attempts, status, next_attempt_at, retry_step, last_status_code, url,
-        verb, payload, at)
-     where r.id = v.id and r.attempts = v.attempts and r.status = 'pending'
-    returning r.id`.execute(db);
-  return new Set(result.rows.map((r) => Number(r.id)));
+export function applyRequestUpdates(db: Database, updates: RequestUpdate[]): Promise<Set<number>> {
+  return updateFromValues(db, 'webhook_requests', REQUEST_UPDATE_COLUMNS, updates, {
+    set: sql`status = v.status, next_attempt_at = v.next_attempt_at, retry_step = v.retry_step,
+           last_status_code = v.last_status_code, url = coalesce(nullif(v.url, ''), t.url), verb =
+             coalesce(nullif(v.verb, ''), t.verb),
+           payload = coalesce(t.payload, v.payload), updated_at = v.at`,
+    where: sql`t.attempts = v.attempts and t.status = 'pending'`,
+  });
 }
 
 export interface NewAttempt {

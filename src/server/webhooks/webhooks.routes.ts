@@ -1,13 +1,13 @@
 // Webhook calls (docs/console.md §7 GET/POST /v1/webhooks; docs/console-reports.md §7 POST /v1/webhook-logs) and ours
 // beyond the spec: POST /v1/webhooks/secret (rotate the signing secret), POST /v1/webhooks/test
 // (send a test event now), GET /v1/webhook-logs/{id} (More info) and POST /v1/webhook-logs/{id}/replay.
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { z } from 'zod';
 import * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
-import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
-import { contractRoutes } from '../http/contract-route.ts';
+import { type ApiEnv, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
+import { consoleRoutes } from '../http/console-routes.ts';
 import { noStoreJson } from '../http/no-store.ts';
 import { jsonBody } from '../http/validate.ts';
 import {
@@ -27,9 +27,7 @@ function logId(raw: string): number {
 }
 
 export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const serve = contractRoutes(app, '/v1');
-  const change = [requireSession, csrfGuard(ctx), requireSender];
+  const { app, serve, write, senderWrite: change } = consoleRoutes(ctx);
 
   serve(contract.getWebhooks, [requireSession, requireSender], async (c) => {
     const data = await webhooksForConsole(ctx, sessionOf(c).customerId);
@@ -50,7 +48,7 @@ export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   serve(contract.testWebhook, change, async (c) => c.json(await sendTestEvent(ctx, sessionOf(c).customerId)));
 
-  serve(contract.searchWebhookLogs, [requireSession, csrfGuard(ctx)], async (c, { body }) => {
+  serve(contract.searchWebhookLogs, write, async (c, { body }) => {
     return c.json(await searchLogs(ctx, sessionOf(c).customerId, body));
   });
 
