@@ -10,7 +10,7 @@ type Guard = readonly MiddlewareHandler<ApiEnv>[];
 export function consoleRoutes(ctx: AppContext) {
   const app = new Hono<ApiEnv>();
   const csrf = csrfGuard(ctx);
-  /** A console call that changes state: a session, then CSRF protection. */
+  /** A console call by POST, PATCH or DELETE (a change, or a search with a body): a session, then CSRF protection. */
   const write: Guard = [requireSession, csrf];
   /** The same for users allowed to send transactions (docs/console.md §6). */
   const senderWrite: Guard = [...write, requireSender];
