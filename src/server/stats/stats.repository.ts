@@ -127,12 +127,10 @@ export async function totalsPerDay(
   last: string,
   groupId: number | null = null,
 ): Promise<Map<string, StatTotals>> {
-  let query = db
-    .selectFrom('daily_stats')
+  const rows = await rollupSlice(db, 'daily_stats', customerId, { groupId, firstDay: first, lastDay: last })
     .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), ...sums])
-    .where('customer_id', '=', customerId);
-  if (groupId !== null) query = query.where('group_id', '=', groupId);
-  const rows = await query.where('day', '>=', first).where('day', '<=', last).groupBy('day').execute();
+    .groupBy('day')
+    .execute();
   return new Map(rows.map((row) => [row.day, totalsOf(row)]));
 }
 
