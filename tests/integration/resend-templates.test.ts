@@ -262,6 +262,39 @@ describe('sending with a template', () => {
   });
 });
 
+describe('one library for both surfaces', () => {
+  it('the console’s Publish keeps the declared variables; a /v1/mail send gets their fallbacks', async () => {
+    const { data } = await resend.templates.create({
+      name: 'Console published',
+      alias: 'console-published',
+      from: 'orders@shop.example',
+      subject: 'Hello {{{WHO}}}',
+      html: '<p>Hello {{{WHO}}}</p>',
+      variables: [{ key: 'WHO', type: 'string', fallbackValue: 'friend' }],
+    });
+    const published = await app.call('PUT', `/v1/templates/${data!.id}`, { cookie, body: { status: 'published' } });
+    expect(published.status).toBe(200);
+    const sent = await app.api.request('http://localhost:4321/v1/mail', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ to: 'friend@customer.example', template_id: 'console-published' }),
+    });
+    expect(sent.status).toBe(202);
+    const mail = await deliveredTo('friend@customer.example');
+    expect(mail.subject).toBe('Hello friend');
+    expect(mail.html).toContain('<p>Hello friend</p>');
+    const mistyped = await app.api.request('http://localhost:4321/v1/mail', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ to: 'friend@customer.example', template_id: 'console-published', variables: { WHO: 7 } }),
+    });
+    expect(mistyped.status).toBe(422);
+    expect(await mistyped.json()).toMatchObject({
+      error: { code: 'unprocessable', details: [{ path: 'variables.WHO', message: expect.any(String) }] },
+    });
+  });
+});
+
 describe('templates.list, duplicate, remove', () => {
   it('pages newest first with limit, after and before, and has_more', async () => {
     const made: string[] = [];
@@ -283,7 +316,8 @@ describe('templates.list, duplicate, remove', () => {
     expect(back.data!.data.map((t) => t.id)).toEqual([made[2], made[1]]);
     const all = await resend.templates.list({ limit: 100 });
     expect(all.data!.has_more).toBe(false);
-    expect(all.data!.data).toHaveLength(5); // these three, the order confirmation and the console's
+    // these three, the order confirmation, the console's and the console-published one
+    expect(all.data!.data).toHaveLength(6);
   });
 
   it('duplicate makes a draft copy without the alias; create(...).publish() chains', async () => {
