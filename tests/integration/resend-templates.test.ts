@@ -256,6 +256,8 @@ describe('sending with a template', () => {
 
     await resend.templates.publish(orderId);
     expect((await resend.templates.get(orderId)).data).toMatchObject({ has_unpublished_versions: false });
+    expect((await resend.templates.update(orderId, {})).error).toBeNull(); // saves nothing
+    expect((await resend.templates.get(orderId)).data).toMatchObject({ has_unpublished_versions: false });
     const { error } = await resend.emails.send({ to: 'new@customer.example', template: { id: orderId } });
     expect(error).toBeNull();
     expect((await deliveredTo('new@customer.example')).html).toContain('NEW thing at 99');

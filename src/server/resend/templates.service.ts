@@ -160,6 +160,8 @@ export async function updateResendTemplate(
   body: UpdateTemplateBody,
 ) {
   const uuid = await uuidOf(ctx, customerId, ref);
+  // nothing to save: no new version, so a published template is not marked as changed
+  if (Object.values(body).every((v) => v === undefined)) return { object: 'template' as const, id: uuid };
   await asResend(() => updateTemplate(ctx, customerId, uuid, inputOf(body)));
   return { object: 'template' as const, id: uuid };
 }

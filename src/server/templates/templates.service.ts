@@ -3,7 +3,9 @@
 // what sending needs (a published template by id or alias, compiled once per version). Gallery
 // templates (customer_id null) are read-only. Save keeps anything, even HTML that does not compile
 //; Publish checks what sending relies on (a name, a subject, a from address at a verified
-// domain, Handlebars that compiles) and copies the fields into the published version sending reads.
+// domain, Handlebars that compiles; less for the Resend surface, whose sends may give the from
+// address and subject) and copies the fields, declared variables too, into the published version
+// sending reads.
 import { randomUUID } from 'node:crypto';
 import juice from 'juice';
 import type { AppContext } from '../core/context.ts';
@@ -243,7 +245,8 @@ export type PublishRules = 'console' | 'api';
 /**
  * Why `t` cannot be published, every reason at once: it needs a name of its own (the
  * 'Untitled Template' an empty name becomes is not one), a subject, a from address at one of the
- * account's sending-verified domains, and Handlebars that compiles.
+ * account's sending-verified domains, and Handlebars that compiles (under `api` rules, only the
+ * last two, the from address when it has one).
  */
 async function publishProblems(
   ctx: AppContext,
