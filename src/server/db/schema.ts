@@ -506,6 +506,15 @@ export interface AttachmentDownloadsTable {
 
 export type TemplateStatus = 'draft' | 'published';
 
+/** A variable a template declares: sends must give it, or its fallback is used (migration 024). */
+export interface TemplateVariable {
+  key: string;
+  type: 'string' | 'number';
+  fallback_value: string | number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Migration 010: the customer's templates and the gallery's (customer_id null). */
 export interface TemplatesTable {
   id: Generated<number>;
@@ -529,6 +538,9 @@ export interface TemplatesTable {
   published_from_name: string | null;
   published_from_email: string | null;
   published_reply_email: string | null;
+  /** Declared variables of the edited and of the published version (migration 024); null: none declared. */
+  variables: Json<TemplateVariable[] | null> | null;
+  published_variables: Json<TemplateVariable[] | null> | null;
   version: Generated<number>;
   published_at: Date | null;
   created_at: CreatedAt;
