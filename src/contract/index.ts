@@ -9,11 +9,13 @@ import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { receivingOperations } from './resend-receiving.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
   ...resendOperations,
   ...resendDomainOperations,
+  ...receivingOperations,
   ...apiKeyOperations,
   ...templateOperations,
   ...reportOperations,
