@@ -10,12 +10,14 @@ import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
 import { resendTemplateOperations } from './resend-templates.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { receivingOperations } from './resend-receiving.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
   ...resendOperations,
   ...resendDomainOperations,
   ...resendTemplateOperations,
+  ...receivingOperations,
   ...apiKeyOperations,
   ...templateOperations,
   ...reportOperations,

@@ -133,6 +133,10 @@ export interface DomainsTable {
   created_at: CreatedAt;
   verified_at: Timestamp | null;
   verification_sent_at: Timestamp | null;
+  /** whether the MX listener takes mail for the domain (migration 027) */
+  receiving_enabled: Generated<boolean>;
+  /** refuse at DATA a message failing DMARC under p=reject, instead of keeping it flagged */
+  inbound_refuse_dmarc_reject: Generated<boolean>;
 }
 
 export interface TransactionGroupsTable {
@@ -345,6 +349,58 @@ export interface Tables {
   templates: TemplatesTable;
   delivery_sites: DeliverySitesTable;
   delivery_site_slots: DeliverySiteSlotsTable;
+  inbound_emails: InboundEmailsTable;
+}
+
+/** A header of a received message, in its order, as written (unfolded). */
+export interface InboundHeader {
+  name: string;
+  value: string;
+}
+
+/** An attachment of a received message; its bytes are the file `key` in the storage. */
+export interface InboundAttachmentRow {
+  id: string;
+  filename: string | null;
+  content_type: string;
+  content_disposition: string | null;
+  content_id: string | null;
+  size: number;
+  key: string;
+}
+
+/** A received message (migration 027; inbound/). */
+export interface InboundEmailsTable {
+  id: string;
+  customer_id: number;
+  domain_id: number | null;
+  received_at: ColumnType<Date, Date | string | undefined, never>;
+  envelope_from: string;
+  received_for: Json<string[]>;
+  remote_ip: string | null;
+  helo: string | null;
+  from_address: string;
+  to_addresses: Json<string[]>;
+  cc_addresses: Json<string[]>;
+  bcc_addresses: Json<string[]>;
+  reply_to_addresses: Json<string[]>;
+  subject: string;
+  message_id: string | null;
+  in_reply_to: string | null;
+  references: Json<string[]>;
+  sent_at: Timestamp | null;
+  text: string | null;
+  html: string | null;
+  headers: Json<InboundHeader[]>;
+  attachments: Json<InboundAttachmentRow[]>;
+  raw_size: ColumnType<number, number, never>;
+  spf: string;
+  dkim: string;
+  dmarc: string;
+  dmarc_policy: string | null;
+  auth_headers: string;
+  flagged: Generated<boolean>;
+  reply_to_transaction_id: number | null;
 }
 
 /** A destination site's shared state (migration 014; delivery/sites.ts). */
