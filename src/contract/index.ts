@@ -9,12 +9,14 @@ import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { resendSuppressionOperations } from './resend-suppressions.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
   ...resendOperations,
   ...resendDomainOperations,
   ...apiKeyOperations,
+  ...resendSuppressionOperations,
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,
