@@ -10,6 +10,7 @@ import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
+import { createApiKey } from '../../src/server/credentials/api-keys.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 
 let app: TestApp;
@@ -20,13 +21,14 @@ let apiKey: string;
 let customerId: number;
 let resend: Resend;
 let atV1: Resend;
+let shopDomainId: number;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
   app = await createTestApp({ SMTP_RELAY_URL: sink.url, RETURN_PATH_DOMAIN: 'rp.transact.test' });
   const account = await app.createAccount();
   customerId = account.customerId;
-  await addDomain(app.ctx, customerId, 'shop.example', { verified: true });
+  shopDomainId = (await addDomain(app.ctx, customerId, 'shop.example', { verified: true })).id;
   await addDomain(app.ctx, customerId, 'pending.example');
   await addDomain(app.ctx, customerId, 'later.example');
   apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
@@ -126,6 +128,24 @@ describe('resend.batch.send with batchValidation', () => {
     const ok = await resend.batch.send([valid('strict@customer.example')], { batchValidation: 'strict' });
     expect(ok.error).toBeNull();
     expect(ok.data).toEqual({ data: [{ id: expect.any(String) }] });
+    expect(await countTransactions()).toBe(before + 1);
+  });
+
+  it('permissive with a key kept to one domain answers a message From another by index', async () => {
+    const { token } = await createApiKey(app.ctx, customerId, {
+      name: 'Shop only',
+      permission: 'sending_access',
+      domainId: shopDomainId,
+    });
+    const kept = new Resend(token, { baseUrl: `${server.origin}/resend` });
+    const before = await countTransactions();
+    const { data, error } = await kept.batch.send(
+      [valid('kept@customer.example'), { ...valid('other@customer.example'), from: 'orders@later.example' }],
+      { batchValidation: 'permissive' },
+    );
+    expect(error).toBeNull();
+    expect(data!.data).toHaveLength(1);
+    expect(data!.errors).toEqual([{ index: 1, message: 'This API key may only send from shop.example' }]);
     expect(await countTransactions()).toBe(before + 1);
   });
 

@@ -11,6 +11,7 @@ import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
+import { createApiKey } from '../../src/server/credentials/api-keys.service.ts';
 import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 
 let app: TestApp;
@@ -267,6 +268,12 @@ describe('resend.suppressions.* at /resend', () => {
     expect((await other.suppressions.list({ after: data!.id })).error).toMatchObject({ statusCode: 404 });
     expect((await resend.suppressions.list({ after: 'not-an-id' })).error).toMatchObject({ statusCode: 404 });
     expect((await resend.suppressions.get(email)).data).toMatchObject({ id: data!.id });
+
+    // a sending_access key only sends
+    const { token } = await createApiKey(app.ctx, account.customerId, { name: 'send', permission: 'sending_access' });
+    const sender = new Resend(token, { baseUrl });
+    expect((await sender.suppressions.get(email)).error).toMatchObject({ statusCode: 403, name: 'restricted_api_key' });
+    expect((await sender.suppressions.add({ email: unique('x') })).error).toMatchObject({ statusCode: 403 });
 
     const res = await fetch(`${baseUrl}/suppressions?origin=unsubscribe`, {
       headers: { Authorization: `Bearer ${apiKey}` },
