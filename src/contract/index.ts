@@ -11,6 +11,7 @@ import { resendDomainOperations } from './resend-domains.ts';
 import { resendTemplateOperations } from './resend-templates.ts';
 import { apiKeyOperations } from './api-keys.ts';
 import { receivingOperations } from './resend-receiving.ts';
+import { resendSuppressionOperations } from './resend-suppressions.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
@@ -19,6 +20,7 @@ export const operations: readonly Operation[] = [
   ...resendTemplateOperations,
   ...receivingOperations,
   ...apiKeyOperations,
+  ...resendSuppressionOperations,
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,

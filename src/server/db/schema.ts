@@ -276,6 +276,10 @@ export interface SuppressionsTable {
   email: string;
   origin: SuppressionOrigin;
   created_at: CreatedAt;
+  /** A uuid, Resend's name for the entry (023). */
+  id: Generated<string>;
+  /** The transaction whose bounce or complaint listed the address; null when added by hand (023). */
+  source_transaction_id: number | null;
 }
 
 export interface IdempotencyKeysTable {
