@@ -19,9 +19,9 @@ const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).s
 
 /**
  * A process group to measure: `tree` is a process and all its descendants (Postfix's master, the
- * service); `cmdline` every process whose command line starts with it (PostgreSQL's backends of
- * one database, children of the postmaster rather than of the service).
- * @typedef {{ name: string, tree?: number, cmdline?: string }} Group
+ * service); `database` PostgreSQL's backends of that database (children of the postmaster rather
+ * than of the service), named by their process title: `postgres: [cluster: ]user database host…`.
+ * @typedef {{ name: string, tree?: number, database?: string }} Group
  */
 
 // Runs in a worker: reads /proc on every tick, so the load's event loop never waits for it.
@@ -56,8 +56,9 @@ function tick(first) {
       stack.push(...(children.get(p) || []));
     }
     for (const [pid, p] of procs) {
-      if (!g.cmdline || p.comm !== 'postgres') continue;
-      if ((read('/proc/' + pid + '/cmdline') || '').replace(/\\0/g, ' ').startsWith(g.cmdline)) pids.add(pid);
+      if (!g.database || p.comm !== 'postgres') continue;
+      const title = (read('/proc/' + pid + '/cmdline') || '').replace(/\\0/g, ' ');
+      if (title.startsWith('postgres: ') && title.includes(' ' + g.database + ' ')) pids.add(pid);
     }
     let pss = 0;
     for (const pid of pids) {

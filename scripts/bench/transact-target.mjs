@@ -69,7 +69,7 @@ export async function startTarget(build, o) {
       pid,
       groups: [
         { name: 'service', tree: pid },
-        ...(dbName ? [{ name: 'postgresql backends', cmdline: `postgres: postgres ${dbName} ` }] : []),
+        ...(dbName ? [{ name: 'postgresql backends', database: dbName }] : []),
       ],
       async stop() {
         await service.stop('SIGTERM');
