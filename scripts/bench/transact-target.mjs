@@ -67,10 +67,7 @@ export async function startTarget(build, o) {
       auth: { user: creds[1], pass: creds[2] },
       dkimTxt,
       pid,
-      groups: [
-        { name: 'service', tree: pid },
-        ...(dbName ? [{ name: 'postgresql backends', database: dbName }] : []),
-      ],
+      groups: [{ name: 'service', tree: pid }, ...(dbName ? [{ name: 'postgresql backends', database: dbName }] : [])],
       async stop() {
         await service.stop('SIGTERM');
         await database?.drop();
