@@ -8,12 +8,14 @@ import { webhookOperations } from './webhooks.ts';
 import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
+import { resendAttachmentOperations } from './resend-attachments.ts';
 import { apiKeyOperations } from './api-keys.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
   ...resendOperations,
   ...resendDomainOperations,
+  ...resendAttachmentOperations,
   ...apiKeyOperations,
   ...templateOperations,
   ...reportOperations,
