@@ -9,6 +9,7 @@ import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
 import { resendTemplateOperations } from './resend-templates.ts';
+import { resendAttachmentOperations } from './resend-attachments.ts';
 import { apiKeyOperations } from './api-keys.ts';
 import { receivingOperations } from './resend-receiving.ts';
 import { resendSuppressionOperations } from './resend-suppressions.ts';
@@ -19,6 +20,7 @@ export const operations: readonly Operation[] = [
   ...resendDomainOperations,
   ...resendTemplateOperations,
   ...receivingOperations,
+  ...resendAttachmentOperations,
   ...apiKeyOperations,
   ...resendSuppressionOperations,
   ...templateOperations,

@@ -11,6 +11,7 @@ import { resendRoutes } from './resend/resend.routes.ts';
 import { resendDomainRoutes } from './resend/domains.routes.ts';
 import { resendTemplateRoutes } from './resend/templates.routes.ts';
 import { resendSuppressionRoutes } from './suppressions/resend-suppressions.routes.ts';
+import { emailAttachmentRoutes } from './resend/email-attachments.routes.ts';
 import { resendErrors } from './http/resend-errors.ts';
 import { receivedFileRoutes, receivingRoutes } from './inbound/inbound.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
@@ -70,6 +71,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/resend', resendDomainRoutes(ctx));
   app.route('/resend', resendTemplateRoutes(ctx));
   app.route('/resend', resendSuppressionRoutes(ctx));
+  app.route('/', emailAttachmentRoutes(ctx)); // /resend (API key) and the signed /v1 download
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
   app.route('/', receivedFileRoutes(ctx)); // public: signed links to received mail's files

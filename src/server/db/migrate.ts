@@ -24,6 +24,7 @@ import * as m020 from './migrations/020-domain-removal.ts';
 import * as m021 from './migrations/021-api-keys.ts';
 import * as m023 from './migrations/023-suppression-ids.ts';
 import * as m024 from './migrations/024-template-variables.ts';
+import * as m025 from './migrations/025-domain-options.ts';
 import * as m027 from './migrations/027-inbound.ts';
 
 const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '021-api-keys': m021,
   '023-suppression-ids': m023,
   '024-template-variables': m024,
+  '025-domain-options': m025,
   '027-inbound': m027,
 };
 

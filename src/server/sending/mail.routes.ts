@@ -27,7 +27,14 @@ import {
 } from './sending.service.ts';
 import type { ErrorCode } from '../../contract/error-codes.ts';
 import { MAX_BATCH } from '../../contract/values.ts';
-import { SubmissionError, type Submission, fromMailRequest, fromResendRequest } from './mail.schema.ts';
+import {
+  MAX_MESSAGE_BYTES,
+  SubmissionError,
+  type Submission,
+  fromMailRequest,
+  fromResendRequest,
+} from './mail.schema.ts';
+import { fetchAttachmentPaths } from '../attachments/url-attachments.service.ts';
 import { withTemplate } from '../templates/template-send.ts';
 
 type SendEnv = ApiKeyEnv;
@@ -160,8 +167,10 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const idempotency = await idempotencyOf(ctx, c, bodyText);
     if (idempotency instanceof Response) return idempotency;
     const customerId = c.get('customerId');
+    // attachments by URL are fetched now, after the idempotency check: a replay fetches nothing
+    const filled = await fetchAttachmentPaths(ctx, submissions, { batch, maxMessageBytes: MAX_MESSAGE_BYTES });
     const prepared = await Promise.all(
-      submissions.map((s, i) =>
+      filled.map((s, i) =>
         prepare(ctx, customerId, s).catch((err) => Promise.reject(atIndex(err, batch ? `${i}.` : ''))),
       ),
     );
