@@ -52,10 +52,11 @@ export const resendListedDomain = z.object(listed);
 export type ResendListedDomain = z.infer<typeof resendListedDomain>;
 
 const record = z.object({
-  record: z.enum(['SPF', 'DKIM', 'DMARC', 'ReturnPath']),
+  record: z.enum(['SPF', 'DKIM', 'DMARC', 'ReturnPath', 'Receiving']),
   name: z.string().openapi({ description: 'The full name to publish it at.' }),
-  type: z.enum(['TXT', 'CNAME']),
+  type: z.enum(['TXT', 'CNAME', 'MX']),
   value: z.string(),
+  priority: z.number().int().optional().openapi({ description: 'The MX record’s preference (Receiving).' }),
   ttl: z.literal('Auto'),
   status: z.enum(RECORD_STATUSES).openapi({
     description:

@@ -82,7 +82,9 @@ describe('domains with the resend SDK at /resend', () => {
     expect(stored.sending_verified).toBe(false);
     expect(data!.records).toEqual(
       dnsRecords(app.ctx, stored).map((r) => ({
-        record: { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', return_path: 'ReturnPath' }[r.purpose],
+        record: { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', return_path: 'ReturnPath', receiving: 'Receiving' }[
+          r.purpose
+        ],
         name: r.name,
         type: r.type,
         value: r.value,

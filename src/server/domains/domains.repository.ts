@@ -20,7 +20,10 @@ export async function insertDomain(
 
 /** A domain's option columns (migration 025), capabilities as JSON text. */
 type DomainOptionColumns = Partial<
-  Pick<Updateable<DomainsTable>, 'open_tracking' | 'click_tracking' | 'tls' | 'region' | 'capabilities'> &
+  Pick<
+    Updateable<DomainsTable>,
+    'open_tracking' | 'click_tracking' | 'tls' | 'region' | 'capabilities' | 'receiving_enabled'
+  > &
     Pick<Updateable<DomainsTable>, 'custom_return_path' | 'tracking_subdomain'>
 >;
 

@@ -1,11 +1,17 @@
 // Domains for the console (docs/console.md §7): GET v1/domains, one domain's details, an on-demand DNS
-// check, and GET v1/get-started. Adding a domain and its verification mail are verification/verification.routes.ts.
+// check, receiving on or off, and GET v1/get-started. Adding a domain and its verification mail are verification/verification.routes.ts.
 import type { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';
 import { type ApiEnv, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { consoleRoutes } from '../http/console-routes.ts';
-import { customerDomain, domainToWire, getStarted, listDomainsForConsole } from './domains.service.ts';
+import {
+  customerDomain,
+  domainToWire,
+  getStarted,
+  listDomainsForConsole,
+  setDomainReceiving,
+} from './domains.service.ts';
 import { runDnsCheck } from './dns-check.service.ts';
 
 export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
@@ -28,6 +34,12 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
     const domain = await customerDomain(ctx, customerId, domainId(params.id));
     await runDnsCheck(ctx, domain.id);
     return c.json({ domain: domainToWire(ctx, await customerDomain(ctx, customerId, domain.id)) });
+  });
+
+  serve(contract.setDomainReceiving, [requireSession, requireSender, csrf], async (c, { params, body }) => {
+    const { customerId } = sessionOf(c);
+    await setDomainReceiving(ctx, customerId, domainId(params.id), { receiving: body.enabled });
+    return c.json({ domain: domainToWire(ctx, await customerDomain(ctx, customerId, domainId(params.id))) });
   });
 
   serve(contract.getStarted, [requireSession, requireSender], async (c) => {

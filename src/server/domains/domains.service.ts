@@ -18,10 +18,21 @@ import { domainNameProblem } from '../../lib/domain-name.ts';
 const generateKeyPairAsync = promisify(generateKeyPair);
 
 export interface DnsRecord {
-  purpose: 'spf' | 'dkim' | 'dmarc' | 'return_path';
-  type: 'TXT' | 'CNAME';
+  purpose: 'spf' | 'dkim' | 'dmarc' | 'return_path' | 'receiving';
+  type: 'TXT' | 'CNAME' | 'MX';
   name: string;
   value: string;
+  /** An MX record's preference. */
+  priority?: number;
+}
+
+/** The preference of a receiving domain's MX record (docs/receiving.md). */
+const RECEIVING_MX_PRIORITY = 10;
+
+/** This service's MX host, the value of a receiving domain's MX record. */
+export function inboundMxHost(ctx: Pick<AppContext, 'config'>): string {
+  const { inboundMxHost: host, smtpPublicHost, publicUrl } = ctx.config;
+  return host ?? smtpPublicHost ?? new URL(publicUrl).hostname;
 }
 
 /** Where DKIM keys live in DNS: `<selector>._domainkey.<domain>`. */
@@ -33,12 +44,24 @@ export function returnPathDomainOf(ctx: Pick<AppContext, 'config'>): string {
   return ctx.config.returnPathDomain ?? new URL(ctx.config.publicUrl).hostname;
 }
 
-/** The records a customer publishes for a domain. */
+/** The records a customer publishes for a domain; the MX record once it receives mail. */
 export function dnsRecords(
   ctx: Pick<AppContext, 'config'>,
-  domain: Pick<Domain, 'domain' | 'dkim_selector' | 'dkim_public_key'> & Partial<Pick<Domain, 'custom_return_path'>>,
+  domain: Pick<Domain, 'domain' | 'dkim_selector' | 'dkim_public_key'> &
+    Partial<Pick<Domain, 'custom_return_path' | 'receiving_enabled'>>,
 ): DnsRecord[] {
   const returnPath = returnPathDomainOf(ctx);
+  const receiving: DnsRecord[] = domain.receiving_enabled
+    ? [
+        {
+          purpose: 'receiving',
+          type: 'MX',
+          name: domain.domain,
+          value: inboundMxHost(ctx),
+          priority: RECEIVING_MX_PRIORITY,
+        },
+      ]
+    : [];
   return [
     { purpose: 'spf', type: 'TXT', name: domain.domain, value: `v=spf1 include:_spf.${returnPath} ~all` },
     {
@@ -54,6 +77,7 @@ export function dnsRecords(
       name: `${domain.custom_return_path ?? 'bounces'}.${domain.domain}`,
       value: returnPath,
     },
+    ...receiving,
   ];
 }
 
@@ -74,8 +98,11 @@ export interface DomainOptions {
 /** The columns of the options given; capabilities merged into `stored` (sending enabled, receiving disabled). */
 function optionColumns(options: DomainOptions, stored: DomainCapabilities = DEFAULT_CAPABILITIES) {
   const { capabilities, ...rest } = options;
+  // receiving is a column the MX listener reads (docs/receiving.md); capabilities.receiving answers it
+  const receiving = capabilities?.receiving ? { receiving_enabled: capabilities.receiving === 'enabled' } : {};
   return {
     ...rest,
+    ...receiving,
     ...(capabilities ? { capabilities: JSON.stringify({ ...stored, ...capabilities }) } : {}),
   };
 }
@@ -187,6 +214,7 @@ export interface DomainWire {
   domain_verification_sent_timestamp: string | null;
   domain_created_timestamp: string;
   dns_checked_timestamp: string | null;
+  domain_receiving: boolean;
   /** The records to publish, each with the result of the last DNS check (null before any). */
   dns_records: (DnsRecord & { check: DnsCheck | null })[];
 }
@@ -202,6 +230,7 @@ export function domainToWire(ctx: Pick<AppContext, 'config'>, domain: Domain): D
     domain_verification_sent_timestamp: domain.verification_sent_at?.toISOString() ?? null,
     domain_created_timestamp: domain.created_at.toISOString(),
     dns_checked_timestamp: domain.dns_checked_at?.toISOString() ?? null,
+    domain_receiving: domain.receiving_enabled,
     dns_records: dnsRecords(ctx, domain).map((r) => ({ ...r, check: results[r.purpose] ?? null })),
   };
 }

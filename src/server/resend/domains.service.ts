@@ -29,6 +29,7 @@ const RECORD_NAME: Record<DnsRecord['purpose'], ResendDomainRecord['record']> = 
   dkim: 'DKIM',
   dmarc: 'DMARC',
   return_path: 'ReturnPath',
+  receiving: 'Receiving',
 };
 
 /** A path id is digits (as the console's routes read it); anything else is an unknown id. */
@@ -62,7 +63,7 @@ function listed(domain: Domain, account: Tracking): ResendListedDomain {
     region: (RESEND_REGIONS as readonly string[]).includes(domain.region) ? (domain.region as Region) : 'us-east-1',
     capabilities: {
       sending: capability(domain.capabilities.sending, 'enabled'),
-      receiving: capability(domain.capabilities.receiving, 'disabled'),
+      receiving: domain.receiving_enabled ? 'enabled' : 'disabled',
     },
     open_tracking: domain.open_tracking ?? account.open,
     click_tracking: domain.click_tracking ?? account.click,
@@ -79,6 +80,7 @@ function withRecords(ctx: AppContext, domain: Domain, account: Tracking): Resend
     records: dnsRecords(ctx, domain).map((r) => ({
       record: RECORD_NAME[r.purpose],
       name: r.name,
+      ...(r.priority === undefined ? {} : { priority: r.priority }),
       type: r.type,
       value: r.value,
       ttl: 'Auto' as const,
