@@ -9,6 +9,7 @@ import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { resendWebhookOperations } from './resend-webhooks.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
@@ -20,4 +21,5 @@ export const operations: readonly Operation[] = [
   ...webhookOperations,
   ...accountOperations,
   ...referenceOperations,
+  ...resendWebhookOperations,
 ];

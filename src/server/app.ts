@@ -9,6 +9,7 @@ import { opsRoutes } from './ops/ops.routes.ts';
 import { mailRoutes } from './sending/mail.routes.ts';
 import { resendRoutes } from './resend/resend.routes.ts';
 import { resendDomainRoutes } from './resend/domains.routes.ts';
+import { resendWebhookRoutes } from './resend/webhooks.routes.ts';
 import { resendErrors } from './http/resend-errors.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
@@ -64,6 +65,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/', mailRoutes(ctx));
   app.route('/resend', resendRoutes(ctx));
   app.route('/resend', resendDomainRoutes(ctx));
+  app.route('/resend', resendWebhookRoutes(ctx));
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
   // public: the reference page reads it signed out; made now, from the contract the routes use

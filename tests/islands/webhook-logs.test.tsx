@@ -21,6 +21,7 @@ function log(id: number, progress: Progress, attempts = 1) {
     payload: { type: 'email.sent' },
     event_type: 'sent',
     webhook_id: `msg_${id}`,
+    webhook: null,
     attempts,
     last_status_code: progress === 'success' ? 200 : 500,
     next_attempt: null,

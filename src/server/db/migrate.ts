@@ -22,6 +22,7 @@ import * as m018 from './migrations/018-complaints.ts';
 import * as m019 from './migrations/019-resend-surface.ts';
 import * as m020 from './migrations/020-domain-removal.ts';
 import * as m021 from './migrations/021-api-keys.ts';
+import * as m022 from './migrations/022-several-webhooks.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '019-resend-surface': m019,
   '020-domain-removal': m020,
   '021-api-keys': m021,
+  '022-several-webhooks': m022,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */
