@@ -72,7 +72,7 @@ export const resendCreateWebhook = resendOperation('POST /resend/webhooks', {
     'Adds a webhook beside the account’s others: every event named in `events` is POSTed to `endpoint` with ' +
     'Resend’s payload (`{ type, created_at, data }`), signed per Standard Webhooks with its own `signing_secret` ' +
     '(`resend.webhooks.verify` accepts it). An address that is not http(s) or reaches a private or loopback ' +
-    'network is refused (`validation_error`).',
+    'network is refused (`validation_error`, 422).',
   body: z.strictObject({ endpoint, events }),
   bodyExample: { endpoint: 'https://hooks.example.com/resend', events: ['email.sent', 'email.delivered'] },
   sdkCall: "resend.webhooks.create({ endpoint: 'https://hooks.example.com/resend', events: ['email.delivered'] })",
@@ -84,7 +84,7 @@ export const resendCreateWebhook = resendOperation('POST /resend/webhooks', {
       example: { object: 'webhook', id: WEBHOOK_ID, signing_secret: SECRET },
     },
   ],
-  errors: ['webhook_url_not_allowed'],
+  errors: ['unprocessable'],
 });
 
 export const resendListWebhooks = resendOperation('GET /resend/webhooks', {
@@ -110,14 +110,14 @@ export const resendGetWebhook = resendOperation('GET /resend/webhooks/{id}', {
 export const resendUpdateWebhook = resendOperation('PATCH /resend/webhooks/{id}', {
   summary: 'Change a webhook',
   description:
-    'Changes what is given of `endpoint`, `events` and `status`. `events` cannot be given for a webhook with ' +
-    'Transact’s own payloads (saved on Settings; `unprocessable`): change those on Settings.',
+    'Changes what is given of `endpoint` (refused as at creation), `events` and `status`. `events` cannot be ' +
+    'given for a webhook with Transact’s own payloads (saved on Settings; 422): change those on Settings.',
   params: webhookId,
   body: z.strictObject({ endpoint: endpoint.optional(), events: events.optional(), status: status.optional() }),
   bodyExample: { events: ['email.delivered', 'email.bounced'], status: 'enabled' },
   sdkCall: `resend.webhooks.update('${WEBHOOK_ID}', { status: 'disabled' })`,
   success: [{ status: 200, description: 'Changed.', schema: ref, example: { object: 'webhook', id: WEBHOOK_ID } }],
-  errors: ['not_found', 'webhook_url_not_allowed', 'unprocessable'],
+  errors: ['not_found', 'unprocessable'],
 });
 
 export const resendRemoveWebhook = resendOperation('DELETE /resend/webhooks/{id}', {

@@ -115,7 +115,7 @@ export const saveWebhook = webhookOperation('POST /v1/webhooks', {
   },
   checkedByHandler: true,
   success: [{ status: 200, description: 'Saved.', schema: messageAnswer.extend({ data: webhook }) }],
-  errors: ['webhook_url_not_allowed', 'forbidden'],
+  errors: ['webhook_url_not_allowed', 'forbidden', 'not_found'],
 });
 
 export const rotateSecret = webhookOperation('POST /v1/webhooks/secret', {

@@ -26,6 +26,8 @@ interface Compiled {
   method: string;
   path: string;
   pattern: RegExp;
+  /** each parameter one segment: tried before any `pattern` whose last parameter takes the rest */
+  strict: RegExp;
   /** fixed segments first, so /v1/templates/search wins over /v1/templates/{id} */
   rank: number;
   op: Operation;
@@ -41,8 +43,9 @@ function compile(doc: Doc): Compiled[] {
       .replace(/\{\w+\}/g, '([^/]+)');
     // the suppression address may hold an encoded slash: its last parameter takes the rest
     const pattern = new RegExp(`^${path.endsWith('}') ? source.replace(/\(\[\^\/\]\+\)$/, '(.+)') : source}$`);
+    const strict = new RegExp(`^${source}$`);
     for (const [method, op] of Object.entries(item))
-      out.push({ method: method.toUpperCase(), path, pattern, rank: params, op });
+      out.push({ method: method.toUpperCase(), path, pattern, strict, rank: params, op });
   }
   return out.sort((a, b) => a.rank - b.rank);
 }
@@ -92,7 +95,11 @@ export function responseChecker(publicUrl: string): ResponseChecker {
       // the Resend-compatible surface answers every refusal in Resend's shape, ours the envelope
       const refusalShape = path.startsWith('/resend/') ? resendShape : envelope;
       const where = `${method} ${path} → ${res.status}`;
-      const found = operations.find((o) => o.method === (method === 'HEAD' ? 'GET' : method) && o.pattern.test(path));
+      const verb = method === 'HEAD' ? 'GET' : method;
+      // /resend/webhooks/{id} must not take /resend/webhooks/{webhookId}/events
+      const found =
+        operations.find((o) => o.method === verb && o.strict.test(path)) ??
+        operations.find((o) => o.method === verb && o.pattern.test(path));
       const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
       const text = method === 'HEAD' || res.status === 204 ? '' : await bodyText(res);
       const fail = (why: string) => {

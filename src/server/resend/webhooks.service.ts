@@ -13,6 +13,20 @@ import * as repo from '../webhooks/webhooks.repository.ts';
 const RESEND = 'resend';
 const NO_SUCH_EVENT = 'No event with this id for this webhook';
 
+/**
+ * The endpoint as stored. A well-formed address the URL guard refuses (private, loopback, not
+ * http(s)) is Resend's 422 validation_error: its 400 means a malformed request.
+ */
+async function allowedEndpoint(ctx: AppContext, raw: string): Promise<string> {
+  try {
+    return await service.checkedUrl(ctx, raw);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'webhook_url_not_allowed')
+      throw new DomainError('unprocessable', err.message);
+    throw err;
+  }
+}
+
 /** A webhook's events by Resend's names; null for one with Transact's own payloads (its names are ours). */
 function eventsOf(row: repo.Webhook): ResendWebhookEvent[] | null {
   if (row.field_set !== RESEND) return null;
@@ -33,7 +47,7 @@ function listed(row: repo.Webhook): ResendListedWebhook {
 
 /** POST /resend/webhooks: a webhook with Resend's payloads, POSTed, with a new signing secret. */
 export async function createWebhook(ctx: AppContext, customerId: number, body: { endpoint: string; events: string[] }) {
-  const url = await service.checkedUrl(ctx, body.endpoint);
+  const url = await allowedEndpoint(ctx, body.endpoint);
   const row = await service.createWebhook(ctx, customerId, {
     url,
     verb: 'post',
@@ -85,7 +99,7 @@ export async function updateWebhook(
       `This webhook sends Transact's ${row.field_set} payloads: change its events on Settings.`,
     );
   await service.changeWebhook(ctx, row, {
-    ...(body.endpoint === undefined ? {} : { url: await service.checkedUrl(ctx, body.endpoint) }),
+    ...(body.endpoint === undefined ? {} : { url: await allowedEndpoint(ctx, body.endpoint) }),
     ...(body.events === undefined ? {} : { event_types: JSON.stringify([...new Set(body.events)]) }),
     ...(body.status === undefined ? {} : { status: body.status }),
   });
