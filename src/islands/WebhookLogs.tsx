@@ -38,21 +38,20 @@ function WebhookFilter({ webhooks }: { webhooks: WebhookChoice[] }) {
       <label className="label" htmlFor={id}>
         Webhook
       </label>
-      <div className="select is-small">
-        <select
-          id={id}
-          value={$filter}
-          onChange={(e) => filterByWebhook(e.target.value)}
-          data-testid="webhook-logs-filter"
-        >
-          <option value="">All webhooks</option>
-          {webhooks.map((w) => (
-            <option key={w.id} value={w.id}>
-              {w.url}
-            </option>
-          ))}
-        </select>
-      </div>
+      <select
+        id={id}
+        className="input webhook-logs-select"
+        value={$filter}
+        onChange={(e) => filterByWebhook(e.target.value)}
+        data-testid="webhook-logs-filter"
+      >
+        <option value="">All webhooks</option>
+        {webhooks.map((w) => (
+          <option key={w.id} value={w.id}>
+            {w.url}
+          </option>
+        ))}
+      </select>
     </div>
   );
 }
