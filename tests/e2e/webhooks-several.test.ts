@@ -124,9 +124,7 @@ describe('Settings with several webhooks', () => {
     await page.click('[data-testid=webhook-save]');
     await reloaded;
     await hydrated(page, '[data-testid=webhook-list]');
-    await expect(page.locator('[data-testid=webhook-events]').nth(1).textContent()).resolves.toContain(
-      'email.opened',
-    );
+    await expect(page.locator('[data-testid=webhook-events]').nth(1).textContent()).resolves.toContain('email.opened');
     await expect(page.locator('[data-testid=webhook-events]').nth(0).textContent()).resolves.toBe('sent');
 
     // Add webhook: a new, empty modal with the defaults
