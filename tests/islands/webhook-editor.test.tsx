@@ -8,6 +8,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, stubNetwork, type Call, type Route, until } from './network.ts';
+import type { Webhook } from '../../src/stores/webhook.ts';
 
 const ALL_EVENTS = ['sent', 'delayed', 'failed', 'bounce', 'complaint', 'open', 'click', 'unsubscribe', 'resubscribe'];
 /** The spec's seven: what a webhook saved before delayed and complaint existed holds */
@@ -290,14 +291,14 @@ describe('several webhooks on Settings', () => {
     render(
       <>
         <WebhookEditor />
-        <WebhookSummary initial={[FIRST, RESEND].map((w) => ({ ...w, auth_details: null }))} />
+        <WebhookSummary initial={[FIRST, RESEND].map((w) => ({ ...w, auth_details: null }) as Webhook)} />
       </>,
     );
     await vi.waitFor(() => expect(screen.getAllByTestId('webhook-item-edit')[1]).toHaveProperty('disabled', false));
     return calls;
   }
 
-  it('lists each webhook; its Edit opens the modal on it (Resend events for a Resend one) and saves it by id', async () => {
+  it('lists each webhook; its Edit opens the modal on it (Resend events for a Resend one), saved by id', async () => {
     const calls = await renderCard();
     expect(screen.getAllByTestId('webhook-url').map((e) => e.textContent)).toEqual([FIRST.url, RESEND.url]);
     await click(screen.getAllByTestId('webhook-item-edit')[1]);
