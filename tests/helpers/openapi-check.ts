@@ -26,9 +26,11 @@ interface Compiled {
   method: string;
   path: string;
   pattern: RegExp;
-  /** each parameter one segment: tried before any `pattern` whose last parameter takes the rest */
-  strict: RegExp;
-  /** fixed segments first, so /v1/templates/search wins over /v1/templates/{id} */
+  /**
+   * the longer path first, since a path's last parameter takes the rest (/resend/emails/receiving/{id} wins
+   * over /resend/emails/{id}); then fixed segments first, so /v1/templates/search wins over /v1/templates/{id}
+   */
+  segments: number;
   rank: number;
   op: Operation;
 }
@@ -43,11 +45,10 @@ function compile(doc: Doc): Compiled[] {
       .replace(/\{\w+\}/g, '([^/]+)');
     // the suppression address may hold an encoded slash: its last parameter takes the rest
     const pattern = new RegExp(`^${path.endsWith('}') ? source.replace(/\(\[\^\/\]\+\)$/, '(.+)') : source}$`);
-    const strict = new RegExp(`^${source}$`);
     for (const [method, op] of Object.entries(item))
-      out.push({ method: method.toUpperCase(), path, pattern, strict, rank: params, op });
+      out.push({ method: method.toUpperCase(), path, pattern, rank: params, segments: path.split('/').length, op });
   }
-  return out.sort((a, b) => a.rank - b.rank);
+  return out.sort((a, b) => b.segments - a.segments || a.rank - b.rank);
 }
 
 /** The body as the client reads it: the API compresses answers the caller accepts compressed. */
@@ -95,11 +96,7 @@ export function responseChecker(publicUrl: string): ResponseChecker {
       // the Resend-compatible surface answers every refusal in Resend's shape, ours the envelope
       const refusalShape = path.startsWith('/resend/') ? resendShape : envelope;
       const where = `${method} ${path} → ${res.status}`;
-      const verb = method === 'HEAD' ? 'GET' : method;
-      // /resend/webhooks/{id} must not take /resend/webhooks/{webhookId}/events
-      const found =
-        operations.find((o) => o.method === verb && o.strict.test(path)) ??
-        operations.find((o) => o.method === verb && o.pattern.test(path));
+      const found = operations.find((o) => o.method === (method === 'HEAD' ? 'GET' : method) && o.pattern.test(path));
       const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
       const text = method === 'HEAD' || res.status === 204 ? '' : await bodyText(res);
       const fail = (why: string) => {
