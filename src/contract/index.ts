@@ -11,6 +11,7 @@ import { resendDomainOperations } from './resend-domains.ts';
 import { resendTemplateOperations } from './resend-templates.ts';
 import { resendAttachmentOperations } from './resend-attachments.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { resendWebhookOperations } from './resend-webhooks.ts';
 import { receivingOperations } from './resend-receiving.ts';
 import { resendSuppressionOperations } from './resend-suppressions.ts';
 
@@ -28,4 +29,5 @@ export const operations: readonly Operation[] = [
   ...webhookOperations,
   ...accountOperations,
   ...referenceOperations,
+  ...resendWebhookOperations,
 ];

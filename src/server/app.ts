@@ -9,6 +9,7 @@ import { opsRoutes } from './ops/ops.routes.ts';
 import { mailRoutes } from './sending/mail.routes.ts';
 import { resendRoutes } from './resend/resend.routes.ts';
 import { resendDomainRoutes } from './resend/domains.routes.ts';
+import { resendWebhookRoutes } from './resend/webhooks.routes.ts';
 import { resendTemplateRoutes } from './resend/templates.routes.ts';
 import { resendSuppressionRoutes } from './suppressions/resend-suppressions.routes.ts';
 import { emailAttachmentRoutes } from './resend/email-attachments.routes.ts';
@@ -69,6 +70,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.route('/resend', receivingRoutes(ctx)); // before /resend/emails/{id}, which would take 'receiving' as an id
   app.route('/resend', resendRoutes(ctx));
   app.route('/resend', resendDomainRoutes(ctx));
+  app.route('/resend', resendWebhookRoutes(ctx));
   app.route('/resend', resendTemplateRoutes(ctx));
   app.route('/resend', resendSuppressionRoutes(ctx));
   app.route('/', emailAttachmentRoutes(ctx)); // /resend (API key) and the signed /v1 download

@@ -321,6 +321,8 @@ export interface WebhooksTable {
   secret_sealed: string | null;
   /** why the service disabled it (410 Gone) */
   disabled_reason: string | null;
+  /** its id on the Resend-compatible surface (migration 022) */
+  uuid: Generated<string>;
 }
 
 export interface LinksTable {

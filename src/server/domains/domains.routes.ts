@@ -1,5 +1,6 @@
 // Domains for the console (docs/console.md §7): GET v1/domains, one domain's details, an on-demand DNS
-// check, receiving on or off, and GET v1/get-started. Adding a domain and its verification mail are verification/verification.routes.ts.
+// check, receiving on or off, and GET v1/get-started. Adding a domain and its verification mail are
+// verification/verification.routes.ts.
 import type { Hono } from 'hono';
 import * as contract from '../../contract/account.ts';
 import type { AppContext } from '../core/context.ts';

@@ -1,5 +1,6 @@
 // Webhook calls (docs/console.md §7 GET/POST /v1/webhooks; docs/console-reports.md §7 POST /v1/webhook-logs) and ours
-// beyond the spec: POST /v1/webhooks/secret (rotate the signing secret), POST /v1/webhooks/test
+// beyond the spec: several webhooks (an `id` names one), POST /v1/webhooks/secret (rotate the signing secret),
+// POST /v1/webhooks/test
 // (send a test event now), GET /v1/webhook-logs/{id} (More info) and POST /v1/webhook-logs/{id}/replay.
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -41,12 +42,14 @@ export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
     return noStoreJson(c, { message: SAVED_MESSAGE, data: webhook });
   });
 
-  serve(contract.rotateSecret, change, async (c) => {
+  serve(contract.rotateSecret, change, async (c, { query }) => {
     c.header('Cache-Control', 'no-store'); // set first: a refusal is not stored either
-    return c.json(await rotateSecret(ctx, sessionOf(c).customerId));
+    return c.json(await rotateSecret(ctx, sessionOf(c).customerId, query.id));
   });
 
-  serve(contract.testWebhook, change, async (c) => c.json(await sendTestEvent(ctx, sessionOf(c).customerId)));
+  serve(contract.testWebhook, change, async (c, { query }) =>
+    c.json(await sendTestEvent(ctx, sessionOf(c).customerId, query.id)),
+  );
 
   serve(contract.searchWebhookLogs, write, async (c, { body }) => {
     return c.json(await searchLogs(ctx, sessionOf(c).customerId, body));
