@@ -168,6 +168,8 @@ export const RESEND_WEBHOOK_EVENTS = [
   'email.clicked',
   'email.failed',
   'email.suppressed',
+  // mail received for a receiving domain (docs/receiving.md); it names no sent message
+  'email.received',
 ] as const;
 export type ResendWebhookEvent = (typeof RESEND_WEBHOOK_EVENTS)[number];
 

@@ -190,3 +190,33 @@ export async function insertOutbox(
       .execute();
   return rows.length;
 }
+
+/**
+ * Queues `email.received` for each enabled `resend` webhook of the customer subscribed to it, in the
+ * caller's transaction (the one that stores the received message, docs/receiving.md). The payload is
+ * complete now: the event names no transaction for the worker to read it from.
+ */
+export async function insertReceivedOutbox(
+  ctx: Pick<AppContext, 'lookups'>,
+  db: Database,
+  event: { customerId: number; at: Date; data: Record<string, unknown> },
+): Promise<number> {
+  const subs = (await subscriptionsOf(ctx, db, [event.customerId])).get(event.customerId) ?? [];
+  const rows = subs
+    .filter((sub) => sub.fieldSet === 'resend' && sub.types.has('email.received'))
+    .map((sub) => ({
+      customer_id: event.customerId,
+      webhook_id: sub.webhookId,
+      transaction_id: null,
+      event_type: 'email.received',
+      event_at: event.at,
+      event_data: JSON.stringify(event.data),
+      url: sub.url,
+      verb: sub.verb,
+      field_set: sub.fieldSet,
+      payload: JSON.stringify({ type: 'email.received', created_at: event.at.toISOString(), data: event.data }),
+      next_attempt_at: event.at,
+    }));
+  if (rows.length) await db.insertInto('webhook_requests').values(rows).execute();
+  return rows.length;
+}
