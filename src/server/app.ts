@@ -43,6 +43,8 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
     c.set('ctx', ctx);
     await next();
   });
+  // the Resend-compatible surface: Resend's shapes, its refusals too (the request guard's among them)
+  app.use('/resend/*', resendErrors());
   app.use('*', refuseControlCharacters);
   app.route('/', opsRoutes(ctx));
   app.route('/', trackingRoutes(ctx));
@@ -58,8 +60,6 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.use('/v1/*', (c, next) =>
     SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next),
   );
-  // the Resend-compatible surface: Resend's shapes, its refusals too, with the API key
-  app.use('/resend/*', resendErrors());
   app.use('/resend/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
   app.route('/', mailRoutes(ctx));
   app.route('/resend', resendRoutes(ctx));

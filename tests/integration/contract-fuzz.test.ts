@@ -84,6 +84,8 @@ const HOSTILE_SEGMENTS = [
   '1e309',
   '99999999999999999999999999',
   '9007199254740993',
+  '999999999999999',
+  '2147483648',
   '%20',
   encodeURIComponent('ü🙂名前'),
   '%ED%A0%80',
@@ -200,7 +202,7 @@ describe('every path and query parameter of the contract', () => {
         ...(op.bodyExample === undefined ? {} : { body: op.bodyExample }),
       });
 
-    it(`${where}: hostile values in each parameter never give a 5xx, and refusals keep the surface's shape`, async () => {
+    it(`${where}: hostile values in each parameter never give a 5xx; refusals keep the surface's shape`, async () => {
       for (const name of fieldsOf(op.params)) {
         for (const value of HOSTILE_SEGMENTS) {
           const path = concrete(op.path, { [name]: value });

@@ -28,9 +28,6 @@ const RECORD_NAME: Record<DnsRecord['purpose'], ResendDomainRecord['record']> = 
   return_path: 'ReturnPath',
 };
 
-/** A path id is digits (as the console's routes read it); anything else is an unknown id. */
-const idOf = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN);
-
 function statusOf(domain: Domain): ResendListedDomain['status'] {
   if (domain.sending_verified) return 'verified';
   const expires = domain.verification_expires_at;
@@ -79,8 +76,8 @@ export async function listDomains(ctx: AppContext, customerId: number) {
 }
 
 /** GET /resend/domains/{id}: one domain of the account with its records; 404 otherwise. */
-export async function getDomain(ctx: AppContext, customerId: number, id: string): Promise<ResendDomain> {
-  return withRecords(ctx, await customerDomain(ctx, customerId, idOf(id)));
+export async function getDomain(ctx: AppContext, customerId: number, id: number): Promise<ResendDomain> {
+  return withRecords(ctx, await customerDomain(ctx, customerId, id));
 }
 
 /**
@@ -107,14 +104,14 @@ export async function createDomain(
 }
 
 /** POST /resend/domains/{id}/verify: checks the records in DNS now and stores the results; answers the id. */
-export async function verifyDomain(ctx: AppContext, customerId: number, id: string): Promise<string> {
-  const domain = await customerDomain(ctx, customerId, idOf(id));
+export async function verifyDomain(ctx: AppContext, customerId: number, id: number): Promise<string> {
+  const domain = await customerDomain(ctx, customerId, id);
   await runDnsCheck(ctx, domain.id);
   return String(domain.id);
 }
 
 /** DELETE /resend/domains/{id}: see removeDomain for what happens to the domain's mail; answers the id. */
-export async function deleteDomain(ctx: AppContext, customerId: number, id: string): Promise<string> {
-  await removeDomain(ctx, customerId, idOf(id));
-  return String(idOf(id));
+export async function deleteDomain(ctx: AppContext, customerId: number, id: number): Promise<string> {
+  await removeDomain(ctx, customerId, id);
+  return String(id);
 }
