@@ -1,7 +1,7 @@
 // Named API keys (docs/architecture.md §7 "API keys") with the official `resend` SDK over a real
 // socket: create, list in cursor pages, update and remove; a sending_access key sends only From its
-// domain and is refused (`restricted_api_key`) everywhere else; a deleted key is refused at once over HTTP and SMTP; the
-// last use is recorded; the table holds only the token's SHA-256.
+// domain and is refused (`restricted_api_key`) everywhere else; a deleted key is refused at once
+// over HTTP and SMTP; the last use is recorded; the table holds only the token's SHA-256.
 import { createHash } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
