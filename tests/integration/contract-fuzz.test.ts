@@ -190,11 +190,20 @@ async function expectRefusalInShape(res: Response, path: string, what: string): 
 
 describe('every path and query parameter of the contract', () => {
   const withParams = operations.filter((op) => fieldsOf(op.params).length > 0 || fieldsOf(op.query).length > 0);
-  const concrete = (path: string, values: Record<string, string> = {}) =>
-    path.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? '1');
+  /** A value the parameter's own schema takes, so a hostile value in another one is what the call meets. */
+  const fillerOf = (schema: unknown) =>
+    ['1', '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4', 'a@example.com'].find(
+      (v) => (schema as { safeParse?: (x: unknown) => { success: boolean } }).safeParse?.(v).success,
+    ) ?? '1';
 
   for (const op of withParams) {
     const where = `${op.method.toUpperCase()} ${op.path}`;
+    const shape = ((op.params as { shape?: Record<string, unknown> } | undefined)?.shape ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const concrete = (path: string, values: Record<string, string> = {}) =>
+      path.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? fillerOf(shape[name]));
     const send = (path: string, query = '') =>
       app.call(op.method.toUpperCase(), `${path}${query}`, {
         cookie,
