@@ -7,7 +7,7 @@ import { reshapeErrors } from './middleware.ts';
 
 /** The Resend-compatible surface's paths: every answer under them is Resend's shape. */
 export function isResendPath(path: string): boolean {
-  return path === '/resend' || path.startsWith('/resend/');
+  return path.startsWith('/resend/');
 }
 
 /**
