@@ -8,13 +8,19 @@ import { webhookOperations } from './webhooks.ts';
 import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
+import { resendTemplateOperations } from './resend-templates.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { receivingOperations } from './resend-receiving.ts';
+import { resendSuppressionOperations } from './resend-suppressions.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
   ...resendOperations,
   ...resendDomainOperations,
+  ...resendTemplateOperations,
+  ...receivingOperations,
   ...apiKeyOperations,
+  ...resendSuppressionOperations,
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,

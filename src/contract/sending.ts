@@ -236,6 +236,18 @@ const idempotency = z.object({
     }),
 });
 
+/** Resend's `x-batch-validation` header of a batch: `strict` (all or nothing, the default) or `permissive`. */
+export const batchValidation = z.object({
+  'x-batch-validation': z
+    .enum(['strict', 'permissive'])
+    .optional()
+    .openapi({
+      description:
+        '`strict` (the default): all messages are accepted or none. `permissive`: the valid ones are accepted and ' +
+        'each refused one is answered in `errors` with its index (the SDK’s `batchValidation`).',
+    }),
+});
+
 const accepted = z.object({
   trans_uuid: z
     .string()
@@ -363,17 +375,31 @@ function resendSends<B extends '/v1' | '/resend'>(base: B) {
   });
   const batch = resendCall(`POST ${base}/emails/batch`, {
     summary: resendShape ? 'Send a batch' : 'Send a batch (at /v1)',
-    description: `Resend’s POST /emails/batch: up to 100 messages, all accepted together or none. ${refusals}`,
+    description:
+      'Resend’s POST /emails/batch: up to 100 messages, all accepted together or none; with ' +
+      '`x-batch-validation: permissive` the valid ones are accepted and the others answered in `errors` (200 even ' +
+      `when none was valid). ${refusals}`,
     body: resendBatch,
     bodyExample: [resendExample],
     checkedByHandler: true,
-    headers: idempotency,
+    headers: idempotency.extend(batchValidation.shape),
     sdkCall: 'resend.batch.send',
     success: [
       {
         status: 200,
-        description: 'Accepted: one id per message.',
-        schema: z.object({ data: z.array(z.object({ id: z.string() })) }),
+        description: 'Accepted: one id per message accepted, in order.',
+        schema: z.object({
+          data: z.array(z.object({ id: z.string() })),
+          errors: z
+            .array(
+              z.object({
+                index: z.number().int().openapi({ description: 'The refused message’s place in the list, from 0.' }),
+                message: z.string().openapi({ description: 'Why it was refused.' }),
+              }),
+            )
+            .optional()
+            .openapi({ description: 'Permissive batches only: each message refused, by index.' }),
+        }),
       },
     ],
     errors: [...sendErrors],

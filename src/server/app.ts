@@ -9,7 +9,10 @@ import { opsRoutes } from './ops/ops.routes.ts';
 import { mailRoutes } from './sending/mail.routes.ts';
 import { resendRoutes } from './resend/resend.routes.ts';
 import { resendDomainRoutes } from './resend/domains.routes.ts';
+import { resendTemplateRoutes } from './resend/templates.routes.ts';
+import { resendSuppressionRoutes } from './suppressions/resend-suppressions.routes.ts';
 import { resendErrors } from './http/resend-errors.ts';
+import { receivedFileRoutes, receivingRoutes } from './inbound/inbound.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
 import { verificationRoutes } from './verification/verification.routes.ts';
@@ -62,10 +65,14 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   );
   app.use('/resend/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
   app.route('/', mailRoutes(ctx));
+  app.route('/resend', receivingRoutes(ctx)); // before /resend/emails/{id}, which would take 'receiving' as an id
   app.route('/resend', resendRoutes(ctx));
   app.route('/resend', resendDomainRoutes(ctx));
+  app.route('/resend', resendTemplateRoutes(ctx));
+  app.route('/resend', resendSuppressionRoutes(ctx));
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
+  app.route('/', receivedFileRoutes(ctx)); // public: signed links to received mail's files
   // public: the reference page reads it signed out; made now, from the contract the routes use
   const document = openApiText(ctx.config.publicUrl);
   contractRoutes(app, '')(getOpenApi, [], (c) => {

@@ -26,7 +26,11 @@ interface Compiled {
   method: string;
   path: string;
   pattern: RegExp;
-  /** fixed segments first, so /v1/templates/search wins over /v1/templates/{id} */
+  /**
+   * the longer path first, since a path's last parameter takes the rest (/resend/emails/receiving/{id} wins
+   * over /resend/emails/{id}); then fixed segments first, so /v1/templates/search wins over /v1/templates/{id}
+   */
+  segments: number;
   rank: number;
   op: Operation;
 }
@@ -42,9 +46,9 @@ function compile(doc: Doc): Compiled[] {
     // the suppression address may hold an encoded slash: its last parameter takes the rest
     const pattern = new RegExp(`^${path.endsWith('}') ? source.replace(/\(\[\^\/\]\+\)$/, '(.+)') : source}$`);
     for (const [method, op] of Object.entries(item))
-      out.push({ method: method.toUpperCase(), path, pattern, rank: params, op });
+      out.push({ method: method.toUpperCase(), path, pattern, rank: params, segments: path.split('/').length, op });
   }
-  return out.sort((a, b) => a.rank - b.rank);
+  return out.sort((a, b) => b.segments - a.segments || a.rank - b.rank);
 }
 
 /** The body as the client reads it: the API compresses answers the caller accepts compressed. */

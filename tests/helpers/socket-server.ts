@@ -10,10 +10,19 @@ export interface SocketServer {
   close(): Promise<void>;
 }
 
-/** Listens on a free loopback port with the test app's API; close() drops every connection. */
-export async function listenOnSocket(app: Pick<TestApp, 'api'>): Promise<SocketServer> {
+/** A loopback port free now (for a PUBLIC_URL that must name the socket the app will listen on). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Listens on a loopback port (free, or `port`) with the test app's API; close() drops every connection. */
+export async function listenOnSocket(app: Pick<TestApp, 'api'>, port = 0): Promise<SocketServer> {
   const server = createServer(getRequestListener(app.api.fetch));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: async () => {

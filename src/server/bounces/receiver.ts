@@ -3,8 +3,14 @@
 // classified and recorded as a bounce through the lifecycle (status, event, daily_stats,
 // suppression) in one database transaction before answering 250; the List-Unsubscribe mailto:;
 // and feedback-loop reports (RFC 5965) at a VERP address or any other address of the domain, the
-// one a provider's loop is registered with (complaints.service.ts). Hooks reject with a responseCode.
-import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
+// one a provider's loop is registered with (complaints.service.ts). It is also the MX of every
+// receiving domain (docs/receiving.md): any address of such a domain is taken and the message handed
+// to inbound/receive.ts; one message goes to one account (RCPT for another answers 452, and the
+// client sends that copy in a transaction of its own). Hooks reject with a responseCode.
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { domainOf } from '../core/addresses.ts';
+import { receivingDomainFor } from '../domains/domains.service.ts';
+import { type InboundTarget, receiveInbound } from '../inbound/receive.ts';
 import type { AppContext } from '../core/context.ts';
 import { returnPathDomainOf } from '../domains/domains.service.ts';
 import { parseVerp } from '../delivery/verp.ts';
@@ -21,6 +27,8 @@ import { type ParsedBounce, parseBounce } from './parse-dsn.ts';
 export const MAX_BOUNCE_BYTES = 10 * 1024 * 1024;
 /** A DSN goes to one envelope sender (RFC 3464 §2.2.1); a few recipients allow for odd MTAs. */
 const MAX_RECIPIENTS = 10;
+/** Recipients of one received message (RFC 5321 §4.5.3.1.8 asks a server to take at least 100). */
+const MAX_INBOUND_RECIPIENTS = 100;
 
 function smtpError(code: number, message: string): Error & { responseCode: number } {
   const err = new Error(message) as Error & { responseCode: number };
@@ -60,12 +68,17 @@ export async function recordBounce(
   });
 }
 
+/** The whole DATA stream, or null past MAX_BOUNCE_BYTES (the rest is read and dropped). */
 function readStream(stream: SMTPServerDataStream): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BOUNCE_BYTES) chunks.push(chunk);
+    });
     stream.on('error', reject);
-    stream.on('end', () => resolve(stream.sizeExceeded ? null : Buffer.concat(chunks)));
+    stream.on('end', () => resolve(stream.sizeExceeded || size > MAX_BOUNCE_BYTES ? null : Buffer.concat(chunks)));
   });
 }
 
@@ -154,6 +167,58 @@ export async function receiveMessage(
   return { code: 250, message: '2.0.0 Bounce received' };
 }
 
+/**
+ * What the MX listener keeps per session: the connections each address holds (at most
+ * SMTP_MAX_CONNECTIONS_PER_IP, as on submission) and the account the current message goes to, once a
+ * recipient at a receiving domain was taken (docs/receiving.md).
+ */
+function mxSessions(ctx: AppContext) {
+  const inbound = new Map<string, InboundTarget>();
+  const perAddress = new Map<string, number>();
+  const counted = new Set<string>();
+  return {
+    /** Counts a new connection, or answers the 421 that refuses it. */
+    admit(session: SMTPServerSession): Error | null {
+      const n = perAddress.get(session.remoteAddress) ?? 0;
+      if (n >= ctx.config.smtpMaxConnectionsPerIp)
+        return smtpError(421, '4.7.0 Too many connections from your address, try again later');
+      perAddress.set(session.remoteAddress, n + 1);
+      counted.add(session.id);
+      return null;
+    },
+    closed(session: SMTPServerSession): void {
+      inbound.delete(session.id);
+      if (!counted.delete(session.id)) return;
+      const n = (perAddress.get(session.remoteAddress) ?? 1) - 1;
+      if (n > 0) perAddress.set(session.remoteAddress, n);
+      else perAddress.delete(session.remoteAddress);
+    },
+    newMessage(session: SMTPServerSession): void {
+      inbound.delete(session.id);
+    },
+    targetOf(session: SMTPServerSession): InboundTarget | undefined {
+      return inbound.get(session.id);
+    },
+    /** RCPT TO an address of a receiving domain: null once taken, else the SMTP error to answer. */
+    async inboundRecipient(address: string, session: SMTPServerSession): Promise<Error | null> {
+      const domain = await receivingDomainFor(ctx, domainOf(address));
+      if (!domain) return smtpError(550, '5.7.1 Relaying denied: no such domain here');
+      const current = inbound.get(session.id);
+      const taken = session.envelope.rcptTo.length;
+      if ((taken > 0 && !current) || (current && current.customerId !== domain.customer_id))
+        return smtpError(452, '4.5.3 Send this recipient in a separate transaction');
+      if (taken >= MAX_INBOUND_RECIPIENTS)
+        return smtpError(452, `4.5.3 At most ${MAX_INBOUND_RECIPIENTS} recipients per message`);
+      inbound.set(session.id, {
+        customerId: domain.customer_id,
+        domainId: domain.id,
+        refuseDmarcReject: domain.inbound_refuse_dmarc_reject,
+      });
+      return null;
+    },
+  };
+}
+
 export interface BounceReceiver {
   port: number;
   close(): Promise<void>;
@@ -167,46 +232,73 @@ export async function startBounceReceiver(
   const { config, logger } = ctx;
   const keys: ReturnPathKeys = { secret: config.secret!, returnPathDomain: returnPathDomainOf(ctx).toLowerCase() };
 
+  const sessions = mxSessions(ctx);
+
   const smtp = new SMTPServer({
     ...(await tlsMaterial(ctx)),
     name: config.smtpPublicHost ?? new URL(config.publicUrl).hostname,
-    banner: 'Transact bounce receiver',
+    banner: 'Transact MX',
     // an MX takes mail from anyone; what it accepts is limited by RCPT instead
     authOptional: true,
     disabledCommands: ['AUTH'],
-    size: MAX_BOUNCE_BYTES,
+    size: Math.max(MAX_BOUNCE_BYTES, config.inboundMaxMessageBytes),
     logger: false,
     maxClients: 200,
     socketTimeout: 60_000,
 
+    onConnect: (session, callback) => callback(sessions.admit(session) ?? undefined),
+    onClose: (session) => sessions.closed(session),
+    onMailFrom(_address, session, callback) {
+      sessions.newMessage(session);
+      callback();
+    },
+
     onRcptTo(address, session, callback) {
-      // RFC 5321 §3.6.2: an open relay is not acceptable; nothing but the return-path domain's own addresses
-      if (!acceptsRecipient(keys, address.address))
-        return callback(
-          smtpError(550, '5.7.1 Relaying denied: this server only accepts bounces for its own return path'),
+      if (!acceptsRecipient(keys, address.address)) {
+        sessions.inboundRecipient(address.address, session).then(
+          (refused) => callback(refused ?? undefined),
+          (err) => {
+            logger.warn({ err }, 'a recipient could not be looked up');
+            callback(smtpError(451, '4.3.0 Temporary failure, try again'));
+          },
         );
+        return;
+      }
+      if (sessions.targetOf(session))
+        return callback(smtpError(452, '4.5.3 Send this recipient in a separate transaction'));
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS)
         return callback(smtpError(452, `4.5.3 At most ${MAX_RECIPIENTS} recipients per message`));
       callback();
     },
 
     onData(stream, session, callback) {
-      readStream(stream)
-        .then(async (raw) => {
-          if (raw === null)
-            return callback(smtpError(552, `5.3.4 Message exceeds the size limit of ${MAX_BOUNCE_BYTES} bytes`));
-          const answer = await receiveMessage(
+      const target = sessions.targetOf(session);
+      const recipients = session.envelope.rcptTo.map((r) => r.address);
+      const answering = target
+        ? receiveInbound(
             ctx,
-            keys,
-            session.envelope.rcptTo.map((r) => r.address),
-            raw,
+            target,
+            {
+              ip: session.remoteAddress,
+              helo: session.hostNameAppearsAs,
+              mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              rcptTo: recipients,
+            },
+            stream,
+          )
+        : readStream(stream).then((raw) =>
+            raw === null
+              ? { code: 552, message: `5.3.4 Message exceeds the size limit of ${MAX_BOUNCE_BYTES} bytes` }
+              : receiveMessage(ctx, keys, recipients, raw),
           );
+      answering
+        .then((answer) => {
           if (answer.code < 400) callback(null, answer.message);
           else callback(smtpError(answer.code, answer.message));
         })
         .catch((err) => {
-          logger.error({ err }, 'a bounce could not be recorded');
-          callback(smtpError(451, '4.3.0 Temporary failure recording the bounce, try again'));
+          logger.error({ err }, target ? 'a received message could not be stored' : 'a bounce could not be recorded');
+          callback(smtpError(451, '4.3.0 Temporary failure storing the message, try again'));
         });
     },
   });

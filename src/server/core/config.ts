@@ -195,6 +195,29 @@ export const SETTINGS = {
       'path and feedback-loop reports (spam complaints) sent there or to any address of RETURN_PATH_DOMAIN, such as ' +
       'fbl@. In production it is the MX of RETURN_PATH_DOMAIN, on port 25 (or forwarded there). 0 disables it.',
   },
+  inboundMaxMessageBytes: {
+    env: 'INBOUND_MAX_MESSAGE_BYTES',
+    kind: 'int',
+    default: '41943040',
+    description:
+      'Largest message the MX listener (BOUNCE_SMTP_PORT) takes for a receiving domain: announced in EHLO SIZE, ' +
+      'refused with 552 above it (docs/receiving.md).',
+  },
+  inboundRetentionDays: {
+    env: 'INBOUND_RETENTION_DAYS',
+    kind: 'int',
+    default: '30',
+    description:
+      'Days a received message (its row, raw file and attachments) is kept before the worker role deletes it.',
+  },
+  inboundMxHost: {
+    env: 'INBOUND_MX_HOST',
+    kind: 'string',
+    default: undefined,
+    description:
+      "Host name of this service's MX listener, the value of a receiving domain's MX record. Default: " +
+      'SMTP_PUBLIC_HOST, else the host of PUBLIC_URL.',
+  },
   smtpRelayUrl: {
     env: 'SMTP_RELAY_URL',
     kind: 'string',

@@ -22,6 +22,9 @@ import * as m018 from './migrations/018-complaints.ts';
 import * as m019 from './migrations/019-resend-surface.ts';
 import * as m020 from './migrations/020-domain-removal.ts';
 import * as m021 from './migrations/021-api-keys.ts';
+import * as m023 from './migrations/023-suppression-ids.ts';
+import * as m024 from './migrations/024-template-variables.ts';
+import * as m027 from './migrations/027-inbound.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -44,6 +47,9 @@ const migrations: Record<string, Migration> = {
   '019-resend-surface': m019,
   '020-domain-removal': m020,
   '021-api-keys': m021,
+  '023-suppression-ids': m023,
+  '024-template-variables': m024,
+  '027-inbound': m027,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */

@@ -133,6 +133,10 @@ export interface DomainsTable {
   created_at: CreatedAt;
   verified_at: Timestamp | null;
   verification_sent_at: Timestamp | null;
+  /** whether the MX listener takes mail for the domain (migration 027) */
+  receiving_enabled: Generated<boolean>;
+  /** refuse at DATA a message failing DMARC under p=reject, instead of keeping it flagged */
+  inbound_refuse_dmarc_reject: Generated<boolean>;
 }
 
 export interface TransactionGroupsTable {
@@ -272,6 +276,10 @@ export interface SuppressionsTable {
   email: string;
   origin: SuppressionOrigin;
   created_at: CreatedAt;
+  /** A uuid, Resend's name for the entry (023). */
+  id: Generated<string>;
+  /** The transaction whose bounce or complaint listed the address; null when added by hand (023). */
+  source_transaction_id: number | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -345,6 +353,58 @@ export interface Tables {
   templates: TemplatesTable;
   delivery_sites: DeliverySitesTable;
   delivery_site_slots: DeliverySiteSlotsTable;
+  inbound_emails: InboundEmailsTable;
+}
+
+/** A header of a received message, in its order, as written (unfolded). */
+export interface InboundHeader {
+  name: string;
+  value: string;
+}
+
+/** An attachment of a received message; its bytes are the file `key` in the storage. */
+export interface InboundAttachmentRow {
+  id: string;
+  filename: string | null;
+  content_type: string;
+  content_disposition: string | null;
+  content_id: string | null;
+  size: number;
+  key: string;
+}
+
+/** A received message (migration 027; inbound/). */
+export interface InboundEmailsTable {
+  id: string;
+  customer_id: number;
+  domain_id: number | null;
+  received_at: ColumnType<Date, Date | string | undefined, never>;
+  envelope_from: string;
+  received_for: Json<string[]>;
+  remote_ip: string | null;
+  helo: string | null;
+  from_address: string;
+  to_addresses: Json<string[]>;
+  cc_addresses: Json<string[]>;
+  bcc_addresses: Json<string[]>;
+  reply_to_addresses: Json<string[]>;
+  subject: string;
+  message_id: string | null;
+  in_reply_to: string | null;
+  references: Json<string[]>;
+  sent_at: Timestamp | null;
+  text: string | null;
+  html: string | null;
+  headers: Json<InboundHeader[]>;
+  attachments: Json<InboundAttachmentRow[]>;
+  raw_size: ColumnType<number, number, never>;
+  spf: string;
+  dkim: string;
+  dmarc: string;
+  dmarc_policy: string | null;
+  auth_headers: string;
+  flagged: Generated<boolean>;
+  reply_to_transaction_id: number | null;
 }
 
 /** A destination site's shared state (migration 014; delivery/sites.ts). */
@@ -506,6 +566,15 @@ export interface AttachmentDownloadsTable {
 
 export type TemplateStatus = 'draft' | 'published';
 
+/** A variable a template declares: sends must give it, or its fallback is used (migration 024). */
+export interface TemplateVariable {
+  key: string;
+  type: 'string' | 'number';
+  fallback_value: string | number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Migration 010: the customer's templates and the gallery's (customer_id null). */
 export interface TemplatesTable {
   id: Generated<number>;
@@ -529,6 +598,9 @@ export interface TemplatesTable {
   published_from_name: string | null;
   published_from_email: string | null;
   published_reply_email: string | null;
+  /** Declared variables of the edited and of the published version (migration 024); null: none declared. */
+  variables: Json<TemplateVariable[] | null> | null;
+  published_variables: Json<TemplateVariable[] | null> | null;
   version: Generated<number>;
   published_at: Date | null;
   created_at: CreatedAt;

@@ -172,3 +172,30 @@ export async function insertSystemCustomer(db: Database): Promise<number> {
     .executeTakeFirstOrThrow();
   return customer.id;
 }
+
+/** The verified domain of that name whose owner receives mail for it (docs/receiving.md), if any. */
+export async function findReceivingDomain(db: Database, name: string): Promise<Domain | undefined> {
+  return db
+    .selectFrom('domains')
+    .selectAll()
+    .where(sql`lower(domain)`, '=', name.toLowerCase())
+    .where('receiving_enabled', '=', true)
+    .where('sending_verified', '=', true)
+    .executeTakeFirst();
+}
+
+/** Switches receiving for one of this customer's domains; false when it has no such domain. */
+export async function setReceiving(
+  db: Database,
+  customerId: number,
+  id: number,
+  values: { receiving_enabled?: boolean; inbound_refuse_dmarc_reject?: boolean },
+): Promise<boolean> {
+  const done = await db
+    .updateTable('domains')
+    .set(values)
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
+}

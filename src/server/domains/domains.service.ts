@@ -201,3 +201,22 @@ export async function removeDomain(ctx: AppContext, customerId: number, domainId
   clearLookupCaches(ctx); // a send between the delete and the commit may have cached it again
   ctx.logger.info({ domainId, customerId }, 'domain removed');
 }
+
+/** The domain the MX listener receives `name`'s mail for: verified, with receiving on (docs/receiving.md). */
+export function receivingDomainFor(ctx: Pick<AppContext, 'db'>, name: string): Promise<Domain | undefined> {
+  return repo.findReceivingDomain(ctx.db, name);
+}
+
+/** Switches receiving (and the refusal of DMARC rejects) for one of this customer's domains; 404 otherwise. */
+export async function setDomainReceiving(
+  ctx: Pick<AppContext, 'db'>,
+  customerId: number,
+  domainId: number,
+  values: { receiving?: boolean; refuseDmarcReject?: boolean },
+): Promise<void> {
+  const found = await repo.setReceiving(ctx.db, customerId, domainId, {
+    receiving_enabled: values.receiving,
+    inbound_refuse_dmarc_reject: values.refuseDmarcReject,
+  });
+  if (!found) throw new DomainError('not_found', 'Domain not found');
+}

@@ -3,7 +3,7 @@
 // read and write is a stream, so memory stays bounded whatever the file's size. Keys are made by us
 // ('<area>/<uuid>'), never from a user's file name.
 import { type Dirent, createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,7 +61,17 @@ export function byteLimit(maxBytes: number, counted: { size: number }): Transfor
   });
 }
 
-/** Files in a directory (DATA_DIR/files by default): written to a temporary name, then renamed. */
+/** fsync: the file's data (or a directory's entries) reach the disk before we go on. */
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Files in a directory (DATA_DIR/files by default): written to a temporary name, synced, then renamed. */
 export function localStorage(root: string): Storage {
   const fileOf = (key: string) => path.join(root, checkKey(key));
   return {
@@ -76,7 +86,10 @@ export function localStorage(root: string): Storage {
           byteLimit(options.maxBytes ?? Number.MAX_SAFE_INTEGER, counted),
           createWriteStream(partial),
         );
+        // on disk before it is acknowledged: a received message is answered 250 only after this
+        await syncFile(partial);
         await rename(partial, file);
+        await syncFile(path.dirname(file));
       } catch (err) {
         await rm(partial, { force: true });
         throw err;

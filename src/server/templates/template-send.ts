@@ -69,9 +69,10 @@ export async function withTemplate(
   try {
     const template = await sendableTemplate(ctx, customerId, ref.id);
     rendered = renderForSend(template, ref.variables, body.subject as string | undefined);
+    if (rendered.subject === null) throw bad('the template has no subject; give one', `${prefix}subject`);
     const out: Record<string, unknown> = {
       ...body,
-      subject: rendered.subject ?? '',
+      subject: rendered.subject,
       html: rendered.html,
       text: rendered.text,
     };

@@ -83,10 +83,16 @@ export async function findOwn(db: Database, customerId: number, idOrAlias: strin
 
 export async function insertTemplate(
   db: Database,
-  row: Omit<TemplatesTable, 'id' | 'created_at' | 'updated_at' | 'version' | 'status' | 'content_html'> & {
+  row: Omit<
+    TemplatesTable,
+    'id' | 'created_at' | 'updated_at' | 'version' | 'status' | 'content_html' | 'variables' | 'published_variables'
+  > & {
     status: TemplateStatus;
     content_html: string;
     updated_at?: Date;
+    /** JSON text, as jsonb columns are written */
+    variables: string | null;
+    published_variables: string | null;
   },
 ): Promise<Template> {
   return db.insertInto('templates').values(row).returningAll().executeTakeFirstOrThrow();
@@ -111,4 +117,31 @@ export async function updateTemplate(
 /** Deletes one of the customer's templates; false when it has no such template. */
 export function deleteTemplate(db: Database, customerId: number, uuid: string): Promise<boolean> {
   return deleteCustomerRow(db, 'templates', customerId, 'uuid', uuid);
+}
+
+/** What a list of templates shows of each. */
+export type ListedTemplate = Pick<
+  Template,
+  'id' | 'uuid' | 'name' | 'alias' | 'status' | 'created_at' | 'updated_at' | 'published_at'
+>;
+
+/**
+ * Up to `limit` of the customer's templates, newest first after the row `after` names (by its
+ * numeric id), or oldest first before the row `before` names; ties of creation time go by id.
+ */
+export async function pageOfOwn(
+  db: Database,
+  customerId: number,
+  page: { limit: number; after?: number; before?: number },
+): Promise<ListedTemplate[]> {
+  let query = db
+    .selectFrom('templates')
+    .select(['id', 'uuid', 'name', 'alias', 'status', 'created_at', 'updated_at', 'published_at'])
+    .where('customer_id', '=', customerId);
+  // the cursor's own time is read in SQL: a JavaScript Date would drop its microseconds
+  const at = (id: number) => sql`(select created_at, id from templates where id = ${id})`;
+  if (page.after !== undefined) query = query.where(sql<boolean>`(created_at, id) < ${at(page.after)}`);
+  if (page.before !== undefined) query = query.where(sql<boolean>`(created_at, id) > ${at(page.before)}`);
+  const order = page.before !== undefined ? 'asc' : 'desc';
+  return query.orderBy('created_at', order).orderBy('id', order).limit(page.limit).execute();
 }

@@ -3,12 +3,14 @@
 // what sending needs (a published template by id or alias, compiled once per version). Gallery
 // templates (customer_id null) are read-only. Save keeps anything, even HTML that does not compile
 //; Publish checks what sending relies on (a name, a subject, a from address at a verified
-// domain, Handlebars that compiles) and copies the fields into the published version sending reads.
+// domain, Handlebars that compiles; less for the Resend surface, whose sends may give the from
+// address and subject) and copies the fields, declared variables too, into the published version
+// sending reads.
 import { randomUUID } from 'node:crypto';
 import juice from 'juice';
 import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
-import type { Template, TemplateStatus } from '../db/schema.ts';
+import type { Template, TemplateStatus, TemplateVariable } from '../db/schema.ts';
 import { requireSendingDomain } from '../domains/domains.service.ts';
 import { DomainError } from '../core/errors.ts';
 import { invalidateLookups, lookupCache } from '../core/lookup-cache.ts';
@@ -134,7 +136,38 @@ export interface TemplateInput {
   description?: string | null;
   content_html?: string | null;
   content_text?: string | null;
+  /** Declared variables (the Resend surface's); null removes them, undefined keeps them. */
+  variables?: VariableInput[] | null;
 }
+
+/** A variable as a request declares it. */
+export interface VariableInput {
+  key: string;
+  type: 'string' | 'number';
+  fallback_value?: string | number | null;
+}
+
+/** `input` as stored: each keeps the time it was first declared (`previous`), and is stamped now if new or changed. */
+function declared(input: VariableInput[] | null, previous: TemplateVariable[] | null): TemplateVariable[] | null {
+  if (input === null) return null;
+  const now = new Date().toISOString();
+  const before = new Map((previous ?? []).map((v) => [v.key, v]));
+  return input.map(({ key, type, fallback_value }) => {
+    const old = before.get(key);
+    const fallback = fallback_value ?? null;
+    const same = old && old.type === type && old.fallback_value === fallback;
+    return {
+      key,
+      type,
+      fallback_value: fallback,
+      created_at: old?.created_at ?? now,
+      updated_at: same ? old.updated_at : now,
+    };
+  });
+}
+
+/** A jsonb value as the driver takes it; SQL null for null. */
+const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
 
 const blankToNull = (v: string | null | undefined) =>
   v === undefined ? undefined : v === null || v.trim() === '' ? null : v.trim();
@@ -199,15 +232,28 @@ function syntaxDetail(err: TemplateSyntaxError): PublishProblem {
 
 type Publishable = Pick<
   Template,
-  'name' | 'subject' | 'content_html' | 'content_text' | 'from_name' | 'from_email' | 'reply_email'
+  'name' | 'subject' | 'content_html' | 'content_text' | 'from_name' | 'from_email' | 'reply_email' | 'variables'
 >;
+
+/**
+ * What a Publish asks beyond HTML that compiles: the console's editor (`console`) a name, subject and
+ * from address; the Resend surface (`api`) only that a from address it has is at a verified domain,
+ * since its sends may give the from address and subject (docs/integrating.md "Templates by API").
+ */
+export type PublishRules = 'console' | 'api';
 
 /**
  * Why `t` cannot be published, every reason at once: it needs a name of its own (the
  * 'Untitled Template' an empty name becomes is not one), a subject, a from address at one of the
- * account's sending-verified domains, and Handlebars that compiles.
+ * account's sending-verified domains, and Handlebars that compiles (under `api` rules, only the
+ * last two, the from address when it has one).
  */
-async function publishProblems(ctx: AppContext, customerId: number, t: Publishable): Promise<PublishProblem[]> {
+async function publishProblems(
+  ctx: AppContext,
+  customerId: number,
+  t: Publishable,
+  rules: PublishRules,
+): Promise<PublishProblem[]> {
   const problems: PublishProblem[] = [];
   try {
     checkSyntax({ subject: t.subject, content_html: t.content_html, content_text: t.content_text });
@@ -215,10 +261,11 @@ async function publishProblems(ctx: AppContext, customerId: number, t: Publishab
     if (!(err instanceof TemplateSyntaxError)) throw err;
     problems.push(syntaxDetail(err));
   }
-  if (!t.name.trim() || t.name === DEFAULT_TEMPLATE_NAME)
+  if (rules === 'console' && (!t.name.trim() || t.name === DEFAULT_TEMPLATE_NAME))
     problems.push({ path: 'name', message: 'Give the template a name to publish it' });
   if (!t.from_email) {
-    problems.push({ path: 'from_email', message: 'Choose a from address at one of your verified domains' });
+    if (rules === 'console')
+      problems.push({ path: 'from_email', message: 'Choose a from address at one of your verified domains' });
   } else {
     try {
       await requireSendingDomain(ctx, customerId, domainOf(t.from_email));
@@ -227,7 +274,8 @@ async function publishProblems(ctx: AppContext, customerId: number, t: Publishab
       problems.push({ path: 'from_email', message: err.message });
     }
   }
-  if (!t.subject?.trim()) problems.push({ path: 'subject', message: 'Give the template a subject to publish it' });
+  if (rules === 'console' && !t.subject?.trim())
+    problems.push({ path: 'subject', message: 'Give the template a subject to publish it' });
   return problems;
 }
 
@@ -236,8 +284,8 @@ async function publishProblems(ctx: AppContext, customerId: number, t: Publishab
  * has the CSS inlined (juice; media queries stay in <style> for clients that read them: the
  * gallery's single column under 600 px and dark mode).
  */
-async function publishedColumns(ctx: AppContext, customerId: number, t: Publishable) {
-  const problems = await publishProblems(ctx, customerId, t);
+async function publishedColumns(ctx: AppContext, customerId: number, t: Publishable, rules: PublishRules = 'console') {
+  const problems = await publishProblems(ctx, customerId, t, rules);
   if (problems.length > 0) {
     throw new DomainError(
       'unprocessable',
@@ -267,6 +315,7 @@ async function publishedColumns(ctx: AppContext, customerId: number, t: Publisha
     published_from_name: t.from_name,
     published_from_email: t.from_email,
     published_reply_email: t.reply_email,
+    published_variables: json(t.variables),
     published_at: at,
     updated_at: at,
   };
@@ -279,6 +328,7 @@ const UNPUBLISHED = {
   published_from_name: null,
   published_from_email: null,
   published_reply_email: null,
+  published_variables: null,
 } as const;
 
 function aliasTaken(err: unknown): never {
@@ -305,11 +355,12 @@ export async function createTemplate(ctx: AppContext, customerId: number, input:
     description: c.description ?? null,
     content_html: c.content_html ?? '',
     content_text: c.content_text ?? null,
+    variables: declared(input.variables ?? null, null),
   };
   checkSize(row.content_html, row.content_text);
   const version =
     row.status === 'published' ? await publishedColumns(ctx, customerId, row) : { ...UNPUBLISHED, published_at: null };
-  return repo.insertTemplate(ctx.db, { ...row, ...version }).catch(aliasTaken);
+  return repo.insertTemplate(ctx.db, { ...row, variables: json(row.variables), ...version }).catch(aliasTaken);
 }
 
 /** The customer's own template for a change: 404 for another account's, 403 for the gallery's. */
@@ -331,22 +382,30 @@ export async function updateTemplate(
   customerId: number,
   uuid: string,
   input: TemplateInput,
+  rules: PublishRules = 'console',
 ): Promise<Template> {
   // the checks read outside the writing transaction: the domain check has its own cached lookup,
   // and PGlite has one connection
   const current = await ownForChange(ctx.db, customerId, uuid);
   const c = columns(input);
-  const next = { ...current, ...c };
+  const variables = input.variables === undefined ? current.variables : declared(input.variables, current.variables);
+  const next = { ...current, ...c, variables };
   checkSize(next.content_html, next.content_text);
   const status = input.status ?? current.status;
   const publish =
     input.status === 'published'
-      ? await publishedColumns(ctx, customerId, next)
+      ? await publishedColumns(ctx, customerId, next, rules)
       : status === 'draft'
         ? { ...UNPUBLISHED, published_at: null }
         : {};
+  const changes = {
+    ...c,
+    ...(input.variables === undefined ? {} : { variables: json(variables) }),
+    status,
+    ...publish,
+  };
   return inTransaction(ctx.db, async (trx) => {
-    const row = await repo.updateTemplate(trx, customerId, uuid, { ...c, status, ...publish }).catch(aliasTaken);
+    const row = await repo.updateTemplate(trx, customerId, uuid, changes).catch(aliasTaken);
     if (!row) throw new DomainError('not_found', 'No such template');
     await invalidateLookups(ctx, trx);
     return row;
@@ -370,6 +429,8 @@ export interface SendableTemplate {
   fromName: string | null;
   fromEmail: string | null;
   replyEmail: string | null;
+  /** The published version's declared variables (types and fallbacks), null when it declares none. */
+  variables: TemplateVariable[] | null;
   compiled: () => CompiledTemplate;
 }
 
@@ -396,6 +457,7 @@ export async function sendableTemplate(
           fromName: row.published_from_name,
           fromEmail: row.published_from_email,
           replyEmail: row.published_reply_email,
+          variables: row.published_variables,
           compiled: () =>
             compiledFor(`${row.uuid}:${row.version}`, () => ({
               subject: row.published_subject,
@@ -415,14 +477,42 @@ export async function sendableTemplate(
   return hit;
 }
 
-/** Renders a sendable template; 422 missing_variables names what the request lacks. */
-export function renderForSend(
-  template: SendableTemplate,
-  variables: Record<string, unknown>,
-  subject?: string,
-): Rendered {
+/**
+ * `given` with the fallbacks of the declared variables it lacks; 422 for a value whose type is not
+ * the declared one (a number is a JSON number, a string a JSON string).
+ */
+function withFallbacks(
+  declaredVars: TemplateVariable[] | null,
+  given: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!declaredVars) return given;
+  const out = { ...given };
+  for (const v of declaredVars) {
+    const value = given[v.key];
+    if (value === undefined || value === null) {
+      if (v.fallback_value !== null) out[v.key] = v.fallback_value;
+    } else if (typeof value !== v.type || (v.type === 'number' && !Number.isFinite(value))) {
+      const message = `must be a ${v.type}, as the template declares it`;
+      throw new DomainError('unprocessable', `Variable ${v.key} ${message}`, {
+        details: [{ path: `variables.${v.key}`, message }],
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Renders a sendable template with the request's variables and the declared fallbacks; 422
+ * missing_variables names what the request lacks: a variable the template reads, or one it
+ * declares without a fallback.
+ */
+export function renderForSend(template: SendableTemplate, given: Record<string, unknown>, subject?: string): Rendered {
   const compiled = template.compiled();
-  const missing = missingVariables(compiled, variables);
+  const variables = withFallbacks(template.variables, given);
+  const undeclared = (template.variables ?? []).filter(
+    (v) => variables[v.key] === undefined || variables[v.key] === null,
+  );
+  const missing = [...new Set([...missingVariables(compiled, variables), ...undeclared.map((v) => v.key)])].sort();
   if (missing.length > 0)
     throw new DomainError(
       'missing_variables',
@@ -452,4 +542,57 @@ export function renderPreview(input: {
     throw err;
   }
   return { ...render(compiled, input.variables), variables: compiled.all };
+}
+
+/** One of the customer's own templates by id or alias (never the gallery's), or 404. */
+export async function ownTemplate(ctx: AppContext, customerId: number, idOrAlias: string): Promise<Template> {
+  const row = await repo.findOwn(ctx.db, customerId, idOrAlias);
+  if (!row) throw new DomainError('not_found', 'No template with this id or alias in this account');
+  return row;
+}
+
+/**
+ * A draft copy of one of the customer's templates as it is being edited, named "<name> (copy)",
+ * without the alias (an alias names one template).
+ */
+export async function duplicateTemplate(ctx: AppContext, customerId: number, uuid: string): Promise<Template> {
+  const t = await ownForChange(ctx.db, customerId, uuid);
+  return repo.insertTemplate(ctx.db, {
+    uuid: randomUUID(),
+    customer_id: customerId,
+    system_key: null,
+    alias: null,
+    name: `${t.name} (copy)`.slice(0, 200),
+    status: 'draft',
+    from_name: t.from_name,
+    from_email: t.from_email,
+    reply_email: t.reply_email,
+    subject: t.subject,
+    description: t.description,
+    content_html: t.content_html,
+    content_text: t.content_text,
+    variables: json(t.variables),
+    ...UNPUBLISHED,
+    published_at: null,
+  });
+}
+
+/**
+ * A cursor page of the customer's templates, newest first: at most `limit` after (older than) or
+ * before (newer than) the template a cursor names (404 when it names none of theirs), and whether
+ * more follow in that direction.
+ */
+export async function templatePage(
+  ctx: AppContext,
+  customerId: number,
+  query: { limit: number; after?: string; before?: string },
+): Promise<{ rows: repo.ListedTemplate[]; hasMore: boolean }> {
+  const cursor = async (ref: string | undefined) =>
+    ref === undefined ? undefined : (await ownTemplate(ctx, customerId, ref)).id;
+  const after = await cursor(query.after);
+  const before = await cursor(query.before);
+  const rows = await repo.pageOfOwn(ctx.db, customerId, { limit: query.limit + 1, after, before });
+  const page = rows.slice(0, query.limit);
+  if (before !== undefined) page.reverse();
+  return { rows: page, hasMore: rows.length > query.limit };
 }

@@ -162,7 +162,8 @@ export function applyRequestUpdates(db: Database, updates: RequestUpdate[]): Pro
            last_status_code = v.last_status_code, url = coalesce(nullif(v.url, ''), t.url), verb =
              coalesce(nullif(v.verb, ''), t.verb),
            payload = coalesce(t.payload, v.payload), updated_at = v.at`,
-    where: sql`t.attempts = v.attempts and t.status = 'pending'`,
+    status: 'pending',
+    where: sql`t.attempts = v.attempts`,
   });
 }
 

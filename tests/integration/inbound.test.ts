@@ -1,0 +1,266 @@
+// Receiving mail (docs/receiving.md): messages sent to the MX listener by nodemailer, as another
+// mail server would, for a domain with receiving on; read back with the official `resend` SDK's
+// emails.receiving.* over a real socket. SPF, DKIM and DMARC are answered by a local DNS server.
+import { generateKeyPairSync } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import { Resend } from 'resend';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import { openDialog } from '../helpers/smtp-dialog.ts';
+import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
+import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
+import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
+import { type BounceReceiver, MAX_BOUNCE_BYTES, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import { purgeReceived } from '../../src/server/inbound/inbound.service.ts';
+
+const MAX_BYTES = 200_000;
+
+let app: TestApp;
+let dns: DnsTestServer;
+let receiver: BounceReceiver;
+let server: SocketServer;
+let resend: Resend;
+let other: Resend;
+let customerId: number;
+let apiKey: string;
+
+const dkimKeys = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'der' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  const port = await freePort();
+  app = await createTestApp({
+    DNS_SERVERS: dns.address,
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    RETURN_PATH_DOMAIN: 'rp.transact.test',
+    INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES),
+  });
+  const account = await app.createAccount();
+  customerId = account.customerId;
+  const shop = await addDomain(app.ctx, customerId, 'shop.example', { verified: true });
+  await setDomainReceiving(app.ctx, customerId, shop.id, { receiving: true });
+  await addDomain(app.ctx, customerId, 'quiet.example', { verified: true });
+  apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
+  const stranger = await app.createAccount();
+  const otherKey = (await credentialsForConsole(app.ctx, stranger.customerId)).apiCredentials.apiKey;
+  receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
+  server = await listenOnSocket(app, port);
+  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
+  other = new Resend(otherKey, { baseUrl: `${server.origin}/resend` });
+  // the sender's domain: SPF allows loopback, DKIM key published, DMARC p=reject
+  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
+  dns.set('s1._domainkey.sender.example', 'TXT', [`v=DKIM1; k=rsa; p=${dkimKeys.publicKey.toString('base64')}`]);
+  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
+  // a bank whose mail never comes from here
+  dns.set('bank.example', 'TXT', ['v=spf1 ip4:192.0.2.1 -all']);
+  dns.set('_dmarc.bank.example', 'TXT', ['v=DMARC1; p=reject']);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await receiver?.close();
+  await app?.close();
+  await dns?.close();
+});
+
+const mx = (opts: { dkim?: boolean } = {}) =>
+  nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: receiver.port,
+    secure: false,
+    name: 'mail.sender.example',
+    tls: { rejectUnauthorized: false },
+    ...(opts.dkim
+      ? { dkim: { domainName: 'sender.example', keySelector: 's1', privateKey: dkimKeys.privateKey } }
+      : {}),
+  });
+
+async function received(id: string) {
+  const { data, error } = await resend.emails.receiving.get(id);
+  expect(error).toBeNull();
+  return data!;
+}
+
+const idOf = (response: string) => /Message received ([0-9a-f-]{36})/.exec(response)![1];
+
+describe('the MX listener for a receiving domain', () => {
+  it('takes multipart mail with attachments, 8-bit text and encoded headers; the SDK reads it back', async () => {
+    const photo = Buffer.alloc(30_000, 7);
+    const info = await mx({ dkim: true }).sendMail({
+      from: 'Zoë Ünal <zoe@sender.example>',
+      to: 'Support <support@shop.example>',
+      cc: 'team@shop.example',
+      envelope: { from: 'zoe@sender.example', to: ['support+ticket-7@shop.example'] },
+      subject: 'Où est ma commande? 📦',
+      text: 'Grüße — where is my parcel?',
+      html: '<p>Grüße — <img src="cid:logo@sender"> where is my parcel?</p>',
+      textEncoding: 'quoted-printable',
+      attachments: [
+        { filename: 'photo.jpg', content: photo, contentType: 'image/jpeg' },
+        { filename: 'logo.png', content: Buffer.from('png-bytes'), cid: 'logo@sender' },
+      ],
+    });
+    expect(info.response).toMatch(/^250 /);
+    const email = await received(idOf(info.response));
+    expect(email.from).toBe('Zoë Ünal <zoe@sender.example>');
+    expect(email.to).toEqual(['Support <support@shop.example>']);
+    expect(email.cc).toEqual(['team@shop.example']);
+    expect(email.received_for).toEqual(['support+ticket-7@shop.example']);
+    expect(email.subject).toBe('Où est ma commande? 📦');
+    expect(email.text?.trim()).toBe('Grüße — where is my parcel?');
+    expect(email.html).toContain('cid:logo@sender');
+    expect(email.message_id).toBe(info.messageId);
+    expect(email.headers?.subject).toContain('=?');
+    expect(email).toMatchObject({ authentication: { spf: 'pass', dkim: 'pass', dmarc: 'pass', flagged: false } });
+    const names = email.attachments.map((a) => [a.filename, a.size, a.content_id]).sort();
+    expect(names).toEqual([
+      ['logo.png', 9, 'logo@sender'],
+      ['photo.jpg', photo.length, null],
+    ]);
+
+    const list = await resend.emails.receiving.attachments.list({ emailId: email.id });
+    const jpg = list.data!.data.find((a) => a.filename === 'photo.jpg')!;
+    const download = await fetch(jpg.download_url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename=photo.jpg');
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(bytes.length).toBe(photo.length);
+    expect(bytes.equals(photo)).toBe(true);
+    const one = await resend.emails.receiving.attachments.get({ emailId: email.id, id: jpg.id });
+    expect(one.data).toMatchObject({ object: 'attachment', id: jpg.id, content_type: 'image/jpeg' });
+
+    const raw = await (await fetch(email.raw!.download_url)).text();
+    expect(raw).toMatch(/^Received-SPF: pass/);
+    expect(raw).toMatch(/Authentication-Results: [^;]+;\s+dkim=pass/);
+    expect(raw).toContain(`Message-ID: ${info.messageId}`);
+  });
+
+  it('flags a forged From whose domain says p=reject, or refuses it when the domain asks', async () => {
+    const info = await mx().sendMail({
+      from: 'ceo@bank.example',
+      to: 'billing@shop.example',
+      subject: 'Wire the money',
+      text: 'Now.',
+    });
+    const email = await received(idOf(info.response));
+    expect(email).toMatchObject({ authentication: { spf: 'fail', dmarc: 'fail', flagged: true } });
+
+    const shop = await app.ctx.db
+      .selectFrom('domains')
+      .select('id')
+      .where('domain', '=', 'shop.example')
+      .executeTakeFirstOrThrow();
+    await setDomainReceiving(app.ctx, customerId, shop.id, { refuseDmarcReject: true });
+    try {
+      await expect(
+        mx().sendMail({ from: 'ceo@bank.example', to: 'billing@shop.example', subject: 'Again', text: 'Now.' }),
+      ).rejects.toMatchObject({ responseCode: 550 });
+    } finally {
+      await setDomainReceiving(app.ctx, customerId, shop.id, { refuseDmarcReject: false });
+    }
+  });
+
+  it('refuses at RCPT a domain that does not receive here, and a message over the size limit with 552', async () => {
+    const dialog = await openDialog(receiver.port);
+    // SIZE is the larger of the two limits: a bounce report may take up to MAX_BOUNCE_BYTES
+    expect(await dialog.command('EHLO mail.sender.example')).toContain(`SIZE ${MAX_BOUNCE_BYTES}`);
+    expect(await dialog.command('MAIL FROM:<zoe@sender.example>')).toMatch(/^250/);
+    expect(await dialog.command('RCPT TO:<someone@elsewhere.example>')).toMatch(/^550 5\.7\.1/);
+    expect(await dialog.command('RCPT TO:<someone@quiet.example>')).toMatch(/^550 5\.7\.1/);
+    dialog.end();
+
+    const before = await countRows();
+    await expect(
+      mx().sendMail({
+        from: 'zoe@sender.example',
+        to: 'support@shop.example',
+        subject: 'Big',
+        text: 'x'.repeat(MAX_BYTES),
+      }),
+    ).rejects.toMatchObject({ responseCode: 552 });
+    expect(await countRows()).toBe(before);
+  });
+
+  it('answers malformed MIME and header floods with a clear reply and stores nothing half', async () => {
+    const before = await countRows();
+    const flood = `${Array.from({ length: 40_000 }, (_, i) => `X-Flood-${i}: ${'y'.repeat(20)}`).join('\r\n')}\r\n`;
+    for (const body of [
+      'From: a@sender.example\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n' +
+        '--b\r\nContent-Type: text/plain\r\n\r\nunterminated',
+      `From: a@sender.example\r\n${flood}\r\nbody`,
+    ]) {
+      const dialog = await openDialog(receiver.port);
+      await dialog.command('EHLO mail.sender.example');
+      await dialog.command('MAIL FROM:<a@sender.example>');
+      expect(await dialog.command('RCPT TO:<support@shop.example>')).toMatch(/^250/);
+      expect(await dialog.command('DATA')).toMatch(/^354/);
+      const reply = await dialog.raw(`${body}\r\n.\r\n`);
+      expect(reply).toMatch(/^(250|55\d) /);
+      dialog.end();
+    }
+    // the unterminated multipart is still a message (its text as far as it goes); the flood is over the size
+    expect((await countRows()) - before).toBeLessThanOrEqual(1);
+    const files = await filesWithoutRows();
+    expect(files).toEqual([]);
+  });
+
+  it('links a reply to the message it answers, through In-Reply-To', async () => {
+    const sent = await app.call('POST', '/v1/mail', {
+      headers: { Authorization: `Bearer ${apiKey}` },
+      body: { from: 'orders@shop.example', to: 'zoe@sender.example', subject: 'Your order', text: 'Shipped.' },
+    });
+    const uuid = ((await sent.json()) as { data: { trans_uuid: string }[] }).data[0].trans_uuid;
+    const info = await mx({ dkim: true }).sendMail({
+      from: 'zoe@sender.example',
+      to: 'orders@shop.example',
+      subject: 'Re: Your order',
+      text: 'Thanks!',
+      inReplyTo: `<${uuid}@shop.example>`,
+      references: [`<${uuid}@shop.example>`],
+    });
+    const email = await received(idOf(info.response));
+    expect(email).toMatchObject({ in_reply_to_email_id: uuid });
+  });
+
+  it('pages newest first, keeps accounts apart, answers 404 to a malformed id, purges after retention', async () => {
+    const first = await resend.emails.receiving.list({ limit: 2 });
+    expect(first.data!.data).toHaveLength(2);
+    expect(first.data!.has_more).toBe(true);
+    const next = await resend.emails.receiving.list({ limit: 2, after: first.data!.data[1].id });
+    expect(next.data!.data[0].created_at <= first.data!.data[1].created_at).toBe(true);
+    const id = first.data!.data[0].id;
+    expect((await other.emails.receiving.get(id)).error).toMatchObject({ statusCode: 404 });
+    expect((await resend.emails.receiving.get('not-a-uuid')).error?.statusCode).toBeOneOf([404, 422]);
+    expect((await other.emails.receiving.list()).data!.data).toEqual([]);
+
+    const later = new Date(Date.now() + 31 * 86_400_000);
+    expect(await purgeReceived(app.ctx, later)).toBeGreaterThan(0);
+    expect(await countRows()).toBe(0);
+    const left: string[] = [];
+    for await (const object of app.ctx.storage.list('inbound/')) left.push(object.key);
+    expect(left).toEqual([]);
+  });
+});
+
+async function countRows(): Promise<number> {
+  const row = await app.ctx.db
+    .selectFrom('inbound_emails')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Stored files of received mail whose message has no row (a half-stored message). */
+async function filesWithoutRows(): Promise<string[]> {
+  const ids = new Set((await app.ctx.db.selectFrom('inbound_emails').select('id').execute()).map((r) => r.id));
+  const orphans: string[] = [];
+  for await (const object of app.ctx.storage.list('inbound/'))
+    if (!ids.has(object.key.split('/')[1])) orphans.push(object.key);
+  return orphans;
+}
