@@ -1,7 +1,7 @@
 // The console's account calls of the contract: sign-in and sign-out, the session, the parent
 // platform's challenge, Settings, Domains and Getting Started (docs/console.md §7, docs/console-reports.md §7 Auth).
 import { z } from '@hono/zod-openapi';
-import { operationsOf } from './common.ts';
+import { numericId, operationsOf } from './common.ts';
 import { PERMISSIONS, type Permission, SENDING_OPTIONS } from './values.ts';
 
 export const loginBody = z.object({
@@ -106,7 +106,7 @@ const settingsOperation = operationsOf({ tag: 'Settings', access: 'session' });
 const domainOperation = operationsOf({ tag: 'Domains', access: 'session' });
 
 const domainParams = z.object({
-  id: z.string().openapi({ description: 'The domain id; anything but digits answers 404.', example: '7' }),
+  id: numericId.openapi({ description: 'The domain id; anything but digits answers 404.', example: '7' }),
 });
 
 export const login = signInOperation('POST /v1/auth/login', {

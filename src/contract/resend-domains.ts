@@ -2,7 +2,7 @@
 // the `resend` SDK's `domains.*` work unchanged. The same domains, verification and DNS checks as
 // the console's /v1/domains (docs/console.md §7, §8), which keeps its own shapes.
 import { z } from '@hono/zod-openapi';
-import { resendList, resendOperation, resendRef } from './common.ts';
+import { numericId, resendList, resendOperation, resendRef } from './common.ts';
 
 /** Resend's names for a domain's state, from our verification by email (docs/console.md §2). */
 export const RESEND_DOMAIN_STATUSES = ['not_started', 'pending', 'verified', 'failed'] as const;
@@ -13,7 +13,7 @@ export const RESEND_REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northe
 export const DOMAIN_TLS = ['opportunistic', 'enforced'] as const;
 
 const id = z.object({
-  id: z.string().max(100).openapi({ description: 'The domain’s id; anything but digits answers 404.', example: '7' }),
+  id: numericId.openapi({ description: 'The domain’s id; anything but digits answers 404.', example: '7' }),
 });
 
 const status = z.enum(RESEND_DOMAIN_STATUSES).openapi({

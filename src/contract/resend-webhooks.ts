@@ -2,19 +2,21 @@
 // `resend` SDK's `webhooks.*` and `webhooks.events.*` work unchanged. The same webhooks as Settings
 // lists (docs/webhooks.md "Several webhooks"), the same outbox and worker, the same logs.
 import { z } from '@hono/zod-openapi';
-import { resendList, resendOperation } from './common.ts';
-import { resendListQuery } from './resend.ts';
+import { resendList, resendOperation, resendPageQuery, uuidId } from './common.ts';
 import { RESEND_WEBHOOK_EVENTS } from './values.ts';
 
 const WEBHOOK_ID = '4dd369bc-aa82-4ff3-97de-514ae3000ee0';
 const EVENT_ID = '1042';
 
 const webhookId = z.object({
-  id: z.string().max(100).openapi({ description: 'The webhook’s id (a uuid); anything else answers 404.' }),
+  id: uuidId('The webhook’s id; anything else answers 404.', WEBHOOK_ID),
 });
 const eventPath = z.object({
-  webhookId: z.string().max(100).openapi({ description: 'The webhook’s id (a uuid).' }),
-  eventId: z.string().max(100).openapi({ description: 'The event’s id (digits, as a string).' }),
+  webhookId: uuidId('The webhook’s id; anything else answers 404.', WEBHOOK_ID),
+  eventId: z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be a numeric id')
+    .openapi({ description: 'The event’s id (digits, as a string); anything else answers 404.', example: EVENT_ID }),
 });
 const eventsPath = eventPath.pick({ webhookId: true });
 
@@ -92,7 +94,7 @@ export const resendListWebhooks = resendOperation('GET /resend/webhooks', {
   description:
     'The account’s webhooks, newest first, in cursor pages: those made here and those saved on Settings. Pass the ' +
     'last `id` as `after` for the next page, the first as `before` for the previous.',
-  query: resendListQuery,
+  query: resendPageQuery('webhook'),
   sdkCall: 'resend.webhooks.list({ limit: 20 })',
   success: [resendList('One page.', listedWebhook, [listedExample])],
   errors: ['not_found'],
@@ -168,7 +170,11 @@ const eventExample = { id: EVENT_ID, type: 'email.delivered', created_at: '2026-
 /** Resend's cursor pages of a webhook's events and of an event's attempts: `limit` and `after`. */
 const afterQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: '1 to 100; 20 if not given.' }),
-  after: z.string().max(100).optional().openapi({ description: 'The page after this id.' }),
+  after: z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be an event id')
+    .optional()
+    .openapi({ description: 'The page after this event: its id.' }),
 });
 
 export const resendListWebhookEvents = resendOperation('GET /resend/webhooks/{webhookId}/events', {

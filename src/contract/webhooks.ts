@@ -266,7 +266,7 @@ export const deleteSuppression = suppressionOperation('DELETE /v1/suppression/{e
   honoPath: '/v1/suppression/:email{.+}',
   summary: 'Remove an address from the suppression list',
   description: 'Mail to the address is sent again. The address is URL-encoded in the path.',
-  params: z.object({ email: z.string().openapi({ example: 'old@example.com' }) }),
+  params: z.object({ email: z.string().max(320).openapi({ example: 'old@example.com' }) }),
   success: [
     {
       status: 200,

@@ -48,6 +48,8 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
     c.set('ctx', ctx);
     await next();
   });
+  // the Resend-compatible surface: Resend's shapes, its refusals too (the request guard's among them)
+  app.use('/resend/*', resendErrors());
   app.use('*', refuseControlCharacters);
   app.route('/', opsRoutes(ctx));
   app.route('/', trackingRoutes(ctx));
@@ -63,8 +65,6 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.use('/v1/*', (c, next) =>
     SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next),
   );
-  // the Resend-compatible surface: Resend's shapes, its refusals too, with the API key
-  app.use('/resend/*', resendErrors());
   app.use('/resend/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
   app.route('/', mailRoutes(ctx));
   app.route('/resend', receivingRoutes(ctx)); // before /resend/emails/{id}, which would take 'receiving' as an id

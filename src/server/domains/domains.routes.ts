@@ -17,30 +17,28 @@ import { runDnsCheck } from './dns-check.service.ts';
 
 export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
   const { app, serve, csrf } = consoleRoutes(ctx);
-  const domainId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
-
   serve(contract.listDomains, [requireSession, requireSender], async (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json({ domains: await listDomainsForConsole(ctx, sessionOf(c).customerId) });
   });
 
   serve(contract.getDomain, [requireSession, requireSender], async (c, { params }) => {
-    const domain = await customerDomain(ctx, sessionOf(c).customerId, domainId(params.id));
+    const domain = await customerDomain(ctx, sessionOf(c).customerId, params.id);
     c.header('Cache-Control', 'no-store');
     return c.json({ domain: domainToWire(ctx, domain) });
   });
 
   serve(contract.checkDomain, [requireSession, requireSender, csrf], async (c, { params }) => {
     const { customerId } = sessionOf(c);
-    const domain = await customerDomain(ctx, customerId, domainId(params.id));
+    const domain = await customerDomain(ctx, customerId, params.id);
     await runDnsCheck(ctx, domain.id);
     return c.json({ domain: domainToWire(ctx, await customerDomain(ctx, customerId, domain.id)) });
   });
 
   serve(contract.setDomainReceiving, [requireSession, requireSender, csrf], async (c, { params, body }) => {
     const { customerId } = sessionOf(c);
-    await setDomainReceiving(ctx, customerId, domainId(params.id), { receiving: body.enabled });
-    return c.json({ domain: domainToWire(ctx, await customerDomain(ctx, customerId, domainId(params.id))) });
+    await setDomainReceiving(ctx, customerId, params.id, { receiving: body.enabled });
+    return c.json({ domain: domainToWire(ctx, await customerDomain(ctx, customerId, params.id)) });
   });
 
   serve(contract.getStarted, [requireSession, requireSender], async (c) => {

@@ -32,9 +32,6 @@ const RECORD_NAME: Record<DnsRecord['purpose'], ResendDomainRecord['record']> = 
   receiving: 'Receiving',
 };
 
-/** A path id is digits (as the console's routes read it); anything else is an unknown id. */
-const idOf = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN);
-
 function statusOf(domain: Domain): ResendListedDomain['status'] {
   if (domain.sending_verified) return 'verified';
   const expires = domain.verification_expires_at;
@@ -100,8 +97,8 @@ export async function listDomains(ctx: AppContext, customerId: number) {
 }
 
 /** GET /resend/domains/{id}: one domain of the account with its records; 404 otherwise. */
-export async function getDomain(ctx: AppContext, customerId: number, id: string): Promise<ResendDomain> {
-  const domain = await customerDomain(ctx, customerId, idOf(id));
+export async function getDomain(ctx: AppContext, customerId: number, id: number): Promise<ResendDomain> {
+  const domain = await customerDomain(ctx, customerId, id);
   return withRecords(ctx, domain, await accountTracking(ctx, customerId));
 }
 
@@ -134,22 +131,22 @@ export async function createDomain(
 export async function updateDomain(
   ctx: AppContext,
   customerId: number,
-  id: string,
+  id: number,
   options: ResendDomainOptions,
 ): Promise<string> {
-  await updateDomainOptions(ctx, customerId, idOf(id), options);
-  return String(idOf(id));
+  await updateDomainOptions(ctx, customerId, id, options);
+  return String(id);
 }
 
 /** POST /resend/domains/{id}/verify: checks the records in DNS now and stores the results; answers the id. */
-export async function verifyDomain(ctx: AppContext, customerId: number, id: string): Promise<string> {
-  const domain = await customerDomain(ctx, customerId, idOf(id));
+export async function verifyDomain(ctx: AppContext, customerId: number, id: number): Promise<string> {
+  const domain = await customerDomain(ctx, customerId, id);
   await runDnsCheck(ctx, domain.id);
   return String(domain.id);
 }
 
 /** DELETE /resend/domains/{id}: see removeDomain for what happens to the domain's mail; answers the id. */
-export async function deleteDomain(ctx: AppContext, customerId: number, id: string): Promise<string> {
-  await removeDomain(ctx, customerId, idOf(id));
-  return String(idOf(id));
+export async function deleteDomain(ctx: AppContext, customerId: number, id: number): Promise<string> {
+  await removeDomain(ctx, customerId, id);
+  return String(id);
 }

@@ -6,7 +6,6 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../core/context.ts';
-import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { consoleRoutes } from '../http/console-routes.ts';
 import { noStoreJson } from '../http/no-store.ts';
@@ -21,11 +20,6 @@ import {
   sendTestEvent,
   webhooksForConsole,
 } from './webhooks.service.ts';
-
-function logId(raw: string): number {
-  if (!/^\d{1,15}$/.test(raw)) throw new DomainError('not_found', 'No such webhook log entry');
-  return Number(raw);
-}
 
 export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
   const { app, serve, write, senderWrite: change } = consoleRoutes(ctx);
@@ -56,11 +50,11 @@ export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
   });
 
   serve(contract.getWebhookLog, [requireSession], async (c, { params }) => {
-    return c.json(await logDetail(ctx, sessionOf(c).customerId, logId(params.id)));
+    return c.json(await logDetail(ctx, sessionOf(c).customerId, params.id));
   });
 
   serve(contract.replayWebhookLog, change, async (c, { params }) => {
-    await replayLog(ctx, sessionOf(c).customerId, logId(params.id));
+    await replayLog(ctx, sessionOf(c).customerId, params.id);
     return c.json({ message: 'Queued again.' }, 202);
   });
   return app;
