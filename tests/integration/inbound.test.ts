@@ -231,7 +231,7 @@ describe('the MX listener for a receiving domain', () => {
     expect(email).toMatchObject({ in_reply_to_email_id: uuid });
   });
 
-  it('hands a message to a webhook as email.received: signed as the SDK checks, retried after a 503, once', async () => {
+  it('hands a message to a webhook as email.received: signed as the SDK checks, retried after 503, once', async () => {
     const hookReceiver = await startWebhookReceiver();
     let answered = 0;
     hookReceiver.respond = () =>
