@@ -138,6 +138,16 @@ describe('the MX listener for a receiving domain', () => {
     const one = await resend.emails.receiving.attachments.get({ emailId: email.id, id: jpg.id });
     expect(one.data).toMatchObject({ object: 'attachment', id: jpg.id, content_type: 'image/jpeg' });
 
+    // forward: the SDK reads the raw message from its link and sends it on, attachments included
+    const forwarded = await resend.emails.receiving.forward({
+      emailId: email.id,
+      to: 'desk@customer.example',
+      from: 'Shop <orders@shop.example>',
+    });
+    expect(forwarded.error).toBeNull();
+    const sent = await resend.emails.get(forwarded.data!.id);
+    expect(sent.data).toMatchObject({ subject: 'Où est ma commande? 📦', to: ['desk@customer.example'] });
+
     const raw = await (await fetch(email.raw!.download_url)).text();
     expect(raw).toMatch(/^Received-SPF: pass/);
     expect(raw).toMatch(/Authentication-Results: [^;]+;\s+dkim=pass/);
