@@ -11,6 +11,7 @@ import { resendDomainOperations } from './resend-domains.ts';
 import { resendTemplateOperations } from './resend-templates.ts';
 import { apiKeyOperations } from './api-keys.ts';
 import { receivingOperations } from './resend-receiving.ts';
+import { inboundOperations } from './inbound.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
@@ -22,6 +23,7 @@ export const operations: readonly Operation[] = [
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,
+  ...inboundOperations,
   ...accountOperations,
   ...referenceOperations,
 ];

@@ -12,6 +12,7 @@ import { resendDomainRoutes } from './resend/domains.routes.ts';
 import { resendTemplateRoutes } from './resend/templates.routes.ts';
 import { resendErrors } from './http/resend-errors.ts';
 import { receivedFileRoutes, receivingRoutes } from './inbound/inbound.routes.ts';
+import { inboundConsoleRoutes } from './inbound/inbound-console.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
 import { verificationRoutes } from './verification/verification.routes.ts';
@@ -89,6 +90,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
     exportRoutes,
     webhookRoutes,
     suppressionRoutes,
+    inboundConsoleRoutes,
   ];
   for (const routes of consoleRoutes) app.route('/v1', routes(ctx));
   app.route('/v1', attachmentRoutes(ctx)); // with a session or an API key
