@@ -153,6 +153,12 @@ async function openList(page: Page): Promise<void> {
   await settled(page);
 }
 
+/** checkPage once CSS transitions are over (the side menu's width eases in as the page settles). */
+async function checked(page: Page, name: string, shown: string[]): Promise<void> {
+  await animationsDone(page);
+  await checkPage(page, name, shown);
+}
+
 /** A search answers after the box's 1000 ms pause: a bound for a hang, not a delay. */
 const SEARCHED = { timeout: 15_000 };
 const settled = (page: Page) => page.waitForSelector('[data-testid=inbound-table][aria-busy=false]');
@@ -176,7 +182,7 @@ describe('Inbound list', () => {
     const verdicts = await page.$$eval('[data-testid=inbound-verdict]', (tags) => tags.map((t) => t.textContent));
     expect(verdicts.slice(0, 3)).toEqual(['Passed', 'Flagged', 'Passed']);
     await expect(page.textContent('[data-testid=inbound-range]')).resolves.toBe('Displaying 1-10 of 13');
-    await checkPage(page, 'inbound-1-list-1440', ['[data-testid=inbound-search]', '[data-testid=inbound-subject]']);
+    await checked(page, 'inbound-1-list-1440', ['[data-testid=inbound-search]', '[data-testid=inbound-subject]']);
 
     await page.click('[data-testid=inbound-next]');
     await settled(page);
@@ -212,12 +218,15 @@ describe('Inbound list', () => {
     await context.close();
   });
 
-  it('at 390 px: the list fits the phone, its table scrolling inside its card', async () => {
-    const { context, page } = await signedIn(SHOP, VIEWPORTS.phone);
-    await openList(page);
-    await checkPage(page, 'inbound-2-list-390', ['[data-testid=inbound-search]', '[data-testid=inbound-table]']);
-    await context.close();
-  });
+  for (const viewport of [VIEWPORTS.tablet, VIEWPORTS.phone]) {
+    it(`at ${viewport.width} px: the list fits, its table scrolling inside its card`, async () => {
+      const { context, page } = await signedIn(SHOP, viewport);
+      await openList(page);
+      const shown = ['[data-testid=inbound-search]', '[data-testid=inbound-table]'];
+      await checked(page, `inbound-2-list-${viewport.width}`, shown);
+      await context.close();
+    });
+  }
 
   it('says how to switch receiving on while nothing has been received', async () => {
     const { context, page } = await signedIn(QUIET);
@@ -228,7 +237,7 @@ describe('Inbound list', () => {
     );
     await expect(page.getAttribute('[data-testid=inbound-domain-link]', 'href')).resolves.toMatch(/^\/domains\/\d+$/);
     await expect(page.textContent('[data-testid=inbound-domain-link]')).resolves.toBe('quiet.example');
-    await checkPage(page, 'inbound-3-empty-1440', ['[data-testid=inbound-nothing]']);
+    await checked(page, 'inbound-3-empty-1440', ['[data-testid=inbound-nothing]']);
     await context.close();
   });
 });
@@ -242,7 +251,7 @@ async function frameOf(page: Page) {
 }
 
 describe('A received message', () => {
-  for (const viewport of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+  for (const viewport of [VIEWPORTS.desktop, VIEWPORTS.tablet, VIEWPORTS.phone]) {
     const title = 'opens from its row, shows the sanitised HTML running nothing and loading nothing remote';
     it(`at ${viewport.width} px: ${title}`, async () => {
       const { context, page, foreign }: TestPage = await signedIn(SHOP, viewport);
@@ -277,7 +286,8 @@ describe('A received message', () => {
       await page.click('[data-testid=tab-text]');
       await expect(page.textContent('[data-testid=inbound-text]')).resolves.toContain('The photo is attached.');
       await page.click('[data-testid=tab-html]');
-      await checkPage(page, `inbound-4-message-${viewport.width}`, [
+      await frame.waitForSelector('h1', { state: 'visible' });
+      await checked(page, `inbound-4-message-${viewport.width}`, [
         '[data-testid=page-title]',
         '[data-testid=inbound-html]',
         '[data-testid=inbound-attachment-link]',
@@ -305,7 +315,7 @@ describe('A received message', () => {
     await page.click('[data-testid=inbound-headers-toggle]');
     const names = await page.$$eval('[data-testid=inbound-headers] tbody th', (ths) => ths.map((th) => th.textContent));
     expect(names).toEqual(expect.arrayContaining(['From', 'To', 'Subject', 'In-Reply-To', 'DKIM-Signature']));
-    await checkPage(page, 'inbound-5-headers-1440', ['[data-testid=inbound-headers]']);
+    await checked(page, 'inbound-5-headers-1440', ['[data-testid=inbound-headers]']);
     await context.close();
   });
 
@@ -319,7 +329,7 @@ describe('A received message', () => {
     await page.click('[data-testid=inbound-reply] [data-testid=more-info]');
     await page.waitForSelector('[data-testid=timeline]');
     await expect(page.textContent('[data-testid=info-id]')).resolves.toBe(sentUuid);
-    await checkPage(page, 'inbound-6-more-info-1440', ['[data-testid=transaction-info]']);
+    await checked(page, 'inbound-6-more-info-1440', ['[data-testid=transaction-info]']);
     await context.close();
   });
 
@@ -329,7 +339,7 @@ describe('A received message', () => {
     await expect(page.textContent('[data-testid=inbound-verdict]')).resolves.toBe('Flagged');
     await expect(page.textContent('[data-testid=inbound-dmarc]')).resolves.toContain('fail');
     await expect(page.textContent('[data-testid=inbound-text]')).resolves.toContain('Now.');
-    await checkPage(page, 'inbound-7-flagged-390', ['[data-testid=inbound-verdict]']);
+    await checked(page, 'inbound-7-flagged-390', ['[data-testid=inbound-verdict]']);
     await context.close();
   });
 
