@@ -3,7 +3,8 @@
 // operator meets, under load from API and SMTP submitters, and every case counts acknowledged,
 // delivered, lost and duplicated messages against a counting SMTP sink:
 //   kill9       kill -9 again and again with the default settings; all acknowledged mail delivered
-//               within 90 s of the last restart (duplicates per kill reported)
+//               within 90 s of the last restart (duplicates per kill reported), and every message
+//               the MX listener answered 250 for a receiving domain listed by the API afterwards
 //   sigterm     five SIGTERM restarts: exit 0, nothing lost, nothing delivered twice, no 421 at DATA
 //   postgres    (PostgreSQL) a cluster of its own on another port, restarted five times and stopped
 //               for 20 s under load, then the service started while it is down
@@ -56,7 +57,10 @@ async function until(what, test, ms, every = 100) {
 }
 
 /** A fresh service (own database, own data directory, own sink) with an account made by the admin CLI. */
-async function setup(name, { env: extra = {}, rcptDelayMs = 0, databaseUrl = process.env.DATABASE_URL, dataDir } = {}) {
+async function setup(
+  name,
+  { env: extra = {}, rcptDelayMs = 0, databaseUrl = process.env.DATABASE_URL, dataDir, receiving = false } = {},
+) {
   const workDir = mkdtempSync(path.join(tmpdir(), `transact-faults-${name}-`));
   const dist = snapshotBuild(workDir, process.env.FAULTS_DIST);
   const sink = await startCountingSink({ rcptDelayMs });
@@ -67,9 +71,15 @@ async function setup(name, { env: extra = {}, rcptDelayMs = 0, databaseUrl = pro
   const { baseUrl, smtpPort } = relay;
   const password = randomBytes(12).toString('hex');
   const env = { ...relay.env, ...extra };
+  if (receiving) {
+    env.BOUNCE_SMTP_PORT = String(await freePort());
+    // SPF/DKIM/DMARC lookups of received mail go to a closed loopback port: they fail at once (temperror)
+    // instead of asking a resolver outside the machine
+    env.DNS_SERVERS = `127.0.0.1:${await freePort()}`;
+  }
   if (database) env.DATABASE_URL = database.url;
   else delete env.DATABASE_URL;
-  const { apiKey, smtp } = await seedShop(dist, env, { enterprise: 'Faults', password });
+  const { apiKey, smtp } = await seedShop(dist, env, { enterprise: 'Faults', password, receiving });
   const service = serviceController(dist, env);
   return {
     env,
@@ -78,6 +88,7 @@ async function setup(name, { env: extra = {}, rcptDelayMs = 0, databaseUrl = pro
     service,
     baseUrl,
     smtpPort,
+    mxPort: receiving ? Number(env.BOUNCE_SMTP_PORT) : null,
     dataDir,
     apiKey,
     smtp,
@@ -255,15 +266,78 @@ function checkCounts(name, counts, violations) {
     );
 }
 
+/**
+ * Mail to the shop's receiving domain through the MX listener, as another mail server sends it, one
+ * message at a time until stopped: each 250 is recorded with the id it names.
+ */
+function startInbound(s, { paceMs = 100 } = {}) {
+  let stopping = false;
+  const acknowledged = new Set();
+  const answers = {};
+  const loop = async () => {
+    for (let n = 0; !stopping; n++) {
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: s.mxPort,
+        secure: false,
+        tls: { rejectUnauthorized: false },
+        connectionTimeout: SMTP_CONNECT_TIMEOUT_MS,
+        greetingTimeout: SMTP_CONNECT_TIMEOUT_MS,
+        socketTimeout: SMTP_CONNECT_TIMEOUT_MS,
+      });
+      try {
+        const info = await transport.sendMail({
+          from: 'ann@customer.example',
+          to: `support+${n}@shop.example`,
+          subject: `Inbound ${n}`,
+          text: `Reply ${n}`,
+        });
+        const id = /Message received ([0-9a-f-]{36})/.exec(info.response ?? '')?.[1];
+        if (id) acknowledged.add(id);
+        answers[id ? '250' : 'other'] = (answers[id ? '250' : 'other'] ?? 0) + 1;
+      } catch (err) {
+        const key = `mx ${err.responseCode ?? 'no answer'}`;
+        answers[key] = (answers[key] ?? 0) + 1;
+      } finally {
+        transport.close();
+      }
+      await sleep(paceMs);
+    }
+  };
+  const running = loop();
+  return {
+    acknowledged,
+    answers,
+    async stop() {
+      stopping = true;
+      await running;
+    },
+  };
+}
+
+/** Received messages acknowledged with 250 that GET /resend/emails/receiving/{id} does not find. */
+async function missingReceived(s, acknowledged) {
+  const missing = [];
+  for (const id of acknowledged) {
+    const res = await fetch(`${s.baseUrl}/resend/emails/receiving/${id}`, {
+      headers: { Authorization: `Bearer ${s.apiKey}` },
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (res.status !== 200) missing.push(`${id} (${res.status})`);
+  }
+  return missing;
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 async function caseKill9() {
   const violations = [];
   // the defaults (no DELIVERY_LEASE_SECONDS), and a receiver that takes 0.1 s per RCPT
-  const s = await setup('kill9', { rcptDelayMs: 100 });
+  const s = await setup('kill9', { rcptDelayMs: 100, receiving: true });
   try {
     await s.service.start();
     const load = startLoad(s, violations);
+    const inbound = startInbound(s);
     const KILLS = 3;
     for (let k = 0; k < KILLS; k++) {
       await sleep(between(6_000, 9_000));
@@ -273,15 +347,19 @@ async function caseKill9() {
     }
     const restartedAt = Date.now();
     await sleep(3_000);
-    await load.stop();
+    await Promise.all([load.stop(), inbound.stop()]);
     const counts = await settle(s, load.acknowledged);
     checkCounts('kill9', counts, violations);
+    const notListed = await missingReceived(s, inbound.acknowledged);
+    if (notListed.length)
+      violations.push(`kill9: ${notListed.length} received messages answered 250 are not listed (${notListed[0]})`);
     for (const e of s.service.unexpectedExits)
       violations.push(`kill9: the service exited on its own (${JSON.stringify(e)})`);
     return {
       case: 'kill9',
       kills: KILLS,
       ...counts,
+      received: { acknowledged: inbound.acknowledged.size, not_listed: notListed.length, answers: inbound.answers },
       delivered_within_s_of_restart: Number(((Date.now() - restartedAt) / 1000).toFixed(1)),
       duplicates_per_kill: Number((counts.extra_copies / KILLS).toFixed(1)),
       answers: load.answers,

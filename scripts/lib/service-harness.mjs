@@ -436,9 +436,9 @@ function createdId(stdout, kind) {
  * and SMTP login.
  * @param {string} dist
  * @param {Record<string, string | undefined>} env
- * @param {{ enterprise: string, password: string }} names
+ * @param {{ enterprise: string, password: string, receiving?: boolean }} names (receiving: shop.example receives mail)
  */
-export async function seedShop(dist, env, { enterprise: name, password }) {
+export async function seedShop(dist, env, { enterprise: name, password, receiving = false }) {
   const enterprise = createdId(await admin(dist, env, 'enterprise', 'create', '--name', name), 'enterprise');
   const customer = createdId(
     await admin(dist, env, 'customer', 'create', '--enterprise', enterprise, '--name', 'Shop', '--quota', '10000000'),
@@ -459,7 +459,8 @@ export async function seedShop(dist, env, { enterprise: name, password }) {
     password,
     '--admin',
   );
-  await admin(dist, env, 'domain', 'add', 'shop.example', '--customer', customer, '--verified');
+  const receive = receiving ? ['--receiving'] : [];
+  await admin(dist, env, 'domain', 'add', 'shop.example', '--customer', customer, '--verified', ...receive);
   const creds = await admin(dist, env, 'credentials', 'show', '--customer', customer);
   const apiKey = /^api key:\s+(\S+)$/m.exec(creds)?.[1];
   const smtpLogin = /^smtp:\s+\S+ (\S+) \/ (\S+)$/m.exec(creds);

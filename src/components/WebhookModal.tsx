@@ -2,11 +2,13 @@
 // Basic: choosing Basic resets the username and password to empty, choosing None removes them), the
 // event checkboxes (the spec's seven, and ours: Delayed and Complaint) and the field set; defaults for
 // a new webhook post, enabled, standard and every event. Ours beyond the spec too: the signing secret
-// (masked, copyable, Rotate) and Send test event.
+// (masked, copyable, Rotate) and Send test event; the `resend` field set, whose events are Resend's
+// (docs/webhooks.md "Resend's events"); and several webhooks: `adding` saves a new one beside the others.
 import { useId, useState } from 'react';
 import CopyField from './CopyField.tsx';
 import {
   defaultWebhook,
+  RESEND_WEBHOOK_EVENTS,
   rotateSecret,
   saveWebhook,
   sendTestEvent,
@@ -22,8 +24,21 @@ import Checkbox from './Checkbox.tsx';
 
 interface Props {
   webhook: Webhook | undefined;
+  /** a new webhook beside the account's others (Add webhook) */
+  adding?: boolean;
   onClose(): void;
 }
+
+const FIELD_SETS = [
+  ['standard', 'Standard'],
+  ['legacy', 'Legacy'],
+  ['resend', 'Resend'],
+] as const;
+
+/** The event checkboxes of a field set: Resend's names for `resend`, ours otherwise. */
+const eventsOf = (fieldSet: string): readonly string[] =>
+  fieldSet === 'resend' ? RESEND_WEBHOOK_EVENTS : WEBHOOK_EVENTS;
+const labelOf = (event: string) => EVENT_LABELS[event as (typeof WEBHOOK_EVENTS)[number]] ?? event;
 
 const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   sent: 'Sent',
@@ -43,7 +58,7 @@ const CREDENTIALS = [
   { key: 'password', label: 'Password', suffix: 'password', type: 'password', autoComplete: 'new-password' },
 ] as const;
 
-export default function WebhookModal({ webhook, onClose }: Props) {
+export default function WebhookModal({ webhook, adding = false, onClose }: Props) {
   const id = useId();
   const [draft, setDraft] = useState<Webhook>(() => (webhook ? { ...webhook } : defaultWebhook()));
   const [saving, setSaving] = useState(false);
@@ -63,22 +78,31 @@ export default function WebhookModal({ webhook, onClose }: Props) {
   function toggleEvent(event: string, on: boolean) {
     setDraft((d) => ({
       ...d,
-      event_types: on
-        ? WEBHOOK_EVENTS.filter((e) => e === event || d.event_types.includes(e))
-        : d.event_types.filter((e) => e !== event),
+      event_types: (on
+        ? eventsOf(d.field_set).filter((e) => e === event || (d.event_types as string[]).includes(e))
+        : d.event_types.filter((e) => e !== event)) as Webhook['event_types'],
     }));
+  }
+
+  /** Another field set; between ours and Resend's the events start again as all of the new kind. */
+  function chooseFieldSet(fieldSet: Webhook['field_set']) {
+    setDraft((d) => {
+      const sameKind = (fieldSet === 'resend') === (d.field_set === 'resend');
+      const event_types = sameKind ? d.event_types : ([...eventsOf(fieldSet)] as Webhook['event_types']);
+      return { ...d, field_set: fieldSet, event_types };
+    });
   }
 
   async function save() {
     setSaving(true);
-    const saved = await saveWebhook(draft);
+    const saved = await saveWebhook(draft, undefined, adding);
     if (!saved) setSaving(false); // after a save the page reloads; the button stays busy till then
   }
 
   async function runTest() {
     setTesting(true);
     setTest(null);
-    setTest(await sendTestEvent());
+    setTest(await sendTestEvent(webhook?.id));
     setTesting(false);
   }
 
@@ -91,7 +115,7 @@ export default function WebhookModal({ webhook, onClose }: Props) {
 
   return (
     <Modal
-      title="Webhook"
+      title={adding ? 'New webhook' : 'Webhook'}
       onClose={onClose}
       testId="webhook-modal"
       className="webhook-modal"
@@ -172,15 +196,15 @@ export default function WebhookModal({ webhook, onClose }: Props) {
       <fieldset className="field">
         <legend className="label">Events</legend>
         <div className="webhook-events">
-          {WEBHOOK_EVENTS.map((event) => (
+          {eventsOf(draft.field_set).map((event) => (
             <label key={event} className="checkbox">
               <input
                 type="checkbox"
-                checked={draft.event_types.includes(event)}
+                checked={(draft.event_types as string[]).includes(event)}
                 onChange={(e) => toggleEvent(event, e.target.checked)}
                 data-testid={`webhook-event-${event}`}
               />{' '}
-              {EVENT_LABELS[event]}
+              {labelOf(event)}
             </label>
           ))}
         </div>
@@ -188,17 +212,17 @@ export default function WebhookModal({ webhook, onClose }: Props) {
       <fieldset className="field">
         <legend className="label">Field set</legend>
         <div className="webhook-events">
-          {(['standard', 'legacy'] as const).map((fs) => (
+          {FIELD_SETS.map(([fs, label]) => (
             <label key={fs} className="radio">
               <input
                 type="radio"
                 name={`${id}-field-set`}
                 value={fs}
                 checked={draft.field_set === fs}
-                onChange={() => set({ field_set: fs })}
+                onChange={() => chooseFieldSet(fs)}
                 data-testid={`webhook-field-set-${fs}`}
               />{' '}
-              {fs === 'standard' ? 'Standard' : 'Legacy'}
+              {label}
             </label>
           ))}
         </div>
@@ -210,7 +234,7 @@ export default function WebhookModal({ webhook, onClose }: Props) {
             <button
               type="button"
               className="button is-small"
-              onClick={() => void rotateSecret()}
+              onClick={() => void rotateSecret(webhook.id)}
               data-testid="webhook-rotate"
             >
               Rotate secret

@@ -1,7 +1,7 @@
 // The console's account calls of the contract: sign-in and sign-out, the session, the parent
 // platform's challenge, Settings, Domains and Getting Started (docs/console.md §7, docs/console-reports.md §7 Auth).
 import { z } from '@hono/zod-openapi';
-import { operationsOf } from './common.ts';
+import { numericId, operationsOf } from './common.ts';
 import { PERMISSIONS, type Permission, SENDING_OPTIONS } from './values.ts';
 
 export const loginBody = z.object({
@@ -83,12 +83,16 @@ const domain = z.object({
   domain_verification_sent_timestamp: z.string().nullable(),
   domain_created_timestamp: z.string(),
   dns_checked_timestamp: z.string().nullable(),
+  domain_receiving: z.boolean().openapi({
+    description: 'Whether the domain receives mail here (docs/receiving.md): its MX record is then listed.',
+  }),
   dns_records: z.array(
     z.object({
-      purpose: z.enum(['spf', 'dkim', 'dmarc', 'return_path']),
-      type: z.enum(['TXT', 'CNAME']),
+      purpose: z.enum(['spf', 'dkim', 'dmarc', 'return_path', 'receiving']),
+      type: z.enum(['TXT', 'CNAME', 'MX']),
       name: z.string(),
       value: z.string(),
+      priority: z.number().int().optional().openapi({ description: 'An MX record’s preference (receiving).' }),
       check: z
         .object({ ok: z.boolean(), found: z.string().nullable(), expected: z.string(), detail: z.string().optional() })
         .nullable()
@@ -102,7 +106,7 @@ const settingsOperation = operationsOf({ tag: 'Settings', access: 'session' });
 const domainOperation = operationsOf({ tag: 'Domains', access: 'session' });
 
 const domainParams = z.object({
-  id: z.string().openapi({ description: 'The domain id; anything but digits answers 404.', example: '7' }),
+  id: numericId.openapi({ description: 'The domain id; anything but digits answers 404.', example: '7' }),
 });
 
 export const login = signInOperation('POST /v1/auth/login', {
@@ -243,6 +247,18 @@ export const checkDomain = domainOperation('POST /v1/domains/{id}/check', {
   errors: ['forbidden', 'not_found'],
 });
 
+export const setDomainReceiving = domainOperation('PUT /v1/domains/{id}/receiving', {
+  summary: 'Switch receiving mail on or off',
+  description:
+    'With receiving on, the MX listener takes mail for any address of the domain once it is verified, and its ' +
+    'MX record joins the records to publish (docs/receiving.md). Answers the domain.',
+  params: domainParams,
+  body: z.strictObject({ enabled: z.boolean() }),
+  bodyExample: { enabled: true },
+  success: [{ status: 200, description: 'The domain, changed.', schema: z.object({ domain }) }],
+  errors: ['forbidden', 'not_found'],
+});
+
 export const getStarted = settingsOperation('GET /v1/get-started', {
   summary: 'Getting Started',
   description: 'What the Getting Started page shows: the domains and the API and SMTP credentials.',
@@ -269,5 +285,6 @@ export const accountOperations = [
   getDomain,
   resendVerification,
   checkDomain,
+  setDomainReceiving,
   getStarted,
 ];

@@ -1,8 +1,9 @@
-// Named API keys (docs/architecture.md §7 "API keys"): created, listed and deleted with a full_access
-// key on the Resend-compatible surface (the SDK's resend.apiKeys.*), and by the console's Settings
-// with the session. A key's token is answered once, at creation; lists never carry it.
+// Named API keys (docs/architecture.md §7 "API keys"): created, listed, changed and deleted with a
+// full_access key on the Resend-compatible surface (the SDK's resend.apiKeys.*), and created, listed
+// and deleted by the console's Settings with the session. A key's token is answered once, at
+// creation; lists never carry it.
 import { z } from '@hono/zod-openapi';
-import { operationsOf, resendList, resendOperation } from './common.ts';
+import { operationsOf, resendList, resendOperation, resendPageQuery, resendRef, uuidId } from './common.ts';
 import { API_KEY_PERMISSIONS } from './values.ts';
 
 const settingsOperation = operationsOf({ tag: 'Settings', access: 'session' });
@@ -11,11 +12,19 @@ const permission = z.enum(API_KEY_PERMISSIONS).openapi({
   description: '`full_access`: every call the account’s key can make; `sending_access`: only the send calls.',
 });
 
+const keyName = z.string().trim().min(1, 'is required').max(50).openapi({ description: 'A name to tell keys apart.' });
+/** A domain id as a number or digits (the SDK sends a string), parsed to a number. */
+const domainId = z
+  .union([
+    z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    z.string().regex(/^[1-9]\d{0,14}$/, 'is not a domain id'),
+  ])
+  .transform(Number);
+
 export const createApiKeyBody = z.strictObject({
-  name: z.string().trim().min(1, 'is required').max(50).openapi({ description: 'A name to tell keys apart.' }),
+  name: keyName,
   permission: permission.optional().openapi({ description: '`full_access` when not given.' }),
-  domain_id: z
-    .union([z.number().int().min(1), z.string().regex(/^[1-9]\d{0,14}$/, 'is not a domain id')])
+  domain_id: domainId
     .nullable()
     .optional()
     .openapi({
@@ -35,7 +44,9 @@ const createdExample = {
 };
 const deleted = z.object({ object: z.literal('api_key'), id: z.string(), deleted: z.literal(true) });
 const deletedExample = { object: 'api_key', id: createdExample.id, deleted: true };
-const keyId = z.object({ id: z.string().max(100).openapi({ description: 'The key’s id (a uuid).' }) });
+const keyId = z.object({
+  id: uuidId('The key’s id; anything but a uuid answers 404.', 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e'),
+});
 
 const listedKey = z.object({
   id: z.string(),
@@ -72,9 +83,42 @@ export const resendCreateApiKey = resendOperation('POST /resend/api-keys', {
 
 export const resendListApiKeys = resendOperation('GET /resend/api-keys', {
   summary: 'List API keys',
-  description: `The account’s named keys, newest first, all in one page; never a token. ${refusedKey}`,
-  sdkCall: 'resend.apiKeys.list()',
-  success: [resendList('The keys.', listedKey, [listedExample])],
+  description:
+    'The account’s named keys, newest first, in cursor pages (`limit`, `after`, `before`, `has_more`, as ' +
+    `GET /resend/emails); never a token. ${refusedKey}`,
+  query: resendPageQuery('key'),
+  sdkCall: 'resend.apiKeys.list({ limit: 20 })',
+  success: [resendList('One page of keys.', listedKey, [listedExample])],
+  errors: ['not_found'],
+});
+
+export const updateApiKeyBody = z
+  .strictObject({
+    name: keyName.optional(),
+    permission: permission.optional(),
+    domain_id: domainId
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'The only From domain of a sending_access key (its id), or null for any; a key made full_access loses ' +
+          'its domain.',
+      }),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'give name, permission or domain_id' });
+
+export const resendUpdateApiKey = resendOperation('PATCH /resend/api-keys/{id}', {
+  summary: 'Change an API key',
+  description:
+    'Renames a key, or changes its permission or the domain a sending_access key may send from; the token stays ' +
+    'the same and the change holds at once, over HTTP and SMTP. A domain on a full_access key is refused ' +
+    `(\`validation_error\`). ${refusedKey}`,
+  params: keyId,
+  body: updateApiKeyBody,
+  bodyExample: { name: 'Production (shop)' },
+  sdkCall: "resend.apiKeys.update('b6d24b8e-af0b-4c3c-be0c-359bbd97381e', { name: 'Production (shop)' })",
+  success: [resendRef('Changed.', 'api_key', createdExample.id)],
+  errors: ['not_found'],
 });
 
 export const resendDeleteApiKey = resendOperation('DELETE /resend/api-keys/{id}', {
@@ -129,6 +173,7 @@ export const deleteApiKey = settingsOperation('DELETE /v1/api-keys/{id}', {
 export const apiKeyOperations = [
   resendCreateApiKey,
   resendListApiKeys,
+  resendUpdateApiKey,
   resendDeleteApiKey,
   listApiKeys,
   createApiKey,

@@ -4,6 +4,7 @@
 // contract" says how to add a call).
 import { createRoute, z } from '@hono/zod-openapi';
 import { ERROR_STATUS, type ErrorCode, RESEND_ERROR_NAME } from './error-codes.ts';
+import { isUuid } from './fields.ts';
 
 const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
@@ -212,13 +213,21 @@ function implicitErrors(access: Access, method: Method, takesBody: boolean): Err
 }
 
 /**
- * Codes the request's validated parts give: a JSON body can be no JSON or fail its schema, a query
- * the contract checks can fail its schema (one the handler checks answers in its own way).
+ * Codes the request's validated parts give: a path parameter can name nothing, a JSON body can be no
+ * JSON or fail its schema, a query the contract checks can fail its schema (one the handler checks
+ * answers in its own way).
  */
-function requestErrors(spec: { body?: unknown; query?: unknown; checkedByHandler?: boolean }): ErrorCode[] {
-  if (spec.body) return ['invalid_json', 'validation_failed'];
-  if (spec.query && !spec.checkedByHandler) return ['validation_failed'];
-  return [];
+function requestErrors(spec: {
+  params?: unknown;
+  body?: unknown;
+  query?: unknown;
+  checkedByHandler?: boolean;
+}): ErrorCode[] {
+  // a path parameter that cannot name anything (not a uuid, not a number) is an unknown item
+  const params: ErrorCode[] = spec.params ? ['not_found'] : [];
+  if (spec.body) return [...params, 'invalid_json', 'validation_failed'];
+  if (spec.query && !spec.checkedByHandler) return [...params, 'validation_failed'];
+  return params;
 }
 
 function operationId(method: Method, path: string): string {
@@ -387,6 +396,21 @@ export function resendList<T extends z.ZodType>(description: string, item: T, ex
   };
 }
 
+/**
+ * Resend's cursor pages of a list, newest first: at most `limit` (1 to 100, 20 if not given), after
+ * or before an item named by its uuid (`item` names it in the reference), never both. A cursor that
+ * is not a uuid is 400 validation_error; one that names no item of the account, 404.
+ */
+export function resendPageQuery(item: string) {
+  return z
+    .object({
+      limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: '1 to 100; 20 if not given.' }),
+      after: uuidId(`The page after this ${item} (older ones): its id.`).optional(),
+      before: uuidId(`The page before this ${item} (newer ones): its id.`).optional(),
+    })
+    .refine((q) => !(q.after && q.before), { message: 'give after or before, not both', path: ['before'] });
+}
+
 /** Resend's answer naming what a call acted on, `{ object, id }`, with `id` as its example. */
 export function resendRef(description: string, object: string, id: string) {
   return {
@@ -456,7 +480,26 @@ export const resendOperation = operationsOf({ tag: 'Resend-compatible', access: 
 /** A JSON object answer's `{ message }`. */
 export const messageAnswer = z.object({ message: z.string() });
 
-/** A path id that is digits; anything else answers 404 like an unknown id. */
+/**
+ * An id stored as a number (a bigint column): 1 to 15 digits, parsed to a number before any
+ * query sees it. As a path parameter anything else answers 404 like an unknown id
+ * (http/contract-route.ts); in a query or body, 400 validation_failed.
+ */
 export const numericId = z
   .string()
+  .regex(/^\d{1,15}$/, 'must be a numeric id')
+  .transform(Number)
   .openapi({ description: 'A numeric id; anything else answers 404 like an unknown id.', example: '42' });
+
+/**
+ * An id stored as a uuid (a path id, or a cursor naming an item): any case, answered lower-case to
+ * the code below; as a path parameter anything else answers 404 like an unknown id
+ * (http/contract-route.ts), in a query 400 validation_failed. Every uuid the API reads is one of these.
+ */
+export function uuidId(description: string, example = '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4') {
+  return z
+    .string()
+    .refine(isUuid, 'must be a uuid')
+    .transform((text) => text.toLowerCase())
+    .openapi({ description, example, format: 'uuid' });
+}

@@ -2,7 +2,7 @@
 // signed-in account, a searchable list and one message with its headers, text, sanitised HTML,
 // attachments and raw message as signed links, and its SPF/DKIM/DMARC verdicts. Session calls.
 import { z } from '@hono/zod-openapi';
-import { operationsOf, pageMeta, pageOf } from './common.ts';
+import { operationsOf, pageMeta, pageOf, uuidId } from './common.ts';
 import { pageField, textField } from './fields.ts';
 import { transactionWire } from './reports.ts';
 
@@ -100,7 +100,7 @@ export const getInbound = inboundOperation('GET /v1/inbound/{id}', {
     'hour), the SPF/DKIM/DMARC verdicts, and the transaction it answers. A malformed, unknown or another ' +
     'account’s id answers 404.',
   params: z.object({
-    id: z.string().max(100).openapi({ example: '0b5f8c64-2f7e-4a47-9c55-1d1e2b6c7a10' }),
+    id: uuidId('The received message’s id; anything but a uuid answers 404.', '0b5f8c64-2f7e-4a47-9c55-1d1e2b6c7a10'),
   }),
   success: [{ status: 200, description: 'The message.', schema: inboundMessage }],
   errors: ['not_found'],

@@ -9,8 +9,11 @@ import { referenceOperations } from './reference.ts';
 import { resendOperations } from './resend.ts';
 import { resendDomainOperations } from './resend-domains.ts';
 import { resendTemplateOperations } from './resend-templates.ts';
+import { resendAttachmentOperations } from './resend-attachments.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { resendWebhookOperations } from './resend-webhooks.ts';
 import { receivingOperations } from './resend-receiving.ts';
+import { resendSuppressionOperations } from './resend-suppressions.ts';
 import { inboundOperations } from './inbound.ts';
 
 export const operations: readonly Operation[] = [
@@ -19,11 +22,14 @@ export const operations: readonly Operation[] = [
   ...resendDomainOperations,
   ...resendTemplateOperations,
   ...receivingOperations,
+  ...resendAttachmentOperations,
   ...apiKeyOperations,
+  ...resendSuppressionOperations,
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,
   ...inboundOperations,
   ...accountOperations,
   ...referenceOperations,
+  ...resendWebhookOperations,
 ];

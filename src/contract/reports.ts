@@ -1,7 +1,7 @@
 // The report calls of the contract: the dashboard, the transaction and group searches, a
 // transaction's timeline, a group's reports, links and exports (docs/console.md §7, docs/console-reports.md §7).
 import { z } from '@hono/zod-openapi';
-import { messageAnswer, operationsOf, pageMeta, pageOf, queryTwin } from './common.ts';
+import { messageAnswer, operationsOf, pageMeta, pageOf, queryTwin, uuidId } from './common.ts';
 import { dateField, isUuid, pageField, textField } from './fields.ts';
 import {
   ANSWER_CATEGORIES,
@@ -335,7 +335,7 @@ export const searchGroups = reportOperation('POST /v1/transaction-groups/search'
 });
 
 /** A transaction named by its uuid in the path. */
-const transactionParams = z.object({ uuid: z.string().openapi({ example: '3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4' }) });
+const transactionParams = z.object({ uuid: uuidId('The transaction’s uuid; anything else answers 404.') });
 
 export const getTransactionEvents = reportOperation('GET /v1/transactions/{uuid}/events', {
   summary: 'A transaction’s timeline',
@@ -462,7 +462,10 @@ export const viewExport = exportOperation('POST /v1/transaction-groups/export-vi
 export const downloadExport = exportOperation('GET /v1/transaction-groups/export-download/{token}/{uuid}', {
   summary: 'Download an export',
   description: 'The CSV file, as an attachment.',
-  params: z.object({ token: z.string(), uuid: z.string() }),
+  params: z.object({
+    token: z.string().max(200).openapi({ description: 'The signed download token the export page gave.' }),
+    uuid: uuidId('The export’s uuid; anything else answers 404.'),
+  }),
   success: [{ status: 200, description: 'The CSV.', content: { 'text/csv': 'The report’s rows, UTF-8.' } }],
   errors: ['forbidden', 'not_found'],
 });

@@ -2,16 +2,10 @@
 // shapes, so the `resend` SDK's `emails.receiving.*` work unchanged, `forward` included (it reads
 // the raw message from `raw.download_url`). docs/receiving.md says how mail is received.
 import { z } from '@hono/zod-openapi';
-import { operationsOf, resendList, resendOperation } from './common.ts';
+import { operationsOf, resendList, resendOperation, uuidId } from './common.ts';
 
 const uuid = (description: string) =>
-  z
-    .string()
-    .max(100)
-    .openapi({
-      description: `${description}; anything but a uuid answers 404.`,
-      example: '0b5f8c64-2f7e-4a47-9c55-1d1e2b6c7a10',
-    });
+  uuidId(`${description}; anything but a uuid answers 404.`, '0b5f8c64-2f7e-4a47-9c55-1d1e2b6c7a10');
 
 const emailId = z.object({ id: uuid('The received message’s id') });
 const attachmentIds = z.object({

@@ -2,7 +2,7 @@
 // `{ statusCode, name, message }`, so the official `resend` SDK works unchanged with
 // RESEND_BASE_URL set to this service's /resend (docs/integrating.md).
 import { z } from '@hono/zod-openapi';
-import { resendList, resendOperation, resendRef } from './common.ts';
+import { resendList, resendOperation, resendPageQuery, resendRef, uuidId } from './common.ts';
 import { resendSendBatch, resendSendEmail } from './sending.ts';
 
 /** Resend's names for what last happened to a message (its `last_event`). */
@@ -23,7 +23,7 @@ export const RESEND_LAST_EVENTS = [
 export type ResendLastEvent = (typeof RESEND_LAST_EVENTS)[number];
 
 const id = z.object({
-  id: z.string().max(100).openapi({ description: 'The message’s id: a transaction uuid of one of its recipients.' }),
+  id: uuidId('The message’s id: a transaction uuid of one of its recipients; anything else answers 404.'),
 });
 
 const listed = {
@@ -82,21 +82,12 @@ export const resendGetEmail = resendOperation('GET /resend/emails/{id}', {
   errors: ['not_found'],
 });
 
-/** Resend's cursor pages: at most `limit`, after or before a message's id, newest first. */
-export const resendListQuery = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: '1 to 100; 20 if not given.' }),
-    after: z.string().max(100).optional().openapi({ description: 'The page after this message (older ones).' }),
-    before: z.string().max(100).optional().openapi({ description: 'The page before this message (newer ones).' }),
-  })
-  .refine((q) => !(q.after && q.before), { message: 'give after or before, not both', path: ['before'] });
-
 export const resendListEmails = resendOperation('GET /resend/emails', {
   summary: 'List messages',
   description:
     'The account’s messages, newest first, in cursor pages: `has_more` says whether another page follows in the ' +
     'direction asked; pass the last `id` as `after` for the next, the first as `before` for the previous.',
-  query: resendListQuery,
+  query: resendPageQuery('message'),
   sdkCall: 'resend.emails.list({ limit: 20 })',
   success: [
     resendList('One page.', resendListedEmail, [

@@ -7,7 +7,8 @@ import { MAX_BATCH, MAX_RECIPIENTS } from './values.ts';
 
 // ---- the send request shapes ---------------------------------------------------------------------
 // Unknown fields are reported; header names and values with CR or LF are refused; attachments are
-// base64 content only (no paths, no URLs). src/server/sending/mail.schema.ts makes a Submission of them.
+// base64 content (/v1/mail) or also a URL to fetch (`path`, Resend's shape). src/server/sending/mail.schema.ts
+// makes a Submission of them.
 
 const NO_LINE_BREAKS = /^[^\r\n]*$/;
 const HEADER_NAME = /^[!-9;-~]+$/; // printable ASCII without ':' (RFC 5322 §2.2)
@@ -133,6 +134,36 @@ export type MailRequest = z.infer<typeof mailRequest>;
 const TAG_CHARS = /^[A-Za-z0-9_-]*$/;
 const TAG_RULE = 'may hold only ASCII letters, digits, underscores and dashes';
 
+/**
+ * One attachment in Resend's shape: base64 `content`, or a `path` (an http or https URL) the server
+ * fetches once at acceptance (src/server/attachments/url-attachments.service.ts).
+ */
+const resendAttachmentFields = z.strictObject({
+  filename: filename.optional(),
+  content: z
+    .union([z.string(), z.array(z.number().int().min(0).max(255))])
+    .transform((c) => (typeof c === 'string' ? c.replace(/\s+/g, '') : Buffer.from(c).toString('base64')))
+    .refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64')
+    .optional(),
+  content_type: contentType.optional(),
+  path: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .openapi({
+      description:
+        'An http or https URL fetched once when the message is accepted, under the rules webhooks follow (no ' +
+        'private, loopback or link-local address unless WEBHOOK_ALLOWED_NETWORKS allows it; redirects checked ' +
+        'again), within the message’s size limit and ATTACHMENT_FETCH_TIMEOUT_SECONDS; a refusal or failure is a ' +
+        '`validation_error` naming the attachment. `filename` defaults to the URL’s last segment, `content_type` ' +
+        'to the answer’s.',
+    }),
+  content_id: z.string().max(255).regex(NO_LINE_BREAKS, 'must not contain a line break').optional().openapi({
+    description: 'Sent inline with this Content-ID, for the HTML to show it with `cid:`.',
+  }),
+});
+
 /** Resend's POST /emails body (https://resend.com/docs/api-reference/emails/send-email). */
 export const resendRequest = z.strictObject({
   from: z.string().max(400),
@@ -146,19 +177,20 @@ export const resendRequest = z.strictObject({
   react: z.never({ error: 'react content is rendered by the SDK; send html' }).optional(),
   headers: headerMap.optional(),
   attachments: z
-    .array(
-      z.strictObject({
-        filename,
-        content: z
-          .union([z.string(), z.array(z.number().int().min(0).max(255))])
-          .transform((c) => (typeof c === 'string' ? c.replace(/\s+/g, '') : Buffer.from(c).toString('base64')))
-          .refine((s) => BASE64.test(s) && s.length % 4 === 0, 'must be base64'),
-        content_type: contentType.optional(),
-        path: z.never({ error: 'attachments by path or URL are not accepted; send base64 content' }).optional(),
-        content_id: z.string().max(255).optional(),
-      }),
-    )
+    .array(resendAttachmentFields)
     .max(100)
+    .superRefine((list, ctx) => {
+      list.forEach((a, i) => {
+        if ((a.content === undefined) === (a.path === undefined))
+          ctx.addIssue({ code: 'custom', message: 'give content (base64) or path (a URL), one of them', path: [i] });
+        else if (a.content !== undefined && a.filename === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            message: 'an attachment with content needs a filename',
+            path: [i, 'filename'],
+          });
+      });
+    })
     .optional(),
   tags: z
     .array(
@@ -207,12 +239,9 @@ const refused = (why: string) =>
     .unknown()
     .optional()
     .openapi({ description: `Refused: ${why}.`, not: {} });
-const resendAttachment = resendRequest.shape.attachments
-  .unwrap()
-  .element.extend({ path: refused('send base64 content') });
 const resendDocumented = resendRequest.extend({
   react: refused('render it to html first'),
-  attachments: z.array(resendAttachment).max(100).optional(),
+  attachments: z.array(resendAttachmentFields).max(100).optional(),
 });
 export const resendSend = z.union([
   resendDocumented,
@@ -233,6 +262,18 @@ const idempotency = z.object({
         'Up to 256 printable characters. The same key with the ' +
         'same body within 24 h answers the first response again ' +
         'and sends nothing; with another body it is 409.',
+    }),
+});
+
+/** Resend's `x-batch-validation` header of a batch: `strict` (all or nothing, the default) or `permissive`. */
+export const batchValidation = z.object({
+  'x-batch-validation': z
+    .enum(['strict', 'permissive'])
+    .optional()
+    .openapi({
+      description:
+        '`strict` (the default): all messages are accepted or none. `permissive`: the valid ones are accepted and ' +
+        'each refused one is answered in `errors` with its index (the SDK’s `batchValidation`).',
     }),
 });
 
@@ -344,8 +385,8 @@ function resendSends<B extends '/v1' | '/resend'>(base: B) {
     summary: resendShape ? 'Send a message' : 'Send a message (at /v1)',
     description:
       `Resend’s POST /emails, so the official \`resend\` SDK works with its base URL set to this service’s ${base}. ` +
-      `Answers the transaction uuid of the first recipient as \`id\`. ${refusals} Not supported: \`react\` ` +
-      '(render it to html first), attachments by `path`.',
+      `Answers the transaction uuid of the first recipient as \`id\`. ${refusals} An attachment's \`path\` (a ` +
+      'URL) is fetched before the answer. Not supported: `react` (render it to html first).',
     body: resendSend,
     bodyExample: resendExample,
     checkedByHandler: true,
@@ -363,17 +404,31 @@ function resendSends<B extends '/v1' | '/resend'>(base: B) {
   });
   const batch = resendCall(`POST ${base}/emails/batch`, {
     summary: resendShape ? 'Send a batch' : 'Send a batch (at /v1)',
-    description: `Resend’s POST /emails/batch: up to 100 messages, all accepted together or none. ${refusals}`,
+    description:
+      'Resend’s POST /emails/batch: up to 100 messages, all accepted together or none; with ' +
+      '`x-batch-validation: permissive` the valid ones are accepted and the others answered in `errors` (200 even ' +
+      `when none was valid). ${refusals}`,
     body: resendBatch,
     bodyExample: [resendExample],
     checkedByHandler: true,
-    headers: idempotency,
+    headers: idempotency.extend(batchValidation.shape),
     sdkCall: 'resend.batch.send',
     success: [
       {
         status: 200,
-        description: 'Accepted: one id per message.',
-        schema: z.object({ data: z.array(z.object({ id: z.string() })) }),
+        description: 'Accepted: one id per message accepted, in order.',
+        schema: z.object({
+          data: z.array(z.object({ id: z.string() })),
+          errors: z
+            .array(
+              z.object({
+                index: z.number().int().openapi({ description: 'The refused message’s place in the list, from 0.' }),
+                message: z.string().openapi({ description: 'Why it was refused.' }),
+              }),
+            )
+            .optional()
+            .openapi({ description: 'Permissive batches only: each message refused, by index.' }),
+        }),
       },
     ],
     errors: [...sendErrors],

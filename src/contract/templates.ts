@@ -2,7 +2,7 @@
 // "Tracked attachments"): search, one template, save, delete, live preview; download links with
 // their files and the download page's branding.
 import { z } from '@hono/zod-openapi';
-import { messageAnswer, numericId, operationsOf, pageOf } from './common.ts';
+import { messageAnswer, numericId, operationsOf, pageOf, uuidId } from './common.ts';
 import { ATTACHMENT_PAGE_SIZE } from './values.ts';
 
 const SORTS = ['name', 'description', 'published', 'updated'] as const;
@@ -96,10 +96,7 @@ const template = z.object({
     .openapi({ description: 'Published, and saved since: sends still use the published version.' }),
 });
 const templateParams = z.object({
-  id: z.string().openapi({
-    description: 'The template uuid; anything else answers 404.',
-    example: '0d9f6c2e-1b7a-4d8e-9f10-3c2b1a0e9d8c',
-  }),
+  id: uuidId('The template uuid; anything else answers 404.', '0d9f6c2e-1b7a-4d8e-9f10-3c2b1a0e9d8c'),
 });
 const saved = z.object({ template, message: z.string() });
 const templateOperation = operationsOf({ tag: 'Templates', access: 'session' });

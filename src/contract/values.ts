@@ -151,7 +151,27 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_VERBS = ['post', 'get', 'put', 'patch', 'delete'] as const;
-export const FIELD_SETS = ['legacy', 'standard'] as const;
+/**
+ * A webhook's payloads: `standard` and `legacy` (docs/webhooks.md "Payloads"), or `resend`, Resend's
+ * events (one made with POST /resend/webhooks; src/server/webhooks/resend-events.ts).
+ */
+export const FIELD_SETS = ['legacy', 'standard', 'resend'] as const;
+/** The Resend events a `resend` webhook may subscribe to (src/server/webhooks/resend-events.ts maps ours to them). */
+export const RESEND_WEBHOOK_EVENTS = [
+  'email.sent',
+  'email.scheduled',
+  'email.delivered',
+  'email.delivery_delayed',
+  'email.complained',
+  'email.bounced',
+  'email.opened',
+  'email.clicked',
+  'email.failed',
+  'email.suppressed',
+  // mail received for a receiving domain (docs/receiving.md); it names no sent message
+  'email.received',
+] as const;
+export type ResendWebhookEvent = (typeof RESEND_WEBHOOK_EVENTS)[number];
 
 /**
  * How a recipient unsubscribed or resubscribed: the page, the one-click header (RFC 8058), the

@@ -6,14 +6,23 @@ import { messageAnswer, numericId, operationsOf, pageOf } from './common.ts';
 import {
   FIELD_SETS,
   MAX_EMAILS_PER_REQUEST,
+  RESEND_WEBHOOK_EVENTS,
   SUPPRESSION_ORIGINS,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_VERBS,
 } from './values.ts';
 
+/** A webhook's event types: ours, or Resend's names for a `resend` webhook (its field set). */
+const EVENT_NAMES = [...WEBHOOK_EVENT_TYPES, ...RESEND_WEBHOOK_EVENTS] as const;
+/** A webhook's uuid in a console call; anything else answers 404 like an unknown one. */
+const webhookUuid = z.string().max(100);
+
 // The webhook object of docs/console.md §3 as the modal sends it back (created_timestamp, secret and
-// other read-only fields are ignored). An empty authentication type is null (§5).
+// other read-only fields are ignored). An empty authentication type is null (§5). Ours: `id` names the
+// webhook to change, `add` adds another; with neither, the account's first Settings webhook is saved.
 export const webhookInput = z.object({
+  id: webhookUuid.nullish(),
+  add: z.boolean().optional(),
   url: z.string(),
   verb: z.enum(WEBHOOK_VERBS),
   status: z.enum(['enabled', 'disabled']),
@@ -22,7 +31,7 @@ export const webhookInput = z.object({
     .object({ username: z.string().max(200), password: z.string().max(200) })
     .nullable()
     .optional(),
-  event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)).max(WEBHOOK_EVENT_TYPES.length),
+  event_types: z.array(z.enum(EVENT_NAMES)).max(EVENT_NAMES.length),
   field_set: z.enum(FIELD_SETS),
 });
 
@@ -31,15 +40,18 @@ export const logSearch = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   // the Date column's sort (docs/console-reports.md §2): newest first unless 'asc'
   order_by: z.enum(['asc', 'desc']).default('desc'),
+  // ours: one webhook's requests (its uuid); all of the account's when absent
+  webhook: webhookUuid.nullish(),
 });
 
 const webhook = z.object({
+  id: z.string().openapi({ description: 'The webhook’s uuid (its id on /resend/webhooks too).' }),
   url: z.string(),
   verb: z.enum(WEBHOOK_VERBS),
   status: z.enum(['enabled', 'disabled']),
   auth_type: z.union([z.literal('basic'), z.null()]),
   auth_details: z.object({ username: z.string(), password: z.string() }).nullable(),
-  event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  event_types: z.array(z.enum(EVENT_NAMES)),
   field_set: z.enum(FIELD_SETS),
   created_timestamp: z.string(),
   secret: z.string().nullable().openapi({ description: 'The Standard Webhooks signing secret, `whsec_…`.' }),
@@ -62,6 +74,7 @@ const logEntry = z.object({
   payload: z.record(z.string(), z.unknown()).nullable(),
   event_type: z.string(),
   webhook_id: z.string(),
+  webhook: z.string().nullable().openapi({ description: 'The uuid of the webhook it was sent to; null once deleted.' }),
   attempts: z.number().int(),
   last_status_code: z.number().int().nullable(),
   next_attempt: z.number().int().nullable(),
@@ -71,20 +84,26 @@ const logParams = z.object({ id: numericId });
 const webhookOperation = operationsOf({ tag: 'Webhooks', access: 'session' });
 const suppressionOperation = operationsOf({ tag: 'Suppression', access: 'session' });
 
+const whichWebhook = z.object({
+  id: webhookUuid.optional().openapi({ description: 'The webhook’s uuid; the account’s first webhook if not given.' }),
+});
+
 export const getWebhooks = webhookOperation('GET /v1/webhooks', {
-  summary: 'The account’s webhook',
+  summary: 'The account’s webhooks',
   description:
-    'The webhook (a list of at most one) with its URL, method, events, field set, basic-auth details and signing ' +
-    'secret.',
-  success: [{ status: 200, description: 'The webhook, if any.', schema: z.object({ data: z.array(webhook) }) }],
+    'Every webhook of the account, oldest first, with its URL, method, events, field set, basic-auth details and ' +
+    'signing secret: those saved on Settings and those made with POST /resend/webhooks.',
+  success: [{ status: 200, description: 'The webhooks, if any.', schema: z.object({ data: z.array(webhook) }) }],
   errors: ['forbidden'],
 });
 
 export const saveWebhook = webhookOperation('POST /v1/webhooks', {
-  summary: 'Save the webhook',
+  summary: 'Save a webhook',
   description:
-    'Creates or replaces the account’s webhook. The URL must be http(s) and reach a public address; other fields of ' +
-    'the object as GET answers it are ignored.',
+    'Changes the webhook `id` names, adds one with `add: true`, or else creates or replaces the account’s first ' +
+    'Settings webhook. The URL must be http(s) and reach a public address; `event_types` are Resend’s names ' +
+    '(`email.delivered`…) for the `resend` field set, ours otherwise; other fields of the object as GET answers it ' +
+    'are ignored.',
   body: webhookInput,
   bodyExample: {
     url: 'https://hooks.example.com/transact',
@@ -96,12 +115,13 @@ export const saveWebhook = webhookOperation('POST /v1/webhooks', {
   },
   checkedByHandler: true,
   success: [{ status: 200, description: 'Saved.', schema: messageAnswer.extend({ data: webhook }) }],
-  errors: ['webhook_url_not_allowed', 'forbidden'],
+  errors: ['webhook_url_not_allowed', 'forbidden', 'not_found'],
 });
 
 export const rotateSecret = webhookOperation('POST /v1/webhooks/secret', {
   summary: 'Rotate the signing secret',
-  description: 'Makes a new signing secret; requests from now on are signed with it.',
+  description: 'Makes a new signing secret for the webhook; its requests from now on are signed with it.',
+  query: whichWebhook,
   success: [{ status: 200, description: 'The new secret.', schema: z.object({ secret: z.string() }) }],
   errors: ['forbidden', 'not_found'],
 });
@@ -110,6 +130,7 @@ export const testWebhook = webhookOperation('POST /v1/webhooks/test', {
   summary: 'Send a test event',
   description:
     'Sends an `email.test` event to the webhook now (logged, never retried) and answers what the endpoint replied.',
+  query: whichWebhook,
   success: [
     {
       status: 200,
@@ -127,7 +148,9 @@ export const testWebhook = webhookOperation('POST /v1/webhooks/test', {
 
 export const searchWebhookLogs = webhookOperation('POST /v1/webhook-logs', {
   summary: 'Webhook Logs',
-  description: 'One page (10 rows) of the requests made to the webhook, newest first unless order_by is asc.',
+  description:
+    'One page (10 rows) of the requests made to the account’s webhooks (or to the one `webhook` names), newest ' +
+    'first unless order_by is asc.',
   body: logSearch,
   bodyExample: { page: 1, order_by: 'desc' },
   success: [
@@ -137,6 +160,7 @@ export const searchWebhookLogs = webhookOperation('POST /v1/webhook-logs', {
       schema: pageOf(logEntry),
     },
   ],
+  errors: ['not_found'],
 });
 
 export const getWebhookLog = webhookOperation('GET /v1/webhook-logs/{id}', {
@@ -242,7 +266,7 @@ export const deleteSuppression = suppressionOperation('DELETE /v1/suppression/{e
   honoPath: '/v1/suppression/:email{.+}',
   summary: 'Remove an address from the suppression list',
   description: 'Mail to the address is sent again. The address is URL-encoded in the path.',
-  params: z.object({ email: z.string().openapi({ example: 'old@example.com' }) }),
+  params: z.object({ email: z.string().max(320).openapi({ example: 'old@example.com' }) }),
   success: [
     {
       status: 200,

@@ -21,7 +21,15 @@ export interface DomainDetail {
   domain_verification_email: string | null;
   domain_verification_sent_timestamp: string | null;
   dns_checked_timestamp: string | null;
-  dns_records: { purpose: string; type: string; name: string; value: string; check: DnsCheck | null }[];
+  domain_receiving: boolean;
+  dns_records: {
+    purpose: string;
+    type: string;
+    name: string;
+    value: string;
+    priority?: number;
+    check: DnsCheck | null;
+  }[];
 }
 
 /**
@@ -33,12 +41,34 @@ function LastChecked({ iso }: { iso: string }) {
   return <time dateTime={iso}>{formatDateTime(at)} UTC</time>;
 }
 
-const PURPOSE: Record<string, string> = { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', return_path: 'Return path' };
+const PURPOSE: Record<string, string> = {
+  spf: 'SPF',
+  dkim: 'DKIM',
+  dmarc: 'DMARC',
+  return_path: 'Return path',
+  receiving: 'Receiving',
+};
 
 export default function DomainDetails({ initial }: { initial: DomainDetail }) {
   const [domain, setDomain] = useState(initial);
   const [checking, setChecking] = useState(false);
   const [sending, setSending] = useState(false);
+  const [switching, setSwitching] = useState(false);
+
+  async function switchReceiving(enabled: boolean) {
+    setSwitching(true);
+    try {
+      const answer = await call('PUT /v1/domains/{id}/receiving', {
+        params: { id: String(domain.domain_id) },
+        body: { enabled },
+      });
+      setDomain(answer.domain);
+    } catch (err) {
+      showAlert('danger', errorMessage(err, 'Receiving could not be changed. Try again.'));
+    } finally {
+      setSwitching(false);
+    }
+  }
 
   async function check() {
     setChecking(true);
@@ -105,6 +135,24 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
           </>
         )}
       </div>
+      <div className="box" data-testid="receiving">
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            checked={domain.domain_receiving}
+            disabled={switching}
+            onChange={(e) => void switchReceiving(e.currentTarget.checked)}
+            data-testid="receiving-switch"
+          />{' '}
+          Receive mail at this domain
+        </label>
+        <p className="help">
+          {domain.domain_receiving
+            ? 'Mail to any address of this domain is received once it is verified and its MX record below is ' +
+              'published; read it on the Inbound page.'
+            : 'Replies and mail to any address of this domain can be received here and handed to your app.'}
+        </p>
+      </div>
       <div className="card">
         <header className="card-header">
           <p className="card-header-title">DNS records</p>
@@ -135,6 +183,7 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
             >
               <p className="dns-record-title">
                 <strong>{PURPOSE[r.purpose] ?? r.purpose}</strong> <span className="tag">{r.type}</span>{' '}
+                {r.priority !== undefined && <span className="tag is-light">priority {r.priority}</span>}{' '}
                 {r.check === null ? (
                   <span className="tag is-light">Not checked</span>
                 ) : r.check.ok ? (

@@ -1,11 +1,12 @@
 import { useIslandStore } from '../lib/island-hooks.ts';
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, useId } from 'react';
 import Pagination from '../components/Pagination.tsx';
 import SortableHeader from '../components/SortableHeader.tsx';
 import { formatReportDate } from '../lib/dates.ts';
 import { PROGRESS_LABEL, PROGRESS_TAG } from '../lib/webhook-progress.ts';
 import type { PageMeta } from '../contract/reports.ts';
 import {
+  filterByWebhook,
   goToPage,
   loadLogs,
   logs,
@@ -15,17 +16,58 @@ import {
   showLog,
   toggleOrder,
   type WebhookLog,
+  webhookFilter,
 } from '../stores/webhook-logs.ts';
 import RetryButton from '../components/RetryButton.tsx';
 
 const WebhookLogModal = lazy(() => import('../components/WebhookLogModal.tsx'));
 
+/** A webhook the filter offers: its uuid and URL. */
+interface WebhookChoice {
+  id: string;
+  url: string;
+}
+
+/** Ours: which webhook's requests the table shows, when the account has more than one. */
+function WebhookFilter({ webhooks }: { webhooks: WebhookChoice[] }) {
+  const id = useId();
+  const $filter = useIslandStore(webhookFilter);
+  if (webhooks.length < 2) return null;
+  return (
+    <div className="webhook-logs-filter">
+      <label className="label" htmlFor={id}>
+        Webhook
+      </label>
+      <select
+        id={id}
+        className="input webhook-logs-select"
+        value={$filter}
+        onChange={(e) => filterByWebhook(e.target.value)}
+        data-testid="webhook-logs-filter"
+      >
+        <option value="">All webhooks</option>
+        {webhooks.map((w) => (
+          <option key={w.id} value={w.id}>
+            {w.url}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /**
  * The Webhook Logs table (docs/console-reports.md §2): Date (sortable), URL, Event Triggered, Status and a
  * 'More info' button per row; 'You have no logged events' when there are none. The first page
- * comes rendered from the server; the island takes it over for sorting and paging.
+ * comes rendered from the server; the island takes it over for sorting, paging and the filter by webhook.
  */
-export default function WebhookLogs({ initial }: { initial: { data: WebhookLog[]; meta: PageMeta } }) {
+export default function WebhookLogs({
+  initial,
+  webhooks = [],
+}: {
+  initial: { data: WebhookLog[]; meta: PageMeta };
+  webhooks?: WebhookChoice[];
+}) {
   const stored = useIslandStore(logs);
   const $order = useIslandStore(order);
   const open = useIslandStore(openLog);
@@ -35,6 +77,7 @@ export default function WebhookLogs({ initial }: { initial: { data: WebhookLog[]
 
   return (
     <>
+      <WebhookFilter webhooks={webhooks} />
       <div className="table-container">
         <table
           className="table is-fullwidth is-hoverable webhook-logs-table"

@@ -16,7 +16,7 @@ import {
   setPassword,
 } from './accounts/accounts.service.ts';
 import { credentialsForConsole, rotateCredentials } from './credentials/credentials.service.ts';
-import { addDomain, dnsRecords } from './domains/domains.service.ts';
+import { addDomain, dnsRecords, setDomainReceiving } from './domains/domains.service.ts';
 import { randomToken } from './core/crypto.ts';
 import type { AppContext } from './core/context.ts';
 import { addressWarning, readServiceRecord } from './ops/service-record.ts';
@@ -32,7 +32,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   user create       --customer ID|NAME --email EMAIL --name NAME [--password PASSWORD]
                     [--admin | --permissions p1,p2,…] [--no-send]
   user password     --email EMAIL [--password PASSWORD]   (generated and printed when omitted)
-  domain add DOMAIN --customer ID|NAME [--verified]       (prints the DNS records to publish)
+  domain add DOMAIN --customer ID|NAME [--verified] [--receiving]  (prints the DNS records to publish)
   credentials show  --customer ID|NAME
   credentials rotate --customer ID|NAME                   (the old API key and SMTP password stop working)
   list              [--json]
@@ -78,6 +78,7 @@ const options = {
   'no-send': flag,
   json: flag,
   verified: flag,
+  receiving: flag,
   transactions: text,
   replace: flag,
   minutes: text,
@@ -187,12 +188,17 @@ async function userPassword(ctx: AppContext, values: Values, console: AdminOutpu
 async function domainAdd(ctx: AppContext, values: Values, console: AdminOutput): Promise<void> {
   const name = values._positional;
   if (!name)
-    throw new UsageError('domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified]');
+    throw new UsageError(
+      'domain add needs the domain name: domain add <domain> --customer ID|NAME [--verified] [--receiving]',
+    );
+  if (values.receiving && !values.verified)
+    throw new UsageError('--receiving needs --verified: mail is received only for a verified domain');
   const customerId = await customerIdOf(ctx, required(values, 'customer'));
   const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
+  if (values.receiving) await setDomainReceiving(ctx, customerId, domain.id, { receiving: true });
   console.log(
     `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ` +
-      `${domain.sending_verified ? 'sending-verified' : 'not verified'})`,
+      `${domain.sending_verified ? 'sending-verified' : 'not verified'}${values.receiving ? ', receiving' : ''})`,
   );
   console.log('Publish these DNS records:');
   for (const r of dnsRecords(ctx, domain))

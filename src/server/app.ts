@@ -9,7 +9,10 @@ import { opsRoutes } from './ops/ops.routes.ts';
 import { mailRoutes } from './sending/mail.routes.ts';
 import { resendRoutes } from './resend/resend.routes.ts';
 import { resendDomainRoutes } from './resend/domains.routes.ts';
+import { resendWebhookRoutes } from './resend/webhooks.routes.ts';
 import { resendTemplateRoutes } from './resend/templates.routes.ts';
+import { resendSuppressionRoutes } from './suppressions/resend-suppressions.routes.ts';
+import { emailAttachmentRoutes } from './resend/email-attachments.routes.ts';
 import { resendErrors } from './http/resend-errors.ts';
 import { receivedFileRoutes, receivingRoutes } from './inbound/inbound.routes.ts';
 import { inboundConsoleRoutes } from './inbound/inbound-console.routes.ts';
@@ -46,6 +49,8 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
     c.set('ctx', ctx);
     await next();
   });
+  // the Resend-compatible surface: Resend's shapes, its refusals too (the request guard's among them)
+  app.use('/resend/*', resendErrors());
   app.use('*', refuseControlCharacters);
   app.route('/', opsRoutes(ctx));
   app.route('/', trackingRoutes(ctx));
@@ -61,14 +66,15 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
   app.use('/v1/*', (c, next) =>
     SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : UPLOAD_PATHS.test(c.req.path) ? next() : consoleLimit(c, next),
   );
-  // the Resend-compatible surface: Resend's shapes, its refusals too, with the API key
-  app.use('/resend/*', resendErrors());
   app.use('/resend/*', (c, next) => (SEND_PATHS.test(c.req.path) ? sendLimit(c, next) : consoleLimit(c, next)));
   app.route('/', mailRoutes(ctx));
   app.route('/resend', receivingRoutes(ctx)); // before /resend/emails/{id}, which would take 'receiving' as an id
   app.route('/resend', resendRoutes(ctx));
   app.route('/resend', resendDomainRoutes(ctx));
+  app.route('/resend', resendWebhookRoutes(ctx));
   app.route('/resend', resendTemplateRoutes(ctx));
+  app.route('/resend', resendSuppressionRoutes(ctx));
+  app.route('/', emailAttachmentRoutes(ctx)); // /resend (API key) and the signed /v1 download
   app.route('/', unsubscribeRoutes(ctx)); // public: recipients have no session
   app.route('/', publicAttachmentRoutes(ctx)); // public: /a/* download pages
   app.route('/', receivedFileRoutes(ctx)); // public: signed links to received mail's files

@@ -16,7 +16,7 @@ import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscrib
 import { answerGroupSearch, reportGroup } from './reports/groups.service.ts';
 import { ATTACHMENT_PAGE_SIZE } from '../contract/values.ts';
 import { type BrandingWire, type GroupWire, getBranding, listGroups } from './attachments/attachments.service.ts';
-import { type WebhookLogWire, searchLogs } from './webhooks/webhooks.service.ts';
+import { type WebhookLogWire, type WebhookWire, searchLogs, webhooksForConsole } from './webhooks/webhooks.service.ts';
 import type { PageMeta } from '../contract/reports.ts';
 import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';
 import { check } from './core/check.ts';
@@ -64,6 +64,8 @@ export interface PageBridge extends SubscriptionBridge {
   }>;
   /** Webhook Logs' first page, newest first (the list renders on the server). */
   webhookLogsFirstPage(customerId: number): Promise<{ data: WebhookLogWire[]; meta: PageMeta }>;
+  /** The account's webhooks for Settings' list and the Webhook Logs' filter, without secrets (rendered in the page). */
+  webhooksWithoutSecrets(customerId: number): Promise<WebhookWire[]>;
   /** The Templates list's first page as the island's first call asks for it (rendered on the server). */
   templatesFirstPage(customerId: number): Promise<TemplatePage>;
   /** One received message (its page), or null: malformed, unknown or another customer's (the page is then 404). */
@@ -114,6 +116,10 @@ export function createPageBridge(ctx: AppContext): PageBridge {
     async webhookLogsFirstPage(customerId) {
       const { data, meta } = await searchLogs(ctx, customerId, { page: 1, order_by: 'desc' });
       return { data, meta: { ...meta, total_capped: false } }; // as the island reads the API's answer
+    },
+    async webhooksWithoutSecrets(customerId) {
+      const webhooks = await webhooksForConsole(ctx, customerId);
+      return webhooks.map((w) => ({ ...w, secret: null, auth_details: null }));
     },
     templatesFirstPage: (customerId) =>
       searchTemplates(ctx, customerId, {

@@ -197,12 +197,13 @@ function refusedBeforeRouting(
       allowed.length > 0
         ? methodNotAllowed(method, allowed)
         : new DomainError('not_found', `No route ${method} ${url.split('?', 1)[0]}`),
+      url,
     );
     return true;
   }
   const badAddress = badTarget(url);
   if (badAddress) {
-    refuse(res, badAddress);
+    refuse(res, badAddress, url);
     return true;
   }
   const canonical = area === 'page' && (method === 'GET' || method === 'HEAD') ? canonicalPageLocation(url) : undefined;

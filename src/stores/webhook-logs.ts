@@ -1,6 +1,7 @@
 // The Webhook Logs page's state (docs/console-reports.md §2, §3 Webhook log, §7 POST /v1/webhook-logs
 // {page, order_by}): one page of logged requests sorted by date, More info for one of them
-// (GET /v1/webhook-logs/{id}), and Replay (POST /v1/webhook-logs/{id}/replay), ours beyond the spec.
+// (GET /v1/webhook-logs/{id}), and Replay (POST /v1/webhook-logs/{id}/replay), ours beyond the spec, as is
+// the filter by webhook (an account may have several).
 // After a replay the entry is read again every second until its new attempt is recorded (at most
 // REPLAY_WATCH_TRIES times), so its row and More info show the result without a reload.
 import { atom } from 'nanostores';
@@ -30,6 +31,8 @@ export const REPLAY_WATCH_MS = 1_000;
 export const REPLAY_WATCH_TRIES = 60;
 export const order = atom<'asc' | 'desc'>('desc');
 export const page = atom(1);
+/** ours: the webhook whose requests are shown (its uuid); '' for all of the account's */
+export const webhookFilter = atom('');
 /** More info: the open entry, loading or loaded */
 export const openLog = atom<{ id: number; detail: WebhookLogDetail | null; failed: boolean } | null>(null);
 export const replaying = atom(false);
@@ -40,7 +43,9 @@ export async function loadLogs(): Promise<void> {
   const mine = ++request;
   logs.set({ ...logs.get(), status: 'loading' } as LogsState);
   try {
-    const answer = await call('POST /v1/webhook-logs', { body: { page: page.get(), order_by: order.get() } });
+    const webhook = webhookFilter.get();
+    const body = { page: page.get(), order_by: order.get(), ...(webhook ? { webhook } : {}) };
+    const answer = await call('POST /v1/webhook-logs', { body });
     if (mine === request)
       logs.set({ status: 'loaded', data: answer.data, meta: { ...answer.meta, total_capped: false } });
   } catch {
@@ -51,6 +56,13 @@ export async function loadLogs(): Promise<void> {
 /** docs/console.md §4: a sort click toggles the direction and goes back to page 1 */
 export function toggleOrder(): void {
   order.set(order.get() === 'desc' ? 'asc' : 'desc');
+  page.set(1);
+  void loadLogs();
+}
+
+/** Shows one webhook's requests ('' all), from page 1. */
+export function filterByWebhook(id: string): void {
+  webhookFilter.set(id);
   page.set(1);
   void loadLogs();
 }

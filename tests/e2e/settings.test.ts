@@ -125,6 +125,9 @@ describe('Settings page', () => {
     await expect(toggle(page, 'track_opens').isChecked()).resolves.toBe(true);
     await expect(toggle(page, 'track_links').isChecked()).resolves.toBe(true);
     await expect(toggle(page, 'disable_suppression').isChecked()).resolves.toBe(false);
+    await expect(page.textContent('[data-testid=tracking-per-domain]')).resolves.toMatch(
+      /^\s*Track Opens and Track Link Clicks are the default for each sending domain; a domain\s+given its own/,
+    );
     await page.waitForSelector('[data-testid=webhook-not-setup]');
     await expect(page.textContent('[data-testid=webhook-not-setup]')).resolves.toBe('Not setup');
 

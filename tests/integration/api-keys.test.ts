@@ -1,7 +1,7 @@
 // Named API keys (docs/architecture.md §7 "API keys") with the official `resend` SDK over a real
-// socket: create, list and remove; a sending_access key sends only From its domain and is refused
-// (`restricted_api_key`) everywhere else; a deleted key is refused at once over HTTP and SMTP; the
-// last use is recorded; the table holds only the token's SHA-256.
+// socket: create, list in cursor pages, update and remove; a sending_access key sends only From its
+// domain and is refused (`restricted_api_key`) everywhere else; a deleted key is refused at once
+// over HTTP and SMTP; the last use is recorded; the table holds only the token's SHA-256.
 import { createHash } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
@@ -166,9 +166,102 @@ describe('named API keys with the resend SDK', () => {
     expect((await anyDomain.emails.list()).error).toMatchObject(restricted);
   });
 
+  it('changes a key’s name, permission and domain with apiKeys.update, in force at once', async () => {
+    const { id, token } = await createKey({ name: 'Deploys' });
+    const client = new Resend(token, { baseUrl });
+    expect((await client.emails.list()).error).toBeNull();
+    const listedKey = async () => (await resend.apiKeys.list({ limit: 100 })).data!.data.find((k) => k.id === id);
+    const row = () =>
+      app.ctx.db.selectFrom('named_api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+    const renamed = await resend.apiKeys.update(id, { name: 'Deploys (CI)' });
+    expect(renamed).toEqual({ data: { object: 'api_key', id }, error: null, headers: expect.anything() });
+    expect(await listedKey()).toMatchObject({ name: 'Deploys (CI)', permission: 'full_access' });
+
+    // the SDK types only `name`, and sends whatever the caller gives
+    const limit = { permission: 'sending_access', domain_id: String(shopDomainId) } as unknown as { name: string };
+    expect((await resend.apiKeys.update(id.toUpperCase(), limit)).error).toBeNull();
+    expect(await listedKey()).toMatchObject({ name: 'Deploys (CI)', permission: 'sending_access' });
+    expect(Number((await row()).domain_id)).toBe(shopDomainId);
+    const restricted = { statusCode: 403, name: 'restricted_api_key' };
+    expect((await client.emails.list()).error).toMatchObject(restricted);
+    expect((await client.emails.send(message('orders@news.example'))).error).toMatchObject(restricted);
+    expect((await client.emails.send(message('orders@shop.example'))).error).toBeNull();
+    expect((await client.apiKeys.update(id, { name: 'Escalate' })).error).toMatchObject(restricted);
+
+    const full = { permission: 'full_access' } as unknown as { name: string };
+    expect((await resend.apiKeys.update(id, full)).error).toBeNull();
+    expect((await row()).domain_id).toBeNull(); // a full_access key has no domain
+    expect((await client.emails.list()).error).toBeNull();
+    expect((await client.emails.send(message('orders@news.example'))).error).toBeNull();
+  });
+
+  it('refuses an update that names nothing, a domain on a full_access key, and ids not of this account', async () => {
+    const { id } = await createKey({ name: 'Kept' });
+    const invalid = { statusCode: 400, name: 'validation_error' };
+    expect((await resend.apiKeys.update(id, {} as { name: string })).error).toMatchObject(invalid);
+    expect((await resend.apiKeys.update(id, { name: ' ' })).error).toMatchObject(invalid);
+    const domainOnFull = { domain_id: String(shopDomainId) } as unknown as { name: string };
+    expect((await resend.apiKeys.update(id, domainOnFull)).error).toMatchObject(invalid);
+    const foreignDomain = {
+      permission: 'sending_access',
+      domain_id: String(otherAccountDomainId),
+    } as unknown as { name: string };
+    expect((await resend.apiKeys.update(id, foreignDomain)).error).toMatchObject({ statusCode: 404 });
+
+    const notFound = { statusCode: 404, name: 'not_found' };
+    const otherKey = (await credentialsForConsole(app.ctx, other.customerId)).apiCredentials.apiKey;
+    const theirs = new Resend(otherKey, { baseUrl });
+    expect((await theirs.apiKeys.update(id, { name: 'Taken' })).error).toMatchObject(notFound);
+    for (const bad of ['not-a-uuid', 'x'.repeat(3000), "1' or '1'='1", '-1'])
+      expect((await resend.apiKeys.update(encodeURIComponent(bad), { name: 'x' })).error).toMatchObject(notFound);
+    const kept = await app.ctx.db
+      .selectFrom('named_api_keys')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(kept).toMatchObject({ name: 'Kept', permission: 'full_access', domain_id: null });
+  });
+
+  it('lists keys newest first in cursor pages: limit, after, before and has_more', async () => {
+    const own = await app.createAccount();
+    const ownKey = (await credentialsForConsole(app.ctx, own.customerId)).apiCredentials.apiKey;
+    const client = new Resend(ownKey, { baseUrl });
+    for (const n of [1, 2, 3, 4, 5]) expect((await client.apiKeys.create({ name: `Key ${n}` })).error).toBeNull();
+    const all = (await client.apiKeys.list()).data!;
+    expect(all.has_more).toBe(false);
+    const ids = all.data.map((k) => k.id);
+    expect(all.data.map((k) => k.name).sort()).toEqual(['Key 1', 'Key 2', 'Key 3', 'Key 4', 'Key 5']);
+
+    const first = await client.apiKeys.list({ limit: 2 });
+    expect(first.data).toMatchObject({ object: 'list', has_more: true });
+    expect(first.data!.data.map((k) => k.id)).toEqual(ids.slice(0, 2));
+    const second = await client.apiKeys.list({ limit: 2, after: ids[1] });
+    expect(second.data).toMatchObject({ has_more: true });
+    expect(second.data!.data.map((k) => k.id)).toEqual(ids.slice(2, 4));
+    const last = await client.apiKeys.list({ limit: 2, after: ids[3] });
+    expect(last.data).toMatchObject({ has_more: false });
+    expect(last.data!.data.map((k) => k.id)).toEqual([ids[4]]);
+    const back = await client.apiKeys.list({ limit: 2, before: ids[4] });
+    expect(back.data).toMatchObject({ has_more: true });
+    expect(back.data!.data.map((k) => k.id)).toEqual(ids.slice(2, 4));
+    const top = await client.apiKeys.list({ limit: 2, before: ids[2] });
+    expect(top.data).toMatchObject({ has_more: false });
+    expect(top.data!.data.map((k) => k.id)).toEqual(ids.slice(0, 2));
+
+    const invalid = { statusCode: 400, name: 'validation_error' };
+    expect((await client.apiKeys.list({ after: 'zzz' })).error).toMatchObject(invalid);
+    expect((await client.apiKeys.list({ before: '1' })).error).toMatchObject(invalid);
+    expect((await client.apiKeys.list({ limit: 101 })).error).toMatchObject(invalid);
+    // another account's key is no cursor here
+    const foreign = (await resend.apiKeys.list()).data!.data[0].id;
+    expect((await client.apiKeys.list({ after: foreign })).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+  });
+
   it('records the last use (written at most once a minute per key)', async () => {
     const { id, token } = await createKey({ name: 'Used' });
-    const lastUsed = async () => (await resend.apiKeys.list()).data!.data.find((k) => k.id === id)!.last_used_at;
+    const lastUsed = async () =>
+      (await resend.apiKeys.list({ limit: 100 })).data!.data.find((k) => k.id === id)!.last_used_at;
     expect(await lastUsed()).toBeNull();
     const before = Date.now();
     expect((await new Resend(token, { baseUrl }).emails.list()).error).toBeNull();

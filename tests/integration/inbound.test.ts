@@ -4,7 +4,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { Resend } from 'resend';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
@@ -13,6 +13,8 @@ import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { type BounceReceiver, MAX_BOUNCE_BYTES, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
 import { purgeReceived } from '../../src/server/inbound/inbound.service.ts';
+import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const MAX_BYTES = 200_000;
 
@@ -40,6 +42,7 @@ beforeAll(async () => {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     RETURN_PATH_DOMAIN: 'rp.transact.test',
     INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES),
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
   });
   const account = await app.createAccount();
   customerId = account.customerId;
@@ -226,6 +229,70 @@ describe('the MX listener for a receiving domain', () => {
     });
     const email = await received(idOf(info.response));
     expect(email).toMatchObject({ in_reply_to_email_id: uuid });
+  });
+
+  it('hands a message to a webhook as email.received: signed as the SDK checks, retried after 503, once', async () => {
+    const hookReceiver = await startWebhookReceiver();
+    let answered = 0;
+    hookReceiver.respond = () =>
+      answered++ === 0 ? { status: 503, headers: { 'Retry-After': '1' } } : { status: 200, body: 'ok' };
+    const { data: hook } = await resend.webhooks.create({
+      endpoint: `${hookReceiver.url}/in`,
+      events: ['email.received'],
+    });
+    const worker = new WebhookWorker(app.ctx, { random: () => 0.5 });
+    worker.start();
+    try {
+      const info = await mx().sendMail({
+        from: 'zoe@sender.example',
+        to: 'support@shop.example',
+        envelope: { from: 'zoe@sender.example', to: ['support+ticket-9@shop.example'] },
+        subject: 'Order 9',
+        text: 'Where is it?',
+        attachments: [{ filename: 'a.txt', content: 'abc' }],
+      });
+      const id = idOf(info.response);
+      await vi.waitFor(() => expect(hookReceiver.received).toHaveLength(2), { timeout: 60_000, interval: 100 });
+      const last = hookReceiver.received[1];
+      const event = resend.webhooks.verify({
+        payload: last.body,
+        headers: {
+          id: String(last.headers['webhook-id']),
+          timestamp: String(last.headers['webhook-timestamp']),
+          signature: String(last.headers['webhook-signature']),
+        },
+        webhookSecret: hook!.signing_secret,
+      });
+      expect(event).toMatchObject({
+        type: 'email.received',
+        data: {
+          email_id: id,
+          from: 'zoe@sender.example',
+          to: ['support@shop.example'],
+          received_for: ['support+ticket-9@shop.example'],
+          subject: 'Order 9',
+          message_id: info.messageId,
+          attachments: [{ filename: 'a.txt', content_type: 'text/plain' }],
+        },
+      });
+      expect(JSON.parse(hookReceiver.received[0].body)).toEqual(JSON.parse(last.body));
+      // the worker records outcomes in batches: the second answer is written a moment after it came
+      const request = () =>
+        app.ctx.db
+          .selectFrom('webhook_requests')
+          .select(['status', 'attempts'])
+          .where('event_type', '=', 'email.received')
+          .executeTakeFirstOrThrow();
+      await vi.waitFor(async () => expect(await request()).toEqual({ status: 'success', attempts: 2 }), {
+        timeout: 30_000,
+        interval: 100,
+      });
+      expect(hookReceiver.received).toHaveLength(2);
+    } finally {
+      await worker.stop();
+      await hookReceiver.close();
+      await resend.webhooks.remove(hook!.id);
+    }
   });
 
   it('pages newest first, keeps accounts apart, answers 404 to a malformed id, purges after retention', async () => {

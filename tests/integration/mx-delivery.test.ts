@@ -48,8 +48,8 @@ async function send(to: string[]): Promise<string[]> {
   return ((await res.json()) as { data: { trans_uuid: string }[] }).data.map((d) => d.trans_uuid);
 }
 
-async function timeline(uuid: string): Promise<TransactionEventWire[]> {
-  const res = await app.call('GET', `/v1/transactions/${uuid}/events`, { cookie });
+async function timeline(uuid: string, as = cookie): Promise<TransactionEventWire[]> {
+  const res = await app.call('GET', `/v1/transactions/${uuid}/events`, { cookie: as });
   expect(res.status).toBe(200);
   return ((await res.json()) as { data: TransactionEventWire[] }).data;
 }
@@ -69,8 +69,8 @@ async function until<T>(
 }
 
 /** Waits for the transaction's event of `type` and returns it. */
-const eventOf = (uuid: string, type: string, timeoutMs?: number) =>
-  until(`${uuid} ${type}`, async () => (await timeline(uuid)).find((e) => e.type === type), timeoutMs);
+const eventOf = (uuid: string, type: string, timeoutMs?: number, as = cookie) =>
+  until(`${uuid} ${type}`, async () => (await timeline(uuid, as)).find((e) => e.type === type), timeoutMs);
 
 beforeAll(async () => {
   dns = await startDnsServer();
@@ -284,5 +284,56 @@ describe('MTA-STS', () => {
     );
     const metrics = await (await app.api.request(`${ORIGIN}/metrics`)).text();
     expect(metrics).toMatch(/transact_mta_sts_testing_failures_total\S* [1-9]/);
+  });
+});
+
+describe('TLS enforced by the sending domain (tls: enforced)', () => {
+  let strictKey: string;
+  let strictCookie: string;
+
+  beforeAll(async () => {
+    const account = await app.createAccount();
+    await addDomain(app.ctx, account.customerId, 'strict.example', { verified: true, options: { tls: 'enforced' } });
+    strictKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
+    strictCookie = await app.signIn(account.email, account.password);
+    dns.set('plain-rcpt.test', 'MX', ['10 mx.plain-rcpt.test']);
+    dns.set('mx.plain-rcpt.test', 'A', ['127.0.0.14']);
+    dns.set('tls-rcpt.test', 'MX', ['10 mx.tls-rcpt.test']);
+    dns.set('mx.tls-rcpt.test', 'A', ['127.0.0.15']);
+  });
+
+  const sendStrict = async (to: string) => {
+    const res = await sendAsClient(app, '/v1/mail', strictKey, {
+      from: 'orders@strict.example',
+      to,
+      subject: 'Your statement',
+      text: 'Attached',
+    });
+    expect(res.status, await res.clone().text()).toBe(202);
+    return ((await res.json()) as { data: { trans_uuid: string }[] }).data[0].trans_uuid;
+  };
+
+  it('a receiver without STARTTLS: deferred with the reason, never sent in plaintext', async () => {
+    const plain = await host('127.0.0.14'); // no STARTTLS, and no MTA-STS policy for the domain
+    const uuid = await sendStrict('gil@plain-rcpt.test');
+    const deferred = await eventOf(uuid, 'deferred', undefined, strictCookie);
+    expect(deferred.data.reply).toMatch(
+      /^TLS enforced by the sending domain: no verified TLS session with mx\.plain-rcpt\.test \(/,
+    );
+    expect(deferred.data.mta_sts ?? null).toBeNull();
+    expect(plain.messages).toHaveLength(0);
+    // another domain's mail to the same receiver goes as before, without TLS
+    const [other] = await send(['hal@plain-rcpt.test']);
+    await eventOf(other, 'delivered');
+    expect(plain.messages.map((m) => m.to)).toEqual([['hal@plain-rcpt.test']]);
+  });
+
+  it('a receiver with a valid certificate for its name: delivered over TLS', async () => {
+    const secure = await host('127.0.0.15', { tls: await ca.issue(['mx.tls-rcpt.test']) });
+    const uuid = await sendStrict('ida@tls-rcpt.test');
+    const delivered = await eventOf(uuid, 'delivered', undefined, strictCookie);
+    expect(secure.messages).toHaveLength(1);
+    expect(secure.messages[0].secure).toBe(true);
+    expect(delivered.data.tls_version).toMatch(/^TLSv1\.[23]$/);
   });
 });

@@ -163,6 +163,36 @@ describe('methods a route does not serve', () => {
   });
 });
 
+/** A refusal in Resend's shape alone, `{ statusCode, name, message }`, as its SDK reads it. */
+function expectResendError(status: number, name: string, body: unknown) {
+  expect(body).toEqual({ statusCode: status, name, message: expect.any(String) });
+}
+
+describe('under /resend every refusal is Resend’s shape', () => {
+  const key = () => ({ headers: { Authorization: `Bearer ${apiKey}` } });
+
+  it.each([
+    ['a NUL in a query value', 'GET', '/resend/emails?after=%00'],
+    ['a control character in a query name', 'GET', '/resend/api-keys?%01=1'],
+    ['DEL in a path parameter', 'GET', '/resend/domains/1%7F'],
+    ['a C1 control in a path parameter', 'DELETE', '/resend/api-keys/%C2%85'],
+  ])('%s answers 400 validation_error (%s %s)', async (_label, method, path) => {
+    const res = await app.call(method, path, key());
+    expect(res.status).toBe(400);
+    expectResendError(400, 'validation_error', await res.json());
+  });
+
+  it('an unknown path answers 404 not_found; a method the path does not serve 405 with Allow', async () => {
+    const unknown = await app.call('GET', '/resend/no-such-thing', key());
+    expect(unknown.status).toBe(404);
+    expectResendError(404, 'not_found', await unknown.json());
+    const wrong = await app.call('PUT', '/resend/emails', key());
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST');
+    expectResendError(405, 'method_not_allowed', await wrong.json());
+  });
+});
+
 describe('over a socket, through the one HTTP server', () => {
   let server: Server;
   let port: number;
@@ -268,6 +298,21 @@ describe('over a socket, through the one HTTP server', () => {
   it('a page that is not found answers the status line "404 Not Found"', async () => {
     const res = await rawRequest(port, 'GET /no-such-page HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     expect(res.statusLine).toBe('HTTP/1.1 404 Not Found');
+  });
+
+  it.each([
+    ['TRACE', '/resend/emails', 405, 'method_not_allowed', 'GET, HEAD, POST'],
+    ['TRACE', '/resend/nothing-here', 404, 'not_found', null],
+    ['GET', '/resend/emails?after=%00', 400, 'validation_error', null],
+    ['GET', '/resend/emails/%01', 400, 'validation_error', null],
+  ])('%s %s under /resend answers %i %s in Resend’s shape', async (method, path, status, name, allow) => {
+    const res = await rawRequest(
+      port,
+      `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiKey}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(res.status).toBe(status);
+    expect(res.headers.allow ?? null).toBe(allow);
+    expectResendError(status, name, JSON.parse(res.body));
   });
 
   it('JSON nested 100,000 deep over the socket answers 400', async () => {

@@ -82,7 +82,9 @@ describe('domains with the resend SDK at /resend', () => {
     expect(stored.sending_verified).toBe(false);
     expect(data!.records).toEqual(
       dnsRecords(app.ctx, stored).map((r) => ({
-        record: { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', return_path: 'ReturnPath' }[r.purpose],
+        record: { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', return_path: 'ReturnPath', receiving: 'Receiving' }[
+          r.purpose
+        ],
         name: r.name,
         type: r.type,
         value: r.value,
@@ -120,7 +122,17 @@ describe('domains with the resend SDK at /resend', () => {
     expect(error).toBeNull();
     expect(data).toMatchObject({ object: 'list', has_more: false });
     expect(data!.data.map((d) => d.name)).toEqual(['named.example', 'shop.example']);
-    expect(Object.keys(data!.data[0]).sort()).toEqual(['capabilities', 'created_at', 'id', 'name', 'region', 'status']);
+    expect(Object.keys(data!.data[0]).sort()).toEqual([
+      'capabilities',
+      'click_tracking',
+      'created_at',
+      'id',
+      'name',
+      'open_tracking',
+      'region',
+      'status',
+      'tls',
+    ]);
   });
 
   it('checks the DNS now on verify and answers each record’s status on get', async () => {

@@ -251,9 +251,10 @@ describe('Resend SDK against /v1/emails', () => {
         message: expect.stringMatching(/tags\.0\.value: a group name is at most 100 characters/),
       });
       const path = await resend.emails.send({ ...email, attachments: [{ filename: 'passwd', path: '/etc/passwd' }] });
+      // a path is fetched as a URL (resend-attachments.test.ts): a file path is not one
       expect(path.error).toMatchObject({
-        statusCode: 400,
-        message: expect.stringMatching(/attachments\.0\.path: attachments by path or URL are not accepted/),
+        statusCode: 422,
+        message: expect.stringMatching(/attachments\.0\.path: \/etc\/passwd could not be attached: .*not a valid/),
       });
       expect(await countTransactions()).toBe(before);
     },

@@ -225,6 +225,26 @@ describe('the resend SDK at /resend', () => {
     expect(stored).toEqual([]);
   });
 
+  it('refuses ids and cursors of the wrong type as 404 or 400, never 500', async () => {
+    const notFound = { data: null, error: { statusCode: 404, name: 'not_found' } };
+    expect(await resend.emails.get('not-a-uuid')).toMatchObject(notFound);
+    expect(await resend.emails.get(encodeURIComponent("1' or '1'='1"))).toMatchObject(notFound);
+    expect(await resend.emails.cancel('42')).toMatchObject(notFound);
+    expect(await resend.emails.update({ id: 'x'.repeat(3000), scheduledAt: 'in 1 hour' })).toMatchObject(notFound);
+    expect(await resend.domains.get('not-a-number')).toMatchObject(notFound);
+    expect(await resend.domains.get('99999999999999999999')).toMatchObject(notFound);
+    const invalid = { data: null, error: { statusCode: 400, name: 'validation_error' } };
+    expect(await resend.emails.list({ after: 'zzz' })).toMatchObject(invalid);
+    expect(await resend.emails.list({ before: '1' })).toMatchObject(invalid);
+    // the SDK's metrics call: a path this service does not serve, which /emails/{id} matches
+    const metrics = await fetch(`${baseUrl}/emails/metrics`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(metrics.status).toBe(404);
+    expect(await metrics.json()).toEqual({ statusCode: 404, name: 'not_found', message: expect.any(String) });
+    expect((await resend.emails.receiving.list()).error).toBeNull();
+    expect(await resend.emails.receiving.get('not-a-uuid')).toMatchObject(notFound);
+    expect(await resend.emails.receiving.list({ after: 'zzz' })).toMatchObject(invalid);
+  });
+
   it('answers every refusal as { statusCode, name, message } alone, as Resend does', async () => {
     const missing = await fetch(`${baseUrl}/emails/3f1c0d8e-6b1a-4c55-9a55-2f1f6ad1b7e4`);
     expect(missing.status).toBe(401);
@@ -240,6 +260,19 @@ describe('the resend SDK at /resend', () => {
     const noRoute = await fetch(`${baseUrl}/no-such-thing`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(noRoute.status).toBe(404);
     expect(Object.keys(await noRoute.json()).sort()).toEqual(['message', 'name', 'statusCode']);
+    const wrongMethod = await fetch(`${baseUrl}/emails`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(wrongMethod.status).toBe(405);
+    expect(await wrongMethod.json()).toEqual({
+      statusCode: 405,
+      name: 'method_not_allowed',
+      message: expect.any(String),
+    });
+    const control = await fetch(`${baseUrl}/emails?limit=%00`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(control.status).toBe(400);
+    expect(await control.json()).toEqual({ statusCode: 400, name: 'validation_error', message: expect.any(String) });
     const tag = await resend.emails.send({ ...message('x@customer.example'), tags: [{ name: 'my tag', value: 'x' }] });
     expect(tag.error).toMatchObject({
       statusCode: 400,

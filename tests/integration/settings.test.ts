@@ -162,6 +162,8 @@ describe('GET /v1/webhooks', () => {
     expect(await res.json()).toEqual({
       data: [
         {
+          // ours: its uuid (an account may have several webhooks; docs/webhooks.md)
+          id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
           url: 'https://hooks.example/transact',
           verb: 'put',
           status: 'disabled',

@@ -8,6 +8,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, stubNetwork, type Call, type Route, until } from './network.ts';
+import type { Webhook } from '../../src/stores/webhook.ts';
 
 const ALL_EVENTS = ['sent', 'delayed', 'failed', 'bounce', 'complaint', 'open', 'click', 'unsubscribe', 'resubscribe'];
 /** The spec's seven: what a webhook saved before delayed and complaint existed holds */
@@ -260,5 +261,76 @@ describe('Webhook modal', () => {
     expect(reload).not.toHaveBeenCalled();
     await act(() => vi.advanceTimersByTimeAsync(1));
     expect(reload).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('several webhooks on Settings', () => {
+  const RESEND = {
+    ...SAVED,
+    id: '22222222-2222-4222-8222-222222222222',
+    url: 'https://hooks.example/resend',
+    verb: 'post',
+    auth_type: null,
+    auth_details: null,
+    event_types: ['email.delivered'],
+    field_set: 'resend',
+  };
+  const FIRST = { ...SAVED, id: '11111111-1111-4111-8111-111111111111' };
+
+  /** The card's list and pencil with two webhooks; every save answered. */
+  async function renderCard(): Promise<Call[]> {
+    vi.spyOn(window.location, 'reload').mockImplementation(() => {});
+    const calls = stubNetwork({
+      'GET /v1/webhooks': () => json({ data: [FIRST, RESEND] }),
+      'POST /v1/webhooks': () => json({ message: 'Webhook saved successfully.', data: RESEND }),
+    });
+    vi.resetModules();
+    const { default: WebhookEditor } = await import('../../src/islands/WebhookEditor.tsx');
+    const { default: WebhookSummary } = await import('../../src/islands/WebhookSummary.tsx');
+    await import('../../src/components/WebhookModal.tsx');
+    render(
+      <>
+        <WebhookEditor />
+        <WebhookSummary initial={[FIRST, RESEND].map((w) => ({ ...w, auth_details: null }) as Webhook)} />
+      </>,
+    );
+    await vi.waitFor(() => expect(screen.getAllByTestId('webhook-item-edit')[1]).toHaveProperty('disabled', false));
+    return calls;
+  }
+
+  it('lists each webhook; its Edit opens the modal on it (Resend events for a Resend one), saved by id', async () => {
+    const calls = await renderCard();
+    expect(screen.getAllByTestId('webhook-url').map((e) => e.textContent)).toEqual([FIRST.url, RESEND.url]);
+    await click(screen.getAllByTestId('webhook-item-edit')[1]);
+    await screen.findByRole('dialog', { name: 'Webhook' });
+    expect(byTestId<HTMLInputElement>('webhook-url-input').value).toBe(RESEND.url);
+    expect(byTestId<HTMLInputElement>('webhook-field-set-resend').checked).toBe(true);
+    expect(byTestId<HTMLInputElement>('webhook-event-email.delivered').checked).toBe(true);
+    expect(within(modal()).queryByTestId('webhook-event-sent')).toBeNull();
+    await click(byTestId('webhook-event-email.bounced'));
+    await save();
+    await until(() => posts(calls)[0]);
+    expect(posts(calls)[0].body).toMatchObject({
+      id: RESEND.id,
+      url: RESEND.url,
+      field_set: 'resend',
+      event_types: ['email.delivered', 'email.bounced'],
+    });
+  });
+
+  it('Add webhook opens a new one, saved with add: true; switching to Resend ticks Resend’s events', async () => {
+    const calls = await renderCard();
+    await click(screen.getByTestId('webhook-add'));
+    await screen.findByRole('dialog', { name: 'New webhook' });
+    expect(byTestId<HTMLInputElement>('webhook-url-input').value).toBe('');
+    await click(byTestId('webhook-field-set-resend'));
+    expect(byTestId<HTMLInputElement>('webhook-event-email.suppressed').checked).toBe(true);
+    await change(byTestId('webhook-url-input'), 'https://hooks.example/more');
+    await save();
+    await until(() => posts(calls)[0]);
+    const body = posts(calls)[0].body as Record<string, unknown>;
+    expect(body).toMatchObject({ add: true, url: 'https://hooks.example/more', field_set: 'resend' });
+    expect(body.id).toBeUndefined();
+    expect((body.event_types as string[])[0]).toBe('email.sent');
   });
 });

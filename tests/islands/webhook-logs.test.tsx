@@ -2,7 +2,7 @@
 // again, then takes over sorting; after Replay the row and More info say 'Replayed, queued' (not
 // 'Retrying': nothing failed), and the entry is read again every second until its new attempt is
 // recorded, which then shows without a reload; the reading stops after REPLAY_WATCH_TRIES.
-import { act, cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, stubNetwork, type Call } from './network.ts';
 
@@ -21,6 +21,7 @@ function log(id: number, progress: Progress, attempts = 1) {
     payload: { type: 'email.sent' },
     event_type: 'sent',
     webhook_id: `msg_${id}`,
+    webhook: null,
     attempts,
     last_status_code: progress === 'success' ? 200 : 500,
     next_attempt: null,
@@ -48,7 +49,12 @@ const FIRST = {
 };
 const statuses = () => screen.getAllByTestId('webhook-log-status').map((s) => s.textContent);
 
-async function renderLogs() {
+const WEBHOOKS = [
+  { id: '11111111-1111-4111-8111-111111111111', url: 'https://hooks.example/in' },
+  { id: '22222222-2222-4222-8222-222222222222', url: 'https://hooks.example/resend' },
+];
+
+async function renderLogs(webhooks: typeof WEBHOOKS = []) {
   vi.resetModules();
   const { default: WebhookLogs } = await import('../../src/islands/WebhookLogs.tsx');
   const { default: Alerts } = await import('../../src/islands/Alerts.tsx');
@@ -57,7 +63,7 @@ async function renderLogs() {
   await import('../../src/components/WebhookLogModal.tsx');
   render(
     <>
-      <WebhookLogs initial={FIRST} />
+      <WebhookLogs initial={FIRST} webhooks={webhooks} />
       <Alerts />
     </>,
   );
@@ -73,6 +79,24 @@ afterEach(() => {
 });
 
 describe('Webhook Logs island', () => {
+  it('offers no Webhook select for one webhook; with several, the select asks for one webhook’s page 1', async () => {
+    await renderLogs(WEBHOOKS.slice(0, 1));
+    expect(screen.queryByTestId('webhook-logs-filter')).toBeNull();
+    cleanup();
+    const calls = stubNetwork({ 'POST /v1/webhook-logs': () => json({ ...FIRST, data: [FIRST.data[1]] }) });
+    await renderLogs(WEBHOOKS);
+    const select = screen.getByTestId<HTMLSelectElement>('webhook-logs-filter');
+    expect([...select.options].map((o) => o.textContent)).toEqual(['All webhooks', ...WEBHOOKS.map((w) => w.url)]);
+    await act(async () => void fireEvent.change(select, { target: { value: WEBHOOKS[1].id } }));
+    await vi.waitFor(() => expect(statuses()).toEqual(['Success']));
+    await act(async () => void fireEvent.change(select, { target: { value: '' } }));
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls.map((c) => c.body)).toEqual([
+      { page: 1, order_by: 'desc', webhook: WEBHOOKS[1].id },
+      { page: 1, order_by: 'desc' },
+    ]);
+  });
+
   it('shows the page the server rendered without loading it again, then sorts through the API', async () => {
     const calls = stubNetwork({ 'POST /v1/webhook-logs': () => json({ ...FIRST, data: [...FIRST.data].reverse() }) });
     await renderLogs();

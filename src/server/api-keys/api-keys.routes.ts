@@ -4,7 +4,13 @@
 import { Hono } from 'hono';
 import * as contract from '../../contract/api-keys.ts';
 import type { AppContext } from '../core/context.ts';
-import { createApiKey, deleteApiKey, listApiKeys } from '../credentials/api-keys.service.ts';
+import {
+  createApiKey,
+  deleteApiKey,
+  listApiKeys,
+  pageOfApiKeys,
+  updateApiKey,
+} from '../credentials/api-keys.service.ts';
 import { type ApiKeyEnv, apiKeyAuth } from '../http/api-key.ts';
 import { contractRoutes } from '../http/contract-route.ts';
 import { type ApiEnv, csrfGuard, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
@@ -26,16 +32,21 @@ export function apiKeyRoutes(ctx: AppContext): Hono<ApiEnv> {
   serveKey(contract.resendCreateApiKey, key, async (c, { body }) =>
     c.json(await createApiKey(ctx, c.get('customerId'), createInput(body)), 201),
   );
-  serveKey(contract.resendListApiKeys, key, async (c) => {
-    const keys = await listApiKeys(ctx, c.get('customerId'));
-    const data = keys.map(({ id, name, permission, created_at, last_used_at }) => ({
+  serveKey(contract.resendListApiKeys, key, async (c, { query }) => {
+    const page = await pageOfApiKeys(ctx, c.get('customerId'), query);
+    const data = page.data.map(({ id, name, permission, created_at, last_used_at }) => ({
       id,
       name,
       permission,
       created_at,
       last_used_at,
     }));
-    return c.json({ object: 'list' as const, has_more: false, data }, 200);
+    return c.json({ object: 'list' as const, has_more: page.has_more, data }, 200);
+  });
+  serveKey(contract.resendUpdateApiKey, key, async (c, { params, body }) => {
+    const { domain_id, ...rest } = body;
+    await updateApiKey(ctx, c.get('customerId'), params.id, { ...rest, domainId: domain_id });
+    return c.json({ object: 'api_key' as const, id: params.id }, 200);
   });
   serveKey(contract.resendDeleteApiKey, key, async (c, { params }) => {
     await deleteApiKey(ctx, c.get('customerId'), params.id);

@@ -22,11 +22,6 @@ import { jsonBody } from '../http/validate.ts';
 import * as service from './attachments.service.ts';
 import { readMultipart } from './multipart.ts';
 
-const idParam = (value: string): number => {
-  if (!/^\d{1,15}$/.test(value)) throw new DomainError('not_found', 'No such download link');
-  return Number(value);
-};
-
 export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
   const app = new Hono<KeyOrSessionEnv>();
   const serve = contractRoutes(app, '/v1');
@@ -67,27 +62,27 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
   serve(contract.getLink, guard, async (c, { params }) => {
     const customerId = c.get('customerId');
     c.header('Cache-Control', 'no-store');
-    return c.json(await service.getGroup(ctx, customerId, idParam(params.id)));
+    return c.json(await service.getGroup(ctx, customerId, params.id));
   });
 
   // the id is checked before the body (an unknown link is 404 whatever the body)
   serve(contract.updateLink, guard, async (c, { params }) => {
     const customerId = c.get('customerId');
-    const id = idParam(params.id);
+    const id = params.id;
     const input = await jsonBody(c, z.unknown());
     return c.json(await service.updateGroup(ctx, customerId, id, service.checkGroupInput(input)));
   });
 
   serve(contract.deleteLink, guard, async (c, { params }) => {
     const customerId = c.get('customerId');
-    await service.deleteGroup(ctx, customerId, idParam(params.id));
+    await service.deleteGroup(ctx, customerId, params.id);
     // docs/console-reports.md §8: the message defined for group deletion
     return c.json({ message: 'Template deleted successfully' });
   });
 
   serve(contract.addFiles, guard, async (c, { params }) => {
     const customerId = c.get('customerId');
-    const id = idParam(params.id);
+    const id = params.id;
     // refuse another customer's (or no) group before reading the file
     await service.getGroup(ctx, customerId, id);
     const stored: service.Stored[] = [];
@@ -116,9 +111,7 @@ export function attachmentRoutes(ctx: AppContext): Hono<KeyOrSessionEnv> {
 
   serve(contract.deleteFile, guard, async (c, { params }) => {
     const customerId = c.get('customerId');
-    const { assetId } = params;
-    if (!/^\d{1,15}$/.test(assetId)) throw new DomainError('not_found', 'No such file');
-    await service.deleteAsset(ctx, customerId, idParam(params.id), Number(assetId));
+    await service.deleteAsset(ctx, customerId, params.id, params.assetId);
     return c.json({ message: 'File deleted' });
   });
 

@@ -391,12 +391,21 @@ export const SETTINGS = {
     default: '30',
     description: "An HTTP connection that has not sent a request's headers within this is closed.",
   },
+  attachmentFetchTimeoutSeconds: {
+    env: 'ATTACHMENT_FETCH_TIMEOUT_SECONDS',
+    kind: 'int',
+    default: '30',
+    description:
+      'An attachment given by URL (Resend’s `path`) must be fetched within this, redirects included, or the send ' +
+      'is refused; it is fetched before the send is answered.',
+  },
   webhookAllowedNetworks: {
     env: 'WEBHOOK_ALLOWED_NETWORKS',
     kind: 'list',
     default: '',
     description:
-      'CIDRs (comma-separated) webhooks may reach although they are private, loopback or link-local, e.g. ' +
+      'CIDRs (comma-separated) webhooks and attachments by URL may reach although they are private, loopback or ' +
+      'link-local, e.g. ' +
       '127.0.0.0/8 for development and tests; each family needs its own entry (127.0.0.0/8 does not include ::1). ' +
       'Default: none.',
   },

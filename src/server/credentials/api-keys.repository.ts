@@ -49,6 +49,31 @@ export async function findCustomerDomainById(db: Database, customerId: number, d
     .executeTakeFirst();
 }
 
+/** One of the customer's keys by id (its permission and domain), or undefined. */
+export async function findApiKey(db: Database, customerId: number, id: string) {
+  return db
+    .selectFrom('named_api_keys')
+    .select(['id', 'permission', 'domain_id'])
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Changes one of the customer's keys: its name, permission and domain. */
+export async function updateApiKey(
+  db: Database,
+  customerId: number,
+  id: string,
+  change: Partial<Pick<NamedApiKeysTable, 'name' | 'permission' | 'domain_id'>>,
+): Promise<void> {
+  await db
+    .updateTable('named_api_keys')
+    .set(change)
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .execute();
+}
+
 /** Deletes one of the customer's keys; false when it has no such key. */
 export async function deleteApiKey(db: Database, customerId: number, id: string): Promise<boolean> {
   const result = await db

@@ -51,12 +51,7 @@ export async function createApiKey(
 ): Promise<{ id: string; token: string }> {
   const permission = input.permission ?? 'full_access';
   const domainId = input.domainId ?? null;
-  if (domainId !== null && permission !== 'sending_access')
-    throw new DomainError('validation_failed', 'Invalid request: domain_id: only a sending_access key has a domain', {
-      details: [{ path: 'domain_id', message: 'only a sending_access key has a domain' }],
-    });
-  if (domainId !== null && !(await repo.findCustomerDomainById(ctx.db, customerId, domainId)))
-    throw new DomainError('not_found', 'No such domain in this account');
+  await checkDomain(ctx, customerId, permission, domainId);
   if ((await repo.listApiKeys(ctx.db, customerId)).length >= MAX_API_KEYS)
     throw new DomainError('unprocessable', `An account holds at most ${MAX_API_KEYS} API keys; delete one first`);
   const token = `${NAMED_KEY_PREFIX}${randomToken(32)}`;
@@ -70,6 +65,68 @@ export async function createApiKey(
     token_prefix: token.slice(0, NAMED_KEY_PREFIX.length + 6),
   });
   return { id: row.id, token };
+}
+
+/** A key's domain must be the account's, and only a sending_access key has one. */
+async function checkDomain(
+  ctx: AppContext,
+  customerId: number,
+  permission: ApiKeyPermission,
+  domainId: number | null,
+): Promise<void> {
+  if (domainId !== null && permission !== 'sending_access')
+    throw new DomainError('validation_failed', 'Invalid request: domain_id: only a sending_access key has a domain', {
+      details: [{ path: 'domain_id', message: 'only a sending_access key has a domain' }],
+    });
+  if (domainId !== null && !(await repo.findCustomerDomainById(ctx.db, customerId, domainId)))
+    throw new DomainError('not_found', 'No such domain in this account');
+}
+
+/**
+ * Renames a key or changes its permission or domain (`id` a uuid, as the contract parses it); a
+ * key made full_access loses its domain. Refused or allowed accordingly from now on, here and in
+ * every other process, as a deleted key is.
+ */
+export async function updateApiKey(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+  input: { name?: string; permission?: ApiKeyPermission; domainId?: number | null },
+): Promise<void> {
+  const key = await repo.findApiKey(ctx.db, customerId, id);
+  if (!key) throw new DomainError('not_found', 'No such API key');
+  const permission = input.permission ?? key.permission;
+  const current = key.domain_id === null ? null : Number(key.domain_id);
+  const domainId = input.domainId !== undefined ? input.domainId : permission === 'full_access' ? null : current;
+  await checkDomain(ctx, customerId, permission, domainId);
+  await inTransaction(ctx.db, async (trx) => {
+    const name = input.name === undefined ? {} : { name: input.name.trim() };
+    await repo.updateApiKey(trx, customerId, id, { ...name, permission, domain_id: domainId });
+    await invalidateLookups(ctx, trx);
+  });
+  clearLookupCaches(ctx); // again after commit, as on delete
+}
+
+/**
+ * A cursor page of the customer's keys, newest first, as Resend's lists page. An account holds at
+ * most MAX_API_KEYS, so the page is cut from the whole list; a cursor that names none of its keys is 404.
+ */
+export async function pageOfApiKeys(
+  ctx: AppContext,
+  customerId: number,
+  query: { limit: number; after?: string; before?: string },
+): Promise<{ has_more: boolean; data: ApiKeyWire[] }> {
+  const keys = await listApiKeys(ctx, customerId);
+  const cursor = query.after ?? query.before;
+  if (cursor === undefined) return { has_more: keys.length > query.limit, data: keys.slice(0, query.limit) };
+  const at = keys.findIndex((k) => k.id === cursor);
+  if (at < 0) throw new DomainError('not_found', 'No API key with this id in this account (the cursor)');
+  if (query.after !== undefined) {
+    const end = at + 1 + query.limit;
+    return { has_more: end < keys.length, data: keys.slice(at + 1, end) };
+  }
+  const start = Math.max(0, at - query.limit);
+  return { has_more: start > 0, data: keys.slice(start, at) };
 }
 
 /** The customer's keys, newest first; never a token. */
@@ -87,14 +144,13 @@ export async function listApiKeys(ctx: AppContext, customerId: number): Promise<
   }));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Deletes a key: refused from now on, here and (through NOTIFY, or within 5 s) in every other process. */
+/**
+ * Deletes a key (`id` a uuid, as the contract parses it): refused from now on, here and (through
+ * NOTIFY, or within 5 s) in every other process.
+ */
 export async function deleteApiKey(ctx: AppContext, customerId: number, id: string): Promise<void> {
-  if (!UUID.test(id)) throw new DomainError('not_found', 'No such API key');
   await inTransaction(ctx.db, async (trx) => {
-    if (!(await repo.deleteApiKey(trx, customerId, id.toLowerCase())))
-      throw new DomainError('not_found', 'No such API key');
+    if (!(await repo.deleteApiKey(trx, customerId, id))) throw new DomainError('not_found', 'No such API key');
     await invalidateLookups(ctx, trx);
   });
   clearLookupCaches(ctx); // again after commit: a lookup during the transaction may have cached the key

@@ -22,7 +22,10 @@ import * as m018 from './migrations/018-complaints.ts';
 import * as m019 from './migrations/019-resend-surface.ts';
 import * as m020 from './migrations/020-domain-removal.ts';
 import * as m021 from './migrations/021-api-keys.ts';
+import * as m022 from './migrations/022-several-webhooks.ts';
+import * as m023 from './migrations/023-suppression-ids.ts';
 import * as m024 from './migrations/024-template-variables.ts';
+import * as m025 from './migrations/025-domain-options.ts';
 import * as m027 from './migrations/027-inbound.ts';
 
 const migrations: Record<string, Migration> = {
@@ -46,7 +49,10 @@ const migrations: Record<string, Migration> = {
   '019-resend-surface': m019,
   '020-domain-removal': m020,
   '021-api-keys': m021,
+  '022-several-webhooks': m022,
+  '023-suppression-ids': m023,
   '024-template-variables': m024,
+  '025-domain-options': m025,
   '027-inbound': m027,
 };
 

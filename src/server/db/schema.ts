@@ -137,7 +137,19 @@ export interface DomainsTable {
   receiving_enabled: Generated<boolean>;
   /** refuse at DATA a message failing DMARC under p=reject, instead of keeping it flagged */
   inbound_refuse_dmarc_reject: Generated<boolean>;
+  /** null: the account's setting (customers.track_opens) applies (migration 025). */
+  open_tracking: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  click_tracking: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  tls: ColumnType<DomainTls, DomainTls | undefined, DomainTls>;
+  region: ColumnType<string, string | undefined, string>;
+  capabilities: ColumnType<DomainCapabilities, string | undefined, string>;
+  custom_return_path: ColumnType<string | null, string | null | undefined, string | null>;
+  tracking_subdomain: ColumnType<string | null, string | null | undefined, string | null>;
 }
+
+export type DomainTls = 'opportunistic' | 'enforced';
+/** As given through the Resend-compatible API; `sending` and `receiving` are 'enabled' or 'disabled'. */
+export type DomainCapabilities = Record<string, string>;
 
 export interface TransactionGroupsTable {
   id: Generated<number>;
@@ -158,6 +170,8 @@ export interface StoredAttachment {
   content_type: string;
   /** base64 */
   content: string;
+  /** The Content-ID the HTML refers to it by (`cid:`): sent inline. */
+  content_id?: string;
 }
 
 type Json<T> = ColumnType<T, string, string>;
@@ -276,6 +290,10 @@ export interface SuppressionsTable {
   email: string;
   origin: SuppressionOrigin;
   created_at: CreatedAt;
+  /** A uuid, Resend's name for the entry (023). */
+  id: Generated<string>;
+  /** The transaction whose bounce or complaint listed the address; null when added by hand (023). */
+  source_transaction_id: number | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -303,6 +321,8 @@ export interface WebhooksTable {
   secret_sealed: string | null;
   /** why the service disabled it (410 Gone) */
   disabled_reason: string | null;
+  /** its id on the Resend-compatible surface (migration 022) */
+  uuid: Generated<string>;
 }
 
 export interface LinksTable {

@@ -127,7 +127,16 @@ export class DirectDelivery {
     return this.#parked;
   }
 
-  async deliver(domain: string, envelope: { from: string; to: string[] }, raw: Buffer): Promise<DirectResult> {
+  /**
+   * One attempt at `domain`'s MX hosts. `requireTls` (the sending domain's `tls: enforced`) asks of
+   * every session what an MTA-STS enforce policy asks: STARTTLS and a certificate valid for the host.
+   */
+  async deliver(
+    domain: string,
+    envelope: { from: string; to: string[] },
+    raw: Buffer,
+    requireTls = false,
+  ): Promise<DirectResult> {
     const plan = await this.#plan(domain);
     // our own DNS lookup found a domain that takes no mail: the address is as bad as a 5.1.10
     if (plan.kind === 'null') return refusalOf(ADDRESS_GONE, `${domain} does not accept mail (null MX, RFC 7505)`);
@@ -135,7 +144,7 @@ export class DirectDelivery {
     const site = siteOf(plan.hosts);
     const limits = this.#shaping.limitsFor({ hosts: plan.hosts, domain, name: site });
     try {
-      return await this.#attempt(domain, plan.hosts, site, limits, raw, envelope);
+      return await this.#attempt(domain, plan.hosts, site, limits, raw, envelope, requireTls);
     } catch (err) {
       if (err instanceof Blocked) return { kind: 'wait', reply: err.message, until: err.until, site };
       throw err;
@@ -149,6 +158,7 @@ export class DirectDelivery {
     limits: SiteLimits,
     raw: Buffer,
     envelope: { from: string; to: string[] },
+    requireTls: boolean,
   ): Promise<DirectResult> {
     const policy = await this.#sts.policyFor(domain).catch(() => null);
     const wire: Wire = {
@@ -160,13 +170,21 @@ export class DirectDelivery {
       mta_sts: policy?.mode === 'enforce' || policy?.mode === 'testing' ? policy.mode : null,
       tried: [],
     };
-    const enforce = policy?.mode === 'enforce';
+    const stsEnforce = policy?.mode === 'enforce';
+    const enforce = stsEnforce || requireTls;
+    // why a session was refused where verified TLS is required, in front of the reply that says how
+    const refused = (host: string, reply: string) =>
+      stsEnforce
+        ? `MTA-STS enforce: ${reply}`
+        : requireTls
+          ? `TLS enforced by the sending domain: no verified TLS session with ${host} (${reply})`
+          : reply;
     let lastReply = `no MX host of ${domain} could be reached`;
     let slowedUntil: Date | null = null;
     for (const host of hosts) {
       if (policy && !policy.mx.some((p) => mxMatches(p, host))) {
         const reason = `${host} is not an MX host of the MTA-STS policy of ${domain}`;
-        if (enforce) {
+        if (stsEnforce) {
           wire.tried.push({ host, address: null, reply: reason });
           lastReply = reason;
           continue;
@@ -187,7 +205,7 @@ export class DirectDelivery {
           const f = err as SmtpFailure & { message?: string };
           const reply = f.response ?? `${f.code ?? 'ERROR'}: ${f.message ?? 'connection failed'}`;
           wire.tried.push({ host, address, reply });
-          lastReply = enforce ? `MTA-STS enforce: ${reply}` : reply;
+          lastReply = refused(host, reply);
           if (isSlowDown(f.responseCode, reply))
             slowedUntil = await this.sites.slowDown(site, limits.maxConnections, reply);
           continue; // any failure to set a session up moves on to the next address or host

@@ -72,9 +72,11 @@ export async function loadMessages(db: Database, messageIds: number[]) {
       'domains.domain',
       'domains.dkim_selector',
       'domains.dkim_private_key_sealed',
-      // read with every delivery: the tracking settings at delivery time apply
-      'customers.track_opens',
-      'customers.track_links',
+      // read with every delivery: the tracking settings at delivery time apply, the domain's own
+      // choice first and the account's where it has none (migration 025)
+      (eb) => eb.fn.coalesce('domains.open_tracking', 'customers.track_opens').as('track_opens'),
+      (eb) => eb.fn.coalesce('domains.click_tracking', 'customers.track_links').as('track_links'),
+      'domains.tls',
       // the service's own mail: no tracking, no List-Unsubscribe
       'customers.is_system',
     ])

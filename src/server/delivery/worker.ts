@@ -227,7 +227,12 @@ export class DeliveryWorker {
     // assembled (message/compose.ts) and, unless it is system mail, given List-Unsubscribe
     const mail = mailOptions(message, tx.message_id_header, content, envelope, dkim);
     if (this.#direct)
-      return sendDirect(this.#direct, tx, system ? mail : withListUnsubscribe(config, returnPath, tx.uuid, mail));
+      return sendDirect(
+        this.#direct,
+        tx,
+        system ? mail : withListUnsubscribe(config, returnPath, tx.uuid, mail),
+        message.tls === 'enforced',
+      );
     try {
       const route = await this.#transports.routeFor(domainOf(tx.to_email));
       // RFC 8058: List-Unsubscribe + one-click on every customer's message, DKIM-signed
@@ -252,10 +257,11 @@ async function sendDirect(
   direct: DirectDelivery,
   tx: ClaimedTransaction,
   mail: Mail.Options & { envelope: { from: string; to: string[] } },
+  requireTls: boolean,
 ): Promise<SendResult> {
   const composed = await composer.sendMail(mail);
   return direct
-    .deliver(domainOf(tx.to_email), mail.envelope, composed.message as Buffer)
+    .deliver(domainOf(tx.to_email), mail.envelope, composed.message as Buffer, requireTls)
     .catch((err: Error) => ({ kind: 'temporary' as const, reply: `delivery failed: ${err.message}` }));
 }
 

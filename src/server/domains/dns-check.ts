@@ -5,7 +5,8 @@ import type { DnsCheck } from '../db/schema.ts';
 import type { DnsRecord } from './domains.service.ts';
 
 export type DnsPurpose = DnsRecord['purpose'];
-export type DnsCheckResults = Record<DnsPurpose, DnsCheck>;
+/** Every record's check; the MX record's only once the domain receives mail. */
+export type DnsCheckResults = Record<Exclude<DnsPurpose, 'receiving'>, DnsCheck> & { receiving?: DnsCheck };
 
 /** What one DNS query came to; a TXT record's strings are already joined into one value. */
 export type Lookup = { kind: 'found'; values: string[] } | { kind: 'none' } | { kind: 'failed'; code: string };
@@ -20,18 +21,39 @@ export async function checkDomainRecords(resolver: Resolver, records: readonly D
     return found;
   };
   const [spf, dkim, dmarc, returnPath] = [record('spf'), record('dkim'), record('dmarc'), record('return_path')];
-  const [spfLookup, dkimLookup, dmarcLookup, returnPathLookup] = await Promise.all([
+  const mx = records.find((r) => r.purpose === 'receiving');
+  const [spfLookup, dkimLookup, dmarcLookup, returnPathLookup, mxLookup] = await Promise.all([
     lookupTxt(resolver, spf.name),
     lookupTxt(resolver, dkim.name),
     lookupTxt(resolver, dmarc.name),
     lookupCname(resolver, returnPath.name),
+    mx ? lookupMx(resolver, mx.name) : undefined,
   ]);
   return {
     spf: checkSpf(spfLookup, spf.value),
     dkim: checkDkim(dkimLookup, dkim.value),
     dmarc: checkDmarc(dmarcLookup, dmarc.value),
     return_path: checkReturnPath(returnPathLookup, returnPath.value),
+    ...(mx && mxLookup ? { receiving: checkReceivingMx(mxLookup, mx.value) } : {}),
   };
+}
+
+/** The exchanges of the MX records at `name`, most preferred first. */
+export function lookupMx(resolver: Resolver, name: string): Promise<Lookup> {
+  return lookup(async () =>
+    (await resolver.resolveMx(name)).sort((a, b) => a.priority - b.priority).map((r) => r.exchange),
+  );
+}
+
+/**
+ * Receiving: our MX host is among the domain's MX records. Another MX beside it is allowed (a
+ * backup, or the mailbox provider during a move), but mail reaches us only through ours.
+ */
+export function checkReceivingMx(lookup: Lookup, expected: string): DnsCheck {
+  if (lookup.kind !== 'found') return unanswered(lookup, expected);
+  const found = lookup.values.join(', ');
+  if (lookup.values.some((host) => sameHostName(host, expected))) return { ok: true, found, expected };
+  return { ok: false, found, expected, detail: `No MX record names ${expected}` };
 }
 
 async function lookup(query: () => Promise<string[]>): Promise<Lookup> {

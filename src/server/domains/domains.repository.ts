@@ -1,8 +1,8 @@
 // Sending domains of a customer.
-import { sql } from 'kysely';
+import { type Updateable, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { hasRow } from '../db/has-row.ts';
-import type { Domain } from '../db/schema.ts';
+import type { Domain, DomainsTable } from '../db/schema.ts';
 
 export async function insertDomain(
   db: Database,
@@ -13,9 +13,23 @@ export async function insertDomain(
     dkim_selector: string;
     dkim_private_key_sealed: string;
     dkim_public_key: string;
-  },
+  } & DomainOptionColumns,
 ): Promise<Domain> {
   return db.insertInto('domains').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A domain's option columns (migration 025), capabilities as JSON text. */
+type DomainOptionColumns = Partial<
+  Pick<
+    Updateable<DomainsTable>,
+    'open_tracking' | 'click_tracking' | 'tls' | 'region' | 'capabilities' | 'receiving_enabled'
+  > &
+    Pick<Updateable<DomainsTable>, 'custom_return_path' | 'tracking_subdomain'>
+>;
+
+/** Sets the option columns given. */
+export async function updateDomainOptions(db: Database, id: number, columns: DomainOptionColumns): Promise<void> {
+  await db.updateTable('domains').set(columns).where('id', '=', id).execute();
 }
 
 /** The domain matching every column given and, with `name`, that name in any case. */

@@ -5,7 +5,7 @@
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { AppContext } from '../core/context.ts';
-import type { DnsCheck, Domain } from '../db/schema.ts';
+import type { DnsCheck, Domain, DomainCapabilities, DomainTls } from '../db/schema.ts';
 import { DomainError } from '../core/errors.ts';
 import { normalizeDomain } from '../core/addresses.ts';
 import { findCustomer } from '../accounts/accounts.repository.ts';
@@ -18,10 +18,21 @@ import { domainNameProblem } from '../../lib/domain-name.ts';
 const generateKeyPairAsync = promisify(generateKeyPair);
 
 export interface DnsRecord {
-  purpose: 'spf' | 'dkim' | 'dmarc' | 'return_path';
-  type: 'TXT' | 'CNAME';
+  purpose: 'spf' | 'dkim' | 'dmarc' | 'return_path' | 'receiving';
+  type: 'TXT' | 'CNAME' | 'MX';
   name: string;
   value: string;
+  /** An MX record's preference. */
+  priority?: number;
+}
+
+/** The preference of a receiving domain's MX record (docs/receiving.md). */
+const RECEIVING_MX_PRIORITY = 10;
+
+/** This service's MX host, the value of a receiving domain's MX record. */
+export function inboundMxHost(ctx: Pick<AppContext, 'config'>): string {
+  const { inboundMxHost: host, smtpPublicHost, publicUrl } = ctx.config;
+  return host ?? smtpPublicHost ?? new URL(publicUrl).hostname;
 }
 
 /** Where DKIM keys live in DNS: `<selector>._domainkey.<domain>`. */
@@ -33,12 +44,24 @@ export function returnPathDomainOf(ctx: Pick<AppContext, 'config'>): string {
   return ctx.config.returnPathDomain ?? new URL(ctx.config.publicUrl).hostname;
 }
 
-/** The records a customer publishes for a domain. */
+/** The records a customer publishes for a domain; the MX record once it receives mail. */
 export function dnsRecords(
   ctx: Pick<AppContext, 'config'>,
-  domain: Pick<Domain, 'domain' | 'dkim_selector' | 'dkim_public_key'>,
+  domain: Pick<Domain, 'domain' | 'dkim_selector' | 'dkim_public_key'> &
+    Partial<Pick<Domain, 'custom_return_path' | 'receiving_enabled'>>,
 ): DnsRecord[] {
   const returnPath = returnPathDomainOf(ctx);
+  const receiving: DnsRecord[] = domain.receiving_enabled
+    ? [
+        {
+          purpose: 'receiving',
+          type: 'MX',
+          name: domain.domain,
+          value: inboundMxHost(ctx),
+          priority: RECEIVING_MX_PRIORITY,
+        },
+      ]
+    : [];
   return [
     { purpose: 'spf', type: 'TXT', name: domain.domain, value: `v=spf1 include:_spf.${returnPath} ~all` },
     {
@@ -48,16 +71,49 @@ export function dnsRecords(
       value: `v=DKIM1; k=rsa; p=${domain.dkim_public_key}`,
     },
     { purpose: 'dmarc', type: 'TXT', name: `_dmarc.${domain.domain}`, value: 'v=DMARC1; p=none;' },
-    { purpose: 'return_path', type: 'CNAME', name: `bounces.${domain.domain}`, value: returnPath },
+    {
+      purpose: 'return_path',
+      type: 'CNAME',
+      name: `${domain.custom_return_path ?? 'bounces'}.${domain.domain}`,
+      value: returnPath,
+    },
+    ...receiving,
   ];
 }
+
+/**
+ * A domain's own options (docs/integrating.md "Domains by API"): tracking (null: the account's
+ * setting applies), TLS for delivery, and what is stored and answered only.
+ */
+export interface DomainOptions {
+  open_tracking?: boolean | null;
+  click_tracking?: boolean | null;
+  tls?: DomainTls;
+  region?: string;
+  capabilities?: Partial<DomainCapabilities>;
+  custom_return_path?: string;
+  tracking_subdomain?: string;
+}
+
+/** The columns of the options given; capabilities merged into `stored` (sending enabled, receiving disabled). */
+function optionColumns(options: DomainOptions, stored: DomainCapabilities = DEFAULT_CAPABILITIES) {
+  const { capabilities, ...rest } = options;
+  // receiving is a column the MX listener reads (docs/receiving.md); capabilities.receiving answers it
+  const receiving = capabilities?.receiving ? { receiving_enabled: capabilities.receiving === 'enabled' } : {};
+  return {
+    ...rest,
+    ...receiving,
+    ...(capabilities ? { capabilities: JSON.stringify({ ...stored, ...capabilities }) } : {}),
+  };
+}
+const DEFAULT_CAPABILITIES: DomainCapabilities = { sending: 'enabled', receiving: 'disabled' };
 
 /** Creates a domain for a customer with a fresh DKIM key pair. */
 export async function addDomain(
   ctx: AppContext,
   customerId: number,
   name: string,
-  opts: { verified?: boolean; trusted?: boolean } = {},
+  opts: { verified?: boolean; trusted?: boolean; options?: DomainOptions } = {},
 ): Promise<Domain> {
   const domain = validDomainName(name);
   if (await repo.findCustomerDomain(ctx.db, customerId, domain))
@@ -79,7 +135,30 @@ export async function addDomain(
     dkim_selector: selector,
     dkim_private_key_sealed: ctx.secrets.encrypt(privateKey),
     dkim_public_key: (publicKey as Buffer).toString('base64'),
+    ...optionColumns(opts.options ?? {}),
   });
+}
+
+/** Changes the options given of a domain of the customer (404 for another account's); the others stay. */
+export async function updateDomainOptions(
+  ctx: AppContext,
+  customerId: number,
+  domainId: number,
+  options: DomainOptions,
+): Promise<void> {
+  const domain = await customerDomain(ctx, customerId, domainId);
+  const columns = optionColumns(options, domain.capabilities);
+  if (Object.keys(columns).length === 0) return;
+  await repo.updateDomainOptions(ctx.db, domain.id, columns);
+  // the delivery worker reads tracking and TLS with each message; the send path's cache holds neither
+  ctx.logger.info({ domainId: domain.id, customerId, options: Object.keys(columns) }, 'domain options changed');
+}
+
+/** The account's Sending Options a domain without its own tracking choice follows. */
+export async function accountTracking(ctx: AppContext, customerId: number) {
+  const customer = await findCustomer(ctx.db, customerId);
+  if (!customer) throw new DomainError('not_found', 'No such customer');
+  return { open: customer.track_opens, click: customer.track_links };
 }
 
 /** The normalised (lower-case ASCII) form of a domain name the spec's rule accepts, or a 400. */
@@ -135,6 +214,7 @@ export interface DomainWire {
   domain_verification_sent_timestamp: string | null;
   domain_created_timestamp: string;
   dns_checked_timestamp: string | null;
+  domain_receiving: boolean;
   /** The records to publish, each with the result of the last DNS check (null before any). */
   dns_records: (DnsRecord & { check: DnsCheck | null })[];
 }
@@ -150,6 +230,7 @@ export function domainToWire(ctx: Pick<AppContext, 'config'>, domain: Domain): D
     domain_verification_sent_timestamp: domain.verification_sent_at?.toISOString() ?? null,
     domain_created_timestamp: domain.created_at.toISOString(),
     dns_checked_timestamp: domain.dns_checked_at?.toISOString() ?? null,
+    domain_receiving: domain.receiving_enabled,
     dns_records: dnsRecords(ctx, domain).map((r) => ({ ...r, check: results[r.purpose] ?? null })),
   };
 }

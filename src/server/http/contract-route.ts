@@ -1,14 +1,16 @@
 // Serves a contract operation (src/contract/*): the route is registered at the operation's path
 // and method, and its handler receives the path, query and JSON body already checked with the
 // operation's own schemas, through the same readers (jsonBody, check) and so with the same codes
-// and messages as before the contract. A body in a media type the operation does not list is
-// refused here, for every operation alike, before anything reads it (415). Middleware (session,
+// and messages as before the contract; a path parameter that is not of its type answers 404. A
+// body in a media type the operation does not list is refused here, for every operation alike,
+// before anything reads it (415). Middleware (session,
 // CSRF, permission) runs first, so a caller without the right to the call learns nothing about its
 // input rules.
 import type { Context, Env, Hono, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import type { Operation } from '../../contract/common.ts';
 import { check } from '../core/check.ts';
+import { DomainError } from '../core/errors.ts';
 import { unsupportedMediaType } from './media-type.ts';
 import { jsonBody } from './validate.ts';
 
@@ -31,6 +33,17 @@ export type OperationHandler<E extends Env, O extends Operation> = (
   input: OperationInput<O>,
 ) => Response | Promise<Response>;
 
+/**
+ * The path's parameters parsed by the operation's schema (a uuid, a bounded number): one that cannot
+ * name anything is an unknown item, 404, so no query ever sees a value of the wrong type.
+ */
+function pathParams<S extends z.ZodType>(schema: S, raw: Record<string, string>): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const [issue] = parsed.error.issues;
+  throw new DomainError('not_found', `Not found: ${issue.path.join('.') || 'the path'} ${issue.message}`);
+}
+
 /** The registrar for an app mounted at `base` ('/v1' for the console apps, '' at the root). */
 export function contractRoutes<E extends Env>(app: Hono<E>, base: string) {
   return function serve<O extends Operation>(
@@ -50,7 +63,7 @@ export function contractRoutes<E extends Env>(app: Hono<E>, base: string) {
       );
       if (refused) throw refused;
       const input = {
-        params: op.params ? check(op.params, c.req.param()) : undefined,
+        params: op.params ? pathParams(op.params, c.req.param()) : undefined,
         query: op.query && !op.checkedByHandler ? check(op.query, c.req.query()) : undefined,
         body: op.body && !op.checkedByHandler ? await jsonBody(c, op.body) : undefined,
       } as OperationInput<O>;

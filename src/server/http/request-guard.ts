@@ -8,6 +8,7 @@ import type { Hono, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { DomainError } from '../core/errors.ts';
 import { HttpRefusal, errorAnswer } from './errors.ts';
+import { isResendPath, resendErrorBody } from './resend-errors.ts';
 
 /**
  * C0 controls (NUL among them), DEL and C1 controls, raw or percent-encoded (C1 as UTF-8, %C2%80–
@@ -79,10 +80,15 @@ export function apiNotFound(methodsAt: (path: string) => string[]): NotFoundHand
   };
 }
 
-/** A refusal in the API's error shape, answered before Hono or Astro sees the request. */
-export function refuse(res: ServerResponse, error: DomainError): void {
+/**
+ * A refusal answered before Hono or Astro sees the request: in the API's error shape, or in
+ * Resend's under /resend (its SDK reads no other), for the request target `url`.
+ */
+export function refuse(res: ServerResponse, error: DomainError, url: string): void {
   const { status, headers, body: answer } = errorAnswer(error);
-  const body = JSON.stringify(answer);
+  const resend = isResendPath(url.split('?', 1)[0]);
+  // no credential matters to these refusals: a missing key is never their reason
+  const body = JSON.stringify(resend ? resendErrorBody(error, status, true) : answer);
   res.writeHead(status, STATUS_CODES[status], {
     ...headers,
     'Content-Type': 'application/json; charset=utf-8',

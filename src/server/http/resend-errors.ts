@@ -5,11 +5,23 @@ import { type ErrorCode, RESEND_ERROR_NAME } from '../../contract/error-codes.ts
 import type { DomainError } from '../core/errors.ts';
 import { reshapeErrors } from './middleware.ts';
 
-/** Resend's fields for a refusal: its status, Resend's name for our code, and our message. */
-export function resendError(err: Pick<DomainError, 'code' | 'message'>, status: number, c: Context) {
-  const name =
-    err.code === 'unauthorized' && !c.req.header('authorization') ? 'missing_api_key' : RESEND_ERROR_NAME[err.code];
+/** The Resend-compatible surface's paths: every answer under them is Resend's shape. */
+export function isResendPath(path: string): boolean {
+  return path.startsWith('/resend/');
+}
+
+/**
+ * Resend's fields for a refusal: its status, Resend's name for our code (`missing_api_key` for an
+ * unauthorized call that sent no key at all), and our message.
+ */
+export function resendErrorBody(err: Pick<DomainError, 'code' | 'message'>, status: number, keySent: boolean) {
+  const name = err.code === 'unauthorized' && !keySent ? 'missing_api_key' : RESEND_ERROR_NAME[err.code];
   return { statusCode: status, name, message: err.message };
+}
+
+/** resendErrorBody for a request Hono serves. */
+export function resendError(err: Pick<DomainError, 'code' | 'message'>, status: number, c: Context) {
+  return resendErrorBody(err, status, c.req.header('authorization') !== undefined);
 }
 
 /**

@@ -11,6 +11,7 @@ import { inTransaction } from '../core/transaction.ts';
 import { type AuthVerdicts, type SmtpOrigin, checkAuthentication } from './authenticate.ts';
 import { parseInbound, type ParsedInbound } from './mime.ts';
 import * as repo from './inbound.repository.ts';
+import { insertReceivedOutbox } from '../webhooks/outbox.ts';
 
 /** Where a received message goes: the receiving domain's owner. */
 export interface InboundTarget {
@@ -76,6 +77,28 @@ export async function deleteInboundFiles(ctx: AppContext, id: string, attachment
   for await (const object of ctx.storage.list(`${inboundFolder(id)}/`)) await ctx.storage.delete(object.key);
 }
 
+/** The `data` of Resend's `email.received` event: what the message is, without its content. */
+function receivedEventData(id: string, at: Date, parsed: ParsedInbound, receivedFor: string[]) {
+  return {
+    email_id: id,
+    created_at: at.toISOString(),
+    from: parsed.from,
+    to: parsed.to,
+    cc: parsed.cc,
+    bcc: parsed.bcc,
+    received_for: receivedFor,
+    message_id: parsed.messageId ?? '',
+    subject: parsed.subject,
+    attachments: parsed.attachments.map(({ id, filename, content_type, content_disposition, content_id }) => ({
+      id,
+      filename,
+      content_type,
+      content_disposition,
+      content_id,
+    })),
+  };
+}
+
 function isDmarcReject(auth: AuthVerdicts): boolean {
   return auth.dmarc === 'fail' && auth.dmarcPolicy === 'reject';
 }
@@ -111,9 +134,11 @@ export async function receiveInbound(
       return { code: 554, message: '5.6.0 The message could not be parsed' };
     }
     const replyTo = await repliedTransaction(ctx, target.customerId, parsed);
+    const at = new Date();
     await inTransaction(ctx.db, async (trx) => {
       await repo.insertInbound(trx, {
         id,
+        received_at: at,
         customer_id: target.customerId,
         domain_id: target.domainId,
         envelope_from: envelope.mailFrom,
@@ -142,6 +167,12 @@ export async function receiveInbound(
         auth_headers: auth.headers,
         flagged: isDmarcReject(auth),
         reply_to_transaction_id: replyTo,
+      });
+      // the event and the webhook calls it causes commit with the message (docs/webhooks.md)
+      await insertReceivedOutbox(ctx, trx, {
+        customerId: target.customerId,
+        at,
+        data: receivedEventData(id, at, parsed, envelope.rcptTo),
       });
     });
     return { code: 250, message: `2.0.0 Message received ${id}`, id };

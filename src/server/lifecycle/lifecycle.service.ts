@@ -75,7 +75,9 @@ function recipientOf(o: Occurrence): string {
 
 function suppressionsOf(planned: { o: Occurrence; w: Writes }[]) {
   return planned.flatMap(({ o, w }) =>
-    w.suppress ? [{ customer_id: o.tx.customer_id, email: recipientOf(o), at: o.at, ...w.suppress }] : [],
+    w.suppress
+      ? [{ customer_id: o.tx.customer_id, email: recipientOf(o), at: o.at, transaction_id: o.tx.id, ...w.suppress }]
+      : [],
   );
 }
 

@@ -55,7 +55,8 @@ export function applyAttempts(db: Database, updates: AttemptUpdate[]): Promise<S
            last_reply = v.last_reply,
            bounce_type = coalesce(v.bounce_type, t.bounce_type),
            bounce_reason = coalesce(v.bounce_reason, t.bounce_reason)`,
-    where: sql`t.attempts = v.attempts and t.status = 'queued'`,
+    status: 'queued',
+    where: sql`t.attempts = v.attempts`,
   });
 }
 

@@ -52,6 +52,7 @@ export function mailOptions<E, D>(
           content: a.content,
           encoding: 'base64',
           contentType: a.content_type,
+          ...(a.content_id ? { cid: a.content_id } : {}),
         })),
         disableFileAccess: true,
         disableUrlAccess: true,

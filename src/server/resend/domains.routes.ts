@@ -5,7 +5,7 @@ import * as contract from '../../contract/resend-domains.ts';
 import type { AppContext } from '../core/context.ts';
 import { type ApiKeyEnv, apiKeyAuth } from '../http/api-key.ts';
 import { contractRoutes } from '../http/contract-route.ts';
-import { createDomain, deleteDomain, getDomain, listDomains, verifyDomain } from './domains.service.ts';
+import { createDomain, deleteDomain, getDomain, listDomains, updateDomain, verifyDomain } from './domains.service.ts';
 
 export function resendDomainRoutes(ctx: AppContext): Hono<ApiKeyEnv> {
   const app = new Hono<ApiKeyEnv>();
@@ -19,6 +19,10 @@ export function resendDomainRoutes(ctx: AppContext): Hono<ApiKeyEnv> {
   serve(contract.resendCreateDomain, auth, async (c, { body }) =>
     c.json(await createDomain(ctx, c.get('customerId'), body), 200),
   );
+  serve(contract.resendUpdateDomain, auth, async (c, { params, body }) => {
+    const id = await updateDomain(ctx, c.get('customerId'), params.id, body);
+    return c.json({ object: 'domain' as const, id }, 200);
+  });
   serve(contract.resendVerifyDomain, auth, async (c, { params }) => {
     const id = await verifyDomain(ctx, c.get('customerId'), params.id);
     return c.json({ object: 'domain' as const, id }, 200);

@@ -1,8 +1,9 @@
 // Sending domains in Resend's shape (contract/resend-domains.ts): the console's domains, its
 // verification by email and its DNS check (domains/, verification/), answered as Resend answers them.
 import {
-  RESEND_REGION,
+  RESEND_REGIONS,
   type ResendDomain,
+  type ResendDomainOptions,
   type ResendDomainRecord,
   type ResendListedDomain,
 } from '../../contract/resend-domains.ts';
@@ -13,10 +14,12 @@ import { lookupFailed } from '../domains/dns-check.ts';
 import { runDnsCheck } from '../domains/dns-check.service.ts';
 import { listCustomerDomains } from '../domains/domains.repository.ts';
 import {
+  accountTracking,
   customerDomain,
   dnsRecords,
   type DnsRecord,
   removeDomain,
+  updateDomainOptions,
   validDomainName,
 } from '../domains/domains.service.ts';
 import { createDomainWithVerification } from '../verification/verification.service.ts';
@@ -26,10 +29,8 @@ const RECORD_NAME: Record<DnsRecord['purpose'], ResendDomainRecord['record']> = 
   dkim: 'DKIM',
   dmarc: 'DMARC',
   return_path: 'ReturnPath',
+  receiving: 'Receiving',
 };
-
-/** A path id is digits (as the console's routes read it); anything else is an unknown id. */
-const idOf = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN);
 
 function statusOf(domain: Domain): ResendListedDomain['status'] {
   if (domain.sending_verified) return 'verified';
@@ -44,25 +45,39 @@ function recordStatusOf(check: DnsCheck | undefined): ResendDomainRecord['status
   return lookupFailed(check) ? 'temporary_failure' : 'failed';
 }
 
-function listed(domain: Domain): ResendListedDomain {
+type Tracking = Awaited<ReturnType<typeof accountTracking>>;
+type Region = ResendListedDomain['region'];
+type Capability = ResendListedDomain['capabilities']['sending'];
+const capability = (value: string | undefined, fallback: Capability): Capability =>
+  value === 'enabled' || value === 'disabled' ? value : fallback;
+
+function listed(domain: Domain, account: Tracking): ResendListedDomain {
   return {
     id: String(domain.id),
     name: domain.domain,
     status: statusOf(domain),
     created_at: domain.created_at.toISOString(),
-    region: RESEND_REGION,
-    capabilities: { sending: 'enabled', receiving: 'disabled' },
+    region: (RESEND_REGIONS as readonly string[]).includes(domain.region) ? (domain.region as Region) : 'us-east-1',
+    capabilities: {
+      sending: capability(domain.capabilities.sending, 'enabled'),
+      receiving: domain.receiving_enabled ? 'enabled' : 'disabled',
+    },
+    open_tracking: domain.open_tracking ?? account.open,
+    click_tracking: domain.click_tracking ?? account.click,
+    tls: domain.tls,
+    ...(domain.tracking_subdomain ? { tracking_subdomain: domain.tracking_subdomain } : {}),
   };
 }
 
-function withRecords(ctx: AppContext, domain: Domain): ResendDomain {
+function withRecords(ctx: AppContext, domain: Domain, account: Tracking): ResendDomain {
   const results = domain.dns_results ?? {};
   return {
     object: 'domain',
-    ...listed(domain),
+    ...listed(domain, account),
     records: dnsRecords(ctx, domain).map((r) => ({
       record: RECORD_NAME[r.purpose],
       name: r.name,
+      ...(r.priority === undefined ? {} : { priority: r.priority }),
       type: r.type,
       value: r.value,
       ttl: 'Auto' as const,
@@ -73,14 +88,18 @@ function withRecords(ctx: AppContext, domain: Domain): ResendDomain {
 
 /** GET /resend/domains: every domain of the account, newest first. */
 export async function listDomains(ctx: AppContext, customerId: number) {
-  const domains = await listCustomerDomains(ctx.db, customerId);
+  const [domains, account] = await Promise.all([
+    listCustomerDomains(ctx.db, customerId),
+    accountTracking(ctx, customerId),
+  ]);
   domains.sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || Number(b.id) - Number(a.id));
-  return { object: 'list' as const, has_more: false, data: domains.map(listed) };
+  return { object: 'list' as const, has_more: false, data: domains.map((d) => listed(d, account)) };
 }
 
 /** GET /resend/domains/{id}: one domain of the account with its records; 404 otherwise. */
-export async function getDomain(ctx: AppContext, customerId: number, id: string): Promise<ResendDomain> {
-  return withRecords(ctx, await customerDomain(ctx, customerId, idOf(id)));
+export async function getDomain(ctx: AppContext, customerId: number, id: number): Promise<ResendDomain> {
+  const domain = await customerDomain(ctx, customerId, id);
+  return withRecords(ctx, domain, await accountTracking(ctx, customerId));
 }
 
 /**
@@ -91,30 +110,43 @@ export async function getDomain(ctx: AppContext, customerId: number, id: string)
 export async function createDomain(
   ctx: AppContext,
   customerId: number,
-  input: { name: string; verification_email?: string },
+  input: { name: string; verification_email?: string } & ResendDomainOptions,
 ): Promise<ResendDomain> {
-  const name = validDomainName(input.name); // lower-case ASCII, so postmaster@ is at the very domain
+  const { name: given, verification_email, ...options } = input;
+  const name = validDomainName(given); // lower-case ASCII, so postmaster@ is at the very domain
   try {
     const domain = await createDomainWithVerification(ctx, customerId, {
       domain: name,
-      email: input.verification_email ?? `postmaster@${name}`,
+      email: verification_email ?? `postmaster@${name}`,
+      options: { ...options, custom_return_path: options.custom_return_path?.toLowerCase() },
     });
-    return withRecords(ctx, domain);
+    return withRecords(ctx, domain, await accountTracking(ctx, customerId));
   } catch (err) {
     if (err instanceof DomainError && err.code === 'conflict') throw new DomainError('unprocessable', err.message);
     throw err;
   }
 }
 
+/** PATCH /resend/domains/{id}: changes the options given (updateDomainOptions); answers the id. */
+export async function updateDomain(
+  ctx: AppContext,
+  customerId: number,
+  id: number,
+  options: ResendDomainOptions,
+): Promise<string> {
+  await updateDomainOptions(ctx, customerId, id, options);
+  return String(id);
+}
+
 /** POST /resend/domains/{id}/verify: checks the records in DNS now and stores the results; answers the id. */
-export async function verifyDomain(ctx: AppContext, customerId: number, id: string): Promise<string> {
-  const domain = await customerDomain(ctx, customerId, idOf(id));
+export async function verifyDomain(ctx: AppContext, customerId: number, id: number): Promise<string> {
+  const domain = await customerDomain(ctx, customerId, id);
   await runDnsCheck(ctx, domain.id);
   return String(domain.id);
 }
 
 /** DELETE /resend/domains/{id}: see removeDomain for what happens to the domain's mail; answers the id. */
-export async function deleteDomain(ctx: AppContext, customerId: number, id: string): Promise<string> {
-  await removeDomain(ctx, customerId, idOf(id));
-  return String(idOf(id));
+export async function deleteDomain(ctx: AppContext, customerId: number, id: number): Promise<string> {
+  await removeDomain(ctx, customerId, id);
+  return String(id);
 }

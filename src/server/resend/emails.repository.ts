@@ -15,6 +15,20 @@ export function findTransaction(db: Database, customerId: number, uuid: string) 
     .executeTakeFirst();
 }
 
+/** A transaction by its uuid in any account: only for a link we signed (email-attachments.service.ts). */
+export function findTransactionByUuid(db: Database, uuid: string) {
+  return db.selectFrom('transactions').select(['id', 'message_id']).where('uuid', '=', uuid).executeTakeFirst();
+}
+
+/** What a message's attachments are read from: the stored list (API) or the source (SMTP). */
+export function attachmentSourceOf(db: Database, messageId: number) {
+  return db
+    .selectFrom('messages')
+    .select(['id', 'attachments', 'raw'])
+    .where('id', '=', messageId)
+    .executeTakeFirstOrThrow();
+}
+
 /** The messages with these ids (their stored fields, the raw SMTP source among them). */
 export function loadMessages(db: Database, ids: number[]) {
   if (ids.length === 0) return Promise.resolve([]);

@@ -20,12 +20,21 @@ import {
   type AcceptedRecipient,
   type Idempotency,
   IdempotencyReplay,
+  type PreparedMessage,
   accept,
   prepare,
   storedAnswer,
 } from './sending.service.ts';
+import type { ErrorCode } from '../../contract/error-codes.ts';
 import { MAX_BATCH } from '../../contract/values.ts';
-import { SubmissionError, type Submission, fromMailRequest, fromResendRequest } from './mail.schema.ts';
+import {
+  MAX_MESSAGE_BYTES,
+  SubmissionError,
+  type Submission,
+  fromMailRequest,
+  fromResendRequest,
+} from './mail.schema.ts';
+import { fetchAttachmentPaths } from '../attachments/url-attachments.service.ts';
 import { withTemplate } from '../templates/template-send.ts';
 
 type SendEnv = ApiKeyEnv;
@@ -68,28 +77,50 @@ function atIndex(err: unknown, prefix: string): unknown {
   });
 }
 
+/** Checks one message of a batch; a problem names its index (`3.subject`) when `i` is given. */
+function submissionOf<S extends z.ZodType>(
+  item: unknown,
+  schema: S,
+  convert: (body: z.infer<S>) => Submission,
+  i?: number,
+): Submission {
+  const parsed = schema.safeParse(item);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((issue) => ({
+      path: (i === undefined ? issue.path : [i, ...issue.path]).join('.'),
+      message: issue.message,
+    }));
+    throw new DomainError(
+      'validation_failed',
+      `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+      { details },
+    );
+  }
+  return submissionOrThrow(() => convert(parsed.data), i === undefined ? '' : `${i}.`);
+}
+
 /** Checks every message of a batch; the first problem is reported with its index (`3.subject`). */
 function eachSubmission<S extends z.ZodType>(
   list: unknown[],
   schema: S,
   convert: (body: z.infer<S>) => Submission,
 ): Submission[] {
-  return list.map((item, i) => {
-    const parsed = schema.safeParse(item);
-    if (!parsed.success) {
-      const details = parsed.error.issues.map((issue) => ({
-        path: [i, ...issue.path].join('.'),
-        message: issue.message,
-      }));
-      throw new DomainError(
-        'validation_failed',
-        `Invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
-        { details },
-      );
-    }
-    return submissionOrThrow(() => convert(parsed.data), `${i}.`);
-  });
+  return list.map((item, i) => submissionOf(item, schema, convert, i));
 }
+
+/**
+ * What makes one message of a permissive batch refused on its own (reported at its index) rather
+ * than the whole request: its content, its From, its template.
+ */
+const ITEM_REFUSALS = new Set<ErrorCode>([
+  'validation_failed',
+  'bad_request',
+  'domain_not_verified',
+  'missing_variables',
+  'unprocessable',
+  'not_found',
+  'forbidden',
+]);
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
 
@@ -101,12 +132,15 @@ async function idempotencyOf(
   ctx: AppContext,
   c: Context<SendEnv>,
   bodyText: string,
+  mode = '',
 ): Promise<Idempotency | Response | undefined> {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key))
     throw new DomainError('validation_failed', 'Idempotency-Key must be 1 to 256 printable characters');
-  const requestHash = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${bodyText}`).digest('hex');
+  // a permissive batch is another request than a strict one with the same body
+  const requestLine = `${c.req.method} ${c.req.path}${mode && ` ${mode}`}`;
+  const requestHash = createHash('sha256').update(`${requestLine}\n${bodyText}`).digest('hex');
   const existing = await storedAnswer(ctx, c.get('customerId'), key);
   if (existing) {
     if (existing.request_hash !== requestHash)
@@ -133,19 +167,63 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     const idempotency = await idempotencyOf(ctx, c, bodyText);
     if (idempotency instanceof Response) return idempotency;
     const customerId = c.get('customerId');
+    // attachments by URL are fetched now, after the idempotency check: a replay fetches nothing
+    const filled = await fetchAttachmentPaths(ctx, submissions, { batch, maxMessageBytes: MAX_MESSAGE_BYTES });
     const prepared = await Promise.all(
-      submissions.map((s, i) =>
+      filled.map((s, i) =>
         prepare(ctx, customerId, s).catch((err) => Promise.reject(atIndex(err, batch ? `${i}.` : ''))),
       ),
     );
+    return acceptAndAnswer(c, prepared, idempotency, render);
+  }
+
+  /** Accepts the prepared messages (storing the answer with its Idempotency-Key) and answers. */
+  async function acceptAndAnswer(
+    c: Context<SendEnv>,
+    prepared: PreparedMessage[],
+    idempotency: Idempotency | undefined,
+    render: (accepted: AcceptedRecipient[][]) => { status: 200 | 202; body: object },
+  ): Promise<Response> {
     try {
-      const accepted = await accept(ctx, customerId, prepared, idempotency && { ...idempotency, render });
+      const accepted = await accept(ctx, c.get('customerId'), prepared, idempotency && { ...idempotency, render });
       const { status, body } = render(accepted);
       return c.json(body, status);
     } catch (err) {
       if (err instanceof IdempotencyReplay) return c.json(err.response as object, err.status as 200);
       throw err;
     }
+  }
+
+  /**
+   * Resend's permissive batch (`x-batch-validation: permissive`): each message is checked on its
+   * own, the valid ones are accepted together, the others answered as `errors` with their index.
+   * The answer, errors included, is what an Idempotency-Key replays, even when nothing was sent.
+   */
+  async function sendPermissive(c: Context<SendEnv>, bodyText: string, list: unknown[]): Promise<Response> {
+    const customerId = c.get('customerId');
+    const idempotency = await idempotencyOf(ctx, c, bodyText, 'permissive');
+    if (idempotency instanceof Response) return idempotency;
+    const outcomes = await Promise.all(
+      list.map(async (item, index) => {
+        try {
+          const filled = await withTemplate(ctx, customerId, item, 'resend');
+          const submission = submissionOf(filled, contract.resendRequest, fromResendRequest);
+          requireSendableFrom(c.get('keyGrant'), submission.from.email);
+          return { prepared: await prepare(ctx, customerId, submission) };
+        } catch (err) {
+          if (!(err instanceof DomainError) || !ITEM_REFUSALS.has(err.code)) throw err;
+          return { error: { index, message: err.message } };
+        }
+      }),
+    );
+    const prepared = outcomes.flatMap((o) => o.prepared ?? []);
+    const errors = outcomes.flatMap((o) => o.error ?? []);
+    const render = (accepted: AcceptedRecipient[][]) => ({
+      status: 200 as const,
+      body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })), errors },
+    });
+    if (prepared.length === 0 && !idempotency) return c.json(render([]).body, 200);
+    return acceptAndAnswer(c, prepared, idempotency, render);
   }
 
   /** A batch: each message filled from its template and checked on its own (errors name its index), sent together. */
@@ -216,6 +294,8 @@ export function mailRoutes(ctx: AppContext): Hono<SendEnv> {
     serve(op, auth, async (c) => {
       const { text, value } = await readJson(c);
       const list = check(z.array(z.unknown()).min(1).max(100), value);
+      const mode = check(contract.batchValidation, { 'x-batch-validation': c.req.header('x-batch-validation') });
+      if (mode['x-batch-validation'] === 'permissive') return sendPermissive(c, text, list);
       return sendBatch(c, text, list, 'resend', (accepted) => ({
         status: 200,
         body: { data: accepted.map((r) => ({ id: r[0].trans_uuid })) },

@@ -6,6 +6,7 @@ import type { MailRequest, ResendRequest } from '../../contract/sending.ts';
 import type { Address, StoredAttachment } from '../db/schema.ts';
 import { AddressError, parseAddress } from '../core/addresses.ts';
 import { readScheduledAt } from '../lifecycle/scheduled-at.ts';
+import type { PathAttachment } from '../attachments/url-attachments.service.ts';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const DEFAULT_GROUP = 'Default';
@@ -21,6 +22,8 @@ export interface Submission {
   text: string | null;
   headers: Record<string, string>;
   attachments: StoredAttachment[];
+  /** Attachments given by URL (Resend's `path`), fetched before acceptance (url-attachments.service.ts). */
+  pathAttachments?: PathAttachment[];
   group: string;
   tags: string[];
   metadata: Record<string, unknown> | null;
@@ -53,9 +56,9 @@ function addresses(value: unknown, path: string): Address[] {
   });
 }
 
-function finish(
-  s: Omit<Submission, 'attachments'> & { attachments: { filename: string; content: string; content_type?: string }[] },
-): Submission {
+type InlineAttachment = { filename: string; content: string; content_type?: string; content_id?: string };
+
+function finish(s: Omit<Submission, 'attachments'> & { attachments: InlineAttachment[] }): Submission {
   if (s.to.length === 0) throw new SubmissionError('at least one recipient is required', 'to');
   const count = s.to.length + s.cc.length + s.bcc.length;
   if (count > MAX_RECIPIENTS)
@@ -67,7 +70,13 @@ function finish(
   let size = Buffer.byteLength(s.html ?? '') + Buffer.byteLength(s.text ?? '');
   const attachments = s.attachments.map((a) => {
     size += Math.floor((a.content.length * 3) / 4);
-    return { filename: a.filename, content: a.content, content_type: a.content_type ?? 'application/octet-stream' };
+    const type = a.content_type ?? 'application/octet-stream';
+    return {
+      filename: a.filename,
+      content: a.content,
+      content_type: type,
+      ...(a.content_id && { content_id: a.content_id }),
+    };
   });
   if (size > MAX_MESSAGE_BYTES)
     throw new SubmissionError(`the message is larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`, 'attachments');
@@ -86,7 +95,7 @@ interface CommonFields {
   html?: string;
   text?: string;
   headers?: Record<string, string>;
-  attachments?: { filename: string; content: string; content_type?: string }[];
+  attachments?: InlineAttachment[];
 }
 
 /** `scheduled_at` read at the moment of the request (scheduled-at.ts). */
@@ -127,8 +136,17 @@ export function fromMailRequest(body: MailRequest): Submission {
 /** A checked Resend body as a Submission; a tag named "group" names the transaction group. */
 export function fromResendRequest(body: ResendRequest): Submission {
   const group = body.tags?.find((t) => t.name === 'group')?.value;
+  const given = body.attachments ?? [];
+  // the contract lets an attachment have content (with a filename) or a path, never both
+  const inline = given.flatMap((a) =>
+    a.content === undefined ? [] : [{ ...a, filename: a.filename ?? 'attachment', content: a.content }],
+  );
+  const paths = given.flatMap(({ path, content: _, ...a }, index) =>
+    path === undefined ? [] : [{ ...a, index, url: path }],
+  );
   return finish({
-    ...common(body),
+    ...common({ ...body, attachments: inline }),
+    ...(paths.length > 0 && { pathAttachments: paths }),
     group: group?.trim() || DEFAULT_GROUP,
     tags: (body.tags ?? []).map((t) => `${t.name}:${t.value}`),
     metadata: null,

@@ -230,6 +230,12 @@ async function writeJobs(
 ): Promise<AcceptedRecipient[][][]> {
   const now = new Date();
   const batch: Batch = jobs.flatMap((job) => job.messages.map((m) => ({ job, m, at: m.queuedAt ?? now })));
+  // a permissive batch with no valid message stores only its answer under its Idempotency-Key
+  if (batch.length === 0) {
+    const none = jobs.map((job) => job.messages.map(() => []));
+    await storeIdempotencyKeys(trx, jobs, none);
+    return none;
+  }
   const customerIds = [...new Set(jobs.map((j) => j.customerId))].sort((a, b) => a - b);
   // customer settings and quota, locked in a stable order so concurrent commits cannot deadlock
   const settings = new Map((await repo.customerSettings(trx, customerIds)).map((c) => [c.id, c]));

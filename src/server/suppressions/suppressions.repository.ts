@@ -44,24 +44,24 @@ export async function findListed(db: Database, customerId: number, emails: strin
 }
 
 /**
- * Inserts the addresses with `origin`; an address already stored as spelled is left as it was. Returns how many were
- * inserted.
+ * Inserts the addresses with `origin`; an address already stored as spelled is left as it was. Returns the rows
+ * inserted (their addresses and new ids).
  */
 export async function insertSuppressions(
   db: Database,
   customerId: number,
   emails: string[],
   origin: SuppressionOrigin,
-): Promise<number> {
-  let inserted = 0;
+): Promise<{ id: string; email: string }[]> {
+  const inserted: { id: string; email: string }[] = [];
   for (const chunk of chunks(emails)) {
     const rows = await db
       .insertInto('suppressions')
       .values(chunk.map((email) => ({ customer_id: customerId, email, origin })))
       .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
-      .returning('email')
+      .returning(['id', 'email'])
       .execute();
-    inserted += rows.length;
+    inserted.push(...rows);
   }
   return inserted;
 }
@@ -74,6 +74,8 @@ export interface RecipientSuppression {
   at: Date;
   /** Listed even when the customer disabled suppression (the recipient's own word). */
   evenWhenDisabled: boolean;
+  /** The transaction whose outcome lists the address (Resend's `source_id`). */
+  transaction_id?: number;
 }
 
 /**
@@ -117,6 +119,7 @@ export async function suppressRecipients(db: Database, rows: RecipientSuppressio
           email: rows[i].email,
           origin: rows[i].origin,
           created_at: rows[i].at,
+          source_transaction_id: rows[i].transaction_id ?? null,
         })),
       )
       .onConflict((oc) => oc.columns(['customer_id', 'email']).doNothing())
@@ -196,4 +199,85 @@ export async function deleteSuppression(db: Database, customerId: number, email:
     .returning('email')
     .execute();
   return rows.length;
+}
+
+/** An entry as the Resend-compatible surface names it: its id, and the uuid of the transaction that listed it. */
+export interface SuppressionEntry {
+  id: string;
+  email: string;
+  origin: SuppressionOrigin;
+  created_at: Date;
+  source_id: string | null;
+}
+
+function entries(db: Database, customerId: number) {
+  return db
+    .selectFrom('suppressions as s')
+    .leftJoin('transactions as t', 't.id', 's.source_transaction_id')
+    .select(['s.id', 's.email', 's.origin', 's.created_at', 't.uuid as source_id'])
+    .where('s.customer_id', '=', customerId);
+}
+
+/** The customer's entries with these ids (uuids, checked by the caller), oldest first. */
+export function findEntriesByIds(db: Database, customerId: number, ids: string[]): Promise<SuppressionEntry[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return entries(db, customerId).where('s.id', 'in', ids).orderBy('s.created_at').orderBy('s.id').execute();
+}
+
+/** The customer's entries for these lower-cased addresses, in every spelling, oldest first. */
+export function findEntriesByEmails(db: Database, customerId: number, emails: string[]): Promise<SuppressionEntry[]> {
+  if (emails.length === 0) return Promise.resolve([]);
+  return entries(db, customerId)
+    .where(sql<string>`lower(s.email)`, 'in', emails)
+    .orderBy('s.created_at')
+    .orderBy('s.id')
+    .execute();
+}
+
+/**
+ * One cursor page of the customer's entries of `origins` (all when null), newest first: older than
+ * the entry `after`, or newer than `before` (read oldest first, so the caller turns them round); one
+ * more than `limit` to tell whether more follow. The cursor entry is compared in the database, so
+ * its timestamp keeps its microseconds.
+ */
+export function pageOfEntries(
+  db: Database,
+  customerId: number,
+  page: { origins: SuppressionOrigin[] | null; limit: number; after?: string; before?: string },
+): Promise<SuppressionEntry[]> {
+  let query = entries(db, customerId);
+  if (page.origins) query = query.where('s.origin', 'in', page.origins);
+  const at = (id: string) => sql`(select c.created_at, c.id from suppressions c where c.id = ${id})`;
+  if (page.before !== undefined)
+    return query
+      .where(sql<boolean>`(s.created_at, s.id) > ${at(page.before)}`)
+      .orderBy('s.created_at', 'asc')
+      .orderBy('s.id', 'asc')
+      .limit(page.limit + 1)
+      .execute();
+  if (page.after !== undefined) query = query.where(sql<boolean>`(s.created_at, s.id) < ${at(page.after)}`);
+  return query
+    .orderBy('s.created_at', 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+}
+
+/** Removes every spelling of the lower-cased `emails` from the customer's list; answers the rows removed. */
+export async function deleteByEmails(
+  db: Database,
+  customerId: number,
+  emails: string[],
+): Promise<{ id: string; email: string }[]> {
+  const removed: { id: string; email: string }[] = [];
+  for (const chunk of chunks(emails)) {
+    const rows = await db
+      .deleteFrom('suppressions')
+      .where('customer_id', '=', customerId)
+      .where(sql<string>`lower(email)`, 'in', chunk)
+      .returning(['id', 'email'])
+      .execute();
+    removed.push(...rows);
+  }
+  return removed;
 }

@@ -103,7 +103,7 @@ async function addIn(trx: Database, customerId: number, lines: string[]): Promis
   );
   const fresh = emails.filter((e) => !listed.has(e.toLowerCase()));
   // a concurrent add of the same spelling is absorbed by the primary key and counts as already listed
-  const added = fresh.length ? await repo.insertSuppressions(trx, customerId, fresh, 'user') : 0;
+  const added = fresh.length ? (await repo.insertSuppressions(trx, customerId, fresh, 'user')).length : 0;
   return { added, already: emails.length - added, invalid };
 }
 

@@ -19,9 +19,6 @@ import {
   updateTemplate,
 } from './templates.service.ts';
 
-const ID = /^[0-9a-f-]{36}$/i;
-const idParam = (raw: string) => (ID.test(raw) ? raw.toLowerCase() : '00000000-0000-0000-0000-000000000000');
-
 export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
   const { app, serve, senderWrite: write } = consoleRoutes(ctx);
   const read = [requireSession, requireSender];
@@ -54,7 +51,7 @@ export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
   });
 
   serve(contract.getTemplate, read, async (c, { params }) => {
-    const row = await readTemplate(ctx, sessionOf(c).customerId, idParam(params.id));
+    const row = await readTemplate(ctx, sessionOf(c).customerId, params.id);
     c.header('Cache-Control', 'no-store');
     return c.json({ template: templateToWire(row) });
   });
@@ -65,12 +62,12 @@ export function templateRoutes(ctx: AppContext): Hono<ApiEnv> {
   });
 
   serve(contract.updateTemplate, write, async (c, { params, body }) => {
-    const row = await updateTemplate(ctx, sessionOf(c).customerId, idParam(params.id), body);
+    const row = await updateTemplate(ctx, sessionOf(c).customerId, params.id, body);
     return c.json({ template: templateToWire(row), message: 'Save complete' });
   });
 
   serve(contract.deleteTemplate, write, async (c, { params }) => {
-    await deleteTemplate(ctx, sessionOf(c).customerId, idParam(params.id));
+    await deleteTemplate(ctx, sessionOf(c).customerId, params.id);
     return c.json({ message: 'Template deleted successfully' });
   });
   return app;

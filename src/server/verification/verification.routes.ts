@@ -27,8 +27,6 @@ function withMessages(err: unknown): never {
 
 export function verificationRoutes(ctx: AppContext): Hono<ApiEnv> {
   const { app, serve, csrf } = consoleRoutes(ctx);
-  const domainId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : NaN);
-
   // the body is read here, not by serve, so its refusals carry the modal's messages too
   serve(contract.createDomain, [requireSession, requireSender, csrf], async (c) => {
     try {
@@ -46,7 +44,7 @@ export function verificationRoutes(ctx: AppContext): Hono<ApiEnv> {
   // the domain is checked before the body, so another account's id is 404 whatever the body
   serve(contract.resendVerification, [requireSession, requireSender, csrf], async (c, { params }) => {
     const { customerId } = sessionOf(c);
-    const id = domainId(params.id);
+    const { id } = params;
     await customerDomain(ctx, customerId, id);
     const body = await jsonBody(c, contract.resendVerificationBody);
     const domain = await resendVerification(ctx, customerId, id, body.email);

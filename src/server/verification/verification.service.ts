@@ -11,7 +11,7 @@ import { accept, prepare } from '../sending/sending.service.ts';
 import type { Submission } from '../sending/mail.schema.ts';
 import { LOCAL_PART_PATTERN } from '../../lib/domain-name.ts';
 import * as repo from '../domains/domains.repository.ts';
-import { addDomain, validDomainName } from '../domains/domains.service.ts';
+import { addDomain, type DomainOptions, validDomainName } from '../domains/domains.service.ts';
 import { systemSender } from '../domains/system-sender.ts';
 import { inTransaction } from '../core/transaction.ts';
 
@@ -49,11 +49,11 @@ export function verificationAddress(email: string, domain: string): string {
 export async function createDomainWithVerification(
   ctx: AppContext,
   customerId: number,
-  input: { domain: string; email: string },
+  input: { domain: string; email: string; options?: DomainOptions },
 ): Promise<Domain> {
   const name = validDomainName(input.domain);
   const email = verificationAddress(input.email, name);
-  const domain = await addDomain(ctx, customerId, name);
+  const domain = await addDomain(ctx, customerId, name, { options: input.options });
   return sendVerification(ctx, domain, email);
 }
 

@@ -1,14 +1,16 @@
 // The webhook outbox: when events are recorded, a `webhook_requests` row is added for
-// each event whose customer has an enabled webhook subscribed to its type, in the same database
+// each event and each enabled webhook of its customer subscribed to its type, in the same database
 // transaction as the event (no event without its webhook, no webhook for a rolled-back event).
-// Which customers have a webhook is read through a per-process cache (src/server/core/lookup-cache.ts),
-// cleared on every save, rotation or disable, so the send path of a customer without a webhook
+// A `resend` webhook names the types as Resend does (resend-events.ts). Which customers have webhooks
+// is read through a per-process cache (src/server/core/lookup-cache.ts), cleared on every save,
+// rotation, deletion or disable, so the send path of a customer without a webhook
 // costs no query; without a context (a caller that has none) the subscriptions are read in the
 // transaction itself, which is always right, only one query dearer.
 import type { AppContext } from '../core/context.ts';
 import type { Database } from '../db/database.ts';
 import type { EventType, WebhookEventType } from '../../contract/values.ts';
 import { lookupCache } from '../core/lookup-cache.ts';
+import { resendNamesOf } from './resend-events.ts';
 
 /**
  * The webhook type of a recorded event. `queued` and `delivered` are not webhook events: a delivered
@@ -59,6 +61,7 @@ export interface Subscription {
   url: string;
   verb: string;
   fieldSet: string;
+  /** our webhook types, or Resend's names for a `resend` webhook */
   types: ReadonlySet<string>;
 }
 
@@ -72,16 +75,17 @@ export interface OutboxEvent {
 
 const CACHE = 'webhook-subscriptions';
 
-async function readSubscriptions(db: Database, customerIds: number[]): Promise<Map<number, Subscription | null>> {
+async function readSubscriptions(db: Database, customerIds: number[]): Promise<Map<number, Subscription[]>> {
   const rows = await db
     .selectFrom('webhooks')
     .select(['id', 'customer_id', 'url', 'verb', 'field_set', 'event_types', 'status'])
     .where('customer_id', 'in', customerIds)
+    .orderBy('id')
     .execute();
-  const found = new Map<number, Subscription | null>(customerIds.map((id) => [id, null]));
+  const found = new Map<number, Subscription[]>(customerIds.map((id) => [id, []]));
   for (const r of rows) {
     if (r.status !== 'enabled' || r.event_types.length === 0) continue;
-    found.set(Number(r.customer_id), {
+    found.get(Number(r.customer_id))!.push({
       webhookId: Number(r.id),
       url: r.url,
       verb: r.verb,
@@ -92,15 +96,15 @@ async function readSubscriptions(db: Database, customerIds: number[]): Promise<M
   return found;
 }
 
-/** Each customer's enabled webhook (null: none), through the cache when there is a context. */
+/** Each customer's enabled webhooks (none: empty), through the cache when there is a context. */
 export async function subscriptionsOf(
   ctx: Pick<AppContext, 'lookups'> | undefined,
   db: Database,
   customerIds: number[],
-): Promise<Map<number, Subscription | null>> {
+): Promise<Map<number, Subscription[]>> {
   if (!ctx) return readSubscriptions(db, customerIds);
-  const cache = lookupCache<Subscription | null>(ctx, CACHE);
-  const result = new Map<number, Subscription | null>();
+  const cache = lookupCache<Subscription[]>(ctx, CACHE);
+  const result = new Map<number, Subscription[]>();
   const missing: number[] = [];
   for (const id of customerIds) {
     const hit = cache.get(String(id));
@@ -108,9 +112,9 @@ export async function subscriptionsOf(
     else result.set(id, hit);
   }
   if (missing.length > 0) {
-    for (const [id, sub] of await readSubscriptions(db, missing)) {
-      cache.set(String(id), sub);
-      result.set(id, sub);
+    for (const [id, subs] of await readSubscriptions(db, missing)) {
+      cache.set(String(id), subs);
+      result.set(id, subs);
     }
   }
   return result;
@@ -132,35 +136,49 @@ async function deferredBefore(db: Database, ids: number[]): Promise<Set<number>>
   return new Set(rows.map((r) => Number(r.transaction_id)));
 }
 
+/** The name an event has for a webhook of this field set (null: it does not hear of it). */
+function nameFor(fieldSet: string, e: OutboxEvent, resendName: string | null): string | null {
+  return fieldSet === 'resend' ? resendName : webhookTypeOf(e.type);
+}
+
 /**
- * Adds the outbox rows of `events` (called by insertEvents, inside the caller's transaction, before
- * the events themselves are written).
+ * Adds the outbox rows of `events`, one per event and enabled webhook subscribed to it (called by
+ * insertEvents, inside the caller's transaction, before the events themselves are written).
  */
 export async function insertOutbox(
   ctx: Pick<AppContext, 'lookups'> | undefined,
   db: Database,
   events: OutboxEvent[],
 ): Promise<number> {
-  const relevant = events.filter((e) => webhookTypeOf(e.type) !== null);
+  const resendNames = resendNamesOf(events);
+  const relevant = events
+    .map((e, i) => ({ e, resendName: resendNames[i] }))
+    .filter(({ e, resendName }) => resendName !== null || webhookTypeOf(e.type) !== null);
   if (relevant.length === 0) return 0;
-  const subs = await subscriptionsOf(ctx, db, [...new Set(relevant.map((e) => e.customer_id))]);
-  const subscribed = relevant.filter((e) => subs.get(e.customer_id)?.types.has(webhookTypeOf(e.type)!));
-  // only a subscribed deferral costs the look-up in the log
-  const deferrals = subscribed.filter((e) => e.type === 'deferred').map((e) => e.transaction_id);
-  const reported = withoutRepeatedDeferrals(subscribed, await deferredBefore(db, deferrals));
-  const rows = reported.map((e) => {
-    const sub = subs.get(e.customer_id)!;
-    const at = e.at ?? new Date();
+  const subs = await subscriptionsOf(ctx, db, [...new Set(relevant.map(({ e }) => e.customer_id))]);
+  const wanted = relevant.flatMap(({ e, resendName }) =>
+    (subs.get(e.customer_id) ?? []).flatMap((sub) => {
+      const name = nameFor(sub.fieldSet, e, resendName);
+      return name !== null && sub.types.has(name) ? [{ ...e, sub, name }] : [];
+    }),
+  );
+  // only a subscribed deferral costs the look-up in the log; each webhook hears of the first one
+  const deferrals = wanted.filter((w) => w.type === 'deferred').map((w) => w.transaction_id);
+  const earlier = await deferredBefore(db, deferrals);
+  const bySub = Map.groupBy(wanted, (w) => w.sub.webhookId);
+  const reported = [...bySub.values()].flatMap((list) => withoutRepeatedDeferrals(list, earlier));
+  const rows = reported.map((w) => {
+    const at = w.at ?? new Date();
     return {
-      customer_id: e.customer_id,
-      webhook_id: sub.webhookId,
-      transaction_id: e.transaction_id,
-      event_type: webhookTypeOf(e.type)!,
+      customer_id: w.customer_id,
+      webhook_id: w.sub.webhookId,
+      transaction_id: w.transaction_id,
+      event_type: w.name,
       event_at: at,
-      event_data: e.data ? JSON.stringify(e.data) : null,
-      url: sub.url,
-      verb: sub.verb,
-      field_set: sub.fieldSet,
+      event_data: w.data ? JSON.stringify(w.data) : null,
+      url: w.sub.url,
+      verb: w.sub.verb,
+      field_set: w.sub.fieldSet,
       next_attempt_at: at,
     };
   });
@@ -170,5 +188,35 @@ export async function insertOutbox(
       .insertInto('webhook_requests')
       .values(rows.slice(i, i + 5000))
       .execute();
+  return rows.length;
+}
+
+/**
+ * Queues `email.received` for each enabled `resend` webhook of the customer subscribed to it, in the
+ * caller's transaction (the one that stores the received message, docs/receiving.md). The payload is
+ * complete now: the event names no transaction for the worker to read it from.
+ */
+export async function insertReceivedOutbox(
+  ctx: Pick<AppContext, 'lookups'>,
+  db: Database,
+  event: { customerId: number; at: Date; data: Record<string, unknown> },
+): Promise<number> {
+  const subs = (await subscriptionsOf(ctx, db, [event.customerId])).get(event.customerId) ?? [];
+  const rows = subs
+    .filter((sub) => sub.fieldSet === 'resend' && sub.types.has('email.received'))
+    .map((sub) => ({
+      customer_id: event.customerId,
+      webhook_id: sub.webhookId,
+      transaction_id: null,
+      event_type: 'email.received',
+      event_at: event.at,
+      event_data: JSON.stringify(event.data),
+      url: sub.url,
+      verb: sub.verb,
+      field_set: sub.fieldSet,
+      payload: JSON.stringify({ type: 'email.received', created_at: event.at.toISOString(), data: event.data }),
+      next_attempt_at: event.at,
+    }));
+  if (rows.length) await db.insertInto('webhook_requests').values(rows).execute();
   return rows.length;
 }

@@ -1,7 +1,9 @@
 // What a webhook receives (docs/webhooks.md): the `standard` field set
 // `{ type: 'email.<event>', created_at, data }` and the flat `legacy` one with the console's wire
 // names (docs/console.md §3 Transaction: trans_uuid, trans_to_email, tm_subject…), built from the
-// transaction as it was sent and the event's own fields.
+// transaction as it was sent and the event's own fields; and Resend's for a `resend` webhook
+// (resend-events.ts).
+import { resendPayload } from './resend-events.ts';
 
 export interface PayloadTransaction {
   uuid: string;
@@ -15,6 +17,8 @@ export interface PayloadTransaction {
   subject: string;
   tags: string[] | null;
   metadata: Record<string, unknown> | null;
+  /** when the message was accepted (Resend's data.created_at) */
+  created_at?: Date;
 }
 
 export interface PayloadEvent {
@@ -149,6 +153,10 @@ export function buildPayload(
   event: PayloadEvent,
   tx: PayloadTransaction | null,
 ): Record<string, unknown> {
+  if (fieldSet === 'resend')
+    return tx
+      ? resendPayload(event, tx)
+      : { type: 'email.test', created_at: event.at.toISOString(), data: { message: TEST_MESSAGE } };
   return fieldSet === 'legacy' ? legacyPayload(event, tx) : standardPayload(event, tx);
 }
 

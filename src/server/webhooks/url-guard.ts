@@ -53,6 +53,8 @@ function describeRange(range: string): string {
 export interface UrlCheckOptions {
   allowed: readonly string[];
   resolver: Pick<Resolver, 'resolve4' | 'resolve6'>;
+  /** What the answer calls the URL: 'The webhook URL' unless given (attachments by URL share the rules). */
+  subject?: string;
 }
 
 /** Resolves a name's A and AAAA records; [] when it has none. */
@@ -62,36 +64,39 @@ async function addressesOf(host: string, resolver: UrlCheckOptions['resolver']):
   return [...v4, ...v6];
 }
 
-/** Why `raw` may not be a webhook URL (a sentence for the 400 answer), or null when it may. */
+/** Why `raw` may not be a webhook (or attachment) URL, a sentence for the refusal; null when it may. */
 export async function webhookUrlProblem(raw: string, opts: UrlCheckOptions): Promise<string | null> {
+  const subject = opts.subject ?? 'The webhook URL';
   if (raw.length > MAX_URL_LENGTH)
-    return `The webhook URL is longer than ${MAX_URL_LENGTH.toLocaleString('en-US')} characters.`;
+    return `${subject} is longer than ${MAX_URL_LENGTH.toLocaleString('en-US')} characters.`;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'The webhook URL is not a valid absolute URL.';
+    return `${subject} is not a valid absolute URL.`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return `The webhook URL must use http or https, not ${url.protocol.replace(/:$/, '')}.`;
+    return `${subject} must use http or https, not ${url.protocol.replace(/:$/, '')}.`;
   if (url.username || url.password)
-    return 'The webhook URL must not contain a user name or password; use Basic authentication instead.';
+    return opts.subject
+      ? `${subject} must not contain a user name or password.`
+      : `${subject} must not contain a user name or password; use Basic authentication instead.`;
   const host = url.hostname
     .replace(/^\[|\]$/g, '')
     .replace(/\.+$/, '')
     .toLowerCase();
-  if (host === '') return 'The webhook URL has no host.';
+  if (host === '') return `${subject} has no host.`;
   if (net.isIP(host)) {
     const reason = blockedAddressReason(host, opts.allowed);
-    return reason ? `The webhook URL is not allowed: ${reason}.` : null;
+    return reason ? `${subject} is not allowed: ${reason}.` : null;
   }
   if (host === 'localhost' || host.endsWith('.localhost'))
-    return 'The webhook URL is not allowed: localhost is a loopback address.';
+    return `${subject} is not allowed: localhost is a loopback address.`;
   const addresses = await addressesOf(host, opts.resolver);
-  if (addresses.length === 0) return `The webhook URL is not allowed: ${host} does not resolve to an address.`;
+  if (addresses.length === 0) return `${subject} is not allowed: ${host} does not resolve to an address.`;
   for (const address of addresses) {
     const reason = blockedAddressReason(address, opts.allowed);
-    if (reason) return `The webhook URL is not allowed: ${host} resolves to ${reason}.`;
+    if (reason) return `${subject} is not allowed: ${host} resolves to ${reason}.`;
   }
   return null;
 }

@@ -45,6 +45,7 @@ export interface ClaimedWithContext extends ClaimedRequest {
   t_subject: string | null;
   t_tags: string[] | null;
   t_metadata: Record<string, unknown> | null;
+  t_created_at: Date | null;
 }
 
 const CLAIMED_COLUMNS = sql`id, customer_id, webhook_id, msg_id, transaction_id, event_type, event_at, event_data,
@@ -104,7 +105,7 @@ export async function claimDueRequests(db: Database, opts: ClaimOptions): Promis
              w_updated_at,
            t.uuid as t_uuid, t.message_id_header as t_message_id_header, g.uuid as t_group_uuid, g.name as t_group_name,
            m.from_email as t_from_email, m.from_name as t_from_name, t.to_email as t_to_email, t.to_name as t_to_name,
-           m.subject as t_subject, m.tags as t_tags, m.metadata as t_metadata
+           m.subject as t_subject, m.tags as t_tags, m.metadata as t_metadata, t.queued_at as t_created_at
       from claimed c
       left join webhooks w on w.id = c.webhook_id
       left join transactions t on t.id = c.transaction_id and c.payload is null
@@ -162,7 +163,8 @@ export function applyRequestUpdates(db: Database, updates: RequestUpdate[]): Pro
            last_status_code = v.last_status_code, url = coalesce(nullif(v.url, ''), t.url), verb =
              coalesce(nullif(v.verb, ''), t.verb),
            payload = coalesce(t.payload, v.payload), updated_at = v.at`,
-    where: sql`t.attempts = v.attempts and t.status = 'pending'`,
+    status: 'pending',
+    where: sql`t.attempts = v.attempts`,
   });
 }
 
@@ -236,10 +238,10 @@ export async function disableWebhooks(db: Database, disabled: { id: number; reas
   }
 }
 
-/** One page of a customer's log, newest (or oldest) first, and a count capped at `countCap`. */
 /** The columns the Webhook Logs list and its detail show of a request. */
 const REQUEST_COLUMNS = [
   'id',
+  'webhook_id',
   'msg_id',
   'event_type',
   'url',
@@ -260,24 +262,29 @@ const triedBefore = sql<boolean>`exists (select 1 from webhook_attempts a where 
   'tried',
 );
 
+/** One page of a customer's log (or one webhook's), newest (or oldest) first, and a count capped at `countCap`. */
 export async function listRequests(
   db: Database,
   customerId: number,
-  opts: { page: number; perPage: number; ascending: boolean; countCap: number },
+  opts: { page: number; perPage: number; ascending: boolean; countCap: number; webhookId?: number },
 ) {
   const direction = opts.ascending ? 'asc' : 'desc';
-  const rows = await db
+  let query = db
     .selectFrom('webhook_requests')
     .select([...REQUEST_COLUMNS, triedBefore])
-    .where('customer_id', '=', customerId)
+    .where('customer_id', '=', customerId);
+  // one webhook's requests (the Webhook Logs' filter), through webhook_requests_webhook
+  if (opts.webhookId !== undefined) query = query.where('webhook_id', '=', opts.webhookId);
+  const rows = await query
     .orderBy('created_at', direction)
     .orderBy('id', direction)
     .limit(opts.perPage)
     .offset((opts.page - 1) * opts.perPage)
     .execute();
+  const ofWebhook = opts.webhookId === undefined ? sql`` : sql`and webhook_id = ${opts.webhookId}`;
   const counted = await sql<{ n: number }>`
-    select count(*)::int as n from (select 1 from webhook_requests where customer_id = ${customerId} limit
-      ${opts.countCap}) c`.execute(db);
+    select count(*)::int as n from (select 1 from webhook_requests where customer_id = ${customerId} ${ofWebhook}
+      limit ${opts.countCap}) c`.execute(db);
   return { rows, total: Number(counted.rows[0].n) };
 }
 export type RequestRow = Awaited<ReturnType<typeof listRequests>>['rows'][number];
@@ -285,7 +292,7 @@ export type RequestRow = Awaited<ReturnType<typeof listRequests>>['rows'][number
 export async function findRequest(db: Database, customerId: number, id: number) {
   return db
     .selectFrom('webhook_requests')
-    .select([...REQUEST_COLUMNS, 'webhook_id', triedBefore])
+    .select([...REQUEST_COLUMNS, triedBefore])
     .where('customer_id', '=', customerId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -319,4 +326,52 @@ export async function purgeRequests(db: Database, before: Date, batch: number): 
 export async function insertRequest(db: Database, row: Insertable<WebhookRequestsTable>): Promise<number> {
   const inserted = await db.insertInto('webhook_requests').values(row).returning('id').executeTakeFirstOrThrow();
   return Number(inserted.id);
+}
+
+/**
+ * A cursor page of one webhook's requests, newest first (Resend's events list): up to `limit + 1`
+ * rows older than the request `after` names, so the caller can tell whether more follow.
+ */
+export async function pageOfWebhookRequests(
+  db: Database,
+  webhookId: number,
+  page: { limit: number; after?: { created_at: Date; id: number } },
+) {
+  let query = db
+    .selectFrom('webhook_requests')
+    .select([...REQUEST_COLUMNS, triedBefore])
+    .where('webhook_id', '=', webhookId);
+  const after = page.after;
+  if (after)
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.created_at),
+        eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+      ]),
+    );
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+}
+
+/** One request of a webhook, by its id. */
+export function findWebhookRequest(db: Database, webhookId: number, id: number) {
+  return db
+    .selectFrom('webhook_requests')
+    .select([...REQUEST_COLUMNS, triedBefore])
+    .where('webhook_id', '=', webhookId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A cursor page of a request's attempts, oldest first: up to `limit + 1` after the attempt `after`. */
+export function pageOfAttempts(db: Database, requestId: number, page: { limit: number; after?: number }) {
+  let query = db.selectFrom('webhook_attempts').selectAll().where('request_id', '=', requestId);
+  if (page.after !== undefined) query = query.where('id', '>', page.after);
+  return query
+    .orderBy('id')
+    .limit(page.limit + 1)
+    .execute();
 }

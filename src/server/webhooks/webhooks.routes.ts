@@ -1,11 +1,11 @@
 // Webhook calls (docs/console.md §7 GET/POST /v1/webhooks; docs/console-reports.md §7 POST /v1/webhook-logs) and ours
-// beyond the spec: POST /v1/webhooks/secret (rotate the signing secret), POST /v1/webhooks/test
+// beyond the spec: several webhooks (an `id` names one), POST /v1/webhooks/secret (rotate the signing secret),
+// POST /v1/webhooks/test
 // (send a test event now), GET /v1/webhook-logs/{id} (More info) and POST /v1/webhook-logs/{id}/replay.
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import * as contract from '../../contract/webhooks.ts';
 import type { AppContext } from '../core/context.ts';
-import { DomainError } from '../core/errors.ts';
 import { type ApiEnv, requireSender, requireSession, sessionOf } from '../http/middleware.ts';
 import { consoleRoutes } from '../http/console-routes.ts';
 import { noStoreJson } from '../http/no-store.ts';
@@ -20,11 +20,6 @@ import {
   sendTestEvent,
   webhooksForConsole,
 } from './webhooks.service.ts';
-
-function logId(raw: string): number {
-  if (!/^\d{1,15}$/.test(raw)) throw new DomainError('not_found', 'No such webhook log entry');
-  return Number(raw);
-}
 
 export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
   const { app, serve, write, senderWrite: change } = consoleRoutes(ctx);
@@ -41,23 +36,25 @@ export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
     return noStoreJson(c, { message: SAVED_MESSAGE, data: webhook });
   });
 
-  serve(contract.rotateSecret, change, async (c) => {
+  serve(contract.rotateSecret, change, async (c, { query }) => {
     c.header('Cache-Control', 'no-store'); // set first: a refusal is not stored either
-    return c.json(await rotateSecret(ctx, sessionOf(c).customerId));
+    return c.json(await rotateSecret(ctx, sessionOf(c).customerId, query.id));
   });
 
-  serve(contract.testWebhook, change, async (c) => c.json(await sendTestEvent(ctx, sessionOf(c).customerId)));
+  serve(contract.testWebhook, change, async (c, { query }) =>
+    c.json(await sendTestEvent(ctx, sessionOf(c).customerId, query.id)),
+  );
 
   serve(contract.searchWebhookLogs, write, async (c, { body }) => {
     return c.json(await searchLogs(ctx, sessionOf(c).customerId, body));
   });
 
   serve(contract.getWebhookLog, [requireSession], async (c, { params }) => {
-    return c.json(await logDetail(ctx, sessionOf(c).customerId, logId(params.id)));
+    return c.json(await logDetail(ctx, sessionOf(c).customerId, params.id));
   });
 
   serve(contract.replayWebhookLog, change, async (c, { params }) => {
-    await replayLog(ctx, sessionOf(c).customerId, logId(params.id));
+    await replayLog(ctx, sessionOf(c).customerId, params.id);
     return c.json({ message: 'Queued again.' }, 202);
   });
   return app;

@@ -3,8 +3,13 @@
 // modal can show them), saving with the URL checks of url-guard.ts, secret rotation, the test event
 // (sent while the caller waits), and the Webhook Logs with More info and Replay.
 import { randomBytes } from 'node:crypto';
+import type { Insertable, Updateable } from 'kysely';
 import { z } from 'zod';
+import { isUuid } from '../../contract/fields.ts';
+import { RESEND_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '../../contract/values.ts';
 import { type logSearch, webhookInput } from '../../contract/webhooks.ts';
+import type { Database } from '../db/database.ts';
+import type { WebhooksTable } from '../db/schema.ts';
 import type { Config } from '../core/config.ts';
 import type { AppContext } from '../core/context.ts';
 import { createResolver } from '../core/resolver.ts';
@@ -27,6 +32,8 @@ const LOG_COUNT_CAP = 10_000;
 const TEST_LEASE_SECONDS = 60;
 
 export interface WebhookWire {
+  /** ours: its uuid, its id on /resend/webhooks too */
+  id: string;
   url: string;
   verb: string;
   status: string;
@@ -47,6 +54,7 @@ const authDetails = z.object({ username: z.string(), password: z.string() });
 
 export function webhookToWire(secrets: Secrets, row: repo.Webhook): WebhookWire {
   return {
+    id: row.uuid,
     url: row.url,
     verb: row.verb,
     status: row.status,
@@ -80,23 +88,89 @@ export async function webhooksForConsole(ctx: AppContext, customerId: number): P
   return rows.map((row) => webhookToWire(secrets, row));
 }
 
-/** Checks and saves the customer's one webhook; 400 with a message the modal shows on any problem. */
-export async function saveWebhook(ctx: AppContext, customerId: number, body: unknown): Promise<WebhookWire> {
-  const input = check(webhookInput, body);
-  const url = input.url.trim();
+/** The URL as it is stored; a DomainError when empty or not allowed (url-guard.ts). */
+export async function checkedUrl(ctx: AppContext, raw: string): Promise<string> {
+  const url = raw.trim();
   if (url === '') throw new DomainError('validation_failed', EMPTY_URL_MESSAGE);
   const problem = await webhookUrlProblem(url, {
     allowed: ctx.config.webhookAllowedNetworks,
     resolver: createResolver(ctx.config),
   });
   if (problem) throw new DomainError('webhook_url_not_allowed', problem);
+  return url;
+}
+
+const NO_SUCH_WEBHOOK = 'No webhook with this id in this account';
+
+/** One of the customer's webhooks by its uuid; a malformed, unknown or another account's id is 404. */
+export async function findWebhook(ctx: AppContext, customerId: number, id: string): Promise<repo.Webhook> {
+  const row = isUuid(id) ? await repo.findWebhookByUuid(ctx.db, customerId, id.toLowerCase()) : undefined;
+  if (!row) throw new DomainError('not_found', NO_SUCH_WEBHOOK);
+  return row;
+}
+
+/** The event types a webhook of this field set may subscribe to: Resend's names for `resend`, ours otherwise. */
+function checkedEventTypes(fieldSet: string, types: readonly string[]): string[] {
+  const allowed: readonly string[] = fieldSet === 'resend' ? RESEND_WEBHOOK_EVENTS : WEBHOOK_EVENT_TYPES;
+  const wrong = types.filter((t) => !allowed.includes(t));
+  if (wrong.length > 0)
+    throw new DomainError('validation_failed', `Not an event of the ${fieldSet} field set: ${wrong.join(', ')}.`);
+  return [...new Set(types)];
+}
+
+/** Runs a change to the webhooks and makes the outbox read them again (the lookup cache). */
+async function changingWebhooks<T>(ctx: AppContext, change: (trx: Database) => Promise<T>): Promise<T> {
+  const result = await inTransaction(ctx.db, async (trx) => {
+    const done = await change(trx);
+    await invalidateLookups(ctx, trx);
+    return done;
+  });
+  clearLookupCaches(ctx); // again after commit: an event recorded meanwhile may have cached the old webhooks
+  return result;
+}
+
+/** Adds a webhook with a new signing secret. */
+export function createWebhook(
+  ctx: AppContext,
+  customerId: number,
+  values: Omit<Insertable<WebhooksTable>, 'customer_id' | 'secret_sealed'>,
+): Promise<repo.Webhook> {
+  const sealed = ctx.secrets.encrypt(newSigningSecret());
+  return changingWebhooks(ctx, (trx) =>
+    repo.insertWebhook(trx, { ...values, customer_id: customerId, secret_sealed: sealed }),
+  );
+}
+
+/** Changes a webhook (found through its customer); a save clears why the service disabled it. */
+export function changeWebhook(ctx: AppContext, row: repo.Webhook, changes: Updateable<WebhooksTable>) {
+  return changingWebhooks(ctx, (trx) =>
+    repo.updateWebhook(trx, row.id, { ...changes, disabled_reason: null, updated_at: new Date() }),
+  );
+}
+
+/** Deletes a webhook (found through its customer). */
+export function removeWebhook(ctx: AppContext, row: repo.Webhook): Promise<void> {
+  return changingWebhooks(ctx, (trx) => repo.deleteWebhook(trx, row.id));
+}
+
+/** The webhook a Settings call without an id means: the account's first one saved on Settings. */
+async function firstSettingsWebhook(ctx: AppContext, customerId: number): Promise<repo.Webhook | undefined> {
+  return (await repo.listWebhooks(ctx.db, customerId)).find((w) => w.field_set !== 'resend');
+}
+
+/**
+ * Checks and saves a webhook from the modal: the one `id` names, a new one (`add`), or else the
+ * account's first Settings webhook (created if none); 400 with a message the modal shows on any problem.
+ */
+export async function saveWebhook(ctx: AppContext, customerId: number, body: unknown): Promise<WebhookWire> {
+  const input = check(webhookInput, body);
+  const url = await checkedUrl(ctx, input.url);
   const basic = input.auth_type === 'basic';
   if (basic && !input.auth_details?.username.trim())
     throw new DomainError('validation_failed', 'Basic authentication needs a username.');
   if (basic && input.auth_details!.username.includes(':'))
     throw new DomainError('validation_failed', 'A Basic authentication username cannot contain a colon.');
   const secrets = ctx.secrets;
-  const now = new Date();
   const values = {
     url,
     verb: input.verb,
@@ -107,33 +181,36 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
           JSON.stringify({ username: input.auth_details!.username.trim(), password: input.auth_details!.password }),
         )
       : null,
-    event_types: JSON.stringify([...new Set(input.event_types)]),
+    event_types: JSON.stringify(checkedEventTypes(input.field_set, input.event_types)),
     field_set: input.field_set,
-    disabled_reason: null,
-    updated_at: now,
   };
-  const row = await inTransaction(ctx.db, async (trx) => {
-    const saved = await repo.upsertWebhook(trx, customerId, values, secrets.encrypt(newSigningSecret()));
-    await invalidateLookups(ctx, trx);
-    return saved;
-  });
-  clearLookupCaches(ctx); // again after commit: an event recorded meanwhile may have cached the old webhook
+  const target = input.add
+    ? undefined
+    : input.id
+      ? await findWebhook(ctx, customerId, input.id)
+      : await firstSettingsWebhook(ctx, customerId);
+  const row = target ? await changeWebhook(ctx, target, values) : await createWebhook(ctx, customerId, values);
   return webhookToWire(secrets, row);
 }
 
-async function requireWebhook(ctx: AppContext, customerId: number): Promise<repo.Webhook> {
+async function requireWebhook(ctx: AppContext, customerId: number, id?: string): Promise<repo.Webhook> {
+  if (id !== undefined) return findWebhook(ctx, customerId, id);
   const [row] = await repo.listWebhooks(ctx.db, customerId);
   if (!row) throw new DomainError('not_found', 'No webhook is set up yet; save one first.');
   return row;
 }
 
-/** Replaces the signing secret; the next attempt of every request is signed with the new one. */
-export async function rotateSecret(ctx: AppContext, customerId: number): Promise<{ secret: string }> {
-  const row = await requireWebhook(ctx, customerId);
+/** Replaces a webhook's signing secret; the next attempt of every request is signed with the new one. */
+export async function rotateSecret(ctx: AppContext, customerId: number, id?: string): Promise<{ secret: string }> {
+  return { secret: await replaceSecret(ctx, await requireWebhook(ctx, customerId, id)) };
+}
+
+/** Gives the webhook a new signing secret and answers it. */
+export async function replaceSecret(ctx: AppContext, row: repo.Webhook): Promise<string> {
   const secret = newSigningSecret();
   await repo.setSecret(ctx.db, row.id, ctx.secrets.encrypt(secret), new Date());
   clearLookupCaches(ctx);
-  return { secret };
+  return secret;
 }
 
 declare module '../core/context.ts' {
@@ -156,8 +233,8 @@ export interface TestEventAnswer {
 }
 
 /** Sends an `email.test` event now (logged like any request, never retried) and reports the answer. */
-export async function sendTestEvent(ctx: AppContext, customerId: number): Promise<TestEventAnswer> {
-  const webhook = await requireWebhook(ctx, customerId);
+export async function sendTestEvent(ctx: AppContext, customerId: number, id?: string): Promise<TestEventAnswer> {
+  const webhook = await requireWebhook(ctx, customerId, id);
   const secrets = ctx.secrets;
   const now = new Date();
   const payload = buildPayload(webhook.field_set, { type: 'test', at: now, data: null }, null);
@@ -226,6 +303,8 @@ export interface WebhookLogWire {
   /** ours */
   event_type: string;
   webhook_id: string;
+  /** ours: the uuid of the webhook it went to; null once that webhook is deleted */
+  webhook: string | null;
   attempts: number;
   last_status_code: number | null;
   /** unix seconds of the next try while pending, else null */
@@ -247,7 +326,7 @@ export function logProgress(row: { status: string; retry_step: number; tried: bo
 const unix = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
 const inQuery = (verb: string) => verb === 'get' || verb === 'delete';
 
-function logToWire(row: requests.RequestRow): WebhookLogWire {
+function logToWire(row: requests.RequestRow, uuidOf: ReadonlyMap<number, string>): WebhookLogWire {
   return {
     id: Number(row.id),
     date: unix(row.created_at),
@@ -260,21 +339,31 @@ function logToWire(row: requests.RequestRow): WebhookLogWire {
     payload: (row.payload as Record<string, unknown> | null) ?? null,
     event_type: row.event_type,
     webhook_id: row.msg_id,
+    webhook: row.webhook_id === null ? null : (uuidOf.get(Number(row.webhook_id)) ?? null),
     attempts: row.attempts,
     last_status_code: row.last_status_code,
     next_attempt: row.status === 'pending' && row.next_attempt_at ? unix(row.next_attempt_at) : null,
   };
 }
 
+/** The customer's webhooks' uuids by id: the log names the webhook of each request by its uuid. */
+async function webhookUuids(ctx: AppContext, customerId: number): Promise<Map<number, string>> {
+  return new Map((await repo.listWebhooks(ctx.db, customerId)).map((w) => [Number(w.id), w.uuid]));
+}
+
+/** One page of the Webhook Logs: all the account's requests, or those of the webhook `input.webhook` names. */
 export async function searchLogs(ctx: AppContext, customerId: number, input: z.infer<typeof logSearch>) {
+  const webhook = input.webhook ? await findWebhook(ctx, customerId, input.webhook) : undefined;
   const { rows, total } = await requests.listRequests(ctx.db, customerId, {
     page: input.page,
     perPage: LOG_PAGE_SIZE,
     ascending: input.order_by === 'asc',
     countCap: LOG_COUNT_CAP,
+    webhookId: webhook === undefined ? undefined : Number(webhook.id),
   });
+  const uuids = await webhookUuids(ctx, customerId);
   return {
-    data: rows.map(logToWire),
+    data: rows.map((row) => logToWire(row, uuids)),
     meta: {
       current_page: input.page,
       per_page: LOG_PAGE_SIZE,
@@ -325,7 +414,7 @@ export async function logDetail(ctx: AppContext, customerId: number, id: number)
   headers['webhook-signature'] = 'v1,… (HMAC-SHA256 of each attempt, with your signing secret)';
   if (webhook?.auth_type === 'basic') headers.Authorization = 'Basic … (hidden)';
   return {
-    log: logToWire(row),
+    log: logToWire(row, await webhookUuids(ctx, customerId)),
     request: { method: row.verb.toUpperCase(), url, headers, payload: inQuery(row.verb) ? null : payload },
     attempts: attempts.map((a) => ({
       at: unix(a.at),

@@ -222,6 +222,7 @@ export class WebhookWorker {
               subject: c.t_subject!,
               tags: c.t_tags,
               metadata: c.t_metadata,
+              created_at: c.t_created_at === null ? undefined : new Date(c.t_created_at),
             };
       c.payload = buildPayload(c.field_set, { type: c.event_type, at: c.event_at, data: c.event_data }, tx);
     }
