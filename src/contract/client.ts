@@ -10,6 +10,7 @@ import type { templateOperations } from './templates.ts';
 import type { webhookOperations } from './webhooks.ts';
 import type { referenceOperations } from './reference.ts';
 import type { apiKeyOperations } from './api-keys.ts';
+import type { inboundOperations } from './inbound.ts';
 
 type AnyOperation =
   | (typeof sendingOperations)[number]
@@ -18,7 +19,8 @@ type AnyOperation =
   | (typeof webhookOperations)[number]
   | (typeof accountOperations)[number]
   | (typeof referenceOperations)[number]
-  | (typeof apiKeyOperations)[number];
+  | (typeof apiKeyOperations)[number]
+  | (typeof inboundOperations)[number];
 
 /** 'GET /v1/dashboard', 'POST /v1/templates/search', 'DELETE /v1/suppression/{email}', … */
 export type CallKey = AnyOperation extends infer O

@@ -35,6 +35,7 @@ const TAGS = [
       'The account’s webhook, its signing secret and its logs. The requests it receives are under Webhooks below.',
   },
   { name: 'Suppression', description: 'Addresses mail is not sent to.' },
+  { name: 'Inbound', description: 'The console’s Inbound page: mail received for the account’s domains.' },
   { name: 'Settings', description: 'Sending options and credentials.' },
   { name: 'Domains', description: 'Sending domains, their verification and DNS records.' },
   { name: 'Sign-in', description: 'The console’s session.' },

@@ -14,6 +14,7 @@ import { apiKeyOperations } from './api-keys.ts';
 import { resendWebhookOperations } from './resend-webhooks.ts';
 import { receivingOperations } from './resend-receiving.ts';
 import { resendSuppressionOperations } from './resend-suppressions.ts';
+import { inboundOperations } from './inbound.ts';
 
 export const operations: readonly Operation[] = [
   ...sendingOperations,
@@ -27,6 +28,7 @@ export const operations: readonly Operation[] = [
   ...templateOperations,
   ...reportOperations,
   ...webhookOperations,
+  ...inboundOperations,
   ...accountOperations,
   ...referenceOperations,
   ...resendWebhookOperations,

@@ -131,6 +131,8 @@ const transaction = z.object({
   trans_click_count: z.number().int(),
 });
 
+/** A transaction as the console's tables show it (docs/console.md §3), also a received message's answered one. */
+export const transactionWire = transaction;
 const transactionPage = pageOf(transaction, reportPageMeta);
 
 const group = z.object({

@@ -16,6 +16,7 @@ export interface FirstPages {
   groups(customerId: number, body: unknown): Promise<AnswerOf<'POST /v1/transaction-groups/search'>>;
   groupReport(customerId: number, body: unknown): Promise<AnswerOf<'POST /v1/transaction-groups/reports'>>;
   links(customerId: number, body: unknown): Promise<AnswerOf<'POST /v1/links'>>;
+  inbound(customerId: number, body: unknown): Promise<AnswerOf<'POST /v1/inbound/search'>>;
 }
 
 /**

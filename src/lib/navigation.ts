@@ -104,6 +104,8 @@ export function sideMenu(session: Wire): SideEntry[] {
   const entries: (SideEntry | false)[] = [
     { id: 'dashboard', label: 'Dashboard', href: '/' },
     { id: 'groups', label: 'Transactional Groups Reports', href: '/groups' },
+    // received mail is read like the transactions: by every user of the account
+    { id: 'inbound', label: 'Inbound', href: '/inbound' },
     send && { id: 'suppression-list', label: 'Suppression List', href: '/suppression-list' },
     send && { id: 'templates', label: 'Templates', href: '/templates' },
     { id: 'online-attachments', label: 'Online Attachments', href: '/online-attachments' },

@@ -15,6 +15,7 @@ import { resendSuppressionRoutes } from './suppressions/resend-suppressions.rout
 import { emailAttachmentRoutes } from './resend/email-attachments.routes.ts';
 import { resendErrors } from './http/resend-errors.ts';
 import { receivedFileRoutes, receivingRoutes } from './inbound/inbound.routes.ts';
+import { inboundConsoleRoutes } from './inbound/inbound-console.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
 import { verificationRoutes } from './verification/verification.routes.ts';
@@ -95,6 +96,7 @@ export function createApi(ctx: AppContext): Hono<ApiEnv> {
     exportRoutes,
     webhookRoutes,
     suppressionRoutes,
+    inboundConsoleRoutes,
   ];
   for (const routes of consoleRoutes) app.route('/v1', routes(ctx));
   app.route('/v1', attachmentRoutes(ctx)); // with a session or an API key

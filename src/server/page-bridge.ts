@@ -10,7 +10,7 @@ import {
   inspectVerificationLink,
   type VerificationLinkState,
 } from './verification/verification.service.ts';
-import { customerDomain, domainToWire, type DomainWire } from './domains/domains.service.ts';
+import { customerDomain, domainToWire, type DomainWire, listDomainsForConsole } from './domains/domains.service.ts';
 import { DomainError } from './core/errors.ts';
 import { changeSubscription, isKnownTransaction } from './unsubscribe/unsubscribe.service.ts';
 import { answerGroupSearch, reportGroup } from './reports/groups.service.ts';
@@ -27,6 +27,8 @@ import { answerDashboard, showsDashboard } from './dashboard/dashboard.service.t
 import { answerTransactionSearch } from './reports/searches.service.ts';
 import { answerGroupReport, answerLinks } from './reports/group-reports.service.ts';
 import type { FirstPages } from '../lib/first-page.ts';
+import { inboundSearchBody, type InboundMessageWire } from '../contract/inbound.ts';
+import { answerInboundSearch, findInboundMessage } from './inbound/inbound-console.service.ts';
 import type { SubscriptionBridge } from '../lib/unsubscribe-view.ts';
 
 export interface PageSession {
@@ -66,6 +68,10 @@ export interface PageBridge extends SubscriptionBridge {
   webhooksWithoutSecrets(customerId: number): Promise<WebhookWire[]>;
   /** The Templates list's first page as the island's first call asks for it (rendered on the server). */
   templatesFirstPage(customerId: number): Promise<TemplatePage>;
+  /** One received message (its page), or null: malformed, unknown or another customer's (the page is then 404). */
+  inboundMessage(customerId: number, id: string): Promise<InboundMessageWire | null>;
+  /** The customer's domains, named and linked on the Inbound page while nothing has been received. */
+  customerDomains(customerId: number): Promise<DomainWire[]>;
   /**
    * The first pages of the console's lists, rendered on the server: each the answer of the API
    * call its island makes, to the body the island would send, through the same contract schema
@@ -124,6 +130,8 @@ export function createPageBridge(ctx: AppContext): PageBridge {
         order: 'desc',
         page: 1,
       }),
+    inboundMessage: (customerId, id) => findInboundMessage(ctx, customerId, id),
+    customerDomains: (customerId) => listDomainsForConsole(ctx, customerId),
     firstPages: {
       suppressions: (customerId, body) => answerSuppressionSearch(ctx, customerId, check(searchSuppressionsBody, body)),
       dashboard: async (customerId, query) =>
@@ -132,6 +140,7 @@ export function createPageBridge(ctx: AppContext): PageBridge {
       groups: (customerId, body) => answerGroupSearch(ctx, customerId, check(groupSearchBody, body)),
       groupReport: (customerId, body) => answerGroupReport(ctx, customerId, check(reportBody, body)),
       links: (customerId, body) => answerLinks(ctx, customerId, check(reportBody, body)),
+      inbound: (customerId, body) => answerInboundSearch(ctx, customerId, check(inboundSearchBody, body)),
     },
   };
 }

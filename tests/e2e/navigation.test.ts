@@ -98,6 +98,7 @@ async function signedIn(key: UserKey): Promise<TestPage> {
 const SIDE_ALL = [
   'dashboard',
   'groups',
+  'inbound',
   'suppression-list',
   'templates',
   'online-attachments',

@@ -377,6 +377,13 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       await page.keyboard.press('Escape');
     });
 
+    it('/inbound with nothing received yet (with mail: tests/e2e/inbound.test.ts)', async () => {
+      const { page } = demo;
+      await page.goto(`${server.baseUrl}/inbound`);
+      await hydrated(page, '[data-testid=inbound-nothing]');
+      await checkPage(page, `a11y-inbound-empty-${size}`, [TITLE, '[data-testid=inbound-domain-link]']);
+    });
+
     it('/webhook-logs with rows, with More info open, and empty', async () => {
       const { page } = demo;
       await page.goto(`${server.baseUrl}/webhook-logs`);

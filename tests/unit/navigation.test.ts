@@ -112,7 +112,7 @@ describe('topNavigation', () => {
 
 describe('sideMenu', () => {
   const SEND_ONLY = ['suppression-list', 'templates', 'settings'];
-  const ALWAYS = ['dashboard', 'groups', 'online-attachments', 'webhook-logs'];
+  const ALWAYS = ['dashboard', 'groups', 'inbound', 'online-attachments', 'webhook-logs'];
 
   function sideIds(send: 'yes' | 'no' | undefined): string[] {
     const u = user([]) as Record<string, unknown>;
@@ -132,12 +132,13 @@ describe('sideMenu', () => {
   });
 
   it(
-    'keeps the order of docs/console.md §2: Dashboard, Groups, Suppression List, Templates, Online Attachments, ' +
-      'Webhook Logs, Settings',
+    'keeps the order of docs/console.md §2: Dashboard, Groups, Inbound, Suppression List, Templates, ' +
+      'Online Attachments, Webhook Logs, Settings',
     () => {
       expect(sideIds('yes')).toEqual([
         'dashboard',
         'groups',
+        'inbound',
         'suppression-list',
         'templates',
         'online-attachments',

@@ -1,8 +1,8 @@
 // Received messages (docs/receiving.md): the one writer of inbound_emails. Every read is scoped
 // to one customer.
-import type { Insertable, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Insertable, type Selectable, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { InboundEmailsTable } from '../db/schema.ts';
+import type { InboundEmailsTable, Tables } from '../db/schema.ts';
 
 export type InboundEmail = Selectable<InboundEmailsTable>;
 
@@ -44,6 +44,89 @@ export async function pageInbound(
   const order = before ? 'asc' : 'desc';
   const rows = await query.orderBy('received_at', order).orderBy('id', order).limit(opts.limit).execute();
   return before ? rows.reverse() : rows;
+}
+
+/** What the console's list shows of a message. */
+export type InboundListed = Pick<
+  InboundEmail,
+  | 'id'
+  | 'from_address'
+  | 'to_addresses'
+  | 'received_for'
+  | 'subject'
+  | 'received_at'
+  | 'spf'
+  | 'dkim'
+  | 'dmarc'
+  | 'flagged'
+  | 'attachments'
+  | 'reply_to_transaction_id'
+>;
+
+/**
+ * The console's search: `text` anywhere in From, To, the envelope recipients or Subject, any case. A
+ * substring, not a prefix: received mail is kept INBOUND_RETENTION_DAYS, so one account's rows stay few
+ * enough to test each (through the customer index), and people search a subject by any word.
+ */
+function searched(text: string | undefined) {
+  return (eb: ExpressionBuilder<Tables, 'inbound_emails'>) => {
+    if (!text) return eb.lit(true);
+    const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return eb.or([
+      eb('from_address', 'ilike', pattern),
+      eb('subject', 'ilike', pattern),
+      eb(sql<string>`to_addresses::text`, 'ilike', pattern),
+      eb(sql<string>`received_for::text`, 'ilike', pattern),
+    ]);
+  };
+}
+
+/** One page of the customer's received mail matching `search`, newest first. */
+export function searchInbound(
+  db: Database,
+  customerId: number,
+  opts: { search?: string; offset: number; limit: number },
+): Promise<InboundListed[]> {
+  return db
+    .selectFrom('inbound_emails')
+    .select([
+      'id',
+      'from_address',
+      'to_addresses',
+      'received_for',
+      'subject',
+      'received_at',
+      'spf',
+      'dkim',
+      'dmarc',
+      'flagged',
+      'attachments',
+      'reply_to_transaction_id',
+    ])
+    .where('customer_id', '=', customerId)
+    .where(searched(opts.search))
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(opts.offset)
+    .limit(opts.limit)
+    .execute();
+}
+
+/** How many of the customer's messages match `search`, counted up to `cap` + 1. */
+export async function countInbound(db: Database, customerId: number, search: string | undefined, cap: number) {
+  const row = await db
+    .selectFrom((qb) =>
+      qb
+        .selectFrom('inbound_emails')
+        .select('id')
+        .where('customer_id', '=', customerId)
+        .where(searched(search))
+        .limit(cap + 1)
+        .as('matched'),
+    )
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Messages received before `before`, oldest first, at most `limit` (the retention purge). */

@@ -25,7 +25,12 @@ function signature(ctx: AppContext, id: string, file: string, expires: number): 
 }
 
 /** A link to `file` ('raw' or an attachment id) of message `id`, valid LINK_SECONDS from `now`. */
-function signedLink(ctx: AppContext, id: string, file: string, now = Date.now()): { url: string; expiresAt: string } {
+export function signedLink(
+  ctx: AppContext,
+  id: string,
+  file: string,
+  now = Date.now(),
+): { url: string; expiresAt: string } {
   const expires = Math.floor(now / 1000) + LINK_SECONDS;
   const query = new URLSearchParams({ expires: String(expires), signature: signature(ctx, id, file, expires) });
   return {

@@ -265,3 +265,13 @@ export async function findTransactionIds(
   }
   return { ids, meta: pageMeta(page, perPage, total, !exact) };
 }
+
+/** The customer's transaction `id` as the transaction tables show it, or null (a received reply's More Info). */
+export async function transactionById(
+  ctx: AppContext,
+  customerId: number,
+  id: number,
+): Promise<TransactionWire | null> {
+  const [row] = await repo.transactionsByIds(ctx.db, customerId, [id]);
+  return row ? transactionToWire(row) : null;
+}

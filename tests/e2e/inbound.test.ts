@@ -1,0 +1,355 @@
+// The Inbound pages in Chromium (docs/console.md §2 "Inbound") against the built service, with mail put in
+// through its real MX listener (BOUNCE_SMTP_PORT, the smtp role) by nodemailer, as another mail server
+// sends it; SPF, DKIM and DMARC answered by a local DNS server. The list (newest first, verdict tags,
+// paging, the debounced search), a row opening the message, the sanitised HTML in its sandboxed frame
+// running no script and loading nothing remote, an attachment downloaded, the raw message, the headers,
+// the More Info of the sent message a reply answers, 404s for another account's and a malformed id, and
+// the text that says how to switch receiving on; axe and the layout at 1440 and 390 px.
+import { generateKeyPairSync } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PARENT,
+  animationsDone,
+  hydrated,
+  launchBrowser,
+  location,
+  openPage,
+  signInThroughForm,
+  type TestPage,
+} from '../helpers/browser.ts';
+import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
+import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
+import { setDomainReceiving } from '../../src/server/domains/domains.service.ts';
+
+const PASSWORD = 'user-password-123';
+const SHOP = 'reader@inbound.test';
+const QUIET = 'quiet@inbound.test'; // an account that has received nothing
+const PHOTO = Buffer.alloc(4096, 9);
+const TRACKER = 'http://tracker.example';
+
+let dns: DnsTestServer;
+let server: RunningServer;
+let browser: Browser;
+let sentUuid: string;
+const ids: Record<string, string> = {};
+
+const dkimKeys = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'der' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
+
+/** Another mail server handing a message to the service's MX listener. */
+const mx = (dkim = false) =>
+  nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: Number(server.env.BOUNCE_SMTP_PORT),
+    secure: false,
+    name: 'mail.sender.example',
+    tls: { rejectUnauthorized: false },
+    ...(dkim ? { dkim: { domainName: 'sender.example', keySelector: 's1', privateKey: dkimKeys.privateKey } } : {}),
+  });
+const idOf = (response: string) => /Message received ([0-9a-f-]{36})/.exec(response)![1];
+
+async function account(enterprise: number, name: string, email: string): Promise<number> {
+  const customer = createdId(
+    await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', name),
+    'customer',
+  );
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    name,
+    '--email',
+    email,
+    '--name',
+    'Reader',
+    '--password',
+    PASSWORD,
+  );
+  return customer;
+}
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
+  dns.set('s1._domainkey.sender.example', 'TXT', [`v=DKIM1; k=rsa; p=${dkimKeys.publicKey.toString('base64')}`]);
+  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
+  dns.set('bank.example', 'TXT', ['v=spf1 ip4:192.0.2.1 -all']);
+  dns.set('_dmarc.bank.example', 'TXT', ['v=DMARC1; p=reject']);
+  server = await prepareServer({ DNS_SERVERS: dns.address });
+  const enterprise = createdId(
+    await server.admin('enterprise', 'create', '--name', 'Inbound Enterprise', '--parent-url', PARENT),
+    'enterprise',
+  );
+  const shop = await account(enterprise, 'Inbound Shop', SHOP);
+  await account(enterprise, 'Quiet Shop', QUIET);
+  const added = await server.admin('domain', 'add', 'shop.example', '--customer', 'Inbound Shop', '--verified');
+  await server.admin('domain', 'add', 'quiet.example', '--customer', 'Quiet Shop', '--verified');
+  const domainId = Number(/^domain (\d+) added/m.exec(added)![1]);
+  await setDomainReceiving({ db: await server.database() }, shop, domainId, { receiving: true });
+  const apiKey = /^api key:\s+(\S+)$/m.exec(
+    await server.admin('credentials', 'show', '--customer', 'Inbound Shop'),
+  )![1];
+  await server.start();
+
+  const sent = await fetch(`${server.baseUrl}/v1/mail`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ from: 'orders@shop.example', to: 'zoe@sender.example', subject: 'Your order', text: 'Hi' }),
+  });
+  sentUuid = ((await sent.json()) as { data: { trans_uuid: string }[] }).data[0].trans_uuid;
+  for (let i = 1; i <= 11; i++) {
+    const info = await mx(true).sendMail({
+      from: `Customer ${i} <c${i}@sender.example>`,
+      to: 'Support <support@shop.example>',
+      subject: `Question ${i}`,
+      text: `Question number ${i}`,
+    });
+    ids[`q${i}`] = idOf(info.response);
+  }
+  ids.forged = idOf(
+    (await mx().sendMail({ from: 'ceo@bank.example', to: 'billing@shop.example', subject: 'Wire it', text: 'Now.' }))
+      .response,
+  );
+  const reply = await mx(true).sendMail({
+    from: 'Zoë Ünal <zoe@sender.example>',
+    to: 'Orders <orders@shop.example>',
+    subject: 'Re: Your order',
+    text: 'Thanks! The photo is attached.',
+    html:
+      `<style>@import url(${TRACKER}/style.css); h1 { color: #234; }</style>` +
+      `<h1 onmouseover="document.body.dataset.ran = 'handler'">Thanks!</h1>` +
+      `<script>document.body.dataset.ran = 'script'</script>` +
+      `<p style="background: url(${TRACKER}/bg.png)">The photo is attached.</p>` +
+      `<img src="${TRACKER}/open.gif" alt="pixel"><a href="https://sender.example/">our site</a>`,
+    inReplyTo: `<${sentUuid}@shop.example>`,
+    attachments: [{ filename: 'photo.jpg', content: PHOTO, contentType: 'image/jpeg' }],
+  });
+  ids.reply = idOf(reply.response);
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await dns?.close();
+});
+
+async function signedIn(email: string, viewport: { width: number; height: number } = VIEWPORTS.desktop) {
+  const opened = await openPage(browser, server.baseUrl, { viewport, acceptDownloads: true });
+  await signInThroughForm(opened.page, server.baseUrl, email, PASSWORD);
+  return opened;
+}
+
+async function openList(page: Page): Promise<void> {
+  await page.goto(`${server.baseUrl}/inbound`);
+  await hydrated(page, '[data-testid=inbound-table]');
+  await hydrated(page, '[data-testid=inbound-search]');
+  await settled(page);
+}
+
+/** checkPage once CSS transitions are over (the side menu's width eases in as the page settles). */
+async function checked(page: Page, name: string, shown: string[]): Promise<void> {
+  await animationsDone(page);
+  await checkPage(page, name, shown);
+}
+
+/** A search answers after the box's 1000 ms pause: a bound for a hang, not a delay. */
+const SEARCHED = { timeout: 15_000 };
+const settled = (page: Page) => page.waitForSelector('[data-testid=inbound-table][aria-busy=false]');
+const subjects = (page: Page) =>
+  page.$$eval('[data-testid=inbound-subject]', (links) => links.map((a) => a.textContent));
+const QUESTIONS = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => `Question ${from - i}`);
+
+describe('Inbound list', () => {
+  it('lists received mail newest first with its verdict, server-rendered, and pages through it', async () => {
+    const { context, page, foreign } = await signedIn(SHOP);
+    // the first rows are in the HTML before any script runs
+    const html = await (await page.request.get(`${server.baseUrl}/inbound`)).text();
+    expect(html).toContain('Re: Your order');
+    await openList(page);
+    await expect(page.title()).resolves.toBe('Inbound · Transactional');
+    await expect(page.getAttribute('[data-menu=inbound]', 'class')).resolves.toContain('is-active');
+    await expect(
+      page.$$eval('[data-testid=inbound-table] thead th', (ths) => ths.map((th) => th.textContent)),
+    ).resolves.toEqual(['Received', 'From', 'To', 'Subject', 'Authentication']);
+    expect(await subjects(page)).toEqual(['Re: Your order', 'Wire it', ...QUESTIONS(11, 4)]);
+    const verdicts = await page.$$eval('[data-testid=inbound-verdict]', (tags) => tags.map((t) => t.textContent));
+    expect(verdicts.slice(0, 3)).toEqual(['Passed', 'Flagged', 'Passed']);
+    await expect(page.textContent('[data-testid=inbound-range]')).resolves.toBe('Displaying 1-10 of 13');
+    await checked(page, 'inbound-1-list-1440', ['[data-testid=inbound-search]', '[data-testid=inbound-subject]']);
+
+    await page.click('[data-testid=inbound-next]');
+    await settled(page);
+    await expect.poll(() => subjects(page), SEARCHED).toEqual(QUESTIONS(3, 1));
+    await expect(page.textContent('[data-testid=inbound-range]')).resolves.toBe('Displaying 11-13 of 13');
+    expect(foreign).toEqual([]);
+    await context.close();
+  });
+
+  it('searches From, To and Subject 1000 ms after the last keystroke, from page 1', async () => {
+    const { context, page } = await signedIn(SHOP);
+    await openList(page);
+    await page.click('[data-testid=inbound-next]');
+    await settled(page);
+    const searches: { body: Record<string, unknown>; at: number }[] = [];
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname === '/v1/inbound/search')
+        searches.push({ body: req.postDataJSON(), at: Date.now() });
+    });
+    await page.type('[data-testid=inbound-search]', 'bank', { delay: 50 });
+    const typedAt = Date.now();
+    await expect.poll(() => subjects(page), SEARCHED).toEqual(['Wire it']);
+    expect(searches).toHaveLength(1);
+    expect(searches[0].body).toEqual({ page: 1, search: 'bank' });
+    expect(searches[0].at - typedAt).toBeGreaterThanOrEqual(900);
+    await page.fill('[data-testid=inbound-search]', 'orders@shop');
+    await expect.poll(() => subjects(page), SEARCHED).toEqual(['Re: Your order']);
+    await page.fill('[data-testid=inbound-search]', 'question 1');
+    await expect.poll(() => subjects(page), SEARCHED).toEqual(['Question 11', 'Question 10', 'Question 1']);
+    await page.fill('[data-testid=inbound-search]', 'nothing like it');
+    await page.waitForSelector('[data-testid=inbound-empty]');
+    await expect(page.textContent('[data-testid=inbound-empty]')).resolves.toContain('No received mail found.');
+    await context.close();
+  });
+
+  for (const viewport of [VIEWPORTS.tablet, VIEWPORTS.phone]) {
+    it(`at ${viewport.width} px: the list fits, its table scrolling inside its card`, async () => {
+      const { context, page } = await signedIn(SHOP, viewport);
+      await openList(page);
+      const shown = ['[data-testid=inbound-search]', '[data-testid=inbound-table]'];
+      await checked(page, `inbound-2-list-${viewport.width}`, shown);
+      await context.close();
+    });
+  }
+
+  it('says how to switch receiving on while nothing has been received', async () => {
+    const { context, page } = await signedIn(QUIET);
+    await page.goto(`${server.baseUrl}/inbound`);
+    await hydrated(page, '[data-testid=inbound-nothing]');
+    await expect(page.textContent('[data-testid=inbound-nothing]')).resolves.toContain(
+      'No mail has been received yet.',
+    );
+    await expect(page.getAttribute('[data-testid=inbound-domain-link]', 'href')).resolves.toMatch(/^\/domains\/\d+$/);
+    await expect(page.textContent('[data-testid=inbound-domain-link]')).resolves.toBe('quiet.example');
+    await checked(page, 'inbound-3-empty-1440', ['[data-testid=inbound-nothing]']);
+    await context.close();
+  });
+});
+
+/** The message's frame: its document, once loaded. */
+async function frameOf(page: Page) {
+  const handle = await page.waitForSelector('[data-testid=inbound-html]');
+  const frame = await handle.contentFrame();
+  await frame!.waitForSelector('h1');
+  return frame!;
+}
+
+describe('A received message', () => {
+  for (const viewport of [VIEWPORTS.desktop, VIEWPORTS.tablet, VIEWPORTS.phone]) {
+    const title = 'opens from its row, shows the sanitised HTML running nothing and loading nothing remote';
+    it(`at ${viewport.width} px: ${title}`, async () => {
+      const { context, page, foreign }: TestPage = await signedIn(SHOP, viewport);
+      await openList(page);
+      // a click anywhere on the row opens it
+      await page.click(`[data-testid=inbound-row][data-id="${ids.reply}"] [data-testid=inbound-verdict]`);
+      await page.waitForURL(`**/inbound/${ids.reply}`);
+      expect(location(page)).toBe(`/inbound/${ids.reply}`);
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Re: Your order');
+      await expect(page.textContent('[data-testid=inbound-from]')).resolves.toBe('Zoë Ünal <zoe@sender.example>');
+      await expect(page.textContent('[data-testid=inbound-verdict]')).resolves.toContain('Passed');
+      for (const check of ['spf', 'dkim', 'dmarc'])
+        await expect(page.textContent(`[data-testid=inbound-${check}]`)).resolves.toContain('pass');
+      await expect(page.textContent('[data-testid=inbound-blocked]')).resolves.toContain(
+        '2 remote images were not loaded',
+      );
+
+      const frameElement = page.locator('[data-testid=inbound-html]');
+      await expect(frameElement.getAttribute('sandbox')).resolves.toBe('allow-popups allow-popups-to-escape-sandbox');
+      const frame = await frameOf(page);
+      await frame.hover('h1');
+      await expect(frame.textContent('h1')).resolves.toBe('Thanks!');
+      // no script ran (neither the element nor the handler survived, and the frame may run none)
+      await expect(frame.evaluate(() => document.body.dataset.ran ?? 'none')).resolves.toBe('none');
+      await expect(frame.$$eval('script', (s) => s.length)).resolves.toBe(0);
+      await expect(frame.getAttribute('img', 'src')).resolves.toBeNull();
+      await expect(frame.getAttribute('a', 'target')).resolves.toBe('_blank');
+      await animationsDone(page);
+      // nothing was asked of the tracker: not the pixel, not the CSS background, not the @import
+      expect(foreign.filter((url) => url.startsWith(TRACKER))).toEqual([]);
+
+      await page.click('[data-testid=tab-text]');
+      await expect(page.textContent('[data-testid=inbound-text]')).resolves.toContain('The photo is attached.');
+      await page.click('[data-testid=tab-html]');
+      await frame.waitForSelector('h1', { state: 'visible' });
+      await checked(page, `inbound-4-message-${viewport.width}`, [
+        '[data-testid=page-title]',
+        '[data-testid=inbound-html]',
+        '[data-testid=inbound-attachment-link]',
+      ]);
+      await context.close();
+    });
+  }
+
+  it('downloads an attachment and the raw message, and shows every header', async () => {
+    const { context, page } = await signedIn(SHOP);
+    await page.goto(`${server.baseUrl}/inbound/${ids.reply}`);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click('[data-testid=inbound-attachment-link]'),
+    ]);
+    expect(download.suggestedFilename()).toBe('photo.jpg');
+    const chunks: Buffer[] = [];
+    for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(PHOTO)).toBe(true);
+    const raw = await page.request.get((await page.getAttribute('[data-testid=inbound-raw-link]', 'href'))!);
+    expect(raw.headers()['content-type']).toBe('message/rfc822');
+    expect(await raw.text()).toMatch(/^Received-SPF: pass/);
+
+    await expect(page.isVisible('[data-testid=inbound-headers]')).resolves.toBe(false);
+    await page.click('[data-testid=inbound-headers-toggle]');
+    const names = await page.$$eval('[data-testid=inbound-headers] tbody th', (ths) => ths.map((th) => th.textContent));
+    expect(names).toEqual(expect.arrayContaining(['From', 'To', 'Subject', 'In-Reply-To', 'DKIM-Signature']));
+    await checked(page, 'inbound-5-headers-1440', ['[data-testid=inbound-headers]']);
+    await context.close();
+  });
+
+  it('links a reply to the More Info of the message it answers', async () => {
+    const { context, page } = await signedIn(SHOP);
+    await page.goto(`${server.baseUrl}/inbound/${ids.reply}`);
+    await expect(page.textContent('[data-testid=inbound-reply]')).resolves.toContain(
+      'A reply to Your order, sent to zoe@sender.example.',
+    );
+    await page.waitForSelector('[data-testid=inbound-reply] astro-island:not([ssr]) [data-testid=more-info]');
+    await page.click('[data-testid=inbound-reply] [data-testid=more-info]');
+    await page.waitForSelector('[data-testid=timeline]');
+    await expect(page.textContent('[data-testid=info-id]')).resolves.toBe(sentUuid);
+    await checked(page, 'inbound-6-more-info-1440', ['[data-testid=transaction-info]']);
+    await context.close();
+  });
+
+  it('shows a flagged message’s verdict and its reason', async () => {
+    const { context, page } = await signedIn(SHOP, VIEWPORTS.phone);
+    await page.goto(`${server.baseUrl}/inbound/${ids.forged}`);
+    await expect(page.textContent('[data-testid=inbound-verdict]')).resolves.toBe('Flagged');
+    await expect(page.textContent('[data-testid=inbound-dmarc]')).resolves.toContain('fail');
+    await expect(page.textContent('[data-testid=inbound-text]')).resolves.toContain('Now.');
+    await checked(page, 'inbound-7-flagged-390', ['[data-testid=inbound-verdict]']);
+    await context.close();
+  });
+
+  it('answers 404 for another account’s message and a malformed id', async () => {
+    const { context, page } = await signedIn(QUIET);
+    for (const id of [ids.reply, 'not-a-uuid']) {
+      const res = await page.goto(`${server.baseUrl}/inbound/${id}`);
+      expect(res!.status()).toBe(404);
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Message not found');
+    }
+    await context.close();
+  });
+});

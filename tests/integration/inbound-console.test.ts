@@ -1,0 +1,216 @@
+// The console's Inbound calls (docs/console.md §2 "Inbound", §7): POST /v1/inbound/search and
+// GET /v1/inbound/{id} with a session, over mail put in through the real MX listener by nodemailer
+// (SPF, DKIM and DMARC answered by a local DNS server), as another mail server would send it.
+import { generateKeyPairSync } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
+import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
+import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
+import { type BounceReceiver, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import type { InboundMessageWire, InboundRowWire } from '../../src/contract/inbound.ts';
+
+let app: TestApp;
+let dns: DnsTestServer;
+let receiver: BounceReceiver;
+let server: SocketServer;
+let cookie: string;
+let strangerCookie: string;
+let apiKey: string;
+let sentUuid: string;
+const ids: Record<string, string> = {};
+
+const dkimKeys = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'der' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
+
+const mx = (dkim = false) =>
+  nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: receiver.port,
+    secure: false,
+    name: 'mail.sender.example',
+    tls: { rejectUnauthorized: false },
+    ...(dkim ? { dkim: { domainName: 'sender.example', keySelector: 's1', privateKey: dkimKeys.privateKey } } : {}),
+  });
+
+const idOf = (response: string) => /Message received ([0-9a-f-]{36})/.exec(response)![1];
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  const port = await freePort();
+  app = await createTestApp({ DNS_SERVERS: dns.address, HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}` });
+  const account = await app.createAccount();
+  const shop = await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
+  await setDomainReceiving(app.ctx, account.customerId, shop.id, { receiving: true });
+  apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
+  cookie = await app.signIn(account.email, account.password);
+  const stranger = await app.createAccount();
+  strangerCookie = await app.signIn(stranger.email, stranger.password);
+  receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
+  server = await listenOnSocket(app, port);
+  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
+  dns.set('s1._domainkey.sender.example', 'TXT', [`v=DKIM1; k=rsa; p=${dkimKeys.publicKey.toString('base64')}`]);
+  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
+  dns.set('bank.example', 'TXT', ['v=spf1 ip4:192.0.2.1 -all']);
+  dns.set('_dmarc.bank.example', 'TXT', ['v=DMARC1; p=reject']);
+
+  for (let i = 1; i <= 11; i++) {
+    const info = await mx(true).sendMail({
+      from: `Customer ${i} <c${i}@sender.example>`,
+      to: 'support@shop.example',
+      subject: `Question ${i}`,
+      text: `Question number ${i}`,
+    });
+    ids[`q${i}`] = idOf(info.response);
+  }
+  const forged = await mx().sendMail({ from: 'ceo@bank.example', to: 'billing@shop.example', subject: 'Wire 100%' });
+  ids.forged = idOf(forged.response);
+  const sent = await app.call('POST', '/v1/mail', {
+    headers: { Authorization: `Bearer ${apiKey}` },
+    body: { from: 'orders@shop.example', to: 'zoe@sender.example', subject: 'Your order', text: 'Shipped.' },
+  });
+  sentUuid = ((await sent.json()) as { data: { trans_uuid: string }[] }).data[0].trans_uuid;
+  const reply = await mx(true).sendMail({
+    from: 'Zoë Ünal <zoe@sender.example>',
+    to: 'Orders <orders@shop.example>',
+    subject: 'Re: Your order',
+    text: 'Thanks! Photo attached.',
+    html:
+      '<p onclick="steal()">Thanks!<script>steal()</script></p><img src="https://track.example/open.gif" alt="">' +
+      '<a href="https://sender.example/">site</a>',
+    inReplyTo: `<${sentUuid}@shop.example>`,
+    attachments: [{ filename: 'photo.jpg', content: Buffer.alloc(2048, 7), contentType: 'image/jpeg' }],
+  });
+  ids.reply = idOf(reply.response);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await receiver?.close();
+  await app?.close();
+  await dns?.close();
+});
+
+type SearchAnswer = { data: InboundRowWire[]; meta: Record<string, unknown> };
+
+async function search(body: Record<string, unknown>, as = cookie): Promise<SearchAnswer> {
+  const res = await app.call('POST', '/v1/inbound/search', { cookie: as, body });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  return (await res.json()) as SearchAnswer;
+}
+
+describe('POST /v1/inbound/search', () => {
+  it('pages the account’s received mail newest first, 10 a page, with the verdicts', async () => {
+    const first = await search({ page: 1 });
+    expect(first.meta).toEqual({ current_page: 1, per_page: 10, total: 13, last_page: 2, total_capped: false });
+    expect(first.data.map((r) => r.id)).toEqual([
+      ids.reply,
+      ids.forged,
+      ...[11, 10, 9, 8, 7, 6, 5, 4].map((i) => ids[`q${i}`]),
+    ]);
+    expect(first.data[0]).toMatchObject({
+      from: 'Zoë Ünal <zoe@sender.example>',
+      to: ['Orders <orders@shop.example>'],
+      received_for: ['orders@shop.example'],
+      subject: 'Re: Your order',
+      authentication: { spf: 'pass', dkim: 'pass', dmarc: 'pass', flagged: false },
+      attachment_count: 1,
+      in_reply_to_email_id: sentUuid,
+    });
+    expect(first.data[1].authentication).toMatchObject({ dmarc: 'fail', flagged: true });
+    const second = await search({ page: 2 });
+    expect(second.data.map((r) => r.id)).toEqual([3, 2, 1].map((i) => ids[`q${i}`]));
+  });
+
+  it('searches a piece of From, To or Subject in any case; % and _ are plain characters', async () => {
+    expect((await search({ search: 'QUESTION 1' })).data.map((r) => r.subject)).toEqual([
+      'Question 11',
+      'Question 10',
+      'Question 1',
+    ]);
+    expect((await search({ search: 'c7@sender' })).data.map((r) => r.id)).toEqual([ids.q7]);
+    expect((await search({ search: 'billing@' })).data.map((r) => r.id)).toEqual([ids.forged]);
+    expect((await search({ search: 'Zoë' })).data.map((r) => r.id)).toEqual([ids.reply]);
+    expect((await search({ search: '100%' })).data.map((r) => r.id)).toEqual([ids.forged]);
+    expect((await search({ search: '1_' })).data).toEqual([]);
+    const none = await search({ search: 'nothing like it' });
+    expect(none).toEqual({
+      data: [],
+      meta: { current_page: 1, per_page: 10, total: 0, last_page: 1, total_capped: false },
+    });
+  });
+
+  it('shows another account nothing, and refuses what the contract does not take', async () => {
+    expect((await search({}, strangerCookie)).data).toEqual([]);
+    const unknownField = await app.call('POST', '/v1/inbound/search', { cookie, body: { page: 1, sort: 'x' } });
+    expect(unknownField.status).toBe(400);
+    const badPage = await app.call('POST', '/v1/inbound/search', { cookie, body: { page: 0 } });
+    expect(badPage.status).toBe(400);
+    const signedOut = await app.call('POST', '/v1/inbound/search', { body: {} });
+    expect(signedOut.status).toBe(401);
+    const crossSite = await app.call('POST', '/v1/inbound/search', {
+      cookie,
+      body: {},
+      headers: { 'Request-Type': '' },
+    });
+    expect(crossSite.status).toBe(403);
+  });
+});
+
+describe('GET /v1/inbound/{id}', () => {
+  it('answers the message with its HTML sanitised, headers, signed links and the transaction it answers', async () => {
+    const res = await app.call('GET', `/v1/inbound/${ids.reply}`, { cookie });
+    expect(res.status).toBe(200);
+    const email = (await res.json()) as InboundMessageWire;
+    expect(email).toMatchObject({
+      id: ids.reply,
+      subject: 'Re: Your order',
+      envelope_from: 'zoe@sender.example',
+      text: expect.stringContaining('Thanks! Photo attached.'),
+      remote_content_blocked: 1,
+      authentication: { spf: 'pass', dkim: 'pass', dmarc: 'pass', flagged: false },
+      in_reply_to_email_id: sentUuid,
+      in_reply_to: { trans_uuid: sentUuid, tm_subject: 'Your order', trans_to_email: 'zoe@sender.example' },
+    });
+    expect(email.html).toContain('<p>Thanks!</p>');
+    expect(email.html).not.toMatch(/script|onclick|track\.example/);
+    expect(email.html).toContain('target="_blank" rel="noopener noreferrer"');
+    expect(email.headers.find((h) => h.name.toLowerCase() === 'subject')?.value).toBe('Re: Your order');
+    expect(email.attachments).toHaveLength(1);
+    const [photo] = email.attachments;
+    expect(photo).toMatchObject({ filename: 'photo.jpg', content_type: 'image/jpeg', size: 2048 });
+    const download = await fetch(photo.download_url);
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.alloc(2048, 7))).toBe(true);
+    const raw = await fetch(email.raw.download_url);
+    expect(raw.headers.get('content-type')).toBe('message/rfc822');
+    const rawText = await raw.text();
+    expect(rawText).toMatch(/^Received-SPF: pass/);
+    expect(Buffer.byteLength(rawText)).toBe(email.raw.size);
+  });
+
+  it('answers a message that answers nothing with in_reply_to null', async () => {
+    const email = (await (await app.call('GET', `/v1/inbound/${ids.forged}`, { cookie })).json()) as InboundMessageWire;
+    expect(email).toMatchObject({ in_reply_to: null, in_reply_to_email_id: null, html: null, attachments: [] });
+  });
+
+  it('answers 404 to another account’s id, an unknown id and a malformed one; 401 signed out', async () => {
+    for (const [id, as] of [
+      [ids.reply, strangerCookie],
+      ['0b5f8c64-2f7e-4a47-9c55-1d1e2b6c7a10', cookie],
+      ['not-a-uuid', cookie],
+      ["1' or '1'='1", cookie],
+    ]) {
+      const res = await app.call('GET', `/v1/inbound/${encodeURIComponent(id)}`, { cookie: as });
+      expect(res.status, id).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { code: 'not_found' } });
+    }
+    expect((await app.call('GET', `/v1/inbound/${ids.reply}`)).status).toBe(401);
+  });
+});
