@@ -35,7 +35,12 @@ const TAGS = [
       'The account’s webhook, its signing secret and its logs. The requests it receives are under Webhooks below.',
   },
   { name: 'Suppression', description: 'Addresses mail is not sent to.' },
-  { name: 'Inbound', description: 'The console’s Inbound page: mail received for the account’s domains.' },
+  {
+    name: 'Inbound',
+    description:
+      'Mail received for the account’s domains: the console’s Inbound page, and the signed links that serve a ' +
+      'received message and its attachments.',
+  },
   { name: 'Settings', description: 'Sending options and credentials.' },
   { name: 'Domains', description: 'Sending domains, their verification and DNS records.' },
   { name: 'Sign-in', description: 'The console’s session.' },

@@ -171,7 +171,7 @@ export const resendGetReceivedAttachment = resendOperation(
   },
 );
 
-export const getReceivedFile = operationsOf({ tag: 'Receiving', access: 'public' })(
+export const getReceivedFile = operationsOf({ tag: 'Inbound', access: 'public' })(
   'GET /v1/received-files/{id}/{file}',
   {
     summary: 'Download a received message or attachment',

@@ -15,6 +15,7 @@ let doc: {
   >;
   webhooks?: Record<string, unknown>;
   components: { securitySchemes: Record<string, unknown> };
+  tags: { name: string }[];
 };
 
 beforeAll(async () => {
@@ -49,6 +50,11 @@ describe('GET /v1/openapi.json', () => {
         expect(op.summary, where).toBeTruthy();
         expect((op.description ?? '').length, where).toBeGreaterThan(20);
         expect(op.tags?.length, where).toBe(1);
+        // the reference page shows the operations of the document's tags only
+        expect(
+          doc.tags.map((t) => t.name),
+          where,
+        ).toContain(op.tags?.[0]);
         const statuses = Object.keys(op.responses);
         expect(
           statuses.some((s) => s.startsWith('2') || s === '302'),
