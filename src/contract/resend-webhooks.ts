@@ -116,7 +116,11 @@ export const resendUpdateWebhook = resendOperation('PATCH /resend/webhooks/{id}'
     'given for a webhook with Transact’s own payloads (saved on Settings; 422): change those on Settings.',
   params: webhookId,
   body: z.strictObject({ endpoint: endpoint.optional(), events: events.optional(), status: status.optional() }),
-  bodyExample: { events: ['email.delivered', 'email.bounced'], status: 'enabled' },
+  bodyExample: {
+    endpoint: 'https://hooks.example.com/resend',
+    events: ['email.delivered', 'email.bounced'],
+    status: 'enabled',
+  },
   sdkCall: `resend.webhooks.update('${WEBHOOK_ID}', { status: 'disabled' })`,
   success: [{ status: 200, description: 'Changed.', schema: ref, example: { object: 'webhook', id: WEBHOOK_ID } }],
   errors: ['not_found', 'unprocessable'],

@@ -106,6 +106,7 @@ export const saveWebhook = webhookOperation('POST /v1/webhooks', {
     'are ignored.',
   body: webhookInput,
   bodyExample: {
+    id: '4dd369bc-aa82-4ff3-97de-514ae3000ee0',
     url: 'https://hooks.example.com/transact',
     verb: 'post',
     status: 'enabled',
@@ -152,7 +153,7 @@ export const searchWebhookLogs = webhookOperation('POST /v1/webhook-logs', {
     'One page (10 rows) of the requests made to the account’s webhooks (or to the one `webhook` names), newest ' +
     'first unless order_by is asc.',
   body: logSearch,
-  bodyExample: { page: 1, order_by: 'desc' },
+  bodyExample: { page: 1, order_by: 'desc', webhook: '4dd369bc-aa82-4ff3-97de-514ae3000ee0' },
   success: [
     {
       status: 200,

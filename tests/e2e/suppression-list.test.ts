@@ -346,7 +346,8 @@ describe('Suppression List page', () => {
     await page.fill('[data-testid=add-recipients-textarea]', 'third@example.com\nnew-two@example.com');
     await page.click('[data-testid=add-recipients-submit]');
     await modal.waitFor({ state: 'detached' });
-    await expect.poll(() => shownEmails(page)).toContain('third@example.com');
+    // the list reloads after the modal closed: a bound for a loaded machine, the wait ends with the row
+    await expect.poll(() => shownEmails(page), { timeout: 30_000 }).toContain('third@example.com');
     await context.close();
   });
 

@@ -199,7 +199,11 @@ describe('webhooks with the resend SDK at /resend', () => {
       expect((await resend.webhooks.events.get({ webhookId: mine.id, eventId })).error).toMatchObject({
         statusCode: 404,
       });
-    expect((await resend.webhooks.list({ after: 'nope' })).error).toMatchObject({ statusCode: 404 });
+    // a cursor that is not a uuid is a malformed query, as on every /resend list (docs/integrating.md)
+    expect((await resend.webhooks.list({ after: 'nope' })).error).toMatchObject({
+      statusCode: 400,
+      name: 'validation_error',
+    });
     // another account sees none of it and cannot change it
     expect((await other.webhooks.get(mine.id)).error).toMatchObject({ statusCode: 404 });
     expect((await other.webhooks.remove(mine.id)).error).toMatchObject({ statusCode: 404 });
