@@ -201,7 +201,8 @@ async function domainAdd(ctx: AppContext, values: Values, console: AdminOutput):
       `${domain.sending_verified ? 'sending-verified' : 'not verified'}${values.receiving ? ', receiving' : ''})`,
   );
   console.log('Publish these DNS records:');
-  for (const r of dnsRecords(ctx, domain))
+  // the row as it now is: with receiving on, the MX record is one of them
+  for (const r of dnsRecords(ctx, { ...domain, receiving_enabled: values.receiving ?? false }))
     console.log(`  ${r.purpose.padEnd(11)} ${r.type.padEnd(5)} ${r.name}  "${r.value}"`);
 }
 
