@@ -1,4 +1,5 @@
-// `npm run bench:ab -- <git-ref> [--engine pglite|postgres] [--pairs 3] [--n 10000] [--c 16] [--no-postfix]`:
+// `npm run bench:ab -- <git-ref> [--engine pglite|postgres] [--pairs 3] [--n 10000] [--c 16] [--no-postfix]
+//   [--env-a KEY=VALUE …] [--env-b KEY=VALUE …]`:
 // delivery of this checkout (B) against another git ref (A), beside Postfix + OpenDKIM, in one
 // sitting. A is built in a worktree of its own (bench/ref-build.mjs); B is this checkout, rebuilt
 // when dist/ is older than its sources. The runs go Postfix, then pairs in alternating order
@@ -12,7 +13,8 @@
 // an empty queue. Per run: delivered msg/s (first 250 to last arrival), the MTA's CPU seconds a
 // message (the service, plus on PostgreSQL its database's backends; Postfix and OpenDKIM all
 // processes), the peak PSS of the same processes, p99 from the 250 to the arrival at the sink, and
-// a DKIM check of 50 messages. Prints one JSON document, then a markdown table (to stderr when
+// a DKIM check of 50 messages. `--env-a` / `--env-b` add to one side's environment (repeatable): with
+// HEAD as the ref, the same code under two settings (NODE_OPTIONS, PGLITE_*, …). Prints one JSON document, then a markdown table (to stderr when
 // stdout is not a terminal, so the JSON stays parseable).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -52,12 +54,15 @@ const { values: opts, positionals } = parseArgs({
     n: { type: 'string', default: '10000' },
     c: { type: 'string', default: '16' },
     'no-postfix': { type: 'boolean', default: false },
+    'env-a': { type: 'string', multiple: true, default: [] },
+    'env-b': { type: 'string', multiple: true, default: [] },
   },
 });
 const log = (message) => process.stderr.write(`[bench:ab ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 if (positionals.length !== 1) {
   log(
-    'usage: npm run bench:ab -- <git-ref> [--engine pglite|postgres] [--pairs 3] [--n 10000] [--c 16] [--no-postfix]',
+    'usage: npm run bench:ab -- <git-ref> [--engine pglite|postgres] [--pairs 3] [--n 10000] [--c 16] [--no-postfix]' +
+      ' [--env-a KEY=VALUE …] [--env-b KEY=VALUE …]',
   );
   process.exit(2);
 }
@@ -107,9 +112,15 @@ async function postfixRun(sinkPort) {
   }
 }
 
-async function transactRun(build, sinkPort) {
+/** `KEY=VALUE` options as an environment. */
+const envOf = (pairs) =>
+  Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+const sideEnv = { A: envOf(opts['env-a']), B: envOf(opts['env-b']) };
+
+async function transactRun(build, sinkPort, env) {
   const target = await startTarget(build, {
     engine: opts.engine,
+    env,
     sinkPort,
     cores: MTA_CORE,
     databaseUrl: process.env.DATABASE_URL,
@@ -152,6 +163,7 @@ const output = {
   command: `npm run bench:ab -- ${process.argv.slice(2).join(' ')}`,
   settings: { engine: opts.engine, n: N, connections: C, pairs: PAIRS, message_bytes: 2400 },
   builds: { A: builds.A.label, B: builds.B.label },
+  env: sideEnv,
   postfix: [],
   pairs: [],
   runs: [],
@@ -173,7 +185,7 @@ for (let i = 0; i < PAIRS; i++) {
   const order = i % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
   const pair = { order: order.join(' ') };
   for (const side of order)
-    pair[side] = brief(await timed(`pair ${i + 1} ${side}`, () => transactRun(builds[side], sinkPort)));
+    pair[side] = brief(await timed(`pair ${i + 1} ${side}`, () => transactRun(builds[side], sinkPort, sideEnv[side])));
   pair.ratio_b_a = {
     delivered_msg_s: round(pair.B.delivered_msg_s / pair.A.delivered_msg_s, 3),
     cpu_ms_per_msg: round(pair.B.cpu_ms_per_msg / pair.A.cpu_ms_per_msg, 3),
@@ -215,8 +227,14 @@ function table() {
   const row = (name, f, digits) =>
     `| ${name} | ${columns.map(([, r]) => r[f]?.toFixed?.(digits) ?? r[f] ?? '').join(' | ')} |`;
   const { ratio_b_a: ab } = output.summary;
+  const withEnv = (side) =>
+    Object.keys(sideEnv[side]).length
+      ? ` with ${Object.entries(sideEnv[side])
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`
+      : '';
   return [
-    `A = ${builds.A.label}, B = ${builds.B.label}; ${opts.engine}, N = ${N}, C = ${C}; ` +
+    `A = ${builds.A.label}${withEnv('A')}, B = ${builds.B.label}${withEnv('B')}; ${opts.engine}, N = ${N}, C = ${C}; ` +
       `${output.machine.nproc} × ${output.machine.cpu}, ${output.date.slice(0, 10)}`,
     '',
     `| run | ${columns.map(([name]) => name).join(' | ')} |`,
