@@ -9,7 +9,7 @@ import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { transactionById } from '../reports/transactions.service.ts';
 import * as repo from './inbound.repository.ts';
-import { signedLink } from './inbound.service.ts';
+import { signedLink } from './links.ts';
 import { sanitizeReceivedHtml } from './sanitize-html.ts';
 
 /** The console's page size (docs/console-reports.md §9: 10 where a list has no size of its own). */
