@@ -417,6 +417,16 @@ export async function searchLogs(ctx: AppContext, customerId: number, input: z.i
   };
 }
 
+/**
+ * The requests a received message's `email.received` event made, oldest first, as Webhook Logs shows
+ * them (the caller checked that the message is the customer's).
+ */
+export async function logsOfReceived(ctx: AppContext, customerId: number, inboundEmailId: string) {
+  const rows = await requests.requestsOfReceived(ctx.db, customerId, inboundEmailId);
+  const uuids = rows.length ? await webhookUuids(ctx, customerId) : new Map<number, string>();
+  return rows.map((row) => logToWire(row, uuids));
+}
+
 export interface WebhookAttemptWire {
   /** unix seconds */
   at: number;
