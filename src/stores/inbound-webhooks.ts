@@ -44,7 +44,8 @@ export async function replayDelivery(id: number, recorded: number): Promise<void
   try {
     await call('POST /v1/webhook-logs/{id}/replay', { params: { id: key } });
   } catch (err) {
-    deliveryReplays.setKey(key, { state: 'failed', message: errorMessage(err, 'The event could not be queued again.') });
+    const message = errorMessage(err, 'The event could not be queued again.');
+    deliveryReplays.setKey(key, { state: 'failed', message });
     return;
   }
   deliveryReplays.setKey(key, { state: 'queued' });

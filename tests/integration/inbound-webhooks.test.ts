@@ -139,7 +139,7 @@ async function download(url: string): Promise<Buffer> {
 }
 
 describe('email.received with the whole message', () => {
-  it('sends the fields to a metadata webhook and text, HTML, headers and inline attachments to a full one', async () => {
+  it('sends the fields to a metadata webhook, text, HTML, headers and inline attachments to a full one', async () => {
     const photo = Buffer.alloc(20_000, 5);
     const info = await mx().sendMail({
       from: 'Zoë <zoe@sender.example>',
