@@ -88,7 +88,7 @@ afterAll(async () => {
   await dns?.close();
 });
 
-async function signedIn(viewport = VIEWPORTS.desktop): Promise<Page> {
+async function signedIn(viewport: { width: number; height: number } = VIEWPORTS.desktop): Promise<Page> {
   const { page } = await openPage(browser, server.baseUrl, { viewport });
   await signInThroughForm(page, server.baseUrl, READER, PASSWORD);
   return page;

@@ -1,6 +1,6 @@
 // The `data` of Resend's `email.received` event for one received message (docs/receiving.md "To a
 // webhook"): the message's fields for every webhook, and for a webhook that asks for the full message
-// its text, HTML, headers, attachments (inline in base64 while they total at most the webhook's limit,
+// its text, HTML, headers (by name, and in order as a list), attachments (inline in base64 while they total at most the webhook's limit,
 // else as signed links) and a link to the raw message. Built while the message's row is written, in
 // the same transaction (receive.ts), so the payload is complete before the event commits.
 import type { AppContext } from '../core/context.ts';
@@ -77,7 +77,10 @@ export function fullReceivedData(
     ...receivedEventData(m),
     text: m.parsed.text,
     html: m.parsed.html,
+    // as emails.receiving.get answers them; a JSON object carries no order (and the log keeps the
+    // payload as jsonb, which sorts keys), so every header in order is the list beside it
     headers: headersByName(m.parsed.headers),
+    header_list: m.parsed.headers,
     raw: link('raw'),
   };
   const linked = m.parsed.attachments.map((a) => ({ ...fieldsOf(a), size: a.size, ...link(a.id) }));
