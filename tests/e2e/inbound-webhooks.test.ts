@@ -47,8 +47,18 @@ beforeAll(async () => {
     await server.admin('customer', 'create', '--enterprise', String(enterprise), '--name', 'Hook Shop'),
     'customer',
   );
-  await server.admin('user', 'create', '--customer', 'Hook Shop', '--email', READER, '--name', 'Reader', '--password',
-    PASSWORD);
+  await server.admin(
+    'user',
+    'create',
+    '--customer',
+    'Hook Shop',
+    '--email',
+    READER,
+    '--name',
+    'Reader',
+    '--password',
+    PASSWORD,
+  );
   const added = await server.admin('domain', 'add', 'shop.example', '--customer', 'Hook Shop', '--verified');
   const domainId = Number(/^domain (\d+) added/m.exec(added)![1]);
   await setDomainReceiving({ db: await server.database() }, customer, domainId, { receiving: true });

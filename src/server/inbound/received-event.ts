@@ -1,8 +1,9 @@
 // The `data` of Resend's `email.received` event for one received message (docs/receiving.md "To a
 // webhook"): the message's fields for every webhook, and for a webhook that asks for the full message
-// its text, HTML, headers (by name, and in order as a list), attachments (inline in base64 while they total at most the webhook's limit,
-// else as signed links) and a link to the raw message. Built while the message's row is written, in
-// the same transaction (receive.ts), so the payload is complete before the event commits.
+// its text, HTML, headers (by name, and in order as a list), attachments (inline in base64 while they
+// total at most the webhook's limit, else as signed links) and a link to the raw message. Built while
+// the message's row is written, in the same transaction (receive.ts), so the payload is complete
+// before the event commits.
 import type { AppContext } from '../core/context.ts';
 import type { InboundAttachmentRow } from '../db/schema.ts';
 import { signedLink } from './links.ts';

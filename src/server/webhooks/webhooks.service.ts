@@ -6,11 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Insertable, Updateable } from 'kysely';
 import { z } from 'zod';
 import { isUuid } from '../../contract/fields.ts';
-import {
-  RESEND_WEBHOOK_EVENTS,
-  type ReceivedContent,
-  WEBHOOK_EVENT_TYPES,
-} from '../../contract/values.ts';
+import { RESEND_WEBHOOK_EVENTS, type ReceivedContent, WEBHOOK_EVENT_TYPES } from '../../contract/values.ts';
 import { type logSearch, webhookInput } from '../../contract/webhooks.ts';
 import type { Database } from '../db/database.ts';
 import type { WebhooksTable } from '../db/schema.ts';

@@ -9,16 +9,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('webhooks')
     .addColumn('received_content', 'text', (c) =>
-      c
-        .notNull()
-        .defaultTo('metadata')
-        .check(sql`received_content in ('metadata', 'full')`),
+      c.notNull().defaultTo('metadata').check(sql`received_content in ('metadata', 'full')`),
     )
     .addColumn('received_inline_max_bytes', 'integer', (c) =>
-      c
-        .notNull()
-        .defaultTo(262_144)
-        .check(sql`received_inline_max_bytes >= 0`),
+      c.notNull().defaultTo(262_144).check(sql`received_inline_max_bytes >= 0`),
     )
     .execute();
   await db.schema.alterTable('webhook_requests').addColumn('inbound_email_id', 'uuid').execute();
