@@ -6,7 +6,7 @@
 // email.received carries. axe and the layout at 1440 and 390 px; screenshots in test-results/.
 import nodemailer from 'nodemailer';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   alertTexts,
   animationsDone,
@@ -87,7 +87,7 @@ beforeAll(async () => {
       attachments: [{ filename: 'receipt.txt', content: 'order 21' }],
     });
   messageId = /Message received ([0-9a-f-]{36})/.exec(info.response)![1];
-  await expect.poll(() => hook.received.length, DONE).toBe(1);
+  await vi.waitFor(() => expect(hook.received).toHaveLength(1), DONE);
   browser = await launchBrowser();
 }, 240_000);
 
