@@ -57,8 +57,8 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
 
 /** What email.received carries, as the select names it. */
 const RECEIVED_CONTENT_CHOICES = [
-  ['metadata', 'The message’s fields (sender, recipients, subject, attachment names)'],
-  ['full', 'The whole message: text, HTML, headers, attachments and the raw message'],
+  ['metadata', 'Its fields only'],
+  ['full', 'The whole message'],
 ] as const;
 
 /**
@@ -71,7 +71,16 @@ function ReceivedContentFields({ draft, set }: { draft: Webhook; set(change: Par
   const maxKib = RECEIVED_INLINE_LIMIT_BYTES / 1024;
   return (
     <div className="webhook-received" data-testid="webhook-received">
-      <Field id={`${id}-content`} label="Received mail (email.received) carries">
+      <Field
+        id={`${id}-content`}
+        label="Received mail (email.received) carries"
+        help={
+          <p className="help">
+            Its fields: sender, recipients, subject and attachment names. The whole message adds the text, HTML,
+            headers, attachments and a link to the raw message.
+          </p>
+        }
+      >
         <select
           id={`${id}-content`}
           className="input webhook-select"

@@ -141,12 +141,14 @@ describe('A received message’s webhook requests', () => {
     await page.context().close();
   });
 
-  it('at 390 px: the card fits, the URL under the date', async () => {
+  it('at 390 px: the card fits, the URL under the date and the attempts under the status', async () => {
     const page = await signedIn(VIEWPORTS.phone);
     await page.goto(`${server.baseUrl}/inbound/${messageId}`);
     await hydratedInView(page, '[data-testid=inbound-webhook-replay]');
     await animationsDone(page);
     await expect(page.isVisible('[data-testid=inbound-webhook-url]')).resolves.toBe(false);
+    await expect(page.isVisible('[data-testid=inbound-webhook-attempts]')).resolves.toBe(false);
+    await expect(page.textContent('.inbound-webhook-attempts-below')).resolves.toMatch(/^\s*\d+ attempts?\s*$/);
     await checkPage(page, 'inbound-webhooks-3-card-390', ['[data-testid=inbound-webhook-replay]']);
     await page.context().close();
   });
