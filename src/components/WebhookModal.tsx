@@ -3,11 +3,14 @@
 // event checkboxes (the spec's seven, and ours: Delayed and Complaint) and the field set; defaults for
 // a new webhook post, enabled, standard and every event. Ours beyond the spec too: the signing secret
 // (masked, copyable, Rotate) and Send test event; the `resend` field set, whose events are Resend's
-// (docs/webhooks.md "Resend's events"); and several webhooks: `adding` saves a new one beside the others.
+// (docs/webhooks.md "Resend's events"), and for it what email.received carries, the message's fields or
+// the whole message (docs/receiving.md "To a webhook"); and several webhooks: `adding` saves a new one
+// beside the others.
 import { useId, useState } from 'react';
 import CopyField from './CopyField.tsx';
 import {
   defaultWebhook,
+  RECEIVED_INLINE_LIMIT_BYTES,
   RESEND_WEBHOOK_EVENTS,
   rotateSecret,
   saveWebhook,
@@ -51,6 +54,76 @@ const EVENT_LABELS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   unsubscribe: 'Unsubscribe',
   resubscribe: 'Resubscribe',
 };
+
+/** What email.received carries, as the select names it. */
+const RECEIVED_CONTENT_CHOICES = [
+  ['metadata', 'Its fields only'],
+  ['full', 'The whole message'],
+] as const;
+
+/**
+ * A `resend` webhook's choice of what email.received carries, and with the whole message the total
+ * in KiB up to which attachments come inline (beyond it, each is a download link).
+ */
+function ReceivedContentFields({ draft, set }: { draft: Webhook; set(change: Partial<Webhook>): void }) {
+  const id = useId();
+  const kib = Math.round(draft.received_inline_max_bytes / 1024);
+  const maxKib = RECEIVED_INLINE_LIMIT_BYTES / 1024;
+  return (
+    <div className="webhook-received" data-testid="webhook-received">
+      <Field
+        id={`${id}-content`}
+        label="Received mail (email.received) carries"
+        help={
+          <p className="help">
+            Its fields: sender, recipients, subject and attachment names. The whole message adds the text, HTML,
+            headers, attachments and a link to the raw message.
+          </p>
+        }
+      >
+        <select
+          id={`${id}-content`}
+          className="input webhook-select"
+          value={draft.received_content}
+          onChange={(e) => set({ received_content: e.target.value as Webhook['received_content'] })}
+          data-testid="webhook-received-content"
+        >
+          {RECEIVED_CONTENT_CHOICES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {draft.received_content === 'full' && (
+        <Field
+          id={`${id}-inline`}
+          label="Attachments inline up to (KiB in all)"
+          help={
+            <p className="help">
+              Larger attachments come as download links that work while the message is kept. 0: always links.
+            </p>
+          }
+        >
+          <input
+            id={`${id}-inline`}
+            className="input webhook-inline-input"
+            type="number"
+            min={0}
+            max={maxKib}
+            step={1}
+            value={kib}
+            onChange={(e) => {
+              const value = Math.min(Math.max(Math.floor(Number(e.target.value) || 0), 0), maxKib);
+              set({ received_inline_max_bytes: value * 1024 });
+            }}
+            data-testid="webhook-received-inline"
+          />
+        </Field>
+      )}
+    </div>
+  );
+}
 
 /** Basic authentication's two fields; a password manager must not fill in the account's own. */
 const CREDENTIALS = [
@@ -227,6 +300,9 @@ export default function WebhookModal({ webhook, adding = false, onClose }: Props
           ))}
         </div>
       </fieldset>
+      {draft.field_set === 'resend' && (draft.event_types as string[]).includes('email.received') && (
+        <ReceivedContentFields draft={draft} set={set} />
+      )}
       {webhook?.secret && (
         <div className="webhook-secret">
           <CopyField label="Signing secret" value={webhook.secret} masked testId="webhook-secret" />

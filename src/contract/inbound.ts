@@ -5,6 +5,7 @@ import { z } from '@hono/zod-openapi';
 import { operationsOf, pageMeta, pageOf, uuidId } from './common.ts';
 import { pageField, textField } from './fields.ts';
 import { transactionWire } from './reports.ts';
+import { logEntry } from './webhooks.ts';
 
 const inboundOperation = operationsOf({ tag: 'Inbound', access: 'session' });
 
@@ -106,7 +107,20 @@ export const getInbound = inboundOperation('GET /v1/inbound/{id}', {
   errors: ['not_found'],
 });
 
+export const getInboundWebhookRequests = inboundOperation('GET /v1/inbound/{id}/webhook-requests', {
+  summary: 'A received message’s webhook requests',
+  description:
+    'The requests its `email.received` event made, one per webhook it was queued for, oldest first, as Webhook ' +
+    'Logs shows them (status, attempts, the last HTTP status). POST /v1/webhook-logs/{id}/replay sends one again. ' +
+    'A malformed, unknown or another account’s id answers 404.',
+  params: z.object({
+    id: uuidId('The received message’s id; anything but a uuid answers 404.', '0b5f8c64-2f7e-4a47-9c55-1d1e2b6c7a10'),
+  }),
+  success: [{ status: 200, description: 'Its requests, if any.', schema: z.object({ data: z.array(logEntry) }) }],
+  errors: ['not_found'],
+});
+
 export type InboundRowWire = z.infer<typeof inboundRow>;
 export type InboundMessageWire = z.infer<typeof inboundMessage>;
 
-export const inboundOperations = [searchInbound, getInbound];
+export const inboundOperations = [searchInbound, getInbound, getInboundWebhookRequests];

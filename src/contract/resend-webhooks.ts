@@ -4,6 +4,7 @@
 import { z } from '@hono/zod-openapi';
 import { resendList, resendOperation, resendPageQuery, uuidId } from './common.ts';
 import { RESEND_WEBHOOK_EVENTS } from './values.ts';
+import { receivedContentFields } from './webhooks.ts';
 
 const WEBHOOK_ID = '4dd369bc-aa82-4ff3-97de-514ae3000ee0';
 const EVENT_ID = '1042';
@@ -52,7 +53,14 @@ const webhook = z.object({
   object: z.literal('webhook'),
   ...listed,
   signing_secret: z.string().openapi({ description: 'The Standard Webhooks signing secret, `whsec_…`.' }),
+  // ours (docs/receiving.md "To a webhook")
+  ...receivedContentFields,
 });
+/** Ours beyond Resend's body: what `email.received` carries (the SDK passes the fields through). */
+const receivedContentOptions = {
+  received_content: receivedContentFields.received_content.optional(),
+  received_inline_max_bytes: receivedContentFields.received_inline_max_bytes.optional(),
+};
 export type ResendWebhook = z.infer<typeof webhook>;
 export type ResendListedWebhook = z.infer<typeof listedWebhook>;
 
@@ -64,7 +72,13 @@ const listedExample: ResendListedWebhook = {
   events: ['email.sent', 'email.delivered', 'email.bounced'],
 };
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const example: ResendWebhook = { object: 'webhook', ...listedExample, signing_secret: SECRET };
+const example: ResendWebhook = {
+  object: 'webhook',
+  ...listedExample,
+  signing_secret: SECRET,
+  received_content: 'metadata',
+  received_inline_max_bytes: 262_144,
+};
 
 const ref = z.object({ object: z.literal('webhook'), id: z.string() });
 
@@ -74,9 +88,15 @@ export const resendCreateWebhook = resendOperation('POST /resend/webhooks', {
     'Adds a webhook beside the account’s others: every event named in `events` is POSTed to `endpoint` with ' +
     'Resend’s payload (`{ type, created_at, data }`), signed per Standard Webhooks with its own `signing_secret` ' +
     '(`resend.webhooks.verify` accepts it). An address that is not http(s) or reaches a private or loopback ' +
-    'network is refused (`validation_error`, 422).',
-  body: z.strictObject({ endpoint, events }),
-  bodyExample: { endpoint: 'https://hooks.example.com/resend', events: ['email.sent', 'email.delivered'] },
+    'network is refused (`validation_error`, 422). Ours beyond Resend’s body: `received_content: "full"` asks ' +
+    'for the whole message in `email.received` (docs/receiving.md).',
+  body: z.strictObject({ endpoint, events, ...receivedContentOptions }),
+  bodyExample: {
+    endpoint: 'https://hooks.example.com/resend',
+    events: ['email.sent', 'email.delivered', 'email.received'],
+    received_content: 'full',
+    received_inline_max_bytes: 262_144,
+  },
   sdkCall: "resend.webhooks.create({ endpoint: 'https://hooks.example.com/resend', events: ['email.delivered'] })",
   success: [
     {
@@ -115,7 +135,12 @@ export const resendUpdateWebhook = resendOperation('PATCH /resend/webhooks/{id}'
     'Changes what is given of `endpoint` (refused as at creation), `events` and `status`. `events` cannot be ' +
     'given for a webhook with Transact’s own payloads (saved on Settings; 422): change those on Settings.',
   params: webhookId,
-  body: z.strictObject({ endpoint: endpoint.optional(), events: events.optional(), status: status.optional() }),
+  body: z.strictObject({
+    endpoint: endpoint.optional(),
+    events: events.optional(),
+    status: status.optional(),
+    ...receivedContentOptions,
+  }),
   bodyExample: {
     endpoint: 'https://hooks.example.com/resend',
     events: ['email.delivered', 'email.bounced'],

@@ -172,6 +172,16 @@ export const RESEND_WEBHOOK_EVENTS = [
   'email.received',
 ] as const;
 export type ResendWebhookEvent = (typeof RESEND_WEBHOOK_EVENTS)[number];
+/**
+ * What a webhook's `email.received` carries (docs/receiving.md "To a webhook"): the message's fields
+ * (`metadata`, Resend's event) or the whole message too (`full`: text, HTML, headers, attachments, raw).
+ */
+export const RECEIVED_CONTENT = ['metadata', 'full'] as const;
+export type ReceivedContent = (typeof RECEIVED_CONTENT)[number];
+/** With `full`: attachments come inline (base64) while they total at most this many bytes (256 KiB)… */
+export const RECEIVED_INLINE_DEFAULT_BYTES = 262_144;
+/** …a limit a webhook may set from 0 (always links) to this (1 MiB). */
+export const RECEIVED_INLINE_LIMIT_BYTES = 1_048_576;
 
 /**
  * How a recipient unsubscribed or resubscribed: the page, the one-click header (RFC 8058), the

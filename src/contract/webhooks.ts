@@ -6,6 +6,8 @@ import { messageAnswer, numericId, operationsOf, pageOf } from './common.ts';
 import {
   FIELD_SETS,
   MAX_EMAILS_PER_REQUEST,
+  RECEIVED_CONTENT,
+  RECEIVED_INLINE_LIMIT_BYTES,
   RESEND_WEBHOOK_EVENTS,
   SUPPRESSION_ORIGINS,
   WEBHOOK_EVENT_TYPES,
@@ -16,6 +18,26 @@ import {
 const EVENT_NAMES = [...WEBHOOK_EVENT_TYPES, ...RESEND_WEBHOOK_EVENTS] as const;
 /** A webhook's uuid in a console call; anything else answers 404 like an unknown one. */
 const webhookUuid = z.string().max(100);
+
+/** Ours: what `email.received` carries to the webhook (docs/receiving.md "To a webhook"). */
+export const receivedContentFields = {
+  received_content: z.enum(RECEIVED_CONTENT).openapi({
+    description:
+      'What `email.received` carries: `metadata` (the message’s fields, as Resend sends them; the default) or ' +
+      '`full` (text, HTML, headers, attachments and the raw message too). `full` needs a `resend` webhook whose ' +
+      'method carries a body (POST, PUT or PATCH).',
+  }),
+  received_inline_max_bytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(RECEIVED_INLINE_LIMIT_BYTES)
+    .openapi({
+      description:
+        'With `full`: the attachments come inline in base64 while they total at most this many bytes (262144, ' +
+        '256 KiB, unless set; at most 1 MiB), else each as a signed download link.',
+    }),
+};
 
 // The webhook object of docs/console.md §3 as the modal sends it back (created_timestamp, secret and
 // other read-only fields are ignored). An empty authentication type is null (§5). Ours: `id` names the
@@ -33,6 +55,9 @@ export const webhookInput = z.object({
     .optional(),
   event_types: z.array(z.enum(EVENT_NAMES)).max(EVENT_NAMES.length),
   field_set: z.enum(FIELD_SETS),
+  // ours; a webhook saved without them keeps what it had (a new one: metadata, 256 KiB)
+  received_content: receivedContentFields.received_content.optional(),
+  received_inline_max_bytes: receivedContentFields.received_inline_max_bytes.optional(),
 });
 
 /** The Webhook Logs' page and sort. */
@@ -56,9 +81,10 @@ const webhook = z.object({
   created_timestamp: z.string(),
   secret: z.string().nullable().openapi({ description: 'The Standard Webhooks signing secret, `whsec_…`.' }),
   disabled_reason: z.string().nullable(),
+  ...receivedContentFields,
 });
 
-const logEntry = z.object({
+export const logEntry = z.object({
   id: z.number().int(),
   date: z.number().int(),
   url: z.string(),

@@ -68,8 +68,14 @@ export interface PageBridge extends SubscriptionBridge {
   webhooksWithoutSecrets(customerId: number): Promise<WebhookWire[]>;
   /** The Templates list's first page as the island's first call asks for it (rendered on the server). */
   templatesFirstPage(customerId: number): Promise<TemplatePage>;
-  /** One received message (its page), or null: malformed, unknown or another customer's (the page is then 404). */
-  inboundMessage(customerId: number, id: string): Promise<InboundMessageWire | null>;
+  /**
+   * One received message (its page) with its webhook requests, or null: malformed, unknown or another
+   * customer's (the page is then 404).
+   */
+  inboundMessage(
+    customerId: number,
+    id: string,
+  ): Promise<{ email: InboundMessageWire; webhookRequests: WebhookLogWire[] } | null>;
   /** The customer's domains, named and linked on the Inbound page while nothing has been received. */
   customerDomains(customerId: number): Promise<DomainWire[]>;
   /**

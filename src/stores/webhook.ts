@@ -7,12 +7,18 @@ import { atom } from 'nanostores';
 import type { AnswerOf } from '../contract/client.ts';
 import { call, errorMessage } from '../lib/api.ts';
 import { ALERT_MS } from '../lib/timings.ts';
-import { RESEND_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, WEBHOOK_VERBS } from '../contract/values.ts';
+import {
+  RECEIVED_INLINE_DEFAULT_BYTES,
+  RECEIVED_INLINE_LIMIT_BYTES,
+  RESEND_WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_VERBS,
+} from '../contract/values.ts';
 import { showAlert } from './alerts.ts';
 
 /** The event checkboxes, in the contract's order: the spec's seven, delayed and complaint. */
 export const WEBHOOK_EVENTS = WEBHOOK_EVENT_TYPES;
-export { RESEND_WEBHOOK_EVENTS, WEBHOOK_VERBS };
+export { RECEIVED_INLINE_LIMIT_BYTES, RESEND_WEBHOOK_EVENTS, WEBHOOK_VERBS };
 export const SAVED_MESSAGE = 'Webhook saved successfully.';
 export const EMPTY_URL_MESSAGE = 'Webhook URL is empty';
 /** docs/console.md §4: the page reloads this long after a successful save */
@@ -51,6 +57,8 @@ export function defaultWebhook(): Webhook {
     auth_details: null,
     event_types: [...WEBHOOK_EVENTS],
     field_set: 'standard',
+    received_content: 'metadata',
+    received_inline_max_bytes: RECEIVED_INLINE_DEFAULT_BYTES,
   };
 }
 
@@ -84,6 +92,8 @@ export async function saveWebhook(
     ...draft,
     auth_type: draft.auth_type || null,
     auth_details: draft.auth_type ? draft.auth_details : null,
+    // the whole message goes with email.received, a Resend event (docs/receiving.md "To a webhook")
+    received_content: draft.field_set === 'resend' ? draft.received_content : ('metadata' as const),
     ...(add ? { add: true } : {}),
   };
   try {

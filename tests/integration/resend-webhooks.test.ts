@@ -143,6 +143,9 @@ describe('webhooks with the resend SDK at /resend', () => {
       status: 'enabled',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
       signing_secret: made.signing_secret,
+      // ours: what email.received carries (docs/receiving.md "To a webhook")
+      received_content: 'metadata',
+      received_inline_max_bytes: 262_144,
     });
     const second = await create('/two', ['email.sent']);
     const third = await create('/three', ['email.opened']);

@@ -175,6 +175,9 @@ describe('GET /v1/webhooks', () => {
           // the signing secret (created on first read for a webhook older than signing)
           secret: expect.stringMatching(/^whsec_/),
           disabled_reason: null,
+          // ours: what email.received would carry (docs/receiving.md "To a webhook")
+          received_content: 'metadata',
+          received_inline_max_bytes: 262_144,
         },
       ],
     });

@@ -110,6 +110,9 @@ describe('Webhook modal', () => {
           auth_details: null,
           event_types: ALL_EVENTS,
           field_set: 'standard',
+          // ours: what email.received would carry, were it a Resend webhook listening to it
+          received_content: 'metadata',
+          received_inline_max_bytes: 262_144,
         },
       },
     ]);
@@ -332,5 +335,36 @@ describe('several webhooks on Settings', () => {
     expect(body).toMatchObject({ add: true, url: 'https://hooks.example/more', field_set: 'resend' });
     expect(body.id).toBeUndefined();
     expect((body.event_types as string[])[0]).toBe('email.sent');
+  });
+
+  it('a Resend webhook listening to email.received chooses the whole message and its inline limit', async () => {
+    const calls = await renderCard();
+    await click(screen.getByTestId('webhook-add'));
+    await screen.findByRole('dialog', { name: 'New webhook' });
+    expect(within(modal()).queryByTestId('webhook-received')).toBeNull();
+    await click(byTestId('webhook-field-set-resend'));
+    const content = byTestId<HTMLSelectElement>('webhook-received-content');
+    expect(content.value).toBe('metadata');
+    expect(within(modal()).queryByTestId('webhook-received-inline')).toBeNull();
+    await change(content, 'full');
+    const inline = byTestId<HTMLInputElement>('webhook-received-inline');
+    expect(inline.value).toBe('256');
+    await change(inline, '128');
+    await change(inline, '5000'); // beyond 1 MiB: held at 1024 KiB
+    expect(inline.value).toBe('1024');
+    await change(inline, '128');
+    // without email.received ticked there is nothing to choose
+    await click(byTestId('webhook-event-email.received'));
+    expect(within(modal()).queryByTestId('webhook-received')).toBeNull();
+    await click(byTestId('webhook-event-email.received'));
+    await change(byTestId('webhook-url-input'), 'https://hooks.example/received');
+    await save();
+    await until(() => posts(calls)[0]);
+    expect(posts(calls)[0].body).toMatchObject({
+      add: true,
+      field_set: 'resend',
+      received_content: 'full',
+      received_inline_max_bytes: 131_072,
+    });
   });
 });

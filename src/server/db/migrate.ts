@@ -27,6 +27,7 @@ import * as m023 from './migrations/023-suppression-ids.ts';
 import * as m024 from './migrations/024-template-variables.ts';
 import * as m025 from './migrations/025-domain-options.ts';
 import * as m027 from './migrations/027-inbound.ts';
+import * as m028 from './migrations/028-received-content.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '024-template-variables': m024,
   '025-domain-options': m025,
   '027-inbound': m027,
+  '028-received-content': m028,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */

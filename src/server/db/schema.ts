@@ -323,6 +323,10 @@ export interface WebhooksTable {
   disabled_reason: string | null;
   /** its id on the Resend-compatible surface (migration 022) */
   uuid: Generated<string>;
+  /** what `email.received` carries: 'metadata' or 'full' (migration 028; docs/receiving.md) */
+  received_content: Generated<string>;
+  /** with 'full': attachments inline up to this many bytes in all, else as links */
+  received_inline_max_bytes: Generated<number>;
 }
 
 export interface LinksTable {
@@ -466,6 +470,8 @@ export interface WebhookRequestsTable {
   last_status_code: number | null;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** the received message of an `email.received` request (migration 028) */
+  inbound_email_id: string | null;
 }
 
 export interface WebhookAttemptsTable {

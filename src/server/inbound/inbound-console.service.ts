@@ -8,8 +8,9 @@ import type { PageMeta } from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { transactionById } from '../reports/transactions.service.ts';
+import { logsOfReceived, type WebhookLogWire } from '../webhooks/webhooks.service.ts';
 import * as repo from './inbound.repository.ts';
-import { signedLink } from './inbound.service.ts';
+import { signedLink } from './links.ts';
 import { sanitizeReceivedHtml } from './sanitize-html.ts';
 
 /** The console's page size (docs/console-reports.md §9: 10 where a list has no size of its own). */
@@ -63,10 +64,28 @@ export async function answerInboundSearch(
   };
 }
 
-/** One of the customer's received messages; not_found for a malformed, unknown or another account's id. */
-export async function inboundMessage(ctx: AppContext, customerId: number, id: string): Promise<InboundMessageWire> {
+async function requireInbound(ctx: AppContext, customerId: number, id: string): Promise<repo.InboundEmail> {
   const row = isUuid(id) ? await repo.findInbound(ctx.db, customerId, id.toLowerCase()) : undefined;
   if (!row) throw new DomainError('not_found', 'No received email with this id in this account');
+  return row;
+}
+
+/**
+ * The webhook requests of one of the customer's received messages (its `email.received` event), as
+ * Webhook Logs shows them; not_found for a malformed, unknown or another account's id.
+ */
+export async function inboundWebhookRequests(
+  ctx: AppContext,
+  customerId: number,
+  id: string,
+): Promise<{ data: WebhookLogWire[] }> {
+  const row = await requireInbound(ctx, customerId, id);
+  return { data: await logsOfReceived(ctx, customerId, row.id) };
+}
+
+/** One of the customer's received messages; not_found for a malformed, unknown or another account's id. */
+export async function inboundMessage(ctx: AppContext, customerId: number, id: string): Promise<InboundMessageWire> {
+  const row = await requireInbound(ctx, customerId, id);
   const reply =
     row.reply_to_transaction_id === null
       ? null
@@ -108,14 +127,15 @@ export async function inboundMessage(ctx: AppContext, customerId: number, id: st
   };
 }
 
-/** inboundMessage, or null where it would be not_found (the page then answers 404). */
+/** inboundMessage with its webhook requests, or null where it would be not_found (the page then answers 404). */
 export async function findInboundMessage(
   ctx: AppContext,
   customerId: number,
   id: string,
-): Promise<InboundMessageWire | null> {
+): Promise<{ email: InboundMessageWire; webhookRequests: WebhookLogWire[] } | null> {
   try {
-    return await inboundMessage(ctx, customerId, id);
+    const email = await inboundMessage(ctx, customerId, id);
+    return { email, webhookRequests: await logsOfReceived(ctx, customerId, email.id) };
   } catch (err) {
     if (err instanceof DomainError && err.code === 'not_found') return null;
     throw err;

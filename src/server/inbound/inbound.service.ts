@@ -1,7 +1,6 @@
 // Received mail as the API answers it (contract/resend-receiving.ts): pages and single messages of
 // one account, their attachments, and the signed, expiring links that serve the raw message and the
 // attachments (docs/receiving.md). The retention purge lives here too.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type { ReceivedAttachmentData, ReceivedEmail, ReceivedListed } from '../../contract/resend-receiving.ts';
 import { isUuid } from '../../contract/fields.ts';
@@ -9,35 +8,14 @@ import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import type { InboundAttachmentRow } from '../db/schema.ts';
 import * as repo from './inbound.repository.ts';
+import { signedLink, validSignature } from './links.ts';
+import { headersByName } from './mime.ts';
 import { deleteInboundFiles, rawKey } from './receive.ts';
 
 const NOT_FOUND = 'No received email with this id in this account';
-/** How long a download link works. */
-const LINK_SECONDS = 3600;
 const PURGE_BATCH = 200;
 
 const nullIfEmpty = (list: string[]) => (list.length ? list : null);
-
-function signature(ctx: AppContext, id: string, file: string, expires: number): string {
-  return createHmac('sha256', ctx.config.secret!)
-    .update(`received-file\n${id}\n${file}\n${expires}`)
-    .digest('base64url');
-}
-
-/** A link to `file` ('raw' or an attachment id) of message `id`, valid LINK_SECONDS from `now`. */
-export function signedLink(
-  ctx: AppContext,
-  id: string,
-  file: string,
-  now = Date.now(),
-): { url: string; expiresAt: string } {
-  const expires = Math.floor(now / 1000) + LINK_SECONDS;
-  const query = new URLSearchParams({ expires: String(expires), signature: signature(ctx, id, file, expires) });
-  return {
-    url: `${ctx.config.publicUrl}/v1/received-files/${id}/${encodeURIComponent(file)}?${query}`,
-    expiresAt: new Date(expires * 1000).toISOString(),
-  };
-}
 
 function listedOf(row: repo.InboundEmail, replyUuid: string | null): ReceivedListed {
   return {
@@ -93,16 +71,6 @@ export async function listReceived(
   };
 }
 
-/** Every header by lower-case name; repeated ones joined by a line break. */
-function headersOf(row: repo.InboundEmail): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const { name, value } of row.headers) {
-    const key = name.toLowerCase();
-    out[key] = key in out ? `${out[key]}\n${value}` : value;
-  }
-  return out;
-}
-
 /** One received message with its text, HTML, headers and a link to the raw message. */
 export async function getReceived(ctx: AppContext, customerId: number, id: string): Promise<ReceivedEmail> {
   const row = await requireEmail(ctx, customerId, id);
@@ -113,7 +81,7 @@ export async function getReceived(ctx: AppContext, customerId: number, id: strin
     ...listedOf(row, row.reply_to_transaction_id ? (uuids.get(row.reply_to_transaction_id) ?? null) : null),
     html: row.html,
     text: row.text,
-    headers: headersOf(row),
+    headers: headersByName(row.headers),
     raw: { download_url: raw.url, expires_at: raw.expiresAt },
   };
 }
@@ -153,19 +121,13 @@ export interface ReceivedFile {
   size: number;
 }
 
-function validSignature(ctx: AppContext, id: string, file: string, expires: number, given: string): boolean {
-  const expected = Buffer.from(signature(ctx, id, file, expires));
-  const actual = Buffer.from(given);
-  return expected.length === actual.length && timingSafeEqual(expected, actual) && expires * 1000 > Date.now();
-}
-
 /** The file a signed link names; 404 for a wrong or expired link or a purged message. */
 export async function openReceivedFile(
   ctx: AppContext,
   link: { id: string; file: string; expires: number; signature: string },
 ): Promise<ReceivedFile> {
   const gone = () => new DomainError('not_found', 'This link is wrong or has expired');
-  if (!isUuid(link.id) || !validSignature(ctx, link.id, link.file, link.expires, link.signature)) throw gone();
+  if (!isUuid(link.id) || !validSignature(ctx, link)) throw gone();
   const row = await repo.findInboundFiles(ctx.db, link.id);
   if (!row) throw gone();
   if (link.file === 'raw') {

@@ -47,6 +47,19 @@ const ids = (value: unknown): string[] =>
     .filter((v): v is string => typeof v === 'string')
     .flatMap((v) => v.match(/<[^<>\s]+>/g) ?? []);
 
+/**
+ * Every header by lower-case name, in the order each first appears; repeated ones joined by a line
+ * break (Resend's `headers` object: the receiving API and full `email.received` payloads).
+ */
+export function headersByName(headers: readonly InboundHeader[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { name, value } of headers) {
+    const key = name.toLowerCase();
+    out[key] = key in out ? `${out[key]}\n${value}` : value;
+  }
+  return out;
+}
+
 /** A header line as written, its name and its unfolded value. */
 function headerOf(line: HeaderLines[number]): InboundHeader {
   const colon = line.line.indexOf(':');

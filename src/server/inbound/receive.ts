@@ -12,6 +12,7 @@ import { type AuthVerdicts, type SmtpOrigin, checkAuthentication } from './authe
 import { parseInbound, type ParsedInbound } from './mime.ts';
 import * as repo from './inbound.repository.ts';
 import { insertReceivedOutbox } from '../webhooks/outbox.ts';
+import { fullReceivedData, receivedEventData } from './received-event.ts';
 
 /** Where a received message goes: the receiving domain's owner. */
 export interface InboundTarget {
@@ -75,28 +76,6 @@ async function readStored(ctx: AppContext, key: string): Promise<Readable> {
 export async function deleteInboundFiles(ctx: AppContext, id: string, attachmentKeys: string[] = []): Promise<void> {
   for (const key of [rawKey(id), ...attachmentKeys]) await ctx.storage.delete(key);
   for await (const object of ctx.storage.list(`${inboundFolder(id)}/`)) await ctx.storage.delete(object.key);
-}
-
-/** The `data` of Resend's `email.received` event: what the message is, without its content. */
-function receivedEventData(id: string, at: Date, parsed: ParsedInbound, receivedFor: string[]) {
-  return {
-    email_id: id,
-    created_at: at.toISOString(),
-    from: parsed.from,
-    to: parsed.to,
-    cc: parsed.cc,
-    bcc: parsed.bcc,
-    received_for: receivedFor,
-    message_id: parsed.messageId ?? '',
-    subject: parsed.subject,
-    attachments: parsed.attachments.map(({ id, filename, content_type, content_disposition, content_id }) => ({
-      id,
-      filename,
-      content_type,
-      content_disposition,
-      content_id,
-    })),
-  };
 }
 
 function isDmarcReject(auth: AuthVerdicts): boolean {
@@ -169,10 +148,13 @@ export async function receiveInbound(
         reply_to_transaction_id: replyTo,
       });
       // the event and the webhook calls it causes commit with the message (docs/webhooks.md)
+      const message = { id, at, parsed, receivedFor: envelope.rcptTo };
       await insertReceivedOutbox(ctx, trx, {
         customerId: target.customerId,
+        emailId: id,
         at,
-        data: receivedEventData(id, at, parsed, envelope.rcptTo),
+        data: receivedEventData(message),
+        fullData: fullReceivedData(ctx, message),
       });
     });
     return { code: 250, message: `2.0.0 Message received ${id}`, id };

@@ -2,7 +2,7 @@
 // requests (webhooks/), answered as Resend answers them. The rules (the URL guard, the secret, what
 // is sent to whom) are the webhooks service's, the same as for Settings.
 import type { ResendListedWebhook, ResendWebhook } from '../../contract/resend-webhooks.ts';
-import { RESEND_WEBHOOK_EVENTS, type ResendWebhookEvent } from '../../contract/values.ts';
+import { RESEND_WEBHOOK_EVENTS, type ReceivedContent, type ResendWebhookEvent } from '../../contract/values.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
 import { logProgress } from '../webhooks/webhooks.service.ts';
@@ -45,8 +45,36 @@ function listed(row: repo.Webhook): ResendListedWebhook {
   };
 }
 
+/** Ours: what `email.received` carries (docs/receiving.md "To a webhook"). */
+interface ReceivedContentOptions {
+  received_content?: ReceivedContent;
+  received_inline_max_bytes?: number;
+}
+
+/** The received-content columns a create or update sets; a refusal is Resend's 422. */
+function receivedContentColumns(
+  row: { field_set: string; verb: string; received_content?: string },
+  body: ReceivedContentOptions,
+) {
+  try {
+    return {
+      received_content: service.receivedContentFor(row, body.received_content, row.received_content),
+      ...(body.received_inline_max_bytes === undefined
+        ? {}
+        : { received_inline_max_bytes: body.received_inline_max_bytes }),
+    };
+  } catch (err) {
+    if (err instanceof DomainError) throw new DomainError('unprocessable', err.message);
+    throw err;
+  }
+}
+
 /** POST /resend/webhooks: a webhook with Resend's payloads, POSTed, with a new signing secret. */
-export async function createWebhook(ctx: AppContext, customerId: number, body: { endpoint: string; events: string[] }) {
+export async function createWebhook(
+  ctx: AppContext,
+  customerId: number,
+  body: { endpoint: string; events: string[] } & ReceivedContentOptions,
+) {
   const url = await allowedEndpoint(ctx, body.endpoint);
   const row = await service.createWebhook(ctx, customerId, {
     url,
@@ -54,6 +82,7 @@ export async function createWebhook(ctx: AppContext, customerId: number, body: {
     status: 'enabled',
     event_types: JSON.stringify([...new Set(body.events)]),
     field_set: RESEND,
+    ...receivedContentColumns({ field_set: RESEND, verb: 'post' }, body),
   });
   return { object: 'webhook' as const, id: row.uuid, signing_secret: ctx.secrets.decrypt(row.secret_sealed!) };
 }
@@ -82,7 +111,13 @@ export async function listWebhooks(
 export async function getWebhook(ctx: AppContext, customerId: number, id: string): Promise<ResendWebhook> {
   const row = await service.findWebhook(ctx, customerId, id);
   const wire = (await service.webhooksForConsole(ctx, customerId)).find((w) => w.id === row.uuid)!;
-  return { object: 'webhook', ...listed(row), signing_secret: wire.secret! };
+  return {
+    object: 'webhook',
+    ...listed(row),
+    signing_secret: wire.secret!,
+    received_content: wire.received_content,
+    received_inline_max_bytes: wire.received_inline_max_bytes,
+  };
 }
 
 /** PATCH /resend/webhooks/{id}: what is given of the endpoint, events and status. */
@@ -90,7 +125,7 @@ export async function updateWebhook(
   ctx: AppContext,
   customerId: number,
   id: string,
-  body: { endpoint?: string; events?: string[]; status?: 'enabled' | 'disabled' },
+  body: { endpoint?: string; events?: string[]; status?: 'enabled' | 'disabled' } & ReceivedContentOptions,
 ) {
   const row = await service.findWebhook(ctx, customerId, id);
   if (body.events !== undefined && row.field_set !== RESEND)
@@ -102,6 +137,7 @@ export async function updateWebhook(
     ...(body.endpoint === undefined ? {} : { url: await allowedEndpoint(ctx, body.endpoint) }),
     ...(body.events === undefined ? {} : { event_types: JSON.stringify([...new Set(body.events)]) }),
     ...(body.status === undefined ? {} : { status: body.status }),
+    ...receivedContentColumns(row, body),
   });
   return { object: 'webhook' as const, id: row.uuid };
 }

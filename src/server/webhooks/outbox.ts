@@ -63,6 +63,10 @@ export interface Subscription {
   fieldSet: string;
   /** our webhook types, or Resend's names for a `resend` webhook */
   types: ReadonlySet<string>;
+  /** what `email.received` carries: 'metadata' or 'full' (docs/receiving.md "To a webhook") */
+  receivedContent: string;
+  /** with 'full': attachments inline while they total at most this many bytes */
+  receivedInlineMaxBytes: number;
 }
 
 export interface OutboxEvent {
@@ -78,7 +82,17 @@ const CACHE = 'webhook-subscriptions';
 async function readSubscriptions(db: Database, customerIds: number[]): Promise<Map<number, Subscription[]>> {
   const rows = await db
     .selectFrom('webhooks')
-    .select(['id', 'customer_id', 'url', 'verb', 'field_set', 'event_types', 'status'])
+    .select([
+      'id',
+      'customer_id',
+      'url',
+      'verb',
+      'field_set',
+      'event_types',
+      'status',
+      'received_content',
+      'received_inline_max_bytes',
+    ])
     .where('customer_id', 'in', customerIds)
     .orderBy('id')
     .execute();
@@ -91,6 +105,8 @@ async function readSubscriptions(db: Database, customerIds: number[]): Promise<M
       verb: r.verb,
       fieldSet: r.field_set,
       types: new Set(r.event_types),
+      receivedContent: r.received_content,
+      receivedInlineMaxBytes: r.received_inline_max_bytes,
     });
   }
   return found;
@@ -191,32 +207,52 @@ export async function insertOutbox(
   return rows.length;
 }
 
+/** A received message's `email.received` event (docs/receiving.md "To a webhook"). */
+export interface ReceivedEvent {
+  customerId: number;
+  /** the received message's id */
+  emailId: string;
+  at: Date;
+  /** Resend's data: the message's fields, without its content */
+  data: Record<string, unknown>;
+  /** the data with the whole message, for a webhook whose attachments come inline up to the limit given */
+  fullData(inlineMaxBytes: number): Promise<Record<string, unknown>>;
+}
+
 /**
  * Queues `email.received` for each enabled `resend` webhook of the customer subscribed to it, in the
- * caller's transaction (the one that stores the received message, docs/receiving.md). The payload is
- * complete now: the event names no transaction for the worker to read it from.
+ * caller's transaction (the one that stores the received message, docs/receiving.md): the fields for
+ * a webhook of 'metadata', the whole message for one of 'full'. The payload is complete now: the event
+ * names no transaction for the worker to read it from. Each row names its message (the console's
+ * message page lists them).
  */
 export async function insertReceivedOutbox(
   ctx: Pick<AppContext, 'lookups'>,
   db: Database,
-  event: { customerId: number; at: Date; data: Record<string, unknown> },
+  event: ReceivedEvent,
 ): Promise<number> {
   const subs = (await subscriptionsOf(ctx, db, [event.customerId])).get(event.customerId) ?? [];
-  const rows = subs
-    .filter((sub) => sub.fieldSet === 'resend' && sub.types.has('email.received'))
-    .map((sub) => ({
+  const wanted = subs.filter((sub) => sub.fieldSet === 'resend' && sub.types.has('email.received'));
+  const createdAt = event.at.toISOString();
+  const metadata = JSON.stringify(event.data);
+  // one row at a time, each written as its payload is made: a full payload may be large
+  for (const sub of wanted) {
+    const data = sub.receivedContent === 'full' ? await event.fullData(sub.receivedInlineMaxBytes) : event.data;
+    const row = {
       customer_id: event.customerId,
       webhook_id: sub.webhookId,
       transaction_id: null,
+      inbound_email_id: event.emailId,
       event_type: 'email.received',
       event_at: event.at,
-      event_data: JSON.stringify(event.data),
+      event_data: metadata,
       url: sub.url,
       verb: sub.verb,
       field_set: sub.fieldSet,
-      payload: JSON.stringify({ type: 'email.received', created_at: event.at.toISOString(), data: event.data }),
+      payload: JSON.stringify({ type: 'email.received', created_at: createdAt, data }),
       next_attempt_at: event.at,
-    }));
-  if (rows.length) await db.insertInto('webhook_requests').values(rows).execute();
-  return rows.length;
+    };
+    await db.insertInto('webhook_requests').values(row).execute();
+  }
+  return wanted.length;
 }

@@ -298,6 +298,17 @@ export async function findRequest(db: Database, customerId: number, id: number) 
     .executeTakeFirst();
 }
 
+/** The customer's requests of one received message's `email.received` event, oldest first. */
+export function requestsOfReceived(db: Database, customerId: number, inboundEmailId: string) {
+  return db
+    .selectFrom('webhook_requests')
+    .select([...REQUEST_COLUMNS, triedBefore])
+    .where('inbound_email_id', '=', inboundEmailId)
+    .where('customer_id', '=', customerId)
+    .orderBy('id')
+    .execute();
+}
+
 export async function listAttempts(db: Database, requestId: number) {
   return db.selectFrom('webhook_attempts').selectAll().where('request_id', '=', requestId).orderBy('id').execute();
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Insertable, Updateable } from 'kysely';
 import { z } from 'zod';
 import { isUuid } from '../../contract/fields.ts';
-import { RESEND_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '../../contract/values.ts';
+import { RESEND_WEBHOOK_EVENTS, type ReceivedContent, WEBHOOK_EVENT_TYPES } from '../../contract/values.ts';
 import { type logSearch, webhookInput } from '../../contract/webhooks.ts';
 import type { Database } from '../db/database.ts';
 import type { WebhooksTable } from '../db/schema.ts';
@@ -48,6 +48,10 @@ export interface WebhookWire {
   secret: string | null;
   /** ours: why the service disabled the webhook (410 Gone), until the next save */
   disabled_reason: string | null;
+  /** ours: what `email.received` carries (docs/receiving.md "To a webhook") */
+  received_content: ReceivedContent;
+  /** ours: with 'full', the attachments' total up to which they come inline */
+  received_inline_max_bytes: number;
 }
 
 const authDetails = z.object({ username: z.string(), password: z.string() });
@@ -67,6 +71,8 @@ export function webhookToWire(secrets: Secrets, row: repo.Webhook): WebhookWire 
     created_timestamp: row.created_at.toISOString(),
     secret: row.secret_sealed ? secrets.decrypt(row.secret_sealed) : null,
     disabled_reason: row.disabled_reason,
+    received_content: row.received_content === 'full' ? 'full' : 'metadata',
+    received_inline_max_bytes: row.received_inline_max_bytes,
   };
 }
 
@@ -116,6 +122,33 @@ function checkedEventTypes(fieldSet: string, types: readonly string[]): string[]
   if (wrong.length > 0)
     throw new DomainError('validation_failed', `Not an event of the ${fieldSet} field set: ${wrong.join(', ')}.`);
   return [...new Set(types)];
+}
+
+/** Why a webhook cannot carry the whole message in `email.received`; null when it can. */
+function fullContentProblem(webhook: { field_set: string; verb: string }): string | null {
+  // docs/receiving.md "To a webhook": email.received is an event of the resend field set, and the
+  // message goes in a body (a query string could not hold it)
+  if (webhook.field_set !== 'resend')
+    return 'The full message is sent with email.received, an event of the Resend field set: choose Resend.';
+  if (webhook.verb === 'get' || webhook.verb === 'delete')
+    return 'The full message needs a method that carries a body: POST, PUT or PATCH.';
+  return null;
+}
+
+/**
+ * What `email.received` will carry once the webhook is saved: `asked` when given (a 400 when `full`
+ * cannot be), else what it had, falling back to metadata where full no longer can be (another field
+ * set or method).
+ */
+export function receivedContentFor(
+  webhook: { field_set: string; verb: string },
+  asked: ReceivedContent | undefined,
+  had: string | undefined,
+): ReceivedContent {
+  const problem = fullContentProblem(webhook);
+  if (asked === 'full' && problem) throw new DomainError('validation_failed', problem);
+  if (asked) return asked;
+  return had === 'full' && !problem ? 'full' : 'metadata';
 }
 
 /** Runs a change to the webhooks and makes the outbox read them again (the lookup cache). */
@@ -183,13 +216,20 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
       : null,
     event_types: JSON.stringify(checkedEventTypes(input.field_set, input.event_types)),
     field_set: input.field_set,
+    ...(input.received_inline_max_bytes === undefined
+      ? {}
+      : { received_inline_max_bytes: input.received_inline_max_bytes }),
   };
   const target = input.add
     ? undefined
     : input.id
       ? await findWebhook(ctx, customerId, input.id)
       : await firstSettingsWebhook(ctx, customerId);
-  const row = target ? await changeWebhook(ctx, target, values) : await createWebhook(ctx, customerId, values);
+  const saved = {
+    ...values,
+    received_content: receivedContentFor(values, input.received_content, target?.received_content),
+  };
+  const row = target ? await changeWebhook(ctx, target, saved) : await createWebhook(ctx, customerId, saved);
   return webhookToWire(secrets, row);
 }
 
@@ -371,6 +411,16 @@ export async function searchLogs(ctx: AppContext, customerId: number, input: z.i
       last_page: Math.max(1, Math.ceil(total / LOG_PAGE_SIZE)),
     },
   };
+}
+
+/**
+ * The requests a received message's `email.received` event made, oldest first, as Webhook Logs shows
+ * them (the caller checked that the message is the customer's).
+ */
+export async function logsOfReceived(ctx: AppContext, customerId: number, inboundEmailId: string) {
+  const rows = await requests.requestsOfReceived(ctx.db, customerId, inboundEmailId);
+  const uuids = rows.length ? await webhookUuids(ctx, customerId) : new Map<number, string>();
+  return rows.map((row) => logToWire(row, uuids));
 }
 
 export interface WebhookAttemptWire {
