@@ -5,7 +5,7 @@ import { atom } from 'nanostores';
 import type { TransactionEventWire, TransactionReplyWire, TransactionWire } from '../lib/wire.ts';
 import { call, errorMessage } from '../lib/api.ts';
 
-export type { TransactionEventWire, TransactionReplyWire };
+export type { TransactionEventWire };
 
 /**
  * What the modal shows of a transaction: the tables of the Dashboard, Transactions and the group reports all have it.

@@ -122,12 +122,7 @@ describe('admin CLI', () => {
     for (const check of Object.values(receiving ?? {})) expect(check.ok).toBe(true);
     // without --receiving there is no MX record to mark
     expect(plain).not.toContain(' MX ');
-    expect(Object.keys((await results('plain.example')) ?? {}).sort()).toEqual([
-      'dkim',
-      'dmarc',
-      'return_path',
-      'spf',
-    ]);
+    expect(Object.keys((await results('plain.example')) ?? {}).sort()).toEqual(['dkim', 'dmarc', 'return_path', 'spf']);
   });
 
   it(

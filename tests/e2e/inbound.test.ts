@@ -419,7 +419,7 @@ describe('The domain page: refusing mail that fails DMARC under p=reject', () =>
     await hydrated(page, '[data-testid=refuse-dmarc-switch]');
     const refuse = switchOf(page, 'refuse-dmarc-switch');
     await expect(
-      page.getByLabel('Refuse mail that fails DMARC when its sender\'s domain asks receivers to reject it').count(),
+      page.getByLabel("Refuse mail that fails DMARC when its sender's domain asks receivers to reject it").count(),
     ).resolves.toBe(1);
     await expect(refuse.isChecked()).resolves.toBe(false);
     await expect(refuse.isDisabled()).resolves.toBe(false);
@@ -472,9 +472,9 @@ describe('A message nothing authenticates', () => {
     const id = idOf(info.response);
     const { context, page } = await signedIn(SHOP, VIEWPORTS.phone);
     await openList(page);
-    await expect(page.textContent(`[data-testid=inbound-row][data-id="${id}"] [data-testid=inbound-verdict]`)).resolves.toBe(
-      'Unverified',
-    );
+    await expect(
+      page.textContent(`[data-testid=inbound-row][data-id="${id}"] [data-testid=inbound-verdict]`),
+    ).resolves.toBe('Unverified');
     await page.goto(`${server.baseUrl}/inbound/${id}`);
     await expect(page.textContent('[data-testid=inbound-verdict]')).resolves.toBe('Unverified');
     await expect(page.textContent('[data-testid=inbound-spf]')).resolves.toBe('No SPF record');

@@ -327,7 +327,9 @@ describe('PUT /v1/domains/{id}/receiving: inbound_refuse_dmarc_reject', () => {
     });
     const accepted = await forgedAnswer();
     expect(accepted).toMatch(/^250 /);
-    const email = (await (await app.call('GET', `/v1/inbound/${idOf(accepted)}`, { cookie })).json()) as InboundMessageWire;
+    const email = (await (
+      await app.call('GET', `/v1/inbound/${idOf(accepted)}`, { cookie })
+    ).json()) as InboundMessageWire;
     expect(email.authentication).toMatchObject({ spf: 'fail', dmarc: 'fail', flagged: true });
   });
 

@@ -72,7 +72,7 @@ export interface TransactionEventWire {
 }
 
 /** A received message that answers the transaction: the timeline's "Reply received" entry. */
-export interface TransactionReplyWire {
+interface TransactionReplyWire {
   /** The received message's id (its console page is /inbound/{id}). */
   id: string;
   /** Its From, `Name <address>` or the bare address. */
@@ -162,10 +162,7 @@ export async function transactionEvents(
   const { db } = ctx;
   const id = isUuid(uuid) ? await findIdByUuid(db, 'transactions', customerId, uuid.toLowerCase()) : undefined;
   if (id === undefined) throw new DomainError('not_found', 'No such transaction');
-  const [rows, replies] = await Promise.all([
-    listTransactionEvents(db, id),
-    repliesToTransaction(db, customerId, id),
-  ]);
+  const [rows, replies] = await Promise.all([listTransactionEvents(db, id), repliesToTransaction(db, customerId, id)]);
   return {
     data: rows.map(eventToWire),
     replies: replies.map((r) => ({ id: r.id, from: r.from_address, time: unixSeconds(new Date(r.received_at)) })),
