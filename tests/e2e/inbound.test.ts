@@ -413,7 +413,7 @@ describe('The domain page: refusing mail that fails DMARC under p=reject', () =>
       [testId, checked] as const,
     );
 
-  it('switches it under the receiving switch; the listener then refuses a forged From; errors are said inline', async () => {
+  it('is a switch under receiving; set, the listener refuses a forged From; errors are said inline', async () => {
     const { context, page } = await signedIn(SHOP);
     await page.goto(`${server.baseUrl}/domains/${shopDomainId}`);
     await hydrated(page, '[data-testid=refuse-dmarc-switch]');

@@ -333,7 +333,7 @@ describe('PUT /v1/domains/{id}/receiving: inbound_refuse_dmarc_reject', () => {
     expect(email.authentication).toMatchObject({ spf: 'fail', dmarc: 'fail', flagged: true });
   });
 
-  it('changes only the fields given; 404 for another account and a malformed id; 400 for a field it does not take', async () => {
+  it('changes the fields given only; 404 for another account or a bad id; 400 for a field not taken', async () => {
     expect((await put({ enabled: false })).status).toBe(200);
     const kept = await put({});
     expect(kept.status).toBe(200);

@@ -250,7 +250,7 @@ async function stillAnswers(): Promise<void> {
 const options = { numRuns: NUM_RUNS, seed: SEED, endOnFailure: true } as const;
 
 describe('the MX listener given malformed mail', () => {
-  it('answers every broken message clearly; a refused one leaves nothing, an accepted one reads back whole', async () => {
+  it('answers each broken message clearly; one refused leaves nothing, one accepted reads back whole', async () => {
     await fc.assert(fc.asyncProperty(message, sendAndCheck), options);
     await stillAnswers();
   }, 240_000);
