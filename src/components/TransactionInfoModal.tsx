@@ -1,9 +1,16 @@
 // The Transaction Info modal (docs/console.md §2): Transaction ID, From, To, Subject, Sent, and Custom
 // Headers only when the additional headers parse to a non-empty object; below them the
 // transaction's timeline: queued, sent, delivered or bounced with the remote server's reply, opens,
-// clicks, unsubscribes, oldest first. A scheduled message offers Cancel Sending.
+// clicks, unsubscribes, and each reply received to it (linking to its Inbound page), oldest first. A
+// scheduled message offers Cancel Sending.
 import { formatMoment, isoOf } from '../lib/dates.ts';
-import { addressText, customHeaders, eventView } from '../lib/transaction-info-view.ts';
+import {
+  type TimelineEntry,
+  addressText,
+  customHeaders,
+  eventView,
+  timelineEntries,
+} from '../lib/transaction-info-view.ts';
 import type { CancelState, InfoTransaction, TimelineState } from '../stores/transaction-info.ts';
 import BusyButton from './BusyButton.tsx';
 import Modal from './Modal.tsx';
@@ -40,31 +47,61 @@ function Timeline({ timeline, onRetry }: { timeline: TimelineState; onRetry(): v
       </p>
     );
   }
-  if (timeline.events.length === 0) return <p className="has-text-grey">No events yet.</p>;
+  const entries = timelineEntries(timeline.events, timeline.replies);
+  if (entries.length === 0) return <p className="has-text-grey">No events yet.</p>;
   return (
     <ol className="timeline" data-testid="timeline">
-      {timeline.events.map((event, i) => {
-        const view = eventView(event);
-        return (
-          <li key={i} className={`timeline-item is-${view.tone}`} data-testid="timeline-event" data-type={event.type}>
-            <span className="timeline-marker" aria-hidden="true" />
-            <div className="timeline-content">
-              <p>
-                <strong data-testid="timeline-title">{view.title}</strong>{' '}
-                <time className="has-text-grey" dateTime={isoOf(event.time)}>
-                  {formatMoment(event.time)}
-                </time>
-              </p>
-              {view.details.map((line, j) => (
-                <p key={j} className="timeline-detail" data-testid="timeline-detail">
-                  {line}
-                </p>
-              ))}
-            </div>
-          </li>
-        );
-      })}
+      {entries.map((entry, i) => (
+        <TimelineItem key={i} entry={entry} />
+      ))}
     </ol>
+  );
+}
+
+function TimelineItem({ entry }: { entry: TimelineEntry }) {
+  if (entry.kind === 'reply') {
+    const { reply } = entry;
+    return (
+      <li className="timeline-item is-reply" data-testid="timeline-event" data-type="reply">
+        <span className="timeline-marker" aria-hidden="true" />
+        <div className="timeline-content">
+          <p>
+            <strong data-testid="timeline-title">Reply received</strong>{' '}
+            <time className="has-text-grey" dateTime={isoOf(reply.time)}>
+              {formatMoment(reply.time)}
+            </time>
+          </p>
+          <p className="timeline-detail" data-testid="timeline-detail">
+            From {reply.from}
+          </p>
+          <p className="timeline-detail">
+            <a href={`/inbound/${reply.id}`} data-testid="timeline-reply-link">
+              Open the reply
+            </a>
+          </p>
+        </div>
+      </li>
+    );
+  }
+  const { event } = entry;
+  const view = eventView(event);
+  return (
+    <li className={`timeline-item is-${view.tone}`} data-testid="timeline-event" data-type={event.type}>
+      <span className="timeline-marker" aria-hidden="true" />
+      <div className="timeline-content">
+        <p>
+          <strong data-testid="timeline-title">{view.title}</strong>{' '}
+          <time className="has-text-grey" dateTime={isoOf(event.time)}>
+            {formatMoment(event.time)}
+          </time>
+        </p>
+        {view.details.map((line, j) => (
+          <p key={j} className="timeline-detail" data-testid="timeline-detail">
+            {line}
+          </p>
+        ))}
+      </div>
+    </li>
   );
 }
 

@@ -86,6 +86,11 @@ const domain = z.object({
   domain_receiving: z.boolean().openapi({
     description: 'Whether the domain receives mail here (docs/receiving.md): its MX record is then listed.',
   }),
+  domain_inbound_refuse_dmarc_reject: z.boolean().openapi({
+    description:
+      'Whether the MX listener refuses at DATA (550 5.7.1) a message that fails DMARC while its From domain ' +
+      'publishes p=reject; when false such a message is kept and flagged (docs/receiving.md).',
+  }),
   dns_records: z.array(
     z.object({
       purpose: z.enum(['spf', 'dkim', 'dmarc', 'return_path', 'receiving']),
@@ -251,10 +256,18 @@ export const setDomainReceiving = domainOperation('PUT /v1/domains/{id}/receivin
   summary: 'Switch receiving mail on or off',
   description:
     'With receiving on, the MX listener takes mail for any address of the domain once it is verified, and its ' +
-    'MX record joins the records to publish (docs/receiving.md). Answers the domain.',
+    'MX record joins the records to publish (docs/receiving.md). `inbound_refuse_dmarc_reject` chooses what ' +
+    'happens to a message that fails DMARC under its From domain’s p=reject: refused at DATA (true) or kept and ' +
+    'flagged (false, the default). Each field given is changed, the other kept. Answers the domain.',
   params: domainParams,
-  body: z.strictObject({ enabled: z.boolean() }),
-  bodyExample: { enabled: true },
+  body: z.strictObject({
+    enabled: z.boolean().optional().openapi({ description: 'Receiving on or off.' }),
+    inbound_refuse_dmarc_reject: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Refuse (550 5.7.1) rather than flag a message failing DMARC under p=reject.' }),
+  }),
+  bodyExample: { enabled: true, inbound_refuse_dmarc_reject: false },
   success: [{ status: 200, description: 'The domain, changed.', schema: z.object({ domain }) }],
   errors: ['forbidden', 'not_found'],
 });

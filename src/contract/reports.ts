@@ -337,14 +337,26 @@ export const searchGroups = reportOperation('POST /v1/transaction-groups/search'
 /** A transaction named by its uuid in the path. */
 const transactionParams = z.object({ uuid: uuidId('The transaction’s uuid; anything else answers 404.') });
 
+/** A received message that answers a sent one (docs/receiving.md): a "Reply received" entry of the timeline. */
+const transactionReply = z.object({
+  id: z.string().openapi({ description: 'The received message’s id: GET /v1/inbound/{id}, the page /inbound/{id}.' }),
+  from: z.string().openapi({ description: 'Its From: `Name <address>` or the bare address.' }),
+  time: z.number().int().openapi({ description: 'When it was received, Unix seconds (UTC).' }),
+});
+
 export const getTransactionEvents = reportOperation('GET /v1/transactions/{uuid}/events', {
   summary: 'A transaction’s timeline',
   description:
     'Every event of one transaction in order: accepted, sent, deferred, ' +
-    'delivered, bounced, failed, opened, clicked, unsubscribed, downloaded.',
+    'delivered, bounced, failed, opened, clicked, unsubscribed, downloaded; and the mail received in reply ' +
+    'to it (In-Reply-To or References naming its Message-ID, docs/receiving.md).',
   params: transactionParams,
   success: [
-    { status: 200, description: 'The events, oldest first.', schema: z.object({ data: z.array(transactionEvent) }) },
+    {
+      status: 200,
+      description: 'The events, oldest first, and the replies received, oldest first (at most 100).',
+      schema: z.object({ data: z.array(transactionEvent), replies: z.array(transactionReply) }),
+    },
   ],
   errors: ['not_found'],
 });

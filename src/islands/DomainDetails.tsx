@@ -1,5 +1,6 @@
-// One domain's details: verification state with "send a new verification email", and the DNS
-// records (SPF, DKIM, DMARC, return path) with copy buttons and their last check, re-checked on demand.
+// One domain's details: verification state with "send a new verification email", receiving on or off
+// with what to do with mail failing DMARC under p=reject (docs/receiving.md), and the DNS records
+// (SPF, DKIM, DMARC, return path, MX) with copy buttons and their last check, re-checked on demand.
 import { useState } from 'react';
 import CopyField from '../components/CopyField.tsx';
 import { call, errorMessage } from '../lib/api.ts';
@@ -22,6 +23,7 @@ export interface DomainDetail {
   domain_verification_sent_timestamp: string | null;
   dns_checked_timestamp: string | null;
   domain_receiving: boolean;
+  domain_inbound_refuse_dmarc_reject: boolean;
   dns_records: {
     purpose: string;
     type: string;
@@ -54,17 +56,20 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
   const [checking, setChecking] = useState(false);
   const [sending, setSending] = useState(false);
   const [switching, setSwitching] = useState(false);
+  const [switchError, setSwitchError] = useState<string | null>(null);
 
-  async function switchReceiving(enabled: boolean) {
+  /** PUT /v1/domains/{id}/receiving with the one field changed; a refusal is said under the switches. */
+  async function switchReceiving(body: { enabled: boolean } | { inbound_refuse_dmarc_reject: boolean }) {
     setSwitching(true);
+    setSwitchError(null);
     try {
       const answer = await call('PUT /v1/domains/{id}/receiving', {
         params: { id: String(domain.domain_id) },
-        body: { enabled },
+        body,
       });
       setDomain(answer.domain);
     } catch (err) {
-      showAlert('danger', errorMessage(err, 'Receiving could not be changed. Try again.'));
+      setSwitchError(errorMessage(err, 'The change could not be saved. Try again.'));
     } finally {
       setSwitching(false);
     }
@@ -141,7 +146,7 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
             type="checkbox"
             checked={domain.domain_receiving}
             disabled={switching}
-            onChange={(e) => void switchReceiving(e.currentTarget.checked)}
+            onChange={(e) => void switchReceiving({ enabled: e.currentTarget.checked })}
             data-testid="receiving-switch"
           />{' '}
           Receive mail at this domain
@@ -152,6 +157,28 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
               'published; read it on the Inbound page.'
             : 'Replies and mail to any address of this domain can be received here and handed to your app.'}
         </p>
+        <label className="checkbox mt-3" data-disabled={!domain.domain_receiving}>
+          <input
+            type="checkbox"
+            checked={domain.domain_inbound_refuse_dmarc_reject}
+            disabled={switching || !domain.domain_receiving}
+            aria-describedby="refuse-dmarc-help"
+            onChange={(e) => void switchReceiving({ inbound_refuse_dmarc_reject: e.currentTarget.checked })}
+            data-testid="refuse-dmarc-switch"
+          />{' '}
+          Refuse mail that fails DMARC when its sender's domain asks receivers to reject it
+        </label>
+        <p className="help" id="refuse-dmarc-help">
+          {domain.domain_inbound_refuse_dmarc_reject
+            ? 'Such a message is refused while it is being sent (550 5.7.1); it is not stored.'
+            : 'Such a message is kept and flagged on the Inbound page, so mail broken by a forwarder is not lost.'}
+          {!domain.domain_receiving && ' Switch receiving on to choose.'}
+        </p>
+        {switchError && (
+          <p className="help is-danger" role="alert" data-testid="receiving-error">
+            {switchError}
+          </p>
+        )}
       </div>
       <div className="card">
         <header className="card-header">

@@ -61,10 +61,10 @@ function Row({ row }: { row: InboundRowWire }) {
         </time>
         <span className="time-of-day">{formatTime(at)}</span>
       </td>
-      <td className="email-cell">
+      <td className="email-cell from-cell">
         <Mailbox mailbox={row.from} testId="inbound-from" />
       </td>
-      <td className="email-cell" data-testid="inbound-to">
+      <td className="email-cell to-cell" data-testid="inbound-to">
         {(row.to.length ? row.to : row.received_for).map((to) => (
           <span key={to} className="mailbox-line">
             <EmailText email={mailboxParts(to).address} />
@@ -82,7 +82,7 @@ function Row({ row }: { row: InboundRowWire }) {
         )}
         {row.in_reply_to_email_id && <span className="inbound-note">Reply to a message you sent</span>}
       </td>
-      <td>
+      <td className="verdict-cell">
         <span
           className={`tag is-light ${VERDICT_TAG[verdict]}`}
           title={`SPF ${row.authentication.spf}, DKIM ${row.authentication.dkim}, DMARC ${row.authentication.dmarc}`}
@@ -126,6 +126,8 @@ function NothingReceived({ domains }: { domains: DomainLink[] }) {
 /**
  * The Inbound list (docs/console.md §2 "Inbound"): received mail newest first, each row Received, From, To,
  * Subject (the link to the message) and the authentication verdict, with the pager; a row opens the message.
+ * On a phone each row is a block: sender and verdict, the subject under them, then the time
+ * (styles/inbound.scss).
  */
 export default function InboundTable({ first = null, domains }: Props) {
   const $list = useSeededStore(inboundList, first && { status: 'loaded', data: first.data, meta: first.meta });

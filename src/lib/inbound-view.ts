@@ -16,32 +16,58 @@ export function inboundSearchBody({ page, search }: InboundQuery) {
   return { page, search };
 }
 
-export type Verdict = 'passed' | 'failed' | 'flagged';
+export type Verdict = 'passed' | 'failed' | 'flagged' | 'unverified';
+
+/** A check's result that is a verdict against the message (RFC 8601 §2.7): it failed, or its record is broken. */
+const FAILING = new Set(['fail', 'softfail', 'permerror']);
 
 /**
  * The list's tag. Flagged: it failed DMARC under a reject policy and was kept (docs/receiving.md).
- * Passed: DMARC passed, or, where the From domain publishes no DMARC, SPF or DKIM passed. Failed:
- * anything else: it cannot be told apart from forged mail.
+ * Passed: DMARC passed, or, where the From domain publishes no DMARC, SPF or DKIM passed. Failed: a
+ * check failed (fail, softfail, permerror). Unverified: nothing failed and nothing passed (no SPF
+ * record, no signature, no DMARC policy, a neutral SPF, or a lookup that could not be made): nothing
+ * confirms the sender, and nothing says it was forged either.
  */
 export function verdictOf(auth: InboundRowWire['authentication']): Verdict {
   if (auth.flagged) return 'flagged';
   if (auth.dmarc === 'pass') return 'passed';
   if (auth.dmarc === 'none' && (auth.spf === 'pass' || auth.dkim === 'pass')) return 'passed';
-  return 'failed';
+  if ([auth.spf, auth.dkim, auth.dmarc].some((result) => FAILING.has(result))) return 'failed';
+  return 'unverified';
 }
 
 export const VERDICT_LABEL: Readonly<Record<Verdict, string>> = {
   passed: 'Passed',
   failed: 'Failed',
   flagged: 'Flagged',
+  unverified: 'Unverified',
 };
 
-/** Bulma's tag colour for each verdict. */
+/** Bulma's tag colour for each verdict (unverified: the plain grey tag). */
 export const VERDICT_TAG: Readonly<Record<Verdict, string>> = {
   passed: 'is-success',
   failed: 'is-danger',
   flagged: 'is-warning',
+  unverified: 'is-dark',
 };
+
+/** What `none` means for each check: there was nothing to check. */
+const NOTHING_TO_CHECK: Readonly<Record<'spf' | 'dkim' | 'dmarc', string>> = {
+  spf: 'No SPF record',
+  dkim: 'Not signed',
+  dmarc: 'No policy',
+};
+
+/**
+ * How one check's RFC 8601 result reads on the message page: `none` says what was missing (no SPF
+ * record, not signed, no DMARC policy) and `neutral` that the domain gave no verdict, so neither
+ * reads as a failure; the other results as written.
+ */
+export function resultLabel(check: 'spf' | 'dkim' | 'dmarc', result: string): string {
+  if (result === 'none') return NOTHING_TO_CHECK[check];
+  if (result === 'neutral') return 'Neutral: no verdict';
+  return result;
+}
 
 /** Bulma's tag colour for one check's RFC 8601 result. */
 export function resultTag(result: string): string {

@@ -2,7 +2,7 @@
 // each event of the timeline (our addition to the modal): a title, a colour, the details worth a line
 // each. Pure; apart from the table's rules, so pages load it only with the modal.
 import type { AnswerCategory, MachineRuleId, UnsubscribeChannel } from '../contract/values.ts';
-import type { TransactionEventWire } from './wire.ts';
+import type { TransactionEventWire, TransactionReplyWire } from './wire.ts';
 import { formatMoment } from './dates.ts';
 import type { StatusTone } from './transaction-view.ts';
 
@@ -191,4 +191,23 @@ export function eventView(event: TransactionEventWire): {
       break;
   }
   return { title, tone, details };
+}
+
+/** One line of the timeline: an event of the transaction, or a reply received to it. */
+export type TimelineEntry =
+  | { kind: 'event'; time: number; event: TransactionEventWire }
+  | { kind: 'reply'; time: number; reply: TransactionReplyWire };
+
+/**
+ * The timeline's entries oldest first: the events in their order, each reply received placed after
+ * the events of its second and before later ones (a reply never comes before what it answers).
+ */
+export function timelineEntries(events: TransactionEventWire[], replies: TransactionReplyWire[]): TimelineEntry[] {
+  const entries: TimelineEntry[] = events.map((event) => ({ kind: 'event', time: event.time, event }));
+  for (const reply of replies) {
+    let at = entries.length;
+    while (at > 0 && entries[at - 1].time > reply.time) at--;
+    entries.splice(at, 0, { kind: 'reply', time: reply.time, reply });
+  }
+  return entries;
 }

@@ -14,6 +14,7 @@ export interface SearchQuery<SortKey extends string> {
 export type TransactionPage = AnswerOf<'POST /v1/transaction/search'>;
 export type TransactionWire = TransactionPage['data'][number];
 export type TransactionEventWire = AnswerOf<'GET /v1/transactions/{uuid}/events'>['data'][number];
+export type TransactionReplyWire = AnswerOf<'GET /v1/transactions/{uuid}/events'>['replies'][number];
 export type DailyStatWire = AnswerOf<'POST /v1/dashboard/overview'>['dailyStats'][number];
 export type GroupPage = AnswerOf<'POST /v1/transaction-groups/search'>;
 export type GroupWire = GroupPage['data'][number];

@@ -12,7 +12,7 @@ import { pruneAuthTables } from './auth/auth.service.ts';
 import { createApi } from './app.ts';
 import { createHttpServer } from './server.ts';
 import { purgeDownloadRecords, sweepOrphanBlobs } from './attachments/attachments.service.ts';
-import { purgeReceived } from './inbound/inbound.service.ts';
+import { purgeReceived, sweepOrphanInboundFiles } from './inbound/inbound.service.ts';
 import { createPageBridge } from './page-bridge.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
 import { startDnsRefresher } from './domains/dns-check.service.ts';
@@ -296,7 +296,9 @@ function startWorkerRole(ctx: AppContext): Stop {
     webhooks.purge().catch((err) => logger.warn({ err }, 'purging webhook logs failed'));
     sweepOrphanBlobs(ctx).catch((err) => logger.warn({ err }, 'sweeping attachment blobs failed'));
     purgeDownloadRecords(ctx).catch((err) => logger.warn({ err }, 'purging attachment download records failed'));
-    purgeReceived(ctx).catch((err) => logger.warn({ err }, 'purging received mail failed'));
+    purgeReceived(ctx)
+      .then(() => sweepOrphanInboundFiles(ctx))
+      .catch((err) => logger.warn({ err }, 'purging received mail failed'));
   }, 3_600_000);
   timer.unref();
   return async () => {

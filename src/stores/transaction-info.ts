@@ -1,7 +1,8 @@
 // The Transaction Info modal (docs/console.md §2) opened by a row's More Info button, and its timeline
-// (our addition to the modal): GET /v1/transactions/{trans_uuid}/events when the modal opens.
+// (our addition to the modal): GET /v1/transactions/{trans_uuid}/events when the modal opens, its events
+// and the mail received in reply to it.
 import { atom } from 'nanostores';
-import type { TransactionEventWire, TransactionWire } from '../lib/wire.ts';
+import type { TransactionEventWire, TransactionReplyWire, TransactionWire } from '../lib/wire.ts';
 import { call, errorMessage } from '../lib/api.ts';
 
 export type { TransactionEventWire };
@@ -25,10 +26,12 @@ export type InfoTransaction = Pick<
 export interface TimelineState {
   status: 'loading' | 'loaded' | 'failed';
   events: TransactionEventWire[];
+  /** Received messages that answer it ("Reply received"). */
+  replies: TransactionReplyWire[];
 }
 
 export const shownTransaction = atom<InfoTransaction | null>(null);
-export const timeline = atom<TimelineState>({ status: 'loading', events: [] });
+export const timeline = atom<TimelineState>({ status: 'loading', events: [], replies: [] });
 
 /** The modal's Cancel of a scheduled message: idle, under way, or refused with the server's reason. */
 export type CancelState = { status: 'idle' | 'canceling' } | { status: 'failed'; message: string };
@@ -41,12 +44,12 @@ export async function loadTimeline(): Promise<void> {
   const tx = shownTransaction.get();
   if (!tx) return;
   const request = ++latest;
-  timeline.set({ status: 'loading', events: [] });
+  timeline.set({ status: 'loading', events: [], replies: [] });
   try {
     const answer = await call('GET /v1/transactions/{uuid}/events', { params: { uuid: tx.trans_uuid } });
-    if (request === latest) timeline.set({ status: 'loaded', events: answer.data });
+    if (request === latest) timeline.set({ status: 'loaded', events: answer.data, replies: answer.replies });
   } catch {
-    if (request === latest) timeline.set({ status: 'failed', events: [] });
+    if (request === latest) timeline.set({ status: 'failed', events: [], replies: [] });
   }
 }
 

@@ -98,6 +98,33 @@ describe('admin CLI', () => {
     );
   });
 
+  it('domain add --verified --receiving marks every record published, the Receiving MX among them', async () => {
+    const added = await cli(
+      server,
+      'domain',
+      'add',
+      'mx.example',
+      '--customer',
+      'Listed Customer',
+      '--verified',
+      '--receiving',
+    );
+    expect(added).toMatch(/^domain \d+ added: mx\.example \(customer \d+, sending-verified, receiving\)$/m);
+    const mxHost = /^ {2}receiving +MX +mx\.example {2}"([^"]+)"$/m.exec(added)![1];
+    const plain = await cli(server, 'domain', 'add', 'plain.example', '--customer', 'Listed Customer', '--verified');
+    const db = await server.database();
+    const results = async (name: string) =>
+      (await db.selectFrom('domains').select('dns_results').where('domain', '=', name).executeTakeFirstOrThrow())
+        .dns_results;
+    const receiving = await results('mx.example');
+    expect(Object.keys(receiving ?? {}).sort()).toEqual(['dkim', 'dmarc', 'receiving', 'return_path', 'spf']);
+    expect(receiving?.receiving).toMatchObject({ ok: true, expected: mxHost, found: mxHost });
+    for (const check of Object.values(receiving ?? {})) expect(check.ok).toBe(true);
+    // without --receiving there is no MX record to mark
+    expect(plain).not.toContain(' MX ');
+    expect(Object.keys((await results('plain.example')) ?? {}).sort()).toEqual(['dkim', 'dmarc', 'return_path', 'spf']);
+  });
+
   it(
     'refuses the embedded data directory while the service ' + 'runs (exit 3), or works alongside it on PostgreSQL',
     async () => {

@@ -3,8 +3,10 @@
 // sends it; SPF, DKIM and DMARC answered by a local DNS server. The list (newest first, verdict tags,
 // paging, the debounced search), a row opening the message, the sanitised HTML in its sandboxed frame
 // running no script and loading nothing remote, an attachment downloaded, the raw message, the headers,
-// the More Info of the sent message a reply answers, 404s for another account's and a malformed id, and
-// the text that says how to switch receiving on; axe and the layout at 1440 and 390 px.
+// the More Info of the sent message a reply answers, and that message's More Info on the Transactions
+// page naming the reply, 404s for another account's and a malformed id, the text that says how to switch
+// receiving on, the domain page's switch that refuses mail failing DMARC under p=reject, and a message
+// nothing authenticates (Unverified, not Failed); axe and the layout at 1440 and 390 px.
 import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { Browser, Page } from 'playwright-core';
@@ -34,6 +36,7 @@ let dns: DnsTestServer;
 let server: RunningServer;
 let browser: Browser;
 let sentUuid: string;
+let shopDomainId: number;
 const ids: Record<string, string> = {};
 
 const dkimKeys = generateKeyPairSync('rsa', {
@@ -90,8 +93,8 @@ beforeAll(async () => {
   await account(enterprise, 'Quiet Shop', QUIET);
   const added = await server.admin('domain', 'add', 'shop.example', '--customer', 'Inbound Shop', '--verified');
   await server.admin('domain', 'add', 'quiet.example', '--customer', 'Quiet Shop', '--verified');
-  const domainId = Number(/^domain (\d+) added/m.exec(added)![1]);
-  await setDomainReceiving({ db: await server.database() }, shop, domainId, { receiving: true });
+  shopDomainId = Number(/^domain (\d+) added/m.exec(added)![1]);
+  await setDomainReceiving({ db: await server.database() }, shop, shopDomainId, { receiving: true });
   const apiKey = /^api key:\s+(\S+)$/m.exec(
     await server.admin('credentials', 'show', '--customer', 'Inbound Shop'),
   )![1];
@@ -219,11 +222,25 @@ describe('Inbound list', () => {
   });
 
   for (const viewport of [VIEWPORTS.tablet, VIEWPORTS.phone]) {
-    it(`at ${viewport.width} px: the list fits, its table scrolling inside its card`, async () => {
+    it(`at ${viewport.width} px: the list fits, and every row's subject is in view`, async () => {
       const { context, page } = await signedIn(SHOP, viewport);
       await openList(page);
       const shown = ['[data-testid=inbound-search]', '[data-testid=inbound-table]'];
       await checked(page, `inbound-2-list-${viewport.width}`, shown);
+      // on a phone a row is a block: the subject under the sender, inside the screen's width
+      const rows = await page.$$eval('[data-testid=inbound-row]', (trs) =>
+        trs.map((tr) => {
+          const box = (testId: string) => tr.querySelector(`[data-testid=${testId}]`)!.getBoundingClientRect();
+          const [from, subject] = [box('inbound-from'), box('inbound-subject')];
+          return { fromBottom: from.bottom, subjectTop: subject.top, left: subject.left, right: subject.right };
+        }),
+      );
+      expect(rows).toHaveLength(10);
+      for (const row of rows) {
+        expect(row.left).toBeGreaterThanOrEqual(0);
+        expect(row.right).toBeLessThanOrEqual(viewport.width);
+        if (viewport === VIEWPORTS.phone) expect(row.subjectTop).toBeGreaterThanOrEqual(row.fromBottom - 1);
+      }
       await context.close();
     });
   }
@@ -350,6 +367,120 @@ describe('A received message', () => {
       expect(res!.status()).toBe(404);
       await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Message not found');
     }
+    await context.close();
+  });
+});
+
+describe('The More Info of a sent message on the Transactions page', () => {
+  for (const viewport of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+    it(`at ${viewport.width} px: names the reply received, when and from whom, linking to it`, async () => {
+      const { context, page } = await signedIn(SHOP, viewport);
+      await page.goto(`${server.baseUrl}/groups#recipients`);
+      await page.waitForSelector('astro-island:not([ssr]) [data-testid=transaction-table]', { state: 'attached' });
+      await page.waitForSelector('[data-testid=transaction-table][aria-busy=false]');
+      await page.click(`[data-testid=transaction-row][data-uuid="${sentUuid}"] [data-testid=more-info]`);
+      await page.waitForSelector('[data-testid=timeline]');
+      const reply = page.locator('[data-testid=timeline-event][data-type=reply]');
+      await expect(reply.count()).resolves.toBe(1);
+      await expect(reply.locator('[data-testid=timeline-title]').textContent()).resolves.toBe('Reply received');
+      await expect(reply.locator('time').getAttribute('datetime')).resolves.toMatch(/^\d{4}-\d\d-\d\dT/);
+      await expect(reply.locator('[data-testid=timeline-detail]').first().textContent()).resolves.toBe(
+        'From Zoë Ünal <zoe@sender.example>',
+      );
+      const link = reply.locator('[data-testid=timeline-reply-link]');
+      await expect(link.getAttribute('href')).resolves.toBe(`/inbound/${ids.reply}`);
+      // after what it answers: the reply is the last entry
+      await expect(
+        page.$$eval('[data-testid=timeline-event]', (items) => items.map((li) => (li as HTMLElement).dataset.type)),
+      ).resolves.toEqual(expect.arrayContaining(['queued', 'reply']));
+      await reply.scrollIntoViewIfNeeded();
+      await checked(page, `inbound-8-more-info-reply-${viewport.width}`, [
+        '[data-testid=timeline-event][data-type=reply]',
+      ]);
+      await link.click();
+      await page.waitForURL(`**/inbound/${ids.reply}`);
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toBe('Re: Your order');
+      await context.close();
+    });
+  }
+});
+
+describe('The domain page: refusing mail that fails DMARC under p=reject', () => {
+  const switchOf = (page: Page, testId: string) => page.locator(`[data-testid=${testId}]`);
+  const isChecked = (page: Page, testId: string, checked: boolean) =>
+    page.waitForFunction(
+      ([id, want]) => (document.querySelector(`[data-testid=${id}]`) as HTMLInputElement | null)?.checked === want,
+      [testId, checked] as const,
+    );
+
+  it('is a switch under receiving; set, the listener refuses a forged From; errors are said inline', async () => {
+    const { context, page } = await signedIn(SHOP);
+    await page.goto(`${server.baseUrl}/domains/${shopDomainId}`);
+    await hydrated(page, '[data-testid=refuse-dmarc-switch]');
+    const refuse = switchOf(page, 'refuse-dmarc-switch');
+    await expect(
+      page.getByLabel("Refuse mail that fails DMARC when its sender's domain asks receivers to reject it").count(),
+    ).resolves.toBe(1);
+    await expect(refuse.isChecked()).resolves.toBe(false);
+    await expect(refuse.isDisabled()).resolves.toBe(false);
+
+    await refuse.click();
+    await isChecked(page, 'refuse-dmarc-switch', true);
+    await expect(page.textContent('#refuse-dmarc-help')).resolves.toContain('550 5.7.1');
+    await expect(
+      mx().sendMail({ from: 'ceo@bank.example', to: 'billing@shop.example', subject: 'Wire it', text: 'Now.' }),
+    ).rejects.toMatchObject({ responseCode: 550 });
+    await checked(page, 'inbound-9-domain-refuse-dmarc-1440', ['[data-testid=receiving]']);
+
+    // a refused change: said under the switches, the switch as it was
+    await page.route('**/v1/domains/*/receiving', (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'internal_error', message: 'The service failed; try again.' } }),
+      }),
+    );
+    await refuse.click();
+    await expect(page.textContent('[data-testid=receiving-error]')).resolves.toBe('The service failed; try again.');
+    await expect(refuse.isChecked()).resolves.toBe(true);
+    await page.unroute('**/v1/domains/*/receiving');
+
+    await refuse.click();
+    await isChecked(page, 'refuse-dmarc-switch', false);
+    await expect(page.isVisible('[data-testid=receiving-error]')).resolves.toBe(false);
+    // receiving off: nothing to refuse, the switch waits
+    await switchOf(page, 'receiving-switch').click();
+    await isChecked(page, 'receiving-switch', false);
+    await expect(refuse.isDisabled()).resolves.toBe(true);
+    await page.setViewportSize(VIEWPORTS.phone);
+    await checked(page, 'inbound-10-domain-receiving-off-390', ['[data-testid=receiving]']);
+    await switchOf(page, 'receiving-switch').click();
+    await isChecked(page, 'receiving-switch', true);
+    await expect(refuse.isDisabled()).resolves.toBe(false);
+    await context.close();
+  });
+});
+
+describe('A message nothing authenticates', () => {
+  it('reads Unverified, not Failed, with what each check found missing', async () => {
+    const info = await mx().sendMail({
+      from: 'someone@plain.example',
+      to: 'support@shop.example',
+      subject: 'No records anywhere',
+      text: 'My domain publishes nothing.',
+    });
+    const id = idOf(info.response);
+    const { context, page } = await signedIn(SHOP, VIEWPORTS.phone);
+    await openList(page);
+    await expect(
+      page.textContent(`[data-testid=inbound-row][data-id="${id}"] [data-testid=inbound-verdict]`),
+    ).resolves.toBe('Unverified');
+    await page.goto(`${server.baseUrl}/inbound/${id}`);
+    await expect(page.textContent('[data-testid=inbound-verdict]')).resolves.toBe('Unverified');
+    await expect(page.textContent('[data-testid=inbound-spf]')).resolves.toBe('No SPF record');
+    await expect(page.textContent('[data-testid=inbound-dkim]')).resolves.toBe('Not signed');
+    await expect(page.textContent('[data-testid=inbound-dmarc]')).resolves.toBe('No policy');
+    await checked(page, 'inbound-11-unverified-390', ['[data-testid=inbound-verdict]', '[data-testid=inbound-checks]']);
     await context.close();
   });
 });

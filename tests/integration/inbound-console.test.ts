@@ -1,11 +1,14 @@
 // The console's Inbound calls (docs/console.md §2 "Inbound", §7): POST /v1/inbound/search and
 // GET /v1/inbound/{id} with a session, over mail put in through the real MX listener by nodemailer
-// (SPF, DKIM and DMARC answered by a local DNS server), as another mail server would send it.
+// (SPF, DKIM and DMARC answered by a local DNS server), as another mail server would send it; the
+// replies in a sent message's More Info timeline, and the domain's switch that refuses mail failing
+// DMARC under p=reject (docs/receiving.md).
 import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import { openDialog } from '../helpers/smtp-dialog.ts';
 import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -20,6 +23,7 @@ let cookie: string;
 let strangerCookie: string;
 let apiKey: string;
 let sentUuid: string;
+let shopId: number;
 const ids: Record<string, string> = {};
 
 const dkimKeys = generateKeyPairSync('rsa', {
@@ -47,6 +51,7 @@ beforeAll(async () => {
   const account = await app.createAccount();
   const shop = await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
   await setDomainReceiving(app.ctx, account.customerId, shop.id, { receiving: true });
+  shopId = shop.id;
   apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
   cookie = await app.signIn(account.email, account.password);
   const stranger = await app.createAccount();
@@ -212,5 +217,136 @@ describe('GET /v1/inbound/{id}', () => {
       expect(await res.json()).toMatchObject({ error: { code: 'not_found' } });
     }
     expect((await app.call('GET', `/v1/inbound/${ids.reply}`)).status).toBe(401);
+  });
+});
+
+/** The More Info timeline's answer for transaction `uuid`. */
+async function timelineOf(uuid: string, as = cookie) {
+  const res = await app.call('GET', `/v1/transactions/${uuid}/events`, { cookie: as });
+  return { status: res.status, body: (await res.json()) as { data: unknown[]; replies: Record<string, unknown>[] } };
+}
+
+describe('GET /v1/transactions/{uuid}/events: the replies received', () => {
+  it('lists each reply to the sent message, oldest first, with its sender and time', async () => {
+    const first = (await (await app.call('GET', `/v1/inbound/${ids.reply}`, { cookie })).json()) as InboundMessageWire;
+    const { status, body } = await timelineOf(sentUuid);
+    expect(status).toBe(200);
+    expect(body.data.length).toBeGreaterThan(0);
+    expect(body.replies).toEqual([
+      { id: ids.reply, from: 'Zoë Ünal <zoe@sender.example>', time: Math.floor(Date.parse(first.received_at) / 1000) },
+    ]);
+
+    // a second reply naming the message in References only
+    const again = await mx(true).sendMail({
+      from: 'zoe@sender.example',
+      to: 'orders@shop.example',
+      subject: 'Re: Re: Your order',
+      text: 'One more thing.',
+      references: [`<other@sender.example>`, `<${sentUuid}@shop.example>`],
+    });
+    const secondId = idOf(again.response);
+    const replies = (await timelineOf(sentUuid)).body.replies;
+    expect(replies.map((r) => [r.id, r.from])).toEqual([
+      [ids.reply, 'Zoë Ünal <zoe@sender.example>'],
+      [secondId, 'zoe@sender.example'],
+    ]);
+    expect(Number(replies[0].time)).toBeLessThanOrEqual(Number(replies[1].time));
+  });
+
+  it('shows another account nothing: not our transaction, and no reply of ours on theirs', async () => {
+    expect((await timelineOf(sentUuid, strangerCookie)).status).toBe(404);
+    // another account's sent message; a reply naming it reaches our domain and is ours, unlinked
+    const other = await app.createAccount();
+    await addDomain(app.ctx, other.customerId, 'other.example', { verified: true });
+    const otherKey = (await credentialsForConsole(app.ctx, other.customerId)).apiCredentials.apiKey;
+    const otherCookie = await app.signIn(other.email, other.password);
+    const sent = await app.call('POST', '/v1/mail', {
+      headers: { Authorization: `Bearer ${otherKey}` },
+      body: { from: 'news@other.example', to: 'zoe@sender.example', subject: 'Theirs', text: 'Hi.' },
+    });
+    const theirUuid = ((await sent.json()) as { data: { trans_uuid: string }[] }).data[0].trans_uuid;
+    const info = await mx(true).sendMail({
+      from: 'zoe@sender.example',
+      to: 'support@shop.example',
+      subject: 'Re: Theirs',
+      text: 'Sent to the wrong shop.',
+      inReplyTo: `<${theirUuid}@other.example>`,
+    });
+    const email = (await (await app.call('GET', `/v1/inbound/${idOf(info.response)}`, { cookie })).json()) as {
+      in_reply_to_email_id: string | null;
+    };
+    expect(email.in_reply_to_email_id).toBeNull();
+    expect(await timelineOf(theirUuid, otherCookie)).toMatchObject({ status: 200, body: { replies: [] } });
+    expect((await timelineOf(theirUuid)).status).toBe(404);
+  });
+});
+
+describe('PUT /v1/domains/{id}/receiving: inbound_refuse_dmarc_reject', () => {
+  const put = (body: Record<string, unknown>, as = cookie, id: string | number = shopId) =>
+    app.call('PUT', `/v1/domains/${id}/receiving`, { cookie: as, body });
+
+  async function rowCount(): Promise<number> {
+    const row = await app.ctx.db
+      .selectFrom('inbound_emails')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** A message whose From (bank.example, p=reject) this server may not send for, by hand over SMTP. */
+  async function forgedAnswer(): Promise<string> {
+    const dialog = await openDialog(receiver.port);
+    await dialog.command('EHLO mail.sender.example');
+    await dialog.command('MAIL FROM:<ceo@bank.example>');
+    expect(await dialog.command('RCPT TO:<billing@shop.example>')).toMatch(/^250/);
+    expect(await dialog.command('DATA')).toMatch(/^354/);
+    const reply = await dialog.raw('From: ceo@bank.example\r\nSubject: Wire it now\r\n\r\nNow.\r\n.\r\n');
+    dialog.end();
+    return reply;
+  }
+
+  it('set, the listener refuses a forged From at DATA with 550 5.7.1; off, it is accepted and flagged', async () => {
+    const on = await put({ inbound_refuse_dmarc_reject: true });
+    expect(on.status).toBe(200);
+    expect(((await on.json()) as { domain: unknown }).domain).toMatchObject({
+      domain_receiving: true,
+      domain_inbound_refuse_dmarc_reject: true,
+    });
+    const details = await app.call('GET', `/v1/domains/${shopId}`, { cookie });
+    expect(((await details.json()) as { domain: unknown }).domain).toMatchObject({
+      domain_inbound_refuse_dmarc_reject: true,
+    });
+    const before = await rowCount();
+    expect(await forgedAnswer()).toMatch(/^550 5\.7\.1 /);
+    expect(await rowCount()).toBe(before);
+
+    const off = await put({ inbound_refuse_dmarc_reject: false });
+    expect(((await off.json()) as { domain: unknown }).domain).toMatchObject({
+      domain_receiving: true,
+      domain_inbound_refuse_dmarc_reject: false,
+    });
+    const accepted = await forgedAnswer();
+    expect(accepted).toMatch(/^250 /);
+    const email = (await (
+      await app.call('GET', `/v1/inbound/${idOf(accepted)}`, { cookie })
+    ).json()) as InboundMessageWire;
+    expect(email.authentication).toMatchObject({ spf: 'fail', dmarc: 'fail', flagged: true });
+  });
+
+  it('changes the fields given only; 404 for another account or a bad id; 400 for a field not taken', async () => {
+    expect((await put({ enabled: false })).status).toBe(200);
+    const kept = await put({});
+    expect(kept.status).toBe(200);
+    expect(((await kept.json()) as { domain: unknown }).domain).toMatchObject({
+      domain_receiving: false,
+      domain_inbound_refuse_dmarc_reject: false,
+    });
+    expect((await put({ enabled: true })).status).toBe(200);
+    expect((await put({ inbound_refuse_dmarc_reject: true }, strangerCookie)).status).toBe(404);
+    expect((await put({ inbound_refuse_dmarc_reject: true }, cookie, 'x1')).status).toBe(404);
+    expect((await put({ inbound_refuse_dmarc_reject: 'yes' })).status).toBe(400);
+    expect((await put({ refuse: true })).status).toBe(400);
+    const after = (await (await app.call('GET', `/v1/domains/${shopId}`, { cookie })).json()) as { domain: unknown };
+    expect(after.domain).toMatchObject({ domain_receiving: true, domain_inbound_refuse_dmarc_reject: false });
   });
 });

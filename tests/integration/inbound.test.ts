@@ -1,7 +1,8 @@
 // Receiving mail (docs/receiving.md): messages sent to the MX listener by nodemailer, as another
 // mail server would, for a domain with receiving on; read back with the official `resend` SDK's
 // emails.receiving.* over a real socket. SPF, DKIM and DMARC are answered by a local DNS server.
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,7 +13,7 @@ import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-s
 import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { type BounceReceiver, MAX_BOUNCE_BYTES, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
-import { purgeReceived } from '../../src/server/inbound/inbound.service.ts';
+import { purgeReceived, sweepOrphanInboundFiles } from '../../src/server/inbound/inbound.service.ts';
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -305,6 +306,37 @@ describe('the MX listener for a receiving domain', () => {
     }
   });
 
+  it('sweeps files of received mail that no row names once they are an hour old, and keeps the rest', async () => {
+    const info = await mx().sendMail({
+      from: 'zoe@sender.example',
+      to: 'support@shop.example',
+      subject: 'Kept',
+      text: 'A message whose row committed.',
+      attachments: [{ filename: 'kept.txt', content: 'kept' }],
+    });
+    const kept = await received(idOf(info.response));
+    // what a process killed between writing the files and committing the row leaves behind
+    const lost = randomUUID();
+    const orphans = [`inbound/${lost}/raw`, `inbound/${lost}/${randomUUID()}`, `inbound/${kept.id}/${randomUUID()}`];
+    for (const key of orphans) await app.ctx.storage.put(key, Readable.from([Buffer.from('half-stored')]));
+    const before = await storedKeys();
+    expect(before).toEqual(expect.arrayContaining(orphans));
+
+    // younger than the grace: a message may be being received right now
+    expect(await sweepOrphanInboundFiles(app.ctx)).toBe(0);
+    expect(await storedKeys()).toEqual(before);
+    const inTwoHours = new Date(Date.now() + 2 * 3_600_000);
+    expect(await sweepOrphanInboundFiles(app.ctx, 3_600_000, inTwoHours)).toBe(orphans.length);
+    const after = await storedKeys();
+    expect(after).toEqual(before.filter((key) => !orphans.includes(key)));
+    expect(await filesWithoutRows()).toEqual([]);
+    // the kept message is whole: its raw message and its attachment still download
+    expect(await (await fetch(kept.raw!.download_url)).text()).toContain('A message whose row committed.');
+    const attachment = (await resend.emails.receiving.attachments.list({ emailId: kept.id })).data!.data[0];
+    expect(await (await fetch(attachment.download_url)).text()).toBe('kept');
+    expect(await sweepOrphanInboundFiles(app.ctx, 3_600_000, inTwoHours)).toBe(0);
+  });
+
   it('pages newest first, keeps accounts apart, answers 404 to a malformed id, purges after retention', async () => {
     const first = await resend.emails.receiving.list({ limit: 2 });
     expect(first.data!.data).toHaveLength(2);
@@ -340,4 +372,11 @@ async function filesWithoutRows(): Promise<string[]> {
   for await (const object of app.ctx.storage.list('inbound/'))
     if (!ids.has(object.key.split('/')[1])) orphans.push(object.key);
   return orphans;
+}
+
+/** Every stored key of received mail, sorted. */
+async function storedKeys(): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const object of app.ctx.storage.list('inbound/')) keys.push(object.key);
+  return keys.sort();
 }

@@ -2,7 +2,7 @@
 // sanitised (no script, handler, form, frame or remote reference; remote loads counted), the verdict tag
 // its checks add up to, and the mailbox split for the list.
 import { describe, expect, it } from 'vitest';
-import { mailboxParts, receivedHtmlDocument, verdictOf } from '../../src/lib/inbound-view.ts';
+import { mailboxParts, receivedHtmlDocument, resultLabel, verdictOf } from '../../src/lib/inbound-view.ts';
 import { sanitizeReceivedHtml } from '../../src/server/inbound/sanitize-html.ts';
 
 describe('sanitizeReceivedHtml', () => {
@@ -53,12 +53,33 @@ describe('verdictOf', () => {
     [auth('fail', 'pass', 'pass'), 'passed'],
     [auth('pass', 'none', 'none'), 'passed'],
     [auth('none', 'pass', 'none'), 'passed'],
-    [auth('none', 'none', 'none'), 'failed'],
+    // nothing to check is not a failure: no SPF record, no signature, no DMARC policy
+    [auth('none', 'none', 'none'), 'unverified'],
+    [auth('neutral', 'none', 'none'), 'unverified'],
+    [auth('temperror', 'none', 'none'), 'unverified'],
     [auth('softfail', 'none', 'none'), 'failed'],
+    [auth('fail', 'none', 'none'), 'failed'],
+    [auth('none', 'fail', 'none'), 'failed'],
+    [auth('permerror', 'none', 'none'), 'failed'],
     [auth('pass', 'pass', 'fail'), 'failed'],
     [auth('fail', 'none', 'fail', true), 'flagged'],
   ])('%o → %s', (a, verdict) => {
     expect(verdictOf(a)).toBe(verdict);
+  });
+});
+
+describe('resultLabel', () => {
+  it.each([
+    ['spf', 'none', 'No SPF record'],
+    ['dkim', 'none', 'Not signed'],
+    ['dmarc', 'none', 'No policy'],
+    ['spf', 'neutral', 'Neutral: no verdict'],
+    ['spf', 'pass', 'pass'],
+    ['dkim', 'fail', 'fail'],
+    ['dmarc', 'fail', 'fail'],
+    ['spf', 'softfail', 'softfail'],
+  ] as const)('%s %s → %s', (check, result, label) => {
+    expect(resultLabel(check, result)).toBe(label);
   });
 });
 

@@ -2,7 +2,7 @@
 // of its dot, the date column, clicks, and the Transaction Info modal's Custom Headers rule and
 // timeline entries.
 import { describe, expect, it } from 'vitest';
-import { addressText, customHeaders, eventView } from '../../src/lib/transaction-info-view.ts';
+import { addressText, customHeaders, eventView, timelineEntries } from '../../src/lib/transaction-info-view.ts';
 import { clicksText, shownDate, statusOf } from '../../src/lib/transaction-view.ts';
 import type { TransactionEventWire } from '../../src/server/reports/transaction-events.service.ts';
 import type { TransactionWire } from '../../src/server/reports/transactions.service.ts';
@@ -173,5 +173,29 @@ describe('eventView', () => {
       event('deferred', { reply: '421 Busy', next_attempt_at: Date.UTC(2025, 2, 1, 10, 0, 0) / 1000 }),
     );
     expect(view.details).toEqual(['Remote server: 421 Busy', 'Next attempt March 1, 2025 10:00:00']);
+  });
+});
+
+describe('timelineEntries (the replies received among the events)', () => {
+  const event = (type: TransactionEventWire['type'], time: number): TransactionEventWire => ({ type, time, data: {} });
+  const reply = (id: string, time: number) => ({ id, from: `${id}@sender.example`, time });
+  const kinds = (entries: ReturnType<typeof timelineEntries>) =>
+    entries.map((e) => (e.kind === 'event' ? e.event.type : e.reply.id));
+
+  it('places each reply after the events of its second and before later ones', () => {
+    const events = [event('queued', 100), event('sent', 101), event('delivered', 105), event('open', 300)];
+    expect(kinds(timelineEntries(events, [reply('r1', 105), reply('r2', 400)]))).toEqual([
+      'queued',
+      'sent',
+      'delivered',
+      'r1',
+      'open',
+      'r2',
+    ]);
+  });
+
+  it('keeps the replies in their order, and shows them with no events', () => {
+    expect(kinds(timelineEntries([], [reply('r1', 5), reply('r2', 5)]))).toEqual(['r1', 'r2']);
+    expect(timelineEntries([event('queued', 1)], [])).toEqual([{ kind: 'event', time: 1, event: event('queued', 1) }]);
   });
 });

@@ -37,7 +37,10 @@ export function domainRoutes(ctx: AppContext): Hono<ApiEnv> {
 
   serve(contract.setDomainReceiving, [requireSession, requireSender, csrf], async (c, { params, body }) => {
     const { customerId } = sessionOf(c);
-    await setDomainReceiving(ctx, customerId, params.id, { receiving: body.enabled });
+    await setDomainReceiving(ctx, customerId, params.id, {
+      receiving: body.enabled,
+      refuseDmarcReject: body.inbound_refuse_dmarc_reject,
+    });
     return c.json({ domain: domainToWire(ctx, await customerDomain(ctx, customerId, params.id)) });
   });
 

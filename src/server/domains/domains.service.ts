@@ -215,6 +215,7 @@ export interface DomainWire {
   domain_created_timestamp: string;
   dns_checked_timestamp: string | null;
   domain_receiving: boolean;
+  domain_inbound_refuse_dmarc_reject: boolean;
   /** The records to publish, each with the result of the last DNS check (null before any). */
   dns_records: (DnsRecord & { check: DnsCheck | null })[];
 }
@@ -231,6 +232,7 @@ export function domainToWire(ctx: Pick<AppContext, 'config'>, domain: Domain): D
     domain_created_timestamp: domain.created_at.toISOString(),
     dns_checked_timestamp: domain.dns_checked_at?.toISOString() ?? null,
     domain_receiving: domain.receiving_enabled,
+    domain_inbound_refuse_dmarc_reject: domain.inbound_refuse_dmarc_reject,
     dns_records: dnsRecords(ctx, domain).map((r) => ({ ...r, check: results[r.purpose] ?? null })),
   };
 }
@@ -295,9 +297,13 @@ export async function setDomainReceiving(
   domainId: number,
   values: { receiving?: boolean; refuseDmarcReject?: boolean },
 ): Promise<void> {
-  const found = await repo.setReceiving(ctx.db, customerId, domainId, {
-    receiving_enabled: values.receiving,
-    inbound_refuse_dmarc_reject: values.refuseDmarcReject,
-  });
+  const columns = {
+    ...(values.receiving === undefined ? {} : { receiving_enabled: values.receiving }),
+    ...(values.refuseDmarcReject === undefined ? {} : { inbound_refuse_dmarc_reject: values.refuseDmarcReject }),
+  };
+  // nothing to change: the answer still says whether the domain is the customer's
+  const found = Object.keys(columns).length
+    ? await repo.setReceiving(ctx.db, customerId, domainId, columns)
+    : (await repo.findCustomerDomainById(ctx.db, customerId, domainId)) !== undefined;
   if (!found) throw new DomainError('not_found', 'Domain not found');
 }

@@ -46,6 +46,7 @@ export async function checkAuthentication(
     dkim,
     dmarc: result.dmarc ? result.dmarc.status.result : 'none',
     dmarcPolicy: (result.dmarc || undefined)?.policy || null,
-    headers: result.headers.replace(/\r?\n/g, '\r\n'),
+    // a NUL a forged From may carry into header.from cannot be stored (PostgreSQL text holds none)
+    headers: result.headers.replace(/\r?\n/g, '\r\n').replaceAll('\u0000', ''),
   };
 }

@@ -172,6 +172,12 @@ export async function transactionUuids(db: Database, ids: number[]): Promise<Map
   return new Map(rows.map((r) => [r.id, r.uuid]));
 }
 
+/** The stored files each of the messages `ids` names: its id (the raw message) and its attachments' keys. */
+export function inboundFilesOf(db: Database, ids: string[]): Promise<Pick<InboundEmail, 'id' | 'attachments'>[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return db.selectFrom('inbound_emails').select(['id', 'attachments']).where('id', 'in', ids).execute();
+}
+
 /** What the download links of message `id` serve (any account's: the link's signature is the check). */
 export function findInboundFiles(
   db: Database,

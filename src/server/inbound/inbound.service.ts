@@ -10,10 +10,12 @@ import type { InboundAttachmentRow } from '../db/schema.ts';
 import * as repo from './inbound.repository.ts';
 import { signedLink, validSignature } from './links.ts';
 import { headersByName } from './mime.ts';
-import { deleteInboundFiles, rawKey } from './receive.ts';
+import { deleteInboundFiles, inboundFolder, rawKey } from './receive.ts';
 
 const NOT_FOUND = 'No received email with this id in this account';
 const PURGE_BATCH = 200;
+/** Files looked up against the rows at a time by the orphan sweep. */
+const SWEEP_BATCH = 500;
 
 const nullIfEmpty = (list: string[]) => (list.length ? list : null);
 
@@ -173,4 +175,44 @@ export async function purgeReceived(ctx: AppContext, now = new Date()): Promise<
     purged += rows.length;
     if (rows.length < PURGE_BATCH) return purged;
   }
+}
+
+/** The message id a stored key of received mail belongs to (`inbound/<id>/…`), when it is a uuid. */
+function messageIdOf(key: string): string | null {
+  const id = key.split('/')[1] ?? '';
+  return isUuid(id) ? id.toLowerCase() : null;
+}
+
+/**
+ * Removes stored files of received mail that no row names and that are older than `graceMs`. A
+ * message's files are written before its row commits (docs/receiving.md), so a process killed in
+ * between leaves them behind; a message being received now is younger than the grace. Answers how
+ * many files were removed.
+ */
+export async function sweepOrphanInboundFiles(
+  ctx: AppContext,
+  graceMs = 60 * 60 * 1000,
+  now = new Date(),
+): Promise<number> {
+  let removed = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    const ids = [...new Set(batch.map(messageIdOf).filter((id): id is string => id !== null))];
+    const named = new Set<string>();
+    for (const row of await repo.inboundFilesOf(ctx.db, ids)) {
+      named.add(rawKey(row.id));
+      for (const a of row.attachments) named.add(a.key);
+    }
+    const orphans = batch.filter((key) => !named.has(key));
+    for (const key of orphans) await ctx.storage.delete(key);
+    removed += orphans.length;
+    batch = [];
+  };
+  for await (const object of ctx.storage.list(inboundFolder(''))) {
+    if (now.getTime() - object.modifiedAt.getTime() < graceMs) continue;
+    batch.push(object.key);
+    if (batch.length >= SWEEP_BATCH) await flush();
+  }
+  if (batch.length) await flush();
+  return removed;
 }

@@ -73,6 +73,40 @@ function headerOf(line: HeaderLines[number]): InboundHeader {
   };
 }
 
+/** `value` without U+0000, which PostgreSQL's text and jsonb cannot hold (the raw message keeps it). */
+const withoutNul = (value: string): string => (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value);
+const nullable = (value: string | null): string | null => (value === null ? null : withoutNul(value));
+
+/**
+ * The parsed fields as the database can hold them: a NUL in a header, a text part or a file name
+ * (mail from anyone may carry one) is dropped, so such a message is stored rather than failing its
+ * insert on every retry of the sender.
+ */
+export function storableFields(parsed: ParsedInbound): ParsedInbound {
+  return {
+    ...parsed,
+    from: withoutNul(parsed.from),
+    to: parsed.to.map(withoutNul),
+    cc: parsed.cc.map(withoutNul),
+    bcc: parsed.bcc.map(withoutNul),
+    replyTo: parsed.replyTo.map(withoutNul),
+    subject: withoutNul(parsed.subject),
+    messageId: nullable(parsed.messageId),
+    inReplyTo: nullable(parsed.inReplyTo),
+    references: parsed.references.map(withoutNul),
+    text: nullable(parsed.text),
+    html: nullable(parsed.html),
+    headers: parsed.headers.map((h) => ({ name: withoutNul(h.name), value: withoutNul(h.value) })),
+    attachments: parsed.attachments.map((a) => ({
+      ...a,
+      filename: nullable(a.filename),
+      content_type: withoutNul(a.content_type),
+      content_disposition: nullable(a.content_disposition),
+      content_id: nullable(a.content_id),
+    })),
+  };
+}
+
 /**
  * Parses `raw`, storing each attachment under `inbound/<emailId>/<attachment id>`. On failure the
  * attachments stored so far stay (the caller deletes the message's folder).

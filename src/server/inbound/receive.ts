@@ -9,7 +9,7 @@ import { Transform, type Readable } from 'node:stream';
 import type { AppContext } from '../core/context.ts';
 import { inTransaction } from '../core/transaction.ts';
 import { type AuthVerdicts, type SmtpOrigin, checkAuthentication } from './authenticate.ts';
-import { parseInbound, type ParsedInbound } from './mime.ts';
+import { parseInbound, type ParsedInbound, storableFields } from './mime.ts';
 import * as repo from './inbound.repository.ts';
 import { insertReceivedOutbox } from '../webhooks/outbox.ts';
 import { fullReceivedData, receivedEventData } from './received-event.ts';
@@ -106,7 +106,7 @@ export async function receiveInbound(
     }
     let parsed: ParsedInbound;
     try {
-      parsed = await parseInbound(ctx, id, await readStored(ctx, rawKey(id)));
+      parsed = storableFields(await parseInbound(ctx, id, await readStored(ctx, rawKey(id))));
     } catch (err) {
       ctx.logger.info({ err }, 'an unreadable message was refused');
       await deleteInboundFiles(ctx, id);

@@ -29,8 +29,7 @@ export function reportRoutes(ctx: AppContext): Hono<ApiEnv> {
   // The Transaction Info modal's timeline (our addition to docs/console.md §2): a read, so a
   // session suffices; another customer's transaction is 404 like an unknown one.
   serve(contract.getTransactionEvents, [requireSession], async (c, { params }) => {
-    const data = await transactionEvents(ctx, sessionOf(c).customerId, params.uuid);
-    return noStoreJson(c, { data });
+    return noStoreJson(c, await transactionEvents(ctx, sessionOf(c).customerId, params.uuid));
   });
   // the modal's Cancel of a scheduled message: a user who may send transactions
   serve(contract.cancelTransaction, senderWrite, async (c, { params }) => {

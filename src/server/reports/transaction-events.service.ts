@@ -8,7 +8,7 @@ import { listTransactionEvents } from '../events/events.repository.ts';
 import { DomainError } from '../core/errors.ts';
 import { isUuid } from '../../contract/fields.ts';
 import { ANSWER_CATEGORIES, type AnswerCategory, MACHINE_RULE_IDS, type MachineRuleId } from '../../contract/values.ts';
-import { findIdByUuid } from './transactions.repository.ts';
+import { findIdByUuid, repliesToTransaction } from './transactions.repository.ts';
 import { unixSeconds } from './transactions.service.ts';
 
 /**
@@ -69,6 +69,16 @@ export interface TransactionEventWire {
   /** Unix seconds (UTC). */
   time: number;
   data: TransactionEventData;
+}
+
+/** A received message that answers the transaction: the timeline's "Reply received" entry. */
+interface TransactionReplyWire {
+  /** The received message's id (its console page is /inbound/{id}). */
+  id: string;
+  /** Its From, `Name <address>` or the bare address. */
+  from: string;
+  /** Unix seconds (UTC) when it was received. */
+  time: number;
 }
 
 function text(value: unknown): string | undefined {
@@ -140,15 +150,21 @@ export function eventToWire(row: {
   return { type: row.type, time: unixSeconds(new Date(row.at)), data };
 }
 
-/** The customer's transaction's events, oldest first; not_found for an unknown uuid or another customer's. */
+/**
+ * The customer's transaction's events, oldest first, and the received replies to it (the timeline's
+ * "Reply received" entries); not_found for an unknown uuid or another customer's.
+ */
 export async function transactionEvents(
   ctx: AppContext,
   customerId: number,
   uuid: string,
-): Promise<TransactionEventWire[]> {
+): Promise<{ data: TransactionEventWire[]; replies: TransactionReplyWire[] }> {
   const { db } = ctx;
   const id = isUuid(uuid) ? await findIdByUuid(db, 'transactions', customerId, uuid.toLowerCase()) : undefined;
   if (id === undefined) throw new DomainError('not_found', 'No such transaction');
-  const rows = await listTransactionEvents(db, id);
-  return rows.map(eventToWire);
+  const [rows, replies] = await Promise.all([listTransactionEvents(db, id), repliesToTransaction(db, customerId, id)]);
+  return {
+    data: rows.map(eventToWire),
+    replies: replies.map((r) => ({ id: r.id, from: r.from_address, time: unixSeconds(new Date(r.received_at)) })),
+  };
 }

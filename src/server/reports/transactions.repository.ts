@@ -322,6 +322,27 @@ export async function findIdByUuid(
   return row ? Number(row.id) : undefined;
 }
 
+/**
+ * The customer's received messages that answer transaction `transactionId` (linked when received:
+ * docs/receiving.md), oldest first: the Transaction Info timeline's "Reply received" entries. A read
+ * of inbound_emails, whose writer is inbound/inbound.repository.ts.
+ */
+export function repliesToTransaction(
+  db: Database,
+  customerId: number,
+  transactionId: number,
+): Promise<{ id: string; from_address: string; received_at: Date }[]> {
+  return db
+    .selectFrom('inbound_emails')
+    .select(['id', 'from_address', 'received_at'])
+    .where('reply_to_transaction_id', '=', transactionId)
+    .where('customer_id', '=', customerId)
+    .orderBy('received_at')
+    .orderBy('id')
+    .limit(100)
+    .execute();
+}
+
 /** Per row of a page: the time of its last event of `types` (a failure or bounce) and its clicked links. */
 export interface RowExtras {
   outcomeAt: Date | null;
