@@ -14,8 +14,9 @@
 // message (the service, plus on PostgreSQL its database's backends; Postfix and OpenDKIM all
 // processes), the peak PSS of the same processes, p99 from the 250 to the arrival at the sink, and
 // a DKIM check of 50 messages. `--env-a` / `--env-b` add to one side's environment (repeatable): with
-// HEAD as the ref, the same code under two settings (NODE_OPTIONS, PGLITE_*, …). Prints one JSON document, then a markdown table (to stderr when
-// stdout is not a terminal, so the JSON stays parseable).
+// HEAD as the ref, the same code under two settings (NODE_OPTIONS, PGLITE_*, …). Prints one JSON
+// document, then a markdown table (to stderr when stdout is not a terminal, so the JSON stays
+// parseable).
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
