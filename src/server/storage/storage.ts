@@ -71,6 +71,24 @@ async function syncFile(file: string): Promise<void> {
   }
 }
 
+/**
+ * Whether `name` is a temporary file (`<key>.partial-<pid>-<ms>`, see put) whose writer is gone: a
+ * process killed in the middle of a write. Listed, so the sweeps of files no row names remove it;
+ * one still being written, by this process or a live one, is not.
+ */
+function leftByDeadWriter(name: string): boolean {
+  const m = /\.partial-(\d+)-\d+$/.exec(name);
+  if (!m) return false;
+  const pid = Number(m[1]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 /** Files in a directory (DATA_DIR/files by default): written to a temporary name, synced, then renamed. */
 export function localStorage(root: string): Storage {
   const fileOf = (key: string) => path.join(root, checkKey(key));
@@ -127,7 +145,7 @@ export function localStorage(root: string): Storage {
         for (const entry of entries) {
           const full = path.join(dir, entry.name);
           if (entry.isDirectory()) yield* walk(full);
-          else if (!entry.name.includes('.partial-')) {
+          else if (!entry.name.includes('.partial-') || leftByDeadWriter(entry.name)) {
             const key = path.relative(root, full).split(path.sep).join('/');
             if (key.startsWith(prefix)) {
               const s = await stat(full);
