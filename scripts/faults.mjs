@@ -5,6 +5,7 @@
 //   kill9       kill -9 again and again with the default settings; all acknowledged mail delivered
 //               within 90 s of the last restart (duplicates per kill reported), and every message
 //               the MX listener answered 250 for a receiving domain listed by the API afterwards
+//               and its email.received delivered to a webhook
 //   sigterm     five SIGTERM restarts: exit 0, nothing lost, nothing delivered twice, no 421 at DATA
 //   postgres    (PostgreSQL) a cluster of its own on another port, restarted five times and stopped
 //               for 20 s under load, then the service started while it is down
@@ -15,6 +16,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, statfsSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -76,6 +78,8 @@ async function setup(
     // SPF/DKIM/DMARC lookups of received mail go to a closed loopback port: they fail at once (temperror)
     // instead of asking a resolver outside the machine
     env.DNS_SERVERS = `127.0.0.1:${await freePort()}`;
+    // the email.received webhook goes to a receiver of this script's on loopback
+    env.WEBHOOK_ALLOWED_NETWORKS = '127.0.0.0/8';
   }
   if (database) env.DATABASE_URL = database.url;
   else delete env.DATABASE_URL;
@@ -315,6 +319,36 @@ function startInbound(s, { paceMs = 100 } = {}) {
   };
 }
 
+/**
+ * An HTTP receiver of the account's email.received webhook (made through Resend's webhooks.create):
+ * records the email_id of every event that arrives, and answers 200.
+ */
+async function startReceivedHook(s) {
+  const events = new Set();
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        const id = JSON.parse(Buffer.concat(chunks).toString('utf8'))?.data?.email_id;
+        if (id) events.add(id);
+      } catch {
+        // not an event: answered all the same
+      }
+      res.end('ok');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const res = await fetch(`${s.baseUrl}/resend/webhooks`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${s.apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ endpoint: `http://127.0.0.1:${server.address().port}/hook`, events: ['email.received'] }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (!res.ok) throw new Error(`creating the email.received webhook answered ${res.status}: ${await res.text()}`);
+  return { events, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
 /** Received messages acknowledged with 250 that GET /resend/emails/receiving/{id} does not find. */
 async function missingReceived(s, acknowledged) {
   const missing = [];
@@ -336,6 +370,7 @@ async function caseKill9() {
   const s = await setup('kill9', { rcptDelayMs: 100, receiving: true });
   try {
     await s.service.start();
+    const hook = await startReceivedHook(s);
     const load = startLoad(s, violations);
     const inbound = startInbound(s);
     const KILLS = 3;
@@ -353,13 +388,24 @@ async function caseKill9() {
     const notListed = await missingReceived(s, inbound.acknowledged);
     if (notListed.length)
       violations.push(`kill9: ${notListed.length} received messages answered 250 are not listed (${notListed[0]})`);
+    // and each one's email.received reached the webhook (its request was queued with the row)
+    const noEvent = () => [...inbound.acknowledged].filter((id) => !hook.events.has(id));
+    await until('every email.received at the webhook', () => noEvent().length === 0, SETTLE_MS, 250).catch(() => {});
+    await hook.close();
+    if (noEvent().length)
+      violations.push(`kill9: ${noEvent().length} received messages answered 250 never reached the webhook`);
     for (const e of s.service.unexpectedExits)
       violations.push(`kill9: the service exited on its own (${JSON.stringify(e)})`);
     return {
       case: 'kill9',
       kills: KILLS,
       ...counts,
-      received: { acknowledged: inbound.acknowledged.size, not_listed: notListed.length, answers: inbound.answers },
+      received: {
+        acknowledged: inbound.acknowledged.size,
+        not_listed: notListed.length,
+        no_webhook_event: noEvent().length,
+        answers: inbound.answers,
+      },
       delivered_within_s_of_restart: Number(((Date.now() - restartedAt) / 1000).toFixed(1)),
       duplicates_per_kill: Number((counts.extra_copies / KILLS).toFixed(1)),
       answers: load.answers,
