@@ -58,6 +58,22 @@ const claimAlongIndex = (limit: number) =>
 
 const ms = (d: Date | null) => (d === null ? null : new Date(d).getTime());
 
+describe('forceIndexOrder', () => {
+  it('turns bitmap scans and sorts off for the rest of the transaction only', async () => {
+    const settings = async (db: typeof app.ctx.db) =>
+      (
+        await sql<{ b: string; s: string }>`select current_setting('enable_bitmapscan') as b,
+          current_setting('enable_sort') as s`.execute(db)
+      ).rows[0];
+    const inside = await app.ctx.db.transaction().execute(async (trx) => {
+      await forceIndexOrder(trx);
+      return settings(trx);
+    });
+    expect(inside).toEqual({ b: 'off', s: 'off' });
+    expect(await settings(app.ctx.db)).toEqual({ b: 'on', s: 'on' });
+  });
+});
+
 describe('the delivery lease in locked_until', () => {
   it('claims a row once: only attempts and locked_until change, and a second claim passes it by', async () => {
     await send(3);

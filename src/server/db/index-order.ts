@@ -11,6 +11,6 @@ import type { Database } from './database.ts';
 
 /** Forces the index-ordered plan for the rest of `trx`, which must be a transaction (the settings are `local`). */
 export async function forceIndexOrder(trx: Database): Promise<void> {
-  await sql`set local enable_bitmapscan = off`.execute(trx);
-  await sql`set local enable_sort = off`.execute(trx);
+  // both in one statement (set_config with is_local = true is SET LOCAL): one round trip to PGlite
+  await sql`select set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(trx);
 }
