@@ -9,51 +9,30 @@
 import fc from 'fast-check';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { type Receiving, startReceiving } from '../helpers/receiving.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
-import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { type BounceReceiver, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import type { BounceReceiver } from '../../src/server/bounces/receiver.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129);
 const NUM_RUNS = 30;
 /** Over this a message is refused whole (552); the header floods stay under it. */
 const MAX_BYTES = 1_500_000;
 
+let receiving: Receiving;
 let app: TestApp;
-let dns: DnsTestServer;
 let receiver: BounceReceiver;
-let server: SocketServer;
 let resend: Resend;
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
-  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
-  const port = await freePort();
-  app = await createTestApp({
-    DNS_SERVERS: dns.address,
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES),
-  });
-  const account = await app.createAccount();
-  const shop = await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
-  await setDomainReceiving(app.ctx, account.customerId, shop.id, { receiving: true });
-  const apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
-  server = await listenOnSocket(app, port);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
+  receiving = await startReceiving({ INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES) });
+  ({ app, receiver, resend } = receiving);
+  receiving.dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
   console.info(`inbound fuzz: seed ${SEED} (FUZZ_SEED=${SEED} replays it), ${NUM_RUNS} runs per property`);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await receiver?.close();
-  await app?.close();
-  await dns?.close();
+  await receiving?.close();
 });
 
 // ---- the pieces of a broken message, as latin1 strings (one character, one byte) ----------------

@@ -1,97 +1,56 @@
 // Receiving mail (docs/receiving.md): messages sent to the MX listener by nodemailer, as another
 // mail server would, for a domain with receiving on; read back with the official `resend` SDK's
 // emails.receiving.* over a real socket. SPF, DKIM and DMARC are answered by a local DNS server.
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { idOf, type Receiving, startReceiving } from '../helpers/receiving.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
-import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { type BounceReceiver, MAX_BOUNCE_BYTES, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import { type BounceReceiver, MAX_BOUNCE_BYTES } from '../../src/server/bounces/receiver.ts';
 import { purgeReceived, sweepOrphanInboundFiles } from '../../src/server/inbound/inbound.service.ts';
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const MAX_BYTES = 200_000;
 
+let receiving: Receiving;
 let app: TestApp;
-let dns: DnsTestServer;
 let receiver: BounceReceiver;
-let server: SocketServer;
 let resend: Resend;
 let other: Resend;
 let customerId: number;
 let apiKey: string;
-
-const dkimKeys = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: 'spki', format: 'der' },
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-});
+let mx: Receiving['mx'];
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  const port = await freePort();
-  app = await createTestApp({
-    DNS_SERVERS: dns.address,
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
+  receiving = await startReceiving({
     RETURN_PATH_DOMAIN: 'rp.transact.test',
     INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES),
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
   });
-  const account = await app.createAccount();
-  customerId = account.customerId;
-  const shop = await addDomain(app.ctx, customerId, 'shop.example', { verified: true });
-  await setDomainReceiving(app.ctx, customerId, shop.id, { receiving: true });
+  ({ app, receiver, resend, apiKey, mx } = receiving);
+  customerId = receiving.account.customerId;
   await addDomain(app.ctx, customerId, 'quiet.example', { verified: true });
-  apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
   const stranger = await app.createAccount();
   const otherKey = (await credentialsForConsole(app.ctx, stranger.customerId)).apiCredentials.apiKey;
-  receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
-  server = await listenOnSocket(app, port);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
-  other = new Resend(otherKey, { baseUrl: `${server.origin}/resend` });
-  // the sender's domain: SPF allows loopback, DKIM key published, DMARC p=reject
-  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
-  dns.set('s1._domainkey.sender.example', 'TXT', [`v=DKIM1; k=rsa; p=${dkimKeys.publicKey.toString('base64')}`]);
-  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
-  // a bank whose mail never comes from here
-  dns.set('bank.example', 'TXT', ['v=spf1 ip4:192.0.2.1 -all']);
-  dns.set('_dmarc.bank.example', 'TXT', ['v=DMARC1; p=reject']);
+  other = new Resend(otherKey, { baseUrl: `${receiving.server.origin}/resend` });
+  // the sender's domain: SPF allows loopback, DKIM key published, DMARC p=reject; a bank whose mail
+  // never comes from here
+  receiving.publishSenderPolicies();
 });
 
 afterAll(async () => {
-  await server?.close();
-  await receiver?.close();
-  await app?.close();
-  await dns?.close();
+  await receiving?.close();
 });
-
-const mx = (opts: { dkim?: boolean } = {}) =>
-  nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: receiver.port,
-    secure: false,
-    name: 'mail.sender.example',
-    tls: { rejectUnauthorized: false },
-    ...(opts.dkim
-      ? { dkim: { domainName: 'sender.example', keySelector: 's1', privateKey: dkimKeys.privateKey } }
-      : {}),
-  });
 
 async function received(id: string) {
   const { data, error } = await resend.emails.receiving.get(id);
   expect(error).toBeNull();
   return data!;
 }
-
-const idOf = (response: string) => /Message received ([0-9a-f-]{36})/.exec(response)![1];
 
 describe('the MX listener for a receiving domain', () => {
   it('takes multipart mail with attachments, 8-bit text and encoded headers; the SDK reads it back', async () => {
