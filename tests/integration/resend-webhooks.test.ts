@@ -5,15 +5,14 @@
 // `resend.webhooks.verify`, only the subscribed types, nothing to a disabled webhook, the console's
 // webhook beside them with its own payloads; the events, attempts and replay read back with the SDK;
 // Settings' calls with several webhooks and the Webhook Logs' filter.
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { claimDue } from '../../src/server/delivery/queue.repository.ts';
 import { recordOutcomes } from '../../src/server/delivery/worker.ts';
 import { insertEvents } from '../../src/server/events/events.repository.ts';
@@ -22,9 +21,9 @@ import { findLink, insertLinks } from '../../src/server/tracking/tracking.reposi
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
 import { RESEND_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '../../src/contract/values.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let dns: DnsTestServer;
-let server: SocketServer;
 let receiver: WebhookReceiver;
 let resend: Resend;
 let other: Resend;
@@ -39,26 +38,24 @@ const MALFORMED = ['nope', '1', `${UNKNOWN}x`, '%27%20or%201%3D1'];
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  app = await createTestApp({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', DNS_SERVERS: dns.address });
-  const account = await app.createAccount();
-  const second = await app.createAccount();
-  customerId = account.customerId;
-  cookie = await app.signIn(account.email, account.password);
-  otherCookie = await app.signIn(second.email, second.password);
+  started = await startResendApp({
+    delivery: false,
+    second: true,
+    env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', DNS_SERVERS: dns.address },
+  });
+  ({ app, resend, apiKey } = started);
+  other = started.other!;
+  customerId = started.account.customerId;
+  cookie = await app.signIn(started.account.email, started.account.password);
+  otherCookie = await app.signIn(started.second!.email, started.second!.password);
   await addDomain(app.ctx, customerId, 'shop.example', { verified: true });
-  apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
-  const otherKey = (await credentialsForConsole(app.ctx, second.customerId)).apiCredentials.apiKey;
-  server = await listenOnSocket(app);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
-  other = new Resend(otherKey, { baseUrl: `${server.origin}/resend` });
   receiver = await startWebhookReceiver();
 }, 120_000);
 
 afterAll(async () => {
   await receiver?.close();
-  await server?.close();
+  await started?.close();
   await dns?.close();
-  await app?.close();
 });
 
 beforeEach(() => {
