@@ -7,7 +7,7 @@
 // so a crash fails the file. Bounded: a fixed seed (printed, and by fast-check on a failure) and
 // NUM_RUNS messages per property; FUZZ_SEED=<n> replays another run.
 import fc from 'fast-check';
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
 import { type Receiving, startReceiving } from '../helpers/receiving.ts';

@@ -6,7 +6,7 @@
 // links that download the bytes over it. Then the console's calls: the webhook's choice on
 // POST /v1/webhooks, and a message's requests (GET /v1/inbound/{id}/webhook-requests) replayed with
 // Webhook Logs' call, each account seeing only its own.
-import { type CreateWebhookOptions, Resend, type UpdateWebhookOptions } from 'resend';
+import type { CreateWebhookOptions, Resend, UpdateWebhookOptions } from 'resend';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
 import { idOf, type Receiving, startReceiving } from '../helpers/receiving.ts';

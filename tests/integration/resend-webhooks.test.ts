@@ -30,7 +30,6 @@ let other: Resend;
 let cookie: string;
 let otherCookie: string;
 let customerId: number;
-let apiKey: string;
 let worker: WebhookWorker;
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -43,7 +42,7 @@ beforeAll(async () => {
     second: true,
     env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', DNS_SERVERS: dns.address },
   });
-  ({ app, resend, apiKey } = started);
+  ({ app, resend } = started);
   other = started.other!;
   customerId = started.account.customerId;
   cookie = await app.signIn(started.account.email, started.account.password);
