@@ -5,7 +5,7 @@
 // DMARC under p=reject (docs/receiving.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
-import { idOf, type Receiving, startReceiving } from '../helpers/receiving.ts';
+import { countReceived, idOf, type Receiving, startReceiving } from '../helpers/receiving.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
@@ -250,14 +250,6 @@ describe('PUT /v1/domains/{id}/receiving: inbound_refuse_dmarc_reject', () => {
   const put = (body: Record<string, unknown>, as = cookie, id: string | number = shopId) =>
     app.call('PUT', `/v1/domains/${id}/receiving`, { cookie: as, body });
 
-  async function rowCount(): Promise<number> {
-    const row = await app.ctx.db
-      .selectFrom('inbound_emails')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   /** A message whose From (bank.example, p=reject) this server may not send for, by hand over SMTP. */
   async function forgedAnswer(): Promise<string> {
     const dialog = await openDialog(receiver.port);
@@ -281,9 +273,9 @@ describe('PUT /v1/domains/{id}/receiving: inbound_refuse_dmarc_reject', () => {
     expect(((await details.json()) as { domain: unknown }).domain).toMatchObject({
       domain_inbound_refuse_dmarc_reject: true,
     });
-    const before = await rowCount();
+    const before = await countReceived(app);
     expect(await forgedAnswer()).toMatch(/^550 5\.7\.1 /);
-    expect(await rowCount()).toBe(before);
+    expect(await countReceived(app)).toBe(before);
 
     const off = await put({ inbound_refuse_dmarc_reject: false });
     expect(((await off.json()) as { domain: unknown }).domain).toMatchObject({

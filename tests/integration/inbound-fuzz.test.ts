@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
-import { type Receiving, startReceiving } from '../helpers/receiving.ts';
+import { countReceived, type Receiving, startReceiving } from '../helpers/receiving.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
 import type { BounceReceiver } from '../../src/server/bounces/receiver.ts';
 
@@ -158,14 +158,6 @@ async function storedKeys(): Promise<Set<string>> {
   return keys;
 }
 
-async function rowCount(): Promise<number> {
-  const row = await app.ctx.db
-    .selectFrom('inbound_emails')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /**
  * The bytes sent as DATA for `raw` (RFC 5321 §4.5.2: a dot starting a line is doubled; the listener
  * takes a dot after a bare LF as a line start too, so those are doubled as well), then the end.
@@ -194,13 +186,13 @@ async function send(raw: Buffer): Promise<Outcome> {
 /** Sends `text` (a CRLF added when it does not end with one) and checks the promises of the file's header. */
 async function sendAndCheck(text: string): Promise<void> {
   const raw = Buffer.from(text.endsWith('\r\n') ? text : `${text}\r\n`, 'latin1');
-  const [keysBefore, rowsBefore] = [await storedKeys(), await rowCount()];
+  const [keysBefore, rowsBefore] = [await storedKeys(), await countReceived(app)];
   const { reply, id } = await send(raw);
   // a clear answer: a code and its reason; the listener's own trouble (451) is no answer to a bad message
   expect(reply, 'the reply').toMatch(/^(250|5\d\d) \S.{4,}$/);
   if (id === null) {
     expect(reply).toMatch(/^5/);
-    expect(await rowCount(), `refused (${reply}): no row`).toBe(rowsBefore);
+    expect(await countReceived(app), `refused (${reply}): no row`).toBe(rowsBefore);
     expect(
       [...(await storedKeys())].filter((k) => !keysBefore.has(k)),
       `refused (${reply}): no file`,

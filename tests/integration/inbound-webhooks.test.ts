@@ -10,7 +10,12 @@ import type { CreateWebhookOptions, Resend, UpdateWebhookOptions } from 'resend'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
 import { idOf, type Receiving, startReceiving } from '../helpers/receiving.ts';
-import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import {
+  type ReceivedRequest,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  webhookHeaders,
+} from '../helpers/webhook-receiver.ts';
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
 import type { WebhookLogWire } from '../../src/lib/wire.ts';
 
@@ -89,11 +94,7 @@ async function eventFor(hook: WebhookReceiver, secret: string, id: string): Prom
   const request = hook.received.find(of)!;
   const event = resend.webhooks.verify({
     payload: request.body,
-    headers: {
-      id: String(request.headers['webhook-id']),
-      timestamp: String(request.headers['webhook-timestamp']),
-      signature: String(request.headers['webhook-signature']),
-    },
+    headers: webhookHeaders(request),
     webhookSecret: secret,
   }) as unknown as { type: string; data: ReceivedEventData };
   expect(event.type).toBe('email.received');

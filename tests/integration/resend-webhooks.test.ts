@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
 import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { startWebhookReceiver, type WebhookReceiver, webhookHeaders } from '../helpers/webhook-receiver.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { claimDue } from '../../src/server/delivery/queue.repository.ts';
@@ -112,11 +112,6 @@ async function deliverAll(kind: keyof typeof RESULTS) {
   return claimed;
 }
 
-const headersOf = (req: ReceivedRequest) => ({
-  id: String(req.headers['webhook-id']),
-  timestamp: String(req.headers['webhook-timestamp']),
-  signature: String(req.headers['webhook-signature']),
-});
 const at = (path: string) => receiver.received.filter((r) => new URL(r.url, 'http://x').pathname === path);
 
 describe('webhooks with the resend SDK at /resend', () => {
@@ -298,11 +293,15 @@ describe('deliveries to several webhooks', () => {
       // the SDK's own check: signature, timestamp and the secret of this webhook
       const payload: { type: string; created_at: string; data: Record<string, unknown> } = JSON.parse(
         JSON.stringify(
-          resend.webhooks.verify({ payload: req.body, headers: headersOf(req), webhookSecret: all.signing_secret }),
+          resend.webhooks.verify({
+            payload: req.body,
+            headers: webhookHeaders(req),
+            webhookSecret: all.signing_secret,
+          }),
         ),
       );
       expect(() =>
-        resend.webhooks.verify({ payload: req.body, headers: headersOf(req), webhookSecret: settingsSecret }),
+        resend.webhooks.verify({ payload: req.body, headers: webhookHeaders(req), webhookSecret: settingsSecret }),
       ).toThrow();
       return payload;
     });
@@ -351,7 +350,7 @@ describe('deliveries to several webhooks', () => {
     expect(at('/delivered').map((r) => JSON.parse(r.body).type)).toEqual(['email.delivered']);
     resend.webhooks.verify({
       payload: at('/delivered')[0].body,
-      headers: headersOf(at('/delivered')[0]),
+      headers: webhookHeaders(at('/delivered')[0]),
       webhookSecret: deliveredOnly.signing_secret,
     });
     expect(at('/off')).toEqual([]);
