@@ -4,7 +4,6 @@
 // requests card (rendered on the server: URL, status, the HTTP status, attempts), and Replay sends it
 // again, the row then saying how the new attempt went. Settings' Webhook modal shows and changes what
 // email.received carries. axe and the layout at 1440 and 390 px; screenshots in test-results/.
-import nodemailer from 'nodemailer';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -18,6 +17,7 @@ import {
   signInThroughForm,
 } from '../helpers/browser.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import { idOf, mxSender } from '../helpers/mx-sender.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -33,10 +33,11 @@ let server: RunningServer;
 let browser: Browser;
 let hook: WebhookReceiver;
 let messageId: string;
+const sender = mxSender();
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
+  sender.publishSpf(dns);
   hook = await startWebhookReceiver();
   server = await prepareServer({ DNS_SERVERS: dns.address, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' });
   const enterprise = createdId(
@@ -71,22 +72,14 @@ beforeAll(async () => {
     body: JSON.stringify({ endpoint: `${hook.url}/in`, events: ['email.received'], received_content: 'full' }),
   });
   expect(created.status).toBe(201);
-  const info = await nodemailer
-    .createTransport({
-      host: '127.0.0.1',
-      port: Number(server.env.BOUNCE_SMTP_PORT),
-      secure: false,
-      name: 'mail.sender.example',
-      tls: { rejectUnauthorized: false },
-    })
-    .sendMail({
-      from: 'Zoë <zoe@sender.example>',
-      to: 'support@shop.example',
-      subject: 'Ticket 21',
-      text: 'Where is my parcel?',
-      attachments: [{ filename: 'receipt.txt', content: 'order 21' }],
-    });
-  messageId = /Message received ([0-9a-f-]{36})/.exec(info.response)![1];
+  const info = await sender.transport(Number(server.env.BOUNCE_SMTP_PORT)).sendMail({
+    from: 'Zoë <zoe@sender.example>',
+    to: 'support@shop.example',
+    subject: 'Ticket 21',
+    text: 'Where is my parcel?',
+    attachments: [{ filename: 'receipt.txt', content: 'order 21' }],
+  });
+  messageId = idOf(info.response);
   await vi.waitFor(() => expect(hook.received).toHaveLength(1), DONE);
   browser = await launchBrowser();
 }, 240_000);

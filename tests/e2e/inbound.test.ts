@@ -7,8 +7,6 @@
 // page naming the reply, 404s for another account's and a malformed id, the text that says how to switch
 // receiving on, the domain page's switch that refuses mail failing DMARC under p=reject, and a message
 // nothing authenticates (Unverified, not Failed); axe and the layout at 1440 and 390 px.
-import { generateKeyPairSync } from 'node:crypto';
-import nodemailer from 'nodemailer';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,6 +20,7 @@ import {
   type TestPage,
 } from '../helpers/browser.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import { idOf, mxSender } from '../helpers/mx-sender.ts';
 import { VIEWPORTS, checkPage } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { setDomainReceiving } from '../../src/server/domains/domains.service.ts';
@@ -39,23 +38,9 @@ let sentUuid: string;
 let shopDomainId: number;
 const ids: Record<string, string> = {};
 
-const dkimKeys = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: 'spki', format: 'der' },
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-});
-
+const sender = mxSender();
 /** Another mail server handing a message to the service's MX listener. */
-const mx = (dkim = false) =>
-  nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: Number(server.env.BOUNCE_SMTP_PORT),
-    secure: false,
-    name: 'mail.sender.example',
-    tls: { rejectUnauthorized: false },
-    ...(dkim ? { dkim: { domainName: 'sender.example', keySelector: 's1', privateKey: dkimKeys.privateKey } } : {}),
-  });
-const idOf = (response: string) => /Message received ([0-9a-f-]{36})/.exec(response)![1];
+const mx = (dkim = false) => sender.transport(Number(server.env.BOUNCE_SMTP_PORT), { dkim });
 
 async function account(enterprise: number, name: string, email: string): Promise<number> {
   const customer = createdId(
@@ -79,11 +64,8 @@ async function account(enterprise: number, name: string, email: string): Promise
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
-  dns.set('s1._domainkey.sender.example', 'TXT', [`v=DKIM1; k=rsa; p=${dkimKeys.publicKey.toString('base64')}`]);
-  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
-  dns.set('bank.example', 'TXT', ['v=spf1 ip4:192.0.2.1 -all']);
-  dns.set('_dmarc.bank.example', 'TXT', ['v=DMARC1; p=reject']);
+  sender.publishSpf(dns);
+  sender.publishPolicies(dns);
   server = await prepareServer({ DNS_SERVERS: dns.address });
   const enterprise = createdId(
     await server.admin('enterprise', 'create', '--name', 'Inbound Enterprise', '--parent-url', PARENT),

@@ -66,3 +66,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     });
   return receiver;
 }
+
+/** The Standard Webhooks headers of a request, as the SDK's `webhooks.verify` takes them. */
+export const webhookHeaders = (req: ReceivedRequest) => ({
+  id: String(req.headers['webhook-id']),
+  timestamp: String(req.headers['webhook-timestamp']),
+  signature: String(req.headers['webhook-signature']),
+});

@@ -3,22 +3,18 @@
 // (SPF, DKIM and DMARC answered by a local DNS server), as another mail server would send it; the
 // replies in a sent message's More Info timeline, and the domain's switch that refuses mail failing
 // DMARC under p=reject (docs/receiving.md).
-import { generateKeyPairSync } from 'node:crypto';
-import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { countReceived, idOf, type Receiving, startReceiving } from '../helpers/receiving.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
-import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
+import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { type BounceReceiver, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import type { BounceReceiver } from '../../src/server/bounces/receiver.ts';
 import type { InboundMessageWire, InboundRowWire } from '../../src/contract/inbound.ts';
 
+let receiving: Receiving;
 let app: TestApp;
-let dns: DnsTestServer;
 let receiver: BounceReceiver;
-let server: SocketServer;
 let cookie: string;
 let strangerCookie: string;
 let apiKey: string;
@@ -26,43 +22,15 @@ let sentUuid: string;
 let shopId: number;
 const ids: Record<string, string> = {};
 
-const dkimKeys = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: 'spki', format: 'der' },
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-});
-
-const mx = (dkim = false) =>
-  nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: receiver.port,
-    secure: false,
-    name: 'mail.sender.example',
-    tls: { rejectUnauthorized: false },
-    ...(dkim ? { dkim: { domainName: 'sender.example', keySelector: 's1', privateKey: dkimKeys.privateKey } } : {}),
-  });
-
-const idOf = (response: string) => /Message received ([0-9a-f-]{36})/.exec(response)![1];
+const mx = (dkim = false) => receiving.mx({ dkim });
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  const port = await freePort();
-  app = await createTestApp({ DNS_SERVERS: dns.address, HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}` });
-  const account = await app.createAccount();
-  const shop = await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
-  await setDomainReceiving(app.ctx, account.customerId, shop.id, { receiving: true });
-  shopId = shop.id;
-  apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  cookie = await app.signIn(account.email, account.password);
+  receiving = await startReceiving();
+  ({ app, receiver, apiKey, shopId } = receiving);
+  cookie = await app.signIn(receiving.account.email, receiving.account.password);
   const stranger = await app.createAccount();
   strangerCookie = await app.signIn(stranger.email, stranger.password);
-  receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
-  server = await listenOnSocket(app, port);
-  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
-  dns.set('s1._domainkey.sender.example', 'TXT', [`v=DKIM1; k=rsa; p=${dkimKeys.publicKey.toString('base64')}`]);
-  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
-  dns.set('bank.example', 'TXT', ['v=spf1 ip4:192.0.2.1 -all']);
-  dns.set('_dmarc.bank.example', 'TXT', ['v=DMARC1; p=reject']);
+  receiving.publishSenderPolicies();
 
   for (let i = 1; i <= 11; i++) {
     const info = await mx(true).sendMail({
@@ -95,10 +63,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await server?.close();
-  await receiver?.close();
-  await app?.close();
-  await dns?.close();
+  await receiving?.close();
 });
 
 type SearchAnswer = { data: InboundRowWire[]; meta: Record<string, unknown> };
@@ -285,14 +250,6 @@ describe('PUT /v1/domains/{id}/receiving: inbound_refuse_dmarc_reject', () => {
   const put = (body: Record<string, unknown>, as = cookie, id: string | number = shopId) =>
     app.call('PUT', `/v1/domains/${id}/receiving`, { cookie: as, body });
 
-  async function rowCount(): Promise<number> {
-    const row = await app.ctx.db
-      .selectFrom('inbound_emails')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   /** A message whose From (bank.example, p=reject) this server may not send for, by hand over SMTP. */
   async function forgedAnswer(): Promise<string> {
     const dialog = await openDialog(receiver.port);
@@ -316,9 +273,9 @@ describe('PUT /v1/domains/{id}/receiving: inbound_refuse_dmarc_reject', () => {
     expect(((await details.json()) as { domain: unknown }).domain).toMatchObject({
       domain_inbound_refuse_dmarc_reject: true,
     });
-    const before = await rowCount();
+    const before = await countReceived(app);
     expect(await forgedAnswer()).toMatch(/^550 5\.7\.1 /);
-    expect(await rowCount()).toBe(before);
+    expect(await countReceived(app)).toBe(before);
 
     const off = await put({ inbound_refuse_dmarc_reject: false });
     expect(((await off.json()) as { domain: unknown }).domain).toMatchObject({

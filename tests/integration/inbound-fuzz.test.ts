@@ -7,53 +7,32 @@
 // so a crash fails the file. Bounded: a fixed seed (printed, and by fast-check on a failure) and
 // NUM_RUNS messages per property; FUZZ_SEED=<n> replays another run.
 import fc from 'fast-check';
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { countReceived, type Receiving, startReceiving } from '../helpers/receiving.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
-import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { type BounceReceiver, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import type { BounceReceiver } from '../../src/server/bounces/receiver.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129);
 const NUM_RUNS = 30;
 /** Over this a message is refused whole (552); the header floods stay under it. */
 const MAX_BYTES = 1_500_000;
 
+let receiving: Receiving;
 let app: TestApp;
-let dns: DnsTestServer;
 let receiver: BounceReceiver;
-let server: SocketServer;
 let resend: Resend;
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
-  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
-  const port = await freePort();
-  app = await createTestApp({
-    DNS_SERVERS: dns.address,
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES),
-  });
-  const account = await app.createAccount();
-  const shop = await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
-  await setDomainReceiving(app.ctx, account.customerId, shop.id, { receiving: true });
-  const apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
-  server = await listenOnSocket(app, port);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
+  receiving = await startReceiving({ INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES) });
+  ({ app, receiver, resend } = receiving);
+  receiving.dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
   console.info(`inbound fuzz: seed ${SEED} (FUZZ_SEED=${SEED} replays it), ${NUM_RUNS} runs per property`);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await receiver?.close();
-  await app?.close();
-  await dns?.close();
+  await receiving?.close();
 });
 
 // ---- the pieces of a broken message, as latin1 strings (one character, one byte) ----------------
@@ -179,14 +158,6 @@ async function storedKeys(): Promise<Set<string>> {
   return keys;
 }
 
-async function rowCount(): Promise<number> {
-  const row = await app.ctx.db
-    .selectFrom('inbound_emails')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /**
  * The bytes sent as DATA for `raw` (RFC 5321 §4.5.2: a dot starting a line is doubled; the listener
  * takes a dot after a bare LF as a line start too, so those are doubled as well), then the end.
@@ -215,13 +186,13 @@ async function send(raw: Buffer): Promise<Outcome> {
 /** Sends `text` (a CRLF added when it does not end with one) and checks the promises of the file's header. */
 async function sendAndCheck(text: string): Promise<void> {
   const raw = Buffer.from(text.endsWith('\r\n') ? text : `${text}\r\n`, 'latin1');
-  const [keysBefore, rowsBefore] = [await storedKeys(), await rowCount()];
+  const [keysBefore, rowsBefore] = [await storedKeys(), await countReceived(app)];
   const { reply, id } = await send(raw);
   // a clear answer: a code and its reason; the listener's own trouble (451) is no answer to a bad message
   expect(reply, 'the reply').toMatch(/^(250|5\d\d) \S.{4,}$/);
   if (id === null) {
     expect(reply).toMatch(/^5/);
-    expect(await rowCount(), `refused (${reply}): no row`).toBe(rowsBefore);
+    expect(await countReceived(app), `refused (${reply}): no row`).toBe(rowsBefore);
     expect(
       [...(await storedKeys())].filter((k) => !keysBefore.has(k)),
       `refused (${reply}): no file`,

@@ -6,23 +6,21 @@
 // links that download the bytes over it. Then the console's calls: the webhook's choice on
 // POST /v1/webhooks, and a message's requests (GET /v1/inbound/{id}/webhook-requests) replayed with
 // Webhook Logs' call, each account seeing only its own.
-import nodemailer from 'nodemailer';
-import { type CreateWebhookOptions, Resend, type UpdateWebhookOptions } from 'resend';
+import type { CreateWebhookOptions, Resend, UpdateWebhookOptions } from 'resend';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
-import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { type BounceReceiver, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { idOf, type Receiving, startReceiving } from '../helpers/receiving.ts';
+import {
+  type ReceivedRequest,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  webhookHeaders,
+} from '../helpers/webhook-receiver.ts';
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
 import type { WebhookLogWire } from '../../src/lib/wire.ts';
 
+let receiving: Receiving;
 let app: TestApp;
-let dns: DnsTestServer;
-let receiver: BounceReceiver;
-let server: SocketServer;
 let worker: WebhookWorker;
 let resend: Resend;
 let cookie: string;
@@ -37,25 +35,11 @@ let fieldsSecret: string;
 const DELIVERED = { timeout: 30_000, interval: 100 };
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  const port = await freePort();
-  app = await createTestApp({
-    DNS_SERVERS: dns.address,
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-  });
-  const account = await app.createAccount();
-  const shop = await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
-  await setDomainReceiving(app.ctx, account.customerId, shop.id, { receiving: true });
-  const apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  cookie = await app.signIn(account.email, account.password);
+  receiving = await startReceiving();
+  ({ app, resend } = receiving);
+  cookie = await app.signIn(receiving.account.email, receiving.account.password);
   const stranger = await app.createAccount();
   strangerCookie = await app.signIn(stranger.email, stranger.password);
-  receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
-  server = await listenOnSocket(app, port);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
-  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
   fieldsHook = await startWebhookReceiver();
   fullHook = await startWebhookReceiver();
 
@@ -77,24 +61,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  await server?.close();
-  await receiver?.close();
+  await receiving?.close();
   await fieldsHook?.close();
   await fullHook?.close();
-  await app?.close();
-  await dns?.close();
 });
 
-const mx = () =>
-  nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: receiver.port,
-    secure: false,
-    name: 'mail.sender.example',
-    tls: { rejectUnauthorized: false },
-  });
-
-const idOf = (response: string) => /Message received ([0-9a-f-]{36})/.exec(response)![1];
+const mx = () => receiving.mx();
 
 interface ReceivedEventData {
   email_id: string;
@@ -122,11 +94,7 @@ async function eventFor(hook: WebhookReceiver, secret: string, id: string): Prom
   const request = hook.received.find(of)!;
   const event = resend.webhooks.verify({
     payload: request.body,
-    headers: {
-      id: String(request.headers['webhook-id']),
-      timestamp: String(request.headers['webhook-timestamp']),
-      signature: String(request.headers['webhook-signature']),
-    },
+    headers: webhookHeaders(request),
     webhookSecret: secret,
   }) as unknown as { type: string; data: ReceivedEventData };
   expect(event.type).toBe('email.received');

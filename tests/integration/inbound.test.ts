@@ -1,97 +1,56 @@
 // Receiving mail (docs/receiving.md): messages sent to the MX listener by nodemailer, as another
 // mail server would, for a domain with receiving on; read back with the official `resend` SDK's
 // emails.receiving.* over a real socket. SPF, DKIM and DMARC are answered by a local DNS server.
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { countReceived, idOf, type Receiving, startReceiving } from '../helpers/receiving.ts';
 import { openDialog } from '../helpers/smtp-dialog.ts';
-import { freePort, listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
 import { addDomain, setDomainReceiving } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { type BounceReceiver, MAX_BOUNCE_BYTES, startBounceReceiver } from '../../src/server/bounces/receiver.ts';
+import { type BounceReceiver, MAX_BOUNCE_BYTES } from '../../src/server/bounces/receiver.ts';
 import { purgeReceived, sweepOrphanInboundFiles } from '../../src/server/inbound/inbound.service.ts';
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
-import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { startWebhookReceiver, webhookHeaders } from '../helpers/webhook-receiver.ts';
 
 const MAX_BYTES = 200_000;
 
+let receiving: Receiving;
 let app: TestApp;
-let dns: DnsTestServer;
 let receiver: BounceReceiver;
-let server: SocketServer;
 let resend: Resend;
 let other: Resend;
 let customerId: number;
 let apiKey: string;
-
-const dkimKeys = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: 'spki', format: 'der' },
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-});
+let mx: Receiving['mx'];
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  const port = await freePort();
-  app = await createTestApp({
-    DNS_SERVERS: dns.address,
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
+  receiving = await startReceiving({
     RETURN_PATH_DOMAIN: 'rp.transact.test',
     INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES),
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
   });
-  const account = await app.createAccount();
-  customerId = account.customerId;
-  const shop = await addDomain(app.ctx, customerId, 'shop.example', { verified: true });
-  await setDomainReceiving(app.ctx, customerId, shop.id, { receiving: true });
+  ({ app, receiver, resend, apiKey, mx } = receiving);
+  customerId = receiving.account.customerId;
   await addDomain(app.ctx, customerId, 'quiet.example', { verified: true });
-  apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
   const stranger = await app.createAccount();
   const otherKey = (await credentialsForConsole(app.ctx, stranger.customerId)).apiCredentials.apiKey;
-  receiver = await startBounceReceiver(app.ctx, { port: 0, host: '127.0.0.1' });
-  server = await listenOnSocket(app, port);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
-  other = new Resend(otherKey, { baseUrl: `${server.origin}/resend` });
-  // the sender's domain: SPF allows loopback, DKIM key published, DMARC p=reject
-  dns.set('sender.example', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
-  dns.set('s1._domainkey.sender.example', 'TXT', [`v=DKIM1; k=rsa; p=${dkimKeys.publicKey.toString('base64')}`]);
-  dns.set('_dmarc.sender.example', 'TXT', ['v=DMARC1; p=reject']);
-  // a bank whose mail never comes from here
-  dns.set('bank.example', 'TXT', ['v=spf1 ip4:192.0.2.1 -all']);
-  dns.set('_dmarc.bank.example', 'TXT', ['v=DMARC1; p=reject']);
+  other = new Resend(otherKey, { baseUrl: `${receiving.server.origin}/resend` });
+  // the sender's domain: SPF allows loopback, DKIM key published, DMARC p=reject; a bank whose mail
+  // never comes from here
+  receiving.publishSenderPolicies();
 });
 
 afterAll(async () => {
-  await server?.close();
-  await receiver?.close();
-  await app?.close();
-  await dns?.close();
+  await receiving?.close();
 });
-
-const mx = (opts: { dkim?: boolean } = {}) =>
-  nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: receiver.port,
-    secure: false,
-    name: 'mail.sender.example',
-    tls: { rejectUnauthorized: false },
-    ...(opts.dkim
-      ? { dkim: { domainName: 'sender.example', keySelector: 's1', privateKey: dkimKeys.privateKey } }
-      : {}),
-  });
 
 async function received(id: string) {
   const { data, error } = await resend.emails.receiving.get(id);
   expect(error).toBeNull();
   return data!;
 }
-
-const idOf = (response: string) => /Message received ([0-9a-f-]{36})/.exec(response)![1];
 
 describe('the MX listener for a receiving domain', () => {
   it('takes multipart mail with attachments, 8-bit text and encoded headers; the SDK reads it back', async () => {
@@ -189,7 +148,7 @@ describe('the MX listener for a receiving domain', () => {
     expect(await dialog.command('RCPT TO:<someone@quiet.example>')).toMatch(/^550 5\.7\.1/);
     dialog.end();
 
-    const before = await countRows();
+    const before = await countReceived(app);
     await expect(
       mx().sendMail({
         from: 'zoe@sender.example',
@@ -198,11 +157,11 @@ describe('the MX listener for a receiving domain', () => {
         text: 'x'.repeat(MAX_BYTES),
       }),
     ).rejects.toMatchObject({ responseCode: 552 });
-    expect(await countRows()).toBe(before);
+    expect(await countReceived(app)).toBe(before);
   });
 
   it('answers malformed MIME and header floods with a clear reply and stores nothing half', async () => {
-    const before = await countRows();
+    const before = await countReceived(app);
     const flood = `${Array.from({ length: 40_000 }, (_, i) => `X-Flood-${i}: ${'y'.repeat(20)}`).join('\r\n')}\r\n`;
     for (const body of [
       'From: a@sender.example\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n' +
@@ -219,7 +178,7 @@ describe('the MX listener for a receiving domain', () => {
       dialog.end();
     }
     // the unterminated multipart is still a message (its text as far as it goes); the flood is over the size
-    expect((await countRows()) - before).toBeLessThanOrEqual(1);
+    expect((await countReceived(app)) - before).toBeLessThanOrEqual(1);
     const files = await filesWithoutRows();
     expect(files).toEqual([]);
   });
@@ -267,11 +226,7 @@ describe('the MX listener for a receiving domain', () => {
       const last = hookReceiver.received[1];
       const event = resend.webhooks.verify({
         payload: last.body,
-        headers: {
-          id: String(last.headers['webhook-id']),
-          timestamp: String(last.headers['webhook-timestamp']),
-          signature: String(last.headers['webhook-signature']),
-        },
+        headers: webhookHeaders(last),
         webhookSecret: hook!.signing_secret,
       });
       expect(event).toMatchObject({
@@ -350,20 +305,12 @@ describe('the MX listener for a receiving domain', () => {
 
     const later = new Date(Date.now() + 31 * 86_400_000);
     expect(await purgeReceived(app.ctx, later)).toBeGreaterThan(0);
-    expect(await countRows()).toBe(0);
+    expect(await countReceived(app)).toBe(0);
     const left: string[] = [];
     for await (const object of app.ctx.storage.list('inbound/')) left.push(object.key);
     expect(left).toEqual([]);
   });
 });
-
-async function countRows(): Promise<number> {
-  const row = await app.ctx.db
-    .selectFrom('inbound_emails')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
 
 /** Stored files of received mail whose message has no row (a half-stored message). */
 async function filesWithoutRows(): Promise<string[]> {

@@ -8,20 +8,18 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import { getAttachment } from '../../src/server/resend/email-attachments.service.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let sink: SmtpSink;
-let worker: DeliveryWorker;
-let server: SocketServer;
+let server: ResendApp['server'];
 let files: http.Server;
 let filesOrigin: string;
 let resend: Resend;
@@ -68,33 +66,24 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
   filesOrigin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-  sink = await startSmtpSink();
-  app = await createTestApp({
-    SMTP_RELAY_URL: sink.url,
-    RETURN_PATH_DOMAIN: 'rp.transact.test',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-    SEND_BODY_LIMIT_BYTES: String(BODY_LIMIT),
-    ATTACHMENT_FETCH_TIMEOUT_SECONDS: '2',
+  started = await startResendApp({
+    env: {
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      SEND_BODY_LIMIT_BYTES: String(BODY_LIMIT),
+      ATTACHMENT_FETCH_TIMEOUT_SECONDS: '2',
+    },
+    second: true,
   });
-  const account = await app.createAccount();
-  const second = await app.createAccount();
-  customerId = account.customerId;
+  ({ app, server, resend, apiKey } = started);
+  sink = started.sink!;
+  other = started.other!;
+  customerId = started.account.customerId;
   await addDomain(app.ctx, customerId, 'shop.example', { verified: true });
-  await addDomain(app.ctx, second.customerId, 'theirs.example', { verified: true });
-  apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
-  server = await listenOnSocket(app);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
-  const otherKey = (await credentialsForConsole(app.ctx, second.customerId)).apiCredentials.apiKey;
-  other = new Resend(otherKey, { baseUrl: `${server.origin}/resend` });
-  worker = new DeliveryWorker(app.ctx);
-  worker.start();
+  await addDomain(app.ctx, started.second!.customerId, 'theirs.example', { verified: true });
 }, 240_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await sink?.close();
-  await app?.close();
+  await started?.close();
   files?.closeAllConnections();
   await new Promise((resolve) => files?.close(resolve));
 });

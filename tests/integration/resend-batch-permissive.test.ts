@@ -5,18 +5,16 @@
 // message would pass.
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { createApiKey } from '../../src/server/credentials/api-keys.service.ts';
-import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let sink: SmtpSink;
-let worker: DeliveryWorker;
-let server: SocketServer;
+let server: ResendApp['server'];
 let apiKey: string;
 let customerId: number;
 let resend: Resend;
@@ -24,26 +22,18 @@ let atV1: Resend;
 let shopDomainId: number;
 
 beforeAll(async () => {
-  sink = await startSmtpSink();
-  app = await createTestApp({ SMTP_RELAY_URL: sink.url, RETURN_PATH_DOMAIN: 'rp.transact.test' });
-  const account = await app.createAccount();
-  customerId = account.customerId;
+  started = await startResendApp();
+  ({ app, server, resend, apiKey } = started);
+  sink = started.sink!;
+  customerId = started.account.customerId;
   shopDomainId = (await addDomain(app.ctx, customerId, 'shop.example', { verified: true })).id;
   await addDomain(app.ctx, customerId, 'pending.example');
   await addDomain(app.ctx, customerId, 'later.example');
-  apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
-  server = await listenOnSocket(app);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
-  atV1 = new Resend(apiKey, { baseUrl: `${server.origin}/v1` });
-  worker = new DeliveryWorker(app.ctx);
-  worker.start();
+  atV1 = new Resend(apiKey, { baseUrl: `${started.server.origin}/v1` });
 }, 240_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await sink?.close();
-  await app?.close();
+  await started?.close();
 });
 
 const countTransactions = async () =>

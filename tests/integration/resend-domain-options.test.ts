@@ -3,19 +3,16 @@
 // tracking decided per domain (the account's Sending Options where the domain has no choice of its
 // own), seen in the mail the worker delivers to a local sink.
 import { simpleParser } from 'mailparser';
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORIGIN, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
+import { ORIGIN, type TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let sink: SmtpSink;
-let worker: DeliveryWorker;
-let server: SocketServer;
 let resend: Resend;
 let other: Resend;
 let customerId: number;
@@ -24,24 +21,15 @@ const PIXEL = `<img src="${ORIGIN}/t/o/`;
 const TRACKED_LINK = `${ORIGIN}/t/c/`;
 
 beforeAll(async () => {
-  sink = await startSmtpSink();
-  app = await createTestApp({ SMTP_RELAY_URL: sink.url, RETURN_PATH_DOMAIN: 'rp.transact.test' });
-  const account = await app.createAccount();
-  const second = await app.createAccount();
-  customerId = account.customerId;
-  server = await listenOnSocket(app);
-  const baseUrl = `${server.origin}/resend`;
-  resend = new Resend((await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey, { baseUrl });
-  other = new Resend((await credentialsForConsole(app.ctx, second.customerId)).apiCredentials.apiKey, { baseUrl });
-  worker = new DeliveryWorker(app.ctx);
-  worker.start();
+  started = await startResendApp({ second: true });
+  ({ app, resend } = started);
+  sink = started.sink!;
+  other = started.other!;
+  customerId = started.account.customerId;
 }, 240_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await sink?.close();
-  await app?.close();
+  await started?.close();
 });
 
 async function setAccountTracking(on: boolean): Promise<void> {

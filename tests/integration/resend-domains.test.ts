@@ -2,19 +2,18 @@
 // create (the confirmation link goes to postmaster@ unless another address is named), list, get
 // with the DNS records, verify against a local DNS server, remove, and the refusals the SDK reads.
 // No delivery worker runs, so mail sent from a domain stays queued: its removal is refused.
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { addDomain, dnsRecords } from '../../src/server/domains/domains.service.ts';
 import { findDomain } from '../../src/server/domains/domains.repository.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let dns: DnsTestServer;
-let server: SocketServer;
 let baseUrl: string;
 let apiKey: string;
 let resend: Resend;
@@ -24,26 +23,23 @@ let otherCustomerId: number;
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  app = await createTestApp({
-    DNS_SERVERS: dns.address,
-    RETURN_PATH_DOMAIN: 'rp.transact.test',
-    SYSTEM_FROM: 'Transact <no-reply@transact.test>',
+  started = await startResendApp({
+    delivery: false,
+    second: true,
+    env: {
+      DNS_SERVERS: dns.address,
+      RETURN_PATH_DOMAIN: 'rp.transact.test',
+      SYSTEM_FROM: 'Transact <no-reply@transact.test>',
+    },
   });
-  const account = await app.createAccount();
-  const second = await app.createAccount();
-  customerId = account.customerId;
-  otherCustomerId = second.customerId;
-  apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  const otherKey = (await credentialsForConsole(app.ctx, second.customerId)).apiCredentials.apiKey;
-  server = await listenOnSocket(app);
-  baseUrl = `${server.origin}/resend`;
-  resend = new Resend(apiKey, { baseUrl });
-  other = new Resend(otherKey, { baseUrl });
+  ({ app, resend, apiKey, baseUrl } = started);
+  other = started.other!;
+  customerId = started.account.customerId;
+  otherCustomerId = started.second!.customerId;
 }, 240_000);
 
 afterAll(async () => {
-  await server?.close();
-  await app?.close();
+  await started?.close();
   await dns?.close();
 });
 

@@ -4,43 +4,31 @@
 import { simpleParser } from 'mailparser';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
+import type { TestAccount, TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { dkimResult } from '../helpers/dkim.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 import type { Domain } from '../../src/server/db/schema.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let sink: SmtpSink;
-let worker: DeliveryWorker;
-let server: SocketServer;
 let account: TestAccount;
 let domain: Domain;
 let resend: Resend;
 let baseUrl: string;
 
 beforeAll(async () => {
-  sink = await startSmtpSink();
-  app = await createTestApp({ SMTP_RELAY_URL: sink.url, RETURN_PATH_DOMAIN: 'rp.transact.test' });
-  account = await app.createAccount();
+  started = await startResendApp({ path: '/v1' });
+  ({ app, account, resend, baseUrl } = started);
+  sink = started.sink!;
   domain = await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
   await addDomain(app.ctx, account.customerId, 'pending.example');
-  const { apiKey } = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials;
-  server = await listenOnSocket(app);
-  baseUrl = `${server.origin}/v1`;
-  resend = new Resend(apiKey, { baseUrl });
-  worker = new DeliveryWorker(app.ctx);
-  worker.start();
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await sink?.close();
-  await app?.close();
+  await started?.close();
 });
 
 const transaction = (uuid: string) =>

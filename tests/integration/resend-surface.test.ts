@@ -4,40 +4,29 @@
 // delivery worker runs against a local SMTP sink, so "not before its time" is seen where mail arrives.
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, sendAsClient, type TestAccount, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
+import { sendAsClient, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
 import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let sink: SmtpSink;
-let worker: DeliveryWorker;
-let server: SocketServer;
 let account: TestAccount;
 let apiKey: string;
 let resend: Resend;
 let baseUrl: string;
 
 beforeAll(async () => {
-  sink = await startSmtpSink();
-  app = await createTestApp({ SMTP_RELAY_URL: sink.url, RETURN_PATH_DOMAIN: 'rp.transact.test' });
-  account = await app.createAccount();
+  started = await startResendApp();
+  ({ app, account, resend, apiKey, baseUrl } = started);
+  sink = started.sink!;
   await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
-  apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  server = await listenOnSocket(app);
-  baseUrl = `${server.origin}/resend`;
-  resend = new Resend(apiKey, { baseUrl });
-  worker = new DeliveryWorker(app.ctx);
-  worker.start();
 }, 240_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await sink?.close();
-  await app?.close();
+  await started?.close();
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

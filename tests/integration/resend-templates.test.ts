@@ -3,19 +3,16 @@
 // alias rendered with variables and fallbacks (arriving at a local SMTP sink), draft against published
 // sends, the 422s a send gets for a missing or mistyped variable, and one store with the console's library.
 import { simpleParser } from 'mailparser';
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
+import type { SmtpSink } from '../helpers/smtp-sink.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
-import { DeliveryWorker } from '../../src/server/delivery/worker.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let sink: SmtpSink;
-let worker: DeliveryWorker;
-let server: SocketServer;
 let resend: Resend;
 let other: Resend;
 let cookie: string;
@@ -23,29 +20,19 @@ let apiKey: string;
 let baseUrl: string;
 
 beforeAll(async () => {
-  sink = await startSmtpSink();
-  app = await createTestApp({ SMTP_RELAY_URL: sink.url, RETURN_PATH_DOMAIN: 'rp.transact.test' });
-  const account = await app.createAccount();
-  const second = await app.createAccount();
+  started = await startResendApp({ second: true });
+  ({ app, resend, apiKey, baseUrl } = started);
+  sink = started.sink!;
+  other = started.other!;
+  const account = started.account;
   await addDomain(app.ctx, account.customerId, 'shop.example', { verified: true });
   await addDomain(app.ctx, account.customerId, 'pending.example');
-  await addDomain(app.ctx, second.customerId, 'other.example', { verified: true });
+  await addDomain(app.ctx, started.second!.customerId, 'other.example', { verified: true });
   cookie = await app.signIn(account.email, account.password);
-  apiKey = (await credentialsForConsole(app.ctx, account.customerId)).apiCredentials.apiKey;
-  const otherKey = (await credentialsForConsole(app.ctx, second.customerId)).apiCredentials.apiKey;
-  server = await listenOnSocket(app);
-  baseUrl = `${server.origin}/resend`;
-  resend = new Resend(apiKey, { baseUrl });
-  other = new Resend(otherKey, { baseUrl });
-  worker = new DeliveryWorker(app.ctx);
-  worker.start();
 }, 240_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await sink?.close();
-  await app?.close();
+  await started?.close();
 });
 
 /** The message delivered to `address` (sends are delivered in any order). */

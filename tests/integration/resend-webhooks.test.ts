@@ -5,15 +5,14 @@
 // `resend.webhooks.verify`, only the subscribed types, nothing to a disabled webhook, the console's
 // webhook beside them with its own payloads; the events, attempts and replay read back with the SDK;
 // Settings' calls with several webhooks and the Webhook Logs' filter.
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { listenOnSocket, type SocketServer } from '../helpers/socket-server.ts';
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { type ResendApp, startResendApp } from '../helpers/resend-app.ts';
+import { startWebhookReceiver, type WebhookReceiver, webhookHeaders } from '../helpers/webhook-receiver.ts';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.ts';
 import { addDomain } from '../../src/server/domains/domains.service.ts';
-import { credentialsForConsole } from '../../src/server/credentials/credentials.service.ts';
 import { claimDue } from '../../src/server/delivery/queue.repository.ts';
 import { recordOutcomes } from '../../src/server/delivery/worker.ts';
 import { insertEvents } from '../../src/server/events/events.repository.ts';
@@ -22,16 +21,15 @@ import { findLink, insertLinks } from '../../src/server/tracking/tracking.reposi
 import { WebhookWorker } from '../../src/server/webhooks/worker.ts';
 import { RESEND_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '../../src/contract/values.ts';
 
+let started: ResendApp;
 let app: TestApp;
 let dns: DnsTestServer;
-let server: SocketServer;
 let receiver: WebhookReceiver;
 let resend: Resend;
 let other: Resend;
 let cookie: string;
 let otherCookie: string;
 let customerId: number;
-let apiKey: string;
 let worker: WebhookWorker;
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -39,26 +37,24 @@ const MALFORMED = ['nope', '1', `${UNKNOWN}x`, '%27%20or%201%3D1'];
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  app = await createTestApp({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', DNS_SERVERS: dns.address });
-  const account = await app.createAccount();
-  const second = await app.createAccount();
-  customerId = account.customerId;
-  cookie = await app.signIn(account.email, account.password);
-  otherCookie = await app.signIn(second.email, second.password);
+  started = await startResendApp({
+    delivery: false,
+    second: true,
+    env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', DNS_SERVERS: dns.address },
+  });
+  ({ app, resend } = started);
+  other = started.other!;
+  customerId = started.account.customerId;
+  cookie = await app.signIn(started.account.email, started.account.password);
+  otherCookie = await app.signIn(started.second!.email, started.second!.password);
   await addDomain(app.ctx, customerId, 'shop.example', { verified: true });
-  apiKey = (await credentialsForConsole(app.ctx, customerId)).apiCredentials.apiKey;
-  const otherKey = (await credentialsForConsole(app.ctx, second.customerId)).apiCredentials.apiKey;
-  server = await listenOnSocket(app);
-  resend = new Resend(apiKey, { baseUrl: `${server.origin}/resend` });
-  other = new Resend(otherKey, { baseUrl: `${server.origin}/resend` });
   receiver = await startWebhookReceiver();
 }, 120_000);
 
 afterAll(async () => {
   await receiver?.close();
-  await server?.close();
+  await started?.close();
   await dns?.close();
-  await app?.close();
 });
 
 beforeEach(() => {
@@ -116,11 +112,6 @@ async function deliverAll(kind: keyof typeof RESULTS) {
   return claimed;
 }
 
-const headersOf = (req: ReceivedRequest) => ({
-  id: String(req.headers['webhook-id']),
-  timestamp: String(req.headers['webhook-timestamp']),
-  signature: String(req.headers['webhook-signature']),
-});
 const at = (path: string) => receiver.received.filter((r) => new URL(r.url, 'http://x').pathname === path);
 
 describe('webhooks with the resend SDK at /resend', () => {
@@ -302,11 +293,15 @@ describe('deliveries to several webhooks', () => {
       // the SDK's own check: signature, timestamp and the secret of this webhook
       const payload: { type: string; created_at: string; data: Record<string, unknown> } = JSON.parse(
         JSON.stringify(
-          resend.webhooks.verify({ payload: req.body, headers: headersOf(req), webhookSecret: all.signing_secret }),
+          resend.webhooks.verify({
+            payload: req.body,
+            headers: webhookHeaders(req),
+            webhookSecret: all.signing_secret,
+          }),
         ),
       );
       expect(() =>
-        resend.webhooks.verify({ payload: req.body, headers: headersOf(req), webhookSecret: settingsSecret }),
+        resend.webhooks.verify({ payload: req.body, headers: webhookHeaders(req), webhookSecret: settingsSecret }),
       ).toThrow();
       return payload;
     });
@@ -355,7 +350,7 @@ describe('deliveries to several webhooks', () => {
     expect(at('/delivered').map((r) => JSON.parse(r.body).type)).toEqual(['email.delivered']);
     resend.webhooks.verify({
       payload: at('/delivered')[0].body,
-      headers: headersOf(at('/delivered')[0]),
+      headers: webhookHeaders(at('/delivered')[0]),
       webhookSecret: deliveredOnly.signing_secret,
     });
     expect(at('/off')).toEqual([]);

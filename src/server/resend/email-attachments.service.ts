@@ -2,12 +2,12 @@
 // list stored at acceptance (API sends), or parsed from the source an SMTP client sent. Each gets an
 // id derived from its message and place, and a download URL signed with TRANSACT_SECRET that
 // works for ATTACHMENT_URL_SECONDS without the API key.
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { ATTACHMENT_URL_SECONDS, type ResendAttachment } from '../../contract/resend-attachments.ts';
 import type { AppContext } from '../core/context.ts';
-import { safeEqual } from '../core/crypto.ts';
 import { DomainError } from '../core/errors.ts';
+import { checkLink, expiryAfter, type LinkSubject, signLink } from '../core/signed-links.ts';
 import type { StoredAttachment } from '../db/schema.ts';
 import * as repo from './emails.repository.ts';
 
@@ -55,18 +55,17 @@ async function partsOf(ctx: AppContext, messageId: number): Promise<Part[]> {
   }));
 }
 
-function signature(secret: string, emailId: string, id: string, expires: number): string {
-  return createHmac('sha256', secret)
-    .update(`email-attachment-download\n${emailId}\n${id}\n${expires}`)
-    .digest('base64url');
-}
+const subjectOf = (emailId: string, id: string): LinkSubject => ({
+  purpose: 'email-attachment-download',
+  parts: [emailId, id],
+});
 
 function wireOf(ctx: AppContext, emailId: string, part: Part, now: Date): ResendAttachment {
-  const expires = Math.floor(now.getTime() / 1000) + ATTACHMENT_URL_SECONDS;
-  const query = new URLSearchParams({
-    expires: String(expires),
-    signature: signature(ctx.config.secret!, emailId, part.id, expires),
-  });
+  const { query, expiresAt } = signLink(
+    ctx.config.secret!,
+    subjectOf(emailId, part.id),
+    expiryAfter(ATTACHMENT_URL_SECONDS, now),
+  );
   return {
     id: part.id,
     ...(part.filename ? { filename: part.filename } : {}),
@@ -75,7 +74,7 @@ function wireOf(ctx: AppContext, emailId: string, part: Part, now: Date): Resend
     content_disposition: part.contentId ? 'inline' : 'attachment',
     ...(part.contentId ? { content_id: part.contentId } : {}),
     download_url: `${ctx.config.publicUrl}/v1/emails/${emailId}/attachments/${part.id}/download?${query}`,
-    expires_at: new Date(expires * 1000).toISOString(),
+    expires_at: expiresAt,
   };
 }
 
@@ -140,12 +139,11 @@ export async function downloadAttachment(
 ): Promise<{ filename: string; bytes: Buffer }> {
   const expires = /^\d{1,12}$/.test(link.expires) ? Number(link.expires) : Number.NaN;
   const uuid = emailId.toLowerCase();
-  if (
-    !Number.isFinite(expires) ||
-    !safeEqual(signature(ctx.config.secret!, uuid, id.toLowerCase(), expires), link.signature)
-  )
-    throw new DomainError('forbidden', 'This download link is not valid');
-  if (expires * 1000 <= now.getTime()) throw new DomainError('forbidden', 'This download link has expired');
+  const state = Number.isFinite(expires)
+    ? checkLink(ctx.config.secret!, subjectOf(uuid, id.toLowerCase()), { expires, signature: link.signature }, now)
+    : 'invalid';
+  if (state === 'invalid') throw new DomainError('forbidden', 'This download link is not valid');
+  if (state === 'expired') throw new DomainError('forbidden', 'This download link has expired');
   const tx = UUID.test(uuid) ? await repo.findTransactionByUuid(ctx.db, uuid) : undefined;
   const part = tx && (await partsOf(ctx, Number(tx.message_id))).find((p) => p.id === id.toLowerCase());
   if (!part) throw new DomainError('not_found', NO_SUCH_ATTACHMENT);
