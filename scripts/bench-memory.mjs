@@ -23,7 +23,10 @@ const { values } = parseArgs({
     build: { type: 'string', multiple: true },
     runs: { type: 'string', default: '3' },
     'settle-ms': { type: 'string', default: '3000' },
-    'database-url': { type: 'string', default: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'database-url': {
+      type: 'string',
+      default: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
   },
 });
 const builds = (values.build ?? [root]).map((b) => path.resolve(b));
@@ -148,7 +151,10 @@ const result = {
       );
       const first = figures.pglite_first_start?.pss_mb;
       const again = figures.pglite_restart?.pss_mb;
-      return [build, { ...figures, pglite_first_over_restart: first && again ? Math.round((first / again) * 100) / 100 : null }];
+      return [
+        build,
+        { ...figures, pglite_first_over_restart: first && again ? Math.round((first / again) * 100) / 100 : null },
+      ];
     }),
   ),
 };

@@ -14,10 +14,12 @@ import { builtStamp, sourceStamp } from '../../scripts/build-stamp.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const hook = path.resolve(import.meta.dirname, '../fixtures/record-imports.ts');
-/** Packages only the web role (HTTP, pages, uploads, the received mail it shows) or the smtp role use. */
+/**
+ * Packages only the web role (HTTP, pages, uploads, the received mail it shows) or the smtp role use.
+ * Not hono itself: the contract's schemas, which services parse with, come from @hono/zod-openapi.
+ */
 const NOT_THE_WORKERS = [
   'astro',
-  'hono',
   '@hono/node-server',
   'react',
   'react-dom',
@@ -121,7 +123,9 @@ describe('modules by role (the built service)', () => {
     timeout: PROCESS_TEST_MS,
   }, async () => {
     const loaded = await modulesLoadedBy('worker');
-    const ours = loaded.filter((url) => url.startsWith(`file://${root}/dist/`)).map((url) => url.slice(7 + root.length));
+    const ours = loaded
+      .filter((url) => url.startsWith(`file://${root}/dist/`))
+      .map((url) => url.slice(7 + root.length));
     // the record holds what the worker runs: its chunk, and the library it delivers with
     expect(ours).toContain('/dist/main.mjs');
     expect(ours.some((file) => /^\/dist\/chunks\/worker-role-\w+\.mjs$/.test(file))).toBe(true);
@@ -131,11 +135,13 @@ describe('modules by role (the built service)', () => {
     expect([...packagesOf(loaded)].filter((name) => NOT_THE_WORKERS.includes(name))).toEqual([]);
   });
 
-  it('a ROLES=web process reads the web chunk, Astro\'s pages and Hono, and not the worker chunk', {
+  it("a ROLES=web process reads the web chunk, Astro's pages and Hono, and not the worker chunk", {
     timeout: PROCESS_TEST_MS,
   }, async () => {
     const loaded = await modulesLoadedBy('web');
-    const ours = loaded.filter((url) => url.startsWith(`file://${root}/dist/`)).map((url) => url.slice(7 + root.length));
+    const ours = loaded
+      .filter((url) => url.startsWith(`file://${root}/dist/`))
+      .map((url) => url.slice(7 + root.length));
     expect(ours.some((file) => /^\/dist\/chunks\/web-role-\w+\.mjs$/.test(file))).toBe(true);
     expect(ours).toContain('/dist/server/entry.mjs');
     expect(packagesOf(loaded)).toContain('hono');

@@ -60,7 +60,10 @@ export async function syncGallery(db: Database): Promise<number> {
     const key = t.key;
     const row = stored.get(key);
     const source = sourceColumns(t);
-    if (row?.status === 'published' && (Object.keys(source) as (keyof typeof source)[]).every((c) => row[c] === source[c]))
+    if (
+      row?.status === 'published' &&
+      (Object.keys(source) as (keyof typeof source)[]).every((c) => row[c] === source[c])
+    )
       continue;
     const columns = { ...source, published_html: await inlinedHtml(t) };
     const result = await db
