@@ -129,8 +129,10 @@ async function main(): Promise<void> {
 async function initializeInChild(config: Config): Promise<void> {
   if (config.databaseUrl || config.dataDir === 'memory://') return;
   if (existsSync(path.join(config.dataPath, 'pg', 'PG_VERSION'))) return;
+  // the IPC channel tells the child when this process is gone (it then stops: the next start's child
+  // must be the only process in the directory)
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), INITIALIZE_ONLY], {
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
@@ -141,6 +143,7 @@ async function initializeInChild(config: Config): Promise<void> {
 
 /** The child of initializeInChild: opens (creating) and migrates the embedded database, then closes it. */
 async function initializeOnly(config: Config): Promise<void> {
+  process.once('disconnect', () => process.exit(1)); // the parent is gone: it holds the directory's lock
   const logger = pino({ level: config.logLevel, base: { pid: process.pid } });
   const { close } = await createContext(config, { logger, collectDefaultMetrics: false });
   await close();
