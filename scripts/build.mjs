@@ -1,8 +1,10 @@
 // `npm run build`: Astro (pages, islands, assets) → dist/client + dist/server; esbuild (service and
-// admin CLI) → dist/main.mjs, dist/admin.mjs; then every text asset is precompressed (.br, .gz) so
-// the server sends compressed files without compressing per request.
+// admin CLI) → dist/main.mjs, dist/admin.mjs and their shared code in dist/chunks/ (code splitting:
+// each role's module, imported by main.ts only when the process has the role, is a chunk of its own,
+// so a process never reads another role's code; docs/development.md); then every text asset is
+// precompressed (.br, .gz) so the server sends compressed files without compressing per request.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -18,6 +20,8 @@ const astro = spawnSync(process.execPath, [path.join(root, 'node_modules/astro/b
 });
 if (astro.status !== 0) process.exit(astro.status ?? 1);
 
+// the chunks' names carry a hash of their content: a previous build's would stay beside the new ones
+rmSync(path.join(root, 'dist/chunks'), { recursive: true, force: true });
 await build({
   entryPoints: { main: path.join(root, 'src/server/main.ts'), admin: path.join(root, 'src/server/admin-cli.ts') },
   outdir: path.join(root, 'dist'),
@@ -25,6 +29,8 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   target: 'node22',
   packages: 'external',
   sourcemap: true,

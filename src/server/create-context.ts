@@ -74,7 +74,7 @@ export async function createContext(
     engine: handle.engine,
     logger,
     metrics,
-    storage: openStorage(full),
+    storage: await openStorage(full),
     // main.ts moves it through starting → running → draining; elsewhere (CLI, tests) it is running
     lifecycle: { state: 'running' } as AppContext['lifecycle'],
     secrets: createSecrets(full.secret!),

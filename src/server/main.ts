@@ -1,32 +1,20 @@
 // Process entry: `node dist/main.mjs [--roles web,smtp,worker]`. Reads the configuration, takes the
 // data directory (embedded database), migrates, creates the first administrator on an empty
-// database, starts the roles, and drains on SIGTERM/SIGINT/SIGHUP.
+// database, starts the roles, and drains on SIGTERM/SIGINT/SIGHUP. Each role's module is imported
+// only when the process has the role (docs/development.md: modules by role), so a worker never
+// reads the HTTP server, Astro or the SMTP listeners.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './core/config.ts';
 import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
-import { writeServiceRecord } from './ops/service-record.ts';
 import { bootstrapAdmin } from './accounts/accounts.service.ts';
-import { pruneAuthTables } from './auth/auth.service.ts';
-import { createApi } from './app.ts';
-import { createHttpServer } from './server.ts';
-import { purgeDownloadRecords, sweepOrphanBlobs } from './attachments/attachments.service.ts';
-import { purgeReceived, sweepOrphanInboundFiles } from './inbound/inbound.service.ts';
-import { createPageBridge } from './page-bridge.ts';
-import { DeliveryWorker } from './delivery/worker.ts';
-import { startDnsRefresher } from './domains/dns-check.service.ts';
-import { startSubmissionServer } from './smtp/submission.ts';
-import { startBounceReceiver } from './bounces/receiver.ts';
 import { listenForChanges } from './delivery/listen.ts';
 import { notifyQueued } from './core/queue-signal.ts';
 import { clearLookupCaches } from './core/lookup-cache.ts';
-import { pruneIdempotency } from './sending/sending.service.ts';
-import { flushTracking } from './tracking/tracking.service.ts';
-import { WebhookWorker } from './webhooks/worker.ts';
-import { ExportWorker } from './exports/exports.service.ts';
 import { isDatabaseUnavailable } from './db/availability.ts';
-import { releaseOrphanedClaims } from './delivery/queue-admin.ts';
 import type { Config } from './core/config.ts';
 import type { AppContext } from './core/context.ts';
 import { createServer as createPlainServer } from 'node:http';
@@ -96,26 +84,71 @@ function rolesFromArgs(argv: string[]): string | undefined {
 /** Stops one started role (or part of one) within the grace period. */
 type Stop = () => Promise<void>;
 
+/** The argument main.ts runs itself with to create an embedded database (initializeInChild). */
+const INITIALIZE_ONLY = '--initialize-database';
+
 async function main(): Promise<void> {
   const config = configOrExit(process.argv.slice(2));
+  if (process.argv.includes(INITIALIZE_ONLY)) return initializeOnly(config);
   const unlock = lockOrExit(config);
+  await initializeInChild(config);
   const { ctx, close } = await createContextWaiting(
     config,
     pino({ level: config.logLevel, base: { pid: process.pid } }),
   );
   ctx.lifecycle.state = 'starting';
-  await releaseClaimsOfPreviousProcess(ctx);
+  const { roles } = config;
+  const workerRole = roles.includes('worker') ? await import('./worker-role.ts') : null;
+  if (workerRole) await workerRole.releaseClaimsOfPreviousProcess(ctx);
   await createFirstAdministrator(ctx);
 
   const stops: Stop[] = [];
   const markStarted = drainOnSignals(ctx, stops, { close, unlock });
-  if (config.roles.includes('web')) stops.push(await startWebRole(ctx));
+  if (roles.includes('web')) {
+    const { startWebRole } = await import('./web-role.ts');
+    stops.push(await startWebRole(ctx, path.dirname(fileURLToPath(import.meta.url))));
+  }
   stops.push(listenForOtherProcesses(ctx));
-  if (config.roles.includes('smtp')) stops.push(...(await startSmtpRole(ctx)));
-  if (config.roles.includes('worker')) stops.push(startWorkerRole(ctx));
-  ctx.logger.info({ roles: config.roles, engine: ctx.engine }, 'transact started');
+  if (roles.includes('smtp')) {
+    const { startSmtpRole } = await import('./smtp-role.ts');
+    stops.push(...(await startSmtpRole(ctx)));
+  }
+  if (workerRole) stops.push(workerRole.startWorkerRole(ctx));
+  ctx.logger.info({ roles, engine: ctx.engine }, 'transact started');
   if (ctx.lifecycle.state === 'starting') ctx.lifecycle.state = 'running';
   markStarted();
+}
+
+/**
+ * PGlite's first start on an empty data directory runs initdb and every migration, which leave the
+ * process far larger than a restart (PGlite's memory of that run, and the C heap it fragmented,
+ * are not handed back: docs/benchmarks.md). So this process runs them in a child of its own, run
+ * from this file with INITIALIZE_ONLY, and opens the database once it exits, as a restart would.
+ * The data directory stays locked by this process meanwhile.
+ */
+async function initializeInChild(config: Config): Promise<void> {
+  if (config.databaseUrl || config.dataDir === 'memory://') return;
+  if (existsSync(path.join(config.dataPath, 'pg', 'PG_VERSION'))) return;
+  // the IPC channel tells the child when this process is gone (it then stops: the next start's child
+  // must be the only process in the directory)
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), INITIALIZE_ONLY], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (exitCode, signal) => resolve(signal ? null : exitCode));
+  });
+  if (code !== 0) throw new Error(`creating the database in ${config.dataPath} failed (exit ${code})`);
+}
+
+/** The child of initializeInChild: opens (creating) and migrates the embedded database, then closes it. */
+async function initializeOnly(config: Config): Promise<void> {
+  process.once('disconnect', () => process.exit(1)); // the parent is gone: it holds the directory's lock
+  const logger = pino({ level: config.logLevel, base: { pid: process.pid } });
+  const { close } = await createContext(config, { logger, collectDefaultMetrics: false });
+  await close();
+  logger.info({ dataDir: config.dataPath }, 'created the embedded database');
+  process.exit(0);
 }
 
 /** The configuration from the environment and `--roles`; a configuration error ends the process (exit 2). */
@@ -144,13 +177,6 @@ function lockOrExit(config: Config): () => void {
     }
     throw err;
   }
-}
-
-async function releaseClaimsOfPreviousProcess(ctx: AppContext): Promise<void> {
-  if (ctx.engine !== 'pglite' || !ctx.config.roles.includes('worker')) return;
-  // this process owns the data directory: every claim in it belongs to a process that is gone
-  const released = await releaseOrphanedClaims(ctx);
-  if (released > 0) ctx.logger.info({ count: released }, 'released the claims of the previous process');
 }
 
 async function createFirstAdministrator(ctx: AppContext): Promise<void> {
@@ -206,58 +232,6 @@ function drainOnSignals(ctx: AppContext, stops: Stop[], held: { close: Stop; unl
   return markStarted;
 }
 
-/** The web role: the HTTP server on PORT (API, assets and the console's pages). */
-async function startWebRole(ctx: AppContext): Promise<Stop> {
-  const { config, logger } = ctx;
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const entry = path.join(here, 'server', 'entry.mjs');
-  const { handler } = await import(entry);
-  const server = createHttpServer({
-    ctx,
-    api: createApi(ctx),
-    pages: handler,
-    bridge: createPageBridge(ctx),
-    clientDir: path.join(here, 'client'),
-  });
-  server.keepAliveTimeout = 65_000;
-  // attachment uploads take as long as they take (docs/console-reports.md §7: no timeout); headersTimeout
-  // bounds slow headers, and connections that never send any
-  server.requestTimeout = 0;
-  server.headersTimeout = config.httpHeadersTimeoutSeconds * 1000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  logger.info({ port: config.port, url: config.publicUrl }, 'web role listening');
-  try {
-    writeServiceRecord(config.dataPath, { publicUrl: config.publicUrl, startedAt: new Date().toISOString() });
-  } catch (err) {
-    // only the admin CLI's address check reads it: serving goes on without it
-    logger.warn({ err }, 'could not record the service addresses in DATA_DIR');
-  }
-  // after the last requests, their opens and clicks
-  return () => closeWebServer(server, config.shutdownGraceSeconds * 1000).then(() => flushTracking(ctx));
-}
-
-/**
- * Keep-alive connections go idle after their request: close them as they do, and at the end of
- * the grace period close what is left (a request still running gets cut off).
- */
-function closeWebServer(server: ReturnType<typeof createHttpServer>, graceMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const deadline = Date.now() + graceMs;
-    const sweep = setInterval(() => {
-      if (Date.now() < deadline) server.closeIdleConnections();
-      else server.closeAllConnections();
-    }, 100);
-    server.close(() => {
-      clearInterval(sweep);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
-}
-
 /** With PostgreSQL, what other processes queue or change reaches this one by LISTEN/NOTIFY. */
 function listenForOtherProcesses(ctx: AppContext): Stop {
   const { databaseUrl } = ctx.config;
@@ -266,50 +240,6 @@ function listenForOtherProcesses(ctx: AppContext): Stop {
     queued: () => notifyQueued(ctx),
     changed: () => clearLookupCaches(ctx),
   });
-}
-
-/** The smtp role: submission on SMTP_PORT, and the bounce receiver when BOUNCE_SMTP_PORT is set. */
-async function startSmtpRole(ctx: AppContext): Promise<Stop[]> {
-  const { config } = ctx;
-  const submission = await startSubmissionServer(ctx);
-  const stops: Stop[] = [() => submission.close(config.shutdownGraceSeconds * 1000)];
-  if (config.bounceSmtpPort > 0) {
-    const bounces = await startBounceReceiver(ctx);
-    stops.push(() => bounces.close());
-  }
-  return stops;
-}
-
-/** The worker role: delivery, webhooks, exports, the DNS refresher and the hourly housekeeping. */
-function startWorkerRole(ctx: AppContext): Stop {
-  const { config, logger } = ctx;
-  const worker = new DeliveryWorker(ctx);
-  worker.start();
-  const webhooks = new WebhookWorker(ctx);
-  webhooks.start();
-  const exportWorker = new ExportWorker(ctx);
-  exportWorker.start();
-  const stopDnsRefresher = startDnsRefresher(ctx);
-  const timer = setInterval(() => {
-    pruneAuthTables(ctx).catch((err) => logger.warn({ err }, 'pruning sessions failed'));
-    pruneIdempotency(ctx).catch((err) => logger.warn({ err }, 'pruning idempotency keys failed'));
-    webhooks.purge().catch((err) => logger.warn({ err }, 'purging webhook logs failed'));
-    sweepOrphanBlobs(ctx).catch((err) => logger.warn({ err }, 'sweeping attachment blobs failed'));
-    purgeDownloadRecords(ctx).catch((err) => logger.warn({ err }, 'purging attachment download records failed'));
-    purgeReceived(ctx)
-      .then(() => sweepOrphanInboundFiles(ctx))
-      .catch((err) => logger.warn({ err }, 'purging received mail failed'));
-  }, 3_600_000);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await Promise.all([
-      worker.stop(config.shutdownGraceSeconds * 1000),
-      webhooks.stop(),
-      exportWorker.stop(config.shutdownGraceSeconds * 1000),
-      stopDnsRefresher(),
-    ]);
-  };
 }
 
 main().catch((err) => {

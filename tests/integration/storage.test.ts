@@ -45,7 +45,7 @@ describe.each(backends)('storage: %s', (backend) => {
       s3 = await startS3();
       env = { ...env, ...s3.env };
     }
-    storage = openStorage(loadConfig(env));
+    storage = await openStorage(loadConfig(env));
   });
   afterAll(async () => {
     await s3?.close();

@@ -35,8 +35,8 @@ describe('sanitizeReceivedHtml', () => {
       '<table cellpadding="4"><tr><td colspan="2" bgcolor="#fff">x</td></tr></table>',
       0,
     ],
-  ])('%s', (input, html, remoteBlocked) => {
-    expect(sanitizeReceivedHtml(input)).toEqual({ html, remoteBlocked });
+  ])('%s', async (input, html, remoteBlocked) => {
+    expect(await sanitizeReceivedHtml(input)).toEqual({ html, remoteBlocked });
   });
 
   it('puts the CSP first in the frame document', () => {

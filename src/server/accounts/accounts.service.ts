@@ -1,6 +1,5 @@
 // Accounts: creating enterprises, customers and users (CLI, first start, parent-platform sign-in)
 // and the one mapping of each to the console's wire names (docs/console.md §3).
-import { hash } from '@node-rs/argon2';
 import type { AppContext } from '../core/context.ts';
 import { randomToken } from '../core/crypto.ts';
 import type { Database } from '../db/database.ts';
@@ -96,7 +95,9 @@ export const EMAIL_PATTERN =
   /^[^\s@"'<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
 
 /** Hashes a password with argon2id (the library's defaults: 19 MiB, 2 passes). */
-export function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string): Promise<string> {
+  // loaded on the first password set: a process that sets none (a worker) never loads it
+  const { hash } = await import('@node-rs/argon2');
   return hash(password);
 }
 

@@ -1,8 +1,6 @@
 // Console sign-in: password login with throttling, sessions with sliding expiry, and the
 // parent-platform challenge (the platform signs an HS256 assertion naming enterprise, customer and
 // user, which we upsert). Only hashes of session tokens and challenge nonces are stored.
-import { verify } from '@node-rs/argon2';
-import { jwtVerify } from 'jose';
 import { z } from 'zod';
 import type { AppContext } from '../core/context.ts';
 import { randomToken, sha256 } from '../core/crypto.ts';
@@ -29,8 +27,10 @@ export interface SessionWire {
 // take the same time.
 let dummyHash: Promise<string> | undefined;
 async function verifyOrWaste(passwordHash: string | null, password: string): Promise<boolean> {
+  // loaded on the first sign-in: a process that signs nobody in (a worker) never loads it
+  const { hash, verify } = await import('@node-rs/argon2');
   if (passwordHash) return verify(passwordHash, password).catch(() => false);
-  dummyHash ??= import('@node-rs/argon2').then((m) => m.hash(randomToken(16)));
+  dummyHash ??= hash(randomToken(16));
   await verify(await dummyHash, password).catch(() => false);
   return false;
 }
@@ -220,6 +220,7 @@ export async function completeChallenge(
   if (!parentPlatformUrl || !parentPlatformSecret)
     throw new DomainError('not_found', 'Sign-in through a parent platform is not configured');
   let payload: unknown;
+  const { jwtVerify } = await import('jose'); // only this sign-in reads a JWT
   try {
     ({ payload } = await jwtVerify(assertion, new TextEncoder().encode(parentPlatformSecret), {
       algorithms: ['HS256'],

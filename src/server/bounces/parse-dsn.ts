@@ -2,7 +2,7 @@
 // delivery-status part of a multipart/report (RFC 3462/3464), the human-readable text, and the
 // Message-ID of the message it reports on, so a bounce about some other message can be told apart;
 // and, for a feedback report (RFC 5965), its feedback-report part and the original's headers (arf.ts).
-import { type SimpleParserOptions, simpleParser } from 'mailparser';
+import type { SimpleParserOptions } from 'mailparser';
 import { type FeedbackReport, feedbackReportOf } from './arf.ts';
 import type { BounceFields, DsnRecipient } from './dsn.ts';
 
@@ -118,6 +118,8 @@ function saysFeedbackReport(contentType: unknown): boolean {
 
 /** Parses a received message; never throws on odd content (missing parts just stay empty). */
 export async function parseBounce(raw: Buffer | string): Promise<ParsedBounce> {
+  // loaded on the first report: a process that receives none never reads mailparser
+  const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(raw, PARSER_OPTIONS);
   let perMessage: Record<string, string> = {};
   let recipients: DsnRecipient[] = [];

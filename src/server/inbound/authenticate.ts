@@ -2,7 +2,6 @@
 // RFC 7208, 6376 and 7489 that also writes the Authentication-Results header of RFC 8601), through
 // the service's resolver (DNS_SERVERS), so tests answer from their own DNS server.
 import type { Readable } from 'node:stream';
-import { authenticate } from 'mailauth';
 import type { AppContext } from '../core/context.ts';
 
 /** One word per check, as RFC 8601 writes them (`pass`, `fail`, `softfail`, `none`, …). */
@@ -30,6 +29,8 @@ export async function checkAuthentication(
   message: Readable,
   origin: SmtpOrigin,
 ): Promise<AuthVerdicts> {
+  // loaded on the first received message: a process that receives none never reads mailauth
+  const { authenticate } = await import('mailauth');
   const result = await authenticate(message, {
     ip: origin.ip,
     helo: origin.helo,

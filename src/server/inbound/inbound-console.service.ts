@@ -90,7 +90,7 @@ export async function inboundMessage(ctx: AppContext, customerId: number, id: st
     row.reply_to_transaction_id === null
       ? null
       : await transactionById(ctx, customerId, Number(row.reply_to_transaction_id));
-  const html = row.html === null ? null : sanitizeReceivedHtml(row.html);
+  const html = row.html === null ? null : await sanitizeReceivedHtml(row.html);
   const raw = signedLink(ctx, row.id, 'raw');
   return {
     ...rowOf(row, reply?.trans_uuid ?? null),

@@ -3,7 +3,7 @@
 // in memory. A header section over mailsplit's bound (1 MB) or a broken structure is an error.
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { type AddressObject, type AttachmentStream, type HeaderLines, MailParser, type MessageText } from 'mailparser';
+import type { AddressObject, AttachmentStream, HeaderLines, MessageText } from 'mailparser';
 import type { AppContext } from '../core/context.ts';
 import type { InboundAttachmentRow, InboundHeader } from '../db/schema.ts';
 
@@ -111,7 +111,9 @@ export function storableFields(parsed: ParsedInbound): ParsedInbound {
  * Parses `raw`, storing each attachment under `inbound/<emailId>/<attachment id>`. On failure the
  * attachments stored so far stay (the caller deletes the message's folder).
  */
-export function parseInbound(ctx: AppContext, emailId: string, raw: Readable): Promise<ParsedInbound> {
+export async function parseInbound(ctx: AppContext, emailId: string, raw: Readable): Promise<ParsedInbound> {
+  // loaded on the first received message: a process that receives none never reads mailparser
+  const { MailParser } = await import('mailparser');
   return new Promise((resolve, reject) => {
     const parser = new MailParser({ skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
     const out: ParsedInbound = {

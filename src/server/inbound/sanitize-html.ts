@@ -3,7 +3,6 @@
 // that tell the sender the message was read). sanitize-html keeps the tags and attributes mail layout
 // uses and drops the rest; remote images are dropped and counted. The console shows the result in a
 // sandboxed frame whose CSP forbids scripts and every remote load as well, so neither line alone holds.
-import sanitizeHtml from 'sanitize-html';
 
 const LAYOUT_ATTRIBUTES = [
   'style',
@@ -37,7 +36,9 @@ export interface SanitizedHtml {
 }
 
 /** `html` with only layout left: no script, handler, form, frame, base, meta, remote image or style url(). */
-export function sanitizeReceivedHtml(html: string): SanitizedHtml {
+export async function sanitizeReceivedHtml(html: string): Promise<SanitizedHtml> {
+  // loaded on the first received message shown: a process that shows none never reads it
+  const { default: sanitizeHtml } = await import('sanitize-html');
   let remoteBlocked = 0;
   const css = (text: string) =>
     text.replace(REMOTE_CSS_URL, () => {

@@ -3,7 +3,6 @@
 // id derived from its message and place, and a download URL signed with TRANSACT_SECRET that
 // works for ATTACHMENT_URL_SECONDS without the API key.
 import { createHash } from 'node:crypto';
-import { simpleParser } from 'mailparser';
 import { ATTACHMENT_URL_SECONDS, type ResendAttachment } from '../../contract/resend-attachments.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
@@ -35,6 +34,7 @@ async function partsOf(ctx: AppContext, messageId: number): Promise<Part[]> {
   const message = await repo.attachmentSourceOf(ctx.db, messageId);
   const id = Number(message.id);
   if (message.raw) {
+    const { simpleParser } = await import('mailparser'); // read only for a message sent by SMTP
     const parsed = await simpleParser(message.raw, { skipImageLinks: true, skipTextToHtml: true });
     return parsed.attachments.map((a, i) => ({
       id: attachmentId(id, i),

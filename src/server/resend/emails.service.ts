@@ -1,7 +1,6 @@
 // Messages read back in Resend's shape (contract/resend.ts): one message by any of its
 // transactions' uuids, or cursor pages of the account's messages, newest first. A message's id is
 // the uuid of its first recipient (what a send answered); its state is that recipient's.
-import { simpleParser } from 'mailparser';
 import type { ResendEmail, ResendLastEvent, ResendListedEmail } from '../../contract/resend.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
@@ -73,6 +72,7 @@ function listed(
 /** The HTML and text of a message: as stored, or read from the source an SMTP client sent. */
 async function bodiesOf(message: repo.StoredMessage): Promise<{ html: string | null; text: string | null }> {
   if (!message.raw) return { html: message.html, text: message.text };
+  const { simpleParser } = await import('mailparser'); // read only for a message sent by SMTP
   const parsed = await simpleParser(message.raw, { skipImageLinks: true, skipTextToHtml: true });
   return { html: parsed.html === false ? null : (parsed.html ?? null), text: parsed.text ?? null };
 }
