@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './core/config.ts';
 import { createContext } from './create-context.ts';
 import { DataDirBusyError, lockDataDir } from './db/data-lock.ts';
+import { limitHeapGrowth } from './core/heap.ts';
 import { bootstrapAdmin } from './accounts/accounts.service.ts';
 import { listenForChanges } from './delivery/listen.ts';
 import { notifyQueued } from './core/queue-signal.ts';
@@ -90,6 +91,7 @@ const INITIALIZE_ONLY = '--initialize-database';
 async function main(): Promise<void> {
   const config = configOrExit(process.argv.slice(2));
   if (process.argv.includes(INITIALIZE_ONLY)) return initializeOnly(config);
+  limitHeapGrowth(config.heapGrowthPercent);
   const unlock = lockOrExit(config);
   await initializeInChild(config);
   const { ctx, close } = await createContextWaiting(

@@ -363,6 +363,15 @@ export const SETTINGS = {
       'On SIGTERM, how long SMTP transactions and deliveries in flight may finish; what is left is released to be ' +
       'taken again, and the process exits 0.',
   },
+  heapGrowthPercent: {
+    env: 'HEAP_GROWTH_PERCENT',
+    kind: 'int',
+    default: '30',
+    description:
+      "How far V8's old generation may grow past what survived the last full garbage collection before the next " +
+      "one, in percent; 0 leaves it to V8 (which lets a busy service's heap grow to about four times what is " +
+      'live). Lower costs more collections, higher costs memory (docs/operations.md).',
+  },
   databaseWaitSeconds: {
     env: 'DATABASE_WAIT_SECONDS',
     kind: 'int',
