@@ -366,7 +366,7 @@ export const SETTINGS = {
   heapGrowthPercent: {
     env: 'HEAP_GROWTH_PERCENT',
     kind: 'int',
-    default: '30',
+    default: '60',
     description:
       "How far V8's old generation may grow past what survived the last full garbage collection before the next " +
       "one, in percent; 0 leaves it to V8 (which lets a busy service's heap grow to about four times what is " +
