@@ -322,7 +322,7 @@ export const SETTINGS = {
   smtpInFlowLagMs: {
     env: 'SMTP_IN_FLOW_LAG_MS',
     kind: 'int',
-    default: '500',
+    default: '20',
     description:
       'Delivery counts as behind when the oldest message the delivery worker takes has waited longer than this since ' +
       'it was accepted.',
