@@ -79,10 +79,21 @@ export const LONG_DAY = 'D MMMM YYYY';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A wire day as a UTC dayjs at midnight, or undefined when `day` is no calendar day 'YYYY-MM-DD'. */
+function parseDay(day: string): Dayjs | undefined {
+  const d = DAY.test(day) ? utc(day) : undefined;
+  return d?.isValid() && d.format(WIRE_DAY) === day ? d : undefined;
+}
+
+/** True when `day` is a calendar day 'YYYY-MM-DD' (2028-02-29 is, 2027-02-29 is not). */
+export function isWireDay(day: string): boolean {
+  return parseDay(day) !== undefined;
+}
+
 /** A wire day as a UTC dayjs at midnight; throws on anything else. */
 function dayOf(day: string): Dayjs {
-  const d = DAY.test(day) ? utc(day) : undefined;
-  if (!d?.isValid() || d.format(WIRE_DAY) !== day) throw new Error(`not a day: ${day}`);
+  const d = parseDay(day);
+  if (!d) throw new Error(`not a day: ${day}`);
   return d;
 }
 

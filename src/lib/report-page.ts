@@ -26,6 +26,11 @@ export async function reportGroupOf(locals: App.Locals, hash: string | undefined
   return locals.bridge.reportGroup(customerId, hash);
 }
 
+/** The day the server takes for today (the page bridge's: CONSOLE_TODAY or the clock's UTC day). */
+export function serverToday(locals: App.Locals): string {
+  return locals.bridge?.today() ?? utcDay(new Date());
+}
+
 /** A report page's first answer, rendered on the server: the table's first page and the Activity series. */
 export interface FirstReport {
   table: { data: ReportTransactionWire[]; meta: PageMeta; range: DayRange };
@@ -41,7 +46,7 @@ export async function firstReport(
   groupUuid: string,
   type: GroupReportType,
 ): Promise<FirstReport | null> {
-  const range = rangeEndingOn(utcDay(new Date()));
+  const range = rangeEndingOn(serverToday(locals));
   const answer: ReportAnswer | null = await firstPage(locals, (pages, customerId) =>
     pages.groupReport(customerId, reportBodyFor(groupUuid, type, range)),
   );
@@ -51,6 +56,6 @@ export async function firstReport(
 
 /** The Clicks report's Links tab's first page, made on the server through the page bridge; null when it fails. */
 export function firstLinks(locals: App.Locals, groupUuid: string): Promise<LinkAnswer | null> {
-  const range = rangeEndingOn(utcDay(new Date()));
+  const range = rangeEndingOn(serverToday(locals));
   return firstPage(locals, (pages, customerId) => pages.links(customerId, linkFieldsFor(groupUuid, 'clicks', range)));
 }

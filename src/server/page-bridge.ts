@@ -20,6 +20,7 @@ import { type WebhookLogWire, type WebhookWire, searchLogs, webhooksForConsole }
 import type { PageMeta } from '../contract/reports.ts';
 import { searchTemplates, type TemplatePage } from './templates/templates.service.ts';
 import { check } from './core/check.ts';
+import { utcDay } from '../lib/dates.ts';
 import { searchSuppressionsBody } from '../contract/webhooks.ts';
 import { dashboardQuery, groupSearchBody, reportBody, transactionSearchBody } from '../contract/reports.ts';
 import { answerSuppressionSearch } from './suppressions/suppressions.service.ts';
@@ -40,6 +41,12 @@ export interface PageBridge extends SubscriptionBridge {
   /** Public settings pages need. */
   publicUrl: string;
   parentPlatformUrl: string | null;
+  /**
+   * Today's UTC day 'YYYY-MM-DD' where a page renders a date range: CONSOLE_TODAY when set
+   * (docs/configuration.md), else the clock's. Read per request, so a service that runs for days
+   * never renders a stale today.
+   */
+  today(): string;
   /** The signed-in session for a cookie token, or null. */
   resolveSession(token: string | undefined): Promise<PageSession | null>;
   /** Options for re-sending the session cookie when the session was extended. */
@@ -90,6 +97,7 @@ export function createPageBridge(ctx: AppContext): PageBridge {
   return {
     publicUrl: ctx.config.publicUrl,
     parentPlatformUrl: ctx.config.parentPlatformUrl ?? null,
+    today: () => ctx.config.consoleToday ?? utcDay(new Date()),
     async resolveSession(token) {
       const session = await resolveSession(ctx, token);
       if (!session) return null;

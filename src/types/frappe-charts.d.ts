@@ -38,6 +38,8 @@ declare module 'frappe-charts/src/js/charts/AxisChart' {
     protected height: number;
     protected state: { yAxis: { labels: number[]; positions: number[]; scaleMultiplier: number; zeroLine: number } };
     protected calcYAxisParameters(values: number[], withMinimum?: boolean): void;
+    /** The data of the first frame, which the chart then animates to the real data. */
+    protected prepareFirstData(data: AxisChartData): AxisChartData;
     protected calcDatasetPoints(): void;
     protected calcYExtremes(): void;
     protected calcYRegions(): void;

@@ -8,7 +8,8 @@
 // customer's; every page through checkPage at 1440, 768 and 390 px.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatReportDate, unixOfIso } from '../../src/lib/dates.ts';
+import { addDays, formatRange, formatReportDate, unixOfIso, utcDay } from '../../src/lib/dates.ts';
+import { pickRange } from '../helpers/date-range.ts';
 import { EXPORT_ALERT_MS } from '../../src/lib/timings.ts';
 import {
   SCREENSHOTS,
@@ -809,22 +810,30 @@ describe('group report pages hydrate in another zone and locale (no React error 
         expect(errors, label).toEqual([]);
       }
 
-      // a new range from the calendar: the field and every table date still in the console's UTC form
-      await openReport(page, 'sent');
-      await page.click('[data-testid=date-range]');
-      await page.waitForSelector('.flatpickr-calendar.open');
-      const days = page.locator('.flatpickr-day:not(.flatpickr-disabled):not(.prevMonthDay):not(.nextMonthDay)');
-      const todayIndex = await days.evaluateAll((all) => all.findIndex((d) => d.classList.contains('today')));
-      await days.nth(Math.max(0, todayIndex - 6)).click();
-      await days.nth(todayIndex).click();
-      await page.waitForSelector('.flatpickr-calendar.open', { state: 'detached' }).catch(() => undefined);
-      await page.waitForFunction(() =>
-        document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 1-'),
-      );
-      await settled(page);
-      expect(await rangeText(page)).toMatch(/^[A-Z][a-z]+ \d{1,2}, \d{4} - [A-Z][a-z]+ \d{1,2}, \d{4}$/);
-      await expectUtcTimes(page, 'sent, last 7 days');
-      expect(errors).toEqual([]);
+      // new ranges from the calendar, named from the server's today (the demo's history is its last
+      // 30 days): the last week, yesterday alone (a chart of one point) and a week with no mail at
+      // all. The field and every table date stay in the console's UTC form, and the chart draws each.
+      const today = utcDay(new Date());
+      for (const [label, range, rows] of [
+        ['last 7 days', { start: addDays(today, -6), end: today }, true],
+        ['yesterday alone', { start: addDays(today, -1), end: addDays(today, -1) }, true],
+        ['a week without mail', { start: addDays(today, -70), end: addDays(today, -64) }, false],
+      ] as const) {
+        await openReport(page, 'sent');
+        expect(await pickRange(page, range), label).toBe(formatRange(range));
+        await page.waitForFunction(
+          (rows) =>
+            (document.querySelector('[data-testid=report-range]')?.textContent?.startsWith('Displaying 1-') ??
+              false) === rows,
+          rows,
+        );
+        await settled(page);
+        await chartsDrawn(page);
+        await page.waitForSelector('[data-testid=activity-chart][data-drawn] svg path', attached);
+        expect(await rangeText(page)).toBe(formatRange(range));
+        if (rows) await expectUtcTimes(page, `sent, ${label}`);
+        expect(errors, label).toEqual([]);
+      }
     } finally {
       await foreign.context.close();
     }

@@ -55,9 +55,16 @@ export interface TestPage {
 export async function openPage(
   browser: Browser,
   baseUrl: string,
-  options: BrowserContextOptions = {},
+  options: BrowserContextOptions & {
+    /** Date stands at this moment in the page (Playwright's clock); its timers run as they do. */
+    fixedTime?: Date;
+  } = {},
 ): Promise<TestPage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
+  const { fixedTime, ...contextOptions } = options;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...contextOptions });
+  // the clock's script before the timer count's: the clock drives its timers with the setTimeout it
+  // finds, which must not be the counting one (its own pending timer would never let the count reach 0)
+  if (fixedTime) await context.clock.setFixedTime(fixedTime);
   const foreign: string[] = [];
   const own = new URL(baseUrl).origin;
   await context.route('**/*', async (route) => {

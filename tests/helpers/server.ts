@@ -47,8 +47,8 @@ export interface RunningServer {
   adminRunWith(changes: Record<string, string | undefined>, ...args: string[]): Promise<AdminRun>;
   /** The service's database, open in this process until start(): for seeding what the CLI does not. */
   database(): Promise<Database>;
-  /** Starts the service (call after seeding with admin()). */
-  start(): Promise<void>;
+  /** Starts the service (call after seeding with admin()), with `changes` to its settings kept from then on. */
+  start(changes?: Record<string, string>): Promise<void>;
   /** Stops the service with SIGTERM and keeps its data (start() runs it again). */
   halt(): Promise<void>;
   /** Stops the service with SIGTERM and removes its data. */
@@ -151,7 +151,9 @@ export async function prepareServer(extraEnv: Record<string, string> = {}): Prom
       if (code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${code}:\n${stderr}${stdout}`);
       return stdout;
     },
-    async start() {
+    async start(changes = {}) {
+      Object.assign(env, changes);
+      Object.assign(childEnv, changes);
       await closeSeeding();
       started = true;
       halted = false;

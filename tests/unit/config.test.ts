@@ -45,6 +45,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://mail.example.com/' }).publicUrl).toBe('https://mail.example.com');
   });
 
+  it('takes CONSOLE_TODAY as a calendar day only', () => {
+    expect(loadConfig({}).consoleToday).toBeUndefined();
+    expect(loadConfig({ CONSOLE_TODAY: '2028-02-29' }).consoleToday).toBe('2028-02-29');
+    for (const wrong of ['2027-02-29', '2026-13-01', '2026-1-1', 'today', '2026-11-01T00:00:00Z'])
+      expect(configError({ CONSOLE_TODAY: wrong })).toBe(`CONSOLE_TODAY must be a day YYYY-MM-DD, got '${wrong}'`);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' }).port).toBe(4321);
   });

@@ -2,7 +2,7 @@
 // line chart, with the library's stylesheet. The island imports this module dynamically, so the
 // chart code loads only where a chart is drawn and never runs on the server.
 import 'frappe-charts/src/css/charts.scss';
-import AxisChart, { type AxisChartOptions } from 'frappe-charts/src/js/charts/AxisChart';
+import AxisChart, { type AxisChartData, type AxisChartOptions } from 'frappe-charts/src/js/charts/AxisChart';
 import { guardRedraw } from './chart-redraw-guard.ts';
 import { countTicks } from './count-ticks.ts';
 
@@ -15,6 +15,17 @@ export class CountChart extends AxisChart {
     super(parent, options);
     // a redraw during the update animation must not throw (chart-redraw-guard.ts)
     guardRedraw(this);
+  }
+
+  /**
+   * The first frame: every point at 0, rising to the data. frappe's own first frame drops the last
+   * point, which for a range of one day leaves a line of no points: `<path d="M">`, a console error.
+   */
+  prepareFirstData(data: AxisChartData): AxisChartData {
+    return {
+      labels: data.labels,
+      datasets: data.datasets.map((d) => ({ name: '', values: d.values.map(() => 0), chartType: d.chartType })),
+    };
   }
 
   calcYAxisParameters(values: number[]): void {

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { isWireDay } from '../../lib/dates.ts';
 
 type Kind = 'string' | 'int' | 'bool' | 'url' | 'list';
 
@@ -102,6 +103,15 @@ export const SETTINGS = {
     default: undefined,
     secret: true,
     description: 'Password of that administrator; when unset, one is generated and printed once.',
+  },
+  consoleToday: {
+    env: 'CONSOLE_TODAY',
+    kind: 'string',
+    default: undefined,
+    description:
+      'The UTC day (YYYY-MM-DD) the console takes for today where the server renders a date range (the default ' +
+      "range ends on it). Unset: the clock's day. For tests that must not depend on the calendar; the browser " +
+      'keeps its own clock after the page loads.',
   },
   parentPlatformUrl: {
     env: 'PARENT_PLATFORM_URL',
@@ -575,6 +585,8 @@ export function loadConfig(
   if ((values.parentPlatformUrl === undefined) !== (values.parentPlatformSecret === undefined)) {
     throw new ConfigError('PARENT_PLATFORM_URL and PARENT_PLATFORM_SECRET are set together or not at all');
   }
+  if (values.consoleToday !== undefined && !isWireDay(values.consoleToday as string))
+    throw new ConfigError(`CONSOLE_TODAY must be a day YYYY-MM-DD, got '${values.consoleToday}'`);
   if (values.storageUrl !== undefined && !/^s3:\/\/[^/?]+/.test(values.storageUrl as string)) {
     throw new ConfigError('STORAGE_URL must look like s3://bucket?endpoint=…&region=…');
   }
