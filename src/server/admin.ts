@@ -1,6 +1,7 @@
 // The admin CLI's commands: `npm run admin -- <command>` (the process is admin-cli.ts; tests run
 // commands in-process through main). Exit codes: 0 done, 1 refused (not found, conflict, invalid
 // value), 2 usage error, 3 the embedded database is held by a running service.
+import { sentOf } from '../lib/figures.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, settingsTable } from './core/config.ts';
 import { createContext } from './create-context.ts';
@@ -267,16 +268,18 @@ async function demoCreate(ctx: AppContext, values: Values, console: AdminOutput)
     console.log(
       `The empty database got its first administrator first: ${demo.admin.email} / ${demo.admin.generatedPassword}`,
     );
-  const c = demo.counts;
+  const f = demo.figures;
   console.log(
     `${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ` +
       `${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`,
   );
+  // the figures the console shows for all time (docs/console-reports.md "Figures")
   console.log(
-    `  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft ` +
-      `bounces, ${c.failed} failed (suppressed), ${c.opens} ` +
-      `opens (and ${c.machineOpens} by Apple Mail's proxy), ${c.clicks} clicks, ${c.unsubscribes} unsubscribes, ` +
-      `${c.complaints} spam complaints`,
+    `  ${f.transactions} transactions: ${f.delivered} delivered, ${f.bounced} bounced (${f.bouncesHard} hard, ` +
+      `${f.bouncesSoft} soft), ${f.failed} failed, ${f.pending} pending; ${sentOf(f)} sent; opened by ` +
+      `${f.uniqueOpens} people and clicked by ${f.uniqueClicks} (${f.opens} opens and ${f.clicks} clicks; ` +
+      `${f.machineOpens} opens by Apple Mail's proxy); ${f.complaints} spam complaints, ` +
+      `${demo.counts.unsubscribes} unsubscribes`,
   );
   console.log(
     `Sign in at ${ctx.config.publicUrl}/login (start the service with ` +
