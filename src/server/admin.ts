@@ -18,7 +18,6 @@ import {
 } from './accounts/accounts.service.ts';
 import { credentialsForConsole, rotateCredentials } from './credentials/credentials.service.ts';
 import { addDomain, dnsRecords, setDomainReceiving } from './domains/domains.service.ts';
-import { markRecordsPublished } from './domains/dns-check.service.ts';
 import { randomToken } from './core/crypto.ts';
 import type { AppContext } from './core/context.ts';
 import { addressWarning, readServiceRecord } from './ops/service-record.ts';
@@ -198,8 +197,8 @@ async function domainAdd(ctx: AppContext, values: Values, console: AdminOutput):
   const customerId = await customerIdOf(ctx, required(values, 'customer'));
   const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
   if (values.receiving) await setDomainReceiving(ctx, customerId, domain.id, { receiving: true });
-  // --verified vouches for the records too, the Receiving MX among them: the console shows each as found
-  if (values.verified) await markRecordsPublished(ctx, domain.id);
+  // --verified vouches for the domain, not for its records: the console shows them 'Not checked yet'
+  // until a DNS check answers (on demand, or every DNS_CHECK_INTERVAL_MINUTES)
   console.log(
     `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ` +
       `${domain.sending_verified ? 'sending-verified' : 'not verified'}${values.receiving ? ', receiving' : ''})`,
