@@ -81,7 +81,7 @@ export function createRangePicker(field: HTMLElement, options: RangePickerOption
 }
 
 /**
- * The presets above the calendar's months: Today, Last 7 days, Last 30 days, This month, Last month,
+ * The presets under the calendar's months: Today, Last 7 days, Last 30 days, This month, Last month,
  * each ending on or before `today`; a click picks the range and closes the calendar (onClose takes it).
  */
 function addPresets(picker: Instance, today: string): void {
@@ -98,5 +98,5 @@ function addPresets(picker: Instance, today: string): void {
     });
     bar.append(button);
   }
-  picker.calendarContainer.prepend(bar);
+  picker.calendarContainer.append(bar);
 }

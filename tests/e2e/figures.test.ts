@@ -16,6 +16,7 @@ import {
   screenshot,
   signInThroughForm,
 } from '../helpers/browser.ts';
+import { pickRange } from '../helpers/date-range.ts';
 import { VIEWPORTS } from '../helpers/page-checks.ts';
 import { apiSignIn } from '../helpers/report-traffic.ts';
 import { prepareServer, type RunningServer } from '../helpers/server.ts';
@@ -269,6 +270,53 @@ describe('the figures of the demo account', () => {
       );
       await chartsDrawn(page);
       await screenshot(page, 'figures-dashboard-1440');
+
+      // a range picked before the table below has hydrated (it hydrates when scrolled to): the table
+      // lists that range's transactions, as many as the breakdown counts
+      const week = { start: addDays(today, -10), end: addDays(today, -4) };
+      await pickRange(page, week);
+      const inWeek = await dashboardStates(week);
+      await page.waitForFunction(
+        (text) => document.querySelector('[data-testid=breakdown-requests]')?.textContent === text,
+        number(inWeek.transactions),
+      );
+      await hydratedInView(page, '[data-testid=transaction-table]');
+      await page.waitForFunction(
+        (text) => document.querySelector('[data-testid=transactions-range]')?.textContent === text,
+        `Displaying 1-10 of ${number(inWeek.transactions)}`,
+      );
+      const dates = await page.$$eval('[data-testid=transaction-row] time[datetime]', (times) =>
+        times.map((t) => t.getAttribute('datetime')!.slice(0, 10)),
+      );
+      expect(dates.length).toBeGreaterThan(0);
+      for (const day of dates) expect(day >= week.start && day <= addDays(week.end, 3), day).toBe(true);
+
+      // on a phone each row is a block: the recipient, status, subject and date are all on screen,
+      // and the table does not scroll sideways
+      await page.setViewportSize(VIEWPORTS.phone);
+      await page.goto(`${server.baseUrl}/`);
+      await hydratedInView(page, '[data-testid=transaction-table]');
+      const cells = await page.$eval('[data-testid=transaction-row]', (row) => {
+        const box = (sel: string) => {
+          const r = row.querySelector(sel)!.getBoundingClientRect();
+          return { left: Math.round(r.left), right: Math.round(r.right), width: Math.round(r.width) };
+        };
+        const scroller = row.closest('.table-container') ?? row.closest('table')!.parentElement!;
+        return {
+          email: box('[data-testid=transaction-email]'),
+          status: box('[data-testid=transaction-status]'),
+          subject: box('[data-testid=transaction-subject]'),
+          date: box('[data-testid=transaction-date]'),
+          sideways: scroller.scrollWidth > scroller.clientWidth + 1,
+        };
+      });
+      expect(cells.sideways).toBe(false);
+      for (const [name, b] of Object.entries(cells))
+        if (typeof b === 'object')
+          expect({ name, inside: b.left >= 0 && b.right <= 390 && b.width > 0 }).toEqual({ name, inside: true });
+      await chartsDrawn(page);
+      await screenshot(page, 'figures-dashboard-390');
+      await page.setViewportSize(VIEWPORTS.desktop);
 
       // the groups table, rendered on the server: the API's all-time figures
       const all = await groups();
