@@ -237,7 +237,10 @@ export async function insertGroups(db, customerId, now, groupCount = GROUPS.leng
     .execute(db);
 }
 
-/** What daily_stats holds of the rows, per group and UTC day (the rows have no machine opens or clicks, no complaints). */
+/**
+ * What daily_stats holds of the rows, per group and UTC day (the rows have no machine opens or clicks,
+ * no complaints).
+ */
 function dailyStatsOf(customerId) {
   const utcDay = (column) => `(${column} at time zone 'UTC')::date`;
   return (
@@ -313,7 +316,8 @@ export async function checkRollups(db, customerId) {
       rows: [r],
     } = await sql
       .raw(
-        `select (select count(*) from ((${a}) except all (${b})) x) + (select count(*) from ((${b}) except all (${a})) y) as n`,
+        `select (select count(*) from ((${a}) except all (${b})) x) +
+                (select count(*) from ((${b}) except all (${a})) y) as n`,
       )
       .execute(db);
     return Number(r.n);
@@ -321,10 +325,12 @@ export async function checkRollups(db, customerId) {
   const statsRows = await differing(stats, dailyStatsOf(customerId));
   const countsRows = await differing(counts, countsOf(customerId));
   const sums = (source) =>
-    `select coalesce(sum(opens), 0) opens, coalesce(sum(clicks), 0) clicks, coalesce(sum(machine_opens), 0) machine_opens,
-            coalesce(sum(machine_clicks), 0) machine_clicks, coalesce(sum(complaints), 0) complaints from (${source}) s`;
+    `select coalesce(sum(opens), 0) opens, coalesce(sum(clicks), 0) clicks,
+            coalesce(sum(machine_opens), 0) machine_opens, coalesce(sum(machine_clicks), 0) machine_clicks,
+            coalesce(sum(complaints), 0) complaints from (${source}) s`;
   const states = (source) =>
-    `select coalesce(sum(n), 0) counts_all, coalesce(sum(n) filter (where delivered_status = 'delivered'), 0) counts_delivered,
+    `select coalesce(sum(n), 0) counts_all,
+            coalesce(sum(n) filter (where delivered_status = 'delivered'), 0) counts_delivered,
             coalesce(sum(n) filter (where delivered_status = 'bounced'), 0) counts_bounced,
             coalesce(sum(n) filter (where delivered_status = 'bounced' and bounce = 'hard'), 0) counts_bounced_hard,
             coalesce(sum(n) filter (where delivered_status = 'bounced' and bounce = 'soft'), 0) counts_bounced_soft,
@@ -352,7 +358,8 @@ export async function checkRollups(db, customerId) {
               count(*) filter (where delivered_status = 'pending') counts_pending,
               count(*) filter (where delivered_status = 'delivered' and open_count > 0) counts_opened,
               count(*) filter (where delivered_status = 'delivered' and click_count > 0) counts_clicked,
-              count(*) filter (where bounce_type = 'hard') counts_hard, count(*) filter (where bounce_type = 'soft') counts_soft
+              count(*) filter (where bounce_type = 'hard') counts_hard,
+              count(*) filter (where bounce_type = 'soft') counts_soft
          from transactions where customer_id = ${customerId}`)),
   };
   const mismatches = Object.keys(t).filter((k) => Number(s[k]) !== Number(t[k]));

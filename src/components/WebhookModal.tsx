@@ -234,7 +234,7 @@ export default function WebhookModal({ webhook, adding = false, onClose }: Props
             {webhook?.id && (
               <button
                 type="button"
-                className="button is-danger is-outlined webhook-delete"
+                className="button is-danger is-light webhook-delete"
                 onClick={() => setConfirming(true)}
                 data-testid="webhook-delete"
               >

@@ -127,8 +127,9 @@ export const saveWebhook = webhookOperation('POST /v1/webhooks', {
   summary: 'Save a webhook',
   description:
     'Changes the webhook `id` names, adds one with `add: true`, or else creates or replaces the account’s first ' +
-    'Settings webhook. The URL must be http(s) and reach a public address, and no other webhook of the account may ' +
-    'have the same URL, field set and events (409: each event would be posted twice); `event_types` are Resend’s names ' +
+    'Settings webhook. The URL must be http(s) and reach a public address, and no other webhook of the account ' +
+    'may have the same URL, field set and events (409: each event would be posted twice); `event_types` are ' +
+    'Resend’s names ' +
     '(`email.delivered`…) for the `resend` field set, ours otherwise; other fields of the object as GET answers it ' +
     'are ignored.',
   body: webhookInput,

@@ -14,7 +14,7 @@ import { type DayRange, addDays, formatRange, rangeEndingOn, rangeToUnix } from 
 import { FIRST_GROUP_QUERY, groupSearchBody } from '../../src/lib/group-query.ts';
 import { chartsDrawn, launchBrowser, openPage, screenshot, signInThroughForm } from '../helpers/browser.ts';
 import { dayDisabled, openCalendar, pickRange } from '../helpers/date-range.ts';
-import { VIEWPORTS, expectAccessible } from '../helpers/page-checks.ts';
+import { VIEWPORTS } from '../helpers/page-checks.ts';
 import { apiSignIn } from '../helpers/report-traffic.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';

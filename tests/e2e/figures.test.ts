@@ -5,7 +5,7 @@
 // donut widget, the status filters' totals, and a CSV export counted row by row. In each, delivered +
 // bounced + failed + pending = transactions, and the states' shares add up to 100 %.
 import { parse } from 'csv-parse/sync';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DayRange, addDays, rangeEndingOn, rangeToUnix, utcDay } from '../../src/lib/dates.ts';
 import {
@@ -46,10 +46,11 @@ beforeAll(async () => {
   server = await prepareServer();
   const out = await server.admin('demo', '--transactions', String(TRANSACTIONS));
   password = /password:\s+(\S+)/.exec(out)![1];
-  const m =
-    /(\d+) transactions: (\d+) delivered, (\d+) bounced \((\d+) hard, (\d+) soft\), (\d+) failed, (\d+) pending; (\d+) sent/.exec(
-      out,
-    );
+  const n = String.raw`(\d+)`;
+  const SUMMARY = new RegExp(
+    `${n} transactions: ${n} delivered, ${n} bounced \\(${n} hard, ${n} soft\\), ${n} failed, ${n} pending; ${n} sent`,
+  );
+  const m = SUMMARY.exec(out);
   if (!m) throw new Error(`no figures in the demo's summary:\n${out}`);
   const [transactions, delivered, bounced, hard, soft, failed, pending, sent] = m.slice(1).map(Number);
   summary = { transactions, delivered, bounced, hard, soft, failed, pending, sent };

@@ -255,7 +255,7 @@ describe('saving the webhook', () => {
     expect(await currentWebhook(otherCookie)).toBeUndefined();
   });
 
-  it('refuses (409) a second webhook with the URL, field set and events of another, and deletes one by its id', async () => {
+  it('refuses (409) a webhook with the URL, field set and events of another; deletes one by its id', async () => {
     expect((await saveWebhook()).status).toBe(200);
     const first = await currentWebhook();
     // the same events in another order are the same events
