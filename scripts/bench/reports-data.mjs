@@ -1,10 +1,12 @@
 // The data of `npm run bench:reports`: one customer's history bulk-loaded with SQL (generate_series),
 // consistent with itself — every transaction has its message and group, and daily_stats,
-// quota_usage and the groups' last send dates are computed from the transactions, keyed by the same
-// days the service keys them (acceptance day for requests and failures, sent day for sent and
-// delivered, the first open's and first click's day for opens and clicks). No events: no report
-// call reads them. Pseudo-random values come from hashint8extended(i, seed), so a size always
-// yields the same rows.
+// quota_usage and the groups' last send dates are computed from the transactions. daily_stats holds
+// what happens on a day (migration 029): people's opens and clicks, keyed by the day of the first
+// open and of the first click; no machine opens or clicks and no complaints (the rows have none).
+// transaction_counts (the transactions' states by day of acceptance, with the bounce kind) is kept
+// by the triggers of migrations 007 and 029 as the rows are inserted. No events: no report call
+// reads them. Pseudo-random values come from hashint8extended(i, seed), so a size always yields the
+// same rows.
 import { sql } from 'kysely';
 
 /** Groups of the bench customer; the first ones get most of the mail. */
@@ -235,33 +237,31 @@ export async function insertGroups(db, customerId, now, groupCount = GROUPS.leng
     .execute(db);
 }
 
+/**
+ * What daily_stats holds of the rows, per group and UTC day (the rows have no machine opens or clicks,
+ * no complaints).
+ */
+function dailyStatsOf(customerId) {
+  const utcDay = (column) => `(${column} at time zone 'UTC')::date`;
+  return (
+    `select group_id, day, sum(opens)::bigint as opens, sum(clicks)::bigint as clicks, 0::bigint as machine_opens,
+                 0::bigint as machine_clicks, 0::bigint as complaints
+            from (select group_id, ${utcDay('first_open_at')} as day, open_count as opens, 0 as clicks from ` +
+    `transactions where customer_id = ${customerId} and first_open_at is not null
+                  union all
+                  select group_id, ${utcDay('first_click_at')}, 0, click_count from transactions where ` +
+    `customer_id = ${customerId} and first_click_at is not null) x
+           group by group_id, day`
+  );
+}
+
 /** daily_stats, quota_usage and the groups' last send dates, computed from the rows. */
 export async function deriveRollups(db, customerId) {
-  const utcDay = (column) => `(${column} at time zone 'UTC')::date`;
   await sql
     .raw(
-      `insert into daily_stats (customer_id, group_id, day, requests, sent, failed, delivered, bounced, ` +
-        `bounces_hard, bounces_soft, opens, unique_opens, clicks, unique_clicks)
-       select ${customerId}, group_id, day, sum(requests), sum(sent), sum(failed), sum(delivered), sum(bounced), ` +
-        `sum(bounces_hard), sum(bounces_soft),
-              sum(opens), sum(unique_opens), sum(clicks), sum(unique_clicks)
-         from (select group_id, ${utcDay('queued_at')} as day, 1 as requests, 0 as sent, (status in ('failed', ` +
-        `'no_quota'))::int as failed, 0 as delivered,
-                      (delivered_status = 'bounced')::int as bounced, coalesce((bounce_type = 'hard')::int, 0) as ` +
-        `bounces_hard,
-                      coalesce((bounce_type = 'soft')::int, 0) as bounces_soft, 0 as opens, 0 as unique_opens, 0 as ` +
-        `clicks, 0 as unique_clicks
-                 from transactions where customer_id = ${customerId}
-               union all
-               select group_id, ${utcDay('sent_at')}, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0 from transactions where ` +
-        `customer_id = ${customerId} and status = 'sent'
-               union all
-               select group_id, ${utcDay('first_open_at')}, 0, 0, 0, 0, 0, 0, 0, open_count, 1, 0, 0 from ` +
-        `transactions where customer_id = ${customerId} and first_open_at is not null
-               union all
-               select group_id, ${utcDay('first_click_at')}, 0, 0, 0, 0, 0, 0, 0, 0, 0, click_count, 1 from ` +
-        `transactions where customer_id = ${customerId} and first_click_at is not null) x
-        group by group_id, day`,
+      `insert into daily_stats (customer_id, group_id, day, opens, clicks, machine_opens, machine_clicks, complaints)
+       select ${customerId}, group_id, day, opens, clicks, machine_opens, machine_clicks, complaints
+         from (${dailyStatsOf(customerId)}) s`,
     )
     .execute(db);
   // quota: what was accepted for delivery (not suppressed, not over quota), per calendar month
@@ -292,51 +292,79 @@ export async function resetSequences(db) {
   }
 }
 
-/** The rollups (daily_stats, transaction_counts) against the rows they summarize: every column must agree. */
+/** transaction_counts' key, and what it is of a transaction (migrations 007, 029). */
+const COUNTS_KEY = 'group_id, day, status, delivered_status, opened, clicked, bounce';
+const countsOf = (customerId) =>
+  `select group_id, (queued_at at time zone 'UTC')::date as day, status, delivered_status, open_count > 0 as opened,
+          click_count > 0 as clicked, coalesce(bounce_type, '') as bounce, count(*)::bigint as n
+     from transactions where customer_id = ${customerId}
+    group by ${COUNTS_KEY}`;
+
+/**
+ * The rollups (daily_stats, transaction_counts) against the rows they summarize: every row of each
+ * must agree with the one computed from the transactions (same key, same columns; none missing or
+ * extra), and the totals are compared column by column.
+ */
 export async function checkRollups(db, customerId) {
-  const {
-    rows: [s],
-  } = await sql
-    .raw(
-      `select sum(requests)::bigint requests, sum(sent)::bigint sent, sum(failed)::bigint failed, ` +
-        `sum(delivered)::bigint delivered, sum(bounced)::bigint bounced,
-              sum(bounces_hard)::bigint bounces_hard, sum(bounces_soft)::bigint bounces_soft, sum(opens)::bigint ` +
-        `opens, sum(unique_opens)::bigint unique_opens,
-              sum(clicks)::bigint clicks, sum(unique_clicks)::bigint unique_clicks
-         from daily_stats where customer_id = ${customerId}`,
-    )
-    .execute(db);
-  const {
-    rows: [t],
-  } = await sql
-    .raw(
-      `select count(*) requests, count(*) filter (where status = 'sent') sent, count(*) filter (where status in ` +
-        `('failed', 'no_quota')) failed,
-              count(*) filter (where status = 'sent') delivered, count(*) filter (where delivered_status = ` +
-        `'bounced') bounced,
-              count(*) filter (where bounce_type = 'hard') bounces_hard, count(*) filter (where bounce_type = ` +
-        `'soft') bounces_soft,
-              coalesce(sum(open_count), 0) opens, count(first_open_at) unique_opens, coalesce(sum(click_count), 0) ` +
-        `clicks, count(first_click_at) unique_clicks
+  const stats = `select group_id, day, opens::bigint, clicks::bigint, machine_opens::bigint, machine_clicks::bigint,
+                        complaints::bigint
+                   from daily_stats where customer_id = ${customerId}`;
+  const counts = `select ${COUNTS_KEY}, n::bigint from transaction_counts where customer_id = ${customerId} and n <> 0`;
+  /** Rows of a that b lacks plus rows of b that a lacks. */
+  const differing = async (a, b) => {
+    const {
+      rows: [r],
+    } = await sql
+      .raw(
+        `select (select count(*) from ((${a}) except all (${b})) x) +
+                (select count(*) from ((${b}) except all (${a})) y) as n`,
+      )
+      .execute(db);
+    return Number(r.n);
+  };
+  const statsRows = await differing(stats, dailyStatsOf(customerId));
+  const countsRows = await differing(counts, countsOf(customerId));
+  const sums = (source) =>
+    `select coalesce(sum(opens), 0) opens, coalesce(sum(clicks), 0) clicks,
+            coalesce(sum(machine_opens), 0) machine_opens, coalesce(sum(machine_clicks), 0) machine_clicks,
+            coalesce(sum(complaints), 0) complaints from (${source}) s`;
+  const states = (source) =>
+    `select coalesce(sum(n), 0) counts_all,
+            coalesce(sum(n) filter (where delivered_status = 'delivered'), 0) counts_delivered,
+            coalesce(sum(n) filter (where delivered_status = 'bounced'), 0) counts_bounced,
+            coalesce(sum(n) filter (where delivered_status = 'bounced' and bounce = 'hard'), 0) counts_bounced_hard,
+            coalesce(sum(n) filter (where delivered_status = 'bounced' and bounce = 'soft'), 0) counts_bounced_soft,
+            coalesce(sum(n) filter (where delivered_status = 'failed'), 0) counts_failed,
+            coalesce(sum(n) filter (where delivered_status = 'pending'), 0) counts_pending,
+            coalesce(sum(n) filter (where delivered_status = 'delivered' and opened), 0) counts_opened,
+            coalesce(sum(n) filter (where delivered_status = 'delivered' and clicked), 0) counts_clicked,
+            coalesce(sum(n) filter (where bounce = 'hard'), 0) counts_hard,
+            coalesce(sum(n) filter (where bounce = 'soft'), 0) counts_soft
+       from (${source}) c`;
+  const one = async (query) => (await sql.raw(query).execute(db)).rows[0];
+  const s = { ...(await one(sums(stats))), ...(await one(states(counts))) };
+  // from the rows themselves, not from the grouped queries above: open_count, click_count, bounce_type
+  const t = {
+    ...(await one(
+      `select coalesce(sum(open_count), 0) opens, coalesce(sum(click_count), 0) clicks, 0 machine_opens,
+              0 machine_clicks, 0 complaints
          from transactions where customer_id = ${customerId}`,
-    )
-    .execute(db);
-  // transaction_counts is kept by the triggers of migration 007 as the rows were inserted
-  const counted = (source, n, opened, clicked) =>
-    `select ${n} counts_all, ${n} filter (where status in ('failed', 'no_quota')) counts_failed, ${n} filter (where ` +
-    `delivered_status = 'bounced') counts_bounced,
-            ${n} filter (where delivered_status = 'delivered') counts_delivered, ${n} filter (where ${opened}) ` +
-    `counts_opened, ${n} filter (where ${clicked}) counts_clicked
-       from ${source} where customer_id = ${customerId}`;
-  const {
-    rows: [cs],
-  } = await sql.raw(counted('transaction_counts', 'sum(n)', 'opened', 'clicked')).execute(db);
-  const {
-    rows: [ct],
-  } = await sql.raw(counted('transactions', 'count(*)', 'open_count > 0', 'click_count > 0')).execute(db);
-  Object.assign(s, cs);
-  Object.assign(t, ct);
-  const mismatches = Object.keys(s).filter((k) => Number(s[k]) !== Number(t[k]));
+    )),
+    ...(await one(`select count(*) counts_all, count(*) filter (where delivered_status = 'delivered') counts_delivered,
+              count(*) filter (where delivered_status = 'bounced') counts_bounced,
+              count(*) filter (where delivered_status = 'bounced' and bounce_type = 'hard') counts_bounced_hard,
+              count(*) filter (where delivered_status = 'bounced' and bounce_type = 'soft') counts_bounced_soft,
+              count(*) filter (where delivered_status = 'failed') counts_failed,
+              count(*) filter (where delivered_status = 'pending') counts_pending,
+              count(*) filter (where delivered_status = 'delivered' and open_count > 0) counts_opened,
+              count(*) filter (where delivered_status = 'delivered' and click_count > 0) counts_clicked,
+              count(*) filter (where bounce_type = 'hard') counts_hard,
+              count(*) filter (where bounce_type = 'soft') counts_soft
+         from transactions where customer_id = ${customerId}`)),
+  };
+  const mismatches = Object.keys(t).filter((k) => Number(s[k]) !== Number(t[k]));
+  if (statsRows) mismatches.push(`daily_stats rows (${statsRows} differ)`);
+  if (countsRows) mismatches.push(`transaction_counts rows (${countsRows} differ)`);
   return {
     match: mismatches.length === 0,
     mismatches,

@@ -1,6 +1,7 @@
 // Modal 'Add Recipients' of the Suppression List (docs/console-reports.md §2, §5): a textarea, one email per
 // line, blank lines dropped, no format check in the browser. When every line was taken the modal
-// closes; lines the server refused stay listed with their line numbers so they can be fixed.
+// closes. When some were, the textarea keeps only the lines the server refused, listed with their
+// line numbers so they can be fixed: pressing Add again never sends the added ones twice.
 import { useState } from 'react';
 import type { AddOutcome } from '../stores/suppressions.ts';
 import BusyButton from './BusyButton.tsx';
@@ -28,7 +29,11 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
     const result = await onSubmit(text);
     setSending(false);
     if (result.ok && result.rejected.length === 0) onClose();
-    else setOutcome(result);
+    else if (result.ok) {
+      // the added lines leave the textarea; the refused ones stay, numbered as they now stand
+      setText(result.rejected.map((r) => r.value).join('\n'));
+      setOutcome({ ...result, rejected: result.rejected.map((r, i) => ({ ...r, line: i + 1 })) });
+    } else setOutcome(result);
   }
 
   return (
@@ -70,7 +75,8 @@ export default function AddRecipientsModal({ onClose, onSubmit }: Props) {
       </Field>
       {outcome?.ok && (
         <p className="notification is-warning is-light" data-testid="add-recipients-summary">
-          {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not added:
+          {plural(outcome.added, 'address')} added, {outcome.already} already on the list. These lines were not added,
+          and are left to fix:
         </p>
       )}
       {outcome && !outcome.ok && (

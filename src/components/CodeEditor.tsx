@@ -76,7 +76,8 @@ export default function CodeEditor({ value, onChange, label, describedBy, error 
           selection: { anchor: caret },
           extensions: [
             basicSetup,
-            html(),
+            // the editor writes only what is typed: no closing tag of its own (typed again, it would double)
+            html({ autoCloseTags: false }),
             lint.lintGutter(),
             EditorView.lineWrapping,
             EditorView.contentAttributes.of({

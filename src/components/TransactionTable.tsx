@@ -70,7 +70,7 @@ function Row({ tx, onMoreInfo }: { tx: TransactionWire; onMoreInfo(tx: Transacti
           {tx.trans_group_name}
         </a>
       </td>
-      <td className="has-text-centered">
+      <td className="has-text-centered opened-cell">
         <EyeIcon opened={tx.trans_read_count > 0} />
       </td>
       <td className="clicks-cell" data-testid="transaction-clicks">

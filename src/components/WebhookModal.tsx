@@ -13,6 +13,7 @@ import {
   RECEIVED_INLINE_LIMIT_BYTES,
   RESEND_WEBHOOK_EVENTS,
   rotateSecret,
+  deleteWebhook,
   saveWebhook,
   sendTestEvent,
   type TestEventAnswer,
@@ -135,6 +136,9 @@ export default function WebhookModal({ webhook, adding = false, onClose }: Props
   const id = useId();
   const [draft, setDraft] = useState<Webhook>(() => (webhook ? { ...webhook } : defaultWebhook()));
   const [saving, setSaving] = useState(false);
+  // Delete asks once more in the footer before it deletes
+  const [confirming, setConfirming] = useState(false);
+  const [deleting, setDeleting] = useState(false);
   const [testing, setTesting] = useState(false);
   const [test, setTest] = useState<TestEventAnswer | null>(null);
   const set = (change: Partial<Webhook>) => setDraft((d) => ({ ...d, ...change }));
@@ -172,6 +176,11 @@ export default function WebhookModal({ webhook, adding = false, onClose }: Props
     if (!saved) setSaving(false); // after a save the page reloads; the button stays busy till then
   }
 
+  async function remove() {
+    setDeleting(true);
+    if (!(await deleteWebhook(webhook!.id!))) setDeleting(false);
+  }
+
   async function runTest() {
     setTesting(true);
     setTest(null);
@@ -195,9 +204,45 @@ export default function WebhookModal({ webhook, adding = false, onClose }: Props
       onSubmit={() => void save()}
       dismiss="Cancel"
       footer={
-        <BusyButton type="submit" className="is-primary" busy={saving} testId="webhook-save">
-          Save
-        </BusyButton>
+        confirming ? (
+          <>
+            <span className="webhook-confirm" data-testid="webhook-delete-question">
+              Delete this webhook? No event is sent to it after this; its logged requests stay.
+            </span>
+            <BusyButton
+              className="is-danger"
+              busy={deleting}
+              onClick={() => void remove()}
+              testId="webhook-delete-confirm"
+            >
+              Delete webhook
+            </BusyButton>
+            <button
+              type="button"
+              className="button"
+              onClick={() => setConfirming(false)}
+              data-testid="webhook-delete-keep"
+            >
+              Keep it
+            </button>
+          </>
+        ) : (
+          <>
+            <BusyButton type="submit" className="is-primary" busy={saving} testId="webhook-save">
+              Save
+            </BusyButton>
+            {webhook?.id && (
+              <button
+                type="button"
+                className="button is-danger is-light webhook-delete"
+                onClick={() => setConfirming(true)}
+                data-testid="webhook-delete"
+              >
+                Delete
+              </button>
+            )}
+          </>
+        )
       }
     >
       <Field id={`${id}-url`} label="URL">

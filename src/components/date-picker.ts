@@ -6,7 +6,7 @@ import type { Instance } from 'flatpickr/dist/types/instance';
 // as a URL, linked when the picker loads: a plain CSS import would be linked by every page whose
 // islands can load this module, costing them 2.8 KB of their 30 KB stylesheet budget up front
 import stylesheetUrl from 'flatpickr/dist/flatpickr.min.css?url';
-import { type DayRange, dayOfLocalDate, localDate } from '../lib/dates.ts';
+import { type DayRange, dayOfLocalDate, localDate, presetRanges } from '../lib/dates.ts';
 
 let stylesheet: Promise<void> | undefined;
 
@@ -63,6 +63,10 @@ export function createRangePicker(field: HTMLElement, options: RangePickerOption
     defaultDate: dates(options.current()),
     maxDate: localDate(options.maxDay),
     onReady: (_selected, _text, picker) => showEnd(picker),
+    // a day after today cannot be picked: say so to assistive technology, not by its grey alone
+    onDayCreate: (_selected, _text, _picker, day: HTMLElement) => {
+      if (day.classList.contains('flatpickr-disabled')) day.setAttribute('aria-disabled', 'true');
+    },
     onOpen: (_selected, _text, picker) => showEnd(picker),
     onClose(selected, _text, picker) {
       if (selected.length === 2)
@@ -72,5 +76,27 @@ export function createRangePicker(field: HTMLElement, options: RangePickerOption
     },
     onDestroy: () => own.remove(),
   });
+  addPresets(picker, options.maxDay);
   return picker;
+}
+
+/**
+ * The presets under the calendar's months: Today, Last 7 days, Last 30 days, This month, Last month,
+ * each ending on or before `today`; a click picks the range and closes the calendar (onClose takes it).
+ */
+function addPresets(picker: Instance, today: string): void {
+  const bar = Object.assign(document.createElement('div'), { className: 'date-presets' });
+  bar.setAttribute('role', 'group');
+  bar.setAttribute('aria-label', 'Preset ranges');
+  for (const { label, range } of presetRanges(today)) {
+    const button = Object.assign(document.createElement('button'), { type: 'button', textContent: label });
+    button.className = 'button is-small is-light';
+    button.dataset.preset = label;
+    button.addEventListener('click', () => {
+      picker.setDate([localDate(range.start), localDate(range.end)], false);
+      picker.close();
+    });
+    bar.append(button);
+  }
+  picker.calendarContainer.append(bar);
 }

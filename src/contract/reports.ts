@@ -91,19 +91,34 @@ const reportPageMeta = pageMeta.extend({ total_capped: z.boolean() });
  */
 export type PageMeta = z.infer<typeof pageMeta> & { total_capped?: boolean };
 
+/** One UTC day of a chart; each figure as docs/console-reports.md "Figures" defines it. */
 const dailyStat = z.object({
   tstat_day: z.string().openapi({ example: '2026-11-24' }),
-  requests: z.number().int(),
-  sent: z.number().int(),
-  failed: z.number().int(),
+  requests: z
+    .number()
+    .int()
+    .openapi({
+      description:
+        'Transactions accepted that day. The states below are theirs, as they are now: delivered + bounced + ' +
+        'failed + pending = requests.',
+    }),
+  sent: z.number().int().openapi({ description: 'Handed over and answered: delivered + bounced.' }),
+  failed: z.number().int().openapi({
+    description: 'Never handed over: suppressed, over the quota, given up after retrying, or canceled.',
+  }),
   delivered: z.number().int(),
-  bounced: z.number().int(),
+  bounced: z.number().int().openapi({ description: 'Refused by the recipient’s server, at once or later by a DSN.' }),
   bounces_hard: z.number().int(),
-  bounces_soft: z.number().int(),
-  opens: z.number().int(),
-  unique_opens: z.number().int(),
-  link_clicks: z.number().int(),
-  unique_clicks: z.number().int(),
+  bounces_soft: z.number().int().openapi({ description: 'bounces_hard + bounces_soft = bounced.' }),
+  pending: z.number().int().openapi({ description: 'Not handed over yet: queued, deferred or scheduled.' }),
+  opens: z.number().int().openapi({ description: 'People’s opens on that day, of messages accepted on any day.' }),
+  unique_opens: z.number().int().openapi({
+    description: 'Transactions accepted that day and delivered that a person opened.',
+  }),
+  link_clicks: z.number().int().openapi({ description: 'People’s clicks on that day.' }),
+  unique_clicks: z.number().int().openapi({
+    description: 'Transactions accepted that day and delivered in which a person clicked a link.',
+  }),
   machine_opens: z.number().int().openapi({
     description: 'Opens by machines (mail privacy proxies, link scanners); opens and unique_opens count people only.',
   }),
@@ -129,6 +144,9 @@ const transaction = z.object({
   trans_group_name: z.string(),
   trans_read_count: z.number().int(),
   trans_click_count: z.number().int(),
+  trans_attempts: z.number().int().openapi({
+    description: 'Delivery attempts made so far; a queued transaction with some is deferred (a retry is due).',
+  }),
 });
 
 /** A transaction as the console's tables show it (docs/console.md §3), also a received message's answered one. */
@@ -221,27 +239,30 @@ const reportTransaction = transaction.extend({
 });
 
 const figure = z.object({ value: z.number(), percentage: z.number() });
+const ofTransactions = (what: string) =>
+  figure.openapi({ description: `${what}; the percentage is of the transactions (total).` });
+const ofDelivered = (what: string) => figure.openapi({ description: `${what}; the percentage is of the delivered.` });
+/** A range's figures (docs/console-reports.md "Figures"): delivered + bounced + failed + pending = total. */
 const overviewStats = z.object({
-  sent: figure,
-  delivered: figure,
-  failed: figure,
-  bounced: figure,
-  bouncesHard: figure,
-  bouncesSoft: figure,
-  complaints: figure.openapi({
-    description: 'Spam complaints from feedback loops; the percentage is of the delivered (the complaint rate).',
-  }),
-  uniqueOpens: figure,
-  notOpened: figure,
-  uniqueClicks: figure,
-  notClicked: figure,
-  totalOpens: z.object({ value: z.number() }),
-  totalClicks: z.object({ value: z.number() }),
+  sent: ofTransactions('Handed over and answered: delivered + bounced'),
+  delivered: ofTransactions('Taken by the recipient’s server'),
+  failed: ofTransactions('Never handed over: suppressed, over the quota, given up after retrying, or canceled'),
+  bounced: ofTransactions('Refused by the recipient’s server, at once or later by a DSN'),
+  bouncesHard: ofTransactions('Bounced because the address does not exist'),
+  bouncesSoft: ofTransactions('Every other bounce; bouncesHard + bouncesSoft = bounced'),
+  pending: ofTransactions('Not handed over yet: queued, deferred or scheduled'),
+  complaints: ofDelivered('Spam complaints from feedback loops received in the range (the complaint rate)'),
+  uniqueOpens: ofDelivered('Delivered transactions a person opened'),
+  notOpened: ofDelivered('Delivered transactions no person opened'),
+  uniqueClicks: ofDelivered('Delivered transactions in which a person clicked a link'),
+  notClicked: ofDelivered('Delivered transactions in which no person clicked'),
+  totalOpens: z.object({ value: z.number() }).openapi({ description: 'People’s opens in the range.' }),
+  totalClicks: z.object({ value: z.number() }).openapi({ description: 'People’s clicks in the range.' }),
   machineOpens: z.object({ value: z.number() }).openapi({
     description: 'Opens by machines in the range, shown beside the people’s (who alone are counted above).',
   }),
   machineClicks: z.object({ value: z.number() }).openapi({ description: 'Clicks by machines in the range.' }),
-  total: z.number().int(),
+  total: z.number().int().openapi({ description: 'Transactions accepted in the range.' }),
 });
 
 const linkPage = pageOf(

@@ -127,7 +127,9 @@ export const saveWebhook = webhookOperation('POST /v1/webhooks', {
   summary: 'Save a webhook',
   description:
     'Changes the webhook `id` names, adds one with `add: true`, or else creates or replaces the account’s first ' +
-    'Settings webhook. The URL must be http(s) and reach a public address; `event_types` are Resend’s names ' +
+    'Settings webhook. The URL must be http(s) and reach a public address, and no other webhook of the account ' +
+    'may have the same URL, field set and events (409: each event would be posted twice); `event_types` are ' +
+    'Resend’s names ' +
     '(`email.delivered`…) for the `resend` field set, ours otherwise; other fields of the object as GET answers it ' +
     'are ignored.',
   body: webhookInput,
@@ -142,7 +144,17 @@ export const saveWebhook = webhookOperation('POST /v1/webhooks', {
   },
   checkedByHandler: true,
   success: [{ status: 200, description: 'Saved.', schema: messageAnswer.extend({ data: webhook }) }],
-  errors: ['webhook_url_not_allowed', 'forbidden', 'not_found'],
+  errors: ['webhook_url_not_allowed', 'forbidden', 'not_found', 'conflict'],
+});
+
+export const deleteWebhook = webhookOperation('DELETE /v1/webhooks/{id}', {
+  summary: 'Delete a webhook',
+  description:
+    'Deletes the webhook: no event is sent to it from now on. Its logged requests stay in Webhook Logs. A malformed, ' +
+    'unknown or another account’s id answers 404.',
+  params: z.object({ id: webhookUuid.openapi({ description: 'The webhook’s uuid.' }) }),
+  success: [{ status: 200, description: 'Deleted.', schema: messageAnswer }],
+  errors: ['forbidden', 'not_found'],
 });
 
 export const rotateSecret = webhookOperation('POST /v1/webhooks/secret', {
@@ -308,6 +320,7 @@ export const deleteSuppression = suppressionOperation('DELETE /v1/suppression/{e
 export const webhookOperations = [
   getWebhooks,
   saveWebhook,
+  deleteWebhook,
   rotateSecret,
   testWebhook,
   searchWebhookLogs,

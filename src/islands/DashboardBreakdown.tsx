@@ -1,6 +1,7 @@
 import { Fragment, useEffect } from 'react';
 import DonutChart from '../components/DonutChart.tsx';
-import { breakdownOf, complaintRateOf, percentOf } from '../lib/delivery-breakdown.ts';
+import { STATES, type ShareKey, addFigures, figuresOfDay, shareOf } from '../lib/figures.ts';
+import { percentText } from '../lib/group-report.ts';
 import { ensureOverview, loadOverview, overview } from '../stores/dashboard.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
@@ -20,33 +21,37 @@ function ComplaintStat({ complaints, rate }: { complaints: number; rate: string 
 
 /**
  * The Dashboard's second chart panel (docs/console.md §2 leaves its contents open; ours is a delivery
- * breakdown): a donut of delivered, bounced and failed in the colours of docs/console.md §9,
- * with their counts and shares, the spam complaints with their rate (of the delivered) beside the
- * bounces, the range's sent and accepted totals, and 'No Data' when the range has no outcomes.
- * Plain SVG: frappe-charts' donut would cost 1.3 KB gzipped of a page budget that the overview
- * chart already strains.
+ * breakdown): the range's figures (src/lib/figures.ts, summed from the chart's days): a donut of the
+ * four states a transaction is in — delivered, bounced, failed, pending — in the colours of
+ * docs/console.md §9, which add up to the transactions; each state's count and share of them, the
+ * spam complaints with their rate (of the delivered) beside the bounces, the sent (delivered or
+ * bounced) and the transactions; 'No Data' when the range has none. Plain SVG: frappe-charts' donut
+ * would cost 1.3 KB gzipped of a page budget that the overview chart already strains.
  */
 export default function DashboardBreakdown() {
   const $overview = useIslandStore(overview);
   useEffect(() => ensureOverview(), []);
-  const totals = breakdownOf($overview.days);
-  const outcomes = totals.delivered + totals.bounced + totals.failed;
-  const rows: [string, number, string][] = [
-    ['Delivered', totals.delivered, 'delivered'],
-    ['Bounced', totals.bounced, 'bounced'],
-    ['Failed', totals.failed, 'failed'],
-  ];
+  const figures = addFigures($overview.days.map(figuresOfDay));
+  const hasData = $overview.status === 'loaded' && figures.transactions > 0;
+  const share = (key: ShareKey) => {
+    const { value, percentage } = shareOf(figures, key);
+    return (
+      <>
+        {formatCount(value)} <span className="has-text-grey">{percentText(percentage)}</span>
+      </>
+    );
+  };
   return (
     <div className="breakdown" aria-busy={$overview.status === 'idle' || $overview.status === 'loading'}>
       <div className="donut-holder">
-        {$overview.status === 'loaded' && outcomes > 0 && (
+        {hasData && (
           <DonutChart
-            parts={rows.map(([label, value, tone]) => ({ label, value, tone: `is-${tone}` }))}
-            caption="messages"
+            parts={STATES.map(({ key, label, tone }) => ({ label, value: figures[key], tone: `is-${tone}` }))}
+            caption="transactions"
             testId="breakdown-chart"
           />
         )}
-        {(($overview.status === 'loaded' && outcomes === 0) || $overview.status === 'failed') && (
+        {(($overview.status === 'loaded' && !hasData) || $overview.status === 'failed') && (
           <p className="has-text-centered has-text-grey chart-empty" data-testid="breakdown-empty">
             No Data
             {$overview.status === 'failed' && <RetryButton onRetry={() => void loadOverview()} />}
@@ -54,27 +59,30 @@ export default function DashboardBreakdown() {
         )}
       </div>
       <dl className="breakdown-stats" data-testid="breakdown-stats">
-        {rows.map(([label, value, tone]) => (
-          <Fragment key={label}>
+        {STATES.map(({ key, label, tone }) => (
+          <Fragment key={key}>
             <div className="breakdown-stat">
               <dt>
                 <span className={`status-dot is-${tone}`} aria-hidden="true" />
                 {label}
               </dt>
-              <dd data-testid={`breakdown-${tone}`}>
-                {formatCount(value)} <span className="has-text-grey">{percentOf(value, totals)}</span>
-              </dd>
+              <dd data-testid={`breakdown-${key}`}>{share(key)}</dd>
             </div>
-            {tone === 'bounced' && <ComplaintStat complaints={totals.complaints} rate={complaintRateOf(totals)} />}
+            {key === 'bounced' && (
+              <ComplaintStat
+                complaints={figures.complaints}
+                rate={percentText(shareOf(figures, 'complaints').percentage, 'complaints')}
+              />
+            )}
           </Fragment>
         ))}
         <div className="breakdown-stat">
           <dt>Sent</dt>
-          <dd data-testid="breakdown-sent">{formatCount(totals.sent)}</dd>
+          <dd data-testid="breakdown-sent">{share('sent')}</dd>
         </div>
         <div className="breakdown-stat">
           <dt>Transactions</dt>
-          <dd data-testid="breakdown-requests">{formatCount(totals.requests)}</dd>
+          <dd data-testid="breakdown-requests">{formatCount(figures.transactions)}</dd>
         </div>
       </dl>
     </div>

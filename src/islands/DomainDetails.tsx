@@ -212,7 +212,7 @@ export default function DomainDetails({ initial }: { initial: DomainDetail }) {
                 <strong>{PURPOSE[r.purpose] ?? r.purpose}</strong> <span className="tag">{r.type}</span>{' '}
                 {r.priority !== undefined && <span className="tag is-light">priority {r.priority}</span>}{' '}
                 {r.check === null ? (
-                  <span className="tag is-light">Not checked</span>
+                  <span className="tag is-light">Not checked yet</span>
                 ) : r.check.ok ? (
                   <span className="tag is-success">Found</span>
                 ) : (

@@ -3,18 +3,20 @@ import DonutChart from '../components/DonutChart.tsx';
 import { abbreviateCount } from '../lib/abbreviate.ts';
 import type { Timers } from '../lib/answer-watch.ts';
 import { type OverviewStatsWire, percentText } from '../lib/group-report.ts';
+import { STATES } from '../lib/figures.ts';
 import { loadOverviewStats, openReport, overviewStats, startOverviewStats } from '../stores/group-report.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
 import { formatCount } from '../lib/numbers.ts';
 import RetryButton from '../components/RetryButton.tsx';
 
-type Outcome = 'delivered' | 'bounced' | 'complaints' | 'failed' | 'sent';
+type Outcome = 'delivered' | 'bounced' | 'complaints' | 'failed' | 'pending' | 'sent';
 const STATS: { key: Outcome; label: string }[] = [
   { key: 'delivered', label: 'Delivered' },
   { key: 'bounced', label: 'Bounced' },
   // spam complaints from feedback loops, their share of the delivered: the complaint rate
   { key: 'complaints', label: 'Complaints' },
   { key: 'failed', label: 'Failed' },
+  { key: 'pending', label: 'Pending' },
   { key: 'sent', label: 'Sent' },
 ];
 /** The entries without a slice of the donut, so without its colour's dot. */
@@ -29,9 +31,10 @@ function Count({ value, testId }: { value: number; testId: string }) {
 }
 
 /**
- * The Overview donut widget (docs/console-reports.md §2, §4, §9): delivered, bounced and failed as shares of
- * a donut in green, yellow and red; Delivered, Bounced, Complaints (their share of the delivered),
- * Failed and Sent with value and percentage; the Transactions total. 'No Data' while there is no
+ * The Overview donut widget (docs/console-reports.md §2, §4, §9): the range's figures (src/lib/figures.ts): the
+ * four states, delivered, bounced, failed and pending, as shares of a donut in green, yellow, red and grey;
+ * Delivered, Bounced, Complaints (their share of the delivered), Failed, Pending and Sent with value and
+ * percentage (of the transactions); the Transactions total. 'No Data' while there is no
  * answer or the total is missing or 0; a Retry button once 45 s passed without an answer (or the
  * call failed). `timers`: tests move the clock.
  */
@@ -52,11 +55,7 @@ export default function OverviewDelivery({ groupUuid, timers }: { groupUuid: str
       <div className="donut-holder">
         {hasData ? (
           <DonutChart
-            parts={[
-              { label: 'Delivered', value: stats.delivered.value, tone: 'is-delivered' },
-              { label: 'Bounced', value: stats.bounced.value, tone: 'is-bounced' },
-              { label: 'Failed', value: stats.failed.value, tone: 'is-failed' },
-            ]}
+            parts={STATES.map(({ key, label, tone }) => ({ label, value: stats[key].value, tone: `is-${tone}` }))}
             centre={percentText(stats.delivered.percentage)}
             caption="delivered"
             testId="delivery-donut"

@@ -132,6 +132,21 @@ export function defaultRange(now: Date): DayRange {
   return rangeEndingOn(utcDay(now));
 }
 
+/** The date range picker's presets (Postmark's and Resend's): named ranges ending on or before `today`. */
+export function presetRanges(today: string): { label: string; range: DayRange }[] {
+  const day = dayOf(today);
+  const monthStart = day.startOf('month');
+  const lastMonth = monthStart.subtract(1, 'month');
+  const wire = (d: Dayjs) => d.format(WIRE_DAY);
+  return [
+    { label: 'Today', range: { start: today, end: today } },
+    { label: 'Last 7 days', range: { start: addDays(today, -6), end: today } },
+    { label: 'Last 30 days', range: rangeEndingOn(today) },
+    { label: 'This month', range: { start: wire(monthStart), end: today } },
+    { label: 'Last month', range: { start: wire(lastMonth), end: wire(lastMonth.endOf('month')) } },
+  ];
+}
+
 /** A range as unix seconds, start of its first day to the end of its last (docs/console-reports.md §7, reports). */
 export function rangeToUnix(range: DayRange): { start_date: number; end_date: number } {
   return { start_date: dayOf(range.start).unix(), end_date: dayOf(range.end).endOf('day').unix() };

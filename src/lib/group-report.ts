@@ -135,6 +135,7 @@ export type SummaryKey =
   | 'bounced'
   | 'complaints'
   | 'failed'
+  | 'pending'
   | 'uniqueOpens'
   | 'uniqueClicks';
 
@@ -145,6 +146,7 @@ export const SUMMARY_LABELS: Record<SummaryKey, string> = {
   bounced: 'Bounced',
   complaints: 'Complaints',
   failed: 'Failed',
+  pending: 'Pending',
   uniqueOpens: 'Opened',
   uniqueClicks: 'Clicked',
 };
@@ -157,6 +159,7 @@ export const SUMMARY_KEYS: readonly SummaryKey[] = [
   // beside the bounces: spam complaints and their share of the delivered (the complaint rate)
   'complaints',
   'failed',
+  'pending',
   'uniqueOpens',
   'uniqueClicks',
 ];

@@ -1,6 +1,7 @@
 // The admin CLI's commands: `npm run admin -- <command>` (the process is admin-cli.ts; tests run
 // commands in-process through main). Exit codes: 0 done, 1 refused (not found, conflict, invalid
 // value), 2 usage error, 3 the embedded database is held by a running service.
+import { sentOf } from '../lib/figures.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, settingsTable } from './core/config.ts';
 import { createContext } from './create-context.ts';
@@ -17,7 +18,6 @@ import {
 } from './accounts/accounts.service.ts';
 import { credentialsForConsole, rotateCredentials } from './credentials/credentials.service.ts';
 import { addDomain, dnsRecords, setDomainReceiving } from './domains/domains.service.ts';
-import { markRecordsPublished } from './domains/dns-check.service.ts';
 import { randomToken } from './core/crypto.ts';
 import type { AppContext } from './core/context.ts';
 import { addressWarning, readServiceRecord } from './ops/service-record.ts';
@@ -197,8 +197,8 @@ async function domainAdd(ctx: AppContext, values: Values, console: AdminOutput):
   const customerId = await customerIdOf(ctx, required(values, 'customer'));
   const domain = await addDomain(ctx, customerId, name, { verified: values.verified ?? false });
   if (values.receiving) await setDomainReceiving(ctx, customerId, domain.id, { receiving: true });
-  // --verified vouches for the records too, the Receiving MX among them: the console shows each as found
-  if (values.verified) await markRecordsPublished(ctx, domain.id);
+  // --verified vouches for the domain, not for its records: the console shows them 'Not checked yet'
+  // until a DNS check answers (on demand, or every DNS_CHECK_INTERVAL_MINUTES)
   console.log(
     `domain ${domain.id} added: ${domain.domain} (customer ${customerId}, ` +
       `${domain.sending_verified ? 'sending-verified' : 'not verified'}${values.receiving ? ', receiving' : ''})`,
@@ -267,16 +267,18 @@ async function demoCreate(ctx: AppContext, values: Values, console: AdminOutput)
     console.log(
       `The empty database got its first administrator first: ${demo.admin.email} / ${demo.admin.generatedPassword}`,
     );
-  const c = demo.counts;
+  const f = demo.figures;
   console.log(
     `${demo.replaced ? 'Replaced the demo account' : 'Demo account created'} in ${demo.seconds} s: customer ` +
       `${demo.customerId} '${DEMO_CUSTOMER}' (enterprise '${DEMO_ENTERPRISE}'), domain ${demo.domain}`,
   );
+  // the figures the console shows for all time (docs/console-reports.md "Figures")
   console.log(
-    `  ${c.transactions} transactions: ${c.delivered} delivered, ${c.hardBounces} hard and ${c.softBounces} soft ` +
-      `bounces, ${c.failed} failed (suppressed), ${c.opens} ` +
-      `opens (and ${c.machineOpens} by Apple Mail's proxy), ${c.clicks} clicks, ${c.unsubscribes} unsubscribes, ` +
-      `${c.complaints} spam complaints`,
+    `  ${f.transactions} transactions: ${f.delivered} delivered, ${f.bounced} bounced (${f.bouncesHard} hard, ` +
+      `${f.bouncesSoft} soft), ${f.failed} failed, ${f.pending} pending; ${sentOf(f)} sent; opened by ` +
+      `${f.uniqueOpens} people and clicked by ${f.uniqueClicks} (${f.opens} opens and ${f.clicks} clicks; ` +
+      `${f.machineOpens} opens by Apple Mail's proxy); ${f.complaints} spam complaints, ` +
+      `${demo.counts.unsubscribes} unsubscribes`,
   );
   console.log(
     `Sign in at ${ctx.config.publicUrl}/login (start the service with ` +

@@ -49,11 +49,13 @@ export const {
 } = transactions;
 
 /**
- * The table's island mounted: remember where its first page comes from and load it, unless the server rendered it.
+ * The table's island mounted: remember where its first page comes from and load it, unless the server
+ * rendered it for the range in effect (`rendered`: the range of the server's page, null for none).
  */
-export function startTransactionTable(from: 'dashboard' | 'search', rendered = false): void {
+export function startTransactionTable(from: 'dashboard' | 'search', rendered: DayRange | null = null): void {
   source = from;
-  if (!rendered) void loadTransactions();
+  const range = currentRange();
+  if (rendered === null || rendered.start !== range.start || rendered.end !== range.end) void loadTransactions();
 }
 
 /** A status filter button, from page 1 (docs/console.md §4). */

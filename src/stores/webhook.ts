@@ -20,6 +20,7 @@ import { showAlert } from './alerts.ts';
 export const WEBHOOK_EVENTS = WEBHOOK_EVENT_TYPES;
 export { RECEIVED_INLINE_LIMIT_BYTES, RESEND_WEBHOOK_EVENTS, WEBHOOK_VERBS };
 export const SAVED_MESSAGE = 'Webhook saved successfully.';
+export const DELETED_MESSAGE = 'Webhook deleted.';
 export const EMPTY_URL_MESSAGE = 'Webhook URL is empty';
 /** docs/console.md §4: the page reloads this long after a successful save */
 export const RELOAD_AFTER_SAVE_MS = 2_000;
@@ -103,6 +104,22 @@ export async function saveWebhook(
     return true;
   } catch (err) {
     showAlert('danger', errorMessage(err, 'The webhook could not be saved.'), ALERT_MS);
+    return false;
+  }
+}
+
+/**
+ * Deletes a saved webhook; true when the server did (the page then reloads after 2 s, as after a
+ * save, so every card reads the account's webhooks again).
+ */
+export async function deleteWebhook(id: string, reload: () => void = () => window.location.reload()): Promise<boolean> {
+  try {
+    await call('DELETE /v1/webhooks/{id}', { params: { id } });
+    showAlert('success', DELETED_MESSAGE, RELOAD_AFTER_SAVE_MS);
+    setTimeout(reload, RELOAD_AFTER_SAVE_MS);
+    return true;
+  } catch (err) {
+    showAlert('danger', errorMessage(err, 'The webhook could not be deleted.'), ALERT_MS);
     return false;
   }
 }

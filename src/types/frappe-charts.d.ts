@@ -36,7 +36,13 @@ declare module 'frappe-charts/src/js/charts/AxisChart' {
     constructor(parent: HTMLElement, options: AxisChartOptions);
     /** The drawing height; the y-axis state and the steps that follow it (overridden by CountChart). */
     protected height: number;
-    protected state: { yAxis: { labels: number[]; positions: number[]; scaleMultiplier: number; zeroLine: number } };
+    protected state: {
+      yAxis: { labels: number[]; positions: number[]; scaleMultiplier: number; zeroLine: number };
+      /** calcLabels: the labels shown, thinned to fit (set on every draw of the axis). */
+      xAxis: { labels: string[]; positions: number[]; calcLabels?: string[] };
+    };
+    /** The x positions and labels of the points (every draw). */
+    protected calcXPositions(): void;
     protected calcYAxisParameters(values: number[], withMinimum?: boolean): void;
     /** The data of the first frame, which the chart then animates to the real data. */
     protected prepareFirstData(data: AxisChartData): AxisChartData;

@@ -98,7 +98,7 @@ describe('admin CLI', () => {
     );
   });
 
-  it('domain add --verified --receiving marks every record published, the Receiving MX among them', async () => {
+  it('domain add --verified --receiving prints every record, the Receiving MX too, and checks none', async () => {
     const added = await cli(
       server,
       'domain',
@@ -110,19 +110,20 @@ describe('admin CLI', () => {
       '--receiving',
     );
     expect(added).toMatch(/^domain \d+ added: mx\.example \(customer \d+, sending-verified, receiving\)$/m);
-    const mxHost = /^ {2}receiving +MX +mx\.example {2}"([^"]+)"$/m.exec(added)![1];
+    expect(added).toMatch(/^ {2}receiving +MX +mx\.example {2}"[^"]+"$/m);
     const plain = await cli(server, 'domain', 'add', 'plain.example', '--customer', 'Listed Customer', '--verified');
     const db = await server.database();
-    const results = async (name: string) =>
-      (await db.selectFrom('domains').select('dns_results').where('domain', '=', name).executeTakeFirstOrThrow())
-        .dns_results;
-    const receiving = await results('mx.example');
-    expect(Object.keys(receiving ?? {}).sort()).toEqual(['dkim', 'dmarc', 'receiving', 'return_path', 'spf']);
-    expect(receiving?.receiving).toMatchObject({ ok: true, expected: mxHost, found: mxHost });
-    for (const check of Object.values(receiving ?? {})) expect(check.ok).toBe(true);
-    // without --receiving there is no MX record to mark
+    const checked = async (name: string) =>
+      db
+        .selectFrom('domains')
+        .select(['dns_results', 'dns_checked_at'])
+        .where('domain', '=', name)
+        .executeTakeFirstOrThrow();
+    // the operator vouches for the domain, not for what DNS holds: the console says 'Not checked yet' until it answers
+    for (const name of ['mx.example', 'plain.example'])
+      expect(await checked(name)).toEqual({ dns_results: null, dns_checked_at: null });
+    // without --receiving there is no MX record to publish
     expect(plain).not.toContain(' MX ');
-    expect(Object.keys((await results('plain.example')) ?? {}).sort()).toEqual(['dkim', 'dmarc', 'return_path', 'spf']);
   });
 
   it(

@@ -4,6 +4,7 @@
 // the credentials → send with them over the API and SMTP → both arrive DKIM-signed → the home page
 // becomes the dashboard.
 import type { Browser } from 'playwright-core';
+import { expectAccessible } from '../helpers/page-checks.ts';
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +82,9 @@ describe('a new customer, from sign-in to a first verified send', () => {
 
   it('explains an invalid domain and keeps Send disabled until the domain and local part are right', async () => {
     await tab.page.click('[data-testid=add-domain]');
+    // the open modal, empty (its placeholders shown), gets an axe run of its own
+    await tab.page.waitForSelector('[data-testid=domain-input]');
+    await expectAccessible(tab.page, 'Add Domain modal');
     await tab.page.fill('[data-testid=domain-input]', 'not a domain');
     expect(await tab.page.textContent('[data-testid=domain-invalid]')).toBe('Please enter a valid domain name');
     expect(await tab.page.isDisabled('[data-testid=send-verification]')).toBe(true);

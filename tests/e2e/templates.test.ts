@@ -18,7 +18,7 @@ import {
   signInThroughForm,
   type TestPage,
 } from '../helpers/browser.ts';
-import { checkPage, VIEWPORTS } from '../helpers/page-checks.ts';
+import { checkPage, expectAccessible, VIEWPORTS } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
 
@@ -236,6 +236,19 @@ describe('templates, from the gallery to a delivered message', () => {
     await tab.page.waitForSelector('[data-testid=code-editor][data-ready=yes]');
     expect(await tab.page.inputValue('[data-testid=field-name]')).toBe('Our welcome (Copy)');
     expect(await tab.page.textContent('[data-testid=template-status]')).toBe('Draft');
+  });
+
+  it('writes only what is typed (no closing tag of its own), and passes axe with the active line', async () => {
+    await tab.page.goto(`${server.baseUrl}/templates/create/new`);
+    await hydrated(tab.page, '[data-testid=template-editor]');
+    await tab.page.waitForSelector('[data-testid=code-editor][data-ready=yes]');
+    await tab.page.click('.cm-content');
+    await tab.page.keyboard.press('ControlOrMeta+a');
+    await tab.page.keyboard.press('Delete');
+    const typed = '<h1>Thanks {{name}}</h1><p>Your order is on its way.</p>';
+    await tab.page.keyboard.type(typed);
+    await expect.poll(() => tab.page.evaluate(() => document.querySelector('.cm-content')?.textContent)).toBe(typed);
+    await expectAccessible(tab.page, 'template editor, typing');
   });
 
   it('the preview frame never runs a template’s script or javascript: link', async () => {

@@ -163,3 +163,50 @@ describe('Webhook Logs with several webhooks', () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=webhook-log-row]').length === 2);
   });
 });
+
+describe('Settings: a second webhook like the first, and Delete', () => {
+  it('refuses a webhook with the URL and events of another, saying why, and deletes one after asking', async () => {
+    await page.goto(`${server.baseUrl}/settings`);
+    await hydrated(page, '[data-testid=webhook-list]');
+    await page.waitForSelector('[data-testid=webhook-add]:enabled');
+    // the same URL, field set and events as the first: every event would be posted twice
+    await page.click('[data-testid=webhook-add]');
+    await page.waitForSelector('[data-testid=webhook-modal]');
+    await page.fill('[data-testid=webhook-url-input]', `${receiver.url}/orders`);
+    await page.check('[data-testid=webhook-field-set-standard]');
+    for (const box of await page.locator('[data-testid^=webhook-event-]').all()) await box.uncheck();
+    await page.check('[data-testid=webhook-event-sent]');
+    await page.click('[data-testid=webhook-save]');
+    await expect
+      .poll(() => page.locator('[data-testid=alert]').allTextContents())
+      .toContain('Another webhook already sends these events to this URL: each event would be posted twice.');
+    await page.click('[data-testid=webhook-modal] >> text=Cancel');
+    await expect(page.locator('[data-testid=webhook-item]').count()).resolves.toBe(2);
+
+    // Delete asks first; Keep it changes nothing
+    await page.locator('[data-testid=webhook-item-edit]').nth(0).click();
+    await page.waitForSelector('[data-testid=webhook-modal]');
+    await page.click('[data-testid=webhook-delete]');
+    await expect(page.textContent('[data-testid=webhook-delete-question]')).resolves.toContain('Delete this webhook?');
+    await atBothWidths('webhooks-delete-confirm', ['[data-testid=webhook-delete-confirm]']);
+    await page.click('[data-testid=webhook-delete-keep]');
+    await page.waitForSelector('[data-testid=webhook-save]');
+    await page.click('[data-testid=webhook-delete]');
+    const reloaded = page.waitForEvent('load', { timeout: 10_000 });
+    await page.click('[data-testid=webhook-delete-confirm]');
+    await reloaded;
+    await hydrated(page, '[data-testid=webhook-list]');
+    await expect(page.locator('[data-testid=webhook-url]').allTextContents()).resolves.toEqual([
+      `${receiver.url}/resend-hook`,
+    ]);
+    // its requests stay in the log; another account's or a malformed id is 404
+    for (const id of [ids[0], 'not-a-uuid'])
+      await expect(
+        page.evaluate(
+          async (which) =>
+            (await fetch(`/v1/webhooks/${which}`, { method: 'DELETE', headers: { 'Request-Type': 'ui' } })).status,
+          id,
+        ),
+      ).resolves.toBe(404);
+  });
+});

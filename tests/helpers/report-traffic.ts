@@ -201,10 +201,7 @@ export async function startReportTraffic(extraEnv: Record<string, string> = {}):
       meta: { total: number };
     };
   };
-  await waitUntil(
-    'the bounces',
-    async () => (await search({ message_status: 'failed' })).meta.total === BOUNCED.length,
-  );
+  await waitUntil('the bounces', async () => (await search({ reportType: 'bounced' })).meta.total === BOUNCED.length);
   await waitUntil(
     'every delivery recorded',
     async () => (await search({ message_status: 'delivered' })).meta.total === ORDERS.length + WELCOME.length,

@@ -4,6 +4,7 @@
 // the same reply later record the same bounce. Property tests (fast-check) send the receiver
 // generated, truncated and oversized DSNs in wrong charsets about unknown messages: every one is
 // answered, and no row changes.
+import { figuresOf } from '../helpers/figures.ts';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import nodemailer from 'nodemailer';
@@ -145,21 +146,14 @@ const fixtureFor = (file: string, sent: Sent) =>
   dsnFixture(file, { verp: sent.verp, recipient: sent.to, messageId: sent.messageId });
 
 async function statsOf(sent: Sent) {
-  const rows = await app.ctx.db
-    .selectFrom('daily_stats')
-    .selectAll()
-    .where('customer_id', '=', account.customerId)
-    .where('group_id', '=', sent.groupId)
-    .execute();
-  const sum = (col: 'sent' | 'delivered' | 'failed' | 'bounced' | 'bounces_hard' | 'bounces_soft') =>
-    rows.reduce((n, r) => n + Number(r[col]), 0);
+  const f = await figuresOf(app.ctx.db, account.customerId, sent.groupId);
   return {
-    sent: sum('sent'),
-    delivered: sum('delivered'),
-    failed: sum('failed'),
-    bounced: sum('bounced'),
-    hard: sum('bounces_hard'),
-    soft: sum('bounces_soft'),
+    sent: f.sent,
+    delivered: f.delivered,
+    failed: f.failed,
+    bounced: f.bounced,
+    hard: f.bouncesHard,
+    soft: f.bouncesSoft,
   };
 }
 
@@ -214,7 +208,8 @@ describe('bounce receiver: asynchronous DSNs', () => {
       reason: expect.stringMatching(reason),
       category: 'invalid_recipient',
     });
-    expect(await statsOf(sent)).toEqual({ sent: 1, delivered: 1, failed: 0, bounced: 1, hard: 1, soft: 0 });
+    // one transaction, one state: no longer delivered, bounced (and still sent: it was handed over)
+    expect(await statsOf(sent)).toEqual({ sent: 1, delivered: 0, failed: 0, bounced: 1, hard: 1, soft: 0 });
     expect(await suppression(sent.to)).toEqual({ origin: 'bounce' });
   });
 
@@ -240,7 +235,7 @@ describe('bounce receiver: asynchronous DSNs', () => {
       bounce_reason: expect.stringContaining('4.2.2'),
     });
     expect((await bouncedEvents(sent))[0].data).toMatchObject({ type: 'soft', status: '4.2.2', category: 'transient' });
-    expect(await statsOf(sent)).toEqual({ sent: 1, delivered: 1, failed: 0, bounced: 1, hard: 0, soft: 1 });
+    expect(await statsOf(sent)).toEqual({ sent: 1, delivered: 0, failed: 0, bounced: 1, hard: 0, soft: 1 });
     expect(await suppression(sent.to)).toBeUndefined();
   });
 
@@ -277,7 +272,7 @@ describe('bounce receiver: asynchronous DSNs', () => {
     expect(await suppression(sent.to)).toBeUndefined();
   });
 
-  it('fails a message still queued for retry, counting it as the worker counts a bounce', async () => {
+  it('ends a message still queued for retry as bounced, counting it as the worker counts a bounce', async () => {
     const to = `retry-${randomUUID().slice(0, 8)}@customer.example`;
     sink.replies.set(to, [450, '4.2.0 Greylisted, try again later']);
     const sent = await send(to, 'deferred');
@@ -294,7 +289,7 @@ describe('bounce receiver: asynchronous DSNs', () => {
       .where('id', '=', sent.id)
       .executeTakeFirstOrThrow();
     expect(next.next_attempt_at).toBeNull();
-    expect(await statsOf(sent)).toEqual({ sent: 0, delivered: 0, failed: 1, bounced: 1, hard: 1, soft: 0 });
+    expect(await statsOf(sent)).toEqual({ sent: 1, delivered: 0, failed: 0, bounced: 1, hard: 1, soft: 0 });
     expect(await suppression(to)).toEqual({ origin: 'bounce' });
   });
 
@@ -449,10 +444,11 @@ describe('one verdict for a reply during delivery and the same reply in a DSN', 
       bounce_reason: `${code} ${words.replace('{to}', live)}`,
     });
     expect(atDelivery).toMatchObject({ type, category, suppressed });
+    // refused at RCPT: handed over and answered, so sent, and bounced (not failed: that is never handed over)
     expect(await statsOf(refused)).toEqual({
-      sent: 0,
+      sent: 1,
       delivered: 0,
-      failed: 1,
+      failed: 0,
       bounced: 1,
       hard: type === 'hard' ? 1 : 0,
       soft: type === 'soft' ? 1 : 0,

@@ -6,6 +6,7 @@
 // reports about nothing of ours change nothing; an unsubscribe report unsubscribes. Property tests
 // (fast-check) send the receiver generated, truncated and oversized reports about unknown messages:
 // every one is answered, and no row changes.
+import { figuresOf } from '../helpers/figures.ts';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { sql } from 'kysely';
@@ -172,14 +173,8 @@ const suppressionsOf = (email: string) =>
     .where(sql<string>`lower(email)`, '=', email.toLowerCase())
     .execute();
 async function statsOf(sent: Sent) {
-  const rows = await app.ctx.db
-    .selectFrom('daily_stats')
-    .selectAll()
-    .where('customer_id', '=', account.customerId)
-    .where('group_id', '=', sent.groupId)
-    .execute();
-  const sum = (col: 'delivered' | 'bounced' | 'complaints') => rows.reduce((n, r) => n + Number(r[col]), 0);
-  return { delivered: sum('delivered'), bounced: sum('bounced'), complaints: sum('complaints') };
+  const f = await figuresOf(app.ctx.db, account.customerId, sent.groupId);
+  return { delivered: f.delivered, bounced: f.bounced, complaints: f.complaints };
 }
 
 /** Every row a report could change, counted. */
@@ -193,10 +188,7 @@ async function rowCounts() {
           .executeTakeFirstOrThrow()
       ).n,
     );
-  const stats = await app.ctx.db
-    .selectFrom('daily_stats')
-    .select(sql<string>`coalesce(sum(complaints), 0) || '/' || coalesce(sum(bounced), 0)`.as('sums'))
-    .executeTakeFirstOrThrow();
+  const f = await figuresOf(app.ctx.db, account.customerId);
   const statuses = await app.ctx.db
     .selectFrom('transactions')
     .select(sql<string>`string_agg(delivered_status, ',' order by id)`.as('all'))
@@ -205,7 +197,7 @@ async function rowCounts() {
     events: await one('events'),
     suppressions: await one('suppressions'),
     webhooks: await one('webhook_requests'),
-    stats: stats.sums,
+    stats: `${f.complaints}/${f.bounced}`,
     statuses: statuses.all,
   };
 }

@@ -1,5 +1,6 @@
 // Mail in by the HTTP API, out through the delivery worker to a local SMTP sink: the real pipeline
 // (database queue, DKIM signing, VERP envelope), nothing mocked.
+import { figuresOf } from '../helpers/figures.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestAccount } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -131,14 +132,10 @@ describe('POST /v1/mail', () => {
       .where('name', '=', 'Orders')
       .executeTakeFirstOrThrow();
     await expect
-      .poll(
-        async () =>
-          await app.ctx.db
-            .selectFrom('daily_stats')
-            .select(['sent', 'delivered'])
-            .where('group_id', '=', group.id)
-            .executeTakeFirst(),
-      )
+      .poll(async () => {
+        const f = await figuresOf(app.ctx.db, account.customerId, Number(group.id));
+        return { sent: f.sent, delivered: f.delivered };
+      })
       .toEqual({ sent: 4, delivered: 4 });
   });
 

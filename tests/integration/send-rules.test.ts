@@ -1,5 +1,6 @@
 // The acceptance rules of docs/architecture.md §5 "Transaction status": over the monthly quota → (no_quota,
 // failed), suppressed recipient → (failed, failed) unless the customer disabled suppression.
+import { figuresOf } from '../helpers/figures.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.ts';
@@ -89,11 +90,7 @@ describe('monthly quota', () => {
       .where('customer_id', '=', account.customerId)
       .executeTakeFirstOrThrow();
     expect(usage.used).toBe(3);
-    const stats = await app.ctx.db
-      .selectFrom('daily_stats')
-      .select(['failed'])
-      .where('group_id', '=', over.group_id)
-      .executeTakeFirstOrThrow();
+    const stats = await figuresOf(app.ctx.db, account.customerId, Number(over.group_id));
     expect(stats.failed).toBe(3);
     const events = await app.ctx.db
       .selectFrom('events')

@@ -2,6 +2,7 @@
 // worker (rewritten, DKIM-signed) to a local sink; then the pixel and links of the delivered
 // messages are fetched from the Hono app, and the counters, events, links and daily_stats checked.
 // Hits come an hour after delivery here, as a person's (machines': machine-hits.test.ts).
+import { figuresOf } from '../helpers/figures.ts';
 import { randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
@@ -97,12 +98,16 @@ const linksOf = async (uuid: string) =>
     .where('transactions.uuid', '=', uuid)
     .orderBy('links.url')
     .execute();
-const stats = async (groupId: number) =>
-  app.ctx.db
-    .selectFrom('daily_stats')
-    .select(['opens', 'unique_opens', 'clicks', 'unique_clicks'])
-    .where('group_id', '=', groupId)
+/** The group's opens and clicks as the console counts them (people's hits; transactions opened, clicked). */
+const stats = async (groupId: number) => {
+  const { customer_id } = await app.ctx.db
+    .selectFrom('transaction_groups')
+    .select('customer_id')
+    .where('id', '=', groupId)
     .executeTakeFirstOrThrow();
+  const f = await figuresOf(app.ctx.db, Number(customer_id), groupId);
+  return { opens: f.opens, unique_opens: f.uniqueOpens, clicks: f.clicks, unique_clicks: f.uniqueClicks };
+};
 /** Everything the tracking endpoints can move, to show that a request moved nothing. */
 const snapshot = async () => ({
   transactions: await app.ctx.db

@@ -255,6 +255,33 @@ describe('saving the webhook', () => {
     expect(await currentWebhook(otherCookie)).toBeUndefined();
   });
 
+  it('refuses (409) a webhook with the URL, field set and events of another; deletes one by its id', async () => {
+    expect((await saveWebhook()).status).toBe(200);
+    const first = await currentWebhook();
+    // the same events in another order are the same events
+    const twin = await saveWebhook({ add: true, event_types: [...ALL].reverse() });
+    expect(twin.status).toBe(409);
+    expect((await twin.json()).error.message).toBe(
+      'Another webhook already sends these events to this URL: each event would be posted twice.',
+    );
+    // another URL, or other events, is another webhook; saving the first again is no duplicate of itself
+    const other = await saveWebhook({ add: true, event_types: ['sent'] });
+    expect(other.status).toBe(200);
+    const otherId = (await other.json()).data.id as string;
+    expect((await saveWebhook({ id: first.id })).status).toBe(200);
+    // another account cannot delete it, a malformed id is 404, and the account's own is deleted
+    const stranger = await app.createAccount();
+    const strangerCookie = await app.signIn(stranger.email, stranger.password);
+    expect((await app.call('DELETE', `/v1/webhooks/${otherId}`, { cookie: strangerCookie })).status).toBe(404);
+    expect((await app.call('DELETE', '/v1/webhooks/not-a-uuid', { cookie })).status).toBe(404);
+    const deleted = await app.call('DELETE', `/v1/webhooks/${otherId}`, { cookie });
+    expect(deleted.status).toBe(200);
+    expect((await deleted.json()).message).toBe('Webhook deleted.');
+    const left = (await (await app.call('GET', '/v1/webhooks', { cookie })).json()).data as { id: string }[];
+    expect(left.map((w) => w.id)).toEqual([first.id]);
+    expect((await app.call('DELETE', `/v1/webhooks/${otherId}`, { cookie })).status).toBe(404);
+  });
+
   it('refuses a body over the console limit with 413', async () => {
     const res = await saveWebhook({ padding: 'x'.repeat(1_100_000) });
     expect(res.status).toBe(413);

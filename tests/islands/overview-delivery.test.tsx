@@ -8,17 +8,25 @@ import { json, later, stubNetwork } from './network.ts';
 
 const GROUP = '6f1c2b8e-0d1a-4c55-9a57-3c2f8e1b7d10';
 const share = (value: number, percentage: number) => ({ value, percentage });
+// the four states add up to the total (src/lib/figures.ts)
 const STATS = {
   total: 12_345,
-  sent: share(12_000, 97.2),
-  delivered: share(11_800, 95.6),
-  bounced: share(300, 2.4),
+  sent: share(12_100, 98.02),
+  delivered: share(11_800, 95.59),
+  bounced: share(300, 2.43),
+  bouncesHard: share(200, 1.62),
+  bouncesSoft: share(100, 0.81),
   complaints: share(4, 0.03),
-  failed: share(245, 2),
+  failed: share(225, 1.82),
+  pending: share(20, 0.16),
   uniqueOpens: share(6_000, 50.8),
   notOpened: share(5_800, 49.2),
   uniqueClicks: share(900, 7.6),
   notClicked: share(10_900, 92.4),
+  totalOpens: { value: 7_000 },
+  totalClicks: { value: 1_000 },
+  machineOpens: { value: 0 },
+  machineClicks: { value: 0 },
 };
 
 /** A clock the test moves: the timeouts set, each run when the test says. */
@@ -77,6 +85,10 @@ describe('Overview delivery widget', () => {
     expect(screen.getByTestId('delivery-total').textContent).toBe('12.3k');
     expect(screen.getByTestId('delivery-total').getAttribute('title')).toBe('12,345');
     expect(screen.getByTestId('delivery-delivered-share').textContent).toBe('95.6%');
+    // pending beside failed, grey in the donut
+    expect(screen.getByTestId('delivery-pending').textContent).toBe('20');
+    expect(screen.getByTestId('delivery-pending-share').textContent).toBe('0.2%');
+    expect(document.querySelectorAll('[data-testid=delivery-donut] .donut-slice.is-pending')).toHaveLength(1);
     // the complaint rate, of the delivered, beside the bounces
     expect(screen.getByTestId('delivery-complaints').textContent).toBe('4');
     expect(screen.getByTestId('delivery-complaints-share').textContent).toBe('0.03%');
@@ -85,7 +97,10 @@ describe('Overview delivery widget', () => {
 
   it("shows 'No Data' without Retry when the range has no transactions", async () => {
     const empty = Object.fromEntries(
-      Object.entries(STATS).map(([k, v]) => [k, typeof v === 'number' ? 0 : share(0, 0)]),
+      Object.entries(STATS).map(([k, v]) => [
+        k,
+        typeof v === 'number' ? 0 : 'percentage' in v ? share(0, 0) : { value: 0 },
+      ]),
     );
     stubNetwork({ 'POST /v1/transaction-groups/overview': () => json({ overviewStats: empty }) });
     const clock = manualTimers();

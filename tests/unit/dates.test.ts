@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
+  presetRanges,
   dayOfLocalDate,
   defaultRange,
   rangeEndingOn,
@@ -109,5 +110,21 @@ describe('display formats', () => {
   it('refuses what is not a day', () => {
     expect(() => formatDay('2026-02-30')).toThrow();
     expect(() => addDays('23 November 2026', 1)).toThrow();
+  });
+
+  it.each([
+    // the 1st of a month: this month is one day, last month the whole of the one before
+    ['2026-03-01', '2026-03-01', '2026-02-01', '2026-02-28'],
+    // a leap year's February, and across a year's end
+    ['2024-03-15', '2024-03-01', '2024-02-01', '2024-02-29'],
+    ['2026-01-31', '2026-01-01', '2025-12-01', '2025-12-31'],
+  ])('names the presets of today %s', (today, thisMonth, lastStart, lastEnd) => {
+    expect(presetRanges(today)).toEqual([
+      { label: 'Today', range: { start: today, end: today } },
+      { label: 'Last 7 days', range: { start: addDays(today, -6), end: today } },
+      { label: 'Last 30 days', range: { start: addDays(today, -29), end: today } },
+      { label: 'This month', range: { start: thisMonth, end: today } },
+      { label: 'Last month', range: { start: lastStart, end: lastEnd } },
+    ]);
   });
 });

@@ -17,5 +17,6 @@ describe('limitHeapGrowth', () => {
     const limited = peakMb(Number(SETTINGS.heapGrowthPercent.default));
     // at the default of 60 %, about 145 MB against 250 on Node 22: the margin leaves room for V8's own choices
     expect(limited).toBeLessThan(own * 0.75);
-  });
+    // a bound for a hang: two processes that each churn a heap take over vitest's 5 s on two busy cores
+  }, 60_000);
 });

@@ -7,24 +7,30 @@ import { clicksText, shownDate, statusOf } from '../../src/lib/transaction-view.
 import type { TransactionEventWire } from '../../src/server/reports/transaction-events.service.ts';
 import type { TransactionWire } from '../../src/server/reports/transactions.service.ts';
 
-type Status = Pick<TransactionWire, 'trans_status' | 'trans_delivered_status'>;
+type Status = Pick<TransactionWire, 'trans_status' | 'trans_delivered_status' | 'trans_attempts'>;
 
 describe('statusOf', () => {
-  it.each<[Status['trans_status'], Status['trans_delivered_status'], string, string]>([
-    ['sent', 'delivered', 'Delivered', 'delivered'],
+  it.each<[Status['trans_status'], Status['trans_delivered_status'], number, string, string]>([
+    ['sent', 'delivered', 1, 'Delivered', 'delivered'],
     // docs/console.md §4: failed and no_quota display as failed
-    ['failed', 'failed', 'Failed', 'failed'],
-    ['no_quota', 'failed', 'Failed', 'failed'],
+    ['failed', 'failed', 0, 'Failed', 'failed'],
+    ['no_quota', 'failed', 0, 'Failed', 'failed'],
+    // given up after retrying: failed, whatever the last answer was
+    ['failed', 'failed', 9, 'Failed', 'failed'],
     // refused by the remote server (the worker's hard bounce) and bounced later by a DSN: amber
-    ['failed', 'bounced', 'Bounced', 'bounced'],
-    ['sent', 'bounced', 'Bounced', 'bounced'],
-    // docs/console.md §9: every other status is red
-    ['queued', 'pending', 'Queued', 'failed'],
-    // sent with scheduled_at: waiting for its moment, or canceled before it
-    ['scheduled', 'pending', 'Scheduled', 'failed'],
-    ['canceled', 'failed', 'Canceled', 'failed'],
-  ])('%s / %s reads %s with a %s dot', (status, delivered, label, tone) => {
-    expect(statusOf({ trans_status: status, trans_delivered_status: delivered })).toEqual({ label, tone });
+    ['failed', 'bounced', 1, 'Bounced', 'bounced'],
+    ['sent', 'bounced', 1, 'Bounced', 'bounced'],
+    // not handed over yet: pending, grey — queued, deferred after an attempt, scheduled
+    ['queued', 'pending', 0, 'Queued', 'pending'],
+    ['queued', 'pending', 2, 'Deferred', 'pending'],
+    ['scheduled', 'pending', 0, 'Scheduled', 'pending'],
+    // canceled before its moment: never handed over, so failed in the figures
+    ['canceled', 'failed', 0, 'Canceled', 'failed'],
+  ])('%s / %s after %i attempt(s) reads %s with a %s dot', (status, delivered, attempts, label, tone) => {
+    expect(statusOf({ trans_status: status, trans_delivered_status: delivered, trans_attempts: attempts })).toEqual({
+      label,
+      tone,
+    });
   });
 });
 

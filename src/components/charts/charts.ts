@@ -5,6 +5,7 @@ import 'frappe-charts/src/css/charts.scss';
 import AxisChart, { type AxisChartData, type AxisChartOptions } from 'frappe-charts/src/js/charts/AxisChart';
 import { guardRedraw } from './chart-redraw-guard.ts';
 import { countTicks } from './count-ticks.ts';
+import { keepLastLabel } from './axis-labels.ts';
 
 /**
  * A line chart of counts: frappe-charts' AxisChart with whole-number y ticks from 0, in
@@ -15,6 +16,21 @@ export class CountChart extends AxisChart {
     super(parent, options);
     // a redraw during the update animation must not throw (chart-redraw-guard.ts)
     guardRedraw(this);
+  }
+
+  /** The x-axis labels frappe thins are kept counted back from the last day (axis-labels.ts). */
+  calcXPositions(): void {
+    super.calcXPositions();
+    const axis = this.state.xAxis;
+    let shown: string[] = [];
+    Object.defineProperty(axis, 'calcLabels', {
+      configurable: true,
+      enumerable: true,
+      get: () => shown,
+      set: (thinned: string[]) => {
+        shown = keepLastLabel(axis.labels, thinned);
+      },
+    });
   }
 
   /**

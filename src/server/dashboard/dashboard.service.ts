@@ -5,7 +5,9 @@ import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import type { AppContext } from '../core/context.ts';
 import { DomainError } from '../core/errors.ts';
-import { NO_TOTALS, hasVerifiedDomainAndTraffic, sumRequests, totalsPerDay } from '../stats/stats.repository.ts';
+import { hasVerifiedDomainAndTraffic } from '../stats/stats.repository.ts';
+import { figuresPerDay, transactionsIn } from '../stats/figures.ts';
+import { NO_FIGURES } from '../../lib/figures.ts';
 import { type DailyStatWire, dailyStatToWire } from '../reports/daily-stats.ts';
 import { PAGE_SIZE, type TimeRange, dayOf, daysBetween, rangeOf, seriesDays } from '../reports/report-input.ts';
 import { type TransactionPage, searchTransactions } from '../reports/transactions.service.ts';
@@ -18,7 +20,7 @@ import { quotaOf } from './dashboard.repository.ts';
  */
 export function rangeTotal(ctx: AppContext, customerId: number, range: TimeRange): Promise<number> {
   const { db } = ctx;
-  return sumRequests(db, customerId, { groupId: null, firstDay: range.firstDay, lastDay: range.lastDay });
+  return transactionsIn(db, customerId, { groupId: null, firstDay: range.firstDay, lastDay: range.lastDay });
 }
 
 /**
@@ -38,11 +40,11 @@ export async function overview(
   const bounded = range.firstDay !== null && range.lastDay !== null;
   const [total, perDay] = await Promise.all([
     bounded ? null : rangeTotal(ctx, customerId, range),
-    totalsPerDay(db, customerId, first, last),
+    figuresPerDay(db, customerId, first, last),
   ]);
   return {
-    overviewStats: { total: total ?? [...perDay.values()].reduce((sum, day) => sum + day.requests, 0) },
-    dailyStats: daysBetween(first, last).map((day) => dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS)),
+    overviewStats: { total: total ?? [...perDay.values()].reduce((sum, day) => sum + day.transactions, 0) },
+    dailyStats: daysBetween(first, last).map((day) => dailyStatToWire(day, perDay.get(day) ?? NO_FIGURES)),
   };
 }
 

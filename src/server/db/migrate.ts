@@ -28,6 +28,7 @@ import * as m024 from './migrations/024-template-variables.ts';
 import * as m025 from './migrations/025-domain-options.ts';
 import * as m027 from './migrations/027-inbound.ts';
 import * as m028 from './migrations/028-received-content.ts';
+import * as m029 from './migrations/029-figures.ts';
 
 const migrations: Record<string, Migration> = {
   '001-accounts': m001,
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '025-domain-options': m025,
   '027-inbound': m027,
   '028-received-content': m028,
+  '029-figures': m029,
 };
 
 /** A migrator over this project's migrations (tests step it down and up again). */

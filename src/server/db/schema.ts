@@ -241,6 +241,8 @@ export interface TransactionCountsTable {
   delivered_status: DeliveredStatus;
   opened: boolean;
   clicked: boolean;
+  /** The bounce kind, 'hard' or 'soft'; '' for none (migration 029). */
+  bounce: string;
   n: ColumnType<number, number, number>;
 }
 
@@ -253,24 +255,12 @@ export interface EventsTable {
   data: Json<Record<string, unknown> | null> | null;
 }
 
-export const STAT_COLUMNS = [
-  'requests',
-  'sent',
-  'failed',
-  'delivered',
-  'bounced',
-  'bounces_hard',
-  'bounces_soft',
-  'opens',
-  'unique_opens',
-  'clicks',
-  'unique_clicks',
-  // opens and clicks of machines, counted apart from the people's above (migration 017)
-  'machine_opens',
-  'machine_clicks',
-  // spam complaints from feedback loops, on the day the report arrived (migration 018)
-  'complaints',
-] as const;
+/**
+ * What daily_stats counts on the day it happens, to messages accepted on any day (migration 029):
+ * people's opens and clicks, machines' beside them (migration 017) and spam complaints received
+ * (migration 018). The states of transactions are counted by transaction_counts (stats/figures.ts).
+ */
+export const STAT_COLUMNS = ['opens', 'clicks', 'machine_opens', 'machine_clicks', 'complaints'] as const;
 export type StatColumn = (typeof STAT_COLUMNS)[number];
 
 export type DailyStatsTable = {

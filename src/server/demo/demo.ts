@@ -11,6 +11,8 @@ import { performance } from 'node:perf_hooks';
 import { formatUnix } from '../../lib/dates.ts';
 import { formatCount } from '../../lib/numbers.ts';
 import type { AppContext } from '../core/context.ts';
+import type { Figures } from '../../lib/figures.ts';
+import { figuresOfSlice } from '../stats/figures.ts';
 import { bootstrapAdmin, type BootstrapResult, createUser } from '../accounts/accounts.service.ts';
 import * as accounts from '../accounts/accounts.repository.ts';
 import type { ParsedBounce } from '../bounces/parse-dsn.ts';
@@ -72,6 +74,8 @@ export interface DemoSummary {
   /** The administrator an empty database got first (as the first start would have created). */
   admin: BootstrapResult;
   replaced: boolean;
+  /** The account's figures once its history is recorded, read as the console reads them (stats/figures.ts). */
+  figures: Figures;
   /** What was recorded, by outcome (from the plan as the service took it). */
   counts: {
     transactions: number;
@@ -220,6 +224,7 @@ export async function fillDemo(ctx: AppContext, opts: DemoOptions): Promise<Demo
     domain: DEMO_DOMAIN,
     admin,
     replaced: existing !== undefined,
+    figures: await figuresOfSlice(ctx.db, account.customerId, { groupId: null, firstDay: null, lastDay: null }),
     counts: run.counts,
     seconds: Math.round((performance.now() - started) / 100) / 10,
   };

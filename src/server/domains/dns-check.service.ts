@@ -20,27 +20,6 @@ export async function runDnsCheck(ctx: AppContext, domainId: number): Promise<Dn
   return results;
 }
 
-/**
- * Records every DNS record the domain now lists (the MX record too once it receives mail) as found,
- * without a lookup: the admin CLI's `domain add --verified`, by which an operator vouches for a
- * domain (a test setup, a private network). The next check, on demand or by the refresher after
- * DNS_CHECK_INTERVAL_MINUTES, replaces it with what DNS answers.
- */
-export async function markRecordsPublished(ctx: AppContext, domainId: number): Promise<DnsCheckResults> {
-  const domain = await findDomain(ctx.db, domainId);
-  if (!domain) throw new DomainError('not_found', 'Domain not found');
-  const vouched = (r: { value: string }) => ({
-    ok: true,
-    found: r.value,
-    expected: r.value,
-    detail: 'Marked published by an administrator (domain add --verified)',
-  });
-  const records = dnsRecords(ctx, domain);
-  const results = Object.fromEntries(records.map((r) => [r.purpose, vouched(r)])) as DnsCheckResults;
-  await storeDnsResults(ctx.db, domain.id, results);
-  return results;
-}
-
 /** Claims and checks due domains until none is left (or `signal` aborts); returns the ids it checked. */
 export async function refreshDueDomains(ctx: AppContext, signal?: AbortSignal): Promise<number[]> {
   const checked: number[] = [];

@@ -10,7 +10,8 @@ import { stringify } from 'csv-stringify';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { formatUnix, REPORT_MOMENT } from '../../lib/dates.ts';
-import type { GroupReportType } from '../../contract/values.ts';
+import type { DeliveredStatus, GroupReportType, TransStatus } from '../../contract/values.ts';
+import { statusOf } from '../../lib/transaction-view.ts';
 import { failureReason, logDate } from '../reports/group-reports.service.ts';
 import { matching, type TransactionFilter } from '../reports/transactions.repository.ts';
 import { unixSeconds } from '../reports/transactions.service.ts';
@@ -36,7 +37,9 @@ export interface ExportRowData {
   subject: string;
   from_email: string;
   from_name: string | null;
-  delivered_status: string;
+  status: TransStatus;
+  delivered_status: DeliveredStatus;
+  attempts: number;
   bounce_type: string | null;
   bounce_reason: string | null;
   last_reply: string | null;
@@ -54,13 +57,16 @@ const from = (row: ExportRowData) => (row.from_name ? `${row.from_name} <${row.f
 const id: Column = { header: 'Transaction ID', value: (row) => row.uuid };
 const subject: Column = { header: 'Subject', value: (row) => row.subject };
 const toEmail: Column = { header: 'To Email', value: (row) => row.to_email };
-// docs/console-reports.md §3: 'delivered', anything else is shown as failed
+// the state the console shows and the figures count it in (src/lib/transaction-view.ts)
+const status = (row: ExportRowData) =>
+  statusOf({ trans_status: row.status, trans_delivered_status: row.delivered_status, trans_attempts: row.attempts })
+    .label;
 const sentColumns: Column[] = [
   { header: 'Date Sent', value: date },
   { header: 'From', value: from },
   subject,
   { header: 'To', value: (row) => row.to_email },
-  { header: 'Status', value: (row) => (row.delivered_status === 'delivered' ? 'Delivered' : 'Failed') },
+  { header: 'Status', value: status },
   id,
 ];
 
@@ -88,7 +94,7 @@ export const EXPORT_COLUMNS: Record<GroupReportType, Column[]> = {
 };
 
 const OUTCOME_EVENTS: Partial<Record<GroupReportType, string[]>> = {
-  failed: ['failed', 'bounced'],
+  failed: ['failed', 'canceled'],
   bounced: ['bounced'],
 };
 
@@ -130,7 +136,9 @@ export async function* exportRows(
         'm.subject',
         'm.from_email',
         'm.from_name',
+        't.status',
         't.delivered_status',
+        't.attempts',
         't.bounce_type',
         't.bounce_reason',
         't.last_reply',

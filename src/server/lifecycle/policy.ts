@@ -63,45 +63,40 @@ const writes = (w: Partial<Writes>): Writes => ({ ...NOTHING, ...w });
 const HARD_BOUNCE = { origin: 'bounce', evenWhenDisabled: false } as const;
 
 /** The bounce counts and suppression of a bounce, hard only when the address is bad. */
-function bounceOf(f: Facts): Pick<Writes, 'bounce' | 'counts' | 'suppress'> {
+function bounceOf(f: Facts): Pick<Writes, 'bounce' | 'suppress'> {
   const hard = f.addressBad === true;
   return {
     bounce: hard ? 'hard' : 'soft',
-    counts: { bounced: 1, [hard ? 'bounces_hard' : 'bounces_soft']: 1 },
     suppress: hard ? HARD_BOUNCE : null,
   };
 }
 
-/** A person's open or click counts once more, and once as unique when first; a machine's apart. */
+/**
+ * A person's open or click counts once more on its day, a machine's apart. (Whether a transaction
+ * was opened or clicked at all is its own counter, which transaction_counts counts by state.)
+ */
 function hitOf(kind: 'open' | 'click', f: Facts): Writes {
   if (f.machine)
     return writes({ events: [kind], counts: kind === 'open' ? { machine_opens: 1 } : { machine_clicks: 1 } });
-  const unique = f.first ? 1 : 0;
-  return writes({
-    events: [kind],
-    counts: kind === 'open' ? { opens: 1, unique_opens: unique } : { clicks: 1, unique_clicks: unique },
-  });
+  return writes({ events: [kind], counts: kind === 'open' ? { opens: 1 } : { clicks: 1 } });
 }
 
 /** Outcome (and the facts of the occurrence) → what is written. */
 export const POLICY: Record<Outcome, (f: Facts) => Writes> = {
-  // every accepted transaction is a request (the overview's total); one refused at once also failed
-  accepted: () => writes({ status: 'queued', delivered: 'pending', events: ['queued'], counts: { requests: 1 } }),
-  suppressed: () =>
-    writes({ status: 'failed', delivered: 'failed', events: ['queued', 'failed'], counts: { requests: 1, failed: 1 } }),
-  // over the quota at acceptance, or at the release of a scheduled message (its request counted then)
+  // the states these write are counted by transaction_counts (stats/figures.ts), not here
+  accepted: () => writes({ status: 'queued', delivered: 'pending', events: ['queued'] }),
+  suppressed: () => writes({ status: 'failed', delivered: 'failed', events: ['queued', 'failed'] }),
+  // over the quota at acceptance, or at the release of a scheduled message
   over_quota: (f) =>
     f.from === 'scheduled'
-      ? writes({ status: 'no_quota', delivered: 'failed', events: ['failed'], counts: { failed: 1 } })
+      ? writes({ status: 'no_quota', delivered: 'failed', events: ['failed'] })
       : writes({
           status: 'no_quota',
           delivered: 'failed',
           events: ['queued', 'failed'],
-          counts: { requests: 1, failed: 1 },
         }),
-  // to be sent at a later moment: a request now; the quota is counted when it is released
-  scheduled: () =>
-    writes({ status: 'scheduled', delivered: 'pending', events: ['scheduled'], counts: { requests: 1 } }),
+  // to be sent at a later moment; the quota is counted when it is released
+  scheduled: () => writes({ status: 'scheduled', delivered: 'pending', events: ['scheduled'] }),
   released: () => writes({ status: 'queued', delivered: 'pending', events: ['queued'] }),
   rescheduled: () => writes({ status: 'scheduled', delivered: 'pending', events: ['scheduled'] }),
   // canceled before its time: nothing is sent, and it is no failure
@@ -111,7 +106,6 @@ export const POLICY: Record<Outcome, (f: Facts) => Writes> = {
       status: 'sent',
       delivered: 'delivered',
       events: ['sent', 'delivered'],
-      counts: { sent: 1, delivered: 1 },
     }),
   // the first deferral of a message also sends the `delayed` webhook (webhooks/outbox.ts)
   deferred: () => writes({ status: 'queued', delivered: 'pending', events: ['deferred'] }),
@@ -123,7 +117,6 @@ export const POLICY: Record<Outcome, (f: Facts) => Writes> = {
       status: 'failed',
       delivered: 'bounced',
       events: ['bounced'],
-      counts: { failed: 1, ...b.counts },
     });
   },
   // the retry window closed: failed, a soft bounce
@@ -133,9 +126,8 @@ export const POLICY: Record<Outcome, (f: Facts) => Writes> = {
       delivered: 'failed',
       bounce: 'soft',
       events: ['failed'],
-      counts: { failed: 1, bounces_soft: 1 },
     }),
-  // a DSN after the fact: a queued message ends as failed (counted so); a sent one stays sent and counted
+  // a DSN after the fact: a queued message ends as failed; a sent one stays sent, and is bounced now
   bounce_report: (f) => {
     const b = bounceOf(f);
     const queued = f.from === 'queued';
@@ -144,7 +136,6 @@ export const POLICY: Record<Outcome, (f: Facts) => Writes> = {
       status: queued ? 'failed' : (f.from ?? null),
       delivered: 'bounced',
       events: ['bounced'],
-      counts: { ...(queued ? { failed: 1 } : {}), ...b.counts },
     });
   },
   complaint: () =>

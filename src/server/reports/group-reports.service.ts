@@ -9,7 +9,8 @@ import type { GroupReportType } from '../../contract/values.ts';
 import type { AppContext } from '../core/context.ts';
 import { type DailyStatWire, dailyStatToWire } from './daily-stats.ts';
 import { DomainError } from '../core/errors.ts';
-import { NO_TOTALS, groupTotalsByUuid, totalsPerDay } from '../stats/stats.repository.ts';
+import { figuresOfSlice, figuresPerDay } from '../stats/figures.ts';
+import { NO_FIGURES, type ShareKey, shareOf } from '../../lib/figures.ts';
 import { addDays } from '../../lib/dates.ts';
 import { findGroup } from './groups.repository.ts';
 import { type LinkOrder, countLinks, pageLinks } from './link-stats.repository.ts';
@@ -143,7 +144,7 @@ const OUTCOME_EVENTS: Record<GroupReportType, readonly string[]> = {
   sent: [],
   opens: [],
   clicks: [],
-  failed: ['failed', 'bounced'],
+  failed: ['failed', 'canceled'],
   bounced: ['bounced'],
 };
 
@@ -209,7 +210,7 @@ export async function groupReport(
       recipient: null,
       text: request.text,
     }),
-    totalsPerDay(db, customerId, range.firstDay, range.lastDay, groupId),
+    figuresPerDay(db, customerId, range.firstDay, range.lastDay, groupId),
   ]);
   // the page's rows and their extras together (two connections on PostgreSQL)
   const [rows, extras] = await Promise.all([
@@ -233,7 +234,7 @@ export async function groupReport(
   return {
     transactions: { data, meta: found.meta },
     dailyStats: daysBetween(range.firstDay, range.lastDay).map((day) =>
-      dailyStatToWire(day, perDay.get(day) ?? NO_TOTALS),
+      dailyStatToWire(day, perDay.get(day) ?? NO_FIGURES),
     ),
   };
 }
@@ -244,19 +245,10 @@ export interface Figure {
   percentage: number;
 }
 
-export interface OverviewStats {
-  sent: Figure;
-  delivered: Figure;
-  failed: Figure;
-  bounced: Figure;
-  bouncesHard: Figure;
-  bouncesSoft: Figure;
-  /** Spam complaints, as a share of the delivered: the complaint rate. */
-  complaints: Figure;
-  uniqueOpens: Figure;
-  notOpened: Figure;
-  uniqueClicks: Figure;
-  notClicked: Figure;
+/** The figures with a share (src/lib/figures.ts SHARE_BASE names each one's base). */
+type Shares = Record<ShareKey, Figure>;
+
+export interface OverviewStats extends Shares {
   totalOpens: { value: number };
   totalClicks: { value: number };
   /** Machines' opens and clicks (tracking/machine-rules.ts), counted in none of the figures above. */
@@ -266,13 +258,24 @@ export interface OverviewStats {
   total: number;
 }
 
-const percent = (value: number, of: number): number => (of > 0 ? Math.round((value / of) * 10_000) / 100 : 0);
+const SHARES: readonly ShareKey[] = [
+  'sent',
+  'delivered',
+  'failed',
+  'bounced',
+  'bouncesHard',
+  'bouncesSoft',
+  'pending',
+  'complaints',
+  'uniqueOpens',
+  'notOpened',
+  'uniqueClicks',
+  'notClicked',
+];
 
 /**
- * POST|GET /v1/transaction-groups/overview: sent, delivered, failed and bounced (hard,
- * soft) as shares of the transactions total; complaints, unique opens and clicks and their
- * complements as shares of the delivered — people's, with machines' opens and clicks beside them.
- * From daily_stats over the range's UTC days.
+ * POST|GET /v1/transaction-groups/overview: the group's figures over the range's UTC days
+ * (src/lib/figures.ts, computed by stats/figures.ts), each with the share of its base.
  */
 export async function groupOverview(
   ctx: AppContext,
@@ -280,33 +283,16 @@ export async function groupOverview(
   groupUuid: string | undefined,
   range: ReportRange,
 ): Promise<{ overviewStats: OverviewStats }> {
-  const { db } = ctx;
-  const t =
-    groupUuid && isUuid(groupUuid)
-      ? await groupTotalsByUuid(db, customerId, groupUuid.toLowerCase(), range.firstDay, range.lastDay)
-      : undefined;
-  if (!t) throw new DomainError('not_found', 'No such transaction group');
-  const total = t.requests;
-  const ofTotal = (value: number): Figure => ({ value, percentage: percent(value, total) });
-  const ofDelivered = (value: number): Figure => ({ value, percentage: percent(value, t.delivered) });
+  const { id } = await groupOf(ctx, customerId, groupUuid);
+  const f = await figuresOfSlice(ctx.db, customerId, { groupId: id, firstDay: range.firstDay, lastDay: range.lastDay });
   return {
     overviewStats: {
-      sent: ofTotal(t.sent),
-      delivered: ofTotal(t.delivered),
-      failed: ofTotal(t.failed),
-      bounced: ofTotal(t.bounced),
-      bouncesHard: ofTotal(t.bounces_hard),
-      bouncesSoft: ofTotal(t.bounces_soft),
-      complaints: ofDelivered(t.complaints),
-      uniqueOpens: ofDelivered(t.unique_opens),
-      notOpened: ofDelivered(Math.max(0, t.delivered - t.unique_opens)),
-      uniqueClicks: ofDelivered(t.unique_clicks),
-      notClicked: ofDelivered(Math.max(0, t.delivered - t.unique_clicks)),
-      totalOpens: { value: t.opens },
-      totalClicks: { value: t.clicks },
-      machineOpens: { value: t.machine_opens },
-      machineClicks: { value: t.machine_clicks },
-      total,
+      ...(Object.fromEntries(SHARES.map((key) => [key, shareOf(f, key)])) as Shares),
+      totalOpens: { value: f.opens },
+      totalClicks: { value: f.clicks },
+      machineOpens: { value: f.machineOpens },
+      machineClicks: { value: f.machineClicks },
+      total: f.transactions,
     },
   };
 }

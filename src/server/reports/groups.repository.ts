@@ -1,18 +1,14 @@
 // Reading transaction groups for the Groups tab (docs/console.md §2 Transactions). A customer has far
-// fewer groups than transactions, so the name search may match anywhere in the name; statistics
-// come from the daily_stats rollup (docs/architecture.md §4.2), summed per group when a page needs them.
+// fewer groups than transactions, so the name search may match anywhere in the name; their figures
+// come from stats/figures.ts, summed per group when a page needs them.
 import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import type { StatColumn, Tables } from '../db/schema.ts';
-import { groupTotalsSubquery } from '../stats/stats.repository.ts';
+import type { Tables } from '../db/schema.ts';
+import { type GroupFigure, groupFigureSubquery } from '../stats/figures.ts';
 import { type Direction, likeLiteral } from './report-input.ts';
 
 /** Group orders: by a column of the group, or by one of its all-time totals. */
-export type GroupOrder =
-  | 'name'
-  | 'created'
-  | 'last_send'
-  | Extract<StatColumn, 'requests' | 'sent' | 'failed' | 'delivered' | 'bounced' | 'opens' | 'clicks'>;
+export type GroupOrder = 'name' | 'created' | 'last_send' | GroupFigure;
 
 const COLUMN_ORDERS: Partial<Record<GroupOrder, { expression: RawBuilder<unknown>; nullable: boolean }>> = {
   name: { expression: sql`lower(g.name)`, nullable: false },
@@ -54,9 +50,8 @@ export async function pageGroups(
       return column.nullable ? ordered.nullsLast() : ordered;
     });
   } else {
-    // ordering by a total needs every group's total: one aggregate over the customer's rollup rows
-    const stat = sort.by as StatColumn;
-    const totals = groupTotalsSubquery(db, customerId, stat);
+    // ordering by a figure needs every group's: one aggregate over the customer's rollup rows
+    const totals = groupFigureSubquery(db, customerId, sort.by as GroupFigure);
     query = query.leftJoin(totals, 's.group_id', 'g.id').orderBy(sql`coalesce(s.total, 0)`, sort.direction);
   }
   const rows = await query.orderBy('g.id', sort.direction).limit(limit).offset(offset).execute();

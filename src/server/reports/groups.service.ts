@@ -4,7 +4,8 @@ import type { AppContext } from '../core/context.ts';
 import type { z } from 'zod';
 import type * as contract from '../../contract/reports.ts';
 import { GROUP_SORT_KEYS, type GroupSortKey } from '../../contract/values.ts';
-import { NO_TOTALS, type StatTotals, totalsPerGroup } from '../stats/stats.repository.ts';
+import { figuresPerGroup } from '../stats/figures.ts';
+import { type Figures, sentOf } from '../../lib/figures.ts';
 import * as repo from './groups.repository.ts';
 import type { PageMeta } from '../../contract/reports.ts';
 import { PAGE_SIZE, either, pageMeta, resolveSort } from './report-input.ts';
@@ -15,7 +16,7 @@ const ORDER_OF: Record<GroupSortKey, repo.GroupOrder> = {
   group_last_send_date: 'last_send',
   group_create_date: 'created',
   group_name: 'name',
-  requests: 'requests',
+  requests: 'transactions',
   sent: 'sent',
   failed: 'failed',
   delivered: 'delivered',
@@ -51,7 +52,8 @@ export interface GroupPage {
   meta: Required<PageMeta>;
 }
 
-export function groupToWire(row: repo.GroupRow, totals: StatTotals): GroupWire {
+/** A group and its all-time figures (src/lib/figures.ts) on the wire. */
+export function groupToWire(row: repo.GroupRow, totals: Figures): GroupWire {
   return {
     group_id: row.id,
     group_uuid: row.uuid,
@@ -59,8 +61,8 @@ export function groupToWire(row: repo.GroupRow, totals: StatTotals): GroupWire {
     group_create_date: unixSeconds(row.created_at),
     group_last_send_date: unixSeconds(row.last_send_at),
     groupStats: {
-      tgs_total_requests: totals.requests,
-      tgs_total_sent: totals.sent,
+      tgs_total_requests: totals.transactions,
+      tgs_total_sent: sentOf(totals),
       tgs_total_failed: totals.failed,
       tgs_total_delivered: totals.delivered,
       tgs_total_bounces: totals.bounced,
@@ -72,7 +74,7 @@ export function groupToWire(row: repo.GroupRow, totals: StatTotals): GroupWire {
 
 /**
  * POST /v1/transaction-groups/search's answer to a checked body; also the Groups tab's first page.
- * One page of the customer's groups with their all-time totals from daily_stats.
+ * One page of the customer's groups with their all-time figures.
  */
 export async function answerGroupSearch(
   ctx: AppContext,
@@ -92,13 +94,13 @@ export async function answerGroupSearch(
     repo.pageGroups(db, customerId, contains, { by: ORDER_OF[key], direction }, perPage, (body.page - 1) * perPage),
     repo.countGroups(db, customerId, contains),
   ]);
-  const totals = await totalsPerGroup(
+  const totals = await figuresPerGroup(
     db,
     customerId,
     rows.map((r) => r.id),
   );
   return {
-    data: rows.map((row) => groupToWire(row, totals.get(row.id) ?? NO_TOTALS)),
+    data: rows.map((row) => groupToWire(row, totals.get(row.id)!)),
     meta: pageMeta(body.page, perPage, total, false),
   };
 }

@@ -249,6 +249,8 @@ export interface TransactionRow {
   delivered_status: DeliveredStatus;
   open_count: number;
   click_count: number;
+  /** Delivery attempts made: a queued transaction with some was deferred. */
+  attempts: number;
   subject: string;
   from_email: string;
   from_name: string | null;
@@ -284,6 +286,7 @@ export async function transactionsByIds(
       't.delivered_status',
       't.open_count',
       't.click_count',
+      't.attempts',
       'm.subject',
       'm.from_email',
       'm.from_name',

@@ -3,7 +3,8 @@
 import type { AppContext } from '../core/context.ts';
 import { isUuid } from '../../contract/fields.ts';
 import type { DeliveredStatus, MessageStatus, ReportType, TransStatus } from '../../contract/values.ts';
-import { sumRequests } from '../stats/stats.repository.ts';
+import { transactionsIn } from '../stats/figures.ts';
+import { DELIVERED_STATUSES_OF } from '../../lib/figures.ts';
 import { sumTransactionCounts } from './transaction-counts.repository.ts';
 import type { PageMeta } from '../../contract/reports.ts';
 import { COUNT_CAP, TEXT_COUNT_CAP, type Direction, type TimeRange, pageMeta } from './report-input.ts';
@@ -31,25 +32,28 @@ const ORDER_OF: Record<TransactionSortKey, repo.TransactionOrder> = {
   opens: 'opens',
 };
 
-const FAILURES: readonly TransStatus[] = ['failed', 'no_quota'];
-
 type StatusSets = { statuses: readonly TransStatus[] | null; delivered: readonly DeliveredStatus[] | null };
 const ANY: StatusSets = { statuses: null, delivered: null };
+/** A figure's transactions (src/lib/figures.ts): the same ones its count counts. */
+const stateOf = (figure: keyof typeof DELIVERED_STATUSES_OF): StatusSets => ({
+  statuses: null,
+  delivered: DELIVERED_STATUSES_OF[figure],
+});
 const BY_STATUS: Record<MessageStatus, StatusSets> = {
   all: ANY,
-  sent: { statuses: ['sent'], delivered: null },
-  failed: { statuses: FAILURES, delivered: null },
-  delivered: { statuses: null, delivered: ['delivered'] },
+  sent: stateOf('sent'),
+  failed: stateOf('failed'),
+  delivered: stateOf('delivered'),
 };
 // opens and clicks narrow by counters instead (TransactionFilter.opened / clicked)
 const BY_REPORT: Record<ReportType, StatusSets> = {
   all: ANY,
   overview: ANY,
-  sent: { statuses: ['sent'], delivered: null },
+  sent: stateOf('sent'),
   opens: ANY,
   clicks: ANY,
-  failed: { statuses: FAILURES, delivered: null },
-  bounced: { statuses: null, delivered: ['bounced'] },
+  failed: stateOf('failed'),
+  bounced: stateOf('bounced'),
 };
 
 export interface TransactionSearch {
@@ -88,6 +92,8 @@ export interface TransactionWire {
   trans_group_name: string;
   trans_read_count: number;
   trans_click_count: number;
+  /** Delivery attempts made (a queued transaction with some is deferred). */
+  trans_attempts: number;
 }
 
 export interface TransactionPage {
@@ -117,6 +123,7 @@ export function transactionToWire(row: repo.TransactionRow): TransactionWire {
     trans_group_name: row.group_name,
     trans_read_count: row.open_count,
     trans_click_count: row.click_count,
+    trans_attempts: row.attempts,
   };
 }
 
@@ -224,8 +231,8 @@ export async function findTransactionIds(
       filter.recipient === null &&
       filter.text === null
     ) {
-      // only the range and the group: the requests rollup, one row per group and day
-      return { total: await sumRequests(db, customerId, { groupId, firstDay, lastDay }), exact: true };
+      // only the range and the group: the figures' transactions
+      return { total: await transactionsIn(db, customerId, { groupId, firstDay, lastDay }), exact: true };
     }
     if (wholeDays && filter.recipient === null && filter.text === null) {
       // states too: the transaction_counts rollup, one row per group, day and state

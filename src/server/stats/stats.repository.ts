@@ -1,7 +1,8 @@
 // The daily_stats rollups (docs/architecture.md §4.2), written and read here only: updated in the same database
 // transaction as the change they count, in one statement per batch — never by scanning transactions at read
-// time, and never one upsert per message; read for the console's charts and totals. Days are UTC days, as the
-// rollup is keyed.
+// time, and never one upsert per message; read by the figures (figures.ts). They count what happens on a day
+// (people's and machines' opens and clicks, complaints received); the states of transactions are counted by
+// transaction_counts. Days are UTC days, as the rollup is keyed.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { hasRow } from '../db/has-row.ts';
@@ -65,7 +66,7 @@ export async function hasVerifiedDomainAndTraffic(db: Database, customerId: numb
   if (!verified) return false;
   // any accepted transaction: the first rollup row with one, not the all-time sum
   return hasRow(
-    db.selectFrom('daily_stats').select('day').where('customer_id', '=', customerId).where('requests', '>', 0),
+    db.selectFrom('transaction_counts').select('day').where('customer_id', '=', customerId).where('n', '>', 0),
   );
 }
 
@@ -108,12 +109,9 @@ export function rollupSlice(
   return query;
 }
 
-/** Transactions accepted (the `requests` rollup, bumped on the day of acceptance) in the customer's slice. */
-export async function sumRequests(db: Database, customerId: number, slice: RollupSlice): Promise<number> {
-  const row = await rollupSlice(db, 'daily_stats', customerId, slice)
-    .select(sql<string | number>`coalesce(sum(requests), 0)`.as('total'))
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
+/** The totals of the customer's slice. */
+export async function totalsOfSlice(db: Database, customerId: number, slice: RollupSlice): Promise<StatTotals> {
+  return totalsOf(await rollupSlice(db, 'daily_stats', customerId, slice).select(sums).executeTakeFirstOrThrow());
 }
 
 /**
@@ -149,48 +147,6 @@ export async function totalsPerGroup(
     .groupBy('group_id')
     .execute();
   return new Map(rows.map((row) => [Number(row.group_id), totalsOf(row)]));
-}
-
-/**
- * The totals of the customer's group with this uuid (lower case) over the days from `first` to
- * `last`, found and summed in one query (the overview widget's whole read); undefined when the
- * customer has no such group.
- */
-export async function groupTotalsByUuid(
-  db: Database,
-  customerId: number,
-  uuid: string,
-  first: string,
-  last: string,
-): Promise<StatTotals | undefined> {
-  const dailySums = STAT_COLUMNS.map((column) =>
-    sql<string | number>`coalesce(sum(d.${sql.ref(column)}), 0)`.as(column),
-  );
-  const row = await db
-    .selectFrom('transaction_groups as g')
-    .leftJoin('daily_stats as d', (join) =>
-      join
-        .onRef('d.customer_id', '=', 'g.customer_id')
-        .onRef('d.group_id', '=', 'g.id')
-        .on('d.day', '>=', first)
-        .on('d.day', '<=', last),
-    )
-    .select(['g.id', ...dailySums])
-    .where('g.customer_id', '=', customerId)
-    .where('g.uuid', '=', uuid)
-    .groupBy('g.id')
-    .executeTakeFirst();
-  return row && totalsOf(row);
-}
-
-/** Every group's all-time total of one column, a subquery to join on `group_id` (the Groups tab's sort). */
-export function groupTotalsSubquery(db: Database, customerId: number, stat: StatColumn) {
-  return db
-    .selectFrom('daily_stats')
-    .select(['group_id', sql<number>`sum(${sql.ref(stat)})`.as('total')])
-    .where('customer_id', '=', customerId)
-    .groupBy('group_id')
-    .as('s');
 }
 
 /** Deletes the rollups of these customers (the demo account's removal). */

@@ -11,12 +11,14 @@ import { consoleRoutes } from '../http/console-routes.ts';
 import { noStoreJson } from '../http/no-store.ts';
 import { jsonBody } from '../http/validate.ts';
 import {
+  DELETED_MESSAGE,
   SAVED_MESSAGE,
   logDetail,
   replayLog,
   rotateSecret,
   saveWebhook,
   searchLogs,
+  deleteWebhook,
   sendTestEvent,
   webhooksForConsole,
 } from './webhooks.service.ts';
@@ -34,6 +36,11 @@ export function webhookRoutes(ctx: AppContext): Hono<ApiEnv> {
   serve(contract.saveWebhook, change, async (c) => {
     const webhook = await saveWebhook(ctx, sessionOf(c).customerId, await jsonBody(c, z.unknown()));
     return noStoreJson(c, { message: SAVED_MESSAGE, data: webhook });
+  });
+
+  serve(contract.deleteWebhook, change, async (c, { params }) => {
+    await deleteWebhook(ctx, sessionOf(c).customerId, params.id);
+    return c.json({ message: DELETED_MESSAGE });
   });
 
   serve(contract.rotateSecret, change, async (c, { query }) => {

@@ -26,6 +26,7 @@ import * as repo from './webhooks.repository.ts';
 import { attempt, recordAttempts } from './worker.ts';
 
 export const SAVED_MESSAGE = 'Webhook saved successfully.';
+export const DELETED_MESSAGE = 'Webhook deleted.';
 export const EMPTY_URL_MESSAGE = 'Webhook URL is empty';
 const LOG_PAGE_SIZE = 10;
 const LOG_COUNT_CAP = 10_000;
@@ -225,12 +226,44 @@ export async function saveWebhook(ctx: AppContext, customerId: number, body: unk
     : input.id
       ? await findWebhook(ctx, customerId, input.id)
       : await firstSettingsWebhook(ctx, customerId);
+  await refuseDuplicate(ctx, customerId, target, values);
   const saved = {
     ...values,
     received_content: receivedContentFor(values, input.received_content, target?.received_content),
   };
   const row = target ? await changeWebhook(ctx, target, saved) : await createWebhook(ctx, customerId, saved);
   return webhookToWire(secrets, row);
+}
+
+/**
+ * A 409 when another webhook of the account has the same URL, field set and events as `values`: every
+ * event would be posted twice.
+ */
+async function refuseDuplicate(
+  ctx: AppContext,
+  customerId: number,
+  target: repo.Webhook | undefined,
+  values: { url: string; field_set: string; event_types: string },
+): Promise<void> {
+  const events = (types: readonly string[]) => [...types].sort().join(',');
+  const asked = events(JSON.parse(values.event_types) as string[]);
+  const twin = (await repo.listWebhooks(ctx.db, customerId)).find(
+    (w) =>
+      w.id !== target?.id &&
+      w.url === values.url &&
+      w.field_set === values.field_set &&
+      events(w.event_types) === asked,
+  );
+  if (twin)
+    throw new DomainError(
+      'conflict',
+      'Another webhook already sends these events to this URL: each event would be posted twice.',
+    );
+}
+
+/** Deletes one of the customer's webhooks (Settings); its logged requests stay. */
+export async function deleteWebhook(ctx: AppContext, customerId: number, id: string): Promise<void> {
+  await removeWebhook(ctx, await findWebhook(ctx, customerId, id));
 }
 
 async function requireWebhook(ctx: AppContext, customerId: number, id?: string): Promise<repo.Webhook> {
