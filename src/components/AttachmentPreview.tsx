@@ -3,7 +3,7 @@
 // the files with Download buttons, in the customer's branding. Download buttons here do nothing.
 // A link that expired or reached its download limit previews as the public page then shows it
 //: the notice instead of Download buttons, still in the branding.
-import { DEAD_LINK_NOTICES, type LinkState } from '../lib/attachment-state.ts';
+import { DEAD_LINK_NOTICES, type LinkState, shownLinkName } from '../lib/attachment-state.ts';
 import { formatLongDate } from '../lib/dates.ts';
 import { formatFileSize } from '../lib/file-size.ts';
 import type { Asset, Branding } from '../stores/attachments.ts';
@@ -14,6 +14,10 @@ export interface AttachmentPreviewProps {
   expiry: number | null;
   state?: LinkState;
   files: Pick<Asset, 'name' | 'size'>[];
+  /** The link's name, shown under the heading unless it is the default (shownLinkName). */
+  name?: string | null;
+  /** Who shares the link: the account's name, under the heading. */
+  sender?: string | null;
 }
 
 export default function AttachmentPreview({
@@ -22,6 +26,8 @@ export default function AttachmentPreview({
   expiry,
   state = 'live',
   files,
+  name = null,
+  sender = null,
 }: AttachmentPreviewProps) {
   const notice = state === 'live' ? null : DEAD_LINK_NOTICES[state];
   return (
@@ -40,6 +46,16 @@ export default function AttachmentPreview({
         <p className="preview-title" data-testid="preview-title">
           {notice ? notice.heading : 'Online Attachments'}
         </p>
+        {shownLinkName(name) && (
+          <p className="preview-name" data-testid="preview-name">
+            {shownLinkName(name)}
+          </p>
+        )}
+        {sender && (
+          <p className="preview-sender" data-testid="preview-sender">
+            Shared by {sender}
+          </p>
+        )}
         {expiry ? (
           <p className="preview-expiry" data-testid="preview-expiry">
             {state === 'expired' ? `Expired on ${formatLongDate(expiry)}` : `Expiry date: ${formatLongDate(expiry)}`}

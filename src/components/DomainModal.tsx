@@ -1,6 +1,7 @@
 // Modal "Verify and Authenticate your Domain" (docs/console.md §2, §4, §5): a domain field; once a domain
 // is typed, the local part of the verification address with an @domain suffix. Send Verification
-// Email is disabled while the domain is invalid, the local part is empty or a request is loading.
+// Email is disabled while the domain is invalid, the local part is empty, a request is loading, or
+// after a success.
 // Success shows the message and closes after 3 s; an error message clears after 5 s.
 import { useEffect, useRef, useState } from 'react';
 import { DOMAIN_PATTERN, INVALID_DOMAIN_MESSAGE } from '../lib/domain-name.ts';
@@ -27,7 +28,8 @@ export default function DomainModal({ onClose, onSubmit, successMessage }: Props
 
   const trimmed = domain.trim();
   const domainValid = DOMAIN_PATTERN.test(trimmed);
-  const disabled = !domainValid || local.trim() === '' || loading;
+  // after a success the modal closes in 3 s: no second request meanwhile
+  const disabled = !domainValid || local.trim() === '' || loading || success !== null;
 
   async function send() {
     if (disabled) return;

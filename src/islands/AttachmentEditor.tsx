@@ -86,7 +86,8 @@ function ExpiryField({ value, onPick, error }: { value: number; onPick: (v: numb
   );
 }
 
-export default function AttachmentEditor({ id }: { id: number | null }) {
+/** `sender`: the account's name, which the download page shows (its preview here too). */
+export default function AttachmentEditor({ id, sender = null }: { id: number | null; sender?: string | null }) {
   const $draft = useIslandStore(draft);
   const $uploads = useIslandStore(uploads);
   const $status = useIslandStore(requestStatus);
@@ -383,6 +384,8 @@ export default function AttachmentEditor({ id }: { id: number | null }) {
                       )
                 }
                 files={[...$draft.assets, ...$uploads]}
+                name={$draft.name}
+                sender={sender}
               />
             </div>
           </aside>

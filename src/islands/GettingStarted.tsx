@@ -3,6 +3,7 @@
 // the Configure using API or SMTP card (two Get Key choices revealing the credential fields).
 import { useEffect, useState } from 'react';
 import { ApiCredentialFields, SmtpCredentialFields } from '../components/CredentialFields.tsx';
+import DomainList from '../components/DomainList.tsx';
 import DomainModal from '../components/DomainModal.tsx';
 import { DOMAIN_CREATED, createDomain, getStarted, loadGetStarted } from '../stores/get-started.ts';
 import { useIslandStore } from '../lib/island-hooks.ts';
@@ -48,37 +49,7 @@ export default function GettingStarted({ docsUrl }: { docsUrl?: string | null })
               {$state.domains.length === 0 ? (
                 <p className="mb-4">Add the domain you send from. We email a link to an address there to verify it.</p>
               ) : (
-                <ul className="domain-list mb-4" data-testid="domain-list">
-                  {$state.domains.map((d) => (
-                    <li
-                      key={d.domain_id}
-                      data-testid="domain-row"
-                      data-domain={d.domain_domain}
-                      data-verified={d.domain_sending_verified}
-                    >
-                      {d.domain_sending_verified === 'yes' ? (
-                        // biome-ignore lint/a11y/useAriaPropsSupportedByRole: left as is (LINT-MERGE.md)
-                        <span className="domain-state is-verified" title="Verified" aria-label="Verified">
-                          ✔
-                        </span>
-                      ) : (
-                        // biome-ignore lint/a11y/useAriaPropsSupportedByRole: left as is (LINT-MERGE.md)
-                        <span className="domain-state is-unverified" title="Not verified" aria-label="Not verified">
-                          ✘
-                        </span>
-                      )}
-                      <span className="domain-name">{d.domain_domain}</span>
-                      <a
-                        href={`/domains/${d.domain_id}`}
-                        className="domain-edit"
-                        aria-label={`Edit ${d.domain_domain}`}
-                        data-testid="domain-edit"
-                      >
-                        Edit
-                      </a>
-                    </li>
-                  ))}
-                </ul>
+                <DomainList domains={$state.domains} />
               )}
               <button
                 type="button"

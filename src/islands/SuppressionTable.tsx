@@ -1,4 +1,5 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
+import Modal from '../components/Modal.tsx';
 import type { PageMeta } from '../contract/reports.ts';
 import {
   type Suppression,
@@ -114,6 +115,8 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
   const $checked = useIslandStore(checked);
   const $deleting = useIslandStore(deleting);
   const selection = { checked: $checked, deleting: $deleting, onToggle: toggleChecked };
+  // Delete asks first: an address taken off the list is mailed again
+  const [confirming, setConfirming] = useState(false);
   useEffect(() => startSuppressions(first !== null), []);
 
   if ($list.status === 'failed') {
@@ -140,7 +143,7 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
                   aria-label="Delete the checked address"
                   title="Delete the checked address"
                   disabled={$checked === null || $deleting}
-                  onClick={() => void deleteChecked()}
+                  onClick={() => setConfirming(true)}
                   data-testid="delete-suppression"
                 >
                   <TrashIcon />
@@ -190,6 +193,27 @@ export default function SuppressionTable({ first = null }: { first?: { data: Sup
         </table>
       </div>
       {$list.meta && <Pager meta={$list.meta} />}
+      {confirming && $checked !== null && (
+        <Modal
+          title="Delete suppression"
+          onClose={() => setConfirming(false)}
+          testId="delete-suppression-modal"
+          onSubmit={() => {
+            setConfirming(false);
+            void deleteChecked();
+          }}
+          dismiss="Keep it"
+          footer={
+            <button type="submit" className="button is-danger delete-confirm" data-testid="delete-suppression-confirm">
+              Delete
+            </button>
+          }
+        >
+          <p data-testid="delete-suppression-question">
+            Take <strong>{$checked}</strong> off the suppression list? Mail to this address will be sent again.
+          </p>
+        </Modal>
+      )}
     </div>
   );
 }

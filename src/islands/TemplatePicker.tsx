@@ -39,6 +39,12 @@ export default function TemplatePicker({ initialTab = 'user' }: { initialTab?: T
     data: [],
   });
   const search = useRef(debounced(SEARCH_DEBOUNCE_MS, (value: string) => setName(value)));
+  // the fragment names the tab (/templates/create#system opens the gallery); the server cannot see it,
+  // so it renders the default tab and the fragment is read once hydrated
+  useEffect(() => {
+    const named = TABS.find((t) => `#${t.id}` === window.location.hash);
+    if (named) setTab(named.id);
+  }, []);
 
   useEffect(() => {
     let current = true;
@@ -72,6 +78,7 @@ export default function TemplatePicker({ initialTab = 'user' }: { initialTab?: T
                 onClick={(e) => {
                   e.preventDefault();
                   setTab(t.id);
+                  history.replaceState(null, '', `#${t.id}`);
                 }}
                 data-testid={`tab-${t.id}`}
               >

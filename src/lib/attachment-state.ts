@@ -51,3 +51,15 @@ export function linkIdOf(segment: string | undefined): number {
   const raw = segment ?? '';
   return /^\d{1,15}$/.test(raw) ? Number(raw) : 0;
 }
+
+/** The name a link gets when none is given (the editor's and the API's default). */
+export const DEFAULT_LINK_NAME = 'Untitled';
+
+/**
+ * The name a link's download page shows under its heading 'Online Attachments' (docs/console-reports.md
+ * §2, the preview's title), in the editor's preview and on the page itself; null for the default name.
+ */
+export function shownLinkName(name: string | null | undefined): string | null {
+  const own = name?.trim() ?? '';
+  return own === '' || own === DEFAULT_LINK_NAME ? null : own;
+}

@@ -107,6 +107,8 @@ describe('a new customer, from sign-in to a first verified send', () => {
         await tab.page.click('[data-testid=send-verification]');
         const success = await tab.page.waitForSelector('[data-testid=domain-success]');
         expect(await success.textContent()).toContain('Domain Created');
+        // until the modal closes, nothing can be sent twice
+        expect(await tab.page.isDisabled('[data-testid=send-verification]')).toBe(true);
         await screenshot(tab.page, 'getting-started-3-domain-created');
       });
       const row = await tab.page.waitForSelector('[data-testid=domain-row][data-domain="walk.example"]');
@@ -150,6 +152,9 @@ describe('a new customer, from sign-in to a first verified send', () => {
     await Promise.all([tab.page.waitForNavigation(), tab.page.click('[data-testid=confirm-domain]')]);
     expect(await tab.page.textContent('h1')).toBe('Domain verified');
     await screenshot(tab.page, 'getting-started-6-verified');
+    // a way back: the domain's page in the console (signed in, it opens; else the sign-in asks first)
+    const back = await tab.page.getAttribute('[data-testid=verify-back]', 'href');
+    expect(back).toMatch(/^\/domains\/\d+$/);
     await tab.page.goto(link);
     expect(await tab.page.textContent('h1')).toBe('This link is not valid');
 

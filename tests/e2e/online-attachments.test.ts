@@ -313,7 +313,10 @@ describe('online attachments', () => {
     await expect(
       page.evaluate(() => (document.querySelector('img.logo') as HTMLImageElement).naturalWidth),
     ).resolves.toBe(96);
-    await expect(page.textContent('h1')).resolves.toBe('Quarterly reports');
+    // the preview's heading, the link's name and who shares it under it
+    await expect(page.textContent('h1')).resolves.toBe('Online Attachments');
+    await expect(page.textContent('[data-testid=link-name]')).resolves.toBe('Quarterly reports');
+    await expect(page.textContent('[data-testid=sender]')).resolves.toBe('Shared by Files Customer');
     await expect(page.textContent('[data-testid=expiry]')).resolves.toMatch(/^Expiry date: \d+ \w+ \d{4}$/);
     expect(await page.evaluate(() => document.scripts.length)).toBe(0);
     await checkBoth(page, 'attachments-7-public');

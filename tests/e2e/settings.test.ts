@@ -1,6 +1,7 @@
 // The Settings page in Chromium (docs/console.md §2 Settings, §4): sending option toggles that are
 // disabled while saving and flip only after a successful save, the webhook summary ('Not setup'),
-// and the API and SMTP credentials, masked, revealable and copyable.
+// and the API and SMTP credentials, masked, revealable and copyable; the Domains card, each domain
+// linking to its page, and Add Domain.
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +14,11 @@ import {
   screenshot,
   signInThroughForm,
   type TestPage,
+  animationsDone,
+  expectShownFor,
 } from '../helpers/browser.ts';
+import { MODAL_SUCCESS_CLOSE_MS } from '../../src/lib/timings.ts';
+import { VIEWPORTS, checkPage, expectAccessible } from '../helpers/page-checks.ts';
 import { createdId, prepareServer, type RunningServer } from '../helpers/server.ts';
 
 const PASSWORD = 'user-password-123';
@@ -56,6 +61,7 @@ beforeAll(async () => {
     PASSWORD,
     '--no-send',
   );
+  await server.admin('domain', 'add', 'settings.example', '--customer', 'Settings Customer', '--verified');
   await server.start();
   browser = await launchBrowser();
 });
@@ -242,5 +248,44 @@ describe('Settings page', () => {
     expect(location(opened.page)).toBe('/');
     await expect(opened.page.locator('[data-menu=settings]').count()).resolves.toBe(0);
     await opened.context.close();
+  });
+
+  it('lists the domains with their state, each linking to its page, and adds one with Add Domain', async () => {
+    const { page, context } = await openSettings();
+    try {
+      // rendered on the server: the way back to a domain once the dashboard replaced getting started
+      const html = await (await page.request.get(`${server.baseUrl}/settings`)).text();
+      expect(html).toContain('settings.example');
+      await page.locator('[data-testid=domain-row][data-domain="settings.example"]').scrollIntoViewIfNeeded();
+      await hydrated(page, '[data-testid=add-domain]');
+      await expect(
+        page.getAttribute('[data-testid=domain-row][data-domain="settings.example"]', 'data-verified'),
+      ).resolves.toBe('yes');
+      const href = await page.getAttribute('[data-testid=domain-row][data-domain="settings.example"] a', 'href');
+      expect(href).toMatch(/^\/domains\/\d+$/);
+      await checkPage(page, 'settings-domains-1440', ['[data-testid=add-domain]']);
+      await page.setViewportSize(VIEWPORTS.phone);
+      await animationsDone(page); // the side menu's slide away from the narrower page
+      await checkPage(page, 'settings-domains-390', ['[data-testid=add-domain]']);
+      await page.setViewportSize(VIEWPORTS.desktop);
+
+      await page.click('[data-testid=add-domain]');
+      await page.waitForSelector('[data-testid=domain-input]');
+      await expectAccessible(page, 'Settings: the Add Domain modal');
+      await page.fill('[data-testid=domain-input]', 'second.example');
+      await page.fill('[data-testid=local-input]', 'postmaster');
+      await page.clock.install();
+      await expectShownFor(page, MODAL_SUCCESS_CLOSE_MS, '[data-testid=domain-modal]', async () => {
+        await page.click('[data-testid=send-verification]');
+        await page.waitForSelector('[data-testid=domain-success]');
+      });
+      const added = await page.waitForSelector('[data-testid=domain-row][data-domain="second.example"]');
+      expect(await added.getAttribute('data-verified')).toBe('no');
+      await page.click('[data-testid=domain-row][data-domain="second.example"] a');
+      await page.waitForURL(/\/domains\/\d+$/);
+      await expect(page.textContent('[data-testid=page-title]')).resolves.toContain('second.example');
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -3,6 +3,7 @@
 // search, the delete icon that acts on exactly one checked row, the 'Add Recipients' modal with
 // its success and failure messages, 'No data.', and the redirect of users who may not send.
 import type { Browser, Page } from 'playwright-core';
+import { checkPage } from '../helpers/page-checks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SuppressionOrigin } from '../../src/server/db/schema.ts';
 import {
@@ -282,7 +283,17 @@ describe('Suppression List page', () => {
 
     const target = NEWEST_FIRST[1];
     await page.getByLabel(`Select ${target}`).check();
+    // Delete asks first; Keep it changes nothing
     await deleteButton.click();
+    await expect(page.textContent('[data-testid=delete-suppression-question]')).resolves.toBe(
+      `Take ${target} off the suppression list? Mail to this address will be sent again.`,
+    );
+    await checkPage(page, 'suppression-list-delete-confirm', ['[data-testid=delete-suppression-confirm]']);
+    await page.click('[data-testid=delete-suppression-modal] button:has-text("Keep it")');
+    await page.waitForSelector('[data-testid=delete-suppression-modal]', { state: 'detached' });
+    expect(await shownEmails(page)).toContain(target);
+    await deleteButton.click();
+    await page.click('[data-testid=delete-suppression-confirm]');
     expect(await alertTexts(page, '[data-testid=alert].is-success')).toEqual(['Suppression Deleted Successfully']);
     await expect.poll(() => shownEmails(page)).toEqual(NEWEST_FIRST.filter((e) => e !== target).slice(0, 10));
     await expect(range(page)).resolves.toBe('Displaying 1-10 of 11');

@@ -132,6 +132,13 @@ describe('templates, from the gallery to a delivered message', () => {
       await tab.page.click('[data-testid=tab-system]');
       await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length >= 8);
       await allSizes(tab.page, 'templates-gallery', PICKER_CONTROLS);
+      // the fragment names the tab: the gallery's address, opened afresh, opens the gallery
+      expect(new URL(tab.page.url()).hash).toBe('#system');
+      await tab.page.goto(`${server.baseUrl}/templates`);
+      await tab.page.goto(`${server.baseUrl}/templates/create#system`);
+      await hydrated(tab.page, '[data-testid=template-cards]');
+      await tab.page.waitForSelector('[data-testid=tab-system][aria-selected=true]');
+      await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length >= 8);
       await tab.page.fill('[data-testid=picker-search]', 'welcome');
       await tab.page.waitForFunction(() => document.querySelectorAll('[data-testid=template-card]').length === 1);
       await tab.page.click('[data-testid=template-card] a');

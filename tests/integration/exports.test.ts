@@ -300,20 +300,24 @@ describe('an export of the Sent report', () => {
 });
 
 describe('other exports', () => {
-  it('the Failed report: the reason of the 550', async () => {
-    const id = await queue({ report_type: 'failed' });
+  it('the Bounced report: the type and reason of the 550; the Failed report: nothing never handed over', async () => {
+    const id = await queue({ report_type: 'bounced' });
     await runOneExport(app.ctx);
     const { text } = await download(id);
     const lines = text.split('\r\n');
-    expect(lines[0]).toBe(`${BOM}Date Failed,To Email,Subject,Reason,Transaction ID`);
+    expect(lines[0]).toBe(`${BOM}Date Bounced,To Email,Subject,Type,Reason,Transaction ID`);
     expect(lines.slice(1, -1)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^\\d{1,2} \\w{3} \\d{4} - \\d{2}:\\d{2},gone@people.example,Your order,550 5\\.1\\.1 ` +
+          `^\\d{1,2} \\w{3} \\d{4} - \\d{2}:\\d{2},gone@people.example,Your order,hard,550 5\\.1\\.1 ` +
             `<gone@people.example>: User unknown,${uuid[5]}$`,
         ),
       ),
     ]);
+    // refused by the remote server is bounced (docs/console-reports.md "Figures"): the Failed report is empty
+    const failed = await queue({ report_type: 'failed' });
+    await runOneExport(app.ctx);
+    expect((await download(failed)).text).toBe(`${BOM}Date Failed,To Email,Subject,Reason,Transaction ID\r\n`);
   });
 
   it('an empty range: the header only, still mailed', async () => {

@@ -99,6 +99,12 @@ async function setUp(env: Record<string, string>) {
 }
 
 /** Makes the messages still queued look accepted a minute ago: the next claim then shows delivery a minute behind. */
+/**
+ * Waits for a condition the service reaches by itself (a delivery, a claim). vi.waitFor's own bound is
+ * 1 s, which deliveries on two loaded cores outlast (CI, PostgreSQL lane): a bound for a hang only.
+ */
+const until = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 25 });
+
 const ageQueue = (app: TestApp) =>
   app.ctx.db
     .updateTable('transactions')
@@ -112,15 +118,15 @@ describe('SMTP flow control (in_flow_delay)', () => {
     const flow = app.ctx.inFlow;
     // two messages fill the worker's two slots at the held sink, the next three wait in the queue
     for (let i = 0; i < 5; i++) await send(i);
-    await vi.waitFor(() => expect(sink.holding).toBe(2));
+    await until(() => expect(sink.holding).toBe(2));
     await ageQueue(app);
     const observed = vi.spyOn(flow, 'observe');
     // a held delivery ends (the sink is opened): the worker's next claim takes a minute-old message...
     sink.release();
-    await vi.waitFor(() => expect(sink.arrived).toBe(5));
+    await until(() => expect(sink.arrived).toBe(5));
     expect(Math.max(...observed.mock.calls.map(([lag]) => lag))).toBeGreaterThanOrEqual(60_000);
     // ...and delivery catches up (the queue drains), so waiting stops again
-    await vi.waitFor(() => expect(flow.lagMs).toBe(0));
+    await until(() => expect(flow.lagMs).toBe(0));
     const d = await dialog();
     expect(await d.command('MAIL FROM:<orders@shop.example>')).toMatch(/^250/);
     d.end();
@@ -130,7 +136,7 @@ describe('SMTP flow control (in_flow_delay)', () => {
     const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '600000' });
     const flow = app.ctx.inFlow;
     for (let i = 0; i < 2; i++) await send(i);
-    await vi.waitFor(() => expect(sink.holding).toBe(2));
+    await until(() => expect(sink.holding).toBe(2));
     // the worker reports it is a minute behind (as its claim would); the held sink keeps it there
     flow.observe(60_000);
     const d = await dialog();
@@ -139,7 +145,7 @@ describe('SMTP flow control (in_flow_delay)', () => {
       answered = true;
       return r;
     });
-    await vi.waitFor(() => expect(flow.waiting).toBe(1));
+    await until(() => expect(flow.waiting).toBe(1));
     expect(answered).toBe(false);
     const delays = (await app.ctx.metrics.smtpInFlowDelays.get()).values[0]?.value;
     expect(delays).toBe(1);
@@ -152,7 +158,7 @@ describe('SMTP flow control (in_flow_delay)', () => {
     expect(
       await d.raw('From: orders@shop.example\r\nTo: late@customer.example\r\nSubject: Late\r\n\r\nHello\r\n.\r\n'),
     ).toMatch(/^250/);
-    await vi.waitFor(() => expect(sink.arrived).toBe(3));
+    await until(() => expect(sink.arrived).toBe(3));
   });
 
   it(
@@ -162,7 +168,7 @@ describe('SMTP flow control (in_flow_delay)', () => {
       const { app, sink, send, dialog } = await setUp({ SMTP_IN_FLOW_LAG_MS: '1000', SMTP_IN_FLOW_DELAY_MS: '200' });
       const flow = app.ctx.inFlow;
       for (let i = 0; i < 2; i++) await send(i);
-      await vi.waitFor(() => expect(sink.holding).toBe(2));
+      await until(() => expect(sink.holding).toBe(2));
       flow.observe(60_000);
       const d = await dialog();
       const started = Date.now();
@@ -171,7 +177,7 @@ describe('SMTP flow control (in_flow_delay)', () => {
       expect(flow.lagMs).toBe(60_000); // still behind: the pause ran out, it did not catch up
       d.end();
       sink.release();
-      await vi.waitFor(() => expect(sink.arrived).toBe(2));
+      await until(() => expect(sink.arrived).toBe(2));
     },
   );
 });

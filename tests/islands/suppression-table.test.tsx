@@ -53,6 +53,9 @@ describe('Suppression table', () => {
     await renderTable();
     await act(async () => box('cy@people.example').click());
     await act(async () => deleteButton().click());
+    // it asks first: nothing is deleted until Delete is confirmed
+    expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
+    await act(async () => screen.getByTestId('delete-suppression-confirm').click());
     await vi.waitFor(() => expect(calls.some((c) => c.method === 'DELETE')).toBe(true));
     expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.path)).toEqual([
       '/v1/suppression/cy%40people.example',

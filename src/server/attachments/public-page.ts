@@ -5,9 +5,13 @@
 import type { BrandingSettings } from '../db/schema.ts';
 import { formatLongDate } from '../../lib/dates.ts';
 import { formatFileSize } from '../../lib/file-size.ts';
+import { shownLinkName } from '../../lib/attachment-state.ts';
 
 export interface PublicPageView {
+  /** The link's name: shown under the heading unless it is the default (shownLinkName). */
   title: string;
+  /** Who shares the link (the account's name), under the heading. */
+  sender: string | null;
   branding: BrandingSettings;
   logoUrl: string | null;
   expiry: number | null;
@@ -30,6 +34,8 @@ main{max-width:40rem;margin:0 auto;padding:2rem 1rem}
 .logo{max-height:64px;max-width:240px;display:block;margin:0 auto 1.5rem}
 h1{font-size:1.6rem;margin:0 0 .25rem;text-align:center}
 .expiry{text-align:center;margin:0 0 1.5rem}
+.link-name,.sender{text-align:center;margin:0 0 .5rem}
+.sender{opacity:.85;font-size:.95rem}
 ul{list-style:none;margin:0;padding:0}
 li{display:flex;align-items:center;gap:1rem;padding:.75rem 1rem;margin:0 0 ` +
     `.5rem;border-radius:6px;background:${hex(b.link.colour)};color:${hex(b.link.text_colour)};border:1px solid ` +
@@ -49,11 +55,17 @@ form{margin:0}
   const hidden = view.recipient ? `<input type="hidden" name="r" value="${escapeHtml(view.recipient)}">` : '';
   // a dead link's page keeps the customer's logo and colours: the notice sits in a box in
   // the link colours, under the link's name, so the recipient sees whose link it was
+  // the heading the editor's preview shows, the link's own name and who shares it under it
+  const name = shownLinkName(view.title);
+  const title = view.notice?.heading ?? name ?? 'Online Attachments';
+  const byline =
+    (name ? `<p class="link-name" data-testid="link-name">${escapeHtml(name)}</p>` : '') +
+    (view.sender ? `<p class="sender" data-testid="sender">Shared by ${escapeHtml(view.sender)}</p>` : '');
   const body = view.notice
-    ? `<h1>${escapeHtml(view.notice.heading)}</h1>${
-        view.title ? `<p class="expiry" data-testid="link-name">${escapeHtml(view.title)}</p>` : ''
-      }<p class="notice" data-testid="notice">${escapeHtml(view.notice.text)}</p>`
-    : `<h1>${escapeHtml(view.title)}</h1>${expiry}<ul aria-label="Files">${view.files
+    ? `<h1>${escapeHtml(view.notice.heading)}</h1>${byline}<p class="notice" data-testid="notice">${escapeHtml(
+        view.notice.text,
+      )}</p>`
+    : `<h1>Online Attachments</h1>${byline}${expiry}<ul aria-label="Files">${view.files
         .map(
           (f) =>
             `<li><span class="name">${escapeHtml(f.name)}<span ` +
@@ -65,7 +77,8 @@ form{margin:0}
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" ` +
     `content="width=device-width, initial-scale=1"><meta name="robots" ` +
-    `content="noindex"><title>${escapeHtml(view.notice?.heading ?? view.title)}</title><style>${css}</style></head>` +
+    `content="noindex"><title>${escapeHtml(title)}</title>` +
+    `<link rel="icon" href="/favicon.svg" type="image/svg+xml"><style>${css}</style></head>` +
     `<body><main>${logo}${body}</main></body></html>`
   );
 }

@@ -20,7 +20,7 @@ import type { ByteRange } from '../storage/storage.ts';
 import type * as repo from './attachments.repository.ts';
 import { DEFAULT_BRANDING, recipientOf } from './attachments.service.ts';
 import { countDownload, findPublicAsset, findPublicGroup, hasRecentDownload } from './public.service.ts';
-import { publicBranding, publicFiles } from './public.service.ts';
+import { publicBranding, publicFiles, publicSender } from './public.service.ts';
 import { type PublicPageView, renderPublicPage } from './public-page.ts';
 
 type Refusal = 'expired' | 'exhausted';
@@ -78,6 +78,7 @@ export function publicAttachmentRoutes(ctx: AppContext, clock: () => Date = () =
     const recipient = c.req.query('r') ?? null;
     const view: PublicPageView = {
       title: group?.name ?? '',
+      sender: group ? await publicSender(ctx, group) : null,
       branding: branding?.settings ?? DEFAULT_BRANDING,
       logoUrl: group && branding?.logo_key ? `/a/${group.public_id}/logo` : null,
       expiry: group?.expires_at ? Math.floor(new Date(group.expires_at).getTime() / 1000) : null,

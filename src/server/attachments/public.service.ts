@@ -4,6 +4,7 @@ import type { AppContext } from '../core/context.ts';
 import { inTransaction } from '../core/transaction.ts';
 import { recordDownload } from '../lifecycle/lifecycle.service.ts';
 import * as repo from './attachments.repository.ts';
+import { findCustomer } from '../accounts/accounts.repository.ts';
 
 const PUBLIC_ID = /^[A-Za-z0-9_-]{22}$/;
 
@@ -21,6 +22,11 @@ export function findPublicGroup(ctx: AppContext, publicId: string): Promise<repo
 /** The link's customer's branding row, or undefined (the defaults apply). */
 export function publicBranding(ctx: AppContext, group: repo.GroupRow): Promise<repo.BrandingRow | undefined> {
   return repo.findBranding(ctx.db, group.customer_id);
+}
+
+/** Who shares the link, as its page names them: the account's name. */
+export async function publicSender(ctx: AppContext, group: repo.GroupRow): Promise<string | null> {
+  return (await findCustomer(ctx.db, group.customer_id))?.name ?? null;
 }
 
 /** The files of a link as its page lists them. */
