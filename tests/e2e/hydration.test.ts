@@ -186,8 +186,24 @@ function times(page: Page): Promise<{ datetime: string; text: string }[]> {
  */
 async function settled(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
-  for (const island of await page.locator('astro-island[ssr]').all())
+  for (const island of await page.locator('astro-island[ssr]').all()) {
     await island.scrollIntoViewIfNeeded().catch(() => undefined);
+    // a client:visible island hydrates once its observer has seen it: scrolled on before that (a busy
+    // machine), it is never seen. So each one is waited for while it is in view.
+    await island
+      .evaluate(
+        (el) =>
+          new Promise<void>((resolve) => {
+            if (!el.hasAttribute('ssr')) return resolve();
+            new MutationObserver((_, observer) => {
+              if (el.hasAttribute('ssr')) return;
+              observer.disconnect();
+              resolve();
+            }).observe(el, { attributes: true });
+          }),
+      )
+      .catch(() => undefined); // replaced meanwhile: hydrated
+  }
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0);
   await page.waitForLoadState('networkidle');
